@@ -1,0 +1,76 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Principal } from '../auth/authorizer.js';
+import type { ServerConfig } from '../config.js';
+import { badRequest } from '../errors.js';
+import type { KindRegistry } from '../kinds/registry.js';
+import type { PluginRegistry } from '../plugins/registry.js';
+import { parseDuration } from '../resources/duration.js';
+import type { ResourceService } from '../resources/service.js';
+import type { Store } from '../storage/store.js';
+import { registerBodyParsers } from './body-parsers.js';
+import { registerErrorHandler } from './error-handler.js';
+import { registerResourceRoutes } from './resource-router.js';
+import { registerSystemRoutes, type BuildInfo } from './system-routes.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}
+
+/** Most query parameters one request may carry. */
+const MAX_QUERY_PARAMS = 100;
+
+export interface AppOptions {
+  config: Readonly<ServerConfig>;
+  registry: KindRegistry;
+  plugins: PluginRegistry;
+  service: ResourceService;
+  store: Store;
+  authenticator: Authenticator;
+  build: BuildInfo;
+  /** A pino logger configuration or false. */
+  logger: boolean | Record<string, unknown>;
+}
+
+/** Builds the Fastify application: hygiene hooks, parsers, error handler, routes. */
+export function buildApp(o: AppOptions): FastifyInstance {
+  const http = o.config.http!;
+  const app = Fastify({
+    logger: o.logger as never,
+    bodyLimit: http.body_limit,
+    routerOptions: { caseSensitive: false, maxParamLength: 1000, ignoreTrailingSlash: true },
+    http: {
+      headersTimeout: parseDuration(http.headers_timeout ?? '10s'),
+      requestTimeout: parseDuration(http.request_timeout ?? '60s'),
+    },
+    querystringParser: parseQuery,
+    disableRequestLogging: false,
+  });
+  app.decorateRequest('principal', null as unknown as Principal);
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('X-Content-Type-Options', 'nosniff');
+    void reply.header('Cache-Control', 'no-store');
+    request.principal = await o.authenticator.authenticate(request.headers);
+  });
+  registerErrorHandler(app);
+  registerBodyParsers(app, http.max_json_depth!);
+  registerSystemRoutes(app, o);
+  registerResourceRoutes(app, o.registry, o.service);
+  return app;
+}
+
+/** URLSearchParams semantics, at most MAX_QUERY_PARAMS parameters, repeated keys as arrays. */
+function parseQuery(text: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = Object.create(null);
+  if (text === '') return out;
+  const params = new URLSearchParams(text);
+  let count = 0;
+  for (const [k, v] of params) {
+    if (++count > MAX_QUERY_PARAMS) throw badRequest(`the URL has more than ${MAX_QUERY_PARAMS} query parameters`);
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}

@@ -1,0 +1,43 @@
+import { badRequest } from '../errors.js';
+import { assertName } from '../resources/names.js';
+
+export type Query = Record<string, string | string[] | undefined>;
+
+/** One value of a query parameter; repeating it is a 400. */
+export function single(q: Query, name: string): string | undefined {
+  const v = q[name];
+  if (Array.isArray(v)) throw badRequest(`query parameter "${name}" is given ${v.length} times; give it once`);
+  return v;
+}
+
+/** `true`/`false`/absent; anything else is a 400 naming the parameter. */
+export function flag(q: Query, name: string): boolean {
+  const v = single(q, name);
+  if (v === undefined || v === 'false') return false;
+  if (v === 'true' || v === '') return true;
+  throw badRequest(`query parameter "${name}" must be true or false, not ${JSON.stringify(v)}`);
+}
+
+/** A positive integer parameter up to `max`. */
+export function positiveInt(q: Query, name: string, max: number): number | undefined {
+  const v = single(q, name);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max) throw badRequest(`query parameter "${name}" must be an integer from 1 to ${max}, not ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+/** A name-valued parameter (e.g. project), checked before it touches a storage key. */
+export function nameParam(q: Query, name: string): string | undefined {
+  const v = single(q, name);
+  if (v !== undefined) assertName(v, `query parameter "${name}"`);
+  return v;
+}
+
+/** If-Match: `"3"`, `W/"3"` or `3` -> 3; `*` -> undefined (any existing version). */
+export function ifMatch(header: string | string[] | undefined): number | undefined {
+  if (header === undefined || header === '*') return undefined;
+  const text = Array.isArray(header) ? header.join(',') : header;
+  const m = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(text);
+  if (!m) throw badRequest(`If-Match must be the ETag of a GET, like "3", not ${JSON.stringify(text)}`);
+  return Number(m[1]);
+}

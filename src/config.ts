@@ -1,0 +1,153 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { ServerConfig as validateConfig } from './kinds/generated/validators.js';
+import type { ServerConfig } from './kinds/generated/types.js';
+import { schemaErrors } from './kinds/schema-errors.js';
+import { SCHEMAS_DIR } from './paths.js';
+
+export type { ServerConfig };
+
+/** Where configuration comes from; later sources win: file, then environment, then flags. */
+export interface ConfigSources {
+  file?: string;
+  listen?: string;
+  env?: Record<string, string | undefined>;
+}
+
+/** Environment variables read directly by other parts of dashplane rather than mapped to a key. */
+const ENV_NOT_KEYS = new Set(['DASHPLANE_ENCRYPTION_KEY', 'DASHPLANE_CONFIG', 'DASHPLANE_COMMIT']);
+const ENV_PREFIX = 'DASHPLANE_';
+
+interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  default?: unknown;
+  writeOnly?: boolean;
+  items?: JsonSchema;
+}
+
+const SCHEMA = JSON.parse(readFileSync(join(SCHEMAS_DIR, 'config.json'), 'utf8')) as JsonSchema;
+
+/** A configuration problem a user can fix; the message names the key and its source. */
+export class ConfigError extends Error {}
+
+/**
+ * Reads the configuration once: YAML file, DASHPLANE_* environment overrides, --listen; checks it
+ * against schemas/config.json, fills defaults and freezes it. `warnings` lists ignored variables.
+ */
+export function loadConfig(src: ConfigSources = {}): { config: Readonly<ServerConfig>; warnings: string[] } {
+  const warnings: string[] = [];
+  let raw: Record<string, unknown> = {};
+  if (src.file) {
+    let text: string;
+    try {
+      text = readFileSync(src.file, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`cannot read the configuration file ${src.file}: ${(e as Error).message}`);
+    }
+    try {
+      raw = (parseYaml(text, { schema: 'core', maxAliasCount: 100 }) ?? {}) as Record<string, unknown>;
+    } catch (e) {
+      throw new ConfigError(`the configuration file ${src.file} is not valid YAML: ${(e as Error).message}`);
+    }
+    if (typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`the configuration file ${src.file} must hold a YAML mapping of keys`);
+  }
+  for (const [name, value] of Object.entries(src.env ?? {})) {
+    if (!name.startsWith(ENV_PREFIX) || value === undefined || ENV_NOT_KEYS.has(name)) continue;
+    const path = resolveEnvKey(name.slice(ENV_PREFIX.length).split('_'), SCHEMA);
+    if (!path) {
+      warnings.push(`ignoring environment variable ${name}: it names no configuration key`);
+      continue;
+    }
+    setDeep(raw, path.keys, coerce(value, path.schema, name));
+  }
+  if (src.listen !== undefined) raw.listen = src.listen;
+  applyDefaults(raw, SCHEMA);
+  const problems = schemaErrors(validateConfig, raw);
+  if (problems.length) {
+    throw new ConfigError(`invalid configuration:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`);
+  }
+  return { config: deepFreeze(raw) as Readonly<ServerConfig>, warnings };
+}
+
+/** The configuration as `GET /api/config` shows it: every writeOnly (secret) value replaced. */
+export function publicConfig(config: Readonly<ServerConfig>): unknown {
+  return maskWriteOnly(config, SCHEMA);
+}
+
+function maskWriteOnly(value: unknown, schema: JsonSchema | undefined): unknown {
+  if (schema?.writeOnly && value !== undefined && value !== '') return '<secret>';
+  if (Array.isArray(value)) return value.map((v) => maskWriteOnly(v, schema?.items));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskWriteOnly(v, schema?.properties?.[k])]));
+}
+
+/** DASHPLANE_SECURITY_ENABLE_AUTH -> security.enable_auth, guided by the schema's property names. */
+function resolveEnvKey(tokens: string[], schema: JsonSchema): { keys: string[]; schema: JsonSchema } | undefined {
+  if (tokens.length === 0) return { keys: [], schema };
+  for (let j = tokens.length; j >= 1; j--) {
+    const key = tokens.slice(0, j).join('_').toLowerCase();
+    const sub = schema.properties?.[key];
+    if (!sub) continue;
+    const rest = resolveEnvKey(tokens.slice(j), sub);
+    if (rest) return { keys: [key, ...rest.keys], schema: rest.schema };
+  }
+  return undefined;
+}
+
+function coerce(value: string, schema: JsonSchema, name: string): unknown {
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case 'boolean':
+      if (/^(true|1|yes)$/i.test(value)) return true;
+      if (/^(false|0|no)$/i.test(value)) return false;
+      throw new ConfigError(`${name} must be true or false, not ${JSON.stringify(value)}`);
+    case 'integer':
+    case 'number': {
+      const n = Number(value);
+      if (value.trim() === '' || !Number.isFinite(n)) throw new ConfigError(`${name} must be a number, not ${JSON.stringify(value)}`);
+      return n;
+    }
+    case 'array':
+    case 'object':
+      try {
+        return JSON.parse(value);
+      } catch {
+        throw new ConfigError(`${name} must be JSON (a ${type}), e.g. ${type === 'array' ? '["a","b"]' : '{"k":"v"}'}`);
+      }
+    default:
+      return value;
+  }
+}
+
+function setDeep(obj: Record<string, unknown>, keys: string[], value: unknown): void {
+  let cur = obj;
+  for (const k of keys.slice(0, -1)) {
+    if (cur[k] === null || typeof cur[k] !== 'object') cur[k] = {};
+    cur = cur[k] as Record<string, unknown>;
+  }
+  cur[keys[keys.length - 1]] = value;
+}
+
+/** Fills `default`s of the schema, creating parent objects whose children have defaults. */
+function applyDefaults(obj: Record<string, unknown>, schema: JsonSchema): void {
+  for (const [k, sub] of Object.entries(schema.properties ?? {})) {
+    if (obj[k] === undefined && sub.default !== undefined) obj[k] = structuredClone(sub.default);
+    if (obj[k] === undefined && sub.properties && hasDefaults(sub)) obj[k] = {};
+    const v = obj[k];
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && sub.properties) applyDefaults(v as Record<string, unknown>, sub);
+  }
+}
+
+function hasDefaults(schema: JsonSchema): boolean {
+  return Object.values(schema.properties ?? {}).some((s) => s.default !== undefined || hasDefaults(s));
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object') {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}

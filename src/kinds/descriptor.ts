@@ -1,0 +1,81 @@
+import type { ErrorDetail } from '../errors.js';
+import type { PluginRegistry } from '../plugins/registry.js';
+import type { Envelope, Store } from '../storage/store.js';
+
+/** A compiled validator (ajv standalone or runtime). */
+export interface ValidateFunction {
+  (data: unknown): boolean;
+  errors?: AjvLikeError[] | null;
+}
+
+/** The fields of an ajv error that dashplane reads. */
+export interface AjvLikeError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+export type Scope = 'global' | 'project';
+
+/** What semantic validation hooks may consult. */
+export interface HookContext {
+  store: Pick<Store, 'get' | 'list'>;
+  plugins: PluginRegistry;
+  /** Every registered kind with its scope. */
+  kinds: ReadonlyMap<string, Scope>;
+}
+
+/** Optional per-kind behaviour; only present hooks are called. */
+export interface KindHooks {
+  /** Rewrites older forms in place, before schema validation (e.g. User spec.password). */
+  normalize?(body: Record<string, unknown>): void;
+  /** Semantic checks after the schema passed; every problem with its path. */
+  validate?(obj: Envelope, ctx: HookContext): ErrorDetail[] | Promise<ErrorDetail[]>;
+}
+
+/** A list query parameter that filters on a field of the object. */
+export interface ListFilter {
+  /** Query parameter name, e.g. `kind`. */
+  param: string;
+  /** Dotted path inside the object, e.g. `spec.plugin.kind`. */
+  path: string;
+  /** How to read the query value; a missing boolean field counts as false. */
+  type: 'string' | 'boolean';
+}
+
+/** "At most one object per scope with `flag` true for each value of `groupBy`" (e.g. default datasources). */
+export interface SingleFlagRule {
+  flag: string;
+  groupBy: string;
+  /** Used in the error message, e.g. "default datasource". */
+  label: string;
+}
+
+/**
+ * Everything generic code knows about a kind. Adding a kind = a schema, `npm run gen`,
+ * one of these, and one line in `kinds/index.ts`.
+ */
+export interface KindDescriptor {
+  kind: string;
+  /** Lower-case plural path segment. */
+  plural: string;
+  scope: Scope;
+  /** Schema validator of the whole envelope (generated). */
+  validate: ValidateFunction;
+  hooks?: KindHooks;
+  /** Dotted paths of sensitive fields: stored, never returned (masked as "<secret>"). */
+  sensitive?: readonly string[];
+  /** Fields that cannot change after creation. */
+  immutable?: readonly string[];
+  /** Extra list filters on top of name/project. */
+  listFilters?: readonly ListFilter[];
+  /** Uniqueness of a boolean flag inside the scope. */
+  singleFlag?: SingleFlagRule;
+  /** Objects of this kind are the projects that project-scoped objects live in (Project). */
+  isProjectScope?: boolean;
+  /** Previous versions are kept (issue 5). */
+  history?: boolean;
+  /** Dotted path of a duration after which the object expires (counted from updatedAt). */
+  ttlPath?: string;
+}

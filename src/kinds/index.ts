@@ -1,0 +1,31 @@
+import { dashboard, ephemeralDashboard } from './dashboard.js';
+import { datasource, globalDatasource } from './datasource.js';
+import { folder } from './folder.js';
+import { project } from './project.js';
+import { KindRegistry } from './registry.js';
+import { globalRole, role } from './role.js';
+import { globalRoleBinding, roleBinding } from './role-binding.js';
+import { globalSecret, secret } from './secret.js';
+import { user } from './user.js';
+import { globalVariable, variable } from './variable.js';
+
+/** Every kind dashplane serves (API.md §1). Adding a kind = one line here. */
+export function buildKindRegistry(): KindRegistry {
+  return new KindRegistry([
+    project,
+    dashboard,
+    ephemeralDashboard,
+    folder,
+    variable,
+    datasource,
+    secret,
+    role,
+    roleBinding,
+    globalVariable,
+    globalDatasource,
+    globalSecret,
+    globalRole,
+    globalRoleBinding,
+    user,
+  ]);
+}

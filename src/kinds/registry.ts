@@ -1,0 +1,52 @@
+import { ApiError } from '../errors.js';
+import type { KindDescriptor, Scope } from './descriptor.js';
+
+/** The only list of kinds: built once from descriptors, frozen, looked up case-insensitively. */
+export class KindRegistry {
+  private readonly byKind = new Map<string, KindDescriptor>();
+  private readonly byPlural = new Map<string, KindDescriptor>();
+  /** The kind whose objects are projects (exactly one descriptor has `isProjectScope`). */
+  readonly projectKind: KindDescriptor;
+  /** Kind name -> scope, for hooks. */
+  readonly scopes: ReadonlyMap<string, Scope>;
+
+  constructor(descriptors: readonly KindDescriptor[]) {
+    for (const d of descriptors) {
+      if (this.byKind.has(d.kind.toLowerCase()) || this.byPlural.has(d.plural)) throw new Error(`kind ${d.kind} registered twice`);
+      if (d.plural !== d.plural.toLowerCase()) throw new Error(`plural of ${d.kind} must be lower case`);
+      this.byKind.set(d.kind.toLowerCase(), Object.freeze(d));
+      this.byPlural.set(d.plural, d);
+    }
+    const owners = descriptors.filter((d) => d.isProjectScope);
+    if (owners.length !== 1 || owners[0].scope !== 'global') throw new Error('exactly one global kind must have isProjectScope');
+    this.projectKind = owners[0];
+    this.scopes = new Map(descriptors.map((d) => [d.kind, d.scope]));
+    Object.freeze(this);
+  }
+
+  all(): KindDescriptor[] {
+    return [...this.byKind.values()];
+  }
+
+  /** By kind name, case-insensitively (`globalrole` -> GlobalRole). */
+  byName(kind: string): KindDescriptor | undefined {
+    return this.byKind.get(kind.toLowerCase());
+  }
+
+  /** By plural path segment, case-insensitively (`globalRoles` -> GlobalRole). */
+  byPluralName(plural: string): KindDescriptor | undefined {
+    return this.byPlural.get(plural.toLowerCase());
+  }
+
+  /** Kinds that live inside a project. */
+  projectScoped(): KindDescriptor[] {
+    return this.all().filter((d) => d.scope === 'project');
+  }
+
+  /** Like byPluralName but a 404 naming the path segment when unknown. */
+  requirePlural(plural: string): KindDescriptor {
+    const d = this.byPluralName(plural);
+    if (!d) throw new ApiError('NotFound', `unknown resource type "${plural}"`);
+    return d;
+  }
+}

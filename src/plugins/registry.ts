@@ -1,0 +1,130 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import type { ErrorDetail } from '../errors.js';
+import type { ValidateFunction } from '../kinds/descriptor.js';
+import { schemaErrors } from '../kinds/schema-errors.js';
+import { joinPath } from '../resources/object-path.js';
+
+/** One known plugin kind. */
+export interface PluginInfo {
+  kind: string;
+  /** Panel, Datasource, Variable, TimeSeriesQuery, TraceQuery, LogQuery, ProfileQuery, ... */
+  type: string;
+  module: string;
+  /** For synonyms such as MetricsDatasource -> PrometheusDatasource. */
+  synonymOf?: string;
+  /** Validator of the plugin's `spec`; absent = any object. */
+  validate?: ValidateFunction;
+}
+
+/** A catalog entry as written in schemas/plugins/catalog.json or a plugin.schemas_dir file. */
+interface CatalogEntry {
+  kind: string;
+  type: string;
+  module?: string;
+  synonymOf?: string;
+  /** A file name (catalog) or an inline JSON Schema (schemas_dir files); null = open object. */
+  schema?: string | Record<string, unknown> | null;
+}
+
+/**
+ * The plugin kinds the server knows and their spec schemas: the built-in catalog
+ * (schemas/plugins/catalog.json) plus the files of `plugin.schemas_dir`.
+ */
+export class PluginRegistry {
+  private readonly byKind = new Map<string, PluginInfo>();
+  readonly queryTypes: ReadonlySet<string>;
+
+  private constructor(entries: PluginInfo[]) {
+    for (const e of entries) this.byKind.set(e.kind, e);
+    this.queryTypes = new Set(entries.map((e) => e.type).filter((t) => t.endsWith('Query')));
+  }
+
+  /** Loads the built-in catalog from `builtinDir` and, when given, every `*.json` file of `extraDir`. */
+  static load(builtinDir: string, extraDir?: string): PluginRegistry {
+    const ajv = new Ajv({ allErrors: true, strict: true });
+    const files = readdirSync(builtinDir).filter((f) => f.endsWith('.json') && f !== 'catalog.json');
+    for (const f of files) ajv.addSchema(readJson(join(builtinDir, f)) as object);
+    const byFile = (file: string) => {
+      const schema = readJson(join(builtinDir, file)) as { $id: string };
+      return ajv.getSchema(schema.$id) as ValidateFunction;
+    };
+    const catalog = readJson(join(builtinDir, 'catalog.json')) as CatalogEntry[];
+    const entries: PluginInfo[] = catalog.map((e) => ({
+      kind: e.kind,
+      type: e.type,
+      module: e.module ?? e.kind,
+      ...(e.synonymOf ? { synonymOf: e.synonymOf } : {}),
+      ...(typeof e.schema === 'string' ? { validate: byFile(e.schema) } : {}),
+    }));
+    if (extraDir) entries.push(...loadExtra(ajv, extraDir));
+    return new PluginRegistry(entries);
+  }
+
+  get(kind: string): PluginInfo | undefined {
+    return this.byKind.get(kind);
+  }
+
+  all(): PluginInfo[] {
+    return [...this.byKind.values()];
+  }
+
+  /**
+   * Checks one `{kind, spec}` plugin object found at `path`: the kind must be known and of one of
+   * `types`, and the spec must match its schema.
+   */
+  check(plugin: unknown, types: readonly string[], path: string): ErrorDetail[] {
+    if (plugin === null || typeof plugin !== 'object') return [];
+    const { kind, spec } = plugin as { kind?: unknown; spec?: unknown };
+    if (typeof kind !== 'string') return [];
+    const info = this.byKind.get(kind);
+    const kindPath = joinPath(path, 'kind');
+    if (!info) {
+      return [{ path: kindPath, message: `unknown ${types.join('/')} plugin kind "${kind}"; known: ${this.kindsOf(types).join(', ')}` }];
+    }
+    if (!types.includes(info.type)) {
+      return [{ path: kindPath, message: `plugin "${kind}" is a ${info.type} plugin; a ${types.join('/')} plugin is expected here` }];
+    }
+    return info.validate ? schemaErrors(info.validate, spec ?? {}, joinPath(path, 'spec')) : [];
+  }
+
+  private kindsOf(types: readonly string[]): string[] {
+    return this.all().filter((p) => types.includes(p.type)).map((p) => p.kind).sort();
+  }
+}
+
+function readJson(file: string): unknown {
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+/** Reads plugin.schemas_dir: each file holds one entry or an array of `{kind, type, module?, schema?}`. */
+function loadExtra(ajv: Ajv, dir: string): PluginInfo[] {
+  const out: PluginInfo[] = [];
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+    const file = join(dir, f);
+    let parsed: unknown;
+    try {
+      parsed = readJson(file);
+    } catch (e) {
+      throw new Error(`plugin.schemas_dir: ${file} is not valid JSON: ${(e as Error).message}`);
+    }
+    for (const [i, raw] of (Array.isArray(parsed) ? parsed : [parsed]).entries()) {
+      const e = raw as CatalogEntry;
+      const where = `plugin.schemas_dir: ${file}${Array.isArray(parsed) ? ` [${i}]` : ''}`;
+      if (typeof e?.kind !== 'string' || typeof e.type !== 'string') {
+        throw new Error(`${where}: each entry needs a string "kind" (e.g. "FooChart") and "type" (e.g. "Panel")`);
+      }
+      let validate: ValidateFunction | undefined;
+      if (e.schema && typeof e.schema === 'object') {
+        try {
+          validate = ajv.compile(e.schema) as ValidateFunction;
+        } catch (err) {
+          throw new Error(`${where}: the schema of plugin "${e.kind}" does not compile: ${(err as Error).message}`);
+        }
+      }
+      out.push({ kind: e.kind, type: e.type, module: e.module ?? e.kind, ...(validate ? { validate } : {}) });
+    }
+  }
+  return out;
+}

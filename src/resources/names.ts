@@ -1,0 +1,19 @@
+import { badRequest } from '../errors.js';
+
+/** Resource names: `^[a-zA-Z0-9_.-]{1,75}$`, not `.`/`..`, no leading or trailing dot. */
+const NAME_RE = /^[a-zA-Z0-9_.-]{1,75}$/;
+
+/** Why a name is not valid, or undefined when it is. */
+export function nameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string' || name === '') return 'is required (1 to 75 characters of a-z, A-Z, 0-9, "_", "-", ".")';
+  if (name.length > 75) return `is ${name.length} characters long; at most 75 are allowed`;
+  if (!NAME_RE.test(name)) return 'may only contain a-z, A-Z, 0-9, "_", "-" and "." (no spaces, slashes or other characters)';
+  if (name.startsWith('.') || name.endsWith('.')) return 'must not start or end with "."';
+  return undefined;
+}
+
+/** Throws a 400 naming `field` when `name` is not a valid resource name. */
+export function assertName(name: unknown, field: string): asserts name is string {
+  const problem = nameProblem(name);
+  if (problem) throw badRequest(`${field} ${JSON.stringify(String(name))} ${problem}`, [{ path: field, message: problem }]);
+}

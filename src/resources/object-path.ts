@@ -1,0 +1,32 @@
+/** Dotted-path helpers (`spec.plugin.kind`) for the declarative parts of kind descriptors. */
+
+export function getPath(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+/** Sets a value at a dotted path when every parent object exists; returns whether it did. */
+export function setPathIfParentExists(obj: unknown, path: string, value: unknown): boolean {
+  const parts = path.split('.');
+  let cur: unknown = obj;
+  for (const part of parts.slice(0, -1)) {
+    if (cur === null || typeof cur !== 'object') return false;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return false;
+  (cur as Record<string, unknown>)[parts[parts.length - 1]] = value;
+  return true;
+}
+
+/** Appends a key or index to a dotted path: `a.b` + 3 -> `a.b[3]`, `a` + `x` -> `a.x`. */
+export function joinPath(base: string, key: string | number): string {
+  if (typeof key === 'number') return `${base}[${key}]`;
+  const safe = /^[A-Za-z_$][\w$-]*$/.test(key) ? key : JSON.stringify(key);
+  const seg = safe === key ? key : `[${safe}]`;
+  if (base === '') return seg;
+  return seg.startsWith('[') ? base + seg : `${base}.${seg}`;
+}
