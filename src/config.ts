@@ -63,6 +63,7 @@ export function loadConfig(src: ConfigSources = {}): { config: Readonly<ServerCo
     setDeep(raw, path.keys, coerce(value, path.schema, name));
   }
   if (src.listen !== undefined) raw.listen = src.listen;
+  dropEmptySections(raw, SCHEMA);
   applyDefaults(raw, SCHEMA);
   const problems = schemaErrors(validateConfig, raw);
   if (problems.length) {
@@ -128,6 +129,15 @@ function setDeep(obj: Record<string, unknown>, keys: string[], value: unknown): 
     cur = cur[k] as Record<string, unknown>;
   }
   cur[keys[keys.length - 1]] = value;
+}
+
+/** A YAML section left empty (`plugin:` with everything commented out) is null: treat it as absent. */
+function dropEmptySections(obj: Record<string, unknown>, schema: JsonSchema): void {
+  for (const [k, sub] of Object.entries(schema.properties ?? {})) {
+    if (obj[k] === null && sub.properties) delete obj[k];
+    const v = obj[k];
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) dropEmptySections(v as Record<string, unknown>, sub);
+  }
 }
 
 /** Fills `default`s of the schema, creating parent objects whose children have defaults. */

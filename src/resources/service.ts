@@ -5,6 +5,7 @@ import type { KindRegistry } from '../kinds/registry.js';
 import { schemaErrors } from '../kinds/schema-errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import type { Envelope, ObjectKey, Store } from '../storage/store.js';
+import { KeyedMutex } from '../storage/mutex.js';
 import { isExpired, listPage, type ListOptions, type ListResult } from './listing.js';
 import { mask, restoreMasked } from './masking.js';
 import { getPath } from './object-path.js';
@@ -25,8 +26,11 @@ export interface WriteOptions {
   ifMatch?: number;
 }
 
+/** Stands in for an absent project when only validating. */
+const VALIDATE_PROJECT = 'validation';
+
 /** How often an update without If-Match re-reads after losing a race before giving up. */
-const MAX_UPDATE_RETRIES = 20;
+const MAX_UPDATE_RETRIES = 50;
 
 /**
  * The one pipeline every write takes (HTTP, dashctl, provisioning, reaper), readable top to bottom:
@@ -36,6 +40,7 @@ const MAX_UPDATE_RETRIES = 20;
 export class ResourceService {
   private readonly hookContext: HookContext;
   private readonly now: () => Date;
+  private readonly updates = new KeyedMutex();
 
   constructor(private readonly opts: ServiceOptions) {
     this.now = opts.now ?? (() => new Date());
@@ -72,9 +77,14 @@ export class ResourceService {
     return mask(d, obj);
   }
 
-  async update(p: Principal, d: KindDescriptor, body: unknown, target: Required<Target> | { name: string; project?: string }, w: WriteOptions = {}): Promise<Envelope> {
+  async update(p: Principal, d: KindDescriptor, body: unknown, target: { name: string; project?: string }, w: WriteOptions = {}): Promise<Envelope> {
     const key: ObjectKey = { kind: d.kind, project: scopeOf(d, target.project) ?? '', name: target.name };
     await this.opts.authorizer.authorize(p, 'update', d.kind, scopeOf(d, target.project));
+    // Updates of one object in this process queue up; the retry loop covers other replicas.
+    return this.updates.run(`${key.kind}/${key.project}/${key.name}`, () => this.updateLoop(d, key, body, target, w));
+  }
+
+  private async updateLoop(d: KindDescriptor, key: ObjectKey, body: unknown, target: Target, w: WriteOptions): Promise<Envelope> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.current(d, key);
       const version = current.metadata.version;
@@ -113,16 +123,30 @@ export class ResourceService {
   /** Full validation without storing (POST /api/validate/...): no project existence check. */
   async validateOnly(d: KindDescriptor, body: unknown): Promise<void> {
     const obj = this.prepare(d, body, {}, { createdAt: this.now().toISOString(), version: 0 }, false);
+    if (obj.metadata.project === '') obj.metadata.project = VALIDATE_PROJECT;
     await this.validate(d, obj, false);
   }
 
   /** Schema, then semantic hooks, then scope-wide rules; every problem at once. */
   private async validate(d: KindDescriptor, obj: Envelope, checkScope = true): Promise<void> {
     const problems = schemaErrors(d.validate, obj);
+    const semantic = await this.semanticProblems(d, obj, problems.length === 0);
+    if (checkScope && problems.length === 0) semantic.push(...(await this.singleFlagProblems(d, obj)));
+    // Every problem at once: schema problems first, then semantic ones at other paths.
+    const seen = new Set(problems.map((x) => x.path));
+    problems.push(...semantic.filter((x) => !seen.has(x.path)));
     if (problems.length) throw invalid(problems, d.kind);
-    const semantic: ErrorDetail[] = d.hooks?.validate ? await d.hooks.validate(obj, this.hookContext) : [];
-    if (checkScope) semantic.push(...(await this.singleFlagProblems(d, obj)));
-    if (semantic.length) throw invalid(semantic, d.kind);
+  }
+
+  /** Hooks also run on schema-invalid objects so users see every problem; a hook that trips over a malformed shape is skipped then. */
+  private async semanticProblems(d: KindDescriptor, obj: Envelope, schemaValid: boolean): Promise<ErrorDetail[]> {
+    if (!d.hooks?.validate) return [];
+    try {
+      return [...(await d.hooks.validate(obj, this.hookContext))];
+    } catch (e) {
+      if (schemaValid) throw e;
+      return [];
+    }
   }
 
   /** E.g. "at most one default datasource per plugin kind in a scope". */

@@ -1,0 +1,85 @@
+import { expect } from 'chai';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../test/helpers/server.js';
+import { ConfigError, loadConfig, publicConfig } from './config.js';
+
+function configError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).to.be.instanceOf(ConfigError);
+    return (e as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  const dir = tempDir();
+  after(() => dir.remove());
+  const file = (name: string, text: string) => {
+    const path = join(dir.path, name);
+    writeFileSync(path, text);
+    return path;
+  };
+
+  it('defaults: 127.0.0.1:8080, ./data, auth off, 50 versions', () => {
+    const { config } = loadConfig({});
+    expect(config.listen).to.equal('127.0.0.1:8080');
+    expect(config.database?.level?.path).to.equal('./data');
+    expect(config.security?.enable_auth).to.equal(false);
+    expect(config.history?.max_versions).to.equal(50);
+    expect(Object.isFrozen(config)).to.equal(true);
+  });
+
+  it('file, then environment, then --listen; env names follow the key path', () => {
+    const f = file('a.yaml', 'listen: 0.0.0.0:9000\nhistory:\n  max_versions: 7\ndatabase:\n  level:\n    path: /from/file\n');
+    const { config, warnings } = loadConfig({
+      file: f,
+      env: { DASHPLANE_DATABASE_LEVEL_PATH: '/from/env', DASHPLANE_SECURITY_ENABLE_AUTH: 'true', DASHPLANE_PORT: 'tcp://10.0.0.1:80', PATH: '/bin' },
+      listen: '127.0.0.1:1234',
+    });
+    expect(config.listen).to.equal('127.0.0.1:1234');
+    expect(config.history?.max_versions).to.equal(7);
+    expect(config.database?.level?.path).to.equal('/from/env');
+    expect(config.security?.enable_auth).to.equal(true);
+    expect(warnings).to.deep.equal(['ignoring environment variable DASHPLANE_PORT: it names no configuration key']);
+  });
+
+  it('an unknown key is an error naming it', () => {
+    const msg = configError(() => loadConfig({ file: file('b.yaml', 'histroy:\n  max_versions: 3\n') }));
+    expect(msg).to.match(/histroy/);
+  });
+
+  it('a bad value is an error naming the key and the expected type', () => {
+    expect(configError(() => loadConfig({ file: file('c.yaml', 'history:\n  max_versions: lots\n') }))).to.match(/history\.max_versions.*integer/);
+    expect(configError(() => loadConfig({ env: { DASHPLANE_SECURITY_ENABLE_AUTH: 'maybe' } }))).to.match(/DASHPLANE_SECURITY_ENABLE_AUTH must be true or false/);
+    expect(configError(() => loadConfig({ env: { DASHPLANE_HISTORY_MAX_VERSIONS: 'x' } }))).to.match(/DASHPLANE_HISTORY_MAX_VERSIONS must be a number/);
+  });
+
+  it('a missing or malformed file is an error naming the file', () => {
+    expect(configError(() => loadConfig({ file: join(dir.path, 'nope.yaml') }))).to.match(/nope\.yaml/);
+    expect(configError(() => loadConfig({ file: file('d.yaml', 'listen: [unclosed\n') }))).to.match(/d\.yaml is not valid YAML/);
+    expect(configError(() => loadConfig({ file: file('e.yaml', '- a\n- b\n') }))).to.match(/mapping/);
+  });
+
+  it('/api/config shows writeOnly values as "<secret>"', () => {
+    const { config } = loadConfig({ env: { DASHPLANE_SECURITY_ENCRYPTION_KEY: 'CANARY-KEY-123', DASHPLANE_DATABASE_POSTGRES_URL: 'postgres://u:CANARY@h/db' } });
+    const shown = JSON.stringify(publicConfig(config));
+    expect(shown).to.not.include('CANARY');
+    expect((publicConfig(config) as { security: { encryption_key: string } }).security.encryption_key).to.equal('<secret>');
+  });
+});
+
+describe('configuration: empty sections', () => {
+  it('a section with every key commented out counts as absent', () => {
+    const dir = tempDir();
+    try {
+      const f = join(dir.path, 'c.yaml');
+      writeFileSync(f, 'plugin:\n  # schemas_dir: /x\nhistory:\n');
+      expect(loadConfig({ file: f }).config.history?.max_versions).to.equal(50);
+    } finally {
+      dir.remove();
+    }
+  });
+});

@@ -1,0 +1,349 @@
+import { expect } from 'chai';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+const prom = (extra: Record<string, unknown> = {}) => ({ kind: 'PrometheusDatasource', spec: { directUrl: 'http://localhost:9090', ...extra } });
+const ds = (name: string, isDefault: boolean, plugin: unknown = prom()) => ({ kind: 'Datasource', metadata: { name }, spec: { default: isDefault, plugin } });
+const panel = (plugin = 'Markdown', spec: unknown = { text: 'hi' }) => ({ kind: 'Panel', spec: { display: { name: 'p' }, plugin: { kind: plugin, spec } } });
+const grid = (...refs: string[]) => [{ kind: 'Grid', spec: { items: refs.map((r, i) => ({ x: 0, y: i, width: 12, height: 4, content: { $ref: r } })) } }];
+function dash(name: string, spec: Record<string, unknown> = {}) {
+  return { kind: 'Dashboard', metadata: { name }, spec: { duration: '1h', panels: { a: panel() }, layouts: grid('#/spec/panels/a'), ...spec } };
+}
+
+describe('resources: semantics of API.md §3-§5, §8-§12', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    for (const p of ['demo', 'other']) expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} })).status).to.equal(200);
+  });
+  after(() => s.stop());
+
+  describe('projects', () => {
+    it('deleting a project deletes every object of every project-scoped kind in it, and nothing in project "ab"', async () => {
+      for (const p of ['a', 'ab']) {
+        await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} });
+        expect((await s.api('POST', `/api/v1/projects/${p}/dashboards`, dash('d'))).status).to.equal(200);
+        expect((await s.api('POST', `/api/v1/projects/${p}/ephemeraldashboards`, { ...dash('e'), kind: 'EphemeralDashboard', spec: { ...dash('e').spec, ttl: '1h' } })).status).to.equal(200);
+        expect((await s.api('POST', `/api/v1/projects/${p}/secrets`, { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: 'p' } } })).status).to.equal(200);
+        expect((await s.api('POST', `/api/v1/projects/${p}/folders`, { kind: 'Folder', metadata: { name: 'f' }, spec: { items: [] } })).status).to.equal(200);
+      }
+      expect((await s.api('DELETE', '/api/v1/projects/a')).status).to.equal(204);
+      for (const plural of ['dashboards', 'ephemeraldashboards', 'secrets', 'folders']) {
+        expect((await s.api('GET', `/api/v1/projects/a/${plural}`)).body).to.deep.equal([]);
+        expect((await s.api('GET', `/api/v1/projects/ab/${plural}`)).body).to.have.length(1);
+      }
+      expect((await s.api('GET', '/api/v1/projects/a/dashboards/d')).status).to.equal(404);
+      // a new project with the same name starts empty
+      await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'a' }, spec: {} });
+      expect((await s.api('GET', '/api/v1/projects/a/dashboards')).body).to.deep.equal([]);
+    });
+
+    it('creating into a missing project is a 400 ending in the text percli matches', async () => {
+      const r = await s.api('POST', '/api/v1/projects/missing/dashboards', dash('x'));
+      expect(r.status).to.equal(400);
+      expect(r.body.message).to.match(/metadata\.project "missing" doesn't exist$/);
+      const r2 = await s.api('POST', '/api/v1/dashboards', { ...dash('x'), metadata: { name: 'x', project: 'missing' } });
+      expect(r2.status).to.equal(400);
+      expect(r2.body.message).to.match(/metadata\.project "missing" doesn't exist$/);
+    });
+
+    it('the cross-project collection creates from metadata.project and requires it', async () => {
+      const r = await s.api('POST', '/api/v1/dashboards', { ...dash('cross'), metadata: { name: 'cross', project: 'other' } });
+      expect(r.status).to.equal(200);
+      expect(r.body.metadata.project).to.equal('other');
+      expect((await s.api('POST', '/api/v1/dashboards', dash('noproject'))).status).to.equal(400);
+    });
+  });
+
+  describe('datasources', () => {
+    before(async () => {
+      expect((await s.api('POST', '/api/v1/projects/demo/datasources', ds('prom', true))).status).to.equal(200);
+      expect((await s.api('POST', '/api/v1/projects/demo/datasources', ds('prom2', false))).status).to.equal(200);
+      expect((await s.api('POST', '/api/v1/projects/demo/datasources', ds('tempo', true, { kind: 'TempoDatasource', spec: { directUrl: 'http://t' } }))).status).to.equal(200);
+    });
+
+    it('filters by plugin kind and default', async () => {
+      const names = async (q: string) => ((await s.api('GET', `/api/v1/projects/demo/datasources?${q}`)).body as { metadata: { name: string } }[]).map((d) => d.metadata.name);
+      expect(await names('kind=PrometheusDatasource')).to.deep.equal(['prom', 'prom2']);
+      expect(await names('default=true')).to.deep.equal(['prom', 'tempo']);
+      expect(await names('default=false')).to.deep.equal(['prom2']);
+      expect(await names('kind=PrometheusDatasource&default=true')).to.deep.equal(['prom']);
+      expect(await names('kind=Nothing')).to.deep.equal([]);
+      expect((await s.api('GET', '/api/v1/projects/demo/datasources?default=maybe')).status).to.equal(400);
+    });
+
+    it('a second default of a plugin kind in a scope is a 400 naming the first; other scopes are separate', async () => {
+      const r = await s.api('POST', '/api/v1/projects/demo/datasources', ds('prom3', true));
+      expect(r.status).to.equal(400);
+      expect(r.body.message).to.include('"prom"');
+      expect(r.body.details[0].path).to.equal('spec.default');
+      const flip = await s.api('PUT', '/api/v1/projects/demo/datasources/prom2', ds('prom2', true));
+      expect(flip.status).to.equal(400);
+      expect((await s.api('PUT', '/api/v1/projects/demo/datasources/prom', ds('prom', true))).status, 'updating the default itself').to.equal(200);
+      expect((await s.api('POST', '/api/v1/projects/other/datasources', ds('prom', true))).status).to.equal(200);
+      expect((await s.api('POST', '/api/v1/globaldatasources', { ...ds('gprom', true), kind: 'GlobalDatasource' })).status).to.equal(200);
+      const g2 = await s.api('POST', '/api/v1/globaldatasources', { ...ds('gprom2', true), kind: 'GlobalDatasource' });
+      expect(g2.status).to.equal(400);
+      expect(g2.body.message).to.include('"gprom"');
+    });
+
+    it('an unknown datasource plugin, or a plugin of another type, is a 400 with its path', async () => {
+      const r = await s.api('POST', '/api/v1/projects/demo/datasources', ds('bad', false, { kind: 'NopeDatasource', spec: {} }));
+      expect(r.status).to.equal(400);
+      expect(r.body.details[0]).to.deep.include({ path: 'spec.plugin.kind' });
+      expect(r.body.message).to.include('NopeDatasource');
+      const r2 = await s.api('POST', '/api/v1/projects/demo/datasources', ds('bad', false, { kind: 'TimeSeriesChart', spec: {} }));
+      expect(r2.status).to.equal(400);
+      expect(r2.body.details[0].message).to.match(/Panel plugin/);
+    });
+
+    it('a Prometheus datasource with both directUrl and proxy is rejected at spec.plugin.spec', async () => {
+      const r = await s.api('POST', '/api/v1/projects/demo/datasources', ds('both', false, prom({ proxy: { kind: 'HTTPProxy', spec: { url: 'http://x' } } })));
+      expect(r.status).to.equal(400);
+      expect(r.body.details.some((d: { path: string }) => d.path.startsWith('spec.plugin.spec'))).to.equal(true);
+    });
+  });
+
+  describe('dashboards', () => {
+    it('a name with a space is a 400; the display name may hold any title', async () => {
+      expect((await s.api('POST', '/api/v1/projects/demo/dashboards', dash('my dashboard'))).status).to.equal(400);
+      const ok = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('my-dashboard', { display: { name: 'My dashboard <b>&</b> ✓' } }));
+      expect(ok.status).to.equal(200);
+    });
+
+    it('every problem comes back at once with its JSON path', async () => {
+      const r = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('bad', {
+        panels: { a: panel('NoSuchChart'), b: { kind: 'Panel', spec: { plugin: { kind: 'Markdown', spec: { text: 'x' } }, queries: [{ kind: 'NoQuery', spec: { plugin: { kind: 'X', spec: {} } } }, { kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'TempoTraceQuery', spec: {} } } }] } } },
+        layouts: grid('#/spec/panels/a', '#/spec/panels/missing', 'panels/b'),
+      }));
+      expect(r.status).to.equal(400);
+      expect(r.body.reason).to.equal('Invalid');
+      const paths = (r.body.details as { path: string }[]).map((d) => d.path);
+      expect(paths).to.include.members([
+        'spec.panels.a.spec.plugin.kind',
+        'spec.panels.b.spec.queries[0].kind',
+        'spec.panels.b.spec.queries[1].spec.plugin.kind',
+        'spec.layouts[0].spec.items[1].content.$ref',
+        'spec.layouts[0].spec.items[2].content.$ref',
+      ]);
+      expect(JSON.stringify(r.body)).to.include('NoSuchChart');
+    });
+
+    it('schema problems name the field: unknown field, wrong type, bad duration', async () => {
+      const r = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('bad2', { duration: '1 hour', refreshInterval: 5, layout: [] }));
+      expect(r.status).to.equal(400);
+      const paths = (r.body.details as { path: string }[]).map((d) => d.path);
+      expect(paths).to.include.members(['spec.duration', 'spec.refreshInterval', 'spec.layout']);
+    });
+
+    it('variables: the older single-object form becomes a list; names are checked and unique', async () => {
+      const text = { kind: 'TextVariable', spec: { name: 'env', value: 'prod' } };
+      const r = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('oldvars', { variables: text }));
+      expect(r.status).to.equal(200);
+      expect(r.body.spec.variables).to.deep.equal([text]);
+      expect((await s.api('GET', '/api/v1/projects/demo/dashboards/oldvars')).body.spec.variables).to.deep.equal([text]);
+      for (const bad of [[text, text], [{ ...text, spec: { name: '__x', value: '' } }], [{ ...text, spec: { name: '9', value: '' } }], [{ ...text, spec: { name: 'a-b', value: '' } }]]) {
+        const res = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('badvars', { variables: bad }));
+        expect(res.status, JSON.stringify(bad)).to.equal(400);
+        expect(res.body.details[0].path).to.match(/^spec\.variables\[\d\]\.spec\.name$/);
+      }
+      const list = { kind: 'ListVariable', spec: { name: 'job', plugin: { kind: 'NoVariablePlugin', spec: {} } } };
+      const res = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('badvars', { variables: [list] }));
+      expect(res.status).to.equal(400);
+      expect(res.body.details[0].path).to.equal('spec.variables[0].spec.plugin.kind');
+    });
+
+    it('two default local datasources of one plugin kind are a 400', async () => {
+      const local = { default: true, plugin: prom() };
+      const r = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('locals', { datasources: { one: local, two: local } }));
+      expect(r.status).to.equal(400);
+      expect(r.body.details[0].path).to.equal('spec.datasources.two.default');
+    });
+
+    it('a missing duration is filled with 1h as Perses does', async () => {
+      const d = dash('noduration');
+      delete (d.spec as Record<string, unknown>).duration;
+      expect((await s.api('POST', '/api/v1/projects/demo/dashboards', d)).body.spec.duration).to.equal('1h');
+    });
+  });
+
+  describe('ephemeral dashboards', () => {
+    const eph = (name: string, ttl?: unknown) => ({ ...dash(name), kind: 'EphemeralDashboard', spec: { ...dash(name).spec, ...(ttl !== undefined ? { ttl } : {}) } });
+    it('ttl is required and must be a positive duration', async () => {
+      expect((await s.api('POST', '/api/v1/projects/demo/ephemeraldashboards', eph('e1', '2h'))).status).to.equal(200);
+      for (const ttl of [undefined, '', '0s', '-1h', '1 hour', 5, '999999999999999h']) {
+        const r = await s.api('POST', '/api/v1/projects/demo/ephemeraldashboards', eph('e2', ttl));
+        expect(r.status, `ttl ${JSON.stringify(ttl)}`).to.equal(400);
+        expect(JSON.stringify(r.body.details)).to.include('spec.ttl');
+      }
+    });
+  });
+
+  describe('users, roles and bindings', () => {
+    it('the older User spec.password becomes spec.nativeProvider.password and is never returned', async () => {
+      const r = await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'alice' }, spec: { password: 'CANARY-pw-1' } });
+      expect(r.status).to.equal(200);
+      expect(r.body.spec).to.deep.equal({ nativeProvider: { password: '<secret>' } });
+      expect(r.text).to.not.include('CANARY');
+      const stored = await s.server.store.get({ kind: 'User', project: '', name: 'alice' });
+      expect((stored!.spec as { nativeProvider: { password: string } }).nativeProvider.password).to.not.equal(undefined);
+    });
+
+    it('a Role may not name a global kind; a GlobalRole may; unknown scopes are rejected', async () => {
+      const role = (kind: string, scopes: string[]) => ({ kind, metadata: { name: `r-${scopes.join('-').toLowerCase().replace(/\*/g, 'all')}` }, spec: { permissions: [{ actions: ['read'], scopes }] } });
+      const bad = await s.api('POST', '/api/v1/projects/demo/roles', role('Role', ['Dashboard', 'GlobalDatasource']));
+      expect(bad.status).to.equal(400);
+      expect(bad.body.details[0].path).to.equal('spec.permissions[0].scopes[1]');
+      expect((await s.api('POST', '/api/v1/projects/demo/roles', role('Role', ['Dashboard', 'Project']))).status).to.equal(200);
+      expect((await s.api('POST', '/api/v1/globalroles', role('GlobalRole', ['GlobalDatasource', 'User']))).status).to.equal(200);
+      expect((await s.api('POST', '/api/v1/globalroles', role('GlobalRole', ['Dashbaord']))).status).to.equal(400);
+      const upper = await s.api('POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: 'upper' }, spec: { permissions: [{ actions: ['Read'], scopes: ['*'] }] } });
+      expect(upper.status).to.equal(200);
+      expect(upper.body.spec.permissions[0].actions).to.deep.equal(['read']);
+    });
+
+    it('a binding\'s spec.role cannot change', async () => {
+      const b = (roleName: string) => ({ kind: 'RoleBinding', metadata: { name: 'b' }, spec: { role: roleName, subjects: [{ kind: 'User', name: 'alice' }] } });
+      expect((await s.api('POST', '/api/v1/projects/demo/rolebindings', b('viewer'))).status).to.equal(200);
+      const r = await s.api('PUT', '/api/v1/projects/demo/rolebindings/b', b('owner'));
+      expect(r.status).to.equal(400);
+      expect(r.body.details[0].path).to.equal('spec.role');
+      const subjects = { ...b('viewer'), spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'bob' }] } };
+      expect((await s.api('PUT', '/api/v1/projects/demo/rolebindings/b', subjects)).status).to.equal(200);
+    });
+  });
+
+  describe('lists', () => {
+    before(async () => {
+      for (const n of ['b', 'a', 'C', 'a.2', 'a-1', 'z']) await s.api('POST', '/api/v1/projects/other/folders', { kind: 'Folder', metadata: { name: n }, spec: { items: [] } });
+      await s.api('POST', '/api/v1/projects/demo/folders', { kind: 'Folder', metadata: { name: 'a' }, spec: { items: [] } });
+    });
+    const names = (body: { metadata: { project: string; name: string } }[]) => body.map((o) => `${o.metadata.project}/${o.metadata.name}`);
+
+    it('are sorted by project then name, byte-wise', async () => {
+      expect(names((await s.api('GET', '/api/v1/folders')).body).filter((n) => /^(demo|other)\//.test(n))).to.deep.equal(['demo/a', 'other/C', 'other/a', 'other/a-1', 'other/a.2', 'other/b', 'other/z']);
+    });
+
+    it('page with limit and continue, announced by a Link header', async () => {
+      const seen: string[] = [];
+      await s.api('DELETE', '/api/v1/projects/ab');
+      let url: string | undefined = '/api/v1/folders?limit=3';
+      let pages = 0;
+      while (url) {
+        const r = await s.api('GET', url);
+        expect(r.status).to.equal(200);
+        seen.push(...names(r.body));
+        const link = r.headers.get('link');
+        url = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1] : undefined;
+        pages++;
+      }
+      expect(pages).to.equal(3);
+      expect(seen).to.deep.equal(['demo/a', 'other/C', 'other/a', 'other/a-1', 'other/a.2', 'other/b', 'other/z']);
+      expect((await s.api('GET', '/api/v1/folders?limit=0')).status).to.equal(400);
+      expect((await s.api('GET', '/api/v1/folders?limit=2&continue=garbage')).status).to.equal(400);
+    });
+
+    it('metadata_only returns {kind, metadata, spec: {}}', async () => {
+      const r = await s.api('GET', '/api/v1/projects/other/folders?metadata_only=true&name=a');
+      expect(r.body).to.have.length(3);
+      expect(r.body[0]).to.have.keys('kind', 'metadata', 'spec');
+      expect(r.body[0].spec).to.deep.equal({});
+    });
+
+    it('project query: filters the cross-project route, must match on the project route', async () => {
+      expect(names((await s.api('GET', '/api/v1/folders?project=demo')).body)).to.deep.equal(['demo/a']);
+      expect((await s.api('GET', '/api/v1/projects/demo/folders?project=other')).status).to.equal(400);
+      expect((await s.api('GET', '/api/v1/projects/demo/folders?project=demo')).status).to.equal(200);
+      expect((await s.api('GET', '/api/v1/folders?project=..%2F..%2Fx')).status).to.equal(400);
+      expect((await s.api('GET', '/api/v1/folders?project=a*')).status).to.equal(400);
+      expect((await s.api('GET', '/api/v1/folders?project=a%00')).status).to.equal(400);
+    });
+
+    it('a list is an array, never null', async () => {
+      const r = await s.api('GET', '/api/v1/projects/nothing-here/variables');
+      expect(r.status).to.equal(200);
+      expect(r.text).to.equal('[]');
+    });
+  });
+
+  describe('optimistic concurrency', () => {
+    it('If-Match: stale PUT and DELETE are 412; a malformed If-Match is 400', async () => {
+      await s.api('POST', '/api/v1/projects/demo/variables', { kind: 'Variable', metadata: { name: 'v' }, spec: { kind: 'TextVariable', spec: { value: 'a' } } });
+      const v = (value: string) => ({ kind: 'Variable', metadata: { name: 'v' }, spec: { kind: 'TextVariable', spec: { value } } });
+      expect((await s.api('PUT', '/api/v1/projects/demo/variables/v', v('b'), { 'if-match': '"0"' })).status).to.equal(200);
+      const stale = await s.api('PUT', '/api/v1/projects/demo/variables/v', v('c'), { 'if-match': '"0"' });
+      expect(stale.status).to.equal(412);
+      expect(stale.body.reason).to.equal('PreconditionFailed');
+      expect((await s.api('DELETE', '/api/v1/projects/demo/variables/v', undefined, { 'if-match': '"0"' })).status).to.equal(412);
+      expect((await s.api('PUT', '/api/v1/projects/demo/variables/v', v('c'), { 'if-match': 'yesterday' })).status).to.equal(400);
+      expect((await s.api('GET', '/api/v1/projects/demo/variables/v')).body.spec.spec.value).to.equal('b');
+      expect((await s.api('DELETE', '/api/v1/projects/demo/variables/v', undefined, { 'if-match': '"1"' })).status).to.equal(204);
+    });
+
+    it('REL-02: 16 clients x 5 read-modify-writes with If-Match: final version = number of successes', async () => {
+      await s.api('POST', '/api/v1/projects/demo/variables', { kind: 'Variable', metadata: { name: 'counter' }, spec: { kind: 'TextVariable', spec: { value: '0' } } });
+      let ok = 0;
+      await Promise.all(Array.from({ length: 16 }, async () => {
+        for (let i = 0; i < 5; i++) {
+          const cur = await s.api('GET', '/api/v1/projects/demo/variables/counter');
+          const next = { ...cur.body, spec: { kind: 'TextVariable', spec: { value: String(Number(cur.body.spec.spec.value) + 1) } } };
+          const r = await s.api('PUT', '/api/v1/projects/demo/variables/counter', next, { 'if-match': cur.headers.get('etag')! });
+          expect([200, 412]).to.include(r.status);
+          if (r.status === 200) ok++;
+        }
+      }));
+      const final = (await s.api('GET', '/api/v1/projects/demo/variables/counter')).body;
+      expect(final.metadata.version).to.equal(ok);
+      expect(Number(final.spec.spec.value)).to.equal(ok);
+    });
+
+    it('REL-03: 32 concurrent PUTs without If-Match all succeed with distinct versions', async () => {
+      await s.api('POST', '/api/v1/projects/demo/variables', { kind: 'Variable', metadata: { name: 'race' }, spec: { kind: 'TextVariable', spec: { value: '0' } } });
+      const results = await Promise.all(Array.from({ length: 32 }, (_, i) => s.api('PUT', '/api/v1/projects/demo/variables/race', { kind: 'Variable', metadata: { name: 'race' }, spec: { kind: 'TextVariable', spec: { value: String(i) } } })));
+      expect(results.map((r) => r.status)).to.deep.equal(Array(32).fill(200));
+      const versions = results.map((r) => r.body.metadata.version as number).sort((a, b) => a - b);
+      expect(versions).to.deep.equal(Array.from({ length: 32 }, (_, i) => i + 1));
+    });
+  });
+
+  describe('system routes', () => {
+    it('health reports version, commit, build time and the database', async () => {
+      const r = await s.api('GET', '/api/v1/health');
+      expect(r.status).to.equal(200);
+      expect(r.body).to.have.keys('version', 'commit', 'buildTime', 'database');
+      expect(r.body.database).to.equal(true);
+    });
+
+    it('plugins lists Perses PluginModules with every plugin kind and type', async () => {
+      const r = await s.api('GET', '/api/v1/plugins');
+      const all = (r.body as { metadata: { name: string }; spec: { plugins: { kind: string; spec: { name: string } }[] } }[]).flatMap((m) => m.spec.plugins.map((p) => ({ module: m.metadata.name, type: p.kind, name: p.spec.name })));
+      expect(all).to.deep.include({ module: 'prometheus', type: 'Datasource', name: 'PrometheusDatasource' });
+      expect(all).to.deep.include({ module: 'timeserieschart', type: 'Panel', name: 'TimeSeriesChart' });
+      expect(all.find((p) => p.name === 'TempoTraceQuery')!.type).to.equal('TraceQuery');
+    });
+
+    it('config shows auth settings and never a secret', async () => {
+      const r = await s.api('GET', '/api/config');
+      expect(r.body.security.enable_auth).to.equal(false);
+      expect(r.body.security.authentication.providers).to.be.an('object');
+    });
+
+    it('validate answers 200 with an empty body, or 400 with details; stores nothing', async () => {
+      const ok = await s.api('POST', '/api/validate/dashboards', { ...dash('only-validated'), metadata: { name: 'only-validated', project: 'demo' } });
+      expect(ok.status).to.equal(200);
+      expect(ok.text).to.equal('');
+      expect((await s.api('GET', '/api/v1/projects/demo/dashboards/only-validated')).status).to.equal(404);
+      const bad = await s.api('POST', '/api/validate/dashboards', dash('x', { layouts: grid('#/spec/panels/zz') }));
+      expect(bad.status).to.equal(400);
+      expect(bad.body.details[0].path).to.equal('spec.layouts[0].spec.items[0].content.$ref');
+      expect((await s.api('POST', '/api/validate/globaldatasources', { ...ds('g', false), kind: 'GlobalDatasource' })).status).to.equal(200);
+      expect((await s.api('POST', '/api/validate/nothings', {})).status).to.equal(404);
+    });
+
+    it('whoami is 401 with auth off; unknown routes are a JSON 404', async () => {
+      expect((await s.api('GET', '/api/v1/user/whoami')).status).to.equal(401);
+      const r = await s.api('GET', '/api/v1/nothings');
+      expect(r.status).to.equal(404);
+      expect(r.body.message).to.be.a('string');
+    });
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * The shared contract every Store driver must pass (LevelStore now, PostgresStore later).
+ * A driver's test file calls `describeStoreContract` with a factory for fresh, reopenable stores.
+ */
+import { expect } from 'chai';
+import { ApiError } from '../src/errors.js';
+import type { Envelope, Store, StoreEvent } from '../src/storage/store.js';
+
+export interface StoreFixture {
+  store: Store;
+  /** Closes the store and opens a new instance on the same data. */
+  reopen(): Promise<Store>;
+  /** Closes and removes everything. */
+  destroy(): Promise<void>;
+}
+
+const T = '2026-01-01T00:00:00.000Z';
+
+export function obj(kind: string, project: string, name: string, version = 0, spec: unknown = {}): Envelope {
+  return { kind, metadata: { name, ...(project ? { project } : {}), createdAt: T, updatedAt: T, version }, spec };
+}
+
+async function rejection(p: Promise<unknown>): Promise<ApiError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).to.be.instanceOf(ApiError);
+    return e as ApiError;
+  }
+  throw new Error('expected a rejection');
+}
+
+export function describeStoreContract(driver: string, make: () => Promise<StoreFixture>): void {
+  describe(`Store contract: ${driver}`, () => {
+    let fx: StoreFixture;
+    let store: Store;
+    beforeEach(async () => {
+      fx = await make();
+      store = fx.store;
+    });
+    afterEach(async () => fx.destroy());
+
+    it('get of a missing key is undefined; create then get returns the same object', async () => {
+      expect(await store.get({ kind: 'Dashboard', project: 'p', name: 'x' })).to.equal(undefined);
+      const o = obj('Dashboard', 'p', 'x', 0, { a: [1, 'two', { three: null }] });
+      await store.create(o);
+      expect(await store.get({ kind: 'Dashboard', project: 'p', name: 'x' })).to.deep.equal(o);
+    });
+
+    it('create of an existing key is AlreadyExists and keeps the first', async () => {
+      await store.create(obj('Dashboard', 'p', 'x', 0, { first: true }));
+      expect((await rejection(store.create(obj('Dashboard', 'p', 'x', 0, { first: false })))).reason).to.equal('AlreadyExists');
+      expect((await store.get({ kind: 'Dashboard', project: 'p', name: 'x' }))!.spec).to.deep.equal({ first: true });
+    });
+
+    it('keys are distinct by kind, project and name (case-sensitive)', async () => {
+      await store.create(obj('Dashboard', 'p', 'x'));
+      await store.create(obj('Dashboard', 'p', 'X'));
+      await store.create(obj('Datasource', 'p', 'x'));
+      await store.create(obj('Dashboard', 'q', 'x'));
+      expect(await store.list({ kind: 'Dashboard' })).to.have.length(3);
+    });
+
+    it('create with a parent requires the parent to exist', async () => {
+      const parent = { kind: 'Project', project: '', name: 'p' };
+      expect((await rejection(store.create(obj('Dashboard', 'p', 'x'), { parent }))).reason).to.equal('NotFound');
+      expect(await store.get({ kind: 'Dashboard', project: 'p', name: 'x' })).to.equal(undefined);
+      await store.create(obj('Project', '', 'p'));
+      await store.create(obj('Dashboard', 'p', 'x'), { parent });
+      expect(await store.get({ kind: 'Dashboard', project: 'p', name: 'x' })).to.not.equal(undefined);
+    });
+
+    it('update checks the expected version and reports NotFound for a missing key', async () => {
+      await store.create(obj('Dashboard', 'p', 'x'));
+      await store.update(obj('Dashboard', 'p', 'x', 1, { v: 1 }), { expectedVersion: 0 });
+      expect((await rejection(store.update(obj('Dashboard', 'p', 'x', 1, { v: 'stale' }), { expectedVersion: 0 }))).reason).to.equal('Conflict');
+      expect((await store.get({ kind: 'Dashboard', project: 'p', name: 'x' }))!.spec).to.deep.equal({ v: 1 });
+      expect((await rejection(store.update(obj('Dashboard', 'p', 'nope', 1), { expectedVersion: 0 }))).reason).to.equal('NotFound');
+    });
+
+    it('delete removes; a missing key is NotFound; a wrong expected version is Conflict', async () => {
+      await store.create(obj('Dashboard', 'p', 'x'));
+      expect((await rejection(store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }, { expectedVersion: 3 }))).reason).to.equal('Conflict');
+      await store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }, { expectedVersion: 0 });
+      expect(await store.get({ kind: 'Dashboard', project: 'p', name: 'x' })).to.equal(undefined);
+      expect((await rejection(store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }))).reason).to.equal('NotFound');
+    });
+
+    it('delete with children removes exactly that project\'s objects of those kinds', async () => {
+      for (const p of ['a', 'ab', 'a-b']) await store.create(obj('Project', '', p));
+      for (const p of ['a', 'ab', 'a-b']) {
+        await store.create(obj('Dashboard', p, 'd1'));
+        await store.create(obj('Dashboard', p, 'd2'));
+        await store.create(obj('Secret', p, 's'));
+      }
+      await store.create(obj('GlobalSecret', '', 'a'));
+      await store.delete({ kind: 'Project', project: '', name: 'a' }, { children: { project: 'a', kinds: ['Dashboard', 'Secret'] } });
+      expect((await store.list({ kind: 'Dashboard' })).map((o) => `${o.metadata.project}/${o.metadata.name}`)).to.deep.equal(['a-b/d1', 'a-b/d2', 'ab/d1', 'ab/d2']);
+      expect(await store.list({ kind: 'Secret', project: 'a' })).to.deep.equal([]);
+      expect(await store.get({ kind: 'GlobalSecret', project: '', name: 'a' })).to.not.equal(undefined);
+      expect((await store.list({ kind: 'Project' })).map((o) => o.metadata.name)).to.deep.equal(['a-b', 'ab']);
+    });
+
+    it('lists sort by project then name, byte-wise, and filter by project and name prefix', async () => {
+      const keys = [['b', 'x'], ['a', 'b'], ['a', 'B'], ['a-b', 'a'], ['a', 'a.1'], ['a', 'a_1'], ['ab', 'a']];
+      for (const [p, n] of keys) await store.create(obj('Dashboard', p, n));
+      const names = (list: Envelope[]) => list.map((o) => `${o.metadata.project}/${o.metadata.name}`);
+      expect(names(await store.list({ kind: 'Dashboard' }))).to.deep.equal(['a/B', 'a/a.1', 'a/a_1', 'a/b', 'a-b/a', 'ab/a', 'b/x']);
+      expect(names(await store.list({ kind: 'Dashboard', project: 'a' }))).to.deep.equal(['a/B', 'a/a.1', 'a/a_1', 'a/b']);
+      expect(names(await store.list({ kind: 'Dashboard', project: 'a', namePrefix: 'a' }))).to.deep.equal(['a/a.1', 'a/a_1']);
+      expect(names(await store.list({ kind: 'Dashboard', namePrefix: 'a' }))).to.deep.equal(['a/a.1', 'a/a_1', 'a-b/a', 'ab/a']);
+      expect(await store.list({ kind: 'Dashboard', project: 'zz' })).to.deep.equal([]);
+      expect(await store.list({ kind: 'Dashboard', project: 'a', namePrefix: 'zz' })).to.deep.equal([]);
+    });
+
+    it('pages with `after` and `limit` visit every object exactly once', async () => {
+      for (let i = 0; i < 25; i++) await store.create(obj('Variable', `p${i % 3}`, `v${String(i).padStart(2, '0')}`));
+      const seen: string[] = [];
+      let after: { project: string; name: string } | undefined;
+      for (;;) {
+        const page = await store.list({ kind: 'Variable', limit: 7, ...(after ? { after } : {}) });
+        seen.push(...page.map((o) => `${o.metadata.project}/${o.metadata.name}`));
+        if (page.length < 7) break;
+        const last = page[page.length - 1];
+        after = { project: last.metadata.project!, name: last.metadata.name };
+      }
+      expect(seen).to.have.length(25);
+      expect(new Set(seen).size).to.equal(25);
+      expect(seen).to.deep.equal([...seen].sort());
+    });
+
+    it('the revision increases with every write and survives a reopen', async () => {
+      const r0 = await store.revision();
+      const r1 = await store.create(obj('Dashboard', 'p', 'x'));
+      const r2 = await store.update(obj('Dashboard', 'p', 'x', 1), { expectedVersion: 0 });
+      const r3 = await store.delete({ kind: 'Dashboard', project: 'p', name: 'x' });
+      expect(r1).to.be.greaterThan(r0);
+      expect(r2).to.be.greaterThan(r1);
+      expect(r3).to.be.greaterThan(r2);
+      store = await fx.reopen();
+      expect(await store.revision()).to.equal(r3);
+      expect(await store.create(obj('Dashboard', 'p', 'y'))).to.be.greaterThan(r3);
+    });
+
+    it('watch delivers later writes in revision order', async () => {
+      const ac = new AbortController();
+      const events: StoreEvent[] = [];
+      const done = (async () => {
+        for await (const e of store.watch({ signal: ac.signal })) {
+          events.push(e);
+          if (events.length === 3) ac.abort();
+        }
+      })();
+      await store.create(obj('Dashboard', 'p', 'x'));
+      await store.update(obj('Dashboard', 'p', 'x', 1), { expectedVersion: 0 });
+      await store.delete({ kind: 'Dashboard', project: 'p', name: 'x' });
+      await done;
+      expect(events.map((e) => e.type)).to.deep.equal(['ADDED', 'MODIFIED', 'DELETED']);
+      expect(events[1].revision).to.be.greaterThan(events[0].revision);
+      expect(events[2].revision).to.be.greaterThan(events[1].revision);
+    });
+
+    it('32 concurrent creates of one key: exactly one wins (REL-01)', async () => {
+      const results = await Promise.allSettled(Array.from({ length: 32 }, (_, i) => store.create(obj('Dashboard', 'p', 'same', 0, { i }))));
+      expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
+      for (const r of results) if (r.status === 'rejected') expect((r.reason as ApiError).reason).to.equal('AlreadyExists');
+    });
+
+    it('16 concurrent updates from one expected version: exactly one wins', async () => {
+      await store.create(obj('Dashboard', 'p', 'x'));
+      const results = await Promise.allSettled(Array.from({ length: 16 }, (_, i) => store.update(obj('Dashboard', 'p', 'x', 1, { i }), { expectedVersion: 0 })));
+      expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
+      expect((await store.get({ kind: 'Dashboard', project: 'p', name: 'x' }))!.metadata.version).to.equal(1);
+    });
+  });
+}
