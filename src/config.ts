@@ -140,18 +140,13 @@ function dropEmptySections(obj: Record<string, unknown>, schema: JsonSchema): vo
   }
 }
 
-/** Fills `default`s of the schema, creating parent objects whose children have defaults. */
+/** Fills `default`s of the schema (objects that default to {} get their children's defaults). */
 function applyDefaults(obj: Record<string, unknown>, schema: JsonSchema): void {
   for (const [k, sub] of Object.entries(schema.properties ?? {})) {
     if (obj[k] === undefined && sub.default !== undefined) obj[k] = structuredClone(sub.default);
-    if (obj[k] === undefined && sub.properties && hasDefaults(sub)) obj[k] = {};
     const v = obj[k];
     if (v !== null && typeof v === 'object' && !Array.isArray(v) && sub.properties) applyDefaults(v as Record<string, unknown>, sub);
   }
-}
-
-function hasDefaults(schema: JsonSchema): boolean {
-  return Object.values(schema.properties ?? {}).some((s) => s.default !== undefined || hasDefaults(s));
 }
 
 function deepFreeze<T>(v: T): T {

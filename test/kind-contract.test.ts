@@ -334,6 +334,14 @@ describe('kind contract, driven by examples/manifests', function () {
         expect(g.status, `GET after dry run: ${describeResponse(g)}`).to.equal(404);
       });
 
+      it('dryRun on POST of an existing name answers 409, as the real call would', async () => {
+        const obj = await create();
+        const r = await s.api('POST', `${collection}?dryRun=true`, withName(obj.metadata.name));
+        expect(r.status, describeResponse(r)).to.equal(409);
+        expect(r.body?.message).to.be.a('string').that.is.not.empty;
+        expect((await get(obj.metadata.name)).body, 'stored object unchanged').to.deep.equal(obj);
+      });
+
       it('dryRun on PUT answers like the real call and leaves the version unchanged', async () => {
         const name = (await create()).metadata.name;
         const before = (await get(name)).body;

@@ -40,13 +40,11 @@ export function buildApp(o: AppOptions): FastifyInstance {
   const app = Fastify({
     logger: o.logger as never,
     bodyLimit: http.body_limit,
-    routerOptions: { caseSensitive: false, maxParamLength: 1000, ignoreTrailingSlash: true },
+    routerOptions: { caseSensitive: false, maxParamLength: 1000, ignoreTrailingSlash: true, querystringParser: parseQuery },
     http: {
       headersTimeout: parseDuration(http.headers_timeout ?? '10s'),
       requestTimeout: parseDuration(http.request_timeout ?? '60s'),
     },
-    querystringParser: parseQuery,
-    disableRequestLogging: false,
   });
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (request, reply) => {

@@ -34,7 +34,8 @@ function secretProblems(spec: Obj): ErrorDetail[] {
 }
 
 const hooks: KindHooks = { validate: (obj) => secretProblems(obj.spec as Obj) };
-const sensitive = ['spec.basicAuth.password', 'spec.authorization.credentials', 'spec.oauth.clientSecret', 'spec.tlsConfig.key'];
+/** Masked in every response, as Perses does (its PublicSecret hides the TLS material too). */
+const sensitive = ['spec.basicAuth.password', 'spec.authorization.credentials', 'spec.oauth.clientSecret', 'spec.tlsConfig.ca', 'spec.tlsConfig.cert', 'spec.tlsConfig.key'];
 
 export const secret: KindDescriptor = {
   kind: 'Secret',

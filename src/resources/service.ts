@@ -1,10 +1,10 @@
 import type { Authorizer, Principal } from '../auth/authorizer.js';
-import { ApiError, badRequest, invalid, notFound, preconditionFailed, type ErrorDetail } from '../errors.js';
+import { ApiError, alreadyExists, badRequest, invalid, notFound, preconditionFailed, type ErrorDetail } from '../errors.js';
 import type { HookContext, KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { schemaErrors } from '../kinds/schema-errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
-import type { Envelope, ObjectKey, Store } from '../storage/store.js';
+import { keyOf, type Envelope, type ObjectKey, type Store } from '../storage/store.js';
 import { KeyedMutex } from '../storage/mutex.js';
 import { isExpired, listPage, type ListOptions, type ListResult } from './listing.js';
 import { mask, restoreMasked } from './masking.js';
@@ -67,7 +67,10 @@ export class ResourceService {
     if (parent && !(await this.opts.store.get(parent))) throw projectMissing(project!);
     restoreMasked(d, obj, undefined);
     await this.validate(d, obj);
-    if (w.dryRun) return mask(d, obj);
+    if (w.dryRun) {
+      if (await this.opts.store.get(keyOf(obj))) throw alreadyExists(`${d.kind} "${obj.metadata.name}" already exists`);
+      return mask(d, obj);
+    }
     try {
       await this.opts.store.create(obj, parent ? { parent } : {});
     } catch (e) {

@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../../src/paths.js';
+
+/** A dashplane server in its own process (for crash and lifecycle tests). */
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** Resolves with the exit code (or signal name). */
+  exited: Promise<number | string>;
+}
+
+/** Starts `node dist/src/bin/dashplane.js` (or `command`) and waits for its "listening on" line. */
+export async function spawnServer(opts: { dataDir: string; env?: Record<string, string>; args?: string[]; command?: [string, string[]]; timeoutMs?: number }): Promise<ServerProcess> {
+  const [cmd, baseArgs] = opts.command ?? [process.execPath, [join(PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js')]];
+  const child = spawn(cmd, [...baseArgs, ...(opts.args ?? ['--listen', '127.0.0.1:0'])], {
+    cwd: PACKAGE_ROOT,
+    env: { ...process.env, DASHPLANE_DATABASE_LEVEL_PATH: opts.dataDir, DASHPLANE_LOG_LEVEL: 'info', ...(opts.env ?? {}) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start within ${opts.timeoutMs ?? 20_000} ms:\n${out}`)), opts.timeoutMs ?? 20_000);
+    const check = () => {
+      const m = /listening on (http:\/\/[^\s"]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code}) before listening:\n${out}`));
+    });
+  });
+  return { child, url, output: () => out, exited };
+}
+
+/** Runs the server binary expecting it to exit; returns code and output. */
+export function runToExit(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<{ code: number | string; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js'), ...args], { cwd: PACKAGE_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`did not exit within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? signal ?? -1, output });
+    });
+  });
+}

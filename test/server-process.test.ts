@@ -1,0 +1,119 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../src/paths.js';
+import { runToExit, spawnServer } from './helpers/process.js';
+import { tempDir } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
+
+const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const project = (name: string) => ({ kind: 'Project', metadata: { name }, spec: {} });
+const folder = (name: string) => ({ kind: 'Folder', metadata: { name }, spec: { items: [] } });
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+describe('the server process', function () {
+  this.timeout(120_000);
+
+  it('REL-05: SIGKILL during a project cascade delete of 500 children leaves no orphans after restart', async () => {
+    for (const seed of [0, 5, 15]) {
+      const dir = tempDir();
+      try {
+        let srv = await spawnServer({ dataDir: dir.path });
+        for (const p of ['big', 'bigger']) expect((await fetch(`${srv.url}/api/v1/projects`, json(project(p)))).status).to.equal(200);
+        for (let i = 0; i < 500; i += 50) {
+          await Promise.all(Array.from({ length: 50 }, (_, j) => fetch(`${srv.url}/api/v1/projects/big/folders`, json(folder(`f${i + j}`))).then((r) => expect(r.status).to.equal(200))));
+        }
+        await fetch(`${srv.url}/api/v1/projects/bigger/folders`, json(folder('keep')));
+        const deletion = fetch(`${srv.url}/api/v1/projects/big`, { method: 'DELETE' }).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, seed)); // kill at different points of the cascade
+        srv.child.kill('SIGKILL');
+        await srv.exited;
+        await deletion;
+        srv = await spawnServer({ dataDir: dir.path });
+        const projectStatus = (await fetch(`${srv.url}/api/v1/projects/big`)).status;
+        const children = (await (await fetch(`${srv.url}/api/v1/projects/big/folders`)).json()) as unknown[];
+        if (projectStatus === 404) expect(children, `seed ${seed}: orphans left`).to.have.length(0);
+        else expect(children, `seed ${seed}: partial cascade`).to.have.length(500);
+        expect(((await (await fetch(`${srv.url}/api/v1/projects/bigger/folders`)).json()) as unknown[]).length).to.equal(1);
+        srv.child.kill('SIGTERM');
+        expect(await srv.exited).to.equal(0);
+      } finally {
+        dir.remove();
+      }
+    }
+  });
+
+  it('SIGTERM exits 0 and releases the data directory; a second server on it fails clearly (REL-10)', async () => {
+    const dir = tempDir();
+    try {
+      const first = await spawnServer({ dataDir: dir.path });
+      const second = await runToExit(['--listen', '127.0.0.1:0'], { DASHPLANE_DATABASE_LEVEL_PATH: dir.path });
+      expect(second.code).to.not.equal(0);
+      expect(second.output).to.match(/in use by another dashplane process/);
+      expect((await fetch(`${first.url}/api/v1/health`)).status).to.equal(200);
+      first.child.kill('SIGTERM');
+      expect(await first.exited).to.equal(0);
+      const again = await spawnServer({ dataDir: dir.path });
+      again.child.kill('SIGTERM');
+      expect(await again.exited).to.equal(0);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('a bad configuration stops the server with a message naming the key', async () => {
+    const dir = tempDir();
+    try {
+      const f = join(dir.path, 'bad.yaml');
+      writeFileSync(f, 'histroy:\n  max_versions: 3\n');
+      const r = await runToExit(['--config', f]);
+      expect(r.code).to.equal(2);
+      expect(r.output).to.match(/histroy/);
+      const r2 = await runToExit(['--listen', 'nowhere']);
+      expect(r2.code).to.not.equal(0);
+      expect(r2.output).to.match(/HOST:PORT/);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('`npm start -- --config F --listen A` passes its arguments through to the server', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const cfg = join(dir.path, 'c.yaml');
+    writeFileSync(cfg, `database:\n  level:\n    path: ${join(dir.path, 'data')}\nhistory:\n  max_versions: 9\n`);
+    const child = spawn('npm', ['start', '--silent', '--', '--config', cfg, '--listen', `127.0.0.1:${port}`], { cwd: PACKAGE_ROOT, stdio: 'ignore', detached: true });
+    try {
+      const config = await waitFor('npm start to answer', async () => {
+        try {
+          const r = await fetch(`http://127.0.0.1:${port}/api/config`);
+          return r.status === 200 ? ((await r.json()) as { history: { max_versions: number }; database: { level: { path: string } } }) : undefined;
+        } catch {
+          return undefined;
+        }
+      }, 60_000, 100);
+      if (!config) throw new Error('no config');
+      expect(config.history.max_versions).to.equal(9);
+      expect(config.database.level.path).to.equal(join(dir.path, 'data'));
+    } finally {
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // the group is already gone
+      }
+      if (child.exitCode === null) await new Promise((r) => child.on('exit', r));
+      dir.remove();
+    }
+  });
+});
