@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { buildApp } from './api/app.js';
 import { anonymousAuthenticator } from './auth/authenticator.js';
-import { allowAll } from './auth/authorizer.js';
+import { allowAll, readOnly } from './auth/authorizer.js';
 import { readBuildInfo } from './build-info.js';
 import type { ServerConfig } from './config.js';
 import { buildKindRegistry } from './kinds/index.js';
@@ -29,11 +29,13 @@ export interface StartOptions {
 
 /** The composition root: config -> registry -> store -> services -> app -> listen. */
 export async function startServer(config: Readonly<ServerConfig>, opts: StartOptions = {}): Promise<RunningServer> {
+  refuseUnbuiltFeatures(config);
   const registry = buildKindRegistry();
   const plugins = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'), config.plugin?.schemas_dir);
   const store = new LevelStore(config.database!.level!.path!);
   await store.open();
-  const service = new ResourceService({ registry, store, plugins, authorizer: allowAll });
+  const authorizer = config.security?.readonly ? readOnly(allowAll) : allowAll;
+  const service = new ResourceService({ registry, store, plugins, authorizer });
   const app = buildApp({
     config,
     registry,
@@ -67,6 +69,20 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
         await store.close();
       })()),
   };
+}
+
+/**
+ * Settings this build accepts but cannot honour yet fail loudly instead of being ignored:
+ * a user who turns on authentication must never get an open server by mistake.
+ */
+function refuseUnbuiltFeatures(config: Readonly<ServerConfig>): void {
+  if (config.security?.enable_auth) {
+    throw new Error('security.enable_auth: true is not supported by this version yet (authentication arrives in a later release); refusing to start an open server');
+  }
+  const pg = config.database?.postgres;
+  if (pg && (pg.url || pg.host)) {
+    throw new Error('database.postgres is not supported by this version yet; use database.level (the embedded default)');
+  }
 }
 
 /** "HOST:PORT", "[::1]:PORT" or ":PORT" (all interfaces). */

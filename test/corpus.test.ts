@@ -143,7 +143,7 @@ const mocked = native
   .map(({ e, obj }) => ({ e, obj, ...migrationMocks(obj) }))
   .filter((m) => m.unknown.length + m.barMocks.length > 0);
 const mockedKeys = new Set(mocked.map((m) => `${m.e.file}#${m.e.index}`));
-/** Projects first (created from the corpus itself), then everything else in INDEX order. */
+/** Project resources first (their projects already exist, so they exercise the PUT path), then INDEX order. */
 const valid = native
   .filter((e) => !EXPECTED_INVALID[e.file] && !mockedKeys.has(`${e.file}#${e.index}`))
   .sort((a, b) => Number(descriptor(b.kind).isProjectScope ?? false) - Number(descriptor(a.kind).isProjectScope ?? false));
@@ -236,13 +236,20 @@ describe('corpus of real Perses resources (shared/corpus)', function () {
 
   describe('the server accepts every valid real Perses resource', () => {
     for (const e of valid) {
-      it(title(e), async function () {
+      it(title(e), async () => {
         const obj = load(e);
         const d = descriptor(e.kind);
         const res = await createOrUpdate(srv, e, obj);
         if (onlyDefaultCollision(res)) {
-          // Valid on its own (checked in createOrUpdate); the default it claims is taken by another repository's resource.
-          expect(res.body.message).to.match(/already the default/);
+          // Valid on its own (checked in createOrUpdate); the default it claims is taken by another
+          // corpus resource, which the error must name (API.md §8).
+          const pluginKind = obj.spec?.plugin?.kind;
+          const rivals = valid
+            .filter((x) => x.kind === e.kind && x.name !== e.name && (x.project ?? '') === (e.project ?? ''))
+            .filter((x) => load(x).spec?.default === true && load(x).spec?.plugin?.kind === pluginKind)
+            .map((x) => x.name);
+          expect(rivals, `another default ${pluginKind} in the corpus: ${show(res)}`).to.not.be.empty;
+          expect(rivals.some((n) => String(res.body.message).includes(`"${n}"`)), `the error names the first default: ${show(res)}`).to.equal(true);
           return;
         }
         expect(res.body?.kind).to.equal(d.kind);

@@ -55,7 +55,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   registerErrorHandler(app);
   registerBodyParsers(app, http.max_json_depth!);
   registerSystemRoutes(app, o);
-  registerResourceRoutes(app, o.registry, o.service);
+  registerResourceRoutes(app, o.registry, o.service, o.config);
   return app;
 }
 

@@ -3,6 +3,7 @@ import { badRequest } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { assertName } from '../resources/names.js';
+import { getPath } from '../resources/object-path.js';
 import type { ResourceService } from '../resources/service.js';
 import { flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
 
@@ -17,8 +18,9 @@ type Req = FastifyRequest<{ Params: Params; Querystring: Query }>;
  * global kinds under /api/v1/{plural}, project kinds under /api/v1/projects/{project}/{plural}
  * plus the cross-project collection /api/v1/{plural}.
  */
-export function registerResourceRoutes(app: FastifyInstance, registry: KindRegistry, service: ResourceService): void {
+export function registerResourceRoutes(app: FastifyInstance, registry: KindRegistry, service: ResourceService, config: unknown): void {
   for (const d of registry.all()) {
+    if (d.enabledBy && getPath(config, d.enabledBy) === false) continue;
     const h = handlers(d, service);
     const item = `/api/v1/${d.plural}/:name`;
     if (d.scope === 'global') {

@@ -1,3 +1,5 @@
+import { forbidden } from '../errors.js';
+
 /** Who is calling. With auth off every caller is the anonymous principal. */
 export interface Principal {
   name: string;
@@ -21,3 +23,14 @@ export const allowAll: Authorizer = Object.freeze({
   authorize: async () => undefined,
   readableProjects: async () => '*' as const,
 });
+
+/** `security.readonly`: reads go to `inner`, every write is refused. */
+export function readOnly(inner: Authorizer): Authorizer {
+  return {
+    authorize: async (principal, action, kind, project) => {
+      if (action !== 'read') throw forbidden(`this server is read-only (security.readonly: true); ${action} of ${kind} is not allowed`);
+      return inner.authorize(principal, action, kind, project);
+    },
+    readableProjects: (principal, kind) => inner.readableProjects(principal, kind),
+  };
+}

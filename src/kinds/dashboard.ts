@@ -26,6 +26,7 @@ export const ephemeralDashboard: KindDescriptor = {
   scope: 'project',
   validate: EphemeralDashboard,
   ttlPath: 'spec.ttl',
+  enabledBy: 'ephemeral_dashboard.enable',
   hooks: {
     normalize: normalizeDashboard,
     validate: (obj, ctx) => [...ttlProblems((obj.spec as { ttl?: unknown }).ttl), ...dashboardProblems(obj.spec, ctx.plugins)],

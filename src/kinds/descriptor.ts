@@ -76,6 +76,8 @@ export interface KindDescriptor {
   isProjectScope?: boolean;
   /** Previous versions are kept (issue 5). */
   history?: boolean;
+  /** Dotted path of a boolean server configuration key that turns the kind's routes on (e.g. `ephemeral_dashboard.enable`). */
+  enabledBy?: string;
   /** Dotted path of a duration after which the object expires (counted from updatedAt). */
   ttlPath?: string;
 }

@@ -60,7 +60,7 @@ export class ResourceService {
   }
 
   async create(p: Principal, d: KindDescriptor, body: unknown, target: Target, w: WriteOptions = {}): Promise<Envelope> {
-    const obj = this.prepare(d, body, target, { createdAt: this.now().toISOString(), version: 0 });
+    const obj = this.prepare(d, body, target, { version: 0 });
     const project = scopeOf(d, obj.metadata.project);
     await this.opts.authorizer.authorize(p, 'create', d.kind, project);
     const parent = project === undefined ? undefined : this.projectKey(project);
@@ -125,7 +125,7 @@ export class ResourceService {
 
   /** Full validation without storing (POST /api/validate/...): no project existence check. */
   async validateOnly(d: KindDescriptor, body: unknown): Promise<void> {
-    const obj = this.prepare(d, body, {}, { createdAt: this.now().toISOString(), version: 0 }, false);
+    const obj = this.prepare(d, body, {}, { version: 0 }, false);
     if (obj.metadata.project === '') obj.metadata.project = VALIDATE_PROJECT;
     await this.validate(d, obj, false);
   }
@@ -176,10 +176,11 @@ export class ResourceService {
   }
 
   /** Identity checks, older forms rewritten, server metadata stamped. */
-  private prepare(d: KindDescriptor, body: unknown, target: Target, meta: { createdAt: string; version: number }, requireProject = true): Envelope {
+  private prepare(d: KindDescriptor, body: unknown, target: Target, meta: { createdAt?: string; version: number }, requireProject = true): Envelope {
     const obj = identify(d, body, target, requireProject);
     d.hooks?.normalize?.(obj as unknown as Record<string, unknown>);
-    stampMetadata(obj, { createdAt: meta.createdAt, updatedAt: this.now().toISOString(), version: meta.version });
+    const at = this.now().toISOString();
+    stampMetadata(obj, { createdAt: meta.createdAt ?? at, updatedAt: at, version: meta.version });
     return obj;
   }
 
