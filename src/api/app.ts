@@ -50,6 +50,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Content-Type-Options', 'nosniff');
     void reply.header('Cache-Control', 'no-store');
+    if ((request.query as Record<symbol, unknown>)[TOO_MANY_PARAMS]) throw badRequest(`the URL has more than ${MAX_QUERY_PARAMS} query parameters`);
     request.principal = await o.authenticator.authenticate(request.headers);
   });
   registerErrorHandler(app);
@@ -59,16 +60,21 @@ export function buildApp(o: AppOptions): FastifyInstance {
   return app;
 }
 
+/** Marks a query that had more than MAX_QUERY_PARAMS parameters (the parser must not throw). */
+const TOO_MANY_PARAMS = Symbol('tooManyParams');
+
 /** URLSearchParams semantics, at most MAX_QUERY_PARAMS parameters, repeated keys as arrays. */
 function parseQuery(text: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = Object.create(null);
-  if (text === '') return out;
-  const params = new URLSearchParams(text);
+  const out: Record<string | symbol, string | string[] | boolean> = Object.create(null);
+  if (text === '') return out as Record<string, string | string[]>;
   let count = 0;
-  for (const [k, v] of params) {
-    if (++count > MAX_QUERY_PARAMS) throw badRequest(`the URL has more than ${MAX_QUERY_PARAMS} query parameters`);
-    const prev = out[k];
+  for (const [k, v] of new URLSearchParams(text)) {
+    if (++count > MAX_QUERY_PARAMS) {
+      out[TOO_MANY_PARAMS] = true;
+      break;
+    }
+    const prev = out[k] as string | string[] | undefined;
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
   }
-  return out;
+  return out as Record<string, string | string[]>;
 }

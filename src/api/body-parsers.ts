@@ -4,8 +4,8 @@ import { parseAllDocuments } from 'yaml';
 import { ApiError, badRequest } from '../errors.js';
 import { assertSafeValue, jsonTextDepthExceeds } from './hygiene.js';
 
-const JSON_TYPES = /^application\/(?:[\w.-]+\+)?json$/;
-const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+const JSON_TYPES = /^application\/(?:[\w.-]+\+)?json\s*(?:;.*)?$/i;
+const YAML_TYPES = /^(?:application|text)\/(?:x-)?yaml\s*(?:;.*)?$/i;
 
 /**
  * Request bodies: JSON, or YAML [beyond]; anything else is a 415 (which also stops form and
@@ -56,7 +56,9 @@ export function parseJson(text: string, maxDepth: number): unknown {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw badRequest(`the request body is not valid JSON: ${(e as Error).message}`);
+    // V8's message quotes a piece of the body, which may be a password: keep only the position.
+    const where = /at position \d+(?: \(line \d+ column \d+\))?/.exec((e as Error).message)?.[0];
+    throw badRequest(`the request body is not valid JSON${where ? ` (${where})` : ''}; check quotes, commas and brackets`);
   }
   assertSafeValue(value, maxDepth);
   return value;

@@ -14,8 +14,8 @@ export function assertSafeValue(root: unknown, maxDepth: number): void {
   while (stack.length > 0) {
     const { value, depth, path } = stack.pop()!;
     if (typeof value === 'number') {
-      if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) {
-        throw badRequest(`${path || 'body'}: the number is out of range; numbers must be finite and integers within ±(2^53 - 1)`, [{ path: path || '(root)', message: 'number out of range' }]);
+      if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)) || Object.is(value, -0)) {
+        throw badRequest(`${path || 'body'}: the number is out of range; numbers must be finite, not -0, and integers within ±(2^53 - 1)`, [{ path: path || '(root)', message: 'number out of range' }]);
       }
       continue;
     }
