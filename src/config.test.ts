@@ -57,6 +57,11 @@ describe('configuration', () => {
     expect(configError(() => loadConfig({ env: { DASHPLANE_HISTORY_MAX_VERSIONS: 'x' } }))).to.match(/DASHPLANE_HISTORY_MAX_VERSIONS must be a number/);
   });
 
+  it('a headers timeout longer than the request timeout is an error naming both keys', () => {
+    const msg = configError(() => loadConfig({ env: { DASHPLANE_HTTP_HEADERS_TIMEOUT: '2m', DASHPLANE_HTTP_REQUEST_TIMEOUT: '1m' } }));
+    expect(msg).to.match(/http\.headers_timeout.*http\.request_timeout/);
+  });
+
   it('a missing or malformed file is an error naming the file', () => {
     expect(configError(() => loadConfig({ file: join(dir.path, 'nope.yaml') }))).to.match(/nope\.yaml/);
     expect(configError(() => loadConfig({ file: file('d.yaml', 'listen: [unclosed\n') }))).to.match(/d\.yaml is not valid YAML/);

@@ -5,6 +5,7 @@ import { ServerConfig as validateConfig } from './kinds/generated/validators.js'
 import type { ServerConfig } from './kinds/generated/types.js';
 import { schemaErrors } from './kinds/schema-errors.js';
 import { SCHEMAS_DIR } from './paths.js';
+import { parseDuration } from './resources/duration.js';
 
 export type { ServerConfig };
 
@@ -69,7 +70,17 @@ export function loadConfig(src: ConfigSources = {}): { config: Readonly<ServerCo
   if (problems.length) {
     throw new ConfigError(`invalid configuration:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`);
   }
+  checkTimeouts(raw as ServerConfig);
   return { config: deepFreeze(raw) as Readonly<ServerConfig>, warnings };
+}
+
+/** Node refuses a headers timeout longer than the request timeout; say so in configuration terms. */
+function checkTimeouts(config: ServerConfig): void {
+  const headers = parseDuration(config.http?.headers_timeout ?? '');
+  const request = parseDuration(config.http?.request_timeout ?? '');
+  if (headers !== undefined && request !== undefined && request > 0 && headers > request) {
+    throw new ConfigError(`invalid configuration: http.headers_timeout (${config.http!.headers_timeout}) must not be longer than http.request_timeout (${config.http!.request_timeout})`);
+  }
 }
 
 /** The configuration as `GET /api/config` shows it: every writeOnly (secret) value replaced. */

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
 
 const prom = (extra: Record<string, unknown> = {}) => ({ kind: 'PrometheusDatasource', spec: { directUrl: 'http://localhost:9090', ...extra } });
 const ds = (name: string, isDefault: boolean, plugin: unknown = prom()) => ({ kind: 'Datasource', metadata: { name }, spec: { default: isDefault, plugin } });
@@ -178,6 +179,24 @@ describe('resources: semantics of API.md §3-§5, §8-§12', () => {
     });
   });
 
+  describe('ephemeral dashboard expiry', () => {
+    it('is served until updatedAt + ttl, then 404 and absent from lists, even before anything deletes it', async () => {
+      const e = { ...dash('short'), kind: 'EphemeralDashboard', spec: { ...dash('short').spec, ttl: '1s' } };
+      const created = await s.api('POST', '/api/v1/projects/demo/ephemeraldashboards', e);
+      expect(created.status).to.equal(200);
+      const expiresAt = Date.parse(created.body.metadata.updatedAt) + 1000;
+      const names = async () => ((await s.api('GET', '/api/v1/projects/demo/ephemeraldashboards')).body as { metadata: { name: string } }[]).map((o) => o.metadata.name);
+      if (Date.now() < expiresAt - 200) {
+        expect((await s.api('GET', '/api/v1/projects/demo/ephemeraldashboards/short')).status).to.equal(200);
+        expect(await names()).to.include('short');
+      }
+      await waitFor('the ephemeral dashboard to expire', async () => (await s.api('GET', '/api/v1/projects/demo/ephemeraldashboards/short')).status === 404, 5000);
+      expect(Date.now()).to.be.at.least(expiresAt);
+      expect(await names()).to.not.include('short');
+      expect((await s.api('PUT', '/api/v1/projects/demo/ephemeraldashboards/short', e)).status).to.equal(404);
+    });
+  });
+
   describe('users, roles and bindings', () => {
     it('the older User spec.password becomes spec.nativeProvider.password and is never returned', async () => {
       const r = await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'alice' }, spec: { password: 'CANARY-pw-1' } });
@@ -337,6 +356,18 @@ describe('resources: semantics of API.md §3-§5, §8-§12', () => {
       expect(bad.body.details[0].path).to.equal('spec.layouts[0].spec.items[0].content.$ref');
       expect((await s.api('POST', '/api/validate/globaldatasources', { ...ds('g', false), kind: 'GlobalDatasource' })).status).to.equal(200);
       expect((await s.api('POST', '/api/validate/nothings', {})).status).to.equal(404);
+    });
+
+    it('health answers 503 with database:false when the store is down', async () => {
+      const t = await startTestServer();
+      try {
+        await t.server.store.close();
+        const r = await t.api('GET', '/api/v1/health');
+        expect(r.status).to.equal(503);
+        expect(r.body.database).to.equal(false);
+      } finally {
+        await t.stop();
+      }
     });
 
     it('whoami is 401 with auth off; unknown routes are a JSON 404', async () => {

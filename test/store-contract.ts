@@ -101,6 +101,19 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect((await store.list({ kind: 'Project' })).map((o) => o.metadata.name)).to.deep.equal(['a-b', 'ab']);
     });
 
+    it('REL-06: a child created while its project is deleted never outlives the project', async () => {
+      const parent = { kind: 'Project', project: '', name: 'p' };
+      for (let round = 0; round < 20; round++) {
+        await store.create(obj('Project', '', 'p'));
+        await store.create(obj('Dashboard', 'p', 'first'), { parent });
+        const creates = Array.from({ length: 10 }, (_, i) => store.create(obj('Dashboard', 'p', `d${i}`), { parent }));
+        const removal = store.delete(parent, { children: { project: 'p', kinds: ['Dashboard'] } });
+        await Promise.allSettled([...creates, removal]);
+        expect(await store.get(parent)).to.equal(undefined);
+        expect(await store.list({ kind: 'Dashboard', project: 'p' }), `round ${round}`).to.deep.equal([]);
+      }
+    });
+
     it('lists sort by project then name, byte-wise, and filter by project and name prefix', async () => {
       const keys = [['b', 'x'], ['a', 'b'], ['a', 'B'], ['a-b', 'a'], ['a', 'a.1'], ['a', 'a_1'], ['ab', 'a']];
       for (const [p, n] of keys) await store.create(obj('Dashboard', p, n));

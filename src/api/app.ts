@@ -41,10 +41,9 @@ export function buildApp(o: AppOptions): FastifyInstance {
     logger: o.logger as never,
     bodyLimit: http.body_limit,
     routerOptions: { caseSensitive: false, maxParamLength: 1000, ignoreTrailingSlash: true, querystringParser: parseQuery },
-    http: {
-      headersTimeout: parseDuration(http.headers_timeout ?? '10s'),
-      requestTimeout: parseDuration(http.request_timeout ?? '60s'),
-    },
+    // Against slowloris: headers must arrive within headers_timeout, the whole request within request_timeout.
+    http: { headersTimeout: parseDuration(http.headers_timeout!) },
+    requestTimeout: parseDuration(http.request_timeout!),
   });
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (request, reply) => {
