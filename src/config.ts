@@ -17,7 +17,7 @@ export interface ConfigSources {
 }
 
 /** Environment variables read directly by other parts of dashplane rather than mapped to a key. */
-const ENV_NOT_KEYS = new Set(['DASHPLANE_ENCRYPTION_KEY', 'DASHPLANE_CONFIG', 'DASHPLANE_COMMIT']);
+const ENV_NOT_KEYS = new Set(['DASHPLANE_ENCRYPTION_KEY', 'DASHPLANE_ADMIN_USER', 'DASHPLANE_ADMIN_PASSWORD', 'DASHPLANE_CONFIG', 'DASHPLANE_COMMIT']);
 const ENV_PREFIX = 'DASHPLANE_';
 
 interface JsonSchema {
@@ -63,6 +63,7 @@ export function loadConfig(src: ConfigSources = {}): { config: Readonly<ServerCo
     }
     setDeep(raw, path.keys, coerce(value, path.schema, name));
   }
+  applyShortcutEnv(raw, src.env ?? {});
   if (src.listen !== undefined) raw.listen = src.listen;
   dropEmptySections(raw, SCHEMA);
   applyDefaults(raw, SCHEMA);
@@ -72,6 +73,19 @@ export function loadConfig(src: ConfigSources = {}): { config: Readonly<ServerCo
   }
   checkTimeouts(raw as ServerConfig);
   return { config: deepFreeze(raw) as Readonly<ServerConfig>, warnings };
+}
+
+/** Environment variables with names of their own (documented in the README) rather than a key path. */
+function applyShortcutEnv(raw: Record<string, unknown>, env: Record<string, string | undefined>): void {
+  if (env.DASHPLANE_ENCRYPTION_KEY) setDeep(raw, ['security', 'encryption_key'], env.DASHPLANE_ENCRYPTION_KEY);
+  if (env.DASHPLANE_ADMIN_USER) {
+    setDeep(raw, ['security', 'bootstrap_admin'], {
+      name: env.DASHPLANE_ADMIN_USER,
+      ...(env.DASHPLANE_ADMIN_PASSWORD ? { password: env.DASHPLANE_ADMIN_PASSWORD } : {}),
+    });
+  } else if (env.DASHPLANE_ADMIN_PASSWORD) {
+    throw new ConfigError('DASHPLANE_ADMIN_PASSWORD is set without DASHPLANE_ADMIN_USER; set both to create the first administrator');
+  }
 }
 
 /** Node refuses a headers timeout longer than the request timeout; say so in configuration terms. */

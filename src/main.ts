@@ -1,13 +1,24 @@
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { buildApp } from './api/app.js';
-import { anonymousAuthenticator } from './auth/authenticator.js';
-import { allowAll, readOnly } from './auth/authorizer.js';
+import type { AuthRouteOptions } from './api/auth-routes.js';
+import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
+import { allowAll, readOnly, type Authorizer } from './auth/authorizer.js';
+import { bootstrapAdmin } from './auth/bootstrap.js';
+import { loadKeyRing } from './auth/keys.js';
+import { AuthService } from './auth/login.js';
+import { PasswordHasher } from './auth/passwords.js';
+import { RbacAuthorizer, type Permission } from './auth/rbac.js';
+import { SessionStore } from './auth/sessions.js';
+import { TokenAuthenticator } from './auth/token-authenticator.js';
+import { TokenService } from './auth/tokens.js';
 import { readBuildInfo } from './build-info.js';
 import type { ServerConfig } from './config.js';
 import { buildKindRegistry } from './kinds/index.js';
+import type { KindRegistry } from './kinds/registry.js';
 import { SCHEMAS_DIR } from './paths.js';
 import { PluginRegistry } from './plugins/registry.js';
+import { parseDuration } from './resources/duration.js';
 import { ResourceService } from './resources/service.js';
 import { LevelStore } from './storage/level-store.js';
 import type { Store } from './storage/store.js';
@@ -27,34 +38,92 @@ export interface StartOptions {
   logger?: boolean | Record<string, unknown>;
 }
 
+/** How often expired sessions are removed from the store. */
+const SESSION_SWEEP_MS = 3_600_000;
+
 /** The composition root: config -> registry -> store -> services -> app -> listen. */
 export async function startServer(config: Readonly<ServerConfig>, opts: StartOptions = {}): Promise<RunningServer> {
   refuseUnbuiltFeatures(config);
   const registry = buildKindRegistry();
   const plugins = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'), config.plugin?.schemas_dir);
-  const store = new LevelStore(config.database!.level!.path!);
+  const dataDir = config.database!.level!.path!;
+  const security = config.security!;
+  const authn = security.authentication!;
+  const passwords = new PasswordHasher({ logN: authn.password_hash_cost!, concurrency: 2, maxQueue: 64 });
+  const store = new LevelStore(dataDir);
   await store.open();
-  const authorizer = config.security?.readonly ? readOnly(allowAll) : allowAll;
-  const service = new ResourceService({ registry, store, plugins, authorizer });
+  const startupLog: string[] = [];
+  let authenticator: Authenticator = anonymousAuthenticator;
+  let authorizer: Authorizer = allowAll;
+  let auth: Omit<AuthRouteOptions, 'service'> | undefined;
+  let sessions: SessionStore | undefined;
+  try {
+    if (security.enable_auth) {
+      const keys = loadKeyRing({ key: security.encryption_key, keyFile: security.encryption_key_file, dataDir });
+      startupLog.push(`signing keys derived from ${keys.source}`);
+      const accessTtlMs = parseDuration(authn.access_token_ttl!)!;
+      const refreshTtlMs = parseDuration(authn.refresh_token_ttl!)!;
+      const tokens = new TokenService(keys, { accessS: Math.round(accessTtlMs / 1000), refreshS: Math.round(refreshTtlMs / 1000) });
+      sessions = new SessionStore(store);
+      const userKind = registry.all().find((d) => d.isPrincipal)!;
+      authenticator = new TokenAuthenticator({ tokens, sessions, store, userKind: userKind.kind });
+      const rbac = new RbacAuthorizer({ store, registry, guest: (security.authorization!.guest_permissions ?? []) as Permission[], config });
+      authorizer = rbac;
+      const limits = authn.login_rate_limit!;
+      auth = {
+        auth: new AuthService({ store, userKind: userKind.kind, passwords, sessions, tokens, refreshTtlMs, limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! } }),
+        rbac,
+        userKind,
+        cookie: { sameSite: security.cookie!.same_site!, secure: security.cookie!.secure! },
+        enableNative: authn.providers!.enable_native !== false,
+      };
+    }
+    if (security.readonly) authorizer = readOnly(authorizer);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  const service = new ResourceService({ registry, store, plugins, authorizer, passwords });
   const app = buildApp({
     config,
     registry,
     plugins,
     service,
     store,
-    authenticator: anonymousAuthenticator,
+    authenticator,
+    ...(auth ? { auth: { ...auth, service } } : {}),
     build: readBuildInfo(),
     logger: opts.logger ?? { level: config.log?.level ?? 'info' },
   });
-  const { host, port } = parseListen(config.listen!);
+  const timers: NodeJS.Timeout[] = [];
   try {
-    await app.listen({ host, port });
+    if (security.bootstrap_admin) {
+      const line = await bootstrapAdmin(security.bootstrap_admin, registry, service);
+      if (line) startupLog.push(line);
+    }
+    if (sessions) {
+      const s = sessions;
+      const sweep = () => void s.sweep().catch((e: unknown) => app.log.warn({ err: e }, 'session sweep failed'));
+      sweep();
+      timers.push(setInterval(sweep, SESSION_SWEEP_MS).unref());
+    }
+    const { host, port } = parseListen(config.listen!);
+    await app.listen({ host, port }).catch((e: Error) => {
+      throw new Error(`cannot listen on ${config.listen}: ${e.message}`);
+    });
   } catch (e) {
+    timers.forEach(clearInterval);
     await app.close();
     await store.close();
-    throw new Error(`cannot listen on ${config.listen}: ${(e as Error).message}`);
+    throw e;
   }
+  for (const line of startupLog) app.log.info(line);
+  return running(app, store, service, config, timers);
+}
+
+function running(app: FastifyInstance, store: Store, service: ResourceService, config: Readonly<ServerConfig>, timers: NodeJS.Timeout[]): RunningServer {
   const addr = app.server.address();
+  const { host, port } = parseListen(config.listen!);
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
   let closing: Promise<void> | undefined;
@@ -65,20 +134,15 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     url,
     close: () =>
       (closing ??= (async () => {
+        timers.forEach(clearInterval);
         await app.close();
         await store.close();
       })()),
   };
 }
 
-/**
- * Settings this build accepts but cannot honour yet fail loudly instead of being ignored:
- * a user who turns on authentication must never get an open server by mistake.
- */
+/** Settings this build accepts but cannot honour yet fail loudly instead of being ignored. */
 function refuseUnbuiltFeatures(config: Readonly<ServerConfig>): void {
-  if (config.security?.enable_auth) {
-    throw new Error('security.enable_auth: true is not supported by this version yet (authentication arrives in a later release); refusing to start an open server');
-  }
   const pg = config.database?.postgres;
   if (pg && (pg.url || pg.host)) {
     throw new Error('database.postgres is not supported by this version yet; use database.level (the embedded default)');
@@ -92,3 +156,4 @@ export function parseListen(listen: string): { host: string; port: number } {
   if (!m || port > 65535) throw new Error(`listen "${listen}" must look like HOST:PORT, e.g. 127.0.0.1:8080`);
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }
+

@@ -37,7 +37,7 @@ describe('server options', () => {
   it('settings this version cannot honour yet stop the start instead of being ignored', async () => {
     const dir = tempDir();
     try {
-      for (const env of [{ DASHPLANE_SECURITY_ENABLE_AUTH: 'true' }, { DASHPLANE_DATABASE_POSTGRES_URL: 'postgres://x@127.0.0.1/db' }]) {
+      for (const env of [{ DASHPLANE_DATABASE_POSTGRES_URL: 'postgres://x@127.0.0.1/db' }]) {
         const { config } = loadConfig({ listen: '127.0.0.1:0', env: { DASHPLANE_DATABASE_LEVEL_PATH: dir.path, ...env } });
         let message = '';
         await startServer(config, { logger: false }).then(

@@ -70,6 +70,17 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect(await store.get({ kind: 'Dashboard', project: 'p', name: 'x' })).to.not.equal(undefined);
     });
 
+    it('create with `also` writes every object or none', async () => {
+      await store.create(obj('Role', 'p', 'taken'));
+      const e = await rejection(store.create(obj('Project', '', 'p'), { also: [obj('Role', 'p', 'owner'), obj('Role', 'p', 'taken')] }));
+      expect(e.reason).to.equal('AlreadyExists');
+      expect(await store.get({ kind: 'Project', project: '', name: 'p' })).to.equal(undefined);
+      expect(await store.get({ kind: 'Role', project: 'p', name: 'owner' })).to.equal(undefined);
+      await store.create(obj('Project', '', 'p'), { also: [obj('Role', 'p', 'owner'), obj('RoleBinding', 'p', 'owner')] });
+      expect(await store.list({ kind: 'Role', project: 'p' })).to.have.length(2);
+      expect(await store.get({ kind: 'RoleBinding', project: 'p', name: 'owner' })).to.not.equal(undefined);
+    });
+
     it('update checks the expected version and reports NotFound for a missing key', async () => {
       await store.create(obj('Dashboard', 'p', 'x'));
       await store.update(obj('Dashboard', 'p', 'x', 1, { v: 1 }), { expectedVersion: 0 });

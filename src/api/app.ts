@@ -1,13 +1,15 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Authenticator } from '../auth/authenticator.js';
-import type { Principal } from '../auth/authorizer.js';
+import { ANONYMOUS, type Principal } from '../auth/authorizer.js';
+import { AUTH_COOKIES, parseCookies } from '../auth/cookies.js';
 import type { ServerConfig } from '../config.js';
-import { badRequest } from '../errors.js';
+import { ApiError, badRequest, forbidden, unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import { parseDuration } from '../resources/duration.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Store } from '../storage/store.js';
+import { registerAuthRoutes, type AuthRouteOptions } from './auth-routes.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { registerErrorHandler } from './error-handler.js';
 import { registerResourceRoutes } from './resource-router.js';
@@ -29,6 +31,8 @@ export interface AppOptions {
   service: ResourceService;
   store: Store;
   authenticator: Authenticator;
+  /** Login, refresh, logout, whoami, permissions: present when auth is on. */
+  auth?: AuthRouteOptions;
   build: BuildInfo;
   /** A pino logger configuration or false. */
   logger: boolean | Record<string, unknown>;
@@ -50,13 +54,63 @@ export function buildApp(o: AppOptions): FastifyInstance {
     void reply.header('X-Content-Type-Options', 'nosniff');
     void reply.header('Cache-Control', 'no-store');
     if ((request.query as Record<symbol, unknown>)[TOO_MANY_PARAMS]) throw badRequest(`the URL has more than ${MAX_QUERY_PARAMS} query parameters`);
-    request.principal = await o.authenticator.authenticate(request.headers);
+    request.principal = await authenticate(o.authenticator, request);
+    refuseCrossSite(request);
   });
   registerErrorHandler(app);
   registerBodyParsers(app, http.max_json_depth!);
   registerSystemRoutes(app, o);
   registerResourceRoutes(app, o.registry, o.service, o.config);
+  if (o.auth) registerAuthRoutes(app, o.auth);
   return app;
+}
+
+/**
+ * Authentication runs first, before any lookup, so an anonymous caller learns nothing. Routes
+ * marked `anonymous` (login, health, sign-up, ...) also serve callers without valid credentials.
+ */
+async function authenticate(authenticator: Authenticator, request: FastifyRequest): Promise<Principal> {
+  const anonymousRoute = (request.routeOptions.config as { anonymous?: boolean } | undefined)?.anonymous === true;
+  try {
+    const principal = await authenticator.authenticate(request.headers);
+    if (principal) return principal;
+  } catch (e) {
+    if (!anonymousRoute) throw e;
+    return ANONYMOUS;
+  }
+  if (anonymousRoute) return ANONYMOUS;
+  throw unauthorized('sign in first: send "Authorization: Bearer <access token>" (POST /api/auth/providers/native/login gives one)');
+}
+
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const BODY_TYPES = /^(?:application\/(?:[\w.-]+\+)?json|application\/(?:x-)?yaml|text\/(?:x-)?yaml)\s*(?:;.*)?$/i;
+
+/**
+ * A browser sends our cookies with cross-site requests too: a state-changing request carrying
+ * them must come from our own origin and send JSON or YAML (no form or text/plain posts).
+ * Bearer-token clients are not affected.
+ */
+function refuseCrossSite(request: FastifyRequest): void {
+  if (!UNSAFE_METHODS.has(request.method) || request.headers.authorization !== undefined) return;
+  const cookies = parseCookies(request.headers);
+  if (!AUTH_COOKIES.some((c) => cookies.has(c))) return;
+  if (request.headers['sec-fetch-site'] === 'cross-site') throw forbidden('cross-site request refused: requests authenticated by cookies must come from this server\'s own pages');
+  const origin = request.headers.origin;
+  if (origin !== undefined && originHost(origin) !== request.headers.host) {
+    throw forbidden(`request from origin ${origin} refused: requests authenticated by cookies must come from this server's own pages`);
+  }
+  const type = request.headers['content-type'];
+  if (type !== undefined && !BODY_TYPES.test(type)) {
+    throw new ApiError('UnsupportedMediaType', 'requests authenticated by cookies must send application/json or application/yaml');
+  }
+}
+
+function originHost(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Marks a query that had more than MAX_QUERY_PARAMS parameters (the parser must not throw). */

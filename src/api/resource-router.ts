@@ -23,9 +23,11 @@ export function registerResourceRoutes(app: FastifyInstance, registry: KindRegis
     if (d.enabledBy && getPath(config, d.enabledBy) === false) continue;
     const h = handlers(d, service);
     const item = `/api/v1/${d.plural}/:name`;
+    // Sign-up: anonymous callers may create unless the configuration turns it off.
+    const createOptions = { config: { anonymous: d.anonymousCreateUnless !== undefined && getPath(config, d.anonymousCreateUnless) !== true } };
     if (d.scope === 'global') {
       app.get(`/api/v1/${d.plural}`, h.list);
-      app.post(`/api/v1/${d.plural}`, h.create);
+      app.post(`/api/v1/${d.plural}`, createOptions, h.create);
       app.get(item, h.get);
       app.put(item, h.update);
       app.delete(item, h.remove);

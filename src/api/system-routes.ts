@@ -25,9 +25,10 @@ export interface SystemRouteOptions {
 /** /api/config, /api/v1/health, /api/v1/plugins, /api/validate/{plural}, whoami (auth off). */
 export function registerSystemRoutes(app: FastifyInstance, o: SystemRouteOptions): void {
   const shownConfig = publicConfig(o.config);
-  app.get('/api/config', async () => shownConfig);
+  const anonymous = { config: { anonymous: true } };
+  app.get('/api/config', anonymous, async () => shownConfig);
 
-  app.get('/api/v1/health', async (_req, reply) => {
+  app.get('/api/v1/health', anonymous, async (_req, reply) => {
     try {
       await o.store.ping();
       return { ...o.build, database: true };
@@ -37,10 +38,10 @@ export function registerSystemRoutes(app: FastifyInstance, o: SystemRouteOptions
   });
 
   const modules = pluginModules(o.plugins, o.build.version);
-  app.get('/api/v1/plugins', async () => modules);
+  app.get('/api/v1/plugins', anonymous, async () => modules);
 
-  app.post<{ Params: { plural: string } }>('/api/validate/:plural', async (req, reply) => {
-    await o.service.validateOnly(o.registry.requirePlural(req.params.plural), req.body);
+  app.post<{ Params: { plural: string } }>('/api/validate/:plural', anonymous, async (req, reply) => {
+    await o.service.validateOnly(req.principal, o.registry.requirePlural(req.params.plural), req.body);
     return reply.code(200).send();
   });
 

@@ -1,9 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ANONYMOUS, type Principal } from './authorizer.js';
 
-/** Turns request credentials into a Principal, or throws Unauthorized (issue 3 adds tokens). */
+/**
+ * Turns request credentials into a Principal: undefined when the request carries none,
+ * ApiError Unauthorized when they are invalid.
+ */
 export interface Authenticator {
-  authenticate(headers: IncomingHttpHeaders): Promise<Principal>;
+  authenticate(headers: IncomingHttpHeaders): Promise<Principal | undefined>;
 }
 
 /** With `security.enable_auth` off: everyone is the anonymous principal. */

@@ -4,14 +4,30 @@ import { forbidden } from '../errors.js';
 export interface Principal {
   name: string;
   anonymous: boolean;
+  /** The session the access token belongs to. */
+  sessionId?: string;
+  /** Authenticated by cookies (so cross-site request checks apply). */
+  viaCookie?: boolean;
+  /** dashplane itself (bootstrap, reaper): every check passes. */
+  internal?: boolean;
 }
+
+/** dashplane acting on its own behalf. */
+export const SYSTEM: Principal = Object.freeze({ name: 'dashplane', anonymous: false, internal: true });
 
 export type Action = 'create' | 'read' | 'update' | 'delete';
 
-/** Permission checks; implementations throw `ApiError` Forbidden. */
+/** What an action is about: a kind, the project it happens in (for a Project: itself), the object. */
+export interface AuthzTarget {
+  kind: string;
+  project?: string;
+  name?: string;
+}
+
+/** Permission checks; implementations throw `ApiError` Unauthorized or Forbidden. */
 export interface Authorizer {
-  /** Throws Forbidden when `principal` may not do `action` on `kind` (in `project` for project kinds). */
-  authorize(principal: Principal, action: Action, kind: string, project?: string): Promise<void>;
+  /** Throws when `principal` may not do `action` on `target`. */
+  authorize(principal: Principal, action: Action, target: AuthzTarget): Promise<void>;
   /** The projects in which `principal` may read `kind`: '*' for all. */
   readableProjects(principal: Principal, kind: string): Promise<'*' | ReadonlySet<string>>;
 }
@@ -27,9 +43,9 @@ export const allowAll: Authorizer = Object.freeze({
 /** `security.readonly`: reads go to `inner`, every write is refused. */
 export function readOnly(inner: Authorizer): Authorizer {
   return {
-    authorize: async (principal, action, kind, project) => {
-      if (action !== 'read') throw forbidden(`this server is read-only (security.readonly: true); ${action} of ${kind} is not allowed`);
-      return inner.authorize(principal, action, kind, project);
+    authorize: async (principal, action, target) => {
+      if (action !== 'read' && !principal.internal) throw forbidden(`this server is read-only (security.readonly: true); ${action} of ${target.kind} is not allowed`);
+      return inner.authorize(principal, action, target);
     },
     readableProjects: (principal, kind) => inner.readableProjects(principal, kind),
   };

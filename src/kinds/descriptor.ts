@@ -1,3 +1,5 @@
+import type { Principal } from '../auth/authorizer.js';
+import type { PasswordHasher } from '../auth/passwords.js';
 import type { ErrorDetail } from '../errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import type { Envelope, Store } from '../storage/store.js';
@@ -24,6 +26,14 @@ export interface HookContext {
   plugins: PluginRegistry;
   /** Every registered kind with its scope. */
   kinds: ReadonlyMap<string, Scope>;
+  passwords: PasswordHasher;
+}
+
+/** The request a hook runs for. */
+export interface HookCall {
+  principal: Principal;
+  /** The stored object on update; undefined on create. */
+  current?: Envelope;
 }
 
 /** Optional per-kind behaviour; only present hooks are called. */
@@ -31,7 +41,11 @@ export interface KindHooks {
   /** Rewrites older forms in place, before schema validation (e.g. User spec.password). */
   normalize?(body: Record<string, unknown>): void;
   /** Semantic checks after the schema passed; every problem with its path. */
-  validate?(obj: Envelope, ctx: HookContext): ErrorDetail[] | Promise<ErrorDetail[]>;
+  validate?(obj: Envelope, ctx: HookContext, call: HookCall): ErrorDetail[] | Promise<ErrorDetail[]>;
+  /** Last step before the write, after every validation (e.g. hash a password). */
+  beforeWrite?(obj: Envelope, ctx: HookContext, call: HookCall): Promise<void>;
+  /** Objects created in the same atomic write as a new object (e.g. a project's default roles). */
+  companions?(obj: Envelope, call: HookCall): Envelope[];
 }
 
 /** A list query parameter that filters on a field of the object. */
@@ -74,6 +88,12 @@ export interface KindDescriptor {
   singleFlag?: SingleFlagRule;
   /** Objects of this kind are the projects that project-scoped objects live in (Project). */
   isProjectScope?: boolean;
+  /** RBAC: objects of this kind are roles (permission lists) or bindings (role -> subjects). */
+  authz?: 'role' | 'binding';
+  /** Objects of this kind are the users that sign in (User): they may read and update themselves. */
+  isPrincipal?: boolean;
+  /** Anonymous callers may create objects of this kind (sign-up) unless this boolean config key is true. */
+  anonymousCreateUnless?: string;
   /** Previous versions are kept (issue 5). */
   history?: boolean;
   /** Dotted path of a boolean server configuration key that turns the kind's routes on (e.g. `ephemeral_dashboard.enable`). */

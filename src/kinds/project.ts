@@ -1,5 +1,26 @@
-import type { KindDescriptor } from './descriptor.js';
+import type { Envelope } from '../storage/store.js';
+import type { HookCall, KindDescriptor } from './descriptor.js';
 import { Project } from './generated/validators.js';
+
+/** The roles every new project gets (API.md §12). */
+const DEFAULT_ROLES: Record<string, { actions: string[]; scopes: string[] }[]> = {
+  owner: [{ actions: ['*'], scopes: ['*'] }],
+  editor: [
+    { actions: ['*'], scopes: ['Dashboard', 'Datasource', 'Folder', 'Secret', 'Variable', 'EphemeralDashboard'] },
+    { actions: ['read'], scopes: ['Project', 'Role', 'RoleBinding'] },
+  ],
+  viewer: [{ actions: ['read'], scopes: ['*'] }],
+};
+
+/** owner/editor/viewer Roles and an owner RoleBinding for the signed-in creator (none when auth is off). */
+function defaultRoles(obj: Envelope, call: HookCall): Envelope[] {
+  if (call.principal.anonymous || call.principal.internal) return [];
+  const metadata = (name: string) => ({ name, project: obj.metadata.name, createdAt: '', updatedAt: '', version: 0 });
+  return [
+    ...Object.entries(DEFAULT_ROLES).map(([name, permissions]) => ({ kind: 'Role', metadata: metadata(name), spec: { permissions } })),
+    { kind: 'RoleBinding', metadata: metadata('owner'), spec: { role: 'owner', subjects: [{ kind: 'User', name: call.principal.name }] } },
+  ];
+}
 
 /** Project: the global kind whose objects hold every project-scoped object. */
 export const project: KindDescriptor = {
@@ -8,4 +29,5 @@ export const project: KindDescriptor = {
   scope: 'global',
   validate: Project,
   isProjectScope: true,
+  hooks: { companions: defaultRoles },
 };

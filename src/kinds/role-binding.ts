@@ -9,6 +9,7 @@ export const roleBinding: KindDescriptor = {
   plural: 'rolebindings',
   scope: 'project',
   validate: RoleBinding,
+  authz: 'binding',
   immutable,
 };
 
@@ -17,5 +18,6 @@ export const globalRoleBinding: KindDescriptor = {
   plural: 'globalrolebindings',
   scope: 'global',
   validate: GlobalRoleBinding,
+  authz: 'binding',
   immutable,
 };

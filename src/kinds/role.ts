@@ -41,6 +41,7 @@ export const role: KindDescriptor = {
   plural: 'roles',
   scope: 'project',
   validate: Role,
+  authz: 'role',
   hooks: { normalize: lowerCaseActions, validate: (obj, ctx) => scopeProblems(obj, ctx, true) },
 };
 
@@ -49,5 +50,6 @@ export const globalRole: KindDescriptor = {
   plural: 'globalroles',
   scope: 'global',
   validate: GlobalRole,
+  authz: 'role',
   hooks: { normalize: lowerCaseActions, validate: (obj, ctx) => scopeProblems(obj, ctx, false) },
 };

@@ -1,14 +1,21 @@
+import { PasswordHasher } from '../auth/passwords.js';
+import type { ErrorDetail } from '../errors.js';
+import { getPath, setPathIfParentExists } from '../resources/object-path.js';
 import type { KindDescriptor } from './descriptor.js';
 import { User } from './generated/validators.js';
 
 type Obj = Record<string, unknown>;
+const PASSWORD = 'spec.nativeProvider.password';
+const OAUTH = 'spec.oauthProviders';
 
 export const user: KindDescriptor = {
   kind: 'User',
   plural: 'users',
   scope: 'global',
   validate: User,
-  sensitive: ['spec.nativeProvider.password'],
+  sensitive: [PASSWORD],
+  isPrincipal: true,
+  anonymousCreateUnless: 'security.authentication.disable_sign_up',
   hooks: {
     /** Older form: `spec.password` becomes `spec.nativeProvider.password`. */
     normalize(body) {
@@ -18,6 +25,21 @@ export const user: KindDescriptor = {
       if (native.password === undefined) native.password = spec.password;
       spec.nativeProvider = native;
       delete spec.password;
+    },
+    /** External identities are recorded by dashplane at sign-in, never set by a client (INPUT-17). */
+    validate(obj, _ctx, call): ErrorDetail[] {
+      if (call.principal.internal) return [];
+      const before = JSON.stringify(call.current ? getPath(call.current, OAUTH) : undefined);
+      if (JSON.stringify(getPath(obj, OAUTH)) === before) return [];
+      return [{ path: OAUTH, message: 'is recorded by dashplane when the user signs in through an external provider; remove it from the request' }];
+    },
+    /** A new or changed password is stored as a scrypt hash, never as sent. */
+    async beforeWrite(obj, ctx, call) {
+      const password = getPath(obj, PASSWORD);
+      if (typeof password !== 'string' || password === '') return;
+      if (call.current && password === getPath(call.current, PASSWORD)) return;
+      if (call.principal.internal && PasswordHasher.isHash(password)) return;
+      setPathIfParentExists(obj, PASSWORD, await ctx.passwords.hash(password));
     },
   },
 };

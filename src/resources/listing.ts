@@ -69,7 +69,9 @@ function filterPredicate(d: KindDescriptor, filters: Record<string, string> = {}
  */
 export async function listPage(store: Store, d: KindDescriptor, q: ListOptions, readable: '*' | ReadonlySet<string>, nowMs: number): Promise<ListResult> {
   const matches = filterPredicate(d, q.filters);
-  const keep = (o: Envelope) => !isExpired(d, o, nowMs) && matches(o) && (readable === '*' || readable.has(o.metadata.project ?? ''));
+  // A Project object is "in" itself; every other object is in metadata.project.
+  const projectOf = (o: Envelope) => (d.isProjectScope ? o.metadata.name : (o.metadata.project ?? ''));
+  const keep = (o: Envelope) => !isExpired(d, o, nowMs) && matches(o) && (readable === '*' || readable.has(projectOf(o)));
   const want = q.limit ?? Infinity;
   const batch = q.limit === undefined ? undefined : Math.max(q.limit + 1, 100);
   const out: Envelope[] = [];

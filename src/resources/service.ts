@@ -1,6 +1,7 @@
-import type { Authorizer, Principal } from '../auth/authorizer.js';
+import type { Authorizer, AuthzTarget, Principal } from '../auth/authorizer.js';
+import type { PasswordHasher } from '../auth/passwords.js';
 import { ApiError, alreadyExists, badRequest, invalid, notFound, preconditionFailed, type ErrorDetail } from '../errors.js';
-import type { HookContext, KindDescriptor } from '../kinds/descriptor.js';
+import type { HookCall, HookContext, KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { schemaErrors } from '../kinds/schema-errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
@@ -16,6 +17,7 @@ export interface ServiceOptions {
   store: Store;
   plugins: PluginRegistry;
   authorizer: Authorizer;
+  passwords: PasswordHasher;
   /** The clock (tests may pin it). */
   now?: () => Date;
 }
@@ -44,17 +46,19 @@ export class ResourceService {
 
   constructor(private readonly opts: ServiceOptions) {
     this.now = opts.now ?? (() => new Date());
-    this.hookContext = { store: opts.store, plugins: opts.plugins, kinds: opts.registry.scopes };
+    this.hookContext = { store: opts.store, plugins: opts.plugins, kinds: opts.registry.scopes, passwords: opts.passwords };
   }
 
   async get(p: Principal, d: KindDescriptor, project: string, name: string): Promise<Envelope> {
-    await this.opts.authorizer.authorize(p, 'read', d.kind, scopeOf(d, project));
+    await this.opts.authorizer.authorize(p, 'read', authzTarget(d, project, name));
     return mask(d, await this.current(d, { kind: d.kind, project: scopeOf(d, project) ?? '', name }));
   }
 
   async list(p: Principal, d: KindDescriptor, q: ListOptions): Promise<ListResult> {
-    if (q.project !== undefined) await this.opts.authorizer.authorize(p, 'read', d.kind, q.project);
-    const readable = q.project === undefined && d.scope === 'project' ? await this.opts.authorizer.readableProjects(p, d.kind) : '*';
+    let readable: '*' | ReadonlySet<string> = '*';
+    if (d.scope === 'project' && q.project !== undefined) await this.opts.authorizer.authorize(p, 'read', { kind: d.kind, project: q.project });
+    else if (d.scope === 'project' || d.isProjectScope) readable = await this.opts.authorizer.readableProjects(p, d.kind);
+    else await this.opts.authorizer.authorize(p, 'read', { kind: d.kind });
     const page = await listPage(this.opts.store, d, q, readable, this.now().getTime());
     return { ...page, items: page.items.map((o) => mask(d, o)) };
   }
@@ -62,17 +66,20 @@ export class ResourceService {
   async create(p: Principal, d: KindDescriptor, body: unknown, target: Target, w: WriteOptions = {}): Promise<Envelope> {
     const obj = this.prepare(d, body, target, { version: 0 });
     const project = scopeOf(d, obj.metadata.project);
-    await this.opts.authorizer.authorize(p, 'create', d.kind, project);
+    await this.opts.authorizer.authorize(p, 'create', authzTarget(d, project, obj.metadata.name));
     const parent = project === undefined ? undefined : this.projectKey(project);
     if (parent && !(await this.opts.store.get(parent))) throw projectMissing(project!);
     restoreMasked(d, obj, undefined);
-    await this.validate(d, obj);
+    const call = { principal: p };
+    await this.validate(d, obj, call);
+    const companions = await this.companionsOf(d, obj, call);
     if (w.dryRun) {
       if (await this.opts.store.get(keyOf(obj))) throw alreadyExists(`${d.kind} "${obj.metadata.name}" already exists`);
       return mask(d, obj);
     }
+    await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
     try {
-      await this.opts.store.create(obj, parent ? { parent } : {});
+      await this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}) });
     } catch (e) {
       if (e instanceof ApiError && e.reason === 'NotFound' && project !== undefined) throw projectMissing(project);
       throw e;
@@ -82,12 +89,12 @@ export class ResourceService {
 
   async update(p: Principal, d: KindDescriptor, body: unknown, target: { name: string; project?: string }, w: WriteOptions = {}): Promise<Envelope> {
     const key: ObjectKey = { kind: d.kind, project: scopeOf(d, target.project) ?? '', name: target.name };
-    await this.opts.authorizer.authorize(p, 'update', d.kind, scopeOf(d, target.project));
+    await this.opts.authorizer.authorize(p, 'update', authzTarget(d, target.project, target.name));
     // Updates of one object in this process queue up; the retry loop covers other replicas.
-    return this.updates.run(`${key.kind}/${key.project}/${key.name}`, () => this.updateLoop(d, key, body, target, w));
+    return this.updates.run(`${key.kind}/${key.project}/${key.name}`, () => this.updateLoop(p, d, key, body, target, w));
   }
 
-  private async updateLoop(d: KindDescriptor, key: ObjectKey, body: unknown, target: Target, w: WriteOptions): Promise<Envelope> {
+  private async updateLoop(p: Principal, d: KindDescriptor, key: ObjectKey, body: unknown, target: Target, w: WriteOptions): Promise<Envelope> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.current(d, key);
       const version = current.metadata.version;
@@ -95,8 +102,10 @@ export class ResourceService {
       const obj = this.prepare(d, body, target, { createdAt: current.metadata.createdAt, version: version + 1 });
       immutableProblems(d, obj, current);
       restoreMasked(d, obj, current);
-      await this.validate(d, obj);
+      const call = { principal: p, current };
+      await this.validate(d, obj, call);
       if (w.dryRun) return mask(d, obj);
+      await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
       try {
         await this.opts.store.update(obj, { expectedVersion: version });
         return mask(d, obj);
@@ -110,7 +119,7 @@ export class ResourceService {
 
   async delete(p: Principal, d: KindDescriptor, project: string | undefined, name: string, w: WriteOptions = {}): Promise<void> {
     const key: ObjectKey = { kind: d.kind, project: scopeOf(d, project) ?? '', name };
-    await this.opts.authorizer.authorize(p, 'delete', d.kind, scopeOf(d, project));
+    await this.opts.authorizer.authorize(p, 'delete', authzTarget(d, project, name));
     const current = await this.current(d, key);
     if (w.ifMatch !== undefined && current.metadata.version !== w.ifMatch) throw stale(d, key, current.metadata.version, w.ifMatch);
     if (w.dryRun) return;
@@ -124,16 +133,16 @@ export class ResourceService {
   }
 
   /** Full validation without storing (POST /api/validate/...): no project existence check. */
-  async validateOnly(d: KindDescriptor, body: unknown): Promise<void> {
+  async validateOnly(p: Principal, d: KindDescriptor, body: unknown): Promise<void> {
     const obj = this.prepare(d, body, {}, { version: 0 }, false);
     if (obj.metadata.project === '') obj.metadata.project = VALIDATE_PROJECT;
-    await this.validate(d, obj, false);
+    await this.validate(d, obj, { principal: p }, false);
   }
 
   /** Schema, then semantic hooks, then scope-wide rules; every problem at once. */
-  private async validate(d: KindDescriptor, obj: Envelope, checkScope = true): Promise<void> {
+  private async validate(d: KindDescriptor, obj: Envelope, call: HookCall, checkScope = true): Promise<void> {
     const problems = schemaErrors(d.validate, obj);
-    const semantic = await this.semanticProblems(d, obj, problems.length === 0);
+    const semantic = await this.semanticProblems(d, obj, call, problems.length === 0);
     if (checkScope && problems.length === 0) semantic.push(...(await this.singleFlagProblems(d, obj)));
     // Every problem at once: schema problems first, then semantic ones at other paths.
     const seen = new Set(problems.map((x) => x.path));
@@ -142,14 +151,26 @@ export class ResourceService {
   }
 
   /** Hooks also run on schema-invalid objects so users see every problem; a hook that trips over a malformed shape is skipped then. */
-  private async semanticProblems(d: KindDescriptor, obj: Envelope, schemaValid: boolean): Promise<ErrorDetail[]> {
+  private async semanticProblems(d: KindDescriptor, obj: Envelope, call: HookCall, schemaValid: boolean): Promise<ErrorDetail[]> {
     if (!d.hooks?.validate) return [];
     try {
-      return [...(await d.hooks.validate(obj, this.hookContext))];
+      return [...(await d.hooks.validate(obj, this.hookContext, call))];
     } catch (e) {
       if (schemaValid) throw e;
       return [];
     }
+  }
+
+  /** Objects the kind creates along with a new one, stamped and validated like any other. */
+  private async companionsOf(d: KindDescriptor, obj: Envelope, call: HookCall): Promise<Envelope[]> {
+    const out = d.hooks?.companions?.(obj, call) ?? [];
+    for (const c of out) {
+      const cd = this.opts.registry.byName(c.kind);
+      if (!cd) throw new Error(`companion of unknown kind ${c.kind}`);
+      stampMetadata(c, { createdAt: obj.metadata.createdAt, updatedAt: obj.metadata.updatedAt, version: 0 });
+      await this.validate(cd, c, call, false);
+    }
+    return out;
   }
 
   /** E.g. "at most one default datasource per plugin kind in a scope". */
@@ -191,6 +212,13 @@ export class ResourceService {
 
 function scopeOf(d: KindDescriptor, project: string | undefined): string | undefined {
   return d.scope === 'project' ? project : undefined;
+}
+
+/** The permission question for an object: a project object lives in its project, a Project is its own. */
+function authzTarget(d: KindDescriptor, project: string | undefined, name: string): AuthzTarget {
+  if (d.scope === 'project') return { kind: d.kind, ...(project !== undefined ? { project } : {}), name };
+  if (d.isProjectScope) return { kind: d.kind, project: name, name };
+  return { kind: d.kind, name };
 }
 
 function projectMissing(project: string): ApiError {

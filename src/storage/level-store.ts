@@ -72,16 +72,21 @@ export class LevelStore implements Store {
     return out;
   }
 
-  create(obj: Envelope, opts: { parent?: ObjectKey } = {}): Promise<number> {
+  create(obj: Envelope, opts: { parent?: ObjectKey; also?: readonly Envelope[] } = {}): Promise<number> {
     return this.writes.run(async () => {
-      const key = objectKey(keyOf(obj));
-      if ((await this.db.get(key)) !== undefined) {
-        throw alreadyExists(`${obj.kind} "${obj.metadata.name}" already exists`);
+      const all = [obj, ...(opts.also ?? [])];
+      for (const o of all) {
+        if ((await this.db.get(objectKey(keyOf(o)))) !== undefined) {
+          throw alreadyExists(`${o.kind} "${o.metadata.name}" already exists`);
+        }
       }
       if (opts.parent && (await this.db.get(objectKey(opts.parent))) === undefined) {
         throw notFound(`${opts.parent.kind} "${opts.parent.name}" not found`);
       }
-      return this.commit([{ type: 'put', key, value: JSON.stringify(obj) }], [{ type: 'ADDED', object: obj }]);
+      return this.commit(
+        all.map((o) => ({ type: 'put' as const, key: objectKey(keyOf(o)), value: JSON.stringify(o) })),
+        all.map((o) => ({ type: 'ADDED' as const, object: o })),
+      );
     });
   }
 

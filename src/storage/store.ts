@@ -70,8 +70,11 @@ export interface Store {
   ping(): Promise<void>;
   get(key: ObjectKey): Promise<Envelope | undefined>;
   list(query: ListQuery): Promise<Envelope[]>;
-  /** Stores a new object; with `parent`, only if that object exists at the same instant. */
-  create(obj: Envelope, opts?: { parent?: ObjectKey }): Promise<number>;
+  /**
+   * Stores a new object; with `parent`, only if that object exists at the same instant; with
+   * `also`, those new objects too, in the same atomic write (AlreadyExists if any exists).
+   */
+  create(obj: Envelope, opts?: { parent?: ObjectKey; also?: readonly Envelope[] }): Promise<number>;
   /** Replaces an object whose stored version equals `expectedVersion`. */
   update(obj: Envelope, opts: { expectedVersion: number }): Promise<number>;
   /** Deletes an object (and optionally its children) atomically; returns the revision. */

@@ -891,7 +891,7 @@ export interface SecurityConfig {
   cookie?: CookieConfig;
   authentication?: AuthenticationConfig;
   authorization?: AuthorizationConfig;
-  admin?: AdminConfig;
+  bootstrap_admin?: AdminConfig;
 }
 /**
  * Attributes of the authentication cookies.
@@ -923,6 +923,11 @@ export interface AuthenticationConfig {
    */
   disable_sign_up?: boolean;
   providers?: AuthProvidersConfig;
+  /**
+   * scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost.
+   */
+  password_hash_cost?: number;
+  login_rate_limit?: LoginRateLimitConfig;
 }
 /**
  * Identity providers.
@@ -954,6 +959,23 @@ export interface OAuthProviderConfig {
   client_secret?: string;
 }
 /**
+ * Failed native logins allowed before 429 with Retry-After.
+ */
+export interface LoginRateLimitConfig {
+  /**
+   * Failures allowed for one login from one client address in a window.
+   */
+  per_login_and_address?: number;
+  /**
+   * Failures allowed from one client address in a window, whatever the login.
+   */
+  per_address?: number;
+  /**
+   * Length of the counting window. Duration such as "30s", "15m", "1h30m".
+   */
+  window?: string;
+}
+/**
  * Permissions.
  */
 export interface AuthorizationConfig {
@@ -962,15 +984,15 @@ export interface AuthorizationConfig {
    */
   guest_permissions?: Permission[];
   /**
-   * How often each replica reloads roles and bindings changed on another replica. Duration such as "30s", "15m", "1h30m".
+   * Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.
    */
   check_latest_update_interval?: string;
 }
 /**
- * Initial administrator created at first start (GlobalRole admin with * on *). Can also come from the environment.
+ * First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole "admin" (* on *) and a GlobalRoleBinding "admin" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.
  */
 export interface AdminConfig {
-  username: ResourceName;
+  name: ResourceName;
   /**
    * Password of the administrator.
    */

@@ -7805,7 +7805,7 @@ return errors === 0;
 }
 
 export const ServerConfig = validate88;
-const schema79 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How often each replica reloads roles and bindings changed on another replica. Duration such as \"30s\", \"15m\", \"1h30m\"."}},"additionalProperties":false,"default":{}},"admin":{"title":"AdminConfig","description":"Initial administrator created at first start (GlobalRole admin with * on *). Can also come from the environment.","type":"object","properties":{"username":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["username"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"default":100,"description":"Maximum nesting depth of a JSON or YAML body."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
+const schema79 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"default":100,"description":"Maximum nesting depth of a JSON or YAML body."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
@@ -8228,7 +8228,7 @@ if(data13.authentication !== undefined){
 let data22 = data13.authentication;
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 for(const key6 in data22){
-if(!((((key6 === "access_token_ttl") || (key6 === "refresh_token_ttl")) || (key6 === "disable_sign_up")) || (key6 === "providers"))){
+if(!((((((key6 === "access_token_ttl") || (key6 === "refresh_token_ttl")) || (key6 === "disable_sign_up")) || (key6 === "providers")) || (key6 === "password_hash_cost")) || (key6 === "login_rate_limit"))){
 const err33 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err33];
@@ -8446,9 +8446,10 @@ vErrors.push(err49);
 errors++;
 }
 }
-}
-else {
-const err50 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data22.password_hash_cost !== undefined){
+let data34 = data22.password_hash_cost;
+if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+const err50 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -8457,13 +8458,9 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-if(data13.authorization !== undefined){
-let data34 = data13.authorization;
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-for(const key8 in data34){
-if(!((key8 === "guest_permissions") || (key8 === "check_latest_update_interval"))){
-const err51 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+if((typeof data34 == "number") && (isFinite(data34))){
+if(data34 > 20 || isNaN(data34)){
+const err51 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -8472,16 +8469,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-if(data34.guest_permissions !== undefined){
-let data35 = data34.guest_permissions;
-if(Array.isArray(data35)){
-const len2 = data35.length;
-for(let i2=0; i2<len2; i2++){
-let data36 = data35[i2];
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.actions === undefined){
-const err52 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "actions"},message:"must have required property '"+"actions"+"'"};
+if(data34 < 10 || isNaN(data34)){
+const err52 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -8490,8 +8479,14 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(data36.scopes === undefined){
-const err53 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
+}
+}
+if(data22.login_rate_limit !== undefined){
+let data35 = data22.login_rate_limit;
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+for(const key8 in data35){
+if(!(((key8 === "per_login_and_address") || (key8 === "per_address")) || (key8 === "window"))){
+const err53 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -8500,9 +8495,11 @@ vErrors.push(err53);
 }
 errors++;
 }
-for(const key9 in data36){
-if(!((key9 === "actions") || (key9 === "scopes"))){
-const err54 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2,schemaPath:"./defs/permission.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+}
+if(data35.per_login_and_address !== undefined){
+let data36 = data35.per_login_and_address;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+const err54 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -8511,12 +8508,9 @@ vErrors.push(err54);
 }
 errors++;
 }
-}
-if(data36.actions !== undefined){
-let data37 = data36.actions;
-if(Array.isArray(data37)){
-if(data37.length < 1){
-const err55 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/actions",schemaPath:"./defs/permission.json/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 < 1 || isNaN(data36)){
+const err55 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -8525,11 +8519,12 @@ vErrors.push(err55);
 }
 errors++;
 }
-const len3 = data37.length;
-for(let i3=0; i3<len3; i3++){
-let data38 = data37[i3];
-if(typeof data38 !== "string"){
-const err56 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/actions/" + i3,schemaPath:"./defs/permission.json/properties/actions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+if(data35.per_address !== undefined){
+let data37 = data35.per_address;
+if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
+const err56 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -8538,8 +8533,9 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(!(((((data38 === "create") || (data38 === "read")) || (data38 === "update")) || (data38 === "delete")) || (data38 === "*"))){
-const err57 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/actions/" + i3,schemaPath:"./defs/permission.json/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 < 1 || isNaN(data37)){
+const err57 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -8550,8 +8546,11 @@ errors++;
 }
 }
 }
-else {
-const err58 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/actions",schemaPath:"./defs/permission.json/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data35.window !== undefined){
+let data38 = data35.window;
+if(typeof data38 === "string"){
+if(func2(data38) < 1){
+const err58 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -8560,12 +8559,8 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-if(data36.scopes !== undefined){
-let data39 = data36.scopes;
-if(Array.isArray(data39)){
-if(data39.length < 1){
-const err59 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(!pattern9.test(data38)){
+const err59 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -8574,12 +8569,9 @@ vErrors.push(err59);
 }
 errors++;
 }
-const len4 = data39.length;
-for(let i4=0; i4<len4; i4++){
-let data40 = data39[i4];
-if(typeof data40 === "string"){
-if(!pattern17.test(data40)){
-const err60 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/scopes/" + i4,schemaPath:"./defs/permission.json/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[A-Za-z]+)$"},message:"must match pattern \""+"^(\\*|[A-Za-z]+)$"+"\""};
+}
+else {
+const err60 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -8589,8 +8581,9 @@ vErrors.push(err60);
 errors++;
 }
 }
+}
 else {
-const err61 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/scopes/" + i4,schemaPath:"./defs/permission.json/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err61 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -8602,7 +8595,7 @@ errors++;
 }
 }
 else {
-const err62 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err62 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -8612,9 +8605,12 @@ vErrors.push(err62);
 errors++;
 }
 }
-}
-else {
-const err63 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2,schemaPath:"./defs/permission.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.authorization !== undefined){
+let data39 = data13.authorization;
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+for(const key9 in data39){
+if(!((key9 === "guest_permissions") || (key9 === "check_latest_update_interval"))){
+const err63 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -8624,9 +8620,15 @@ vErrors.push(err63);
 errors++;
 }
 }
-}
-else {
-const err64 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data39.guest_permissions !== undefined){
+let data40 = data39.guest_permissions;
+if(Array.isArray(data40)){
+const len2 = data40.length;
+for(let i2=0; i2<len2; i2++){
+let data41 = data40[i2];
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+if(data41.actions === undefined){
+const err64 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "actions"},message:"must have required property '"+"actions"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -8635,12 +8637,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-if(data34.check_latest_update_interval !== undefined){
-let data41 = data34.check_latest_update_interval;
-if(typeof data41 === "string"){
-if(func2(data41) < 1){
-const err65 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data41.scopes === undefined){
+const err65 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -8649,8 +8647,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(!pattern9.test(data41)){
-const err66 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+for(const key10 in data41){
+if(!((key10 === "actions") || (key10 === "scopes"))){
+const err66 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2,schemaPath:"./defs/permission.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -8660,8 +8659,11 @@ vErrors.push(err66);
 errors++;
 }
 }
-else {
-const err67 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.actions !== undefined){
+let data42 = data41.actions;
+if(Array.isArray(data42)){
+if(data42.length < 1){
+const err67 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/actions",schemaPath:"./defs/permission.json/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -8670,10 +8672,11 @@ vErrors.push(err67);
 }
 errors++;
 }
-}
-}
-else {
-const err68 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const len3 = data42.length;
+for(let i3=0; i3<len3; i3++){
+let data43 = data42[i3];
+if(typeof data43 !== "string"){
+const err68 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/actions/" + i3,schemaPath:"./defs/permission.json/properties/actions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -8682,12 +8685,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-if(data13.admin !== undefined){
-let data42 = data13.admin;
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-if(data42.username === undefined){
-const err69 = {instancePath:instancePath+"/security/admin",schemaPath:"#/properties/security/properties/admin/required",keyword:"required",params:{missingProperty: "username"},message:"must have required property '"+"username"+"'"};
+if(!(((((data43 === "create") || (data43 === "read")) || (data43 === "update")) || (data43 === "delete")) || (data43 === "*"))){
+const err69 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/actions/" + i3,schemaPath:"./defs/permission.json/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -8696,9 +8695,10 @@ vErrors.push(err69);
 }
 errors++;
 }
-for(const key10 in data42){
-if(!(((key10 === "username") || (key10 === "password")) || (key10 === "password_file"))){
-const err70 = {instancePath:instancePath+"/security/admin",schemaPath:"#/properties/security/properties/admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+}
+}
+else {
+const err70 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/actions",schemaPath:"./defs/permission.json/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -8708,11 +8708,11 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(data42.username !== undefined){
-let data43 = data42.username;
-if(typeof data43 === "string"){
-if(func2(data43) > 75){
-const err71 = {instancePath:instancePath+"/security/admin/username",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data41.scopes !== undefined){
+let data44 = data41.scopes;
+if(Array.isArray(data44)){
+if(data44.length < 1){
+const err71 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -8721,8 +8721,12 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(func2(data43) < 1){
-const err72 = {instancePath:instancePath+"/security/admin/username",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len4 = data44.length;
+for(let i4=0; i4<len4; i4++){
+let data45 = data44[i4];
+if(typeof data45 === "string"){
+if(!pattern17.test(data45)){
+const err72 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/scopes/" + i4,schemaPath:"./defs/permission.json/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[A-Za-z]+)$"},message:"must match pattern \""+"^(\\*|[A-Za-z]+)$"+"\""};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -8731,8 +8735,9 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(!pattern0.test(data43)){
-const err73 = {instancePath:instancePath+"/security/admin/username",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+else {
+const err73 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/scopes/" + i4,schemaPath:"./defs/permission.json/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -8742,8 +8747,9 @@ vErrors.push(err73);
 errors++;
 }
 }
+}
 else {
-const err74 = {instancePath:instancePath+"/security/admin/username",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err74 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -8753,9 +8759,9 @@ vErrors.push(err74);
 errors++;
 }
 }
-if(data42.password !== undefined){
-if(typeof data42.password !== "string"){
-const err75 = {instancePath:instancePath+"/security/admin/password",schemaPath:"#/properties/security/properties/admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err75 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2,schemaPath:"./defs/permission.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -8765,9 +8771,9 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(data42.password_file !== undefined){
-if(typeof data42.password_file !== "string"){
-const err76 = {instancePath:instancePath+"/security/admin/password_file",schemaPath:"#/properties/security/properties/admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err76 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -8777,9 +8783,11 @@ vErrors.push(err76);
 errors++;
 }
 }
-}
-else {
-const err77 = {instancePath:instancePath+"/security/admin",schemaPath:"#/properties/security/properties/admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data39.check_latest_update_interval !== undefined){
+let data46 = data39.check_latest_update_interval;
+if(typeof data46 === "string"){
+if(func2(data46) < 1){
+const err77 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -8788,10 +8796,8 @@ vErrors.push(err77);
 }
 errors++;
 }
-}
-}
-else {
-const err78 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data46)){
+const err78 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -8801,12 +8807,8 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data.ephemeral_dashboard !== undefined){
-let data46 = data.ephemeral_dashboard;
-if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
-for(const key11 in data46){
-if(!((key11 === "enable") || (key11 === "cleanup_interval"))){
-const err79 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+else {
+const err79 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -8816,9 +8818,9 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(data46.enable !== undefined){
-if(typeof data46.enable !== "boolean"){
-const err80 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err80 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -8828,11 +8830,11 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data46.cleanup_interval !== undefined){
-let data48 = data46.cleanup_interval;
-if(typeof data48 === "string"){
-if(func2(data48) < 1){
-const err81 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data13.bootstrap_admin !== undefined){
+let data47 = data13.bootstrap_admin;
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+if(data47.name === undefined){
+const err81 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -8841,8 +8843,9 @@ vErrors.push(err81);
 }
 errors++;
 }
-if(!pattern9.test(data48)){
-const err82 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+for(const key11 in data47){
+if(!(((key11 === "name") || (key11 === "password")) || (key11 === "password_file"))){
+const err82 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -8852,8 +8855,11 @@ vErrors.push(err82);
 errors++;
 }
 }
-else {
-const err83 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data47.name !== undefined){
+let data48 = data47.name;
+if(typeof data48 === "string"){
+if(func2(data48) > 75){
+const err83 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -8862,10 +8868,8 @@ vErrors.push(err83);
 }
 errors++;
 }
-}
-}
-else {
-const err84 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func2(data48) < 1){
+const err84 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -8874,13 +8878,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-}
-if(data.history !== undefined){
-let data49 = data.history;
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-for(const key12 in data49){
-if(!(key12 === "max_versions")){
-const err85 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+if(!pattern0.test(data48)){
+const err85 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -8890,10 +8889,8 @@ vErrors.push(err85);
 errors++;
 }
 }
-if(data49.max_versions !== undefined){
-let data50 = data49.max_versions;
-if(!(((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50))) && (isFinite(data50)))){
-const err86 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err86 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -8902,9 +8899,10 @@ vErrors.push(err86);
 }
 errors++;
 }
-if((typeof data50 == "number") && (isFinite(data50))){
-if(data50 > 10000 || isNaN(data50)){
-const err87 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+}
+if(data47.password !== undefined){
+if(typeof data47.password !== "string"){
+const err87 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -8913,8 +8911,10 @@ vErrors.push(err87);
 }
 errors++;
 }
-if(data50 < 1 || isNaN(data50)){
-const err88 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data47.password_file !== undefined){
+if(typeof data47.password_file !== "string"){
+const err88 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -8925,9 +8925,8 @@ errors++;
 }
 }
 }
-}
 else {
-const err89 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err89 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -8937,12 +8936,9 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data.proxy !== undefined){
-let data51 = data.proxy;
-if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
-for(const key13 in data51){
-if(!(key13 === "timeout")){
-const err90 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+else {
+const err90 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -8952,11 +8948,12 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data51.timeout !== undefined){
-let data52 = data51.timeout;
-if(typeof data52 === "string"){
-if(func2(data52) < 1){
-const err91 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.ephemeral_dashboard !== undefined){
+let data51 = data.ephemeral_dashboard;
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+for(const key12 in data51){
+if(!((key12 === "enable") || (key12 === "cleanup_interval"))){
+const err91 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -8965,8 +8962,10 @@ vErrors.push(err91);
 }
 errors++;
 }
-if(!pattern9.test(data52)){
-const err92 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data51.enable !== undefined){
+if(typeof data51.enable !== "boolean"){
+const err92 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -8976,8 +8975,11 @@ vErrors.push(err92);
 errors++;
 }
 }
-else {
-const err93 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data51.cleanup_interval !== undefined){
+let data53 = data51.cleanup_interval;
+if(typeof data53 === "string"){
+if(func2(data53) < 1){
+const err93 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -8986,10 +8988,8 @@ vErrors.push(err93);
 }
 errors++;
 }
-}
-}
-else {
-const err94 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data53)){
+const err94 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -8999,12 +8999,8 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(data.plugin !== undefined){
-let data53 = data.plugin;
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-for(const key14 in data53){
-if(!(key14 === "schemas_dir")){
-const err95 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+else {
+const err95 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -9014,9 +9010,9 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data53.schemas_dir !== undefined){
-if(typeof data53.schemas_dir !== "string"){
-const err96 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err96 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -9026,9 +9022,12 @@ vErrors.push(err96);
 errors++;
 }
 }
-}
-else {
-const err97 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.history !== undefined){
+let data54 = data.history;
+if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
+for(const key13 in data54){
+if(!(key13 === "max_versions")){
+const err97 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -9038,12 +9037,10 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data.http !== undefined){
-let data55 = data.http;
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-for(const key15 in data55){
-if(!((((key15 === "body_limit") || (key15 === "max_json_depth")) || (key15 === "headers_timeout")) || (key15 === "request_timeout"))){
-const err98 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+if(data54.max_versions !== undefined){
+let data55 = data54.max_versions;
+if(!(((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55))) && (isFinite(data55)))){
+const err98 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -9052,11 +9049,9 @@ vErrors.push(err98);
 }
 errors++;
 }
-}
-if(data55.body_limit !== undefined){
-let data56 = data55.body_limit;
-if(!(((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56))) && (isFinite(data56)))){
-const err99 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data55 == "number") && (isFinite(data55))){
+if(data55 > 10000 || isNaN(data55)){
+const err99 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -9065,9 +9060,8 @@ vErrors.push(err99);
 }
 errors++;
 }
-if((typeof data56 == "number") && (isFinite(data56))){
-if(data56 < 1024 || isNaN(data56)){
-const err100 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(data55 < 1 || isNaN(data55)){
+const err100 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -9078,10 +9072,9 @@ errors++;
 }
 }
 }
-if(data55.max_json_depth !== undefined){
-let data57 = data55.max_json_depth;
-if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
-const err101 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err101 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -9090,9 +9083,13 @@ vErrors.push(err101);
 }
 errors++;
 }
-if((typeof data57 == "number") && (isFinite(data57))){
-if(data57 < 1 || isNaN(data57)){
-const err102 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.proxy !== undefined){
+let data56 = data.proxy;
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+for(const key14 in data56){
+if(!(key14 === "timeout")){
+const err102 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -9102,12 +9099,11 @@ vErrors.push(err102);
 errors++;
 }
 }
-}
-if(data55.headers_timeout !== undefined){
-let data58 = data55.headers_timeout;
-if(typeof data58 === "string"){
-if(func2(data58) < 1){
-const err103 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data56.timeout !== undefined){
+let data57 = data56.timeout;
+if(typeof data57 === "string"){
+if(func2(data57) < 1){
+const err103 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -9116,8 +9112,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-if(!pattern9.test(data58)){
-const err104 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(!pattern9.test(data57)){
+const err104 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -9128,7 +9124,7 @@ errors++;
 }
 }
 else {
-const err105 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err105 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -9138,11 +9134,9 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data55.request_timeout !== undefined){
-let data59 = data55.request_timeout;
-if(typeof data59 === "string"){
-if(func2(data59) < 1){
-const err106 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err106 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -9151,8 +9145,13 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(!pattern9.test(data59)){
-const err107 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data.plugin !== undefined){
+let data58 = data.plugin;
+if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+for(const key15 in data58){
+if(!(key15 === "schemas_dir")){
+const err107 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -9162,8 +9161,9 @@ vErrors.push(err107);
 errors++;
 }
 }
-else {
-const err108 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data58.schemas_dir !== undefined){
+if(typeof data58.schemas_dir !== "string"){
+const err108 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -9175,7 +9175,7 @@ errors++;
 }
 }
 else {
-const err109 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err109 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -9185,12 +9185,12 @@ vErrors.push(err109);
 errors++;
 }
 }
-if(data.log !== undefined){
-let data60 = data.log;
+if(data.http !== undefined){
+let data60 = data.http;
 if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
 for(const key16 in data60){
-if(!(key16 === "level")){
-const err110 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+if(!((((key16 === "body_limit") || (key16 === "max_json_depth")) || (key16 === "headers_timeout")) || (key16 === "request_timeout"))){
+const err110 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -9200,10 +9200,10 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data60.level !== undefined){
-let data61 = data60.level;
-if(typeof data61 !== "string"){
-const err111 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data60.body_limit !== undefined){
+let data61 = data60.body_limit;
+if(!(((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61))) && (isFinite(data61)))){
+const err111 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -9212,8 +9212,9 @@ vErrors.push(err111);
 }
 errors++;
 }
-if(!(((((((data61 === "trace") || (data61 === "debug")) || (data61 === "info")) || (data61 === "warn")) || (data61 === "error")) || (data61 === "fatal")) || (data61 === "silent"))){
-const err112 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema79.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+if((typeof data61 == "number") && (isFinite(data61))){
+if(data61 < 1024 || isNaN(data61)){
+const err112 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -9224,8 +9225,10 @@ errors++;
 }
 }
 }
-else {
-const err113 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data60.max_json_depth !== undefined){
+let data62 = data60.max_json_depth;
+if(!(((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62))) && (isFinite(data62)))){
+const err113 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -9234,15 +9237,159 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-}
-else {
-const err114 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data62 == "number") && (isFinite(data62))){
+if(data62 < 1 || isNaN(data62)){
+const err114 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err114];
 }
 else {
 vErrors.push(err114);
+}
+errors++;
+}
+}
+}
+if(data60.headers_timeout !== undefined){
+let data63 = data60.headers_timeout;
+if(typeof data63 === "string"){
+if(func2(data63) < 1){
+const err115 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err115];
+}
+else {
+vErrors.push(err115);
+}
+errors++;
+}
+if(!pattern9.test(data63)){
+const err116 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err116];
+}
+else {
+vErrors.push(err116);
+}
+errors++;
+}
+}
+else {
+const err117 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err117];
+}
+else {
+vErrors.push(err117);
+}
+errors++;
+}
+}
+if(data60.request_timeout !== undefined){
+let data64 = data60.request_timeout;
+if(typeof data64 === "string"){
+if(func2(data64) < 1){
+const err118 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err118];
+}
+else {
+vErrors.push(err118);
+}
+errors++;
+}
+if(!pattern9.test(data64)){
+const err119 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err119];
+}
+else {
+vErrors.push(err119);
+}
+errors++;
+}
+}
+else {
+const err120 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err120];
+}
+else {
+vErrors.push(err120);
+}
+errors++;
+}
+}
+}
+else {
+const err121 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err121];
+}
+else {
+vErrors.push(err121);
+}
+errors++;
+}
+}
+if(data.log !== undefined){
+let data65 = data.log;
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+for(const key17 in data65){
+if(!(key17 === "level")){
+const err122 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err122];
+}
+else {
+vErrors.push(err122);
+}
+errors++;
+}
+}
+if(data65.level !== undefined){
+let data66 = data65.level;
+if(typeof data66 !== "string"){
+const err123 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err123];
+}
+else {
+vErrors.push(err123);
+}
+errors++;
+}
+if(!(((((((data66 === "trace") || (data66 === "debug")) || (data66 === "info")) || (data66 === "warn")) || (data66 === "error")) || (data66 === "fatal")) || (data66 === "silent"))){
+const err124 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema79.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err124];
+}
+else {
+vErrors.push(err124);
+}
+errors++;
+}
+}
+}
+else {
+const err125 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+}
+}
+else {
+const err126 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
 }
 errors++;
 }

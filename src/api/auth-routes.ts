@@ -1,0 +1,58 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { AUTH_COOKIES, COOKIE_PAYLOAD, COOKIE_REFRESH, COOKIE_SIGNATURE, parseCookies, serializeCookie, type CookieOptions } from '../auth/cookies.js';
+import type { AuthService } from '../auth/login.js';
+import type { RbacAuthorizer } from '../auth/rbac.js';
+import type { IssuedTokens } from '../auth/tokens.js';
+import { forbidden } from '../errors.js';
+import type { KindDescriptor } from '../kinds/descriptor.js';
+import { assertName } from '../resources/names.js';
+import type { ResourceService } from '../resources/service.js';
+
+export interface AuthRouteOptions {
+  auth: AuthService;
+  rbac: RbacAuthorizer;
+  service: ResourceService;
+  userKind: KindDescriptor;
+  cookie: CookieOptions;
+  enableNative: boolean;
+}
+
+/** Login, refresh, logout, whoami and permissions (API.md §2, §12); only mounted with auth on. */
+export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): void {
+  const anonymous = { config: { anonymous: true } };
+
+  if (o.enableNative) {
+    app.post('/api/auth/providers/native/login', anonymous, async (req, reply) => sendTokens(reply, await o.auth.login(req.body, req.ip), o.cookie));
+  }
+
+  app.post('/api/auth/refresh', anonymous, async (req, reply) => {
+    const fromBody = (req.body as { refresh_token?: unknown } | undefined)?.refresh_token;
+    const token = typeof fromBody === 'string' ? fromBody : parseCookies(req.headers).get(COOKIE_REFRESH);
+    return sendTokens(reply, await o.auth.refresh(token), o.cookie);
+  });
+
+  app.get('/api/auth/logout', async (req, reply) => {
+    await o.auth.logout(req.principal.sessionId);
+    void reply.header('set-cookie', AUTH_COOKIES.map((name) => serializeCookie(name, '', { ...o.cookie, httpOnly: name !== COOKIE_PAYLOAD, maxAge: 0 })));
+    return reply.code(204).send();
+  });
+
+  app.get('/api/v1/user/whoami', async (req) => o.service.get(req.principal, o.userKind, '', req.principal.name));
+
+  app.get<{ Params: { name: string } }>('/api/v1/users/:name/permissions', async (req) => {
+    assertName(req.params.name, 'name in the URL path');
+    if (req.params.name !== req.principal.name) throw forbidden('you can only read your own permissions');
+    return o.rbac.permissionsOf(req.principal.name);
+  });
+}
+
+/** The exact Perses body, and the cookies: header.payload readable by scripts, the rest HttpOnly. */
+function sendTokens(reply: FastifyReply, t: IssuedTokens, cookie: CookieOptions) {
+  const [header, payload, signature] = t.body.access_token.split('.');
+  void reply.header('set-cookie', [
+    serializeCookie(COOKIE_PAYLOAD, `${header}.${payload}`, { ...cookie, httpOnly: false, maxAge: t.accessMaxAge }),
+    serializeCookie(COOKIE_SIGNATURE, signature, { ...cookie, httpOnly: true, maxAge: t.accessMaxAge }),
+    serializeCookie(COOKIE_REFRESH, t.body.refresh_token, { ...cookie, httpOnly: true, maxAge: t.refreshMaxAge }),
+  ]);
+  return reply.code(200).send(t.body);
+}

@@ -1,0 +1,114 @@
+import { ApiError, badRequest, unauthorized } from '../errors.js';
+import { getPath } from '../resources/object-path.js';
+import type { Store } from '../storage/store.js';
+import type { PasswordHasher } from './passwords.js';
+import { FailureLimiter } from './rate-limit.js';
+import type { Session, SessionStore } from './sessions.js';
+import type { IssuedTokens, TokenService } from './tokens.js';
+
+export interface LoginLimits {
+  /** Failures allowed per (login, address) in a window. */
+  perLogin: number;
+  /** Failures allowed per address in a window. */
+  perAddress: number;
+  windowMs: number;
+}
+
+/** One message for unknown user and wrong password (API.md §12). */
+const WRONG = 'wrong login or password';
+
+/**
+ * Native login, refresh with rotation and reuse detection, logout. Failed logins are limited per
+ * (login, address) and per address, so one client cannot guess at full speed, while the right
+ * password from another address still works (no lockout of a user by a stranger).
+ */
+export class AuthService {
+  private readonly perLogin: FailureLimiter;
+  private readonly perAddress: FailureLimiter;
+  /** Refreshes in flight by `sid:refreshId`: a concurrent duplicate shares the first one's answer. */
+  private readonly inFlight = new Map<string, Promise<IssuedTokens>>();
+
+  constructor(
+    private readonly o: {
+      store: Store;
+      userKind: string;
+      passwords: PasswordHasher;
+      sessions: SessionStore;
+      tokens: TokenService;
+      refreshTtlMs: number;
+      limits: LoginLimits;
+    },
+  ) {
+    this.perLogin = new FailureLimiter(o.limits.perLogin, o.limits.windowMs);
+    this.perAddress = new FailureLimiter(o.limits.perAddress, o.limits.windowMs);
+  }
+
+  async login(body: unknown, address: string): Promise<IssuedTokens> {
+    const { login, password } = (body ?? {}) as { login?: unknown; password?: unknown };
+    if (typeof login !== 'string' || login === '' || typeof password !== 'string' || password === '') {
+      throw badRequest('send {"login": "<user name>", "password": "<password>"}', [
+        ...(typeof login !== 'string' || login === '' ? [{ path: 'login', message: 'is required' }] : []),
+        ...(typeof password !== 'string' || password === '' ? [{ path: 'password', message: 'is required' }] : []),
+      ]);
+    }
+    const loginKey = `${login}\u0000${address}`;
+    const wait = Math.max(this.perLogin.retryAfter(loginKey), this.perAddress.retryAfter(address));
+    if (wait > 0) throw new ApiError('TooManyRequests', `too many failed logins; retry in ${wait} s`, undefined, { 'Retry-After': String(wait) });
+    const user = login.length <= 75 ? await this.o.store.get({ kind: this.o.userKind, project: '', name: login }) : undefined;
+    const stored = user ? getPath(user, 'spec.nativeProvider.password') : undefined;
+    const ok = await this.o.passwords.verify(typeof stored === 'string' ? stored : undefined, password);
+    if (!ok || !user) {
+      this.perLogin.fail(loginKey);
+      this.perAddress.fail(address);
+      throw badRequest(WRONG);
+    }
+    this.perLogin.reset(loginKey);
+    const refreshId = this.o.tokens.newRefreshId();
+    const session = await this.o.sessions.open({ user: login, userCreatedAt: user.metadata.createdAt, provider: 'native', slug: '', refreshId }, this.o.refreshTtlMs);
+    return this.issue(session, refreshId);
+  }
+
+  /**
+   * Exchanges a refresh token for a new pair. A token that is no longer the session's current one
+   * was stolen or replayed: the whole session is revoked. Two concurrent uses of the same token
+   * (two tabs) get the same new pair.
+   */
+  refresh(token: string | undefined): Promise<IssuedTokens> {
+    if (!token) return Promise.reject(unauthorized('no refresh token: send {"refresh_token": ...} or the jwtRefreshToken cookie'));
+    const claims = this.o.tokens.verifyRefresh(token);
+    const flight = `${claims.sid}:${claims.jti}`;
+    let result = this.inFlight.get(flight);
+    if (!result) {
+      result = this.rotate(claims.sid, claims.sub, claims.jti).finally(() => this.inFlight.delete(flight));
+      this.inFlight.set(flight, result);
+    }
+    return result;
+  }
+
+  private async rotate(sid: string, user: string, presented: string): Promise<IssuedTokens> {
+    const session = await this.o.sessions.get(sid);
+    if (!session || session.spec.user !== user) throw unauthorized('this session has ended (logged out, revoked or expired); log in again');
+    if (session.spec.refreshId !== presented) {
+      await this.o.sessions.revoke(sid);
+      throw unauthorized('this refresh token was already used; the session is revoked for safety, log in again');
+    }
+    const account = await this.o.store.get({ kind: this.o.userKind, project: '', name: user });
+    if (!account || account.metadata.createdAt !== session.spec.userCreatedAt) {
+      await this.o.sessions.revoke(sid);
+      throw unauthorized('this user no longer exists');
+    }
+    const next = this.o.tokens.newRefreshId();
+    if (!(await this.o.sessions.rotate(session, next, this.o.refreshTtlMs))) {
+      throw unauthorized('this refresh token was just used by another request; use the tokens that request received');
+    }
+    return this.issue(session, next);
+  }
+
+  async logout(sessionId: string | undefined): Promise<void> {
+    if (sessionId) await this.o.sessions.revoke(sessionId);
+  }
+
+  private issue(session: Session, refreshId: string): IssuedTokens {
+    return this.o.tokens.issue({ user: session.spec.user, sessionId: session.metadata.name, provider: session.spec.provider, slug: session.spec.slug, refreshId });
+  }
+}

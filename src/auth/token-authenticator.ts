@@ -1,0 +1,43 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { unauthorized } from '../errors.js';
+import type { Store } from '../storage/store.js';
+import type { Authenticator } from './authenticator.js';
+import type { Principal } from './authorizer.js';
+import { COOKIE_PAYLOAD, COOKIE_SIGNATURE, parseCookies } from './cookies.js';
+import type { SessionStore } from './sessions.js';
+import type { TokenService } from './tokens.js';
+
+/**
+ * Access tokens from `Authorization: Bearer` or the jwtPayload + jwtSignature cookies (never from
+ * the URL). Every request also checks that the token's session is alive and its user still the
+ * same user, so logout, refresh-token reuse and user deletion take effect at once.
+ */
+export class TokenAuthenticator implements Authenticator {
+  constructor(private readonly o: { tokens: TokenService; sessions: SessionStore; store: Store; userKind: string }) {}
+
+  async authenticate(headers: IncomingHttpHeaders): Promise<Principal | undefined> {
+    const found = credentials(headers);
+    if (!found) return undefined;
+    const claims = this.o.tokens.verifyAccess(found.token);
+    const session = await this.o.sessions.get(claims.sid);
+    if (!session || session.spec.user !== claims.sub) throw unauthorized('this session has ended (logged out, revoked or expired); log in again');
+    const user = await this.o.store.get({ kind: this.o.userKind, project: '', name: claims.sub });
+    if (!user || user.metadata.createdAt !== session.spec.userCreatedAt) throw unauthorized('this user no longer exists; log in again');
+    return { name: claims.sub, anonymous: false, sessionId: claims.sid, viaCookie: found.viaCookie };
+  }
+}
+
+function credentials(headers: IncomingHttpHeaders): { token: string; viaCookie: boolean } | undefined {
+  const auth = headers.authorization;
+  if (auth !== undefined) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (!m) throw unauthorized('the Authorization header must be "Bearer <access token>"');
+    return { token: m[1], viaCookie: false };
+  }
+  const cookies = parseCookies(headers);
+  const payload = cookies.get(COOKIE_PAYLOAD);
+  const signature = cookies.get(COOKIE_SIGNATURE);
+  if (payload === undefined && signature === undefined) return undefined;
+  if (!payload || !signature) throw unauthorized('the jwtPayload and jwtSignature cookies must both be present; log in again');
+  return { token: `${payload}.${signature}`, viaCookie: true };
+}
