@@ -17,6 +17,8 @@ import type { ServerConfig } from './config.js';
 import { buildKindRegistry } from './kinds/index.js';
 import type { KindRegistry } from './kinds/registry.js';
 import { SCHEMAS_DIR } from './paths.js';
+import { checkSecretKeys } from './secrets/key-check.js';
+import { SecretBox } from './secrets/secret-box.js';
 import { PluginRegistry } from './plugins/registry.js';
 import { parseDuration } from './resources/duration.js';
 import { ResourceService } from './resources/service.js';
@@ -53,14 +55,18 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   const store = new LevelStore(dataDir);
   await store.open();
   const startupLog: string[] = [];
+  let secrets: SecretBox;
   let authenticator: Authenticator = anonymousAuthenticator;
   let authorizer: Authorizer = allowAll;
   let auth: Omit<AuthRouteOptions, 'service'> | undefined;
   let sessions: SessionStore | undefined;
   try {
+    const keys = loadKeyRing({ key: security.encryption_key, keyFile: security.encryption_key_file, previous: security.previous_encryption_keys, dataDir });
+    startupLog.push(`encryption key from ${keys.source}`);
+    secrets = new SecretBox(keys.master, keys.previous);
+    const damaged = await checkSecretKeys(store, registry, secrets);
+    if (damaged > 0) startupLog.push(`warning: ${damaged} stored secret values do not decrypt (altered or moved); they will fail where used`);
     if (security.enable_auth) {
-      const keys = loadKeyRing({ key: security.encryption_key, keyFile: security.encryption_key_file, dataDir });
-      startupLog.push(`signing keys derived from ${keys.source}`);
       const accessTtlMs = parseDuration(authn.access_token_ttl!)!;
       const refreshTtlMs = parseDuration(authn.refresh_token_ttl!)!;
       const tokens = new TokenService(keys, { accessS: Math.round(accessTtlMs / 1000), refreshS: Math.round(refreshTtlMs / 1000) });
@@ -83,7 +89,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     await store.close();
     throw e;
   }
-  const service = new ResourceService({ registry, store, plugins, authorizer, passwords });
+  const service = new ResourceService({ registry, store, plugins, authorizer, passwords, secrets, config });
   const app = buildApp({
     config,
     registry,

@@ -1126,9 +1126,8 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
       for (const [path, key, field] of cases) {
         const read = await ok(s.api('GET', path));
         const storedBefore = at((await s.server.store.get(key))!.spec, field);
-        // passwords are stored as scrypt hashes; secret values as sent (encryption at rest comes with the proxy)
-        if (key.kind === 'User') expect(String(storedBefore)).to.match(/^scrypt:/).and.not.include(CANARY);
-        else expect(storedBefore).to.equal(CANARY);
+        // passwords are stored as scrypt hashes, secret values encrypted (v1:<key id>:...)
+        expect(String(storedBefore)).to.match(key.kind === 'User' ? /^scrypt:/ : /^v1:[0-9a-f]{8}:/).and.not.include(CANARY);
         const body = read.body;
         if (body.spec.basicAuth) body.spec.basicAuth.username = 'changed';
         else if (body.spec.authorization) body.spec.authorization.type = 'Token';

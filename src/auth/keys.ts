@@ -7,6 +7,10 @@ export const GENERATED_KEY_FILE = 'encryption.key';
 
 /** The server's master key and the keys derived from it for each purpose. */
 export interface KeyRing {
+  /** The current master key (secrets are encrypted with keys derived from it). */
+  master: Buffer;
+  /** Earlier master keys, for reading secrets written before a rotation. */
+  previous: Buffer[];
   /** HS512 key for access tokens. */
   accessTokenKey: Buffer;
   /** HS512 key for refresh tokens (a different key, so one token cannot pass for the other). */
@@ -31,7 +35,7 @@ export function decodeKey(text: string, where: string): Buffer {
  * security.encryption_key_file; otherwise generates one once and keeps it, mode 0600, in the
  * data directory. There is never a built-in key.
  */
-export function loadKeyRing(opts: { key?: string; keyFile?: string; dataDir: string }): KeyRing {
+export function loadKeyRing(opts: { key?: string; keyFile?: string; previous?: readonly string[]; dataDir: string }): KeyRing {
   let master: Buffer;
   let source: string;
   if (opts.key) {
@@ -59,5 +63,6 @@ export function loadKeyRing(opts: { key?: string; keyFile?: string; dataDir: str
     master = decodeKey(readFileSync(file, 'utf8'), `the key in ${file}`);
   }
   const derive = (purpose: string) => Buffer.from(hkdfSync('sha512', master, Buffer.alloc(0), `dashplane/${purpose}`, 64));
-  return { accessTokenKey: derive('access-token'), refreshTokenKey: derive('refresh-token'), source };
+  const previous = (opts.previous ?? []).map((k, i) => decodeKey(k, `security.previous_encryption_keys[${i}]`));
+  return { master, previous, accessTokenKey: derive('access-token'), refreshTokenKey: derive('refresh-token'), source };
 }

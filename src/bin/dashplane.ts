@@ -1,55 +1,66 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig, type ServerConfig } from '../config.js';
 import { startServer } from '../main.js';
+import { rotateSecrets } from '../secrets/rotate.js';
 
-const USAGE = `usage: dashplane [--config FILE] [--listen HOST:PORT]
+const USAGE = `usage: dashplane [--config FILE] [--listen HOST:PORT]      start the server
+       dashplane secrets rotate [--config FILE]              re-encrypt stored secrets with the primary key
 
-Starts the dashplane server. Configuration: the YAML file, then DASHPLANE_* environment
-variables (e.g. DASHPLANE_DATABASE_LEVEL_PATH=/var/lib/dashplane), then --listen.`;
+Configuration: the YAML file (or DASHPLANE_CONFIG), then DASHPLANE_* environment variables
+(e.g. DASHPLANE_DATABASE_LEVEL_PATH=/var/lib/dashplane), then --listen.`;
+
+function fail(message: string, code: number): never {
+  console.error(`dashplane: ${message}`);
+  process.exit(code);
+}
 
 async function main(): Promise<void> {
-  let args;
+  let parsed;
   try {
-    args = parseArgs({
+    parsed = parseArgs({
       options: { config: { type: 'string', short: 'c' }, listen: { type: 'string', short: 'l' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
       strict: true,
-    }).values;
+    });
   } catch (e) {
-    console.error(`dashplane: ${(e as Error).message}\n${USAGE}`);
-    process.exit(2);
+    fail(`${(e as Error).message}\n${USAGE}`, 2);
   }
+  const args = parsed.values;
   if (args.help) {
     console.log(USAGE);
     return;
   }
+  const command = parsed.positionals.join(' ');
+  if (command !== '' && command !== 'secrets rotate') fail(`unknown command "${command}"\n${USAGE}`, 2);
   let loaded;
   try {
     loaded = loadConfig({ file: args.config ?? process.env.DASHPLANE_CONFIG, listen: args.listen, env: process.env });
   } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(`dashplane: ${e.message}`);
-      process.exit(2);
-    }
+    if (e instanceof ConfigError) fail(e.message, 2);
     throw e;
   }
   for (const w of loaded.warnings) console.error(`dashplane: warning: ${w}`);
+  if (command === 'secrets rotate') {
+    await rotateSecrets(loaded.config, (line) => console.log(`dashplane: ${line}`)).catch((e: Error) => fail(e.message, 1));
+    return;
+  }
+  await serve(loaded.config);
+}
+
+async function serve(config: Readonly<ServerConfig>): Promise<void> {
   let server;
   try {
-    server = await startServer(loaded.config);
+    server = await startServer(config);
   } catch (e) {
-    console.error(`dashplane: ${(e as Error).message}`);
-    process.exit(1);
+    fail((e as Error).message, 1);
   }
   server.app.log.info(`dashplane listening on ${server.url}`);
   const stop = (signal: string) => {
     server.app.log.info(`${signal} received, shutting down`);
     server.close().then(
       () => process.exit(0),
-      (e: unknown) => {
-        console.error(`dashplane: shutdown failed: ${(e as Error).message}`);
-        process.exit(1);
-      },
+      (e: unknown) => fail(`shutdown failed: ${(e as Error).message}`, 1),
     );
   };
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -27,6 +27,8 @@ export interface HookContext {
   /** Every registered kind with its scope. */
   kinds: ReadonlyMap<string, Scope>;
   passwords: PasswordHasher;
+  /** The server configuration (read-only). */
+  config: unknown;
 }
 
 /** The request a hook runs for. */
@@ -80,6 +82,8 @@ export interface KindDescriptor {
   hooks?: KindHooks;
   /** Dotted paths of sensitive fields: stored, never returned (masked as "<secret>"). */
   sensitive?: readonly string[];
+  /** Dotted paths of fields stored encrypted (AES-256-GCM), decrypted only for use (the proxy). */
+  encrypted?: readonly string[];
   /** Fields that cannot change after creation. */
   immutable?: readonly string[];
   /** Extra list filters on top of name/project. */

@@ -1,4 +1,6 @@
+import { resolve, sep } from 'node:path';
 import type { ErrorDetail } from '../errors.js';
+import { getPath } from '../resources/object-path.js';
 import type { KindDescriptor, KindHooks } from './descriptor.js';
 import { GlobalSecret, Secret } from './generated/validators.js';
 
@@ -17,6 +19,28 @@ const PAIRS: [string, string, string][] = [
 /** Ways of authenticating; at most one per secret. */
 const AUTH_BLOCKS = ['basicAuth', 'authorization', 'oauth'];
 
+/** Fields naming a file to read the value from. */
+const FILE_FIELDS = PAIRS.map(([block, , file]) => [block, file] as const);
+
+/** `*File` fields may only name files under security.secret_files_dir (checked without touching the file). */
+function fileProblems(spec: Obj, filesDir: unknown): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  for (const [block, field] of FILE_FIELDS) {
+    const value = (spec[block] as Obj | undefined)?.[field];
+    if (value === undefined || value === '') continue;
+    const path = `spec.${block}.${field}`;
+    if (typeof filesDir !== 'string' || filesDir === '') {
+      out.push({ path, message: 'file references are refused because security.secret_files_dir is not set; put the value itself in the secret, or ask the administrator to set that directory' });
+      continue;
+    }
+    const root = resolve(filesDir);
+    if (typeof value !== 'string' || !resolve(root, value).startsWith(root + sep)) {
+      out.push({ path, message: 'must name a file inside security.secret_files_dir (a relative path is read from there)' });
+    }
+  }
+  return out;
+}
+
 /** Shape rules of a secret spec (API.md §9). Messages name fields, never values. */
 function secretProblems(spec: Obj): ErrorDetail[] {
   const out: ErrorDetail[] = [];
@@ -33,7 +57,9 @@ function secretProblems(spec: Obj): ErrorDetail[] {
   return out;
 }
 
-const hooks: KindHooks = { validate: (obj) => secretProblems(obj.spec as Obj) };
+const hooks: KindHooks = {
+  validate: (obj, ctx) => [...secretProblems(obj.spec as Obj), ...fileProblems(obj.spec as Obj, getPath(ctx.config, 'security.secret_files_dir'))],
+};
 /** Masked in every response, as Perses does (its PublicSecret hides the TLS material too). */
 const sensitive = ['spec.basicAuth.password', 'spec.authorization.credentials', 'spec.oauth.clientSecret', 'spec.tlsConfig.ca', 'spec.tlsConfig.cert', 'spec.tlsConfig.key'];
 
@@ -44,6 +70,7 @@ export const secret: KindDescriptor = {
   validate: Secret,
   hooks,
   sensitive,
+  encrypted: sensitive,
 };
 
 export const globalSecret: KindDescriptor = {
@@ -53,4 +80,5 @@ export const globalSecret: KindDescriptor = {
   validate: GlobalSecret,
   hooks,
   sensitive,
+  encrypted: sensitive,
 };

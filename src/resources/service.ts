@@ -1,5 +1,7 @@
 import type { Authorizer, AuthzTarget, Principal } from '../auth/authorizer.js';
 import type { PasswordHasher } from '../auth/passwords.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { seal } from '../secrets/sealing.js';
 import { ApiError, alreadyExists, badRequest, invalid, notFound, preconditionFailed, type ErrorDetail } from '../errors.js';
 import type { HookCall, HookContext, KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
@@ -18,6 +20,10 @@ export interface ServiceOptions {
   plugins: PluginRegistry;
   authorizer: Authorizer;
   passwords: PasswordHasher;
+  /** Encrypts the kinds' `encrypted` fields before they are stored. */
+  secrets: SecretBox;
+  /** The server configuration, for hooks. */
+  config: unknown;
   /** The clock (tests may pin it). */
   now?: () => Date;
 }
@@ -46,7 +52,7 @@ export class ResourceService {
 
   constructor(private readonly opts: ServiceOptions) {
     this.now = opts.now ?? (() => new Date());
-    this.hookContext = { store: opts.store, plugins: opts.plugins, kinds: opts.registry.scopes, passwords: opts.passwords };
+    this.hookContext = { store: opts.store, plugins: opts.plugins, kinds: opts.registry.scopes, passwords: opts.passwords, config: opts.config };
   }
 
   async get(p: Principal, d: KindDescriptor, project: string, name: string): Promise<Envelope> {
@@ -78,6 +84,7 @@ export class ResourceService {
       return mask(d, obj);
     }
     await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
+    seal(d, obj, undefined, this.opts.secrets);
     try {
       await this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}) });
     } catch (e) {
@@ -106,6 +113,7 @@ export class ResourceService {
       await this.validate(d, obj, call);
       if (w.dryRun) return mask(d, obj);
       await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
+      seal(d, obj, current, this.opts.secrets);
       try {
         await this.opts.store.update(obj, { expectedVersion: version });
         return mask(d, obj);
@@ -129,6 +137,28 @@ export class ResourceService {
     } catch (e) {
       if (e instanceof ApiError && e.reason === 'Conflict') throw preconditionFailed(`${d.kind} "${name}" was changed by someone else; read it again and retry with its new version`);
       throw e;
+    }
+    if (d.isPrincipal) await this.forgetSubject(d.kind, name);
+  }
+
+  /**
+   * A deleted user leaves every binding: otherwise whoever signs up next under that name would
+   * inherit their roles. A binding left without subjects is deleted.
+   */
+  private async forgetSubject(kind: string, name: string): Promise<void> {
+    for (const b of this.opts.registry.all().filter((k) => k.authz === 'binding')) {
+      for (const obj of await this.opts.store.list({ kind: b.kind })) {
+        const subjects = (getPath(obj, 'spec.subjects') ?? []) as { kind: string; name: string }[];
+        const kept = subjects.filter((s) => !(s.kind === kind && s.name === name));
+        if (kept.length === subjects.length) continue;
+        const version = obj.metadata.version;
+        if (kept.length === 0) {
+          await this.opts.store.delete(keyOf(obj), { expectedVersion: version });
+        } else {
+          const next = { ...obj, metadata: { ...obj.metadata, version: version + 1, updatedAt: this.now().toISOString() }, spec: { ...(obj.spec as object), subjects: kept } };
+          await this.opts.store.update(next, { expectedVersion: version });
+        }
+      }
     }
   }
 

@@ -885,6 +885,10 @@ export interface SecurityConfig {
    */
   encryption_key_file?: string;
   /**
+   * Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed.
+   */
+  previous_encryption_keys?: string[];
+  /**
    * Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected.
    */
   secret_files_dir?: string;

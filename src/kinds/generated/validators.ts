@@ -7805,7 +7805,7 @@ return errors === 0;
 }
 
 export const ServerConfig = validate88;
-const schema79 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"default":100,"description":"Maximum nesting depth of a JSON or YAML body."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
+const schema79 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"default":100,"description":"Maximum nesting depth of a JSON or YAML body."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
@@ -8150,9 +8150,13 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data13.secret_files_dir !== undefined){
-if(typeof data13.secret_files_dir !== "string"){
-const err27 = {instancePath:instancePath+"/security/secret_files_dir",schemaPath:"#/properties/security/properties/secret_files_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.previous_encryption_keys !== undefined){
+let data18 = data13.previous_encryption_keys;
+if(Array.isArray(data18)){
+const len0 = data18.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data18[i0] !== "string"){
+const err27 = {instancePath:instancePath+"/security/previous_encryption_keys/" + i0,schemaPath:"#/properties/security/properties/previous_encryption_keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8162,12 +8166,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data13.cookie !== undefined){
-let data19 = data13.cookie;
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-for(const key5 in data19){
-if(!((key5 === "same_site") || (key5 === "secure"))){
-const err28 = {instancePath:instancePath+"/security/cookie",schemaPath:"#/properties/security/properties/cookie/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+}
+else {
+const err28 = {instancePath:instancePath+"/security/previous_encryption_keys",schemaPath:"#/properties/security/properties/previous_encryption_keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -8177,10 +8178,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data19.same_site !== undefined){
-let data20 = data19.same_site;
-if(typeof data20 !== "string"){
-const err29 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.secret_files_dir !== undefined){
+if(typeof data13.secret_files_dir !== "string"){
+const err29 = {instancePath:instancePath+"/security/secret_files_dir",schemaPath:"#/properties/security/properties/secret_files_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -8189,8 +8189,13 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!(((data20 === "lax") || (data20 === "strict")) || (data20 === "none"))){
-const err30 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema79.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
+}
+if(data13.cookie !== undefined){
+let data21 = data13.cookie;
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+for(const key5 in data21){
+if(!((key5 === "same_site") || (key5 === "secure"))){
+const err30 = {instancePath:instancePath+"/security/cookie",schemaPath:"#/properties/security/properties/cookie/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8200,9 +8205,10 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data19.secure !== undefined){
-if(typeof data19.secure !== "boolean"){
-const err31 = {instancePath:instancePath+"/security/cookie/secure",schemaPath:"#/properties/security/properties/cookie/properties/secure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data21.same_site !== undefined){
+let data22 = data21.same_site;
+if(typeof data22 !== "string"){
+const err31 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -8211,10 +8217,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/security/cookie",schemaPath:"#/properties/security/properties/cookie/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((data22 === "lax") || (data22 === "strict")) || (data22 === "none"))){
+const err32 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema79.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8224,12 +8228,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data13.authentication !== undefined){
-let data22 = data13.authentication;
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-for(const key6 in data22){
-if(!((((((key6 === "access_token_ttl") || (key6 === "refresh_token_ttl")) || (key6 === "disable_sign_up")) || (key6 === "providers")) || (key6 === "password_hash_cost")) || (key6 === "login_rate_limit"))){
-const err33 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(data21.secure !== undefined){
+if(typeof data21.secure !== "boolean"){
+const err33 = {instancePath:instancePath+"/security/cookie/secure",schemaPath:"#/properties/security/properties/cookie/properties/secure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -8239,11 +8240,9 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data22.access_token_ttl !== undefined){
-let data23 = data22.access_token_ttl;
-if(typeof data23 === "string"){
-if(func2(data23) < 1){
-const err34 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err34 = {instancePath:instancePath+"/security/cookie",schemaPath:"#/properties/security/properties/cookie/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -8252,8 +8251,13 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(!pattern9.test(data23)){
-const err35 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data13.authentication !== undefined){
+let data24 = data13.authentication;
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+for(const key6 in data24){
+if(!((((((key6 === "access_token_ttl") || (key6 === "refresh_token_ttl")) || (key6 === "disable_sign_up")) || (key6 === "providers")) || (key6 === "password_hash_cost")) || (key6 === "login_rate_limit"))){
+const err35 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -8263,8 +8267,11 @@ vErrors.push(err35);
 errors++;
 }
 }
-else {
-const err36 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data24.access_token_ttl !== undefined){
+let data25 = data24.access_token_ttl;
+if(typeof data25 === "string"){
+if(func2(data25) < 1){
+const err36 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -8273,12 +8280,8 @@ vErrors.push(err36);
 }
 errors++;
 }
-}
-if(data22.refresh_token_ttl !== undefined){
-let data24 = data22.refresh_token_ttl;
-if(typeof data24 === "string"){
-if(func2(data24) < 1){
-const err37 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data25)){
+const err37 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -8287,8 +8290,9 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern9.test(data24)){
-const err38 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err38 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -8298,8 +8302,11 @@ vErrors.push(err38);
 errors++;
 }
 }
-else {
-const err39 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data24.refresh_token_ttl !== undefined){
+let data26 = data24.refresh_token_ttl;
+if(typeof data26 === "string"){
+if(func2(data26) < 1){
+const err39 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -8308,10 +8315,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-if(data22.disable_sign_up !== undefined){
-if(typeof data22.disable_sign_up !== "boolean"){
-const err40 = {instancePath:instancePath+"/security/authentication/disable_sign_up",schemaPath:"#/properties/security/properties/authentication/properties/disable_sign_up/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern9.test(data26)){
+const err40 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -8321,12 +8326,8 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data22.providers !== undefined){
-let data26 = data22.providers;
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-for(const key7 in data26){
-if(!(((key7 === "enable_native") || (key7 === "oidc")) || (key7 === "oauth"))){
-const err41 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+else {
+const err41 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -8336,9 +8337,9 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data26.enable_native !== undefined){
-if(typeof data26.enable_native !== "boolean"){
-const err42 = {instancePath:instancePath+"/security/authentication/providers/enable_native",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/enable_native/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data24.disable_sign_up !== undefined){
+if(typeof data24.disable_sign_up !== "boolean"){
+const err42 = {instancePath:instancePath+"/security/authentication/disable_sign_up",schemaPath:"#/properties/security/properties/authentication/properties/disable_sign_up/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -8348,16 +8349,12 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data26.oidc !== undefined){
-let data28 = data26.oidc;
-if(Array.isArray(data28)){
-const len0 = data28.length;
-for(let i0=0; i0<len0; i0++){
-let data29 = data28[i0];
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-if(data29.client_secret !== undefined){
-if(typeof data29.client_secret !== "string"){
-const err43 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i0+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data24.providers !== undefined){
+let data28 = data24.providers;
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+for(const key7 in data28){
+if(!(((key7 === "enable_native") || (key7 === "oidc")) || (key7 === "oauth"))){
+const err43 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -8367,9 +8364,9 @@ vErrors.push(err43);
 errors++;
 }
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i0,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data28.enable_native !== undefined){
+if(typeof data28.enable_native !== "boolean"){
+const err44 = {instancePath:instancePath+"/security/authentication/providers/enable_native",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/enable_native/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -8379,9 +8376,16 @@ vErrors.push(err44);
 errors++;
 }
 }
-}
-else {
-const err45 = {instancePath:instancePath+"/security/authentication/providers/oidc",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data28.oidc !== undefined){
+let data30 = data28.oidc;
+if(Array.isArray(data30)){
+const len1 = data30.length;
+for(let i1=0; i1<len1; i1++){
+let data31 = data30[i1];
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+if(data31.client_secret !== undefined){
+if(typeof data31.client_secret !== "string"){
+const err45 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -8391,16 +8395,9 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data26.oauth !== undefined){
-let data31 = data26.oauth;
-if(Array.isArray(data31)){
-const len1 = data31.length;
-for(let i1=0; i1<len1; i1++){
-let data32 = data31[i1];
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-if(data32.client_secret !== undefined){
-if(typeof data32.client_secret !== "string"){
-const err46 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i1+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err46 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -8412,7 +8409,7 @@ errors++;
 }
 }
 else {
-const err47 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err47 = {instancePath:instancePath+"/security/authentication/providers/oidc",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -8422,9 +8419,16 @@ vErrors.push(err47);
 errors++;
 }
 }
-}
-else {
-const err48 = {instancePath:instancePath+"/security/authentication/providers/oauth",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data28.oauth !== undefined){
+let data33 = data28.oauth;
+if(Array.isArray(data33)){
+const len2 = data33.length;
+for(let i2=0; i2<len2; i2++){
+let data34 = data33[i2];
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+if(data34.client_secret !== undefined){
+if(typeof data34.client_secret !== "string"){
+const err48 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i2+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -8436,7 +8440,7 @@ errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err49 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i2,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -8446,10 +8450,9 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data22.password_hash_cost !== undefined){
-let data34 = data22.password_hash_cost;
-if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
-const err50 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err50 = {instancePath:instancePath+"/security/authentication/providers/oauth",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -8458,9 +8461,10 @@ vErrors.push(err50);
 }
 errors++;
 }
-if((typeof data34 == "number") && (isFinite(data34))){
-if(data34 > 20 || isNaN(data34)){
-const err51 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -8469,8 +8473,11 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(data34 < 10 || isNaN(data34)){
-const err52 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+}
+if(data24.password_hash_cost !== undefined){
+let data36 = data24.password_hash_cost;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+const err52 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -8479,14 +8486,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-}
-if(data22.login_rate_limit !== undefined){
-let data35 = data22.login_rate_limit;
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
-for(const key8 in data35){
-if(!(((key8 === "per_login_and_address") || (key8 === "per_address")) || (key8 === "window"))){
-const err53 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 > 20 || isNaN(data36)){
+const err53 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -8495,11 +8497,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-if(data35.per_login_and_address !== undefined){
-let data36 = data35.per_login_and_address;
-if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
-const err54 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data36 < 10 || isNaN(data36)){
+const err54 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -8508,9 +8507,14 @@ vErrors.push(err54);
 }
 errors++;
 }
-if((typeof data36 == "number") && (isFinite(data36))){
-if(data36 < 1 || isNaN(data36)){
-const err55 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data24.login_rate_limit !== undefined){
+let data37 = data24.login_rate_limit;
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+for(const key8 in data37){
+if(!(((key8 === "per_login_and_address") || (key8 === "per_address")) || (key8 === "window"))){
+const err55 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -8520,11 +8524,10 @@ vErrors.push(err55);
 errors++;
 }
 }
-}
-if(data35.per_address !== undefined){
-let data37 = data35.per_address;
-if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
-const err56 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data37.per_login_and_address !== undefined){
+let data38 = data37.per_login_and_address;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+const err56 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -8533,9 +8536,9 @@ vErrors.push(err56);
 }
 errors++;
 }
-if((typeof data37 == "number") && (isFinite(data37))){
-if(data37 < 1 || isNaN(data37)){
-const err57 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 < 1 || isNaN(data38)){
+const err57 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -8546,11 +8549,10 @@ errors++;
 }
 }
 }
-if(data35.window !== undefined){
-let data38 = data35.window;
-if(typeof data38 === "string"){
-if(func2(data38) < 1){
-const err58 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data37.per_address !== undefined){
+let data39 = data37.per_address;
+if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
+const err58 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -8559,8 +8561,9 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(!pattern9.test(data38)){
-const err59 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if((typeof data39 == "number") && (isFinite(data39))){
+if(data39 < 1 || isNaN(data39)){
+const err59 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -8570,8 +8573,12 @@ vErrors.push(err59);
 errors++;
 }
 }
-else {
-const err60 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data37.window !== undefined){
+let data40 = data37.window;
+if(typeof data40 === "string"){
+if(func2(data40) < 1){
+const err60 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -8580,10 +8587,8 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-}
-else {
-const err61 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data40)){
+const err61 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -8593,9 +8598,8 @@ vErrors.push(err61);
 errors++;
 }
 }
-}
 else {
-const err62 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err62 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -8605,12 +8609,9 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(data13.authorization !== undefined){
-let data39 = data13.authorization;
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-for(const key9 in data39){
-if(!((key9 === "guest_permissions") || (key9 === "check_latest_update_interval"))){
-const err63 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+}
+else {
+const err63 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -8620,15 +8621,9 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(data39.guest_permissions !== undefined){
-let data40 = data39.guest_permissions;
-if(Array.isArray(data40)){
-const len2 = data40.length;
-for(let i2=0; i2<len2; i2++){
-let data41 = data40[i2];
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-if(data41.actions === undefined){
-const err64 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "actions"},message:"must have required property '"+"actions"+"'"};
+}
+else {
+const err64 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -8637,8 +8632,13 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(data41.scopes === undefined){
-const err65 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
+}
+if(data13.authorization !== undefined){
+let data41 = data13.authorization;
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+for(const key9 in data41){
+if(!((key9 === "guest_permissions") || (key9 === "check_latest_update_interval"))){
+const err65 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -8647,9 +8647,16 @@ vErrors.push(err65);
 }
 errors++;
 }
-for(const key10 in data41){
-if(!((key10 === "actions") || (key10 === "scopes"))){
-const err66 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2,schemaPath:"./defs/permission.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+}
+if(data41.guest_permissions !== undefined){
+let data42 = data41.guest_permissions;
+if(Array.isArray(data42)){
+const len3 = data42.length;
+for(let i3=0; i3<len3; i3++){
+let data43 = data42[i3];
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+if(data43.actions === undefined){
+const err66 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "actions"},message:"must have required property '"+"actions"+"'"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -8658,12 +8665,8 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-if(data41.actions !== undefined){
-let data42 = data41.actions;
-if(Array.isArray(data42)){
-if(data42.length < 1){
-const err67 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/actions",schemaPath:"./defs/permission.json/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data43.scopes === undefined){
+const err67 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -8672,11 +8675,9 @@ vErrors.push(err67);
 }
 errors++;
 }
-const len3 = data42.length;
-for(let i3=0; i3<len3; i3++){
-let data43 = data42[i3];
-if(typeof data43 !== "string"){
-const err68 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/actions/" + i3,schemaPath:"./defs/permission.json/properties/actions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key10 in data43){
+if(!((key10 === "actions") || (key10 === "scopes"))){
+const err68 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3,schemaPath:"./defs/permission.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -8685,8 +8686,12 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(!(((((data43 === "create") || (data43 === "read")) || (data43 === "update")) || (data43 === "delete")) || (data43 === "*"))){
-const err69 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/actions/" + i3,schemaPath:"./defs/permission.json/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
+}
+if(data43.actions !== undefined){
+let data44 = data43.actions;
+if(Array.isArray(data44)){
+if(data44.length < 1){
+const err69 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/actions",schemaPath:"./defs/permission.json/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -8695,10 +8700,11 @@ vErrors.push(err69);
 }
 errors++;
 }
-}
-}
-else {
-const err70 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/actions",schemaPath:"./defs/permission.json/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const len4 = data44.length;
+for(let i4=0; i4<len4; i4++){
+let data45 = data44[i4];
+if(typeof data45 !== "string"){
+const err70 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/actions/" + i4,schemaPath:"./defs/permission.json/properties/actions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -8707,12 +8713,8 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-if(data41.scopes !== undefined){
-let data44 = data41.scopes;
-if(Array.isArray(data44)){
-if(data44.length < 1){
-const err71 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(!(((((data45 === "create") || (data45 === "read")) || (data45 === "update")) || (data45 === "delete")) || (data45 === "*"))){
+const err71 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/actions/" + i4,schemaPath:"./defs/permission.json/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -8721,12 +8723,10 @@ vErrors.push(err71);
 }
 errors++;
 }
-const len4 = data44.length;
-for(let i4=0; i4<len4; i4++){
-let data45 = data44[i4];
-if(typeof data45 === "string"){
-if(!pattern17.test(data45)){
-const err72 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/scopes/" + i4,schemaPath:"./defs/permission.json/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[A-Za-z]+)$"},message:"must match pattern \""+"^(\\*|[A-Za-z]+)$"+"\""};
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/actions",schemaPath:"./defs/permission.json/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -8736,8 +8736,11 @@ vErrors.push(err72);
 errors++;
 }
 }
-else {
-const err73 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/scopes/" + i4,schemaPath:"./defs/permission.json/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.scopes !== undefined){
+let data46 = data43.scopes;
+if(Array.isArray(data46)){
+if(data46.length < 1){
+const err73 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -8746,10 +8749,12 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
-}
-else {
-const err74 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const len5 = data46.length;
+for(let i5=0; i5<len5; i5++){
+let data47 = data46[i5];
+if(typeof data47 === "string"){
+if(!pattern17.test(data47)){
+const err74 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/scopes/" + i5,schemaPath:"./defs/permission.json/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[A-Za-z]+)$"},message:"must match pattern \""+"^(\\*|[A-Za-z]+)$"+"\""};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -8759,9 +8764,8 @@ vErrors.push(err74);
 errors++;
 }
 }
-}
 else {
-const err75 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i2,schemaPath:"./defs/permission.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err75 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/scopes/" + i5,schemaPath:"./defs/permission.json/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -8773,7 +8777,7 @@ errors++;
 }
 }
 else {
-const err76 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err76 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -8783,11 +8787,9 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(data39.check_latest_update_interval !== undefined){
-let data46 = data39.check_latest_update_interval;
-if(typeof data46 === "string"){
-if(func2(data46) < 1){
-const err77 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err77 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3,schemaPath:"./defs/permission.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -8796,8 +8798,10 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(!pattern9.test(data46)){
-const err78 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err78 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -8807,8 +8811,11 @@ vErrors.push(err78);
 errors++;
 }
 }
-else {
-const err79 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.check_latest_update_interval !== undefined){
+let data48 = data41.check_latest_update_interval;
+if(typeof data48 === "string"){
+if(func2(data48) < 1){
+const err79 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -8817,10 +8824,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-}
-}
-else {
-const err80 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data48)){
+const err80 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -8830,11 +8835,8 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data13.bootstrap_admin !== undefined){
-let data47 = data13.bootstrap_admin;
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-if(data47.name === undefined){
-const err81 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+else {
+const err81 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -8843,9 +8845,10 @@ vErrors.push(err81);
 }
 errors++;
 }
-for(const key11 in data47){
-if(!(((key11 === "name") || (key11 === "password")) || (key11 === "password_file"))){
-const err82 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+}
+}
+else {
+const err82 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -8855,11 +8858,11 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(data47.name !== undefined){
-let data48 = data47.name;
-if(typeof data48 === "string"){
-if(func2(data48) > 75){
-const err83 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data13.bootstrap_admin !== undefined){
+let data49 = data13.bootstrap_admin;
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.name === undefined){
+const err83 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -8868,8 +8871,9 @@ vErrors.push(err83);
 }
 errors++;
 }
-if(func2(data48) < 1){
-const err84 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key11 in data49){
+if(!(((key11 === "name") || (key11 === "password")) || (key11 === "password_file"))){
+const err84 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -8878,8 +8882,12 @@ vErrors.push(err84);
 }
 errors++;
 }
-if(!pattern0.test(data48)){
-const err85 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+if(data49.name !== undefined){
+let data50 = data49.name;
+if(typeof data50 === "string"){
+if(func2(data50) > 75){
+const err85 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -8888,9 +8896,8 @@ vErrors.push(err85);
 }
 errors++;
 }
-}
-else {
-const err86 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data50) < 1){
+const err86 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -8899,10 +8906,8 @@ vErrors.push(err86);
 }
 errors++;
 }
-}
-if(data47.password !== undefined){
-if(typeof data47.password !== "string"){
-const err87 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern0.test(data50)){
+const err87 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -8912,9 +8917,8 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data47.password_file !== undefined){
-if(typeof data47.password_file !== "string"){
-const err88 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err88 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -8924,9 +8928,9 @@ vErrors.push(err88);
 errors++;
 }
 }
-}
-else {
-const err89 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data49.password !== undefined){
+if(typeof data49.password !== "string"){
+const err89 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -8936,9 +8940,9 @@ vErrors.push(err89);
 errors++;
 }
 }
-}
-else {
-const err90 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data49.password_file !== undefined){
+if(typeof data49.password_file !== "string"){
+const err90 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -8948,12 +8952,9 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data.ephemeral_dashboard !== undefined){
-let data51 = data.ephemeral_dashboard;
-if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
-for(const key12 in data51){
-if(!((key12 === "enable") || (key12 === "cleanup_interval"))){
-const err91 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+}
+else {
+const err91 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -8963,9 +8964,9 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(data51.enable !== undefined){
-if(typeof data51.enable !== "boolean"){
-const err92 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err92 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -8975,11 +8976,12 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(data51.cleanup_interval !== undefined){
-let data53 = data51.cleanup_interval;
-if(typeof data53 === "string"){
-if(func2(data53) < 1){
-const err93 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.ephemeral_dashboard !== undefined){
+let data53 = data.ephemeral_dashboard;
+if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+for(const key12 in data53){
+if(!((key12 === "enable") || (key12 === "cleanup_interval"))){
+const err93 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -8988,8 +8990,10 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(!pattern9.test(data53)){
-const err94 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data53.enable !== undefined){
+if(typeof data53.enable !== "boolean"){
+const err94 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -8999,8 +9003,11 @@ vErrors.push(err94);
 errors++;
 }
 }
-else {
-const err95 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data53.cleanup_interval !== undefined){
+let data55 = data53.cleanup_interval;
+if(typeof data55 === "string"){
+if(func2(data55) < 1){
+const err95 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -9009,10 +9016,8 @@ vErrors.push(err95);
 }
 errors++;
 }
-}
-}
-else {
-const err96 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data55)){
+const err96 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -9022,12 +9027,8 @@ vErrors.push(err96);
 errors++;
 }
 }
-if(data.history !== undefined){
-let data54 = data.history;
-if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
-for(const key13 in data54){
-if(!(key13 === "max_versions")){
-const err97 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+else {
+const err97 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -9037,10 +9038,9 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data54.max_versions !== undefined){
-let data55 = data54.max_versions;
-if(!(((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55))) && (isFinite(data55)))){
-const err98 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err98 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -9049,9 +9049,13 @@ vErrors.push(err98);
 }
 errors++;
 }
-if((typeof data55 == "number") && (isFinite(data55))){
-if(data55 > 10000 || isNaN(data55)){
-const err99 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+}
+if(data.history !== undefined){
+let data56 = data.history;
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+for(const key13 in data56){
+if(!(key13 === "max_versions")){
+const err99 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -9060,8 +9064,11 @@ vErrors.push(err99);
 }
 errors++;
 }
-if(data55 < 1 || isNaN(data55)){
-const err100 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data56.max_versions !== undefined){
+let data57 = data56.max_versions;
+if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
+const err100 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -9070,11 +9077,9 @@ vErrors.push(err100);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err101 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data57 == "number") && (isFinite(data57))){
+if(data57 > 10000 || isNaN(data57)){
+const err101 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -9083,13 +9088,8 @@ vErrors.push(err101);
 }
 errors++;
 }
-}
-if(data.proxy !== undefined){
-let data56 = data.proxy;
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
-for(const key14 in data56){
-if(!(key14 === "timeout")){
-const err102 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+if(data57 < 1 || isNaN(data57)){
+const err102 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -9099,11 +9099,10 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data56.timeout !== undefined){
-let data57 = data56.timeout;
-if(typeof data57 === "string"){
-if(func2(data57) < 1){
-const err103 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err103 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -9112,8 +9111,13 @@ vErrors.push(err103);
 }
 errors++;
 }
-if(!pattern9.test(data57)){
-const err104 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data.proxy !== undefined){
+let data58 = data.proxy;
+if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+for(const key14 in data58){
+if(!(key14 === "timeout")){
+const err104 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -9123,8 +9127,11 @@ vErrors.push(err104);
 errors++;
 }
 }
-else {
-const err105 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data58.timeout !== undefined){
+let data59 = data58.timeout;
+if(typeof data59 === "string"){
+if(func2(data59) < 1){
+const err105 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -9133,10 +9140,8 @@ vErrors.push(err105);
 }
 errors++;
 }
-}
-}
-else {
-const err106 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data59)){
+const err106 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -9146,12 +9151,8 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data.plugin !== undefined){
-let data58 = data.plugin;
-if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
-for(const key15 in data58){
-if(!(key15 === "schemas_dir")){
-const err107 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+else {
+const err107 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -9161,9 +9162,9 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data58.schemas_dir !== undefined){
-if(typeof data58.schemas_dir !== "string"){
-const err108 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err108 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -9173,9 +9174,12 @@ vErrors.push(err108);
 errors++;
 }
 }
-}
-else {
-const err109 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.plugin !== undefined){
+let data60 = data.plugin;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+for(const key15 in data60){
+if(!(key15 === "schemas_dir")){
+const err109 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -9185,12 +9189,9 @@ vErrors.push(err109);
 errors++;
 }
 }
-if(data.http !== undefined){
-let data60 = data.http;
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-for(const key16 in data60){
-if(!((((key16 === "body_limit") || (key16 === "max_json_depth")) || (key16 === "headers_timeout")) || (key16 === "request_timeout"))){
-const err110 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+if(data60.schemas_dir !== undefined){
+if(typeof data60.schemas_dir !== "string"){
+const err110 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -9200,10 +9201,9 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data60.body_limit !== undefined){
-let data61 = data60.body_limit;
-if(!(((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61))) && (isFinite(data61)))){
-const err111 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err111 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -9212,9 +9212,13 @@ vErrors.push(err111);
 }
 errors++;
 }
-if((typeof data61 == "number") && (isFinite(data61))){
-if(data61 < 1024 || isNaN(data61)){
-const err112 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+if(data.http !== undefined){
+let data62 = data.http;
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+for(const key16 in data62){
+if(!((((key16 === "body_limit") || (key16 === "max_json_depth")) || (key16 === "headers_timeout")) || (key16 === "request_timeout"))){
+const err112 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -9224,11 +9228,10 @@ vErrors.push(err112);
 errors++;
 }
 }
-}
-if(data60.max_json_depth !== undefined){
-let data62 = data60.max_json_depth;
-if(!(((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62))) && (isFinite(data62)))){
-const err113 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data62.body_limit !== undefined){
+let data63 = data62.body_limit;
+if(!(((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63))) && (isFinite(data63)))){
+const err113 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -9237,9 +9240,9 @@ vErrors.push(err113);
 }
 errors++;
 }
-if((typeof data62 == "number") && (isFinite(data62))){
-if(data62 < 1 || isNaN(data62)){
-const err114 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data63 == "number") && (isFinite(data63))){
+if(data63 < 1024 || isNaN(data63)){
+const err114 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -9250,11 +9253,10 @@ errors++;
 }
 }
 }
-if(data60.headers_timeout !== undefined){
-let data63 = data60.headers_timeout;
-if(typeof data63 === "string"){
-if(func2(data63) < 1){
-const err115 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data62.max_json_depth !== undefined){
+let data64 = data62.max_json_depth;
+if(!(((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64))) && (isFinite(data64)))){
+const err115 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -9263,8 +9265,9 @@ vErrors.push(err115);
 }
 errors++;
 }
-if(!pattern9.test(data63)){
-const err116 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if((typeof data64 == "number") && (isFinite(data64))){
+if(data64 < 1 || isNaN(data64)){
+const err116 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -9274,8 +9277,12 @@ vErrors.push(err116);
 errors++;
 }
 }
-else {
-const err117 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data62.headers_timeout !== undefined){
+let data65 = data62.headers_timeout;
+if(typeof data65 === "string"){
+if(func2(data65) < 1){
+const err117 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -9284,12 +9291,8 @@ vErrors.push(err117);
 }
 errors++;
 }
-}
-if(data60.request_timeout !== undefined){
-let data64 = data60.request_timeout;
-if(typeof data64 === "string"){
-if(func2(data64) < 1){
-const err118 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data65)){
+const err118 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -9298,8 +9301,9 @@ vErrors.push(err118);
 }
 errors++;
 }
-if(!pattern9.test(data64)){
-const err119 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err119 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -9309,8 +9313,11 @@ vErrors.push(err119);
 errors++;
 }
 }
-else {
-const err120 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data62.request_timeout !== undefined){
+let data66 = data62.request_timeout;
+if(typeof data66 === "string"){
+if(func2(data66) < 1){
+const err120 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -9319,10 +9326,8 @@ vErrors.push(err120);
 }
 errors++;
 }
-}
-}
-else {
-const err121 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data66)){
+const err121 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -9332,12 +9337,8 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data.log !== undefined){
-let data65 = data.log;
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
-for(const key17 in data65){
-if(!(key17 === "level")){
-const err122 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+else {
+const err122 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -9347,10 +9348,9 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(data65.level !== undefined){
-let data66 = data65.level;
-if(typeof data66 !== "string"){
-const err123 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err123 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -9359,8 +9359,13 @@ vErrors.push(err123);
 }
 errors++;
 }
-if(!(((((((data66 === "trace") || (data66 === "debug")) || (data66 === "info")) || (data66 === "warn")) || (data66 === "error")) || (data66 === "fatal")) || (data66 === "silent"))){
-const err124 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema79.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.log !== undefined){
+let data67 = data.log;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+for(const key17 in data67){
+if(!(key17 === "level")){
+const err124 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -9370,9 +9375,10 @@ vErrors.push(err124);
 errors++;
 }
 }
-}
-else {
-const err125 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data67.level !== undefined){
+let data68 = data67.level;
+if(typeof data68 !== "string"){
+const err125 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -9381,15 +9387,37 @@ vErrors.push(err125);
 }
 errors++;
 }
-}
-}
-else {
-const err126 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((((data68 === "trace") || (data68 === "debug")) || (data68 === "info")) || (data68 === "warn")) || (data68 === "error")) || (data68 === "fatal")) || (data68 === "silent"))){
+const err126 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema79.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err126];
 }
 else {
 vErrors.push(err126);
+}
+errors++;
+}
+}
+}
+else {
+const err127 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+}
+}
+}
+else {
+const err128 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err128];
+}
+else {
+vErrors.push(err128);
 }
 errors++;
 }
