@@ -22,7 +22,8 @@ export type Reason =
   | 'BadGateway'
   | 'GatewayTimeout'
   | 'Unavailable'
-  | 'InsufficientStorage';
+  | 'InsufficientStorage'
+  | 'LoopDetected';
 
 /** One problem at one JSON path (dotted, with [i] for array items). */
 export interface ErrorDetail {

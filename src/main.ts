@@ -20,6 +20,7 @@ import { SCHEMAS_DIR } from './paths.js';
 import { checkSecretKeys } from './secrets/key-check.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { PluginRegistry } from './plugins/registry.js';
+import { Upstream } from './proxy/upstream.js';
 import { parseDuration } from './resources/duration.js';
 import { ResourceService } from './resources/service.js';
 import { LevelStore } from './storage/level-store.js';
@@ -90,6 +91,8 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     throw e;
   }
   const service = new ResourceService({ registry, store, plugins, authorizer, passwords, secrets, config });
+  const px = config.proxy!;
+  const upstream = new Upstream({ timeoutMs: parseDuration(px.timeout!)!, maxDurationMs: parseDuration(px.max_duration!)!, maxConcurrent: px.max_concurrent!, deniedNetworks: px.denied_networks ?? [] });
   const app = buildApp({
     config,
     registry,
@@ -98,6 +101,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     store,
     authenticator,
     ...(auth ? { auth: { ...auth, service } } : {}),
+    proxy: { registry, service, store, secrets, upstream, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build: readBuildInfo(),
     logger: opts.logger ?? { level: config.log?.level ?? 'info' },
   });
@@ -120,14 +124,15 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   } catch (e) {
     timers.forEach(clearInterval);
     await app.close();
+    await upstream.close();
     await store.close();
     throw e;
   }
   for (const line of startupLog) app.log.info(line);
-  return running(app, store, service, config, timers);
+  return running(app, store, service, config, timers, upstream);
 }
 
-function running(app: FastifyInstance, store: Store, service: ResourceService, config: Readonly<ServerConfig>, timers: NodeJS.Timeout[]): RunningServer {
+function running(app: FastifyInstance, store: Store, service: ResourceService, config: Readonly<ServerConfig>, timers: NodeJS.Timeout[], upstream: Upstream): RunningServer {
   const addr = app.server.address();
   const { host, port } = parseListen(config.listen!);
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
@@ -142,6 +147,7 @@ function running(app: FastifyInstance, store: Store, service: ResourceService, c
       (closing ??= (async () => {
         timers.forEach(clearInterval);
         await app.close();
+        await upstream.close();
         await store.close();
       })()),
   };

@@ -12,6 +12,7 @@ import type { Store } from '../storage/store.js';
 import { registerAuthRoutes, type AuthRouteOptions } from './auth-routes.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { registerErrorHandler } from './error-handler.js';
+import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { registerResourceRoutes } from './resource-router.js';
 import { registerSystemRoutes, type BuildInfo } from './system-routes.js';
 
@@ -31,6 +32,7 @@ export interface AppOptions {
   service: ResourceService;
   store: Store;
   authenticator: Authenticator;
+  proxy: ProxyRouteOptions;
   /** Login, refresh, logout, whoami, permissions: present when auth is on. */
   auth?: AuthRouteOptions;
   build: BuildInfo;
@@ -62,6 +64,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   registerSystemRoutes(app, o);
   registerResourceRoutes(app, o.registry, o.service, o.config);
   if (o.auth) registerAuthRoutes(app, o.auth);
+  registerProxyRoutes(app, o.proxy);
   return app;
 }
 
@@ -100,7 +103,8 @@ function refuseCrossSite(request: FastifyRequest): void {
     throw forbidden(`request from origin ${origin} refused: requests authenticated by cookies must come from this server's own pages`);
   }
   const type = request.headers['content-type'];
-  if (type !== undefined && !BODY_TYPES.test(type)) {
+  const proxied = (request.routeOptions.config as { proxy?: boolean } | undefined)?.proxy === true; // datasource APIs take forms
+  if (type !== undefined && !proxied && !BODY_TYPES.test(type)) {
     throw new ApiError('UnsupportedMediaType', 'requests authenticated by cookies must send application/json or application/yaml');
   }
 }

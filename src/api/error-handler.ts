@@ -21,6 +21,7 @@ const STATUS: Record<Reason, number> = {
   Unavailable: 503,
   GatewayTimeout: 504,
   InsufficientStorage: 507,
+  LoopDetected: 508,
 };
 
 /** Fastify's own errors that a client caused, as reasons. */

@@ -1,5 +1,6 @@
 import type { ErrorDetail } from '../errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
+import { httpProxyProblems } from '../proxy/http-proxy.js';
 import { joinPath } from '../resources/object-path.js';
 
 type Obj = Record<string, unknown>;
@@ -111,6 +112,7 @@ function localDatasourceProblems(datasources: unknown, plugins: PluginRegistry, 
     if (!isObj(ds)) continue;
     const path = joinPath(base, name);
     out.push(...plugins.check(ds.plugin, ['Datasource'], joinPath(path, 'plugin')));
+    if (isObj(ds.plugin)) out.push(...httpProxyProblems(ds.plugin.spec, joinPath(joinPath(path, 'plugin'), 'spec')));
     const kind = isObj(ds.plugin) ? ds.plugin.kind : undefined;
     if (ds.default !== true || typeof kind !== 'string') continue;
     const first = defaults.get(kind);

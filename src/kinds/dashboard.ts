@@ -1,4 +1,6 @@
 import type { ErrorDetail } from '../errors.js';
+import { secretNames } from '../proxy/http-proxy.js';
+import type { Envelope } from '../storage/store.js';
 import { parseDuration } from '../resources/duration.js';
 import { dashboardProblems, normalizeDashboard } from './dashboard-rules.js';
 import type { KindDescriptor } from './descriptor.js';
@@ -7,12 +9,25 @@ import { Dashboard, EphemeralDashboard } from './generated/validators.js';
 /** The longest accepted EphemeralDashboard ttl. */
 const MAX_TTL_MS = 365 * 86_400_000;
 
+/** Dashboard-local datasources: the proxy serves them, and their secrets are the project's. */
+const localDatasources = {
+  secretKind: 'Secret',
+  secretRefs: (obj: Envelope) => Object.values(localSpecs(obj)).map((ds) => (ds as { plugin?: { spec?: unknown } })?.plugin?.spec).flatMap((s) => secretNames(s)),
+  datasourceSpec: (obj: Envelope, name?: string) => (name !== undefined && Object.hasOwn(localSpecs(obj), name) ? localSpecs(obj)[name] : undefined),
+};
+
+function localSpecs(obj: Envelope): Record<string, unknown> {
+  const ds = (obj.spec as { datasources?: unknown }).datasources;
+  return ds !== null && typeof ds === 'object' && !Array.isArray(ds) ? (ds as Record<string, unknown>) : {};
+}
+
 export const dashboard: KindDescriptor = {
   kind: 'Dashboard',
   plural: 'dashboards',
   scope: 'project',
   validate: Dashboard,
   history: true,
+  ...localDatasources,
   hooks: {
     normalize: normalizeDashboard,
     validate: (obj, ctx) => dashboardProblems(obj.spec, ctx.plugins),
@@ -26,6 +41,7 @@ export const ephemeralDashboard: KindDescriptor = {
   scope: 'project',
   validate: EphemeralDashboard,
   ttlPath: 'spec.ttl',
+  ...localDatasources,
   enabledBy: 'ephemeral_dashboard.enable',
   hooks: {
     normalize: normalizeDashboard,

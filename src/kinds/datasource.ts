@@ -1,8 +1,17 @@
+import { httpProxyProblems, secretNames } from '../proxy/http-proxy.js';
+import type { Envelope } from '../storage/store.js';
 import type { KindDescriptor, KindHooks, ListFilter, SingleFlagRule } from './descriptor.js';
 import { Datasource, GlobalDatasource } from './generated/validators.js';
 
+const pluginSpec = (obj: Envelope) => (obj.spec as { plugin?: { spec?: unknown } }).plugin?.spec;
+
 const hooks: KindHooks = {
-  validate: (obj, ctx) => ctx.plugins.check((obj.spec as { plugin?: unknown }).plugin, ['Datasource'], 'spec.plugin'),
+  validate: (obj, ctx) => [...ctx.plugins.check((obj.spec as { plugin?: unknown }).plugin, ['Datasource'], 'spec.plugin'), ...httpProxyProblems(pluginSpec(obj))],
+};
+/** A datasource object is itself the datasource spec the proxy uses. */
+const proxyParts = {
+  secretRefs: (obj: Envelope) => secretNames(pluginSpec(obj)),
+  datasourceSpec: (obj: Envelope) => obj.spec,
 };
 const listFilters: ListFilter[] = [
   { param: 'kind', path: 'spec.plugin.kind', type: 'string' },
@@ -17,6 +26,8 @@ export const datasource: KindDescriptor = {
   validate: Datasource,
   history: true,
   hooks,
+  secretKind: 'Secret',
+  ...proxyParts,
   listFilters,
   singleFlag,
 };
@@ -28,6 +39,8 @@ export const globalDatasource: KindDescriptor = {
   validate: GlobalDatasource,
   history: true,
   hooks,
+  secretKind: 'GlobalSecret',
+  ...proxyParts,
   listFilters,
   singleFlag,
 };

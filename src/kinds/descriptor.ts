@@ -92,6 +92,12 @@ export interface KindDescriptor {
   singleFlag?: SingleFlagRule;
   /** Objects of this kind are the projects that project-scoped objects live in (Project). */
   isProjectScope?: boolean;
+  /** The kind of the Secrets this kind's datasources may name (same scope): Secret or GlobalSecret. */
+  secretKind?: string;
+  /** Names of the secrets the object's datasource proxy blocks use (saving needs `read` on them). */
+  secretRefs?(obj: Envelope): string[];
+  /** The datasource spec named `name` held by the object (itself for a Datasource, a local one for a Dashboard). */
+  datasourceSpec?(obj: Envelope, name?: string): unknown;
   /** RBAC: objects of this kind are roles (permission lists) or bindings (role -> subjects). */
   authz?: 'role' | 'binding';
   /** Objects of this kind are the users that sign in (User): they may read and update themselves. */

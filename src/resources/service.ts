@@ -78,6 +78,7 @@ export class ResourceService {
     restoreMasked(d, obj, undefined);
     const call = { principal: p };
     await this.validate(d, obj, call);
+    await this.authorizeSecretRefs(p, d, obj);
     const companions = await this.companionsOf(d, obj, call);
     if (w.dryRun) {
       if (await this.opts.store.get(keyOf(obj))) throw alreadyExists(`${d.kind} "${obj.metadata.name}" already exists`);
@@ -111,6 +112,7 @@ export class ResourceService {
       restoreMasked(d, obj, current);
       const call = { principal: p, current };
       await this.validate(d, obj, call);
+      await this.authorizeSecretRefs(p, d, obj);
       if (w.dryRun) return mask(d, obj);
       await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
       seal(d, obj, current, this.opts.secrets);
@@ -188,6 +190,18 @@ export class ResourceService {
     } catch (e) {
       if (schemaValid) throw e;
       return [];
+    }
+  }
+
+  /**
+   * Naming a Secret in a datasource lends its credentials to whoever may call the proxy: the
+   * author must be allowed to read that Secret kind in that scope (PROXY-01/03).
+   */
+  private async authorizeSecretRefs(p: Principal, d: KindDescriptor, obj: Envelope): Promise<void> {
+    if (!d.secretKind || !d.secretRefs) return;
+    const secretKind = this.opts.registry.byName(d.secretKind)!;
+    for (const name of new Set(d.secretRefs(obj))) {
+      await this.opts.authorizer.authorize(p, 'read', authzTarget(secretKind, obj.metadata.project, name));
     }
   }
 

@@ -1036,6 +1036,18 @@ export interface ProxyConfig {
    * Timeout of an upstream request (504 when exceeded). Duration such as "30s", "15m", "1h30m".
    */
   timeout?: string;
+  /**
+   * Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as "30s", "15m", "1h30m".
+   */
+  max_duration?: string;
+  /**
+   * Most upstream requests in flight at once; beyond that the proxy answers 503.
+   */
+  max_concurrent?: number;
+  /**
+   * Addresses or CIDR networks the proxy never connects to (e.g. 169.254.0.0/16 for cloud metadata). Checked on the resolved address, whatever form the URL uses.
+   */
+  denied_networks?: string[];
 }
 /**
  * Plugins.

@@ -1,0 +1,149 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { readFileSync, realpathSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
+import { ApiError, badRequest, notFound } from '../errors.js';
+import type { KindDescriptor } from '../kinds/descriptor.js';
+import type { KindRegistry } from '../kinds/registry.js';
+import { findHTTPProxy } from '../proxy/http-proxy.js';
+import { callerResponseHeaders, upstreamRequestHeaders } from '../proxy/headers.js';
+import { checkAllowed, proxySuffix, upstreamUrl } from '../proxy/path.js';
+import type { Upstream, UpstreamTls } from '../proxy/upstream.js';
+import { assertName } from '../resources/names.js';
+import type { ResourceService } from '../resources/service.js';
+import { DecryptError, type SecretBox } from '../secrets/secret-box.js';
+import { unseal } from '../secrets/sealing.js';
+import type { Store } from '../storage/store.js';
+
+export interface ProxyRouteOptions {
+  registry: KindRegistry;
+  service: ResourceService;
+  store: Store;
+  secrets: SecretBox;
+  upstream: Upstream;
+  /** security.secret_files_dir, for *File secret fields. */
+  secretFilesDir?: string;
+}
+
+/** A route family: which kind holds the datasource and where the suffix starts in the path. */
+interface Family {
+  path: string;
+  plural: string;
+  /** Index of the first path segment after the datasource name. */
+  suffixAt: number;
+}
+
+const FAMILIES: Family[] = [
+  { path: '/proxy/globaldatasources/:name', plural: 'globaldatasources', suffixAt: 4 },
+  { path: '/proxy/projects/:project/datasources/:name', plural: 'datasources', suffixAt: 6 },
+  { path: '/proxy/projects/:project/dashboards/:dashboard/datasources/:name', plural: 'dashboards', suffixAt: 8 },
+];
+
+type Params = { project?: string; dashboard?: string; name: string };
+
+/**
+ * The datasource proxy (API.md §8): every method, bodies streamed both ways, credentials from
+ * the datasource's Secret, the caller's own credentials and our cookies never forwarded.
+ * Bodies are not parsed here: the request stream goes upstream as it arrives.
+ */
+export function registerProxyRoutes(app: FastifyInstance, o: ProxyRouteOptions): void {
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+    for (const f of FAMILIES) {
+      const d = o.registry.byPluralName(f.plural)!;
+      const handler = (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => proxy(o, d, f, req, reply);
+      scope.all(f.path, { config: { proxy: true } }, handler);
+      scope.all(`${f.path}/*`, { config: { proxy: true } }, handler);
+    }
+  });
+}
+
+async function proxy(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+  if (String(req.headers.via ?? '').includes('dashplane')) throw new ApiError('LoopDetected', 'this request already went through a dashplane proxy; a datasource must not point back at dashplane');
+  const { project, dashboard, name } = req.params;
+  if (project !== undefined) assertName(project, 'project in the URL path');
+  if (dashboard !== undefined) assertName(dashboard, 'dashboard in the URL path');
+  assertName(name, 'datasource name in the URL path');
+  const holder = await o.service.get(req.principal, d, project ?? '', dashboard ?? name);
+  const spec = d.datasourceSpec!(holder, name) as { plugin?: { kind?: string; spec?: Record<string, unknown> } } | undefined;
+  if (!spec) throw notFound(`dashboard "${dashboard}" has no datasource "${name}"`);
+  const found = findHTTPProxy(spec.plugin?.spec);
+  if (!found) {
+    throw badRequest(spec.plugin?.spec?.directUrl
+      ? `datasource "${name}" has only a directUrl: clients query it directly, not through dashplane; give it a proxy block ({kind: HTTPProxy, spec: {url}}) to use the proxy`
+      : `datasource "${name}" has no proxy block ({kind: HTTPProxy, spec: {url}}) in spec.plugin.spec`);
+  }
+  const [pathPart, query = ''] = (req.raw.url ?? '').split(/\?(.*)/s, 2);
+  const suffix = proxySuffix(pathPart.split('/').length > f.suffixAt ? `/${pathPart.split('/').slice(f.suffixAt).join('/')}` : '');
+  checkAllowed(found.spec, req.method, suffix.decoded);
+  const url = upstreamUrl(found.spec.url, suffix.raw, query);
+  const credentials = found.spec.secret ? await secretCredentials(o, d, project, found.spec.secret, req) : {};
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined);
+  const res = await o.upstream.send(url, {
+    method: req.method,
+    headers: upstreamRequestHeaders(req.headers, found.spec.headers, credentials.authorization),
+    ...(hasBody ? { body: req.raw } : {}),
+    ...(credentials.tls ? { tls: credentials.tls } : {}),
+    signal: controller.signal,
+  });
+  res.body.on('error', () => reply.raw.destroy());
+  return reply.code(res.statusCode).headers(callerResponseHeaders(res.headers)).send(res.body);
+}
+
+/** The Authorization header and TLS material of the datasource's Secret (same scope as the datasource). */
+async function secretCredentials(o: ProxyRouteOptions, d: KindDescriptor, project: string | undefined, secretName: string, req: FastifyRequest): Promise<{ authorization?: string; tls?: UpstreamTls }> {
+  const kind = o.registry.byName(d.secretKind!)!;
+  const stored = await o.store.get({ kind: kind.kind, project: kind.scope === 'project' ? (project ?? '') : '', name: secretName });
+  if (!stored) throw badRequest(`the datasource names ${kind.kind} "${secretName}", which does not exist`);
+  let spec: SecretSpec;
+  try {
+    spec = unseal(kind, stored, o.secrets).spec as SecretSpec;
+  } catch (e) {
+    if (!(e instanceof DecryptError)) throw e;
+    req.log.error({ secret: `${kind.kind}/${stored.metadata.project ?? ''}/${secretName}`, reason: e.message }, 'cannot decrypt a datasource secret');
+    throw new ApiError('BadGateway', 'the datasource\'s secret cannot be used (it does not decrypt); see the server log');
+  }
+  const file = (path: string | undefined) => (path ? readSecretFile(o.secretFilesDir, path) : undefined);
+  let authorization: string | undefined;
+  if (spec.basicAuth) {
+    const password = spec.basicAuth.password ?? file(spec.basicAuth.passwordFile) ?? '';
+    authorization = `Basic ${Buffer.from(`${spec.basicAuth.username ?? ''}:${password}`).toString('base64')}`;
+  } else if (spec.authorization) {
+    authorization = `${spec.authorization.type || 'Bearer'} ${spec.authorization.credentials ?? file(spec.authorization.credentialsFile) ?? ''}`;
+  }
+  const t = spec.tlsConfig;
+  const tls: UpstreamTls | undefined = t
+    ? {
+        ...((t.ca ?? file(t.caFile)) ? { ca: t.ca ?? file(t.caFile) } : {}),
+        ...((t.cert ?? file(t.certFile)) ? { cert: t.cert ?? file(t.certFile) } : {}),
+        ...((t.key ?? file(t.keyFile)) ? { key: t.key ?? file(t.keyFile) } : {}),
+        ...(t.serverName ? { serverName: t.serverName } : {}),
+        ...(t.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
+      }
+    : undefined;
+  return { ...(authorization ? { authorization } : {}), ...(tls ? { tls } : {}) };
+}
+
+interface SecretSpec {
+  basicAuth?: { username?: string; password?: string; passwordFile?: string };
+  authorization?: { type?: string; credentials?: string; credentialsFile?: string };
+  tlsConfig?: { ca?: string; caFile?: string; cert?: string; certFile?: string; key?: string; keyFile?: string; serverName?: string; insecureSkipVerify?: boolean };
+}
+
+/** A *File value, read only when its real path is inside security.secret_files_dir. */
+function readSecretFile(dir: string | undefined, path: string): string {
+  const refused = new ApiError('BadGateway', 'a file named by the datasource\'s secret cannot be used; see the server configuration (security.secret_files_dir)');
+  if (!dir) throw refused;
+  try {
+    const root = realpathSync(dir);
+    const real = realpathSync(resolve(root, path));
+    if (!real.startsWith(root + sep)) throw refused;
+    return readFileSync(real, 'utf8').trim();
+  } catch {
+    throw refused;
+  }
+}

@@ -1,0 +1,52 @@
+import { ApiError, badRequest, forbidden } from '../errors.js';
+import type { HTTPProxySpec } from './http-proxy.js';
+
+/**
+ * The part of a proxy request URL after the datasource name, checked so it cannot leave the
+ * datasource's base path: every segment is percent-decoded once and may not be `.`, `..`, or hold
+ * a slash or backslash (`/..%2f`, `%2e%2e`, `..%5c` all refused with 400).
+ */
+export function proxySuffix(rawSuffix: string): { raw: string; decoded: string } {
+  if (rawSuffix !== '' && !rawSuffix.startsWith('/')) throw badRequest('the proxied path must start with "/"');
+  const segments = rawSuffix.split('/').slice(1);
+  const decoded: string[] = [];
+  for (const seg of segments) {
+    let d: string;
+    try {
+      d = decodeURIComponent(seg);
+    } catch {
+      throw badRequest('the proxied path has a malformed percent-encoding');
+    }
+    if (d === '.' || d === '..' || d.includes('/') || d.includes('\\') || d.includes('\0')) {
+      throw badRequest('the proxied path may not contain "." or ".." segments or encoded slashes: it must stay under the datasource URL');
+    }
+    decoded.push(d);
+  }
+  return { raw: rawSuffix, decoded: segments.length ? `/${decoded.join('/')}` : '' };
+}
+
+/** `allowedEndpoints`, when present: exact method and a pattern anchored on the whole decoded path (403 otherwise). */
+export function checkAllowed(proxy: HTTPProxySpec, method: string, decodedPath: string): void {
+  const rules = proxy.allowedEndpoints;
+  if (!rules || rules.length === 0) return;
+  for (const r of rules) {
+    let re: RegExp;
+    try {
+      re = new RegExp(`^(?:${r.endpointPattern})$`);
+    } catch {
+      continue;
+    }
+    if (r.method === method && re.test(decodedPath)) return;
+  }
+  throw forbidden(`${method} ${decodedPath || '/'} is not among this datasource's allowedEndpoints`);
+}
+
+/** The upstream URL: the datasource URL's path, then the checked suffix, then the query string. */
+export function upstreamUrl(base: string, suffix: string, query: string): URL {
+  const url = new URL(base);
+  const basePath = url.pathname.replace(/\/+$/, '');
+  url.pathname = basePath + suffix;
+  url.search = query;
+  if (!url.pathname.startsWith(basePath)) throw new ApiError('BadRequest', 'the proxied path leaves the datasource URL');
+  return url;
+}

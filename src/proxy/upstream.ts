@@ -1,0 +1,133 @@
+import { lookup } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import type { Readable } from 'node:stream';
+import { Agent, errors, request, type Dispatcher } from 'undici';
+import { ApiError } from '../errors.js';
+
+/** TLS settings for the upstream connection (from the datasource's Secret). */
+export interface UpstreamTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  serverName?: string;
+  insecureSkipVerify?: boolean;
+}
+
+export interface UpstreamOptions {
+  /** No response headers within this time: 504. */
+  timeoutMs: number;
+  /** The whole exchange, body included, is cut after this. */
+  maxDurationMs: number;
+  maxConcurrent: number;
+  /** Addresses and CIDR networks never connected to. */
+  deniedNetworks: readonly string[];
+}
+
+export interface UpstreamResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Readable;
+}
+
+/**
+ * Sends one request upstream with undici: streaming both ways, redirects never followed, the
+ * resolved address checked against the denylist (so every spelling of an address is caught and
+ * the connection goes to the address that was checked), at most `maxConcurrent` in flight.
+ */
+export class Upstream {
+  private readonly denied = new BlockList();
+  private readonly agents = new Map<string, Agent>();
+  private inFlight = 0;
+
+  constructor(private readonly o: UpstreamOptions) {
+    for (const net of o.deniedNetworks) {
+      const [addr, bits] = net.split('/');
+      const type = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
+      if (bits === undefined) this.denied.addAddress(addr, type);
+      else this.denied.addSubnet(addr, Number(bits), type);
+    }
+  }
+
+  async send(url: URL, init: { method: string; headers: Record<string, string>; body?: Readable; tls?: UpstreamTls; signal: AbortSignal }): Promise<UpstreamResponse> {
+    if (this.inFlight >= this.o.maxConcurrent) throw new ApiError('Unavailable', 'the proxy is busy (proxy.max_concurrent requests in flight); retry shortly', undefined, { 'Retry-After': '1' });
+    this.inFlight++;
+    let released = false;
+    const release = () => {
+      if (!released) {
+        released = true;
+        this.inFlight--;
+      }
+    };
+    const signal = AbortSignal.any([init.signal, AbortSignal.timeout(this.o.maxDurationMs)]);
+    try {
+      const res = await request(url, {
+        method: init.method as Dispatcher.HttpMethod,
+        headers: init.headers,
+        body: init.body ?? null,
+        dispatcher: this.agent(init.tls),
+        signal,
+        headersTimeout: this.o.timeoutMs,
+        bodyTimeout: this.o.timeoutMs,
+      });
+      res.body.once('close', release);
+      res.body.once('error', release);
+      return { statusCode: res.statusCode, headers: res.headers, body: res.body };
+    } catch (e) {
+      release();
+      throw translate(e, init.signal);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.agents.values()].map((a) => a.close()));
+  }
+
+  /** One keep-alive agent per TLS setting, with the denylist in its DNS lookup. */
+  private agent(tls: UpstreamTls = {}): Agent {
+    const id = JSON.stringify(tls);
+    let agent = this.agents.get(id);
+    if (!agent) {
+      agent = new Agent({
+        connect: {
+          ...(tls.ca ? { ca: tls.ca } : {}),
+          ...(tls.cert ? { cert: tls.cert } : {}),
+          ...(tls.key ? { key: tls.key } : {}),
+          ...(tls.serverName ? { servername: tls.serverName } : {}),
+          rejectUnauthorized: !tls.insecureSkipVerify,
+          lookup: (hostname, options, callback) => {
+            lookup(hostname, { ...options, all: true }, (err, addresses) => {
+              if (err) return callback(err, '', 4);
+              const list = addresses as unknown as { address: string; family: number }[];
+              const bad = list.find((a) => this.isDenied(a.address));
+              if (bad) return callback(Object.assign(new Error(`address ${bad.address} is denied by proxy.denied_networks`), { code: 'EDENIED' }), '', 4);
+              if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: unknown) => void)(null, list);
+              callback(null, list[0].address, list[0].family);
+            });
+          },
+        },
+        keepAliveTimeout: 30_000,
+      });
+      this.agents.set(id, agent);
+    }
+    return agent;
+  }
+
+  private isDenied(address: string): boolean {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+    if (mapped) return this.denied.check(mapped[1], 'ipv4');
+    return this.denied.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+  }
+}
+
+/** Upstream failures as API errors, never echoing the upstream URL (it may hold secrets). */
+function translate(e: unknown, callerSignal: AbortSignal): ApiError {
+  const err = e as { code?: string; name?: string; cause?: { code?: string } };
+  const code = err.code ?? err.cause?.code;
+  if (code === 'EDENIED') return new ApiError('Forbidden', 'the datasource URL points to an address the proxy may not reach (proxy.denied_networks)');
+  if (e instanceof errors.HeadersTimeoutError || e instanceof errors.BodyTimeoutError || err.name === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new ApiError('GatewayTimeout', 'the datasource did not answer in time (proxy.timeout)');
+  }
+  if (callerSignal.aborted) return new ApiError('BadRequest', 'the request was cancelled by the client');
+  if (err.name === 'AbortError') return new ApiError('GatewayTimeout', 'the datasource exchange took longer than proxy.max_duration');
+  return new ApiError('BadGateway', `the datasource could not be reached (${code ?? 'connection failed'})`);
+}
