@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { readFileSync, realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { findHTTPProxy } from '../proxy/http-proxy.js';
+import { Readable } from 'node:stream';
+import { findHTTPProxy, httpProxyProblems } from '../proxy/http-proxy.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from '../proxy/headers.js';
 import { checkAllowed, proxySuffix, upstreamUrl } from '../proxy/path.js';
 import type { Upstream, UpstreamTls } from '../proxy/upstream.js';
@@ -56,42 +58,107 @@ export function registerProxyRoutes(app: FastifyInstance, o: ProxyRouteOptions):
       scope.all(`${f.path}/*`, { config: { proxy: true } }, handler);
     }
   });
+  for (const f of FAMILIES) {
+    const d = o.registry.byPluralName(f.plural)!;
+    const base = `/proxy/unsaved${f.path.slice('/proxy'.length).replace(/\/:name$/, '')}`;
+    const handler = (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => unsaved(o, d, f, req, reply);
+    app.post(base, handler);
+    app.post(`${base}/*`, handler);
+  }
 }
 
 async function proxy(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
-  if (String(req.headers.via ?? '').includes('dashplane')) throw new ApiError('LoopDetected', 'this request already went through a dashplane proxy; a datasource must not point back at dashplane');
-  const { project, dashboard, name } = req.params;
-  if (project !== undefined) assertName(project, 'project in the URL path');
-  if (dashboard !== undefined) assertName(dashboard, 'dashboard in the URL path');
-  assertName(name, 'datasource name in the URL path');
+  refuseLoop(req);
+  const { project, dashboard, name } = checkedParams(req.params);
   const holder = await o.service.get(req.principal, d, project ?? '', dashboard ?? name);
-  const spec = d.datasourceSpec!(holder, name) as { plugin?: { kind?: string; spec?: Record<string, unknown> } } | undefined;
+  const spec = d.datasourceSpec!(holder, name) as DatasourceSpec | undefined;
   if (!spec) throw notFound(`dashboard "${dashboard}" has no datasource "${name}"`);
-  const found = findHTTPProxy(spec.plugin?.spec);
-  if (!found) {
-    throw badRequest(spec.plugin?.spec?.directUrl
-      ? `datasource "${name}" has only a directUrl: clients query it directly, not through dashplane; give it a proxy block ({kind: HTTPProxy, spec: {url}}) to use the proxy`
-      : `datasource "${name}" has no proxy block ({kind: HTTPProxy, spec: {url}}) in spec.plugin.spec`);
-  }
   const [pathPart, query = ''] = (req.raw.url ?? '').split(/\?(.*)/s, 2);
-  const suffix = proxySuffix(pathPart.split('/').length > f.suffixAt ? `/${pathPart.split('/').slice(f.suffixAt).join('/')}` : '');
-  checkAllowed(found.spec, req.method, suffix.decoded);
-  const url = upstreamUrl(found.spec.url, suffix.raw, query);
-  const credentials = found.spec.secret ? await secretCredentials(o, d, project, found.spec.secret, req) : {};
+  const rest = pathPart.split('/').slice(f.suffixAt);
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined);
+  return forward(o, { d, project, name, spec, method: req.method, suffix: rest.length ? `/${rest.join('/')}` : '', query, headers: req.headers, ...(hasBody ? { body: req.raw } : {}) }, req, reply);
+}
+
+/**
+ * Perses 0.54's connection test of a datasource being edited: `POST /proxy/unsaved/...` with
+ * `{method, spec, body}`. It may lend credentials just like saving would, so it needs the same
+ * permissions as saving the datasource (and reading the Secret it names).
+ */
+async function unsaved(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: FastifyRequest<{ Params: Params; Body: unknown }>, reply: FastifyReply) {
+  refuseLoop(req);
+  const { project, dashboard } = checkedParams({ ...req.params, name: 'unsaved' });
+  const b = (req.body ?? {}) as { method?: unknown; spec?: unknown; body?: unknown };
+  if (typeof b.method !== 'string' || !/^[A-Z]+$/.test(b.method) || b.spec === null || typeof b.spec !== 'object') {
+    throw badRequest('send {"method": "GET", "spec": <datasource spec>, "body": null}');
+  }
+  const target = dashboard ?? 'unsaved';
+  await o.service.authorize(req.principal, dashboard ? 'update' : 'create', d, project, target);
+  const holder = { kind: d.kind, metadata: { name: target, ...(project ? { project } : {}), createdAt: '', updatedAt: '', version: 0 }, spec: dashboard ? { datasources: { unsaved: b.spec } } : b.spec };
+  for (const secret of new Set(d.secretRefs?.(holder) ?? [])) await o.service.authorize(req.principal, 'read', o.registry.byName(d.secretKind!)!, project, secret);
+  const [pathPart, query = ''] = (req.raw.url ?? '').split(/\?(.*)/s, 2);
+  const rest = pathPart.split('/').slice(f.suffixAt);
+  const body = typeof b.body === 'string' ? Readable.from([Buffer.from(b.body)]) : undefined;
+  // The caller's Content-Type and length describe the JSON envelope, not the upstream body.
+  const { 'content-type': _t, 'content-length': _l, ...headers } = req.headers;
+  return forward(o, { d, project, name: 'unsaved', spec: b.spec as DatasourceSpec, method: b.method, suffix: rest.length ? `/${rest.join('/')}` : '', query, headers, ...(body ? { body } : {}) }, req, reply);
+}
+
+interface DatasourceSpec {
+  plugin?: { kind?: string; spec?: Record<string, unknown> };
+}
+
+interface Exchange {
+  d: KindDescriptor;
+  project: string | undefined;
+  name: string;
+  spec: DatasourceSpec;
+  method: string;
+  /** Raw (still encoded) path after the datasource name. */
+  suffix: string;
+  query: string;
+  body?: Readable;
+  /** The caller's headers to filter and forward. */
+  headers: IncomingHttpHeaders;
+}
+
+/** The common part: proxy block, path checks, credentials, the upstream call, the answer. */
+async function forward(o: ProxyRouteOptions, x: Exchange, req: FastifyRequest, reply: FastifyReply) {
+  const found = findHTTPProxy(x.spec.plugin?.spec);
+  if (!found) {
+    throw badRequest(x.spec.plugin?.spec?.directUrl
+      ? `datasource "${x.name}" has only a directUrl: clients query it directly, not through dashplane; give it a proxy block ({kind: HTTPProxy, spec: {url}}) to use the proxy`
+      : `datasource "${x.name}" has no proxy block ({kind: HTTPProxy, spec: {url}}) in spec.plugin.spec`);
+  }
+  const problems = httpProxyProblems(x.spec.plugin?.spec);
+  if (problems.length) throw badRequest(`the datasource's proxy block is not valid: ${problems[0].path}: ${problems[0].message}`, problems);
+  const suffix = proxySuffix(x.suffix);
+  checkAllowed(found.spec, x.method, suffix.decoded);
+  const url = upstreamUrl(found.spec.url, suffix.raw, x.query);
+  const credentials = found.spec.secret ? await secretCredentials(o, x.d, x.project, found.spec.secret, req) : {};
   const controller = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
   });
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined);
   const res = await o.upstream.send(url, {
-    method: req.method,
-    headers: upstreamRequestHeaders(req.headers, found.spec.headers, credentials.authorization),
-    ...(hasBody ? { body: req.raw } : {}),
+    method: x.method,
+    headers: upstreamRequestHeaders(x.headers, found.spec.headers, credentials.authorization),
+    ...(x.body ? { body: x.body } : {}),
     ...(credentials.tls ? { tls: credentials.tls } : {}),
     signal: controller.signal,
   });
   res.body.on('error', () => reply.raw.destroy());
   return reply.code(res.statusCode).headers(callerResponseHeaders(res.headers)).send(res.body);
+}
+
+function refuseLoop(req: FastifyRequest): void {
+  if (String(req.headers.via ?? '').includes('dashplane')) throw new ApiError('LoopDetected', 'this request already went through a dashplane proxy; a datasource must not point back at dashplane');
+}
+
+function checkedParams(p: Params): Params {
+  if (p.project !== undefined) assertName(p.project, 'project in the URL path');
+  if (p.dashboard !== undefined) assertName(p.dashboard, 'dashboard in the URL path');
+  assertName(p.name, 'datasource name in the URL path');
+  return p;
 }
 
 /** The Authorization header and TLS material of the datasource's Secret (same scope as the datasource). */

@@ -164,6 +164,11 @@ export class ResourceService {
     }
   }
 
+  /** A permission check with the same target rules as the CRUD calls (for routes built on them). */
+  authorize(p: Principal, action: 'create' | 'read' | 'update' | 'delete', d: KindDescriptor, project: string | undefined, name: string): Promise<void> {
+    return this.opts.authorizer.authorize(p, action, authzTarget(d, d.scope === 'project' ? project : undefined, name));
+  }
+
   /** Full validation without storing (POST /api/validate/...): no project existence check. */
   async validateOnly(p: Principal, d: KindDescriptor, body: unknown): Promise<void> {
     const obj = this.prepare(d, body, {}, { version: 0 }, false);
