@@ -19,6 +19,8 @@ import type { KindRegistry } from './kinds/registry.js';
 import { SCHEMAS_DIR } from './paths.js';
 import { checkSecretKeys } from './secrets/key-check.js';
 import { SecretBox } from './secrets/secret-box.js';
+import { Reaper } from './controllers/reaper.js';
+import { Watcher } from './controllers/watcher.js';
 import { PluginRegistry } from './plugins/registry.js';
 import { Upstream } from './proxy/upstream.js';
 import { parseDuration } from './resources/duration.js';
@@ -53,7 +55,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   const security = config.security!;
   const authn = security.authentication!;
   const passwords = new PasswordHasher({ logN: authn.password_hash_cost!, concurrency: 2, maxQueue: 64 });
-  const store = new LevelStore(dataDir);
+  const store = new LevelStore(dataDir, { eventLogSize: config.watch!.event_log_size! });
   await store.open();
   const startupLog: string[] = [];
   let secrets: SecretBox;
@@ -91,6 +93,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     throw e;
   }
   const service = new ResourceService({ registry, store, plugins, authorizer, passwords, secrets, config });
+  const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: parseDuration(config.watch!.bookmark_interval!)! });
   const px = config.proxy!;
   const upstream = new Upstream({ timeoutMs: parseDuration(px.timeout!)!, maxDurationMs: parseDuration(px.max_duration!)!, maxConcurrent: px.max_concurrent!, deniedNetworks: px.denied_networks ?? [] });
   const app = buildApp({
@@ -101,12 +104,21 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     store,
     authenticator,
     ...(auth ? { auth: { ...auth, service } } : {}),
+    watcher,
     proxy: { registry, service, store, secrets, upstream, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build: readBuildInfo(),
     logger: opts.logger ?? { level: config.log?.level ?? 'info' },
   });
   const timers: NodeJS.Timeout[] = [];
+  const reaper = new Reaper({
+    store,
+    registry,
+    service,
+    sweepMs: parseDuration(config.ephemeral_dashboard!.cleanup_interval!)!,
+    log: (msg, err) => app.log.error({ err }, msg),
+  });
   try {
+    await reaper.start();
     if (security.bootstrap_admin) {
       const line = await bootstrapAdmin(security.bootstrap_admin, registry, service);
       if (line) startupLog.push(line);
@@ -123,16 +135,21 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     });
   } catch (e) {
     timers.forEach(clearInterval);
+    await reaper.stop();
     await app.close();
     await upstream.close();
     await store.close();
     throw e;
   }
   for (const line of startupLog) app.log.info(line);
-  return running(app, store, service, config, timers, upstream);
+  const stopBackground = async () => {
+    timers.forEach(clearInterval);
+    await reaper.stop();
+  };
+  return running(app, store, service, config, stopBackground, upstream);
 }
 
-function running(app: FastifyInstance, store: Store, service: ResourceService, config: Readonly<ServerConfig>, timers: NodeJS.Timeout[], upstream: Upstream): RunningServer {
+function running(app: FastifyInstance, store: Store, service: ResourceService, config: Readonly<ServerConfig>, stopBackground: () => Promise<void>, upstream: Upstream): RunningServer {
   const addr = app.server.address();
   const { host, port } = parseListen(config.listen!);
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
@@ -145,8 +162,11 @@ function running(app: FastifyInstance, store: Store, service: ResourceService, c
     url,
     close: () =>
       (closing ??= (async () => {
-        timers.forEach(clearInterval);
+        await stopBackground();
+        // Stop accepting, let in-flight requests finish within the grace period, then cut.
+        const grace = setTimeout(() => app.server.closeAllConnections(), parseDuration(config.http!.shutdown_grace!)).unref();
         await app.close();
+        clearTimeout(grace);
         await upstream.close();
         await store.close();
       })()),

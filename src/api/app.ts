@@ -11,6 +11,7 @@ import type { ResourceService } from '../resources/service.js';
 import type { Store } from '../storage/store.js';
 import { registerAuthRoutes, type AuthRouteOptions } from './auth-routes.js';
 import { registerBodyParsers } from './body-parsers.js';
+import type { Watcher } from '../controllers/watcher.js';
 import { registerErrorHandler } from './error-handler.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { registerResourceRoutes } from './resource-router.js';
@@ -33,6 +34,7 @@ export interface AppOptions {
   store: Store;
   authenticator: Authenticator;
   proxy: ProxyRouteOptions;
+  watcher: Watcher;
   /** Login, refresh, logout, whoami, permissions: present when auth is on. */
   auth?: AuthRouteOptions;
   build: BuildInfo;
@@ -62,7 +64,8 @@ export function buildApp(o: AppOptions): FastifyInstance {
   registerErrorHandler(app);
   registerBodyParsers(app, http.max_json_depth!);
   registerSystemRoutes(app, o);
-  registerResourceRoutes(app, o.registry, o.service, o.config);
+  registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher);
+  app.addHook('preClose', async () => o.watcher.closeAll());
   if (o.auth) registerAuthRoutes(app, o.auth);
   registerProxyRoutes(app, o.proxy);
   return app;

@@ -6,11 +6,13 @@ import { assertName } from '../resources/names.js';
 import { getPath } from '../resources/object-path.js';
 import type { ResourceService } from '../resources/service.js';
 import { flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
+import { Readable } from 'node:stream';
+import type { Watcher, WatchQuery } from '../controllers/watcher.js';
 
 /** Largest page a list may ask for. */
 const MAX_LIMIT = 10_000;
 
-type Params = { project?: string; name?: string };
+type Params = { project?: string; name?: string; version?: string };
 type Req = FastifyRequest<{ Params: Params; Querystring: Query }>;
 
 /**
@@ -18,33 +20,36 @@ type Req = FastifyRequest<{ Params: Params; Querystring: Query }>;
  * global kinds under /api/v1/{plural}, project kinds under /api/v1/projects/{project}/{plural}
  * plus the cross-project collection /api/v1/{plural}.
  */
-export function registerResourceRoutes(app: FastifyInstance, registry: KindRegistry, service: ResourceService, config: unknown): void {
+export function registerResourceRoutes(app: FastifyInstance, registry: KindRegistry, service: ResourceService, config: unknown, watcher: Watcher): void {
   for (const d of registry.all()) {
     if (d.enabledBy && getPath(config, d.enabledBy) === false) continue;
-    const h = handlers(d, service);
+    const h = handlers(d, service, watcher);
     const item = `/api/v1/${d.plural}/:name`;
     // Sign-up: anonymous callers may create unless the configuration turns it off.
     const createOptions = { config: { anonymous: d.anonymousCreateUnless !== undefined && getPath(config, d.anonymousCreateUnless) !== true } };
+    const one = d.scope === 'global' ? item : `/api/v1/projects/:project/${d.plural}/:name`;
     if (d.scope === 'global') {
       app.get(`/api/v1/${d.plural}`, h.list);
       app.post(`/api/v1/${d.plural}`, createOptions, h.create);
-      app.get(item, h.get);
-      app.put(item, h.update);
-      app.delete(item, h.remove);
     } else {
       const base = `/api/v1/projects/:project/${d.plural}`;
       app.get(base, h.list);
       app.post(base, h.create);
-      app.get(`${base}/:name`, h.get);
-      app.put(`${base}/:name`, h.update);
-      app.delete(`${base}/:name`, h.remove);
       app.get(`/api/v1/${d.plural}`, h.list);
       app.post(`/api/v1/${d.plural}`, h.create);
+    }
+    app.get(one, h.get);
+    app.put(one, h.update);
+    app.delete(one, h.remove);
+    if (d.history) {
+      app.get(`${one}/versions`, h.versions);
+      app.get(`${one}/versions/:version`, h.version);
+      app.post(`${one}/versions/:version/restore`, h.restore);
     }
   }
 }
 
-function handlers(d: KindDescriptor, service: ResourceService) {
+function handlers(d: KindDescriptor, service: ResourceService, watcher: Watcher) {
   /** Path parameters, checked before they touch a storage key. */
   const target = (req: Req) => {
     const { project, name } = req.params;
@@ -69,6 +74,17 @@ function handlers(d: KindDescriptor, service: ResourceService) {
       const limit = positiveInt(q, 'limit', MAX_LIMIT);
       const continueToken = single(q, 'continue');
       const namePrefix = single(q, 'name');
+      if (flag(q, 'watch')) {
+        const since = single(q, 'since');
+        if (since !== undefined && !/^\d{1,15}$/.test(since)) throw badRequest(`query parameter "since" must be a revision number, not ${JSON.stringify(since)}`);
+        const project1 = d.scope === 'project' ? (project ?? queryProject) : undefined;
+        return streamWatch(req, reply, watcher, d, {
+          ...(project1 !== undefined ? { project: project1 } : {}),
+          ...(namePrefix ? { namePrefix } : {}),
+          filters,
+          ...(since !== undefined ? { since: Number(since) } : {}),
+        });
+      }
       const page = await service.list(req.principal, d, {
         ...(d.scope === 'project' && (project ?? queryProject) !== undefined ? { project: project ?? queryProject } : {}),
         ...(namePrefix ? { namePrefix } : {}),
@@ -102,12 +118,54 @@ function handlers(d: KindDescriptor, service: ResourceService) {
       return obj;
     },
 
+    async versions(req: Req) {
+      const { project, name } = target(req);
+      return service.listVersions(req.principal, d, project ?? '', name!);
+    },
+
+    async version(req: Req) {
+      const { project, name } = target(req);
+      return service.getVersion(req.principal, d, project ?? '', name!, versionParam(req.params));
+    },
+
+    async restore(req: Req, reply: FastifyReply) {
+      const { project, name } = target(req);
+      const obj = await service.restore(req.principal, d, project ?? '', name!, versionParam(req.params));
+      void reply.header('ETag', `"${obj.metadata.version}"`);
+      return obj;
+    },
+
     async remove(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
       await service.delete(req.principal, d, project, name!, writeOptions(req));
       return reply.code(204).send();
     },
   };
+}
+
+function versionParam(params: { version?: string }): number {
+  const v = params.version ?? '';
+  if (!/^\d{1,9}$/.test(v)) throw badRequest(`version must be a number, not ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+/**
+ * `?watch=true`: newline-delimited JSON events. Permission and `since` are checked first, so a
+ * refusal is an ordinary 403/410; then the stream runs until the client leaves or the server
+ * shuts down.
+ */
+async function streamWatch(req: FastifyRequest, reply: FastifyReply, watcher: Watcher, d: KindDescriptor, q: WatchQuery) {
+  const ac = new AbortController();
+  const events = await watcher.open(req.principal, d, q, ac.signal);
+  req.raw.once('close', () => ac.abort());
+  reply.raw.once('close', () => ac.abort());
+  const body = Readable.from(
+    (async function* () {
+      for await (const e of events) yield `${JSON.stringify(e)}\n`;
+    })(),
+  );
+  body.once('close', () => ac.abort());
+  return reply.code(200).header('Content-Type', 'application/x-ndjson; charset=utf-8').header('X-Accel-Buffering', 'no').send(body);
 }
 
 function writeOptions(req: Req): { dryRun: boolean; ifMatch?: number } {

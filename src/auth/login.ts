@@ -54,15 +54,22 @@ export class AuthService {
     const loginKey = `${login}\u0000${address}`;
     const wait = Math.max(this.perLogin.retryAfter(loginKey), this.perAddress.retryAfter(address));
     if (wait > 0) throw new ApiError('TooManyRequests', `too many failed logins; retry in ${wait} s`, undefined, { 'Retry-After': String(wait) });
+    // Counted before the password is checked, so a burst of parallel guesses is limited too.
+    this.perLogin.fail(loginKey);
+    this.perAddress.fail(address);
     const user = login.length <= 75 ? await this.o.store.get({ kind: this.o.userKind, project: '', name: login }) : undefined;
     const stored = user ? getPath(user, 'spec.nativeProvider.password') : undefined;
-    const ok = await this.o.passwords.verify(typeof stored === 'string' ? stored : undefined, password);
-    if (!ok || !user) {
-      this.perLogin.fail(loginKey);
-      this.perAddress.fail(address);
-      throw badRequest(WRONG);
+    let ok: boolean;
+    try {
+      ok = await this.o.passwords.verify(typeof stored === 'string' ? stored : undefined, password);
+    } catch (e) {
+      this.perLogin.undo(loginKey);
+      this.perAddress.undo(address);
+      throw e;
     }
+    if (!ok || !user) throw badRequest(WRONG);
     this.perLogin.reset(loginKey);
+    this.perAddress.undo(address);
     const refreshId = this.o.tokens.newRefreshId();
     const session = await this.o.sessions.open({ user: login, userCreatedAt: user.metadata.createdAt, provider: 'native', slug: '', refreshId }, this.o.refreshTtlMs);
     return this.issue(session, refreshId);

@@ -80,6 +80,24 @@ describe('auth/passwords PasswordHasher', function () {
     expect(await small.verify(stored, 'pw')).to.equal(true);
   });
 
+  it('a refusal while the queue is full is not remembered: unknown users verify to false again once it drains', async () => {
+    // verify(undefined) derives a dummy hash on first use, through the same bounded queue.
+    const h = new PasswordHasher({ logN: 12, concurrency: 1, maxQueue: 1 });
+    const stored = await h.hash('pw');
+    const busy = [h.verify(stored, 'a'), h.verify(stored, 'b')]; // one running, one waiting: full
+    const during = await h.verify(undefined, 'x').then(
+      (v) => v,
+      (e: unknown) => (e as ApiError).reason,
+    );
+    expect(during).to.equal('TooManyRequests');
+    await Promise.all(busy);
+    const after = await h.verify(undefined, 'x').then(
+      (v) => v,
+      (e: unknown) => `threw ${(e as ApiError).reason}`,
+    );
+    expect(after, 'unknown user after the queue drained (a wrong password gives false)').to.equal(false);
+  });
+
   it('never runs more derivations at once than its concurrency', async () => {
     const h = new PasswordHasher({ logN: 12, concurrency: 2, maxQueue: 100 });
     const stored = await h.hash('pw');

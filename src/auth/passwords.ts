@@ -41,9 +41,20 @@ export class PasswordHasher {
     return typeof value === 'string' && value.startsWith(PREFIX);
   }
 
-  /** A hash of a random password with the same parameters, so unknown users take as long as known ones. */
+  /**
+   * A hash of a random password with the same parameters, so unknown users take as long as known
+   * ones. Made once, outside the queue (a full queue must not make unknown users answer
+   * differently from then on).
+   */
   private dummyHash(): Promise<string> {
-    return (this.dummy ??= this.hash(`dummy-${Math.random()}`));
+    this.dummy ??= Scrypt.kdf(`dummy-${Math.random()}`, { logN: this.opts.logN }).then(
+      (key) => PREFIX + Buffer.from(key).toString('base64'),
+      (e: unknown) => {
+        this.dummy = undefined;
+        throw e;
+      },
+    );
+    return this.dummy;
   }
 
   private async limited<T>(fn: () => Promise<T>): Promise<T> {

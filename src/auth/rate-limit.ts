@@ -23,6 +23,12 @@ export class FailureLimiter {
     if (this.entries.size > 100_000) this.sweep(t);
   }
 
+  /** Takes back one counted failure (an attempt counted up front that succeeded). */
+  undo(key: string): void {
+    const e = this.entries.get(key);
+    if (e && e.count > 0) e.count--;
+  }
+
   reset(key: string): void {
     this.entries.delete(key);
   }

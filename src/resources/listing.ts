@@ -49,7 +49,7 @@ function decodeContinue(token: string): Position {
 }
 
 /** Checks each descriptor filter value, e.g. default=true|false. */
-function filterPredicate(d: KindDescriptor, filters: Record<string, string> = {}): (o: Envelope) => boolean {
+export function filterPredicate(d: KindDescriptor, filters: Record<string, string> = {}): (o: Envelope) => boolean {
   const checks = (d.listFilters ?? [])
     .filter((f) => filters[f.param] !== undefined)
     .map((f) => {

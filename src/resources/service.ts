@@ -7,7 +7,7 @@ import type { HookCall, HookContext, KindDescriptor } from '../kinds/descriptor.
 import type { KindRegistry } from '../kinds/registry.js';
 import { schemaErrors } from '../kinds/schema-errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
-import { keyOf, type Envelope, type ObjectKey, type Store } from '../storage/store.js';
+import { keyOf, type Envelope, type HistoryOptions, type ObjectKey, type Store, type VersionEntry } from '../storage/store.js';
 import { KeyedMutex } from '../storage/mutex.js';
 import { isExpired, listPage, type ListOptions, type ListResult } from './listing.js';
 import { mask, restoreMasked } from './masking.js';
@@ -32,6 +32,8 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** The version the caller last saw (If-Match); a different stored version is a 412. */
   ifMatch?: number;
+  /** Internal (reaper): act on an object whose ttl has passed. */
+  evenIfExpired?: boolean;
 }
 
 /** Stands in for an absent project when only validating. */
@@ -87,7 +89,7 @@ export class ResourceService {
     await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
     seal(d, obj, undefined, this.opts.secrets);
     try {
-      await this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}) });
+      await this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}), ...this.historyOf(d, p) });
     } catch (e) {
       if (e instanceof ApiError && e.reason === 'NotFound' && project !== undefined) throw projectMissing(project);
       throw e;
@@ -117,7 +119,7 @@ export class ResourceService {
       await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
       seal(d, obj, current, this.opts.secrets);
       try {
-        await this.opts.store.update(obj, { expectedVersion: version });
+        await this.opts.store.update(obj, { expectedVersion: version, ...this.historyOf(d, p) });
         return mask(d, obj);
       } catch (e) {
         if (!(e instanceof ApiError && e.reason === 'Conflict')) throw e;
@@ -130,7 +132,7 @@ export class ResourceService {
   async delete(p: Principal, d: KindDescriptor, project: string | undefined, name: string, w: WriteOptions = {}): Promise<void> {
     const key: ObjectKey = { kind: d.kind, project: scopeOf(d, project) ?? '', name };
     await this.opts.authorizer.authorize(p, 'delete', authzTarget(d, project, name));
-    const current = await this.current(d, key);
+    const current = await this.current(d, key, w.evenIfExpired);
     if (w.ifMatch !== undefined && current.metadata.version !== w.ifMatch) throw stale(d, key, current.metadata.version, w.ifMatch);
     if (w.dryRun) return;
     const children = d.isProjectScope ? { project: name, kinds: this.opts.registry.projectScoped().map((k) => k.kind) } : undefined;
@@ -167,6 +169,33 @@ export class ResourceService {
   /** A permission check with the same target rules as the CRUD calls (for routes built on them). */
   authorize(p: Principal, action: 'create' | 'read' | 'update' | 'delete', d: KindDescriptor, project: string | undefined, name: string): Promise<void> {
     return this.opts.authorizer.authorize(p, action, authzTarget(d, d.scope === 'project' ? project : undefined, name));
+  }
+
+  /** Versions kept for an object, newest first, without the current one (API.md §7). */
+  async listVersions(p: Principal, d: KindDescriptor, project: string, name: string): Promise<VersionEntry[]> {
+    await this.opts.authorizer.authorize(p, 'read', authzTarget(d, project, name));
+    const key = this.historyKey(d, project, name);
+    const current = await this.opts.store.get(key);
+    const versions = (await this.opts.store.listVersions(key)).filter((v) => !current || v.version < current.metadata.version);
+    if (!current && versions.length === 0) throw notFound(`${d.kind} "${name}" has no history`);
+    return versions;
+  }
+
+  /** The whole object as it was at `version`. */
+  async getVersion(p: Principal, d: KindDescriptor, project: string, name: string, version: number): Promise<Envelope> {
+    await this.opts.authorizer.authorize(p, 'read', authzTarget(d, project, name));
+    const obj = await this.opts.store.getVersion(this.historyKey(d, project, name), version);
+    if (!obj) throw notFound(`${d.kind} "${name}" has no version ${version} (see .../versions)`);
+    return mask(d, obj);
+  }
+
+  /** Makes the content of `version` the new latest version (re-creating a deleted object). */
+  async restore(p: Principal, d: KindDescriptor, project: string, name: string, version: number): Promise<Envelope> {
+    const old = await this.getVersion(p, d, project, name, version);
+    const body = { kind: d.kind, metadata: { name, ...(d.scope === 'project' ? { project } : {}), ...(old.metadata.tags ? { tags: old.metadata.tags } : {}) }, spec: old.spec };
+    const target = { name, ...(d.scope === 'project' ? { project } : {}) };
+    const exists = await this.opts.store.get(this.historyKey(d, project, name));
+    return exists ? this.update(p, d, body, target) : this.create(p, d, body, target);
   }
 
   /** Full validation without storing (POST /api/validate/...): no project existence check. */
@@ -236,9 +265,9 @@ export class ResourceService {
   }
 
   /** The stored object, or 404 (expired objects count as gone). */
-  private async current(d: KindDescriptor, key: ObjectKey): Promise<Envelope> {
+  private async current(d: KindDescriptor, key: ObjectKey, evenIfExpired = false): Promise<Envelope> {
     const obj = await this.opts.store.get(key);
-    if (!obj || isExpired(d, obj, this.now().getTime())) {
+    if (!obj || (!evenIfExpired && isExpired(d, obj, this.now().getTime()))) {
       const where = d.scope === 'project' ? ` in project "${key.project}"` : '';
       throw notFound(`${d.kind} "${key.name}"${where} not found`);
     }
@@ -252,6 +281,17 @@ export class ResourceService {
     const at = this.now().toISOString();
     stampMetadata(obj, { createdAt: meta.createdAt ?? at, updatedAt: at, version: meta.version });
     return obj;
+  }
+
+  private historyKey(d: KindDescriptor, project: string, name: string): ObjectKey {
+    if (!d.history) throw notFound(`${d.kind} keeps no version history`);
+    return { kind: d.kind, project: scopeOf(d, project) ?? '', name };
+  }
+
+  /** Store option recording this write in the object's history, for kinds that keep one. */
+  private historyOf(d: KindDescriptor, p: Principal): { history?: HistoryOptions } {
+    if (!d.history) return {};
+    return { history: { by: p.anonymous ? 'anonymous' : p.name, max: (getPath(this.opts.config, 'history.max_versions') as number | undefined) ?? 50 } };
   }
 
   private projectKey(project: string): ObjectKey {

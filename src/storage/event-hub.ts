@@ -1,8 +1,9 @@
 import type { StoreEvent } from './store.js';
 
 /**
- * Fan-out of live store events to in-process subscribers, as async iterables.
- * Shared by the store drivers; issue 5 puts the persisted event log behind it.
+ * Fan-out of live store events to in-process subscribers. `open` registers the subscriber at
+ * once (so nothing published after the call is missed) and returns an async iterator over the
+ * events, ending when `signal` aborts.
  */
 export class EventHub {
   private readonly subscribers = new Set<(e: StoreEvent) => void>();
@@ -11,8 +12,13 @@ export class EventHub {
     for (const e of events) for (const s of this.subscribers) s(e);
   }
 
-  /** Yields every event published after the call until `signal` aborts. */
-  async *subscribe(signal: AbortSignal): AsyncIterable<StoreEvent> {
+  /** Synchronous listeners (cache invalidation): called for every event as it is published. */
+  listen(listener: (e: StoreEvent) => void): () => void {
+    this.subscribers.add(listener);
+    return () => this.subscribers.delete(listener);
+  }
+
+  open(signal: AbortSignal): AsyncIterableIterator<StoreEvent> {
     const queue: StoreEvent[] = [];
     let wake: (() => void) | undefined;
     const push = (e: StoreEvent) => {
@@ -22,15 +28,27 @@ export class EventHub {
     const onAbort = () => wake?.();
     this.subscribers.add(push);
     signal.addEventListener('abort', onAbort);
-    try {
-      while (!signal.aborted) {
-        if (queue.length === 0) await new Promise<void>((r) => (wake = r));
-        wake = undefined;
-        while (queue.length > 0 && !signal.aborted) yield queue.shift()!;
-      }
-    } finally {
+    const close = () => {
       this.subscribers.delete(push);
       signal.removeEventListener('abort', onAbort);
-    }
+    };
+    const iterator: AsyncIterableIterator<StoreEvent> = {
+      [Symbol.asyncIterator]: () => iterator,
+      next: async () => {
+        while (queue.length === 0 && !signal.aborted) await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+        if (signal.aborted) {
+          close();
+          return { done: true, value: undefined };
+        }
+        return { done: false, value: queue.shift()! };
+      },
+      return: async () => {
+        close();
+        return { done: true, value: undefined };
+      },
+    };
+    if (signal.aborted) close();
+    return iterator;
   }
 }

@@ -1,8 +1,8 @@
 import { Level } from 'level';
-import { ApiError, alreadyExists, conflict, notFound } from '../errors.js';
+import { ApiError, alreadyExists, badRequest, conflict, notFound } from '../errors.js';
 import { EventHub } from './event-hub.js';
 import { Mutex } from './mutex.js';
-import type { DeleteOptions, Envelope, ListQuery, ObjectKey, Store, StoreEvent } from './store.js';
+import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, VersionEntry } from './store.js';
 import { keyOf } from './store.js';
 
 const SEP = '\x00';
@@ -12,22 +12,35 @@ const REVISION_KEY = `m${SEP}revision`;
 
 const objectKey = (k: ObjectKey) => `o${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
 const scopePrefix = (kind: string, project: string) => `o${SEP}${kind}${SEP}${project}${SEP}`;
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+const eventKey = (rev: number) => `e${SEP}${pad(rev, 16)}`;
+const historyPrefix = (k: ObjectKey) => `h${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}${SEP}`;
+const historyKey = (k: ObjectKey, version: number) => historyPrefix(k) + pad(version, 10);
 
 type BatchOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
+interface HistoryRecord {
+  object: Envelope;
+  updatedBy: string;
+}
 
 /**
  * The embedded default store: LevelDB through `level`. One process owns the directory (LevelDB's
- * LOCK file); writes are serialised by a mutex and each is one atomic batch that also advances
- * the store-wide revision, so a crash never leaves half a write.
+ * LOCK file); writes are serialised by a mutex and each is one atomic batch holding the object,
+ * its history entry, its events and the new store-wide revision, so a crash never leaves half a
+ * write. The event log keeps the last `eventLogSize` events for watches that resume.
  */
 export class LevelStore implements Store {
   private readonly db: Level<string, string>;
   private readonly writes = new Mutex();
   private readonly hub = new EventHub();
+  private readonly eventLogSize: number;
   private rev = 0;
+  /** Lowest revision still in the event log. */
+  private firstLogged = 1;
 
-  constructor(private readonly path: string) {
+  constructor(private readonly path: string, opts: { eventLogSize?: number } = {}) {
     this.db = new Level<string, string>(path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    this.eventLogSize = opts.eventLogSize ?? 10_000;
   }
 
   async open(): Promise<void> {
@@ -38,6 +51,8 @@ export class LevelStore implements Store {
     }
     const stored = await this.db.get(REVISION_KEY);
     this.rev = stored === undefined ? 0 : Number(stored);
+    const first = await this.db.keys({ gte: eventKey(0), lt: `e${SEP}${HIGH}`, limit: 1 }).all();
+    this.firstLogged = first.length ? Number(first[0].slice(2)) : this.rev + 1;
   }
 
   async close(): Promise<void> {
@@ -72,7 +87,11 @@ export class LevelStore implements Store {
     return out;
   }
 
-  create(obj: Envelope, opts: { parent?: ObjectKey; also?: readonly Envelope[] } = {}): Promise<number> {
+  snapshot(q: ListQuery): Promise<{ items: Envelope[]; revision: number }> {
+    return this.writes.run(async () => ({ items: await this.list(q), revision: this.rev }));
+  }
+
+  create(obj: Envelope, opts: { parent?: ObjectKey; also?: readonly Envelope[]; history?: HistoryOptions } = {}): Promise<number> {
     return this.writes.run(async () => {
       const all = [obj, ...(opts.also ?? [])];
       for (const o of all) {
@@ -83,14 +102,17 @@ export class LevelStore implements Store {
       if (opts.parent && (await this.db.get(objectKey(opts.parent))) === undefined) {
         throw notFound(`${opts.parent.kind} "${opts.parent.name}" not found`);
       }
-      return this.commit(
-        all.map((o) => ({ type: 'put' as const, key: objectKey(keyOf(o)), value: JSON.stringify(o) })),
-        all.map((o) => ({ type: 'ADDED' as const, object: o })),
-      );
+      const ops: BatchOp[] = all.map((o) => ({ type: 'put' as const, key: objectKey(keyOf(o)), value: JSON.stringify(o) }));
+      if (opts.history) {
+        // a new object under an old name starts a new history
+        ops.push(...(await this.keysUnder(historyPrefix(keyOf(obj)))).map((key) => ({ type: 'del' as const, key })));
+        ops.push(...this.historyOps(obj, opts.history));
+      }
+      return this.commit(ops, all.map((o) => ({ type: 'ADDED' as const, object: o })));
     });
   }
 
-  update(obj: Envelope, opts: { expectedVersion: number }): Promise<number> {
+  update(obj: Envelope, opts: { expectedVersion: number; history?: HistoryOptions }): Promise<number> {
     return this.writes.run(async () => {
       const key = objectKey(keyOf(obj));
       const current = await this.db.get(key);
@@ -99,7 +121,9 @@ export class LevelStore implements Store {
       if (stored !== opts.expectedVersion) {
         throw conflict(`${obj.kind} "${obj.metadata.name}" is at version ${stored}, not ${opts.expectedVersion}`);
       }
-      return this.commit([{ type: 'put', key, value: JSON.stringify(obj) }], [{ type: 'MODIFIED', object: obj }]);
+      const ops: BatchOp[] = [{ type: 'put', key, value: JSON.stringify(obj) }];
+      if (opts.history) ops.push(...this.historyOps(obj, opts.history), ...(await this.retentionOps(obj, opts.history.max)));
+      return this.commit(ops, [{ type: 'MODIFIED', object: obj }]);
     });
   }
 
@@ -115,11 +139,14 @@ export class LevelStore implements Store {
       const ops: BatchOp[] = [];
       const events: Omit<StoreEvent, 'revision'>[] = [];
       for (const kind of opts.children?.kinds ?? []) {
-        const prefix = scopePrefix(kind, opts.children!.project);
+        const project = opts.children!.project;
+        const prefix = scopePrefix(kind, project);
         for await (const [childKey, raw] of this.db.iterator({ gte: prefix, lt: prefix + HIGH })) {
           ops.push({ type: 'del', key: childKey });
           events.push({ type: 'DELETED', object: JSON.parse(raw) as Envelope });
         }
+        const hprefix = `h${SEP}${kind}${SEP}${project}${SEP}`;
+        ops.push(...(await this.keysUnder(hprefix)).map((hk) => ({ type: 'del' as const, key: hk })));
       }
       ops.push({ type: 'del', key });
       events.push({ type: 'DELETED', object: obj });
@@ -132,21 +159,104 @@ export class LevelStore implements Store {
   }
 
   watch(opts: { since?: number; signal: AbortSignal }): AsyncIterable<StoreEvent> {
-    if (opts.since !== undefined && opts.since < this.rev) {
-      throw new ApiError('Gone', `revision ${opts.since} is no longer available; list again and watch from the returned revision`);
+    const since = opts.since;
+    if (since !== undefined && since > this.rev) throw badRequest(`revision ${since} is in the future (the store is at ${this.rev})`);
+    if (since !== undefined && since < this.firstLogged - 1) {
+      throw new ApiError('Gone', `revision ${since} is older than the retained event log (oldest ${this.firstLogged - 1}); list again and watch from the revision that list returns`);
     }
-    return this.hub.subscribe(opts.signal);
+    const live = this.hub.open(opts.signal);
+    const from = since ?? this.rev;
+    const db = this.db;
+    return (async function* () {
+      let last = from;
+      try {
+        if (since !== undefined) {
+          for await (const raw of db.values({ gt: eventKey(since), lt: `e${SEP}${HIGH}` })) {
+            const e = JSON.parse(raw) as StoreEvent;
+            if (e.revision <= last) continue;
+            last = e.revision;
+            yield e;
+          }
+        }
+        for await (const e of live) {
+          if (e.revision <= last) continue;
+          last = e.revision;
+          yield e;
+        }
+      } finally {
+        await live.return?.();
+      }
+    })();
   }
 
-  /** One atomic batch: the ops plus the new revision; events are numbered and published after. */
+  onEvent(listener: (e: StoreEvent) => void): () => void {
+    return this.hub.listen(listener);
+  }
+
+  async listVersions(k: ObjectKey): Promise<VersionEntry[]> {
+    const prefix = historyPrefix(k);
+    const out: VersionEntry[] = [];
+    for await (const raw of this.db.values({ gte: prefix, lt: prefix + HIGH, reverse: true })) {
+      const r = JSON.parse(raw) as HistoryRecord;
+      out.push({ version: r.object.metadata.version, updatedAt: r.object.metadata.updatedAt, updatedBy: r.updatedBy });
+    }
+    return out;
+  }
+
+  async getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
+    const raw = await this.db.get(historyKey(k, version));
+    return raw === undefined ? undefined : (JSON.parse(raw) as HistoryRecord).object;
+  }
+
+  private historyOps(obj: Envelope, h: HistoryOptions): BatchOp[] {
+    const record: HistoryRecord = { object: obj, updatedBy: h.by };
+    return [{ type: 'put', key: historyKey(keyOf(obj), obj.metadata.version), value: JSON.stringify(record) }];
+  }
+
+  /** Drops entries beyond the newest `max` (the one being written counts). */
+  private async retentionOps(obj: Envelope, max: number): Promise<BatchOp[]> {
+    const keep = obj.metadata.version - max + 1;
+    if (keep <= 0) return [];
+    const prefix = historyPrefix(keyOf(obj));
+    return (await this.db.keys({ gte: prefix, lt: prefix + pad(keep, 10) }).all()).map((key) => ({ type: 'del' as const, key }));
+  }
+
+  private async keysUnder(prefix: string): Promise<string[]> {
+    return this.db.keys({ gte: prefix, lt: prefix + HIGH }).all();
+  }
+
+  /** One atomic batch: the ops, the numbered events, the trimmed log and the new revision. */
   private async commit(ops: BatchOp[], events: Omit<StoreEvent, 'revision'>[]): Promise<number> {
     const first = this.rev + 1;
+    const numbered = events.map((e, i) => ({ ...e, revision: first + i }) as StoreEvent);
     const last = this.rev + events.length;
-    await this.db.batch([...ops, { type: 'put', key: REVISION_KEY, value: String(last) }]);
+    const firstKept = Math.max(this.firstLogged, last - this.eventLogSize + 1);
+    const trim: BatchOp[] = [];
+    for (let r = this.firstLogged; r < firstKept; r++) trim.push({ type: 'del', key: eventKey(r) });
+    try {
+      await this.db.batch([
+        ...ops,
+        ...numbered.map((e) => ({ type: 'put' as const, key: eventKey(e.revision), value: JSON.stringify(e) })),
+        ...trim,
+        { type: 'put', key: REVISION_KEY, value: String(last) },
+      ]);
+    } catch (e) {
+      throw translateWriteError(e);
+    }
     this.rev = last;
-    this.hub.publish(events.map((e, i) => ({ ...e, revision: first + i })));
+    this.firstLogged = firstKept;
+    this.hub.publish(numbered);
     return last;
   }
+}
+
+/** A full disk is the client's 507, not an anonymous 500; nothing was written. */
+function translateWriteError(e: unknown): Error {
+  const text = `${(e as { code?: string }).code ?? ''} ${(e as Error).message ?? ''} ${(e as { cause?: Error }).cause?.message ?? ''}`;
+  if (/no space|ENOSPC|file too large|EFBIG|disk full/i.test(text)) {
+    return new ApiError('InsufficientStorage', 'the server\'s disk is full: nothing was written; free space and retry');
+  }
+  return e as Error;
 }
 
 function translateOpenError(e: unknown, path: string): Error {

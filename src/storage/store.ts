@@ -57,8 +57,23 @@ export interface StoreEvent {
 
 export interface DeleteOptions {
   expectedVersion?: number;
-  /** Also delete, in the same atomic write, every object of these kinds inside project `project`. */
+  /** Also delete, in the same atomic write, every object of these kinds inside project `project` (and their history). */
   children?: { project: string; kinds: readonly string[] };
+}
+
+/** Keep this write in the object's version history (in the same atomic write). */
+export interface HistoryOptions {
+  /** Who wrote it (user name, or "anonymous"). */
+  by: string;
+  /** Versions kept per object; older ones are dropped. */
+  max: number;
+}
+
+/** One entry of an object's history. */
+export interface VersionEntry {
+  version: number;
+  updatedAt: string;
+  updatedBy: string;
 }
 
 /** The storage contract (see test/store-contract.ts for the shared suite). */
@@ -74,18 +89,26 @@ export interface Store {
    * Stores a new object; with `parent`, only if that object exists at the same instant; with
    * `also`, those new objects too, in the same atomic write (AlreadyExists if any exists).
    */
-  create(obj: Envelope, opts?: { parent?: ObjectKey; also?: readonly Envelope[] }): Promise<number>;
+  create(obj: Envelope, opts?: { parent?: ObjectKey; also?: readonly Envelope[]; history?: HistoryOptions }): Promise<number>;
   /** Replaces an object whose stored version equals `expectedVersion`. */
-  update(obj: Envelope, opts: { expectedVersion: number }): Promise<number>;
+  update(obj: Envelope, opts: { expectedVersion: number; history?: HistoryOptions }): Promise<number>;
   /** Deletes an object (and optionally its children) atomically; returns the revision. */
   delete(key: ObjectKey, opts?: DeleteOptions): Promise<number>;
   /** The revision of the last write (0 for an empty store). */
   revision(): Promise<number>;
+  /** A list and the revision it reflects, taken together (no write in between). */
+  snapshot(query: ListQuery): Promise<{ items: Envelope[]; revision: number }>;
   /**
-   * Events after `since` (default: from now on) until `signal` aborts.
-   * Issue 5 adds the persisted event log; for now only live events are delivered.
+   * Events with a revision above `since` (default: from now on), in order, each once, until
+   * `signal` aborts. ApiError Gone when `since` is older than the retained event log.
    */
   watch(opts: { since?: number; signal: AbortSignal }): AsyncIterable<StoreEvent>;
+  /** Calls `listener` synchronously for every event this process commits (cache invalidation). */
+  onEvent(listener: (e: StoreEvent) => void): () => void;
+  /** History entries of an object (present or deleted), newest first. */
+  listVersions(key: ObjectKey): Promise<VersionEntry[]>;
+  /** The object as it was at `version`, if kept. */
+  getVersion(key: ObjectKey, version: number): Promise<Envelope | undefined>;
 }
 
 /** The key of an envelope. */

@@ -806,6 +806,7 @@ export interface ServerConfig {
   security?: SecurityConfig;
   ephemeral_dashboard?: EphemeralDashboardConfig;
   history?: HistoryConfig;
+  watch?: WatchConfig;
   proxy?: ProxyConfig;
   plugin?: PluginConfig;
   http?: HTTPConfig;
@@ -1029,6 +1030,19 @@ export interface HistoryConfig {
   max_versions?: number;
 }
 /**
+ * Watch streams (?watch=true).
+ */
+export interface WatchConfig {
+  /**
+   * Events kept for watches that resume with since=<revision>; an older revision answers 410.
+   */
+  event_log_size?: number;
+  /**
+   * Longest silence on a watch stream before a BOOKMARK event. Duration such as "30s".
+   */
+  bookmark_interval?: string;
+}
+/**
  * Datasource proxy.
  */
 export interface ProxyConfig {
@@ -1078,6 +1092,10 @@ export interface HTTPConfig {
    * Time allowed to receive a whole request. Duration such as "30s", "15m", "1h30m".
    */
   request_timeout?: string;
+  /**
+   * On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as "10s".
+   */
+  shutdown_grace?: string;
 }
 /**
  * Logging.

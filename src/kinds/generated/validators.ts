@@ -7805,8 +7805,8 @@ return errors === 0;
 }
 
 export const ServerConfig = validate88;
-const schema79 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":[],"description":"Addresses or CIDR networks the proxy never connects to (e.g. 169.254.0.0/16 for cloud metadata). Checked on the resolved address, whatever form the URL uses."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"default":100,"description":"Maximum nesting depth of a JSON or YAML body."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
-const pattern28 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
+const schema79 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":[],"description":"Addresses or CIDR networks the proxy never connects to (e.g. 169.254.0.0/16 for cloud metadata). Checked on the resolved address, whatever form the URL uses."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"default":100,"description":"Maximum nesting depth of a JSON or YAML body."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
+const pattern29 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
@@ -9113,12 +9113,12 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(data.proxy !== undefined){
-let data58 = data.proxy;
+if(data.watch !== undefined){
+let data58 = data.watch;
 if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
 for(const key14 in data58){
-if(!((((key14 === "timeout") || (key14 === "max_duration")) || (key14 === "max_concurrent")) || (key14 === "denied_networks"))){
-const err104 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+if(!((key14 === "event_log_size") || (key14 === "bookmark_interval"))){
+const err104 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -9128,11 +9128,10 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data58.timeout !== undefined){
-let data59 = data58.timeout;
-if(typeof data59 === "string"){
-if(func2(data59) < 1){
-const err105 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data58.event_log_size !== undefined){
+let data59 = data58.event_log_size;
+if(!(((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59))) && (isFinite(data59)))){
+const err105 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -9141,8 +9140,9 @@ vErrors.push(err105);
 }
 errors++;
 }
-if(!pattern9.test(data59)){
-const err106 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if((typeof data59 == "number") && (isFinite(data59))){
+if(data59 < 100 || isNaN(data59)){
+const err106 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -9152,8 +9152,12 @@ vErrors.push(err106);
 errors++;
 }
 }
-else {
-const err107 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data58.bookmark_interval !== undefined){
+let data60 = data58.bookmark_interval;
+if(typeof data60 === "string"){
+if(func2(data60) < 1){
+const err107 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -9162,12 +9166,8 @@ vErrors.push(err107);
 }
 errors++;
 }
-}
-if(data58.max_duration !== undefined){
-let data60 = data58.max_duration;
-if(typeof data60 === "string"){
-if(func2(data60) < 1){
-const err108 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data60)){
+const err108 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -9176,8 +9176,9 @@ vErrors.push(err108);
 }
 errors++;
 }
-if(!pattern9.test(data60)){
-const err109 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err109 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -9187,8 +9188,9 @@ vErrors.push(err109);
 errors++;
 }
 }
+}
 else {
-const err110 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err110 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -9198,10 +9200,12 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data58.max_concurrent !== undefined){
-let data61 = data58.max_concurrent;
-if(!(((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61))) && (isFinite(data61)))){
-const err111 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.proxy !== undefined){
+let data61 = data.proxy;
+if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
+for(const key15 in data61){
+if(!((((key15 === "timeout") || (key15 === "max_duration")) || (key15 === "max_concurrent")) || (key15 === "denied_networks"))){
+const err111 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -9210,9 +9214,12 @@ vErrors.push(err111);
 }
 errors++;
 }
-if((typeof data61 == "number") && (isFinite(data61))){
-if(data61 < 1 || isNaN(data61)){
-const err112 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data61.timeout !== undefined){
+let data62 = data61.timeout;
+if(typeof data62 === "string"){
+if(func2(data62) < 1){
+const err112 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -9221,17 +9228,8 @@ vErrors.push(err112);
 }
 errors++;
 }
-}
-}
-if(data58.denied_networks !== undefined){
-let data62 = data58.denied_networks;
-if(Array.isArray(data62)){
-const len6 = data62.length;
-for(let i6=0; i6<len6; i6++){
-let data63 = data62[i6];
-if(typeof data63 === "string"){
-if(!pattern28.test(data63)){
-const err113 = {instancePath:instancePath+"/proxy/denied_networks/" + i6,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
+if(!pattern9.test(data62)){
+const err113 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -9242,7 +9240,7 @@ errors++;
 }
 }
 else {
-const err114 = {instancePath:instancePath+"/proxy/denied_networks/" + i6,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err114 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -9252,9 +9250,11 @@ vErrors.push(err114);
 errors++;
 }
 }
-}
-else {
-const err115 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data61.max_duration !== undefined){
+let data63 = data61.max_duration;
+if(typeof data63 === "string"){
+if(func2(data63) < 1){
+const err115 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -9263,10 +9263,8 @@ vErrors.push(err115);
 }
 errors++;
 }
-}
-}
-else {
-const err116 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data63)){
+const err116 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -9276,12 +9274,8 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(data.plugin !== undefined){
-let data64 = data.plugin;
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-for(const key15 in data64){
-if(!(key15 === "schemas_dir")){
-const err117 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+else {
+const err117 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -9291,9 +9285,10 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data64.schemas_dir !== undefined){
-if(typeof data64.schemas_dir !== "string"){
-const err118 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data61.max_concurrent !== undefined){
+let data64 = data61.max_concurrent;
+if(!(((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64))) && (isFinite(data64)))){
+const err118 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -9302,10 +9297,9 @@ vErrors.push(err118);
 }
 errors++;
 }
-}
-}
-else {
-const err119 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data64 == "number") && (isFinite(data64))){
+if(data64 < 1 || isNaN(data64)){
+const err119 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -9315,12 +9309,16 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(data.http !== undefined){
-let data66 = data.http;
-if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
-for(const key16 in data66){
-if(!((((key16 === "body_limit") || (key16 === "max_json_depth")) || (key16 === "headers_timeout")) || (key16 === "request_timeout"))){
-const err120 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+}
+if(data61.denied_networks !== undefined){
+let data65 = data61.denied_networks;
+if(Array.isArray(data65)){
+const len6 = data65.length;
+for(let i6=0; i6<len6; i6++){
+let data66 = data65[i6];
+if(typeof data66 === "string"){
+if(!pattern29.test(data66)){
+const err120 = {instancePath:instancePath+"/proxy/denied_networks/" + i6,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -9330,10 +9328,8 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(data66.body_limit !== undefined){
-let data67 = data66.body_limit;
-if(!(((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67))) && (isFinite(data67)))){
-const err121 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err121 = {instancePath:instancePath+"/proxy/denied_networks/" + i6,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -9342,9 +9338,10 @@ vErrors.push(err121);
 }
 errors++;
 }
-if((typeof data67 == "number") && (isFinite(data67))){
-if(data67 < 1024 || isNaN(data67)){
-const err122 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+}
+else {
+const err122 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -9355,10 +9352,8 @@ errors++;
 }
 }
 }
-if(data66.max_json_depth !== undefined){
-let data68 = data66.max_json_depth;
-if(!(((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68))) && (isFinite(data68)))){
-const err123 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err123 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -9367,9 +9362,13 @@ vErrors.push(err123);
 }
 errors++;
 }
-if((typeof data68 == "number") && (isFinite(data68))){
-if(data68 < 1 || isNaN(data68)){
-const err124 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.plugin !== undefined){
+let data67 = data.plugin;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+for(const key16 in data67){
+if(!(key16 === "schemas_dir")){
+const err124 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -9379,12 +9378,9 @@ vErrors.push(err124);
 errors++;
 }
 }
-}
-if(data66.headers_timeout !== undefined){
-let data69 = data66.headers_timeout;
-if(typeof data69 === "string"){
-if(func2(data69) < 1){
-const err125 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data67.schemas_dir !== undefined){
+if(typeof data67.schemas_dir !== "string"){
+const err125 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -9393,8 +9389,10 @@ vErrors.push(err125);
 }
 errors++;
 }
-if(!pattern9.test(data69)){
-const err126 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err126 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -9404,8 +9402,12 @@ vErrors.push(err126);
 errors++;
 }
 }
-else {
-const err127 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.http !== undefined){
+let data69 = data.http;
+if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
+for(const key17 in data69){
+if(!(((((key17 === "body_limit") || (key17 === "max_json_depth")) || (key17 === "headers_timeout")) || (key17 === "request_timeout")) || (key17 === "shutdown_grace"))){
+const err127 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -9415,11 +9417,10 @@ vErrors.push(err127);
 errors++;
 }
 }
-if(data66.request_timeout !== undefined){
-let data70 = data66.request_timeout;
-if(typeof data70 === "string"){
-if(func2(data70) < 1){
-const err128 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data69.body_limit !== undefined){
+let data70 = data69.body_limit;
+if(!(((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70))) && (isFinite(data70)))){
+const err128 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -9428,8 +9429,9 @@ vErrors.push(err128);
 }
 errors++;
 }
-if(!pattern9.test(data70)){
-const err129 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if((typeof data70 == "number") && (isFinite(data70))){
+if(data70 < 1024 || isNaN(data70)){
+const err129 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -9439,8 +9441,11 @@ vErrors.push(err129);
 errors++;
 }
 }
-else {
-const err130 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data69.max_json_depth !== undefined){
+let data71 = data69.max_json_depth;
+if(!(((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71))) && (isFinite(data71)))){
+const err130 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -9449,10 +9454,9 @@ vErrors.push(err130);
 }
 errors++;
 }
-}
-}
-else {
-const err131 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data71 == "number") && (isFinite(data71))){
+if(data71 < 1 || isNaN(data71)){
+const err131 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -9462,12 +9466,12 @@ vErrors.push(err131);
 errors++;
 }
 }
-if(data.log !== undefined){
-let data71 = data.log;
-if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
-for(const key17 in data71){
-if(!(key17 === "level")){
-const err132 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+}
+if(data69.headers_timeout !== undefined){
+let data72 = data69.headers_timeout;
+if(typeof data72 === "string"){
+if(func2(data72) < 1){
+const err132 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -9476,11 +9480,8 @@ vErrors.push(err132);
 }
 errors++;
 }
-}
-if(data71.level !== undefined){
-let data72 = data71.level;
-if(typeof data72 !== "string"){
-const err133 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data72)){
+const err133 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -9489,8 +9490,9 @@ vErrors.push(err133);
 }
 errors++;
 }
-if(!(((((((data72 === "trace") || (data72 === "debug")) || (data72 === "info")) || (data72 === "warn")) || (data72 === "error")) || (data72 === "fatal")) || (data72 === "silent"))){
-const err134 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema79.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err134 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -9500,9 +9502,11 @@ vErrors.push(err134);
 errors++;
 }
 }
-}
-else {
-const err135 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data69.request_timeout !== undefined){
+let data73 = data69.request_timeout;
+if(typeof data73 === "string"){
+if(func2(data73) < 1){
+const err135 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -9511,15 +9515,133 @@ vErrors.push(err135);
 }
 errors++;
 }
-}
-}
-else {
-const err136 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data73)){
+const err136 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err136];
 }
 else {
 vErrors.push(err136);
+}
+errors++;
+}
+}
+else {
+const err137 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err137];
+}
+else {
+vErrors.push(err137);
+}
+errors++;
+}
+}
+if(data69.shutdown_grace !== undefined){
+let data74 = data69.shutdown_grace;
+if(typeof data74 === "string"){
+if(func2(data74) < 1){
+const err138 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
+}
+errors++;
+}
+if(!pattern9.test(data74)){
+const err139 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err139];
+}
+else {
+vErrors.push(err139);
+}
+errors++;
+}
+}
+else {
+const err140 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+}
+}
+}
+else {
+const err141 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err141];
+}
+else {
+vErrors.push(err141);
+}
+errors++;
+}
+}
+if(data.log !== undefined){
+let data75 = data.log;
+if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
+for(const key18 in data75){
+if(!(key18 === "level")){
+const err142 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err142];
+}
+else {
+vErrors.push(err142);
+}
+errors++;
+}
+}
+if(data75.level !== undefined){
+let data76 = data75.level;
+if(typeof data76 !== "string"){
+const err143 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err143];
+}
+else {
+vErrors.push(err143);
+}
+errors++;
+}
+if(!(((((((data76 === "trace") || (data76 === "debug")) || (data76 === "info")) || (data76 === "warn")) || (data76 === "error")) || (data76 === "fatal")) || (data76 === "silent"))){
+const err144 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema79.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err144];
+}
+else {
+vErrors.push(err144);
+}
+errors++;
+}
+}
+}
+else {
+const err145 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err145];
+}
+else {
+vErrors.push(err145);
+}
+errors++;
+}
+}
+}
+else {
+const err146 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err146];
+}
+else {
+vErrors.push(err146);
 }
 errors++;
 }
