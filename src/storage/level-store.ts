@@ -37,6 +37,8 @@ export class LevelStore implements Store {
   private rev = 0;
   /** Lowest revision still in the event log. */
   private firstLogged = 1;
+  /** Set when a write failed for lack of space: health reports the store down until writes work again. */
+  private writeFailure?: string;
 
   constructor(private readonly path: string, opts: { eventLogSize?: number } = {}) {
     this.db = new Level<string, string>(path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
@@ -61,6 +63,7 @@ export class LevelStore implements Store {
 
   async ping(): Promise<void> {
     if (this.db.status !== 'open') throw new ApiError('Unavailable', 'the database is not open');
+    if (this.writeFailure) throw new ApiError('Unavailable', `writes are failing: ${this.writeFailure}`);
     await this.db.get(REVISION_KEY);
   }
 
@@ -241,8 +244,11 @@ export class LevelStore implements Store {
         { type: 'put', key: REVISION_KEY, value: String(last) },
       ]);
     } catch (e) {
-      throw translateWriteError(e);
+      const err = translateWriteError(e);
+      if (err instanceof ApiError) this.writeFailure = err.message;
+      throw err;
     }
+    this.writeFailure = undefined;
     this.rev = last;
     this.firstLogged = firstKept;
     this.hub.publish(numbered);
