@@ -49,6 +49,10 @@ export class Upstream {
   }
 
   async send(url: URL, init: { method: string; headers: Record<string, string>; body?: Readable; tls?: UpstreamTls; signal: AbortSignal }): Promise<UpstreamResponse> {
+    // The DNS hook below never runs for an address literal: check those here (every spelling
+    // — decimal, hex, short forms, ::ffff: — has been normalised by the URL parser).
+    const literal = url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+    if (isIP(literal) && this.isDenied(literal)) throw new ApiError('Forbidden', 'the datasource URL points to an address the proxy may not reach (proxy.denied_networks)');
     if (this.inFlight >= this.o.maxConcurrent) throw new ApiError('Unavailable', 'the proxy is busy (proxy.max_concurrent requests in flight); retry shortly', undefined, { 'Retry-After': '1' });
     this.inFlight++;
     let released = false;
@@ -115,6 +119,11 @@ export class Upstream {
   private isDenied(address: string): boolean {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
     if (mapped) return this.denied.check(mapped[1], 'ipv4');
+    const hexMapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+    if (hexMapped) {
+      const [hi, lo] = [parseInt(hexMapped[1], 16), parseInt(hexMapped[2], 16)];
+      return this.denied.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
+    }
     return this.denied.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
   }
 }
