@@ -1,0 +1,143 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { delimiter, join } from 'node:path';
+import { tempDir } from './server.js';
+
+/** A real Prometheus on 127.0.0.1 that scrapes itself every second. */
+export interface RunningPrometheus {
+  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  url: string;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** Kills the process and removes its configuration and storage. */
+  stop(): Promise<void>;
+}
+
+/** The prometheus binary: $PROMETHEUS_BIN, else the first `prometheus` on $PATH, else /usr/bin/prometheus. */
+function findBinary(): string {
+  const candidates = [
+    ...(process.env.PROMETHEUS_BIN ? [process.env.PROMETHEUS_BIN] : []),
+    ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, 'prometheus')),
+    '/usr/bin/prometheus',
+  ];
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      return c;
+    } catch {
+      // next
+    }
+  }
+  throw new Error(
+    'the prometheus binary was not found (looked at $PROMETHEUS_BIN, $PATH and /usr/bin/prometheus). ' +
+      '.ci/run installs the Debian package `prometheus` (apt-get install --no-install-recommends prometheus); install it the same way to run these tests.',
+  );
+}
+
+/** A port that was free a moment ago (Prometheus must be told its port up front). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
+}
+
+async function kill(child: ChildProcess, graceMs = 5_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const done = exited(child);
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await done;
+  clearTimeout(timer);
+}
+
+async function ok(url: string, init?: RequestInit): Promise<Response | undefined> {
+  try {
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(2_000) });
+    return res.ok ? res : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts `prometheus` on 127.0.0.1 with a random free port, a temporary configuration (self-scrape
+ * every 1 s) and temporary storage. Resolves once `/-/ready` answers 200 and the `up` series has two
+ * samples; tries another port if the chosen one was taken in the meantime.
+ */
+export async function startPrometheus(opts: { timeoutMs?: number } = {}): Promise<RunningPrometheus> {
+  const bin = findBinary();
+  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  let lastError = '';
+  for (let attempt = 0; attempt < 3 && Date.now() < deadline; attempt++) {
+    const dir = tempDir('dashplane-prometheus-');
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const config = join(dir.path, 'prometheus.yml');
+    writeFileSync(
+      config,
+      [
+        'global:',
+        '  scrape_interval: 1s',
+        '  scrape_timeout: 1s',
+        '  evaluation_interval: 1s',
+        'scrape_configs:',
+        '  - job_name: prometheus',
+        '    static_configs:',
+        `      - targets: ['127.0.0.1:${port}']`,
+        '',
+      ].join('\n'),
+    );
+    const child = spawn(
+      bin,
+      [
+        `--config.file=${config}`,
+        `--storage.tsdb.path=${join(dir.path, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--storage.tsdb.retention.time=1h',
+        '--log.level=warn',
+      ],
+      { cwd: dir.path, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+    let spawnError: Error | undefined;
+    child.once('error', (e) => (spawnError = e));
+    const stop = async () => {
+      await kill(child);
+      dir.remove();
+    };
+    try {
+      for (;;) {
+        if (spawnError) throw new Error(`cannot run ${bin}: ${spawnError.message}`);
+        if (child.exitCode !== null || child.signalCode !== null) {
+          lastError = `prometheus exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${out}`;
+          break;
+        }
+        if (Date.now() > deadline) throw new Error(`prometheus at ${url} was not ready with an "up" series in time:\n${out}`);
+        if (await ok(`${url}/-/ready`)) {
+          // The `up` series exists with two samples, so range queries over "the last minute" have data.
+          const res = await ok(`${url}/api/v1/query?query=${encodeURIComponent('count_over_time(up[1m])')}`);
+          const body = res ? ((await res.json()) as { data?: { result?: { value: [number, string] }[] } }) : undefined;
+          if (Number(body?.data?.result?.[0]?.value[1] ?? 0) >= 2) return { url, output: () => out, stop };
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await stop();
+    } catch (e) {
+      await stop();
+      throw e;
+    }
+  }
+  throw new Error(`prometheus did not start: ${lastError}`);
+}
