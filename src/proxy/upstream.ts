@@ -78,7 +78,7 @@ export class Upstream {
       return { statusCode: res.statusCode, headers: res.headers, body: res.body };
     } catch (e) {
       release();
-      throw translate(e, init.signal);
+      throw translate(e, init.signal, url.protocol === 'https:');
     }
   }
 
@@ -129,7 +129,7 @@ export class Upstream {
 }
 
 /** Upstream failures as API errors, never echoing the upstream URL (it may hold secrets). */
-function translate(e: unknown, callerSignal: AbortSignal): ApiError {
+function translate(e: unknown, callerSignal: AbortSignal, https: boolean): ApiError {
   const err = e as { code?: string; name?: string; cause?: { code?: string } };
   const code = err.code ?? err.cause?.code;
   if (code === 'EDENIED') return new ApiError('Forbidden', 'the datasource URL points to an address the proxy may not reach (proxy.denied_networks)');
@@ -138,5 +138,11 @@ function translate(e: unknown, callerSignal: AbortSignal): ApiError {
   }
   if (callerSignal.aborted) return new ApiError('BadRequest', 'the request was cancelled by the client');
   if (err.name === 'AbortError') return new ApiError('GatewayTimeout', 'the datasource exchange took longer than proxy.max_duration');
+  if (code && /CERT|SELF_SIGNED|VERIFY|ALTNAME|TLS|SSL/i.test(code)) {
+    return new ApiError('BadGateway', `the datasource's TLS certificate was not accepted (${code}); check the Secret's tlsConfig (ca, serverName)`);
+  }
+  if (https && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET')) {
+    return new ApiError('BadGateway', `the datasource closed the TLS connection (${code}); if it requires a client certificate, give the Secret tlsConfig.cert and key`);
+  }
   return new ApiError('BadGateway', `the datasource could not be reached (${code ?? 'connection failed'})`);
 }
