@@ -92,7 +92,9 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
     it('delete removes; a missing key is NotFound; a wrong expected version is Conflict', async () => {
       await store.create(obj('Dashboard', 'p', 'x'));
       expect((await rejection(store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }, { expectedVersion: 3 }))).reason).to.equal('Conflict');
-      await store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }, { expectedVersion: 0 });
+      const wrongTime = await rejection(store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }, { expectedVersion: 0, expectedUpdatedAt: '1999-01-01T00:00:00.000Z' }));
+      expect(wrongTime.reason, 'a re-created object is told apart by updatedAt').to.equal('Conflict');
+      await store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }, { expectedVersion: 0, expectedUpdatedAt: T });
       expect(await store.get({ kind: 'Dashboard', project: 'p', name: 'x' })).to.equal(undefined);
       expect((await rejection(store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }))).reason).to.equal('NotFound');
     });
@@ -164,6 +166,33 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       store = await fx.reopen();
       expect(await store.revision()).to.equal(r3);
       expect(await store.create(obj('Dashboard', 'p', 'y'))).to.be.greaterThan(r3);
+    });
+
+    it('watch with since replays the retained events, then live ones, each once', async () => {
+      const r1 = await store.create(obj('Dashboard', 'p', 'a'));
+      await store.create(obj('Dashboard', 'p', 'b'));
+      const ac = new AbortController();
+      const seen: number[] = [];
+      const done = (async () => {
+        for await (const e of store.watch({ since: r1, signal: ac.signal })) {
+          seen.push(e.revision);
+          if (seen.length === 2) ac.abort();
+        }
+      })();
+      await store.create(obj('Dashboard', 'p', 'c'));
+      await done;
+      expect(seen).to.deep.equal([r1 + 1, r1 + 2]);
+    });
+
+    it('history: entries in the same write, newest first, retention, getVersion', async () => {
+      const h = { by: 'alice', max: 2 };
+      await store.create(obj('Dashboard', 'p', 'x', 0, { v: 0 }), { history: h });
+      for (let v = 1; v <= 4; v++) await store.update(obj('Dashboard', 'p', 'x', v, { v }), { expectedVersion: v - 1, history: h });
+      const key = { kind: 'Dashboard', project: 'p', name: 'x' };
+      expect((await store.listVersions(key)).map((e) => e.version)).to.deep.equal([4, 3, 2]);
+      expect((await store.listVersions(key))[0].updatedBy).to.equal('alice');
+      expect((await store.getVersion(key, 3))!.spec).to.deep.equal({ v: 3 });
+      expect(await store.getVersion(key, 0)).to.equal(undefined);
     });
 
     it('watch delivers later writes in revision order', async () => {

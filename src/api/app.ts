@@ -50,7 +50,8 @@ export function buildApp(o: AppOptions): FastifyInstance {
     bodyLimit: http.body_limit,
     routerOptions: { caseSensitive: false, maxParamLength: 1000, ignoreTrailingSlash: true, querystringParser: parseQuery },
     // Against slowloris: headers must arrive within headers_timeout, the whole request within request_timeout.
-    http: { headersTimeout: parseDuration(http.headers_timeout!) },
+    // Node checks those timeouts every connectionsCheckingInterval (30 s by default): check often.
+    http: { headersTimeout: parseDuration(http.headers_timeout!), connectionsCheckingInterval: 1000 } as never,
     requestTimeout: parseDuration(http.request_timeout!),
   });
   app.decorateRequest('principal', null as unknown as Principal);
@@ -65,7 +66,19 @@ export function buildApp(o: AppOptions): FastifyInstance {
   registerBodyParsers(app, http.max_json_depth!);
   registerSystemRoutes(app, o);
   registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher);
-  app.addHook('preClose', async () => o.watcher.closeAll());
+  // Shutting down: answers close their connections, so in-flight keep-alive clients do not hold
+  // the server open until the grace period ends.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    o.watcher.closeAll();
+  });
+  app.addHook('onSend', async (_req, reply) => {
+    if (closing) void reply.header('Connection', 'close');
+  });
+  app.addHook('onResponse', async () => {
+    if (closing) app.server.closeIdleConnections();
+  });
   if (o.auth) registerAuthRoutes(app, o.auth);
   registerProxyRoutes(app, o.proxy);
   return app;

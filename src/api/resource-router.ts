@@ -165,7 +165,18 @@ async function streamWatch(req: FastifyRequest, reply: FastifyReply, watcher: Wa
     })(),
   );
   body.once('close', () => ac.abort());
-  return reply.code(200).header('Content-Type', 'application/x-ndjson; charset=utf-8').header('X-Accel-Buffering', 'no').send(body);
+  // Headers go out at once (a client waiting for them must not wait for the first event); the
+  // connection closes with the stream, so shutdown does not wait for it.
+  reply.hijack();
+  reply.raw.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'application/x-ndjson; charset=utf-8',
+    'x-accel-buffering': 'no',
+    connection: 'close',
+  });
+  reply.raw.flushHeaders();
+  body.pipe(reply.raw);
+  body.once('error', () => reply.raw.destroy());
 }
 
 function writeOptions(req: Req): { dryRun: boolean; ifMatch?: number } {

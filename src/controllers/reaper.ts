@@ -15,6 +15,7 @@ interface Due {
   project: string;
   name: string;
   version: number;
+  updatedAt: string;
   at: number;
 }
 
@@ -69,7 +70,7 @@ export class Reaper {
   private schedule(d: KindDescriptor, obj: Envelope): void {
     const ttl = parseDuration(getPath(obj, d.ttlPath!) as string);
     if (ttl === undefined) return;
-    this.due.set(idOf(obj), { d, project: obj.metadata.project ?? '', name: obj.metadata.name, version: obj.metadata.version, at: Date.parse(obj.metadata.updatedAt) + ttl });
+    this.due.set(idOf(obj), { d, project: obj.metadata.project ?? '', name: obj.metadata.name, version: obj.metadata.version, updatedAt: obj.metadata.updatedAt, at: Date.parse(obj.metadata.updatedAt) + ttl });
   }
 
   /** One timer, on the nearest expiry. */
@@ -91,7 +92,7 @@ export class Reaper {
       if (x.at > now || this.stopped) continue;
       this.due.delete(id);
       try {
-        await this.o.service.delete(SYSTEM, x.d, x.d.scope === 'project' ? x.project : undefined, x.name, { ifMatch: x.version, evenIfExpired: true });
+        await this.o.service.delete(SYSTEM, x.d, x.d.scope === 'project' ? x.project : undefined, x.name, { ifMatch: x.version, ifUpdatedAt: x.updatedAt, evenIfExpired: true });
       } catch (e) {
         // changed meanwhile (extended, re-created) or already gone: its new state is scheduled by its event
         if (!(e instanceof ApiError && (e.reason === 'PreconditionFailed' || e.reason === 'NotFound'))) this.o.log(`cannot delete expired ${x.d.kind} "${x.name}"`, e);

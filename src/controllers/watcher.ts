@@ -77,14 +77,17 @@ export class Watcher {
     const it = events[Symbol.asyncIterator]();
     // One pending next() at a time: a bookmark tick must not drop the event still on its way.
     let pending: Promise<IteratorResult<StoreEvent>> | undefined;
+    // A BOOKMARK is due bookmarkMs after the last line sent, however busy other kinds or projects are.
+    let bookmarkAt = Date.now() + this.o.bookmarkMs;
     try {
       for (;;) {
         pending ??= it.next();
         let timer: NodeJS.Timeout | undefined;
-        const bookmark = new Promise<'bookmark'>((r) => (timer = setTimeout(() => r('bookmark'), this.o.bookmarkMs)));
+        const bookmark = new Promise<'bookmark'>((r) => (timer = setTimeout(() => r('bookmark'), Math.max(0, bookmarkAt - Date.now()))));
         const next = await Promise.race([pending, bookmark]);
         clearTimeout(timer);
         if (next === 'bookmark') {
+          bookmarkAt = Date.now() + this.o.bookmarkMs;
           yield { type: 'BOOKMARK', revision: Math.max(revision, await this.o.store.revision()) };
           continue;
         }
@@ -99,7 +102,10 @@ export class Watcher {
             return; // lost read permission on the watched project
           }
         }
-        if (visible(e.object)) yield { type: e.type, revision: e.revision, object: mask(d, e.object) };
+        if (visible(e.object)) {
+          bookmarkAt = Date.now() + this.o.bookmarkMs;
+          yield { type: e.type, revision: e.revision, object: mask(d, e.object) };
+        }
       }
     } finally {
       await it.return?.();

@@ -34,6 +34,10 @@ export interface WriteOptions {
   ifMatch?: number;
   /** Internal (reaper): act on an object whose ttl has passed. */
   evenIfExpired?: boolean;
+  /** Internal (reaper): only if the object still has this updatedAt (not re-created meanwhile). */
+  ifUpdatedAt?: string;
+  /** Internal (restore of a deleted object): create at this version, continuing its history. */
+  continueHistoryAt?: number;
 }
 
 /** Stands in for an absent project when only validating. */
@@ -72,7 +76,7 @@ export class ResourceService {
   }
 
   async create(p: Principal, d: KindDescriptor, body: unknown, target: Target, w: WriteOptions = {}): Promise<Envelope> {
-    const obj = this.prepare(d, body, target, { version: 0 });
+    const obj = this.prepare(d, body, target, { version: w.continueHistoryAt ?? 0 });
     const project = scopeOf(d, obj.metadata.project);
     await this.opts.authorizer.authorize(p, 'create', authzTarget(d, project, obj.metadata.name));
     const parent = project === undefined ? undefined : this.projectKey(project);
@@ -88,8 +92,10 @@ export class ResourceService {
     }
     await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
     seal(d, obj, undefined, this.opts.secrets);
+    await this.dropExpired(d, keyOf(obj));
     try {
-      await this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}), ...this.historyOf(d, p) });
+      const history = this.historyOf(d, p, w.continueHistoryAt !== undefined);
+      await this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}), ...history });
     } catch (e) {
       if (e instanceof ApiError && e.reason === 'NotFound' && project !== undefined) throw projectMissing(project);
       throw e;
@@ -134,10 +140,15 @@ export class ResourceService {
     await this.opts.authorizer.authorize(p, 'delete', authzTarget(d, project, name));
     const current = await this.current(d, key, w.evenIfExpired);
     if (w.ifMatch !== undefined && current.metadata.version !== w.ifMatch) throw stale(d, key, current.metadata.version, w.ifMatch);
+    if (w.ifUpdatedAt !== undefined && current.metadata.updatedAt !== w.ifUpdatedAt) throw preconditionFailed(`${d.kind} "${name}" was written again`);
     if (w.dryRun) return;
     const children = d.isProjectScope ? { project: name, kinds: this.opts.registry.projectScoped().map((k) => k.kind) } : undefined;
     try {
-      await this.opts.store.delete(key, { ...(w.ifMatch !== undefined ? { expectedVersion: w.ifMatch } : {}), ...(children ? { children } : {}) });
+      await this.opts.store.delete(key, {
+        ...(w.ifMatch !== undefined ? { expectedVersion: w.ifMatch } : {}),
+        ...(w.ifUpdatedAt !== undefined ? { expectedUpdatedAt: w.ifUpdatedAt } : {}),
+        ...(children ? { children } : {}),
+      });
     } catch (e) {
       if (e instanceof ApiError && e.reason === 'Conflict') throw preconditionFailed(`${d.kind} "${name}" was changed by someone else; read it again and retry with its new version`);
       throw e;
@@ -195,7 +206,20 @@ export class ResourceService {
     const body = { kind: d.kind, metadata: { name, ...(d.scope === 'project' ? { project } : {}), ...(old.metadata.tags ? { tags: old.metadata.tags } : {}) }, spec: old.spec };
     const target = { name, ...(d.scope === 'project' ? { project } : {}) };
     const exists = await this.opts.store.get(this.historyKey(d, project, name));
-    return exists ? this.update(p, d, body, target) : this.create(p, d, body, target);
+    if (exists) return this.update(p, d, body, target);
+    // a deleted object comes back with the next version number and keeps its history
+    const last = (await this.opts.store.listVersions(this.historyKey(d, project, name)))[0]?.version ?? version;
+    return this.create(p, d, body, target, { continueHistoryAt: last + 1 });
+  }
+
+  /** An expired object still in the store (the reaper has not run yet) no longer holds its name. */
+  private async dropExpired(d: KindDescriptor, key: ObjectKey): Promise<void> {
+    if (!d.ttlPath) return;
+    const old = await this.opts.store.get(key);
+    if (!old || !isExpired(d, old, this.now().getTime())) return;
+    await this.opts.store.delete(key, { expectedVersion: old.metadata.version }).catch((e: unknown) => {
+      if (!(e instanceof ApiError && (e.reason === 'NotFound' || e.reason === 'Conflict'))) throw e;
+    });
   }
 
   /** Full validation without storing (POST /api/validate/...): no project existence check. */
@@ -289,9 +313,10 @@ export class ResourceService {
   }
 
   /** Store option recording this write in the object's history, for kinds that keep one. */
-  private historyOf(d: KindDescriptor, p: Principal): { history?: HistoryOptions } {
+  private historyOf(d: KindDescriptor, p: Principal, continues = false): { history?: HistoryOptions } {
     if (!d.history) return {};
-    return { history: { by: p.anonymous ? 'anonymous' : p.name, max: (getPath(this.opts.config, 'history.max_versions') as number | undefined) ?? 50 } };
+    const max = (getPath(this.opts.config, 'history.max_versions') as number | undefined) ?? 50;
+    return { history: { by: p.anonymous ? 'anonymous' : p.name, max, ...(continues ? { continues } : {}) } };
   }
 
   private projectKey(project: string): ObjectKey {

@@ -1,4 +1,5 @@
 import { Level } from 'level';
+import { readdirSync } from 'node:fs';
 import { ApiError, alreadyExists, badRequest, conflict, notFound } from '../errors.js';
 import { EventHub } from './event-hub.js';
 import { Mutex } from './mutex.js';
@@ -46,6 +47,7 @@ export class LevelStore implements Store {
   }
 
   async open(): Promise<void> {
+    refuseHeadlessDatabase(this.path);
     try {
       await this.db.open();
     } catch (e) {
@@ -107,9 +109,9 @@ export class LevelStore implements Store {
       }
       const ops: BatchOp[] = all.map((o) => ({ type: 'put' as const, key: objectKey(keyOf(o)), value: JSON.stringify(o) }));
       if (opts.history) {
-        // a new object under an old name starts a new history
-        ops.push(...(await this.keysUnder(historyPrefix(keyOf(obj)))).map((key) => ({ type: 'del' as const, key })));
-        ops.push(...this.historyOps(obj, opts.history));
+        // a new object under an old name starts a new history, unless it restores the old one
+        if (!opts.history.continues) ops.push(...(await this.keysUnder(historyPrefix(keyOf(obj)))).map((key) => ({ type: 'del' as const, key })));
+        ops.push(...this.historyOps(obj, opts.history), ...(opts.history.continues ? await this.retentionOps(obj, opts.history.max) : []));
       }
       return this.commit(ops, all.map((o) => ({ type: 'ADDED' as const, object: o })));
     });
@@ -138,6 +140,9 @@ export class LevelStore implements Store {
       const obj = JSON.parse(current) as Envelope;
       if (opts.expectedVersion !== undefined && obj.metadata.version !== opts.expectedVersion) {
         throw conflict(`${k.kind} "${k.name}" is at version ${obj.metadata.version}, not ${opts.expectedVersion}`);
+      }
+      if (opts.expectedUpdatedAt !== undefined && obj.metadata.updatedAt !== opts.expectedUpdatedAt) {
+        throw conflict(`${k.kind} "${k.name}" was written again at ${obj.metadata.updatedAt}`);
       }
       const ops: BatchOp[] = [];
       const events: Omit<StoreEvent, 'revision'>[] = [];
@@ -216,9 +221,9 @@ export class LevelStore implements Store {
     return [{ type: 'put', key: historyKey(keyOf(obj), obj.metadata.version), value: JSON.stringify(record) }];
   }
 
-  /** Drops entries beyond the newest `max` (the one being written counts). */
+  /** Keeps the `max` versions before the one being written (and that one). */
   private async retentionOps(obj: Envelope, max: number): Promise<BatchOp[]> {
-    const keep = obj.metadata.version - max + 1;
+    const keep = obj.metadata.version - max;
     if (keep <= 0) return [];
     const prefix = historyPrefix(keyOf(obj));
     return (await this.db.keys({ gte: prefix, lt: prefix + pad(keep, 10) }).all()).map((key) => ({ type: 'del' as const, key }));
@@ -263,6 +268,22 @@ function translateWriteError(e: unknown): Error {
     return new ApiError('InsufficientStorage', 'the server\'s disk is full: nothing was written; free space and retry');
   }
   return e as Error;
+}
+
+/**
+ * LevelDB files without CURRENT mean a damaged database: opening it would silently start empty
+ * (and discard the old tables). Refuse instead.
+ */
+function refuseHeadlessDatabase(path: string): void {
+  let files: string[];
+  try {
+    files = readdirSync(path);
+  } catch {
+    return; // a new directory
+  }
+  if (!files.includes('CURRENT') && files.some((f) => /^(MANIFEST-\d+|\d+\.(ldb|log|sst))$/.test(f))) {
+    throw new Error(`the data directory ${path} holds LevelDB files but no CURRENT file: it is damaged; restore it from a backup. dashplane never repairs or empties it automatically`);
+  }
 }
 
 function translateOpenError(e: unknown, path: string): Error {

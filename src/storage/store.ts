@@ -57,6 +57,8 @@ export interface StoreEvent {
 
 export interface DeleteOptions {
   expectedVersion?: number;
+  /** Also require this updatedAt: tells a re-created object (version 0 again) from the one seen. */
+  expectedUpdatedAt?: string;
   /** Also delete, in the same atomic write, every object of these kinds inside project `project` (and their history). */
   children?: { project: string; kinds: readonly string[] };
 }
@@ -67,6 +69,8 @@ export interface HistoryOptions {
   by: string;
   /** Versions kept per object; older ones are dropped. */
   max: number;
+  /** On create: continue the history of an earlier object of this name (a restore) instead of starting afresh. */
+  continues?: boolean;
 }
 
 /** One entry of an object's history. */
