@@ -648,7 +648,7 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     await healthy(s);
   });
 
-  it('PROXY-18: a 300 MB upstream body is streamed; RSS grows < 50 MB; other requests are answered meanwhile', async () => {
+  it('PROXY-18: a 300 MB upstream body is streamed; RSS grows < 50 MB; other requests are answered meanwhile', async function () {
     this.timeout(60_000);
     const dir = tempDir();
     const child = await spawnServer({ dataDir: dir.path, env: { ...PROXY_ENV, DASHPLANE_PROXY_MAX_DURATION: '60s', DASHPLANE_PROXY_TIMEOUT: '10s' } });
@@ -746,7 +746,7 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     }
   });
 
-  it('SECRET-03: a full exercise at debug and trace log levels prints no canary (raw, base64, hex)', async () => {
+  it('SECRET-03: a full exercise at debug and trace log levels prints no canary (raw, base64, hex)', async function () {
     this.timeout(60_000);
     const refusedPort = await closedPort();
     for (const level of ['debug', 'trace']) {
