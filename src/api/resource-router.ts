@@ -4,6 +4,7 @@ import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { assertName } from '../resources/names.js';
 import { getPath } from '../resources/object-path.js';
+import { HistoryService } from '../resources/history.js';
 import type { ResourceService } from '../resources/service.js';
 import { flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
 import { Readable } from 'node:stream';
@@ -21,9 +22,10 @@ type Req = FastifyRequest<{ Params: Params; Querystring: Query }>;
  * plus the cross-project collection /api/v1/{plural}.
  */
 export function registerResourceRoutes(app: FastifyInstance, registry: KindRegistry, service: ResourceService, config: unknown, watcher: Watcher): void {
+  const history = new HistoryService({ service, store: service.store });
   for (const d of registry.all()) {
     if (d.enabledBy && getPath(config, d.enabledBy) === false) continue;
-    const h = handlers(d, service, watcher);
+    const h = handlers(d, service, history, watcher);
     const item = `/api/v1/${d.plural}/:name`;
     // Sign-up: anonymous callers may create unless the configuration turns it off.
     const createOptions = { config: { anonymous: d.anonymousCreateUnless !== undefined && getPath(config, d.anonymousCreateUnless) !== true } };
@@ -49,7 +51,7 @@ export function registerResourceRoutes(app: FastifyInstance, registry: KindRegis
   }
 }
 
-function handlers(d: KindDescriptor, service: ResourceService, watcher: Watcher) {
+function handlers(d: KindDescriptor, service: ResourceService, history: HistoryService, watcher: Watcher) {
   /** Path parameters, checked before they touch a storage key. */
   const target = (req: Req) => {
     const { project, name } = req.params;
@@ -120,17 +122,17 @@ function handlers(d: KindDescriptor, service: ResourceService, watcher: Watcher)
 
     async versions(req: Req) {
       const { project, name } = target(req);
-      return service.listVersions(req.principal, d, project ?? '', name!);
+      return history.listVersions(req.principal, d, project ?? '', name!);
     },
 
     async version(req: Req) {
       const { project, name } = target(req);
-      return service.getVersion(req.principal, d, project ?? '', name!, versionParam(req.params));
+      return history.getVersion(req.principal, d, project ?? '', name!, versionParam(req.params));
     },
 
     async restore(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
-      const obj = await service.restore(req.principal, d, project ?? '', name!, versionParam(req.params));
+      const obj = await history.restore(req.principal, d, project ?? '', name!, versionParam(req.params));
       void reply.header('ETag', `"${obj.metadata.version}"`);
       return obj;
     },

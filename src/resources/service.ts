@@ -7,7 +7,7 @@ import type { HookCall, HookContext, KindDescriptor } from '../kinds/descriptor.
 import type { KindRegistry } from '../kinds/registry.js';
 import { schemaErrors } from '../kinds/schema-errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
-import { keyOf, type Envelope, type HistoryOptions, type ObjectKey, type Store, type VersionEntry } from '../storage/store.js';
+import { keyOf, type Envelope, type HistoryOptions, type ObjectKey, type Store } from '../storage/store.js';
 import { KeyedMutex } from '../storage/mutex.js';
 import { isExpired, listPage, type ListOptions, type ListResult } from './listing.js';
 import { mask, restoreMasked } from './masking.js';
@@ -55,6 +55,11 @@ export class ResourceService {
   private readonly hookContext: HookContext;
   private readonly now: () => Date;
   private readonly updates = new KeyedMutex();
+
+  /** The store the service writes to (for read-only companions such as history). */
+  get store(): Store {
+    return this.opts.store;
+  }
 
   constructor(private readonly opts: ServiceOptions) {
     this.now = opts.now ?? (() => new Date());
@@ -182,36 +187,6 @@ export class ResourceService {
     return this.opts.authorizer.authorize(p, action, authzTarget(d, d.scope === 'project' ? project : undefined, name));
   }
 
-  /** Versions kept for an object, newest first, without the current one (API.md §7). */
-  async listVersions(p: Principal, d: KindDescriptor, project: string, name: string): Promise<VersionEntry[]> {
-    await this.opts.authorizer.authorize(p, 'read', authzTarget(d, project, name));
-    const key = this.historyKey(d, project, name);
-    const current = await this.opts.store.get(key);
-    const versions = (await this.opts.store.listVersions(key)).filter((v) => !current || v.version < current.metadata.version);
-    if (!current && versions.length === 0) throw notFound(`${d.kind} "${name}" has no history`);
-    return versions;
-  }
-
-  /** The whole object as it was at `version`. */
-  async getVersion(p: Principal, d: KindDescriptor, project: string, name: string, version: number): Promise<Envelope> {
-    await this.opts.authorizer.authorize(p, 'read', authzTarget(d, project, name));
-    const obj = await this.opts.store.getVersion(this.historyKey(d, project, name), version);
-    if (!obj) throw notFound(`${d.kind} "${name}" has no version ${version} (see .../versions)`);
-    return mask(d, obj);
-  }
-
-  /** Makes the content of `version` the new latest version (re-creating a deleted object). */
-  async restore(p: Principal, d: KindDescriptor, project: string, name: string, version: number): Promise<Envelope> {
-    const old = await this.getVersion(p, d, project, name, version);
-    const body = { kind: d.kind, metadata: { name, ...(d.scope === 'project' ? { project } : {}), ...(old.metadata.tags ? { tags: old.metadata.tags } : {}) }, spec: old.spec };
-    const target = { name, ...(d.scope === 'project' ? { project } : {}) };
-    const exists = await this.opts.store.get(this.historyKey(d, project, name));
-    if (exists) return this.update(p, d, body, target);
-    // a deleted object comes back with the next version number and keeps its history
-    const last = (await this.opts.store.listVersions(this.historyKey(d, project, name)))[0]?.version ?? version;
-    return this.create(p, d, body, target, { continueHistoryAt: last + 1 });
-  }
-
   /** An expired object still in the store (the reaper has not run yet) no longer holds its name. */
   private async dropExpired(d: KindDescriptor, key: ObjectKey): Promise<void> {
     if (!d.ttlPath) return;
@@ -305,11 +280,6 @@ export class ResourceService {
     const at = this.now().toISOString();
     stampMetadata(obj, { createdAt: meta.createdAt ?? at, updatedAt: at, version: meta.version });
     return obj;
-  }
-
-  private historyKey(d: KindDescriptor, project: string, name: string): ObjectKey {
-    if (!d.history) throw notFound(`${d.kind} keeps no version history`);
-    return { kind: d.kind, project: scopeOf(d, project) ?? '', name };
   }
 
   /** Store option recording this write in the object's history, for kinds that keep one. */
