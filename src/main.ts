@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { buildApp } from './api/app.js';
 import type { AuthRouteOptions } from './api/auth-routes.js';
+import type { ExternalAuthOptions } from './api/external-auth-routes.js';
+import { buildProviders } from './auth/external.js';
 import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
 import { allowAll, readOnly, type Authorizer } from './auth/authorizer.js';
 import { bootstrapAdmin } from './auth/bootstrap.js';
@@ -62,6 +64,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   let authenticator: Authenticator = anonymousAuthenticator;
   let authorizer: Authorizer = allowAll;
   let auth: Omit<AuthRouteOptions, 'service'> | undefined;
+  let external: Omit<ExternalAuthOptions, 'service'> | undefined;
   let sessions: SessionStore | undefined;
   try {
     const keys = loadKeyRing({ key: security.encryption_key, keyFile: security.encryption_key_file, previous: security.previous_encryption_keys, dataDir });
@@ -79,13 +82,20 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
       const rbac = new RbacAuthorizer({ store, registry, guest: (security.authorization!.guest_permissions ?? []) as Permission[], config });
       authorizer = rbac;
       const limits = authn.login_rate_limit!;
+      const authService = new AuthService({ store, userKind: userKind.kind, passwords, sessions, tokens, refreshTtlMs, limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! } });
+      const cookie = { sameSite: security.cookie!.same_site!, secure: security.cookie!.secure! };
       auth = {
-        auth: new AuthService({ store, userKind: userKind.kind, passwords, sessions, tokens, refreshTtlMs, limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! } }),
+        auth: authService,
         rbac,
         userKind,
-        cookie: { sameSite: security.cookie!.same_site!, secure: security.cookie!.secure! },
+        cookie,
         enableNative: authn.providers!.enable_native !== false,
       };
+      const providers = buildProviders(authn.providers!.oidc, authn.providers!.oauth);
+      if (providers.size > 0) {
+        external = { providers, auth: authService, store, userKind, cookie, stateKey: keys.loginStateKey };
+        startupLog.push(`identity providers: ${[...providers.keys()].join(', ')}`);
+      }
     }
     if (security.readonly) authorizer = readOnly(authorizer);
   } catch (e) {
@@ -104,6 +114,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     store,
     authenticator,
     ...(auth ? { auth: { ...auth, service } } : {}),
+    ...(external ? { external: { ...external, service } } : {}),
     watcher,
     proxy: { registry, service, store, secrets, upstream, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build: readBuildInfo(),

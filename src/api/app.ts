@@ -11,6 +11,7 @@ import type { ResourceService } from '../resources/service.js';
 import type { Store } from '../storage/store.js';
 import { registerAuthRoutes, type AuthRouteOptions } from './auth-routes.js';
 import { registerBodyParsers } from './body-parsers.js';
+import { registerExternalAuthRoutes, type ExternalAuthOptions } from './external-auth-routes.js';
 import type { Watcher } from '../controllers/watcher.js';
 import { registerErrorHandler } from './error-handler.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
@@ -35,6 +36,8 @@ export interface AppOptions {
   authenticator: Authenticator;
   proxy: ProxyRouteOptions;
   watcher: Watcher;
+  /** External identity providers (auth on and providers configured). */
+  external?: ExternalAuthOptions;
   /** Login, refresh, logout, whoami, permissions: present when auth is on. */
   auth?: AuthRouteOptions;
   build: BuildInfo;
@@ -80,6 +83,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
     if (closing) app.server.closeIdleConnections();
   });
   if (o.auth) registerAuthRoutes(app, o.auth);
+  if (o.external) registerExternalAuthRoutes(app, o.external);
   registerProxyRoutes(app, o.proxy);
   return app;
 }

@@ -46,13 +46,18 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
   });
 }
 
-/** The exact Perses body, and the cookies: header.payload readable by scripts, the rest HttpOnly. */
-function sendTokens(reply: FastifyReply, t: IssuedTokens, cookie: CookieOptions) {
+/** The three cookies of a token pair: header.payload readable by scripts, the rest HttpOnly. */
+export function tokenCookies(t: IssuedTokens, cookie: CookieOptions): string[] {
   const [header, payload, signature] = t.body.access_token.split('.');
-  void reply.header('set-cookie', [
+  return [
     serializeCookie(COOKIE_PAYLOAD, `${header}.${payload}`, { ...cookie, httpOnly: false, maxAge: t.accessMaxAge }),
     serializeCookie(COOKIE_SIGNATURE, signature, { ...cookie, httpOnly: true, maxAge: t.accessMaxAge }),
     serializeCookie(COOKIE_REFRESH, t.body.refresh_token, { ...cookie, httpOnly: true, maxAge: t.refreshMaxAge }),
-  ]);
+  ];
+}
+
+/** The exact Perses body, and the cookies. */
+export function sendTokens(reply: FastifyReply, t: IssuedTokens, cookie: CookieOptions) {
+  void reply.header('set-cookie', tokenCookies(t, cookie));
   return reply.code(200).send(t.body);
 }

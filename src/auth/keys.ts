@@ -15,6 +15,8 @@ export interface KeyRing {
   accessTokenKey: Buffer;
   /** HS512 key for refresh tokens (a different key, so one token cannot pass for the other). */
   refreshTokenKey: Buffer;
+  /** HMAC key for the short-lived state cookie of external logins. */
+  loginStateKey: Buffer;
   /** Where the master key came from (for the log; never the key itself). */
   source: string;
 }
@@ -64,5 +66,5 @@ export function loadKeyRing(opts: { key?: string; keyFile?: string; previous?: r
   }
   const derive = (purpose: string) => Buffer.from(hkdfSync('sha512', master, Buffer.alloc(0), `dashplane/${purpose}`, 64));
   const previous = (opts.previous ?? []).map((k, i) => decodeKey(k, `security.previous_encryption_keys[${i}]`));
-  return { master, previous, accessTokenKey: derive('access-token'), refreshTokenKey: derive('refresh-token'), source };
+  return { master, previous, accessTokenKey: derive('access-token'), refreshTokenKey: derive('refresh-token'), loginStateKey: derive('login-state'), source };
 }

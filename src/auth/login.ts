@@ -111,6 +111,13 @@ export class AuthService {
     return this.issue(session, next);
   }
 
+  /** A session for a user an external provider vouched for. */
+  async openSession(user: string, userCreatedAt: string, provider: string, slug: string): Promise<IssuedTokens> {
+    const refreshId = this.o.tokens.newRefreshId();
+    const session = await this.o.sessions.open({ user, userCreatedAt, provider, slug, refreshId }, this.o.refreshTtlMs);
+    return this.issue(session, refreshId);
+  }
+
   async logout(sessionId: string | undefined): Promise<void> {
     if (sessionId) await this.o.sessions.revoke(sessionId);
   }

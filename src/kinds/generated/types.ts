@@ -951,17 +951,149 @@ export interface AuthProvidersConfig {
    */
   oauth?: OAuthProviderConfig[];
 }
+/**
+ * An OpenID Connect provider (discovery from the issuer).
+ */
 export interface OIDCProviderConfig {
+  slug_id: ResourceName;
   /**
-   * Client secret.
+   * Shown on the login page.
+   */
+  name: string;
+  /**
+   * dashplane's client id at the provider.
+   */
+  client_id: string;
+  /**
+   * dashplane's client secret at the provider.
    */
   client_secret?: string;
+  /**
+   * File holding the client secret.
+   */
+  client_secret_file?: string;
+  /**
+   * Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback.
+   */
+  redirect_uri?: string;
+  /**
+   * Scopes to ask for.
+   */
+  scopes?: string[];
+  /**
+   * Extra query parameters for the authorization request.
+   */
+  url_params?: {
+    [k: string]: string;
+  };
+  /**
+   * When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in.
+   */
+  allowed_email_domains?: string[];
+  /**
+   * Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses.
+   */
+  issuer: string;
+  /**
+   * Discovery document URL when it is not under the issuer.
+   */
+  discovery_url?: string;
+  /**
+   * Do not send PKCE (only for providers that reject it).
+   */
+  disable_pkce?: boolean;
+  /**
+   * ID token / userinfo claim that names the dashplane user (falls back to sub).
+   */
+  login_claim?: string;
+  /**
+   * Overrides for the device-code flow.
+   */
+  device_code?: {
+    /**
+     * Scopes to ask for.
+     */
+    scopes?: string[];
+    /**
+     * Extra query parameters for the authorization request.
+     */
+    url_params?: {
+      [k: string]: string;
+    };
+  };
+  /**
+   * Overrides for the client-credentials flow.
+   */
+  client_credentials?: {
+    /**
+     * Scopes to ask for.
+     */
+    scopes?: string[];
+  };
 }
+/**
+ * An OAuth 2.0 provider with explicit endpoints.
+ */
 export interface OAuthProviderConfig {
+  slug_id: ResourceName;
   /**
-   * Client secret.
+   * Shown on the login page.
+   */
+  name: string;
+  /**
+   * dashplane's client id at the provider.
+   */
+  client_id: string;
+  /**
+   * dashplane's client secret at the provider.
    */
   client_secret?: string;
+  /**
+   * File holding the client secret.
+   */
+  client_secret_file?: string;
+  /**
+   * Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback.
+   */
+  redirect_uri?: string;
+  /**
+   * Scopes to ask for.
+   */
+  scopes?: string[];
+  /**
+   * Extra query parameters for the authorization request.
+   */
+  url_params?: {
+    [k: string]: string;
+  };
+  /**
+   * When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in.
+   */
+  allowed_email_domains?: string[];
+  /**
+   * Authorization endpoint.
+   */
+  auth_url: string;
+  /**
+   * Token endpoint.
+   */
+  token_url: string;
+  /**
+   * Endpoint answering the user's profile (JSON) for an access token.
+   */
+  user_infos_url: string;
+  /**
+   * Provider logout endpoint (informative).
+   */
+  logout_url?: string;
+  /**
+   * Device authorization endpoint (enables the device-code flow).
+   */
+  device_auth_url?: string;
+  /**
+   * Property of the user-info answer that names the dashplane user.
+   */
+  custom_login_property?: string;
 }
 /**
  * Failed native logins allowed before 429 with Retry-After.

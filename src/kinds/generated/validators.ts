@@ -7805,8 +7805,9 @@ return errors === 0;
 }
 
 export const ServerConfig = validate88;
-const schema79 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","properties":{"client_secret":{"type":"string","description":"Client secret.","writeOnly":true}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":[],"description":"Addresses or CIDR networks the proxy never connects to (e.g. 169.254.0.0/16 for cloud metadata). Checked on the resolved address, whatever form the URL uses."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"default":100,"description":"Maximum nesting depth of a JSON or YAML body."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
-const pattern29 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
+const schema79 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":[],"description":"Addresses or CIDR networks the proxy never connects to (e.g. 169.254.0.0/16 for cloud metadata). Checked on the resolved address, whatever form the URL uses."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"default":100,"description":"Maximum nesting depth of a JSON or YAML body."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
+const pattern22 = new RegExp("^https?://[^\\s]+$", "u");
+const pattern40 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
@@ -8384,9 +8385,8 @@ const len1 = data30.length;
 for(let i1=0; i1<len1; i1++){
 let data31 = data30[i1];
 if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-if(data31.client_secret !== undefined){
-if(typeof data31.client_secret !== "string"){
-const err45 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.slug_id === undefined){
+const err45 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -8395,10 +8395,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-}
-else {
-const err46 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data31.name === undefined){
+const err46 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -8407,10 +8405,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-}
-else {
-const err47 = {instancePath:instancePath+"/security/authentication/providers/oidc",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data31.client_id === undefined){
+const err47 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -8419,17 +8415,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-if(data28.oauth !== undefined){
-let data33 = data28.oauth;
-if(Array.isArray(data33)){
-const len2 = data33.length;
-for(let i2=0; i2<len2; i2++){
-let data34 = data33[i2];
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-if(data34.client_secret !== undefined){
-if(typeof data34.client_secret !== "string"){
-const err48 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i2+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.issuer === undefined){
+const err48 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -8438,10 +8425,9 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
-}
-else {
-const err49 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i2,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key8 in data31){
+if(!(func12.call(schema79.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key8))){
+const err49 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -8451,9 +8437,11 @@ vErrors.push(err49);
 errors++;
 }
 }
-}
-else {
-const err50 = {instancePath:instancePath+"/security/authentication/providers/oauth",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data31.slug_id !== undefined){
+let data32 = data31.slug_id;
+if(typeof data32 === "string"){
+if(func2(data32) > 75){
+const err50 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -8462,10 +8450,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-}
-else {
-const err51 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func2(data32) < 1){
+const err51 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -8474,11 +8460,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-if(data24.password_hash_cost !== undefined){
-let data36 = data24.password_hash_cost;
-if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
-const err52 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern0.test(data32)){
+const err52 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -8487,9 +8470,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-if((typeof data36 == "number") && (isFinite(data36))){
-if(data36 > 20 || isNaN(data36)){
-const err53 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
+}
+else {
+const err53 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -8498,8 +8481,12 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(data36 < 10 || isNaN(data36)){
-const err54 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+}
+if(data31.name !== undefined){
+let data33 = data31.name;
+if(typeof data33 === "string"){
+if(func2(data33) < 1){
+const err54 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -8509,13 +8496,8 @@ vErrors.push(err54);
 errors++;
 }
 }
-}
-if(data24.login_rate_limit !== undefined){
-let data37 = data24.login_rate_limit;
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-for(const key8 in data37){
-if(!(((key8 === "per_login_and_address") || (key8 === "per_address")) || (key8 === "window"))){
-const err55 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+else {
+const err55 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -8525,10 +8507,11 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data37.per_login_and_address !== undefined){
-let data38 = data37.per_login_and_address;
-if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
-const err56 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data31.client_id !== undefined){
+let data34 = data31.client_id;
+if(typeof data34 === "string"){
+if(func2(data34) < 1){
+const err56 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -8537,9 +8520,9 @@ vErrors.push(err56);
 }
 errors++;
 }
-if((typeof data38 == "number") && (isFinite(data38))){
-if(data38 < 1 || isNaN(data38)){
-const err57 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err57 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -8549,11 +8532,9 @@ vErrors.push(err57);
 errors++;
 }
 }
-}
-if(data37.per_address !== undefined){
-let data39 = data37.per_address;
-if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
-const err58 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data31.client_secret !== undefined){
+if(typeof data31.client_secret !== "string"){
+const err58 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -8562,9 +8543,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-if((typeof data39 == "number") && (isFinite(data39))){
-if(data39 < 1 || isNaN(data39)){
-const err59 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data31.client_secret_file !== undefined){
+if(typeof data31.client_secret_file !== "string"){
+const err59 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -8574,12 +8556,11 @@ vErrors.push(err59);
 errors++;
 }
 }
-}
-if(data37.window !== undefined){
-let data40 = data37.window;
-if(typeof data40 === "string"){
-if(func2(data40) < 1){
-const err60 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data31.redirect_uri !== undefined){
+let data37 = data31.redirect_uri;
+if(typeof data37 === "string"){
+if(!pattern22.test(data37)){
+const err60 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -8588,8 +8569,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(!pattern9.test(data40)){
-const err61 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err61 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -8599,8 +8581,15 @@ vErrors.push(err61);
 errors++;
 }
 }
-else {
-const err62 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.scopes !== undefined){
+let data38 = data31.scopes;
+if(Array.isArray(data38)){
+const len2 = data38.length;
+for(let i2=0; i2<len2; i2++){
+let data39 = data38[i2];
+if(typeof data39 === "string"){
+if(func2(data39) < 1){
+const err62 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/scopes/" + i2,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -8610,9 +8599,8 @@ vErrors.push(err62);
 errors++;
 }
 }
-}
 else {
-const err63 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err63 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/scopes/" + i2,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -8624,7 +8612,7 @@ errors++;
 }
 }
 else {
-const err64 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err64 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -8634,12 +8622,12 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(data13.authorization !== undefined){
-let data41 = data13.authorization;
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-for(const key9 in data41){
-if(!((key9 === "guest_permissions") || (key9 === "check_latest_update_interval"))){
-const err65 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+if(data31.url_params !== undefined){
+let data40 = data31.url_params;
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+for(const key9 in data40){
+if(typeof data40[key9] !== "string"){
+const err65 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/url_params/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -8649,15 +8637,9 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data41.guest_permissions !== undefined){
-let data42 = data41.guest_permissions;
-if(Array.isArray(data42)){
-const len3 = data42.length;
-for(let i3=0; i3<len3; i3++){
-let data43 = data42[i3];
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-if(data43.actions === undefined){
-const err66 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "actions"},message:"must have required property '"+"actions"+"'"};
+}
+else {
+const err66 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -8666,8 +8648,16 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(data43.scopes === undefined){
-const err67 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
+}
+if(data31.allowed_email_domains !== undefined){
+let data42 = data31.allowed_email_domains;
+if(Array.isArray(data42)){
+const len3 = data42.length;
+for(let i3=0; i3<len3; i3++){
+let data43 = data42[i3];
+if(typeof data43 === "string"){
+if(func2(data43) < 1){
+const err67 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_email_domains/" + i3,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -8676,9 +8666,9 @@ vErrors.push(err67);
 }
 errors++;
 }
-for(const key10 in data43){
-if(!((key10 === "actions") || (key10 === "scopes"))){
-const err68 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3,schemaPath:"./defs/permission.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+}
+else {
+const err68 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_email_domains/" + i3,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -8688,11 +8678,9 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(data43.actions !== undefined){
-let data44 = data43.actions;
-if(Array.isArray(data44)){
-if(data44.length < 1){
-const err69 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/actions",schemaPath:"./defs/permission.json/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+else {
+const err69 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -8701,11 +8689,12 @@ vErrors.push(err69);
 }
 errors++;
 }
-const len4 = data44.length;
-for(let i4=0; i4<len4; i4++){
-let data45 = data44[i4];
-if(typeof data45 !== "string"){
-const err70 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/actions/" + i4,schemaPath:"./defs/permission.json/properties/actions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data31.issuer !== undefined){
+let data44 = data31.issuer;
+if(typeof data44 === "string"){
+if(!pattern22.test(data44)){
+const err70 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -8714,8 +8703,9 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(!(((((data45 === "create") || (data45 === "read")) || (data45 === "update")) || (data45 === "delete")) || (data45 === "*"))){
-const err71 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/actions/" + i4,schemaPath:"./defs/permission.json/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err71 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -8725,9 +8715,11 @@ vErrors.push(err71);
 errors++;
 }
 }
-}
-else {
-const err72 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/actions",schemaPath:"./defs/permission.json/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data31.discovery_url !== undefined){
+let data45 = data31.discovery_url;
+if(typeof data45 === "string"){
+if(!pattern22.test(data45)){
+const err72 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -8737,11 +8729,8 @@ vErrors.push(err72);
 errors++;
 }
 }
-if(data43.scopes !== undefined){
-let data46 = data43.scopes;
-if(Array.isArray(data46)){
-if(data46.length < 1){
-const err73 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+else {
+const err73 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -8750,12 +8739,10 @@ vErrors.push(err73);
 }
 errors++;
 }
-const len5 = data46.length;
-for(let i5=0; i5<len5; i5++){
-let data47 = data46[i5];
-if(typeof data47 === "string"){
-if(!pattern17.test(data47)){
-const err74 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/scopes/" + i5,schemaPath:"./defs/permission.json/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[A-Za-z]+)$"},message:"must match pattern \""+"^(\\*|[A-Za-z]+)$"+"\""};
+}
+if(data31.disable_pkce !== undefined){
+if(typeof data31.disable_pkce !== "boolean"){
+const err74 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/disable_pkce",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/disable_pkce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -8765,8 +8752,11 @@ vErrors.push(err74);
 errors++;
 }
 }
-else {
-const err75 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/scopes/" + i5,schemaPath:"./defs/permission.json/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.login_claim !== undefined){
+let data47 = data31.login_claim;
+if(typeof data47 === "string"){
+if(func2(data47) < 1){
+const err75 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -8776,9 +8766,8 @@ vErrors.push(err75);
 errors++;
 }
 }
-}
 else {
-const err76 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err76 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -8788,9 +8777,12 @@ vErrors.push(err76);
 errors++;
 }
 }
-}
-else {
-const err77 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i3,schemaPath:"./defs/permission.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data31.device_code !== undefined){
+let data48 = data31.device_code;
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+for(const key10 in data48){
+if(!((key10 === "scopes") || (key10 === "url_params"))){
+const err77 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -8800,9 +8792,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-}
-else {
-const err78 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data48.scopes !== undefined){
+let data49 = data48.scopes;
+if(Array.isArray(data49)){
+const len4 = data49.length;
+for(let i4=0; i4<len4; i4++){
+let data50 = data49[i4];
+if(typeof data50 === "string"){
+if(func2(data50) < 1){
+const err78 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/scopes/" + i4,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -8812,11 +8810,8 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data41.check_latest_update_interval !== undefined){
-let data48 = data41.check_latest_update_interval;
-if(typeof data48 === "string"){
-if(func2(data48) < 1){
-const err79 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err79 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/scopes/" + i4,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -8825,8 +8820,10 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(!pattern9.test(data48)){
-const err80 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err80 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -8836,8 +8833,12 @@ vErrors.push(err80);
 errors++;
 }
 }
-else {
-const err81 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.url_params !== undefined){
+let data51 = data48.url_params;
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+for(const key11 in data51){
+if(typeof data51[key11] !== "string"){
+const err81 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/url_params/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -8849,7 +8850,7 @@ errors++;
 }
 }
 else {
-const err82 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err82 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -8859,11 +8860,9 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(data13.bootstrap_admin !== undefined){
-let data49 = data13.bootstrap_admin;
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-if(data49.name === undefined){
-const err83 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+else {
+const err83 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -8872,9 +8871,13 @@ vErrors.push(err83);
 }
 errors++;
 }
-for(const key11 in data49){
-if(!(((key11 === "name") || (key11 === "password")) || (key11 === "password_file"))){
-const err84 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+}
+if(data31.client_credentials !== undefined){
+let data53 = data31.client_credentials;
+if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+for(const key12 in data53){
+if(!(key12 === "scopes")){
+const err84 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -8884,11 +8887,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(data49.name !== undefined){
-let data50 = data49.name;
-if(typeof data50 === "string"){
-if(func2(data50) > 75){
-const err85 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data53.scopes !== undefined){
+let data54 = data53.scopes;
+if(Array.isArray(data54)){
+const len5 = data54.length;
+for(let i5=0; i5<len5; i5++){
+let data55 = data54[i5];
+if(typeof data55 === "string"){
+if(func2(data55) < 1){
+const err85 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials/scopes/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -8897,8 +8904,9 @@ vErrors.push(err85);
 }
 errors++;
 }
-if(func2(data50) < 1){
-const err86 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err86 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials/scopes/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -8907,8 +8915,10 @@ vErrors.push(err86);
 }
 errors++;
 }
-if(!pattern0.test(data50)){
-const err87 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+}
+else {
+const err87 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -8918,8 +8928,9 @@ vErrors.push(err87);
 errors++;
 }
 }
+}
 else {
-const err88 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err88 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -8929,9 +8940,9 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(data49.password !== undefined){
-if(typeof data49.password !== "string"){
-const err89 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err89 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -8941,9 +8952,9 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data49.password_file !== undefined){
-if(typeof data49.password_file !== "string"){
-const err90 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err90 = {instancePath:instancePath+"/security/authentication/providers/oidc",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -8953,9 +8964,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-}
-else {
-const err91 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data28.oauth !== undefined){
+let data56 = data28.oauth;
+if(Array.isArray(data56)){
+const len6 = data56.length;
+for(let i6=0; i6<len6; i6++){
+let data57 = data56[i6];
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+if(data57.slug_id === undefined){
+const err91 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -8964,10 +8981,8 @@ vErrors.push(err91);
 }
 errors++;
 }
-}
-}
-else {
-const err92 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data57.name === undefined){
+const err92 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -8976,13 +8991,8 @@ vErrors.push(err92);
 }
 errors++;
 }
-}
-if(data.ephemeral_dashboard !== undefined){
-let data53 = data.ephemeral_dashboard;
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-for(const key12 in data53){
-if(!((key12 === "enable") || (key12 === "cleanup_interval"))){
-const err93 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+if(data57.client_id === undefined){
+const err93 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -8991,10 +9001,8 @@ vErrors.push(err93);
 }
 errors++;
 }
-}
-if(data53.enable !== undefined){
-if(typeof data53.enable !== "boolean"){
-const err94 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data57.auth_url === undefined){
+const err94 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "auth_url"},message:"must have required property '"+"auth_url"+"'"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -9003,12 +9011,8 @@ vErrors.push(err94);
 }
 errors++;
 }
-}
-if(data53.cleanup_interval !== undefined){
-let data55 = data53.cleanup_interval;
-if(typeof data55 === "string"){
-if(func2(data55) < 1){
-const err95 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data57.token_url === undefined){
+const err95 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "token_url"},message:"must have required property '"+"token_url"+"'"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -9017,8 +9021,8 @@ vErrors.push(err95);
 }
 errors++;
 }
-if(!pattern9.test(data55)){
-const err96 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(data57.user_infos_url === undefined){
+const err96 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "user_infos_url"},message:"must have required property '"+"user_infos_url"+"'"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -9027,9 +9031,9 @@ vErrors.push(err96);
 }
 errors++;
 }
-}
-else {
-const err97 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key13 in data57){
+if(!(func12.call(schema79.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key13))){
+const err97 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -9039,9 +9043,11 @@ vErrors.push(err97);
 errors++;
 }
 }
-}
-else {
-const err98 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data57.slug_id !== undefined){
+let data58 = data57.slug_id;
+if(typeof data58 === "string"){
+if(func2(data58) > 75){
+const err98 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -9050,13 +9056,8 @@ vErrors.push(err98);
 }
 errors++;
 }
-}
-if(data.history !== undefined){
-let data56 = data.history;
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
-for(const key13 in data56){
-if(!(key13 === "max_versions")){
-const err99 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+if(func2(data58) < 1){
+const err99 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -9065,11 +9066,8 @@ vErrors.push(err99);
 }
 errors++;
 }
-}
-if(data56.max_versions !== undefined){
-let data57 = data56.max_versions;
-if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
-const err100 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern0.test(data58)){
+const err100 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -9078,9 +9076,9 @@ vErrors.push(err100);
 }
 errors++;
 }
-if((typeof data57 == "number") && (isFinite(data57))){
-if(data57 > 10000 || isNaN(data57)){
-const err101 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+}
+else {
+const err101 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -9089,8 +9087,12 @@ vErrors.push(err101);
 }
 errors++;
 }
-if(data57 < 1 || isNaN(data57)){
-const err102 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data57.name !== undefined){
+let data59 = data57.name;
+if(typeof data59 === "string"){
+if(func2(data59) < 1){
+const err102 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -9100,10 +9102,8 @@ vErrors.push(err102);
 errors++;
 }
 }
-}
-}
 else {
-const err103 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err103 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -9113,12 +9113,11 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(data.watch !== undefined){
-let data58 = data.watch;
-if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
-for(const key14 in data58){
-if(!((key14 === "event_log_size") || (key14 === "bookmark_interval"))){
-const err104 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+if(data57.client_id !== undefined){
+let data60 = data57.client_id;
+if(typeof data60 === "string"){
+if(func2(data60) < 1){
+const err104 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -9128,10 +9127,8 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data58.event_log_size !== undefined){
-let data59 = data58.event_log_size;
-if(!(((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59))) && (isFinite(data59)))){
-const err105 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err105 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -9140,9 +9137,10 @@ vErrors.push(err105);
 }
 errors++;
 }
-if((typeof data59 == "number") && (isFinite(data59))){
-if(data59 < 100 || isNaN(data59)){
-const err106 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+}
+if(data57.client_secret !== undefined){
+if(typeof data57.client_secret !== "string"){
+const err106 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -9152,12 +9150,9 @@ vErrors.push(err106);
 errors++;
 }
 }
-}
-if(data58.bookmark_interval !== undefined){
-let data60 = data58.bookmark_interval;
-if(typeof data60 === "string"){
-if(func2(data60) < 1){
-const err107 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data57.client_secret_file !== undefined){
+if(typeof data57.client_secret_file !== "string"){
+const err107 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -9166,8 +9161,12 @@ vErrors.push(err107);
 }
 errors++;
 }
-if(!pattern9.test(data60)){
-const err108 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data57.redirect_uri !== undefined){
+let data63 = data57.redirect_uri;
+if(typeof data63 === "string"){
+if(!pattern22.test(data63)){
+const err108 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -9178,7 +9177,7 @@ errors++;
 }
 }
 else {
-const err109 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err109 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -9188,9 +9187,15 @@ vErrors.push(err109);
 errors++;
 }
 }
-}
-else {
-const err110 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data57.scopes !== undefined){
+let data64 = data57.scopes;
+if(Array.isArray(data64)){
+const len7 = data64.length;
+for(let i7=0; i7<len7; i7++){
+let data65 = data64[i7];
+if(typeof data65 === "string"){
+if(func2(data65) < 1){
+const err110 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/scopes/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -9200,12 +9205,8 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data.proxy !== undefined){
-let data61 = data.proxy;
-if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
-for(const key15 in data61){
-if(!((((key15 === "timeout") || (key15 === "max_duration")) || (key15 === "max_concurrent")) || (key15 === "denied_networks"))){
-const err111 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+else {
+const err111 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/scopes/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -9215,11 +9216,9 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data61.timeout !== undefined){
-let data62 = data61.timeout;
-if(typeof data62 === "string"){
-if(func2(data62) < 1){
-const err112 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err112 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -9228,8 +9227,13 @@ vErrors.push(err112);
 }
 errors++;
 }
-if(!pattern9.test(data62)){
-const err113 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data57.url_params !== undefined){
+let data66 = data57.url_params;
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+for(const key14 in data66){
+if(typeof data66[key14] !== "string"){
+const err113 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/url_params/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -9239,8 +9243,9 @@ vErrors.push(err113);
 errors++;
 }
 }
+}
 else {
-const err114 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err114 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -9250,11 +9255,15 @@ vErrors.push(err114);
 errors++;
 }
 }
-if(data61.max_duration !== undefined){
-let data63 = data61.max_duration;
-if(typeof data63 === "string"){
-if(func2(data63) < 1){
-const err115 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data57.allowed_email_domains !== undefined){
+let data68 = data57.allowed_email_domains;
+if(Array.isArray(data68)){
+const len8 = data68.length;
+for(let i8=0; i8<len8; i8++){
+let data69 = data68[i8];
+if(typeof data69 === "string"){
+if(func2(data69) < 1){
+const err115 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/allowed_email_domains/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -9263,8 +9272,9 @@ vErrors.push(err115);
 }
 errors++;
 }
-if(!pattern9.test(data63)){
-const err116 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err116 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/allowed_email_domains/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -9274,8 +9284,9 @@ vErrors.push(err116);
 errors++;
 }
 }
+}
 else {
-const err117 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err117 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -9285,10 +9296,11 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data61.max_concurrent !== undefined){
-let data64 = data61.max_concurrent;
-if(!(((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64))) && (isFinite(data64)))){
-const err118 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data57.auth_url !== undefined){
+let data70 = data57.auth_url;
+if(typeof data70 === "string"){
+if(!pattern22.test(data70)){
+const err118 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -9297,9 +9309,9 @@ vErrors.push(err118);
 }
 errors++;
 }
-if((typeof data64 == "number") && (isFinite(data64))){
-if(data64 < 1 || isNaN(data64)){
-const err119 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err119 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -9309,16 +9321,11 @@ vErrors.push(err119);
 errors++;
 }
 }
-}
-if(data61.denied_networks !== undefined){
-let data65 = data61.denied_networks;
-if(Array.isArray(data65)){
-const len6 = data65.length;
-for(let i6=0; i6<len6; i6++){
-let data66 = data65[i6];
-if(typeof data66 === "string"){
-if(!pattern29.test(data66)){
-const err120 = {instancePath:instancePath+"/proxy/denied_networks/" + i6,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
+if(data57.token_url !== undefined){
+let data71 = data57.token_url;
+if(typeof data71 === "string"){
+if(!pattern22.test(data71)){
+const err120 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -9329,7 +9336,7 @@ errors++;
 }
 }
 else {
-const err121 = {instancePath:instancePath+"/proxy/denied_networks/" + i6,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err121 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -9339,9 +9346,11 @@ vErrors.push(err121);
 errors++;
 }
 }
-}
-else {
-const err122 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data57.user_infos_url !== undefined){
+let data72 = data57.user_infos_url;
+if(typeof data72 === "string"){
+if(!pattern22.test(data72)){
+const err122 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -9351,9 +9360,8 @@ vErrors.push(err122);
 errors++;
 }
 }
-}
 else {
-const err123 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err123 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -9363,12 +9371,11 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(data.plugin !== undefined){
-let data67 = data.plugin;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-for(const key16 in data67){
-if(!(key16 === "schemas_dir")){
-const err124 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+if(data57.logout_url !== undefined){
+let data73 = data57.logout_url;
+if(typeof data73 === "string"){
+if(!pattern22.test(data73)){
+const err124 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -9378,9 +9385,8 @@ vErrors.push(err124);
 errors++;
 }
 }
-if(data67.schemas_dir !== undefined){
-if(typeof data67.schemas_dir !== "string"){
-const err125 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err125 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -9390,9 +9396,11 @@ vErrors.push(err125);
 errors++;
 }
 }
-}
-else {
-const err126 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data57.device_auth_url !== undefined){
+let data74 = data57.device_auth_url;
+if(typeof data74 === "string"){
+if(!pattern22.test(data74)){
+const err126 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -9402,12 +9410,8 @@ vErrors.push(err126);
 errors++;
 }
 }
-if(data.http !== undefined){
-let data69 = data.http;
-if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
-for(const key17 in data69){
-if(!(((((key17 === "body_limit") || (key17 === "max_json_depth")) || (key17 === "headers_timeout")) || (key17 === "request_timeout")) || (key17 === "shutdown_grace"))){
-const err127 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+else {
+const err127 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -9417,10 +9421,11 @@ vErrors.push(err127);
 errors++;
 }
 }
-if(data69.body_limit !== undefined){
-let data70 = data69.body_limit;
-if(!(((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70))) && (isFinite(data70)))){
-const err128 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data57.custom_login_property !== undefined){
+let data75 = data57.custom_login_property;
+if(typeof data75 === "string"){
+if(func2(data75) < 1){
+const err128 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -9429,9 +9434,9 @@ vErrors.push(err128);
 }
 errors++;
 }
-if((typeof data70 == "number") && (isFinite(data70))){
-if(data70 < 1024 || isNaN(data70)){
-const err129 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+else {
+const err129 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -9442,10 +9447,8 @@ errors++;
 }
 }
 }
-if(data69.max_json_depth !== undefined){
-let data71 = data69.max_json_depth;
-if(!(((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71))) && (isFinite(data71)))){
-const err130 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err130 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -9454,9 +9457,10 @@ vErrors.push(err130);
 }
 errors++;
 }
-if((typeof data71 == "number") && (isFinite(data71))){
-if(data71 < 1 || isNaN(data71)){
-const err131 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+else {
+const err131 = {instancePath:instancePath+"/security/authentication/providers/oauth",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -9467,11 +9471,8 @@ errors++;
 }
 }
 }
-if(data69.headers_timeout !== undefined){
-let data72 = data69.headers_timeout;
-if(typeof data72 === "string"){
-if(func2(data72) < 1){
-const err132 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err132 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -9480,8 +9481,11 @@ vErrors.push(err132);
 }
 errors++;
 }
-if(!pattern9.test(data72)){
-const err133 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data24.password_hash_cost !== undefined){
+let data76 = data24.password_hash_cost;
+if(!(((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76))) && (isFinite(data76)))){
+const err133 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -9490,9 +9494,9 @@ vErrors.push(err133);
 }
 errors++;
 }
-}
-else {
-const err134 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data76 == "number") && (isFinite(data76))){
+if(data76 > 20 || isNaN(data76)){
+const err134 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -9501,12 +9505,8 @@ vErrors.push(err134);
 }
 errors++;
 }
-}
-if(data69.request_timeout !== undefined){
-let data73 = data69.request_timeout;
-if(typeof data73 === "string"){
-if(func2(data73) < 1){
-const err135 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data76 < 10 || isNaN(data76)){
+const err135 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -9515,8 +9515,14 @@ vErrors.push(err135);
 }
 errors++;
 }
-if(!pattern9.test(data73)){
-const err136 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+if(data24.login_rate_limit !== undefined){
+let data77 = data24.login_rate_limit;
+if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
+for(const key15 in data77){
+if(!(((key15 === "per_login_and_address") || (key15 === "per_address")) || (key15 === "window"))){
+const err136 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -9526,8 +9532,10 @@ vErrors.push(err136);
 errors++;
 }
 }
-else {
-const err137 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data77.per_login_and_address !== undefined){
+let data78 = data77.per_login_and_address;
+if(!(((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78))) && (isFinite(data78)))){
+const err137 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -9536,12 +9544,9 @@ vErrors.push(err137);
 }
 errors++;
 }
-}
-if(data69.shutdown_grace !== undefined){
-let data74 = data69.shutdown_grace;
-if(typeof data74 === "string"){
-if(func2(data74) < 1){
-const err138 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data78 == "number") && (isFinite(data78))){
+if(data78 < 1 || isNaN(data78)){
+const err138 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -9550,8 +9555,12 @@ vErrors.push(err138);
 }
 errors++;
 }
-if(!pattern9.test(data74)){
-const err139 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+if(data77.per_address !== undefined){
+let data79 = data77.per_address;
+if(!(((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79))) && (isFinite(data79)))){
+const err139 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -9560,9 +9569,9 @@ vErrors.push(err139);
 }
 errors++;
 }
-}
-else {
-const err140 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data79 == "number") && (isFinite(data79))){
+if(data79 < 1 || isNaN(data79)){
+const err140 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -9573,8 +9582,11 @@ errors++;
 }
 }
 }
-else {
-const err141 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data77.window !== undefined){
+let data80 = data77.window;
+if(typeof data80 === "string"){
+if(func2(data80) < 1){
+const err141 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -9583,13 +9595,8 @@ vErrors.push(err141);
 }
 errors++;
 }
-}
-if(data.log !== undefined){
-let data75 = data.log;
-if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
-for(const key18 in data75){
-if(!(key18 === "level")){
-const err142 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+if(!pattern9.test(data80)){
+const err142 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -9599,10 +9606,8 @@ vErrors.push(err142);
 errors++;
 }
 }
-if(data75.level !== undefined){
-let data76 = data75.level;
-if(typeof data76 !== "string"){
-const err143 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err143 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -9611,8 +9616,10 @@ vErrors.push(err143);
 }
 errors++;
 }
-if(!(((((((data76 === "trace") || (data76 === "debug")) || (data76 === "info")) || (data76 === "warn")) || (data76 === "error")) || (data76 === "fatal")) || (data76 === "silent"))){
-const err144 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema79.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err144 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -9624,7 +9631,7 @@ errors++;
 }
 }
 else {
-const err145 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err145 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -9634,14 +9641,1014 @@ vErrors.push(err145);
 errors++;
 }
 }
-}
-else {
-const err146 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.authorization !== undefined){
+let data81 = data13.authorization;
+if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+for(const key16 in data81){
+if(!((key16 === "guest_permissions") || (key16 === "check_latest_update_interval"))){
+const err146 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err146];
 }
 else {
 vErrors.push(err146);
+}
+errors++;
+}
+}
+if(data81.guest_permissions !== undefined){
+let data82 = data81.guest_permissions;
+if(Array.isArray(data82)){
+const len9 = data82.length;
+for(let i9=0; i9<len9; i9++){
+let data83 = data82[i9];
+if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
+if(data83.actions === undefined){
+const err147 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "actions"},message:"must have required property '"+"actions"+"'"};
+if(vErrors === null){
+vErrors = [err147];
+}
+else {
+vErrors.push(err147);
+}
+errors++;
+}
+if(data83.scopes === undefined){
+const err148 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
+if(vErrors === null){
+vErrors = [err148];
+}
+else {
+vErrors.push(err148);
+}
+errors++;
+}
+for(const key17 in data83){
+if(!((key17 === "actions") || (key17 === "scopes"))){
+const err149 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9,schemaPath:"./defs/permission.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err149];
+}
+else {
+vErrors.push(err149);
+}
+errors++;
+}
+}
+if(data83.actions !== undefined){
+let data84 = data83.actions;
+if(Array.isArray(data84)){
+if(data84.length < 1){
+const err150 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/actions",schemaPath:"./defs/permission.json/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err150];
+}
+else {
+vErrors.push(err150);
+}
+errors++;
+}
+const len10 = data84.length;
+for(let i10=0; i10<len10; i10++){
+let data85 = data84[i10];
+if(typeof data85 !== "string"){
+const err151 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/actions/" + i10,schemaPath:"./defs/permission.json/properties/actions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err151];
+}
+else {
+vErrors.push(err151);
+}
+errors++;
+}
+if(!(((((data85 === "create") || (data85 === "read")) || (data85 === "update")) || (data85 === "delete")) || (data85 === "*"))){
+const err152 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/actions/" + i10,schemaPath:"./defs/permission.json/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err152];
+}
+else {
+vErrors.push(err152);
+}
+errors++;
+}
+}
+}
+else {
+const err153 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/actions",schemaPath:"./defs/permission.json/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err153];
+}
+else {
+vErrors.push(err153);
+}
+errors++;
+}
+}
+if(data83.scopes !== undefined){
+let data86 = data83.scopes;
+if(Array.isArray(data86)){
+if(data86.length < 1){
+const err154 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err154];
+}
+else {
+vErrors.push(err154);
+}
+errors++;
+}
+const len11 = data86.length;
+for(let i11=0; i11<len11; i11++){
+let data87 = data86[i11];
+if(typeof data87 === "string"){
+if(!pattern17.test(data87)){
+const err155 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/scopes/" + i11,schemaPath:"./defs/permission.json/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[A-Za-z]+)$"},message:"must match pattern \""+"^(\\*|[A-Za-z]+)$"+"\""};
+if(vErrors === null){
+vErrors = [err155];
+}
+else {
+vErrors.push(err155);
+}
+errors++;
+}
+}
+else {
+const err156 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/scopes/" + i11,schemaPath:"./defs/permission.json/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err156];
+}
+else {
+vErrors.push(err156);
+}
+errors++;
+}
+}
+}
+else {
+const err157 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err157];
+}
+else {
+vErrors.push(err157);
+}
+errors++;
+}
+}
+}
+else {
+const err158 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9,schemaPath:"./defs/permission.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err158];
+}
+else {
+vErrors.push(err158);
+}
+errors++;
+}
+}
+}
+else {
+const err159 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err159];
+}
+else {
+vErrors.push(err159);
+}
+errors++;
+}
+}
+if(data81.check_latest_update_interval !== undefined){
+let data88 = data81.check_latest_update_interval;
+if(typeof data88 === "string"){
+if(func2(data88) < 1){
+const err160 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err160];
+}
+else {
+vErrors.push(err160);
+}
+errors++;
+}
+if(!pattern9.test(data88)){
+const err161 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err161];
+}
+else {
+vErrors.push(err161);
+}
+errors++;
+}
+}
+else {
+const err162 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err162];
+}
+else {
+vErrors.push(err162);
+}
+errors++;
+}
+}
+}
+else {
+const err163 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err163];
+}
+else {
+vErrors.push(err163);
+}
+errors++;
+}
+}
+if(data13.bootstrap_admin !== undefined){
+let data89 = data13.bootstrap_admin;
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+if(data89.name === undefined){
+const err164 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err164];
+}
+else {
+vErrors.push(err164);
+}
+errors++;
+}
+for(const key18 in data89){
+if(!(((key18 === "name") || (key18 === "password")) || (key18 === "password_file"))){
+const err165 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err165];
+}
+else {
+vErrors.push(err165);
+}
+errors++;
+}
+}
+if(data89.name !== undefined){
+let data90 = data89.name;
+if(typeof data90 === "string"){
+if(func2(data90) > 75){
+const err166 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(vErrors === null){
+vErrors = [err166];
+}
+else {
+vErrors.push(err166);
+}
+errors++;
+}
+if(func2(data90) < 1){
+const err167 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err167];
+}
+else {
+vErrors.push(err167);
+}
+errors++;
+}
+if(!pattern0.test(data90)){
+const err168 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err168];
+}
+else {
+vErrors.push(err168);
+}
+errors++;
+}
+}
+else {
+const err169 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err169];
+}
+else {
+vErrors.push(err169);
+}
+errors++;
+}
+}
+if(data89.password !== undefined){
+if(typeof data89.password !== "string"){
+const err170 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err170];
+}
+else {
+vErrors.push(err170);
+}
+errors++;
+}
+}
+if(data89.password_file !== undefined){
+if(typeof data89.password_file !== "string"){
+const err171 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err171];
+}
+else {
+vErrors.push(err171);
+}
+errors++;
+}
+}
+}
+else {
+const err172 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err172];
+}
+else {
+vErrors.push(err172);
+}
+errors++;
+}
+}
+}
+else {
+const err173 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err173];
+}
+else {
+vErrors.push(err173);
+}
+errors++;
+}
+}
+if(data.ephemeral_dashboard !== undefined){
+let data93 = data.ephemeral_dashboard;
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+for(const key19 in data93){
+if(!((key19 === "enable") || (key19 === "cleanup_interval"))){
+const err174 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err174];
+}
+else {
+vErrors.push(err174);
+}
+errors++;
+}
+}
+if(data93.enable !== undefined){
+if(typeof data93.enable !== "boolean"){
+const err175 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err175];
+}
+else {
+vErrors.push(err175);
+}
+errors++;
+}
+}
+if(data93.cleanup_interval !== undefined){
+let data95 = data93.cleanup_interval;
+if(typeof data95 === "string"){
+if(func2(data95) < 1){
+const err176 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err176];
+}
+else {
+vErrors.push(err176);
+}
+errors++;
+}
+if(!pattern9.test(data95)){
+const err177 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err177];
+}
+else {
+vErrors.push(err177);
+}
+errors++;
+}
+}
+else {
+const err178 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err178];
+}
+else {
+vErrors.push(err178);
+}
+errors++;
+}
+}
+}
+else {
+const err179 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err179];
+}
+else {
+vErrors.push(err179);
+}
+errors++;
+}
+}
+if(data.history !== undefined){
+let data96 = data.history;
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+for(const key20 in data96){
+if(!(key20 === "max_versions")){
+const err180 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err180];
+}
+else {
+vErrors.push(err180);
+}
+errors++;
+}
+}
+if(data96.max_versions !== undefined){
+let data97 = data96.max_versions;
+if(!(((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97))) && (isFinite(data97)))){
+const err181 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err181];
+}
+else {
+vErrors.push(err181);
+}
+errors++;
+}
+if((typeof data97 == "number") && (isFinite(data97))){
+if(data97 > 10000 || isNaN(data97)){
+const err182 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+if(vErrors === null){
+vErrors = [err182];
+}
+else {
+vErrors.push(err182);
+}
+errors++;
+}
+if(data97 < 1 || isNaN(data97)){
+const err183 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err183];
+}
+else {
+vErrors.push(err183);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err184 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err184];
+}
+else {
+vErrors.push(err184);
+}
+errors++;
+}
+}
+if(data.watch !== undefined){
+let data98 = data.watch;
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+for(const key21 in data98){
+if(!((key21 === "event_log_size") || (key21 === "bookmark_interval"))){
+const err185 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err185];
+}
+else {
+vErrors.push(err185);
+}
+errors++;
+}
+}
+if(data98.event_log_size !== undefined){
+let data99 = data98.event_log_size;
+if(!(((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99))) && (isFinite(data99)))){
+const err186 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err186];
+}
+else {
+vErrors.push(err186);
+}
+errors++;
+}
+if((typeof data99 == "number") && (isFinite(data99))){
+if(data99 < 100 || isNaN(data99)){
+const err187 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(vErrors === null){
+vErrors = [err187];
+}
+else {
+vErrors.push(err187);
+}
+errors++;
+}
+}
+}
+if(data98.bookmark_interval !== undefined){
+let data100 = data98.bookmark_interval;
+if(typeof data100 === "string"){
+if(func2(data100) < 1){
+const err188 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err188];
+}
+else {
+vErrors.push(err188);
+}
+errors++;
+}
+if(!pattern9.test(data100)){
+const err189 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err189];
+}
+else {
+vErrors.push(err189);
+}
+errors++;
+}
+}
+else {
+const err190 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err190];
+}
+else {
+vErrors.push(err190);
+}
+errors++;
+}
+}
+}
+else {
+const err191 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err191];
+}
+else {
+vErrors.push(err191);
+}
+errors++;
+}
+}
+if(data.proxy !== undefined){
+let data101 = data.proxy;
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+for(const key22 in data101){
+if(!((((key22 === "timeout") || (key22 === "max_duration")) || (key22 === "max_concurrent")) || (key22 === "denied_networks"))){
+const err192 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err192];
+}
+else {
+vErrors.push(err192);
+}
+errors++;
+}
+}
+if(data101.timeout !== undefined){
+let data102 = data101.timeout;
+if(typeof data102 === "string"){
+if(func2(data102) < 1){
+const err193 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err193];
+}
+else {
+vErrors.push(err193);
+}
+errors++;
+}
+if(!pattern9.test(data102)){
+const err194 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err194];
+}
+else {
+vErrors.push(err194);
+}
+errors++;
+}
+}
+else {
+const err195 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
+}
+}
+if(data101.max_duration !== undefined){
+let data103 = data101.max_duration;
+if(typeof data103 === "string"){
+if(func2(data103) < 1){
+const err196 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err196];
+}
+else {
+vErrors.push(err196);
+}
+errors++;
+}
+if(!pattern9.test(data103)){
+const err197 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
+}
+}
+else {
+const err198 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+}
+if(data101.max_concurrent !== undefined){
+let data104 = data101.max_concurrent;
+if(!(((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104))) && (isFinite(data104)))){
+const err199 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+}
+if((typeof data104 == "number") && (isFinite(data104))){
+if(data104 < 1 || isNaN(data104)){
+const err200 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err200];
+}
+else {
+vErrors.push(err200);
+}
+errors++;
+}
+}
+}
+if(data101.denied_networks !== undefined){
+let data105 = data101.denied_networks;
+if(Array.isArray(data105)){
+const len12 = data105.length;
+for(let i12=0; i12<len12; i12++){
+let data106 = data105[i12];
+if(typeof data106 === "string"){
+if(!pattern40.test(data106)){
+const err201 = {instancePath:instancePath+"/proxy/denied_networks/" + i12,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
+}
+}
+else {
+const err202 = {instancePath:instancePath+"/proxy/denied_networks/" + i12,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err202];
+}
+else {
+vErrors.push(err202);
+}
+errors++;
+}
+}
+}
+else {
+const err203 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
+}
+}
+}
+else {
+const err204 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err204];
+}
+else {
+vErrors.push(err204);
+}
+errors++;
+}
+}
+if(data.plugin !== undefined){
+let data107 = data.plugin;
+if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
+for(const key23 in data107){
+if(!(key23 === "schemas_dir")){
+const err205 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
+}
+}
+if(data107.schemas_dir !== undefined){
+if(typeof data107.schemas_dir !== "string"){
+const err206 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+}
+}
+else {
+const err207 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+}
+}
+if(data.http !== undefined){
+let data109 = data.http;
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+for(const key24 in data109){
+if(!(((((key24 === "body_limit") || (key24 === "max_json_depth")) || (key24 === "headers_timeout")) || (key24 === "request_timeout")) || (key24 === "shutdown_grace"))){
+const err208 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err208];
+}
+else {
+vErrors.push(err208);
+}
+errors++;
+}
+}
+if(data109.body_limit !== undefined){
+let data110 = data109.body_limit;
+if(!(((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110))) && (isFinite(data110)))){
+const err209 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err209];
+}
+else {
+vErrors.push(err209);
+}
+errors++;
+}
+if((typeof data110 == "number") && (isFinite(data110))){
+if(data110 < 1024 || isNaN(data110)){
+const err210 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(vErrors === null){
+vErrors = [err210];
+}
+else {
+vErrors.push(err210);
+}
+errors++;
+}
+}
+}
+if(data109.max_json_depth !== undefined){
+let data111 = data109.max_json_depth;
+if(!(((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111))) && (isFinite(data111)))){
+const err211 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err211];
+}
+else {
+vErrors.push(err211);
+}
+errors++;
+}
+if((typeof data111 == "number") && (isFinite(data111))){
+if(data111 < 1 || isNaN(data111)){
+const err212 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+}
+}
+if(data109.headers_timeout !== undefined){
+let data112 = data109.headers_timeout;
+if(typeof data112 === "string"){
+if(func2(data112) < 1){
+const err213 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+if(!pattern9.test(data112)){
+const err214 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+}
+}
+else {
+const err215 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err215];
+}
+else {
+vErrors.push(err215);
+}
+errors++;
+}
+}
+if(data109.request_timeout !== undefined){
+let data113 = data109.request_timeout;
+if(typeof data113 === "string"){
+if(func2(data113) < 1){
+const err216 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err216];
+}
+else {
+vErrors.push(err216);
+}
+errors++;
+}
+if(!pattern9.test(data113)){
+const err217 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err217];
+}
+else {
+vErrors.push(err217);
+}
+errors++;
+}
+}
+else {
+const err218 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err218];
+}
+else {
+vErrors.push(err218);
+}
+errors++;
+}
+}
+if(data109.shutdown_grace !== undefined){
+let data114 = data109.shutdown_grace;
+if(typeof data114 === "string"){
+if(func2(data114) < 1){
+const err219 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err219];
+}
+else {
+vErrors.push(err219);
+}
+errors++;
+}
+if(!pattern9.test(data114)){
+const err220 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+}
+else {
+const err221 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+}
+}
+else {
+const err222 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+}
+}
+if(data.log !== undefined){
+let data115 = data.log;
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+for(const key25 in data115){
+if(!(key25 === "level")){
+const err223 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err223];
+}
+else {
+vErrors.push(err223);
+}
+errors++;
+}
+}
+if(data115.level !== undefined){
+let data116 = data115.level;
+if(typeof data116 !== "string"){
+const err224 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err224];
+}
+else {
+vErrors.push(err224);
+}
+errors++;
+}
+if(!(((((((data116 === "trace") || (data116 === "debug")) || (data116 === "info")) || (data116 === "warn")) || (data116 === "error")) || (data116 === "fatal")) || (data116 === "silent"))){
+const err225 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema79.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err225];
+}
+else {
+vErrors.push(err225);
+}
+errors++;
+}
+}
+}
+else {
+const err226 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err226];
+}
+else {
+vErrors.push(err226);
+}
+errors++;
+}
+}
+}
+else {
+const err227 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err227];
+}
+else {
+vErrors.push(err227);
 }
 errors++;
 }

@@ -1,0 +1,155 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parseCookies, serializeCookie, type CookieOptions } from '../auth/cookies.js';
+import { OAuthError, type ExternalProvider } from '../auth/external.js';
+import type { AuthService } from '../auth/login.js';
+import { syncUser, type ExternalIdentity } from '../auth/user-sync.js';
+import { badRequest, notFound } from '../errors.js';
+import type { KindDescriptor } from '../kinds/descriptor.js';
+import type { ResourceService } from '../resources/service.js';
+import type { Store } from '../storage/store.js';
+import { sendTokens, tokenCookies } from './auth-routes.js';
+
+export interface ExternalAuthOptions {
+  providers: Map<string, ExternalProvider>;
+  auth: AuthService;
+  service: ResourceService;
+  store: Store;
+  userKind: KindDescriptor;
+  cookie: CookieOptions;
+  /** HMAC key of the login-state cookie. */
+  stateKey: Buffer;
+}
+
+const STATE_COOKIE = 'dashplaneLogin';
+const STATE_TTL_S = 600;
+/** A same-origin path: one leading slash, no second slash or backslash after it, no whitespace or controls. */
+const SAFE_REDIRECT = /^\/(?![/\\])[^\s\x00-\x1f\\]*$/;
+
+type Params = { kind: string; slug: string };
+
+/**
+ * Web (authorization code + PKCE), device-code and client-credentials logins through configured
+ * OIDC and OAuth 2.0 providers (API.md §2, §12). All anonymous routes: they create sessions.
+ */
+export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuthOptions): void {
+  const anonymous = { config: { anonymous: true } };
+  const used = new Map<string, number>(); // states already consumed (replays), until they expire
+
+  app.get<{ Params: Params; Querystring: { redirect?: string } }>('/api/auth/providers/:kind/:slug/login', anonymous, async (req, reply) => {
+    const p = provider(o, req.params);
+    const start = await p.startLogin(origin(req));
+    const redirect = typeof req.query.redirect === 'string' && SAFE_REDIRECT.test(req.query.redirect) ? req.query.redirect : '/';
+    const state = sign(o.stateKey, { ...start, url: undefined, redirect, slug: `${p.kind}/${p.slug}`, exp: Date.now() + STATE_TTL_S * 1000 });
+    void reply.header('set-cookie', serializeCookie(STATE_COOKIE, state, { ...o.cookie, sameSite: 'lax', httpOnly: true, maxAge: STATE_TTL_S }));
+    return reply.redirect(start.url, 302);
+  });
+
+  app.get<{ Params: Params; Querystring: Record<string, string> }>('/api/auth/providers/:kind/:slug/callback', anonymous, async (req, reply) => {
+    const p = provider(o, req.params);
+    const clear = serializeCookie(STATE_COOKIE, '', { ...o.cookie, sameSite: 'lax', httpOnly: true, maxAge: 0 });
+    void reply.header('set-cookie', clear);
+    const saved = verify(o.stateKey, parseCookies(req.headers).get(STATE_COOKIE));
+    if (!saved || saved.slug !== `${p.kind}/${p.slug}` || saved.exp < Date.now()) throw badRequest('the login has expired or was started elsewhere; start it again');
+    if (typeof req.query.state !== 'string' || req.query.state !== saved.state) throw badRequest('the login state does not match; start the login again');
+    if (used.has(saved.state)) throw badRequest('this login response was already used; start the login again');
+    used.set(saved.state, saved.exp);
+    for (const [s, exp] of used) if (exp < Date.now()) used.delete(s);
+    const identity = await p.finishLogin(origin(req), req.query, saved);
+    const tokens = await login(o, p, identity);
+    void reply.header('set-cookie', [clear, ...tokenCookies(tokens, o.cookie)]);
+    return reply.redirect(saved.redirect && SAFE_REDIRECT.test(saved.redirect) ? saved.redirect : '/', 302);
+  });
+
+  app.route<{ Params: Params }>({
+    method: ['GET', 'POST'],
+    url: '/api/auth/providers/:kind/:slug/device/code',
+    config: { anonymous: true },
+    handler: async (req) => oauthErrors(() => provider(o, req.params).deviceCode()),
+  });
+
+  void app.register(async (scope) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+    scope.route<{ Params: Params; Body: Record<string, string> | undefined; Querystring: Record<string, string> }>({
+      method: ['GET', 'POST'],
+      url: '/api/auth/providers/:kind/:slug/token',
+      config: { anonymous: true },
+      handler: async (req, reply) => {
+        const p = provider(o, req.params);
+        const form = { ...(req.query ?? {}), ...(req.body ?? {}) };
+        const identity = await oauthErrors(async () => {
+          if (form.grant_type === 'urn:ietf:params:oauth:grant-type:device_code') {
+            if (!form.device_code) throw new OAuthError('invalid_request', 'device_code is required');
+            return p.deviceToken(form.device_code);
+          }
+          if (form.grant_type === 'client_credentials') {
+            const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+            const [id, secret] = basic ? Buffer.from(basic[1], 'base64').toString('utf8').split(/:(.*)/s, 2) : [form.client_id, form.client_secret];
+            if (!id || !secret) throw new OAuthError('invalid_client', 'send the client id and secret with HTTP Basic authentication');
+            return p.clientCredentials(decodeURIComponent(id), decodeURIComponent(secret));
+          }
+          throw new OAuthError('unsupported_grant_type', 'grant_type must be urn:ietf:params:oauth:grant-type:device_code or client_credentials');
+        }, reply);
+        if (!identity) return reply;
+        return sendTokens(reply, await login(o, p, identity), o.cookie);
+      },
+    });
+  });
+}
+
+async function login(o: ExternalAuthOptions, p: ExternalProvider, identity: ExternalIdentity) {
+  const user = await syncUser(identity, o);
+  return o.auth.openSession(user.metadata.name, user.metadata.createdAt, p.kind, p.slug);
+}
+
+function provider(o: ExternalAuthOptions, params: Params): ExternalProvider {
+  const p = o.providers.get(`${params.kind}/${params.slug}`);
+  if (!p) throw notFound(`no ${params.kind} provider "${params.slug}" is configured`);
+  return p;
+}
+
+/** OAuth protocol errors answered the OAuth way (`{error, error_description}`), others as usual. */
+async function oauthErrors<T>(fn: () => Promise<T>, reply?: FastifyReply): Promise<T | undefined> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (!(e instanceof OAuthError) || !reply) throw e;
+    void reply.code(400).send({ error: e.code, error_description: e.message });
+    return undefined;
+  }
+}
+
+function origin(req: FastifyRequest): string {
+  return `${req.protocol}://${req.headers.host ?? 'localhost'}`;
+}
+
+interface SavedLogin {
+  state: string;
+  nonce?: string;
+  verifier?: string;
+  redirect: string;
+  slug: string;
+  exp: number;
+}
+
+function sign(key: Buffer, value: object): string {
+  const body = Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
+}
+
+function verify(key: Buffer, cookie: string | undefined): SavedLogin | undefined {
+  if (!cookie) return undefined;
+  const [body, mac] = cookie.split('.');
+  if (!body || !mac) return undefined;
+  const want = createHmac('sha256', key).update(body).digest();
+  const got = Buffer.from(mac, 'base64url');
+  if (got.length !== want.length || !timingSafeEqual(got, want)) return undefined;
+  try {
+    return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as SavedLogin;
+  } catch {
+    return undefined;
+  }
+}
+

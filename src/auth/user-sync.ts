@@ -1,0 +1,54 @@
+import { forbidden } from '../errors.js';
+import type { KindDescriptor } from '../kinds/descriptor.js';
+import type { ResourceService } from '../resources/service.js';
+import type { Envelope, Store } from '../storage/store.js';
+import { SYSTEM } from './authorizer.js';
+
+/** Who a provider says signed in. */
+export interface ExternalIdentity {
+  /** The dashplane user name (see `loginName`). */
+  login: string;
+  issuer: string;
+  subject: string;
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+}
+
+interface OAuthBinding {
+  issuer?: string;
+  email?: string;
+  subject?: string;
+}
+
+/**
+ * The login name rule: the provider's login claim (OIDC `preferred_username` by default, OAuth
+ * `login`), else its subject, reduced to the characters a name may hold (others become "-"),
+ * at most 75 characters. Never derived from the e-mail address alone.
+ */
+export function loginName(preferred: unknown, subject: string): string {
+  const clean = (v: string) => v.replace(/[^a-zA-Z0-9_.-]/g, '-').replace(/^[.]+|[.]+$/g, '').slice(0, 75);
+  const first = typeof preferred === 'string' ? clean(preferred) : '';
+  return first || clean(subject) || 'user';
+}
+
+/**
+ * Creates or updates the User of an external login. A user is bound to the (issuer, subject)
+ * that created it: a user with a native password, or bound to another provider or subject, is
+ * never taken over, and accounts are never merged by e-mail.
+ */
+export async function syncUser(id: ExternalIdentity, o: { store: Store; service: ResourceService; userKind: KindDescriptor }): Promise<Envelope> {
+  const binding: OAuthBinding = { issuer: id.issuer, subject: id.subject, ...(id.email ? { email: id.email } : {}) };
+  const profile = { ...(id.firstName ? { firstName: id.firstName } : {}), ...(id.lastName ? { lastName: id.lastName } : {}) };
+  const existing = await o.store.get({ kind: o.userKind.kind, project: '', name: id.login });
+  if (!existing) {
+    return o.service.create(SYSTEM, o.userKind, { kind: o.userKind.kind, metadata: { name: id.login }, spec: { ...profile, oauthProviders: [binding] } }, {});
+  }
+  const spec = existing.spec as { nativeProvider?: { password?: string }; oauthProviders?: OAuthBinding[] };
+  const mine = (spec.oauthProviders ?? []).some((b) => b.issuer === id.issuer && b.subject === id.subject);
+  if (!mine || spec.nativeProvider?.password) {
+    throw forbidden(`the user name "${id.login}" already belongs to another account; dashplane never merges accounts (ask an administrator)`);
+  }
+  const bindings = (spec.oauthProviders ?? []).map((b) => (b.issuer === id.issuer && b.subject === id.subject ? binding : b));
+  return o.service.update(SYSTEM, o.userKind, { ...existing, spec: { ...spec, ...profile, oauthProviders: bindings } }, { name: id.login });
+}
