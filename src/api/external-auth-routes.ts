@@ -61,16 +61,16 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
     return reply.redirect(saved.redirect && SAFE_REDIRECT.test(saved.redirect) ? saved.redirect : '/', 302);
   });
 
-  app.route<{ Params: Params }>({
-    method: ['GET', 'POST'],
-    url: '/api/auth/providers/:kind/:slug/device/code',
-    config: { anonymous: true },
-    handler: async (req) => oauthErrors(() => provider(o, req.params).deviceCode()),
-  });
-
+  // The OAuth endpoints take forms (RFC 6749), as curl -d and OAuth clients send them.
   void app.register(async (scope) => {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+    scope.route<{ Params: Params }>({
+      method: ['GET', 'POST'],
+      url: '/api/auth/providers/:kind/:slug/device/code',
+      config: { anonymous: true },
+      handler: async (req, reply) => oauthErrors(() => provider(o, req.params).deviceCode(), reply),
     });
     scope.route<{ Params: Params; Body: Record<string, string> | undefined; Querystring: Record<string, string> }>({
       method: ['GET', 'POST'],

@@ -127,7 +127,9 @@ export class ExternalProvider {
     const domains = this.c.allowed_email_domains;
     if (!domains?.length) return;
     const domain = email?.split('@')[1]?.toLowerCase();
-    if (!domain || verified === false || !domains.map((d) => d.toLowerCase()).includes(domain)) {
+    // OIDC says whether the address was verified; an OAuth profile has no such claim.
+    const unverified = this.kind === 'oidc' ? verified !== true : verified === false;
+    if (!domain || unverified || !domains.map((d) => d.toLowerCase()).includes(domain)) {
       throw forbidden(`provider "${this.slug}" only admits users with a verified e-mail in ${domains.join(', ')}`);
     }
   }
