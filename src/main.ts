@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { buildApp } from './api/app.js';
 import type { AuthRouteOptions } from './api/auth-routes.js';
 import type { ExternalAuthOptions } from './api/external-auth-routes.js';
-import { buildProviders } from './auth/external.js';
+import { buildProviders, unverifiedIssuer } from './auth/external.js';
+import { principalUser } from './auth/user-sync.js';
 import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
 import { allowAll, readOnly, type Authorizer } from './auth/authorizer.js';
 import { bootstrapAdmin } from './auth/bootstrap.js';
@@ -65,6 +66,8 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   let authorizer: Authorizer = allowAll;
   let auth: Omit<AuthRouteOptions, 'service'> | undefined;
   let external: Omit<ExternalAuthOptions, 'service'> | undefined;
+  /** The service exists after the authenticator; provider tokens need it only at request time. */
+  const serviceRef: { current?: ResourceService } = {};
   let sessions: SessionStore | undefined;
   try {
     const keys = loadKeyRing({ key: security.encryption_key, keyFile: security.encryption_key_file, previous: security.previous_encryption_keys, dataDir });
@@ -78,7 +81,21 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
       const tokens = new TokenService(keys, { accessS: Math.round(accessTtlMs / 1000), refreshS: Math.round(refreshTtlMs / 1000) });
       sessions = new SessionStore(store);
       const userKind = registry.all().find((d) => d.isPrincipal)!;
-      authenticator = new TokenAuthenticator({ tokens, sessions, store, userKind: userKind.kind });
+      const providers = buildProviders(authn.providers!.oidc, authn.providers!.oauth);
+      const acceptingTokens = [...providers.values()];
+      authenticator = new TokenAuthenticator({
+        tokens,
+        sessions,
+        store,
+        userKind: userKind.kind,
+        providerToken: async (token) => {
+          const issuer = unverifiedIssuer(token);
+          const p = acceptingTokens.find((x) => x.acceptsTokenFrom(issuer));
+          if (!p) return undefined;
+          const user = await principalUser(await p.verifyAccessToken(token), { store, service: serviceRef.current!, userKind });
+          return { name: user.metadata.name, anonymous: false };
+        },
+      });
       const rbac = new RbacAuthorizer({ store, registry, guest: (security.authorization!.guest_permissions ?? []) as Permission[], config });
       authorizer = rbac;
       const limits = authn.login_rate_limit!;
@@ -91,7 +108,6 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
         cookie,
         enableNative: authn.providers!.enable_native !== false,
       };
-      const providers = buildProviders(authn.providers!.oidc, authn.providers!.oauth);
       if (providers.size > 0) {
         external = { providers, auth: authService, store, userKind, cookie, stateKey: keys.loginStateKey };
         startupLog.push(`identity providers: ${[...providers.keys()].join(', ')}`);
@@ -103,6 +119,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     throw e;
   }
   const service = new ResourceService({ registry, store, plugins, authorizer, passwords, secrets, config });
+  serviceRef.current = service;
   const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: parseDuration(config.watch!.bookmark_interval!)! });
   const px = config.proxy!;
   const upstream = new Upstream({ timeoutMs: parseDuration(px.timeout!)!, maxDurationMs: parseDuration(px.max_duration!)!, maxConcurrent: px.max_concurrent!, deniedNetworks: px.denied_networks ?? [] });

@@ -1,4 +1,5 @@
 import * as oidc from 'openid-client';
+import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { readFileSync } from 'node:fs';
 import { ApiError, badRequest, forbidden, unauthorized } from '../errors.js';
 import type { OAuthProviderConfig, OIDCProviderConfig } from '../kinds/generated/types.js';
@@ -23,6 +24,7 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/;
  */
 export class ExternalProvider {
   private config?: Promise<oidc.Configuration>;
+  private jwks?: JWTVerifyGetKey;
 
   constructor(
     readonly kind: ProviderKind,
@@ -94,6 +96,35 @@ export class ExternalProvider {
     const scopes = (this.c as OIDCProviderConfig).client_credentials?.scopes;
     await this.protocol(() => oidc.clientCredentialsGrant(config, scopes?.length ? { scope: scopes.join(' ') } : {}));
     return { login: loginName(clientId, clientId), issuer: this.issuer(), subject: `client:${clientId}` };
+  }
+
+  /** Whether this provider accepts its own access tokens as Bearer tokens, and for this token's issuer. */
+  acceptsTokenFrom(issuer: unknown): boolean {
+    return this.kind === 'oidc' && !!(this.c as OIDCProviderConfig).accept_access_tokens && issuer === (this.c as OIDCProviderConfig).issuer;
+  }
+
+  /** A provider-signed access token (JWKS, audience, expiry, asymmetric algorithms only) as an identity. */
+  async verifyAccessToken(token: string): Promise<ExternalIdentity> {
+    const c = this.c as OIDCProviderConfig;
+    const config = await this.configuration();
+    const jwksUri = config.serverMetadata().jwks_uri;
+    if (!jwksUri) throw unauthorized(`provider "${this.slug}" publishes no JWKS`);
+    this.jwks ??= createRemoteJWKSet(new URL(jwksUri));
+    let claims: Record<string, unknown>;
+    try {
+      ({ payload: claims } = await jwtVerify(token, this.jwks, {
+        issuer: c.issuer,
+        audience: c.accept_access_tokens!.audience,
+        algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'],
+        requiredClaims: ['exp', 'sub'],
+        clockTolerance: 30,
+      }));
+    } catch {
+      throw unauthorized(`the access token from provider "${this.slug}" is invalid, expired or not meant for this server`);
+    }
+    const subject = String(claims.sub);
+    const login = claims[c.login_claim ?? 'preferred_username'] ?? claims.client_id ?? claims.azp;
+    return { login: loginName(login, subject), issuer: c.issuer, subject, ...(typeof claims.email === 'string' ? { email: claims.email } : {}) };
   }
 
   private async identity(config: oidc.Configuration, tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers): Promise<ExternalIdentity> {
@@ -196,6 +227,15 @@ export class ExternalProvider {
 export class OAuthError extends ApiError {
   constructor(readonly code: string, description: string) {
     super('BadRequest', description);
+  }
+}
+
+/** The `iss` of a JWT without verifying it (to pick the provider that must verify it). */
+export function unverifiedIssuer(token: string): unknown {
+  try {
+    return decodeJwt(token).iss;
+  } catch {
+    return undefined;
   }
 }
 

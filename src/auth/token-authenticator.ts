@@ -13,11 +13,24 @@ import type { TokenService } from './tokens.js';
  * same user, so logout, refresh-token reuse and user deletion take effect at once.
  */
 export class TokenAuthenticator implements Authenticator {
-  constructor(private readonly o: { tokens: TokenService; sessions: SessionStore; store: Store; userKind: string }) {}
+  constructor(
+    private readonly o: {
+      tokens: TokenService;
+      sessions: SessionStore;
+      store: Store;
+      userKind: string;
+      /** Access tokens signed by a configured provider (issuer-verified), when any accepts them. */
+      providerToken?: (token: string) => Promise<Principal | undefined>;
+    },
+  ) {}
 
   async authenticate(headers: IncomingHttpHeaders): Promise<Principal | undefined> {
     const found = credentials(headers);
     if (!found) return undefined;
+    if (!found.viaCookie && this.o.providerToken) {
+      const external = await this.o.providerToken(found.token);
+      if (external) return external;
+    }
     const claims = this.o.tokens.verifyAccess(found.token);
     const session = await this.o.sessions.get(claims.sid);
     if (!session || session.spec.user !== claims.sub) throw unauthorized('this session has ended (logged out, revoked or expired); log in again');

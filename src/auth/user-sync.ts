@@ -52,3 +52,13 @@ export async function syncUser(id: ExternalIdentity, o: { store: Store; service:
   const bindings = (spec.oauthProviders ?? []).map((b) => (b.issuer === id.issuer && b.subject === id.subject ? binding : b));
   return o.service.update(SYSTEM, o.userKind, { ...existing, spec: { ...spec, ...profile, oauthProviders: bindings } }, { name: id.login });
 }
+
+/**
+ * The user a provider token stands for: the existing user bound to (issuer, subject) without
+ * writing anything, else a new or refused user as at login.
+ */
+export async function principalUser(id: ExternalIdentity, o: { store: Store; service: ResourceService; userKind: KindDescriptor }): Promise<Envelope> {
+  const existing = await o.store.get({ kind: o.userKind.kind, project: '', name: id.login });
+  const bound = ((existing?.spec as { oauthProviders?: OAuthBinding[] } | undefined)?.oauthProviders ?? []).some((b) => b.issuer === id.issuer && b.subject === id.subject);
+  return existing && bound && !(existing.spec as { nativeProvider?: { password?: string } }).nativeProvider?.password ? existing : syncUser(id, o);
+}

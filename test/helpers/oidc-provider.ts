@@ -523,6 +523,8 @@ export interface FakeOidcProvider {
   tokenResponses: number;
   /** Userinfo requests answered. */
   userinfoResponses: number;
+  /** Signs any claims with the provider's key (RS256, as its published JWKS): for access-token tests. */
+  sign(payload: Record<string, unknown>): string;
   stop(): Promise<void>;
 }
 
@@ -556,6 +558,7 @@ export async function startFakeOidcProvider(o: { accounts: IdpAccount[]; clientI
     forgery: 'none',
     tokenResponses: 0,
     userinfoResponses: 0,
+    sign: jwt,
     stop: () => close(server),
   };
 

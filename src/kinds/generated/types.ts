@@ -1030,6 +1030,15 @@ export interface OIDCProviderConfig {
      */
     scopes?: string[];
   };
+  /**
+   * Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.
+   */
+  accept_access_tokens?: {
+    /**
+     * Required `aud` of accepted tokens (the API's identifier at the provider).
+     */
+    audience: string;
+  };
 }
 /**
  * An OAuth 2.0 provider with explicit endpoints.

@@ -7805,7 +7805,7 @@ return errors === 0;
 }
 
 export const ServerConfig = validate88;
-const schema79 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":[],"description":"Addresses or CIDR networks the proxy never connects to (e.g. 169.254.0.0/16 for cloud metadata). Checked on the resolved address, whatever form the URL uses."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"default":100,"description":"Maximum nesting depth of a JSON or YAML body."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
+const schema79 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":[],"description":"Addresses or CIDR networks the proxy never connects to (e.g. 169.254.0.0/16 for cloud metadata). Checked on the resolved address, whatever form the URL uses."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"default":100,"description":"Maximum nesting depth of a JSON or YAML body."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
 const pattern22 = new RegExp("^https?://[^\\s]+$", "u");
 const pattern40 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
 
@@ -8940,9 +8940,11 @@ vErrors.push(err88);
 errors++;
 }
 }
-}
-else {
-const err89 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data31.accept_access_tokens !== undefined){
+let data56 = data31.accept_access_tokens;
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+if(data56.audience === undefined){
+const err89 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/required",keyword:"required",params:{missingProperty: "audience"},message:"must have required property '"+"audience"+"'"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -8951,10 +8953,9 @@ vErrors.push(err89);
 }
 errors++;
 }
-}
-}
-else {
-const err90 = {instancePath:instancePath+"/security/authentication/providers/oidc",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key13 in data56){
+if(!(key13 === "audience")){
+const err90 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -8964,15 +8965,11 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data28.oauth !== undefined){
-let data56 = data28.oauth;
-if(Array.isArray(data56)){
-const len6 = data56.length;
-for(let i6=0; i6<len6; i6++){
-let data57 = data56[i6];
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-if(data57.slug_id === undefined){
-const err91 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
+if(data56.audience !== undefined){
+let data57 = data56.audience;
+if(typeof data57 === "string"){
+if(func2(data57) < 1){
+const err91 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -8981,8 +8978,9 @@ vErrors.push(err91);
 }
 errors++;
 }
-if(data57.name === undefined){
-const err92 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+else {
+const err92 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -8991,8 +8989,10 @@ vErrors.push(err92);
 }
 errors++;
 }
-if(data57.client_id === undefined){
-const err93 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
+}
+}
+else {
+const err93 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -9001,8 +9001,10 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(data57.auth_url === undefined){
-const err94 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "auth_url"},message:"must have required property '"+"auth_url"+"'"};
+}
+}
+else {
+const err94 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -9011,8 +9013,10 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(data57.token_url === undefined){
-const err95 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "token_url"},message:"must have required property '"+"token_url"+"'"};
+}
+}
+else {
+const err95 = {instancePath:instancePath+"/security/authentication/providers/oidc",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -9021,8 +9025,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-if(data57.user_infos_url === undefined){
-const err96 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "user_infos_url"},message:"must have required property '"+"user_infos_url"+"'"};
+}
+if(data28.oauth !== undefined){
+let data58 = data28.oauth;
+if(Array.isArray(data58)){
+const len6 = data58.length;
+for(let i6=0; i6<len6; i6++){
+let data59 = data58[i6];
+if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
+if(data59.slug_id === undefined){
+const err96 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -9031,9 +9043,8 @@ vErrors.push(err96);
 }
 errors++;
 }
-for(const key13 in data57){
-if(!(func12.call(schema79.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key13))){
-const err97 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+if(data59.name === undefined){
+const err97 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -9042,12 +9053,8 @@ vErrors.push(err97);
 }
 errors++;
 }
-}
-if(data57.slug_id !== undefined){
-let data58 = data57.slug_id;
-if(typeof data58 === "string"){
-if(func2(data58) > 75){
-const err98 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data59.client_id === undefined){
+const err98 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -9056,8 +9063,8 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(func2(data58) < 1){
-const err99 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data59.auth_url === undefined){
+const err99 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "auth_url"},message:"must have required property '"+"auth_url"+"'"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -9066,8 +9073,8 @@ vErrors.push(err99);
 }
 errors++;
 }
-if(!pattern0.test(data58)){
-const err100 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(data59.token_url === undefined){
+const err100 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "token_url"},message:"must have required property '"+"token_url"+"'"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -9076,9 +9083,8 @@ vErrors.push(err100);
 }
 errors++;
 }
-}
-else {
-const err101 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.user_infos_url === undefined){
+const err101 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "user_infos_url"},message:"must have required property '"+"user_infos_url"+"'"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -9087,12 +9093,9 @@ vErrors.push(err101);
 }
 errors++;
 }
-}
-if(data57.name !== undefined){
-let data59 = data57.name;
-if(typeof data59 === "string"){
-if(func2(data59) < 1){
-const err102 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key14 in data59){
+if(!(func12.call(schema79.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key14))){
+const err102 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -9102,8 +9105,11 @@ vErrors.push(err102);
 errors++;
 }
 }
-else {
-const err103 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.slug_id !== undefined){
+let data60 = data59.slug_id;
+if(typeof data60 === "string"){
+if(func2(data60) > 75){
+const err103 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -9112,12 +9118,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-}
-if(data57.client_id !== undefined){
-let data60 = data57.client_id;
-if(typeof data60 === "string"){
 if(func2(data60) < 1){
-const err104 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err104 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -9126,9 +9128,8 @@ vErrors.push(err104);
 }
 errors++;
 }
-}
-else {
-const err105 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern0.test(data60)){
+const err105 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -9138,9 +9139,8 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data57.client_secret !== undefined){
-if(typeof data57.client_secret !== "string"){
-const err106 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err106 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -9150,9 +9150,11 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data57.client_secret_file !== undefined){
-if(typeof data57.client_secret_file !== "string"){
-const err107 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.name !== undefined){
+let data61 = data59.name;
+if(typeof data61 === "string"){
+if(func2(data61) < 1){
+const err107 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -9162,11 +9164,8 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data57.redirect_uri !== undefined){
-let data63 = data57.redirect_uri;
-if(typeof data63 === "string"){
-if(!pattern22.test(data63)){
-const err108 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+else {
+const err108 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -9176,8 +9175,11 @@ vErrors.push(err108);
 errors++;
 }
 }
-else {
-const err109 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.client_id !== undefined){
+let data62 = data59.client_id;
+if(typeof data62 === "string"){
+if(func2(data62) < 1){
+const err109 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -9187,15 +9189,8 @@ vErrors.push(err109);
 errors++;
 }
 }
-if(data57.scopes !== undefined){
-let data64 = data57.scopes;
-if(Array.isArray(data64)){
-const len7 = data64.length;
-for(let i7=0; i7<len7; i7++){
-let data65 = data64[i7];
-if(typeof data65 === "string"){
-if(func2(data65) < 1){
-const err110 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/scopes/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err110 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -9205,8 +9200,9 @@ vErrors.push(err110);
 errors++;
 }
 }
-else {
-const err111 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/scopes/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.client_secret !== undefined){
+if(typeof data59.client_secret !== "string"){
+const err111 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -9216,9 +9212,9 @@ vErrors.push(err111);
 errors++;
 }
 }
-}
-else {
-const err112 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data59.client_secret_file !== undefined){
+if(typeof data59.client_secret_file !== "string"){
+const err112 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -9228,12 +9224,11 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(data57.url_params !== undefined){
-let data66 = data57.url_params;
-if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
-for(const key14 in data66){
-if(typeof data66[key14] !== "string"){
-const err113 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/url_params/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.redirect_uri !== undefined){
+let data65 = data59.redirect_uri;
+if(typeof data65 === "string"){
+if(!pattern22.test(data65)){
+const err113 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -9243,9 +9238,8 @@ vErrors.push(err113);
 errors++;
 }
 }
-}
 else {
-const err114 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err114 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -9255,15 +9249,15 @@ vErrors.push(err114);
 errors++;
 }
 }
-if(data57.allowed_email_domains !== undefined){
-let data68 = data57.allowed_email_domains;
-if(Array.isArray(data68)){
-const len8 = data68.length;
-for(let i8=0; i8<len8; i8++){
-let data69 = data68[i8];
-if(typeof data69 === "string"){
-if(func2(data69) < 1){
-const err115 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/allowed_email_domains/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data59.scopes !== undefined){
+let data66 = data59.scopes;
+if(Array.isArray(data66)){
+const len7 = data66.length;
+for(let i7=0; i7<len7; i7++){
+let data67 = data66[i7];
+if(typeof data67 === "string"){
+if(func2(data67) < 1){
+const err115 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/scopes/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -9274,7 +9268,7 @@ errors++;
 }
 }
 else {
-const err116 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/allowed_email_domains/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err116 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/scopes/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -9286,7 +9280,7 @@ errors++;
 }
 }
 else {
-const err117 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err117 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -9296,11 +9290,12 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data57.auth_url !== undefined){
-let data70 = data57.auth_url;
-if(typeof data70 === "string"){
-if(!pattern22.test(data70)){
-const err118 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data59.url_params !== undefined){
+let data68 = data59.url_params;
+if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
+for(const key15 in data68){
+if(typeof data68[key15] !== "string"){
+const err118 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/url_params/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -9310,8 +9305,9 @@ vErrors.push(err118);
 errors++;
 }
 }
+}
 else {
-const err119 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err119 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -9321,11 +9317,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(data57.token_url !== undefined){
-let data71 = data57.token_url;
+if(data59.allowed_email_domains !== undefined){
+let data70 = data59.allowed_email_domains;
+if(Array.isArray(data70)){
+const len8 = data70.length;
+for(let i8=0; i8<len8; i8++){
+let data71 = data70[i8];
 if(typeof data71 === "string"){
-if(!pattern22.test(data71)){
-const err120 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(func2(data71) < 1){
+const err120 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/allowed_email_domains/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -9336,7 +9336,7 @@ errors++;
 }
 }
 else {
-const err121 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err121 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/allowed_email_domains/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -9346,11 +9346,9 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data57.user_infos_url !== undefined){
-let data72 = data57.user_infos_url;
-if(typeof data72 === "string"){
-if(!pattern22.test(data72)){
-const err122 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+}
+else {
+const err122 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -9360,8 +9358,11 @@ vErrors.push(err122);
 errors++;
 }
 }
-else {
-const err123 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.auth_url !== undefined){
+let data72 = data59.auth_url;
+if(typeof data72 === "string"){
+if(!pattern22.test(data72)){
+const err123 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -9371,11 +9372,8 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(data57.logout_url !== undefined){
-let data73 = data57.logout_url;
-if(typeof data73 === "string"){
-if(!pattern22.test(data73)){
-const err124 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+else {
+const err124 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -9385,8 +9383,11 @@ vErrors.push(err124);
 errors++;
 }
 }
-else {
-const err125 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.token_url !== undefined){
+let data73 = data59.token_url;
+if(typeof data73 === "string"){
+if(!pattern22.test(data73)){
+const err125 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -9396,11 +9397,8 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data57.device_auth_url !== undefined){
-let data74 = data57.device_auth_url;
-if(typeof data74 === "string"){
-if(!pattern22.test(data74)){
-const err126 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+else {
+const err126 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -9410,8 +9408,11 @@ vErrors.push(err126);
 errors++;
 }
 }
-else {
-const err127 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.user_infos_url !== undefined){
+let data74 = data59.user_infos_url;
+if(typeof data74 === "string"){
+if(!pattern22.test(data74)){
+const err127 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -9421,11 +9422,8 @@ vErrors.push(err127);
 errors++;
 }
 }
-if(data57.custom_login_property !== undefined){
-let data75 = data57.custom_login_property;
-if(typeof data75 === "string"){
-if(func2(data75) < 1){
-const err128 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err128 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -9435,8 +9433,11 @@ vErrors.push(err128);
 errors++;
 }
 }
-else {
-const err129 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.logout_url !== undefined){
+let data75 = data59.logout_url;
+if(typeof data75 === "string"){
+if(!pattern22.test(data75)){
+const err129 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -9446,9 +9447,8 @@ vErrors.push(err129);
 errors++;
 }
 }
-}
 else {
-const err130 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err130 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -9458,9 +9458,11 @@ vErrors.push(err130);
 errors++;
 }
 }
-}
-else {
-const err131 = {instancePath:instancePath+"/security/authentication/providers/oauth",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data59.device_auth_url !== undefined){
+let data76 = data59.device_auth_url;
+if(typeof data76 === "string"){
+if(!pattern22.test(data76)){
+const err131 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -9470,9 +9472,8 @@ vErrors.push(err131);
 errors++;
 }
 }
-}
 else {
-const err132 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err132 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -9482,10 +9483,11 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(data24.password_hash_cost !== undefined){
-let data76 = data24.password_hash_cost;
-if(!(((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76))) && (isFinite(data76)))){
-const err133 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data59.custom_login_property !== undefined){
+let data77 = data59.custom_login_property;
+if(typeof data77 === "string"){
+if(func2(data77) < 1){
+const err133 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -9494,9 +9496,9 @@ vErrors.push(err133);
 }
 errors++;
 }
-if((typeof data76 == "number") && (isFinite(data76))){
-if(data76 > 20 || isNaN(data76)){
-const err134 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
+}
+else {
+const err134 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -9505,8 +9507,10 @@ vErrors.push(err134);
 }
 errors++;
 }
-if(data76 < 10 || isNaN(data76)){
-const err135 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+}
+}
+else {
+const err135 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -9517,12 +9521,8 @@ errors++;
 }
 }
 }
-if(data24.login_rate_limit !== undefined){
-let data77 = data24.login_rate_limit;
-if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
-for(const key15 in data77){
-if(!(((key15 === "per_login_and_address") || (key15 === "per_address")) || (key15 === "window"))){
-const err136 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+else {
+const err136 = {instancePath:instancePath+"/security/authentication/providers/oauth",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -9532,10 +9532,9 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data77.per_login_and_address !== undefined){
-let data78 = data77.per_login_and_address;
-if(!(((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78))) && (isFinite(data78)))){
-const err137 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err137 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -9544,9 +9543,11 @@ vErrors.push(err137);
 }
 errors++;
 }
-if((typeof data78 == "number") && (isFinite(data78))){
-if(data78 < 1 || isNaN(data78)){
-const err138 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data24.password_hash_cost !== undefined){
+let data78 = data24.password_hash_cost;
+if(!(((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78))) && (isFinite(data78)))){
+const err138 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -9555,12 +9556,9 @@ vErrors.push(err138);
 }
 errors++;
 }
-}
-}
-if(data77.per_address !== undefined){
-let data79 = data77.per_address;
-if(!(((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79))) && (isFinite(data79)))){
-const err139 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data78 == "number") && (isFinite(data78))){
+if(data78 > 20 || isNaN(data78)){
+const err139 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -9569,9 +9567,8 @@ vErrors.push(err139);
 }
 errors++;
 }
-if((typeof data79 == "number") && (isFinite(data79))){
-if(data79 < 1 || isNaN(data79)){
-const err140 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data78 < 10 || isNaN(data78)){
+const err140 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -9582,11 +9579,12 @@ errors++;
 }
 }
 }
-if(data77.window !== undefined){
-let data80 = data77.window;
-if(typeof data80 === "string"){
-if(func2(data80) < 1){
-const err141 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data24.login_rate_limit !== undefined){
+let data79 = data24.login_rate_limit;
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+for(const key16 in data79){
+if(!(((key16 === "per_login_and_address") || (key16 === "per_address")) || (key16 === "window"))){
+const err141 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -9595,8 +9593,11 @@ vErrors.push(err141);
 }
 errors++;
 }
-if(!pattern9.test(data80)){
-const err142 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data79.per_login_and_address !== undefined){
+let data80 = data79.per_login_and_address;
+if(!(((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80))) && (isFinite(data80)))){
+const err142 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -9605,9 +9606,9 @@ vErrors.push(err142);
 }
 errors++;
 }
-}
-else {
-const err143 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data80 == "number") && (isFinite(data80))){
+if(data80 < 1 || isNaN(data80)){
+const err143 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -9618,8 +9619,10 @@ errors++;
 }
 }
 }
-else {
-const err144 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data79.per_address !== undefined){
+let data81 = data79.per_address;
+if(!(((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81))) && (isFinite(data81)))){
+const err144 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -9628,10 +9631,9 @@ vErrors.push(err144);
 }
 errors++;
 }
-}
-}
-else {
-const err145 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data81 == "number") && (isFinite(data81))){
+if(data81 < 1 || isNaN(data81)){
+const err145 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -9641,12 +9643,12 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(data13.authorization !== undefined){
-let data81 = data13.authorization;
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
-for(const key16 in data81){
-if(!((key16 === "guest_permissions") || (key16 === "check_latest_update_interval"))){
-const err146 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+}
+if(data79.window !== undefined){
+let data82 = data79.window;
+if(typeof data82 === "string"){
+if(func2(data82) < 1){
+const err146 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -9655,16 +9657,8 @@ vErrors.push(err146);
 }
 errors++;
 }
-}
-if(data81.guest_permissions !== undefined){
-let data82 = data81.guest_permissions;
-if(Array.isArray(data82)){
-const len9 = data82.length;
-for(let i9=0; i9<len9; i9++){
-let data83 = data82[i9];
-if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
-if(data83.actions === undefined){
-const err147 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "actions"},message:"must have required property '"+"actions"+"'"};
+if(!pattern9.test(data82)){
+const err147 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -9673,8 +9667,9 @@ vErrors.push(err147);
 }
 errors++;
 }
-if(data83.scopes === undefined){
-const err148 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
+}
+else {
+const err148 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -9683,9 +9678,10 @@ vErrors.push(err148);
 }
 errors++;
 }
-for(const key17 in data83){
-if(!((key17 === "actions") || (key17 === "scopes"))){
-const err149 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9,schemaPath:"./defs/permission.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+}
+}
+else {
+const err149 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -9695,11 +9691,9 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(data83.actions !== undefined){
-let data84 = data83.actions;
-if(Array.isArray(data84)){
-if(data84.length < 1){
-const err150 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/actions",schemaPath:"./defs/permission.json/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+else {
+const err150 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -9708,11 +9702,13 @@ vErrors.push(err150);
 }
 errors++;
 }
-const len10 = data84.length;
-for(let i10=0; i10<len10; i10++){
-let data85 = data84[i10];
-if(typeof data85 !== "string"){
-const err151 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/actions/" + i10,schemaPath:"./defs/permission.json/properties/actions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data13.authorization !== undefined){
+let data83 = data13.authorization;
+if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
+for(const key17 in data83){
+if(!((key17 === "guest_permissions") || (key17 === "check_latest_update_interval"))){
+const err151 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -9721,8 +9717,16 @@ vErrors.push(err151);
 }
 errors++;
 }
-if(!(((((data85 === "create") || (data85 === "read")) || (data85 === "update")) || (data85 === "delete")) || (data85 === "*"))){
-const err152 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/actions/" + i10,schemaPath:"./defs/permission.json/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
+}
+if(data83.guest_permissions !== undefined){
+let data84 = data83.guest_permissions;
+if(Array.isArray(data84)){
+const len9 = data84.length;
+for(let i9=0; i9<len9; i9++){
+let data85 = data84[i9];
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+if(data85.actions === undefined){
+const err152 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "actions"},message:"must have required property '"+"actions"+"'"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -9731,10 +9735,8 @@ vErrors.push(err152);
 }
 errors++;
 }
-}
-}
-else {
-const err153 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/actions",schemaPath:"./defs/permission.json/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data85.scopes === undefined){
+const err153 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -9743,12 +9745,9 @@ vErrors.push(err153);
 }
 errors++;
 }
-}
-if(data83.scopes !== undefined){
-let data86 = data83.scopes;
-if(Array.isArray(data86)){
-if(data86.length < 1){
-const err154 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+for(const key18 in data85){
+if(!((key18 === "actions") || (key18 === "scopes"))){
+const err154 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9,schemaPath:"./defs/permission.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -9757,12 +9756,12 @@ vErrors.push(err154);
 }
 errors++;
 }
-const len11 = data86.length;
-for(let i11=0; i11<len11; i11++){
-let data87 = data86[i11];
-if(typeof data87 === "string"){
-if(!pattern17.test(data87)){
-const err155 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/scopes/" + i11,schemaPath:"./defs/permission.json/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[A-Za-z]+)$"},message:"must match pattern \""+"^(\\*|[A-Za-z]+)$"+"\""};
+}
+if(data85.actions !== undefined){
+let data86 = data85.actions;
+if(Array.isArray(data86)){
+if(data86.length < 1){
+const err155 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/actions",schemaPath:"./defs/permission.json/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -9771,9 +9770,11 @@ vErrors.push(err155);
 }
 errors++;
 }
-}
-else {
-const err156 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/scopes/" + i11,schemaPath:"./defs/permission.json/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len10 = data86.length;
+for(let i10=0; i10<len10; i10++){
+let data87 = data86[i10];
+if(typeof data87 !== "string"){
+const err156 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/actions/" + i10,schemaPath:"./defs/permission.json/properties/actions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -9782,10 +9783,8 @@ vErrors.push(err156);
 }
 errors++;
 }
-}
-}
-else {
-const err157 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!(((((data87 === "create") || (data87 === "read")) || (data87 === "update")) || (data87 === "delete")) || (data87 === "*"))){
+const err157 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/actions/" + i10,schemaPath:"./defs/permission.json/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -9797,7 +9796,7 @@ errors++;
 }
 }
 else {
-const err158 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9,schemaPath:"./defs/permission.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err158 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/actions",schemaPath:"./defs/permission.json/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -9807,9 +9806,11 @@ vErrors.push(err158);
 errors++;
 }
 }
-}
-else {
-const err159 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data85.scopes !== undefined){
+let data88 = data85.scopes;
+if(Array.isArray(data88)){
+if(data88.length < 1){
+const err159 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -9818,12 +9819,12 @@ vErrors.push(err159);
 }
 errors++;
 }
-}
-if(data81.check_latest_update_interval !== undefined){
-let data88 = data81.check_latest_update_interval;
-if(typeof data88 === "string"){
-if(func2(data88) < 1){
-const err160 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len11 = data88.length;
+for(let i11=0; i11<len11; i11++){
+let data89 = data88[i11];
+if(typeof data89 === "string"){
+if(!pattern17.test(data89)){
+const err160 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/scopes/" + i11,schemaPath:"./defs/permission.json/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[A-Za-z]+)$"},message:"must match pattern \""+"^(\\*|[A-Za-z]+)$"+"\""};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -9832,8 +9833,9 @@ vErrors.push(err160);
 }
 errors++;
 }
-if(!pattern9.test(data88)){
-const err161 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err161 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/scopes/" + i11,schemaPath:"./defs/permission.json/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -9843,8 +9845,9 @@ vErrors.push(err161);
 errors++;
 }
 }
+}
 else {
-const err162 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err162 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -9856,7 +9859,7 @@ errors++;
 }
 }
 else {
-const err163 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err163 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i9,schemaPath:"./defs/permission.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -9866,11 +9869,9 @@ vErrors.push(err163);
 errors++;
 }
 }
-if(data13.bootstrap_admin !== undefined){
-let data89 = data13.bootstrap_admin;
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-if(data89.name === undefined){
-const err164 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+else {
+const err164 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -9879,9 +9880,12 @@ vErrors.push(err164);
 }
 errors++;
 }
-for(const key18 in data89){
-if(!(((key18 === "name") || (key18 === "password")) || (key18 === "password_file"))){
-const err165 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+}
+if(data83.check_latest_update_interval !== undefined){
+let data90 = data83.check_latest_update_interval;
+if(typeof data90 === "string"){
+if(func2(data90) < 1){
+const err165 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -9890,12 +9894,8 @@ vErrors.push(err165);
 }
 errors++;
 }
-}
-if(data89.name !== undefined){
-let data90 = data89.name;
-if(typeof data90 === "string"){
-if(func2(data90) > 75){
-const err166 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(!pattern9.test(data90)){
+const err166 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -9904,8 +9904,9 @@ vErrors.push(err166);
 }
 errors++;
 }
-if(func2(data90) < 1){
-const err167 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err167 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -9914,8 +9915,10 @@ vErrors.push(err167);
 }
 errors++;
 }
-if(!pattern0.test(data90)){
-const err168 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+}
+else {
+const err168 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -9925,8 +9928,11 @@ vErrors.push(err168);
 errors++;
 }
 }
-else {
-const err169 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.bootstrap_admin !== undefined){
+let data91 = data13.bootstrap_admin;
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+if(data91.name === undefined){
+const err169 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -9935,10 +9941,9 @@ vErrors.push(err169);
 }
 errors++;
 }
-}
-if(data89.password !== undefined){
-if(typeof data89.password !== "string"){
-const err170 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key19 in data91){
+if(!(((key19 === "name") || (key19 === "password")) || (key19 === "password_file"))){
+const err170 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -9948,9 +9953,11 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data89.password_file !== undefined){
-if(typeof data89.password_file !== "string"){
-const err171 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data91.name !== undefined){
+let data92 = data91.name;
+if(typeof data92 === "string"){
+if(func2(data92) > 75){
+const err171 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -9959,10 +9966,8 @@ vErrors.push(err171);
 }
 errors++;
 }
-}
-}
-else {
-const err172 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func2(data92) < 1){
+const err172 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -9971,10 +9976,8 @@ vErrors.push(err172);
 }
 errors++;
 }
-}
-}
-else {
-const err173 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern0.test(data92)){
+const err173 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -9984,12 +9987,8 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(data.ephemeral_dashboard !== undefined){
-let data93 = data.ephemeral_dashboard;
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
-for(const key19 in data93){
-if(!((key19 === "enable") || (key19 === "cleanup_interval"))){
-const err174 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+else {
+const err174 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -9999,9 +9998,9 @@ vErrors.push(err174);
 errors++;
 }
 }
-if(data93.enable !== undefined){
-if(typeof data93.enable !== "boolean"){
-const err175 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data91.password !== undefined){
+if(typeof data91.password !== "string"){
+const err175 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -10011,11 +10010,9 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(data93.cleanup_interval !== undefined){
-let data95 = data93.cleanup_interval;
-if(typeof data95 === "string"){
-if(func2(data95) < 1){
-const err176 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data91.password_file !== undefined){
+if(typeof data91.password_file !== "string"){
+const err176 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -10024,8 +10021,10 @@ vErrors.push(err176);
 }
 errors++;
 }
-if(!pattern9.test(data95)){
-const err177 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err177 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -10035,8 +10034,9 @@ vErrors.push(err177);
 errors++;
 }
 }
+}
 else {
-const err178 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err178 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -10046,9 +10046,12 @@ vErrors.push(err178);
 errors++;
 }
 }
-}
-else {
-const err179 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.ephemeral_dashboard !== undefined){
+let data95 = data.ephemeral_dashboard;
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+for(const key20 in data95){
+if(!((key20 === "enable") || (key20 === "cleanup_interval"))){
+const err179 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -10058,12 +10061,9 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(data.history !== undefined){
-let data96 = data.history;
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-for(const key20 in data96){
-if(!(key20 === "max_versions")){
-const err180 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+if(data95.enable !== undefined){
+if(typeof data95.enable !== "boolean"){
+const err180 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -10073,10 +10073,11 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(data96.max_versions !== undefined){
-let data97 = data96.max_versions;
-if(!(((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97))) && (isFinite(data97)))){
-const err181 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data95.cleanup_interval !== undefined){
+let data97 = data95.cleanup_interval;
+if(typeof data97 === "string"){
+if(func2(data97) < 1){
+const err181 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -10085,9 +10086,8 @@ vErrors.push(err181);
 }
 errors++;
 }
-if((typeof data97 == "number") && (isFinite(data97))){
-if(data97 > 10000 || isNaN(data97)){
-const err182 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+if(!pattern9.test(data97)){
+const err182 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -10096,8 +10096,9 @@ vErrors.push(err182);
 }
 errors++;
 }
-if(data97 < 1 || isNaN(data97)){
-const err183 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err183 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -10108,9 +10109,8 @@ errors++;
 }
 }
 }
-}
 else {
-const err184 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err184 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -10120,12 +10120,12 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(data.watch !== undefined){
-let data98 = data.watch;
+if(data.history !== undefined){
+let data98 = data.history;
 if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
 for(const key21 in data98){
-if(!((key21 === "event_log_size") || (key21 === "bookmark_interval"))){
-const err185 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+if(!(key21 === "max_versions")){
+const err185 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -10135,10 +10135,10 @@ vErrors.push(err185);
 errors++;
 }
 }
-if(data98.event_log_size !== undefined){
-let data99 = data98.event_log_size;
+if(data98.max_versions !== undefined){
+let data99 = data98.max_versions;
 if(!(((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99))) && (isFinite(data99)))){
-const err186 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err186 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -10148,8 +10148,8 @@ vErrors.push(err186);
 errors++;
 }
 if((typeof data99 == "number") && (isFinite(data99))){
-if(data99 < 100 || isNaN(data99)){
-const err187 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(data99 > 10000 || isNaN(data99)){
+const err187 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -10158,13 +10158,8 @@ vErrors.push(err187);
 }
 errors++;
 }
-}
-}
-if(data98.bookmark_interval !== undefined){
-let data100 = data98.bookmark_interval;
-if(typeof data100 === "string"){
-if(func2(data100) < 1){
-const err188 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data99 < 1 || isNaN(data99)){
+const err188 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -10173,8 +10168,11 @@ vErrors.push(err188);
 }
 errors++;
 }
-if(!pattern9.test(data100)){
-const err189 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+}
+else {
+const err189 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -10184,8 +10182,12 @@ vErrors.push(err189);
 errors++;
 }
 }
-else {
-const err190 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.watch !== undefined){
+let data100 = data.watch;
+if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+for(const key22 in data100){
+if(!((key22 === "event_log_size") || (key22 === "bookmark_interval"))){
+const err190 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -10195,9 +10197,10 @@ vErrors.push(err190);
 errors++;
 }
 }
-}
-else {
-const err191 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data100.event_log_size !== undefined){
+let data101 = data100.event_log_size;
+if(!(((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101))) && (isFinite(data101)))){
+const err191 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -10206,13 +10209,9 @@ vErrors.push(err191);
 }
 errors++;
 }
-}
-if(data.proxy !== undefined){
-let data101 = data.proxy;
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-for(const key22 in data101){
-if(!((((key22 === "timeout") || (key22 === "max_duration")) || (key22 === "max_concurrent")) || (key22 === "denied_networks"))){
-const err192 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+if((typeof data101 == "number") && (isFinite(data101))){
+if(data101 < 100 || isNaN(data101)){
+const err192 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -10222,11 +10221,12 @@ vErrors.push(err192);
 errors++;
 }
 }
-if(data101.timeout !== undefined){
-let data102 = data101.timeout;
+}
+if(data100.bookmark_interval !== undefined){
+let data102 = data100.bookmark_interval;
 if(typeof data102 === "string"){
 if(func2(data102) < 1){
-const err193 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err193 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -10236,7 +10236,7 @@ vErrors.push(err193);
 errors++;
 }
 if(!pattern9.test(data102)){
-const err194 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+const err194 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -10247,7 +10247,7 @@ errors++;
 }
 }
 else {
-const err195 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err195 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -10257,11 +10257,9 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(data101.max_duration !== undefined){
-let data103 = data101.max_duration;
-if(typeof data103 === "string"){
-if(func2(data103) < 1){
-const err196 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err196 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -10270,8 +10268,13 @@ vErrors.push(err196);
 }
 errors++;
 }
-if(!pattern9.test(data103)){
-const err197 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data.proxy !== undefined){
+let data103 = data.proxy;
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+for(const key23 in data103){
+if(!((((key23 === "timeout") || (key23 === "max_duration")) || (key23 === "max_concurrent")) || (key23 === "denied_networks"))){
+const err197 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -10281,8 +10284,11 @@ vErrors.push(err197);
 errors++;
 }
 }
-else {
-const err198 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data103.timeout !== undefined){
+let data104 = data103.timeout;
+if(typeof data104 === "string"){
+if(func2(data104) < 1){
+const err198 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -10291,11 +10297,8 @@ vErrors.push(err198);
 }
 errors++;
 }
-}
-if(data101.max_concurrent !== undefined){
-let data104 = data101.max_concurrent;
-if(!(((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104))) && (isFinite(data104)))){
-const err199 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern9.test(data104)){
+const err199 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -10304,9 +10307,9 @@ vErrors.push(err199);
 }
 errors++;
 }
-if((typeof data104 == "number") && (isFinite(data104))){
-if(data104 < 1 || isNaN(data104)){
-const err200 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err200 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -10316,16 +10319,11 @@ vErrors.push(err200);
 errors++;
 }
 }
-}
-if(data101.denied_networks !== undefined){
-let data105 = data101.denied_networks;
-if(Array.isArray(data105)){
-const len12 = data105.length;
-for(let i12=0; i12<len12; i12++){
-let data106 = data105[i12];
-if(typeof data106 === "string"){
-if(!pattern40.test(data106)){
-const err201 = {instancePath:instancePath+"/proxy/denied_networks/" + i12,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
+if(data103.max_duration !== undefined){
+let data105 = data103.max_duration;
+if(typeof data105 === "string"){
+if(func2(data105) < 1){
+const err201 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -10334,9 +10332,8 @@ vErrors.push(err201);
 }
 errors++;
 }
-}
-else {
-const err202 = {instancePath:instancePath+"/proxy/denied_networks/" + i12,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data105)){
+const err202 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -10346,9 +10343,8 @@ vErrors.push(err202);
 errors++;
 }
 }
-}
 else {
-const err203 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err203 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -10358,9 +10354,10 @@ vErrors.push(err203);
 errors++;
 }
 }
-}
-else {
-const err204 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data103.max_concurrent !== undefined){
+let data106 = data103.max_concurrent;
+if(!(((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106))) && (isFinite(data106)))){
+const err204 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -10369,13 +10366,9 @@ vErrors.push(err204);
 }
 errors++;
 }
-}
-if(data.plugin !== undefined){
-let data107 = data.plugin;
-if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
-for(const key23 in data107){
-if(!(key23 === "schemas_dir")){
-const err205 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+if((typeof data106 == "number") && (isFinite(data106))){
+if(data106 < 1 || isNaN(data106)){
+const err205 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -10385,9 +10378,16 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(data107.schemas_dir !== undefined){
-if(typeof data107.schemas_dir !== "string"){
-const err206 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data103.denied_networks !== undefined){
+let data107 = data103.denied_networks;
+if(Array.isArray(data107)){
+const len12 = data107.length;
+for(let i12=0; i12<len12; i12++){
+let data108 = data107[i12];
+if(typeof data108 === "string"){
+if(!pattern40.test(data108)){
+const err206 = {instancePath:instancePath+"/proxy/denied_networks/" + i12,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -10397,9 +10397,8 @@ vErrors.push(err206);
 errors++;
 }
 }
-}
 else {
-const err207 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err207 = {instancePath:instancePath+"/proxy/denied_networks/" + i12,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -10409,12 +10408,9 @@ vErrors.push(err207);
 errors++;
 }
 }
-if(data.http !== undefined){
-let data109 = data.http;
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
-for(const key24 in data109){
-if(!(((((key24 === "body_limit") || (key24 === "max_json_depth")) || (key24 === "headers_timeout")) || (key24 === "request_timeout")) || (key24 === "shutdown_grace"))){
-const err208 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+}
+else {
+const err208 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -10424,10 +10420,9 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(data109.body_limit !== undefined){
-let data110 = data109.body_limit;
-if(!(((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110))) && (isFinite(data110)))){
-const err209 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err209 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -10436,9 +10431,13 @@ vErrors.push(err209);
 }
 errors++;
 }
-if((typeof data110 == "number") && (isFinite(data110))){
-if(data110 < 1024 || isNaN(data110)){
-const err210 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+if(data.plugin !== undefined){
+let data109 = data.plugin;
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+for(const key24 in data109){
+if(!(key24 === "schemas_dir")){
+const err210 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -10448,11 +10447,9 @@ vErrors.push(err210);
 errors++;
 }
 }
-}
-if(data109.max_json_depth !== undefined){
-let data111 = data109.max_json_depth;
-if(!(((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111))) && (isFinite(data111)))){
-const err211 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data109.schemas_dir !== undefined){
+if(typeof data109.schemas_dir !== "string"){
+const err211 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -10461,9 +10458,10 @@ vErrors.push(err211);
 }
 errors++;
 }
-if((typeof data111 == "number") && (isFinite(data111))){
-if(data111 < 1 || isNaN(data111)){
-const err212 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+else {
+const err212 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -10473,12 +10471,12 @@ vErrors.push(err212);
 errors++;
 }
 }
-}
-if(data109.headers_timeout !== undefined){
-let data112 = data109.headers_timeout;
-if(typeof data112 === "string"){
-if(func2(data112) < 1){
-const err213 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.http !== undefined){
+let data111 = data.http;
+if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+for(const key25 in data111){
+if(!(((((key25 === "body_limit") || (key25 === "max_json_depth")) || (key25 === "headers_timeout")) || (key25 === "request_timeout")) || (key25 === "shutdown_grace"))){
+const err213 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -10487,8 +10485,11 @@ vErrors.push(err213);
 }
 errors++;
 }
-if(!pattern9.test(data112)){
-const err214 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data111.body_limit !== undefined){
+let data112 = data111.body_limit;
+if(!(((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112))) && (isFinite(data112)))){
+const err214 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -10497,9 +10498,9 @@ vErrors.push(err214);
 }
 errors++;
 }
-}
-else {
-const err215 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data112 == "number") && (isFinite(data112))){
+if(data112 < 1024 || isNaN(data112)){
+const err215 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -10509,11 +10510,11 @@ vErrors.push(err215);
 errors++;
 }
 }
-if(data109.request_timeout !== undefined){
-let data113 = data109.request_timeout;
-if(typeof data113 === "string"){
-if(func2(data113) < 1){
-const err216 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data111.max_json_depth !== undefined){
+let data113 = data111.max_json_depth;
+if(!(((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113))) && (isFinite(data113)))){
+const err216 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -10522,8 +10523,9 @@ vErrors.push(err216);
 }
 errors++;
 }
-if(!pattern9.test(data113)){
-const err217 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if((typeof data113 == "number") && (isFinite(data113))){
+if(data113 < 1 || isNaN(data113)){
+const err217 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -10533,8 +10535,12 @@ vErrors.push(err217);
 errors++;
 }
 }
-else {
-const err218 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data111.headers_timeout !== undefined){
+let data114 = data111.headers_timeout;
+if(typeof data114 === "string"){
+if(func2(data114) < 1){
+const err218 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -10543,12 +10549,8 @@ vErrors.push(err218);
 }
 errors++;
 }
-}
-if(data109.shutdown_grace !== undefined){
-let data114 = data109.shutdown_grace;
-if(typeof data114 === "string"){
-if(func2(data114) < 1){
-const err219 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data114)){
+const err219 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -10557,8 +10559,9 @@ vErrors.push(err219);
 }
 errors++;
 }
-if(!pattern9.test(data114)){
-const err220 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err220 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -10568,8 +10571,11 @@ vErrors.push(err220);
 errors++;
 }
 }
-else {
-const err221 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data111.request_timeout !== undefined){
+let data115 = data111.request_timeout;
+if(typeof data115 === "string"){
+if(func2(data115) < 1){
+const err221 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -10578,10 +10584,8 @@ vErrors.push(err221);
 }
 errors++;
 }
-}
-}
-else {
-const err222 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data115)){
+const err222 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -10591,12 +10595,8 @@ vErrors.push(err222);
 errors++;
 }
 }
-if(data.log !== undefined){
-let data115 = data.log;
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-for(const key25 in data115){
-if(!(key25 === "level")){
-const err223 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+else {
+const err223 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -10606,10 +10606,11 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(data115.level !== undefined){
-let data116 = data115.level;
-if(typeof data116 !== "string"){
-const err224 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data111.shutdown_grace !== undefined){
+let data116 = data111.shutdown_grace;
+if(typeof data116 === "string"){
+if(func2(data116) < 1){
+const err224 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -10618,8 +10619,8 @@ vErrors.push(err224);
 }
 errors++;
 }
-if(!(((((((data116 === "trace") || (data116 === "debug")) || (data116 === "info")) || (data116 === "warn")) || (data116 === "error")) || (data116 === "fatal")) || (data116 === "silent"))){
-const err225 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema79.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(!pattern9.test(data116)){
+const err225 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -10629,9 +10630,8 @@ vErrors.push(err225);
 errors++;
 }
 }
-}
 else {
-const err226 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err226 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -10643,12 +10643,74 @@ errors++;
 }
 }
 else {
-const err227 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err227 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err227];
 }
 else {
 vErrors.push(err227);
+}
+errors++;
+}
+}
+if(data.log !== undefined){
+let data117 = data.log;
+if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
+for(const key26 in data117){
+if(!(key26 === "level")){
+const err228 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err228];
+}
+else {
+vErrors.push(err228);
+}
+errors++;
+}
+}
+if(data117.level !== undefined){
+let data118 = data117.level;
+if(typeof data118 !== "string"){
+const err229 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err229];
+}
+else {
+vErrors.push(err229);
+}
+errors++;
+}
+if(!(((((((data118 === "trace") || (data118 === "debug")) || (data118 === "info")) || (data118 === "warn")) || (data118 === "error")) || (data118 === "fatal")) || (data118 === "silent"))){
+const err230 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema79.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err230];
+}
+else {
+vErrors.push(err230);
+}
+errors++;
+}
+}
+}
+else {
+const err231 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err231];
+}
+else {
+vErrors.push(err231);
+}
+errors++;
+}
+}
+}
+else {
+const err232 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err232];
+}
+else {
+vErrors.push(err232);
 }
 errors++;
 }
