@@ -87,6 +87,19 @@ describe('resources: semantics of API.md §3-§5, §8-§12', () => {
       expect(g2.body.message).to.include('"gprom"');
     });
 
+    it('concurrent creates of defaults of one plugin kind: exactly one wins, through either collection route', async () => {
+      await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'race' }, spec: {} });
+      const results = await Promise.all(
+        [1, 2, 3, 4, 5, 6].map((n) =>
+          n % 2
+            ? s.api('POST', '/api/v1/projects/race/datasources', ds(`d${n}`, true))
+            : s.api('POST', '/api/v1/datasources', { ...ds(`d${n}`, true), metadata: { name: `d${n}`, project: 'race' } }),
+        ),
+      );
+      expect(results.filter((r) => r.status === 200)).to.have.length(1);
+      expect((await s.api('GET', '/api/v1/projects/race/datasources?default=true')).body).to.have.length(1);
+    });
+
     it('an unknown datasource plugin, or a plugin of another type, is a 400 with its path', async () => {
       const r = await s.api('POST', '/api/v1/projects/demo/datasources', ds('bad', false, { kind: 'NopeDatasource', spec: {} }));
       expect(r.status).to.equal(400);

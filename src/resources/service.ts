@@ -55,6 +55,8 @@ export class ResourceService {
   private readonly hookContext: HookContext;
   private readonly now: () => Date;
   private readonly updates = new KeyedMutex();
+  /** Scope-wide rules (singleFlag) read the scope then write: writes of such kinds queue per scope. */
+  private readonly scopes = new KeyedMutex();
 
   /** The store the service writes to (for read-only companions such as history). */
   get store(): Store {
@@ -81,6 +83,11 @@ export class ResourceService {
   }
 
   async create(p: Principal, d: KindDescriptor, body: unknown, target: Target, w: WriteOptions = {}): Promise<Envelope> {
+    const project = target.project ?? ((body as { metadata?: { project?: unknown } } | null)?.metadata?.project as string | undefined);
+    return this.inScope(d, project, () => this.createNow(p, d, body, target, w));
+  }
+
+  private async createNow(p: Principal, d: KindDescriptor, body: unknown, target: Target, w: WriteOptions): Promise<Envelope> {
     const obj = this.prepare(d, body, target, { version: w.continueHistoryAt ?? 0 });
     const project = scopeOf(d, obj.metadata.project);
     await this.opts.authorizer.authorize(p, 'create', authzTarget(d, project, obj.metadata.name));
@@ -112,7 +119,7 @@ export class ResourceService {
     const key: ObjectKey = { kind: d.kind, project: scopeOf(d, target.project) ?? '', name: target.name };
     await this.opts.authorizer.authorize(p, 'update', authzTarget(d, target.project, target.name));
     // Updates of one object in this process queue up; the retry loop covers other replicas.
-    return this.updates.run(`${key.kind}/${key.project}/${key.name}`, () => this.updateLoop(p, d, key, body, target, w));
+    return this.updates.run(`${key.kind}/${key.project}/${key.name}`, () => this.inScope(d, target.project, () => this.updateLoop(p, d, key, body, target, w)));
   }
 
   private async updateLoop(p: Principal, d: KindDescriptor, key: ObjectKey, body: unknown, target: Target, w: WriteOptions): Promise<Envelope> {
@@ -236,6 +243,12 @@ export class ResourceService {
     for (const name of new Set(d.secretRefs(obj))) {
       await this.opts.authorizer.authorize(p, 'read', authzTarget(secretKind, obj.metadata.project, name));
     }
+  }
+
+  /** Runs `fn` alone among the writes of the kind's scope when the kind has a scope-wide rule. */
+  private inScope<T>(d: KindDescriptor, project: string | undefined, fn: () => Promise<T>): Promise<T> {
+    if (!d.singleFlag) return fn();
+    return this.scopes.run(`${d.kind}/${d.scope === 'project' ? (project ?? '') : ''}`, fn);
   }
 
   /** Objects the kind creates along with a new one, stamped and validated like any other. */

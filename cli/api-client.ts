@@ -1,0 +1,174 @@
+import { Agent, fetch, type Response } from 'undici';
+import { CliError, HttpError, type Detail } from './errors.js';
+
+/** The token pair a login or refresh answers (Perses body). */
+export interface TokenPair {
+  access_token: string;
+  refresh_token?: string;
+  expiry?: string;
+}
+
+export interface ApiClientOptions {
+  /** Server base URL without a trailing slash. */
+  url: string;
+  accessToken?: string;
+  refreshToken?: string;
+  /** Called after an automatic refresh, to save the new pair. */
+  onTokens?(tokens: TokenPair): void;
+  /** Parallel connections kept alive (default 16). */
+  connections?: number;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Raw body and its content type (e.g. a form), instead of JSON. */
+  raw?: { text: string; contentType: string };
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+  /** Send the access token (default true). */
+  auth?: boolean;
+}
+
+/** A decoded answer: status, headers and JSON body (undefined when empty or not JSON). */
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers | { get(name: string): string | null };
+  body: T;
+  text: string;
+}
+
+/**
+ * The one HTTP client of dashctl: keep-alive connections, JSON in and out, the access token on
+ * every call, and one automatic refresh (POST /api/auth/refresh) on a 401, shared by every
+ * request in flight so a rotated refresh token is never presented twice.
+ */
+export class ApiClient {
+  readonly url: string;
+  private accessToken?: string;
+  private refreshToken?: string;
+  private refreshing?: Promise<void>;
+  private readonly agent: Agent;
+
+  constructor(private readonly opts: ApiClientOptions) {
+    this.url = opts.url;
+    this.accessToken = opts.accessToken;
+    this.refreshToken = opts.refreshToken;
+    this.agent = new Agent({ connections: opts.connections ?? 16, keepAliveTimeout: 10_000, pipelining: 1 });
+  }
+
+  /** Any status; throws only when the server cannot be reached. */
+  async request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const used = this.accessToken;
+    let res = await this.send(method, path, o, used);
+    if (res.status === 401 && o.auth !== false && this.refreshToken) {
+      await res.text();
+      await this.refresh(used);
+      res = await this.send(method, path, o, this.accessToken);
+    }
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: parseJson(text) as T, text };
+  }
+
+  /** Like `request`, but a non-2xx answer throws an `HttpError` carrying the server's message and details. */
+  async call<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const res = await this.request<T>(method, path, o);
+    if (res.status >= 200 && res.status < 300) return res;
+    throw toHttpError(method, path, res);
+  }
+
+  /** Newline-delimited JSON stream (watch); `onItem` for each line until the server closes it. */
+  async stream(path: string, query: RequestOptions['query'], onItem: (item: any) => void): Promise<void> {
+    const used = this.accessToken;
+    let res = await this.send('GET', path, { query }, used);
+    if (res.status === 401 && this.refreshToken) {
+      await res.text();
+      await this.refresh(used);
+      res = await this.send('GET', path, { query }, this.accessToken);
+    }
+    if (res.status !== 200 || !res.body) {
+      const text = await res.text();
+      throw toHttpError('GET', path, { status: res.status, headers: res.headers, body: parseJson(text), text });
+    }
+    const decoder = new TextDecoder();
+    let buffered = '';
+    for await (const chunk of res.body) {
+      buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl).trim();
+        buffered = buffered.slice(nl + 1);
+        if (line) onItem(JSON.parse(line));
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private async send(method: string, path: string, o: RequestOptions, token: string | undefined): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'dashctl', ...(o.headers ?? {}) };
+    let body: string | undefined;
+    if (o.raw) {
+      body = o.raw.text;
+      headers['content-type'] = o.raw.contentType;
+    } else if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] = 'application/json';
+    }
+    if (token && o.auth !== false) headers.authorization = `Bearer ${token}`;
+    const target = this.url + path + queryString(o.query);
+    try {
+      return await fetch(target, { method, headers, body, dispatcher: this.agent });
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      throw new CliError(`cannot reach ${this.url} (${cause?.code ?? cause?.message ?? (e as Error).message}); is the server running? (dashctl login URL to change it)`);
+    }
+  }
+
+  /** One refresh for every request that failed with the same token; later ones just retry. */
+  private async refresh(used: string | undefined): Promise<void> {
+    if (this.accessToken !== used && !this.refreshing) return;
+    this.refreshing ??= (async () => {
+      const res = await this.send('POST', '/api/auth/refresh', { body: { refresh_token: this.refreshToken }, auth: false }, undefined);
+      const text = await res.text();
+      if (res.status !== 200) throw new CliError(`your session has ended (${describeBody(text) || res.status}); run dashctl login again`);
+      const pair = parseJson(text) as TokenPair;
+      this.accessToken = pair.access_token;
+      this.refreshToken = pair.refresh_token ?? this.refreshToken;
+      this.opts.onTokens?.(pair);
+    })().finally(() => {
+      this.refreshing = undefined;
+    });
+    await this.refreshing;
+  }
+}
+
+function queryString(q: RequestOptions['query']): string {
+  if (!q) return '';
+  const entries = Object.entries(q).filter(([, v]) => v !== undefined && v !== '') as [string, string | number | boolean][];
+  if (!entries.length) return '';
+  return '?' + new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString();
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function describeBody(text: string): string {
+  const b = parseJson(text) as { message?: string; error_description?: string; error?: string } | undefined;
+  return b?.message ?? b?.error_description ?? b?.error ?? text.slice(0, 200);
+}
+
+/** The server's `{message, reason, details}` (or an OAuth `{error, error_description}`) as an HttpError. */
+export function toHttpError(method: string, path: string, res: ApiResponse): HttpError {
+  const b = (res.body ?? {}) as { message?: unknown; reason?: unknown; details?: unknown; error?: unknown; error_description?: unknown };
+  const message = typeof b.message === 'string' ? b.message : typeof b.error_description === 'string' ? b.error_description : typeof b.error === 'string' ? b.error : res.text.slice(0, 300) || `HTTP ${res.status}`;
+  const details = Array.isArray(b.details) ? (b.details as Detail[]).filter((d) => d && typeof d.path === 'string') : [];
+  return new HttpError(res.status, message, method, path, typeof b.reason === 'string' ? b.reason : undefined, details, res.body);
+}

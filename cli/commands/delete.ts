@@ -1,0 +1,57 @@
+import { Command } from 'commander';
+import type { Env } from '../env.js';
+import { CliError, describeError } from '../errors.js';
+import { label, resolveKind } from '../kinds.js';
+import { loadManifests, where } from '../manifests.js';
+import { deleteAll, type Doomed } from '../prune.js';
+import { resolveTargets } from '../targets.js';
+import { collect } from './apply.js';
+
+interface DeleteFlags {
+  filename: string[];
+  project?: string;
+  dryRun?: boolean;
+  ignoreNotFound?: boolean;
+}
+
+/** `dashctl delete KIND NAME...` or `dashctl delete -f PATH`. */
+export function makeDeleteCommand(env: Env): Command {
+  return new Command('delete')
+    .description('delete objects by kind and name, or every object of files (-f)')
+    .argument('[kind]', 'kind, plural or short name')
+    .argument('[names...]', 'object names')
+    .option('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', collect, [])
+    .option('-p, --project <name>', 'project for project-scoped objects (default: the saved default project)')
+    .option('--dry-run', 'check (dryRun=true) without deleting')
+    .option('--ignore-not-found', 'an object that does not exist is not an error')
+    .action(async (kind: string | undefined, names: string[], flags: DeleteFlags) => {
+      const ctx = env.ctx();
+      const io = ctx.io;
+      let doomed: Doomed[];
+      if (flags.filename.length) {
+        if (kind) throw new CliError('give either -f PATH or KIND NAME..., not both');
+        const loaded = await loadManifests(flags.filename);
+        const { targets, unresolved } = resolveTargets(loaded.manifests, ctx.project(flags.project));
+        if (unresolved.length) throw new CliError(unresolved.map((u) => `${where(u.m)}: ${u.message}`).join('\n'));
+        doomed = targets.map((t) => ({ d: t.d, name: t.name, project: t.project, label: t.label }));
+      } else {
+        if (!kind || !names.length) throw new CliError('usage: dashctl delete KIND NAME... or dashctl delete -f PATH');
+        const d = resolveKind(kind);
+        const project = d.scope === 'project' ? ctx.requiredProject(flags.project, d.kind) : undefined;
+        doomed = names.map((name) => ({ d, name, project, label: label(d, name, project) }));
+      }
+      const dry = flags.dryRun ? ' (dry run)' : '';
+      let failed = 0;
+      await deleteAll(ctx.client(), doomed, {
+        dryRun: Boolean(flags.dryRun),
+        concurrency: 16,
+        onResult: (x, error) => {
+          if (!error) return io.out(`${x.label} deleted${dry}\n`);
+          if ((error as { status?: number }).status === 404 && flags.ignoreNotFound) return io.out(`${x.label} not found\n`);
+          failed++;
+          io.err(`error: ${x.label}: ${describeError(error)}\n`);
+        },
+      });
+      if (failed) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,76 @@
+import { Command } from 'commander';
+import { toHttpError, type ApiClient } from '../api-client.js';
+import { canonical, desiredForm, hasUnverifiableSecrets, withoutServerFields } from '../compare.js';
+import type { Env } from '../env.js';
+import { CliError } from '../errors.js';
+import { objectPath } from '../kinds.js';
+import { loadManifests, where } from '../manifests.js';
+import { paint, toYaml } from '../output.js';
+import { mapPool } from '../pool.js';
+import { describeFailure, resolveTargets, type Target } from '../targets.js';
+import { unifiedDiff } from '../unified-diff.js';
+import { collect } from './apply.js';
+
+/**
+ * `dashctl diff -f PATH`: what apply would change, as a unified diff of YAML per object
+ * (server-owned metadata ignored). Exit 0: no changes, 1: changes, 2: an error (like kubectl diff).
+ */
+export function makeDiffCommand(env: Env): Command {
+  return new Command('diff')
+    .description('show what apply would change, as a unified YAML diff per object (exit 0 none, 1 changes, 2 error)')
+    .requiredOption('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', collect, [])
+    .option('-p, --project <name>', 'project for project-scoped resources without metadata.project')
+    .action(async (flags: { filename: string[]; project?: string }) => {
+      const ctx = env.ctx();
+      const io = ctx.io;
+      try {
+        const loaded = await loadManifests(flags.filename);
+        for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
+        const { targets, unresolved } = resolveTargets(loaded.manifests, ctx.project(flags.project));
+        if (unresolved.length) throw new CliError(unresolved.map((u) => `${where(u.m)}: ${u.message}`).join('\n'), 2);
+        const api = ctx.client();
+        let errors = 0;
+        const diffs = await mapPool(targets, 16, async (t) => {
+          try {
+            return await diffOne(api, t);
+          } catch (e) {
+            errors++;
+            io.err(`error: ${describeFailure(t, e)}\n`);
+            return '';
+          }
+        });
+        let changed = 0;
+        for (const d of diffs.filter(Boolean)) {
+          changed++;
+          io.out(colourDiff(d, io.tty));
+        }
+        if (errors) process.exitCode = 2;
+        else process.exitCode = changed ? 1 : 0;
+      } catch (e) {
+        if (e instanceof CliError && e.exitCode === 1) throw new CliError(e.message, 2);
+        if (!(e instanceof CliError)) throw new CliError(e instanceof Error ? e.message : String(e), 2);
+        throw e;
+      }
+    });
+}
+
+async function diffOne(api: ApiClient, t: Target): Promise<string> {
+  const path = objectPath(t.d, t.name, t.project);
+  const res = await api.request('GET', path);
+  let live = '';
+  if (res.status === 200) live = toYaml(canonical(withoutServerFields(res.body)));
+  else if (res.status !== 404) throw toHttpError('GET', path, res);
+  const wanted = toYaml(canonical(desiredForm(t.d, t.m.object, t.name, t.project)));
+  const name = t.label.replace(' ', '/');
+  let out = unifiedDiff(live, wanted, { from: res.status === 200 ? `live/${name}` : '/dev/null', to: `${where(t.m)} ${name}` });
+  if (!out && hasUnverifiableSecrets(t.d, t.m.object)) out = `--- live/${name}\n+++ ${where(t.m)} ${name}\n# secret values are never shown by the server; apply will write them\n`;
+  return out;
+}
+
+function colourDiff(text: string, on: boolean): string {
+  if (!on) return text;
+  return text
+    .split('\n')
+    .map((l) => (l.startsWith('+++') || l.startsWith('---') ? paint(on, 'bold', l) : l.startsWith('+') ? paint(on, 'green', l) : l.startsWith('-') ? paint(on, 'red', l) : l.startsWith('@@') ? paint(on, 'cyan', l) : l))
+    .join('\n');
+}

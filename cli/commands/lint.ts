@@ -1,0 +1,81 @@
+import { Command, Option } from 'commander';
+import { toHttpError } from '../api-client.js';
+import type { Env } from '../env.js';
+import type { HttpError } from '../errors.js';
+import { loadManifests, where } from '../manifests.js';
+import { OfflineValidator } from '../offline-validator.js';
+import { paint } from '../output.js';
+import { mapPool } from '../pool.js';
+import { describeFailure, resolveTargets, type Target } from '../targets.js';
+import { collect } from './apply.js';
+
+interface LintFlags {
+  filename: string[];
+  online?: boolean;
+  pluginSchemasDir?: string;
+  secretFilesDir?: string;
+  verbose?: boolean;
+  output: 'text' | 'json';
+}
+
+/**
+ * `dashctl lint -f PATH`: every resource checked with the server's own schemas and semantic rules,
+ * offline (the server code, reused) or `--online` (POST /api/validate/<plural>). Exit 1 when any
+ * resource is invalid.
+ */
+export function makeLintCommand(env: Env): Command {
+  return new Command('lint')
+    .description('validate resources offline with the same schemas and checks as the server (--online: ask the server)')
+    .requiredOption('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', collect, [])
+    .option('--online', 'validate with the server (POST /api/validate/<plural>) instead')
+    .option('--plugin-schemas-dir <dir>', 'extra plugin schemas, as the server\'s plugin.schemas_dir')
+    .option('--secret-files-dir <dir>', 'as the server\'s security.secret_files_dir (*File secret fields)')
+    .option('-v, --verbose', 'also list the valid resources')
+    .addOption(new Option('-o, --output <format>', 'text, or json: [{file, index, kind, name, valid, message?, details?}]').choices(['text', 'json']).default('text'))
+    .action(async (flags: LintFlags) => {
+      const ctx = env.ctx();
+      const io = ctx.io;
+      const loaded = await loadManifests(flags.filename);
+      for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
+      const { targets, unresolved } = resolveTargets(loaded.manifests, undefined, false);
+      for (const u of unresolved) io.err(`${where(u.m)}: ${u.message}\n`);
+      const check = flags.online ? online(env) : offline(flags);
+      const errors = await mapPool(targets, 16, async (t) => check(t));
+      if (flags.output === 'json') {
+        const report = [
+          ...unresolved.map((u) => ({ file: u.m.file, index: u.m.index, kind: u.m.object.kind, name: (u.m.object.metadata as { name?: unknown })?.name, valid: false, message: u.message, details: [] })),
+          ...targets.map((t, i) => ({ file: t.m.file, index: t.m.index, kind: t.d.kind, name: t.name, valid: !errors[i], ...(errors[i] ? { message: errors[i]!.message, details: errors[i]!.details } : {}) })),
+        ];
+        io.out(JSON.stringify(report, null, 2) + '\n');
+        if (report.some((r) => !r.valid)) process.exitCode = 1;
+        return;
+      }
+      let invalid = unresolved.length;
+      targets.forEach((t, i) => {
+        const e = errors[i];
+        if (e) {
+          invalid++;
+          io.err(describeFailure(t, e) + '\n');
+        } else if (flags.verbose) {
+          io.out(`${where(t.m)} ${t.label} ${paint(io.tty, 'green', 'valid')}\n`);
+        }
+      });
+      const total = targets.length + unresolved.length;
+      io.out(`${total} resource(s) checked${flags.online ? ' by the server' : ''}, ${invalid} invalid\n`);
+      if (invalid) process.exitCode = 1;
+    });
+}
+
+function offline(flags: LintFlags): (t: Target) => Promise<HttpError | undefined> {
+  const v = new OfflineValidator({ pluginSchemasDir: flags.pluginSchemasDir, secretFilesDir: flags.secretFilesDir });
+  return (t) => v.check(t.d, t.m.object);
+}
+
+function online(env: Env): (t: Target) => Promise<HttpError | undefined> {
+  const api = env.ctx().client();
+  return async (t) => {
+    const path = `/api/validate/${t.d.plural}`;
+    const res = await api.request('POST', path, { body: t.m.object });
+    return res.status === 200 ? undefined : toHttpError('POST', path, res);
+  };
+}

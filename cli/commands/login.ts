@@ -1,0 +1,139 @@
+import { Command } from 'commander';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiClient, toHttpError, type TokenPair } from '../api-client.js';
+import { normaliseUrl } from '../config-file.js';
+import type { Env } from '../env.js';
+import { CliError } from '../errors.js';
+import type { Io } from '../output.js';
+import { ask } from '../prompt.js';
+
+interface LoginFlags {
+  username?: string;
+  password?: string;
+  token?: string;
+  provider?: string;
+  clientId?: string;
+  clientSecret?: string;
+}
+
+/** What `GET /api/config` tells about authentication. */
+interface AuthInfo {
+  enabled: boolean;
+  native: boolean;
+  /** slug -> `oidc` or `oauth`. */
+  providers: Map<string, 'oidc' | 'oauth'>;
+}
+
+/**
+ * `dashctl login [URL]`: reads /api/config first, then logs in natively (-u/-p or a prompt),
+ * with a token, with client credentials or with the device-code flow of a provider, and saves the
+ * server and tokens in the configuration file.
+ */
+export function makeLoginCommand(env: Env): Command {
+  return new Command('login')
+    .description('log in to a server and remember it (native, --token, --provider device code, or client credentials)')
+    .argument('[url]', 'server address (default: the saved one)')
+    .option('-u, --username <name>', 'native login name (asked when omitted on a terminal)')
+    .option('-p, --password <password>', 'native password (asked, hidden, when omitted on a terminal)')
+    .option('--token <token>', 'use this access token as is')
+    .option('--provider <slug>', 'OIDC/OAuth provider: device-code flow, or client credentials with --client-id')
+    .option('--client-id <id>', 'client credentials (needs --provider and --client-secret)')
+    .option('--client-secret <secret>', 'client credentials secret')
+    .action(async (urlArg: string | undefined, flags: LoginFlags) => {
+      const ctx = env.ctx();
+      const url = urlArg ? normaliseUrl(urlArg) : ctx.url;
+      const api = new ApiClient({ url, connections: 1 });
+      try {
+        const info = await authInfo(api);
+        let tokens: TokenPair | undefined;
+        if (flags.token) tokens = { access_token: flags.token };
+        else if (!info.enabled) {
+          ctx.save({ url, accessToken: undefined, refreshToken: undefined, expiry: undefined });
+          return ctx.io.out(`${url}: authentication is disabled on this server; saved as the current server\n`);
+        } else if (flags.clientId || flags.clientSecret) tokens = await clientCredentials(api, info, flags);
+        else if (flags.provider) tokens = await deviceCode(api, info, flags.provider, ctx.io);
+        else tokens = await native(api, info, flags, ctx.io);
+        ctx.save({ url, accessToken: tokens.access_token, refreshToken: tokens.refresh_token, expiry: tokens.expiry });
+        ctx.io.out(`Logged in to ${url}${subject(tokens.access_token) ? ` as ${subject(tokens.access_token)}` : ''}\n`);
+      } finally {
+        await api.close();
+      }
+    });
+}
+
+async function authInfo(api: ApiClient): Promise<AuthInfo> {
+  const { body } = await api.call('GET', '/api/config', { auth: false });
+  const security = body?.security ?? {};
+  const p = security.authentication?.providers ?? {};
+  const providers = new Map<string, 'oidc' | 'oauth'>();
+  for (const kind of ['oidc', 'oauth'] as const) for (const x of Array.isArray(p[kind]) ? p[kind] : []) if (x?.slug_id) providers.set(String(x.slug_id), kind);
+  return { enabled: security.enable_auth === true, native: p.enable_native !== false, providers };
+}
+
+function providerPath(info: AuthInfo, slug: string): string {
+  const kind = info.providers.get(slug);
+  if (!kind) {
+    const known = [...info.providers.keys()];
+    throw new CliError(`the server has no identity provider "${slug}"${known.length ? `; it has ${known.join(', ')}` : ' (none is configured)'}`);
+  }
+  return `/api/auth/providers/${kind}/${encodeURIComponent(slug)}`;
+}
+
+async function native(api: ApiClient, info: AuthInfo, flags: LoginFlags, io: Io): Promise<TokenPair> {
+  if (!info.native) throw new CliError(`native login is disabled on this server; use --provider ${[...info.providers.keys()].join('|') || 'SLUG'}`);
+  let login = flags.username;
+  let password = flags.password;
+  if ((!login || password === undefined) && !io.inTty) throw new CliError('no terminal to ask on: give -u NAME and -p PASSWORD (or --token, or --provider)');
+  login ||= (await ask('Username: ')).trim();
+  if (password === undefined) password = await ask('Password: ', true);
+  const { body } = await api.call<TokenPair>('POST', '/api/auth/providers/native/login', { body: { login, password }, auth: false });
+  return body;
+}
+
+async function clientCredentials(api: ApiClient, info: AuthInfo, flags: LoginFlags): Promise<TokenPair> {
+  if (!flags.provider || !flags.clientId || !flags.clientSecret) throw new CliError('client credentials need --provider SLUG, --client-id and --client-secret');
+  const basic = Buffer.from(`${encodeURIComponent(flags.clientId)}:${encodeURIComponent(flags.clientSecret)}`).toString('base64');
+  const { body } = await api.call<TokenPair>('POST', `${providerPath(info, flags.provider)}/token`, {
+    raw: { text: 'grant_type=client_credentials', contentType: 'application/x-www-form-urlencoded' },
+    headers: { authorization: `Basic ${basic}` },
+    auth: false,
+  });
+  return body;
+}
+
+/** RFC 8628: show the code, poll the token endpoint at the given interval (longer on slow_down). */
+async function deviceCode(api: ApiClient, info: AuthInfo, slug: string, io: Io): Promise<TokenPair> {
+  const base = providerPath(info, slug);
+  const { body: start } = await api.call('POST', `${base}/device/code`, { auth: false });
+  const verify = start.verification_uri_complete ?? start.verification_uri;
+  io.err(`To log in, open ${verify}\nand enter the code: ${start.user_code}\nWaiting for approval...\n`);
+  let intervalS = Number(start.interval) > 0 ? Number(start.interval) : 5;
+  const deadline = Date.now() + (Number(start.expires_in) > 0 ? Number(start.expires_in) : 600) * 1000;
+  const form = `grant_type=${encodeURIComponent('urn:ietf:params:oauth:grant-type:device_code')}&device_code=${encodeURIComponent(String(start.device_code))}`;
+  while (Date.now() < deadline) {
+    await sleep(intervalS * 1000);
+    const res = await api.request('POST', `${base}/token`, { raw: { text: form, contentType: 'application/x-www-form-urlencoded' }, auth: false });
+    if (res.status === 200) return res.body as TokenPair;
+    const error = res.body?.error;
+    if (error === 'authorization_pending') continue;
+    if (error === 'slow_down') {
+      intervalS += 5;
+      continue;
+    }
+    throw toHttpError('POST', `${base}/token`, res);
+  }
+  throw new CliError('the device code expired before it was approved; run dashctl login again');
+}
+
+/** The `sub` claim of a JWT (who the token is for), without verifying it. */
+export function subject(token: string): string | undefined {
+  return claims(token)?.sub as string | undefined;
+}
+
+export function claims(token: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}

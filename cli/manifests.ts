@@ -1,0 +1,148 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, relative } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { CliError } from './errors.js';
+import { fromOperator, isOperatorResource } from './operator.js';
+import { lineFinder, parsePieces, type RawPiece } from './yaml-pieces.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** One resource read from a file, with where it came from. */
+export interface Manifest {
+  /** The file as given (or `<stdin>`). */
+  file: string;
+  /** Position of the resource in its file (documents and array items, from 0). */
+  index: number;
+  /** How many resources the file holds. */
+  ofFile: number;
+  /** The native resource `{kind, metadata, spec}` (converted from a Perses* custom resource if needed). */
+  object: Obj;
+  /** Set when converted, e.g. `PersesDashboard`. */
+  convertedFrom?: string;
+  /** The line (1-based) of a dotted JSON path in the file, when it can be found. */
+  lineOf(path: string): number | undefined;
+}
+
+/** `file.yaml#2` (only with several resources in the file), plus `:line` when known. */
+export function where(m: Manifest, path?: string): string {
+  const line = path === undefined ? (m.ofFile > 1 ? m.lineOf('') : undefined) : m.lineOf(path);
+  return `${m.file}${m.ofFile > 1 ? `#${m.index}` : ''}${line ? `:${line}` : ''}`;
+}
+
+export interface Loaded {
+  manifests: Manifest[];
+  /** Documents skipped on purpose (e.g. a Kubernetes Secret next to a PersesDatasource). */
+  skipped: string[];
+}
+
+const EXTENSIONS = /\.(ya?ml|json)$/i;
+
+/**
+ * Every resource in the given paths: files, directories (recursively: *.yaml, *.yml, *.json,
+ * hidden entries skipped) and `-` for standard input. JSON objects and arrays, multi-document
+ * YAML, Kubernetes `List`s and perses-operator `Perses*` custom resources. A file that cannot be
+ * parsed stops everything with its name and position.
+ */
+export async function loadManifests(paths: readonly string[], stdin: () => Promise<string> = readStdin): Promise<Loaded> {
+  if (!paths.length) throw new CliError('no input: give -f FILE, -f DIRECTORY or -f - (standard input)');
+  const out: Loaded = { manifests: [], skipped: [] };
+  const inputs: ({ file: string; text: string } | { file: string })[] = [];
+  for (const p of paths) {
+    if (p === '-') inputs.push({ file: '<stdin>', text: await stdin() });
+    else for (const file of expand(p)) inputs.push({ file });
+  }
+  const onDisk = inputs.filter((x) => !('text' in x)).map((x) => x.file);
+  const parsed = onDisk.length >= WORKER_THRESHOLD ? await parseInWorkers(onDisk) : new Map<string, RawPiece[] | string>();
+  for (const input of inputs) {
+    const text = 'text' in input ? () => input.text : () => readFileSync(input.file, 'utf8');
+    let pieces = parsed.get(input.file);
+    if (typeof pieces === 'string') throw new CliError(pieces);
+    pieces ??= parsePieces(input.file, text());
+    addManifests(input.file, pieces, lineFinder(text), out);
+  }
+  return out;
+}
+
+/** Below this many files, parsing in this thread is quicker than starting workers. */
+const WORKER_THRESHOLD = 100;
+
+/** Parses files in worker threads (one per core, up to 4); file -> pieces, or an error message. */
+async function parseInWorkers(files: string[]): Promise<Map<string, RawPiece[] | string>> {
+  const n = Math.max(1, Math.min(4, availableParallelism()));
+  const size = Math.ceil(files.length / n);
+  const batches = Array.from({ length: n }, (_, i) => files.slice(i * size, (i + 1) * size)).filter((b) => b.length);
+  const url = new URL('./parse-worker.js', import.meta.url);
+  const results = await Promise.all(
+    batches.map(
+      (batch) =>
+        new Promise<{ file: string; pieces?: RawPiece[]; error?: string }[]>((resolve, reject) => {
+          const w = new Worker(url, { workerData: batch });
+          w.once('message', resolve);
+          w.once('error', reject);
+        }),
+    ),
+  );
+  return new Map(results.flat().map((r) => [r.file, r.error ?? r.pieces!]));
+}
+
+function expand(p: string): string[] {
+  let st;
+  try {
+    st = statSync(p);
+  } catch {
+    throw new CliError(`${p}: no such file or directory`);
+  }
+  if (!st.isDirectory()) return [p];
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (e.name.startsWith('.')) continue;
+      const full = join(dir, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (EXTENSIONS.test(e.name)) files.push(full);
+    }
+  };
+  walk(p);
+  if (!files.length) throw new CliError(`${p}: no *.yaml, *.yml or *.json files in this directory`);
+  return files.map((f) => (relative(process.cwd(), f).startsWith('..') ? f : relative(process.cwd(), f) || f));
+}
+
+function addManifests(file: string, pieces: RawPiece[], lines: ReturnType<typeof lineFinder>, out: Loaded): void {
+  const many = pieces.length > 1;
+  pieces.forEach((piece, index) => {
+    const base = { file, index, ofFile: pieces.length };
+    const at = `${file}${many ? `#${index}` : ''}`;
+    if (!isObj(piece.value)) throw new CliError(`${at}: a resource must be an object with kind, metadata and spec`);
+    const lookup = (prefixFor: (path: string) => (string | number)[]) => (path: string) => lines(piece.doc, [...piece.prefix, ...prefixFor(path)]);
+    if (isOperatorResource(piece.value)) {
+      const converted = fromOperator(piece.value);
+      if (!converted) return void out.skipped.push(`${at}: ${String(piece.value.kind)} is not a kind dashctl can convert; skipped`);
+      out.manifests.push({ ...base, object: converted.object, convertedFrom: String(piece.value.kind), lineOf: lookup((p) => converted.sourcePath(splitPath(p))) });
+      return;
+    }
+    if (typeof piece.value.apiVersion === 'string') return void out.skipped.push(`${at}: ${piece.value.apiVersion} ${String(piece.value.kind)} is not a Perses resource; skipped`);
+    out.manifests.push({ ...base, object: piece.value, lineOf: lookup(splitPath) });
+  });
+}
+
+/** `spec.panels["a b"].x[0]` -> ['spec', 'panels', 'a b', 'x', 0] (the server's path syntax). */
+export function splitPath(path: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  const re = /\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.?([^.[\]]+)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(path))) {
+    if (m[1] !== undefined) out.push(Number(m[1]));
+    else if (m[2] !== undefined) out.push(JSON.parse(m[2]) as string);
+    else if (m[3] !== undefined && m[3] !== '(root)') out.push(m[3]);
+  }
+  return out;
+}
+
+/** All of standard input. */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,75 @@
+import { stringify } from 'yaml';
+
+/** Where a command writes, and whether that is a terminal (colour, prompts, progress). */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  /** stdout is a terminal. */
+  tty: boolean;
+  /** stderr is a terminal (progress lines go there). */
+  errTty: boolean;
+  /** stdin is a terminal (prompts). */
+  inTty: boolean;
+}
+
+export function processIo(): Io {
+  return {
+    out: (t) => void process.stdout.write(t),
+    err: (t) => void process.stderr.write(t),
+    tty: Boolean(process.stdout.isTTY),
+    errTty: Boolean(process.stderr.isTTY),
+    inTty: Boolean(process.stdin.isTTY),
+  };
+}
+
+const CODES = { red: 31, green: 32, yellow: 33, blue: 34, cyan: 36, grey: 90, bold: 1 } as const;
+export type Colour = keyof typeof CODES;
+
+/** ANSI colour only on a terminal, and never with NO_COLOR set. */
+export function paint(on: boolean, colour: Colour, text: string): string {
+  if (!on || process.env.NO_COLOR) return text;
+  return `\x1b[${CODES[colour]}m${text}\x1b[0m`;
+}
+
+/** Visible width (ANSI sequences do not count). */
+function width(s: string): number {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/\x1b\[[0-9;]*m/g, '').length;
+}
+
+/** Columns aligned with two spaces between them; the header in capitals. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i] ?? ''))));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i] - width(c))))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n') + '\n';
+}
+
+/** "45s", "3m", "2h", "5d", "1y" since an RFC 3339 instant (kubectl style); "-" when unknown. */
+export function age(iso: unknown, now = Date.now()): string {
+  if (typeof iso !== 'string') return '-';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return '-';
+  const s = Math.max(0, Math.floor((now - t) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h`;
+  if (s < 365 * 86_400) return `${Math.floor(s / 86_400)}d`;
+  return `${Math.floor(s / (365 * 86_400))}y`;
+}
+
+/** YAML as dashctl prints it (no line folding, so it can be applied again verbatim). */
+export function toYaml(v: unknown): string {
+  return stringify(v, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+/** Several objects as YAML documents separated by `---`. */
+export function yamlDocuments(items: unknown[]): string {
+  return items.map((i) => toYaml(i)).join('---\n');
+}
+
+export const OUTPUT_FORMATS = ['table', 'json', 'yaml', 'name'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

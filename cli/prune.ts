@@ -1,0 +1,70 @@
+import type { KindDescriptor } from '../src/kinds/descriptor.js';
+import type { ApiClient } from './api-client.js';
+import { collectionPath, label, objectPath, phaseOf } from './kinds.js';
+import { listAll } from './listing.js';
+import { mapPool } from './pool.js';
+import type { Target } from './targets.js';
+
+/** A stored object that prune would delete. */
+export interface Doomed {
+  d: KindDescriptor;
+  name: string;
+  project?: string;
+  label: string;
+}
+
+/**
+ * Objects of the applied kinds, in the projects the input touches (global kinds: everywhere),
+ * that carry `tag` and are absent from the input.
+ */
+export async function findPrunable(api: ApiClient, targets: readonly Target[], tag: string): Promise<Doomed[]> {
+  const wanted = new Set(targets.map((t) => t.key));
+  const kinds = new Map<string, KindDescriptor>(targets.map((t) => [t.d.kind, t.d]));
+  const projects = new Set<string>();
+  for (const t of targets) {
+    if (t.project !== undefined) projects.add(t.project);
+    if (t.d.isProjectScope) projects.add(t.name);
+  }
+  const scopes: { d: KindDescriptor; project?: string }[] = [];
+  for (const d of kinds.values()) {
+    if (d.scope === 'project') for (const p of [...projects].sort()) scopes.push({ d, project: p });
+    else scopes.push({ d });
+  }
+  const found = await mapPool(scopes, 8, async ({ d, project }) => {
+    const items = await listAll(api, collectionPath(d, project)).catch((e: unknown) => {
+      // A project this run could not create has nothing to prune.
+      if ((e as { status?: number }).status === 404) return [];
+      throw e;
+    });
+    return items
+      .filter((o) => Array.isArray(o.metadata?.tags) && o.metadata.tags.includes(tag))
+      .map((o) => ({ d, name: String(o.metadata.name), project }))
+      .filter((o) => !wanted.has([d.kind, o.project ?? '', o.name].join('\u0000')));
+  });
+  return found.flat().map((o) => ({ ...o, label: label(o.d, o.name, o.project) }));
+}
+
+/** Deletes in reverse apply order (project kinds, global kinds, Projects); each result reported. */
+export async function deleteAll(
+  api: ApiClient,
+  doomed: readonly Doomed[],
+  o: { dryRun: boolean; concurrency: number; onResult(x: Doomed, error?: unknown): void },
+): Promise<number> {
+  let failed = 0;
+  for (const phase of [2, 1, 0]) {
+    await mapPool(
+      doomed.filter((x) => phaseOf(x.d) === phase),
+      o.concurrency,
+      async (x) => {
+        try {
+          await api.call('DELETE', objectPath(x.d, x.name, x.project), { query: o.dryRun ? { dryRun: true } : undefined });
+          o.onResult(x);
+        } catch (e) {
+          failed++;
+          o.onResult(x, e);
+        }
+      },
+    );
+  }
+  return failed;
+}

@@ -1,0 +1,98 @@
+import type { KindDescriptor } from '../src/kinds/descriptor.js';
+import type { HttpError } from './errors.js';
+import { KINDS, label, phaseOf } from './kinds.js';
+import { where, type Manifest } from './manifests.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A manifest with its kind, name and project worked out. */
+export interface Target {
+  m: Manifest;
+  d: KindDescriptor;
+  name: string;
+  /** Project kinds only. */
+  project?: string;
+  /** `Dashboard demo/cpu`. */
+  label: string;
+  /** `Dashboard\0demo\0cpu`: the same object in two files is a mistake. */
+  key: string;
+}
+
+/** A manifest that cannot be sent, and why. */
+export interface Unresolved {
+  m: Manifest;
+  message: string;
+}
+
+/**
+ * Kind, name and project of each manifest: the kind must be a dashplane kind, the name present,
+ * and a project-scoped object needs a project (its own, else `defaultProject`).
+ * With `requireName: false` (offline lint) a missing name is left for validation to report.
+ */
+export function resolveTargets(manifests: readonly Manifest[], defaultProject: string | undefined, requireName = true): { targets: Target[]; unresolved: Unresolved[] } {
+  const targets: Target[] = [];
+  const unresolved: Unresolved[] = [];
+  const seen = new Map<string, Manifest>();
+  for (const m of manifests) {
+    const kind = m.object.kind;
+    const d = typeof kind === 'string' ? KINDS.byName(kind) : undefined;
+    if (!d) {
+      const known = KINDS.all().map((k) => k.kind).join(', ');
+      unresolved.push({ m, message: typeof kind === 'string' ? `kind "${kind}" is not a dashplane kind; known: ${known}` : 'kind: is required (e.g. kind: Dashboard)' });
+      continue;
+    }
+    const meta = isObj(m.object.metadata) ? m.object.metadata : {};
+    const name = typeof meta.name === 'string' ? meta.name : '';
+    if (!name && requireName) {
+      unresolved.push({ m, message: `${d.kind} without metadata.name` });
+      continue;
+    }
+    let project: string | undefined;
+    if (d.scope === 'project') {
+      project = typeof meta.project === 'string' && meta.project ? meta.project : defaultProject;
+      if (!project && requireName) {
+        unresolved.push({ m, message: `${d.kind} "${name}" has no metadata.project; add one, pass --project NAME or set a default with dashctl project NAME` });
+        continue;
+      }
+    }
+    const key = [d.kind, project ?? '', name].join('\u0000');
+    const earlier = seen.get(key);
+    if (earlier && requireName) {
+      unresolved.push({ m, message: `${label(d, name, project)} is also defined in ${where(earlier)}; keep one` });
+      continue;
+    }
+    seen.set(key, m);
+    targets.push({ m, d, name, ...(project !== undefined ? { project } : {}), label: label(d, name, project), key });
+  }
+  return { targets, unresolved };
+}
+
+/** Targets grouped by apply phase: Projects, other global kinds, project kinds. */
+export function phases(targets: readonly Target[]): Target[][] {
+  const out: Target[][] = [[], [], []];
+  for (const t of targets) out[phaseOf(t.d)].push(t);
+  return out;
+}
+
+/** The error of one object, naming its file (with line), the object and every JSON path. */
+export function describeFailure(t: { m: Manifest; label?: string }, e: unknown): string {
+  const head = `${where(t.m)} ${t.label ?? ''}`.trimEnd();
+  const http = e as HttpError;
+  if (http && http.name === 'HttpError') {
+    const details = http.details.map((d) => {
+      const line = t.m.lineOf(d.path);
+      return `    ${d.path}: ${d.message}${line ? `  (${t.m.file}:${line})` : ''}`;
+    });
+    return [`${head}: ${headline(http)} (${http.status}${http.reason ? ` ${http.reason}` : ''})`, ...details].join('\n');
+  }
+  return `${head}: ${e instanceof Error ? e.message : String(e)}`;
+}
+
+/** The server's message, without the first problem it repeats when the details list them all. */
+function headline(e: HttpError): string {
+  const first = e.details[0];
+  if (!first || !e.message.includes(`${first.path}: ${first.message}`)) return e.message;
+  const cut = e.message.slice(0, e.message.indexOf(`${first.path}: ${first.message}`)).replace(/[,:]?\s*(first:)?\s*$/, '');
+  return cut || e.message;
+}

@@ -1,0 +1,75 @@
+import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { CliError } from './errors.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** One resource-sized value of a file: the value, its document, and its path inside the document. */
+export interface RawPiece {
+  value: unknown;
+  doc: number;
+  prefix: (string | number)[];
+}
+
+/**
+ * Splits a file's text into resources: JSON (object or array) or YAML (every document), with
+ * arrays, Kubernetes `List`s and maps of names to resources unfolded. Pure (runs in workers);
+ * a syntax error throws a CliError naming the file, line and column.
+ */
+export function parsePieces(file: string, text: string): RawPiece[] {
+  const pieces: RawPiece[] = [];
+  const isJsonFile = /\.json$/i.test(file);
+  if (isJsonFile || /^\s*[[{]/.test(text)) {
+    try {
+      unfold(JSON.parse(text), 0, [], pieces);
+      return pieces;
+    } catch (e) {
+      if (isJsonFile) throw new CliError(`${file}: not valid JSON: ${(e as Error).message}`);
+    }
+  }
+  const counter = new LineCounter();
+  parseAllDocuments(text, { lineCounter: counter, prettyErrors: false }).forEach((d, i) => {
+    const err = d.errors[0];
+    if (err) {
+      const pos = counter.linePos(err.pos[0]);
+      throw new CliError(`${file}:${pos.line}:${pos.col}: not valid YAML: ${err.message.split('\n')[0]}`);
+    }
+    unfold(d.toJS({ maxAliasCount: 100 }), i, [], pieces);
+  });
+  return pieces;
+}
+
+function unfold(value: unknown, doc: number, prefix: (string | number)[], out: RawPiece[]): void {
+  if (Array.isArray(value)) value.forEach((v, i) => unfold(v, doc, [...prefix, i], out));
+  else if (isObj(value) && value.kind === 'List' && Array.isArray(value.items)) value.items.forEach((v, i) => unfold(v, doc, [...prefix, 'items', i], out));
+  else if (isObj(value) && isWrappedMap(value)) for (const [k, v] of Object.entries(value)) out.push({ value: v, doc, prefix: [...prefix, k] });
+  else if (value !== null && value !== undefined) out.push({ value, doc, prefix });
+}
+
+/** `{linuxDashboard: {kind: Dashboard, ...}, ...}`: a map of names to resources (Perses DaC output). */
+function isWrappedMap(v: Obj): boolean {
+  const values = Object.values(v);
+  return v.kind === undefined && values.length > 0 && values.every((x) => isObj(x) && typeof x.kind === 'string' && isObj(x.metadata));
+}
+
+/** Line numbers of paths in a text, parsed on first use (only errors need them). */
+export function lineFinder(text: () => string): (doc: number, path: (string | number)[]) => number | undefined {
+  let parsed: { docs: Document[]; counter: LineCounter } | undefined;
+  return (doc, path) => {
+    try {
+      if (!parsed) {
+        const counter = new LineCounter();
+        parsed = { docs: parseAllDocuments(text(), { lineCounter: counter }) as Document[], counter };
+      }
+      const d = parsed.docs[doc];
+      if (!d) return undefined;
+      for (let n = path.length; n >= 0; n--) {
+        const node = d.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+        if (node && typeof node === 'object' && node.range) return parsed.counter.linePos(node.range[0]).line;
+      }
+    } catch {
+      // no line then
+    }
+    return undefined;
+  };
+}

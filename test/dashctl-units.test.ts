@@ -1,0 +1,76 @@
+import { expect } from 'chai';
+import { desiredForm, sameJson } from '../cli/compare.js';
+import { resolveKind } from '../cli/kinds.js';
+import { splitPath } from '../cli/manifests.js';
+import { fromOperator } from '../cli/operator.js';
+import { age, table } from '../cli/output.js';
+import { editScript, unifiedDiff } from '../cli/unified-diff.js';
+
+/** dashctl's pure parts (the CLI's own unit tests; cli/ is not in the mocha spec). */
+describe('dashctl units', () => {
+  describe('unifiedDiff', () => {
+    const lines = (n: number, f = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n') + '\n';
+
+    it('is empty for equal texts and a hunk with 3 lines of context otherwise', () => {
+      expect(unifiedDiff('a\nb\n', 'a\nb\n', { from: 'x', to: 'y' })).to.equal('');
+      const before = lines(20);
+      const after = before.replace('line 10\n', 'line ten\n');
+      expect(unifiedDiff(before, after, { from: 'live', to: 'file' })).to.equal(
+        ['--- live', '+++ file', '@@ -7,7 +7,7 @@', ' line 7', ' line 8', ' line 9', '-line 10', '+line ten', ' line 11', ' line 12', ' line 13', ''].join('\n'),
+      );
+    });
+
+    it('joins close changes into one hunk, keeps distant ones apart, counts added files from /dev/null', () => {
+      const before = lines(40);
+      const after = before.replace('line 5\n', 'five\n').replace('line 9\n', 'nine\n').replace('line 35\n', '');
+      const d = unifiedDiff(before, after, { from: 'a', to: 'b' });
+      expect(d.match(/^@@/gm)).to.have.length(2);
+      expect(d).to.include('@@ -2,11 +2,11 @@').and.include('@@ -32,7 +32,6 @@');
+      expect(unifiedDiff('', 'x\ny\n', { from: '/dev/null', to: 'b' })).to.equal('--- /dev/null\n+++ b\n@@ -0,0 +1,2 @@\n+x\n+y\n');
+    });
+
+    it('finds a shortest edit script (applying it turns a into b)', () => {
+      const a = 'the quick brown fox jumps over the lazy dog'.split(' ');
+      const b = 'the slow brown cat jumps over the dog again'.split(' ');
+      const ops = editScript(a, b);
+      expect(ops.filter((o) => o.op !== '+').map((o) => o.line)).to.deep.equal(a);
+      expect(ops.filter((o) => o.op !== '-').map((o) => o.line)).to.deep.equal(b);
+      expect(ops.filter((o) => o.op !== ' ')).to.have.length(6); // LCS: the brown jumps over the dog
+    });
+  });
+
+  it('resolves kinds from aliases, plurals and any case', () => {
+    const cases: Record<string, string> = { dash: 'Dashboard', DS: 'Datasource', gds: 'GlobalDatasource', var: 'Variable', gvar: 'GlobalVariable', dashboards: 'Dashboard', globalRoles: 'GlobalRole', project: 'Project', Users: 'User' };
+    for (const [text, kind] of Object.entries(cases)) expect(resolveKind(text).kind, text).to.equal(kind);
+    expect(() => resolveKind('gizmo')).to.throw('unknown kind "gizmo"');
+  });
+
+  it('splits the server\'s JSON paths', () => {
+    expect(splitPath('spec.panels["a b"].spec.queries[0].kind')).to.deep.equal(['spec', 'panels', 'a b', 'spec', 'queries', 0, 'kind']);
+    expect(splitPath('(root)')).to.deep.equal([]);
+  });
+
+  it('compares ignoring key order and server-owned metadata, with the kind\'s own normalisation', () => {
+    expect(sameJson({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).to.equal(true);
+    expect(sameJson({ a: 1 }, { a: 1, b: 2 })).to.equal(false);
+    const d = resolveKind('dash');
+    const input = { kind: 'dashboard', metadata: { name: 'x', tags: ['b', 'a', 'b'], version: 7 }, spec: { panels: {}, layouts: [] } };
+    expect(desiredForm(d, input, 'x', 'p')).to.deep.equal({ kind: 'Dashboard', metadata: { name: 'x', project: 'p', tags: ['a', 'b'] }, spec: { panels: {}, layouts: [], duration: '1h' } });
+  });
+
+  it('converts perses-operator custom resources', () => {
+    const v2 = fromOperator({ apiVersion: 'perses.dev/v1alpha2', kind: 'PersesDatasource', metadata: { name: 'ds', namespace: 'team' }, spec: { instanceSelector: {}, config: { default: true } } });
+    expect(v2!.object).to.deep.equal({ kind: 'Datasource', metadata: { name: 'ds', project: 'team' }, spec: { default: true } });
+    expect(v2!.sourcePath(['spec', 'default'])).to.deep.equal(['spec', 'config', 'default']);
+    const v1 = fromOperator({ apiVersion: 'perses.dev/v1alpha1', kind: 'PersesGlobalDatasource', metadata: { name: 'g', namespace: 'x' }, spec: { default: false } });
+    expect(v1!.object).to.deep.equal({ kind: 'GlobalDatasource', metadata: { name: 'g' }, spec: { default: false } });
+    expect(fromOperator({ apiVersion: 'perses.dev/v1alpha1', kind: 'Perses', metadata: {}, spec: {} })).to.equal(undefined);
+  });
+
+  it('aligns tables and prints kubectl-style ages', () => {
+    expect(table(['NAME', 'AGE'], [['a', '1s'], ['longer', '2m']])).to.equal('NAME    AGE\na       1s\nlonger  2m\n');
+    const now = Date.parse('2026-01-02T00:00:00Z');
+    expect(['2026-01-01T23:59:15Z', '2026-01-01T23:57:00Z', '2026-01-01T21:00:00Z', '2025-12-28T00:00:00Z', '2024-01-01T00:00:00Z'].map((t) => age(t, now))).to.deep.equal(['45s', '3m', '3h', '5d', '2y']);
+    expect(age(undefined)).to.equal('-');
+  });
+});
