@@ -17,7 +17,7 @@ export interface ConfigSources {
 }
 
 /** Environment variables read directly by other parts of dashplane rather than mapped to a key. */
-const ENV_NOT_KEYS = new Set(['DASHPLANE_ENCRYPTION_KEY', 'DASHPLANE_ADMIN_USER', 'DASHPLANE_ADMIN_PASSWORD', 'DASHPLANE_CONFIG', 'DASHPLANE_COMMIT']);
+const ENV_NOT_KEYS = new Set(['DASHPLANE_DATABASE_POSTGRES_PASSWORD', 'DASHPLANE_ENCRYPTION_KEY', 'DASHPLANE_ADMIN_USER', 'DASHPLANE_ADMIN_PASSWORD', 'DASHPLANE_CONFIG', 'DASHPLANE_COMMIT']);
 const ENV_PREFIX = 'DASHPLANE_';
 
 interface JsonSchema {

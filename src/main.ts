@@ -29,6 +29,8 @@ import { Upstream } from './proxy/upstream.js';
 import { parseDuration } from './resources/duration.js';
 import { ResourceService } from './resources/service.js';
 import { LevelStore } from './storage/level-store.js';
+import { PostgresStore } from './storage/postgres-store.js';
+import { readFileSync } from 'node:fs';
 import type { Store } from './storage/store.js';
 
 /** A running server: its app, store and the address it listens on. */
@@ -51,14 +53,16 @@ const SESSION_SWEEP_MS = 3_600_000;
 
 /** The composition root: config -> registry -> store -> services -> app -> listen. */
 export async function startServer(config: Readonly<ServerConfig>, opts: StartOptions = {}): Promise<RunningServer> {
-  refuseUnbuiltFeatures(config);
   const registry = buildKindRegistry();
   const plugins = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'), config.plugin?.schemas_dir);
   const dataDir = config.database!.level!.path!;
   const security = config.security!;
   const authn = security.authentication!;
   const passwords = new PasswordHasher({ logN: authn.password_hash_cost!, concurrency: 2, maxQueue: 64 });
-  const store = new LevelStore(dataDir, { eventLogSize: config.watch!.event_log_size! });
+  if (usesPostgres(config) && !security.encryption_key && !security.encryption_key_file) {
+    throw new Error('with database.postgres every replica needs the same key: set security.encryption_key_file, security.encryption_key or DASHPLANE_ENCRYPTION_KEY (generate one with: openssl rand -hex 32)');
+  }
+  const store = openStore(config);
   await store.open();
   const startupLog: string[] = [];
   let secrets: SecretBox;
@@ -201,12 +205,28 @@ function running(app: FastifyInstance, store: Store, service: ResourceService, c
   };
 }
 
-/** Settings this build accepts but cannot honour yet fail loudly instead of being ignored. */
-function refuseUnbuiltFeatures(config: Readonly<ServerConfig>): void {
+function usesPostgres(config: Readonly<ServerConfig>): boolean {
   const pg = config.database?.postgres;
-  if (pg && (pg.url || pg.host)) {
-    throw new Error('database.postgres is not supported by this version yet; use database.level (the embedded default)');
-  }
+  return !!(pg && (pg.url || pg.host));
+}
+
+/** PostgreSQL when database.postgres names a server (several replicas), else the embedded LevelDB. */
+function openStore(config: Readonly<ServerConfig>): Store {
+  const eventLogSize = config.watch!.event_log_size!;
+  if (!usesPostgres(config)) return new LevelStore(config.database!.level!.path!, { eventLogSize });
+  const pg = config.database!.postgres!;
+  const password = pg.password_file ? readFileSync(pg.password_file, 'utf8').trim() : process.env.DASHPLANE_DATABASE_POSTGRES_PASSWORD;
+  return new PostgresStore({
+    ...(pg.url ? { url: pg.url } : {}),
+    ...(pg.host ? { host: pg.host } : {}),
+    ...(pg.port ? { port: pg.port } : {}),
+    ...(pg.user ? { user: pg.user } : {}),
+    ...(pg.database ? { database: pg.database } : {}),
+    ...(password ? { password } : {}),
+    max: pg.pool_size ?? 10,
+    ...(pg.tls ? { ssl: { rejectUnauthorized: true } } : {}),
+    eventLogSize,
+  });
 }
 
 /** "HOST:PORT", "[::1]:PORT" or ":PORT" (all interfaces). */

@@ -34,7 +34,7 @@ describe('server options', () => {
     }
   });
 
-  it('settings this version cannot honour yet stop the start instead of being ignored', async () => {
+  it('PostgreSQL without a shared encryption key stops the start with a clear message', async () => {
     const dir = tempDir();
     try {
       for (const env of [{ DASHPLANE_DATABASE_POSTGRES_URL: 'postgres://x@127.0.0.1/db' }]) {
@@ -44,7 +44,7 @@ describe('server options', () => {
           (srv) => srv.close(),
           (e: Error) => (message = e.message),
         );
-        expect(message).to.match(/not supported by this version yet/);
+        expect(message).to.match(/every replica needs the same key/);
       }
     } finally {
       dir.remove();

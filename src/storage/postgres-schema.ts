@@ -1,0 +1,96 @@
+import type { PoolClient } from 'pg';
+
+/**
+ * The PostgreSQL schema of dashplane, as numbered migrations applied in order at open. Applied
+ * versions are recorded in `dashplane_schema`; each migration runs once, in one transaction, under
+ * an advisory lock so several replicas starting together migrate exactly once.
+ *
+ * Every text key column is `COLLATE "C"`: lists sort byte-wise (the contract), whatever the
+ * database's default collation.
+ */
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'objects, event log, history, store-wide revision',
+    sql: `
+      CREATE TABLE dashplane_objects (
+        kind text COLLATE "C" NOT NULL,
+        project text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        doc jsonb NOT NULL,
+        version integer NOT NULL,
+        updated_at text NOT NULL,
+        PRIMARY KEY (kind, project, name)
+      );
+      CREATE INDEX dashplane_objects_project ON dashplane_objects (project, kind);
+
+      -- One row per event; revisions are gapless (numbered under the meta row lock, in the same
+      -- transaction as the write), so a reader can tell a trimmed log from a complete one.
+      CREATE TABLE dashplane_events (
+        revision bigint PRIMARY KEY,
+        type text NOT NULL,
+        object jsonb NOT NULL,
+        committed_at timestamptz NOT NULL DEFAULT now()
+      );
+
+      CREATE TABLE dashplane_history (
+        kind text COLLATE "C" NOT NULL,
+        project text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        version integer NOT NULL,
+        updated_by text NOT NULL,
+        doc jsonb NOT NULL,
+        PRIMARY KEY (kind, project, name, version)
+      );
+
+      -- The store-wide revision: one row, updated by every write (which also serialises the
+      -- numbering, so revision order is commit order).
+      CREATE TABLE dashplane_meta (
+        id integer PRIMARY KEY CHECK (id = 1),
+        revision bigint NOT NULL
+      );
+      INSERT INTO dashplane_meta (id, revision) VALUES (1, 0);
+    `,
+  },
+];
+
+/** An arbitrary constant: the advisory lock key taken while migrating. */
+const MIGRATION_LOCK = 0x64617368; // "dash"
+
+/**
+ * Brings the schema to the latest version; returns it. Refuses a database migrated by a newer
+ * dashplane (its schema is unknown to this one).
+ */
+export async function migrate(client: PoolClient, database: string): Promise<number> {
+  const latest = MIGRATIONS[MIGRATIONS.length - 1].version;
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(`CREATE TABLE IF NOT EXISTS dashplane_schema (
+      version integer PRIMARY KEY,
+      description text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM dashplane_schema');
+    const current = rows[0].v ?? 0;
+    if (current > latest) {
+      throw new Error(`the PostgreSQL database ${database} has dashplane schema version ${current}, newer than this dashplane knows (${latest}): upgrade dashplane`);
+    }
+    for (const m of MIGRATIONS) {
+      if (m.version <= current) continue;
+      await client.query(m.sql);
+      await client.query('INSERT INTO dashplane_schema (version, description) VALUES ($1, $2)', [m.version, m.description]);
+    }
+    await client.query('COMMIT');
+    return latest;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}

@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import pg from 'pg';
+import { ApiError } from '../errors.js';
+import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
+import { describeStoreContract, obj } from '../../test/store-contract.js';
+import { PostgresStore } from './postgres-store.js';
+
+describe('PostgresStore', function () {
+  let cluster: TestPostgres;
+  before(async function () {
+    this.timeout(120_000);
+    cluster = await startPostgres();
+  });
+  after(async () => cluster?.stop());
+
+  describeStoreContract('PostgresStore', async () => {
+    const db = await cluster.createDatabase();
+    let store = new PostgresStore({ url: db.url });
+    await store.open();
+    return {
+      store,
+      async reopen() {
+        await store.close();
+        store = new PostgresStore({ url: db.url });
+        await store.open();
+        return store;
+      },
+      async destroy() {
+        await store.close();
+        await db.drop();
+      },
+    };
+  });
+
+  describe('PostgresStore specifics', () => {
+    it('a since older than the retained event log is Gone; a retained one replays', async () => {
+      const db = await cluster.createDatabase();
+      const store = new PostgresStore({ url: db.url, eventLogSize: 3 });
+      await store.open();
+      try {
+        for (let i = 0; i < 6; i++) await store.create(obj('Dashboard', 'p', `d${i}`));
+        let err: unknown;
+        try {
+          store.watch({ since: 1, signal: new AbortController().signal });
+        } catch (e) {
+          err = e;
+        }
+        expect((err as ApiError).reason).to.equal('Gone');
+        const ac = new AbortController();
+        const seen: number[] = [];
+        for await (const e of store.watch({ since: 3, signal: ac.signal })) {
+          seen.push(e.revision);
+          if (seen.length === 3) ac.abort();
+        }
+        expect(seen).to.deep.equal([4, 5, 6]);
+      } finally {
+        await store.close();
+        await db.drop();
+      }
+    });
+
+    it('a second store on the same database sees the same data; migrations run once', async () => {
+      const db = await cluster.createDatabase();
+      const a = new PostgresStore({ url: db.url });
+      const b = new PostgresStore({ url: db.url });
+      await Promise.all([a.open(), b.open()]);
+      try {
+        const r = await a.create(obj('Dashboard', 'p', 'x'));
+        expect(await b.revision()).to.equal(r);
+        expect(await b.get({ kind: 'Dashboard', project: 'p', name: 'x' })).to.not.equal(undefined);
+        const c = new pg.Client({ connectionString: db.url });
+        await c.connect();
+        const { rows } = await c.query('SELECT version FROM dashplane_schema');
+        await c.end();
+        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1]);
+      } finally {
+        await a.close();
+        await b.close();
+        await db.drop();
+      }
+    });
+
+    it('replicas: a watch and onEvent on B see A\'s writes, in order, each once', async () => {
+      const db = await cluster.createDatabase();
+      const a = new PostgresStore({ url: db.url });
+      const b = new PostgresStore({ url: db.url });
+      await a.open();
+      await b.open();
+      try {
+        const heard: number[] = [];
+        const off = b.onEvent((e) => heard.push(e.revision));
+        const ac = new AbortController();
+        const seen: number[] = [];
+        const done = (async () => {
+          for await (const e of b.watch({ signal: ac.signal })) {
+            seen.push(e.revision);
+            if (seen.length === 12) ac.abort();
+          }
+        })();
+        // interleaved and concurrent writes on both replicas
+        await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).create(obj('Dashboard', 'p', `d${i}`))));
+        for (let i = 0; i < 6; i++) await (i % 2 ? b : a).update(obj('Dashboard', 'p', `d${i}`, 1), { expectedVersion: 0 });
+        await done;
+        off();
+        expect(seen).to.deep.equal(Array.from({ length: 12 }, (_, i) => i + 1));
+        expect(heard).to.deep.equal(seen);
+      } finally {
+        await a.close();
+        await b.close();
+        await db.drop();
+      }
+    });
+
+    it('an unreachable or missing database gives a clear error naming it, never the password', async () => {
+      const missing = new PostgresStore({ url: cluster.url.replace(/\/[^/]+$/, '/nope').replace('postgres@', 'postgres:s3cret@') });
+      const m1 = await missing.open().then(() => '', (e: Error) => e.message);
+      expect(m1).to.match(/"nope"/).and.to.match(/does not exist/).and.not.match(/s3cret/);
+      const down = new PostgresStore({ url: 'postgres://u:s3cret@127.0.0.1:1/db' });
+      const m2 = await down.open().then(() => '', (e: Error) => e.message);
+      expect(m2).to.match(/"db" on 127\.0\.0\.1:1/).and.not.match(/s3cret/);
+    });
+
+    it('a store whose database went away reports Unavailable', async () => {
+      const db = await cluster.createDatabase();
+      const store = new PostgresStore({ url: db.url });
+      await store.open();
+      await store.close();
+      const e = await store.ping().then(() => undefined, (x: unknown) => x);
+      expect((e as ApiError).reason).to.equal('Unavailable');
+      await db.drop();
+    });
+  });
+});

@@ -1,0 +1,526 @@
+import pg from 'pg';
+import type { PoolClient, PoolConfig } from 'pg';
+import { ApiError, alreadyExists, badRequest, conflict, notFound, unavailable } from '../errors.js';
+import { EventHub } from './event-hub.js';
+import { Mutex } from './mutex.js';
+import { migrate } from './postgres-schema.js';
+import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, VersionEntry } from './store.js';
+import { keyOf } from './store.js';
+
+export interface PostgresStoreOptions {
+  /** postgres://user@host:port/database (a password in it is never printed). */
+  url?: string;
+  /** Alternatively (or in addition) the pg connection fields. */
+  host?: string;
+  port?: number;
+  user?: string;
+  password?: string;
+  database?: string;
+  /** Pool size (default 10). */
+  max?: number;
+  ssl?: PoolConfig['ssl'];
+  /** Events kept for watches that resume (default 10 000). */
+  eventLogSize?: number;
+}
+
+type PendingEvent = Omit<StoreEvent, 'revision'>;
+/** The NOTIFY channel carrying the last revision of each commit. */
+const CHANNEL = 'dashplane_events';
+
+const MAX_ATTEMPTS = 5;
+const PAGE = 500;
+
+/**
+ * The PostgreSQL store (`pg`). Each write is one READ COMMITTED transaction: row locks on the
+ * objects it reads (FOR UPDATE, or FOR SHARE on a parent), then the store-wide revision taken from
+ * the meta row (its row lock makes revision order commit order, without gaps), the numbered events
+ * and history entries, all committed together. Serialisation failures and deadlocks are retried,
+ * then reported as Conflict; unique violations are AlreadyExists; lost connections Unavailable.
+ */
+export class PostgresStore implements Store {
+  private pool?: pg.Pool;
+  private readonly hub = new EventHub();
+  private readonly eventLogSize: number;
+  private readonly where: string;
+  /** The last revision published to this process's subscribers (every replica's commits, in order). */
+  private rev = 0;
+  /** Lowest revision still in the event log, as last seen by this process. */
+  private firstLogged = 1;
+  /** Serialises publication: events reach subscribers once each, in revision order. */
+  private readonly publishing = new Mutex();
+  /** The dedicated LISTEN connection (other replicas' commits). */
+  private listener?: pg.Client;
+  private closed = false;
+  private reconnectTimer?: NodeJS.Timeout;
+
+  constructor(private readonly opts: PostgresStoreOptions) {
+    this.eventLogSize = opts.eventLogSize ?? 10_000;
+    this.where = describeDatabase(opts);
+  }
+
+  async open(): Promise<void> {
+    const { eventLogSize: _e, url, ...rest } = this.opts;
+    const pool = new pg.Pool({ ...(url ? { connectionString: url } : {}), ...rest, max: this.opts.max ?? 10 });
+    // an idle client losing its connection must not crash the process; the next query reports it
+    pool.on('error', () => undefined);
+    this.closed = false;
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      throw openError(e, this.where);
+    }
+    try {
+      await migrate(client, this.where);
+      const { rows } = await client.query<{ revision: string; first: string | null }>(
+        'SELECT m.revision, (SELECT min(revision) FROM dashplane_events) AS first FROM dashplane_meta m WHERE m.id = 1',
+      );
+      this.rev = Number(rows[0].revision);
+      this.firstLogged = rows[0].first === null ? this.rev + 1 : Number(rows[0].first);
+    } catch (e) {
+      client.release(true);
+      await pool.end().catch(() => undefined);
+      throw openError(e, this.where);
+    }
+    client.release();
+    this.pool = pool;
+    try {
+      await this.listen();
+    } catch (e) {
+      this.pool = undefined;
+      await pool.end().catch(() => undefined);
+      throw openError(e, this.where);
+    }
+    // commits made between reading the revision and LISTEN
+    await this.publishing.run(() => this.catchUp()).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.end();
+  }
+
+  /**
+   * LISTEN on a dedicated connection: each notification carries a commit's last revision; the
+   * events are then read from the log after the last one published (so none is lost or doubled,
+   * whatever notifications coalesce). A lost connection is re-established with a catch-up.
+   */
+  private async listen(): Promise<void> {
+    const { eventLogSize: _e, url, max: _m, ...rest } = this.opts;
+    const client = new pg.Client({ ...(url ? { connectionString: url } : {}), ...rest });
+    const lost = () => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      client.end().catch(() => undefined);
+      this.scheduleReconnect();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    client.on('notification', (n) => {
+      if (n.channel === CHANNEL && Number(n.payload) > this.rev) void this.publishing.run(() => this.catchUp()).catch(() => undefined);
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    this.listener = client;
+  }
+
+  private scheduleReconnect(delay = 200): void {
+    if (this.closed) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.listen().then(
+        () => this.publishing.run(() => this.catchUp()).catch(() => undefined),
+        () => this.scheduleReconnect(Math.min(delay * 2, 5_000)),
+      );
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+
+  /** Publishes every logged event after the last published one (call under `publishing`). */
+  private async catchUp(): Promise<void> {
+    if (!this.pool) return;
+    for (;;) {
+      const { rows } = await this.query<{ revision: string; type: StoreEvent['type']; object: Envelope }>(
+        'SELECT revision, type, object FROM dashplane_events WHERE revision > $1 ORDER BY revision LIMIT $2',
+        [this.rev, PAGE],
+      );
+      if (!rows.length) return;
+      const first = Number(rows[0].revision);
+      if (first > this.firstLogged) this.firstLogged = first;
+      const events = rows.map((r) => ({ type: r.type, revision: Number(r.revision), object: r.object }));
+      this.rev = events[events.length - 1].revision;
+      this.hub.publish(events);
+      if (rows.length < PAGE) return;
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.query('SELECT 1 FROM dashplane_meta WHERE id = 1');
+  }
+
+  async get(key: ObjectKey): Promise<Envelope | undefined> {
+    const { rows } = await this.query<{ doc: Envelope }>('SELECT doc FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3', [key.kind, key.project, key.name]);
+    return rows[0]?.doc;
+  }
+
+  list(q: ListQuery): Promise<Envelope[]> {
+    return this.listWith((text, values) => this.query<{ doc: Envelope }>(text, values), q);
+  }
+
+  async snapshot(q: ListQuery): Promise<{ items: Envelope[]; revision: number }> {
+    return this.tx(
+      async (c) => {
+        const items = await this.listWith((text, values) => c.query<{ doc: Envelope }>(text, values), q);
+        const { rows } = await c.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
+        return { items, revision: Number(rows[0].revision) };
+      },
+      'ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
+  }
+
+  create(obj: Envelope, opts: { parent?: ObjectKey; also?: readonly Envelope[]; history?: HistoryOptions } = {}): Promise<number> {
+    return this.write(async (c) => {
+      if (opts.parent) {
+        const p = opts.parent;
+        // FOR SHARE: the parent cannot be deleted until this write commits (and a delete that
+        // committed first makes this read find nothing)
+        const found = await c.query('SELECT 1 FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3 FOR SHARE', [p.kind, p.project, p.name]);
+        if (!found.rowCount) throw notFound(`${p.kind} "${p.name}" not found`);
+      }
+      const all = [obj, ...(opts.also ?? [])];
+      for (const o of all) {
+        const k = keyOf(o);
+        const inserted = await c.query(
+          `INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at) VALUES ($1, $2, $3, $4::jsonb, $5, $6)
+           ON CONFLICT (kind, project, name) DO NOTHING`,
+          [k.kind, k.project, k.name, JSON.stringify(o), o.metadata.version, o.metadata.updatedAt],
+        );
+        if (!inserted.rowCount) throw alreadyExists(`${o.kind} "${o.metadata.name}" already exists`);
+      }
+      if (opts.history) {
+        const k = keyOf(obj);
+        // a new object under an old name starts a new history, unless it restores the old one
+        if (!opts.history.continues) await c.query('DELETE FROM dashplane_history WHERE kind = $1 AND project = $2 AND name = $3', [k.kind, k.project, k.name]);
+        await this.writeHistory(c, obj, opts.history, !!opts.history.continues);
+      }
+      return all.map((o) => ({ type: 'ADDED' as const, object: o }));
+    });
+  }
+
+  update(obj: Envelope, opts: { expectedVersion: number; history?: HistoryOptions }): Promise<number> {
+    return this.write(async (c) => {
+      const k = keyOf(obj);
+      const { rows } = await c.query<{ version: number }>('SELECT version FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3 FOR UPDATE', [k.kind, k.project, k.name]);
+      if (!rows.length) throw notFound(`${obj.kind} "${obj.metadata.name}" not found`);
+      if (rows[0].version !== opts.expectedVersion) {
+        throw conflict(`${obj.kind} "${obj.metadata.name}" is at version ${rows[0].version}, not ${opts.expectedVersion}`);
+      }
+      await c.query('UPDATE dashplane_objects SET doc = $4::jsonb, version = $5, updated_at = $6 WHERE kind = $1 AND project = $2 AND name = $3', [
+        k.kind,
+        k.project,
+        k.name,
+        JSON.stringify(obj),
+        obj.metadata.version,
+        obj.metadata.updatedAt,
+      ]);
+      if (opts.history) await this.writeHistory(c, obj, opts.history, true);
+      return [{ type: 'MODIFIED' as const, object: obj }];
+    });
+  }
+
+  delete(k: ObjectKey, opts: DeleteOptions = {}): Promise<number> {
+    return this.write(async (c) => {
+      // FOR UPDATE waits for creates holding the parent FOR SHARE; the children are read after
+      // (a new statement, a new snapshot), so a child committed meanwhile is deleted too
+      const { rows } = await c.query<{ doc: Envelope }>('SELECT doc FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3 FOR UPDATE', [k.kind, k.project, k.name]);
+      if (!rows.length) throw notFound(`${k.kind} "${k.name}" not found`);
+      const obj = rows[0].doc;
+      if (opts.expectedVersion !== undefined && obj.metadata.version !== opts.expectedVersion) {
+        throw conflict(`${k.kind} "${k.name}" is at version ${obj.metadata.version}, not ${opts.expectedVersion}`);
+      }
+      if (opts.expectedUpdatedAt !== undefined && obj.metadata.updatedAt !== opts.expectedUpdatedAt) {
+        throw conflict(`${k.kind} "${k.name}" was written again at ${obj.metadata.updatedAt}`);
+      }
+      const events: PendingEvent[] = [];
+      const kinds = [...(opts.children?.kinds ?? [])];
+      if (opts.children && kinds.length) {
+        const project = opts.children.project;
+        const deleted = await c.query<{ kind: string; project: string; name: string; doc: Envelope }>(
+          `DELETE FROM dashplane_objects WHERE project = $1 AND kind = ANY($2::text[])
+             AND NOT (kind = $3 AND project = $4 AND name = $5)
+           RETURNING kind, project, name, doc`,
+          [project, kinds, k.kind, k.project, k.name],
+        );
+        const rank = (kind: string) => kinds.indexOf(kind);
+        deleted.rows.sort((a, b) => rank(a.kind) - rank(b.kind) || Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
+        for (const r of deleted.rows) events.push({ type: 'DELETED', object: r.doc });
+        await c.query('DELETE FROM dashplane_history WHERE project = $1 AND kind = ANY($2::text[]) AND NOT (kind = $3 AND project = $4 AND name = $5)', [
+          project,
+          kinds,
+          k.kind,
+          k.project,
+          k.name,
+        ]);
+      }
+      await c.query('DELETE FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3', [k.kind, k.project, k.name]);
+      events.push({ type: 'DELETED', object: obj });
+      return events;
+    });
+  }
+
+  async revision(): Promise<number> {
+    const { rows } = await this.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
+    return Number(rows[0].revision);
+  }
+
+  watch(opts: { since?: number; signal: AbortSignal }): AsyncIterable<StoreEvent> {
+    const since = opts.since;
+    if (since !== undefined && since > this.rev) throw badRequest(`revision ${since} is in the future (the store is at ${this.rev})`);
+    if (since !== undefined && since < this.firstLogged - 1) throw gone(since, this.firstLogged - 1);
+    // subscribe before reading the log: nothing committed from now on is missed (duplicates are skipped)
+    const live = this.hub.open(opts.signal);
+    const from = since ?? this.rev;
+    const store = this;
+    return (async function* () {
+      let last = from;
+      try {
+        if (since !== undefined) {
+          for (;;) {
+            const { rows } = await store.query<{ revision: string; type: StoreEvent['type']; object: Envelope }>(
+              'SELECT revision, type, object FROM dashplane_events WHERE revision > $1 ORDER BY revision LIMIT $2',
+              [last, PAGE],
+            );
+            // revisions are gapless: a first event after `since` other than since+1 was trimmed
+            if (last === since && rows.length && Number(rows[0].revision) !== since + 1) throw gone(since, Number(rows[0].revision) - 1);
+            for (const r of rows) {
+              if (opts.signal.aborted) return;
+              last = Number(r.revision);
+              yield { type: r.type, revision: last, object: r.object };
+            }
+            if (rows.length < PAGE) break;
+          }
+        }
+        for await (const e of live) {
+          if (e.revision <= last) continue;
+          last = e.revision;
+          yield e;
+        }
+      } finally {
+        await live.return?.();
+      }
+    })();
+  }
+
+  onEvent(listener: (e: StoreEvent) => void): () => void {
+    return this.hub.listen(listener);
+  }
+
+  async listVersions(k: ObjectKey): Promise<VersionEntry[]> {
+    const { rows } = await this.query<{ version: number; updated_at: string; updated_by: string }>(
+      `SELECT version, doc->'metadata'->>'updatedAt' AS updated_at, updated_by FROM dashplane_history
+       WHERE kind = $1 AND project = $2 AND name = $3 ORDER BY version DESC`,
+      [k.kind, k.project, k.name],
+    );
+    return rows.map((r) => ({ version: r.version, updatedAt: r.updated_at, updatedBy: r.updated_by }));
+  }
+
+  async getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
+    const { rows } = await this.query<{ doc: Envelope }>('SELECT doc FROM dashplane_history WHERE kind = $1 AND project = $2 AND name = $3 AND version = $4', [
+      k.kind,
+      k.project,
+      k.name,
+      version,
+    ]);
+    return rows[0]?.doc;
+  }
+
+  // --- internals ---
+
+  private async listWith(run: (text: string, values: unknown[]) => Promise<{ rows: { doc: Envelope }[] }>, q: ListQuery): Promise<Envelope[]> {
+    const values: unknown[] = [q.kind];
+    const where = ['kind = $1'];
+    if (q.project !== undefined) {
+      values.push(q.project);
+      where.push(`project = $${values.length}`);
+    }
+    if (q.namePrefix) {
+      values.push(q.namePrefix);
+      where.push(`starts_with(name, $${values.length})`);
+    }
+    if (q.after) {
+      values.push(q.after.project, q.after.name);
+      where.push(`(project, name) > ($${values.length - 1}::text COLLATE "C", $${values.length}::text COLLATE "C")`);
+    }
+    let text = `SELECT doc FROM dashplane_objects WHERE ${where.join(' AND ')} ORDER BY project, name`;
+    if (q.limit !== undefined) {
+      values.push(q.limit);
+      text += ` LIMIT $${values.length}`;
+    }
+    return (await run(text, values)).rows.map((r) => r.doc);
+  }
+
+  /** The history entry of this write; with `retain`, drops entries older than the `max` previous versions. */
+  private async writeHistory(c: PoolClient, obj: Envelope, h: HistoryOptions, retain: boolean): Promise<void> {
+    const k = keyOf(obj);
+    await c.query(
+      `INSERT INTO dashplane_history (kind, project, name, version, updated_by, doc) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+       ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, doc = EXCLUDED.doc`,
+      [k.kind, k.project, k.name, obj.metadata.version, h.by, JSON.stringify(obj)],
+    );
+    const keep = obj.metadata.version - h.max;
+    if (retain && keep > 0) {
+      await c.query('DELETE FROM dashplane_history WHERE kind = $1 AND project = $2 AND name = $3 AND version < $4', [k.kind, k.project, k.name, keep]);
+    }
+  }
+
+  /**
+   * One write: `build` makes the changes and returns its events; then the revision is taken from
+   * the meta row, the events are logged and the log trimmed, all in one transaction. After the
+   * commit the events are published in revision order, before the returned promise resolves.
+   */
+  private async write(build: (c: PoolClient) => Promise<PendingEvent[]>): Promise<number> {
+    const { first, events } = await this.tx(async (c) => {
+      const pending = await build(c);
+      // the meta row lock serialises numbering: revision order is commit order, without gaps
+      const { rows } = await c.query<{ revision: string }>('UPDATE dashplane_meta SET revision = revision + $1 WHERE id = 1 RETURNING revision', [pending.length]);
+      const last = Number(rows[0].revision);
+      const first = last - pending.length + 1;
+      const events = pending.map((e, i) => ({ ...e, revision: first + i }) as StoreEvent);
+      await c.query(
+        `INSERT INTO dashplane_events (revision, type, object)
+         SELECT (e->>'revision')::bigint, e->>'type', e->'object' FROM jsonb_array_elements($1::jsonb) AS e`,
+        [JSON.stringify(events)],
+      );
+      if (last - this.eventLogSize >= this.firstLogged) {
+        await c.query('DELETE FROM dashplane_events WHERE revision <= $1', [last - this.eventLogSize]);
+      }
+      // delivered to every listener at commit, in commit order
+      await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(last)]);
+      return { first, events };
+    });
+    const last = first + events.length - 1;
+    // published before the write returns (onEvent listeners see it first), after every earlier revision
+    await this.publishing.run(async () => {
+      if (this.rev >= last) return;
+      if (this.rev === first - 1) {
+        this.rev = last;
+        this.firstLogged = Math.max(this.firstLogged, last - this.eventLogSize + 1);
+        this.hub.publish(events);
+        return;
+      }
+      // an earlier commit (here or on another replica) is not published yet: read the log
+      await this.catchUp();
+    }).catch(() => undefined); // committed all the same; the next notification catches up
+    return last;
+  }
+
+  /** A transaction, retried on serialisation failures and deadlocks; errors translated. */
+  private async tx<T>(fn: (c: PoolClient) => Promise<T>, mode = ''): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const c = await this.connect();
+      let broken = false;
+      try {
+        await c.query(mode ? `BEGIN ${mode}` : 'BEGIN');
+        const result = await fn(c);
+        await c.query('COMMIT');
+        return result;
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => (broken = true));
+        const code = (e as { code?: string }).code;
+        if ((code === '40001' || code === '40P01') && attempt < MAX_ATTEMPTS) {
+          await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
+          continue;
+        }
+        throw translate(e, this.where);
+      } finally {
+        c.release(broken);
+      }
+    }
+  }
+
+  private async connect(): Promise<PoolClient> {
+    if (!this.pool) throw unavailable(`the PostgreSQL store ${this.where} is not open`);
+    try {
+      return await this.pool.connect();
+    } catch (e) {
+      throw translate(e, this.where);
+    }
+  }
+
+  private async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    if (!this.pool) throw unavailable(`the PostgreSQL store ${this.where} is not open`);
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (e) {
+      throw translate(e, this.where);
+    }
+  }
+}
+
+function gone(since: number, oldest: number): ApiError {
+  return new ApiError('Gone', `revision ${since} is older than the retained event log (oldest ${oldest}); list again and watch from the revision that list returns`);
+}
+
+/** `"db" on host:port` (never the password). */
+function describeDatabase(o: PostgresStoreOptions): string {
+  let host = o.host;
+  let port = o.port;
+  let database = o.database;
+  if (o.url) {
+    try {
+      const u = new URL(o.url);
+      host ??= u.hostname || undefined;
+      port ??= u.port ? Number(u.port) : undefined;
+      database ??= decodeURIComponent(u.pathname.replace(/^\//, '')) || undefined;
+    } catch {
+      // an unparsable URL: pg reports it at open
+    }
+  }
+  return `"${database ?? process.env.PGDATABASE ?? 'postgres'}" on ${host ?? process.env.PGHOST ?? 'localhost'}:${port ?? process.env.PGPORT ?? 5432}`;
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+
+function isConnectionError(e: unknown): boolean {
+  const code = (e as { code?: string }).code ?? '';
+  if (CONNECTION_CODES.has(code) || code.startsWith('08')) return true;
+  return /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|Cannot use a pool after calling end/i.test((e as Error)?.message ?? '');
+}
+
+/** pg errors -> the store's own; anything else passes through. */
+function translate(e: unknown, where: string): Error {
+  if (e instanceof ApiError) return e;
+  const err = e as { code?: string; message?: string; detail?: string };
+  switch (err.code) {
+    case '23505':
+      return alreadyExists(`an object with this kind, project and name already exists${err.detail ? ` (${err.detail})` : ''}`);
+    case '40001':
+    case '40P01':
+      return conflict('a concurrent write to the same objects won; retry');
+    case '22P05':
+    case '22021':
+      return badRequest(`the document holds text PostgreSQL cannot store (${err.message})`);
+    case '53100':
+      return new ApiError('InsufficientStorage', `the PostgreSQL database ${where} is out of disk space: nothing was written; free space and retry`);
+    case '25006':
+      return unavailable(`the PostgreSQL database ${where} is read-only (a standby?): ${err.message}`);
+  }
+  if (isConnectionError(e)) return unavailable(`the PostgreSQL database ${where} is unavailable: ${err.message ?? String(e)}`);
+  return e as Error;
+}
+
+function openError(e: unknown, where: string): Error {
+  const err = e as { code?: string; message?: string };
+  const msg = err.message ?? String(e);
+  if (err.code === '3D000') return new Error(`the PostgreSQL database ${where} does not exist: create it (CREATE DATABASE) or fix database.postgres`);
+  if (err.code === '28P01' || err.code === '28000') return new Error(`cannot log in to the PostgreSQL database ${where}: ${msg}; check the user and password of database.postgres`);
+  if (isConnectionError(e)) return new Error(`cannot reach the PostgreSQL database ${where}: ${msg}`);
+  if (msg.includes(where)) return e as Error;
+  return new Error(`cannot open the PostgreSQL database ${where}: ${msg}`);
+}

@@ -1,0 +1,131 @@
+import { execFile } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+const run = promisify(execFile);
+const BIN = '/usr/lib/postgresql/15/bin';
+
+export interface TestPostgres {
+  /** postgres://postgres@127.0.0.1:<port>/dashplane_test (trust auth, no password). */
+  url: string;
+  /** A new empty database on the cluster; `drop` removes it. */
+  createDatabase(): Promise<{ url: string; drop(): Promise<void> }>;
+  /** Stops the cluster at once and removes its directory. */
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1 (asked from the kernel). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The command line that runs `cmd` as the postgres OS user when we are root (initdb refuses root). */
+function asPostgres(cmd: string, args: string[]): [string, string[]] {
+  if (process.getuid?.() !== 0) return [cmd, args];
+  if (existsSync('/usr/sbin/runuser') || existsSync('/sbin/runuser') || existsSync('/usr/bin/runuser')) return ['runuser', ['-u', 'postgres', '--', cmd, ...args]];
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return ['su', ['postgres', '-s', '/bin/sh', '-c', [cmd, ...args].map(quote).join(' ')]];
+}
+
+async function pgRun(cmd: string, args: string[]): Promise<void> {
+  const [c, a] = asPostgres(join(BIN, cmd), args);
+  try {
+    await run(c, a, { timeout: 60_000 });
+  } catch (e) {
+    const err = e as { stderr?: string; stdout?: string; message: string };
+    throw new Error(`${cmd} failed: ${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+  }
+}
+
+let counter = 0;
+
+/**
+ * A throwaway PostgreSQL 15 cluster in a temp directory on 127.0.0.1 and a random port (trust
+ * auth, no fsync), run as the `postgres` user when the tests run as root.
+ */
+export async function startPostgres(opts: { timeoutMs?: number } = {}): Promise<TestPostgres> {
+  for (const b of ['initdb', 'pg_ctl', 'pg_isready']) {
+    if (!existsSync(join(BIN, b))) {
+      throw new Error(`${join(BIN, b)} is missing: the PostgreSQL store tests need the postgresql-15 server binaries; .ci/run installs postgresql-15 (apt-get install postgresql-15)`);
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'dashplane-pg-'));
+  const data = join(dir, 'data');
+  const log = join(dir, 'postgres.log');
+  if (process.getuid?.() === 0) {
+    const { stdout } = await run('id', ['-u', 'postgres']);
+    const { stdout: gid } = await run('id', ['-g', 'postgres']);
+    chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
+  }
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  let started = false;
+  try {
+    await pgRun('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync', '--no-instructions']);
+    const port = await freePort();
+    const settings = [
+      `-c listen_addresses=127.0.0.1`,
+      `-c port=${port}`,
+      `-c unix_socket_directories=${dir}`,
+      '-c fsync=off',
+      '-c synchronous_commit=off',
+      '-c full_page_writes=off',
+      '-c max_connections=200',
+    ].join(' ');
+    await pgRun('pg_ctl', ['start', '-D', data, '-l', log, '-o', settings]);
+    started = true;
+    const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+    for (;;) {
+      try {
+        await run(join(BIN, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-t', '1']);
+        break;
+      } catch {
+        if (Date.now() > deadline) {
+          const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
+          throw new Error(`PostgreSQL did not accept connections on 127.0.0.1:${port} within ${opts.timeoutMs ?? 30_000} ms:\n${text}`);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    const base = `postgres://postgres@127.0.0.1:${port}`;
+    const admin = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
+      const c = new pg.Client({ connectionString: `${base}/postgres` });
+      await c.connect();
+      try {
+        return await fn(c);
+      } finally {
+        await c.end();
+      }
+    };
+    await admin((c) => c.query('CREATE DATABASE dashplane_test'));
+    return {
+      url: `${base}/dashplane_test`,
+      async createDatabase() {
+        const name = `dashplane_t${process.pid}_${++counter}`;
+        await admin((c) => c.query(`CREATE DATABASE ${name}`));
+        return { url: `${base}/${name}`, drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))) };
+      },
+      async stop() {
+        try {
+          await pgRun('pg_ctl', ['stop', '-D', data, '-m', 'immediate']);
+        } finally {
+          remove();
+        }
+      },
+    };
+  } catch (e) {
+    if (started) await pgRun('pg_ctl', ['stop', '-D', data, '-m', 'immediate']).catch(() => undefined);
+    remove();
+    throw e;
+  }
+}
