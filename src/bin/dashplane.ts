@@ -3,9 +3,12 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type ServerConfig } from '../config.js';
 import { startServer } from '../main.js';
 import { rotateSecrets } from '../secrets/rotate.js';
+import { migrateStore, storeFromUri } from '../storage/migrate.js';
 
 const USAGE = `usage: dashplane [--config FILE] [--listen HOST:PORT]      start the server
        dashplane secrets rotate [--config FILE]              re-encrypt stored secrets with the primary key
+       dashplane migrate-store --from level:./data --to postgres://user@host/db
+                                                              copy everything to another store (servers stopped)
 
 Configuration: the YAML file (or DASHPLANE_CONFIG), then DASHPLANE_* environment variables
 (e.g. DASHPLANE_DATABASE_LEVEL_PATH=/var/lib/dashplane), then --listen.`;
@@ -19,7 +22,7 @@ async function main(): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
-      options: { config: { type: 'string', short: 'c' }, listen: { type: 'string', short: 'l' }, help: { type: 'boolean', short: 'h' } },
+      options: { config: { type: 'string', short: 'c' }, listen: { type: 'string', short: 'l' }, help: { type: 'boolean', short: 'h' }, from: { type: 'string' }, to: { type: 'string' } },
       allowPositionals: true,
       strict: true,
     });
@@ -32,6 +35,15 @@ async function main(): Promise<void> {
     return;
   }
   const command = parsed.positionals.join(' ');
+  if (command === 'migrate-store') {
+    if (!args.from || !args.to) fail(`migrate-store needs --from and --to\n${USAGE}`, 2);
+    try {
+      await migrateStore(storeFromUri(args.from), storeFromUri(args.to), (line) => console.log(`dashplane: ${line}`));
+    } catch (e) {
+      fail((e as Error).message, 1);
+    }
+    return;
+  }
   if (command !== '' && command !== 'secrets rotate') fail(`unknown command "${command}"\n${USAGE}`, 2);
   let loaded;
   try {
