@@ -24,19 +24,25 @@ export async function bootstrapAdmin(admin: BootstrapAdmin, registry: KindRegist
   const bindings = registry.all().find((d) => d.authz === 'binding' && d.scope === 'global')!;
   if (await exists(() => service.get(SYSTEM, users, '', admin.name))) return undefined;
   const password = admin.password ?? readPassword(admin.password_file);
-  await service.create(SYSTEM, users, { kind: users.kind, metadata: { name: admin.name }, spec: { nativeProvider: { password } } }, {});
-  if (!(await exists(() => service.get(SYSTEM, roles, '', ADMIN_ROLE)))) {
-    await service.create(SYSTEM, roles, { kind: roles.kind, metadata: { name: ADMIN_ROLE }, spec: { permissions: [{ actions: ['*'], scopes: ['*'] }] } }, {});
-  }
+  // Replicas starting together race here: whoever creates the user does the rest.
+  const created = await service.create(SYSTEM, users, { kind: users.kind, metadata: { name: admin.name }, spec: { nativeProvider: { password } } }, {}).catch(existsAsUndefined);
+  if (!created) return undefined;
+  await service.create(SYSTEM, roles, { kind: roles.kind, metadata: { name: ADMIN_ROLE }, spec: { permissions: [{ actions: ['*'], scopes: ['*'] }] } }, {}).catch(existsAsUndefined);
   const subject = { kind: 'User', name: admin.name };
-  const binding = await service.get(SYSTEM, bindings, '', ADMIN_ROLE).catch(notFoundAsUndefined);
-  if (!binding) {
-    await service.create(SYSTEM, bindings, { kind: bindings.kind, metadata: { name: ADMIN_ROLE }, spec: { role: ADMIN_ROLE, subjects: [subject] } }, {});
-  } else {
+  const made = await service.create(SYSTEM, bindings, { kind: bindings.kind, metadata: { name: ADMIN_ROLE }, spec: { role: ADMIN_ROLE, subjects: [subject] } }, {}).catch(existsAsUndefined);
+  if (!made) {
+    const binding = await service.get(SYSTEM, bindings, '', ADMIN_ROLE);
     const spec = binding.spec as { role: string; subjects: { kind: string; name: string }[] };
-    await service.update(SYSTEM, bindings, { ...binding, spec: { ...spec, subjects: [...spec.subjects, subject] } }, { name: ADMIN_ROLE });
+    if (!spec.subjects.some((x) => x.kind === subject.kind && x.name === subject.name)) {
+      await service.update(SYSTEM, bindings, { ...binding, spec: { ...spec, subjects: [...spec.subjects, subject] } }, { name: ADMIN_ROLE });
+    }
   }
   return `created the administrator "${admin.name}" (GlobalRole ${ADMIN_ROLE}: * on *)`;
+}
+
+function existsAsUndefined(e: unknown): undefined {
+  if (e instanceof ApiError && e.reason === 'AlreadyExists') return undefined;
+  throw e;
 }
 
 function readPassword(file: string | undefined): string {
