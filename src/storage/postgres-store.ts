@@ -152,7 +152,8 @@ export class PostgresStore implements Store {
       );
       if (!rows.length) return;
       const first = Number(rows[0].revision);
-      if (first > this.firstLogged) this.firstLogged = first;
+      // a gap after the last published revision means those events were trimmed meanwhile
+      if (first > this.rev + 1) this.firstLogged = Math.max(this.firstLogged, first);
       const events = rows.map((r) => ({ type: r.type, revision: Number(r.revision), object: r.object }));
       this.rev = events[events.length - 1].revision;
       this.hub.publish(events);
