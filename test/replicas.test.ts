@@ -88,6 +88,14 @@ describe('replicas on one PostgreSQL database', function () {
     }
   });
 
+  it('concurrent default datasources of one plugin kind on two replicas: exactly one wins', async () => {
+    const admin = await loginAdmin(a);
+    const ds = (n: number) => ({ kind: 'Datasource', metadata: { name: `def${n}` }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://x:9090' } } } });
+    const results = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => (n % 2 ? a : b).api('POST', '/api/v1/projects/shared/datasources', ds(n), bearer(admin))));
+    expect(results.filter((r) => r.status === 200), results.map((r) => r.status).join(' ')).to.have.length(1);
+    expect((await b.api('GET', '/api/v1/projects/shared/datasources?default=true', undefined, bearer(admin))).body).to.have.length(1);
+  });
+
   it('secrets written on A are usable on B (the same key) and stored encrypted', async () => {
     const admin = await loginAdmin(a);
     const canary = `CANARY-${randomBytes(4).toString('hex')}`;

@@ -195,6 +195,20 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect(await store.getVersion(key, 0)).to.equal(undefined);
     });
 
+    it('exclusive: callers of one key never overlap; other keys run alongside', async () => {
+      let inside = 0;
+      let most = 0;
+      const work = () => async () => {
+        inside++;
+        most = Math.max(most, inside);
+        await new Promise((r) => setImmediate(r));
+        inside--;
+      };
+      await Promise.all(Array.from({ length: 10 }, () => store.exclusive('k', work())));
+      expect(most).to.equal(1);
+      expect(await store.exclusive('k', async () => 42)).to.equal(42);
+    });
+
     it('watch delivers later writes in revision order', async () => {
       const ac = new AbortController();
       const events: StoreEvent[] = [];

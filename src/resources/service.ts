@@ -55,8 +55,6 @@ export class ResourceService {
   private readonly hookContext: HookContext;
   private readonly now: () => Date;
   private readonly updates = new KeyedMutex();
-  /** Scope-wide rules (singleFlag) read the scope then write: writes of such kinds queue per scope. */
-  private readonly scopes = new KeyedMutex();
 
   /** The store the service writes to (for read-only companions such as history). */
   get store(): Store {
@@ -245,10 +243,10 @@ export class ResourceService {
     }
   }
 
-  /** Runs `fn` alone among the writes of the kind's scope when the kind has a scope-wide rule. */
+  /** Runs `fn` alone among the writes of the kind's scope (on every replica) when the kind has a scope-wide rule. */
   private inScope<T>(d: KindDescriptor, project: string | undefined, fn: () => Promise<T>): Promise<T> {
     if (!d.singleFlag) return fn();
-    return this.scopes.run(`${d.kind}/${d.scope === 'project' ? (project ?? '') : ''}`, fn);
+    return this.opts.store.exclusive(`scope/${d.kind}/${d.scope === 'project' ? (project ?? '') : ''}`, fn);
   }
 
   /** Objects the kind creates along with a new one, stamped and validated like any other. */

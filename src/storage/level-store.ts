@@ -2,7 +2,7 @@ import { Level } from 'level';
 import { readdirSync } from 'node:fs';
 import { ApiError, alreadyExists, badRequest, conflict, notFound } from '../errors.js';
 import { EventHub } from './event-hub.js';
-import { Mutex } from './mutex.js';
+import { KeyedMutex, Mutex } from './mutex.js';
 import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, VersionEntry } from './store.js';
 import { keyOf } from './store.js';
 
@@ -33,6 +33,7 @@ interface HistoryRecord {
 export class LevelStore implements Store {
   private readonly db: Level<string, string>;
   private readonly writes = new Mutex();
+  private readonly locks = new KeyedMutex();
   private readonly hub = new EventHub();
   private readonly eventLogSize: number;
   private rev = 0;
@@ -199,6 +200,11 @@ export class LevelStore implements Store {
 
   onEvent(listener: (e: StoreEvent) => void): () => void {
     return this.hub.listen(listener);
+  }
+
+  /** One process owns the directory, so an in-process queue per key is enough. */
+  exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    return this.locks.run(key, fn);
   }
 
   async listVersions(k: ObjectKey): Promise<VersionEntry[]> {

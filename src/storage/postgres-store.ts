@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
 import { ApiError, alreadyExists, badRequest, conflict, notFound, unavailable } from '../errors.js';
 import { EventHub } from './event-hub.js';
-import { Mutex } from './mutex.js';
+import { KeyedMutex, Mutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
 import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, VersionEntry } from './store.js';
 import { keyOf } from './store.js';
@@ -39,6 +39,7 @@ const PAGE = 500;
  */
 export class PostgresStore implements Store {
   private pool?: pg.Pool;
+  private readonly locks = new KeyedMutex();
   private readonly hub = new EventHub();
   private readonly eventLogSize: number;
   private readonly where: string;
@@ -320,6 +321,29 @@ export class PostgresStore implements Store {
 
   onEvent(listener: (e: StoreEvent) => void): () => void {
     return this.hub.listen(listener);
+  }
+
+  /**
+   * A session-level advisory lock on a dedicated connection, held while `fn` runs: excludes the
+   * same key on every replica (queued in this process first, so one connection waits per key).
+   */
+  exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    return this.locks.run(key, async () => {
+      if (!this.pool) throw unavailable(`the PostgreSQL store ${this.where} is not open`);
+      const client = await this.pool.connect().catch((e: unknown) => {
+        throw translate(e, this.where);
+      });
+      try {
+        await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`dashplane:${key}`]);
+        try {
+          return await fn();
+        } finally {
+          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [`dashplane:${key}`]);
+        }
+      } finally {
+        client.release();
+      }
+    });
   }
 
   async listVersions(k: ObjectKey): Promise<VersionEntry[]> {

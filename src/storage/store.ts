@@ -109,6 +109,11 @@ export interface Store {
   watch(opts: { since?: number; signal: AbortSignal }): AsyncIterable<StoreEvent>;
   /** Calls `listener` synchronously for every event this process commits (cache invalidation). */
   onEvent(listener: (e: StoreEvent) => void): () => void;
+  /**
+   * Runs `fn` while no other caller holds `key`, in this process and (for shared stores) on every
+   * replica: for read-then-write rules that span objects (one default datasource per scope).
+   */
+  exclusive<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** History entries of an object (present or deleted), newest first. */
   listVersions(key: ObjectKey): Promise<VersionEntry[]>;
   /** The object as it was at `version`, if kept. */
