@@ -22,7 +22,9 @@ import type { KindRegistry } from './kinds/registry.js';
 import { SCHEMAS_DIR } from './paths.js';
 import { checkSecretKeys } from './secrets/key-check.js';
 import { SecretBox } from './secrets/secret-box.js';
+import { Metrics } from './api/metrics.js';
 import { Reaper } from './controllers/reaper.js';
+import { instrumentStore } from './storage/instrumented-store.js';
 import { Watcher } from './controllers/watcher.js';
 import { PluginRegistry } from './plugins/registry.js';
 import { Upstream } from './proxy/upstream.js';
@@ -62,7 +64,10 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   if (usesPostgres(config) && !security.encryption_key && !security.encryption_key_file) {
     throw new Error('with database.postgres every replica needs the same key: set security.encryption_key_file, security.encryption_key or DASHPLANE_ENCRYPTION_KEY (generate one with: openssl rand -hex 32)');
   }
-  const store = openStore(config);
+  const build = readBuildInfo();
+  let watcherRef: Watcher | undefined;
+  const metrics = new Metrics(build, () => watcherRef?.openStreams ?? 0);
+  const store = instrumentStore(openStore(config), metrics);
   await store.open();
   const startupLog: string[] = [];
   let secrets: SecretBox;
@@ -103,7 +108,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
       const rbac = new RbacAuthorizer({ store, registry, guest: (security.authorization!.guest_permissions ?? []) as Permission[], config });
       authorizer = rbac;
       const limits = authn.login_rate_limit!;
-      const authService = new AuthService({ store, userKind: userKind.kind, passwords, sessions, tokens, refreshTtlMs, limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! } });
+      const authService = new AuthService({ store, userKind: userKind.kind, passwords, sessions, tokens, refreshTtlMs, limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! }, onFailure: () => metrics.loginFailures.inc(), onRateLimited: () => metrics.loginRateLimited.inc() });
       const cookie = { sameSite: security.cookie!.same_site!, secure: security.cookie!.secure! };
       auth = {
         auth: authService,
@@ -125,6 +130,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   const service = new ResourceService({ registry, store, plugins, authorizer, passwords, secrets, config });
   serviceRef.current = service;
   const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: parseDuration(config.watch!.bookmark_interval!)! });
+  watcherRef = watcher;
   const px = config.proxy!;
   const upstream = new Upstream({ timeoutMs: parseDuration(px.timeout!)!, maxDurationMs: parseDuration(px.max_duration!)!, maxConcurrent: px.max_concurrent!, deniedNetworks: px.denied_networks ?? [] });
   const app = buildApp({
@@ -137,8 +143,9 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     ...(auth ? { auth: { ...auth, service } } : {}),
     ...(external ? { external: { ...external, service } } : {}),
     watcher,
-    proxy: { registry, service, store, secrets, upstream, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
-    build: readBuildInfo(),
+    metrics,
+    proxy: { registry, service, store, secrets, upstream, metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
+    build,
     logger: opts.logger ?? { level: config.log?.level ?? 'info' },
   });
   const timers: NodeJS.Timeout[] = [];
@@ -148,6 +155,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     service,
     sweepMs: parseDuration(config.ephemeral_dashboard!.cleanup_interval!)!,
     log: (msg, err) => app.log.error({ err }, msg),
+    onDeleted: () => metrics.reaperDeletions.inc(),
   });
   try {
     await reaper.start();

@@ -14,6 +14,7 @@ import { registerBodyParsers } from './body-parsers.js';
 import { registerExternalAuthRoutes, type ExternalAuthOptions } from './external-auth-routes.js';
 import type { Watcher } from '../controllers/watcher.js';
 import { registerErrorHandler } from './error-handler.js';
+import { registerMetrics, type Metrics } from './metrics.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { registerResourceRoutes } from './resource-router.js';
 import { registerSystemRoutes, type BuildInfo } from './system-routes.js';
@@ -36,6 +37,7 @@ export interface AppOptions {
   authenticator: Authenticator;
   proxy: ProxyRouteOptions;
   watcher: Watcher;
+  metrics: Metrics;
   /** External identity providers (auth on and providers configured). */
   external?: ExternalAuthOptions;
   /** Login, refresh, logout, whoami, permissions: present when auth is on. */
@@ -66,6 +68,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
     refuseCrossSite(request);
   });
   registerErrorHandler(app);
+  registerMetrics(app, o.metrics);
   registerBodyParsers(app, http.max_json_depth!);
   registerSystemRoutes(app, o);
   registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher);

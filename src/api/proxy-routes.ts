@@ -10,6 +10,7 @@ import { findHTTPProxy, httpProxyProblems } from '../proxy/http-proxy.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from '../proxy/headers.js';
 import { checkAllowed, proxySuffix, upstreamUrl } from '../proxy/path.js';
 import type { Upstream, UpstreamTls } from '../proxy/upstream.js';
+import type { Metrics } from './metrics.js';
 import { assertName } from '../resources/names.js';
 import type { ResourceService } from '../resources/service.js';
 import { DecryptError, type SecretBox } from '../secrets/secret-box.js';
@@ -24,6 +25,7 @@ export interface ProxyRouteOptions {
   upstream: Upstream;
   /** security.secret_files_dir, for *File secret fields. */
   secretFilesDir?: string;
+  metrics?: Metrics;
 }
 
 /** A route family: which kind holds the datasource and where the suffix starts in the path. */
@@ -139,13 +141,22 @@ async function forward(o: ProxyRouteOptions, x: Exchange, req: FastifyRequest, r
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
   });
-  const res = await o.upstream.send(url, {
-    method: x.method,
-    headers: upstreamRequestHeaders(x.headers, found.spec.headers, credentials.authorization),
-    ...(x.body ? { body: x.body } : {}),
-    ...(credentials.tls ? { tls: credentials.tls } : {}),
-    signal: controller.signal,
-  });
+  const datasource = `${x.d.kind}/${x.project ?? ''}/${x.name}`;
+  const end = o.metrics?.proxyRequests.startTimer({ datasource });
+  let res;
+  try {
+    res = await o.upstream.send(url, {
+      method: x.method,
+      headers: upstreamRequestHeaders(x.headers, found.spec.headers, credentials.authorization),
+      ...(x.body ? { body: x.body } : {}),
+      ...(credentials.tls ? { tls: credentials.tls } : {}),
+      signal: controller.signal,
+    });
+  } catch (e) {
+    end?.({ status: (e as { reason?: string }).reason ?? 'error' });
+    throw e;
+  }
+  end?.({ status: String(res.statusCode) });
   res.body.on('error', () => reply.raw.destroy());
   return reply.code(res.statusCode).headers(callerResponseHeaders(res.headers)).send(res.body);
 }

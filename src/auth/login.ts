@@ -37,6 +37,9 @@ export class AuthService {
       tokens: TokenService;
       refreshTtlMs: number;
       limits: LoginLimits;
+      /** Counted for metrics. */
+      onFailure?: () => void;
+      onRateLimited?: () => void;
     },
   ) {
     this.perLogin = new FailureLimiter(o.limits.perLogin, o.limits.windowMs);
@@ -53,6 +56,7 @@ export class AuthService {
     }
     const loginKey = `${login}\u0000${address}`;
     const wait = Math.max(this.perLogin.retryAfter(loginKey), this.perAddress.retryAfter(address));
+    if (wait > 0) this.o.onRateLimited?.();
     if (wait > 0) throw new ApiError('TooManyRequests', `too many failed logins; retry in ${wait} s`, undefined, { 'Retry-After': String(wait) });
     // Counted before the password is checked, so a burst of parallel guesses is limited too.
     this.perLogin.fail(loginKey);
@@ -67,7 +71,10 @@ export class AuthService {
       this.perAddress.undo(address);
       throw e;
     }
-    if (!ok || !user) throw badRequest(WRONG);
+    if (!ok || !user) {
+      this.o.onFailure?.();
+      throw badRequest(WRONG);
+    }
     this.perLogin.reset(loginKey);
     this.perAddress.undo(address);
     const refreshId = this.o.tokens.newRefreshId();

@@ -34,7 +34,7 @@ export class Reaper {
   private running = Promise.resolve();
   private stopped = false;
 
-  constructor(private readonly o: { store: Store; registry: KindRegistry; service: ResourceService; sweepMs: number; log: (msg: string, err?: unknown) => void; now?: () => number }) {
+  constructor(private readonly o: { store: Store; registry: KindRegistry; service: ResourceService; sweepMs: number; log: (msg: string, err?: unknown) => void; onDeleted?: () => void; now?: () => number }) {
     this.kinds = new Map(o.registry.all().filter((d) => d.ttlPath).map((d) => [d.kind, d]));
   }
 
@@ -93,6 +93,7 @@ export class Reaper {
       this.due.delete(id);
       try {
         await this.o.service.delete(SYSTEM, x.d, x.d.scope === 'project' ? x.project : undefined, x.name, { ifMatch: x.version, ifUpdatedAt: x.updatedAt, evenIfExpired: true });
+        this.o.onDeleted?.();
       } catch (e) {
         // changed meanwhile (extended, re-created) or already gone: its new state is scheduled by its event
         if (!(e instanceof ApiError && (e.reason === 'PreconditionFailed' || e.reason === 'NotFound'))) this.o.log(`cannot delete expired ${x.d.kind} "${x.name}"`, e);

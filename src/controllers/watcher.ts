@@ -56,6 +56,11 @@ export class Watcher {
     return this.stream(p, d, q, readable, initial, start, events, stop);
   }
 
+  /** How many streams are open (a metric). */
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
   /** Ends every open stream (server shutdown). */
   closeAll(): void {
     for (const c of this.streams) c.abort();

@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { BuildInfo } from './system-routes.js';
+
+/**
+ * The server's own Prometheus metrics (GET /metrics). One object, created by the composition
+ * root and handed to the parts that count something.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new Histogram({
+    name: 'dashplane_http_request_duration_seconds',
+    help: 'HTTP requests by route template, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [this.registry],
+  });
+  readonly storeOperations = new Histogram({
+    name: 'dashplane_store_operation_duration_seconds',
+    help: 'Store operations by name and outcome.',
+    labelNames: ['operation', 'outcome'],
+    buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
+    registers: [this.registry],
+  });
+  readonly proxyRequests = new Histogram({
+    name: 'dashplane_proxy_upstream_duration_seconds',
+    help: 'Datasource proxy exchanges (until response headers) by datasource and status (error kind on failure).',
+    labelNames: ['datasource', 'status'],
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly reaperDeletions = new Counter({ name: 'dashplane_reaper_deletions_total', help: 'Expired objects deleted by the reaper.', registers: [this.registry] });
+  readonly loginFailures = new Counter({ name: 'dashplane_login_failures_total', help: 'Failed native logins.', registers: [this.registry] });
+  readonly loginRateLimited = new Counter({ name: 'dashplane_login_rate_limited_total', help: 'Native logins refused by the rate limit (429).', registers: [this.registry] });
+
+  constructor(build: BuildInfo, watchStreams: () => number) {
+    new Gauge({ name: 'dashplane_build_info', help: 'Build information (always 1).', labelNames: ['version', 'commit'], registers: [this.registry] }).set({ version: build.version, commit: build.commit }, 1);
+    new Gauge({
+      name: 'dashplane_watch_streams',
+      help: 'Open watch streams.',
+      registers: [this.registry],
+      collect() {
+        this.set(watchStreams());
+      },
+    });
+    collectDefaultMetrics({ register: this.registry, prefix: 'dashplane_' });
+  }
+
+  /** Times `fn` into the store histogram. */
+  async timeStore<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    const end = this.storeOperations.startTimer({ operation });
+    try {
+      const result = await fn();
+      end({ outcome: 'ok' });
+      return result;
+    } catch (e) {
+      end({ outcome: (e as { reason?: string }).reason ?? 'error' });
+      throw e;
+    }
+  }
+}
+
+/** GET /metrics (anonymous) and the per-request histogram, labelled by route template. */
+export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpRequests.observe({ route, method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', { config: { anonymous: true } }, async (_req, reply) => {
+    void reply.header('Content-Type', metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+}

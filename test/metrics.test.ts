@@ -1,0 +1,85 @@
+import { expect } from 'chai';
+import { createServer } from 'node:http';
+import { AUTH_ENV } from './helpers/auth.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
+import { WatchStream } from './helpers/watch.js';
+
+/** The value of one sample line of the exposition text, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const m = /^([^{\s]+)(\{[^}]*\})?\s+(\S+)/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+describe('GET /metrics', function () {
+  this.timeout(30_000);
+  let s: TestServer;
+  const metrics = async () => (await s.raw('GET', '/metrics')).text;
+  before(async () => {
+    s = await startTestServer({ env: AUTH_ENV });
+  });
+  after(() => s.stop());
+
+  it('is anonymous, in the Prometheus text format, with build info', async () => {
+    const r = await s.raw('GET', '/metrics');
+    expect(r.status).to.equal(200);
+    expect(r.headers.get('content-type')).to.match(/^text\/plain/);
+    expect(sample(r.text, 'dashplane_build_info')).to.equal(1);
+  });
+
+  it('counts requests by route template, method and status, and store operations', async () => {
+    for (let i = 0; i < 3; i++) await s.api('GET', `/api/v1/projects/p${i}`);
+    const text = await metrics();
+    expect(sample(text, 'dashplane_http_request_duration_seconds_count', { route: '/api/v1/projects/:name', method: 'GET', status: '401' })).to.be.at.least(3);
+    expect(sample(text, 'dashplane_store_operation_duration_seconds_count', { operation: 'get', outcome: 'ok' })).to.be.greaterThan(0);
+  });
+
+  it('counts failed logins and rate-limited ones', async () => {
+    for (let i = 0; i < 12; i++) await s.api('POST', '/api/auth/providers/native/login', { login: 'admin', password: `wrong-${i}` });
+    const text = await metrics();
+    expect(sample(text, 'dashplane_login_failures_total')).to.be.at.least(10);
+    expect(sample(text, 'dashplane_login_rate_limited_total')).to.be.at.least(1);
+  });
+});
+
+describe('GET /metrics (auth off): watch, proxy, reaper', function () {
+  this.timeout(30_000);
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} });
+  });
+  after(() => s.stop());
+  const metrics = async () => (await s.raw('GET', '/metrics')).text;
+
+  it('open watch streams go up and down', async () => {
+    const w = await WatchStream.must(`${s.url}/api/v1/projects/p/folders?watch=true`);
+    expect(sample(await metrics(), 'dashplane_watch_streams')).to.equal(1);
+    await w.close();
+    await waitFor('the stream to be counted closed', async () => sample(await metrics(), 'dashplane_watch_streams') === 0, 5_000);
+  });
+
+  it('proxy exchanges are timed by datasource and status', async () => {
+    const upstream = createServer((_req, res) => res.end('{}'));
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
+      await s.api('POST', '/api/v1/projects/p/datasources', { kind: 'Datasource', metadata: { name: 'echo' }, spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url } } } } } });
+      expect((await s.raw('GET', '/proxy/projects/p/datasources/echo/api/v1/query')).status).to.equal(200);
+      expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: '200' })).to.equal(1);
+    } finally {
+      upstream.close();
+    }
+  });
+
+  it('reaper deletions are counted', async () => {
+    await s.api('POST', '/api/v1/projects/p/ephemeraldashboards', { kind: 'EphemeralDashboard', metadata: { name: 'e' }, spec: { ttl: '1s', panels: {}, layouts: [] } });
+    await waitFor('the reaper to delete it', async () => sample(await metrics(), 'dashplane_reaper_deletions_total') === 1, 10_000);
+  });
+});
