@@ -18,7 +18,6 @@ import { TokenService } from './auth/tokens.js';
 import { readBuildInfo } from './build-info.js';
 import type { ServerConfig } from './config.js';
 import { buildKindRegistry } from './kinds/index.js';
-import type { KindRegistry } from './kinds/registry.js';
 import { SCHEMAS_DIR } from './paths.js';
 import { checkSecretKeys } from './secrets/key-check.js';
 import { SecretBox } from './secrets/secret-box.js';
