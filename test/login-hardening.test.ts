@@ -400,7 +400,7 @@ describe('login hardening (LOGIN-01..03, rate-limit windows, password storage)',
       expect((await call('POST', LOGIN, { body: `{"login":"gina","password":"${secrets[0]}"`, headers: { 'content-type': 'application/json' } })).status).to.equal(400);
 
       // Wait until the log has the last request (stdout of a child is asynchronous).
-      await waitFor('the log lines of every request', () => (srv.output().match(/request completed/g) ?? []).length >= 8, 10_000);
+      await waitFor('the log lines of every request', () => (srv.output().match(/"msg":"request"/g) ?? []).length >= 8, 10_000);
       srv.child.kill('SIGTERM');
       await srv.exited;
 

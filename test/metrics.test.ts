@@ -40,6 +40,13 @@ describe('GET /metrics', function () {
     expect(sample(text, 'dashplane_store_operation_duration_seconds_count', { operation: 'get', outcome: 'ok' })).to.be.greaterThan(0);
   });
 
+  it('X-Request-Id: a plain caller id is kept and returned; anything else is replaced by a UUID', async () => {
+    expect((await s.api('GET', '/api/v1/health', undefined, { 'x-request-id': 'ci-job-42.step:3' })).headers.get('x-request-id')).to.equal('ci-job-42.step:3');
+    const replaced = (await s.api('GET', '/api/v1/health', undefined, { 'x-request-id': 'bad id\twith "quotes"' })).headers.get('x-request-id');
+    expect(replaced).to.match(/^[0-9a-f-]{36}$/);
+    expect((await s.api('GET', '/api/v1/health')).headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+  });
+
   it('counts failed logins and rate-limited ones', async () => {
     for (let i = 0; i < 12; i++) await s.api('POST', '/api/auth/providers/native/login', { login: 'admin', password: `wrong-${i}` });
     const text = await metrics();

@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import type { Authenticator } from '../auth/authenticator.js';
 import { ANONYMOUS, type Principal } from '../auth/authorizer.js';
 import { AUTH_COOKIES, parseCookies } from '../auth/cookies.js';
@@ -58,9 +59,20 @@ export function buildApp(o: AppOptions): FastifyInstance {
     // Node checks those timeouts every connectionsCheckingInterval (30 s by default): check often.
     http: { headersTimeout: parseDuration(http.headers_timeout!), connectionsCheckingInterval: 1000 } as never,
     requestTimeout: parseDuration(http.request_timeout!),
+    // One log line per request (written in onResponse below) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: false,
+    genReqId: requestId,
   });
   app.decorateRequest('principal', null as unknown as Principal);
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { user: request.principal?.name, method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  });
   app.addHook('onRequest', async (request, reply) => {
+    void reply.header('X-Request-Id', request.id);
     void reply.header('X-Content-Type-Options', 'nosniff');
     void reply.header('Cache-Control', 'no-store');
     if ((request.query as Record<symbol, unknown>)[TOO_MANY_PARAMS]) throw badRequest(`the URL has more than ${MAX_QUERY_PARAMS} query parameters`);
@@ -138,6 +150,12 @@ function originHost(origin: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The caller's X-Request-Id when it is a plain token (it goes into logs), else a new UUID. */
+function requestId(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
 }
 
 /** Marks a query that had more than MAX_QUERY_PARAMS parameters (the parser must not throw). */
