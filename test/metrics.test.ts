@@ -85,6 +85,15 @@ describe('GET /metrics (auth off): watch, proxy, reaper', function () {
     }
   });
 
+  it('the example monitoring dashboard (examples/monitoring) is a valid dashboard', async () => {
+    const { readResources } = await import('./helpers/manifests.js');
+    const { PACKAGE_ROOT } = await import('../src/paths.js');
+    const [dash] = readResources(`${PACKAGE_ROOT}/examples/monitoring/dashplane-dashboard.yaml`);
+    const r = await s.api('POST', '/api/v1/projects/p/dashboards', dash);
+    expect(r.status, r.text).to.equal(200);
+    expect(Object.keys(r.body.spec.panels)).to.have.length(7);
+  });
+
   it('reaper deletions are counted', async () => {
     await s.api('POST', '/api/v1/projects/p/ephemeraldashboards', { kind: 'EphemeralDashboard', metadata: { name: 'e' }, spec: { ttl: '1s', panels: {}, layouts: [] } });
     await waitFor('the reaper to delete it', async () => sample(await metrics(), 'dashplane_reaper_deletions_total') === 1, 10_000);
