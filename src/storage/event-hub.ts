@@ -52,3 +52,23 @@ export class EventHub {
     return iterator;
   }
 }
+
+/**
+ * A watch: the events `replay` yields (a driver's stored log after `since`), then the live ones,
+ * each revision once and in order; `live` must be opened before the replay starts reading, so
+ * nothing committed in between is missed. Closes `live` when the consumer stops.
+ */
+export async function* replayThenLive(live: AsyncIterableIterator<StoreEvent>, from: number, replay?: () => AsyncIterable<StoreEvent>): AsyncGenerator<StoreEvent> {
+  let last = from;
+  try {
+    for (const source of [...(replay ? [replay()] : []), live]) {
+      for await (const e of source) {
+        if (e.revision <= last) continue;
+        last = e.revision;
+        yield e;
+      }
+    }
+  } finally {
+    await live.return?.();
+  }
+}

@@ -1,7 +1,7 @@
 import { Level } from 'level';
 import { readdirSync } from 'node:fs';
 import { ApiError, alreadyExists, badRequest, conflict, notFound } from '../errors.js';
-import { EventHub } from './event-hub.js';
+import { EventHub, replayThenLive } from './event-hub.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, VersionEntry } from './store.js';
 import { keyOf } from './store.js';
@@ -174,28 +174,11 @@ export class LevelStore implements Store {
       throw new ApiError('Gone', `revision ${since} is older than the retained event log (oldest ${this.firstLogged - 1}); list again and watch from the revision that list returns`);
     }
     const live = this.hub.open(opts.signal);
-    const from = since ?? this.rev;
     const db = this.db;
-    return (async function* () {
-      let last = from;
-      try {
-        if (since !== undefined) {
-          for await (const raw of db.values({ gt: eventKey(since), lt: `e${SEP}${HIGH}` })) {
-            const e = JSON.parse(raw) as StoreEvent;
-            if (e.revision <= last) continue;
-            last = e.revision;
-            yield e;
-          }
-        }
-        for await (const e of live) {
-          if (e.revision <= last) continue;
-          last = e.revision;
-          yield e;
-        }
-      } finally {
-        await live.return?.();
-      }
-    })();
+    const replay = async function* () {
+      for await (const raw of db.values({ gt: eventKey(since!), lt: `e${SEP}${HIGH}` })) yield JSON.parse(raw) as StoreEvent;
+    };
+    return replayThenLive(live, since ?? this.rev, since !== undefined ? replay : undefined);
   }
 
   onEvent(listener: (e: StoreEvent) => void): () => void {

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
 import { ApiError, alreadyExists, badRequest, conflict, notFound, unavailable } from '../errors.js';
-import { EventHub } from './event-hub.js';
+import { EventHub, replayThenLive } from './event-hub.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
 import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, VersionEntry } from './store.js';
@@ -287,36 +287,25 @@ export class PostgresStore implements Store {
     if (since !== undefined && since < this.firstLogged - 1) throw gone(since, this.firstLogged - 1);
     // subscribe before reading the log: nothing committed from now on is missed (duplicates are skipped)
     const live = this.hub.open(opts.signal);
-    const from = since ?? this.rev;
     const store = this;
-    return (async function* () {
-      let last = from;
-      try {
-        if (since !== undefined) {
-          for (;;) {
-            const { rows } = await store.query<{ revision: string; type: StoreEvent['type']; object: Envelope }>(
-              'SELECT revision, type, object FROM dashplane_events WHERE revision > $1 ORDER BY revision LIMIT $2',
-              [last, PAGE],
-            );
-            // revisions are gapless: a first event after `since` other than since+1 was trimmed
-            if (last === since && rows.length && Number(rows[0].revision) !== since + 1) throw gone(since, Number(rows[0].revision) - 1);
-            for (const r of rows) {
-              if (opts.signal.aborted) return;
-              last = Number(r.revision);
-              yield { type: r.type, revision: last, object: r.object };
-            }
-            if (rows.length < PAGE) break;
-          }
+    const replay = async function* (): AsyncGenerator<StoreEvent> {
+      let cursor = since!;
+      for (;;) {
+        const { rows } = await store.query<{ revision: string; type: StoreEvent['type']; object: Envelope }>(
+          'SELECT revision, type, object FROM dashplane_events WHERE revision > $1 ORDER BY revision LIMIT $2',
+          [cursor, PAGE],
+        );
+        // revisions are gapless: a first event after `since` other than since+1 was trimmed
+        if (cursor === since && rows.length && Number(rows[0].revision) !== since + 1) throw gone(since, Number(rows[0].revision) - 1);
+        for (const r of rows) {
+          if (opts.signal.aborted) return;
+          cursor = Number(r.revision);
+          yield { type: r.type, revision: cursor, object: r.object };
         }
-        for await (const e of live) {
-          if (e.revision <= last) continue;
-          last = e.revision;
-          yield e;
-        }
-      } finally {
-        await live.return?.();
+        if (rows.length < PAGE) return;
       }
-    })();
+    };
+    return replayThenLive(live, since ?? this.rev, since !== undefined ? replay : undefined);
   }
 
   onEvent(listener: (e: StoreEvent) => void): () => void {
