@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import { unauthorized } from '../errors.js';
 import type { KeyRing } from './keys.js';
 
@@ -38,7 +38,17 @@ export interface IssuedTokens {
  * tokens are signed with different keys, so neither passes for the other.
  */
 export class TokenService {
-  constructor(private readonly keys: KeyRing, private readonly ttl: { accessS: number; refreshS: number }, private readonly now: () => number = Date.now) {}
+  /**
+   * The keys as KeyObjects, made once: given a Buffer, jsonwebtoken first tries to parse it as a
+   * public key on every call (an exception each time), which dominated a token check's cost.
+   */
+  private readonly accessKey: KeyObject;
+  private readonly refreshKey: KeyObject;
+
+  constructor(keys: KeyRing, private readonly ttl: { accessS: number; refreshS: number }, private readonly now: () => number = Date.now) {
+    this.accessKey = createSecretKey(keys.accessTokenKey);
+    this.refreshKey = createSecretKey(keys.refreshTokenKey);
+  }
 
   newRefreshId(): string {
     return randomUUID();
@@ -47,8 +57,8 @@ export class TokenService {
   issue(s: { user: string; sessionId: string; provider: string; slug: string; refreshId: string }): IssuedTokens {
     const nowS = Math.floor(this.now() / 1000);
     const accessExp = nowS + this.ttl.accessS;
-    const access = jwt.sign({ sub: s.user, pkd: s.provider, pid: s.slug, sid: s.sessionId, nbf: nowS, iat: nowS, exp: accessExp }, this.keys.accessTokenKey, { algorithm: 'HS512', noTimestamp: true });
-    const refresh = jwt.sign({ sub: s.user, sid: s.sessionId, jti: s.refreshId, typ: 'refresh', iat: nowS, exp: nowS + this.ttl.refreshS }, this.keys.refreshTokenKey, { algorithm: 'HS512', noTimestamp: true });
+    const access = jwt.sign({ sub: s.user, pkd: s.provider, pid: s.slug, sid: s.sessionId, nbf: nowS, iat: nowS, exp: accessExp }, this.accessKey, { algorithm: 'HS512', noTimestamp: true });
+    const refresh = jwt.sign({ sub: s.user, sid: s.sessionId, jti: s.refreshId, typ: 'refresh', iat: nowS, exp: nowS + this.ttl.refreshS }, this.refreshKey, { algorithm: 'HS512', noTimestamp: true });
     return {
       body: { access_token: access, token_type: 'Bearer', refresh_token: refresh, expiry: new Date(accessExp * 1000).toISOString(), expires_in: this.ttl.accessS },
       accessMaxAge: this.ttl.accessS,
@@ -57,18 +67,18 @@ export class TokenService {
   }
 
   verifyAccess(token: string): AccessClaims {
-    const c = this.verify(token, this.keys.accessTokenKey, 'access token');
+    const c = this.verify(token, this.accessKey, 'access token');
     if (typeof c.sid !== 'string' || typeof c.pkd !== 'string') throw unauthorized('the access token is not one this server issued; log in again');
     return c as unknown as AccessClaims;
   }
 
   verifyRefresh(token: string): RefreshClaims {
-    const c = this.verify(token, this.keys.refreshTokenKey, 'refresh token');
+    const c = this.verify(token, this.refreshKey, 'refresh token');
     if (c.typ !== 'refresh' || typeof c.sid !== 'string' || typeof c.jti !== 'string') throw unauthorized('the refresh token is not one this server issued; log in again');
     return c as unknown as RefreshClaims;
   }
 
-  private verify(token: string, key: Buffer, what: string): Record<string, unknown> {
+  private verify(token: string, key: KeyObject, what: string): Record<string, unknown> {
     let claims: unknown;
     try {
       claims = jwt.verify(token, key, { algorithms: ['HS512'], clockTolerance: CLOCK_SKEW_S, clockTimestamp: Math.floor(this.now() / 1000) });
