@@ -1,37 +1,26 @@
 import { forbidden, unauthorized } from '../errors.js';
-import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { getPath } from '../resources/object-path.js';
-import type { Envelope, Store } from '../storage/store.js';
+import type { Store } from '../storage/store.js';
 import type { Action, Authorizer, AuthzTarget, Principal } from './authorizer.js';
+import { GrantsCache, type Permission } from './grants.js';
 
-/** `{actions, scopes}` as in Role/GlobalRole specs and the guest permissions. */
-export interface Permission {
-  actions: string[];
-  scopes: string[];
-}
+export type { Permission };
 
 /** Key of the global permissions in a permission map (as Perses). */
 export const GLOBAL = '*';
-
-interface Binding {
-  role: string;
-  subjects: { kind: string; name: string }[];
-}
 
 function grants(perms: readonly Permission[], action: Action, kind: string): boolean {
   return perms.some((p) => (p.actions.includes(action) || p.actions.includes('*')) && (p.scopes.includes(kind) || p.scopes.includes('*')));
 }
 
 /**
- * RBAC of API.md §12, read from the store on every request so a change holds on the very next
- * one: guest permissions, then GlobalRoles, then the project's Roles, all additive.
+ * RBAC of API.md §12: guest permissions, then GlobalRoles, then the project's Roles, all
+ * additive. Roles and bindings come from a cache that every change to them drops (GrantsCache),
+ * so a change holds on the very next request.
  */
 export class RbacAuthorizer implements Authorizer {
-  private readonly globalRole: KindDescriptor;
-  private readonly globalBinding: KindDescriptor;
-  private readonly projectRole: KindDescriptor;
-  private readonly projectBinding: KindDescriptor;
+  private readonly grants: GrantsCache;
   private readonly principalKinds: Set<string>;
   private readonly anonymousCreate: Map<string, string>;
 
@@ -41,10 +30,7 @@ export class RbacAuthorizer implements Authorizer {
       if (!d) throw new Error(`RBAC needs a ${scope} ${authz} kind`);
       return d;
     };
-    this.globalRole = find('role', 'global');
-    this.globalBinding = find('binding', 'global');
-    this.projectRole = find('role', 'project');
-    this.projectBinding = find('binding', 'project');
+    this.grants = new GrantsCache({ store: opts.store, globalRole: find('role', 'global'), globalBinding: find('binding', 'global'), projectRole: find('role', 'project'), projectBinding: find('binding', 'project') });
     this.principalKinds = new Set(opts.registry.all().filter((d) => d.isPrincipal).map((d) => d.kind));
     this.anonymousCreate = new Map(opts.registry.all().filter((d) => d.anonymousCreateUnless).map((d) => [d.kind, d.anonymousCreateUnless!]));
   }
@@ -82,41 +68,14 @@ export class RbacAuthorizer implements Authorizer {
   }
 
   private async globalPermissions(user: string): Promise<Permission[]> {
-    const perms = [...this.opts.guest];
-    for (const b of await this.opts.store.list({ kind: this.globalBinding.kind, project: '' })) {
-      if (!binds(b, user)) continue;
-      const role = await this.opts.store.get({ kind: this.globalRole.kind, project: '', name: (b.spec as Binding).role });
-      if (role) perms.push(...permissionsIn(role));
-    }
-    return perms;
+    return [...this.opts.guest, ...((await this.grants.get()).global.get(user) ?? [])];
   }
 
   private async projectPermissions(user: string, project: string): Promise<Permission[]> {
-    const perms: Permission[] = [];
-    for (const b of await this.opts.store.list({ kind: this.projectBinding.kind, project })) {
-      if (!binds(b, user)) continue;
-      const role = await this.opts.store.get({ kind: this.projectRole.kind, project, name: (b.spec as Binding).role });
-      if (role) perms.push(...permissionsIn(role));
-    }
-    return perms;
+    return (await this.grants.get()).projects.get(user)?.get(project) ?? [];
   }
 
-  private async allProjectPermissions(user: string): Promise<Map<string, Permission[]>> {
-    const out = new Map<string, Permission[]>();
-    for (const b of await this.opts.store.list({ kind: this.projectBinding.kind })) {
-      if (!binds(b, user)) continue;
-      const project = b.metadata.project!;
-      const role = await this.opts.store.get({ kind: this.projectRole.kind, project, name: (b.spec as Binding).role });
-      if (role) out.set(project, [...(out.get(project) ?? []), ...permissionsIn(role)]);
-    }
-    return out;
+  private async allProjectPermissions(user: string): Promise<ReadonlyMap<string, Permission[]>> {
+    return (await this.grants.get()).projects.get(user) ?? new Map();
   }
-}
-
-function binds(binding: Envelope, user: string): boolean {
-  return ((binding.spec as Binding).subjects ?? []).some((s) => s.kind === 'User' && s.name === user);
-}
-
-function permissionsIn(role: Envelope): Permission[] {
-  return ((role.spec as { permissions?: Permission[] }).permissions ?? []).map((p) => ({ actions: p.actions, scopes: p.scopes }));
 }

@@ -185,6 +185,9 @@ export class LevelStore implements Store {
     return this.hub.listen(listener);
   }
 
+  /** Every commit is published before it returns (one process owns the directory). */
+  async sync(): Promise<void> {}
+
   /** One process owns the directory, so an in-process queue per key is enough. */
   exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
     return this.locks.run(key, fn);

@@ -312,6 +312,12 @@ export class PostgresStore implements Store {
     return this.hub.listen(listener);
   }
 
+  /** Other replicas' commits are notified asynchronously: one read of the revision tells whether to catch up now. */
+  async sync(): Promise<void> {
+    const { rows } = await this.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
+    if (Number(rows[0].revision) > this.rev) await this.publishing.run(() => this.catchUp());
+  }
+
   /**
    * A session-level advisory lock on a dedicated connection, held while `fn` runs: excludes the
    * same key on every replica (queued in this process first, so one connection waits per key).

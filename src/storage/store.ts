@@ -107,8 +107,13 @@ export interface Store {
    * `signal` aborts. ApiError Gone when `since` is older than the retained event log.
    */
   watch(opts: { since?: number; signal: AbortSignal }): AsyncIterable<StoreEvent>;
-  /** Calls `listener` synchronously for every event this process commits (cache invalidation). */
+  /** Calls `listener` synchronously for every event, in revision order: this process's commits and (shared stores) other replicas' (cache invalidation). */
   onEvent(listener: (e: StoreEvent) => void): () => void;
+  /**
+   * Resolves once every event committed before the call, by any replica, has reached the
+   * `onEvent` listeners: a cache those events invalidate is then as fresh as the store.
+   */
+  sync(): Promise<void>;
   /**
    * Runs `fn` while no other caller holds `key`, in this process and (for shared stores) on every
    * replica: for read-then-write rules that span objects (one default datasource per scope).
