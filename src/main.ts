@@ -18,7 +18,7 @@ import { TokenService } from './auth/tokens.js';
 import { readBuildInfo } from './build-info.js';
 import type { ServerConfig } from './config.js';
 import { buildKindRegistry } from './kinds/index.js';
-import { SCHEMAS_DIR } from './paths.js';
+import { PACKAGE_ROOT, SCHEMAS_DIR } from './paths.js';
 import { checkSecretKeys } from './secrets/key-check.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { Metrics } from './api/metrics.js';
@@ -145,6 +145,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     metrics,
     proxy: { registry, service, store, secrets, upstream, metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build,
+    ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist') },
     logger: opts.logger ?? { level: config.log?.level ?? 'info' },
   });
   const timers: NodeJS.Timeout[] = [];

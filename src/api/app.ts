@@ -18,6 +18,7 @@ import { registerErrorHandler } from './error-handler.js';
 import { registerMetrics, type Metrics } from './metrics.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { registerResourceRoutes } from './resource-router.js';
+import { registerStaticRoutes, type StaticRouteOptions } from './static-routes.js';
 import { registerSystemRoutes, type BuildInfo } from './system-routes.js';
 
 declare module 'fastify' {
@@ -44,6 +45,8 @@ export interface AppOptions {
   /** Login, refresh, logout, whoami, permissions: present when auth is on. */
   auth?: AuthRouteOptions;
   build: BuildInfo;
+  /** The built web UI, served at / (absent: no UI routes). */
+  ui?: StaticRouteOptions;
   /** A pino logger configuration or false. */
   logger: boolean | Record<string, unknown>;
 }
@@ -100,6 +103,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   if (o.auth) registerAuthRoutes(app, o.auth);
   if (o.external) registerExternalAuthRoutes(app, o.external);
   registerProxyRoutes(app, o.proxy);
+  if (o.ui) registerStaticRoutes(app, o.ui);
   return app;
 }
 
@@ -108,7 +112,8 @@ export function buildApp(o: AppOptions): FastifyInstance {
  * marked `anonymous` (login, health, sign-up, ...) also serve callers without valid credentials.
  */
 async function authenticate(authenticator: Authenticator, request: FastifyRequest): Promise<Principal> {
-  const anonymousRoute = (request.routeOptions.config as { anonymous?: boolean } | undefined)?.anonymous === true;
+  const flag = (request.routeOptions.config as { anonymous?: boolean | ((url: string) => boolean) } | undefined)?.anonymous;
+  const anonymousRoute = typeof flag === 'function' ? flag(request.url) : flag === true;
   try {
     const principal = await authenticator.authenticate(request.headers);
     if (principal) return principal;

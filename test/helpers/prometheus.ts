@@ -36,7 +36,7 @@ function findBinary(): string {
 }
 
 /** A port that was free a moment ago (Prometheus must be told its port up front). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
@@ -71,10 +71,10 @@ async function ok(url: string, init?: RequestInit): Promise<Response | undefined
 
 /**
  * Starts `prometheus` on 127.0.0.1 with a random free port, a temporary configuration (self-scrape
- * every 1 s) and temporary storage. Resolves once `/-/ready` answers 200 and the `up` series has two
+ * every 1 s, plus `scrape` targets) and temporary storage. Resolves once `/-/ready` answers 200 and the `up` series has two
  * samples; tries another port if the chosen one was taken in the meantime.
  */
-export async function startPrometheus(opts: { timeoutMs?: number } = {}): Promise<RunningPrometheus> {
+export async function startPrometheus(opts: { timeoutMs?: number; scrape?: { job: string; target: string }[] } = {}): Promise<RunningPrometheus> {
   const bin = findBinary();
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   let lastError = '';
@@ -94,6 +94,7 @@ export async function startPrometheus(opts: { timeoutMs?: number } = {}): Promis
         '  - job_name: prometheus',
         '    static_configs:',
         `      - targets: ['127.0.0.1:${port}']`,
+        ...(opts.scrape ?? []).flatMap((s) => [`  - job_name: ${s.job}`, '    static_configs:', `      - targets: ['${s.target}']`]),
         '',
       ].join('\n'),
     );

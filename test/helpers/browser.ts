@@ -1,0 +1,63 @@
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { PACKAGE_ROOT } from '../../src/paths.js';
+
+/** Where screenshots go (kept by CI as test artifacts; ignored by git). */
+export const ARTIFACTS_DIR = join(PACKAGE_ROOT, 'test-artifacts', 'ui');
+
+/** Debian's chromium (installed by .ci/run); never a downloaded browser. $CHROMIUM_BIN overrides. */
+function chromiumPath(): string {
+  const candidates = [process.env.CHROMIUM_BIN, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((c): c is string => !!c);
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      return c;
+    } catch {
+      // next
+    }
+  }
+  throw new Error('chromium was not found (looked at $CHROMIUM_BIN, /usr/bin/chromium). .ci/run installs the Debian package `chromium`; install it the same way to run the UI tests.');
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    // this machine has no network beyond loopback: keep Chromium from calling home
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+}
+
+/** A page that records console errors, failed requests and uncaught exceptions. */
+export interface WatchedPage {
+  page: Page;
+  context: BrowserContext;
+  /** console errors and page errors seen so far */
+  errors: string[];
+  /** Saves a full-page screenshot as test-artifacts/ui/<name>.png. */
+  screenshot(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function openPage(browser: Browser, baseURL: string): Promise<WatchedPage> {
+  const context = await browser.newContext({ baseURL, viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  return {
+    page,
+    context,
+    errors,
+    async screenshot(name) {
+      const path = join(ARTIFACTS_DIR, `${name}.png`);
+      await page.screenshot({ path, fullPage: true });
+      return path;
+    },
+    close: () => context.close(),
+  };
+}

@@ -1,0 +1,126 @@
+import { AppBar, Box, Button, CircularProgress, Link, Toolbar, Typography } from '@mui/material';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { ReactNode, useEffect } from 'react';
+import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
+import { getConfig, logout, whoami, type PublicConfig } from './api';
+import { onSignedOut } from './fetch-refresh';
+import { DashboardPage } from './pages/DashboardPage';
+import { EditorPage } from './pages/EditorPage';
+import { HistoryPage } from './pages/HistoryPage';
+import { ProjectPage } from './pages/ProjectPage';
+import { ProjectsPage } from './pages/ProjectsPage';
+import { SignInPage } from './pages/SignInPage';
+import { ErrorMessage } from './widgets';
+
+export function App() {
+  const config = useQuery(['config'], getConfig, { staleTime: Infinity });
+  const authOn = config.data?.security?.enable_auth === true;
+  const me = useQuery(['whoami'], whoami, { enabled: authOn, retry: false, staleTime: Infinity });
+  const navigate = useNavigate();
+  const location = useLocation();
+  const queryClient = useQueryClient();
+
+  useEffect(
+    () =>
+      onSignedOut(() => {
+        if (!authOn || window.location.pathname === '/signin') return;
+        queryClient.removeQueries(['whoami']);
+        navigate(`/signin?redirect=${encodeURIComponent(window.location.pathname + window.location.search)}`, { replace: true });
+      }),
+    [authOn, navigate, queryClient],
+  );
+
+  if (config.isLoading) return <Loading />;
+  if (config.error || !config.data) return <ErrorMessage error={config.error} />;
+  const signedIn = !authOn || me.data !== undefined;
+  const here = location.pathname + location.search;
+
+  return (
+    <Routes>
+      <Route path="/signin" element={<SignInPage config={config.data} onSignedIn={() => me.refetch()} />} />
+      <Route
+        path="*"
+        element={
+          signedIn ? (
+            <Layout config={config.data} user={me.data?.metadata.name}>
+              <Routes>
+                <Route path="/" element={<ProjectsPage />} />
+                <Route path="/projects" element={<Navigate to="/" replace />} />
+                <Route path="/projects/:project" element={<ProjectPage />} />
+                <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
+                <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
+                <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
+                <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
+                <Route path="*" element={<NotFound />} />
+              </Routes>
+            </Layout>
+          ) : me.isLoading && me.fetchStatus !== 'idle' ? (
+            <Loading />
+          ) : (
+            <Navigate to={`/signin?redirect=${encodeURIComponent(here)}`} replace />
+          )
+        }
+      />
+    </Routes>
+  );
+}
+
+function Layout({ config, user, children }: { config: PublicConfig; user?: string; children: ReactNode }) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const signOut = async () => {
+    try {
+      await logout();
+    } finally {
+      queryClient.clear();
+      navigate('/signin', { replace: true });
+    }
+  };
+  return (
+    <Box sx={{ display: 'flex', flexDirection: 'column', minHeight: '100vh' }}>
+      <AppBar position="static" elevation={0} color="primary">
+        <Toolbar variant="dense" sx={{ gap: 2 }}>
+          <Link component={RouterLink} to="/" color="inherit" underline="none" sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
+            <img src="/favicon.svg" alt="" width={22} height={22} />
+            <Typography variant="h6" component="span">
+              dashplane
+            </Typography>
+          </Link>
+          <Box sx={{ flexGrow: 1 }} />
+          {config.security?.enable_auth && user && (
+            <>
+              <Typography variant="body2" data-testid="current-user">
+                {user}
+              </Typography>
+              <Button color="inherit" size="small" onClick={signOut}>
+                Sign out
+              </Button>
+            </>
+          )}
+        </Toolbar>
+      </AppBar>
+      <Box component="main" sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column' }}>
+        {children}
+      </Box>
+    </Box>
+  );
+}
+
+function Loading() {
+  return (
+    <Box sx={{ display: 'flex', justifyContent: 'center', mt: 8 }}>
+      <CircularProgress aria-label="loading" />
+    </Box>
+  );
+}
+
+function NotFound() {
+  return (
+    <Box sx={{ p: 3 }}>
+      <Typography variant="h5">Page not found</Typography>
+      <Link component={RouterLink} to="/">
+        Back to the projects
+      </Link>
+    </Box>
+  );
+}

@@ -1,0 +1,143 @@
+// The dashplane HTTP API as the UI uses it (design/API.md). Credentials are the cookies that
+// login sets; fetch-refresh.ts refreshes them once on a 401 for every same-origin call.
+
+export interface Metadata {
+  name: string;
+  project?: string;
+  version?: number;
+  createdAt?: string;
+  updatedAt?: string;
+  tags?: string[];
+}
+
+export interface Resource<S = Record<string, unknown>> {
+  kind: string;
+  metadata: Metadata;
+  spec: S;
+}
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** An error answer of the API: `{message, reason, details?}` with its status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export const enc = encodeURIComponent;
+
+/** `/api/v1[/projects/{p}]/{plural}[/{name}]` */
+export function resourcePath(plural: string, project?: string, name?: string): string {
+  const base = plural === 'projects' || !project ? `/api/v1/${plural}` : `/api/v1/projects/${enc(project)}/${plural}`;
+  return name === undefined ? base : `${base}/${enc(name)}`;
+}
+
+async function toError(res: Response): Promise<ApiError> {
+  const text = await res.text();
+  try {
+    const body = JSON.parse(text) as { message?: string; reason?: string; details?: ErrorDetail[] };
+    return new ApiError(res.status, body.reason ?? String(res.status), body.message ?? res.statusText, body.details ?? []);
+  } catch {
+    return new ApiError(res.status, String(res.status), text || res.statusText);
+  }
+}
+
+export async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const res = await fetch(url, {
+    method,
+    credentials: 'same-origin',
+    headers: { Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw await toError(res);
+  return res;
+}
+
+export async function getJson<T>(url: string): Promise<T> {
+  return (await call('GET', url)).json() as Promise<T>;
+}
+
+export interface PublicConfig {
+  security?: {
+    enable_auth?: boolean;
+    authentication?: {
+      disable_sign_up?: boolean;
+      providers?: {
+        enable_native?: boolean;
+        oidc?: { slug_id: string; name?: string }[];
+        oauth?: { slug_id: string; name?: string }[];
+      };
+    };
+  };
+}
+
+export const getConfig = () => getJson<PublicConfig>('/api/config');
+export const whoami = () => getJson<Resource>('/api/v1/user/whoami');
+
+export async function login(login: string, password: string): Promise<void> {
+  await call('POST', '/api/auth/providers/native/login', { login, password });
+}
+
+export async function signUp(name: string, password: string): Promise<void> {
+  await call('POST', '/api/v1/users', { kind: 'User', metadata: { name }, spec: { nativeProvider: { password } } });
+}
+
+export async function logout(): Promise<void> {
+  await call('GET', '/api/auth/logout');
+}
+
+export function list<T = Resource>(plural: string, project?: string, query: Record<string, string> = {}): Promise<T[]> {
+  const qs = new URLSearchParams(query).toString();
+  return getJson<T[]>(resourcePath(plural, project) + (qs ? `?${qs}` : ''));
+}
+
+export interface Versioned<T = Resource> {
+  object: T;
+  /** The ETag to send back as If-Match. */
+  etag: string;
+}
+
+export async function getResource<T = Resource>(plural: string, project: string | undefined, name: string): Promise<Versioned<T>> {
+  const res = await call('GET', resourcePath(plural, project, name));
+  const object = (await res.json()) as T & Resource;
+  return { object, etag: res.headers.get('ETag') ?? `"${object.metadata.version ?? 0}"` };
+}
+
+/** PUT with If-Match: 412 (ApiError status 412) when someone else saved first. */
+export async function putResource<T = Resource>(plural: string, project: string | undefined, name: string, body: unknown, etag?: string, dryRun = false): Promise<Versioned<T>> {
+  const url = resourcePath(plural, project, name) + (dryRun ? '?dryRun=true' : '');
+  const res = await call('PUT', url, body, etag ? { 'If-Match': etag } : {});
+  const object = (await res.json()) as T & Resource;
+  return { object, etag: res.headers.get('ETag') ?? `"${object.metadata.version ?? 0}"` };
+}
+
+export interface VersionEntry {
+  version: number;
+  updatedAt?: string;
+  updatedBy?: string;
+}
+
+export const listVersions = (plural: string, project: string | undefined, name: string) =>
+  getJson<VersionEntry[]>(`${resourcePath(plural, project, name)}/versions`);
+
+export const getVersion = (plural: string, project: string | undefined, name: string, version: number) =>
+  getJson<Resource>(`${resourcePath(plural, project, name)}/versions/${version}`);
+
+export async function restoreVersion(plural: string, project: string | undefined, name: string, version: number): Promise<Resource> {
+  return (await call('POST', `${resourcePath(plural, project, name)}/versions/${version}/restore`)).json() as Promise<Resource>;
+}
+
+/** A display name if the resource has one (spec.display.name), else its name. */
+export function displayName(r: Resource): string {
+  const display = (r.spec as { display?: { name?: string } } | undefined)?.display?.name;
+  return display && display.trim() ? display : r.metadata.name;
+}

@@ -1,0 +1,72 @@
+import type { DatasourceResource, DatasourceSelector, GlobalDatasourceResource } from '@perses-dev/core';
+import type { DatasourceApi } from '@perses-dev/dashboards';
+import { enc, list } from './api';
+
+/** How long a fetched datasource list is reused (a page renders many panels at once). */
+const LIST_TTL_MS = 30_000;
+
+interface Cached<T> {
+  at: number;
+  value: Promise<T[]>;
+}
+
+type AnyDatasource = DatasourceResource | GlobalDatasourceResource;
+
+/**
+ * The DatasourceApi the Perses components resolve datasource selectors with. One list call per
+ * project (and one for global datasources) serves every panel of the page (design/UI.md gotcha 3);
+ * selectors without a name mean the default datasource of that plugin kind, and names match
+ * exactly first, then case-insensitively (Perses lower-cases names; dashplane keeps them).
+ */
+export class CachingDatasourceApi implements DatasourceApi {
+  private readonly projectLists = new Map<string, Cached<DatasourceResource>>();
+  private globalList?: Cached<GlobalDatasourceResource>;
+
+  buildProxyUrl = ({ project, dashboard, name }: { project?: string; dashboard?: string; name: string }): string => {
+    if (project && dashboard) return `/proxy/projects/${enc(project)}/dashboards/${enc(dashboard)}/datasources/${enc(name)}`;
+    if (project) return `/proxy/projects/${enc(project)}/datasources/${enc(name)}`;
+    return `/proxy/globaldatasources/${enc(name)}`;
+  };
+
+  getDatasource = async (project: string, selector: DatasourceSelector): Promise<DatasourceResource | undefined> =>
+    pick(await this.projectDatasources(project), selector);
+
+  getGlobalDatasource = async (selector: DatasourceSelector): Promise<GlobalDatasourceResource | undefined> =>
+    pick(await this.globalDatasources(), selector);
+
+  listDatasources = async (project: string, pluginKind?: string): Promise<DatasourceResource[]> =>
+    (await this.projectDatasources(project)).filter((d) => pluginKind === undefined || d.spec.plugin.kind === pluginKind);
+
+  listGlobalDatasources = async (pluginKind?: string): Promise<GlobalDatasourceResource[]> =>
+    (await this.globalDatasources()).filter((d) => pluginKind === undefined || d.spec.plugin.kind === pluginKind);
+
+  private projectDatasources(project: string): Promise<DatasourceResource[]> {
+    const hit = this.projectLists.get(project);
+    if (hit && Date.now() - hit.at < LIST_TTL_MS) return hit.value;
+    const value = list<DatasourceResource>('datasources', project).catch((e) => {
+      this.projectLists.delete(project); // do not keep a failure
+      throw e;
+    });
+    this.projectLists.set(project, { at: Date.now(), value });
+    return value;
+  }
+
+  private globalDatasources(): Promise<GlobalDatasourceResource[]> {
+    const hit = this.globalList;
+    if (hit && Date.now() - hit.at < LIST_TTL_MS) return hit.value;
+    const value = list<GlobalDatasourceResource>('globaldatasources').catch((e) => {
+      this.globalList = undefined;
+      // a viewer without read on global datasources still sees project ones
+      if ((e as { status?: number }).status === 403) return [];
+      throw e;
+    });
+    this.globalList = { at: Date.now(), value };
+    return value;
+  }
+}
+
+function pick<T extends AnyDatasource>(all: T[], selector: DatasourceSelector): T | undefined {
+  const ofKind = all.filter((d) => d.spec.plugin.kind === selector.kind);
+  if (selector.name === undefined || selector.name === '') return ofKind.find((d) => d.spec.default);
+  return ofKind.find((d) => d.metadata.name === selector.name) ?? ofKind.find((d) => d.metadata.name.toLowerCase() === selector.name!.toLowerCase());
+}

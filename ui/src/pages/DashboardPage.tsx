@@ -1,0 +1,106 @@
+import { Alert, Box, Button, Snackbar, Stack, Typography } from '@mui/material';
+import type { DashboardResource } from '@perses-dev/core';
+import { ViewDashboard } from '@perses-dev/dashboards';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Link as RouterLink, useLocation, useParams } from 'react-router-dom';
+import { ApiError, displayName, getResource, putResource, type Resource } from '../api';
+import { CachingDatasourceApi } from '../datasource-api';
+import { watchObject } from '../watch';
+import { ErrorMessage, Loading, PageHeader } from '../widgets';
+
+/**
+ * A dashboard rendered by Perses' ViewDashboard (time range, refresh, variables, rows, panel
+ * view), with the time range and variables in the URL. It follows the dashboard's watch stream:
+ * when someone saves a new version, the page shows it and says so.
+ */
+export function DashboardPage() {
+  const { project = '', plural = 'dashboards', name = '' } = useParams();
+  const key = useMemo(() => ['resource', plural, project, name], [plural, project, name]);
+  const queryClient = useQueryClient();
+  const dashboard = useQuery(key, () => getResource(plural, project, name));
+  const datasourceApi = useMemo(() => new CachingDatasourceApi(), [project, name]);
+  const location = useLocation();
+  const restored = (location.state as { restored?: number } | null)?.restored;
+  const [notice, setNotice] = useState<string | undefined>(restored !== undefined ? `Restored: this is now version ${restored}.` : undefined);
+  // versions this page saved itself: their watch events are not news
+  const ownSaves = useRef(new Set<number>());
+
+  useEffect(
+    () =>
+      watchObject(plural, project, name, (event) => {
+        const current = queryClient.getQueryData<{ object: Resource }>(key);
+        if (event.type === 'DELETED') {
+          setNotice('This dashboard was deleted.');
+          return;
+        }
+        const next = event.object!;
+        if (current && (next.metadata.version ?? 0) <= (current.object.metadata.version ?? 0)) return;
+        queryClient.setQueryData(key, { object: next, etag: `"${next.metadata.version}"` });
+        if (current && !ownSaves.current.has(next.metadata.version ?? -1)) setNotice(`Someone saved a new version: now showing version ${next.metadata.version}.`);
+      }),
+    [plural, project, name, key, queryClient],
+  );
+
+  if (plural !== 'dashboards' && plural !== 'ephemeraldashboards') return <ErrorMessage error={new Error(`${plural} cannot be viewed as a dashboard`)} />;
+  if (dashboard.isLoading) return <Loading />;
+  if (dashboard.error || !dashboard.data) return <ErrorMessage error={dashboard.error} />;
+  const resource = dashboard.data.object as unknown as DashboardResource;
+  const etag = dashboard.data.etag;
+  // Perses' own edit mode (panels, variables, datasources) saves here, with If-Match
+  const onSave = async (entity: unknown) => {
+    try {
+      const saved = await putResource(plural, project, name, entity, etag);
+      ownSaves.current.add(saved.object.metadata.version ?? -1);
+      queryClient.setQueryData(key, saved);
+      setNotice(`Saved: version ${saved.object.metadata.version}.`);
+      return saved.object;
+    } catch (e) {
+      if ((e as ApiError).status === 412) throw new Error('Someone else saved this dashboard first: reload the page to see their version, then apply your change again.');
+      throw e;
+    }
+  };
+  const base = `/projects/${encodeURIComponent(project)}/${plural}/${encodeURIComponent(name)}`;
+
+  return (
+    <Box sx={{ display: 'flex', flexDirection: 'column', flexGrow: 1 }}>
+      <PageHeader
+        crumbs={[{ label: project, to: `/projects/${encodeURIComponent(project)}${plural === 'dashboards' ? '' : `?tab=${plural}`}` }, { label: displayName(dashboard.data.object) }]}
+        actions={
+          <Stack direction="row" spacing={1} alignItems="center">
+            <Typography variant="caption" color="text.secondary" data-testid="dashboard-version">
+              version {resource.metadata.version}
+            </Typography>
+            {plural === 'dashboards' && (
+              <Button size="small" component={RouterLink} to={`${base}/history`}>
+                History
+              </Button>
+            )}
+            <Button size="small" component={RouterLink} to={`${base}/edit`}>
+              Edit JSON/YAML
+            </Button>
+          </Stack>
+        }
+      />
+      <Box sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column' }} data-testid="dashboard">
+        <ViewDashboard
+          // a new version is a new dashboard for the Perses providers; time range and variables stay in the URL
+          key={`${resource.metadata.version}`}
+          dashboardResource={resource}
+          datasourceApi={datasourceApi}
+          isReadonly={false}
+          onSave={onSave}
+          isVariableEnabled
+          isDatasourceEnabled
+          isEditing={false}
+          dashboardTitleComponent={<span />}
+        />
+      </Box>
+      <Snackbar open={notice !== undefined} autoHideDuration={8000} onClose={() => setNotice(undefined)} anchorOrigin={{ vertical: 'top', horizontal: 'center' }}>
+        <Alert severity="info" onClose={() => setNotice(undefined)} data-testid="update-notice">
+          {notice}
+        </Alert>
+      </Snackbar>
+    </Box>
+  );
+}

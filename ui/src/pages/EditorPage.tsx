@@ -1,0 +1,237 @@
+import { Alert, Box, Button, List, ListItemButton, ListItemText, Stack, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Link as RouterLink, useParams } from 'react-router-dom';
+import { parse, parseDocument, stringify, YAMLParseError } from 'yaml';
+import { ApiError, getResource, putResource, type Resource } from '../api';
+import { lineOfPath } from '../paths';
+import { ErrorMessage, Loading, PageHeader } from '../widgets';
+
+type Format = 'yaml' | 'json';
+
+interface Problem {
+  path: string;
+  message: string;
+  line?: number;
+}
+
+const serialize = (obj: unknown, format: Format) => (format === 'json' ? JSON.stringify(obj, null, 2) + '\n' : stringify(obj));
+
+/**
+ * Any resource as JSON or YAML. Saving sends If-Match with the version that was loaded: if
+ * someone else saved in between the server answers 412 and the page says so, keeping the text.
+ * Validation errors are listed with their paths and marked at their lines.
+ */
+export function EditorPage() {
+  const { project, plural = '', name = '' } = useParams();
+  const key = ['resource', plural, project ?? '', name];
+  const queryClient = useQueryClient();
+  const loaded = useQuery(key, () => getResource(plural, project, name), { refetchOnMount: 'always' });
+  const [format, setFormat] = useState<Format>('yaml');
+  const [text, setText] = useState<string>();
+  const [etag, setEtag] = useState<string>();
+  const [problems, setProblems] = useState<Problem[]>([]);
+  const [message, setMessage] = useState<{ severity: 'success' | 'error' | 'warning' | 'info'; text: string }>();
+  const [conflict, setConflict] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const area = useRef<HTMLTextAreaElement>(null);
+  const gutter = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (loaded.data && text === undefined) {
+      setText(serialize(loaded.data.object, format));
+      setEtag(loaded.data.etag);
+    }
+  }, [loaded.data, text, format]);
+
+  const lineCount = useMemo(() => (text ?? '').split('\n').length, [text]);
+  const errorLines = useMemo(() => new Set(problems.map((p) => p.line).filter((l): l is number => l !== undefined)), [problems]);
+
+  const parseText = (): unknown => {
+    try {
+      return format === 'json' ? JSON.parse(text ?? '') : parse(text ?? '');
+    } catch (e) {
+      const line = e instanceof YAMLParseError ? e.linePos?.[0].line : jsonErrorLine(text ?? '', e as Error);
+      setProblems([{ path: '(text)', message: (e as Error).message.split('\n')[0], line }]);
+      setMessage({ severity: 'error', text: `The text is not valid ${format.toUpperCase()}.` });
+      return undefined;
+    }
+  };
+
+  const submit = async (dryRun: boolean) => {
+    setMessage(undefined);
+    setProblems([]);
+    setConflict(false);
+    const body = parseText();
+    if (body === undefined) return;
+    setBusy(true);
+    try {
+      const saved = await putResource(plural, project, name, body, etag, dryRun);
+      if (dryRun) {
+        setMessage({ severity: 'success', text: 'Valid: the server accepts this.' });
+      } else {
+        setEtag(saved.etag);
+        setText(serialize(saved.object, format));
+        queryClient.setQueryData(key, saved);
+        setMessage({ severity: 'success', text: `Saved: version ${saved.object.metadata.version}.` });
+      }
+    } catch (e) {
+      const err = e as ApiError;
+      if (err.status === 412) {
+        setConflict(true);
+        setMessage({ severity: 'warning', text: `Someone else saved this ${kindOf(body)} first, after you opened it. Your text is kept here: load their version to see what changed, then apply your edit again.` });
+      } else {
+        const doc = parseDocument(text ?? '');
+        setProblems((err.details ?? []).map((d) => ({ ...d, line: lineOfPath(text ?? '', d.path, doc) })));
+        setMessage({ severity: 'error', text: err.message });
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const reload = async () => {
+    const fresh = await loaded.refetch();
+    if (fresh.data) {
+      setText(serialize(fresh.data.object, format));
+      setEtag(fresh.data.etag);
+      setConflict(false);
+      setProblems([]);
+      setMessage({ severity: 'info', text: `Loaded version ${fresh.data.object.metadata.version}.` });
+    }
+  };
+
+  const switchFormat = (next: Format | null) => {
+    if (!next || next === format) return;
+    const body = parseText();
+    if (body === undefined) return;
+    setFormat(next);
+    setText(serialize(body, next));
+    setProblems([]);
+  };
+
+  const goToLine = (line?: number) => {
+    const el = area.current;
+    if (!el || line === undefined || text === undefined) return;
+    const lines = text.split('\n');
+    const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+    el.focus();
+    el.setSelectionRange(start, start + lines[line - 1].length);
+    el.scrollTop = Math.max(0, (line - 5) * LINE_HEIGHT);
+  };
+
+  if (loaded.isLoading) return <Loading />;
+  if (loaded.error || !loaded.data) return <ErrorMessage error={loaded.error} />;
+  const object = loaded.data.object as Resource;
+  const viewable = plural === 'dashboards' || plural === 'ephemeraldashboards';
+  const crumbs = project
+    ? [
+        { label: project, to: `/projects/${encodeURIComponent(project)}${plural === 'dashboards' ? '' : `?tab=${plural}`}` },
+        ...(viewable ? [{ label: name, to: `/projects/${encodeURIComponent(project)}/${plural}/${encodeURIComponent(name)}` }] : [{ label: name }]),
+        ...(viewable ? [{ label: 'Edit' }] : []),
+      ]
+    : [{ label: `${plural} / ${name}` }];
+
+  return (
+    <Box sx={{ display: 'flex', flexDirection: 'column', flexGrow: 1, pb: 2 }}>
+      <PageHeader
+        crumbs={crumbs}
+        actions={
+          <Stack direction="row" spacing={1} alignItems="center">
+            <Typography variant="caption" color="text.secondary">
+              {object.kind} · editing version {etag?.replace(/"/g, '')}
+            </Typography>
+            <ToggleButtonGroup size="small" exclusive value={format} onChange={(_e, v: Format | null) => switchFormat(v)} aria-label="format">
+              <ToggleButton value="yaml">YAML</ToggleButton>
+              <ToggleButton value="json">JSON</ToggleButton>
+            </ToggleButtonGroup>
+            <Button size="small" onClick={reload} disabled={busy}>
+              Reload
+            </Button>
+            <Button size="small" variant="outlined" onClick={() => submit(true)} disabled={busy}>
+              Validate
+            </Button>
+            <Button size="small" variant="contained" onClick={() => submit(false)} disabled={busy} data-testid="save">
+              Save
+            </Button>
+            {viewable && project && (
+              <Button size="small" component={RouterLink} to={`/projects/${encodeURIComponent(project)}/${plural}/${encodeURIComponent(name)}`}>
+                View
+              </Button>
+            )}
+          </Stack>
+        }
+      />
+      <Box sx={{ px: 3 }}>
+        {message && (
+          <Alert
+            severity={message.severity}
+            sx={{ mb: 1 }}
+            data-testid="editor-message"
+            action={
+              conflict ? (
+                <Button color="inherit" size="small" onClick={reload}>
+                  Load their version
+                </Button>
+              ) : undefined
+            }
+          >
+            {message.text}
+          </Alert>
+        )}
+        {problems.length > 0 && (
+          <List dense sx={{ mb: 1, border: 1, borderColor: 'error.light', borderRadius: 1, maxHeight: 200, overflow: 'auto' }} data-testid="problems">
+            {problems.map((p, i) => (
+              <ListItemButton key={i} onClick={() => goToLine(p.line)} data-testid="problem" data-path={p.path} data-line={p.line}>
+                <ListItemText
+                  primary={
+                    <span>
+                      <code>{p.path}</code>
+                      {p.line !== undefined && <Typography component="span" variant="caption" color="text.secondary">{` · line ${p.line}`}</Typography>}
+                    </span>
+                  }
+                  secondary={p.message}
+                />
+              </ListItemButton>
+            ))}
+          </List>
+        )}
+      </Box>
+      <Box sx={{ display: 'flex', mx: 3, flexGrow: 1, minHeight: 400, border: 1, borderColor: 'divider', borderRadius: 1, overflow: 'hidden' }}>
+        <Box ref={gutter} aria-hidden sx={{ ...MONO, overflow: 'hidden', textAlign: 'right', px: 1, bgcolor: 'grey.100', color: 'text.secondary', userSelect: 'none', minWidth: 48 }}>
+          {Array.from({ length: lineCount }, (_v, i) => (
+            <div key={i} style={errorLines.has(i + 1) ? { background: '#ffcdd2', color: '#b71c1c', fontWeight: 700 } : undefined} data-error-line={errorLines.has(i + 1) ? i + 1 : undefined}>
+              {i + 1}
+            </div>
+          ))}
+        </Box>
+        <Box
+          component="textarea"
+          ref={area}
+          value={text ?? ''}
+          spellCheck={false}
+          aria-label="resource text"
+          onChange={(e: React.ChangeEvent<HTMLTextAreaElement>) => setText(e.target.value)}
+          onScroll={(e: React.UIEvent<HTMLTextAreaElement>) => {
+            if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
+          }}
+          sx={{ ...MONO, flexGrow: 1, border: 0, outline: 'none', resize: 'none', p: 0, pl: 1, whiteSpace: 'pre', overflow: 'auto' }}
+        />
+      </Box>
+    </Box>
+  );
+}
+
+const LINE_HEIGHT = 18;
+const MONO = { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: 13, lineHeight: `${LINE_HEIGHT}px`, pt: 1 };
+
+function kindOf(body: unknown): string {
+  return (body as { kind?: string } | null)?.kind ?? 'resource';
+}
+
+/** V8's JSON.parse messages carry "position N"; turn that into a line. */
+function jsonErrorLine(text: string, e: Error): number | undefined {
+  const m = /position (\d+)/.exec(e.message);
+  if (!m) return undefined;
+  return text.slice(0, Number(m[1])).split('\n').length;
+}

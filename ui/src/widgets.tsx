@@ -1,0 +1,81 @@
+import { Alert, Box, Breadcrumbs, CircularProgress, Link, TextField, Typography } from '@mui/material';
+import { ReactNode } from 'react';
+import { Link as RouterLink } from 'react-router-dom';
+import { ApiError } from './api';
+
+export function ErrorMessage({ error }: { error: unknown }) {
+  const e = error as Partial<ApiError>;
+  const message = e?.message ?? String(error);
+  return (
+    <Alert severity="error" sx={{ m: 2 }} data-testid="error">
+      {e?.status === 403 ? `You may not see this: ${message}` : e?.status === 404 ? `Not found: ${message}` : message}
+    </Alert>
+  );
+}
+
+export function Loading() {
+  return (
+    <Box sx={{ display: 'flex', justifyContent: 'center', mt: 6 }}>
+      <CircularProgress aria-label="loading" />
+    </Box>
+  );
+}
+
+export interface Crumb {
+  label: string;
+  to?: string;
+}
+
+export function PageHeader({ crumbs, actions }: { crumbs: Crumb[]; actions?: ReactNode }) {
+  return (
+    <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, px: 3, pt: 2, pb: 1, flexWrap: 'wrap' }}>
+      <Breadcrumbs aria-label="breadcrumb" sx={{ flexGrow: 1 }}>
+        <Link component={RouterLink} to="/" underline="hover" color="inherit">
+          Projects
+        </Link>
+        {crumbs.map((c, i) =>
+          c.to && i < crumbs.length - 1 ? (
+            <Link key={i} component={RouterLink} to={c.to} underline="hover" color="inherit">
+              {c.label}
+            </Link>
+          ) : (
+            <Typography key={i} color="text.primary" component="h1" variant="h6">
+              {c.label}
+            </Typography>
+          ),
+        )}
+      </Breadcrumbs>
+      {actions}
+    </Box>
+  );
+}
+
+export function SearchField({ value, onChange, label }: { value: string; onChange: (v: string) => void; label: string }) {
+  return (
+    <TextField
+      size="small"
+      type="search"
+      label={label}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      sx={{ minWidth: 280 }}
+      inputProps={{ 'aria-label': label }}
+    />
+  );
+}
+
+/** Case-insensitive match of every word of the query against a name, display name or tags. */
+export function matches(query: string, fields: (string | undefined)[]): boolean {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  const hay = fields.filter(Boolean).join(' ').toLowerCase();
+  return words.every((w) => hay.includes(w.replace(/^tag:/, '')));
+}
+
+export function timeAgo(iso?: string): string {
+  if (!iso) return '';
+  const s = Math.round((Date.now() - Date.parse(iso)) / 1000);
+  if (s < 60) return `${Math.max(s, 0)} s ago`;
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return new Date(iso).toLocaleDateString();
+}
