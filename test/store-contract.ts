@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { ApiError } from '../src/errors.js';
-import type { Envelope, Store, StoreEvent } from '../src/storage/store.js';
+import type { Envelope, ListQuery, Store, StoreEvent } from '../src/storage/store.js';
 
 export interface StoreFixture {
   store: Store;
@@ -153,6 +153,32 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect(seen).to.have.length(25);
       expect(new Set(seen).size).to.equal(25);
       expect(seen).to.deep.equal([...seen].sort());
+    });
+
+    it('metadataOnly lists: the same items (spec {}) for every query, kept current by later writes', async () => {
+      const queries: ListQuery[] = [
+        { kind: 'Dashboard' },
+        { kind: 'Dashboard', project: 'a' },
+        { kind: 'Dashboard', project: 'a', namePrefix: 'a' },
+        { kind: 'Dashboard', namePrefix: 'a' },
+        { kind: 'Dashboard', limit: 3, after: { project: 'a', name: 'a.1' } },
+        { kind: 'Dashboard', project: 'a', after: { project: 'a', name: 'B' }, limit: 2 },
+        { kind: 'Dashboard', project: 'zz' },
+      ];
+      const same = async (when: string) => {
+        for (const q of queries) {
+          const full = (await store.list(q)).map((o) => ({ kind: o.kind, metadata: o.metadata, spec: {} }));
+          expect(await store.list({ ...q, metadataOnly: true }), `${when}: ${JSON.stringify(q)}`).to.deep.equal(full);
+        }
+      };
+      for (const [p, n] of [['b', 'x'], ['a', 'b'], ['a', 'B'], ['a-b', 'a'], ['a', 'a.1'], ['ab', 'a']]) await store.create(obj('Dashboard', p, n, 0, { big: 'x'.repeat(100) }));
+      await same('after creates');
+      await store.create(obj('Dashboard', 'a', 'a_1'));
+      await store.update(obj('Dashboard', 'a', 'b', 1, { changed: true }), { expectedVersion: 0 });
+      await store.delete({ kind: 'Dashboard', project: 'b', name: 'x' });
+      await store.create(obj('Project', '', 'a'));
+      await store.delete({ kind: 'Project', project: '', name: 'a' }, { children: { project: 'a', kinds: ['Dashboard'] } });
+      await same('after later writes');
     });
 
     it('the revision increases with every write and survives a reopen', async () => {

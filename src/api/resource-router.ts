@@ -93,6 +93,7 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
         filters,
         ...(limit !== undefined ? { limit } : {}),
         ...(continueToken !== undefined ? { continueToken } : {}),
+        ...(flag(q, 'metadata_only') ? { metadataOnly: true } : {}),
       });
       if (page.continueToken) void reply.header('Link', `<${nextUrl(req.url, page.continueToken)}>; rel="next"`);
       if (flag(q, 'metadata_only')) return page.items.map((o) => ({ kind: o.kind, metadata: o.metadata, spec: {} }));

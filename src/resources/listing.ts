@@ -14,6 +14,8 @@ export interface ListOptions {
   limit?: number;
   /** Opaque token from a previous page. */
   continueToken?: string;
+  /** The caller shows only kind and metadata (items may have `spec: {}`). */
+  metadataOnly?: boolean;
 }
 
 export interface ListResult {
@@ -72,6 +74,8 @@ export async function listPage(store: Store, d: KindDescriptor, q: ListOptions, 
   // A Project object is "in" itself; every other object is in metadata.project.
   const projectOf = (o: Envelope) => (d.isProjectScope ? o.metadata.name : (o.metadata.project ?? ''));
   const keep = (o: Envelope) => !isExpired(d, o, nowMs) && matches(o) && (readable === '*' || readable.has(projectOf(o)));
+  // Without expiry or a spec filter to check, the store may answer from its metadata index.
+  const metadataOnly = q.metadataOnly === true && !d.ttlPath && !(d.listFilters ?? []).some((f) => q.filters?.[f.param] !== undefined);
   const want = q.limit ?? Infinity;
   const batch = q.limit === undefined ? undefined : Math.max(q.limit + 1, 100);
   const out: Envelope[] = [];
@@ -83,6 +87,7 @@ export async function listPage(store: Store, d: KindDescriptor, q: ListOptions, 
       ...(q.namePrefix ? { namePrefix: q.namePrefix } : {}),
       ...(after ? { after } : {}),
       ...(batch ? { limit: batch } : {}),
+      ...(metadataOnly ? { metadataOnly } : {}),
     });
     for (const o of page) if (keep(o)) out.push(o);
     if (batch === undefined || page.length < batch || out.length > want) break;

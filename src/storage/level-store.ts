@@ -2,6 +2,7 @@ import { Level } from 'level';
 import { readdirSync } from 'node:fs';
 import { ApiError, alreadyExists, badRequest, conflict, notFound } from '../errors.js';
 import { EventHub, replayThenLive } from './event-hub.js';
+import { MetadataIndex } from './metadata-index.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, VersionEntry } from './store.js';
 import { keyOf } from './store.js';
@@ -35,6 +36,8 @@ export class LevelStore implements Store {
   private readonly writes = new Mutex();
   private readonly locks = new KeyedMutex();
   private readonly hub = new EventHub();
+  /** Metadata of the kinds listed with metadataOnly so far, kept current by commit(). */
+  private readonly index = new MetadataIndex();
   private readonly eventLogSize: number;
   private rev = 0;
   /** Lowest revision still in the event log. */
@@ -76,6 +79,11 @@ export class LevelStore implements Store {
   }
 
   async list(q: ListQuery): Promise<Envelope[]> {
+    if (q.metadataOnly) {
+      // loaded under the write lock: no commit between the scan and the index taking events
+      if (!this.index.has(q.kind)) await this.writes.run(async () => this.index.has(q.kind) || this.index.load(q.kind, await this.list({ kind: q.kind })));
+      return this.index.list(q);
+    }
     const base = q.project === undefined ? `o${SEP}${q.kind}${SEP}` : scopePrefix(q.kind, q.project);
     const from = q.project !== undefined && q.namePrefix ? base + q.namePrefix : base;
     const range: { gte?: string; gt?: string; lt: string } = { lt: from + HIGH };
@@ -100,21 +108,22 @@ export class LevelStore implements Store {
   create(obj: Envelope, opts: { parent?: ObjectKey; also?: readonly Envelope[]; history?: HistoryOptions } = {}): Promise<number> {
     return this.writes.run(async () => {
       const all = [obj, ...(opts.also ?? [])];
-      for (const o of all) {
-        if ((await this.db.get(objectKey(keyOf(o)))) !== undefined) {
-          throw alreadyExists(`${o.kind} "${o.metadata.name}" already exists`);
-        }
-      }
-      if (opts.parent && (await this.db.get(objectKey(opts.parent))) === undefined) {
+      // one read for every key: the new objects must not exist, the parent must
+      const found = await this.db.getMany([...all.map((o) => objectKey(keyOf(o))), ...(opts.parent ? [objectKey(opts.parent)] : [])]);
+      all.forEach((o, i) => {
+        if (found[i] !== undefined) throw alreadyExists(`${o.kind} "${o.metadata.name}" already exists`);
+      });
+      if (opts.parent && found[all.length] === undefined) {
         throw notFound(`${opts.parent.kind} "${opts.parent.name}" not found`);
       }
-      const ops: BatchOp[] = all.map((o) => ({ type: 'put' as const, key: objectKey(keyOf(o)), value: JSON.stringify(o) }));
+      const texts = new Map(all.map((o) => [o, JSON.stringify(o)]));
+      const ops: BatchOp[] = all.map((o) => ({ type: 'put' as const, key: objectKey(keyOf(o)), value: texts.get(o)! }));
       if (opts.history) {
         // a new object under an old name starts a new history, unless it restores the old one
         if (!opts.history.continues) ops.push(...(await this.keysUnder(historyPrefix(keyOf(obj)))).map((key) => ({ type: 'del' as const, key })));
-        ops.push(...this.historyOps(obj, opts.history), ...(opts.history.continues ? await this.retentionOps(obj, opts.history.max) : []));
+        ops.push(...this.historyOps(obj, texts.get(obj)!, opts.history), ...(opts.history.continues ? await this.retentionOps(obj, opts.history.max) : []));
       }
-      return this.commit(ops, all.map((o) => ({ type: 'ADDED' as const, object: o })));
+      return this.commit(ops, all.map((o) => ({ type: 'ADDED' as const, object: o })), texts);
     });
   }
 
@@ -127,9 +136,10 @@ export class LevelStore implements Store {
       if (stored !== opts.expectedVersion) {
         throw conflict(`${obj.kind} "${obj.metadata.name}" is at version ${stored}, not ${opts.expectedVersion}`);
       }
-      const ops: BatchOp[] = [{ type: 'put', key, value: JSON.stringify(obj) }];
-      if (opts.history) ops.push(...this.historyOps(obj, opts.history), ...(await this.retentionOps(obj, opts.history.max)));
-      return this.commit(ops, [{ type: 'MODIFIED', object: obj }]);
+      const text = JSON.stringify(obj);
+      const ops: BatchOp[] = [{ type: 'put', key, value: text }];
+      if (opts.history) ops.push(...this.historyOps(obj, text, opts.history), ...(await this.retentionOps(obj, opts.history.max)));
+      return this.commit(ops, [{ type: 'MODIFIED', object: obj }], new Map([[obj, text]]));
     });
   }
 
@@ -208,9 +218,10 @@ export class LevelStore implements Store {
     return raw === undefined ? undefined : (JSON.parse(raw) as HistoryRecord).object;
   }
 
-  private historyOps(obj: Envelope, h: HistoryOptions): BatchOp[] {
-    const record: HistoryRecord = { object: obj, updatedBy: h.by };
-    return [{ type: 'put', key: historyKey(keyOf(obj), obj.metadata.version), value: JSON.stringify(record) }];
+  /** `text` is JSON.stringify(obj): a 10 KB object is serialised once per write, not once per copy. */
+  private historyOps(obj: Envelope, text: string, h: HistoryOptions): BatchOp[] {
+    const record = `{"object":${text},"updatedBy":${JSON.stringify(h.by)}}`; // a HistoryRecord
+    return [{ type: 'put', key: historyKey(keyOf(obj), obj.metadata.version), value: record }];
   }
 
   /** Keeps the `max` versions before the one being written (and that one). */
@@ -226,7 +237,7 @@ export class LevelStore implements Store {
   }
 
   /** One atomic batch: the ops, the numbered events, the trimmed log and the new revision. */
-  private async commit(ops: BatchOp[], events: Omit<StoreEvent, 'revision'>[]): Promise<number> {
+  private async commit(ops: BatchOp[], events: Omit<StoreEvent, 'revision'>[], texts?: ReadonlyMap<Envelope, string>): Promise<number> {
     const first = this.rev + 1;
     const numbered = events.map((e, i) => ({ ...e, revision: first + i }) as StoreEvent);
     const last = this.rev + events.length;
@@ -236,7 +247,7 @@ export class LevelStore implements Store {
     try {
       await this.db.batch([
         ...ops,
-        ...numbered.map((e) => ({ type: 'put' as const, key: eventKey(e.revision), value: JSON.stringify(e) })),
+        ...numbered.map((e) => ({ type: 'put' as const, key: eventKey(e.revision), value: eventText(e, texts?.get(e.object)) })),
         ...trim,
         { type: 'put', key: REVISION_KEY, value: String(last) },
       ]);
@@ -248,9 +259,16 @@ export class LevelStore implements Store {
     this.writeFailure = undefined;
     this.rev = last;
     this.firstLogged = firstKept;
+    for (const e of numbered) this.index.apply(e);
     this.hub.publish(numbered);
     return last;
   }
+}
+
+/** JSON.stringify(e), reusing the object's JSON when the write already made it. */
+function eventText(e: StoreEvent, objectText: string | undefined): string {
+  if (objectText === undefined) return JSON.stringify(e);
+  return `{"type":${JSON.stringify(e.type)},"object":${objectText},"revision":${e.revision}}`;
 }
 
 /** A full disk is the client's 507, not an anonymous 500; nothing was written. */

@@ -377,7 +377,8 @@ export class PostgresStore implements Store {
       values.push(q.after.project, q.after.name);
       where.push(`(project, name) > ($${values.length - 1}::text COLLATE "C", $${values.length}::text COLLATE "C")`);
     }
-    let text = `SELECT doc FROM dashplane_objects WHERE ${where.join(' AND ')} ORDER BY project, name`;
+    const doc = q.metadataOnly ? `jsonb_build_object('kind', doc->'kind', 'metadata', doc->'metadata', 'spec', '{}'::jsonb) AS doc` : 'doc';
+    let text = `SELECT ${doc} FROM dashplane_objects WHERE ${where.join(' AND ')} ORDER BY project, name`;
     if (q.limit !== undefined) {
       values.push(q.limit);
       text += ` LIMIT $${values.length}`;

@@ -44,6 +44,8 @@ export interface ListQuery {
   after?: { project: string; name: string };
   /** At most this many items. */
   limit?: number;
+  /** Only kind and metadata are needed: items may come back with `spec: {}` (read from an index, not the bodies). */
+  metadataOnly?: boolean;
 }
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';

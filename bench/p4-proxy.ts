@@ -1,0 +1,49 @@
+/**
+ * P4: GET through the datasource proxy (auth on, 50 connections) of a 2 KB upstream answer,
+ * against calling the upstream (a bare node:http server) directly.
+ * Targets: >= 70 % of the direct requests/s; added p50 latency (one connection) <= 1 ms.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AUTH_ENV, adminAuth, api, assertClean, autocannon, median, report, sequentialLatency, startBare, startDashplane, tempDir, type Figure } from './lib.js';
+import { CONNECTIONS, DURATION_S } from './p1-get.js';
+
+/** A Prometheus instant-query answer of about 2 KB. */
+function upstreamBody(): string {
+  const result = Array.from({ length: 12 }, (_, i) => ({ metric: { __name__: 'up', job: `api-${i}`, instance: `10.0.0.${i}:9100` }, value: [1700000000.123, '1'] }));
+  return JSON.stringify({ status: 'success', data: { resultType: 'vector', result } });
+}
+
+export async function run(): Promise<Figure[]> {
+  const dir = tempDir('p4');
+  const file = join(dir.path, 'upstream.json');
+  const body = upstreamBody();
+  writeFileSync(file, body);
+  const upstream = await startBare(['static', file, 'application/json']);
+  const server = await startDashplane({ dir: dir.path, env: AUTH_ENV });
+  try {
+    const auth = await adminAuth(server.url);
+    await api(server.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'bench' }, spec: {} }, auth);
+    await api(server.url, 'POST', '/api/v1/projects/bench/datasources', { kind: 'Datasource', metadata: { name: 'prom' }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: upstream.url } } } } } }, auth);
+    const path = '/api/v1/query?query=up';
+    const direct = `${upstream.url}${path}`;
+    const proxied = `${server.url}/proxy/projects/bench/datasources/prom${path}`;
+    const check = await fetch(proxied, { headers: auth });
+    if (check.status !== 200 || (await check.text()) !== body) throw new Error(`the proxy answered ${check.status}, not the upstream's body`);
+    const ref = await autocannon({ url: direct, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3 });
+    assertClean('direct GET', ref);
+    const got = await autocannon({ url: proxied, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3, headers: auth });
+    assertClean('proxied GET', got);
+    const directP50 = median(await sequentialLatency(direct, {}, 2000, 200));
+    const proxiedP50 = median(await sequentialLatency(proxied, auth, 2000, 200));
+    const added = proxiedP50 - directP50;
+    return [
+      report({ id: 'P4', what: `proxy GET, 2 KB upstream answer, auth, ${CONNECTIONS} conn`, value: got.rps, unit: 'req/s', refWhat: 'upstream called directly', reference: ref.rps, ratio: got.rps / ref.rps, target: 'ratio >= 0.70', pass: got.rps / ref.rps >= 0.7 }),
+      report({ id: 'P4', what: 'proxy added latency, 1 connection (p50)', value: added, unit: 'ms', refWhat: 'direct p50', reference: directP50, ratio: proxiedP50 / directP50, target: 'added <= 1 ms', pass: added <= 1 }),
+    ];
+  } finally {
+    await server.stop();
+    await upstream.stop();
+    dir.cleanup();
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * P6: 1,000 watch streams open on a project's dashboards, then one write (a 10 KB dashboard) at a
+ * time: every watcher must get the event; p99 from sending the write to each watcher's arrival
+ * <= 100 ms (over WRITES writes). Reference: the same with one watcher. Auth on.
+ */
+import { request, type ClientRequest } from 'node:http';
+import { AUTH_ENV, adminAuth, api, dashboard, percentile, report, startDashplane, tempDir, type Figure } from './lib.js';
+
+const WATCHERS = 1000;
+const WRITES = 20;
+
+/** A raw watch stream that records when each named object's event line arrived. */
+class Watch {
+  readonly seen = new Map<string, number>();
+  private req?: ClientRequest;
+  private tail = '';
+
+  static open(url: string, auth: Record<string, string>): Promise<Watch> {
+    const w = new Watch();
+    return new Promise((resolve, reject) => {
+      w.req = request(url, { headers: auth, agent: false }, (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`watch answered ${res.statusCode}`));
+        res.setEncoding('utf8');
+        res.on('data', (text: string) => w.take(text));
+        res.on('error', () => undefined);
+        resolve(w);
+      });
+      w.req.on('error', reject);
+      w.req.end();
+    });
+  }
+
+  private take(text: string): void {
+    const now = performance.now();
+    this.tail += text;
+    let nl: number;
+    while ((nl = this.tail.indexOf('\n')) >= 0) {
+      const line = this.tail.slice(0, nl);
+      this.tail = this.tail.slice(nl + 1);
+      const m = /"name":"(w-[^"]+)"/.exec(line);
+      if (m && !this.seen.has(m[1])) this.seen.set(m[1], now);
+    }
+  }
+
+  close(): void {
+    this.req?.destroy();
+  }
+}
+
+/**
+ * Opens `count` watches spread over `watchUrls`, makes `writes` sequential creates through
+ * `writeUrl`; returns every watcher's latency (ms) for every write.
+ */
+export async function watchLatencies(o: { watchUrls: string[]; writeUrl: string; auth: Record<string, string>; count: number; writes: number; tag: string }): Promise<number[]> {
+  const watches: Watch[] = [];
+  try {
+    for (let i = 0; i < o.count; i += 50) {
+      watches.push(...(await Promise.all(Array.from({ length: Math.min(50, o.count - i) }, (_, j) => Watch.open(`${o.watchUrls[(i + j) % o.watchUrls.length]}/api/v1/projects/bench/dashboards?watch=true`, o.auth)))));
+    }
+    const latencies: number[] = [];
+    for (let n = 0; n < o.writes; n++) {
+      const name = `w-${o.tag}-${n}`;
+      const t0 = performance.now();
+      await api(o.writeUrl, 'POST', '/api/v1/projects/bench/dashboards', dashboard(name, 'bench'), o.auth);
+      const deadline = Date.now() + 10_000;
+      while (watches.some((w) => !w.seen.has(name))) {
+        if (Date.now() > deadline) throw new Error(`${watches.filter((w) => !w.seen.has(name)).length} of ${watches.length} watchers did not get ${name} within 10 s`);
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      for (const w of watches) latencies.push(w.seen.get(name)! - t0);
+    }
+    return latencies;
+  } finally {
+    for (const w of watches) w.close();
+  }
+}
+
+export async function run(): Promise<Figure[]> {
+  const dir = tempDir('p6');
+  const server = await startDashplane({ dir: dir.path, env: AUTH_ENV });
+  try {
+    const auth = await adminAuth(server.url);
+    await api(server.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'bench' }, spec: {} }, auth);
+    const one = percentile(await watchLatencies({ watchUrls: [server.url], writeUrl: server.url, auth, count: 1, writes: WRITES, tag: 'one' }), 99);
+    const all = await watchLatencies({ watchUrls: [server.url], writeUrl: server.url, auth, count: WATCHERS, writes: WRITES, tag: 'many' });
+    const p99 = percentile(all, 99);
+    console.log(`${WATCHERS} watchers x ${WRITES} writes: p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...all).toFixed(1)} ms`);
+    return [report({ id: 'P6', what: `${WATCHERS} watch streams, one write, all get it (p99)`, value: p99, unit: 'ms', refWhat: 'one watcher p99', reference: one, ratio: p99 / one, target: '<= 100 ms', pass: p99 <= 100 })];
+  } finally {
+    await server.stop();
+    dir.cleanup();
+  }
+}

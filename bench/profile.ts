@@ -1,0 +1,29 @@
+/**
+ * Profiles dashplane under one benchmark's load: `node dist/bench/profile.js P1` starts the server
+ * with --cpu-prof, runs the load, stops it and prints the top self-time functions.
+ * (Used to find what to fix; see README "Performance".)
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { AUTH_ENV, adminAuth, api, autocannon, dashboard, startDashplane, tempDir } from './lib.js';
+import { seedOne } from './p1-get.js';
+
+const which = (process.argv[2] ?? 'P1').toUpperCase();
+const dir = tempDir('profile');
+const server = await startDashplane({ dir: dir.path, env: { ...AUTH_ENV, ...(process.env.PG_URL ? { DASHPLANE_DATABASE_POSTGRES_URL: process.env.PG_URL, DASHPLANE_ENCRYPTION_KEY: 'a'.repeat(64) } : {}) }, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', join(dir.path, 'prof')] });
+try {
+  const auth = await adminAuth(server.url);
+  const path = await seedOne(server.url, auth);
+  if (which === 'P1') console.log(await autocannon({ url: server.url + path, connections: 50, durationS: 10, headers: auth }));
+  if (which === 'P3') console.log(await autocannon({ url: `${server.url}/api/v1/projects/bench/dashboards`, method: 'POST', connections: 16, durationS: 10, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(dashboard('c-[<id>]', 'bench')), idReplacement: true }));
+  if (which === 'P2') {
+    for (let i = 0; i < 2000; i++) await api(server.url, 'POST', '/api/v1/projects/bench/dashboards', dashboard(`x${i}`, 'bench'), auth);
+    console.log(await autocannon({ url: `${server.url}/api/v1/projects/bench/dashboards?metadata_only=true`, connections: 1, amount: 50, headers: auth }));
+  }
+} finally {
+  await server.stop();
+}
+const profDir = join(dir.path, 'prof');
+for (const f of readdirSync(profDir)) console.log(execFileSync(process.execPath, [join(import.meta.dirname, 'profile-summary.js'), join(profDir, f), '30']).toString());
+dir.cleanup();
