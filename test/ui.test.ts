@@ -20,21 +20,27 @@ function panel(page: Page, title: string): Locator {
 }
 
 /** Waits for a panel to show data: a chart canvas, table rows or a value, and no "No data". */
-async function expectPanelWithData(page: Page, title: string, kind: 'chart' | 'table' | 'stat'): Promise<void> {
-  const p = panel(page, title);
+async function expectPanelWithData(w: WatchedPage, title: string, kind: 'chart' | 'table' | 'stat'): Promise<void> {
+  const p = panel(w.page, title);
   await p.scrollIntoViewIfNeeded();
-  await waitFor(
-    `panel "${title}" to show data`,
-    async () => {
-      const text = await p.innerText();
-      if (/No data/.test(text)) return false;
-      if (kind === 'chart') return (await p.locator('canvas').count()) > 0;
-      if (kind === 'table') return (await p.getByRole('row').count()) >= 2;
-      return /\d/.test(text.replace(title, ''));
-    },
-    30_000,
-    200,
-  );
+  try {
+    await waitFor(
+      `panel "${title}" to show data`,
+      async () => {
+        const text = await p.innerText();
+        if (/No data/.test(text)) return false;
+        if (kind === 'chart') return (await p.locator('canvas').count()) > 0;
+        if (kind === 'table') return (await p.getByRole('row').count()) >= 2;
+        return /\d/.test(text.replace(title, ''));
+      },
+      30_000,
+      200,
+    );
+  } catch (e) {
+    const shown = await p.innerText().catch(() => '?');
+    await w.screenshot(`failed-${title.replace(/\W+/g, '-')}`);
+    throw new Error(`${(e as Error).message}; the panel shows ${JSON.stringify(shown)}; console errors: ${w.errors.join(' | ')}`);
+  }
 }
 
 describe('web UI in Chromium (auth on, real Prometheus and node exporter)', function () {
@@ -120,11 +126,13 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
   it('renders prometheus-overview (community-mixins) with data from Prometheus through the proxy', async function () {
     const { page } = w;
     w.errors.length = 0;
-    await page.goto('/projects/perses-dev/dashboards/prometheus-overview');
+    // the last 5 minutes, refreshed every 5 s: queries align their end to the step, so right after
+    // Prometheus starts the newest aligned window may still be empty
+    await page.goto('/projects/perses-dev/dashboards/prometheus-overview?start=5m&refresh=5s');
     await page.getByRole('heading', { name: 'Prometheus / Overview' }).waitFor();
-    await expectPanelWithData(page, 'Prometheus Stats', 'table');
+    await expectPanelWithData(w, 'Prometheus Stats', 'table');
     expect(await panel(page, 'Prometheus Stats').innerText()).to.match(/2\.\d+\.\d+/); // the version column
-    await expectPanelWithData(page, 'Target Sync', 'chart');
+    await expectPanelWithData(w, 'Target Sync', 'chart');
     await w.screenshot('04-prometheus-overview');
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
@@ -134,10 +142,114 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     w.errors.length = 0;
     await page.goto('/projects/perses/dashboards/Demo');
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
-    await expectPanelWithData(page, 'RAM Total', 'stat');
-    await expectPanelWithData(page, 'Gauge Format Test', 'chart');
-    await expectPanelWithData(page, 'Legend Example', 'chart');
+    await expectPanelWithData(w, 'RAM Total', 'stat');
+    await expectPanelWithData(w, 'Gauge Format Test', 'chart');
+    await expectPanelWithData(w, 'Legend Example', 'chart');
     await w.screenshot('05-demo');
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+  });
+  it('keeps a changed variable and time range in the URL', async function () {
+    const { page } = w;
+    await page.goto('/projects/perses/dashboards/Demo');
+    await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
+    await page.waitForURL(/var-job=node/);
+    // the job variable: pick "prometheus" instead of "node"
+    await page.getByRole('combobox', { name: 'job' }).click();
+    await page.getByRole('option', { name: 'prometheus', exact: true }).click();
+    await page.waitForURL(/var-job=prometheus/);
+    // the time range: last 5 minutes -> last 1 hour
+    await page.getByLabel(/^Select time range/).click();
+    await page.getByRole('option', { name: 'Last 1 hour' }).click();
+    await page.waitForURL(/start=1h/);
+    await w.screenshot('06-demo-variables-time-range');
+    // a fresh page from that URL shows the same choices
+    const url = page.url();
+    await page.goto(url);
+    await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
+    await waitFor('the job variable from the URL', async () => (await page.getByRole('combobox', { name: 'job' }).inputValue()) === 'prometheus');
+    expect(await page.getByText('Last 1 hour').count()).to.be.greaterThan(0);
+  });
+
+  it('shows a validation error at its path and line in the editor, and a save conflict', async function () {
+    const { page } = w;
+    await page.goto('/projects/perses-dev/dashboards/prometheus-overview/edit');
+    const area = page.getByLabel('resource text');
+    await waitFor('the dashboard text', async () => (await area.inputValue()).includes('kind: Dashboard'));
+    const text = await area.inputValue();
+    const broken = text.replace('kind: TimeSeriesChart', 'kind: TimeSeriesChar');
+    const line = broken.split('\n').findIndex((l) => l.includes('TimeSeriesChar') && !l.includes('TimeSeriesChart')) + 1;
+    await area.fill(broken);
+    await page.getByTestId('save').click();
+    const problem = page.getByTestId('problem').first();
+    await problem.waitFor();
+    expect(await problem.getAttribute('data-path')).to.match(/^spec\.panels(\.\w+|\["[^"]+"\])\.spec\.plugin\.kind$/);
+    expect(await problem.getAttribute('data-line')).to.equal(String(line));
+    expect(await problem.innerText()).to.contain('TimeSeriesChar');
+    expect(await page.locator(`[data-error-line="${line}"]`).count()).to.equal(1);
+    await w.screenshot('07-editor-validation-error');
+    // nothing was stored
+    expect((await api('GET', '/api/v1/projects/perses-dev/dashboards/prometheus-overview')).body.metadata.version).to.equal(0);
+
+    // someone else saves in between: the editor says so and keeps the text
+    const current = (await api('GET', '/api/v1/projects/perses-dev/dashboards/prometheus-overview')).body;
+    current.spec.display.name = 'Prometheus / Overview (theirs)';
+    await api('PUT', '/api/v1/projects/perses-dev/dashboards/prometheus-overview', current);
+    await area.fill(text.replace('name: Prometheus / Overview', 'name: Prometheus / Overview (mine)'));
+    await page.getByTestId('save').click();
+    await waitFor('the conflict message', async () => /Someone else saved/.test(await page.getByTestId('editor-message').innerText().catch(() => '')));
+    expect(await area.inputValue()).to.contain('(mine)');
+    await w.screenshot('08-editor-conflict');
+    await page.getByRole('button', { name: 'Load their version' }).click();
+    await waitFor('their version in the editor', async () => (await area.inputValue()).includes('(theirs)'));
+    // now the save goes through with the right If-Match
+    await area.fill((await area.inputValue()).replace('(theirs)', '(mine)'));
+    await page.getByTestId('save').click();
+    await waitFor('the saved message', async () => /Saved: version 2/.test(await page.getByTestId('editor-message').innerText().catch(() => '')));
+    expect((await api('GET', '/api/v1/projects/perses-dev/dashboards/prometheus-overview')).body.spec.display.name).to.equal('Prometheus / Overview (mine)');
+  });
+
+  it('compares two versions side by side and restores an older one', async function () {
+    const { page } = w;
+    const path = '/api/v1/projects/perses-dev/dashboards/prometheus-overview';
+    await page.goto('/projects/perses-dev/dashboards/prometheus-overview/history');
+    await waitFor('three versions', async () => (await page.getByTestId('version-row').count()) === 3);
+    await waitFor('the diff', async () => /differ/.test(await page.getByTestId('diff-summary').innerText().catch(() => '')));
+    await waitFor('changed lines in the diff', async () => (await page.locator('[data-diff="changed"]').count()) > 0);
+    expect(await page.getByTestId('diff').innerText()).to.contain('(theirs)').and.to.contain('(mine)');
+    await w.screenshot('09-history-diff');
+    await page.getByTestId('restore-0').click();
+    await page.waitForURL(/\/dashboards\/prometheus-overview$/);
+    await page.getByTestId('update-notice').waitFor();
+    expect(await page.getByTestId('update-notice').innerText()).to.contain('version 3');
+    const restored = (await api('GET', path)).body;
+    expect(restored.metadata.version).to.equal(3);
+    expect(restored.spec.display.name).to.equal('Prometheus / Overview');
+    await page.getByRole('heading', { name: 'Prometheus / Overview', exact: true }).waitFor();
+  });
+
+  it('updates an open dashboard by itself when a new version is applied through the API', async function () {
+    const { page } = w;
+    await page.goto('/projects/perses/dashboards/Demo');
+    await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
+    await expectPanelWithData(w, 'RAM Total', 'stat');
+    const demo = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body;
+    demo.spec.display = { name: 'Demo, applied from Git' };
+    await api('PUT', '/api/v1/projects/perses/dashboards/Demo', demo);
+    await page.getByRole('heading', { name: 'Demo, applied from Git', exact: true }).waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('update-notice').innerText()).to.contain('new version');
+    expect(await page.getByTestId('dashboard-version').innerText()).to.equal(`version ${demo.metadata.version + 1}`);
+    await expectPanelWithData(w, 'RAM Total', 'stat');
+    await w.screenshot('10-live-update');
+  });
+
+  it('signs out, and the session no longer works', async function () {
+    const { page, context } = w;
+    await page.goto('/');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/signin/);
+    const cookies = await context.cookies();
+    expect(cookies.filter((c) => c.name.startsWith('jwt'))).to.deep.equal([]);
+    await page.goto('/projects/perses');
+    await page.waitForURL(/\/signin\?redirect=/);
   });
 });

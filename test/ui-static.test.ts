@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { startAuthServer } from './helpers/auth.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+/** The built UI as dashplane serves it: files, cache headers, SPA fallback, and what it never shadows. */
+describe('web UI files served by dashplane', function () {
+  let s: TestServer;
+  let secured: TestServer;
+  before(async function () {
+    this.timeout(30_000);
+    s = await startTestServer();
+    secured = await startAuthServer();
+  });
+  after(async function () {
+    await s?.stop();
+    await secured?.stop();
+  });
+
+  async function scriptPath(): Promise<string> {
+    const html = (await s.raw('GET', '/')).text;
+    const m = /<script[^>]+src="(\/assets\/[^"]+\.js)"/.exec(html);
+    expect(m, html).to.not.equal(null);
+    return m![1];
+  }
+
+  it('answers / with the page, not cached, with a content security policy', async function () {
+    const r = await s.raw('GET', '/');
+    expect(r.status).to.equal(200);
+    expect(r.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+    expect(r.headers.get('cache-control')).to.equal('no-cache');
+    expect(r.headers.get('content-security-policy')).to.contain("script-src 'self'").and.to.contain("frame-ancestors 'none'");
+    expect(r.headers.get('x-content-type-options')).to.equal('nosniff');
+    expect(r.text).to.contain('<div id="root"></div>');
+  });
+
+  it('answers client-side routes with the same page (deep links work)', async function () {
+    const index = (await s.raw('GET', '/')).text;
+    for (const path of ['/projects/demo', '/projects/demo/dashboards/node-overview?start=1h&var-job=x', '/signin?redirect=%2F']) {
+      const r = await s.raw('GET', path);
+      expect(r.status, path).to.equal(200);
+      expect(r.text, path).to.equal(index);
+    }
+  });
+
+  it('serves hashed assets with a year-long immutable cache and an ETag that answers 304', async function () {
+    const path = await scriptPath();
+    const r = await s.raw('GET', path);
+    expect(r.status).to.equal(200);
+    expect(r.headers.get('content-type')).to.equal('text/javascript; charset=utf-8');
+    expect(r.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
+    const etag = r.headers.get('etag')!;
+    expect(etag).to.match(/^"[\w-]+"$/);
+    const again = await s.raw('GET', path, undefined, { 'if-none-match': etag });
+    expect(again.status).to.equal(304);
+    expect(again.text).to.equal('');
+    const head = await s.raw('HEAD', path);
+    expect(head.status).to.equal(200);
+  });
+
+  it('answers a missing hashed asset with 404, not the page', async function () {
+    const r = await s.raw('GET', '/assets/index-00000000.js');
+    expect(r.status).to.equal(404);
+    expect(r.body.reason).to.equal('NotFound');
+  });
+
+  it('never shadows /api, /proxy or /metrics: unknown routes there stay JSON 404s', async function () {
+    for (const path of ['/api', '/api/v1/nothing', '/API/v1/nothing', '/proxy/nothing', '/api/v1/projects/x/nothing/y/z']) {
+      const r = await s.raw('GET', path);
+      expect(r.status, path).to.equal(404);
+      expect(r.headers.get('content-type'), path).to.match(/^application\/json/);
+      expect(r.body.reason, path).to.equal('NotFound');
+    }
+    expect((await s.raw('GET', '/api/v1/projects')).status).to.equal(200);
+    expect((await s.raw('GET', '/metrics')).text).to.contain('http_request');
+  });
+
+  it('does not serve files outside the build through encoded dots', async function () {
+    for (const path of ['/..%2F..%2Fpackage.json', '/%2e%2e/%2e%2e/package.json', '/assets/..%2F..%2F..%2Fpackage.json']) {
+      const r = await s.raw('GET', path);
+      expect(r.text, path).to.not.contain('"devDependencies"');
+    }
+  });
+
+  it('with auth on, loads the page without credentials, but the API still asks for them', async function () {
+    const page = await secured.raw('GET', '/projects/demo');
+    expect(page.status).to.equal(200);
+    expect(page.text).to.contain('<div id="root"></div>');
+    const api = await secured.raw('GET', '/api/v1/nothing');
+    expect(api.status).to.equal(401);
+    const proxy = await secured.raw('GET', '/proxy/globaldatasources/x/api/v1/query');
+    expect(proxy.status).to.equal(401);
+  });
+});
