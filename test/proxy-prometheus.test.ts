@@ -5,6 +5,7 @@
  * injection (checked on an echo server, since Prometheus ignores credentials); authentication and
  * permissions; and a test-local copy of the requests the Perses Prometheus plugin makes.
  */
+import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -55,49 +56,32 @@ function promData(r: ApiResponse): any {
 const nowS = () => Math.ceil(Date.now() / 1000) + 1;
 
 /**
- * The requests of `@perses-dev/prometheus-plugin` 0.53.4 `model/prometheus-client.js` (UI.md §B.6),
- * rewritten here so the test needs no Perses package: same methods, paths, form bodies and
- * headers. `fetchJson` of @perses-dev/core throws on a non-2xx answer; so does this.
+ * The client functions of `@perses-dev/prometheus-plugin` 0.53.4 (`model/prometheus-client.js`,
+ * UI.md §B.6) itself — the code the web UI runs — called from Node with the proxy URL as the
+ * datasource URL. `fetchJson` of @perses-dev/core throws on a non-2xx answer.
  */
-type Params = Record<string, string | number | string[] | undefined>;
+type Params = Record<string, unknown>;
+interface PluginClient {
+  healthCheck(o: QueryOptions): () => Promise<boolean>;
+  [call: string]: any;
+}
+interface QueryOptions {
+  datasourceUrl: string;
+  headers: Record<string, string>;
+}
+const plugin = createRequire(import.meta.url)('@perses-dev/prometheus-plugin/lib/cjs/model/prometheus-client.js') as PluginClient;
 function persesPrometheusClient(datasourceUrl: string, headers: Record<string, string> = {}) {
-  const searchParams = (params: Params) => {
-    const p = new URLSearchParams();
-    for (const [k, v] of Object.entries(params)) {
-      if (v === undefined) continue;
-      if (Array.isArray(v)) for (const x of v) p.append(k, x);
-      else p.append(k, String(v));
-    }
-    return p;
-  };
-  const fetchJson = async (url: string, init: RequestInit) => {
-    const res = await fetch(url, init);
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${init.method} ${url} -> ${res.status}: ${text}`);
-    return JSON.parse(text);
-  };
-  const get = (path: string, params: Params) => {
-    const qs = searchParams(params).toString();
-    return fetchJson(`${datasourceUrl}${path}${qs ? `?${qs}` : ''}`, { method: 'GET', headers });
-  };
-  const post = (path: string, params: Params) =>
-    fetchJson(`${datasourceUrl}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body: searchParams(params) });
+  const o: QueryOptions = { datasourceUrl, headers };
+  const call = (name: string) => (p: Params) => plugin[name](p, o) as Promise<any>;
   return {
-    healthCheck: async () => {
-      try {
-        return (await fetch(`${datasourceUrl}/-/healthy`, { headers })).status === 200;
-      } catch {
-        return false;
-      }
-    },
-    instantQuery: (p: { query: string; time?: number }) => post('/api/v1/query', p),
-    rangeQuery: (p: { query: string; start: number; end: number; step: number }) => post('/api/v1/query_range', p),
-    labelNames: (p: { start?: number; end?: number; 'match[]'?: string[] }) => post('/api/v1/labels', p),
-    labelValues: ({ labelName, ...p }: { labelName: string; start?: number; end?: number; 'match[]'?: string[] }) =>
-      labelName.length === 0 ? Promise.resolve({ data: [] }) : get(`/api/v1/label/${encodeURIComponent(labelName)}/values`, p),
-    series: (p: { 'match[]': string[]; start?: number; end?: number }) => post('/api/v1/series', p),
-    metricMetadata: (p: { metric?: string }) => get('/api/v1/metadata', p),
-    parseQuery: (p: { query: string }) => post('/api/v1/parse_query', p),
+    healthCheck: () => plugin.healthCheck(o)(),
+    instantQuery: call('instantQuery'),
+    rangeQuery: call('rangeQuery'),
+    labelNames: call('labelNames'),
+    labelValues: call('labelValues'),
+    series: call('series'),
+    metricMetadata: call('metricMetadata'),
+    parseQuery: call('parseQuery'),
   };
 }
 
