@@ -8,7 +8,7 @@ import { HistoryService } from '../resources/history.js';
 import type { ResourceService } from '../resources/service.js';
 import { flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
 import { Readable } from 'node:stream';
-import type { Watcher, WatchQuery } from '../controllers/watcher.js';
+import type { WatchEvent, Watcher, WatchQuery } from '../controllers/watcher.js';
 
 /** Largest page a list may ask for. */
 const MAX_LIMIT = 10_000;
@@ -164,7 +164,7 @@ async function streamWatch(req: FastifyRequest, reply: FastifyReply, watcher: Wa
   reply.raw.once('close', () => ac.abort());
   const body = Readable.from(
     (async function* () {
-      for await (const e of events) yield `${JSON.stringify(e)}\n`;
+      for await (const e of events) yield eventLine(e);
     })(),
   );
   body.once('close', () => ac.abort());
@@ -180,6 +180,20 @@ async function streamWatch(req: FastifyRequest, reply: FastifyReply, watcher: Wa
   reply.raw.flushHeaders();
   body.pipe(reply.raw);
   body.once('error', () => reply.raw.destroy());
+}
+
+/** JSON of the objects on watch streams: every watcher gets the same object, serialised once. */
+const objectJson = new WeakMap<object, string>();
+
+/** `JSON.stringify(e)` + newline, reusing the object's JSON across streams. */
+function eventLine(e: WatchEvent): string {
+  if (!e.object) return `${JSON.stringify(e)}\n`;
+  let text = objectJson.get(e.object);
+  if (text === undefined) {
+    text = JSON.stringify(e.object);
+    objectJson.set(e.object, text);
+  }
+  return `{"type":${JSON.stringify(e.type)},"revision":${e.revision},"object":${text}}\n`;
 }
 
 function writeOptions(req: Req): { dryRun: boolean; ifMatch?: number } {

@@ -81,7 +81,7 @@ export class LevelStore implements Store {
   async list(q: ListQuery): Promise<Envelope[]> {
     if (q.metadataOnly) {
       // loaded under the write lock: no commit between the scan and the index taking events
-      if (!this.index.has(q.kind)) await this.writes.run(async () => this.index.has(q.kind) || this.index.load(q.kind, await this.list({ kind: q.kind })));
+      if (!this.index.has(q.kind)) await this.writes.run(async () => this.index.has(q.kind) || this.index.load(q.kind, await this.metadataOf(q.kind)));
       return this.index.list(q);
     }
     const base = q.project === undefined ? `o${SEP}${q.kind}${SEP}` : scopePrefix(q.kind, q.project);
@@ -97,6 +97,17 @@ export class LevelStore implements Store {
       if (q.namePrefix && !obj.metadata.name.startsWith(q.namePrefix)) continue;
       out.push(obj);
       if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** Kind and metadata of every object of `kind`, in list order; bodies are dropped as they are read. */
+  private async metadataOf(kind: string): Promise<Envelope[]> {
+    const out: Envelope[] = [];
+    const prefix = `o${SEP}${kind}${SEP}`;
+    for await (const raw of this.db.values({ gte: prefix, lt: prefix + HIGH })) {
+      const o = JSON.parse(raw) as Envelope;
+      out.push({ kind: o.kind, metadata: o.metadata, spec: {} });
     }
     return out;
   }
