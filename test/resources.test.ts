@@ -118,6 +118,15 @@ describe('resources: semantics of API.md §3-§5, §8-§12', () => {
   });
 
   describe('dashboards', () => {
+    it('accepts a variable whose defaultValue is null (what the Perses UI saves for a variable without a value)', async () => {
+      const variable = { kind: 'ListVariable', spec: { name: 'ds', defaultValue: null, plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } } } };
+      const r = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('null-default', { variables: [variable] }));
+      expect(r.status, r.text).to.equal(200);
+      const bad = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('number-default', { variables: [{ ...variable, spec: { ...variable.spec, defaultValue: 3 } }] }));
+      expect(bad.status).to.equal(400);
+      expect(bad.body.details.map((d: { path: string }) => d.path)).to.include('spec.variables[0].spec.defaultValue');
+    });
+
     it('a name with a space is a 400; the display name may hold any title', async () => {
       expect((await s.api('POST', '/api/v1/projects/demo/dashboards', dash('my dashboard'))).status).to.equal(400);
       const ok = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('my-dashboard', { display: { name: 'My dashboard <b>&</b> ✓' } }));

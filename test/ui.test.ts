@@ -33,13 +33,15 @@ async function expectPanelWithData(w: WatchedPage, title: string, kind: 'chart' 
         if (kind === 'table') return (await p.getByRole('row').count()) >= 2;
         return /\d/.test(text.replace(title, ''));
       },
-      30_000,
-      200,
+      // queries end at the last whole step (a minute for some panels): right after Prometheus
+      // starts, the newest such window may hold no sample yet; the page refreshes every 5 s
+      90_000,
+      250,
     );
   } catch (e) {
     const shown = await p.innerText().catch(() => '?');
     await w.screenshot(`failed-${title.replace(/\W+/g, '-')}`);
-    throw new Error(`${(e as Error).message}; the panel shows ${JSON.stringify(shown)}; console errors: ${w.errors.join(' | ')}`);
+    throw new Error(`${(e as Error).message}; the panel shows ${JSON.stringify(shown)}; console errors: ${w.errors.join(' | ')}; last proxy calls:\n${w.proxyLog.join('\n')}`);
   }
 }
 
@@ -61,6 +63,16 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     this.timeout(120_000);
     nodeExporter = await startNodeExporter();
     prom = await startPrometheus({ scrape: [{ job: 'node', target: nodeExporter.target }] });
+    await waitFor(
+      'two node exporter samples in Prometheus',
+      async () => {
+        const r = await fetch(`${prom.url}/api/v1/query?query=${encodeURIComponent('count_over_time(node_memory_MemTotal_bytes[1m])')}`);
+        const body = (await r.json()) as { data: { result: { value: [number, string] }[] } };
+        return Number(body.data.result[0]?.value[1] ?? 0) >= 2;
+      },
+      20_000,
+      250,
+    );
     s = await startAuthServer();
     admin = await loginAdmin(s);
     for (const project of ['perses-dev', 'perses']) {
@@ -140,7 +152,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
   it('renders the Perses Demo dashboard: stats, gauges and time series from the node exporter', async function () {
     const { page } = w;
     w.errors.length = 0;
-    await page.goto('/projects/perses/dashboards/Demo');
+    await page.goto('/projects/perses/dashboards/Demo?refresh=5s');
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
     await expectPanelWithData(w, 'RAM Total', 'stat');
     await expectPanelWithData(w, 'Gauge Format Test', 'chart');
@@ -229,7 +241,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
 
   it('updates an open dashboard by itself when a new version is applied through the API', async function () {
     const { page } = w;
-    await page.goto('/projects/perses/dashboards/Demo');
+    await page.goto('/projects/perses/dashboards/Demo?refresh=5s');
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
     await expectPanelWithData(w, 'RAM Total', 'stat');
     const demo = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body;
@@ -242,6 +254,27 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await w.screenshot('10-live-update');
   });
 
+  it("saves from Perses' own edit mode with If-Match", async function () {
+    const { page } = w;
+    const before = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body.metadata.version;
+    await page.goto('/projects/perses/dashboards/Demo');
+    await page.getByRole('heading', { name: 'Demo, applied from Git', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    // Perses asks whether to keep the current variable values / time range as the defaults
+    const confirm = page.getByRole('button', { name: 'Save Changes' });
+    await waitFor('the save confirmation or the saved notice', async () => (await confirm.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0);
+    if ((await confirm.count()) > 0) await confirm.click();
+    await waitFor('the saved notice', async () => /Saved: version/.test(await page.getByTestId('update-notice').innerText().catch(() => ''))).catch(async (e) => {
+      await w.screenshot('failed-edit-mode-save');
+      throw new Error(`${(e as Error).message}; the page says: ${(await page.locator('#root').innerText()).slice(0, 600)}; errors: ${w.errors.join(' | ')}`);
+    });
+    const after = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body;
+    expect(after.metadata.version).to.equal(before + 1);
+    expect(after.spec.display.name).to.equal('Demo, applied from Git');
+    expect(await page.getByTestId('dashboard-version').innerText()).to.equal(`version ${before + 1}`);
+  });
+
   it('signs out, and the session no longer works', async function () {
     const { page, context } = w;
     await page.goto('/');
@@ -251,5 +284,19 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect(cookies.filter((c) => c.name.startsWith('jwt'))).to.deep.equal([]);
     await page.goto('/projects/perses');
     await page.waitForURL(/\/signin\?redirect=/);
+  });
+
+  it('signs up a new user, who sees no project until granted one', async function () {
+    const { page } = w;
+    await page.goto('/signin');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.getByRole('heading', { name: 'Create an account' }).waitFor();
+    await page.getByLabel('User name').fill('newcomer');
+    await page.getByLabel('Password').fill('newcomer-password');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.waitForURL((u) => u.pathname === '/');
+    expect(await page.getByTestId('current-user').innerText()).to.equal('newcomer');
+    await page.getByText('No projects yet').waitFor();
+    expect((await s.api('GET', '/api/v1/users/newcomer', undefined, bearer(admin))).status).to.equal(200);
   });
 });

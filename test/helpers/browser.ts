@@ -35,6 +35,8 @@ export interface WatchedPage {
   context: BrowserContext;
   /** console errors and page errors seen so far */
   errors: string[];
+  /** the last datasource proxy exchanges (method, path, form body, status, answer start), for failure messages */
+  proxyLog: string[];
   /** Saves a full-page screenshot as test-artifacts/ui/<name>.png. */
   screenshot(name: string): Promise<string>;
   close(): Promise<void>;
@@ -48,11 +50,20 @@ export async function openPage(browser: Browser, baseURL: string): Promise<Watch
     if (m.type() === 'error') errors.push(`console: ${m.text()}`);
   });
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  const proxyLog: string[] = [];
+  page.on('response', async (r) => {
+    const url = new URL(r.url());
+    if (!url.pathname.startsWith('/proxy/')) return;
+    const answer = await r.text().catch(() => '');
+    proxyLog.push(`${r.request().method()} ${url.pathname}${url.search} ${r.request().postData() ?? ''} -> ${r.status()} ${answer.slice(0, 200)}`);
+    if (proxyLog.length > 20) proxyLog.shift();
+  });
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   return {
     page,
     context,
     errors,
+    proxyLog,
     async screenshot(name) {
       const path = join(ARTIFACTS_DIR, `${name}.png`);
       await page.screenshot({ path, fullPage: true });

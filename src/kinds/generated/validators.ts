@@ -557,7 +557,7 @@ return errors === 0;
 
 const schema31 = {"title":"DashboardVariable","description":"A variable declared inside a dashboard: a VariableSpec whose spec.name is required.","type":"object","allOf":[{"$ref":"#"},{"type":"object","properties":{"spec":{"type":"object","properties":{"name":{"description":"Required for variables declared in a dashboard."}},"required":["name"]}}}]};
 const root1 = {validate: validate17};
-const schema23 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/variable-spec.json","title":"VariableSpec","description":"A dashboard variable: either a free-text variable (TextVariable) or a list of values computed by a plugin (ListVariable). Used in dashboards and as the spec of Variable and GlobalVariable resources.","type":"object","properties":{"kind":{"type":"string","enum":["TextVariable","ListVariable"],"description":"Type of the variable; decides the shape of \"spec\"."},"spec":{"type":"object","description":"Variable definition; see TextVariableSpec and ListVariableSpec."}},"required":["kind","spec"],"additionalProperties":false,"allOf":[{"if":{"properties":{"kind":{"const":"TextVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/TextVariableSpec"}}}},{"if":{"properties":{"kind":{"const":"ListVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/ListVariableSpec"}}}}],"definitions":{"VariableName":{"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)\\w*[^0-9\\W]\\w*$"},"VariableDisplay":{"title":"VariableDisplay","description":"How the variable is presented in the dashboard.","type":"object","properties":{"name":{"type":"string","description":"Label shown next to the variable selector."},"description":{"type":"string","description":"Help text for the variable."},"hidden":{"type":"boolean","description":"Hide the variable selector (the variable still has a value).","default":false}},"additionalProperties":false},"TextVariableSpec":{"title":"TextVariableSpec","description":"A variable whose value is typed by the user.","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"value":{"type":"string","description":"Initial value of the variable (may be empty)."},"constant":{"type":"boolean","description":"When true, the value cannot be changed from the dashboard."}},"required":["value"],"additionalProperties":false},"ListVariableSpec":{"title":"ListVariableSpec","description":"A variable whose possible values come from a plugin (a query, a static list, the list of datasources...).","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"defaultValue":{"title":"VariableDefaultValue","description":"Value selected by default: one value, or a list of values when allowMultiple is true.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"allowAllValue":{"type":"boolean","description":"Add an \"All\" entry that selects every value at once.","default":false},"allowMultiple":{"type":"boolean","description":"Allow selecting several values.","default":false},"customAllValue":{"type":"string","description":"Value used instead of the list of all values when \"All\" is selected (requires allowAllValue)."},"capturingRegexp":{"type":"string","description":"Regular expression applied to every value returned by the plugin: values that do not match are dropped, and the first capturing group (if any) becomes the value. Empty means keep everything."},"sort":{"type":"string","enum":["none","alphabetical-asc","alphabetical-desc","numerical-asc","numerical-desc","alphabetical-ci-asc","alphabetical-ci-desc"],"description":"Order in which values are listed (\"ci\" = case-insensitive)."},"plugin":{"$ref":"./plugin.json"}},"required":["plugin"],"additionalProperties":false},"DashboardVariable":{"title":"DashboardVariable","description":"A variable declared inside a dashboard: a VariableSpec whose spec.name is required.","type":"object","allOf":[{"$ref":"#"},{"type":"object","properties":{"spec":{"type":"object","properties":{"name":{"description":"Required for variables declared in a dashboard."}},"required":["name"]}}}]}}};
+const schema23 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/variable-spec.json","title":"VariableSpec","description":"A dashboard variable: either a free-text variable (TextVariable) or a list of values computed by a plugin (ListVariable). Used in dashboards and as the spec of Variable and GlobalVariable resources.","type":"object","properties":{"kind":{"type":"string","enum":["TextVariable","ListVariable"],"description":"Type of the variable; decides the shape of \"spec\"."},"spec":{"type":"object","description":"Variable definition; see TextVariableSpec and ListVariableSpec."}},"required":["kind","spec"],"additionalProperties":false,"allOf":[{"if":{"properties":{"kind":{"const":"TextVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/TextVariableSpec"}}}},{"if":{"properties":{"kind":{"const":"ListVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/ListVariableSpec"}}}}],"definitions":{"VariableName":{"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)\\w*[^0-9\\W]\\w*$"},"VariableDisplay":{"title":"VariableDisplay","description":"How the variable is presented in the dashboard.","type":"object","properties":{"name":{"type":"string","description":"Label shown next to the variable selector."},"description":{"type":"string","description":"Help text for the variable."},"hidden":{"type":"boolean","description":"Hide the variable selector (the variable still has a value).","default":false}},"additionalProperties":false},"TextVariableSpec":{"title":"TextVariableSpec","description":"A variable whose value is typed by the user.","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"value":{"type":"string","description":"Initial value of the variable (may be empty)."},"constant":{"type":"boolean","description":"When true, the value cannot be changed from the dashboard."}},"required":["value"],"additionalProperties":false},"ListVariableSpec":{"title":"ListVariableSpec","description":"A variable whose possible values come from a plugin (a query, a static list, the list of datasources...).","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"defaultValue":{"title":"VariableDefaultValue","description":"Value selected by default: one value, or a list of values when allowMultiple is true. null (what the Perses UI saves for a variable without a value) means none.","anyOf":[{"type":"null"},{"type":"string"},{"type":"array","items":{"type":"string"}}]},"allowAllValue":{"type":"boolean","description":"Add an \"All\" entry that selects every value at once.","default":false},"allowMultiple":{"type":"boolean","description":"Allow selecting several values.","default":false},"customAllValue":{"type":"string","description":"Value used instead of the list of all values when \"All\" is selected (requires allowAllValue)."},"capturingRegexp":{"type":"string","description":"Regular expression applied to every value returned by the plugin: values that do not match are dropped, and the first capturing group (if any) becomes the value. Empty means keep everything."},"sort":{"type":"string","enum":["none","alphabetical-asc","alphabetical-desc","numerical-asc","numerical-desc","alphabetical-ci-asc","alphabetical-ci-desc"],"description":"Order in which values are listed (\"ci\" = case-insensitive)."},"plugin":{"$ref":"./plugin.json"}},"required":["plugin"],"additionalProperties":false},"DashboardVariable":{"title":"DashboardVariable","description":"A variable declared inside a dashboard: a VariableSpec whose spec.name is required.","type":"object","allOf":[{"$ref":"#"},{"type":"object","properties":{"spec":{"type":"object","properties":{"name":{"description":"Required for variables declared in a dashboard."}},"required":["name"]}}}]}}};
 const schema24 = {"title":"TextVariableSpec","description":"A variable whose value is typed by the user.","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"value":{"type":"string","description":"Initial value of the variable (may be empty)."},"constant":{"type":"boolean","description":"When true, the value cannot be changed from the dashboard."}},"required":["value"],"additionalProperties":false};
 const schema25 = {"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)\\w*[^0-9\\W]\\w*$"};
 const schema26 = {"title":"VariableDisplay","description":"How the variable is presented in the dashboard.","type":"object","properties":{"name":{"type":"string","description":"Label shown next to the variable selector."},"description":{"type":"string","description":"Help text for the variable."},"hidden":{"type":"boolean","description":"Hide the variable selector (the variable still has a value).","default":false}},"additionalProperties":false};
@@ -716,7 +716,7 @@ validate18.errors = vErrors;
 return errors === 0;
 }
 
-const schema27 = {"title":"ListVariableSpec","description":"A variable whose possible values come from a plugin (a query, a static list, the list of datasources...).","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"defaultValue":{"title":"VariableDefaultValue","description":"Value selected by default: one value, or a list of values when allowMultiple is true.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"allowAllValue":{"type":"boolean","description":"Add an \"All\" entry that selects every value at once.","default":false},"allowMultiple":{"type":"boolean","description":"Allow selecting several values.","default":false},"customAllValue":{"type":"string","description":"Value used instead of the list of all values when \"All\" is selected (requires allowAllValue)."},"capturingRegexp":{"type":"string","description":"Regular expression applied to every value returned by the plugin: values that do not match are dropped, and the first capturing group (if any) becomes the value. Empty means keep everything."},"sort":{"type":"string","enum":["none","alphabetical-asc","alphabetical-desc","numerical-asc","numerical-desc","alphabetical-ci-asc","alphabetical-ci-desc"],"description":"Order in which values are listed (\"ci\" = case-insensitive)."},"plugin":{"$ref":"./plugin.json"}},"required":["plugin"],"additionalProperties":false};
+const schema27 = {"title":"ListVariableSpec","description":"A variable whose possible values come from a plugin (a query, a static list, the list of datasources...).","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"defaultValue":{"title":"VariableDefaultValue","description":"Value selected by default: one value, or a list of values when allowMultiple is true. null (what the Perses UI saves for a variable without a value) means none.","anyOf":[{"type":"null"},{"type":"string"},{"type":"array","items":{"type":"string"}}]},"allowAllValue":{"type":"boolean","description":"Add an \"All\" entry that selects every value at once.","default":false},"allowMultiple":{"type":"boolean","description":"Allow selecting several values.","default":false},"customAllValue":{"type":"string","description":"Value used instead of the list of all values when \"All\" is selected (requires allowAllValue)."},"capturingRegexp":{"type":"string","description":"Regular expression applied to every value returned by the plugin: values that do not match are dropped, and the first capturing group (if any) becomes the value. Empty means keep everything."},"sort":{"type":"string","enum":["none","alphabetical-asc","alphabetical-desc","numerical-asc","numerical-desc","alphabetical-ci-asc","alphabetical-ci-desc"],"description":"Order in which values are listed (\"ci\" = case-insensitive)."},"plugin":{"$ref":"./plugin.json"}},"required":["plugin"],"additionalProperties":false};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -837,8 +837,8 @@ let data5 = data.defaultValue;
 const _errs16 = errors;
 let valid4 = false;
 const _errs17 = errors;
-if(typeof data5 !== "string"){
-const err9 = {instancePath:instancePath+"/defaultValue",schemaPath:"#/properties/defaultValue/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5 !== null){
+const err9 = {instancePath:instancePath+"/defaultValue",schemaPath:"#/properties/defaultValue/anyOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -851,11 +851,8 @@ var _valid0 = _errs17 === errors;
 valid4 = valid4 || _valid0;
 if(!valid4){
 const _errs19 = errors;
-if(Array.isArray(data5)){
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data5[i0] !== "string"){
-const err10 = {instancePath:instancePath+"/defaultValue/" + i0,schemaPath:"#/properties/defaultValue/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/defaultValue",schemaPath:"#/properties/defaultValue/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -864,10 +861,15 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/defaultValue",schemaPath:"#/properties/defaultValue/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid0 = _errs19 === errors;
+valid4 = valid4 || _valid0;
+if(!valid4){
+const _errs21 = errors;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data5[i0] !== "string"){
+const err11 = {instancePath:instancePath+"/defaultValue/" + i0,schemaPath:"#/properties/defaultValue/anyOf/2/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -876,16 +878,29 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid0 = _errs19 === errors;
-valid4 = valid4 || _valid0;
 }
-if(!valid4){
-const err12 = {instancePath:instancePath+"/defaultValue",schemaPath:"#/properties/defaultValue/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+else {
+const err12 = {instancePath:instancePath+"/defaultValue",schemaPath:"#/properties/defaultValue/anyOf/2/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+var _valid0 = _errs21 === errors;
+valid4 = valid4 || _valid0;
+}
+}
+if(!valid4){
+const err13 = {instancePath:instancePath+"/defaultValue",schemaPath:"#/properties/defaultValue/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -903,19 +918,7 @@ vErrors = null;
 }
 if(data.allowAllValue !== undefined){
 if(typeof data.allowAllValue !== "boolean"){
-const err13 = {instancePath:instancePath+"/allowAllValue",schemaPath:"#/properties/allowAllValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.allowMultiple !== undefined){
-if(typeof data.allowMultiple !== "boolean"){
-const err14 = {instancePath:instancePath+"/allowMultiple",schemaPath:"#/properties/allowMultiple/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err14 = {instancePath:instancePath+"/allowAllValue",schemaPath:"#/properties/allowAllValue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -925,9 +928,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.customAllValue !== undefined){
-if(typeof data.customAllValue !== "string"){
-const err15 = {instancePath:instancePath+"/customAllValue",schemaPath:"#/properties/customAllValue/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.allowMultiple !== undefined){
+if(typeof data.allowMultiple !== "boolean"){
+const err15 = {instancePath:instancePath+"/allowMultiple",schemaPath:"#/properties/allowMultiple/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -937,9 +940,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.capturingRegexp !== undefined){
-if(typeof data.capturingRegexp !== "string"){
-const err16 = {instancePath:instancePath+"/capturingRegexp",schemaPath:"#/properties/capturingRegexp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.customAllValue !== undefined){
+if(typeof data.customAllValue !== "string"){
+const err16 = {instancePath:instancePath+"/customAllValue",schemaPath:"#/properties/customAllValue/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -949,10 +952,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.sort !== undefined){
-let data11 = data.sort;
-if(typeof data11 !== "string"){
-const err17 = {instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.capturingRegexp !== undefined){
+if(typeof data.capturingRegexp !== "string"){
+const err17 = {instancePath:instancePath+"/capturingRegexp",schemaPath:"#/properties/capturingRegexp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -961,8 +963,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(((((((data11 === "none") || (data11 === "alphabetical-asc")) || (data11 === "alphabetical-desc")) || (data11 === "numerical-asc")) || (data11 === "numerical-desc")) || (data11 === "alphabetical-ci-asc")) || (data11 === "alphabetical-ci-desc"))){
-const err18 = {instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/enum",keyword:"enum",params:{allowedValues: schema27.properties.sort.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.sort !== undefined){
+let data11 = data.sort;
+if(typeof data11 !== "string"){
+const err18 = {instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -971,12 +976,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.plugin !== undefined){
-let data12 = data.plugin;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.kind === undefined){
-const err19 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(!(((((((data11 === "none") || (data11 === "alphabetical-asc")) || (data11 === "alphabetical-desc")) || (data11 === "numerical-asc")) || (data11 === "numerical-desc")) || (data11 === "alphabetical-ci-asc")) || (data11 === "alphabetical-ci-desc"))){
+const err19 = {instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/enum",keyword:"enum",params:{allowedValues: schema27.properties.sort.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -985,8 +986,12 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(data12.spec === undefined){
-const err20 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
+}
+if(data.plugin !== undefined){
+let data12 = data.plugin;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.kind === undefined){
+const err20 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -995,9 +1000,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-for(const key2 in data12){
-if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
-const err21 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(data12.spec === undefined){
+const err21 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1006,12 +1010,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data12.kind !== undefined){
-let data13 = data12.kind;
-if(typeof data13 === "string"){
-if(func2(data13) < 1){
-const err22 = {instancePath:instancePath+"/plugin/kind",schemaPath:"./plugin.json/properties/kind/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key2 in data12){
+if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
+const err22 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1021,8 +1022,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-else {
-const err23 = {instancePath:instancePath+"/plugin/kind",schemaPath:"./plugin.json/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data12.kind !== undefined){
+let data13 = data12.kind;
+if(typeof data13 === "string"){
+if(func2(data13) < 1){
+const err23 = {instancePath:instancePath+"/plugin/kind",schemaPath:"./plugin.json/properties/kind/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1032,12 +1036,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data12.metadata !== undefined){
-let data14 = data12.metadata;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-for(const key3 in data14){
-if(!((key3 === "version") || (key3 === "registry"))){
-const err24 = {instancePath:instancePath+"/plugin/metadata",schemaPath:"./plugin.json/properties/metadata/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+else {
+const err24 = {instancePath:instancePath+"/plugin/kind",schemaPath:"./plugin.json/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1047,9 +1047,12 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data14.version !== undefined){
-if(typeof data14.version !== "string"){
-const err25 = {instancePath:instancePath+"/plugin/metadata/version",schemaPath:"./plugin.json/properties/metadata/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data12.metadata !== undefined){
+let data14 = data12.metadata;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+for(const key3 in data14){
+if(!((key3 === "version") || (key3 === "registry"))){
+const err25 = {instancePath:instancePath+"/plugin/metadata",schemaPath:"./plugin.json/properties/metadata/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1059,9 +1062,9 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data14.registry !== undefined){
-if(typeof data14.registry !== "string"){
-const err26 = {instancePath:instancePath+"/plugin/metadata/registry",schemaPath:"./plugin.json/properties/metadata/properties/registry/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data14.version !== undefined){
+if(typeof data14.version !== "string"){
+const err26 = {instancePath:instancePath+"/plugin/metadata/version",schemaPath:"./plugin.json/properties/metadata/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1071,9 +1074,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-}
-else {
-const err27 = {instancePath:instancePath+"/plugin/metadata",schemaPath:"./plugin.json/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data14.registry !== undefined){
+if(typeof data14.registry !== "string"){
+const err27 = {instancePath:instancePath+"/plugin/metadata/registry",schemaPath:"./plugin.json/properties/metadata/properties/registry/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1083,12 +1086,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data12.spec !== undefined){
-let data17 = data12.spec;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 }
 else {
-const err28 = {instancePath:instancePath+"/plugin/spec",schemaPath:"./plugin.json/properties/spec/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err28 = {instancePath:instancePath+"/plugin/metadata",schemaPath:"./plugin.json/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1098,9 +1098,12 @@ vErrors.push(err28);
 errors++;
 }
 }
+if(data12.spec !== undefined){
+let data17 = data12.spec;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 }
 else {
-const err29 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err29 = {instancePath:instancePath+"/plugin/spec",schemaPath:"./plugin.json/properties/spec/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1112,12 +1115,24 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err30 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err30];
 }
 else {
 vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
 }
 errors++;
 }

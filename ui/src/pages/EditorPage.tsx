@@ -120,6 +120,13 @@ export function EditorPage() {
     el.scrollTop = Math.max(0, (line - 5) * LINE_HEIGHT);
   };
 
+  // show the first problem where it is
+  useEffect(() => {
+    const first = problems.find((p) => p.line !== undefined);
+    if (first) goToLine(first.line);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [problems]);
+
   if (loaded.isLoading) return <Loading />;
   if (loaded.error || !loaded.data) return <ErrorMessage error={loaded.error} />;
   const object = loaded.data.object as Resource;
@@ -197,7 +204,7 @@ export function EditorPage() {
           </List>
         )}
       </Box>
-      <Box sx={{ display: 'flex', mx: 3, flexGrow: 1, minHeight: 400, border: 1, borderColor: 'divider', borderRadius: 1, overflow: 'hidden' }}>
+      <Box sx={{ display: 'flex', mx: 3, height: 'calc(100vh - 200px)', minHeight: 400, border: 1, borderColor: 'divider', borderRadius: 1, overflow: 'hidden' }}>
         <Box ref={gutter} aria-hidden sx={{ ...MONO, overflow: 'hidden', textAlign: 'right', px: 1, bgcolor: 'grey.100', color: 'text.secondary', userSelect: 'none', minWidth: 48 }}>
           {Array.from({ length: lineCount }, (_v, i) => (
             <div key={i} style={errorLines.has(i + 1) ? { background: '#ffcdd2', color: '#b71c1c', fontWeight: 700 } : undefined} data-error-line={errorLines.has(i + 1) ? i + 1 : undefined}>

@@ -104,7 +104,7 @@ export function HistoryPage() {
             This is the first version: nothing to compare yet.
           </Alert>
         )}
-        <Typography variant="h6" sx={{ mt: 3, mb: 1 }}>
+        <Typography variant="h2" sx={{ mt: 3, mb: 1 }}>
           Version {leftVersion} ↔ version {rightVersion}
         </Typography>
         {leftObj.error || rightObj.error ? <ErrorMessage error={leftObj.error ?? rightObj.error} /> : <DiffView rows={rows} />}
@@ -133,20 +133,20 @@ function DiffView({ rows }: { rows: DiffRow[] }) {
       <Typography variant="caption" sx={{ display: 'block', p: 1 }} color="text.secondary" data-testid="diff-summary">
         {changed === 0 ? 'No differences.' : `${changed} line${changed === 1 ? '' : 's'} differ.`}
       </Typography>
-      <Box component="table" sx={{ width: '100%', borderCollapse: 'collapse', fontFamily: 'monospace', fontSize: 12 }}>
+      <Box component="table" sx={{ width: '100%', tableLayout: 'fixed', borderCollapse: 'collapse', fontFamily: 'monospace', fontSize: 12 }}>
         <tbody>
           {rows.map((r, k) => (
             <tr key={k} data-diff={r.type}>
               <Box component="td" sx={{ width: 40, color: 'text.secondary', textAlign: 'right', pr: 1, userSelect: 'none' }}>
                 {r.left?.no}
               </Box>
-              <Box component="td" sx={{ width: '50%', whiteSpace: 'pre', bgcolor: COLORS[r.type][0], borderRight: 1, borderColor: 'divider' }}>
+              <Box component="td" sx={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', bgcolor: COLORS[r.type][0], borderRight: 1, borderColor: 'divider' }}>
                 {r.left?.text}
               </Box>
               <Box component="td" sx={{ width: 40, color: 'text.secondary', textAlign: 'right', pr: 1, userSelect: 'none' }}>
                 {r.right?.no}
               </Box>
-              <Box component="td" sx={{ width: '50%', whiteSpace: 'pre', bgcolor: COLORS[r.type][1] }}>
+              <Box component="td" sx={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', bgcolor: COLORS[r.type][1] }}>
                 {r.right?.text}
               </Box>
             </tr>
