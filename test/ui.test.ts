@@ -22,6 +22,12 @@ function panel(page: Page, title: string): Locator {
 /** Waits for a panel to show data: a chart canvas, table rows or a value, and no "No data". */
 async function expectPanelWithData(w: WatchedPage, title: string, kind: 'chart' | 'table' | 'stat'): Promise<void> {
   const p = panel(w.page, title);
+  // Perses mounts panels as they come into view: scroll down until this one exists
+  await waitFor(`panel "${title}" on the page`, async () => {
+    if ((await p.count()) > 0) return true;
+    await w.page.mouse.wheel(0, 400);
+    return false;
+  }, 15_000, 100);
   await p.scrollIntoViewIfNeeded();
   try {
     await waitFor(
@@ -62,7 +68,10 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
   before(async function () {
     this.timeout(120_000);
     nodeExporter = await startNodeExporter();
-    prom = await startPrometheus({ scrape: [{ job: 'node', target: nodeExporter.target }] });
+    s = await startAuthServer();
+    // Prometheus scrapes the node exporter and dashplane's own /metrics (examples/monitoring);
+    // the Demo's job variable would default to the first job, so its pages say var-job=node
+    prom = await startPrometheus({ scrape: [{ job: 'node', target: nodeExporter.target }, { job: 'dashplane', target: new URL(s.url).host }] });
     await waitFor(
       'two node exporter samples in Prometheus',
       async () => {
@@ -73,7 +82,6 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
       20_000,
       250,
     );
-    s = await startAuthServer();
     admin = await loginAdmin(s);
     for (const project of ['perses-dev', 'perses']) {
       await api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: project }, spec: { display: { name: project === 'perses' ? 'Perses demo' : 'Perses dev' } } });
@@ -152,7 +160,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
   it('renders the Perses Demo dashboard: stats, gauges and time series from the node exporter', async function () {
     const { page } = w;
     w.errors.length = 0;
-    await page.goto('/projects/perses/dashboards/Demo?refresh=5s');
+    await page.goto('/projects/perses/dashboards/Demo?var-job=node&refresh=5s');
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
     await expectPanelWithData(w, 'RAM Total', 'stat');
     await expectPanelWithData(w, 'Gauge Format Test', 'chart');
@@ -160,9 +168,46 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await w.screenshot('05-demo');
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
+  it("renders the example dashboard of dashplane's own metrics (examples/monitoring)", async function () {
+    const { page } = w;
+    const dashboard = parse(readFileSync(join(process.cwd(), 'examples/monitoring/dashplane-dashboard.yaml'), 'utf8'));
+    const project = 'dashplane';
+    dashboard.metadata.project = project;
+    await api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: project }, spec: {} });
+    await api('POST', `/api/v1/projects/${project}/datasources`, {
+      kind: 'Datasource',
+      metadata: { name: 'prometheus', project },
+      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: prom.url } } } } },
+    });
+    await api('POST', `/api/v1/projects/${project}/dashboards`, dashboard);
+    w.errors.length = 0;
+    await page.goto(`/projects/${project}/dashboards/${dashboard.metadata.name}?start=5m&refresh=5s`);
+    await page.getByRole('heading', { name: dashboard.spec.display.name, exact: true }).waitFor();
+    await expectPanelWithData(w, 'Requests per second by status', 'chart');
+    await expectPanelWithData(w, 'Open watch streams', 'stat'); // this page's own watch stream
+    await w.screenshot('06-dashplane-monitoring');
+    expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+  });
+
+  it('renders an ephemeral dashboard', async function () {
+    const { page } = w;
+    const demo = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body;
+    await api('POST', '/api/v1/projects/perses/ephemeraldashboards', {
+      kind: 'EphemeralDashboard',
+      metadata: { name: 'incident-42', project: 'perses' },
+      spec: { ...demo.spec, display: { name: 'Incident 42' }, ttl: '1h' },
+    });
+    await page.goto('/projects/perses?tab=ephemeraldashboards');
+    await page.getByRole('link', { name: 'Incident 42' }).click();
+    await page.waitForURL(/\/projects\/perses\/ephemeraldashboards\/incident-42/);
+    await page.goto('/projects/perses/ephemeraldashboards/incident-42?var-job=node&refresh=5s');
+    await page.getByRole('heading', { name: 'Incident 42', exact: true }).waitFor();
+    await expectPanelWithData(w, 'RAM Total', 'stat');
+  });
+
   it('keeps a changed variable and time range in the URL', async function () {
     const { page } = w;
-    await page.goto('/projects/perses/dashboards/Demo');
+    await page.goto('/projects/perses/dashboards/Demo?var-job=node');
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
     await page.waitForURL(/var-job=node/);
     // the job variable: pick "prometheus" instead of "node"
@@ -173,7 +218,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await page.getByLabel(/^Select time range/).click();
     await page.getByRole('option', { name: 'Last 1 hour' }).click();
     await page.waitForURL(/start=1h/);
-    await w.screenshot('06-demo-variables-time-range');
+    await w.screenshot('07-demo-variables-time-range');
     // a fresh page from that URL shows the same choices
     const url = page.url();
     await page.goto(url);
@@ -198,7 +243,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect(await problem.getAttribute('data-line')).to.equal(String(line));
     expect(await problem.innerText()).to.contain('TimeSeriesChar');
     expect(await page.locator(`[data-error-line="${line}"]`).count()).to.equal(1);
-    await w.screenshot('07-editor-validation-error');
+    await w.screenshot('08-editor-validation-error');
     // nothing was stored
     expect((await api('GET', '/api/v1/projects/perses-dev/dashboards/prometheus-overview')).body.metadata.version).to.equal(0);
 
@@ -210,7 +255,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await page.getByTestId('save').click();
     await waitFor('the conflict message', async () => /Someone else saved/.test(await page.getByTestId('editor-message').innerText().catch(() => '')));
     expect(await area.inputValue()).to.contain('(mine)');
-    await w.screenshot('08-editor-conflict');
+    await w.screenshot('09-editor-conflict');
     await page.getByRole('button', { name: 'Load their version' }).click();
     await waitFor('their version in the editor', async () => (await area.inputValue()).includes('(theirs)'));
     // now the save goes through with the right If-Match
@@ -228,7 +273,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await waitFor('the diff', async () => /differ/.test(await page.getByTestId('diff-summary').innerText().catch(() => '')));
     await waitFor('changed lines in the diff', async () => (await page.locator('[data-diff="changed"]').count()) > 0);
     expect(await page.getByTestId('diff').innerText()).to.contain('(theirs)').and.to.contain('(mine)');
-    await w.screenshot('09-history-diff');
+    await w.screenshot('10-history-diff');
     await page.getByTestId('restore-0').click();
     await page.waitForURL(/\/dashboards\/prometheus-overview$/);
     await page.getByTestId('update-notice').waitFor();
@@ -241,7 +286,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
 
   it('updates an open dashboard by itself when a new version is applied through the API', async function () {
     const { page } = w;
-    await page.goto('/projects/perses/dashboards/Demo?refresh=5s');
+    await page.goto('/projects/perses/dashboards/Demo?var-job=node&refresh=5s');
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
     await expectPanelWithData(w, 'RAM Total', 'stat');
     const demo = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body;
@@ -251,13 +296,13 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect(await page.getByTestId('update-notice').innerText()).to.contain('new version');
     expect(await page.getByTestId('dashboard-version').innerText()).to.equal(`version ${demo.metadata.version + 1}`);
     await expectPanelWithData(w, 'RAM Total', 'stat');
-    await w.screenshot('10-live-update');
+    await w.screenshot('11-live-update');
   });
 
   it("saves from Perses' own edit mode with If-Match", async function () {
     const { page } = w;
     const before = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body.metadata.version;
-    await page.goto('/projects/perses/dashboards/Demo');
+    await page.goto('/projects/perses/dashboards/Demo?var-job=node');
     await page.getByRole('heading', { name: 'Demo, applied from Git', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
     await page.getByRole('button', { name: 'Save', exact: true }).click();
