@@ -160,8 +160,21 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
   it('renders the Perses Demo dashboard: stats, gauges and time series from the node exporter', async function () {
     const { page } = w;
     w.errors.length = 0;
+    const listCalls: string[] = [];
+    let queries = 0;
+    const countCalls = (r: { url(): string }) => {
+      const path = new URL(r.url()).pathname;
+      if (path === '/api/v1/projects/perses/datasources' || path === '/api/v1/globaldatasources') listCalls.push(path);
+      if (path.endsWith('/api/v1/query_range')) queries++;
+    };
+    page.on('request', countCalls);
     await page.goto('/projects/perses/dashboards/Demo?var-job=node&refresh=5s');
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
+    await waitFor('the first round of panel queries', () => queries >= 10, 30_000);
+    page.off('request', countCalls);
+    // the panels and variables resolve their datasources from one list call each (UI.md gotcha 3)
+    expect(listCalls.filter((p) => p.includes('/projects/')).length, listCalls.join(' ')).to.equal(1);
+    expect(listCalls.filter((p) => p === '/api/v1/globaldatasources').length, listCalls.join(' ')).to.be.at.most(1);
     await expectPanelWithData(w, 'RAM Total', 'stat');
     await expectPanelWithData(w, 'Gauge Format Test', 'chart');
     await expectPanelWithData(w, 'Legend Example', 'chart');
