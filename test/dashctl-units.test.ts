@@ -1,4 +1,8 @@
 import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { fastLoad } from '../cli/yaml-pieces.js';
 import { desiredForm, sameJson } from '../cli/compare.js';
 import { resolveKind } from '../cli/kinds.js';
 import { splitPath } from '../cli/manifests.js';
@@ -72,5 +76,44 @@ describe('dashctl units', () => {
     const now = Date.parse('2026-01-02T00:00:00Z');
     expect(['2026-01-01T23:59:15Z', '2026-01-01T23:57:00Z', '2026-01-01T21:00:00Z', '2025-12-28T00:00:00Z', '2024-01-01T00:00:00Z'].map((t) => age(t, now))).to.deep.equal(['45s', '3m', '3h', '5d', '2y']);
     expect(age(undefined)).to.equal('-');
+  });
+});
+
+describe('dashctl YAML fast path (js-yaml) gives the same values as the yaml package', () => {
+  const corpusFiles = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? corpusFiles(join(dir, e.name)) : /\.ya?ml$/.test(e.name) ? [join(dir, e.name)] : []));
+  const careful = (text: string) => parseAllDocuments(text).map((d) => d.toJS({ maxAliasCount: 100 }));
+
+  it('on every YAML file of the Perses corpus', () => {
+    const files = corpusFiles(join(process.cwd(), '..', 'shared', 'corpus'));
+    expect(files.length).to.be.greaterThan(50);
+    let fast = 0;
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      const got = fastLoad(text);
+      if (got === undefined) continue; // anchors or a refusal: the careful path handles it
+      fast++;
+      expect(got, file).to.deep.equal(careful(text));
+    }
+    expect(fast).to.be.greaterThan(50);
+  });
+
+  it('on the values where YAML 1.1 and 1.2 differ, timestamps, merge keys and odd scalars', () => {
+    const text = [
+      'a: yes', 'b: no', 'c: on', 'd: 0o17', 'e: 0x1F', 'f: 017', 'g: 1_000', 'h: .inf', 'i: -.Inf', 'j: .nan', 'k: ~', 'l: Null', 'm: TRUE',
+      'n: 2001-12-14t21:59:43.10-05:00', 'o: 0001-01-01T00:00:00Z', "p: '<<'", 'q: { <<: {x: 1} }', 'r: 1e3', 's: +12', 'u: "\\u00e9"', 'v: |-\n    x\n    y',
+      'w: >\n    folded\n    text', 'x: [1, "2", 3.0]',
+    ].join('\n');
+    const got = fastLoad(text);
+    expect(got).to.not.equal(undefined);
+    expect(JSON.stringify(got)).to.equal(JSON.stringify(careful(text)));
+  });
+
+  it('leaves files with anchors (alias bombs) and invalid YAML to the careful path', () => {
+    expect(fastLoad('a: &x [1, 2]\nb: *x\n')).to.equal(undefined);
+    expect(fastLoad('a: [1, 2\n')).to.equal(undefined);
+    expect(fastLoad('a: 1\na: 2\n')).to.equal(undefined);
+    expect(fastLoad('t: 0b101\n')).to.equal(undefined); // js-yaml would read a number, YAML 1.2 core a string
+    expect(fastLoad('query: a * b & c\n')).to.deep.equal([{ query: 'a * b & c' }]);
   });
 });
