@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { AUTH_ENV, adminAuth, api, autocannon, dashboard, startDashplane, tempDir } from './lib.js';
 import { seedOne } from './p1-get.js';
+import { watchLatencies } from './p6-watch.js';
 
 const which = (process.argv[2] ?? 'P1').toUpperCase();
 const dir = tempDir('profile');
@@ -17,6 +18,11 @@ try {
   const path = await seedOne(server.url, auth);
   if (which === 'P1') console.log(await autocannon({ url: server.url + path, connections: 50, durationS: 10, headers: auth }));
   if (which === 'P3') console.log(await autocannon({ url: `${server.url}/api/v1/projects/bench/dashboards`, method: 'POST', connections: 16, durationS: 10, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(dashboard('c-[<id>]', 'bench')), idReplacement: true }));
+  if (which === 'P6') {
+    const l = await watchLatencies({ watchUrls: [server.url], writeUrl: server.url, auth, count: 1000, writes: 20, tag: 'prof' });
+    l.sort((a, b) => a - b);
+    console.log(`p50 ${l[Math.floor(l.length / 2)].toFixed(1)} ms, p99 ${l[Math.floor(l.length * 0.99)].toFixed(1)} ms`);
+  }
   if (which === 'P2') {
     for (let i = 0; i < 2000; i++) await api(server.url, 'POST', '/api/v1/projects/bench/dashboards', dashboard(`x${i}`, 'bench'), auth);
     console.log(await autocannon({ url: `${server.url}/api/v1/projects/bench/dashboards?metadata_only=true`, connections: 1, amount: 50, headers: auth }));

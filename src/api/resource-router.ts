@@ -182,18 +182,17 @@ async function streamWatch(req: FastifyRequest, reply: FastifyReply, watcher: Wa
   body.once('error', () => reply.raw.destroy());
 }
 
-/** JSON of the objects on watch streams: every watcher gets the same object, serialised once. */
-const objectJson = new WeakMap<object, string>();
+/** Lines of watch streams: every watcher of an event gets the same bytes, made once. */
+const eventLines = new WeakMap<object, { type: string; revision: number; line: Buffer }>();
 
-/** `JSON.stringify(e)` + newline, reusing the object's JSON across streams. */
-function eventLine(e: WatchEvent): string {
-  if (!e.object) return `${JSON.stringify(e)}\n`;
-  let text = objectJson.get(e.object);
-  if (text === undefined) {
-    text = JSON.stringify(e.object);
-    objectJson.set(e.object, text);
-  }
-  return `{"type":${JSON.stringify(e.type)},"revision":${e.revision},"object":${text}}\n`;
+/** `JSON.stringify(e)` + newline as UTF-8, shared by every stream that sends the same event. */
+function eventLine(e: WatchEvent): Buffer {
+  if (!e.object) return Buffer.from(`${JSON.stringify(e)}\n`);
+  const cached = eventLines.get(e.object);
+  if (cached && cached.type === e.type && cached.revision === e.revision) return cached.line;
+  const line = Buffer.from(`{"type":${JSON.stringify(e.type)},"revision":${e.revision},"object":${JSON.stringify(e.object)}}\n`);
+  eventLines.set(e.object, { type: e.type, revision: e.revision, line });
+  return line;
 }
 
 function writeOptions(req: Req): { dryRun: boolean; ifMatch?: number } {
