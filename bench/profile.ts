@@ -6,7 +6,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { AUTH_ENV, adminAuth, api, autocannon, dashboard, startDashplane, tempDir } from './lib.js';
+import { AUTH_ENV, adminAuth, api, autocannon, dashboard, startBare, startDashplane, tempDir } from './lib.js';
+import { writeFileSync } from 'node:fs';
 import { seedOne } from './p1-get.js';
 import { watchLatencies } from './p6-watch.js';
 
@@ -18,6 +19,14 @@ try {
   const path = await seedOne(server.url, auth);
   if (which === 'P1') console.log(await autocannon({ url: server.url + path, connections: 50, durationS: 10, headers: auth }));
   if (which === 'P3') console.log(await autocannon({ url: `${server.url}/api/v1/projects/bench/dashboards`, method: 'POST', connections: 16, durationS: 10, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(dashboard('c-[<id>]', 'bench')), idReplacement: true }));
+  if (which === 'P4') {
+    const file = join(dir.path, 'upstream.json');
+    writeFileSync(file, JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [] }, pad: 'x'.repeat(2000) }));
+    const upstream = await startBare(['static', file, 'application/json']);
+    await api(server.url, 'POST', '/api/v1/projects/bench/datasources', { kind: 'Datasource', metadata: { name: 'prom' }, spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: upstream.url } } } } } }, auth);
+    console.log(await autocannon({ url: `${server.url}/proxy/projects/bench/datasources/prom/api/v1/query?query=up`, connections: 50, durationS: 10, headers: auth }));
+    await upstream.stop();
+  }
   if (which === 'P6') {
     const l = await watchLatencies({ watchUrls: [server.url], writeUrl: server.url, auth, count: 1000, writes: 20, tag: 'prof' });
     l.sort((a, b) => a - b);
