@@ -7,7 +7,6 @@ import { getPath } from '../resources/object-path.js';
 import { HistoryService } from '../resources/history.js';
 import type { ResourceService } from '../resources/service.js';
 import { flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
-import { Readable } from 'node:stream';
 import type { WatchEvent, Watcher, WatchQuery } from '../controllers/watcher.js';
 
 /** Largest page a list may ask for. */
@@ -162,24 +161,42 @@ async function streamWatch(req: FastifyRequest, reply: FastifyReply, watcher: Wa
   const events = await watcher.open(req.principal, d, q, ac.signal);
   req.raw.once('close', () => ac.abort());
   reply.raw.once('close', () => ac.abort());
-  const body = Readable.from(
-    (async function* () {
-      for await (const e of events) yield eventLine(e);
-    })(),
-  );
-  body.once('close', () => ac.abort());
   // Headers go out at once (a client waiting for them must not wait for the first event); the
   // connection closes with the stream, so shutdown does not wait for it.
   reply.hijack();
-  reply.raw.writeHead(200, {
+  const res = reply.raw;
+  res.writeHead(200, {
     ...(reply.getHeaders() as Record<string, string>),
     'content-type': 'application/x-ndjson; charset=utf-8',
     'x-accel-buffering': 'no',
     connection: 'close',
   });
-  reply.raw.flushHeaders();
-  body.pipe(reply.raw);
-  body.once('error', () => reply.raw.destroy());
+  res.flushHeaders();
+  // Events straight to the socket (one shared Buffer per event), waiting only when it is full.
+  try {
+    for await (const e of events) {
+      if (res.destroyed) break;
+      if (!res.write(eventLine(e))) await drained(res);
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  } finally {
+    ac.abort();
+  }
+}
+
+/** Resolves when a full response can take more, or when it closes. */
+function drained(res: FastifyReply['raw']): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
 }
 
 /** Lines of watch streams: every watcher of an event gets the same bytes, made once. */
