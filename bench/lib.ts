@@ -5,10 +5,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
+import { freePort, stopChild } from '../test/helpers/process.js';
 
 /** One measured figure. `ratio` is figure / reference (or its inverse when lower is better, see `ratioOf`). */
 export interface Figure {
@@ -48,18 +48,6 @@ export function tempDir(prefix: string): { path: string; cleanup(): void } {
   return { path, cleanup: () => (process.env.KEEP ? console.log(`kept ${path}`) : rmSync(path, { recursive: true, force: true })) };
 }
 
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 export interface Child {
   child: ChildProcess;
   url: string;
@@ -76,16 +64,7 @@ function rssOf(pid: number): number {
 }
 
 function stopper(child: ChildProcess): () => Promise<void> {
-  return () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.once('exit', () => {
-        clearTimeout(kill);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
+  return () => stopChild(child, 10_000);
 }
 
 /**

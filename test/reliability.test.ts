@@ -17,7 +17,7 @@ import net, { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { runToExit, spawnServer, type ServerProcess } from './helpers/process.js';
-import { startTestServer, tempDir, type ApiResponse, type TestServer } from './helpers/server.js';
+import { callJson, startTestServer, tempDir, type ApiResponse, type TestServer } from './helpers/server.js';
 import { WatchStream } from './helpers/watch.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -43,17 +43,7 @@ function rng(seed: number): () => number {
   };
 }
 
-async function req(base: string, method: string, path: string, body?: unknown): Promise<ApiResponse> {
-  const res = await fetch(base + path, { method, ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, body: parsed };
-}
+const req = (base: string, method: string, path: string, body?: unknown): Promise<ApiResponse> => callJson(base, method, path, body);
 
 async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
   const res = await r;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { AUTH_ENV, bearer, type Tokens } from './helpers/auth.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
-import { tempDir } from './helpers/server.js';
+import { callJson, tempDir } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { WatchStream, type WatchEvent } from './helpers/watch.js';
 
@@ -16,19 +16,8 @@ interface Res {
 }
 
 async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res> {
-  const res = await fetch(base + path, {
-    method,
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, etag: res.headers.get('etag'), text, body: parsed };
+  const r = await callJson(base, method, path, body, headers);
+  return { status: r.status, etag: r.headers.get('etag'), text: r.text, body: r.body };
 }
 
 /** "POST /path -> 409 {...}" for assertion messages. */

@@ -1,26 +1,15 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { runToExit, spawnServer } from './helpers/process.js';
+import { freePort, runToExit, spawnServer } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
 const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const project = (name: string) => ({ kind: 'Project', metadata: { name }, spec: {} });
 const folder = (name: string) => ({ kind: 'Folder', metadata: { name }, spec: { items: [] } });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the server process', function () {
   this.timeout(120_000);

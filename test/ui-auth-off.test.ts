@@ -1,26 +1,22 @@
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, openPage, type WatchedPage } from './helpers/browser.js';
+import { openPage, type WatchedPage } from './helpers/browser.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /** The UI as `npm start` serves it: auth off, no sign-in, straight to the projects. */
 describe('web UI with authentication off (Chromium)', function () {
   this.timeout(60_000);
   let s: TestServer;
-  let browser: Browser;
   let w: WatchedPage;
 
   before(async function () {
     this.timeout(60_000);
     s = await startTestServer();
     await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'demo' }, spec: { display: { name: 'Demo project' } } });
-    browser = await launchBrowser();
-    w = await openPage(browser, s.url);
+    w = await openPage(s.url);
   });
 
   after(async function () {
     await w?.close();
-    await browser?.close();
     await s?.stop();
   });
 

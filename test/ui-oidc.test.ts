@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
 import { startAuthServer } from './helpers/auth.js';
-import { launchBrowser, openPage, type WatchedPage } from './helpers/browser.js';
+import { openPage, type WatchedPage } from './helpers/browser.js';
 import { startOidcProvider, type TestOidcProvider } from './helpers/oidc-provider.js';
 import type { TestServer } from './helpers/server.js';
 
@@ -10,7 +9,6 @@ describe('web UI sign-in with an OIDC provider (Chromium)', function () {
   this.timeout(60_000);
   let idp: TestOidcProvider;
   let s: TestServer;
-  let browser: Browser;
   let w: WatchedPage;
 
   before(async function () {
@@ -22,13 +20,11 @@ describe('web UI sign-in with an OIDC provider (Chromium)', function () {
       ]),
     });
     idp.allowRedirectUri(`${s.url}/api/auth/providers/oidc/corp/callback`);
-    browser = await launchBrowser();
-    w = await openPage(browser, s.url);
+    w = await openPage(s.url);
   });
 
   after(async function () {
     await w?.close();
-    await browser?.close();
     await s?.stop();
     await idp?.stop();
   });

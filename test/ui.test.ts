@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { parse } from 'yaml';
 import { bearer, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
-import { launchBrowser, openPage, type WatchedPage } from './helpers/browser.js';
+import { openPage, type WatchedPage } from './helpers/browser.js';
 import { startNodeExporter, type RunningNodeExporter } from './helpers/node-exporter.js';
 import { startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
 import type { TestServer } from './helpers/server.js';
@@ -57,7 +57,6 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
   let prom: RunningPrometheus;
   let s: TestServer;
   let admin: Tokens;
-  let browser: Browser;
   let w: WatchedPage;
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const r = await s.api(method, path, body, { ...bearer(admin), ...headers });
@@ -95,14 +94,12 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     const demo = JSON.parse(readFileSync(DEMO, 'utf8'))[0];
     demo.spec.datasources.PrometheusLocal.plugin.spec.proxy.spec.url = prom.url; // was localhost:9090
     await api('POST', '/api/v1/projects/perses/dashboards', demo);
-    browser = await launchBrowser();
-    w = await openPage(browser, s.url);
+    w = await openPage(s.url);
   });
 
   after(async function () {
     this.timeout(30_000);
     await w?.close();
-    await browser?.close();
     await s?.stop();
     await prom?.stop();
     await nodeExporter?.stop();

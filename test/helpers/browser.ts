@@ -20,7 +20,7 @@ function chromiumPath(): string {
   throw new Error('chromium was not found (looked at $CHROMIUM_BIN, /usr/bin/chromium). .ci/run installs the Debian package `chromium`; install it the same way to run the UI tests.');
 }
 
-export async function launchBrowser(): Promise<Browser> {
+async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
@@ -29,7 +29,7 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** A page that records console errors, failed requests and uncaught exceptions. */
+/** A page in its own headless Chromium that records console errors, page errors and proxy calls. */
 export interface WatchedPage {
   page: Page;
   context: BrowserContext;
@@ -39,10 +39,12 @@ export interface WatchedPage {
   proxyLog: string[];
   /** Saves a full-page screenshot as test-artifacts/ui/<name>.png. */
   screenshot(name: string): Promise<string>;
+  /** Closes the page and its browser. */
   close(): Promise<void>;
 }
 
-export async function openPage(browser: Browser, baseURL: string): Promise<WatchedPage> {
+export async function openPage(baseURL: string): Promise<WatchedPage> {
+  const browser = await launchBrowser();
   const context = await browser.newContext({ baseURL, viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   const errors: string[] = [];
@@ -69,6 +71,9 @@ export async function openPage(browser: Browser, baseURL: string): Promise<Watch
       await page.screenshot({ path, fullPage: true });
       return path;
     },
-    close: () => context.close(),
+    close: async () => {
+      await context.close();
+      await browser.close();
+    },
   };
 }

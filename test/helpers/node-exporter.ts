@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { freePort } from './prometheus.js';
+import { freePort, stopChild } from './process.js';
 import { waitFor } from './wait.js';
 
 /** Debian's prometheus-node-exporter on 127.0.0.1: real node_* metrics for dashboards such as the Perses Demo. */
@@ -23,12 +23,7 @@ export async function startNodeExporter(): Promise<RunningNodeExporter> {
   const child = spawn(BIN, [`--web.listen-address=${target}`, '--log.level=warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let out = '';
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const done = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await done;
-  };
+  const stop = () => stopChild(child);
   try {
     await waitFor(
       'node exporter answering /metrics',

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from './process.js';
 
 const run = promisify(execFile);
 const BIN = '/usr/lib/postgresql/15/bin';
@@ -16,18 +16,6 @@ export interface TestPostgres {
   createDatabase(): Promise<{ url: string; drop(): Promise<void> }>;
   /** Stops the cluster at once and removes its directory. */
   stop(): Promise<void>;
-}
-
-/** A free TCP port on 127.0.0.1 (asked from the kernel). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** The command line that runs `cmd` as the postgres OS user when we are root (initdb refuses root). */

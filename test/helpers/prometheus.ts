@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { accessSync, constants, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
+import { freePort, stopChild } from './process.js';
 import { tempDir } from './server.js';
 
 /** A real Prometheus on 127.0.0.1 that scrapes itself every second. */
@@ -33,31 +33,6 @@ function findBinary(): string {
     'the prometheus binary was not found (looked at $PROMETHEUS_BIN, $PATH and /usr/bin/prometheus). ' +
       '.ci/run installs the Debian package `prometheus` (apt-get install --no-install-recommends prometheus); install it the same way to run these tests.',
   );
-}
-
-/** A port that was free a moment ago (Prometheus must be told its port up front). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
-}
-
-async function kill(child: ChildProcess, graceMs = 5_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const done = exited(child);
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await done;
-  clearTimeout(timer);
 }
 
 async function ok(url: string, init?: RequestInit): Promise<Response | undefined> {
@@ -115,7 +90,7 @@ export async function startPrometheus(opts: { timeoutMs?: number; scrape?: { job
     let spawnError: Error | undefined;
     child.once('error', (e) => (spawnError = e));
     const stop = async () => {
-      await kill(child);
+      await stopChild(child);
       dir.remove();
     };
     try {

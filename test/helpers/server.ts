@@ -30,6 +30,29 @@ export interface ApiResponse {
   body: any;
 }
 
+/** Status, headers, text and parsed JSON (undefined when empty or not JSON) of a response. */
+export async function readResponse(res: Response): Promise<ApiResponse> {
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed };
+}
+
+/** A request to `base + path`, with `body` sent as JSON when given. */
+export async function callJson(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+  return readResponse(
+    await fetch(base + path, {
+      method,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    }),
+  );
+}
+
 /** Starts a server; `env` entries become configuration (DASHPLANE_*), `configFile` is a YAML file. */
 export async function startTestServer(opts: { env?: Record<string, string>; configFile?: string; dataDir?: string } = {}): Promise<TestServer> {
   const dir = opts.dataDir ? undefined : tempDir();
@@ -40,17 +63,8 @@ export async function startTestServer(opts: { env?: Record<string, string>; conf
     env: { DASHPLANE_DATABASE_LEVEL_PATH: dataDir, ...(opts.env ?? {}) },
   });
   const server = await startServer(config, { logger: false });
-  const raw = async (method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<ApiResponse> => {
-    const res = await fetch(server.url + path, { method, headers, ...(body !== undefined ? { body: body as unknown as BodyInit } : {}) });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, body: parsed };
-  };
+  const raw = async (method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<ApiResponse> =>
+    readResponse(await fetch(server.url + path, { method, headers, ...(body !== undefined ? { body: body as unknown as BodyInit } : {}) }));
   return {
     url: server.url,
     server,
