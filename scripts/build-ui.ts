@@ -11,7 +11,8 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 const UI = join(PACKAGE_ROOT, 'ui');
 const DIST = join(UI, 'dist');
 const STAMP = join(DIST, '.build-stamp');
-const INPUTS = ['index.html', 'vite.config.ts', 'package.json', 'tsconfig.json', 'src', 'public'];
+// ui/src/diff.ts uses dashctl's edit script
+const INPUTS = ['index.html', 'vite.config.ts', 'package.json', 'tsconfig.json', 'src', 'public', '../cli/unified-diff.ts'];
 
 function hashInputs(): string {
   const hash = createHash('sha256');

@@ -1,4 +1,4 @@
-import { AppBar, Box, Button, CircularProgress, Link, Toolbar, Typography } from '@mui/material';
+import { AppBar, Box, Button, Link, Toolbar, Typography } from '@mui/material';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ReactNode, useEffect } from 'react';
 import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
@@ -10,7 +10,7 @@ import { HistoryPage } from './pages/HistoryPage';
 import { ProjectPage } from './pages/ProjectPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { SignInPage } from './pages/SignInPage';
-import { ErrorMessage } from './widgets';
+import { ErrorMessage, Loading } from './widgets';
 
 export function App() {
   const config = useQuery(['config'], getConfig, { staleTime: Infinity });
@@ -102,14 +102,6 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
       <Box component="main" sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column' }}>
         {children}
       </Box>
-    </Box>
-  );
-}
-
-function Loading() {
-  return (
-    <Box sx={{ display: 'flex', justifyContent: 'center', mt: 8 }}>
-      <CircularProgress aria-label="loading" />
     </Box>
   );
 }

@@ -1,3 +1,5 @@
+import { editScript } from '../../cli/unified-diff';
+
 export interface DiffRow {
   type: 'same' | 'removed' | 'added' | 'changed';
   left?: { no: number; text: string };
@@ -5,23 +7,13 @@ export interface DiffRow {
 }
 
 /**
- * A side-by-side line diff: common prefix and suffix are skipped, the middle is a longest common
- * subsequence; a removed run next to an added run is shown as changed lines facing each other.
+ * A side-by-side line diff from the shortest edit script dashctl's diff uses (Myers); a removed
+ * run next to an added run is shown as changed lines facing each other.
  */
 export function sideBySide(a: string[], b: string[]): DiffRow[] {
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-    endA--;
-    endB--;
-  }
-  const ops = lcsOps(a.slice(start, endA), b.slice(start, endB));
   const rows: DiffRow[] = [];
-  for (let i = 0; i < start; i++) rows.push({ type: 'same', left: { no: i + 1, text: a[i] }, right: { no: i + 1, text: b[i] } });
-  let i = start;
-  let j = start;
+  let i = 0;
+  let j = 0;
   let removed: DiffRow['left'][] = [];
   let added: DiffRow['right'][] = [];
   const flush = () => {
@@ -34,8 +26,8 @@ export function sideBySide(a: string[], b: string[]): DiffRow[] {
     removed = [];
     added = [];
   };
-  for (const op of ops) {
-    if (op === '=') {
+  for (const { op } of editScript(a, b)) {
+    if (op === ' ') {
       flush();
       rows.push({ type: 'same', left: { no: i + 1, text: a[i] }, right: { no: j + 1, text: b[j] } });
       i++;
@@ -49,40 +41,5 @@ export function sideBySide(a: string[], b: string[]): DiffRow[] {
     }
   }
   flush();
-  for (let k = endA; k < a.length; k++, j++) rows.push({ type: 'same', left: { no: k + 1, text: a[k] }, right: { no: j + 1, text: b[j] } });
   return rows;
-}
-
-function lcsOps(a: string[], b: string[]): ('=' | '-' | '+')[] {
-  const n = a.length;
-  const m = b.length;
-  if (n === 0) return b.map(() => '+');
-  if (m === 0) return a.map(() => '-');
-  // lengths of the LCS of a[i..] and b[j..]
-  const w = m + 1;
-  const table = new Uint32Array((n + 1) * w);
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      table[i * w + j] = a[i] === b[j] ? table[(i + 1) * w + j + 1] + 1 : Math.max(table[(i + 1) * w + j], table[i * w + j + 1]);
-    }
-  }
-  const ops: ('=' | '-' | '+')[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n && j < m) {
-    if (a[i] === b[j]) {
-      ops.push('=');
-      i++;
-      j++;
-    } else if (table[(i + 1) * w + j] >= table[i * w + j + 1]) {
-      ops.push('-');
-      i++;
-    } else {
-      ops.push('+');
-      j++;
-    }
-  }
-  while (i++ < n) ops.push('-');
-  while (j++ < m) ops.push('+');
-  return ops;
 }

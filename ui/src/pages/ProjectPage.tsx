@@ -1,7 +1,7 @@
 import { Box, Button, Chip, Link, Tab, Table, TableBody, TableCell, TableHead, TableRow, Tabs, Typography } from '@mui/material';
 import { useQuery } from '@tanstack/react-query';
 import { Link as RouterLink, useParams, useSearchParams } from 'react-router-dom';
-import { displayName, list, type Resource } from '../api';
+import { displayName, getResource, list, type Resource } from '../api';
 import { ErrorMessage, Loading, matches, PageHeader, SearchField, timeAgo } from '../widgets';
 
 const TABS = [
@@ -17,9 +17,9 @@ export function ProjectPage() {
   const [params, setParams] = useSearchParams();
   const tab = TABS.find((t) => t.plural === params.get('tab')) ?? TABS[0];
   const query = params.get('q') ?? '';
-  const projectQuery = useQuery(['get', 'projects', project], () => list('projects', undefined, { name: project }));
+  const projectQuery = useQuery(['resource', 'projects', '', project], () => getResource('projects', undefined, project));
   const items = useQuery(['list', tab.plural, project], () => list(tab.plural, project));
-  const title = projectQuery.data?.find((p) => p.metadata.name === project);
+  const title = projectQuery.data?.object;
 
   const setQuery = (q: string) => {
     const next = new URLSearchParams(params);
