@@ -181,6 +181,32 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       await same('after later writes');
     });
 
+    it('getText and listText: the stored JSON of what get and list return, with its metadata', async () => {
+      const queries: ListQuery[] = [
+        { kind: 'Dashboard' },
+        { kind: 'Dashboard', project: 'a' },
+        { kind: 'Dashboard', project: 'a', namePrefix: 'a' },
+        { kind: 'Dashboard', namePrefix: 'a' },
+        { kind: 'Dashboard', limit: 2, after: { project: 'a', name: 'a.1' } },
+        { kind: 'Dashboard', namePrefix: 'a', limit: 1 },
+        { kind: 'Dashboard', project: 'zz' },
+      ];
+      // metadata and spec strings with quotes, backslashes, braces and non-ASCII must not confuse the metadata reader
+      const tricky = { ...obj('Dashboard', 'a', 'a.1', 0, { s: '"}{][\\', u: 'é 😀' }), metadata: { ...obj('Dashboard', 'a', 'a.1').metadata, tags: ['}"', '\\"{', 'ü'] } };
+      await store.create(tricky);
+      for (const [p, n] of [['b', 'x'], ['a', 'b'], ['a', 'B'], ['a-b', 'a'], ['ab', 'a']]) await store.create(obj('Dashboard', p, n, 0, { big: 'x'.repeat(100) }));
+      const t = await store.getText({ kind: 'Dashboard', project: 'a', name: 'a.1' });
+      expect(JSON.parse(t!.text)).to.deep.equal(tricky);
+      expect(t!.metadata).to.deep.equal(tricky.metadata);
+      expect(await store.getText({ kind: 'Dashboard', project: 'a', name: 'nope' })).to.equal(undefined);
+      for (const q of queries) {
+        const texts = await store.listText(q);
+        const full = await store.list(q);
+        expect(texts.map((x) => JSON.parse(x.text)), JSON.stringify(q)).to.deep.equal(full);
+        expect(texts.map((x) => x.metadata), JSON.stringify(q)).to.deep.equal(full.map((o) => o.metadata));
+      }
+    });
+
     it('the revision increases with every write and survives a reopen', async () => {
       const r0 = await store.revision();
       const r1 = await store.create(obj('Dashboard', 'p', 'x'));

@@ -86,7 +86,7 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
           ...(since !== undefined ? { since: Number(since) } : {}),
         });
       }
-      const page = await service.list(req.principal, d, {
+      const page = await service.listText(req.principal, d, {
         ...(d.scope === 'project' && (project ?? queryProject) !== undefined ? { project: project ?? queryProject } : {}),
         ...(namePrefix ? { namePrefix } : {}),
         filters,
@@ -95,15 +95,14 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
         ...(flag(q, 'metadata_only') ? { metadataOnly: true } : {}),
       });
       if (page.continueToken) void reply.header('Link', `<${nextUrl(req.url, page.continueToken)}>; rel="next"`);
-      if (flag(q, 'metadata_only')) return page.items.map((o) => ({ kind: o.kind, metadata: o.metadata, spec: {} }));
-      return page.items;
+      return sendJsonText(reply, `[${page.items.map((t) => t.text).join(',')}]`);
     },
 
     async get(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
-      const obj = await service.get(req.principal, d, project ?? '', name!);
-      void reply.header('ETag', `"${obj.metadata.version}"`);
-      return obj;
+      const found = await service.getText(req.principal, d, project ?? '', name!);
+      void reply.header('ETag', `"${found.metadata.version}"`);
+      return sendJsonText(reply, found.text);
     },
 
     async create(req: Req, reply: FastifyReply) {
@@ -143,6 +142,11 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
       return reply.code(204).send();
     },
   };
+}
+
+/** A response body that is already JSON text (stored objects are served as stored, not re-serialised). */
+function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(text);
 }
 
 function versionParam(params: { version?: string }): number {

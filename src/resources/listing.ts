@@ -1,6 +1,6 @@
 import { badRequest } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
-import type { Envelope, Store } from '../storage/store.js';
+import type { Envelope, ListQuery, Metadata, Store, StoredText } from '../storage/store.js';
 import { parseDuration } from './duration.js';
 import { getPath } from './object-path.js';
 
@@ -36,8 +36,8 @@ interface Position {
   name: string;
 }
 
-export function encodeContinue(obj: Envelope): string {
-  return Buffer.from(JSON.stringify([obj.metadata.project ?? '', obj.metadata.name])).toString('base64url');
+export function encodeContinue(m: Metadata): string {
+  return Buffer.from(JSON.stringify([m.project ?? '', m.name])).toString('base64url');
 }
 
 function decodeContinue(token: string): Position {
@@ -71,30 +71,52 @@ export function filterPredicate(d: KindDescriptor, filters: Record<string, strin
  */
 export async function listPage(store: Store, d: KindDescriptor, q: ListOptions, readable: '*' | ReadonlySet<string>, nowMs: number): Promise<ListResult> {
   const matches = filterPredicate(d, q.filters);
-  // A Project object is "in" itself; every other object is in metadata.project.
-  const projectOf = (o: Envelope) => (d.isProjectScope ? o.metadata.name : (o.metadata.project ?? ''));
-  const keep = (o: Envelope) => !isExpired(d, o, nowMs) && matches(o) && (readable === '*' || readable.has(projectOf(o)));
   // Without expiry or a spec filter to check, the store may answer from its metadata index.
   const metadataOnly = q.metadataOnly === true && !d.ttlPath && !(d.listFilters ?? []).some((f) => q.filters?.[f.param] !== undefined);
+  const keep = (o: Envelope) => !isExpired(d, o, nowMs) && matches(o);
+  const page = await pageOf((sq) => store.list(metadataOnly ? { ...sq, metadataOnly } : sq), (o) => o.metadata, keep, d, q, readable);
+  return { items: page.items, ...(page.continueToken ? { continueToken: page.continueToken } : {}) };
+}
+
+/** Whether a list of `d` with these options needs nothing from the spec (no expiry, no spec filter): it can be answered with stored texts. */
+export function listsAsText(d: KindDescriptor, q: ListOptions): boolean {
+  return !d.ttlPath && !(d.listFilters ?? []).some((f) => q.filters?.[f.param] !== undefined);
+}
+
+/** `listPage` as stored JSON texts, for a list that `listsAsText`. */
+export async function listTextPage(store: Store, d: KindDescriptor, q: ListOptions, readable: '*' | ReadonlySet<string>): Promise<{ items: StoredText[]; continueToken?: string }> {
+  return pageOf((sq) => store.listText(sq), (t) => t.metadata, () => true, d, q, readable);
+}
+
+/** The paging loop of both: `read` one sorted batch after another, `keep` what the caller may see. */
+async function pageOf<T>(
+  read: (q: ListQuery) => Promise<T[]>,
+  metadataOf: (item: T) => Metadata,
+  keep: (item: T) => boolean,
+  d: KindDescriptor,
+  q: ListOptions,
+  readable: '*' | ReadonlySet<string>,
+): Promise<{ items: T[]; continueToken?: string }> {
+  // A Project object is "in" itself; every other object is in metadata.project.
+  const projectOf = (m: Metadata) => (d.isProjectScope ? m.name : (m.project ?? ''));
   const want = q.limit ?? Infinity;
   const batch = q.limit === undefined ? undefined : Math.max(q.limit + 1, 100);
-  const out: Envelope[] = [];
+  const out: T[] = [];
   let after = q.continueToken ? decodeContinue(q.continueToken) : undefined;
   for (;;) {
-    const page = await store.list({
+    const page = await read({
       kind: d.kind,
       ...(d.scope === 'global' ? { project: '' } : q.project !== undefined ? { project: q.project } : {}),
       ...(q.namePrefix ? { namePrefix: q.namePrefix } : {}),
       ...(after ? { after } : {}),
       ...(batch ? { limit: batch } : {}),
-      ...(metadataOnly ? { metadataOnly } : {}),
     });
-    for (const o of page) if (keep(o)) out.push(o);
+    for (const item of page) if (keep(item) && (readable === '*' || readable.has(projectOf(metadataOf(item))))) out.push(item);
     if (batch === undefined || page.length < batch || out.length > want) break;
-    const last = page[page.length - 1];
-    after = { project: last.metadata.project ?? '', name: last.metadata.name };
+    const last = metadataOf(page[page.length - 1]);
+    after = { project: last.project ?? '', name: last.name };
   }
   if (out.length <= want) return { items: out };
   const items = out.slice(0, want);
-  return { items, continueToken: encodeContinue(items[items.length - 1]) };
+  return { items, continueToken: encodeContinue(metadataOf(items[items.length - 1])) };
 }

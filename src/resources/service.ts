@@ -7,9 +7,9 @@ import type { HookCall, HookContext, KindDescriptor } from '../kinds/descriptor.
 import type { KindRegistry } from '../kinds/registry.js';
 import { schemaErrors } from '../kinds/schema-errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
-import { keyOf, type Envelope, type HistoryOptions, type ObjectKey, type Store } from '../storage/store.js';
+import { keyOf, type Envelope, type HistoryOptions, type ObjectKey, type Store, type StoredText } from '../storage/store.js';
 import { KeyedMutex } from '../storage/mutex.js';
-import { isExpired, listPage, type ListOptions, type ListResult } from './listing.js';
+import { isExpired, listPage, listsAsText, listTextPage, type ListOptions, type ListResult } from './listing.js';
 import { mask, restoreMasked } from './masking.js';
 import { getPath } from './object-path.js';
 import { identify, stampMetadata, type Target } from './prepare.js';
@@ -71,13 +71,39 @@ export class ResourceService {
     return mask(d, await this.current(d, { kind: d.kind, project: scopeOf(d, project) ?? '', name }));
   }
 
+  /**
+   * `get` as JSON text: the stored text itself when nothing in it needs masking or an expiry
+   * check (no parse and re-serialisation of the spec), else the masked object serialised.
+   */
+  async getText(p: Principal, d: KindDescriptor, project: string, name: string): Promise<StoredText> {
+    if (!servesStoredText(d)) return textOf(await this.get(p, d, project, name));
+    await this.opts.authorizer.authorize(p, 'read', authzTarget(d, project, name));
+    const key = { kind: d.kind, project: scopeOf(d, project) ?? '', name };
+    return (await this.opts.store.getText(key)) ?? notFoundError(d, key);
+  }
+
   async list(p: Principal, d: KindDescriptor, q: ListOptions): Promise<ListResult> {
-    let readable: '*' | ReadonlySet<string> = '*';
-    if (d.scope === 'project' && q.project !== undefined) await this.opts.authorizer.authorize(p, 'read', { kind: d.kind, project: q.project });
-    else if (d.scope === 'project' || d.isProjectScope) readable = await this.opts.authorizer.readableProjects(p, d.kind);
-    else await this.opts.authorizer.authorize(p, 'read', { kind: d.kind });
+    const readable = await this.readableFor(p, d, q);
     const page = await listPage(this.opts.store, d, q, readable, this.now().getTime());
     return { ...page, items: page.items.map((o) => mask(d, o)) };
+  }
+
+  /** `list` as JSON texts: the stored texts when the list needs nothing from the specs (see `getText`). */
+  async listText(p: Principal, d: KindDescriptor, q: ListOptions): Promise<{ items: StoredText[]; continueToken?: string }> {
+    if (!servesStoredText(d) || q.metadataOnly || !listsAsText(d, q)) {
+      const page = await this.list(p, d, q);
+      const shown = q.metadataOnly ? (o: Envelope) => textOf({ kind: o.kind, metadata: o.metadata, spec: {} }) : textOf;
+      return { ...page, items: page.items.map(shown) };
+    }
+    return listTextPage(this.opts.store, d, q, await this.readableFor(p, d, q));
+  }
+
+  /** Checks the caller may list `d` here; the projects whose objects they may see. */
+  private async readableFor(p: Principal, d: KindDescriptor, q: ListOptions): Promise<'*' | ReadonlySet<string>> {
+    if (d.scope === 'project' && q.project !== undefined) await this.opts.authorizer.authorize(p, 'read', { kind: d.kind, project: q.project });
+    else if (d.scope === 'project' || d.isProjectScope) return this.opts.authorizer.readableProjects(p, d.kind);
+    else await this.opts.authorizer.authorize(p, 'read', { kind: d.kind });
+    return '*';
   }
 
   async create(p: Principal, d: KindDescriptor, body: unknown, target: Target, w: WriteOptions = {}): Promise<Envelope> {
@@ -277,10 +303,7 @@ export class ResourceService {
   /** The stored object, or 404 (expired objects count as gone). */
   private async current(d: KindDescriptor, key: ObjectKey, evenIfExpired = false): Promise<Envelope> {
     const obj = await this.opts.store.get(key);
-    if (!obj || (!evenIfExpired && isExpired(d, obj, this.now().getTime()))) {
-      const where = d.scope === 'project' ? ` in project "${key.project}"` : '';
-      throw notFound(`${d.kind} "${key.name}"${where} not found`);
-    }
+    if (!obj || (!evenIfExpired && isExpired(d, obj, this.now().getTime()))) notFoundError(d, key);
     return obj;
   }
 
@@ -314,6 +337,20 @@ function authzTarget(d: KindDescriptor, project: string | undefined, name: strin
   if (d.scope === 'project') return { kind: d.kind, ...(project !== undefined ? { project } : {}), name };
   if (d.isProjectScope) return { kind: d.kind, project: name, name };
   return { kind: d.kind, name };
+}
+
+function notFoundError(d: KindDescriptor, key: ObjectKey): never {
+  const where = d.scope === 'project' ? ` in project "${key.project}"` : '';
+  throw notFound(`${d.kind} "${key.name}"${where} not found`);
+}
+
+/** Kinds whose stored text is the response: nothing to mask, no expiry to check. */
+function servesStoredText(d: KindDescriptor): boolean {
+  return !d.sensitive?.length && !d.ttlPath;
+}
+
+function textOf(obj: Envelope): StoredText {
+  return { text: JSON.stringify(obj), metadata: obj.metadata };
 }
 
 function projectMissing(project: string): ApiError {

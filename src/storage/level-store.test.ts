@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { describeStoreContract } from '../../test/store-contract.js';
+import { describeStoreContract, obj } from '../../test/store-contract.js';
 import { tempDir } from '../../test/helpers/server.js';
 import { LevelStore } from './level-store.js';
 
@@ -20,6 +20,30 @@ describeStoreContract('LevelStore', async () => {
       dir.remove();
     },
   };
+});
+
+describe('LevelStore reads', () => {
+  it('a get never returns an older version than the last write that resolved, with reads in flight across writes', async () => {
+    const dir = tempDir();
+    const store = new LevelStore(dir.path);
+    await store.open();
+    try {
+      const key = { kind: 'Dashboard', project: 'p', name: 'd' };
+      await store.create(obj('Dashboard', 'p', 'd', 0, { n: 0 }));
+      for (let v = 1; v <= 300; v++) {
+        const inFlight = [store.get(key), store.getText(key), store.get(key)];
+        await store.update(obj('Dashboard', 'p', 'd', v, { n: v, pad: 'x'.repeat(v * 37) }), { expectedVersion: v - 1 });
+        expect((await store.get(key))!.metadata.version, `after write ${v}`).to.equal(v);
+        expect((await store.getText(key))!.metadata.version, `after write ${v}`).to.equal(v);
+        await Promise.all(inFlight);
+      }
+      await store.delete(key);
+      expect(await store.get(key)).to.equal(undefined);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
 });
 
 describe('LevelStore opening', () => {

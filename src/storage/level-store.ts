@@ -4,7 +4,8 @@ import { ApiError, alreadyExists, badRequest, conflict, notFound } from '../erro
 import { EventHub, replayThenLive } from './event-hub.js';
 import { MetadataIndex } from './metadata-index.js';
 import { KeyedMutex, Mutex } from './mutex.js';
-import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, VersionEntry } from './store.js';
+import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, StoredText, VersionEntry } from './store.js';
+import { storedText } from './stored-text.js';
 import { keyOf } from './store.js';
 
 const SEP = '\x00';
@@ -42,6 +43,10 @@ export class LevelStore implements Store {
   private rev = 0;
   /** Lowest revision still in the event log. */
   private firstLogged = 1;
+  /** Texts of objects read lately (a dashboard is read far more often than written); commit() drops what it changes. */
+  private readonly recent = new RecentTexts(RECENT_TEXT_CHARS);
+  /** Bumped by every commit: a read that a commit overtook is not kept in `recent`. */
+  private generation = 0;
   /** Set when a write failed for lack of space: health reports the store down until writes work again. */
   private writeFailure?: string;
 
@@ -74,8 +79,25 @@ export class LevelStore implements Store {
   }
 
   async get(key: ObjectKey): Promise<Envelope | undefined> {
-    const raw = await this.db.get(objectKey(key));
-    return raw === undefined ? undefined : (JSON.parse(raw) as Envelope);
+    const found = await this.getText(key);
+    return found === undefined ? undefined : (JSON.parse(found.text) as Envelope);
+  }
+
+  /** From the recently read objects when no commit changed it since (shared: the metadata is frozen). */
+  async getText(key: ObjectKey): Promise<StoredText | undefined> {
+    const k = objectKey(key);
+    const hit = this.recent.get(k);
+    if (hit !== undefined) return hit;
+    const generation = this.generation;
+    const raw = await this.db.get(k);
+    if (raw === undefined) return undefined;
+    const found = storedText(raw);
+    Object.freeze(found);
+    Object.freeze(found.metadata);
+    if (found.metadata.tags) Object.freeze(found.metadata.tags);
+    // a commit that ran during the read may have changed it: keep only what no commit overtook
+    if (generation === this.generation) this.recent.set(k, found);
+    return found;
   }
 
   async list(q: ListQuery): Promise<Envelope[]> {
@@ -84,18 +106,28 @@ export class LevelStore implements Store {
       if (!this.index.has(q.kind)) await this.writes.run(async () => this.index.has(q.kind) || this.index.load(q.kind, await this.metadataOf(q.kind)));
       return this.index.list(q);
     }
+    return (await this.scan(q)).map((t) => JSON.parse(t) as Envelope);
+  }
+
+  async listText(q: ListQuery): Promise<StoredText[]> {
+    return (await this.scan(q)).map(storedText);
+  }
+
+  /** The texts of a list, in key order (names checked against the prefix from their keys). */
+  private async scan(q: ListQuery): Promise<string[]> {
     const base = q.project === undefined ? `o${SEP}${q.kind}${SEP}` : scopePrefix(q.kind, q.project);
     const from = q.project !== undefined && q.namePrefix ? base + q.namePrefix : base;
     const range: { gte?: string; gt?: string; lt: string } = { lt: from + HIGH };
     const afterKey = q.after ? objectKey({ kind: q.kind, project: q.after.project, name: q.after.name }) : undefined;
     if (afterKey !== undefined && afterKey >= from) range.gt = afterKey;
     else range.gte = from;
-    const out: Envelope[] = [];
+    // names in the range all match the prefix unless it spans every project
+    if (q.project !== undefined || !q.namePrefix) return this.db.values({ ...range, ...(q.limit !== undefined ? { limit: q.limit } : {}) }).all();
+    const out: string[] = [];
     const limit = q.limit ?? Infinity;
-    for await (const raw of this.db.values(range)) {
-      const obj = JSON.parse(raw) as Envelope;
-      if (q.namePrefix && !obj.metadata.name.startsWith(q.namePrefix)) continue;
-      out.push(obj);
+    for await (const [key, raw] of this.db.iterator(range)) {
+      if (q.namePrefix && !key.slice(key.lastIndexOf(SEP) + 1).startsWith(q.namePrefix)) continue;
+      out.push(raw);
       if (out.length >= limit) break;
     }
     return out;
@@ -268,11 +300,48 @@ export class LevelStore implements Store {
       throw err;
     }
     this.writeFailure = undefined;
+    this.generation++;
+    for (const op of ops) this.recent.delete(op.key);
     this.rev = last;
     this.firstLogged = firstKept;
     for (const e of numbered) this.index.apply(e);
     this.hub.publish(numbered);
     return last;
+  }
+}
+
+/** How much object text (in characters) `recent` keeps. */
+const RECENT_TEXT_CHARS = 16 * 1024 * 1024;
+
+/** Stored texts by key, least recently used dropped first once their total length passes `maxChars`. */
+class RecentTexts {
+  private readonly map = new Map<string, StoredText>();
+  private chars = 0;
+
+  constructor(private readonly maxChars: number) {}
+
+  get(key: string): StoredText | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+
+  set(key: string, value: StoredText): void {
+    if (value.text.length > this.maxChars / 16) return; // a few huge objects must not empty it
+    this.delete(key);
+    this.map.set(key, value);
+    this.chars += value.text.length;
+    while (this.chars > this.maxChars) this.delete(this.map.keys().next().value!);
+  }
+
+  delete(key: string): void {
+    const v = this.map.get(key);
+    if (v === undefined) return;
+    this.map.delete(key);
+    this.chars -= v.text.length;
   }
 }
 

@@ -4,7 +4,7 @@ import { ApiError, alreadyExists, badRequest, conflict, notFound, unavailable } 
 import { EventHub, replayThenLive } from './event-hub.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
-import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, VersionEntry } from './store.js';
+import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, StoredText, VersionEntry } from './store.js';
 import { keyOf } from './store.js';
 
 export interface PostgresStoreOptions {
@@ -29,6 +29,13 @@ const CHANNEL = 'dashplane_events';
 
 const MAX_ATTEMPTS = 5;
 const PAGE = 500;
+/** An object as its JSON text (PostgreSQL's, not re-serialised here) and its parsed metadata. */
+const TEXT_COLUMNS = `doc::text AS text, doc->'metadata' AS metadata`;
+
+/** The doc column of a list: only kind and metadata when that is all the caller needs. */
+function docColumn(q: ListQuery): string {
+  return q.metadataOnly ? `jsonb_build_object('kind', doc->'kind', 'metadata', doc->'metadata', 'spec', '{}'::jsonb) AS doc` : 'doc';
+}
 
 /**
  * The PostgreSQL store (`pg`). Each write is one READ COMMITTED transaction: row locks on the
@@ -171,14 +178,24 @@ export class PostgresStore implements Store {
     return rows[0]?.doc;
   }
 
+  /** The document's text straight from PostgreSQL (not parsed here), and its metadata. */
+  async getText(key: ObjectKey): Promise<StoredText | undefined> {
+    const { rows } = await this.query<StoredText>(`SELECT ${TEXT_COLUMNS} FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3`, [key.kind, key.project, key.name]);
+    return rows[0];
+  }
+
   list(q: ListQuery): Promise<Envelope[]> {
-    return this.listWith((text, values) => this.query<{ doc: Envelope }>(text, values), q);
+    return this.listWith(docColumn(q), (text, values) => this.query<{ doc: Envelope }>(text, values), q).then((rows) => rows.map((r) => r.doc));
+  }
+
+  listText(q: ListQuery): Promise<StoredText[]> {
+    return this.listWith(TEXT_COLUMNS, (text, values) => this.query<StoredText>(text, values), q);
   }
 
   async snapshot(q: ListQuery): Promise<{ items: Envelope[]; revision: number }> {
     return this.tx(
       async (c) => {
-        const items = await this.listWith((text, values) => c.query<{ doc: Envelope }>(text, values), q);
+        const items = (await this.listWith(docColumn(q), (text, values) => c.query<{ doc: Envelope }>(text, values), q)).map((r) => r.doc);
         const { rows } = await c.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
         return { items, revision: Number(rows[0].revision) };
       },
@@ -362,7 +379,8 @@ export class PostgresStore implements Store {
 
   // --- internals ---
 
-  private async listWith(run: (text: string, values: unknown[]) => Promise<{ rows: { doc: Envelope }[] }>, q: ListQuery): Promise<Envelope[]> {
+  /** Rows of `columns` for a list query, in list order. */
+  private async listWith<R>(columns: string, run: (text: string, values: unknown[]) => Promise<{ rows: R[] }>, q: ListQuery): Promise<R[]> {
     const values: unknown[] = [q.kind];
     const where = ['kind = $1'];
     if (q.project !== undefined) {
@@ -377,13 +395,12 @@ export class PostgresStore implements Store {
       values.push(q.after.project, q.after.name);
       where.push(`(project, name) > ($${values.length - 1}::text COLLATE "C", $${values.length}::text COLLATE "C")`);
     }
-    const doc = q.metadataOnly ? `jsonb_build_object('kind', doc->'kind', 'metadata', doc->'metadata', 'spec', '{}'::jsonb) AS doc` : 'doc';
-    let text = `SELECT ${doc} FROM dashplane_objects WHERE ${where.join(' AND ')} ORDER BY project, name`;
+    let text = `SELECT ${columns} FROM dashplane_objects WHERE ${where.join(' AND ')} ORDER BY project, name`;
     if (q.limit !== undefined) {
       values.push(q.limit);
       text += ` LIMIT $${values.length}`;
     }
-    return (await run(text, values)).rows.map((r) => r.doc);
+    return (await run(text, values)).rows;
   }
 
   /** The history entry of this write; with `retain`, drops entries older than the `max` previous versions. */

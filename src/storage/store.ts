@@ -25,6 +25,16 @@ export interface Envelope {
   spec: unknown;
 }
 
+/**
+ * An object as the JSON text the store holds, and its metadata: what a read answers without
+ * parsing and re-serialising the spec (a 10 KB dashboard costs more to parse than to serve).
+ */
+export interface StoredText {
+  /** The object's JSON (an Envelope). */
+  text: string;
+  metadata: Metadata;
+}
+
 /** Identity of one object. */
 export interface ObjectKey {
   kind: string;
@@ -91,6 +101,10 @@ export interface Store {
   ping(): Promise<void>;
   get(key: ObjectKey): Promise<Envelope | undefined>;
   list(query: ListQuery): Promise<Envelope[]>;
+  /** `get`, as JSON text. */
+  getText(key: ObjectKey): Promise<StoredText | undefined>;
+  /** `list` (without metadataOnly), as JSON texts. */
+  listText(query: ListQuery): Promise<StoredText[]>;
   /**
    * Stores a new object; with `parent`, only if that object exists at the same instant; with
    * `also`, those new objects too, in the same atomic write (AlreadyExists if any exists).

@@ -1,0 +1,49 @@
+import type { Metadata, StoredText } from './store.js';
+
+const HEAD = '{"kind":';
+const METADATA = ',"metadata":';
+
+/**
+ * An envelope's JSON text with its metadata, parsing only the metadata: objects are written as
+ * JSON.stringify of `{kind, metadata, spec}` in that order, so the metadata is the second member
+ * and a few hundred bytes; the 10 KB spec is never parsed. Text of any other shape is parsed whole.
+ */
+export function storedText(text: string): StoredText {
+  if (text.startsWith(HEAD)) {
+    const kindEnd = stringEnd(text, HEAD.length);
+    if (kindEnd > 0 && text.startsWith(METADATA, kindEnd)) {
+      const start = kindEnd + METADATA.length;
+      const end = valueEnd(text, start);
+      if (end > 0) return { text, metadata: JSON.parse(text.slice(start, end)) as Metadata };
+    }
+  }
+  return { text, metadata: (JSON.parse(text) as { metadata: Metadata }).metadata };
+}
+
+/** Index just past the JSON string starting at `at` (a `"`), or -1. */
+function stringEnd(text: string, at: number): number {
+  if (text.charCodeAt(at) !== 0x22) return -1;
+  for (let i = at + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c) i++; // backslash: skip the escaped character
+    else if (c === 0x22) return i + 1;
+  }
+  return -1;
+}
+
+/** Index just past the JSON object starting at `at` (a `{`), or -1: braces counted outside strings. */
+function valueEnd(text: string, at: number): number {
+  if (text.charCodeAt(at) !== 0x7b) return -1;
+  let depth = 0;
+  for (let i = at; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      i = stringEnd(text, i) - 1;
+      if (i < 0) return -1;
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (--depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
