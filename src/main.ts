@@ -12,7 +12,7 @@ import { loadKeyRing } from './auth/keys.js';
 import { AuthService } from './auth/login.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { RbacAuthorizer, type Permission } from './auth/rbac.js';
-import { SessionStore } from './auth/sessions.js';
+import { SESSION_KIND, SessionStore } from './auth/sessions.js';
 import { TokenAuthenticator } from './auth/token-authenticator.js';
 import { TokenService } from './auth/tokens.js';
 import { readBuildInfo } from './build-info.js';
@@ -30,6 +30,7 @@ import { Upstream } from './proxy/upstream.js';
 import { parseDuration } from './resources/duration.js';
 import { ResourceService } from './resources/service.js';
 import { LevelStore } from './storage/level-store.js';
+import { ReadCache } from './storage/read-cache.js';
 import { PostgresStore } from './storage/postgres-store.js';
 import { readFileSync } from 'node:fs';
 import type { Store } from './storage/store.js';
@@ -87,22 +88,29 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
       const accessTtlMs = parseDuration(authn.access_token_ttl!)!;
       const refreshTtlMs = parseDuration(authn.refresh_token_ttl!)!;
       const tokens = new TokenService(keys, { accessS: Math.round(accessTtlMs / 1000), refreshS: Math.round(refreshTtlMs / 1000) });
-      sessions = new SessionStore(store);
       const userKind = registry.all().find((d) => d.isPrincipal)!;
+      // every authenticated request reads its session and user: from memory until they change
+      const reads = new ReadCache(store, [SESSION_KIND, userKind.kind]);
+      sessions = new SessionStore(store, reads);
       const providers = buildProviders(authn.providers!.oidc, authn.providers!.oauth);
       const acceptingTokens = [...providers.values()];
       authenticator = new TokenAuthenticator({
         tokens,
         sessions,
-        store,
+        store: reads,
         userKind: userKind.kind,
-        providerToken: async (token) => {
-          const issuer = unverifiedIssuer(token);
-          const p = acceptingTokens.find((x) => x.acceptsTokenFrom(issuer));
-          if (!p) return undefined;
-          const user = await principalUser(await p.verifyAccessToken(token), { store, service: serviceRef.current!, userKind });
-          return { name: user.metadata.name, anonymous: false };
-        },
+        // only with providers configured: decoding every bearer token for its issuer costs
+        ...(acceptingTokens.length > 0
+          ? {
+              providerToken: async (token: string) => {
+                const issuer = unverifiedIssuer(token);
+                const p = acceptingTokens.find((x) => x.acceptsTokenFrom(issuer));
+                if (!p) return undefined;
+                const user = await principalUser(await p.verifyAccessToken(token), { store, service: serviceRef.current!, userKind });
+                return { name: user.metadata.name, anonymous: false };
+              },
+            }
+          : {}),
       });
       const rbac = new RbacAuthorizer({ store, registry, guest: (security.authorization!.guest_permissions ?? []) as Permission[], config });
       authorizer = rbac;

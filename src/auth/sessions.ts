@@ -25,7 +25,12 @@ export type Session = Envelope & { spec: SessionSpec };
 const key = (id: string) => ({ kind: SESSION_KIND, project: '', name: id });
 
 export class SessionStore {
-  constructor(private readonly store: Store, private readonly now: () => number = Date.now) {}
+  /** `reads` serves `get` (a ReadCache in the server; the store itself by default). */
+  constructor(
+    private readonly store: Store,
+    private readonly reads: Pick<Store, 'get'> = store,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async open(spec: Omit<SessionSpec, 'expiresAt'>, ttlMs: number): Promise<Session> {
     const at = new Date(this.now()).toISOString();
@@ -40,7 +45,7 @@ export class SessionStore {
 
   /** The live session, or undefined when it never existed, was revoked or has expired. */
   async get(id: string): Promise<Session | undefined> {
-    const s = (await this.store.get(key(id))) as Session | undefined;
+    const s = (await this.reads.get(key(id))) as Session | undefined;
     if (!s || Date.parse(s.spec.expiresAt) <= this.now()) return undefined;
     return s;
   }

@@ -17,7 +17,8 @@ export class TokenAuthenticator implements Authenticator {
     private readonly o: {
       tokens: TokenService;
       sessions: SessionStore;
-      store: Store;
+      /** Reads users (a ReadCache in the server). */
+      store: Pick<Store, 'get'>;
       userKind: string;
       /** Access tokens signed by a configured provider (issuer-verified), when any accepts them. */
       providerToken?: (token: string) => Promise<Principal | undefined>;

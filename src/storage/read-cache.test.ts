@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import { tempDir } from '../../test/helpers/server.js';
+import { obj } from '../../test/store-contract.js';
+import { LevelStore } from './level-store.js';
+import { ReadCache } from './read-cache.js';
+import type { Envelope, ObjectKey, Store } from './store.js';
+
+describe('ReadCache', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let store: LevelStore;
+  let reads: number;
+  /** The real store, counting its gets; `beforeGet` runs inside a get before it reads. */
+  let counted: Store;
+  let beforeGet: (() => Promise<void>) | undefined;
+  const key: ObjectKey = { kind: 'Session', project: '', name: 's1' };
+
+  beforeEach(async () => {
+    dir = tempDir();
+    store = new LevelStore(dir.path);
+    await store.open();
+    reads = 0;
+    beforeGet = undefined;
+    counted = new Proxy(store, {
+      get(target, prop) {
+        if (prop === 'get') {
+          return async (k: ObjectKey) => {
+            reads++;
+            await beforeGet?.();
+            return target.get(k);
+          };
+        }
+        const v = Reflect.get(target, prop) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+  });
+  afterEach(async () => {
+    await store.close();
+    dir.remove();
+  });
+
+  it('reads an object once, then serves it frozen from memory until a write changes it', async () => {
+    const cache = new ReadCache(counted, ['Session']);
+    await store.create(obj('Session', '', 's1', 0, { user: 'a' }));
+    const first = (await cache.get(key))!;
+    expect((await cache.get(key))!).to.equal(first);
+    expect(reads).to.equal(1);
+    expect(Object.isFrozen((first as Envelope & { spec: object }).spec)).to.equal(true);
+    await store.update(obj('Session', '', 's1', 1, { user: 'b' }), { expectedVersion: 0 });
+    expect((await cache.get(key))!.spec).to.deep.equal({ user: 'b' });
+    await store.delete(key);
+    expect(await cache.get(key)).to.equal(undefined);
+    expect(reads).to.equal(3);
+  });
+
+  it('a read that a write overtakes is not kept (the next read sees the write)', async () => {
+    const cache = new ReadCache(counted, ['Session']);
+    await store.create(obj('Session', '', 's1', 0, { user: 'a' }));
+    // the write commits while the read is in flight, after the read was started
+    beforeGet = async () => {
+      beforeGet = undefined;
+      await store.update(obj('Session', '', 's1', 1, { user: 'b' }), { expectedVersion: 0 });
+    };
+    await cache.get(key);
+    expect((await cache.get(key))!.spec).to.deep.equal({ user: 'b' });
+    expect(reads).to.equal(2);
+  });
+
+  it('other kinds are read from the store every time; misses are not cached; the size is bounded', async () => {
+    const cache = new ReadCache(counted, ['Session'], 2);
+    await store.create(obj('Dashboard', 'p', 'd'));
+    await cache.get({ kind: 'Dashboard', project: 'p', name: 'd' });
+    await cache.get({ kind: 'Dashboard', project: 'p', name: 'd' });
+    expect(reads).to.equal(2);
+    expect(await cache.get(key)).to.equal(undefined);
+    await store.create(obj('Session', '', 's1'));
+    expect(await cache.get(key)).to.not.equal(undefined);
+    for (const n of ['s2', 's3']) {
+      await store.create(obj('Session', '', n));
+      await cache.get({ ...key, name: n });
+    }
+    reads = 0;
+    await cache.get(key); // evicted by s2, s3
+    await cache.get({ ...key, name: 's3' });
+    expect(reads).to.equal(1);
+  });
+});

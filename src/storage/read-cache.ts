@@ -1,0 +1,54 @@
+import type { Envelope, ObjectKey, Store } from './store.js';
+
+/**
+ * Objects of a few small, often-read kinds (sessions and users: every authenticated request reads
+ * both), kept in memory until the store reports a write to them. Every read first calls
+ * `store.sync()`, which delivers every event committed before it by any replica, so a cached
+ * object is as fresh as a read from the store: a logout or user deletion anywhere holds on the
+ * next request. Cached objects are frozen, because callers share them.
+ */
+export class ReadCache {
+  private readonly entries = new Map<string, Envelope>();
+  /** Bumped by every event of a cached kind: a read that started before one is not kept. */
+  private generation = 0;
+  private readonly kinds: ReadonlySet<string>;
+
+  constructor(
+    private readonly store: Store,
+    kinds: readonly string[],
+    private readonly maxEntries = 10_000,
+  ) {
+    this.kinds = new Set(kinds);
+    store.onEvent((e) => {
+      if (!this.kinds.has(e.object.kind)) return;
+      this.generation++;
+      this.entries.delete(cacheKey(e.object.kind, e.object.metadata.project ?? '', e.object.metadata.name));
+    });
+  }
+
+  /** `store.get`, from memory when nothing changed the object since it was last read. */
+  async get(key: ObjectKey): Promise<Envelope | undefined> {
+    if (!this.kinds.has(key.kind)) return this.store.get(key);
+    await this.store.sync();
+    const k = cacheKey(key.kind, key.project, key.name);
+    const hit = this.entries.get(k);
+    if (hit) return hit;
+    const generation = this.generation;
+    const obj = await this.store.get(key);
+    if (obj && generation === this.generation) {
+      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(k, deepFreeze(obj));
+    }
+    return obj;
+  }
+}
+
+const cacheKey = (kind: string, project: string, name: string) => `${kind}\x00${project}\x00${name}`;
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
