@@ -15,6 +15,7 @@ const YAML_TYPES = /^(?:application|text)\/(?:x-)?yaml\s*(?:;.*)?$/i;
 export function registerBodyParsers(app: FastifyInstance, maxDepth: number): void {
   app.removeAllContentTypeParsers();
   app.addHook('preParsing', async (request, _reply, payload) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return payload; // no body to check
     if ((request.routeOptions.config as { proxy?: boolean } | undefined)?.proxy) return payload; // streamed upstream untouched
     checkCharset(request);
     const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase();

@@ -48,15 +48,34 @@ export class Metrics {
 
   /** Times `fn` into the store histogram. */
   async timeStore<T>(operation: string, fn: () => Promise<T>): Promise<T> {
-    const end = this.storeOperations.startTimer({ operation });
+    const start = performance.now();
+    let outcome = 'ok';
     try {
-      const result = await fn();
-      end({ outcome: 'ok' });
-      return result;
+      return await fn();
     } catch (e) {
-      end({ outcome: (e as { reason?: string }).reason ?? 'error' });
+      outcome = (e as { reason?: string }).reason ?? 'error';
       throw e;
+    } finally {
+      this.observe(this.storeOperations, [operation, outcome], (performance.now() - start) / 1000);
     }
+  }
+
+  /** The per-request histogram. */
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    this.observe(this.httpRequests, [route, method, String(status)], seconds);
+  }
+
+  /** Label children made once per label set (prom-client hashes the labels on every `observe` otherwise). */
+  private readonly children = new Map<string, { observe(v: number): void }>();
+
+  private observe(h: Histogram, values: string[], seconds: number): void {
+    const key = `${h === this.httpRequests ? 'r' : 's'}\x00${values.join('\x00')}`;
+    let child = this.children.get(key);
+    if (!child) {
+      child = h.labels(...values);
+      this.children.set(key, child);
+    }
+    child.observe(seconds);
   }
 }
 
@@ -64,7 +83,7 @@ export class Metrics {
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.httpRequests.observe({ route, method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
   });
   app.get('/metrics', { config: { anonymous: true } }, async (_req, reply) => {
     void reply.header('Content-Type', metrics.registry.contentType);
