@@ -2,10 +2,12 @@
  * The reference servers of the benchmarks: bare `node:http`, one process, keep-alive on.
  *   static FILE CONTENT-TYPE   answers every request with the file's bytes
  *   echo-json                  reads the JSON body, parses it and answers it re-serialised
+ *   fastify-static FILE TYPE   `static` through a bare Fastify app (the framework's own floor)
  * Prints "port N" once listening on 127.0.0.1.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import Fastify from 'fastify';
 
 const [mode, file, type] = process.argv.slice(2);
 let handler: (req: IncomingMessage, res: ServerResponse) => void;
@@ -25,13 +27,23 @@ if (mode === 'static') {
       res.end(body);
     });
   };
+} else if (mode === 'fastify-static') {
+  const text = readFileSync(file, 'utf8');
+  const app = Fastify({ logger: false });
+  app.get('/*', async (_req, reply) => reply.type(type).send(text));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  console.log(`port ${(app.server.address() as { port: number }).port}`);
+  process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
+  handler = () => undefined;
 } else {
-  console.error('usage: bare-server static FILE CONTENT-TYPE | echo-json');
+  console.error('usage: bare-server static FILE CONTENT-TYPE | echo-json | fastify-static FILE CONTENT-TYPE');
   process.exit(2);
 }
-const server = createServer({ keepAliveTimeout: 60_000 }, handler);
-server.listen(0, '127.0.0.1', () => console.log(`port ${(server.address() as { port: number }).port}`));
-process.on('SIGTERM', () => {
-  server.close(() => process.exit(0));
-  server.closeAllConnections();
-});
+if (mode !== 'fastify-static') {
+  const server = createServer({ keepAliveTimeout: 60_000 }, handler);
+  server.listen(0, '127.0.0.1', () => console.log(`port ${(server.address() as { port: number }).port}`));
+  process.on('SIGTERM', () => {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+  });
+}

@@ -27,3 +27,15 @@ for (const [id, c] of counts) {
 }
 const rows = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(countArg ?? 25));
 for (const [k, c] of rows) console.log(`${((100 * c) / total).toFixed(1).padStart(5)} %  ${k}`);
+
+// The same samples by where the code lives: a package, dashplane's own files, Node's internals
+// or native work without a script (idle, GC, syscalls such as writev).
+const byOwner = new Map<string, number>();
+for (const [id, c] of counts) {
+  const f = byId.get(id)!.callFrame;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f.url)?.[1];
+  const owner = pkg ?? (f.url.includes('/dist/') ? 'dashplane' : f.url.startsWith('node:') || (f.url && !f.url.includes('/')) ? 'node (internals)' : f.url ? f.url : `native: ${f.functionName}`);
+  byOwner.set(owner, (byOwner.get(owner) ?? 0) + c);
+}
+console.log('\nby owner:');
+for (const [k, c] of [...byOwner.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`${((100 * c) / total).toFixed(1).padStart(5)} %  ${k}`);
