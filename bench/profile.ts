@@ -1,12 +1,12 @@
 /**
  * Profiles dashplane under one benchmark's load: `node dist/bench/profile.js P1` starts the server
- * with --cpu-prof, runs the load, stops it and prints the top self-time functions.
+ * (or P2P: name-prefix lists) with --cpu-prof, runs the load, stops it and prints the top self-time functions.
  * (Used to find what to fix; see README "Performance".)
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { AUTH_ENV, adminAuth, api, autocannon, dashboard, startBare, startDashplane, tempDir } from './lib.js';
+import { AUTH_ENV, adminAuth, api, autocannon, dashboard, median, pool, sequentialLatency, startBare, startDashplane, tempDir } from './lib.js';
 import { writeFileSync } from 'node:fs';
 import { seedOne } from './p1-get.js';
 import { watchLatencies } from './p6-watch.js';
@@ -31,6 +31,11 @@ try {
     const l = await watchLatencies({ watchUrls: [server.url], writeUrl: server.url, auth, count: 1000, writes: 20, tag: 'prof' });
     l.sort((a, b) => a - b);
     console.log(`p50 ${l[Math.floor(l.length / 2)].toFixed(1)} ms, p99 ${l[Math.floor(l.length * 0.99)].toFixed(1)} ms`);
+  }
+  if (which === 'P2P') {
+    await pool(Array.from({ length: 300 }, (_, i) => `d-${String(i).padStart(4, '0')}`), 16, async (n) => void (await api(server.url, 'POST', '/api/v1/projects/bench/dashboards', dashboard(n, 'bench'), auth)));
+    const l = await sequentialLatency(`${server.url}/api/v1/projects/bench/dashboards?name=d-01`, auth, 2000);
+    console.log(`name prefix (100 of 300) p50 ${median(l).toFixed(2)} ms`);
   }
   if (which === 'P2') {
     for (let i = 0; i < 2000; i++) await api(server.url, 'POST', '/api/v1/projects/bench/dashboards', dashboard(`x${i}`, 'bench'), auth);

@@ -196,13 +196,13 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       await store.create(tricky);
       for (const [p, n] of [['b', 'x'], ['a', 'b'], ['a', 'B'], ['a-b', 'a'], ['ab', 'a']]) await store.create(obj('Dashboard', p, n, 0, { big: 'x'.repeat(100) }));
       const t = await store.getText({ kind: 'Dashboard', project: 'a', name: 'a.1' });
-      expect(JSON.parse(t!.text)).to.deep.equal(tricky);
+      expect(JSON.parse(t!.text.toString())).to.deep.equal(tricky);
       expect(t!.metadata).to.deep.equal(tricky.metadata);
       expect(await store.getText({ kind: 'Dashboard', project: 'a', name: 'nope' })).to.equal(undefined);
       for (const q of queries) {
         const texts = await store.listText(q);
         const full = await store.list(q);
-        expect(texts.map((x) => JSON.parse(x.text)), JSON.stringify(q)).to.deep.equal(full);
+        expect(texts.map((x) => JSON.parse(x.text.toString())), JSON.stringify(q)).to.deep.equal(full);
         expect(texts.map((x) => x.metadata), JSON.stringify(q)).to.deep.equal(full.map((o) => o.metadata));
       }
     });

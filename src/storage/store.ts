@@ -30,8 +30,8 @@ export interface Envelope {
  * parsing and re-serialising the spec (a 10 KB dashboard costs more to parse than to serve).
  */
 export interface StoredText {
-  /** The object's JSON (an Envelope). */
-  text: string;
+  /** The object's JSON (an Envelope), as a string or as UTF-8 bytes (sent without encoding them again). */
+  text: string | Buffer;
   metadata: Metadata;
 }
 

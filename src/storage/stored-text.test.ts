@@ -17,6 +17,16 @@ describe('storedText', () => {
     });
   }
 
+  it('UTF-8 bytes: the same metadata, the bytes kept as they are, also when the metadata is longer than the decoded head', () => {
+    for (const tags of [['ü', '😀'], Array.from({ length: 800 }, (_, i) => `tag-é-${i}`)]) {
+      const value = { kind: 'Dashboard', metadata: { name: 'a', tags }, spec: { s: 'ä'.repeat(5000) } };
+      const bytes = Buffer.from(JSON.stringify(value));
+      const t = storedText(bytes);
+      expect(t.text).to.equal(bytes);
+      expect(t.metadata).to.deep.equal(value.metadata);
+    }
+  });
+
   it('the metadata of text with whitespace (PostgreSQL jsonb) is read by parsing it whole', () => {
     const text = '{"kind": "K", "spec": {}, "metadata": {"name": "c", "version": 1}}';
     expect(storedText(text).metadata).to.deep.equal({ name: 'c', version: 1 });

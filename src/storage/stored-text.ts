@@ -8,16 +8,27 @@ const METADATA = ',"metadata":';
  * JSON.stringify of `{kind, metadata, spec}` in that order, so the metadata is the second member
  * and a few hundred bytes; the 10 KB spec is never parsed. Text of any other shape is parsed whole.
  */
-export function storedText(text: string): StoredText {
-  if (text.startsWith(HEAD)) {
-    const kindEnd = stringEnd(text, HEAD.length);
-    if (kindEnd > 0 && text.startsWith(METADATA, kindEnd)) {
-      const start = kindEnd + METADATA.length;
-      const end = valueEnd(text, start);
-      if (end > 0) return { text, metadata: JSON.parse(text.slice(start, end)) as Metadata };
-    }
-  }
-  return { text, metadata: (JSON.parse(text) as { metadata: Metadata }).metadata };
+export function storedText(json: string | Buffer): StoredText {
+  if (typeof json === 'string') return { text: json, metadata: leadingMetadata(json) ?? wholeMetadata(json) };
+  // of bytes, only the head is decoded first (metadata is a few hundred bytes)
+  const metadata = (json.length > HEAD_BYTES ? leadingMetadata(json.toString('utf8', 0, HEAD_BYTES)) : undefined) ?? storedText(json.toString('utf8')).metadata;
+  return { text: json, metadata };
+}
+
+const HEAD_BYTES = 1024;
+
+function wholeMetadata(json: string): Metadata {
+  return (JSON.parse(json) as { metadata: Metadata }).metadata;
+}
+
+/** The metadata member when it comes second, after "kind", and ends within `text`. */
+function leadingMetadata(text: string): Metadata | undefined {
+  if (!text.startsWith(HEAD)) return undefined;
+  const kindEnd = stringEnd(text, HEAD.length);
+  if (kindEnd < 0 || !text.startsWith(METADATA, kindEnd)) return undefined;
+  const start = kindEnd + METADATA.length;
+  const end = valueEnd(text, start);
+  return end > 0 ? (JSON.parse(text.slice(start, end)) as Metadata) : undefined;
 }
 
 /** Index just past the JSON string starting at `at` (a `"`), or -1. */
