@@ -5,6 +5,7 @@ import type { KindRegistry } from '../kinds/registry.js';
 import { assertName } from '../resources/names.js';
 import { getPath } from '../resources/object-path.js';
 import { HistoryService } from '../resources/history.js';
+import { jsonOf } from '../storage/json-of.js';
 import type { ResourceService } from '../resources/service.js';
 import { flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
 import type { WatchEvent, Watcher, WatchQuery } from '../controllers/watcher.js';
@@ -109,14 +110,14 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
       const { project } = target(req);
       const obj = await service.create(req.principal, d, req.body, project !== undefined ? { project } : {}, { dryRun: flag(req.query, 'dryRun') });
       void reply.header('ETag', `"${obj.metadata.version}"`);
-      return obj;
+      return sendJsonText(reply, jsonOf(obj));
     },
 
     async update(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
       const obj = await service.update(req.principal, d, req.body, { name: name!, ...(project !== undefined ? { project } : {}) }, writeOptions(req));
       void reply.header('ETag', `"${obj.metadata.version}"`);
-      return obj;
+      return sendJsonText(reply, jsonOf(obj));
     },
 
     async versions(req: Req) {
@@ -226,7 +227,7 @@ function eventLine(e: WatchEvent): Buffer {
   if (!e.object) return Buffer.from(`${JSON.stringify(e)}\n`);
   const cached = eventLines.get(e.object);
   if (cached && cached.type === e.type && cached.revision === e.revision) return cached.line;
-  const line = Buffer.from(`{"type":${JSON.stringify(e.type)},"revision":${e.revision},"object":${JSON.stringify(e.object)}}\n`);
+  const line = Buffer.from(`{"type":${JSON.stringify(e.type)},"revision":${e.revision},"object":${jsonOf(e.object)}}\n`);
   eventLines.set(e.object, { type: e.type, revision: e.revision, line });
   return line;
 }

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { describeStoreContract, obj } from '../../test/store-contract.js';
 import { tempDir } from '../../test/helpers/server.js';
 import { LevelStore } from './level-store.js';
+import type { ApiError } from '../errors.js';
+import type { StoreEvent } from './store.js';
 
 describeStoreContract('LevelStore', async () => {
   const dir = tempDir();
@@ -39,6 +41,65 @@ describe('LevelStore reads', () => {
       }
       await store.delete(key);
       expect(await store.get(key)).to.equal(undefined);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+});
+
+describe('LevelStore group commit', () => {
+  it('concurrent writes share batches; each gets its own outcome and revision, events in revision order', async () => {
+    const dir = tempDir();
+    const store = new LevelStore(dir.path);
+    await store.open();
+    try {
+      await store.create(obj('Project', '', 'p'));
+      await store.create(obj('Dashboard', 'p', 'taken'));
+      const seen: StoreEvent[] = [];
+      store.onEvent((e) => seen.push(e));
+      const start = await store.revision();
+      const writes = Array.from({ length: 60 }, (_, i) => {
+        if (i % 10 === 3) return store.create(obj('Dashboard', 'p', 'taken')); // exists
+        if (i % 10 === 5) return store.create(obj('Dashboard', 'q', `orphan-${i}`), { parent: { kind: 'Project', project: '', name: 'q' } }); // no parent
+        if (i % 10 === 7) return store.update(obj('Dashboard', 'p', 'taken', 99), { expectedVersion: 42 }); // stale
+        return store.create(obj('Dashboard', 'p', `d-${i}`), { parent: { kind: 'Project', project: '', name: 'p' }, history: { by: 'x', max: 5 } });
+      });
+      const outcomes = await Promise.allSettled(writes);
+      const reasons = outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : (o.reason as ApiError).reason));
+      outcomes.forEach((o, i) => expect(reasons[i], `write ${i}`).to.equal(i % 10 === 3 ? 'AlreadyExists' : i % 10 === 5 ? 'NotFound' : i % 10 === 7 ? 'Conflict' : 'ok'));
+      const revisions = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+      expect(revisions).to.have.length(42);
+      expect(new Set(revisions).size).to.equal(42);
+      expect(await store.revision()).to.equal(start + 42);
+      expect(seen.map((e) => e.revision)).to.deep.equal(Array.from({ length: 42 }, (_, i) => start + 1 + i));
+      // each write's revision is that of its own event
+      for (const [i, o] of outcomes.entries()) {
+        if (o.status === 'fulfilled') expect(seen.find((e) => e.revision === o.value)!.object.metadata.name).to.equal(`d-${i}`);
+      }
+      expect(await store.list({ kind: 'Dashboard', project: 'p' })).to.have.length(43);
+      expect(await store.listVersions({ kind: 'Dashboard', project: 'p', name: 'd-0' })).to.have.length(1);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+
+  it('a delete and a create of a child racing it never leave the child without its parent', async () => {
+    const dir = tempDir();
+    const store = new LevelStore(dir.path);
+    await store.open();
+    try {
+      for (let round = 0; round < 30; round++) {
+        await store.create(obj('Project', '', 'p'));
+        const parent = { kind: 'Project', project: '', name: 'p' };
+        const racing = Array.from({ length: 8 }, (_, i) => store.create(obj('Dashboard', 'p', `c-${i}`), { parent }));
+        const del = store.delete(parent, { children: { project: 'p', kinds: ['Dashboard'] } });
+        racing.push(...Array.from({ length: 8 }, (_, i) => store.create(obj('Dashboard', 'p', `late-${i}`), { parent })));
+        await Promise.allSettled([...racing, del]);
+        expect(await store.get(parent)).to.equal(undefined);
+        expect(await store.list({ kind: 'Dashboard', project: 'p' }), `round ${round}`).to.deep.equal([]);
+      }
     } finally {
       await store.close();
       dir.remove();

@@ -6,6 +6,7 @@ import { MetadataIndex } from './metadata-index.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, StoredText, VersionEntry } from './store.js';
 import { storedText } from './stored-text.js';
+import { jsonOf } from './json-of.js';
 import { keyOf } from './store.js';
 
 const SEP = '\x00';
@@ -28,9 +29,9 @@ interface HistoryRecord {
 
 /**
  * The embedded default store: LevelDB through `level`. One process owns the directory (LevelDB's
- * LOCK file); writes are serialised by a mutex and each is one atomic batch holding the object,
- * its history entry, its events and the new store-wide revision, so a crash never leaves half a
- * write. The event log keeps the last `eventLogSize` events for watches that resume.
+ * LOCK file); writes are committed by one writer, in groups (see `write`), each group one atomic
+ * batch holding the objects, their history entries, their events and the new store-wide
+ * revision, so a crash never leaves half a write. The event log keeps the last `eventLogSize` events for watches that resume.
  */
 export class LevelStore implements Store {
   private readonly db: Level<string, string>;
@@ -45,6 +46,9 @@ export class LevelStore implements Store {
   private firstLogged = 1;
   /** Texts of objects read lately (a dashboard is read far more often than written); commit() drops what it changes. */
   private readonly recent = new RecentTexts(RECENT_TEXT_CHARS);
+  /** Writes waiting for the writer (see `write`). */
+  private readonly pending: PendingWrite[] = [];
+  private draining = false;
   /** Bumped by every commit: a read that a commit overtook is not kept in `recent`. */
   private generation = 0;
   /** Set when a write failed for lack of space: health reports the store down until writes work again. */
@@ -152,46 +156,48 @@ export class LevelStore implements Store {
   }
 
   create(obj: Envelope, opts: { parent?: ObjectKey; also?: readonly Envelope[]; history?: HistoryOptions } = {}): Promise<number> {
-    return this.writes.run(async () => {
-      const all = [obj, ...(opts.also ?? [])];
+    const all = [obj, ...(opts.also ?? [])];
+    const keys = all.map((o) => objectKey(keyOf(o)));
+    return this.write(keys, false, async () => {
       // one read for every key: the new objects must not exist, the parent must
-      const found = await this.db.getMany([...all.map((o) => objectKey(keyOf(o))), ...(opts.parent ? [objectKey(opts.parent)] : [])]);
+      const found = await this.db.getMany([...keys, ...(opts.parent ? [objectKey(opts.parent)] : [])]);
       all.forEach((o, i) => {
         if (found[i] !== undefined) throw alreadyExists(`${o.kind} "${o.metadata.name}" already exists`);
       });
       if (opts.parent && found[all.length] === undefined) {
         throw notFound(`${opts.parent.kind} "${opts.parent.name}" not found`);
       }
-      const texts = new Map(all.map((o) => [o, JSON.stringify(o)]));
-      const ops: BatchOp[] = all.map((o) => ({ type: 'put' as const, key: objectKey(keyOf(o)), value: texts.get(o)! }));
+      const texts = new Map(all.map((o) => [o, jsonOf(o)]));
+      const ops: BatchOp[] = all.map((o, i) => ({ type: 'put' as const, key: keys[i], value: texts.get(o)! }));
       if (opts.history) {
         // a new object under an old name starts a new history, unless it restores the old one
         if (!opts.history.continues) ops.push(...(await this.keysUnder(historyPrefix(keyOf(obj)))).map((key) => ({ type: 'del' as const, key })));
         ops.push(...this.historyOps(obj, texts.get(obj)!, opts.history), ...(opts.history.continues ? await this.retentionOps(obj, opts.history.max) : []));
       }
-      return this.commit(ops, all.map((o) => ({ type: 'ADDED' as const, object: o })), texts);
+      return { ops, events: all.map((o) => ({ type: 'ADDED' as const, object: o })), texts };
     });
   }
 
   update(obj: Envelope, opts: { expectedVersion: number; history?: HistoryOptions }): Promise<number> {
-    return this.writes.run(async () => {
-      const key = objectKey(keyOf(obj));
-      const current = await this.db.get(key);
+    const key = objectKey(keyOf(obj));
+    return this.write([key], false, async () => {
+      const current = await this.db.get<string, Buffer>(key, { valueEncoding: 'buffer' });
       if (current === undefined) throw notFound(`${obj.kind} "${obj.metadata.name}" not found`);
-      const stored = (JSON.parse(current) as Envelope).metadata.version;
+      const stored = storedText(current).metadata.version; // the metadata only, not the 10 KB body
       if (stored !== opts.expectedVersion) {
         throw conflict(`${obj.kind} "${obj.metadata.name}" is at version ${stored}, not ${opts.expectedVersion}`);
       }
-      const text = JSON.stringify(obj);
+      const text = jsonOf(obj);
       const ops: BatchOp[] = [{ type: 'put', key, value: text }];
       if (opts.history) ops.push(...this.historyOps(obj, text, opts.history), ...(await this.retentionOps(obj, opts.history.max)));
-      return this.commit(ops, [{ type: 'MODIFIED', object: obj }], new Map([[obj, text]]));
+      return { ops, events: [{ type: 'MODIFIED', object: obj }], texts: new Map([[obj, text]]) };
     });
   }
 
+  /** Deletes are committed alone: their scans of children must see every earlier write. */
   delete(k: ObjectKey, opts: DeleteOptions = {}): Promise<number> {
-    return this.writes.run(async () => {
-      const key = objectKey(k);
+    const key = objectKey(k);
+    return this.write([key], true, async () => {
       const current = await this.db.get(key);
       if (current === undefined) throw notFound(`${k.kind} "${k.name}" not found`);
       const obj = JSON.parse(current) as Envelope;
@@ -215,8 +221,57 @@ export class LevelStore implements Store {
       }
       ops.push({ type: 'del', key });
       events.push({ type: 'DELETED', object: obj });
-      return this.commit(ops, events);
+      return { ops, events };
     });
+  }
+
+  /**
+   * Group commit: a write waits in `pending`; the writer takes every waiting write (up to
+   * MAX_GROUP, stopping at a delete or at a key already in the group), plans them side by side
+   * (their checks read the committed state, which no other write changes meanwhile) and commits
+   * those that passed in one batch, in queue order. Concurrent creates thus share one LevelDB
+   * write instead of queueing for one each.
+   */
+  private write(keys: readonly string[], alone: boolean, plan: () => Promise<Planned>): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ keys, alone, plan, resolve, reject });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.pending.length > 0) await this.writes.run(() => this.commitGroup(this.takeGroup()));
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private takeGroup(): PendingWrite[] {
+    const group = [this.pending.shift()!];
+    if (group[0].alone) return group;
+    const keys = new Set(group[0].keys);
+    while (group.length < MAX_GROUP && this.pending.length > 0) {
+      const next = this.pending[0];
+      if (next.alone || next.keys.some((k) => keys.has(k))) break;
+      for (const k of next.keys) keys.add(k);
+      group.push(this.pending.shift()!);
+    }
+    return group;
+  }
+
+  private async commitGroup(group: PendingWrite[]): Promise<void> {
+    const outcomes = await Promise.allSettled(group.map((w) => w.plan()));
+    const passed: { write: PendingWrite; planned: Planned }[] = [];
+    outcomes.forEach((o, i) => (o.status === 'fulfilled' ? passed.push({ write: group[i], planned: o.value }) : group[i].reject(o.reason)));
+    if (passed.length === 0) return;
+    try {
+      const revisions = await this.commit(passed.map((p) => p.planned));
+      passed.forEach((p, i) => p.write.resolve(revisions[i]));
+    } catch (e) {
+      for (const p of passed) p.write.reject(e);
+    }
   }
 
   async revision(): Promise<number> {
@@ -282,21 +337,30 @@ export class LevelStore implements Store {
     return this.db.keys({ gte: prefix, lt: prefix + HIGH }).all();
   }
 
-  /** One atomic batch: the ops, the numbered events, the trimmed log and the new revision. */
-  private async commit(ops: BatchOp[], events: Omit<StoreEvent, 'revision'>[], texts?: ReadonlyMap<Envelope, string>): Promise<number> {
-    const first = this.rev + 1;
-    const numbered = events.map((e, i) => ({ ...e, revision: first + i }) as StoreEvent);
-    const last = this.rev + events.length;
+  /**
+   * One atomic batch: the writes' ops, their numbered events, the trimmed log and the new
+   * revision. Returns each write's revision (that of its last event).
+   */
+  private async commit(writes: readonly Planned[]): Promise<number[]> {
+    const numbered: StoreEvent[] = [];
+    const eventOps: BatchOp[] = [];
+    const revisions: number[] = [];
+    let rev = this.rev;
+    for (const w of writes) {
+      for (const e of w.events) {
+        const event = { ...e, revision: ++rev } as StoreEvent;
+        numbered.push(event);
+        eventOps.push({ type: 'put', key: eventKey(rev), value: eventText(event, w.texts?.get(e.object)) });
+      }
+      revisions.push(rev);
+    }
+    const last = rev;
     const firstKept = Math.max(this.firstLogged, last - this.eventLogSize + 1);
     const trim: BatchOp[] = [];
     for (let r = this.firstLogged; r < firstKept; r++) trim.push({ type: 'del', key: eventKey(r) });
+    const ops = writes.flatMap((w) => w.ops);
     try {
-      await this.db.batch([
-        ...ops,
-        ...numbered.map((e) => ({ type: 'put' as const, key: eventKey(e.revision), value: eventText(e, texts?.get(e.object)) })),
-        ...trim,
-        { type: 'put', key: REVISION_KEY, value: String(last) },
-      ]);
+      await this.db.batch([...ops, ...eventOps, ...trim, { type: 'put', key: REVISION_KEY, value: String(last) }]);
     } catch (e) {
       const err = translateWriteError(e);
       if (err instanceof ApiError) this.writeFailure = err.message;
@@ -309,8 +373,29 @@ export class LevelStore implements Store {
     this.firstLogged = firstKept;
     for (const e of numbered) this.index.apply(e);
     this.hub.publish(numbered);
-    return last;
+    return revisions;
   }
+}
+
+/** Most writes committed in one batch. */
+const MAX_GROUP = 64;
+
+/** What a write puts and deletes, and the events it makes (before revisions are assigned). */
+interface Planned {
+  ops: BatchOp[];
+  events: Omit<StoreEvent, 'revision'>[];
+  /** JSON of objects the write already serialised, reused for their events. */
+  texts?: ReadonlyMap<Envelope, string>;
+}
+
+interface PendingWrite {
+  /** The object keys it writes: one group never holds two writes of a key. */
+  keys: readonly string[];
+  /** Committed in a group of its own. */
+  alone: boolean;
+  plan: () => Promise<Planned>;
+  resolve: (revision: number) => void;
+  reject: (e: unknown) => void;
 }
 
 /**

@@ -6,6 +6,7 @@ import { KeyedMutex, Mutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
 import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, StoredText, VersionEntry } from './store.js';
 import { keyOf } from './store.js';
+import { jsonOf } from './json-of.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user@host:port/database (a password in it is never printed). */
@@ -218,7 +219,7 @@ export class PostgresStore implements Store {
         const inserted = await c.query(
           `INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at) VALUES ($1, $2, $3, $4::jsonb, $5, $6)
            ON CONFLICT (kind, project, name) DO NOTHING`,
-          [k.kind, k.project, k.name, JSON.stringify(o), o.metadata.version, o.metadata.updatedAt],
+          [k.kind, k.project, k.name, jsonOf(o), o.metadata.version, o.metadata.updatedAt],
         );
         if (!inserted.rowCount) throw alreadyExists(`${o.kind} "${o.metadata.name}" already exists`);
       }
@@ -244,7 +245,7 @@ export class PostgresStore implements Store {
         k.kind,
         k.project,
         k.name,
-        JSON.stringify(obj),
+        jsonOf(obj),
         obj.metadata.version,
         obj.metadata.updatedAt,
       ]);
@@ -409,7 +410,7 @@ export class PostgresStore implements Store {
     await c.query(
       `INSERT INTO dashplane_history (kind, project, name, version, updated_by, doc) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
        ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, doc = EXCLUDED.doc`,
-      [k.kind, k.project, k.name, obj.metadata.version, h.by, JSON.stringify(obj)],
+      [k.kind, k.project, k.name, obj.metadata.version, h.by, jsonOf(obj)],
     );
     const keep = obj.metadata.version - h.max;
     if (retain && keep > 0) {
