@@ -84,14 +84,18 @@ export class Watcher {
     let pending: Promise<IteratorResult<StoreEvent>> | undefined;
     // A BOOKMARK is due bookmarkMs after the last line sent, however busy other kinds or projects are.
     let bookmarkAt = Date.now() + this.o.bookmarkMs;
+    // One timer per bookmark interval, not one per event: it stays armed across events and, when
+    // it fires early (lines went out meanwhile), is armed again for the rest of the interval.
+    let timer: NodeJS.Timeout | undefined;
+    let bookmark: Promise<'bookmark'> | undefined;
     try {
       for (;;) {
         pending ??= it.next();
-        let timer: NodeJS.Timeout | undefined;
-        const bookmark = new Promise<'bookmark'>((r) => (timer = setTimeout(() => r('bookmark'), Math.max(0, bookmarkAt - Date.now()))));
+        bookmark ??= new Promise<'bookmark'>((r) => (timer = setTimeout(() => r('bookmark'), Math.max(0, bookmarkAt - Date.now()))));
         const next = await Promise.race([pending, bookmark]);
-        clearTimeout(timer);
         if (next === 'bookmark') {
+          bookmark = undefined;
+          if (Date.now() < bookmarkAt) continue;
           bookmarkAt = Date.now() + this.o.bookmarkMs;
           yield { type: 'BOOKMARK', revision: Math.max(revision, await this.o.store.revision()) };
           continue;
@@ -113,6 +117,7 @@ export class Watcher {
         }
       }
     } finally {
+      clearTimeout(timer);
       await it.return?.();
     }
   }
