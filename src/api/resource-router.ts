@@ -154,8 +154,9 @@ const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']');
 
-/** `[a,b,...]` of JSON texts, as bytes (one copy of each item, no re-encoding of stored bytes). */
-function jsonArray(items: readonly (string | Buffer)[]): Buffer {
+/** `[a,b,...]` of JSON texts: bytes when any item is bytes (stored bytes are not decoded and encoded again). */
+function jsonArray(items: readonly (string | Buffer)[]): string | Buffer {
+  if (items.every((t) => typeof t === 'string')) return `[${items.join(',')}]`;
   const parts: Buffer[] = [OPEN];
   items.forEach((t, i) => {
     if (i > 0) parts.push(COMMA);

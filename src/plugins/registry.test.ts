@@ -59,6 +59,12 @@ function withTempDir<T>(fn: (dir: string) => T): T {
 }
 
 describe('PluginRegistry', () => {
+  it('every built-in plugin schema compiles (they compile on first use)', () => {
+    const withSchema = registry.all().filter((p) => p.validate);
+    expect(withSchema.length).to.be.greaterThan(10);
+    for (const p of withSchema) expect(() => p.validate!({}), p.kind).to.not.throw();
+  });
+
   it('finds the corpus fragments', () => {
     expect(VALID.length, 'valid fragments').to.be.greaterThan(100);
     expect(INVALID.length, 'invalid fragments').to.be.greaterThan(3);

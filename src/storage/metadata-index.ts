@@ -23,7 +23,7 @@ export class MetadataIndex {
   /** `objects`: every object of `kind`, in list order. */
   load(kind: string, objects: Iterable<Envelope>): void {
     const entries: Entry[] = [];
-    for (const o of objects) entries.push({ sort: sortKey(o.metadata.project ?? '', o.metadata.name), metadata: o.metadata });
+    for (const o of objects) entries.push({ sort: sortKey(o.metadata.project ?? '', o.metadata.name), metadata: frozen(o.metadata) });
     this.kinds.set(kind, entries);
   }
 
@@ -37,13 +37,13 @@ export class MetadataIndex {
     if (e.type === 'DELETED') {
       if (present) entries.splice(i, 1);
     } else if (present) {
-      entries[i] = { sort, metadata: { ...m } };
+      entries[i] = { sort, metadata: frozen({ ...m }) };
     } else {
-      entries.splice(i, 0, { sort, metadata: { ...m } });
+      entries.splice(i, 0, { sort, metadata: frozen({ ...m }) });
     }
   }
 
-  /** The store's list semantics, items with `spec: {}`. */
+  /** The store's list semantics, items with `spec: {}` (their metadata is the index's own, frozen: no copy of 100,000 objects per list). */
   list(q: ListQuery): Envelope[] {
     const entries = this.kinds.get(q.kind) ?? [];
     let from = q.project === undefined ? '' : sortKey(q.project, q.namePrefix ?? '');
@@ -59,10 +59,15 @@ export class MetadataIndex {
         if (q.project !== undefined) break;
         continue;
       }
-      out.push({ kind: q.kind, metadata: { ...m }, spec: {} });
+      out.push({ kind: q.kind, metadata: m, spec: {} });
     }
     return out;
   }
+}
+
+function frozen(m: Metadata): Metadata {
+  if (m.tags) Object.freeze(m.tags);
+  return Object.freeze(m);
 }
 
 function lowerBound(entries: readonly Entry[], sort: string): number {
