@@ -11,10 +11,12 @@ const WRITES = 20;
 
 /**
  * A raw watch stream that records when each named object's event line arrived (when its last
- * byte did). Bytes stay bytes: only the head of a complete line is decoded to find the name, so
- * the client's own cost (a thousand 10 KB lines per write, on the same two cores as the server)
- * stays small next to the server's.
+ * byte did). Bytes stay bytes and the name is found by a native search, so the client's own cost
+ * (a thousand 10 KB lines per write, on the same two cores as the server) stays small.
  */
+const NAME = Buffer.from('"name":"w-');
+const QUOTE = 0x22;
+
 class Watch {
   readonly seen = new Map<string, number>();
   private req?: ClientRequest;
@@ -44,8 +46,13 @@ class Watch {
       const line = this.partial.length === 1 ? this.partial[0] : Buffer.concat(this.partial);
       this.partial = [];
       from = nl + 1;
-      const m = /"name":"(w-[^"]+)"/.exec(line.toString('latin1', 0, Math.min(line.length, 2048)));
-      if (m && !this.seen.has(m[1])) this.seen.set(m[1], now);
+      // metadata may come after the spec (PostgreSQL's jsonb order): a native search for the name
+      const at = line.indexOf(NAME);
+      const end = at < 0 ? -1 : line.indexOf(QUOTE, at + NAME.length);
+      if (end > 0) {
+        const name = line.toString('latin1', at + NAME.length - 2, end);
+        if (!this.seen.has(name)) this.seen.set(name, now);
+      }
     }
     if (from < chunk.length) this.partial.push(chunk.subarray(from));
   }

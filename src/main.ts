@@ -97,7 +97,8 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
       authenticator = new TokenAuthenticator({
         tokens,
         sessions,
-        store: reads,
+        store,
+        reads,
         userKind: userKind.kind,
         // only with providers configured: decoding every bearer token for its issuer costs
         ...(acceptingTokens.length > 0

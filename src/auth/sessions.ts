@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.js';
-import type { Envelope, Store } from '../storage/store.js';
+import type { Envelope, ObjectKey, Store } from '../storage/store.js';
 
 /**
  * Sessions live in the store (every replica sees them) as objects of the internal kind
@@ -22,13 +22,18 @@ export interface SessionSpec {
 
 export type Session = Envelope & { spec: SessionSpec };
 
+/** Reads of objects; `synced`: the caller has just called `Store.sync()` (see ReadCache). */
+export interface Reads {
+  get(key: ObjectKey, opts?: { synced?: boolean }): Promise<Envelope | undefined>;
+}
+
 const key = (id: string) => ({ kind: SESSION_KIND, project: '', name: id });
 
 export class SessionStore {
   /** `reads` serves `get` (a ReadCache in the server; the store itself by default). */
   constructor(
     private readonly store: Store,
-    private readonly reads: Pick<Store, 'get'> = store,
+    private readonly reads: Reads = store,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -44,8 +49,8 @@ export class SessionStore {
   }
 
   /** The live session, or undefined when it never existed, was revoked or has expired. */
-  async get(id: string): Promise<Session | undefined> {
-    const s = (await this.reads.get(key(id))) as Session | undefined;
+  async get(id: string, opts: { synced?: boolean } = {}): Promise<Session | undefined> {
+    const s = (await this.reads.get(key(id), opts)) as Session | undefined;
     if (!s || Date.parse(s.spec.expiresAt) <= this.now()) return undefined;
     return s;
   }

@@ -4,7 +4,7 @@ import type { Store } from '../storage/store.js';
 import type { Authenticator } from './authenticator.js';
 import type { Principal } from './authorizer.js';
 import { COOKIE_PAYLOAD, COOKIE_SIGNATURE, parseCookies } from './cookies.js';
-import type { SessionStore } from './sessions.js';
+import type { Reads, SessionStore } from './sessions.js';
 import type { TokenService } from './tokens.js';
 
 /**
@@ -17,8 +17,9 @@ export class TokenAuthenticator implements Authenticator {
     private readonly o: {
       tokens: TokenService;
       sessions: SessionStore;
-      /** Reads users (a ReadCache in the server). */
-      store: Pick<Store, 'get'>;
+      store: Store;
+      /** Reads sessions' users (a ReadCache in the server). */
+      reads: Reads;
       userKind: string;
       /** Access tokens signed by a configured provider (issuer-verified), when any accepts them. */
       providerToken?: (token: string) => Promise<Principal | undefined>;
@@ -33,9 +34,11 @@ export class TokenAuthenticator implements Authenticator {
       if (external) return external;
     }
     const claims = this.o.tokens.verifyAccess(found.token);
-    const session = await this.o.sessions.get(claims.sid);
+    // one sync for both reads: a logout or deletion on any replica before this request holds
+    await this.o.store.sync();
+    const session = await this.o.sessions.get(claims.sid, { synced: true });
     if (!session || session.spec.user !== claims.sub) throw unauthorized('this session has ended (logged out, revoked or expired); log in again');
-    const user = await this.o.store.get({ kind: this.o.userKind, project: '', name: claims.sub });
+    const user = await this.o.reads.get({ kind: this.o.userKind, project: '', name: claims.sub }, { synced: true });
     if (!user || user.metadata.createdAt !== session.spec.userCreatedAt) throw unauthorized('this user no longer exists; log in again');
     return { name: claims.sub, anonymous: false, sessionId: claims.sid, viaCookie: found.viaCookie };
   }

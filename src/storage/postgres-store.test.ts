@@ -80,6 +80,29 @@ describe('PostgresStore', function () {
       }
     });
 
+    it('sync on B, with other syncs in flight, delivers every commit A made before the call', async () => {
+      const db = await cluster.createDatabase();
+      const a = new PostgresStore({ url: db.url });
+      const b = new PostgresStore({ url: db.url });
+      await a.open();
+      await b.open();
+      try {
+        const heard = new Set<string>();
+        b.onEvent((e) => heard.add(e.object.metadata.name));
+        for (let i = 0; i < 30; i++) {
+          const background = Array.from({ length: 5 }, () => b.sync()); // in flight, sent before the write
+          await a.create(obj('Dashboard', 'p', `s${i}`));
+          await b.sync();
+          expect(heard.has(`s${i}`), `write ${i}`).to.equal(true);
+          await Promise.all(background);
+        }
+      } finally {
+        await a.close();
+        await b.close();
+        await db.drop();
+      }
+    });
+
     it('replicas: a watch and onEvent on B see A\'s writes, in order, each once', async () => {
       const db = await cluster.createDatabase();
       const a = new PostgresStore({ url: db.url });
