@@ -97,6 +97,26 @@ describe('watch streams (API.md §6)', function () {
       expect(live[3].object!.metadata.project).to.equal('w1');
     });
 
+    it('watches opened together (sharing one snapshot read) each get the whole snapshot once and every write made while they open', async () => {
+      await ok(s.api('POST', '/api/v1/projects', project('many')));
+      for (let i = 0; i < 20; i++) await ok(s.api('POST', '/api/v1/projects/many/folders', folder(`f${i}`)));
+      // 25 watches open at once while writes go on: whether a watch joined a snapshot read before
+      // or after a write, it sees each object once, in its snapshot or as a later event
+      const opening = Array.from({ length: 25 }, () => watch('/api/v1/projects/many/folders?watch=true'));
+      for (let i = 0; i < 5; i++) await ok(s.api('POST', '/api/v1/projects/many/folders', folder(`late${i}`)));
+      const watches = await Promise.all(opening);
+      for (let i = 5; i < 8; i++) await ok(s.api('POST', '/api/v1/projects/many/folders', folder(`late${i}`)));
+      const last = await rev();
+      const expected = [...Array.from({ length: 20 }, (_, i) => `f${i}`), ...Array.from({ length: 8 }, (_, i) => `late${i}`)].sort();
+      for (const w of watches) {
+        await w.settle(last);
+        const names = w.changes().map((e) => e.object!.metadata.name);
+        expect([...names].sort()).to.deep.equal(expected);
+        expect(w.changes().every((e) => e.type === 'ADDED')).to.equal(true);
+        expectOrderedOnce(w.events);
+      }
+    });
+
     it('resuming with since=<last revision seen> after a disconnect loses nothing and repeats nothing', async () => {
       await ok(s.api('POST', '/api/v1/projects/w1/folders', folder('r1')));
       const w = await watch('/api/v1/projects/w1/folders?watch=true&name=r');
