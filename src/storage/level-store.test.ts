@@ -24,12 +24,22 @@ describeStoreContract('LevelStore', async () => {
   };
 });
 
+/** A LevelStore on a new directory for `fn`, closed and removed after. */
+async function withStore(fn: (store: LevelStore) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  const store = new LevelStore(dir.path);
+  await store.open();
+  try {
+    await fn(store);
+  } finally {
+    await store.close();
+    dir.remove();
+  }
+}
+
 describe('LevelStore reads', () => {
   it('a get never returns an older version than the last write that resolved, with reads in flight across writes', async () => {
-    const dir = tempDir();
-    const store = new LevelStore(dir.path);
-    await store.open();
-    try {
+    await withStore(async (store) => {
       const key = { kind: 'Dashboard', project: 'p', name: 'd' };
       await store.create(obj('Dashboard', 'p', 'd', 0, { n: 0 }));
       for (let v = 1; v <= 300; v++) {
@@ -41,19 +51,13 @@ describe('LevelStore reads', () => {
       }
       await store.delete(key);
       expect(await store.get(key)).to.equal(undefined);
-    } finally {
-      await store.close();
-      dir.remove();
-    }
+    });
   });
 });
 
 describe('LevelStore group commit', () => {
   it('concurrent writes share batches; each gets its own outcome and revision, events in revision order', async () => {
-    const dir = tempDir();
-    const store = new LevelStore(dir.path);
-    await store.open();
-    try {
+    await withStore(async (store) => {
       await store.create(obj('Project', '', 'p'));
       await store.create(obj('Dashboard', 'p', 'taken'));
       const seen: StoreEvent[] = [];
@@ -79,17 +83,11 @@ describe('LevelStore group commit', () => {
       }
       expect(await store.list({ kind: 'Dashboard', project: 'p' })).to.have.length(43);
       expect(await store.listVersions({ kind: 'Dashboard', project: 'p', name: 'd-0' })).to.have.length(1);
-    } finally {
-      await store.close();
-      dir.remove();
-    }
+    });
   });
 
   it('a delete and a create of a child racing it never leave the child without its parent', async () => {
-    const dir = tempDir();
-    const store = new LevelStore(dir.path);
-    await store.open();
-    try {
+    await withStore(async (store) => {
       for (let round = 0; round < 30; round++) {
         await store.create(obj('Project', '', 'p'));
         const parent = { kind: 'Project', project: '', name: 'p' };
@@ -100,10 +98,7 @@ describe('LevelStore group commit', () => {
         expect(await store.get(parent)).to.equal(undefined);
         expect(await store.list({ kind: 'Dashboard', project: 'p' }), `round ${round}`).to.deep.equal([]);
       }
-    } finally {
-      await store.close();
-      dir.remove();
-    }
+    });
   });
 });
 

@@ -80,13 +80,24 @@ describe('PostgresStore', function () {
       }
     });
 
-    it('sync on B, with other syncs in flight, delivers every commit A made before the call', async () => {
+    /** Two stores (replicas) on a new database for `fn`, closed and the database dropped after. */
+    async function withReplicas(fn: (a: PostgresStore, b: PostgresStore) => Promise<void>): Promise<void> {
       const db = await cluster.createDatabase();
       const a = new PostgresStore({ url: db.url });
       const b = new PostgresStore({ url: db.url });
       await a.open();
       await b.open();
       try {
+        await fn(a, b);
+      } finally {
+        await a.close();
+        await b.close();
+        await db.drop();
+      }
+    }
+
+    it('sync on B, with other syncs in flight, delivers every commit A made before the call', async () => {
+      await withReplicas(async (a, b) => {
         const heard = new Set<string>();
         b.onEvent((e) => heard.add(e.object.metadata.name));
         for (let i = 0; i < 30; i++) {
@@ -96,20 +107,11 @@ describe('PostgresStore', function () {
           expect(heard.has(`s${i}`), `write ${i}`).to.equal(true);
           await Promise.all(background);
         }
-      } finally {
-        await a.close();
-        await b.close();
-        await db.drop();
-      }
+      });
     });
 
     it('replicas: a watch and onEvent on B see A\'s writes, in order, each once', async () => {
-      const db = await cluster.createDatabase();
-      const a = new PostgresStore({ url: db.url });
-      const b = new PostgresStore({ url: db.url });
-      await a.open();
-      await b.open();
-      try {
+      await withReplicas(async (a, b) => {
         const heard: number[] = [];
         const off = b.onEvent((e) => heard.push(e.revision));
         const ac = new AbortController();
@@ -127,11 +129,7 @@ describe('PostgresStore', function () {
         off();
         expect(seen).to.deep.equal(Array.from({ length: 12 }, (_, i) => i + 1));
         expect(heard).to.deep.equal(seen);
-      } finally {
-        await a.close();
-        await b.close();
-        await db.drop();
-      }
+      });
     });
 
     it('an unreachable or missing database gives a clear error naming it, never the password', async () => {
