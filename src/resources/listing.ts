@@ -72,18 +72,20 @@ export function filterPredicate(d: KindDescriptor, filters: Record<string, strin
 export async function listPage(store: Store, d: KindDescriptor, q: ListOptions, readable: '*' | ReadonlySet<string>, nowMs: number): Promise<ListResult> {
   const matches = filterPredicate(d, q.filters);
   // Without expiry or a spec filter to check, the store may answer from its metadata index.
-  const metadataOnly = q.metadataOnly === true && !d.ttlPath && !(d.listFilters ?? []).some((f) => q.filters?.[f.param] !== undefined);
+  const metadataOnly = q.metadataOnly === true && needsNoSpec(d, q);
   const keep = (o: Envelope) => !isExpired(d, o, nowMs) && matches(o);
-  const page = await pageOf((sq) => store.list(metadataOnly ? { ...sq, metadataOnly } : sq), (o) => o.metadata, keep, d, q, readable);
-  return { items: page.items, ...(page.continueToken ? { continueToken: page.continueToken } : {}) };
+  return pageOf((sq) => store.list(metadataOnly ? { ...sq, metadataOnly } : sq), (o) => o.metadata, keep, d, q, readable);
 }
 
-/** Whether a list of `d` with these options needs nothing from the spec (no expiry, no spec filter): it can be answered with stored texts. */
-export function listsAsText(d: KindDescriptor, q: ListOptions): boolean {
+/**
+ * Whether a list of `d` with these options needs nothing from the specs (no expiry, no spec
+ * filter): it can be answered from a metadata index or with the stored texts.
+ */
+export function needsNoSpec(d: KindDescriptor, q: ListOptions): boolean {
   return !d.ttlPath && !(d.listFilters ?? []).some((f) => q.filters?.[f.param] !== undefined);
 }
 
-/** `listPage` as stored JSON texts, for a list that `listsAsText`. */
+/** `listPage` as stored JSON texts, for a list that `needsNoSpec`. */
 export async function listTextPage(store: Store, d: KindDescriptor, q: ListOptions, readable: '*' | ReadonlySet<string>): Promise<{ items: StoredText[]; continueToken?: string }> {
   return pageOf((sq) => store.listText(sq), (t) => t.metadata, () => true, d, q, readable);
 }

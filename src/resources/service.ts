@@ -8,8 +8,9 @@ import type { KindRegistry } from '../kinds/registry.js';
 import { schemaErrors } from '../kinds/schema-errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import { keyOf, type Envelope, type HistoryOptions, type ObjectKey, type Store, type StoredText } from '../storage/store.js';
+import { jsonOf } from '../storage/json-of.js';
 import { KeyedMutex } from '../storage/mutex.js';
-import { isExpired, listPage, listsAsText, listTextPage, type ListOptions, type ListResult } from './listing.js';
+import { isExpired, listPage, listTextPage, needsNoSpec, type ListOptions, type ListResult } from './listing.js';
 import { mask, restoreMasked } from './masking.js';
 import { getPath } from './object-path.js';
 import { identify, stampMetadata, type Target } from './prepare.js';
@@ -90,7 +91,7 @@ export class ResourceService {
 
   /** `list` as JSON texts: the stored texts when the list needs nothing from the specs (see `getText`). */
   async listText(p: Principal, d: KindDescriptor, q: ListOptions): Promise<{ items: StoredText[]; continueToken?: string }> {
-    if (!servesStoredText(d) || q.metadataOnly || !listsAsText(d, q)) {
+    if (!servesStoredText(d) || q.metadataOnly || !needsNoSpec(d, q)) {
       const page = await this.list(p, d, q);
       const shown = q.metadataOnly ? (o: Envelope) => textOf({ kind: o.kind, metadata: o.metadata, spec: {} }) : textOf;
       return { ...page, items: page.items.map(shown) };
@@ -350,7 +351,7 @@ function servesStoredText(d: KindDescriptor): boolean {
 }
 
 function textOf(obj: Envelope): StoredText {
-  return { text: JSON.stringify(obj), metadata: obj.metadata };
+  return { text: jsonOf(obj), metadata: obj.metadata };
 }
 
 function projectMissing(project: string): ApiError {
