@@ -167,30 +167,29 @@ export class LevelStore implements Store {
       if (opts.parent && found[all.length] === undefined) {
         throw notFound(`${opts.parent.kind} "${opts.parent.name}" not found`);
       }
-      const texts = new Map(all.map((o) => [o, jsonOf(o)]));
-      const ops: BatchOp[] = all.map((o, i) => ({ type: 'put' as const, key: keys[i], value: texts.get(o)! }));
+      const ops: BatchOp[] = all.map((o, i) => ({ type: 'put' as const, key: keys[i], value: jsonOf(o) }));
       if (opts.history) {
         // a new object under an old name starts a new history, unless it restores the old one
         if (!opts.history.continues) ops.push(...(await this.keysUnder(historyPrefix(keyOf(obj)))).map((key) => ({ type: 'del' as const, key })));
-        ops.push(...this.historyOps(obj, texts.get(obj)!, opts.history), ...(opts.history.continues ? await this.retentionOps(obj, opts.history.max) : []));
+        ops.push(...this.historyOps(obj, opts.history), ...(opts.history.continues ? await this.retentionOps(obj, opts.history.max) : []));
       }
-      return { ops, events: all.map((o) => ({ type: 'ADDED' as const, object: o })), texts };
+      return { ops, events: all.map((o) => ({ type: 'ADDED' as const, object: o })) };
     });
   }
 
   update(obj: Envelope, opts: { expectedVersion: number; history?: HistoryOptions }): Promise<number> {
     const key = objectKey(keyOf(obj));
     return this.write([key], false, async () => {
-      const current = await this.db.get<string, Buffer>(key, { valueEncoding: 'buffer' });
+      // the metadata only, not the 10 KB body; usually from `recent` (the caller has just read it)
+      const current = await this.getText(keyOf(obj));
       if (current === undefined) throw notFound(`${obj.kind} "${obj.metadata.name}" not found`);
-      const stored = storedText(current).metadata.version; // the metadata only, not the 10 KB body
+      const stored = current.metadata.version;
       if (stored !== opts.expectedVersion) {
         throw conflict(`${obj.kind} "${obj.metadata.name}" is at version ${stored}, not ${opts.expectedVersion}`);
       }
-      const text = jsonOf(obj);
-      const ops: BatchOp[] = [{ type: 'put', key, value: text }];
-      if (opts.history) ops.push(...this.historyOps(obj, text, opts.history), ...(await this.retentionOps(obj, opts.history.max)));
-      return { ops, events: [{ type: 'MODIFIED', object: obj }], texts: new Map([[obj, text]]) };
+      const ops: BatchOp[] = [{ type: 'put', key, value: jsonOf(obj) }];
+      if (opts.history) ops.push(...this.historyOps(obj, opts.history), ...(await this.retentionOps(obj, opts.history.max)));
+      return { ops, events: [{ type: 'MODIFIED', object: obj }] };
     });
   }
 
@@ -319,9 +318,9 @@ export class LevelStore implements Store {
     return raw === undefined ? undefined : (JSON.parse(raw) as HistoryRecord).object;
   }
 
-  /** `text` is JSON.stringify(obj): a 10 KB object is serialised once per write, not once per copy. */
-  private historyOps(obj: Envelope, text: string, h: HistoryOptions): BatchOp[] {
-    const record = `{"object":${text},"updatedBy":${JSON.stringify(h.by)}}`; // a HistoryRecord
+  /** The object's JSON is made once per write (`jsonOf`), not once per copy. */
+  private historyOps(obj: Envelope, h: HistoryOptions): BatchOp[] {
+    const record = `{"object":${jsonOf(obj)},"updatedBy":${JSON.stringify(h.by)}}`; // a HistoryRecord
     return [{ type: 'put', key: historyKey(keyOf(obj), obj.metadata.version), value: record }];
   }
 
@@ -350,7 +349,7 @@ export class LevelStore implements Store {
       for (const e of w.events) {
         const event = { ...e, revision: ++rev } as StoreEvent;
         numbered.push(event);
-        eventOps.push({ type: 'put', key: eventKey(rev), value: eventText(event, w.texts?.get(e.object)) });
+        eventOps.push({ type: 'put', key: eventKey(rev), value: eventText(event) });
       }
       revisions.push(rev);
     }
@@ -384,8 +383,6 @@ const MAX_GROUP = 64;
 interface Planned {
   ops: BatchOp[];
   events: Omit<StoreEvent, 'revision'>[];
-  /** JSON of objects the write already serialised, reused for their events. */
-  texts?: ReadonlyMap<Envelope, string>;
 }
 
 interface PendingWrite {
@@ -439,10 +436,9 @@ class RecentTexts {
   }
 }
 
-/** JSON.stringify(e), reusing the object's JSON when the write already made it. */
-function eventText(e: StoreEvent, objectText: string | undefined): string {
-  if (objectText === undefined) return JSON.stringify(e);
-  return `{"type":${JSON.stringify(e.type)},"object":${objectText},"revision":${e.revision}}`;
+/** JSON.stringify(e), with the object's JSON the write already made (`jsonOf`). */
+function eventText(e: StoreEvent): string {
+  return `{"type":${JSON.stringify(e.type)},"object":${jsonOf(e.object)},"revision":${e.revision}}`;
 }
 
 /** A full disk is the client's 507, not an anonymous 500; nothing was written. */
