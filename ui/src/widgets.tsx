@@ -21,6 +21,20 @@ export function Loading() {
   );
 }
 
+/** A list query's spinner, its error, or `empty` (the text shown for no items); else `children`. */
+export function ListBody({ query, empty, children }: { query: { isLoading: boolean; error: unknown }; empty?: string; children: ReactNode }) {
+  if (query.isLoading) return <Loading />;
+  if (query.error) return <ErrorMessage error={query.error} />;
+  if (empty !== undefined) {
+    return (
+      <Typography sx={{ mt: 2 }} color="text.secondary">
+        {empty}
+      </Typography>
+    );
+  }
+  return <>{children}</>;
+}
+
 export interface Crumb {
   label: string;
   to?: string;

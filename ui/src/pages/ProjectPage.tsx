@@ -2,7 +2,7 @@ import { Box, Button, Chip, Link, Tab, Table, TableBody, TableCell, TableHead, T
 import { useQuery } from '@tanstack/react-query';
 import { Link as RouterLink, useParams, useSearchParams } from 'react-router-dom';
 import { displayName, getResource, list, type Resource } from '../api';
-import { ErrorMessage, Loading, matches, PageHeader, SearchField, timeAgo } from '../widgets';
+import { ListBody, matches, PageHeader, SearchField, timeAgo } from '../widgets';
 
 const TABS = [
   { plural: 'dashboards', label: 'Dashboards', viewable: true },
@@ -43,15 +43,7 @@ export function ProjectPage() {
         ))}
       </Tabs>
       <Box sx={{ px: 3, pt: 1 }}>
-        {items.isLoading ? (
-          <Loading />
-        ) : items.error ? (
-          <ErrorMessage error={items.error} />
-        ) : shown.length === 0 ? (
-          <Typography sx={{ mt: 2 }} color="text.secondary">
-            {query ? `Nothing matches "${query}".` : `No ${tab.label.toLowerCase()} in this project.`}
-          </Typography>
-        ) : (
+        <ListBody query={items} empty={shown.length > 0 ? undefined : query ? `Nothing matches "${query}".` : `No ${tab.label.toLowerCase()} in this project.`}>
           <Table size="small" aria-label={tab.label}>
             <TableHead>
               <TableRow>
@@ -102,7 +94,7 @@ export function ProjectPage() {
               })}
             </TableBody>
           </Table>
-        )}
+        </ListBody>
       </Box>
     </Box>
   );

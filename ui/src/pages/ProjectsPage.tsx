@@ -1,9 +1,9 @@
-import { Box, Link, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
+import { Box, Link, Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
 import { displayName, list } from '../api';
-import { ErrorMessage, Loading, matches, PageHeader, SearchField, timeAgo } from '../widgets';
+import { ListBody, matches, PageHeader, SearchField, timeAgo } from '../widgets';
 
 export function ProjectsPage() {
   const projects = useQuery(['list', 'projects'], () => list('projects'));
@@ -13,15 +13,7 @@ export function ProjectsPage() {
     <Box>
       <PageHeader crumbs={[]} actions={<SearchField label="Search projects" value={query} onChange={setQuery} />} />
       <Box sx={{ px: 3 }}>
-        {projects.isLoading ? (
-          <Loading />
-        ) : projects.error ? (
-          <ErrorMessage error={projects.error} />
-        ) : shown.length === 0 ? (
-          <Typography sx={{ mt: 2 }} color="text.secondary">
-            {query ? `No project matches "${query}".` : 'No projects yet. Create one with dashctl apply or POST /api/v1/projects.'}
-          </Typography>
-        ) : (
+        <ListBody query={projects} empty={shown.length > 0 ? undefined : query ? `No project matches "${query}".` : 'No projects yet. Create one with dashctl apply or POST /api/v1/projects.'}>
           <Table size="small" aria-label="projects">
             <TableHead>
               <TableRow>
@@ -44,7 +36,7 @@ export function ProjectsPage() {
               ))}
             </TableBody>
           </Table>
-        )}
+        </ListBody>
       </Box>
     </Box>
   );
