@@ -1,5 +1,6 @@
 import jsyaml from 'js-yaml';
-import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { LineCounter, type Document } from 'yaml';
+import { DEFAULT_MAX_DEPTH, jsonTextDepthExceeds, NestingError, parseYamlDocuments, valueDepthExceeds } from '../src/lib/nesting.js';
 import { CliError } from './errors.js';
 
 type Obj = Record<string, unknown>;
@@ -15,32 +16,49 @@ export interface RawPiece {
 /**
  * Splits a file's text into resources: JSON (object or array) or YAML (every document), with
  * arrays, Kubernetes `List`s and maps of names to resources unfolded. Pure (runs in workers);
- * a syntax error throws a CliError naming the file, line and column.
+ * a syntax error throws a CliError naming the file, line and column. Nesting deeper than
+ * DEFAULT_MAX_DEPTH (the server's limit) is refused before or while parsing: a hostile file
+ * must not exhaust the stack.
  */
 export function parsePieces(file: string, text: string): RawPiece[] {
   const pieces: RawPiece[] = [];
   const isJsonFile = /\.json$/i.test(file);
-  if (isJsonFile || /^\s*[[{]/.test(text)) {
+  const tooDeep = () => new CliError(`${file}: nested more than ${DEFAULT_MAX_DEPTH} levels deep (dashctl and the server read at most ${DEFAULT_MAX_DEPTH}); flatten it`);
+  const take = (value: unknown, doc: number) => {
+    if (valueDepthExceeds(value, DEFAULT_MAX_DEPTH)) throw tooDeep();
+    unfold(value, doc, [], pieces);
+  };
+  if (isJsonFile && jsonTextDepthExceeds(text, DEFAULT_MAX_DEPTH)) throw tooDeep();
+  // Text that looks like JSON but nests too deep goes on to YAML, which refuses it with the same message.
+  if (isJsonFile || (/^\s*[[{]/.test(text) && !jsonTextDepthExceeds(text, DEFAULT_MAX_DEPTH))) {
     try {
-      unfold(JSON.parse(text), 0, [], pieces);
+      take(JSON.parse(text), 0);
       return pieces;
     } catch (e) {
+      if (e instanceof CliError) throw e;
       if (isJsonFile) throw new CliError(`${file}: not valid JSON: ${(e as Error).message}`);
     }
   }
   const fast = fastLoad(text);
   if (fast) {
-    fast.forEach((v, i) => unfold(v, i, [], pieces));
+    fast.forEach((v, i) => take(v, i));
     return pieces;
   }
   const counter = new LineCounter();
-  parseAllDocuments(text, { lineCounter: counter, prettyErrors: false }).forEach((d, i) => {
+  let docs: Document.Parsed[];
+  try {
+    docs = parseYamlDocuments(text, DEFAULT_MAX_DEPTH, { lineCounter: counter });
+  } catch (e) {
+    if (e instanceof NestingError) throw tooDeep();
+    throw e;
+  }
+  docs.forEach((d, i) => {
     const err = d.errors[0];
     if (err) {
       const pos = counter.linePos(err.pos[0]);
       throw new CliError(`${file}:${pos.line}:${pos.col}: not valid YAML: ${err.message.split('\n')[0]}`);
     }
-    unfold(d.toJS({ maxAliasCount: 100 }), i, [], pieces);
+    take(d.toJS({ maxAliasCount: 100 }), i);
   });
   return pieces;
 }
@@ -60,7 +78,8 @@ const CAREFUL = /(?:^|[\s,[{])&[^\s,[\]{}]|(?:^|[\s,[{:])[-+]?0b[01]/m;
 export function fastLoad(text: string): unknown[] | undefined {
   if (CAREFUL.test(text)) return undefined;
   try {
-    return jsyaml.loadAll(text, undefined, { schema: jsyaml.CORE_SCHEMA });
+    // js-yaml (4.3 and later) stops at maxDepth while it parses.
+    return jsyaml.loadAll(text, undefined, { schema: jsyaml.CORE_SCHEMA, maxDepth: DEFAULT_MAX_DEPTH } as jsyaml.LoadOptions);
   } catch {
     return undefined;
   }
@@ -86,7 +105,7 @@ export function lineFinder(text: () => string): (doc: number, path: (string | nu
     try {
       if (!parsed) {
         const counter = new LineCounter();
-        parsed = { docs: parseAllDocuments(text(), { lineCounter: counter }) as Document[], counter };
+        parsed = { docs: parseYamlDocuments(text(), DEFAULT_MAX_DEPTH, { lineCounter: counter }), counter };
       }
       const d = parsed.docs[doc];
       if (!d) return undefined;

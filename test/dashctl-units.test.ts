@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { fastLoad } from '../cli/yaml-pieces.js';
+import { fastLoad, lineFinder, parsePieces } from '../cli/yaml-pieces.js';
+import { CliError } from '../cli/errors.js';
 import { desiredForm, sameJson } from '../cli/compare.js';
 import { resolveKind } from '../cli/kinds.js';
 import { splitPath } from '../cli/manifests.js';
@@ -115,5 +116,34 @@ describe('dashctl YAML fast path (js-yaml) gives the same values as the yaml pac
     expect(fastLoad('a: 1\na: 2\n')).to.equal(undefined);
     expect(fastLoad('t: 0b101\n')).to.equal(undefined); // js-yaml would read a number, YAML 1.2 core a string
     expect(fastLoad('query: a * b & c\n')).to.deep.equal([{ query: 'a * b & c' }]);
+  });
+});
+
+describe('dashctl refuses files nested deeper than the server accepts, before parsing them whole', () => {
+  const N = 100_000;
+  const bombs: [string, string][] = [
+    ['deep.yaml', `a: ${'['.repeat(N)}${']'.repeat(N)}`],
+    ['deep.yaml', `${'- '.repeat(N)}x`],
+    ['deep.yaml', `${'? '.repeat(N)}x`],
+    ['deep.yaml', 'k: : >\n'.repeat(N / 2)],
+    ['deep.yaml', Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i)}k:`).join('\n')],
+    ['deep.json', `${'['.repeat(N)}${']'.repeat(N)}`],
+    ['no-extension', `${'{"a":'.repeat(N)}1${'}'.repeat(N)}`],
+  ];
+  for (const [file, text] of bombs) {
+    it(`${file} ${JSON.stringify(text.slice(0, 12))}...: a CliError naming the file and the limit`, () => {
+      expect(() => parsePieces(file, text)).to.throw(CliError, new RegExp(`^${file}: nested more than 100 levels deep`));
+    });
+  }
+
+  it('the line finder of an error message does not parse a deep file whole either', () => {
+    expect(lineFinder(() => `a: ${'['.repeat(N)}`)(0, ['a'])).to.equal(undefined);
+  });
+
+  it('control: 100 levels are read, on both the fast and the careful path', () => {
+    const nested = (n: number) => `a: ${'['.repeat(n - 1)}${']'.repeat(n - 1)}\n`;
+    expect(parsePieces('ok.yaml', nested(100))).to.have.length(1);
+    expect(parsePieces('ok.yaml', `x: &anchor 1\n${nested(100)}`)).to.have.length(1);
+    expect(() => parsePieces('no.yaml', nested(101))).to.throw(CliError, /nested more than 100/);
   });
 });

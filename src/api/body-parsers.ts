@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createGunzip, createInflate, createBrotliDecompress } from 'node:zlib';
-import { parseAllDocuments } from 'yaml';
 import { ApiError, badRequest } from '../errors.js';
-import { assertSafeValue, jsonTextDepthExceeds } from './hygiene.js';
+import { jsonTextDepthExceeds, NestingError, parseYamlDocuments } from '../lib/nesting.js';
+import { assertSafeValue } from './hygiene.js';
 
 const JSON_TYPES = /^application\/(?:[\w.-]+\+)?json\s*(?:;.*)?$/i;
 const YAML_TYPES = /^(?:application|text)\/(?:x-)?yaml\s*(?:;.*)?$/i;
@@ -53,7 +53,7 @@ function checkCharset(request: FastifyRequest): void {
 
 export function parseJson(text: string, maxDepth: number): unknown {
   if (text.trim() === '') throw badRequest('the request body is empty; send a JSON object');
-  if (jsonTextDepthExceeds(text, maxDepth)) throw badRequest(`the body is nested more than ${maxDepth} levels deep; flatten it`);
+  if (jsonTextDepthExceeds(text, maxDepth)) throw tooDeep(maxDepth);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -66,13 +66,17 @@ export function parseJson(text: string, maxDepth: number): unknown {
   return value;
 }
 
-/** One YAML document, core schema only (no custom tags), duplicate keys and alias bombs rejected. */
+/**
+ * One YAML document, core schema only (no custom tags), duplicate keys and alias bombs rejected;
+ * nesting is bounded while parsing, before the recursive composer sees the text.
+ */
 export function parseYamlBody(text: string, maxDepth: number): unknown {
   if (text.trim() === '') throw badRequest('the request body is empty; send a YAML mapping');
   let docs;
   try {
-    docs = parseAllDocuments(text, { schema: 'core', uniqueKeys: true, prettyErrors: false });
+    docs = parseYamlDocuments(text, maxDepth, { schema: 'core', uniqueKeys: true });
   } catch (e) {
+    if (e instanceof NestingError) throw tooDeep(maxDepth);
     throw badRequest(`the request body is not valid YAML: ${(e as Error).message}`);
   }
   if (!Array.isArray(docs)) throw badRequest('the request body is not valid YAML');
@@ -88,4 +92,8 @@ export function parseYamlBody(text: string, maxDepth: number): unknown {
   }
   assertSafeValue(value, maxDepth);
   return value;
+}
+
+function tooDeep(maxDepth: number): ApiError {
+  return badRequest(`the body is nested more than ${maxDepth} levels deep (http.max_json_depth); flatten it`);
 }

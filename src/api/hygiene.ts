@@ -35,20 +35,3 @@ export function assertSafeValue(root: unknown, maxDepth: number): void {
     }
   }
 }
-
-/** Depth of brackets in JSON text, counted without parsing (strings skipped); stops past `limit`. */
-export function jsonTextDepthExceeds(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limit) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-}

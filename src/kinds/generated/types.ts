@@ -1222,7 +1222,7 @@ export interface HTTPConfig {
    */
   body_limit?: number;
   /**
-   * Maximum nesting depth of a JSON or YAML body.
+   * Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000).
    */
   max_json_depth?: number;
   /**
