@@ -28,6 +28,7 @@ import { Watcher } from './controllers/watcher.js';
 import { PluginRegistry } from './plugins/registry.js';
 import { Upstream } from './proxy/upstream.js';
 import { parseDuration } from './resources/duration.js';
+import type { CredentialChange } from './resources/credentials.js';
 import { ResourceService } from './resources/service.js';
 import { LevelStore } from './storage/level-store.js';
 import { ReadCache } from './storage/read-cache.js';
@@ -99,7 +100,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
         sessions,
         store,
         reads,
-        userKind: userKind.kind,
+        userKind,
         // only with providers configured: decoding every bearer token for its issuer costs
         ...(acceptingTokens.length > 0
           ? {
@@ -116,7 +117,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
       const rbac = new RbacAuthorizer({ store, registry, guest: (security.authorization!.guest_permissions ?? []) as Permission[], config });
       authorizer = rbac;
       const limits = authn.login_rate_limit!;
-      const authService = new AuthService({ store, userKind: userKind.kind, passwords, sessions, tokens, refreshTtlMs, limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! }, onFailure: () => metrics.loginFailures.inc(), onRateLimited: () => metrics.loginRateLimited.inc() });
+      const authService = new AuthService({ store, userKind, passwords, sessions, tokens, refreshTtlMs, limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! }, onFailure: () => metrics.loginFailures.inc(), onRateLimited: () => metrics.loginRateLimited.inc() });
       const cookie = { sameSite: security.cookie!.same_site!, secure: security.cookie!.secure! };
       auth = {
         auth: authService,
@@ -135,7 +136,9 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     await store.close();
     throw e;
   }
-  const service = new ResourceService({ registry, store, plugins, authorizer, passwords, secrets, config });
+  // a user changing their own password keeps the session they did it in
+  const keeper = sessions;
+  const service = new ResourceService({ registry, store, plugins, authorizer, passwords, secrets, config, ...(keeper ? { credentialsChanging: (c: CredentialChange) => keeper.keepCaller(c) } : {}) });
   serviceRef.current = service;
   const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: parseDuration(config.watch!.bookmark_interval!)! });
   watcherRef = watcher;

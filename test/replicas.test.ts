@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { AUTH_ENV, bearer, login, loginAdmin, signUp } from './helpers/auth.js';
+import { AUTH_ENV, bearer, login, loginAdmin, signUp, type Tokens } from './helpers/auth.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
@@ -69,6 +69,21 @@ describe('replicas on one PostgreSQL database', function () {
     expect((await b.api('GET', '/api/v1/projects/shared/folders', undefined, bearer(rita))).status).to.equal(200);
     await a.api('DELETE', '/api/v1/projects/shared/rolebindings/rita-view', undefined, bearer(admin));
     expect((await b.api('GET', '/api/v1/projects/shared/folders', undefined, bearer(rita))).status).to.equal(403);
+  });
+
+  it('a password changed on A ends the user\'s other sessions on B at the next request; the caller\'s session lives on B too', async () => {
+    await signUp(a, 'sam', 'sam-old');
+    const mine = await login(a, 'sam', 'sam-old');
+    const other = await login(b, 'sam', 'sam-old');
+    const whoami = (s: TestServer, t: Tokens) => s.api('GET', '/api/v1/user/whoami', undefined, bearer(t));
+    // B has read (and cached) both sessions and the user before the change
+    expect((await whoami(b, other)).status).to.equal(200);
+    expect((await whoami(b, mine)).status).to.equal(200);
+    const put = await a.api('PUT', '/api/v1/users/sam', { kind: 'User', metadata: { name: 'sam' }, spec: { nativeProvider: { password: 'sam-new' } } }, bearer(mine));
+    expect(put.status, put.text).to.equal(200);
+    expect((await whoami(b, other)).status, 'the other session\'s access token on B').to.equal(401);
+    expect((await b.api('POST', '/api/auth/refresh', { refresh_token: other.refresh_token })).status, 'its refresh token on B').to.equal(401);
+    expect((await whoami(b, mine)).status, 'the caller\'s session on B').to.equal(200);
   });
 
   it('an expired ephemeral dashboard is deleted exactly once, whichever replica reaps it', async () => {

@@ -1,7 +1,8 @@
 /**
  * Security checklist (design/SECURITY-TESTS.md) rows SESS-01..07 for native login (the OIDC
  * variants are not covered here): cookie attributes, refresh-token rotation and reuse detection,
- * logout, concurrent refreshes, CSRF (content type, Origin, Sec-Fetch-Site) and CORS.
+ * logout, concurrent refreshes, CSRF (content type, Origin, Sec-Fetch-Site) and CORS; and a
+ * changed password ending the user's other sessions.
  */
 import { expect } from 'chai';
 import { bearer, loginAdmin, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
@@ -202,6 +203,91 @@ describe('sessions and cookies (SESS-01..07)', function () {
         expect(issued.length, what).to.equal(1);
       }
       expect(outcomes).to.have.length(6);
+    });
+  });
+
+  describe('a changed password ends the other sessions', () => {
+    let s: TestServer;
+    let admin: Tokens;
+    before(async () => {
+      s = await startAuthServer();
+      admin = (await loginResponse(s, 'admin', 'admin-password')).body as Tokens;
+    });
+    after(() => s.stop());
+
+    /** A fresh user `name` with password `${name}-old` and two sessions: "this browser" and "another device". */
+    async function twoSessions(name: string): Promise<{ mine: Tokens; other: Tokens }> {
+      await signUp(s, name, `${name}-old`);
+      return { mine: (await loginResponse(s, name, `${name}-old`)).body as Tokens, other: (await loginResponse(s, name, `${name}-old`)).body as Tokens };
+    }
+    /** PUT of the user with `spec` as `by`; asserts 200. */
+    async function putUser(name: string, spec: unknown, by: Tokens, tags?: string[]): Promise<void> {
+      const r = await s.api('PUT', `/api/v1/users/${name}`, { kind: 'User', metadata: { name, ...(tags ? { tags } : {}) }, spec }, bearer(by));
+      expect(r.status, r.text).to.equal(200);
+    }
+    /** Whether the access token and the refresh token of `t` still work (the refresh rotates: its new pair is returned). */
+    async function alive(t: Tokens): Promise<{ access: number; refresh: number; next?: Tokens }> {
+      const access = (await whoami(s, t)).status;
+      const r = await refresh(s, t.refresh_token);
+      return { access, refresh: r.status, ...(r.status === 200 ? { next: r.body as Tokens } : {}) };
+    }
+    /** [access status, refresh status] of `t`. */
+    const statuses = async (t: Tokens) => {
+      const a = await alive(t);
+      return [a.access, a.refresh];
+    };
+
+    it('a user changing their own password: the other session\'s access and refresh tokens are 401 at once, the caller\'s session lives on', async () => {
+      const { mine, other } = await twoSessions('sam');
+      expect((await whoami(s, other)).status, 'control: the other session works before').to.equal(200);
+      await putUser('sam', { nativeProvider: { password: 'sam-new' } }, mine);
+      expect(await statuses(other), 'the other device: access, refresh').to.deep.equal([401, 401]);
+      const m = await alive(mine);
+      expect([m.access, m.refresh], 'this browser: access, refresh').to.deep.equal([200, 200]);
+      expect((await whoami(s, m.next!)).status, 'the caller\'s refreshed tokens').to.equal(200);
+      expect((await s.api('POST', LOGIN, { login: 'sam', password: 'sam-old' })).status).to.equal(400);
+      expect((await loginResponse(s, 'sam', 'sam-new')).status).to.equal(200);
+    });
+
+    it('an administrator resetting a user\'s password, or removing it, ends every session of that user (not the administrator\'s)', async () => {
+      const reset = await twoSessions('tess');
+      await putUser('tess', { nativeProvider: { password: 'tess-reset' } }, admin);
+      for (const [what, t] of Object.entries(reset)) expect(await statuses(t), `${what} after the reset`).to.deep.equal([401, 401]);
+      const removed = await twoSessions('ugo');
+      await putUser('ugo', {}, admin);
+      for (const [what, t] of Object.entries(removed)) expect(await statuses(t), `${what} after the password was removed`).to.deep.equal([401, 401]);
+      expect((await whoami(s, admin)).status, 'the administrator\'s own session').to.equal(200);
+    });
+
+    it('a PUT that keeps the password ("<secret>" sent back, tags and names changed) ends no session', async () => {
+      const { mine, other } = await twoSessions('vic');
+      const shown = (await whoami(s, mine)).body;
+      expect(shown.spec.nativeProvider.password).to.equal('<secret>');
+      await putUser('vic', { ...shown.spec, firstName: 'Vic' }, mine, ['team-a']);
+      await putUser('vic', { ...shown.spec, lastName: 'Admin-edited' }, admin, ['team-b']);
+      for (const [what, t] of Object.entries({ mine, other })) {
+        const a = await alive(t);
+        expect([a.access, a.refresh], what).to.deep.equal([200, 200]);
+        expect((await whoami(s, a.next!)).status, `${what}: refreshed tokens`).to.equal(200);
+      }
+    });
+
+    it('a refresh or a login with the old password in flight during the change gets no session that survives it', async () => {
+      for (let round = 0; round < 4; round++) {
+        const name = `wes${round}`;
+        const { mine, other } = await twoSessions(name);
+        const [put, refreshed, loggedIn] = await Promise.all([
+          s.api('PUT', `/api/v1/users/${name}`, { kind: 'User', metadata: { name }, spec: { nativeProvider: { password: `${name}-new` } } }, bearer(mine)),
+          refresh(s, other.refresh_token),
+          s.api('POST', LOGIN, { login: name, password: `${name}-old` }),
+        ]);
+        expect(put.status, put.text).to.equal(200);
+        for (const [what, r] of Object.entries({ refreshed, loggedIn })) {
+          if (r.status !== 200) continue;
+          expect(await statuses(r.body as Tokens), `round ${round}: the tokens ${what} in flight`).to.deep.equal([401, 401]);
+        }
+        expect(await statuses(other), `round ${round}: the other session`).to.deep.equal([401, 401]);
+      }
     });
   });
 

@@ -1,9 +1,11 @@
 import { ApiError, badRequest, unauthorized } from '../errors.js';
+import type { KindDescriptor } from '../kinds/descriptor.js';
+import { credentialStamp } from '../resources/credentials.js';
 import { getPath } from '../resources/object-path.js';
-import type { Store } from '../storage/store.js';
+import type { Envelope, Store } from '../storage/store.js';
 import type { PasswordHasher } from './passwords.js';
 import { FailureLimiter } from './rate-limit.js';
-import type { Session, SessionStore } from './sessions.js';
+import { CREDENTIALS_CHANGED, holdsCredential, type Session, type SessionStore } from './sessions.js';
 import type { IssuedTokens, TokenService } from './tokens.js';
 
 export interface LoginLimits {
@@ -31,7 +33,7 @@ export class AuthService {
   constructor(
     private readonly o: {
       store: Store;
-      userKind: string;
+      userKind: KindDescriptor;
       passwords: PasswordHasher;
       sessions: SessionStore;
       tokens: TokenService;
@@ -61,7 +63,7 @@ export class AuthService {
     // Counted before the password is checked, so a burst of parallel guesses is limited too.
     this.perLogin.fail(loginKey);
     this.perAddress.fail(address);
-    const user = login.length <= 75 ? await this.o.store.get({ kind: this.o.userKind, project: '', name: login }) : undefined;
+    const user = login.length <= 75 ? await this.o.store.get({ kind: this.o.userKind.kind, project: '', name: login }) : undefined;
     const stored = user ? getPath(user, 'spec.nativeProvider.password') : undefined;
     let ok: boolean;
     try {
@@ -77,9 +79,8 @@ export class AuthService {
     }
     this.perLogin.reset(loginKey);
     this.perAddress.undo(address);
-    const refreshId = this.o.tokens.newRefreshId();
-    const session = await this.o.sessions.open({ user: login, userCreatedAt: user.metadata.createdAt, provider: 'native', slug: '', refreshId }, this.o.refreshTtlMs);
-    return this.issue(session, refreshId);
+    // bound to the password just checked: if it changes while this login runs, the session is dead
+    return this.openSession(user, 'native', '');
   }
 
   /**
@@ -106,22 +107,30 @@ export class AuthService {
       await this.o.sessions.revoke(sid);
       throw unauthorized('this refresh token was already used; the session is revoked for safety, log in again');
     }
-    const account = await this.o.store.get({ kind: this.o.userKind, project: '', name: user });
+    const account = await this.o.store.get({ kind: this.o.userKind.kind, project: '', name: user });
     if (!account || account.metadata.createdAt !== session.spec.userCreatedAt) {
       await this.o.sessions.revoke(sid);
       throw unauthorized('this user no longer exists');
     }
+    // A password change landing after this check leaves the rotated session on the old stamp:
+    // its new tokens are refused at their first use.
+    const stamp = credentialStamp(this.o.userKind, account);
+    if (!holdsCredential(session, stamp)) {
+      await this.o.sessions.revoke(sid);
+      throw unauthorized(CREDENTIALS_CHANGED);
+    }
     const next = this.o.tokens.newRefreshId();
-    if (!(await this.o.sessions.rotate(session, next, this.o.refreshTtlMs))) {
+    if (!(await this.o.sessions.rotate(session, next, this.o.refreshTtlMs, stamp))) {
       throw unauthorized('this refresh token was just used by another request; use the tokens that request received');
     }
     return this.issue(session, next);
   }
 
-  /** A session for a user an external provider vouched for. */
-  async openSession(user: string, userCreatedAt: string, provider: string, slug: string): Promise<IssuedTokens> {
+  /** A session for `user` as read when it signed in (natively, or vouched for by an external provider). */
+  async openSession(user: Envelope, provider: string, slug: string): Promise<IssuedTokens> {
     const refreshId = this.o.tokens.newRefreshId();
-    const session = await this.o.sessions.open({ user, userCreatedAt, provider, slug, refreshId }, this.o.refreshTtlMs);
+    const spec = { user: user.metadata.name, userCreatedAt: user.metadata.createdAt, credential: credentialStamp(this.o.userKind, user), provider, slug, refreshId };
+    const session = await this.o.sessions.open(spec, this.o.refreshTtlMs);
     return this.issue(session, refreshId);
   }
 

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.js';
+import type { CredentialChange } from '../resources/credentials.js';
 import type { Envelope, ObjectKey, Store } from '../storage/store.js';
 
 /**
  * Sessions live in the store (every replica sees them) as objects of the internal kind
- * `Session`, which has no routes. Revoking a session deletes it.
+ * `Session`, which has no routes. Revoking a session deletes it; a change of its user's
+ * credentials ends it too (it no longer holds their stamp).
  */
 export const SESSION_KIND = 'Session';
 
@@ -18,9 +20,24 @@ export interface SessionSpec {
   /** Id of the only refresh token that may be used next. */
   refreshId: string;
   expiresAt: string;
+  /** credentialStamp of the user the session was opened for: a changed password ends the session. */
+  credential: string;
+  /** The stamp before its own user changed their credentials through this session (see `keepCaller`). */
+  previousCredential?: string;
 }
 
 export type Session = Envelope & { spec: SessionSpec };
+
+/** Whether the session still stands for a user whose credentials have this stamp. */
+export function holdsCredential(s: Session, stamp: string): boolean {
+  return s.spec.credential === stamp || s.spec.previousCredential === stamp;
+}
+
+/** Why a session of a user whose password changed (or was reset or removed) is refused. */
+export const CREDENTIALS_CHANGED = "this session has ended because the user's password changed (or was reset or removed) after it began; log in again";
+
+/** How often `keepCaller` re-reads a session that a refresh rotated meanwhile. */
+const KEEP_ATTEMPTS = 5;
 
 /** Reads of objects; `synced`: the caller has just called `Store.sync()` (see ReadCache). */
 export interface Reads {
@@ -55,15 +72,44 @@ export class SessionStore {
     return s;
   }
 
-  /** Replaces the expected refresh id; false when another request rotated it first. */
-  async rotate(s: Session, refreshId: string, ttlMs: number): Promise<boolean> {
+  /**
+   * Replaces the expected refresh id; false when another request rotated it first. `stamp`: the
+   * user's credential stamp now; once it is the session's new one, the previous one is dropped.
+   */
+  async rotate(s: Session, refreshId: string, ttlMs: number, stamp: string): Promise<boolean> {
+    const { previousCredential, ...spec } = s.spec;
     const next: Session = {
       ...s,
       metadata: { ...s.metadata, updatedAt: new Date(this.now()).toISOString(), version: s.metadata.version + 1 },
-      spec: { ...s.spec, refreshId, expiresAt: new Date(this.now() + ttlMs).toISOString() },
+      spec: { ...spec, ...(previousCredential !== undefined && stamp !== spec.credential ? { previousCredential } : {}), refreshId, expiresAt: new Date(this.now() + ttlMs).toISOString() },
     };
+    return this.replace(next, s.metadata.version);
+  }
+
+  /**
+   * Keeps the caller's own session through a change of their own credentials (a user changing
+   * their password stays signed in where they did it; every other session of theirs ends).
+   * Called before the change is written: the session then holds both stamps, so it works before
+   * and after the write lands, and if the write fails. A session that no longer holds the old
+   * stamp (ended by an earlier change) stays ended; a change by anyone else keeps nothing.
+   */
+  async keepCaller(c: CredentialChange): Promise<void> {
+    const id = c.principal.sessionId;
+    if (!id || c.principal.internal || c.principal.name !== c.after.metadata.name) return;
+    for (let attempt = 0; attempt < KEEP_ATTEMPTS; attempt++) {
+      const s = (await this.store.get(key(id))) as Session | undefined;
+      if (!s || s.spec.user !== c.principal.name || s.spec.userCreatedAt !== c.before.metadata.createdAt || !holdsCredential(s, c.from)) return;
+      if (Date.parse(s.spec.expiresAt) <= this.now()) return;
+      const metadata = { ...s.metadata, updatedAt: new Date(this.now()).toISOString(), version: s.metadata.version + 1 };
+      const next: Session = { ...s, metadata, spec: { ...s.spec, credential: c.to, previousCredential: c.from } };
+      if (await this.replace(next, s.metadata.version)) return;
+    }
+  }
+
+  /** Writes `next` if the stored session is still at `version`; false when it changed or is gone. */
+  private async replace(next: Session, version: number): Promise<boolean> {
     try {
-      await this.store.update(next, { expectedVersion: s.metadata.version });
+      await this.store.update(next, { expectedVersion: version });
       return true;
     } catch (e) {
       if (e instanceof ApiError && (e.reason === 'Conflict' || e.reason === 'NotFound')) return false;

@@ -1,16 +1,19 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { unauthorized } from '../errors.js';
+import type { KindDescriptor } from '../kinds/descriptor.js';
+import { credentialStamp } from '../resources/credentials.js';
 import type { Store } from '../storage/store.js';
 import type { Authenticator } from './authenticator.js';
 import type { Principal } from './authorizer.js';
 import { COOKIE_PAYLOAD, COOKIE_SIGNATURE, parseCookies } from './cookies.js';
-import type { Reads, SessionStore } from './sessions.js';
+import { CREDENTIALS_CHANGED, holdsCredential, type Reads, type SessionStore } from './sessions.js';
 import type { TokenService } from './tokens.js';
 
 /**
  * Access tokens from `Authorization: Bearer` or the jwtPayload + jwtSignature cookies (never from
  * the URL). Every request also checks that the token's session is alive and its user still the
- * same user, so logout, refresh-token reuse and user deletion take effect at once.
+ * same user with the same credentials, so logout, refresh-token reuse, user deletion and a
+ * password change take effect at once.
  */
 export class TokenAuthenticator implements Authenticator {
   constructor(
@@ -20,7 +23,7 @@ export class TokenAuthenticator implements Authenticator {
       store: Store;
       /** Reads sessions' users (a ReadCache in the server). */
       reads: Reads;
-      userKind: string;
+      userKind: KindDescriptor;
       /** Access tokens signed by a configured provider (issuer-verified), when any accepts them. */
       providerToken?: (token: string) => Promise<Principal | undefined>;
     },
@@ -38,8 +41,9 @@ export class TokenAuthenticator implements Authenticator {
     await this.o.store.sync();
     const session = await this.o.sessions.get(claims.sid, { synced: true });
     if (!session || session.spec.user !== claims.sub) throw unauthorized('this session has ended (logged out, revoked or expired); log in again');
-    const user = await this.o.reads.get({ kind: this.o.userKind, project: '', name: claims.sub }, { synced: true });
+    const user = await this.o.reads.get({ kind: this.o.userKind.kind, project: '', name: claims.sub }, { synced: true });
     if (!user || user.metadata.createdAt !== session.spec.userCreatedAt) throw unauthorized('this user no longer exists; log in again');
+    if (!holdsCredential(session, credentialStamp(this.o.userKind, user))) throw unauthorized(CREDENTIALS_CHANGED);
     return { name: claims.sub, anonymous: false, sessionId: claims.sid, viaCookie: found.viaCookie };
   }
 }

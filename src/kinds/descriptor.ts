@@ -102,6 +102,11 @@ export interface KindDescriptor {
   authz?: 'role' | 'binding';
   /** Objects of this kind are the users that sign in (User): they may read and update themselves. */
   isPrincipal?: boolean;
+  /**
+   * Dotted paths of a principal's credentials (a password): sessions are bound to their stored
+   * values, so a change ends every session of the principal except the one that made it.
+   */
+  credentials?: readonly string[];
   /** Anonymous callers may create objects of this kind (sign-up) unless this boolean config key is true. */
   anonymousCreateUnless?: string;
   /** Previous versions are kept (issue 5). */

@@ -15,6 +15,7 @@ export const user: KindDescriptor = {
   validate: User,
   sensitive: [PASSWORD],
   isPrincipal: true,
+  credentials: [PASSWORD],
   anonymousCreateUnless: 'security.authentication.disable_sign_up',
   hooks: {
     /** Older form: `spec.password` becomes `spec.nativeProvider.password`. */

@@ -11,6 +11,7 @@ import { keyOf, type Envelope, type HistoryOptions, type ObjectKey, type Store, 
 import { jsonOf } from '../storage/json-of.js';
 import { KeyedMutex } from '../storage/mutex.js';
 import { isExpired, listPage, listTextPage, needsNoSpec, type ListOptions, type ListResult } from './listing.js';
+import { credentialStamp, type CredentialChange } from './credentials.js';
 import { mask, restoreMasked } from './masking.js';
 import { getPath } from './object-path.js';
 import { identify, stampMetadata, type Target } from './prepare.js';
@@ -27,6 +28,8 @@ export interface ServiceOptions {
   config: unknown;
   /** The clock (tests may pin it). */
   now?: () => Date;
+  /** Called before an update that changes a principal's credentials is written (sessions keep the caller's own). */
+  credentialsChanging?(change: CredentialChange): Promise<void>;
 }
 
 export interface WriteOptions {
@@ -161,6 +164,7 @@ export class ResourceService {
       if (w.dryRun) return mask(d, obj);
       await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
       seal(d, obj, current, this.opts.secrets);
+      await this.credentialsChanging(p, d, current, obj);
       try {
         await this.opts.store.update(obj, { expectedVersion: version, ...this.historyOf(d, p) });
         return mask(d, obj);
@@ -191,6 +195,14 @@ export class ResourceService {
       throw e;
     }
     if (d.isPrincipal) await this.forgetSubject(d.kind, name);
+  }
+
+  /** Tells `credentialsChanging` when this update changes a principal's credentials (a new, reset or removed password). */
+  private async credentialsChanging(p: Principal, d: KindDescriptor, before: Envelope, after: Envelope): Promise<void> {
+    if (!d.isPrincipal || !d.credentials?.length || !this.opts.credentialsChanging) return;
+    const from = credentialStamp(d, before);
+    const to = credentialStamp(d, after);
+    if (from !== to) await this.opts.credentialsChanging({ principal: p, before, after, from, to });
   }
 
   /**
