@@ -5,7 +5,9 @@
  * server" is asserted as "the upstream saw no request".
  *
  * Cast (main server, auth on): admin owns proj-a and its Secret s1 (basicAuth svc:S1_CANARY);
- * dse holds a Role with `*` on Datasource only; dbe a Role with `*` on Dashboard only.
+ * dse holds a Role with `*` on Datasource only; dbe a Role with `*` on Dashboard only; gdse a
+ * GlobalRole with `*` on GlobalDatasource only. Secret and GlobalSecret `sa` (basicAuth
+ * svc:SA_CANARY) belong to admin too.
  */
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
@@ -25,6 +27,7 @@ const canary = (tag: string) => `${tag}-CANARY-${randomBytes(9).toString('hex')}
 const S1_CANARY = canary('S1');
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const b64 = (s: string) => Buffer.from(s).toString('base64');
+const SA_CANARY = canary('SA');
 
 // ---------------------------------------------------------------------------------------------
 // The hostile upstream
@@ -200,6 +203,8 @@ const dashWithLocal = (name: string, local: Record<string, unknown>) => ({
     datasources: { local: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: local } } } } },
   },
 });
+/** A dashboard body whose local datasource `local` is replaced by `ds`. */
+const withLocal = (dash: ReturnType<typeof dashWithLocal>, ds: unknown) => ({ ...dash, spec: { ...dash.spec, datasources: { local: ds } } });
 const role = (name: string, scopes: string[]) => ({ kind: 'Role', metadata: { name }, spec: { permissions: [{ actions: ['*'], scopes }] } });
 const binding = (name: string, roleName: string, user: string) => ({ kind: 'RoleBinding', metadata: { name }, spec: { role: roleName, subjects: [{ kind: 'User', name: user }] } });
 
@@ -281,7 +286,7 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     up = await new Hostile().start();
     s = await startAuthServer({ ...PROXY_ENV, DASHPLANE_SECURITY_SECRET_FILES_DIR: files.path });
     admin = await loginAdmin(s);
-    for (const name of ['dse', 'dbe']) {
+    for (const name of ['dse', 'dbe', 'gdse']) {
       await signUp(s, name);
       t[name] = await login(s, name);
     }
@@ -291,6 +296,10 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     await ok(s.api('POST', '/api/v1/projects/proj-a/roles', role('dash-only', ['Dashboard']), asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/proj-a/rolebindings', binding('dse-ds', 'ds-only', 'dse'), asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/proj-a/rolebindings', binding('dbe-dash', 'dash-only', 'dbe'), asAdmin()));
+    await ok(s.api('POST', '/api/v1/projects/proj-a/secrets', { kind: 'Secret', metadata: { name: 'sa' }, spec: { basicAuth: { username: 'svc', password: SA_CANARY } } }, asAdmin()));
+    await ok(s.api('POST', '/api/v1/globalsecrets', { kind: 'GlobalSecret', metadata: { name: 'sa' }, spec: { basicAuth: { username: 'svc', password: SA_CANARY } } }, asAdmin()));
+    await ok(s.api('POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: 'gds-only' }, spec: { permissions: [{ actions: ['*'], scopes: ['GlobalDatasource'] }] } }, asAdmin()));
+    await ok(s.api('POST', '/api/v1/globalrolebindings', { kind: 'GlobalRoleBinding', metadata: { name: 'gdse-gds' }, spec: { role: 'gds-only', subjects: [{ kind: 'User', name: 'gdse' }] } }, asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('plain', up.url), asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('withsecret', up.url, { secret: 's1' }), asAdmin()));
     await ok(s.api('POST', '/api/v1/globaldatasources', proxyDs('gplain', up.url, {}, 'GlobalDatasource'), asAdmin()));
@@ -369,6 +378,147 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     const stored = JSON.stringify(await s.server.store.get({ kind: 'Dashboard', project: 'proj-a', name: 'dash1' }));
     expect(stored).to.not.include('/attacker');
     expect(up.hits, JSON.stringify(up.hits)).to.deep.equal([]);
+  });
+
+  // Shapes of a secret reference that are not a name: the permission check used to look only at
+  // strings while the lookup stringified the value, so ["sa"] borrowed Secret "sa" unchecked.
+  const BAD_SECRETS: unknown[] = [['sa'], 7, { name: 'sa' }, true, '../B/s1', '*', 's\u0000', ''];
+  const dsSpec = (pluginKind: string, proxy: Record<string, unknown>) => ({ default: false, plugin: { kind: pluginKind, spec: { proxy: { kind: 'HTTPProxy', spec: proxy } } } });
+  /** The JSON paths a 400 answer names. */
+  const problemPaths = (text: string): string[] => ((JSON.parse(text) as { details?: { path: string }[] }).details ?? []).map((d) => d.path);
+  const sendUnsaved = (path: string, body: unknown, who: Tokens) => rawRequest(s.url, 'POST', path, { ...bearer(who), 'content-type': 'application/json' }, JSON.stringify(body));
+  const expectNothingLeft = () => {
+    expect(up.hits, JSON.stringify(up.hits.map((h) => `${h.method} ${h.url} ${h.headers.authorization ?? ''}`))).to.deep.equal([]);
+  };
+
+  it('PROXY-02: the unsaved route refuses a secret reference that is not a valid name (project, global, dashboard-local) before any check or lookup', async () => {
+    const routes: [string, Tokens][] = [
+      ['/proxy/unsaved/projects/proj-a/datasources/api/v1/query', t.dse],
+      ['/proxy/unsaved/globaldatasources/api/v1/query', t.gdse],
+      ['/proxy/unsaved/projects/proj-a/dashboards/dash1/datasources/api/v1/query', t.dbe],
+    ];
+    for (const [path, who] of routes) {
+      for (const pluginKind of ['PrometheusDatasource', 'TempoDatasource']) {
+        for (const secret of BAD_SECRETS) {
+          const r = await sendUnsaved(path, { method: 'GET', spec: dsSpec(pluginKind, { url: `${up.url}/steal`, secret }), body: null }, who);
+          const what = `${path} ${pluginKind} ${JSON.stringify(secret)}: ${r.status} ${r.body}`;
+          expect(r.status, what).to.equal(400);
+          expect(problemPaths(r.body.toString()), what).to.include('spec.plugin.spec.proxy.spec.secret');
+          expect(r.body.toString()).to.not.include(SA_CANARY);
+        }
+      }
+      // Control: the same caller and route forward a datasource without a secret.
+      const control = await sendUnsaved(path, { method: 'GET', spec: dsSpec('TempoDatasource', { url: `${up.url}/control` }), body: null }, who);
+      expect(control.status, `${path}: ${control.body}`).to.equal(200);
+      expect(up.hits.map((h) => h.url)).to.deep.equal(['/control/api/v1/query']);
+      up.reset();
+    }
+    expectNothingLeft();
+  });
+
+  it('PROXY-01/03: saving a secret reference that is not a valid name is 400 for every plugin kind (Datasource, GlobalDatasource, dashboard-local)', async () => {
+    for (const pluginKind of ['TempoDatasource', 'LokiDatasource', 'PrometheusDatasource']) {
+      for (const secret of BAD_SECRETS) {
+        const proxy = { url: `${up.url}/steal`, secret };
+        const saves: [string, unknown, Tokens, string][] = [
+          ['/api/v1/projects/proj-a/datasources', { kind: 'Datasource', metadata: { name: 'evil' }, spec: dsSpec(pluginKind, proxy) }, t.dse, 'spec.plugin.spec.proxy.spec.secret'],
+          ['/api/v1/globaldatasources', { kind: 'GlobalDatasource', metadata: { name: 'evil' }, spec: dsSpec(pluginKind, proxy) }, t.gdse, 'spec.plugin.spec.proxy.spec.secret'],
+          ['/api/v1/projects/proj-a/dashboards', withLocal(dashWithLocal('evil-dash', {}), dsSpec(pluginKind, proxy)), t.dbe, 'spec.datasources.local.plugin.spec.proxy.spec.secret'],
+        ];
+        for (const [path, body, who, field] of saves) {
+          const r = await s.api('POST', path, body, bearer(who));
+          const what = `${path} ${pluginKind} ${JSON.stringify(secret)}: ${r.status} ${r.text}`;
+          expect(r.status, what).to.equal(400);
+          expect(problemPaths(r.text), what).to.include(field);
+        }
+      }
+    }
+    expect(await s.server.store.get({ kind: 'Datasource', project: 'proj-a', name: 'evil' })).to.equal(undefined);
+    expect(await s.server.store.get({ kind: 'GlobalDatasource', project: '', name: 'evil' })).to.equal(undefined);
+    expect(await s.server.store.get({ kind: 'Dashboard', project: 'proj-a', name: 'evil-dash' })).to.equal(undefined);
+    for (const path of [`${P}/evil/x`, '/proxy/globaldatasources/evil/x', '/proxy/projects/proj-a/dashboards/evil-dash/datasources/local/x']) {
+      expect((await rawRequest(s.url, 'GET', path, asAdmin())).status, path).to.equal(404);
+    }
+    expectNothingLeft();
+  });
+
+  it('PROXY-01: a stored datasource whose secret is not a name (written before the rule) is refused at the proxy, never looked up', async () => {
+    await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', { kind: 'Datasource', metadata: { name: 'legacy' }, spec: dsSpec('TempoDatasource', { url: `${up.url}/steal` }) }, asAdmin()));
+    const key = { kind: 'Datasource', project: 'proj-a', name: 'legacy' };
+    for (const secret of [['sa'], { name: 'sa' }, 's\u0000']) {
+      const obj = (await s.server.store.get(key))!;
+      (obj.spec as any).plugin.spec.proxy.spec.secret = secret;
+      await s.server.store.update(obj, { expectedVersion: obj.metadata.version });
+      const r = await rawRequest(s.url, 'GET', `${P}/legacy/api/v1/query`, bearer(t.dse));
+      expect(r.status, `${JSON.stringify(secret)}: ${r.body}`).to.equal(400);
+      expect(problemPaths(r.body.toString())).to.include('spec.plugin.spec.proxy.spec.secret');
+    }
+    expectNothingLeft();
+  });
+
+  it('PROXY-02/03: a datasource has one proxy block: a second one anywhere in the plugin spec is 400 (unsaved and at save)', async () => {
+    const two = { default: false, plugin: { kind: 'TempoDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: `${up.url}/ok` } }, extra: { deep: { kind: 'HTTPProxy', spec: { url: `${up.url}/steal`, secret: 'sa' } } } } } };
+    const r = await sendUnsaved('/proxy/unsaved/projects/proj-a/datasources/x', { method: 'GET', spec: two, body: null }, t.dse);
+    expect(r.status, r.body.toString()).to.equal(400);
+    expect(problemPaths(r.body.toString())).to.include('spec.plugin.spec.extra.deep');
+    const save = await s.api('POST', '/api/v1/projects/proj-a/dashboards', withLocal(dashWithLocal('two-dash', {}), two), bearer(t.dbe));
+    expect(save.status, save.text).to.equal(400);
+    expect(problemPaths(save.text)).to.include('spec.datasources.local.plugin.spec.extra.deep');
+    expectNothingLeft();
+  });
+
+  it('PROXY-08: malformed url, headers and allowedEndpoints are 400 naming the field, at save and in the unsaved route', async () => {
+    const bad: [Record<string, unknown>, string][] = [
+      [{ url: [up.url] }, 'url'],
+      [{ url: 7 }, 'url'],
+      [{ url: up.url, headers: ['X-A: 1'] }, 'headers'],
+      [{ url: up.url, headers: { 'X-A': 7 } }, 'headers.X-A'],
+      [{ url: up.url, headers: { 'X-A': 'a\r\nX-Injected: 1' } }, 'headers.X-A'],
+      [{ url: up.url, headers: { 'X-A': 'a\u0000' } }, 'headers.X-A'],
+      [{ url: up.url, headers: { 'Bad Name': 'x' } }, 'headers["Bad Name"]'],
+      [{ url: up.url, allowedEndpoints: 'GET /api' }, 'allowedEndpoints'],
+      [{ url: up.url, allowedEndpoints: [{ endpointPattern: ['/api'], method: 'GET' }] }, 'allowedEndpoints[0].endpointPattern'],
+      [{ url: up.url, allowedEndpoints: [{ endpointPattern: '(', method: 'GET' }] }, 'allowedEndpoints[0].endpointPattern'],
+      [{ url: up.url, allowedEndpoints: [{ endpointPattern: '/api/.*', method: 'get' }] }, 'allowedEndpoints[0].method'],
+      [{ url: up.url, allowedEndpoints: [{ endpointPattern: '/api/.*', method: ['GET'] }] }, 'allowedEndpoints[0].method'],
+      [{ url: up.url, allowedEndpoints: ['/api'] }, 'allowedEndpoints[0]'],
+    ];
+    for (const [proxy, field] of bad) {
+      const spec = dsSpec('TempoDatasource', proxy);
+      const save = await s.api('POST', '/api/v1/projects/proj-a/datasources', { kind: 'Datasource', metadata: { name: 'bad-shape' }, spec }, bearer(t.dse));
+      expect(save.status, `${JSON.stringify(proxy)}: ${save.text}`).to.equal(400);
+      expect(problemPaths(save.text), JSON.stringify(proxy)).to.include(`spec.plugin.spec.proxy.spec.${field}`);
+      const r = await sendUnsaved('/proxy/unsaved/projects/proj-a/datasources/api/x', { method: 'GET', spec, body: null }, t.dse);
+      expect(r.status, `${JSON.stringify(proxy)}: ${r.body}`).to.equal(400);
+      expect(problemPaths(r.body.toString()), JSON.stringify(proxy)).to.include(`spec.plugin.spec.proxy.spec.${field}`);
+    }
+    expectNothingLeft();
+  });
+
+  it('PROXY-02: the unsaved route checks method, spec and body: strings where strings belong', async () => {
+    const spec = dsSpec('TempoDatasource', { url: up.url });
+    const bad: [Record<string, unknown>, string][] = [
+      [{ method: 'get', spec, body: null }, 'method'],
+      [{ method: ['GET'], spec, body: null }, 'method'],
+      [{ method: 'CONNECT', spec, body: null }, 'method'],
+      [{ method: 'POST', spec, body: { query: 'up' } }, 'body'],
+      [{ method: 'POST', spec, body: 7 }, 'body'],
+      [{ method: 'GET', spec, body: 'query=up' }, 'body'],
+      [{ method: 'GET', spec: [spec], body: null }, 'spec'],
+      [{ method: 'GET', spec: { plugin: 'TempoDatasource' }, body: null }, 'spec.plugin'],
+    ];
+    for (const [body, field] of bad) {
+      const r = await sendUnsaved('/proxy/unsaved/projects/proj-a/datasources/x', body, t.dse);
+      expect(r.status, `${JSON.stringify(body)}: ${r.body}`).to.equal(400);
+      expect(problemPaths(r.body.toString()), JSON.stringify(body)).to.include(field);
+    }
+    expectNothingLeft();
+    // The envelope's Content-* headers describe the JSON, not the body sent upstream.
+    const good = await rawRequest(s.url, 'POST', '/proxy/unsaved/projects/proj-a/datasources/x', { ...bearer(t.dse), 'content-type': 'application/json', 'content-language': 'de' }, JSON.stringify({ method: 'POST', spec, body: 'query=up' }));
+    expect(good.status, good.body.toString()).to.equal(200);
+    const echo = JSON.parse(good.body.toString());
+    expect(echo).to.include({ method: 'POST', url: '/x', length: 8 });
+    expect(Object.keys(echo.headers).filter((n) => n.startsWith('content-') && n !== 'content-length')).to.deep.equal([]);
   });
 
   it('PROXY-04: our jwtPayload/jwtSignature/jwtRefreshToken cookies never reach the upstream', async () => {
