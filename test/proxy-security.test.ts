@@ -28,6 +28,27 @@ const S1_CANARY = canary('S1');
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const SA_CANARY = canary('SA');
+/** Upstream response headers a browser would obey for our origin (none may reach the caller). */
+const OBEYED_BY_BROWSERS: Record<string, string> = {
+  'access-control-allow-origin': 'https://evil.example',
+  'access-control-allow-credentials': 'true',
+  'access-control-expose-headers': '*',
+  'clear-site-data': '"cookies", "storage"',
+  refresh: '0; url=https://evil.example/',
+  link: '<https://evil.example/x.css>; rel=stylesheet, <https://evil.example/p.js>; rel=preload; as=script',
+  'strict-transport-security': 'max-age=63072000; includeSubDomains; preload',
+  'alt-svc': 'h2="evil.example:443"; ma=86400',
+  'www-authenticate': 'Basic realm="dashplane login"',
+  nel: '{"report_to":"evil","max_age":86400}',
+  'report-to': '{"group":"evil","max_age":86400,"endpoints":[{"url":"https://evil.example/r"}]}',
+  'reporting-endpoints': 'evil="https://evil.example/r"',
+  'content-security-policy-report-only': "default-src 'none'; report-uri https://evil.example/r",
+  'cross-origin-resource-policy': 'cross-origin',
+  'cross-origin-opener-policy': 'unsafe-none',
+  'service-worker-allowed': '/',
+  'timing-allow-origin': '*',
+  'accept-ch': 'Sec-CH-UA-Full-Version-List',
+};
 
 // ---------------------------------------------------------------------------------------------
 // The hostile upstream
@@ -137,6 +158,10 @@ class Hostile {
         res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
         res.end();
         return;
+      case 'obey':
+        res.writeHead(200, { 'content-type': 'application/json', etag: '"v1"', 'cache-control': 'max-age=5', 'x-upstream': 'kept', ...OBEYED_BY_BROWSERS });
+        res.end('{}');
+        return;
       default: {
         const hash = createHash('sha256');
         let length = 0;
@@ -165,9 +190,14 @@ interface RawResponse {
   error?: string;
 }
 
-/** A request sent byte-exact with node:http (fetch would normalise `..` and `%2e`). */
-function rawRequest(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: Buffer | string): Promise<RawResponse> {
+/**
+ * A request sent byte-exact with node:http (fetch would normalise `..` and `%2e`); headers as an
+ * object, or as name/value pairs sent as written (case kept, names repeated).
+ */
+function rawRequest(base: string, method: string, path: string, headers: Record<string, string> | string[] = {}, body?: Buffer | string): Promise<RawResponse> {
   const u = new URL(base);
+  // node:http adds no Host to headers given as pairs (and a server answers 400 without one).
+  if (Array.isArray(headers) && !headers.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'host')) headers = ['Host', u.host, ...headers];
   return new Promise((resolve, reject) => {
     const req = http.request({ host: u.hostname, port: u.port, method, path, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -280,6 +310,7 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
   const t: Record<string, Tokens> = {};
   const P = '/proxy/projects/proj-a/datasources';
   const asAdmin = () => bearer(admin);
+  const asAdminPairs = () => Object.entries(asAdmin()).flat();
 
   before(async () => {
     writeFileSync(join(files.path, 'pw.txt'), `${FILE_CANARY}\n`);
@@ -620,6 +651,52 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     for (const name of ['x-secret', 'proxy-authorization', 'forwarded']) expect(echo.headers, name).to.not.have.property(name);
     const sent = JSON.stringify(echo.headers);
     for (const spoof of ['6.6.6.6', 'evil.example', 'gopher', '6.6.6.7', 'hop-by-hop-value', 'cHJveHk6c2VjcmV0', '6.6.6.8']) expect(sent, spoof).to.not.include(spoof);
+  });
+
+  it('PROXY-10: only allow-listed caller headers reach the upstream: no identity, client-address, override or cookie header, in any case or repeated', async () => {
+    await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('tenant', up.url, { headers: { 'X-Scope-OrgID': 'tenant-1', 'X-Forwarded-User': 'configured-by-admin' } }), asAdmin()));
+    const refused = [
+      'X-Forwarded-User', 'x-forwarded-server', 'X-FORWARDED-FOR', 'X-Forwarded-Host', 'x-Forwarded-Proto', 'X-Forwarded-Port', 'X-Forwarded-Prefix', 'X-Forwarded-Email',
+      'X-Forwarded-Groups', 'X-Forwarded-Access-Token', 'X-Remote-User', 'x-remote-group', 'X-Auth-Request-User', 'X-Auth-Request-Email', 'X-WEBAUTH-USER', 'Remote-User',
+      'True-Client-IP', 'X-Original-URL', 'X-Rewrite-URL', 'X-HTTP-Method-Override', 'x-http-method', 'X-Method-Override', 'X-Real-IP', 'CF-Connecting-IP', 'Forwarded',
+      'X-Client-IP', 'X-Cluster-Client-IP', 'Proxy-Authorization', 'Proxy-Connection', 'Cookie', 'Authorization', 'Origin', 'Referer', 'X-Scope-OrgID', 'X-Requested-With',
+    ];
+    const pairs: string[] = [];
+    refused.forEach((name, i) => pairs.push(name, `SPOOF-${i}`, name.toLowerCase(), `SPOOF-${i}-again`));
+    pairs.push('Accept', 'application/json', 'ACCEPT', 'text/plain', 'accept-encoding', 'identity', 'Accept-Language', 'de', 'Content-Type', 'application/x-www-form-urlencoded',
+      'User-Agent', 'perses-ui', 'Cache-Control', 'no-cache', 'If-None-Match', '"v0"', 'traceparent', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    for (const path of [`${P}/plain/api/v1/query`, `${P}/tenant/api/v1/query`]) {
+      const r = await rawRequest(s.url, 'POST', path, [...asAdminPairs(), ...pairs], 'query=up');
+      expect(r.status, r.body.toString()).to.equal(200);
+      const echo = JSON.parse(r.body.toString()) as { headers: Record<string, string>; length: number };
+      expect(JSON.stringify(echo.headers), path).to.not.include('SPOOF');
+      expect(echo.length).to.equal(8);
+      expect(echo.headers).to.include({
+        accept: 'application/json, text/plain',
+        'accept-encoding': 'identity',
+        'accept-language': 'de',
+        'content-type': 'application/x-www-form-urlencoded',
+        'user-agent': 'perses-ui',
+        'cache-control': 'no-cache',
+        'if-none-match': '"v0"',
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        via: '1.1 dashplane',
+      });
+      const expected = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'accept', 'accept-encoding', 'accept-language', 'content-type', 'user-agent', 'cache-control', 'if-none-match', 'traceparent', 'via']);
+      if (path.includes('tenant')) {
+        // The datasource's configured headers are the admin's and are sent (instead of the caller's copies).
+        expect(echo.headers).to.include({ 'x-scope-orgid': 'tenant-1', 'x-forwarded-user': 'configured-by-admin' });
+        expected.add('x-scope-orgid').add('x-forwarded-user');
+      }
+      expect(Object.keys(echo.headers).filter((n) => !expected.has(n)), path).to.deep.equal([]);
+    }
+  });
+
+  it('PROXY-06/07: upstream headers our origin would obey (CORS grants, Clear-Site-Data, Refresh, Link, HSTS, Alt-Svc, ...) do not reach the caller', async () => {
+    const r = await rawRequest(s.url, 'GET', `${P}/plain/obey`, asAdmin());
+    expect(r.status).to.equal(200);
+    for (const name of Object.keys(OBEYED_BY_BROWSERS)) expect(r.headers, name).to.not.have.property(name);
+    expect(r.headers).to.include({ etag: '"v1"', 'cache-control': 'max-age=5', 'x-upstream': 'kept', 'content-type': 'application/json', 'content-security-policy': 'sandbox' });
   });
 
   it('PROXY-11: a datasource pointing back at dashplane gets no privilege (401/403/508)', async () => {
