@@ -46,7 +46,7 @@ const FAMILIES: Family[] = [
 type Params = { project?: string; dashboard?: string; name: string };
 
 /**
- * The datasource proxy (API.md §8): every method, bodies streamed both ways, credentials from
+ * The datasource proxy: every method, bodies streamed both ways, credentials from
  * the datasource's Secret, the caller's own credentials and our cookies never forwarded.
  * Bodies are not parsed here: the request stream goes upstream as it arrives.
  */
