@@ -5,7 +5,9 @@
  * server" is asserted as "the upstream saw no request".
  *
  * Cast (main server, auth on): admin owns proj-a and its Secret s1 (basicAuth svc:S1_CANARY);
- * dse holds a Role with `*` on Datasource only; dbe a Role with `*` on Dashboard only.
+ * dse holds a Role with `*` on Datasource only; dbe a Role with `*` on Dashboard only; gdse a
+ * GlobalRole with `*` on GlobalDatasource only. Secret and GlobalSecret `sa` (basicAuth
+ * svc:SA_CANARY) belong to admin too.
  */
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
@@ -25,6 +27,28 @@ const canary = (tag: string) => `${tag}-CANARY-${randomBytes(9).toString('hex')}
 const S1_CANARY = canary('S1');
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const b64 = (s: string) => Buffer.from(s).toString('base64');
+const SA_CANARY = canary('SA');
+/** Upstream response headers a browser would obey for our origin (none may reach the caller). */
+const OBEYED_BY_BROWSERS: Record<string, string> = {
+  'access-control-allow-origin': 'https://evil.example',
+  'access-control-allow-credentials': 'true',
+  'access-control-expose-headers': '*',
+  'clear-site-data': '"cookies", "storage"',
+  refresh: '0; url=https://evil.example/',
+  link: '<https://evil.example/x.css>; rel=stylesheet, <https://evil.example/p.js>; rel=preload; as=script',
+  'strict-transport-security': 'max-age=63072000; includeSubDomains; preload',
+  'alt-svc': 'h2="evil.example:443"; ma=86400',
+  'www-authenticate': 'Basic realm="dashplane login"',
+  nel: '{"report_to":"evil","max_age":86400}',
+  'report-to': '{"group":"evil","max_age":86400,"endpoints":[{"url":"https://evil.example/r"}]}',
+  'reporting-endpoints': 'evil="https://evil.example/r"',
+  'content-security-policy-report-only': "default-src 'none'; report-uri https://evil.example/r",
+  'cross-origin-resource-policy': 'cross-origin',
+  'cross-origin-opener-policy': 'unsafe-none',
+  'service-worker-allowed': '/',
+  'timing-allow-origin': '*',
+  'accept-ch': 'Sec-CH-UA-Full-Version-List',
+};
 
 // ---------------------------------------------------------------------------------------------
 // The hostile upstream
@@ -134,6 +158,10 @@ class Hostile {
         res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
         res.end();
         return;
+      case 'obey':
+        res.writeHead(200, { 'content-type': 'application/json', etag: '"v1"', 'cache-control': 'max-age=5', 'x-upstream': 'kept', ...OBEYED_BY_BROWSERS });
+        res.end('{}');
+        return;
       default: {
         const hash = createHash('sha256');
         let length = 0;
@@ -162,9 +190,14 @@ interface RawResponse {
   error?: string;
 }
 
-/** A request sent byte-exact with node:http (fetch would normalise `..` and `%2e`). */
-function rawRequest(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: Buffer | string): Promise<RawResponse> {
+/**
+ * A request sent byte-exact with node:http (fetch would normalise `..` and `%2e`); headers as an
+ * object, or as name/value pairs sent as written (case kept, names repeated).
+ */
+function rawRequest(base: string, method: string, path: string, headers: Record<string, string> | string[] = {}, body?: Buffer | string): Promise<RawResponse> {
   const u = new URL(base);
+  // node:http adds no Host to headers given as pairs (and a server answers 400 without one).
+  if (Array.isArray(headers) && !headers.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'host')) headers = ['Host', u.host, ...headers];
   return new Promise((resolve, reject) => {
     const req = http.request({ host: u.hostname, port: u.port, method, path, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -200,6 +233,8 @@ const dashWithLocal = (name: string, local: Record<string, unknown>) => ({
     datasources: { local: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: local } } } } },
   },
 });
+/** A dashboard body whose local datasource `local` is replaced by `ds`. */
+const withLocal = (dash: ReturnType<typeof dashWithLocal>, ds: unknown) => ({ ...dash, spec: { ...dash.spec, datasources: { local: ds } } });
 const role = (name: string, scopes: string[]) => ({ kind: 'Role', metadata: { name }, spec: { permissions: [{ actions: ['*'], scopes }] } });
 const binding = (name: string, roleName: string, user: string) => ({ kind: 'RoleBinding', metadata: { name }, spec: { role: roleName, subjects: [{ kind: 'User', name: user }] } });
 
@@ -275,13 +310,14 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
   const t: Record<string, Tokens> = {};
   const P = '/proxy/projects/proj-a/datasources';
   const asAdmin = () => bearer(admin);
+  const asAdminPairs = () => Object.entries(asAdmin()).flat();
 
   before(async () => {
     writeFileSync(join(files.path, 'pw.txt'), `${FILE_CANARY}\n`);
     up = await new Hostile().start();
     s = await startAuthServer({ ...PROXY_ENV, DASHPLANE_SECURITY_SECRET_FILES_DIR: files.path });
     admin = await loginAdmin(s);
-    for (const name of ['dse', 'dbe']) {
+    for (const name of ['dse', 'dbe', 'gdse']) {
       await signUp(s, name);
       t[name] = await login(s, name);
     }
@@ -291,6 +327,10 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     await ok(s.api('POST', '/api/v1/projects/proj-a/roles', role('dash-only', ['Dashboard']), asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/proj-a/rolebindings', binding('dse-ds', 'ds-only', 'dse'), asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/proj-a/rolebindings', binding('dbe-dash', 'dash-only', 'dbe'), asAdmin()));
+    await ok(s.api('POST', '/api/v1/projects/proj-a/secrets', { kind: 'Secret', metadata: { name: 'sa' }, spec: { basicAuth: { username: 'svc', password: SA_CANARY } } }, asAdmin()));
+    await ok(s.api('POST', '/api/v1/globalsecrets', { kind: 'GlobalSecret', metadata: { name: 'sa' }, spec: { basicAuth: { username: 'svc', password: SA_CANARY } } }, asAdmin()));
+    await ok(s.api('POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: 'gds-only' }, spec: { permissions: [{ actions: ['*'], scopes: ['GlobalDatasource'] }] } }, asAdmin()));
+    await ok(s.api('POST', '/api/v1/globalrolebindings', { kind: 'GlobalRoleBinding', metadata: { name: 'gdse-gds' }, spec: { role: 'gds-only', subjects: [{ kind: 'User', name: 'gdse' }] } }, asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('plain', up.url), asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('withsecret', up.url, { secret: 's1' }), asAdmin()));
     await ok(s.api('POST', '/api/v1/globaldatasources', proxyDs('gplain', up.url, {}, 'GlobalDatasource'), asAdmin()));
@@ -369,6 +409,147 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     const stored = JSON.stringify(await s.server.store.get({ kind: 'Dashboard', project: 'proj-a', name: 'dash1' }));
     expect(stored).to.not.include('/attacker');
     expect(up.hits, JSON.stringify(up.hits)).to.deep.equal([]);
+  });
+
+  // Shapes of a secret reference that are not a name: the permission check used to look only at
+  // strings while the lookup stringified the value, so ["sa"] borrowed Secret "sa" unchecked.
+  const BAD_SECRETS: unknown[] = [['sa'], 7, { name: 'sa' }, true, '../B/s1', '*', 's\u0000', ''];
+  const dsSpec = (pluginKind: string, proxy: Record<string, unknown>) => ({ default: false, plugin: { kind: pluginKind, spec: { proxy: { kind: 'HTTPProxy', spec: proxy } } } });
+  /** The JSON paths a 400 answer names. */
+  const problemPaths = (text: string): string[] => ((JSON.parse(text) as { details?: { path: string }[] }).details ?? []).map((d) => d.path);
+  const sendUnsaved = (path: string, body: unknown, who: Tokens) => rawRequest(s.url, 'POST', path, { ...bearer(who), 'content-type': 'application/json' }, JSON.stringify(body));
+  const expectNothingLeft = () => {
+    expect(up.hits, JSON.stringify(up.hits.map((h) => `${h.method} ${h.url} ${h.headers.authorization ?? ''}`))).to.deep.equal([]);
+  };
+
+  it('PROXY-02: the unsaved route refuses a secret reference that is not a valid name (project, global, dashboard-local) before any check or lookup', async () => {
+    const routes: [string, Tokens][] = [
+      ['/proxy/unsaved/projects/proj-a/datasources/api/v1/query', t.dse],
+      ['/proxy/unsaved/globaldatasources/api/v1/query', t.gdse],
+      ['/proxy/unsaved/projects/proj-a/dashboards/dash1/datasources/api/v1/query', t.dbe],
+    ];
+    for (const [path, who] of routes) {
+      for (const pluginKind of ['PrometheusDatasource', 'TempoDatasource']) {
+        for (const secret of BAD_SECRETS) {
+          const r = await sendUnsaved(path, { method: 'GET', spec: dsSpec(pluginKind, { url: `${up.url}/steal`, secret }), body: null }, who);
+          const what = `${path} ${pluginKind} ${JSON.stringify(secret)}: ${r.status} ${r.body}`;
+          expect(r.status, what).to.equal(400);
+          expect(problemPaths(r.body.toString()), what).to.include('spec.plugin.spec.proxy.spec.secret');
+          expect(r.body.toString()).to.not.include(SA_CANARY);
+        }
+      }
+      // Control: the same caller and route forward a datasource without a secret.
+      const control = await sendUnsaved(path, { method: 'GET', spec: dsSpec('TempoDatasource', { url: `${up.url}/control` }), body: null }, who);
+      expect(control.status, `${path}: ${control.body}`).to.equal(200);
+      expect(up.hits.map((h) => h.url)).to.deep.equal(['/control/api/v1/query']);
+      up.reset();
+    }
+    expectNothingLeft();
+  });
+
+  it('PROXY-01/03: saving a secret reference that is not a valid name is 400 for every plugin kind (Datasource, GlobalDatasource, dashboard-local)', async () => {
+    for (const pluginKind of ['TempoDatasource', 'LokiDatasource', 'PrometheusDatasource']) {
+      for (const secret of BAD_SECRETS) {
+        const proxy = { url: `${up.url}/steal`, secret };
+        const saves: [string, unknown, Tokens, string][] = [
+          ['/api/v1/projects/proj-a/datasources', { kind: 'Datasource', metadata: { name: 'evil' }, spec: dsSpec(pluginKind, proxy) }, t.dse, 'spec.plugin.spec.proxy.spec.secret'],
+          ['/api/v1/globaldatasources', { kind: 'GlobalDatasource', metadata: { name: 'evil' }, spec: dsSpec(pluginKind, proxy) }, t.gdse, 'spec.plugin.spec.proxy.spec.secret'],
+          ['/api/v1/projects/proj-a/dashboards', withLocal(dashWithLocal('evil-dash', {}), dsSpec(pluginKind, proxy)), t.dbe, 'spec.datasources.local.plugin.spec.proxy.spec.secret'],
+        ];
+        for (const [path, body, who, field] of saves) {
+          const r = await s.api('POST', path, body, bearer(who));
+          const what = `${path} ${pluginKind} ${JSON.stringify(secret)}: ${r.status} ${r.text}`;
+          expect(r.status, what).to.equal(400);
+          expect(problemPaths(r.text), what).to.include(field);
+        }
+      }
+    }
+    expect(await s.server.store.get({ kind: 'Datasource', project: 'proj-a', name: 'evil' })).to.equal(undefined);
+    expect(await s.server.store.get({ kind: 'GlobalDatasource', project: '', name: 'evil' })).to.equal(undefined);
+    expect(await s.server.store.get({ kind: 'Dashboard', project: 'proj-a', name: 'evil-dash' })).to.equal(undefined);
+    for (const path of [`${P}/evil/x`, '/proxy/globaldatasources/evil/x', '/proxy/projects/proj-a/dashboards/evil-dash/datasources/local/x']) {
+      expect((await rawRequest(s.url, 'GET', path, asAdmin())).status, path).to.equal(404);
+    }
+    expectNothingLeft();
+  });
+
+  it('PROXY-01: a stored datasource whose secret is not a name (written before the rule) is refused at the proxy, never looked up', async () => {
+    await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', { kind: 'Datasource', metadata: { name: 'legacy' }, spec: dsSpec('TempoDatasource', { url: `${up.url}/steal` }) }, asAdmin()));
+    const key = { kind: 'Datasource', project: 'proj-a', name: 'legacy' };
+    for (const secret of [['sa'], { name: 'sa' }, 's\u0000']) {
+      const obj = (await s.server.store.get(key))!;
+      (obj.spec as any).plugin.spec.proxy.spec.secret = secret;
+      await s.server.store.update(obj, { expectedVersion: obj.metadata.version });
+      const r = await rawRequest(s.url, 'GET', `${P}/legacy/api/v1/query`, bearer(t.dse));
+      expect(r.status, `${JSON.stringify(secret)}: ${r.body}`).to.equal(400);
+      expect(problemPaths(r.body.toString())).to.include('spec.plugin.spec.proxy.spec.secret');
+    }
+    expectNothingLeft();
+  });
+
+  it('PROXY-02/03: a datasource has one proxy block: a second one anywhere in the plugin spec is 400 (unsaved and at save)', async () => {
+    const two = { default: false, plugin: { kind: 'TempoDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: `${up.url}/ok` } }, extra: { deep: { kind: 'HTTPProxy', spec: { url: `${up.url}/steal`, secret: 'sa' } } } } } };
+    const r = await sendUnsaved('/proxy/unsaved/projects/proj-a/datasources/x', { method: 'GET', spec: two, body: null }, t.dse);
+    expect(r.status, r.body.toString()).to.equal(400);
+    expect(problemPaths(r.body.toString())).to.include('spec.plugin.spec.extra.deep');
+    const save = await s.api('POST', '/api/v1/projects/proj-a/dashboards', withLocal(dashWithLocal('two-dash', {}), two), bearer(t.dbe));
+    expect(save.status, save.text).to.equal(400);
+    expect(problemPaths(save.text)).to.include('spec.datasources.local.plugin.spec.extra.deep');
+    expectNothingLeft();
+  });
+
+  it('PROXY-08: malformed url, headers and allowedEndpoints are 400 naming the field, at save and in the unsaved route', async () => {
+    const bad: [Record<string, unknown>, string][] = [
+      [{ url: [up.url] }, 'url'],
+      [{ url: 7 }, 'url'],
+      [{ url: up.url, headers: ['X-A: 1'] }, 'headers'],
+      [{ url: up.url, headers: { 'X-A': 7 } }, 'headers.X-A'],
+      [{ url: up.url, headers: { 'X-A': 'a\r\nX-Injected: 1' } }, 'headers.X-A'],
+      [{ url: up.url, headers: { 'X-A': 'a\u0000' } }, 'headers.X-A'],
+      [{ url: up.url, headers: { 'Bad Name': 'x' } }, 'headers["Bad Name"]'],
+      [{ url: up.url, allowedEndpoints: 'GET /api' }, 'allowedEndpoints'],
+      [{ url: up.url, allowedEndpoints: [{ endpointPattern: ['/api'], method: 'GET' }] }, 'allowedEndpoints[0].endpointPattern'],
+      [{ url: up.url, allowedEndpoints: [{ endpointPattern: '(', method: 'GET' }] }, 'allowedEndpoints[0].endpointPattern'],
+      [{ url: up.url, allowedEndpoints: [{ endpointPattern: '/api/.*', method: 'get' }] }, 'allowedEndpoints[0].method'],
+      [{ url: up.url, allowedEndpoints: [{ endpointPattern: '/api/.*', method: ['GET'] }] }, 'allowedEndpoints[0].method'],
+      [{ url: up.url, allowedEndpoints: ['/api'] }, 'allowedEndpoints[0]'],
+    ];
+    for (const [proxy, field] of bad) {
+      const spec = dsSpec('TempoDatasource', proxy);
+      const save = await s.api('POST', '/api/v1/projects/proj-a/datasources', { kind: 'Datasource', metadata: { name: 'bad-shape' }, spec }, bearer(t.dse));
+      expect(save.status, `${JSON.stringify(proxy)}: ${save.text}`).to.equal(400);
+      expect(problemPaths(save.text), JSON.stringify(proxy)).to.include(`spec.plugin.spec.proxy.spec.${field}`);
+      const r = await sendUnsaved('/proxy/unsaved/projects/proj-a/datasources/api/x', { method: 'GET', spec, body: null }, t.dse);
+      expect(r.status, `${JSON.stringify(proxy)}: ${r.body}`).to.equal(400);
+      expect(problemPaths(r.body.toString()), JSON.stringify(proxy)).to.include(`spec.plugin.spec.proxy.spec.${field}`);
+    }
+    expectNothingLeft();
+  });
+
+  it('PROXY-02: the unsaved route checks method, spec and body: strings where strings belong', async () => {
+    const spec = dsSpec('TempoDatasource', { url: up.url });
+    const bad: [Record<string, unknown>, string][] = [
+      [{ method: 'get', spec, body: null }, 'method'],
+      [{ method: ['GET'], spec, body: null }, 'method'],
+      [{ method: 'CONNECT', spec, body: null }, 'method'],
+      [{ method: 'POST', spec, body: { query: 'up' } }, 'body'],
+      [{ method: 'POST', spec, body: 7 }, 'body'],
+      [{ method: 'GET', spec, body: 'query=up' }, 'body'],
+      [{ method: 'GET', spec: [spec], body: null }, 'spec'],
+      [{ method: 'GET', spec: { plugin: 'TempoDatasource' }, body: null }, 'spec.plugin'],
+    ];
+    for (const [body, field] of bad) {
+      const r = await sendUnsaved('/proxy/unsaved/projects/proj-a/datasources/x', body, t.dse);
+      expect(r.status, `${JSON.stringify(body)}: ${r.body}`).to.equal(400);
+      expect(problemPaths(r.body.toString()), JSON.stringify(body)).to.include(field);
+    }
+    expectNothingLeft();
+    // The envelope's Content-* headers describe the JSON, not the body sent upstream.
+    const good = await rawRequest(s.url, 'POST', '/proxy/unsaved/projects/proj-a/datasources/x', { ...bearer(t.dse), 'content-type': 'application/json', 'content-language': 'de' }, JSON.stringify({ method: 'POST', spec, body: 'query=up' }));
+    expect(good.status, good.body.toString()).to.equal(200);
+    const echo = JSON.parse(good.body.toString());
+    expect(echo).to.include({ method: 'POST', url: '/x', length: 8 });
+    expect(Object.keys(echo.headers).filter((n) => n.startsWith('content-') && n !== 'content-length')).to.deep.equal([]);
   });
 
   it('PROXY-04: our jwtPayload/jwtSignature/jwtRefreshToken cookies never reach the upstream', async () => {
@@ -470,6 +651,52 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     for (const name of ['x-secret', 'proxy-authorization', 'forwarded']) expect(echo.headers, name).to.not.have.property(name);
     const sent = JSON.stringify(echo.headers);
     for (const spoof of ['6.6.6.6', 'evil.example', 'gopher', '6.6.6.7', 'hop-by-hop-value', 'cHJveHk6c2VjcmV0', '6.6.6.8']) expect(sent, spoof).to.not.include(spoof);
+  });
+
+  it('PROXY-10: only allow-listed caller headers reach the upstream: no identity, client-address, override or cookie header, in any case or repeated', async () => {
+    await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('tenant', up.url, { headers: { 'X-Scope-OrgID': 'tenant-1', 'X-Forwarded-User': 'configured-by-admin' } }), asAdmin()));
+    const refused = [
+      'X-Forwarded-User', 'x-forwarded-server', 'X-FORWARDED-FOR', 'X-Forwarded-Host', 'x-Forwarded-Proto', 'X-Forwarded-Port', 'X-Forwarded-Prefix', 'X-Forwarded-Email',
+      'X-Forwarded-Groups', 'X-Forwarded-Access-Token', 'X-Remote-User', 'x-remote-group', 'X-Auth-Request-User', 'X-Auth-Request-Email', 'X-WEBAUTH-USER', 'Remote-User',
+      'True-Client-IP', 'X-Original-URL', 'X-Rewrite-URL', 'X-HTTP-Method-Override', 'x-http-method', 'X-Method-Override', 'X-Real-IP', 'CF-Connecting-IP', 'Forwarded',
+      'X-Client-IP', 'X-Cluster-Client-IP', 'Proxy-Authorization', 'Proxy-Connection', 'Cookie', 'Authorization', 'Origin', 'Referer', 'X-Scope-OrgID', 'X-Requested-With',
+    ];
+    const pairs: string[] = [];
+    refused.forEach((name, i) => pairs.push(name, `SPOOF-${i}`, name.toLowerCase(), `SPOOF-${i}-again`));
+    pairs.push('Accept', 'application/json', 'ACCEPT', 'text/plain', 'accept-encoding', 'identity', 'Accept-Language', 'de', 'Content-Type', 'application/x-www-form-urlencoded',
+      'User-Agent', 'perses-ui', 'Cache-Control', 'no-cache', 'If-None-Match', '"v0"', 'traceparent', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    for (const path of [`${P}/plain/api/v1/query`, `${P}/tenant/api/v1/query`]) {
+      const r = await rawRequest(s.url, 'POST', path, [...asAdminPairs(), ...pairs], 'query=up');
+      expect(r.status, r.body.toString()).to.equal(200);
+      const echo = JSON.parse(r.body.toString()) as { headers: Record<string, string>; length: number };
+      expect(JSON.stringify(echo.headers), path).to.not.include('SPOOF');
+      expect(echo.length).to.equal(8);
+      expect(echo.headers).to.include({
+        accept: 'application/json, text/plain',
+        'accept-encoding': 'identity',
+        'accept-language': 'de',
+        'content-type': 'application/x-www-form-urlencoded',
+        'user-agent': 'perses-ui',
+        'cache-control': 'no-cache',
+        'if-none-match': '"v0"',
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        via: '1.1 dashplane',
+      });
+      const expected = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'accept', 'accept-encoding', 'accept-language', 'content-type', 'user-agent', 'cache-control', 'if-none-match', 'traceparent', 'via']);
+      if (path.includes('tenant')) {
+        // The datasource's configured headers are the admin's and are sent (instead of the caller's copies).
+        expect(echo.headers).to.include({ 'x-scope-orgid': 'tenant-1', 'x-forwarded-user': 'configured-by-admin' });
+        expected.add('x-scope-orgid').add('x-forwarded-user');
+      }
+      expect(Object.keys(echo.headers).filter((n) => !expected.has(n)), path).to.deep.equal([]);
+    }
+  });
+
+  it('PROXY-06/07: upstream headers our origin would obey (CORS grants, Clear-Site-Data, Refresh, Link, HSTS, Alt-Svc, ...) do not reach the caller', async () => {
+    const r = await rawRequest(s.url, 'GET', `${P}/plain/obey`, asAdmin());
+    expect(r.status).to.equal(200);
+    for (const name of Object.keys(OBEYED_BY_BROWSERS)) expect(r.headers, name).to.not.have.property(name);
+    expect(r.headers).to.include({ etag: '"v1"', 'cache-control': 'max-age=5', 'x-upstream': 'kept', 'content-type': 'application/json', 'content-security-policy': 'sandbox' });
   });
 
   it('PROXY-11: a datasource pointing back at dashplane gets no privilege (401/403/508)', async () => {

@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { findHTTPProxy, httpProxyProblems } from '../proxy/http-proxy.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from '../proxy/headers.js';
 import { checkAllowed, proxySuffix, upstreamUrl } from '../proxy/path.js';
+import { unsavedRequest } from '../proxy/unsaved-request.js';
 import type { Upstream, UpstreamTls } from '../proxy/upstream.js';
 import type { Metrics } from './metrics.js';
 import { assertName } from '../resources/names.js';
@@ -45,7 +46,7 @@ const FAMILIES: Family[] = [
 type Params = { project?: string; dashboard?: string; name: string };
 
 /**
- * The datasource proxy (API.md §8): every method, bodies streamed both ways, credentials from
+ * The datasource proxy: every method, bodies streamed both ways, credentials from
  * the datasource's Secret, the caller's own credentials and our cookies never forwarded.
  * Bodies are not parsed here: the request stream goes upstream as it arrives.
  */
@@ -89,20 +90,18 @@ async function proxy(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: Fa
 async function unsaved(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: FastifyRequest<{ Params: Params; Body: unknown }>, reply: FastifyReply) {
   refuseLoop(req);
   const { project, dashboard } = checkedParams({ ...req.params, name: 'unsaved' });
-  const b = (req.body ?? {}) as { method?: unknown; spec?: unknown; body?: unknown };
-  if (typeof b.method !== 'string' || !/^[A-Z]+$/.test(b.method) || b.spec === null || typeof b.spec !== 'object') {
-    throw badRequest('send {"method": "GET", "spec": <datasource spec>, "body": null}');
-  }
   const target = dashboard ?? 'unsaved';
   await o.service.authorize(req.principal, dashboard ? 'update' : 'create', d, project, target);
+  // The whole body, proxy block included, is checked before the secret it names is authorized.
+  const b = unsavedRequest(req.body);
   const holder = { kind: d.kind, metadata: { name: target, ...(project ? { project } : {}), createdAt: '', updatedAt: '', version: 0 }, spec: dashboard ? { datasources: { unsaved: b.spec } } : b.spec };
   for (const secret of new Set(d.secretRefs?.(holder) ?? [])) await o.service.authorize(req.principal, 'read', o.registry.byName(d.secretKind!)!, project, secret);
   const [pathPart, query = ''] = (req.raw.url ?? '').split(/\?(.*)/s, 2);
   const rest = pathPart.split('/').slice(f.suffixAt);
-  const body = typeof b.body === 'string' ? Readable.from([Buffer.from(b.body)]) : undefined;
-  // The caller's Content-Type and length describe the JSON envelope, not the upstream body.
-  const { 'content-type': _t, 'content-length': _l, ...headers } = req.headers;
-  return forward(o, { d, project, name: 'unsaved', spec: b.spec as DatasourceSpec, method: b.method, suffix: rest.length ? `/${rest.join('/')}` : '', query, headers, ...(body ? { body } : {}) }, req, reply);
+  const body = b.body !== undefined ? Readable.from([Buffer.from(b.body)]) : undefined;
+  // The caller's Content-* headers describe the JSON envelope, not the upstream body.
+  const headers = Object.fromEntries(Object.entries(req.headers).filter(([n]) => !n.startsWith('content-')));
+  return forward(o, { d, project, name: 'unsaved', spec: b.spec, method: b.method, suffix: rest.length ? `/${rest.join('/')}` : '', query, headers, ...(body ? { body } : {}) }, req, reply);
 }
 
 interface DatasourceSpec {
@@ -125,18 +124,19 @@ interface Exchange {
 
 /** The common part: proxy block, path checks, credentials, the upstream call, the answer. */
 async function forward(o: ProxyRouteOptions, x: Exchange, req: FastifyRequest, reply: FastifyReply) {
+  // Objects stored before a rule existed may hold shapes it refuses: check before using anything.
+  const problems = httpProxyProblems(x.spec.plugin?.spec);
+  if (problems.length) throw badRequest(`the datasource's proxy block is not valid: ${problems[0].path}: ${problems[0].message}`, problems);
   const found = findHTTPProxy(x.spec.plugin?.spec);
   if (!found) {
     throw badRequest(x.spec.plugin?.spec?.directUrl
       ? `datasource "${x.name}" has only a directUrl: clients query it directly, not through dashplane; give it a proxy block ({kind: HTTPProxy, spec: {url}}) to use the proxy`
       : `datasource "${x.name}" has no proxy block ({kind: HTTPProxy, spec: {url}}) in spec.plugin.spec`);
   }
-  const problems = httpProxyProblems(x.spec.plugin?.spec);
-  if (problems.length) throw badRequest(`the datasource's proxy block is not valid: ${problems[0].path}: ${problems[0].message}`, problems);
   const suffix = proxySuffix(x.suffix);
   checkAllowed(found.spec, x.method, suffix.decoded);
   const url = upstreamUrl(found.spec.url, suffix.raw, x.query);
-  const credentials = found.spec.secret ? await secretCredentials(o, x.d, x.project, found.spec.secret, req) : {};
+  const credentials = found.spec.secret !== undefined ? await secretCredentials(o, x.d, x.project, found.spec.secret, req) : {};
   const controller = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
@@ -173,7 +173,8 @@ function checkedParams(p: Params): Params {
 }
 
 /** The Authorization header and TLS material of the datasource's Secret (same scope as the datasource). */
-async function secretCredentials(o: ProxyRouteOptions, d: KindDescriptor, project: string | undefined, secretName: string, req: FastifyRequest): Promise<{ authorization?: string; tls?: UpstreamTls }> {
+async function secretCredentials(o: ProxyRouteOptions, d: KindDescriptor, project: string | undefined, secretName: unknown, req: FastifyRequest): Promise<{ authorization?: string; tls?: UpstreamTls }> {
+  assertName(secretName, 'the datasource\'s proxy.spec.secret');
   const kind = o.registry.byName(d.secretKind!)!;
   const stored = await o.store.get({ kind: kind.kind, project: kind.scope === 'project' ? (project ?? '') : '', name: secretName });
   if (!stored) throw badRequest(`the datasource names ${kind.kind} "${secretName}", which does not exist`);

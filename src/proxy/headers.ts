@@ -2,10 +2,70 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 /** Never forwarded in either direction (RFC 9110 hop-by-hop, plus proxy credentials). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-/** Caller headers that must not reach the upstream: our credentials, and forwarding claims a client could spoof. */
-const REQUEST_DROP = new Set(['host', 'authorization', 'cookie', 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-forwarded-prefix', 'x-real-ip', 'via', 'content-length', 'expect']);
-/** Upstream headers the caller must not get: cookies for our origin, and framing we set ourselves. */
-const RESPONSE_DROP = new Set(['set-cookie', 'set-cookie2', 'content-length', 'content-security-policy', 'x-content-type-options']);
+/**
+ * The only caller headers that go upstream: content negotiation, the body's description, cache
+ * validators and ranges, and W3C trace context. Everything else stays here: our credentials and
+ * cookies, identity claims an auth proxy in front of the upstream would trust (X-Forwarded-User,
+ * X-Remote-User, ...), client-address claims (X-Real-IP, True-Client-IP, Forwarded, ...) and
+ * method or path overrides that would get around allowedEndpoints (X-HTTP-Method-Override,
+ * X-Original-URL, ...). Headers an upstream needs on every request (X-Scope-OrgID, ...) belong in
+ * the datasource's configured headers.
+ */
+const REQUEST_ALLOW = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'content-type',
+  'content-encoding',
+  'content-language',
+  'user-agent',
+  'cache-control',
+  'pragma',
+  'if-match',
+  'if-none-match',
+  'if-modified-since',
+  'if-unmodified-since',
+  'range',
+  'if-range',
+  'traceparent',
+  'tracestate',
+]);
+/** Configured headers the proxy sets itself or never sends (credentials come from the Secret). */
+const CONFIGURED_SKIP = new Set([...HOP_BY_HOP, 'authorization', 'cookie', 'host', 'content-length', 'expect', 'via']);
+/**
+ * Upstream headers the caller must not get, because our origin would obey them: cookies and
+ * site-data clearing, CORS grants that would let other sites read proxied data with the user's
+ * session, HSTS and Alt-Svc (they would redirect or pin our origin), Refresh and Link (navigation,
+ * preloads, style sheets), WWW-Authenticate (a password prompt in our origin's name), reporting
+ * and network-error-logging endpoints, client-hint and service-worker scope grants; plus framing
+ * and sandboxing we set ourselves.
+ */
+const RESPONSE_DROP = new Set([
+  'set-cookie',
+  'set-cookie2',
+  'clear-site-data',
+  'strict-transport-security',
+  'public-key-pins',
+  'public-key-pins-report-only',
+  'alt-svc',
+  'refresh',
+  'link',
+  'www-authenticate',
+  'nel',
+  'report-to',
+  'reporting-endpoints',
+  'content-security-policy-report-only',
+  'accept-ch',
+  'critical-ch',
+  'service-worker-allowed',
+  'timing-allow-origin',
+  'origin-agent-cluster',
+  'content-length',
+  'content-security-policy',
+  'x-content-type-options',
+]);
+/** Upstream header families dropped by prefix: CORS grants and cross-origin isolation policies. */
+const RESPONSE_DROP_PREFIXES = ['access-control-', 'cross-origin-'];
 
 /** Headers named in a Connection header are hop-by-hop too. */
 function connectionTokens(headers: IncomingHttpHeaders | Record<string, unknown>): Set<string> {
@@ -14,35 +74,35 @@ function connectionTokens(headers: IncomingHttpHeaders | Record<string, unknown>
 }
 
 /**
- * What goes upstream: the caller's headers minus hop-by-hop, credentials and forwarding claims,
- * then the datasource's configured headers (never an Authorization), then the secret's
- * Authorization.
+ * What goes upstream: the allow-listed caller headers (minus any named in Connection), then the
+ * datasource's configured headers (never an Authorization, cookie or framing header), then the
+ * secret's Authorization and our Via.
  */
 export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, configured: Record<string, string> | undefined, authorization: string | undefined): Record<string, string> {
   const drop = connectionTokens(incoming);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(incoming)) {
     const n = name.toLowerCase();
-    if (value === undefined || HOP_BY_HOP.has(n) || REQUEST_DROP.has(n) || drop.has(n)) continue;
+    if (value === undefined || !REQUEST_ALLOW.has(n) || drop.has(n)) continue;
     out[n] = Array.isArray(value) ? value.join(', ') : value;
   }
   for (const [name, value] of Object.entries(configured ?? {})) {
     const n = name.toLowerCase();
-    if (n === 'authorization' || HOP_BY_HOP.has(n) || n === 'host' || n === 'cookie') continue;
-    out[n] = String(value);
+    if (CONFIGURED_SKIP.has(n)) continue;
+    out[n] = value;
   }
   if (authorization) out.authorization = authorization;
   out.via = '1.1 dashplane';
   return out;
 }
 
-/** What the caller gets: upstream headers minus hop-by-hop and Set-Cookie, plus our sandboxing. */
+/** What the caller gets: upstream headers minus hop-by-hop and those our origin must not obey, plus our sandboxing. */
 export function callerResponseHeaders(upstream: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const drop = connectionTokens(upstream);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(upstream)) {
     const n = name.toLowerCase();
-    if (value === undefined || HOP_BY_HOP.has(n) || RESPONSE_DROP.has(n) || drop.has(n)) continue;
+    if (value === undefined || HOP_BY_HOP.has(n) || RESPONSE_DROP.has(n) || drop.has(n) || RESPONSE_DROP_PREFIXES.some((p) => n.startsWith(p))) continue;
     out[n] = value;
   }
   out['x-content-type-options'] = 'nosniff';

@@ -1,5 +1,5 @@
 import { ApiError, badRequest, forbidden } from '../errors.js';
-import type { HTTPProxySpec } from './http-proxy.js';
+import { endpointRegExp, type HTTPProxySpec } from './http-proxy.js';
 
 /**
  * The part of a proxy request URL after the datasource name, checked so it cannot leave the
@@ -30,13 +30,7 @@ export function checkAllowed(proxy: HTTPProxySpec, method: string, decodedPath: 
   const rules = proxy.allowedEndpoints;
   if (!rules || rules.length === 0) return;
   for (const r of rules) {
-    let re: RegExp;
-    try {
-      re = new RegExp(`^(?:${r.endpointPattern})$`);
-    } catch {
-      continue;
-    }
-    if (r.method === method && re.test(decodedPath)) return;
+    if (r.method === method && endpointRegExp(r.endpointPattern)?.test(decodedPath)) return;
   }
   throw forbidden(`${method} ${decodedPath || '/'} is not among this datasource's allowedEndpoints`);
 }
