@@ -127,6 +127,26 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       }
     });
 
+    it('createdRevision: the revision of the ADDED event of the object stored now; gone with it, newer once re-created, kept across a reopen', async () => {
+      const project = { kind: 'Project', project: '', name: 'p' };
+      const child = { kind: 'Dashboard', project: 'p', name: 'd' };
+      expect(await store.createdRevision(project)).to.equal(undefined);
+      const r1 = await store.create(obj('Project', '', 'p'), { also: [obj('Role', 'p', 'owner')] });
+      expect(await store.createdRevision(project), 'the object itself, not its companion').to.equal(r1 - 1);
+      expect(await store.createdRevision({ kind: 'Role', project: 'p', name: 'owner' })).to.equal(r1);
+      const r2 = await store.create(obj('Dashboard', 'p', 'd'), { parent: project });
+      await store.update(obj('Dashboard', 'p', 'd', 1), { expectedVersion: 0 });
+      expect(await store.createdRevision(child), 'an update is no creation').to.equal(r2);
+      await store.delete(project, { children: { project: 'p', kinds: ['Dashboard', 'Role'] } });
+      expect(await store.createdRevision(project)).to.equal(undefined);
+      expect(await store.createdRevision(child), 'a cascaded child').to.equal(undefined);
+      const r3 = await store.create(obj('Project', '', 'p'));
+      expect(r3).to.be.greaterThan(r2);
+      store = await fx.reopen();
+      expect(await store.createdRevision(project)).to.equal(r3);
+      expect(await store.createdRevision(child)).to.equal(undefined);
+    });
+
     it('lists sort by project then name, byte-wise, and filter by project and name prefix', async () => {
       const keys = [['b', 'x'], ['a', 'b'], ['a', 'B'], ['a-b', 'a'], ['a', 'a.1'], ['a', 'a_1'], ['ab', 'a']];
       for (const [p, n] of keys) await store.create(obj('Dashboard', p, n));

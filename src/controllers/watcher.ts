@@ -1,9 +1,11 @@
 import type { Authorizer, Principal } from '../auth/authorizer.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
+import { ApiError } from '../errors.js';
 import { filterPredicate, isExpired } from '../resources/listing.js';
 import { mask } from '../resources/masking.js';
 import type { Envelope, ListQuery, Store, StoreEvent } from '../storage/store.js';
+import { Incarnations } from './incarnations.js';
 
 /** What a watch stream carries (API.md §6). */
 export interface WatchEvent {
@@ -23,7 +25,8 @@ export interface WatchQuery {
 /**
  * Watch streams: store events -> the callers that may see them. Same filters and permissions
  * as the list; permissions are re-read whenever a role or binding changes, so a watcher that
- * loses access stops receiving that project's events.
+ * loses access stops receiving that project's events. Events and snapshot items of an earlier
+ * project of the same name (deleted, then created again) are never sent (see Incarnations).
  */
 export class Watcher {
   private readonly streams = new Set<AbortController>();
@@ -43,6 +46,7 @@ export class Watcher {
     const controller = new AbortController();
     const stop = AbortSignal.any([signal, controller.signal]);
     const readable = await this.readable(p, d, q);
+    await this.refuseEarlierIncarnation(d, q);
     let start = q.since;
     let initial: Envelope[] = [];
     const live = () => this.o.store.watch({ since: start, signal: stop });
@@ -56,6 +60,24 @@ export class Watcher {
     this.streams.add(controller);
     stop.addEventListener('abort', () => this.streams.delete(controller), { once: true });
     return this.stream(p, d, q, readable, initial, start, events, stop);
+  }
+
+  /**
+   * A watch of one project resuming from before that project was created answers 410 (Gone), as
+   * a `since` older than the event log does: the client may hold objects of an earlier project of
+   * the same name, whose deletion it would never hear of (those events are not sent to readers of
+   * the new project), so it must list again. Checked after the permission check: whoever may not
+   * read the project learns nothing of its age. Cross-project watches are filtered instead
+   * (Incarnations): a 410 there, whenever any project was created since, would make every
+   * client of every project list again.
+   */
+  private async refuseEarlierIncarnation(d: KindDescriptor, q: WatchQuery): Promise<void> {
+    if (d.scope !== 'project' || q.project === undefined || q.since === undefined) return;
+    const created = await this.o.store.createdRevision({ kind: this.o.registry.projectKind.kind, project: '', name: q.project });
+    // since = created - 1 has seen everything before the project: nothing of an earlier one is missed
+    if (created !== undefined && q.since < created - 1) {
+      throw new ApiError('Gone', `revision ${q.since} is older than project "${q.project}" (created at revision ${created}); list again and watch from the revision that list returns`);
+    }
   }
 
   /**
@@ -89,13 +111,27 @@ export class Watcher {
     const now = this.o.now ?? Date.now;
     const matches = filterPredicate(d, q.filters);
     const projectOf = (o: Envelope) => (d.isProjectScope ? o.metadata.name : (o.metadata.project ?? ''));
-    const visible = (o: Envelope) =>
-      o.kind === d.kind &&
-      (q.project === undefined || o.metadata.project === q.project) &&
-      (!q.namePrefix || o.metadata.name.startsWith(q.namePrefix)) &&
-      matches(o) &&
-      (readable === '*' || readable.has(projectOf(o)));
-    for (const o of initial) if (visible(o) && !isExpired(d, o, now())) yield { type: 'ADDED', revision: startRev, object: mask(d, o) };
+    const wanted = (o: Envelope) =>
+      o.kind === d.kind && (q.project === undefined || o.metadata.project === q.project) && (!q.namePrefix || o.metadata.name.startsWith(q.namePrefix)) && matches(o);
+    const incarnations = new Incarnations({ store: this.o.store, projectKind: this.o.registry.projectKind.kind });
+    /** Permissions read again, and with them what is known of projects (never older than they are). */
+    const reread = async () => {
+      readable = await this.readable(p, d, q);
+      incarnations.forget();
+    };
+    /** `o`, as of `rev`, is in the project of its name that exists now (or in none: then permissions read now decide). */
+    const ofCurrentProject = async (o: Envelope, rev: number): Promise<boolean> => {
+      if (d.scope !== 'project') return true;
+      const project = o.metadata.project ?? '';
+      let start = incarnations.known(project);
+      if (start === undefined && (start = await incarnations.lookUp(project)) === null) {
+        // no such project now: judge with permissions read after it went, then look again
+        await reread();
+        start = await incarnations.lookUp(project);
+      }
+      return start === null || rev >= start;
+    };
+    const visible = async (o: Envelope, rev: number) => wanted(o) && (await ofCurrentProject(o, rev)) && (readable === '*' || readable.has(projectOf(o)));
     let revision = startRev;
     const it = events[Symbol.asyncIterator]();
     // One pending next() at a time: a bookmark tick must not drop the event still on its way.
@@ -107,6 +143,15 @@ export class Watcher {
     let timer: NodeJS.Timeout | undefined;
     let bookmark: Promise<'bookmark'> | undefined;
     try {
+      for (const o of initial) {
+        let show: boolean;
+        try {
+          show = (await visible(o, startRev)) && !isExpired(d, o, now());
+        } catch {
+          return; // lost read permission on the watched project
+        }
+        if (show) yield { type: 'ADDED', revision: startRev, object: mask(d, o) };
+      }
       for (;;) {
         pending ??= it.next();
         bookmark ??= new Promise<'bookmark'>((r) => (timer = setTimeout(() => r('bookmark'), Math.max(0, bookmarkAt - Date.now()))));
@@ -122,14 +167,15 @@ export class Watcher {
         if (next.done || stop.aborted) return;
         const e = next.value;
         revision = e.revision;
-        if (this.rbacKinds.has(e.object.kind)) {
-          try {
-            readable = await this.readable(p, d, q);
-          } catch {
-            return; // lost read permission on the watched project
-          }
+        incarnations.observe(e);
+        let show: boolean;
+        try {
+          if (this.rbacKinds.has(e.object.kind)) await reread();
+          show = await visible(e.object, e.revision);
+        } catch {
+          return; // lost read permission on the watched project
         }
-        if (visible(e.object)) {
+        if (show) {
           bookmarkAt = Date.now() + this.o.bookmarkMs;
           yield { type: e.type, revision: e.revision, object: mask(d, e.object) };
         }

@@ -25,7 +25,11 @@ export class EventHub {
       queue.push(e);
       wake?.();
     };
-    const onAbort = () => wake?.();
+    // an abort ends the subscription even if nobody reads on (a consumer that never started)
+    const onAbort = () => {
+      this.subscribers.delete(push);
+      wake?.();
+    };
     this.subscribers.add(push);
     signal.addEventListener('abort', onAbort);
     const close = () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { describeStoreContract, obj } from '../../test/store-contract.js';
 import { tempDir } from '../../test/helpers/server.js';
+import { Level } from 'level';
 import { LevelStore } from './level-store.js';
 import type { ApiError } from '../errors.js';
 import type { StoreEvent } from './store.js';
@@ -115,6 +116,37 @@ describe('LevelStore opening', () => {
       expect(await first.revision()).to.equal(0);
     } finally {
       await first.close();
+      dir.remove();
+    }
+  });
+});
+
+describe('LevelStore creation revisions', () => {
+  it('a database written before they were kept gets them at open, from the retained event log (0 for older objects)', async () => {
+    const dir = tempDir();
+    let store = new LevelStore(dir.path, { eventLogSize: 3 });
+    await store.open();
+    try {
+      await store.create(obj('Project', '', 'old'));
+      await store.create(obj('Project', '', 'p'));
+      await store.delete({ kind: 'Project', project: '', name: 'p' });
+      const r4 = await store.create(obj('Project', '', 'p'));
+      const r5 = await store.create(obj('Dashboard', 'p', 'd'));
+      await store.close();
+      // what an older dashplane left: no creation revisions, no marker
+      const raw = new Level<string, string>(dir.path);
+      const keys = await raw.keys({ gte: 'c\x00', lt: 'c\x00\xff' }).all();
+      expect(keys).to.have.length(3);
+      await raw.batch([...keys, 'm\x00creations'].map((key) => ({ type: 'del' as const, key })));
+      await raw.close();
+      store = new LevelStore(dir.path, { eventLogSize: 3 });
+      await store.open();
+      expect(await store.createdRevision({ kind: 'Project', project: '', name: 'p' })).to.equal(r4);
+      expect(await store.createdRevision({ kind: 'Dashboard', project: 'p', name: 'd' })).to.equal(r5);
+      expect(await store.createdRevision({ kind: 'Project', project: '', name: 'old' }), 'created before the oldest retained event').to.equal(0);
+      expect(await store.createdRevision({ kind: 'Project', project: '', name: 'gone' })).to.equal(undefined);
+    } finally {
+      await store.close();
       dir.remove();
     }
   });

@@ -13,6 +13,8 @@ const SEP = '\x00';
 /** Above every ASCII byte: the exclusive upper bound of a key prefix (names and kinds are ASCII). */
 const HIGH = '\xff';
 const REVISION_KEY = `m${SEP}revision`;
+/** Present once every object's creation revision is recorded (see `recordCreations`). */
+const CREATIONS_KEY = `m${SEP}creations`;
 
 const objectKey = (k: ObjectKey) => `o${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
 const scopePrefix = (kind: string, project: string) => `o${SEP}${kind}${SEP}${project}${SEP}`;
@@ -20,6 +22,8 @@ const pad = (n: number, width: number) => String(n).padStart(width, '0');
 const eventKey = (rev: number) => `e${SEP}${pad(rev, 16)}`;
 const historyPrefix = (k: ObjectKey) => `h${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}${SEP}`;
 const historyKey = (k: ObjectKey, version: number) => historyPrefix(k) + pad(version, 10);
+/** The revision of the object's ADDED event (`createdRevision`). */
+const createdKey = (k: ObjectKey) => `c${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
 
 type BatchOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
 interface HistoryRecord {
@@ -30,8 +34,8 @@ interface HistoryRecord {
 /**
  * The embedded default store: LevelDB through `level`. One process owns the directory (LevelDB's
  * LOCK file); writes are committed by one writer, in groups (see `write`), each group one atomic
- * batch holding the objects, their history entries, their events and the new store-wide
- * revision, so a crash never leaves half a write. The event log keeps the last `eventLogSize` events for watches that resume.
+ * batch holding the objects, their history entries, their events, their creation revisions and
+ * the new store-wide revision, so a crash never leaves half a write. The event log keeps the last `eventLogSize` events for watches that resume.
  */
 export class LevelStore implements Store {
   private readonly db: Level<string, string>;
@@ -70,6 +74,24 @@ export class LevelStore implements Store {
     this.rev = stored === undefined ? 0 : Number(stored);
     const first = await this.db.keys({ gte: eventKey(0), lt: `e${SEP}${HIGH}`, limit: 1 }).all();
     this.firstLogged = first.length ? Number(first[0].slice(2)) : this.rev + 1;
+    if ((await this.db.get(CREATIONS_KEY)) === undefined) await this.recordCreations();
+  }
+
+  /**
+   * Once, on a database written before creation revisions were kept: the creation revision of
+   * every object whose ADDED event is still in the log. The others were created before the oldest
+   * retained event (`createdRevision` answers 0 for them).
+   */
+  private async recordCreations(): Promise<void> {
+    const created = new Map<string, number>();
+    for await (const raw of this.db.values({ gt: eventKey(0), lt: `e${SEP}${HIGH}` })) {
+      const e = JSON.parse(raw) as StoreEvent;
+      const key = createdKey(keyOf(e.object));
+      if (e.type === 'ADDED') created.set(key, e.revision);
+      else if (e.type === 'DELETED') created.delete(key);
+    }
+    const ops: BatchOp[] = [...created].map(([key, rev]) => ({ type: 'put', key, value: String(rev) }));
+    await this.db.batch([...ops, { type: 'put', key: CREATIONS_KEY, value: '1' }]);
   }
 
   async close(): Promise<void> {
@@ -303,6 +325,13 @@ export class LevelStore implements Store {
     return this.locks.run(key, fn);
   }
 
+  async createdRevision(k: ObjectKey): Promise<number | undefined> {
+    // one read of both: the same LevelDB snapshot
+    const [created, obj] = await this.db.getMany([createdKey(k), objectKey(k)]);
+    if (obj === undefined) return undefined;
+    return created === undefined ? 0 : Number(created);
+  }
+
   async listVersions(k: ObjectKey): Promise<VersionEntry[]> {
     const prefix = historyPrefix(k);
     const out: VersionEntry[] = [];
@@ -350,6 +379,8 @@ export class LevelStore implements Store {
         const event = { ...e, revision: ++rev } as StoreEvent;
         numbered.push(event);
         eventOps.push({ type: 'put', key: eventKey(rev), value: eventText(event) });
+        if (e.type === 'ADDED') eventOps.push({ type: 'put', key: createdKey(keyOf(e.object)), value: String(rev) });
+        else if (e.type === 'DELETED') eventOps.push({ type: 'del', key: createdKey(keyOf(e.object)) });
       }
       revisions.push(rev);
     }

@@ -58,6 +58,21 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO dashplane_meta (id, revision) VALUES (1, 0);
     `,
   },
+  {
+    version: 2,
+    description: 'creation revision of every object',
+    sql: `
+      -- The revision of each object's ADDED event: tells a project's current incarnation from an
+      -- earlier project of the same name. Objects whose ADDED event is no longer in the log keep 0:
+      -- they were created before every retained event.
+      ALTER TABLE dashplane_objects ADD COLUMN created_revision bigint NOT NULL DEFAULT 0;
+      UPDATE dashplane_objects o SET created_revision = e.revision
+        FROM (SELECT object->>'kind' AS kind, coalesce(object->'metadata'->>'project', '') AS project,
+                     object->'metadata'->>'name' AS name, max(revision) AS revision
+                FROM dashplane_events WHERE type = 'ADDED' GROUP BY 1, 2, 3) e
+        WHERE o.kind = e.kind AND o.project = e.project AND o.name = e.name;
+    `,
+  },
 ];
 
 /** An arbitrary constant: the advisory lock key taken while migrating. */

@@ -72,10 +72,37 @@ describe('PostgresStore', function () {
         await c.connect();
         const { rows } = await c.query('SELECT version FROM dashplane_schema');
         await c.end();
-        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1]);
+        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2]);
       } finally {
         await a.close();
         await b.close();
+        await db.drop();
+      }
+    });
+
+    it('migration 2 gives a database of schema 1 the creation revisions its event log still holds (0 for older objects)', async () => {
+      const db = await cluster.createDatabase();
+      let store = new PostgresStore({ url: db.url, eventLogSize: 3 });
+      await store.open();
+      try {
+        await store.create(obj('Project', '', 'old'));
+        await store.create(obj('Project', '', 'p'));
+        await store.delete({ kind: 'Project', project: '', name: 'p' });
+        const r4 = await store.create(obj('Project', '', 'p'));
+        const r5 = await store.create(obj('Dashboard', 'p', 'd'));
+        await store.close();
+        // back to what schema 1 held
+        const c = new pg.Client({ connectionString: db.url });
+        await c.connect();
+        await c.query('ALTER TABLE dashplane_objects DROP COLUMN created_revision; DELETE FROM dashplane_schema WHERE version = 2');
+        await c.end();
+        store = new PostgresStore({ url: db.url, eventLogSize: 3 });
+        await store.open();
+        expect(await store.createdRevision({ kind: 'Project', project: '', name: 'p' })).to.equal(r4);
+        expect(await store.createdRevision({ kind: 'Dashboard', project: 'p', name: 'd' })).to.equal(r5);
+        expect(await store.createdRevision({ kind: 'Project', project: '', name: 'old' }), 'created before the oldest retained event').to.equal(0);
+      } finally {
+        await store.close();
         await db.drop();
       }
     });

@@ -41,8 +41,8 @@ function docColumn(q: ListQuery): string {
 /**
  * The PostgreSQL store (`pg`). Each write is one READ COMMITTED transaction: row locks on the
  * objects it reads (FOR UPDATE, or FOR SHARE on a parent), then the store-wide revision taken from
- * the meta row (its row lock makes revision order commit order, without gaps), the numbered events
- * and history entries, all committed together. Serialisation failures and deadlocks are retried,
+ * the meta row (its row lock makes revision order commit order, without gaps), the numbered events,
+ * the created objects' creation revisions and history entries, all committed together. Serialisation failures and deadlocks are retried,
  * then reported as Conflict; unique violations are AlreadyExists; lost connections Unavailable.
  */
 export class PostgresStore implements Store {
@@ -384,6 +384,11 @@ export class PostgresStore implements Store {
     });
   }
 
+  async createdRevision(k: ObjectKey): Promise<number | undefined> {
+    const { rows } = await this.query<{ created_revision: string }>('SELECT created_revision FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3', [k.kind, k.project, k.name]);
+    return rows.length ? Number(rows[0].created_revision) : undefined;
+  }
+
   async listVersions(k: ObjectKey): Promise<VersionEntry[]> {
     const { rows } = await this.query<{ version: number; updated_at: string; updated_by: string }>(
       `SELECT version, doc->'metadata'->>'updatedAt' AS updated_at, updated_by FROM dashplane_history
@@ -461,6 +466,15 @@ export class PostgresStore implements Store {
          SELECT (e->>'revision')::bigint, e->>'type', e->'object' FROM jsonb_array_elements($1::jsonb) AS e`,
         [JSON.stringify(events)],
       );
+      const created = events.filter((e) => e.type === 'ADDED').map((e) => ({ ...keyOf(e.object), revision: e.revision }));
+      if (created.length) {
+        await c.query(
+          `UPDATE dashplane_objects o SET created_revision = x.revision
+             FROM jsonb_to_recordset($1::jsonb) AS x(kind text, project text, name text, revision bigint)
+            WHERE o.kind = x.kind AND o.project = x.project AND o.name = x.name`,
+          [JSON.stringify(created)],
+        );
+      }
       if (last - this.eventLogSize >= this.firstLogged) {
         await c.query('DELETE FROM dashplane_events WHERE revision <= $1', [last - this.eventLogSize]);
       }

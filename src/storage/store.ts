@@ -135,6 +135,13 @@ export interface Store {
    * replica: for read-then-write rules that span objects (one default datasource per scope).
    */
   exclusive<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * The revision of the ADDED event of the object now stored under `key` (its creation), or
+   * undefined when there is none. 0 for an object whose creation is older than the retained event
+   * log and was never recorded (a store written by an older dashplane): no retained event of an
+   * earlier object of that key can then exist.
+   */
+  createdRevision(key: ObjectKey): Promise<number | undefined>;
   /** History entries of an object (present or deleted), newest first. */
   listVersions(key: ObjectKey): Promise<VersionEntry[]>;
   /** The object as it was at `version`, if kept. */

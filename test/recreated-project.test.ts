@@ -1,0 +1,210 @@
+/**
+ * Security regression: a deleted project's past must never reach whoever re-creates its name.
+ *
+ * alice fills project "reborn" (dashboards with history, datasource with proxy headers, secret,
+ * variable, folder, role, role bindings, ephemeral dashboard), every value carrying a canary, then deletes it. bob
+ * (open sign-up, guest `create` on Project) creates "reborn" again and asks for the old project's
+ * past every way the API offers: watches with since=1 on every project-scoped route and every
+ * cross-project route, the versions of a dashboard name the old project held, one old version,
+ * and a restore. None may carry a canary or an event older than bob's project. Run on LevelDB
+ * (one server) and on PostgreSQL (two replicas: alice writes on one, bob reads on the other).
+ */
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { AUTH_ENV, bearer, login, loginAdmin, signUp, type Tokens } from './helpers/auth.js';
+import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { startTestServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { WatchStream } from './helpers/watch.js';
+
+const CANARY = 'OLD-PROJECT-CANARY-5d1e';
+const P = 'reborn';
+
+const panel = (text: string) => ({ kind: 'Panel', spec: { display: { name: 'p' }, plugin: { kind: 'Markdown', spec: { text } } } });
+const grid = () => [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 12, height: 4, content: { $ref: '#/spec/panels/a' } }] } }];
+const dash = (name: string, title: string) => ({ kind: 'Dashboard', metadata: { name }, spec: { display: { name: title }, duration: '1h', panels: { a: panel(title) }, layouts: grid() } });
+const oldObjects = (): [string, unknown][] => [
+  ['dashboards', dash('d1', `${CANARY}-v0`)],
+  ['folders', { kind: 'Folder', metadata: { name: 'f1' }, spec: { display: { name: CANARY }, items: [] } }],
+  ['variables', { kind: 'Variable', metadata: { name: 'v1' }, spec: { kind: 'TextVariable', spec: { value: CANARY } } }],
+  ['secrets', { kind: 'Secret', metadata: { name: 's1' }, spec: { basicAuth: { username: `${CANARY}-user`, password: `${CANARY}-password` } } }],
+  [
+    'datasources',
+    {
+      kind: 'Datasource',
+      metadata: { name: 'ds1' },
+      spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: 'http://127.0.0.1:9', headers: { 'X-Api-Key': CANARY }, secret: 's1' } } } } },
+    },
+  ],
+  ['roles', { kind: 'Role', metadata: { name: 'r1' }, spec: { permissions: [{ actions: ['read'], scopes: ['Dashboard'] }] } }],
+  ['rolebindings', { kind: 'RoleBinding', metadata: { name: 'b1' }, spec: { role: 'r1', subjects: [{ kind: 'User', name: 'carol-canary' }] } }],
+  ['ephemeraldashboards', { ...dash('e1', CANARY), kind: 'EphemeralDashboard', spec: { ...dash('e1', CANARY).spec, ttl: '1h' } }],
+];
+
+async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
+  const res = await r;
+  expect(res.status, res.text).to.equal(status);
+  return res;
+}
+
+for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
+  describe(`security: a re-created project never replays the deleted project's past (${backend})`, function () {
+    this.timeout(60_000);
+    let pg: TestPostgres | undefined;
+    let db: { url: string; drop(): Promise<void> } | undefined;
+    /** alice writes here; bob reads on `reader` (another replica on PostgreSQL). */
+    let writer: TestServer;
+    let reader: TestServer;
+    let alice: Tokens;
+    let bob: Tokens;
+    /** The revision of bob's "reborn" (its ADDED event). */
+    let bornAt: number;
+    /** Opened before alice's project existed: bob (no project yet) and the administrator. */
+    let liveBob: WatchStream;
+    let liveAdmin: WatchStream;
+    const opened: WatchStream[] = [];
+
+    before(async () => {
+      const env: Record<string, string> = { ...AUTH_ENV, DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s', DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
+      if (backend === 'PostgreSQL') {
+        pg = await startPostgres();
+        db = await pg.createDatabase();
+        env.DASHPLANE_DATABASE_POSTGRES_URL = db.url;
+        writer = await startTestServer({ env });
+        reader = await startTestServer({ env });
+      } else {
+        writer = reader = await startTestServer({ env });
+      }
+      await signUp(writer, 'alice');
+      await signUp(writer, 'bob');
+      alice = await login(writer, 'alice');
+      bob = await login(reader, 'bob');
+      liveBob = await WatchStream.must(`${reader.url}/api/v1/dashboards?watch=true`, bearer(bob));
+      liveAdmin = await WatchStream.must(`${reader.url}/api/v1/dashboards?watch=true`, bearer(await loginAdmin(reader)));
+      opened.push(liveBob, liveAdmin);
+
+      await ok(writer.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: P }, spec: {} }, bearer(alice)));
+      for (const [plural, body] of oldObjects()) await ok(writer.api('POST', `/api/v1/projects/${P}/${plural}`, body, bearer(alice)));
+      for (let v = 1; v <= 2; v++) await ok(writer.api('PUT', `/api/v1/projects/${P}/dashboards/d1`, dash('d1', `${CANARY}-v${v}`), bearer(alice)));
+      await ok(writer.api('POST', `/api/v1/projects/${P}/dashboards`, dash('gone', `${CANARY}-deleted`), bearer(alice)));
+      await ok(writer.api('DELETE', `/api/v1/projects/${P}/dashboards/gone`, undefined, bearer(alice)), 204);
+      await ok(writer.api('DELETE', `/api/v1/projects/${P}`, undefined, bearer(alice)), 204);
+
+      bornAt = (await reader.server.store.revision()) + 1;
+      await ok(reader.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: P }, spec: {} }, bearer(bob)));
+      // bob's own project holds a dashboard of a name the old one held
+      await ok(reader.api('POST', `/api/v1/projects/${P}/dashboards`, dash('d1', 'bob-d1'), bearer(bob)));
+    });
+    after(async () => {
+      await Promise.all(opened.splice(0).map((w) => w.close()));
+      if (reader !== writer) await reader?.stop();
+      await writer?.stop();
+      await db?.drop();
+      await pg?.stop();
+    });
+
+    /** Watches as bob (since=1 unless the path says otherwise): 410s, or streams settled at the current revision. */
+    const replay = async (paths: string[]): Promise<(WatchStream | { status: number; text: string })[]> => {
+      const rev = await reader.server.store.revision();
+      return Promise.all(
+        paths.map(async (path) => {
+          const url = `${reader.url}${path}${path.includes('?') ? '&' : '?'}watch=true${path.includes('since=') ? '' : '&since=1'}`;
+          const w = await WatchStream.open(url, bearer(bob));
+          if (!(w instanceof WatchStream)) return w;
+          opened.push(w);
+          await w.settle(rev);
+          return w;
+        }),
+      );
+    };
+    const projectKinds = ['dashboards', 'folders', 'variables', 'secrets', 'datasources', 'roles', 'rolebindings', 'ephemeraldashboards'];
+    /** No canary, no change older than bob's project. */
+    const expectNothingOld = (w: WatchStream, what: string) => {
+      expect(JSON.stringify(w.events), what).to.not.include(CANARY);
+      for (const e of w.changes()) expect(e.revision, `${what}: ${e.type} ${e.object?.metadata.name} of the old project`).to.be.at.least(bornAt);
+    };
+
+    it('a watch of the project resuming from before its creation answers 410; from just before it, only the new project', async () => {
+      const answers = await replay(projectKinds.map((plural) => `/api/v1/projects/${P}/${plural}`));
+      answers.forEach((w, i) => {
+        expect(w, projectKinds[i]).to.not.be.instanceOf(WatchStream);
+        const gone = w as { status: number; text: string };
+        expect(gone.status, `${projectKinds[i]}: ${gone.text}`).to.equal(410);
+        expect(gone.text).to.not.include(CANARY);
+      });
+      const fresh = (await replay(projectKinds.map((plural) => `/api/v1/projects/${P}/${plural}?since=${bornAt - 1}`))) as WatchStream[];
+      fresh.forEach((w, i) => {
+        expect(w, projectKinds[i]).to.be.instanceOf(WatchStream);
+        expectNothingOld(w, projectKinds[i]);
+      });
+      expect(fresh[0].summary()).to.deep.equal([`ADDED ${P}/d1`]);
+      expect(fresh[5].summary()).to.deep.equal([`ADDED ${P}/owner`, `ADDED ${P}/editor`, `ADDED ${P}/viewer`]);
+    });
+
+    it('a watch with since=1 on every cross-project route carries nothing of the old project', async () => {
+      const answers = await replay(projectKinds.map((plural) => `/api/v1/${plural}`));
+      answers.forEach((w, i) => {
+        expect(w, `${projectKinds[i]}: ${(w as { text?: string }).text}`).to.be.instanceOf(WatchStream);
+        expectNothingOld(w as WatchStream, projectKinds[i]);
+      });
+      // bob's own project is there: the filter is by incarnation, not by name
+      const [dashboards, bindings] = [answers[0], answers[6]] as WatchStream[];
+      expect(dashboards.summary()).to.deep.equal([`ADDED ${P}/d1`]);
+      expect(dashboards.changes()[0].object!.spec.display.name).to.equal('bob-d1');
+      expect(bindings.summary()).to.deep.equal([`ADDED ${P}/owner`]);
+    });
+
+    it('live: a watch bob opened before shows only his project; the administrator\'s shows both, the deletion included', async () => {
+      const rev = await reader.server.store.revision();
+      await Promise.all([liveBob.settle(rev), liveAdmin.settle(rev)]);
+      expectNothingOld(liveBob, 'bob');
+      expect(liveBob.summary()).to.deep.equal([`ADDED ${P}/d1`]);
+      const old = `${P}/d1`;
+      expect(liveAdmin.summary()).to.deep.equal([`ADDED ${old}`, `MODIFIED ${old}`, `MODIFIED ${old}`, `ADDED ${P}/gone`, `DELETED ${P}/gone`, `DELETED ${old}`, `ADDED ${old}`]);
+      expect(liveAdmin.changes()[6].object!.spec.display.name).to.equal('bob-d1');
+    });
+
+    it('a watch without since, opened now, lists only the new project', async () => {
+      const ws = await Promise.all([`/api/v1/dashboards?watch=true`, `/api/v1/projects/${P}/dashboards?watch=true`].map((path) => WatchStream.must(reader.url + path, bearer(bob))));
+      opened.push(...ws);
+      const rev = await reader.server.store.revision();
+      for (const w of ws) {
+        await w.settle(rev);
+        expect(w.summary()).to.deep.equal([`ADDED ${P}/d1`]);
+        expect(JSON.stringify(w.events)).to.not.include(CANARY);
+      }
+    });
+
+    it('the project list may show the old project being deleted (no content in it)', async () => {
+      const [w] = (await replay(['/api/v1/projects'])) as WatchStream[];
+      expect(w).to.be.instanceOf(WatchStream);
+      expect(JSON.stringify(w.events)).to.not.include(CANARY);
+    });
+
+    it("the old project's history is gone: versions, one version and restore are 404 and restore changes nothing", async () => {
+      const base = `/api/v1/projects/${P}/dashboards`;
+      // bob's d1 is at version 0 and has no earlier version; "gone" never existed in bob's project
+      for (const [name, old] of [['d1', [1, 2]], ['gone', [0, 1]]] as const) {
+        const versions = await reader.api('GET', `${base}/${name}/versions`, undefined, bearer(bob));
+        expect(JSON.stringify(versions.body ?? versions.text), name).to.not.include(CANARY);
+        if (name === 'd1') expect(versions.status === 200 && versions.body, versions.text).to.deep.equal([]);
+        else expect(versions.status, versions.text).to.equal(404);
+        for (const v of old) {
+          const one = await reader.api('GET', `${base}/${name}/versions/${v}`, undefined, bearer(bob));
+          expect(one.status, `${name} v${v}: ${one.text}`).to.equal(404);
+          expect(one.text).to.not.include(CANARY);
+          const restore = await reader.api('POST', `${base}/${name}/versions/${v}/restore`, undefined, bearer(bob));
+          expect(restore.status, `${name} restore v${v}: ${restore.text}`).to.equal(404);
+          expect(restore.text).to.not.include(CANARY);
+        }
+      }
+      expect((await ok(reader.api('GET', `${base}/d1`, undefined, bearer(bob)))).body.spec.display.name).to.equal('bob-d1');
+      expect((await reader.api('GET', `${base}/gone`, undefined, bearer(bob))).status).to.equal(404);
+      // and nothing of it is left in the store either
+      for (const name of ['d1', 'gone']) {
+        const key = { kind: 'Dashboard', project: P, name };
+        expect(JSON.stringify(await reader.server.store.listVersions(key))).to.not.include(CANARY);
+        for (const v of [0, 1, 2]) expect(JSON.stringify((await reader.server.store.getVersion(key, v)) ?? null)).to.not.include(CANARY);
+      }
+    });
+  });
+}
