@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { buildApp } from './api/app.js';
 import type { AuthRouteOptions } from './api/auth-routes.js';
 import type { ExternalAuthOptions } from './api/external-auth-routes.js';
+import { openInstallationWarning } from './auth/exposure.js';
 import { buildProviders, unverifiedIssuer } from './auth/external.js';
 import { principalUser } from './auth/user-sync.js';
 import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
@@ -193,7 +194,12 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     await store.close();
     throw e;
   }
-  for (const line of startupLog) app.log.info(line);
+  const exposed = openInstallationWarning(security, registry.all().find((d) => d.isProjectScope)!.kind);
+  if (exposed) startupLog.push(exposed);
+  for (const line of startupLog) {
+    if (line.startsWith('warning: ')) app.log.warn(line);
+    else app.log.info(line);
+  }
   const stopBackground = async () => {
     timers.forEach(clearInterval);
     await reaper.stop();

@@ -294,4 +294,22 @@ describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () 
     const r = await ok(s.api('GET', '/api/v1/dashboards?metadata_only=true&name=b-', undefined, as('rita')));
     expect(r.body).to.deep.equal([]);
   });
+
+  it('existence of a project: GET answers alike for unreadable and missing projects; a create that collides says only that the name is taken', async () => {
+    // GET, PUT, DELETE and child routes: the same 403 whether proj-b exists or not (only the name differs)
+    const scrub = (r: ApiResponse) => `${r.status} ${r.text.replaceAll('proj-b', 'X').replaceAll('no-such-proj', 'X')}`;
+    for (const [method, path] of [['GET', ''], ['DELETE', ''], ['GET', '/dashboards'], ['GET', '/dashboards/b-secret-1'], ['GET', '/datasources']]) {
+      const there = await s.api(method, `/api/v1/projects/proj-b${path}`, undefined, as('nobody'));
+      const missing = await s.api(method, `/api/v1/projects/no-such-proj${path}`, undefined, as('nobody'));
+      expect(there.status, there.text).to.equal(403);
+      expect(scrub(there), `${method} ${path}`).to.equal(scrub(missing));
+    }
+    // a name is one namespace for everybody (as in Kubernetes): the collision is a 409, which tells
+    // the name is taken and nothing else: not the owner, the dates or the contents
+    const taken = await s.api('POST', '/api/v1/projects', project('proj-b'), as('nobody'));
+    expect(taken.status, taken.text).to.equal(409);
+    expect(taken.body).to.deep.equal({ message: 'Project "proj-b" already exists', reason: 'AlreadyExists' });
+    expect(taken.text).not.to.match(/olga|createdAt|updatedAt|version|canary/i);
+    expect(await storedB()).to.contain(B_CANARY);
+  });
 });

@@ -10,7 +10,8 @@ export type { Permission };
 /** Key of the global permissions in a permission map (as Perses). */
 export const GLOBAL = '*';
 
-function grants(perms: readonly Permission[], action: Action, kind: string): boolean {
+/** Whether a permission list grants `action` on `kind` (`*` matches any action or kind). */
+export function grants(perms: readonly Permission[], action: Action, kind: string): boolean {
   return perms.some((p) => (p.actions.includes(action) || p.actions.includes('*')) && (p.scopes.includes(kind) || p.scopes.includes('*')));
 }
 

@@ -1200,7 +1200,7 @@ export interface ProxyConfig {
    */
   max_concurrent?: number;
   /**
-   * Addresses or CIDR networks the proxy never connects to (e.g. 169.254.0.0/16 for cloud metadata). Checked on the resolved address, whatever form the URL uses.
+   * Addresses or CIDR networks the proxy never connects to, checked on the resolved address whatever form the URL uses. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] allows everything).
    */
   denied_networks?: string[];
 }
