@@ -3,7 +3,7 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTVerifyGetKey } from '
 import { readFileSync } from 'node:fs';
 import { ApiError, badRequest, forbidden, unauthorized } from '../errors.js';
 import type { OAuthProviderConfig, OIDCProviderConfig } from '../kinds/generated/types.js';
-import { loginName, type ExternalIdentity } from './user-sync.js';
+import { loginName, subjectOf, type ExternalIdentity } from './user-sync.js';
 
 export type ProviderKind = 'oidc' | 'oauth';
 
@@ -122,7 +122,8 @@ export class ExternalProvider {
     } catch {
       throw unauthorized(`the access token from provider "${this.slug}" is invalid, expired or not meant for this server`);
     }
-    const subject = String(claims.sub);
+    const subject = subjectOf(claims.sub);
+    if (!subject) throw unauthorized(`the access token from provider "${this.slug}" has no usable subject (sub must be a non-empty string)`);
     const login = claims[c.login_claim ?? 'preferred_username'] ?? claims.client_id ?? claims.azp;
     return { login: loginName(login, subject), issuer: c.issuer, subject, ...(typeof claims.email === 'string' ? { email: claims.email } : {}) };
   }
@@ -138,8 +139,8 @@ export class ExternalProvider {
       info = (await res.json()) as Record<string, unknown>;
     }
     const all = { ...info, ...claims };
-    const subject = String(all.sub ?? all.id ?? '');
-    if (!subject) throw unauthorized(`provider "${this.slug}" returned no subject for the user`);
+    const subject = subjectOf(all.sub ?? all.id);
+    if (!subject) throw unauthorized(`provider "${this.slug}" returned no usable subject for the user (sub or id must be a non-empty string or an integer)`);
     const claim = this.kind === 'oidc' ? ((this.c as OIDCProviderConfig).login_claim ?? 'preferred_username') : ((this.c as OAuthProviderConfig).custom_login_property ?? 'login');
     const email = typeof all.email === 'string' ? all.email : undefined;
     this.checkDomain(email, all.email_verified);

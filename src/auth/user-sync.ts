@@ -33,6 +33,18 @@ export function loginName(preferred: unknown, subject: string): string {
 }
 
 /**
+ * A provider's subject (`sub`, or an OAuth profile's `id`) as the string a user is bound to:
+ * a non-empty string, or an integer (GitHub's ids are numbers). Anything else is refused rather
+ * than stringified: two users whose ids were objects would both become "[object Object]" and
+ * share one account.
+ */
+export function subjectOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() === '' ? undefined : value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  return undefined;
+}
+
+/**
  * Creates or updates the User of an external login. A user is bound to the (issuer, subject)
  * that created it: a user with a native password, or bound to another provider or subject, is
  * never taken over, and accounts are never merged by e-mail.
