@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { buildApp } from './api/app.js';
+import { serverLogger } from './api/log-destination.js';
 import type { AuthRouteOptions } from './api/auth-routes.js';
 import type { ExternalAuthOptions } from './api/external-auth-routes.js';
 import { openInstallationWarning } from './auth/exposure.js';
@@ -159,7 +160,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     proxy: { registry, service, store, secrets, upstream, metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build,
     ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist') },
-    logger: opts.logger ?? { level: config.log?.level ?? 'info' },
+    logger: opts.logger ?? serverLogger(config.log?.level ?? 'info'),
   });
   const timers: NodeJS.Timeout[] = [];
   const reaper = new Reaper({

@@ -1,4 +1,5 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { Authenticator } from '../auth/authenticator.js';
 import { ANONYMOUS, type Principal } from '../auth/authorizer.js';
@@ -47,15 +48,15 @@ export interface AppOptions {
   build: BuildInfo;
   /** The built web UI, served at / (absent: no UI routes). */
   ui?: StaticRouteOptions;
-  /** A pino logger configuration or false. */
-  logger: boolean | Record<string, unknown>;
+  /** A pino logger, a pino configuration, or false. */
+  logger: boolean | Record<string, unknown> | Logger;
 }
 
 /** Builds the Fastify application: hygiene hooks, parsers, error handler, routes. */
 export function buildApp(o: AppOptions): FastifyInstance {
   const http = o.config.http!;
   const app = Fastify({
-    logger: o.logger as never,
+    ...(isLogger(o.logger) ? { loggerInstance: o.logger as unknown as FastifyBaseLogger } : { logger: o.logger as never }),
     bodyLimit: http.body_limit,
     routerOptions: { caseSensitive: false, maxParamLength: 1000, ignoreTrailingSlash: true, querystringParser: parseQuery },
     // Against slowloris: headers must arrive within headers_timeout, the whole request within request_timeout.
@@ -180,4 +181,8 @@ function parseQuery(text: string): Record<string, string | string[]> {
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
   }
   return out as Record<string, string | string[]>;
+}
+
+function isLogger(v: AppOptions['logger']): v is Logger {
+  return typeof v === 'object' && typeof (v as { child?: unknown }).child === 'function';
 }
