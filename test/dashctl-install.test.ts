@@ -55,8 +55,10 @@ describe('npm pack + npm install -g of the tarball puts dashctl and dashplane on
       const r = await dashctl(join(tmp.path, 'config.json'), ['version'], { bin: bin('dashctl'), env: { DASHCTL_URL: url } });
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout).to.include(`Client Version: ${VERSION}`).and.include(`Server Version: ${VERSION} at ${url}`);
-      const ui = await fetch(`${url}/`);
-      expect(await ui.text(), 'the packed UI is served').to.match(/<!doctype html>/i);
+      const page = await (await fetch(`${url}/`)).text();
+      expect(page, 'the packed UI is served').to.include('<div id="root">').and.not.include('not built');
+      const script = /src="(\/assets\/[^"]+\.js)"/.exec(page)![1];
+      expect((await fetch(url + script)).status).to.equal(200);
     } finally {
       server.kill();
     }
