@@ -72,6 +72,11 @@ describe('dashctl kubectl habits (end to end)', function () {
     const r = await run(['get', 'dashbords']);
     expect(r.code).to.equal(1);
     expect(r.stderr).to.include('unknown kind "dashbords"; did you mean dashboards?');
+    const file = join(tmp.path, 'typo.yaml');
+    writeFileSync(file, 'kind: Dashbaord\nmetadata: {name: x, project: team-a}\nspec: {}\n');
+    const lint = await run(['lint', '-f', file]);
+    expect(lint.code).to.equal(1);
+    expect(lint.stderr).to.include('kind "Dashbaord" is not a dashplane kind; did you mean Dashboard?');
   });
 
   it('describe -o yaml|json is the object without server-owned metadata, and applies again as is', async () => {
