@@ -1,6 +1,6 @@
 import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import type { HttpError } from './errors.js';
-import { KINDS, label, phaseOf } from './kinds.js';
+import { KINDS, label, nearestKind, phaseOf } from './kinds.js';
 import { where, type Manifest } from './manifests.js';
 
 type Obj = Record<string, unknown>;
@@ -39,7 +39,8 @@ export function resolveTargets(manifests: readonly Manifest[], defaultProject: s
     const d = typeof kind === 'string' ? KINDS.byName(kind) : undefined;
     if (!d) {
       const known = KINDS.all().map((k) => k.kind).join(', ');
-      unresolved.push({ m, message: typeof kind === 'string' ? `kind "${kind}" is not a dashplane kind; known: ${known}` : 'kind: is required (e.g. kind: Dashboard)' });
+      const near = typeof kind === 'string' ? nearestKind(kind) : undefined;
+      unresolved.push({ m, message: typeof kind === 'string' ? `kind "${kind}" is not a dashplane kind${near ? `; did you mean ${near.kind}?` : ''} (known: ${known})` : 'kind: is required (e.g. kind: Dashboard)' });
       continue;
     }
     const meta = isObj(m.object.metadata) ? m.object.metadata : {};

@@ -1,11 +1,16 @@
 import { expect } from 'chai';
-import { readdirSync, readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { fastLoad, lineFinder, parsePieces } from '../cli/yaml-pieces.js';
 import { CliError } from '../cli/errors.js';
 import { desiredForm, sameJson } from '../cli/compare.js';
-import { resolveKind } from '../cli/kinds.js';
+import { complete } from '../cli/completion.js';
+import { contextNameFor, loadConfig } from '../cli/config-file.js';
+import { editHeader, parseEdited, withoutComments } from '../cli/editor.js';
+import { editDistance, nearestKind, resolveKind, resourceName } from '../cli/kinds.js';
 import { splitPath } from '../cli/manifests.js';
 import { fromOperator } from '../cli/operator.js';
 import { age, table } from '../cli/output.js';
@@ -77,6 +82,72 @@ describe('dashctl units', () => {
     const now = Date.parse('2026-01-02T00:00:00Z');
     expect(['2026-01-01T23:59:15Z', '2026-01-01T23:57:00Z', '2026-01-01T21:00:00Z', '2025-12-28T00:00:00Z', '2024-01-01T00:00:00Z'].map((t) => age(t, now))).to.deep.equal(['45s', '3m', '3h', '5d', '2y']);
     expect(age(undefined)).to.equal('-');
+  });
+});
+
+describe('dashctl habits (pure parts)', () => {
+  it('suggests the nearest kind for a typo, and none for another word', () => {
+    expect(editDistance('dashbords', 'dashboards')).to.equal(1);
+    expect(editDistance('', 'abc')).to.equal(3);
+    expect(nearestKind('dashbords')?.plural).to.equal('dashboards');
+    expect(nearestKind('globaldatasource')?.plural).to.equal('globaldatasources');
+    expect(nearestKind('varables')?.plural).to.equal('variables');
+    expect(nearestKind('gizmos')).to.equal(undefined);
+    expect(() => resolveKind('Dashbaord')).to.throw('did you mean dashboards?');
+    expect(() => resolveKind('gizmo')).to.throw(/^unknown kind "gizmo"\nknown kinds: /);
+  });
+
+  it('names objects kubectl-style: kind/project/name, kind/name for global kinds', () => {
+    expect(resourceName(resolveKind('dash'), 'cpu', 'team-a')).to.equal('dashboard/team-a/cpu');
+    expect(resourceName(resolveKind('gds'), 'prom')).to.equal('globaldatasource/prom');
+    expect(resourceName(resolveKind('projects'), 'team-a', 'team-a')).to.equal('project/team-a');
+  });
+
+  it('completes from a commander tree: subcommands, options of the command and its parents, choices, values by name', () => {
+    const program = new Command('x').option('--context <name>');
+    program.command('get').argument('<kind>').argument('[names...]').addOption(new Option('-o, --output <f>').choices(['json', 'yaml'])).option('-p, --project <p>').option('-A, --all');
+    const config = program.command('config');
+    config.command('use-context').argument('<context>');
+    config.command('show');
+    const values = { kind: () => ['dashboards', 'datasources', 'folders'], context: () => ['prod', 'dev'] };
+    const c = (...words: string[]) => complete(program, words, values);
+    expect(c('')).to.deep.equal(['get', 'config', 'help']);
+    expect(c('get', 'da')).to.deep.equal(['dashboards', 'datasources']);
+    expect(c('get', '-p', 'team', 'f')).to.deep.equal(['folders'], 'the value of -p is not the kind');
+    expect(c('get', '-A', 'f')).to.deep.equal(['folders'], '-A takes no value');
+    expect(c('get', 'folders', '')).to.deep.equal([], 'names: files (nothing)');
+    expect(c('get', '-o', '')).to.deep.equal(['json', 'yaml']);
+    expect(c('get', '--')).to.deep.equal(['--output', '--project', '--all', '--help', '--context']);
+    expect(c('--context', 'd')).to.deep.equal(['dev']);
+    expect(c('config', '')).to.deep.equal(['use-context', 'show', 'help']);
+    expect(c('config', 'use-context', '')).to.deep.equal(['prod', 'dev']);
+  });
+
+  it('reads a configuration file of older dashctl versions as the context "default"', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dashctl-units-'));
+    try {
+      const file = join(dir, 'config.json');
+      writeFileSync(file, JSON.stringify({ url: 'http://a:1', project: 'p', accessToken: 't', unknown: 1 }));
+      expect(loadConfig(file)).to.deep.equal({ currentContext: 'default', contexts: { default: { url: 'http://a:1', project: 'p', accessToken: 't' } } });
+      writeFileSync(file, '{}');
+      expect(loadConfig(file)).to.deep.equal({ contexts: {} });
+      writeFileSync(file, JSON.stringify({ contexts: { a: 'x' } }));
+      expect(() => loadConfig(file)).to.throw(CliError, '"contexts" must map context names to objects');
+      expect(loadConfig(join(dir, 'none.json'))).to.deep.equal({ contexts: {} });
+      expect(contextNameFor('http://127.0.0.1:8080', ['127.0.0.1:8080'])).to.equal('127.0.0.1:8080-2');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('edit: strips its comment lines, reads one YAML document, puts the errors first', () => {
+    expect(withoutComments('# a\nkind: X\n# b\nspec:\n  text: "# not a comment"\n')).to.equal('kind: X\nspec:\n  text: "# not a comment"\n');
+    expect(parseEdited('kind: X\n')).to.deep.equal({ value: { kind: 'X' } });
+    expect(parseEdited('a: [1\n')).to.have.property('error').that.match(/^not valid YAML/);
+    expect(parseEdited('a: 1\n---\nb: 2\n')).to.deep.equal({ error: 'expected one YAML document, found 2' });
+    const header = editHeader('Dashboard p/x', ['bad (400 Invalid)', '  spec.a: nope']);
+    expect(header.split('\n').slice(0, 3)).to.deep.equal(['# The edit could not be saved; fix it below (or empty the file to give up):', '#   bad (400 Invalid)', '#     spec.a: nope']);
+    expect(header.split('\n').every((l) => l === '' || l.startsWith('#'))).to.equal(true);
   });
 });
 

@@ -4,6 +4,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { basename, join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { AUTH_ENV } from './helpers/auth.js';
+import { DASHCTL_BIN as BIN, dashctl, savedContext, show, type Run } from './helpers/dashctl.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -13,38 +14,6 @@ import { waitFor } from './helpers/wait.js';
  */
 
 const CORPUS = join(PACKAGE_ROOT, '..', 'shared', 'corpus');
-const BIN = join(PACKAGE_ROOT, 'dist', 'cli', 'bin', 'dashctl.js');
-
-interface Run {
-  code: number | string;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs dashctl with `configFile` as its configuration; stdin is a pipe (never a terminal). */
-function dashctl(configFile: string, args: string[], o: { env?: Record<string, string>; input?: string } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, DASHCTL_CONFIG: configFile, NO_COLOR: '1' };
-    for (const k of ['DASHCTL_URL', 'DASHCTL_TOKEN', 'DASHCTL_PROJECT']) delete env[k];
-    Object.assign(env, o.env ?? {});
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`dashctl ${args.join(' ')} did not exit within 50 s\n${stdout}\n${stderr}`));
-    }, 50_000);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? signal ?? -1, stdout, stderr });
-    });
-    child.stdin.end(o.input ?? '');
-  });
-}
-
-const show = (r: Run) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
 function copyCorpus(dir: string, files: string[]): void {
   mkdirSync(dir, { recursive: true });
@@ -93,7 +62,7 @@ describe('dashctl (end to end, child processes against a real server)', function
 
   it('keeps its configuration in $DASHCTL_CONFIG with mode 0600', async () => {
     expect(statSync(cfg).mode & 0o777).to.equal(0o600);
-    expect(JSON.parse(readFileSync(cfg, 'utf8')).url).to.equal(srv.url);
+    expect(savedContext(cfg).url).to.equal(srv.url);
     const r = await run(['config']);
     expect(r.stdout).to.include(srv.url).and.include(cfg);
   });
@@ -264,11 +233,11 @@ describe('dashctl (end to end, child processes against a real server)', function
 
       const json = await run(['get', 'datasources', '-p', 'perses', '-o', 'json']);
       expect(JSON.parse(json.stdout).map((o: any) => o.metadata.name)).to.deep.equal(['PrometheusDemo', 'PrometheusDemoBrowser']);
-      const yaml = await run(['get', 'Datasource', 'PrometheusDemoB', '-p', 'perses', '-o', 'yaml']);
+      const yaml = await run(['get', 'Datasource', '--prefix', 'PrometheusDemoB', '-p', 'perses', '-o', 'yaml']);
       expect(yaml.stdout).to.match(/^kind: Datasource\nmetadata:\n {2}name: PrometheusDemoBrowser\n/);
       expect(yaml.stdout).not.to.include('---');
       const names = await run(['get', 'projects', '-o', 'name']);
-      expect(names.stdout.split('\n').filter(Boolean)).to.include.members(['demo', 'perses', 'perses-dev', 'IncredibleProject']);
+      expect(names.stdout.split('\n').filter(Boolean)).to.include.members(['project/demo', 'project/perses', 'project/perses-dev', 'project/IncredibleProject']);
       const all = await run(['get', 'dash', '-A']);
       expect(all.stdout.split('\n')[0]).to.match(/^PROJECT\s+NAME\s+DISPLAY\s+VERSION\s+AGE$/);
       expect(all.stdout).to.include('perses-dev').and.include('etcd-overview');
@@ -406,15 +375,15 @@ describe('dashctl with authentication on', function () {
   it('login with a password (read from /api/config first), whoami, config shows tokens, without a terminal asks for -u/-p', async () => {
     const noTty = await run(['login', srv.url]);
     expect(noTty.code, show(noTty)).to.equal(1);
-    expect(noTty.stderr).to.include('-u NAME and -p PASSWORD');
-    const wrong = await run(['login', srv.url, '-u', 'admin', '-p', 'nope']);
+    expect(noTty.stderr).to.include('-u NAME and --password-stdin');
+    const wrong = await run(['login', srv.url, '-u', 'admin', '--password', 'nope']);
     expect(wrong.code).to.equal(1);
     expect(wrong.stderr).to.include('wrong login or password');
-    const r = await run(['login', srv.url, '-u', 'admin', '-p', 'admin-password']);
+    const r = await run(['login', srv.url, '-u', 'admin', '--password', 'admin-password']);
     expect(r.code, show(r)).to.equal(0);
     expect(r.stdout).to.include('as admin');
     expect(statSync(cfg).mode & 0o777).to.equal(0o600);
-    const saved = JSON.parse(readFileSync(cfg, 'utf8'));
+    const saved = savedContext(cfg);
     expect(saved.accessToken).to.be.a('string');
     expect(saved.refreshToken).to.be.a('string');
     const who = await run(['whoami']);
@@ -424,7 +393,7 @@ describe('dashctl with authentication on', function () {
   it('refreshes the expired access token during an apply (16 requests in flight) and saves the new pair', async function () {
     // Tokens are accepted up to 30 s past their expiry (clock skew): 2 s + 30 s.
     this.timeout(90_000);
-    const saved = JSON.parse(readFileSync(cfg, 'utf8'));
+    const saved = savedContext(cfg);
     await waitFor('the access token to expire', async () => (await srv.api('GET', '/api/v1/user/whoami', undefined, { authorization: `Bearer ${saved.accessToken}` })).status === 401, 45_000, 250);
     const dir = join(tmp.path, 'many');
     mkdirSync(dir, { recursive: true });
@@ -433,19 +402,20 @@ describe('dashctl with authentication on', function () {
     const r = await run(['apply', '-f', dir, '-p', 'team', '--create-project']);
     expect(r.code, show(r)).to.equal(0);
     expect(summary(r)).to.deep.equal(counts(51, 0, 0));
-    const after = JSON.parse(readFileSync(cfg, 'utf8'));
+    const after = savedContext(cfg);
     expect(after.refreshToken).to.not.equal(saved.refreshToken);
     expect(after.accessToken).to.not.equal(saved.accessToken);
     expect(statSync(cfg).mode & 0o777).to.equal(0o600);
   });
 
   it('a rejected access token is refreshed with the rotated refresh token (the session was not revoked by a replay)', async () => {
-    const saved = JSON.parse(readFileSync(cfg, 'utf8'));
-    const [h, p] = saved.accessToken.split('.');
+    const saved = savedContext(cfg);
+    const [h, p] = saved.accessToken!.split('.');
+    // written as a dashctl of before contexts did: read as the context "default"
     writeFileSync(cfg, JSON.stringify({ ...saved, accessToken: `${h}.${p}.forged-signature` }), { mode: 0o600 });
     const again = await run(['apply', '-f', join(tmp.path, 'many'), '-p', 'team']);
     expect(summary(again), show(again)).to.deep.equal(counts(0, 0, 50));
-    const after = JSON.parse(readFileSync(cfg, 'utf8'));
+    const after = savedContext(cfg);
     expect(after.refreshToken).to.not.equal(saved.refreshToken);
     // A refresh token used twice would have revoked the session: the new pair still works.
     expect((await srv.api('GET', '/api/v1/projects/team', undefined, { authorization: `Bearer ${after.accessToken}` })).status).to.equal(200);
@@ -454,7 +424,7 @@ describe('dashctl with authentication on', function () {
   it('--token logs in with a given token; logout revokes the session and forgets the tokens', async () => {
     const r = await run(['logout']);
     expect(r.code, show(r)).to.equal(0);
-    expect(JSON.parse(readFileSync(cfg, 'utf8')).accessToken).to.equal(undefined);
+    expect(savedContext(cfg).accessToken).to.equal(undefined);
     const who = await run(['whoami']);
     expect(who.code).to.equal(1);
     expect(who.stderr).to.include('dashctl login');
@@ -463,7 +433,7 @@ describe('dashctl with authentication on', function () {
     expect(t.code, show(t)).to.equal(0);
     expect(t.stdout).to.include('as admin');
     // (the token lives 2 s on this server, so it is only checked as saved)
-    expect(JSON.parse(readFileSync(cfg, 'utf8')).accessToken).to.equal(login.body.access_token);
+    expect(savedContext(cfg).accessToken).to.equal(login.body.access_token);
   });
 });
 
@@ -522,8 +492,7 @@ describe('dashctl login through an identity provider (device code, client creden
     const polls = seen.filter((s) => s.path.endsWith('/corp/token'));
     expect(polls).to.have.length(3);
     for (let i = 1; i < polls.length; i++) expect(polls[i].at - polls[i - 1].at).to.be.at.least(900);
-    const saved = JSON.parse(readFileSync(cfg, 'utf8'));
-    expect(saved).to.include({ url, refreshToken: 'r-alice' });
+    expect(savedContext(cfg)).to.include({ url, refreshToken: 'r-alice' });
     expect(statSync(cfg).mode & 0o777).to.equal(0o600);
   });
 
@@ -535,7 +504,7 @@ describe('dashctl login through an identity provider (device code, client creden
     const unknown = await dashctl(cfg, ['login', url, '--provider', 'nope']);
     expect(unknown.code).to.equal(1);
     expect(unknown.stderr).to.include('no identity provider "nope"').and.include('corp, forge');
-    const native = await dashctl(cfg, ['login', url, '-u', 'a', '-p', 'b']);
+    const native = await dashctl(cfg, ['login', url, '-u', 'a', '--password', 'b']);
     expect(native.stderr).to.include('native login is disabled');
   });
 });

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { readBuildInfo } from '../build-info.js';
 import { ConfigError, loadConfig, type ServerConfig } from '../config.js';
 import { startServer } from '../main.js';
 import { rotateSecrets } from '../secrets/rotate.js';
 import { migrateStore, storeFromUri } from '../storage/migrate.js';
 
 const USAGE = `usage: dashplane [--config FILE] [--listen HOST:PORT]      start the server
+       dashplane --version                                   print the version
        dashplane secrets rotate [--config FILE]              re-encrypt stored secrets with the primary key
        dashplane migrate-store --from level:./data --to postgres://user@host/db
                                                               copy everything to another store (servers stopped)
@@ -22,7 +24,7 @@ async function main(): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
-      options: { config: { type: 'string', short: 'c' }, listen: { type: 'string', short: 'l' }, help: { type: 'boolean', short: 'h' }, from: { type: 'string' }, to: { type: 'string' } },
+      options: { config: { type: 'string', short: 'c' }, listen: { type: 'string', short: 'l' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' }, from: { type: 'string' }, to: { type: 'string' } },
       allowPositionals: true,
       strict: true,
     });
@@ -32,6 +34,10 @@ async function main(): Promise<void> {
   const args = parsed.values;
   if (args.help) {
     console.log(USAGE);
+    return;
+  }
+  if (args.version) {
+    console.log(readBuildInfo().version);
     return;
   }
   const command = parsed.positionals.join(' ');
