@@ -1,5 +1,6 @@
 import { badRequest } from '../errors.js';
 import { checkManager } from '../resources/managers.js';
+import { MANAGER_HEADER } from './headers.js';
 import { assertName } from '../resources/names.js';
 
 export type Query = Record<string, string | string[] | undefined>;
@@ -43,15 +44,12 @@ export function ifMatch(header: string | string[] | undefined): number | undefin
   return Number(m[1]);
 }
 
-/** The request header naming the field manager of a write (the client: dashctl, web-ui...). */
-export const MANAGER_HEADER = 'x-dashplane-manager';
-
 /**
  * The field manager a write names: the X-Dashplane-Manager header or the `fieldManager` query
  * parameter (as in Kubernetes); undefined when neither. Either must be a short token; both must agree.
  */
 export function fieldManager(headers: Record<string, string | string[] | undefined>, q: Query): string | undefined {
-  const header = headers[MANAGER_HEADER];
+  const header = headers[MANAGER_HEADER.toLowerCase()];
   const fromHeader = header === undefined ? undefined : checkManager(Array.isArray(header) ? header.join(', ') : header, 'the X-Dashplane-Manager header');
   const param = single(q, 'fieldManager');
   const fromQuery = param === undefined ? undefined : checkManager(param, 'query parameter "fieldManager"');

@@ -7,11 +7,9 @@ import { getPath } from '../resources/object-path.js';
 import { HistoryService } from '../resources/history.js';
 import { jsonOf } from '../storage/json-of.js';
 import type { ResourceService, UpdateResult } from '../resources/service.js';
+import { UNCHANGED_HEADER } from './headers.js';
 import { fieldManager, flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
 import type { WatchEvent, Watcher, WatchQuery } from '../controllers/watcher.js';
-
-/** Response header of a PUT (or restore) that changed nothing: same version, no history entry, no watch event. */
-export const UNCHANGED_HEADER = 'X-Dashplane-Unchanged';
 
 /** Largest page a list may ask for. */
 const MAX_LIMIT = 10_000;
