@@ -79,12 +79,13 @@ async function applyOne(api: ApiClient, t: Target, o: Pick<ApplyOptions, 'dryRun
   const query = dryRun ? { dryRun: true } : undefined;
   const path = objectPath(t.d, t.name, t.project);
   /** Unchanged, refused (a conflict), or PUT conditional on the version compared. */
-  const update = async (current: { metadata: { version: number } }): Promise<ApplyResult> => {
-    if (await unchangedOnServer(api, t, path, current as unknown as Record<string, unknown>)) return { ...base, outcome: 'unchanged' };
-    const version = current.metadata.version;
+  const update = async (current: Record<string, unknown>): Promise<ApplyResult> => {
+    if (await unchangedOnServer(api, t, path, current)) return { ...base, outcome: 'unchanged' };
+    const version = Number((current.metadata as { version?: unknown } | undefined)?.version);
     const conflict = o.forceConflicts ? undefined : await conflictOf(api, path, version);
     if (conflict) return { ...base, outcome: 'failed', error: new CliError(conflict) };
-    const res = await api.call('PUT', path, { body: t.m.object, query, headers: { 'if-match': `"${version}"` } });
+    const ifMatch = Number.isInteger(version) ? { 'if-match': `"${version}"` } : undefined;
+    const res = await api.call('PUT', path, { body: t.m.object, query, headers: ifMatch });
     return { ...base, outcome: res.headers.get(UNCHANGED_HEADER) === 'true' ? 'unchanged' : 'configured' };
   };
   try {
