@@ -1,8 +1,10 @@
 import { getPath } from '../src/resources/object-path.js';
 import type { ApiClient } from './api-client.js';
 import { toHttpError } from './api-client.js';
-import { desiredForm, hasUnverifiableSecrets, sameJson, withoutServerFields } from './compare.js';
+import { UNCHANGED_HEADER } from '../src/api/headers.js';
+import { CliError } from './errors.js';
 import { collectionPath, KINDS, objectPath } from './kinds.js';
+import { conflictOf, unchangedOnServer } from './ownership.js';
 import { mapPool } from './pool.js';
 import { phases, type Target } from './targets.js';
 
@@ -13,6 +15,8 @@ export interface ApplyOptions {
   /** Create missing projects named by project objects (and not in the input). */
   createProject: boolean;
   concurrency: number;
+  /** Overwrite objects another field manager changed since dashctl last applied them. */
+  forceConflicts?: boolean;
   /** Called once per object (and per project created on the way). */
   onResult(r: ApplyResult): void;
 }
@@ -29,10 +33,12 @@ const PROJECT_MISSING = /metadata\.project "([^"]*)" doesn't exist$/;
 
 /**
  * Applies targets in three phases (Projects, other global kinds, project kinds), each in
- * parallel: read the stored object; when there is one, compare (ignoring server-owned metadata)
- * to report `unchanged` without writing, else PUT; when there is none, POST (and on a 409, from a
- * concurrent creator, compare and PUT). A dry run sends `dryRun=true`; a project-scoped
- * object whose project only this dry run would create is checked with /api/validate instead.
+ * parallel: read the stored object; when there is one, compare (ignoring server-owned metadata;
+ * secret values compared by the server) to report `unchanged` without writing, else refuse when
+ * another field manager changed it since dashctl last applied it (unless `forceConflicts`), else
+ * PUT with If-Match; when there is none, POST (and on a 409, from a concurrent creator, compare
+ * and PUT). A dry run sends `dryRun=true`; a project-scoped object whose project only this dry
+ * run would create is checked with /api/validate instead.
  */
 export async function applyTargets(api: ApiClient, targets: readonly Target[], o: ApplyOptions): Promise<ApplyResult[]> {
   const results: ApplyResult[] = [];
@@ -47,8 +53,8 @@ export async function applyTargets(api: ApiClient, targets: readonly Target[], o
     // Objects claiming a scope-wide flag (a default datasource) go one at a time, after the rest:
     // the server checks "at most one per scope" against what is stored, so parallel claims race.
     const claims = phase.filter(claimsFlag);
-    await mapPool(phase.filter((t) => !claimsFlag(t)), o.concurrency, async (t) => report(await applyOne(api, t, o.dryRun, planned)));
-    for (const t of claims) report(await applyOne(api, t, o.dryRun, planned));
+    await mapPool(phase.filter((t) => !claimsFlag(t)), o.concurrency, async (t) => report(await applyOne(api, t, o, planned)));
+    for (const t of claims) report(await applyOne(api, t, o, planned));
   };
   for (const phase of [projects, globals]) await run(phase);
   if (o.createProject) {
@@ -67,17 +73,20 @@ function claimsFlag(t: Target): boolean {
   return t.d.singleFlag !== undefined && getPath(t.m.object, t.d.singleFlag.flag) === true;
 }
 
-async function applyOne(api: ApiClient, t: Target, dryRun: boolean, planned: Set<string>): Promise<ApplyResult> {
+async function applyOne(api: ApiClient, t: Target, o: Pick<ApplyOptions, 'dryRun' | 'forceConflicts'>, planned: Set<string>): Promise<ApplyResult> {
+  const dryRun = o.dryRun;
   const base = { target: t, label: t.label };
   const query = dryRun ? { dryRun: true } : undefined;
   const path = objectPath(t.d, t.name, t.project);
-  /** Unchanged (ignoring server-owned metadata) or PUT. */
+  /** Unchanged, refused (a conflict), or PUT conditional on the version compared. */
   const update = async (current: Record<string, unknown>): Promise<ApplyResult> => {
-    if (!hasUnverifiableSecrets(t.d, t.m.object) && sameJson(desiredForm(t.d, t.m.object, t.name, t.project), withoutServerFields(current))) {
-      return { ...base, outcome: 'unchanged' };
-    }
-    await api.call('PUT', path, { body: t.m.object, query });
-    return { ...base, outcome: 'configured' };
+    if (await unchangedOnServer(api, t, path, current)) return { ...base, outcome: 'unchanged' };
+    const version = Number((current.metadata as { version?: unknown } | undefined)?.version);
+    const conflict = o.forceConflicts ? undefined : await conflictOf(api, path, version);
+    if (conflict) return { ...base, outcome: 'failed', error: new CliError(conflict) };
+    const ifMatch = Number.isInteger(version) ? { 'if-match': `"${version}"` } : undefined;
+    const res = await api.call('PUT', path, { body: t.m.object, query, headers: ifMatch });
+    return { ...base, outcome: res.headers.get(UNCHANGED_HEADER) === 'true' ? 'unchanged' : 'configured' };
   };
   try {
     // Reading first costs one cheap GET for an unchanged object (the common case of a GitOps

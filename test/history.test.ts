@@ -24,7 +24,7 @@ async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
   return res;
 }
 
-type Entry = { version: number; updatedAt: string; updatedBy: string };
+type Entry = { version: number; updatedAt: string; updatedBy: string; manager: string };
 
 describe('version history (API.md §7)', function () {
   this.timeout(30_000);
@@ -46,13 +46,14 @@ describe('version history (API.md §7)', function () {
     });
     after(() => s?.stop());
 
-    it('three updates, then the list holds three older versions, newest first, as {version, updatedAt, updatedBy}', async () => {
+    it('three updates, then the list holds three older versions, newest first, as {version, updatedAt, updatedBy, manager}', async () => {
       const answers = await history('d1', 3);
       const list = await versions('d1');
       expect(list.map((v) => v.version)).to.deep.equal([2, 1, 0]);
       for (const v of list) {
-        expect(Object.keys(v).sort()).to.deep.equal(['updatedAt', 'updatedBy', 'version']);
+        expect(Object.keys(v).sort()).to.deep.equal(['manager', 'updatedAt', 'updatedBy', 'version']);
         expect(v.updatedBy).to.equal('anonymous');
+        expect(v.manager, 'no X-Dashplane-Manager sent').to.equal('api');
         expect(v.updatedAt).to.equal(answers[v.version].metadata.updatedAt);
       }
     });
@@ -84,7 +85,7 @@ describe('version history (API.md §7)', function () {
       await ok(s.api('PUT', `${base}/d3`, dash('d3', 'd3-v5')));
       const list = await versions('d3');
       expect(list.map((v) => v.version)).to.deep.equal([4, 3, 2, 1, 0]);
-      expect(list[0]).to.deep.include({ updatedBy: 'anonymous', updatedAt: r.body.metadata.updatedAt });
+      expect(list[0]).to.deep.include({ updatedBy: 'anonymous', updatedAt: r.body.metadata.updatedAt, manager: 'restore' });
       expect((await ok(s.api('GET', `${base}/d3/versions/4`))).body.spec).to.deep.equal(answers[1].spec);
       expect((await s.api('POST', `${base}/d3/versions/99/restore`)).status).to.equal(404);
     });

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { ApiError } from '../src/errors.js';
-import type { Envelope, ListQuery, Store, StoreEvent } from '../src/storage/store.js';
+import { MAX_MANAGERS, type Envelope, type ListQuery, type Store, type StoreEvent } from '../src/storage/store.js';
 
 export interface StoreFixture {
   store: Store;
@@ -257,14 +257,64 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
     });
 
     it('history: entries in the same write, newest first, retention, getVersion', async () => {
-      const h = { by: 'alice', max: 2 };
-      await store.create(obj('Dashboard', 'p', 'x', 0, { v: 0 }), { history: h });
-      for (let v = 1; v <= 4; v++) await store.update(obj('Dashboard', 'p', 'x', v, { v }), { expectedVersion: v - 1, history: h });
+      const h = { writer: { by: 'alice', manager: 'dashctl' }, history: { max: 2 } };
+      await store.create(obj('Dashboard', 'p', 'x', 0, { v: 0 }), h);
+      for (let v = 1; v <= 4; v++) await store.update(obj('Dashboard', 'p', 'x', v, { v }), { expectedVersion: v - 1, ...h });
       const key = { kind: 'Dashboard', project: 'p', name: 'x' };
       expect((await store.listVersions(key)).map((e) => e.version)).to.deep.equal([4, 3, 2]);
-      expect((await store.listVersions(key))[0].updatedBy).to.equal('alice');
+      expect((await store.listVersions(key))[0]).to.deep.include({ updatedBy: 'alice', manager: 'dashctl' });
       expect((await store.getVersion(key, 3))!.spec).to.deep.equal({ v: 3 });
       expect(await store.getVersion(key, 0)).to.equal(undefined);
+    });
+
+    it('managers: the latest write of each field manager, newest first, at most MAX_MANAGERS; kept across a reopen, apart from the object, gone with it', async () => {
+      const key = { kind: 'Secret', project: 'p', name: 's' };
+      const at = (v: number) => `2026-01-01T00:00:0${v}.000Z`;
+      const write = (v: number, by: string, manager: string) => {
+        const o = { ...obj('Secret', 'p', 's', v, { v }), metadata: { ...obj('Secret', 'p', 's', v).metadata, updatedAt: at(v) } };
+        return v === 0 ? store.create(o, { writer: { by, manager } }) : store.update(o, { expectedVersion: v - 1, writer: { by, manager } });
+      };
+      expect(await store.managers(key), 'no object').to.deep.equal([]);
+      await write(0, 'alice', 'dashctl');
+      await write(1, 'bob', 'web-ui');
+      await write(2, 'bob', 'web-ui');
+      await write(3, 'carol', 'api');
+      expect(await store.managers(key)).to.deep.equal([
+        { version: 3, updatedAt: at(3), updatedBy: 'carol', manager: 'api' },
+        { version: 2, updatedAt: at(2), updatedBy: 'bob', manager: 'web-ui' },
+        { version: 0, updatedAt: at(0), updatedBy: 'alice', manager: 'dashctl' },
+      ]);
+      expect(await store.get(key), 'the object itself carries nothing of it').to.deep.equal({ ...obj('Secret', 'p', 's', 3, { v: 3 }), metadata: { ...obj('Secret', 'p', 's', 3).metadata, updatedAt: at(3) } });
+      expect(await store.listVersions(key), 'no history asked for, none kept').to.deep.equal([]);
+      // a write without a writer (a key rotation) leaves the record alone
+      await store.update(obj('Secret', 'p', 's', 3, { rotated: true }), { expectedVersion: 3 });
+      expect((await store.managers(key)).map((e) => e.manager)).to.deep.equal(['api', 'web-ui', 'dashctl']);
+      store = await fx.reopen();
+      expect((await store.managers(key)).map((e) => e.version)).to.deep.equal([3, 2, 0]);
+      for (let i = 0; i < MAX_MANAGERS + 2; i++) await store.update(obj('Secret', 'p', 's', 4 + i), { expectedVersion: 3 + i, writer: { by: 'x', manager: `m${i}` } });
+      const many = await store.managers(key);
+      expect(many).to.have.length(MAX_MANAGERS);
+      expect(many[0].manager, 'newest first').to.equal(`m${MAX_MANAGERS + 1}`);
+      await store.delete(key);
+      await store.create(obj('Secret', 'p', 's'));
+      expect(await store.managers(key), 'a new object under the name starts without a record').to.deep.equal([]);
+      // as a copy: the record given, whatever the writer
+      const copied = [{ version: 0, updatedAt: T, updatedBy: 'zoe', manager: 'dashctl' }];
+      await store.create(obj('Secret', 'p', 'copy'), { writer: { by: 'x', manager: 'y' }, managers: copied });
+      expect(await store.managers({ ...key, name: 'copy' })).to.deep.equal(copied);
+    });
+
+    it('managers: companions get the same writer; deleting a project drops its objects\' records', async () => {
+      const writer = { by: 'alice', manager: 'dashctl' };
+      await store.create(obj('Project', '', 'p'), { writer, also: [obj('Role', 'p', 'owner')] });
+      expect((await store.managers({ kind: 'Role', project: 'p', name: 'owner' })).map((e) => e.updatedBy)).to.deep.equal(['alice']);
+      await store.create(obj('Dashboard', 'p', 'd'), { writer, parent: { kind: 'Project', project: '', name: 'p' } });
+      await store.delete({ kind: 'Project', project: '', name: 'p' }, { children: { project: 'p', kinds: ['Dashboard', 'Role'] } });
+      await store.create(obj('Project', '', 'p'));
+      await store.create(obj('Dashboard', 'p', 'd'));
+      for (const k of [{ kind: 'Project', project: '', name: 'p' }, { kind: 'Dashboard', project: 'p', name: 'd' }, { kind: 'Role', project: 'p', name: 'owner' }]) {
+        expect(await store.managers(k), k.kind).to.deep.equal([]);
+      }
     });
 
     it('exclusive: callers of one key never overlap; other keys run alongside', async () => {

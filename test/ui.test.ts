@@ -283,6 +283,9 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await waitFor('the diff', async () => /differ/.test(await page.getByTestId('diff-summary').innerText().catch(() => '')));
     await waitFor('changed lines in the diff', async () => (await page.locator('[data-diff="changed"]').count()) > 0);
     expect(await page.getByTestId('diff').innerText()).to.contain('(theirs)').and.to.contain('(mine)');
+    // who wrote each version, through what: the editor's save is the web UI's, the current version has its author
+    await waitFor('the managers of the versions', async () => (await page.getByTestId('version-manager').allInnerTexts()).join(' ') === 'web-ui api api');
+    expect(await page.getByTestId('version-by').allInnerTexts()).to.deep.equal(['admin', 'admin', 'admin']);
     await w.screenshot('10-history-diff');
     await page.getByTestId('restore-0').click();
     await page.waitForURL(/\/dashboards\/prometheus-overview$/);

@@ -19,6 +19,7 @@ interface ApplyFlags {
   yes?: boolean;
   concurrency: string;
   quiet?: boolean;
+  forceConflicts?: boolean;
 }
 
 const COLOURS: Record<Outcome | 'pruned', Colour> = { created: 'green', configured: 'yellow', unchanged: 'grey', pruned: 'red', failed: 'red' };
@@ -34,6 +35,7 @@ export function makeApplyCommand(env: Env): Command {
     .option('--prune', 'delete objects of the applied kinds, in the touched projects, that carry --prune-tag and are absent from the input')
     .option('--prune-tag <tag>', 'only objects with this tag are pruned (required with --prune)')
     .option('-y, --yes', 'prune without asking')
+    .option('--force-conflicts', 'overwrite objects that another field manager (the web UI, the API...) changed since dashctl last applied them')
     .addOption(new Option('--concurrency <n>', 'requests in flight').default('16'))
     .option('-q, --quiet', 'print only failures and the summary')
     .action(async (flags: ApplyFlags) => {
@@ -58,7 +60,7 @@ export function makeApplyCommand(env: Env): Command {
         }
       };
       const api = ctx.client();
-      await applyTargets(api, targets, { dryRun: Boolean(flags.dryRun), createProject: Boolean(flags.createProject), concurrency, onResult: show });
+      await applyTargets(api, targets, { dryRun: Boolean(flags.dryRun), createProject: Boolean(flags.createProject), forceConflicts: Boolean(flags.forceConflicts), concurrency, onResult: show });
       progress.clear();
       if (flags.prune) counts.pruned = await prune(env, targets, flags, concurrency, counts);
       io.out(`created ${counts.created}, configured ${counts.configured}, unchanged ${counts.unchanged}, pruned ${counts.pruned}, failed ${counts.failed}${dry}\n`);

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { toHttpError, type ApiClient } from '../api-client.js';
 import { canonical, desiredForm, hasUnverifiableSecrets, withoutServerFields } from '../compare.js';
+import { conflictOf, secretsCheck } from '../ownership.js';
 import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
 import { objectPath } from '../kinds.js';
@@ -13,7 +14,9 @@ import { collect } from './apply.js';
 
 /**
  * `dashctl diff -f PATH`: what apply would change, as a unified diff of YAML per object
- * (server-owned metadata ignored). Exit 0: no changes, 1: changes, 2: an error (like kubectl diff).
+ * (server-owned metadata ignored; secret values, which the server never shows, compared by the
+ * server). An object another field manager changed since dashctl last applied it is marked: apply
+ * would refuse it. Exit 0: no changes, 1: changes, 2: an error (like kubectl diff).
  */
 export function makeDiffCommand(env: Env): Command {
   return new Command('diff')
@@ -62,9 +65,16 @@ async function diffOne(api: ApiClient, t: Target): Promise<string> {
   else if (res.status !== 404) throw toHttpError('GET', path, res);
   const wanted = toYaml(canonical(desiredForm(t.d, t.m.object, t.name, t.project)));
   const name = t.label.replace(' ', '/');
+  const header = `--- live/${name}\n+++ ${where(t.m)} ${name}\n`;
   let out = unifiedDiff(live, wanted, { from: res.status === 200 ? `live/${name}` : '/dev/null', to: `${where(t.m)} ${name}` });
-  if (!out && hasUnverifiableSecrets(t.d, t.m.object)) out = `--- live/${name}\n+++ ${where(t.m)} ${name}\n# secret values are never shown by the server; apply will write them\n`;
-  return out;
+  if (res.status !== 200) return out;
+  if (hasUnverifiableSecrets(t.d, t.m.object)) {
+    const check = await secretsCheck(api, t, path);
+    if (!check.unchanged && !out) out = `${header}# secret values differ from the live ones (${check.why ?? 'the server compared them'}); apply will write them\n`;
+  }
+  if (!out) return '';
+  const conflict = await conflictOf(api, path, res.body.metadata.version);
+  return conflict ? `# CONFLICT: ${name} ${conflict}\n${out}` : out;
 }
 
 function colourDiff(text: string, on: boolean): string {

@@ -6,8 +6,9 @@ import { assertName } from '../resources/names.js';
 import { getPath } from '../resources/object-path.js';
 import { HistoryService } from '../resources/history.js';
 import { jsonOf } from '../storage/json-of.js';
-import type { ResourceService } from '../resources/service.js';
-import { flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
+import type { ResourceService, UpdateResult } from '../resources/service.js';
+import { UNCHANGED_HEADER } from './headers.js';
+import { fieldManager, flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
 import type { WatchEvent, Watcher, WatchQuery } from '../controllers/watcher.js';
 
 /** Largest page a list may ask for. */
@@ -43,6 +44,7 @@ export function registerResourceRoutes(app: FastifyInstance, registry: KindRegis
     app.get(one, h.get);
     app.put(one, h.update);
     app.delete(one, h.remove);
+    app.get(`${one}/managers`, h.managers);
     if (d.history) {
       app.get(`${one}/versions`, h.versions);
       app.get(`${one}/versions/:version`, h.version);
@@ -108,16 +110,17 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
 
     async create(req: Req, reply: FastifyReply) {
       const { project } = target(req);
-      const obj = await service.create(req.principal, d, req.body, project !== undefined ? { project } : {}, { dryRun: flag(req.query, 'dryRun') });
+      const manager = fieldManager(req.headers, req.query);
+      const obj = await service.create(req.principal, d, req.body, project !== undefined ? { project } : {}, { dryRun: flag(req.query, 'dryRun'), ...(manager ? { manager } : {}) });
       void reply.header('ETag', `"${obj.metadata.version}"`);
       return sendJsonText(reply, jsonOf(obj));
     },
 
     async update(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
-      const obj = await service.update(req.principal, d, req.body, { name: name!, ...(project !== undefined ? { project } : {}) }, writeOptions(req));
-      void reply.header('ETag', `"${obj.metadata.version}"`);
-      return sendJsonText(reply, jsonOf(obj));
+      const manager = fieldManager(req.headers, req.query);
+      const done = await service.update(req.principal, d, req.body, { name: name!, ...(project !== undefined ? { project } : {}) }, { ...writeOptions(req), ...(manager ? { manager } : {}) });
+      return sendWritten(reply, done);
     },
 
     async versions(req: Req) {
@@ -132,9 +135,12 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
 
     async restore(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
-      const obj = await history.restore(req.principal, d, project ?? '', name!, versionParam(req.params));
-      void reply.header('ETag', `"${obj.metadata.version}"`);
-      return obj;
+      return sendWritten(reply, await history.restore(req.principal, d, project ?? '', name!, versionParam(req.params)));
+    },
+
+    async managers(req: Req) {
+      const { project, name } = target(req);
+      return history.listManagers(req.principal, d, project ?? '', name!);
     },
 
     async remove(req: Req, reply: FastifyReply) {
@@ -143,6 +149,13 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
       return reply.code(204).send();
     },
   };
+}
+
+/** The object an update answers, its ETag, and whether the update changed nothing. */
+function sendWritten(reply: FastifyReply, done: UpdateResult): FastifyReply {
+  void reply.header('ETag', `"${done.object.metadata.version}"`);
+  if (done.unchanged) void reply.header(UNCHANGED_HEADER, 'true');
+  return sendJsonText(reply, jsonOf(done.object));
 }
 
 /** A response body that is already JSON (stored objects are served as stored, not re-serialised). */

@@ -1,12 +1,14 @@
 import { expect } from 'chai';
-import { describeStoreContract, obj } from '../../test/store-contract.js';
+import { describeServiceContract } from '../../test/service-contract.js';
+import { describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import { tempDir } from '../../test/helpers/server.js';
 import { Level } from 'level';
 import { LevelStore } from './level-store.js';
 import type { ApiError } from '../errors.js';
 import type { StoreEvent } from './store.js';
 
-describeStoreContract('LevelStore', async () => {
+/** A store on a new directory. */
+async function fixture(): Promise<StoreFixture> {
   const dir = tempDir();
   let store = new LevelStore(dir.path);
   await store.open();
@@ -23,7 +25,9 @@ describeStoreContract('LevelStore', async () => {
       dir.remove();
     },
   };
-});
+}
+describeStoreContract('LevelStore', fixture);
+describeServiceContract('LevelStore', fixture);
 
 /** A LevelStore on a new directory for `fn`, closed and removed after. */
 async function withStore(fn: (store: LevelStore) => Promise<void>): Promise<void> {
@@ -68,7 +72,7 @@ describe('LevelStore group commit', () => {
         if (i % 10 === 3) return store.create(obj('Dashboard', 'p', 'taken')); // exists
         if (i % 10 === 5) return store.create(obj('Dashboard', 'q', `orphan-${i}`), { parent: { kind: 'Project', project: '', name: 'q' } }); // no parent
         if (i % 10 === 7) return store.update(obj('Dashboard', 'p', 'taken', 99), { expectedVersion: 42 }); // stale
-        return store.create(obj('Dashboard', 'p', `d-${i}`), { parent: { kind: 'Project', project: '', name: 'p' }, history: { by: 'x', max: 5 } });
+        return store.create(obj('Dashboard', 'p', `d-${i}`), { parent: { kind: 'Project', project: '', name: 'p' }, writer: { by: 'x', manager: 'test' }, history: { max: 5 } });
       });
       const outcomes = await Promise.allSettled(writes);
       const reasons = outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : (o.reason as ApiError).reason));

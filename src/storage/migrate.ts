@@ -16,7 +16,7 @@ export function storeFromUri(uri: string): Store {
 
 /**
  * `dashplane migrate-store --from A --to B`: copies every object (every kind, sessions included)
- * with its version history, as stored: versions, timestamps and encrypted secrets unchanged (the
+ * with its version history and managers record, as stored: versions, timestamps and encrypted secrets unchanged (the
  * same encryption key keeps working). The target must be empty. Run it with the servers stopped.
  */
 export async function migrateStore(from: Store, to: Store, log: (line: string) => void): Promise<{ objects: number; versions: number }> {
@@ -49,23 +49,25 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
   }
 }
 
-/** One object: its history replayed oldest first (same versions), then the current state. */
+/** One object: its history replayed oldest first (same versions and authors), then the current state with its managers record. */
 async function copyOne(from: Store, to: Store, obj: Envelope): Promise<number> {
   const key = { kind: obj.kind, project: obj.metadata.project ?? '', name: obj.metadata.name };
   const entries = (await from.listVersions(key)).reverse();
+  const managers = await from.managers(key);
   let last: Envelope | undefined;
   let copied = 0;
   for (const e of entries) {
     const version = await from.getVersion(key, e.version);
     if (!version) continue;
-    const history = { by: e.updatedBy, max: COPY_ALL_VERSIONS, continues: true };
-    if (last === undefined) await to.create(version, { history });
-    else await to.update(version, { expectedVersion: last.metadata.version, history });
+    const record = { writer: { by: e.updatedBy, manager: e.manager }, history: { max: COPY_ALL_VERSIONS, continues: true } };
+    if (last === undefined) await to.create(version, record);
+    else await to.update(version, { expectedVersion: last.metadata.version, ...record });
     last = version;
     copied++;
   }
-  if (last === undefined) await to.create(obj);
-  // the stored object can differ from its newest entry (e.g. after secrets rotate)
-  else if (JSON.stringify(last) !== JSON.stringify(obj)) await to.update(obj, { expectedVersion: last.metadata.version });
+  if (last === undefined) await to.create(obj, { managers });
+  // the stored object can differ from its newest entry (e.g. after secrets rotate); it is
+  // written again with the record as the source has it
+  else await to.update(obj, { expectedVersion: last.metadata.version, managers });
   return copied;
 }

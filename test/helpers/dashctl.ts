@@ -47,3 +47,10 @@ export function savedContext(configFile: string): Record<string, string | undefi
   const file = JSON.parse(readFileSync(configFile, 'utf8'));
   return file.contexts?.[file.currentContext] ?? {};
 }
+
+/** The counts of apply's last line. */
+export function summary(r: Run): Record<string, number> {
+  const m = /created (\d+), configured (\d+), unchanged (\d+), pruned (\d+), failed (\d+)/.exec(r.stdout);
+  if (!m) throw new Error(`no summary line: ${show(r)}`);
+  return { created: +m[1], configured: +m[2], unchanged: +m[3], pruned: +m[4], failed: +m[5] };
+}

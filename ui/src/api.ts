@@ -51,11 +51,15 @@ async function toError(res: Response): Promise<ApiError> {
   }
 }
 
+/** The field manager the server records with every write the UI makes (shown in the history). */
+const FIELD_MANAGER = { 'X-Dashplane-Manager': 'web-ui' };
+
+/** Every call of the UI to the API: cookies, JSON, the field manager; a non-2xx answer throws an ApiError. */
 export async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
   const res = await fetch(url, {
     method,
     credentials: 'same-origin',
-    headers: { Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    headers: { Accept: 'application/json', ...FIELD_MANAGER, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!res.ok) throw await toError(res);
@@ -124,10 +128,16 @@ export interface VersionEntry {
   version: number;
   updatedAt?: string;
   updatedBy?: string;
+  /** The field manager of that write: web-ui, dashctl, api, restore... */
+  manager?: string;
 }
 
 export const listVersions = (plural: string, project: string | undefined, name: string) =>
   getJson<VersionEntry[]>(`${resourcePath(plural, project, name)}/versions`);
+
+/** The latest write of each field manager, newest first: the first one wrote the current version. */
+export const listManagers = (plural: string, project: string | undefined, name: string) =>
+  getJson<VersionEntry[]>(`${resourcePath(plural, project, name)}/managers`);
 
 export const getVersion = (plural: string, project: string | undefined, name: string, version: number) =>
   getJson<Resource>(`${resourcePath(plural, project, name)}/versions/${version}`);
