@@ -77,7 +77,7 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
     expect((await srv.api('GET', SECRET)).body.metadata.version).to.equal(2);
   });
 
-  it('an edit by another manager since the last apply: diff marks it, apply refuses it (exit 1, naming who and when) and applies the rest; --force-conflicts overwrites it', async () => {
+  it('an edit by another manager since the last apply: diff marks it, apply refuses it (exit 1, naming who and when) and, all or nothing, writes nothing else; --force-conflicts overwrites it', async () => {
     const live = (await srv.api('GET', DASHBOARD)).body;
     const edited = await srv.api('PUT', DASHBOARD, { ...live, spec: { ...live.spec, display: { name: 'Edited in the UI' } } }, { 'x-dashplane-manager': 'web-ui' });
     expect(edited.status, edited.text).to.equal(200);
@@ -90,7 +90,8 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
 
     const refused = await run(['apply', '-f', dir]);
     expect(refused.code, show(refused)).to.equal(1);
-    expect(summary(refused), show(refused)).to.deep.equal({ created: 0, configured: 0, unchanged: 14, pruned: 0, failed: 1 });
+    expect(refused.stdout, show(refused)).to.include('plan: create 0, configure 0, unchanged 14, prune 0, refused 1');
+    expect(summary(refused), show(refused)).to.deep.equal({ created: 0, configured: 0, unchanged: 0, pruned: 0, failed: 1 });
     expect(refused.stderr).to.include(`Dashboard demo/node-overview: ${who}`).and.include('--force-conflicts');
     expect((await srv.api('GET', DASHBOARD)).body.spec.display.name, 'not overwritten').to.equal('Edited in the UI');
 

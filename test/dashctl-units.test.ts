@@ -11,7 +11,9 @@ import { complete } from '../cli/completion.js';
 import { contextNameFor, loadConfig } from '../cli/config-file.js';
 import { editHeader, parseEdited, withoutComments } from '../cli/editor.js';
 import { editDistance, nearestKind, resolveKind, resourceName } from '../cli/kinds.js';
-import { splitPath } from '../cli/manifests.js';
+import { splitPath, type Manifest } from '../cli/manifests.js';
+import { planCounts } from '../cli/plan.js';
+import { resolveTargets } from '../cli/targets.js';
 import { fromOperator } from '../cli/operator.js';
 import { age, table } from '../cli/output.js';
 import { editScript, unifiedDiff } from '../cli/unified-diff.js';
@@ -216,5 +218,43 @@ describe('dashctl refuses files nested deeper than the server accepts, before pa
     expect(parsePieces('ok.yaml', nested(100))).to.have.length(1);
     expect(parsePieces('ok.yaml', `x: &anchor 1\n${nested(100)}`)).to.have.length(1);
     expect(() => parsePieces('no.yaml', nested(101))).to.throw(CliError, /nested more than 100/);
+  });
+});
+
+describe('dashctl: the one project rule and the plan line', () => {
+  const manifest = (object: Record<string, unknown>): Manifest => ({ file: 'f.yaml', index: 0, ofFile: 1, object, lineOf: () => undefined });
+  const folder = (name: string, project?: string) => manifest({ kind: 'Folder', metadata: { name, ...(project ? { project } : {}) }, spec: {} });
+
+  it("an object's own project wins; -p or the default fills in the others", () => {
+    const { targets, unresolved } = resolveTargets([folder('a', 'own'), folder('b')], { fallback: 'dflt' });
+    expect(unresolved).to.deep.equal([]);
+    expect(targets.map((t) => t.label)).to.deep.equal(['Folder own/a', 'Folder dflt/b']);
+    expect(resolveTargets([folder('b')], { flag: 'flag', fallback: 'dflt' }).targets[0].project).to.equal('flag');
+  });
+
+  it('-p contradicting metadata.project is unresolved, naming the object and both projects; -p equal to it is fine', () => {
+    const { targets, unresolved } = resolveTargets([folder('a', 'own'), folder('c', 'flag')], { flag: 'flag' });
+    expect(targets.map((t) => t.label)).to.deep.equal(['Folder flag/c']);
+    expect(unresolved).to.have.length(1);
+    expect(unresolved[0].message).to.equal('Folder own/a says metadata.project "own" but -p says "flag"; drop -p to apply it to "own", change metadata.project, or pass --force-project to move it into "flag"');
+  });
+
+  it('--force-project moves the object, and the body sent names the new project', () => {
+    const m = folder('a', 'own');
+    const { targets } = resolveTargets([m], { flag: 'flag', force: true });
+    expect(targets[0].label).to.equal('Folder flag/a');
+    expect((m.object.metadata as { project: string }).project).to.equal('flag');
+  });
+
+  it('global kinds ignore -p; a project kind without any project is unresolved', () => {
+    const { targets, unresolved } = resolveTargets([manifest({ kind: 'GlobalVariable', metadata: { name: 'g' }, spec: {} }), folder('x')], { flag: undefined });
+    expect(targets.map((t) => t.label)).to.deep.equal(['GlobalVariable g']);
+    expect(unresolved[0].message).to.match(/has no metadata.project/);
+  });
+
+  it('the plan line counts each action, and refusals only when there are some', () => {
+    const step = (action: 'create' | 'configure' | 'unchanged') => ({ label: 'x', action, body: {} });
+    expect(planCounts({ steps: [step('create'), step('unchanged'), step('unchanged')], refused: [], prunes: [] })).to.equal('create 1, configure 0, unchanged 2, prune 0');
+    expect(planCounts({ steps: [step('configure')], refused: [{ label: 'y', error: new Error('no') }], prunes: [] })).to.equal('create 0, configure 1, unchanged 0, prune 0, refused 1');
   });
 });

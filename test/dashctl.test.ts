@@ -76,7 +76,7 @@ describe('dashctl (end to end, child processes against a real server)', function
     });
 
     it('applies a directory (recursively): Projects first, project kinds with and without metadata.project', async () => {
-      const r = await run(['apply', '-f', dir, '-p', 'demo', '--create-project']);
+      const r = await run(['apply', '-f', dir, '--create-project'], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       // 4 projects + 1 GlobalDatasource + 2 dashboards + 2 datasources + 1 variable + 1 folder, + project demo
       expect(summary(r), show(r)).to.deep.equal(counts(12, 0, 0));
@@ -87,7 +87,7 @@ describe('dashctl (end to end, child processes against a real server)', function
 
     it('applying again changes nothing: every object unchanged, no version bumped', async () => {
       const before = (await srv.api('GET', '/api/v1/dashboards')).body.map((o: any) => o.metadata.version);
-      const r = await run(['apply', '-f', dir, '-p', 'demo']);
+      const r = await run(['apply', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       expect(summary(r), show(r)).to.deep.equal(counts(0, 0, 11));
       const after = (await srv.api('GET', '/api/v1/dashboards')).body.map((o: any) => o.metadata.version);
@@ -95,7 +95,7 @@ describe('dashctl (end to end, child processes against a real server)', function
     });
 
     it('diff exits 0 without changes', async () => {
-      const r = await run(['diff', '-f', dir, '-p', 'demo']);
+      const r = await run(['diff', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       expect(r.stdout).to.equal('');
     });
@@ -103,12 +103,12 @@ describe('dashctl (end to end, child processes against a real server)', function
     it('after one file changes: diff shows it (exit 1), apply reports one configured', async () => {
       const file = join(dir, 'etcd-overview.yaml');
       writeFileSync(file, readFileSync(file, 'utf8').replace('name: etcd / Overview', 'name: etcd at a glance'));
-      const d = await run(['diff', '-f', dir, '-p', 'demo']);
+      const d = await run(['diff', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(d.code, show(d)).to.equal(1);
       expect(d.stdout).to.include('--- live/Dashboard/perses-dev/etcd-overview');
       expect(d.stdout).to.match(/^-\s+name: etcd \/ Overview$/m).and.match(/^\+\s+name: etcd at a glance$/m);
       expect(d.stdout).not.to.include('updatedAt');
-      const r = await run(['apply', '-f', dir, '-p', 'demo']);
+      const r = await run(['apply', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(summary(r), show(r)).to.deep.equal(counts(0, 1, 10));
       expect(r.stdout).to.include('Dashboard perses-dev/etcd-overview configured');
       const got = await srv.api('GET', '/api/v1/projects/perses-dev/dashboards/etcd-overview');
@@ -117,7 +117,7 @@ describe('dashctl (end to end, child processes against a real server)', function
     });
 
     it('diff exits 2 on an error (server unreachable)', async () => {
-      const r = await run(['diff', '-f', dir, '-p', 'demo'], { env: { DASHCTL_URL: 'http://127.0.0.1:9' } });
+      const r = await run(['diff', '-f', dir], { env: { DASHCTL_URL: 'http://127.0.0.1:9', DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(2);
       expect(r.stderr).to.include('cannot reach');
     });
@@ -126,7 +126,7 @@ describe('dashctl (end to end, child processes against a real server)', function
       const extra = join(tmp.path, 'dry');
       mkdirSync(extra, { recursive: true });
       writeFileSync(join(extra, 'a.yaml'), 'kind: Folder\nmetadata: {name: dry-folder, project: brand-new}\nspec: {}\n---\nkind: Folder\nmetadata: {name: dry-folder-2}\nspec: {}\n');
-      const r = await run(['apply', '-f', extra, '-f', dir, '-p', 'demo', '--dry-run', '--create-project']);
+      const r = await run(['apply', '-f', extra, '-f', dir, '--dry-run', '--create-project'], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       expect(summary(r), show(r)).to.deep.equal(counts(3, 0, 11));
       expect(r.stdout).to.include('(dry run)');
@@ -149,7 +149,9 @@ describe('dashctl (end to end, child processes against a real server)', function
       for (let i = 0; i < 120; i++) writeFileSync(join(many, `f${String(i).padStart(3, '0')}.yaml`), `kind: Folder\nmetadata:\n  name: wf-${i}\n  project: demo\nspec: {}\n`);
       writeFileSync(join(many, 'f050.yaml'), 'kind: Folder\nmetadata:\n  name: "bad name"\n  project: demo\nspec: {}\n');
       const r = await run(['apply', '-f', many, '--dry-run']);
-      expect(summary(r), show(r)).to.deep.equal(counts(119, 0, 0, 0, 1));
+      // plan, then all or nothing: the bad one stops the run, the plan shows the rest
+      expect(r.stdout, show(r)).to.include('plan: create 119, configure 0, unchanged 0, prune 0, refused 1');
+      expect(summary(r), show(r)).to.deep.equal(counts(0, 0, 0, 0, 1));
       expect(r.stderr).to.include(`${join(many, 'f050.yaml')}:3`);
       writeFileSync(join(many, 'f070.yaml'), 'kind: Folder\nmetadata: {name: [unclosed\n');
       const broken = await run(['apply', '-f', many, '--dry-run']);
@@ -185,7 +187,7 @@ describe('dashctl (end to end, child processes against a real server)', function
 
       const refused = await run(['apply', '-f', gitops, '--prune', '--prune-tag', 'gitops']);
       expect(refused.code, show(refused)).to.equal(1);
-      expect(refused.stderr).to.include('Folder demo/drop-me').and.include('--yes');
+      expect(refused.stdout, show(refused)).to.include('Folder demo/drop-me (prune)').and.include('run again with --yes').and.include('nothing applied');
       expect((await srv.api('GET', '/api/v1/projects/demo/folders/drop-me')).status).to.equal(200);
 
       const dry = await run(['apply', '-f', gitops, '--prune', '--prune-tag', 'gitops', '--dry-run']);
@@ -290,7 +292,7 @@ describe('dashctl (end to end, child processes against a real server)', function
       const dir = join(tmp.path, 'operator');
       copyCorpus(dir, ['perses-operator/config/samples/v1alpha1/persesdashboard.yaml', 'community-mixins/jsonnet/dashboards/operator/etcd/etcd-overview.json']);
       copyCorpus(join(dir, 'tags'), ['perses-operator/test/e2e/dashboard-tags/02-install.yaml']);
-      const r = await run(['apply', '-f', dir, '-p', 'demo']);
+      const r = await run(['apply', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       expect(summary(r), show(r)).to.deep.equal(counts(2, 0, 1));
       expect(r.stdout).to.include('Dashboard perses-dev/etcd-overview unchanged').and.include('Dashboard perses-dev/perses-dashboard-sample created');

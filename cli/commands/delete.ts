@@ -40,7 +40,7 @@ export function makeDeleteCommand(env: Env): Command {
       if (flags.filename.length) {
         if (kind) throw new CliError('give either -f PATH or KIND NAME..., not both');
         const loaded = await loadManifests(flags.filename);
-        const { targets, unresolved } = resolveTargets(loaded.manifests, ctx.project(flags.project));
+        const { targets, unresolved } = resolveTargets(loaded.manifests, { flag: flags.project, fallback: ctx.project(undefined) });
         if (unresolved.length) throw new CliError(unresolved.map((u) => `${where(u.m)}: ${u.message}`).join('\n'));
         doomed = targets.map((t) => ({ d: t.d, name: t.name, project: t.project, label: t.label }));
       } else {
