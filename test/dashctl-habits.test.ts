@@ -120,6 +120,10 @@ describe('dashctl kubectl habits (end to end)', function () {
     expect(h.code, show(h)).to.equal(0);
     const rows = h.stdout.trimEnd().split('\n').slice(1);
     expect(rows.map((r) => r.split(/\s{2,}/)[0])).to.deep.equal(['1 (current)', '0']);
+    // every row, the current one included, says who wrote it and through what
+    expect(h.stdout.split('\n')[0]).to.match(/^VERSION\s+UPDATED\s+BY\s+THROUGH\s+AGE$/);
+    for (const row of rows) expect(row.split(/\s{2,}/)[2], row).to.equal('anonymous');
+    for (const row of rows) expect(row.split(/\s{2,}/)[3], row).to.be.oneOf(['api', 'dashctl']);
     const d = await run(['history', 'dash', 'one', '-p', 'team-x', '--diff', '0', 'current']);
     expect(d.code, show(d)).to.equal(0);
     expect(d.stdout).to.include('--- dashboard/team-x/one version 0').and.include('+++ dashboard/team-x/one version 1 (current)');

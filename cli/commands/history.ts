@@ -12,6 +12,8 @@ interface Entry {
   version: number;
   updatedAt: string;
   updatedBy?: string;
+  /** The field manager of the write (dashctl, web-ui, api, restore...). */
+  manager?: string;
   current?: boolean;
 }
 
@@ -47,11 +49,15 @@ export function makeHistoryCommand(env: Env): Command {
       if (current.status !== 200 && current.status !== 404) throw toHttpError('GET', path, current);
       const { body: earlier } = await api.call<Entry[]>('GET', `${path}/versions`);
       const m = current.status === 200 ? current.body?.metadata : undefined;
-      const entries: Entry[] = [...(m ? [{ version: m.version, updatedAt: m.updatedAt, current: true }] : []), ...earlier];
+      // who wrote the current version: the managers record keeps each manager's latest write
+      const managers = m ? await api.request<Entry[]>('GET', `${path}/managers`) : undefined;
+      const author = Array.isArray(managers?.body) ? managers.body.find((e) => e.version === m.version) : undefined;
+      const now: Entry[] = m ? [{ version: m.version, updatedAt: m.updatedAt, ...(author ? { updatedBy: author.updatedBy, manager: author.manager } : {}), current: true }] : [];
+      const entries: Entry[] = [...now, ...earlier];
       if (flags.output === 'json') return io.out(JSON.stringify(entries, null, 2) + '\n');
       if (flags.output === 'yaml') return io.out(toYaml(entries));
       if (!m) io.err(`${label(d, name, project)} is deleted; its earlier versions can be restored with --restore VERSION.\n`);
-      io.out(table(['VERSION', 'UPDATED', 'BY', 'AGE'], entries.map((v) => [v.current ? `${v.version} (current)` : String(v.version), v.updatedAt, v.updatedBy ?? '-', age(v.updatedAt)])));
+      io.out(table(['VERSION', 'UPDATED', 'BY', 'THROUGH', 'AGE'], entries.map((v) => [v.current ? `${v.version} (current)` : String(v.version), v.updatedAt, v.updatedBy ?? '-', v.manager ?? '-', age(v.updatedAt)])));
     });
 }
 
