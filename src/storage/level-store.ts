@@ -26,6 +26,14 @@ const historyKey = (k: ObjectKey, version: number) => historyPrefix(k) + pad(ver
 const createdKey = (k: ObjectKey) => `c${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
 /** The object's managers record (`managers`): kept apart from the object, whose stored text is what reads serve. */
 const managersKey = (k: ObjectKey) => `w${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
+/**
+ * A tombstone: the name of a deleted object whose history is kept (for restore). A create reads it
+ * in the same getMany as its existence check, so a new name costs no history scan; only a name
+ * with a tombstone has an old history to drop.
+ */
+const tombstoneKey = (k: ObjectKey) => `t${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
+/** Present once every kept history of a deleted object has its tombstone (see `recordTombstones`). */
+const TOMBSTONES_KEY = `m${SEP}tombstones`;
 
 type BatchOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
 interface HistoryRecord {
@@ -82,6 +90,23 @@ export class LevelStore implements Store {
     const first = await this.db.keys({ gte: eventKey(0), lt: `e${SEP}${HIGH}`, limit: 1 }).all();
     this.firstLogged = first.length ? Number(first[0].slice(2)) : this.rev + 1;
     if ((await this.db.get(CREATIONS_KEY)) === undefined) await this.recordCreations();
+    if ((await this.db.get(TOMBSTONES_KEY)) === undefined) await this.recordTombstones();
+  }
+
+  /**
+   * Once, on a database written before tombstones were kept: a tombstone for every history whose
+   * object no longer exists (a deleted object kept for restore). Without it, a create of that
+   * name would not know to drop the old history.
+   */
+  private async recordTombstones(): Promise<void> {
+    const orphans = new Set<string>();
+    for await (const key of this.db.keys({ gte: `h${SEP}`, lt: `h${SEP}${HIGH}` })) {
+      const [, kind, project, name] = key.split(SEP);
+      orphans.add(objectKey({ kind, project, name }));
+    }
+    const live = await this.db.getMany([...orphans]);
+    const ops: BatchOp[] = [...orphans].filter((_, i) => live[i] === undefined).map((k) => ({ type: 'put', key: `t${k.slice(1)}`, value: '' }));
+    await this.db.batch([...ops, { type: 'put', key: TOMBSTONES_KEY, value: '1' }]);
   }
 
   /**
@@ -188,21 +213,24 @@ export class LevelStore implements Store {
     const all = [obj, ...(opts.also ?? [])];
     const keys = all.map((o) => objectKey(keyOf(o)));
     return this.write(keys, false, async () => {
-      // one read for every key: the new objects must not exist, the parent must
-      const found = await this.db.getMany([...keys, ...(opts.parent ? [objectKey(opts.parent)] : [])]);
+      // one read for every key: the new objects must not exist, the parent must; the tombstone
+      // says whether the name has an old history
+      const tombstone = tombstoneKey(keyOf(obj));
+      const found = await this.db.getMany([...keys, tombstone, ...(opts.parent ? [objectKey(opts.parent)] : [])]);
       all.forEach((o, i) => {
         if (found[i] !== undefined) throw alreadyExists(`${o.kind} "${o.metadata.name}" already exists`);
       });
-      if (opts.parent && found[all.length] === undefined) {
+      if (opts.parent && found[all.length + 1] === undefined) {
         throw notFound(`${opts.parent.kind} "${opts.parent.name}" not found`);
       }
       const ops: BatchOp[] = all.map((o, i) => ({ type: 'put' as const, key: keys[i], value: jsonOf(o) }));
       all.forEach((o, i) => ops.push(...managersOps(o, i === 0 && opts.managers ? opts.managers : opts.writer ? recordWrite([], o, opts.writer) : undefined)));
-      if (opts.history) {
+      if (found[all.length] !== undefined) {
+        ops.push({ type: 'del', key: tombstone });
         // a new object under an old name starts a new history, unless it restores the old one
-        if (!opts.history.continues) ops.push(...(await this.keysUnder(historyPrefix(keyOf(obj)))).map((key) => ({ type: 'del' as const, key })));
-        ops.push(this.historyOp(obj, opts.writer), ...(opts.history.continues ? await this.retentionOps(obj, opts.history.max) : []));
+        if (!opts.history?.continues) ops.push(...(await this.keysUnder(historyPrefix(keyOf(obj)))).map((key) => ({ type: 'del' as const, key })));
       }
+      if (opts.history) ops.push(this.historyOp(obj, opts.writer), ...(opts.history.continues ? await this.retentionOps(obj, opts.history.max) : []));
       return { ops, events: all.map((o) => ({ type: 'ADDED' as const, object: o })) };
     });
   }
@@ -247,11 +275,13 @@ export class LevelStore implements Store {
           ops.push({ type: 'del', key: childKey });
           events.push({ type: 'DELETED', object: JSON.parse(raw) as Envelope });
         }
-        for (const prefix of [`h${SEP}${kind}${SEP}${project}${SEP}`, `w${SEP}${kind}${SEP}${project}${SEP}`]) {
+        for (const prefix of [`h${SEP}${kind}${SEP}${project}${SEP}`, `w${SEP}${kind}${SEP}${project}${SEP}`, `t${SEP}${kind}${SEP}${project}${SEP}`]) {
           ops.push(...(await this.keysUnder(prefix)).map((hk) => ({ type: 'del' as const, key: hk })));
         }
       }
       ops.push({ type: 'del', key }, { type: 'del', key: managersKey(k) });
+      // its history stays (restore brings it back): mark the name
+      if ((await this.db.keys({ gte: historyPrefix(k), lt: historyPrefix(k) + HIGH, limit: 1 }).all()).length > 0) ops.push({ type: 'put', key: tombstoneKey(k), value: '' });
       events.push({ type: 'DELETED', object: obj });
       return { ops, events };
     });
