@@ -96,6 +96,11 @@ export class Context {
     return p;
   }
 
+  /** The project of a named object of kind `d`: required for project-scoped kinds, none for global ones. */
+  projectFor(d: { kind: string; scope: string }, flag: string | undefined): string | undefined {
+    return d.scope === 'project' ? this.requiredProject(flag, d.kind) : undefined;
+  }
+
   async close(): Promise<void> {
     await this.apiClient?.close();
   }

@@ -18,7 +18,7 @@ import { ResourceService } from '../src/resources/service.js';
 import { unseal } from '../src/secrets/sealing.js';
 import { SecretBox } from '../src/secrets/secret-box.js';
 import type { ObjectKey, Store } from '../src/storage/store.js';
-import type { StoreFixture } from './store-contract.js';
+import { rejection, type StoreFixture } from './store-contract.js';
 
 const registry = buildKindRegistry();
 const plugins = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'));
@@ -49,16 +49,6 @@ const storedDashboard = (title: string) => {
 
 const secretOf = (password: string, ca = 'CA-PEM') => ({ kind: 'Secret', metadata: { name: 's', project: 'p' }, spec: { basicAuth: { username: 'u', password }, tlsConfig: { ca } } });
 const userOf = (password: string, firstName = 'Alice') => ({ kind: 'User', metadata: { name: 'alice' }, spec: { firstName, nativeProvider: { password } } });
-
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).to.be.instanceOf(ApiError);
-    return e as ApiError;
-  }
-  throw new Error('expected a rejection');
-}
 
 export function describeServiceContract(driver: string, make: () => Promise<StoreFixture>): void {
   describe(`ResourceService over ${driver}`, () => {

@@ -20,7 +20,22 @@ export function obj(kind: string, project: string, name: string, version = 0, sp
   return { kind, metadata: { name, ...(project ? { project } : {}), createdAt: T, updatedAt: T, version }, spec };
 }
 
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
+/**
+ * The writes the creation-revision migrations are tested on: a project created before the
+ * retained log (with eventLogSize 3), one deleted and re-created, and a child; the revisions of
+ * the last two creates.
+ */
+export async function creationScenario(store: Store): Promise<{ r4: number; r5: number }> {
+  await store.create(obj('Project', '', 'old'));
+  await store.create(obj('Project', '', 'p'));
+  await store.delete({ kind: 'Project', project: '', name: 'p' });
+  const r4 = await store.create(obj('Project', '', 'p'));
+  const r5 = await store.create(obj('Dashboard', 'p', 'd'));
+  return { r4, r5 };
+}
+
+/** The ApiError a promise rejects with (fails when it resolves). */
+export async function rejection(p: Promise<unknown>): Promise<ApiError> {
   try {
     await p;
   } catch (e) {

@@ -46,7 +46,7 @@ export function makeDeleteCommand(env: Env): Command {
       } else {
         if (!kind || !names.length) throw new CliError('usage: dashctl delete KIND NAME... or dashctl delete -f PATH');
         const d = resolveKind(kind);
-        const project = d.scope === 'project' ? ctx.requiredProject(flags.project, d.kind) : undefined;
+        const project = ctx.projectFor(d, flags.project);
         doomed = names.map((name) => ({ d, name, project, label: label(d, name, project) }));
       }
       const dry = flags.dryRun ? ' (dry run)' : '';

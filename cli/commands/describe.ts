@@ -20,7 +20,7 @@ export function makeDescribeCommand(env: Env): Command {
       const ctx = env.ctx();
       const io = ctx.io;
       const d = resolveKind(kind);
-      const project = d.scope === 'project' ? ctx.requiredProject(flags.project, d.kind) : undefined;
+      const project = ctx.projectFor(d, flags.project);
       const api = ctx.client();
       const path = objectPath(d, name, project);
       const { body: obj } = await api.call('GET', path);

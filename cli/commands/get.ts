@@ -40,7 +40,7 @@ export function makeGetCommand(env: Env): Command {
       if (names.length && flags.allProjects && d.scope === 'project') throw new CliError(`${d.kind} names are only unique inside a project: pass -p PROJECT instead of -A`);
       const api = ctx.client();
       if (names.length) {
-        const project = d.scope === 'project' ? ctx.requiredProject(flags.project, d.kind) : undefined;
+        const project = ctx.projectFor(d, flags.project);
         if (flags.watch) return watch(ctx.io, api, d, collectionPath(d, project), { names }, flags.output, false);
         return getNamed(ctx.io, api, d, names, project, flags.output);
       }

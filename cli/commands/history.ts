@@ -36,7 +36,7 @@ export function makeHistoryCommand(env: Env): Command {
       const ctx = env.ctx();
       const io = ctx.io;
       const d = resolveKind(kind);
-      const project = d.scope === 'project' ? ctx.requiredProject(flags.project, d.kind) : undefined;
+      const project = ctx.projectFor(d, flags.project);
       const path = objectPath(d, name, project);
       const api = ctx.client();
       if (flags.restore !== undefined) {

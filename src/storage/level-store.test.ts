@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { describeServiceContract } from '../../test/service-contract.js';
-import { describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
+import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import { tempDir } from '../../test/helpers/server.js';
 import { Level } from 'level';
 import { LevelStore } from './level-store.js';
@@ -131,11 +131,7 @@ describe('LevelStore creation revisions', () => {
     let store = new LevelStore(dir.path, { eventLogSize: 3 });
     await store.open();
     try {
-      await store.create(obj('Project', '', 'old'));
-      await store.create(obj('Project', '', 'p'));
-      await store.delete({ kind: 'Project', project: '', name: 'p' });
-      const r4 = await store.create(obj('Project', '', 'p'));
-      const r5 = await store.create(obj('Dashboard', 'p', 'd'));
+      const { r4, r5 } = await creationScenario(store);
       await store.close();
       // what an older dashplane left: no creation revisions, no marker
       const raw = new Level<string, string>(dir.path);

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { ApiError } from '../errors.js';
 import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
 import { describeServiceContract } from '../../test/service-contract.js';
-import { describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
+import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import { PostgresStore } from './postgres-store.js';
 
 describe('PostgresStore', function () {
@@ -89,11 +89,7 @@ describe('PostgresStore', function () {
       let store = new PostgresStore({ url: db.url, eventLogSize: 3 });
       await store.open();
       try {
-        await store.create(obj('Project', '', 'old'));
-        await store.create(obj('Project', '', 'p'));
-        await store.delete({ kind: 'Project', project: '', name: 'p' });
-        const r4 = await store.create(obj('Project', '', 'p'));
-        const r5 = await store.create(obj('Dashboard', 'p', 'd'));
+        const { r4, r5 } = await creationScenario(store);
         await store.close();
         // back to what schema 1 held
         const c = new pg.Client({ connectionString: db.url });
