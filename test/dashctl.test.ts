@@ -4,6 +4,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { basename, join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { AUTH_ENV } from './helpers/auth.js';
+import { corpusDir, skipWithoutCorpus } from './helpers/corpus.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -12,7 +13,8 @@ import { waitFor } from './helpers/wait.js';
  * configuration file in a temporary directory, against a real dashplane server.
  */
 
-const CORPUS = join(PACKAGE_ROOT, '..', 'shared', 'corpus');
+/** Suites that read it are skipped (with a note at the end of the run) when it is missing. */
+const CORPUS = corpusDir('corpus') ?? '';
 const BIN = join(PACKAGE_ROOT, 'dist', 'cli', 'bin', 'dashctl.js');
 
 interface Run {
@@ -100,7 +102,8 @@ describe('dashctl (end to end, child processes against a real server)', function
 
   describe('apply, diff, prune, delete', () => {
     let dir: string;
-    before(() => {
+    before(function () {
+      skipWithoutCorpus(this, 'corpus');
       dir = join(tmp.path, 'repo');
       copyCorpus(dir, APPLY_SET.slice(0, 4));
       copyCorpus(join(dir, 'perses', 'nested'), APPLY_SET.slice(4));
@@ -317,6 +320,9 @@ describe('dashctl (end to end, child processes against a real server)', function
   });
 
   describe('Perses* custom resources (perses-operator)', () => {
+    before(function () {
+      skipWithoutCorpus(this, 'corpus');
+    });
     it('converts PersesDashboard v1alpha1/v1alpha2 and PersesGlobalDatasource: namespace -> project, tags annotation -> tags', async () => {
       const dir = join(tmp.path, 'operator');
       copyCorpus(dir, ['perses-operator/config/samples/v1alpha1/persesdashboard.yaml', 'community-mixins/jsonnet/dashboards/operator/etcd/etcd-overview.json']);
@@ -332,6 +338,9 @@ describe('dashctl (end to end, child processes against a real server)', function
   });
 
   describe('lint: the same answers as the server', () => {
+    before(function () {
+      skipWithoutCorpus(this, 'corpus');
+    });
     const EXPECTED_INVALID: Record<string, string> = {
       'perses/internal/api/validate/testdata/datasource_direct_2_invalid.json': 'spec.plugin.spec.directUrl',
       'perses/internal/api/plugin/migrate/testdata/non-reg/cue-marshal/dashboards/simple-perses.json': 'metadata.name',
