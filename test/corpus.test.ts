@@ -151,7 +151,7 @@ const valid = native
 
 /**
  * The corpus merges repositories that were never meant to share one server: two of them each
- * declare a default Prometheus GlobalDatasource. The second is rightly refused (API.md §8: at most
+ * declare a default Prometheus GlobalDatasource. The second is rightly refused (docs/api.md §8: at most
  * one default per plugin kind in a scope, 400 naming the first); it is then checked on its own
  * with POST /api/validate/<plural>, which has no scope-wide rules.
  */
@@ -244,7 +244,7 @@ describe('corpus of real Perses resources (corpus/)', function () {
         const res = await createOrUpdate(srv, e, obj);
         if (onlyDefaultCollision(res)) {
           // Valid on its own (checked in createOrUpdate); the default it claims is taken by another
-          // corpus resource, which the error must name (API.md §8).
+          // corpus resource, which the error must name (docs/api.md §8).
           const pluginKind = obj.spec?.plugin?.kind;
           const rivals = valid
             .filter((x) => x.kind === e.kind && x.name !== e.name && (x.project ?? '') === (e.project ?? ''))

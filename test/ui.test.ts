@@ -172,7 +172,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
     await waitFor('the first round of panel queries', () => queries >= 10, 30_000);
     page.off('request', countCalls);
-    // the panels and variables resolve their datasources from one list call each (UI.md gotcha 3)
+    // the panels and variables resolve their datasources from one list call each
     expect(listCalls.filter((p) => p.includes('/projects/')).length, listCalls.join(' ')).to.equal(1);
     expect(listCalls.filter((p) => p === '/api/v1/globaldatasources').length, listCalls.join(' ')).to.be.at.most(1);
     await expectPanelWithData(w, 'RAM Total', 'stat');

@@ -18,7 +18,7 @@ export interface AuthRouteOptions {
   enableNative: boolean;
 }
 
-/** Login, refresh, logout, whoami and permissions (API.md §2, §12); only mounted with auth on. */
+/** Login, refresh, logout, whoami and permissions (docs/api.md §2, §12); only mounted with auth on. */
 export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): void {
   if (o.enableNative) {
     app.post('/api/auth/providers/native/login', documented({

@@ -38,7 +38,7 @@ const OAUTH_ERROR = { description: 'OAuth error body `{error, error_description}
 
 /**
  * Web (authorization code + PKCE), device-code and client-credentials logins through configured
- * OIDC and OAuth 2.0 providers (API.md §2, §12). All anonymous routes: they create sessions.
+ * OIDC and OAuth 2.0 providers (docs/api.md §2, §12). All anonymous routes: they create sessions.
  */
 export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuthOptions): void {
   const used = new Map<string, number>(); // states already consumed (replays), until they expire

@@ -163,7 +163,7 @@ describe('PluginRegistry', () => {
     }
   });
 
-  describe('Metrics* synonyms resolve to the Prometheus schemas (API.md §10)', () => {
+  describe('Metrics* synonyms resolve to the Prometheus schemas (docs/api.md §10)', () => {
     const synonyms: [string, string, string][] = [
       ['MetricsDatasource', 'PrometheusDatasource', 'Datasource'],
       ['MetricsTimeSeriesQuery', 'PrometheusTimeSeriesQuery', 'TimeSeriesQuery'],
@@ -195,7 +195,7 @@ describe('PluginRegistry', () => {
     }
   });
 
-  it('every plugin kind named in API.md §10 is in the catalog with the right type', () => {
+  it('every plugin kind named in docs/api.md §10 is in the catalog with the right type', () => {
     const expected: Record<string, string> = {
       // Panels.
       TimeSeriesChart: 'Panel',

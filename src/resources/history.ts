@@ -6,7 +6,7 @@ import { mask } from './masking.js';
 import type { ResourceService } from './service.js';
 
 /**
- * Version history of the kinds that keep one (API.md §7): list, read, restore. The entries are
+ * Version history of the kinds that keep one (docs/api.md §7): list, read, restore. The entries are
  * written by the store in the same atomic write as each change; restoring goes through the
  * ordinary write pipeline, so it is validated, authorised and recorded like any update.
  */
