@@ -12,6 +12,7 @@ import type { ResourceService } from '../resources/service.js';
 import { SCHEMAS_DIR } from '../paths.js';
 import type { Store } from '../storage/store.js';
 import { registerAuthRoutes, type AuthRouteOptions } from './auth-routes.js';
+import { registerBackupRoutes } from './backup-routes.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { registerExternalAuthRoutes, type ExternalAuthOptions } from './external-auth-routes.js';
 import type { Watcher } from '../controllers/watcher.js';
@@ -116,6 +117,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   if (o.auth) registerAuthRoutes(app, o.auth);
   if (o.external) registerExternalAuthRoutes(app, o.external);
   registerProxyRoutes(app, o.proxy);
+  registerBackupRoutes(app, { registry: o.registry, service: o.service, store: o.store, version: o.build.version });
   registerOpenApiRoutes(app, { routes, registry: o.registry, build: o.build, schemasDir: SCHEMAS_DIR, authEnabled: o.config.security?.enable_auth === true });
   if (o.ui) registerStaticRoutes(app, o.ui);
   return app;

@@ -25,9 +25,7 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
     await to.open();
     try {
       const kinds = [...buildKindRegistry().all().map((d) => d.kind), SESSION_KIND];
-      for (const kind of kinds) {
-        if ((await to.list({ kind, limit: 1 })).length > 0) throw new Error(`the target already holds ${kind} objects; migrate into an empty store`);
-      }
+      await assertEmpty(to, kinds);
       let objects = 0;
       let versions = 0;
       for (const kind of kinds) {
@@ -49,23 +47,43 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
   }
 }
 
-/** One object: its history replayed oldest first (same versions), then the current state. */
+/** The target of a copy must hold nothing of these kinds. */
+export async function assertEmpty(to: Store, kinds: readonly string[]): Promise<void> {
+  for (const kind of kinds) {
+    if ((await to.list({ kind, limit: 1 })).length > 0) throw new Error(`the target already holds ${kind} objects; copy into an empty store`);
+  }
+}
+
+/** One kept history entry: the object as written at that version, and by whom. */
+export interface Version {
+  object: Envelope;
+  updatedBy: string;
+}
+
 async function copyOne(from: Store, to: Store, obj: Envelope): Promise<number> {
   const key = { kind: obj.kind, project: obj.metadata.project ?? '', name: obj.metadata.name };
-  const entries = (await from.listVersions(key)).reverse();
-  let last: Envelope | undefined;
-  let copied = 0;
-  for (const e of entries) {
+  const versions: Version[] = [];
+  for (const e of (await from.listVersions(key)).reverse()) {
     const version = await from.getVersion(key, e.version);
-    if (!version) continue;
-    const history = { by: e.updatedBy, max: COPY_ALL_VERSIONS, continues: true };
-    if (last === undefined) await to.create(version, { history });
-    else await to.update(version, { expectedVersion: last.metadata.version, history });
-    last = version;
-    copied++;
+    if (version) versions.push({ object: version, updatedBy: e.updatedBy });
+  }
+  return copyObject(to, obj, versions);
+}
+
+/**
+ * Writes one object into `to` as it was stored: its history replayed oldest first (same versions,
+ * authors, timestamps), then the current state. Returns how many history entries were written.
+ */
+export async function copyObject(to: Store, obj: Envelope, versions: readonly Version[]): Promise<number> {
+  let last: Envelope | undefined;
+  for (const v of versions) {
+    const history = { by: v.updatedBy, max: COPY_ALL_VERSIONS, continues: true };
+    if (last === undefined) await to.create(v.object, { history });
+    else await to.update(v.object, { expectedVersion: last.metadata.version, history });
+    last = v.object;
   }
   if (last === undefined) await to.create(obj);
   // the stored object can differ from its newest entry (e.g. after secrets rotate)
   else if (JSON.stringify(last) !== JSON.stringify(obj)) await to.update(obj, { expectedVersion: last.metadata.version });
-  return copied;
+  return versions.length;
 }
