@@ -55,7 +55,7 @@ describe('documentation in the repository', () => {
   it('no code or document points at files outside the repository (design notes, ../shared, /work)', () => {
     // the corpus helper and the CI script name the default corpus location on purpose
     const allowed = new Set(['test/helpers/corpus.ts', 'test/docs.test.ts', '.ci/run', 'README.md', 'CONTRIBUTING.md']);
-    const roots = ['src', 'cli', 'scripts', 'bench', 'test', 'ui/src', 'docs', 'examples', 'deploy', '.ci'].map((d) => join(PACKAGE_ROOT, d));
+    const roots = ['src', 'cli', 'scripts', 'bench', 'test', 'ui', 'docs', 'examples', 'deploy', '.ci'].map((d) => join(PACKAGE_ROOT, d));
     const all = [...roots.flatMap((r) => files(r, /\.(ts|tsx|js|md|yaml|yml|json|service|sh)$|^run$|^Dockerfile$/)), ...TOP_DOCS.map((f) => join(PACKAGE_ROOT, f)), join(PACKAGE_ROOT, 'Dockerfile')].filter(existsSync);
     const outside = /\.\.\/shared\b|design\/(API|UI|ARCHITECTURE|SECURITY-TESTS)\.md|(?<![\w/])(?:UI|ARCHITECTURE)\.md|SECURITY-TESTS\.md|(?<!docs\/)(?<![\w/])API\.md|\/work\//;
     const found: string[] = [];
