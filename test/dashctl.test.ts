@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { AUTH_ENV } from './helpers/auth.js';
 import { DASHCTL_BIN as BIN, dashctl, savedContext, show, type Run } from './helpers/dashctl.js';
+import { corpusDir, skipWithoutCorpus } from './helpers/corpus.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -13,7 +14,8 @@ import { waitFor } from './helpers/wait.js';
  * configuration file in a temporary directory, against a real dashplane server.
  */
 
-const CORPUS = join(PACKAGE_ROOT, '..', 'shared', 'corpus');
+/** Suites that read it are skipped (with a note at the end of the run) when it is missing. */
+const CORPUS = corpusDir('corpus') ?? '';
 
 function copyCorpus(dir: string, files: string[]): void {
   mkdirSync(dir, { recursive: true });
@@ -69,7 +71,8 @@ describe('dashctl (end to end, child processes against a real server)', function
 
   describe('apply, diff, prune, delete', () => {
     let dir: string;
-    before(() => {
+    before(function () {
+      skipWithoutCorpus(this, 'corpus');
       dir = join(tmp.path, 'repo');
       copyCorpus(dir, APPLY_SET.slice(0, 4));
       copyCorpus(join(dir, 'perses', 'nested'), APPLY_SET.slice(4));
@@ -261,7 +264,7 @@ describe('dashctl (end to end, child processes against a real server)', function
       expect(desc.code, show(desc)).to.equal(0);
       expect(desc.stdout).to.match(/Project:\s+perses-dev/).and.match(/Version:\s+1/).and.include('1 earlier version(s)').and.include('etcd at a glance');
       const hist = await run(['history', 'dash', 'etcd-overview']);
-      expect(hist.stdout.split('\n')[0]).to.match(/^VERSION\s+UPDATED\s+BY\s+AGE$/);
+      expect(hist.stdout.split('\n')[0]).to.match(/^VERSION\s+UPDATED\s+BY\s+THROUGH\s+AGE$/);
       expect(hist.stdout).to.match(/^0\s+\S+\s+anonymous/m);
       const restore = await run(['history', 'dash', 'etcd-overview', '--restore', '0']);
       expect(restore.code, show(restore)).to.equal(0);
@@ -288,6 +291,9 @@ describe('dashctl (end to end, child processes against a real server)', function
   });
 
   describe('Perses* custom resources (perses-operator)', () => {
+    before(function () {
+      skipWithoutCorpus(this, 'corpus');
+    });
     it('converts PersesDashboard v1alpha1/v1alpha2 and PersesGlobalDatasource: namespace -> project, tags annotation -> tags', async () => {
       const dir = join(tmp.path, 'operator');
       copyCorpus(dir, ['perses-operator/config/samples/v1alpha1/persesdashboard.yaml', 'community-mixins/jsonnet/dashboards/operator/etcd/etcd-overview.json']);
@@ -303,6 +309,9 @@ describe('dashctl (end to end, child processes against a real server)', function
   });
 
   describe('lint: the same answers as the server', () => {
+    before(function () {
+      skipWithoutCorpus(this, 'corpus');
+    });
     const EXPECTED_INVALID: Record<string, string> = {
       'perses/internal/api/validate/testdata/datasource_direct_2_invalid.json': 'spec.plugin.spec.directUrl',
       'perses/internal/api/plugin/migrate/testdata/non-reg/cue-marshal/dashboards/simple-perses.json': 'metadata.name',

@@ -1,5 +1,5 @@
 /**
- * Version history (API.md §7): every update and delete of a Dashboard (and Datasource, Variable,
+ * Version history (docs/api.md §7): every update and delete of a Dashboard (and Datasource, Variable,
  * Folder and their global kinds) keeps the previous object; versions list (newest first, without
  * the current version), one version, restore; `history.max_versions` retention ("number of
  * previous versions kept per object", schemas/config.json); history goes with its project.
@@ -26,7 +26,7 @@ async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
 
 type Entry = { version: number; updatedAt: string; updatedBy: string; manager: string };
 
-describe('version history (API.md §7)', function () {
+describe('version history (docs/api.md §7)', function () {
   this.timeout(30_000);
 
   describe('auth off', () => {
@@ -129,7 +129,7 @@ describe('version history (API.md §7)', function () {
       const r = await ok(s.api('POST', `${base}/d4/versions/1/restore`));
       expect(r.body.spec).to.deep.equal(answers[1].spec);
       expect((await ok(s.api('GET', `${base}/d4`))).body.spec).to.deep.equal(answers[1].spec);
-      // API.md §7: "version counter still increases"; the versions restored from must not vanish
+      // docs/api.md §7: "version counter still increases"; the versions restored from must not vanish
       expect(r.body.metadata.version, 'version after restoring a deleted dashboard last at version 2').to.be.greaterThan(2);
       expect((await versions('d4')).map((v) => v.version), 'history after restoring a deleted dashboard').to.include.members([2, 1, 0]);
     });

@@ -1,5 +1,5 @@
 /**
- * Per-kind HTTP contract (API.md §1-5, 9, 12), driven by the example manifests in
+ * Per-kind HTTP contract (docs/api.md §1-5, 9, 12), driven by the example manifests in
  * examples/manifests: every file there is created, listed, read, updated, dry-run and deleted
  * through the real server. Kinds are never named here: plural and scope come from the registry.
  */
@@ -18,7 +18,7 @@ const MANIFESTS = join(EXAMPLES, 'manifests');
 const CONFIG_FILE = join(EXAMPLES, 'config.yaml');
 
 const MASK = '<secret>';
-/** RFC 3339 in UTC, as API.md §4 requires. */
+/** RFC 3339 in UTC, as docs/api.md §4 requires. */
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
 
 type Obj = Record<string, any>;

@@ -1,14 +1,13 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/paths.js';
 import { buildKindRegistry } from '../src/kinds/index.js';
 import { readResources } from './helpers/manifests.js';
+import { skipWithoutCorpus } from './helpers/corpus.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { runToExit, spawnServer, type ServerProcess } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
 
-const CORPUS = join(PACKAGE_ROOT, '..', 'shared', 'corpus');
 const registry = buildKindRegistry();
 const json = (method: string, body?: unknown) => ({ method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
 
@@ -41,7 +40,8 @@ describe('dashplane migrate-store', function () {
   });
   after(async () => pg?.stop());
 
-  it('round-trips the corpus: LevelDB -> PostgreSQL -> LevelDB, objects, history and encrypted secrets unchanged', async () => {
+  it('round-trips the corpus: LevelDB -> PostgreSQL -> LevelDB, objects, history and encrypted secrets unchanged', async function () {
+    const CORPUS = skipWithoutCorpus(this, 'corpus');
     const key = randomBytes(32).toString('hex');
     const level1 = tempDir();
     const level2 = tempDir();

@@ -10,7 +10,7 @@ function dash(name: string, spec: Record<string, unknown> = {}) {
   return { kind: 'Dashboard', metadata: { name }, spec: { duration: '1h', panels: { a: panel() }, layouts: grid('#/spec/panels/a'), ...spec } };
 }
 
-describe('resources: semantics of API.md §3-§5, §8-§12', () => {
+describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
   let s: TestServer;
   before(async () => {
     s = await startTestServer();

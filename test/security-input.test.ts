@@ -1,5 +1,5 @@
 /**
- * Security checklist (design/SECURITY-TESTS.md), input rows INPUT-01..19 that apply without
+ * Security checklist (docs/security.md), input rows INPUT-01..19 that apply without
  * authentication, plus SECRET-01 and SECRET-02. Every test runs against a real server on
  * 127.0.0.1 and every rejected request must leave the stored data unchanged.
  */

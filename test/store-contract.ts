@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { ApiError } from '../src/errors.js';
-import { MAX_MANAGERS, type Envelope, type ListQuery, type Store, type StoreEvent } from '../src/storage/store.js';
+import { MAX_MANAGERS, type DumpItem, type Envelope, type ListQuery, type Store, type StoreEvent } from '../src/storage/store.js';
 
 export interface StoreFixture {
   store: Store;
@@ -330,6 +330,47 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       for (const k of [{ kind: 'Project', project: '', name: 'p' }, { kind: 'Dashboard', project: 'p', name: 'd' }, { kind: 'Role', project: 'p', name: 'owner' }]) {
         expect(await store.managers(k), k.kind).to.deep.equal([]);
       }
+    });
+
+    it('dump: the revision, then every object in key order preceded by its history (oldest first); deleted objects\' history left out', async () => {
+      const h = { writer: { by: 'alice', manager: 'dashctl' }, history: { max: 10 } };
+      await store.create(obj('Dashboard', 'p', 'a', 0, { v: 0 }), h);
+      await store.update(obj('Dashboard', 'p', 'a', 1, { v: 1 }), { expectedVersion: 0, ...h });
+      await store.create(obj('Dashboard', 'p', 'ab', 0), h);
+      await store.create(obj('Dashboard', 'p', 'gone', 0), h);
+      await store.delete({ kind: 'Dashboard', project: 'p', name: 'gone' });
+      await store.create(obj('Project', '', 'p'));
+      const items: DumpItem[] = [];
+      for await (const item of store.dump()) items.push(item);
+      const shown = items.map((i) => (i.type === 'revision' ? `rev ${i.revision}` : `${i.type} ${i.object.kind}/${i.object.metadata.name}@${i.object.metadata.version}${i.type === 'version' ? ` by ${i.updatedBy}` : ''}`));
+      expect(shown).to.deep.equal([
+        `rev ${await store.revision()}`,
+        'version Dashboard/a@0 by alice',
+        'version Dashboard/a@1 by alice',
+        'object Dashboard/a@1',
+        'version Dashboard/ab@0 by alice',
+        'object Dashboard/ab@0',
+        'object Project/p@0',
+      ]);
+    });
+
+    it('dump: one snapshot, whatever is written while it is read', async () => {
+      for (let i = 0; i < 30; i++) await store.create(obj('Dashboard', 'p', `d${String(i).padStart(2, '0')}`));
+      const revision = await store.revision();
+      const items: DumpItem[] = [];
+      for await (const item of store.dump()) {
+        items.push(item);
+        if (items.length === 1) {
+          // writes while the dump is half read: a new object, a deletion, an update
+          await store.create(obj('Dashboard', 'p', 'd99'));
+          await store.delete({ kind: 'Dashboard', project: 'p', name: 'd29' });
+          await store.update(obj('Dashboard', 'p', 'd28', 1), { expectedVersion: 0 });
+        }
+      }
+      expect(items[0]).to.deep.equal({ type: 'revision', revision });
+      const names = items.flatMap((i) => (i.type === 'object' ? [`${i.object.metadata.name}@${i.object.metadata.version}`] : []));
+      expect(names).to.have.length(30);
+      expect(names).to.include('d29@0').and.include('d28@0').and.not.include('d99@0');
     });
 
     it('exclusive: callers of one key never overlap; other keys run alongside', async () => {

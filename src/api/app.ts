@@ -10,13 +10,17 @@ import type { KindRegistry } from '../kinds/registry.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import { parseDuration } from '../resources/duration.js';
 import type { ResourceService } from '../resources/service.js';
+import { SCHEMAS_DIR } from '../paths.js';
 import type { Store } from '../storage/store.js';
 import { registerAuthRoutes, type AuthRouteOptions } from './auth-routes.js';
+import { registerBackupRoutes } from './backup-routes.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { registerExternalAuthRoutes, type ExternalAuthOptions } from './external-auth-routes.js';
 import type { Watcher } from '../controllers/watcher.js';
 import { registerErrorHandler } from './error-handler.js';
 import { registerMetrics, type Metrics } from './metrics.js';
+import type { MountedRoute } from './openapi/document.js';
+import { registerOpenApiRoutes } from './openapi-routes.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { registerResourceRoutes } from './resource-router.js';
 import { registerStaticRoutes, type StaticRouteOptions } from './static-routes.js';
@@ -25,6 +29,10 @@ import { registerSystemRoutes, type BuildInfo } from './system-routes.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
+  }
+  interface FastifyInstance {
+    /** Every route as mounted (method, URL template, config), in mounting order: the OpenAPI document's source. */
+    routeTable: readonly MountedRoute[];
   }
 }
 
@@ -69,6 +77,12 @@ export function buildApp(o: AppOptions): FastifyInstance {
     genReqId: requestId,
   });
   app.decorateRequest('principal', null as unknown as Principal);
+  // The route table, for the OpenAPI document: every route, in every plugin scope, as mounted.
+  const routes: MountedRoute[] = [];
+  app.decorate('routeTable', routes);
+  app.addHook('onRoute', (r) => {
+    routes.push({ method: r.method, url: r.url, config: r.config as MountedRoute['config'] });
+  });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       { user: request.principal?.name, method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
@@ -104,6 +118,8 @@ export function buildApp(o: AppOptions): FastifyInstance {
   if (o.auth) registerAuthRoutes(app, o.auth);
   if (o.external) registerExternalAuthRoutes(app, o.external);
   registerProxyRoutes(app, o.proxy);
+  registerBackupRoutes(app, { registry: o.registry, service: o.service, store: o.store, version: o.build.version });
+  registerOpenApiRoutes(app, { routes, registry: o.registry, build: o.build, schemasDir: SCHEMAS_DIR, authEnabled: o.config.security?.enable_auth === true });
   if (o.ui) registerStaticRoutes(app, o.ui);
   return app;
 }

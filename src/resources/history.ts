@@ -7,7 +7,7 @@ import { mask } from './masking.js';
 import type { ResourceService, UpdateResult } from './service.js';
 
 /**
- * Version history of the kinds that keep one: list, read, restore; and every object's field
+ * Version history of the kinds that keep one (docs/api.md §7): list, read, restore; and every object's field
  * managers. The entries are written by the store in the same atomic write as each change;
  * restoring goes through the ordinary write pipeline, so it is validated, authorised and recorded
  * like any update (by the manager `restore`).

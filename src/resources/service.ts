@@ -258,6 +258,16 @@ export class ResourceService {
     return this.opts.authorizer.authorize(p, action, authzTarget(d, d.scope === 'project' ? project : undefined, name));
   }
 
+  /**
+   * Whether `p` may do everything to every kind in every project (a global `*` on `*`): what a
+   * backup of the whole store needs, since it holds password hashes and sessions.
+   */
+  async authorizeEverything(p: Principal): Promise<void> {
+    for (const d of this.opts.registry.all()) {
+      for (const action of ['read', 'create', 'update', 'delete'] as const) await this.opts.authorizer.authorize(p, action, { kind: d.kind });
+    }
+  }
+
   /** An expired object still in the store (the reaper has not run yet) no longer holds its name. */
   private async dropExpired(d: KindDescriptor, key: ObjectKey): Promise<void> {
     if (!d.ttlPath) return;

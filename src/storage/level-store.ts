@@ -4,7 +4,7 @@ import { ApiError, alreadyExists, badRequest, conflict, notFound } from '../erro
 import { EventHub, replayThenLive } from './event-hub.js';
 import { MetadataIndex } from './metadata-index.js';
 import { KeyedMutex, Mutex } from './mutex.js';
-import type { CreateOptions, DeleteOptions, Envelope, ManagerEntry, ListQuery, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
+import type { CreateOptions, DeleteOptions, DumpItem, Envelope, ManagerEntry, ListQuery, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
 import { storedText } from './stored-text.js';
 import { jsonOf } from './json-of.js';
 import { keyOf, recordWrite } from './store.js';
@@ -386,6 +386,39 @@ export class LevelStore implements Store {
   async managers(k: ObjectKey): Promise<ManagerEntry[]> {
     const raw = await this.db.get(managersKey(k));
     return raw === undefined ? [] : (JSON.parse(raw) as ManagerEntry[]);
+  }
+
+  /**
+   * One explicit LevelDB snapshot, read by two iterators in step: objects (`o` keys) and history
+   * entries (`h` keys) sort by the same (kind, project, name), so each object's entries are met
+   * just before it and those of deleted objects are skipped.
+   */
+  async *dump(): AsyncIterable<DumpItem> {
+    const snapshot = this.db.snapshot();
+    try {
+      const revision = await this.db.get(REVISION_KEY, { snapshot });
+      yield { type: 'revision', revision: revision === undefined ? 0 : Number(revision) };
+      const history = this.db.iterator({ gte: `h${SEP}`, lt: `h${SEP}${HIGH}`, snapshot });
+      try {
+        let entry = await history.next();
+        for await (const [key, raw] of this.db.iterator({ gte: `o${SEP}`, lt: `o${SEP}${HIGH}`, snapshot })) {
+          const id = key.slice(2);
+          // history keys: h SEP kind SEP project SEP name SEP version; compare their (kind, project, name)
+          while (entry !== undefined && entry[0].slice(2, entry[0].lastIndexOf(SEP)) < id) entry = await history.next();
+          while (entry !== undefined && entry[0].slice(2, entry[0].lastIndexOf(SEP)) === id) {
+            const r = JSON.parse(entry[1]) as HistoryRecord;
+            yield { type: 'version', updatedBy: r.updatedBy, ...(r.manager ? { manager: r.manager } : {}), object: r.object };
+            entry = await history.next();
+          }
+          const managers = await this.db.get(managersKey({ kind: id.split(SEP)[0], project: id.split(SEP)[1], name: id.split(SEP)[2] }), { snapshot });
+          yield { type: 'object', object: JSON.parse(raw) as Envelope, managers: managers === undefined ? [] : (JSON.parse(managers) as ManagerEntry[]) };
+        }
+      } finally {
+        await history.close();
+      }
+    } finally {
+      await snapshot.close();
+    }
   }
 
   async getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {

@@ -4,7 +4,7 @@ import { ApiError, alreadyExists, badRequest, conflict, notFound, unavailable } 
 import { EventHub, replayThenLive } from './event-hub.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
-import type { CreateOptions, DeleteOptions, Envelope, HistoryOptions, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
+import type { CreateOptions, DeleteOptions, DumpItem, Envelope, HistoryOptions, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
 import { keyOf, recordWrite } from './store.js';
 import { jsonOf } from './json-of.js';
 
@@ -420,6 +420,47 @@ export class PostgresStore implements Store {
     return rows[0]?.doc;
   }
 
+  /**
+   * One REPEATABLE READ, READ ONLY transaction (one snapshot, writes go on) read through two
+   * cursors in step, both in (kind, project, name) order: objects, and the history entries of
+   * objects that exist (those of deleted objects are left out).
+   */
+  async *dump(): AsyncIterable<DumpItem> {
+    const c = await this.connect();
+    let broken = false;
+    try {
+      await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const { rows } = await c.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
+      yield { type: 'revision', revision: Number(rows[0]?.revision ?? 0) };
+      await c.query('DECLARE dump_objects NO SCROLL CURSOR FOR SELECT kind, project, name, doc, managers FROM dashplane_objects ORDER BY kind, project, name');
+      await c.query(`DECLARE dump_history NO SCROLL CURSOR FOR SELECT h.kind, h.project, h.name, h.updated_by, h.manager, h.doc FROM dashplane_history h
+        JOIN dashplane_objects o ON o.kind = h.kind AND o.project = h.project AND o.name = h.name ORDER BY h.kind, h.project, h.name, h.version`);
+      const fetch = async <R extends pg.QueryResultRow>(cursor: string) => (await c.query<R>(`FETCH ${DUMP_BATCH} FROM ${cursor}`)).rows;
+      type Row = { kind: string; project: string; name: string; doc: Envelope; managers: ManagerEntry[] };
+      let history = await fetch<Row & { updated_by: string; manager: string }>('dump_history');
+      for (let objects = await fetch<Row>('dump_objects'); objects.length > 0; objects = await fetch<Row>('dump_objects')) {
+        for (const o of objects) {
+          for (;;) {
+            if (history.length === 0) history = await fetch('dump_history');
+            const h = history[0];
+            if (!h || h.kind !== o.kind || h.project !== o.project || h.name !== o.name) break;
+            history.shift();
+            yield { type: 'version', updatedBy: h.updated_by, ...(h.manager ? { manager: h.manager } : {}), object: h.doc };
+          }
+          yield { type: 'object', object: o.doc, managers: o.managers };
+        }
+      }
+      await c.query('COMMIT');
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => (broken = true));
+      throw translate(e, this.where);
+    } finally {
+      // a consumer that stops early leaves the transaction open: end it before the client goes back
+      await c.query('ROLLBACK').catch(() => (broken = true));
+      c.release(broken);
+    }
+  }
+
   // --- internals ---
 
   /** Rows of `columns` for a list query, in list order. */
@@ -553,6 +594,9 @@ export class PostgresStore implements Store {
     }
   }
 }
+
+/** Rows per FETCH of a dump cursor. */
+const DUMP_BATCH = 500;
 
 function gone(since: number, oldest: number): ApiError {
   return new ApiError('Gone', `revision ${since} is older than the retained event log (oldest ${oldest}); list again and watch from the revision that list returns`);

@@ -135,6 +135,15 @@ export interface UpdateOptions extends WriteRecordOptions {
   expectedVersion: number;
 }
 
+/**
+ * One record of `Store.dump`: first the revision of the snapshot, then for each object its kept
+ * history entries (oldest first, each the object as written at that version) and the object.
+ */
+export type DumpItem =
+  | { type: 'revision'; revision: number }
+  | { type: 'version'; updatedBy: string; manager?: string; object: Envelope }
+  | { type: 'object'; object: Envelope; managers: ManagerEntry[] };
+
 /** The storage contract (see test/store-contract.ts for the shared suite). */
 export interface Store {
   /** Open the store; rejects with a clear message when the data is locked or unreadable. */
@@ -197,6 +206,12 @@ export interface Store {
   listVersions(key: ObjectKey): Promise<VersionEntry[]>;
   /** The object as it was at `version`, if kept. */
   getVersion(key: ObjectKey, version: number): Promise<Envelope | undefined>;
+  /**
+   * Everything the store holds, read from one consistent snapshot while writes go on (backups):
+   * the snapshot's revision, then objects of every kind in key order, each preceded by its kept
+   * history entries. The history of deleted objects is left out.
+   */
+  dump(): AsyncIterable<DumpItem>;
 }
 
 /** The key of an envelope. */

@@ -1,4 +1,4 @@
-// The dashplane HTTP API as the UI uses it (design/API.md). Credentials are the cookies that
+// The dashplane HTTP API as the UI uses it (docs/api.md). Credentials are the cookies that
 // login sets; fetch-refresh.ts refreshes them once on a 401 for every same-origin call.
 
 export interface Metadata {
