@@ -1,0 +1,94 @@
+import type { FastifyInstance } from 'fastify';
+import type { Principal } from '../auth/authorizer.js';
+import { ApiError, badRequest, isApiError } from '../errors.js';
+import type { KindRegistry } from '../kinds/registry.js';
+import { migrateGrafanaDashboard } from '../migrate/dashboard.js';
+import { checkInput } from '../migrate/grafana-input.js';
+import { summaryHeader } from '../migrate/report.js';
+import type { PluginRegistry } from '../plugins/registry.js';
+import type { ResourceService } from '../resources/service.js';
+
+export interface MigrateRouteOptions {
+  registry: KindRegistry;
+  plugins: PluginRegistry;
+  service: ResourceService;
+}
+
+/** Dashplane's additions to Perses' request, as query parameters (a body percli sends stays Perses' own). */
+interface MigrateQuery {
+  project?: string;
+  datasource?: string;
+  name?: string;
+  report?: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * `POST /api/migrate` as Perses has it: body `{"grafanaDashboard": {...}, "input"?: {"DS_X": "..."},
+ * "useDefaultDatasource"?: bool}`, answer the Perses Dashboard (nothing is stored). The migration
+ * report comes as the `X-Migration-Summary` header (counts) and, with `?report=true`, as
+ * `{dashboard, report}`. `?project=P` makes the name unique in P and sets metadata.project;
+ * `?datasource=D` makes every Prometheus query use D; `?name=N` names the dashboard.
+ * With authentication on, only signed-in users may call it (Perses lets anyone).
+ */
+export function registerMigrateRoutes(app: FastifyInstance, o: MigrateRouteOptions): void {
+  app.post<{ Querystring: MigrateQuery }>('/api/migrate', async (req, reply) => {
+    const body = req.body;
+    if (!isObject(body)) throw badRequest('send a JSON object: {"grafanaDashboard": <the Grafana dashboard JSON>, "input": {"DS_PROMETHEUS": "<datasource>"}}');
+    if (body.grafanaDashboard === undefined || body.grafanaDashboard === null) throw badRequest('grafanaDashboard cannot be empty: send {"grafanaDashboard": <the Grafana dashboard JSON>}');
+    if (body.useDefaultDatasource !== undefined && typeof body.useDefaultDatasource !== 'boolean') throw badRequest('useDefaultDatasource must be true or false');
+    const q = req.query;
+    for (const key of ['project', 'datasource', 'name', 'report'] as const) {
+      if (q[key] !== undefined && typeof q[key] !== 'string') throw badRequest(`the query parameter ${key} may be given once`);
+    }
+    const takenNames = q.project ? await namesIn(o, req.principal, q.project) : undefined;
+    if (q.datasource !== undefined) await checkDatasource(o, req.principal, q.datasource, q.project);
+    const { dashboard, report } = migrateGrafanaDashboard(body.grafanaDashboard, {
+      input: checkInput(body.input),
+      useDefaultDatasource: body.useDefaultDatasource === true,
+      datasource: q.datasource,
+      project: q.project,
+      name: q.name,
+      takenNames,
+      hasPlugin: (kind) => o.plugins.get(kind) !== undefined,
+    });
+    void reply.header('X-Migration-Summary', summaryHeader(report));
+    return q.report === 'true' ? { dashboard, report } : dashboard;
+  });
+}
+
+/** The dashboard names of a project the caller may read (the project must exist). */
+async function namesIn(o: MigrateRouteOptions, p: Principal, project: string): Promise<Set<string>> {
+  try {
+    await o.service.get(p, o.registry.projectKind, '', project);
+  } catch (e) {
+    if (isApiError(e) && e.reason === 'NotFound') throw new ApiError('NotFound', `project: there is no project "${project}"; create it first or pick an existing one (?project=...)`);
+    throw e;
+  }
+  const names = new Set<string>();
+  let continueToken: string | undefined;
+  do {
+    const page = await o.service.list(p, o.registry.requirePlural('dashboards'), { project, metadataOnly: true, ...(continueToken ? { continueToken } : {}) });
+    for (const d of page.items) names.add(d.metadata.name);
+    continueToken = page.continueToken;
+  } while (continueToken);
+  return names;
+}
+
+/** `?datasource=D` must name a Prometheus datasource of the project, or a global one. */
+async function checkDatasource(o: MigrateRouteOptions, p: Principal, name: string, project?: string): Promise<void> {
+  const candidates = [...(project ? [{ plural: 'datasources', project }] : []), { plural: 'globaldatasources', project: '' }];
+  for (const c of candidates) {
+    try {
+      const ds = await o.service.get(p, o.registry.requirePlural(c.plural), c.project, name);
+      const kind = (ds.spec as { plugin?: { kind?: string } })?.plugin?.kind ?? '';
+      const info = o.plugins.get(kind);
+      if ((info?.synonymOf ?? kind) !== 'PrometheusDatasource') throw badRequest(`datasource: "${name}" is a ${kind} datasource; the migrated queries need a Prometheus one`);
+      return;
+    } catch (e) {
+      if (!isApiError(e) || e.reason !== 'NotFound') throw e;
+    }
+  }
+  throw badRequest(`datasource: there is no datasource "${name}"${project ? ` in project "${project}"` : ''} nor a global one; create it, or leave ?datasource out to use the project's default Prometheus datasource`);
+}
