@@ -7,6 +7,7 @@ import { makeGetCommand } from './commands/get.js';
 import { makeHistoryCommand } from './commands/history.js';
 import { makeLintCommand } from './commands/lint.js';
 import { makeLoginCommand } from './commands/login.js';
+import { makeMigrateCommand } from './commands/migrate.js';
 import { makeLogoutCommand, makeWhoamiCommand } from './commands/session.js';
 import { makeConfigCommand, makeProjectCommand } from './commands/settings.js';
 import type { Env } from './env.js';
@@ -17,6 +18,6 @@ export function buildProgram(env: Env): Command {
     .description('command-line client of dashplane (and Perses-compatible servers)')
     .showHelpAfterError('(run dashctl help for usage)')
     .exitOverride();
-  for (const make of [makeLoginCommand, makeLogoutCommand, makeWhoamiCommand, makeConfigCommand, makeProjectCommand, makeApplyCommand, makeDiffCommand, makeGetCommand, makeDescribeCommand, makeDeleteCommand, makeHistoryCommand, makeLintCommand]) program.addCommand(make(env));
+  for (const make of [makeLoginCommand, makeLogoutCommand, makeWhoamiCommand, makeConfigCommand, makeProjectCommand, makeApplyCommand, makeDiffCommand, makeGetCommand, makeDescribeCommand, makeDeleteCommand, makeHistoryCommand, makeLintCommand, makeMigrateCommand]) program.addCommand(make(env));
   return program;
 }

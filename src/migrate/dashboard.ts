@@ -21,6 +21,8 @@ export interface MigrateOptions extends DatasourceOptions {
   hasPlugin?: (kind: string) => boolean;
   /** "Now", for tests of absolute time ranges. */
   now?: number;
+  /** How error messages name the input (default "grafanaDashboard", the API field). */
+  source?: string;
 }
 
 /** A migrated dashboard and the report of what became of each Grafana element. */
@@ -39,7 +41,7 @@ const ZERO_TIME = '0001-01-01T00:00:00Z';
  * Throws a BadRequest ApiError when the input is not a Grafana dashboard.
  */
 export function migrateGrafanaDashboard(input: unknown, opts: MigrateOptions = {}): MigrationResult {
-  const grafana = replaceInputs(unwrapGrafanaDashboard(input), opts.input);
+  const grafana = replaceInputs(unwrapGrafanaDashboard(input, opts.source), opts.input);
   const report = new ReportBuilder();
   const ds = new DatasourceResolver(grafana, opts);
   const ctx: QueryContext = { ds, report, hasPlugin: opts.hasPlugin ?? (() => true) };

@@ -9,7 +9,7 @@ import { isObj, type Obj } from './read.js';
 export function unwrapGrafanaDashboard(input: unknown, field = 'grafanaDashboard'): Obj {
   if (!isObj(input)) throw badRequest(`${field} must be a Grafana dashboard JSON object (in Grafana: Share > Export > Save to file)`);
   const looksLike = (d: Obj) => Array.isArray(d.panels) || Array.isArray(d.rows) || typeof d.title === 'string' || isObj(d.templating);
-  if (isObj(input.dashboard) && !looksLike(input)) return unwrapGrafanaDashboard(input.dashboard, `${field}.dashboard`);
+  if (isObj(input.dashboard) && !looksLike(input)) return unwrapGrafanaDashboard(input.dashboard, /\s/.test(field) ? `the "dashboard" field of ${field}` : `${field}.dashboard`);
   if (input.kind === 'Dashboard' && isObj(input.spec)) {
     throw badRequest(`${field} is already a Perses dashboard (kind: Dashboard): apply it as it is instead of migrating it`);
   }
