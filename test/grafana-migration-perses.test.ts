@@ -36,7 +36,6 @@ const DIFFERENCES: Record<string, { why: string; patch: Patch }> = {
     why: 'without a "by" clause the label comes from the regex (job="(...)"); Perses gives the label "migration_from_grafana_not_supported"',
     patch: (e) => ({ ...e, spec: { expr: e.spec.expr.replace(/^query_result\((.*)\)$/, '$1'), labelName: 'job' } }),
   },
-  statchart_schemas_migrate_tests_basic: { why: 'Grafana "Bps" is bytes/sec in SI units: decbytes/sec (Perses: bytes/sec, IEC)', patch: (e) => set(e, (s) => (s.format.unit = 'decbytes/sec')) },
   statchart_schemas_migrate_tests_special_mapping_without_match: { why: 'the base threshold step without a value keeps its colour (Perses drops it)', patch: (e) => set(e, (s) => s.thresholds.steps.unshift({ color: '#F2495C', value: 0 })) },
   'table_schemas_migrate_tests_legacy-panel': { why: 'legacy column styles keep their unit and decimals', patch: (e) => set(e, (s) => (s.columnSettings[1].format = { unit: 'decimal', decimalPlaces: 2 })) },
   'table_schemas_migrate_tests_rename-twice-using-transform': {

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import { createRequire } from 'node:module';
 import { KINDS } from '../cli/kinds.js';
 import { OfflineValidator } from '../cli/offline-validator.js';
 import { migrateGrafanaDashboard, type MigrationResult } from '../src/migrate/dashboard.js';
+import { mapUnit, MAPPED_GRAFANA_UNITS } from '../src/migrate/units.js';
 import { corpusDashboards, grafanaPanels, hasGrafanaCorpus, NO_CORPUS, type CorpusDashboard } from './helpers/grafana-corpus.js';
 
 /**
@@ -119,6 +121,17 @@ describe('Grafana migration over the dashboard corpus', function () {
     }
     expect(1 - sum.placeholders / sum.panels).to.be.at.least(0.98);
     expect(sum.variablesMapped / sum.variables).to.be.at.least(0.94);
+  });
+
+  it("uses only units the web UI's Perses packages can format (an unknown unit makes them throw)", function () {
+    const { formatValue } = createRequire(import.meta.url)('@perses-dev/core/dist/cjs/model/units/units.js') as { formatValue(v: number, f: object): string };
+    const units = new Set(MAPPED_GRAFANA_UNITS.map((u) => mapUnit(u)!.unit));
+    const collect = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(collect);
+      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (k === 'unit' && typeof x === 'string' ? units.add(x) : collect(x));
+    };
+    for (const r of results.values()) collect(r.dashboard.spec);
+    for (const unit of units) expect(() => formatValue(1234.5, { unit }), unit).not.to.throw();
   });
 
   it('names a datasource in queries only when one is chosen', function () {

@@ -1,6 +1,6 @@
 import { toHexColor } from './colors.js';
 import { arr, defined, isObj, nonEmpty, num, obj, str, type Obj } from './read.js';
-import { DATE_UNITS, mapUnit } from './units.js';
+import { mapUnit } from './units.js';
 
 /**
  * The parts of Grafana's field configuration that several panel types share, as Perses
@@ -37,7 +37,6 @@ export function formatOf(unit: unknown, decimals: unknown, notes: string[]): Obj
     out.decimalPlaces = Math.round(d);
     if (!u) out.unit = 'decimal';
   }
-  if (DATE_UNITS.has(out.unit)) delete out.decimalPlaces;
   return nonEmpty(out) ? out : undefined;
 }
 

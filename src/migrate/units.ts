@@ -1,6 +1,7 @@
 /**
  * Grafana unit identifiers (fieldConfig `unit`, graph `yaxes[].format`, singlestat `format`)
- * and the Perses format unit that displays the same values the same way.
+ * and the Perses format unit that displays the same values the same way. Only the units the web
+ * UI's Perses packages (0.52) know are used: an unknown unit makes their number formatting throw.
  */
 const UNITS: Record<string, string> = {
   // plain numbers
@@ -12,9 +13,6 @@ const UNITS: Record<string, string> = {
   percent: 'percent',
   percentunit: 'percent-decimal',
   // time
-  ns: 'nanoseconds',
-  µs: 'microseconds',
-  us: 'microseconds',
   ms: 'milliseconds',
   s: 'seconds',
   m: 'minutes',
@@ -23,16 +21,14 @@ const UNITS: Record<string, string> = {
   w: 'weeks',
   M: 'months',
   y: 'years',
-  // data (IEC: 1024, SI: 1000)
+  // data (the Perses packages show bytes with 1000-based prefixes)
   bytes: 'bytes',
-  decbytes: 'decbytes',
-  bits: 'bits',
-  decbits: 'decbits',
+  decbytes: 'bytes',
   // data rates
+  Bps: 'bytes/sec',
   binBps: 'bytes/sec',
-  Bps: 'decbytes/sec',
+  bps: 'bits/sec',
   binbps: 'bits/sec',
-  bps: 'decbits/sec',
   // throughput
   cps: 'counts/sec',
   eps: 'events/sec',
@@ -45,18 +41,6 @@ const UNITS: Record<string, string> = {
   reqps: 'requests/sec',
   rowsps: 'rows/sec',
   wps: 'writes/sec',
-  // temperature
-  celsius: 'celsius',
-  fahrenheit: 'fahrenheit',
-  // dates
-  dateTimeAsIso: 'datetime-iso',
-  dateTimeAsIsoNoDateIfToday: 'datetime-iso',
-  dateTimeAsUS: 'datetime-us',
-  dateTimeAsUSNoDateIfToday: 'datetime-us',
-  dateTimeAsLocal: 'datetime-local',
-  dateTimeAsLocalNoDateIfToday: 'datetime-local',
-  dateTimeAsSystem: 'datetime-local',
-  dateTimeFromNow: 'relative-time',
 };
 
 /** Grafana's duration formats (hh:mm:ss) shown as a plain duration of the same base unit. */
@@ -78,5 +62,5 @@ export function mapUnit(grafana: string): { unit: string; exact: boolean } | und
   return undefined;
 }
 
-/** Perses date units, which take no decimal places. */
-export const DATE_UNITS = new Set(['datetime-iso', 'datetime-us', 'datetime-local', 'date-iso', 'date-us', 'date-local', 'time-local', 'time-iso', 'time-us', 'relative-time', 'unix-timestamp', 'unix-timestamp-ms']);
+/** Every Grafana unit with a Perses counterpart (for tests that check the UI can format them all). */
+export const MAPPED_GRAFANA_UNITS: readonly string[] = [...Object.keys(UNITS), ...Object.keys(APPROXIMATE), ...CURRENCIES.map((c) => `currency${c.toUpperCase()}`)];
