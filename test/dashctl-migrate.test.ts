@@ -69,6 +69,10 @@ describe('dashctl migrate', function () {
     const second = await runDashctl(config, ['migrate', '-f', exportFile, '-p', 'ops', '--apply'], withServer());
     expect(second.stdout, showRun(second)).to.equal('Dashboard ops/svc-overview-2 created\n');
     expect(second.stderr).to.match(/already exists in the project: this one is named "svc-overview-2"/);
+    expect(second.stderr).to.include('project "ops" has no default Prometheus datasource');
+    await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'main' }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } } });
+    const named = await runDashctl(config, ['migrate', '-f', exportFile, '-p', 'ops', '-o', 'json'], withServer());
+    expect(JSON.parse(named.stdout).spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, showRun(named)).to.deep.equal({ kind: 'PrometheusDatasource', name: 'main' });
     const names = (await s.api('GET', '/api/v1/projects/ops/dashboards')).body.map((d: any) => d.metadata.name);
     expect(names).to.deep.equal(['svc-overview', 'svc-overview-2']);
     const missing = await runDashctl(config, ['migrate', '-f', exportFile, '-p', 'nope', '--apply'], withServer());

@@ -32,8 +32,9 @@ describe('POST /api/migrate', function () {
     const r = await s.api('POST', '/api/migrate?report=true&project=ops', { grafanaDashboard: { dashboard: GRAFANA_EXPORT, meta: {} } });
     expect(r.status, r.text).to.equal(200);
     expect(Object.keys(r.body)).to.deep.equal(['dashboard', 'report']);
-    expect(r.body.report.entries.map((e: any) => `${e.subject} ${e.outcome}`)).to.include.members(['panel mapped', 'variable mapped', 'dashboard mapped']);
+    expect(r.body.report.entries.map((e: any) => `${e.subject} ${e.outcome}`)).to.include.members(['panel mapped', 'variable mapped', 'dashboard approximated']);
     expect(r.body.dashboard.metadata.project).to.equal('ops');
+    expect(r.body.report.entries.find((e: any) => e.subject === 'dashboard').notes).to.include('project "ops" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default');
     const created = await s.api('POST', '/api/v1/projects/ops/dashboards', r.body.dashboard);
     expect(created.status, created.text).to.equal(200);
     // a second import of the same dashboard gets another name instead of replacing the first
@@ -42,7 +43,7 @@ describe('POST /api/migrate', function () {
     expect(again.body.report.entries.find((e: any) => e.subject === 'dashboard').notes.join()).to.match(/already exists in the project/);
   });
 
-  it('makes every Prometheus query use ?datasource=, which must be a Prometheus datasource of the project or a global one', async function () {
+  it("makes every Prometheus query name ?datasource=, or else the project's default Prometheus datasource", async function () {
     await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'thanos' }, spec: { plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } } });
     await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'logs' }, spec: { plugin: { kind: 'LokiDatasource', spec: {} } } });
     const r = await s.api('POST', '/api/migrate?project=ops&datasource=thanos', { grafanaDashboard: GRAFANA_EXPORT });
@@ -53,6 +54,14 @@ describe('POST /api/migrate', function () {
     expect(missing.body.message).to.match(/^datasource: there is no datasource "nope" in project "ops"/);
     const wrong = await s.api('POST', '/api/migrate?project=ops&datasource=logs', { grafanaDashboard: GRAFANA_EXPORT });
     expect(wrong.body.message).to.equal('datasource: "logs" is a LokiDatasource datasource; the migrated queries need a Prometheus one');
+    await s.api('POST', '/api/v1/globaldatasources', { kind: 'GlobalDatasource', metadata: { name: 'everyone' }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } } });
+    const global = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT });
+    expect(global.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'everyone' });
+    await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'main' }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } } });
+    const own = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT });
+    expect(own.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'main' });
+    const none = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT, useDefaultDatasource: true });
+    expect(none.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.equal(undefined);
   });
 
   it('answers every mistake with a 400 or 404 that names the field and the fix', async function () {

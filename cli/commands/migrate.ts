@@ -53,7 +53,7 @@ export function makeMigrateCommand(env: Env): Command {
     .option('-p, --project <name>', 'project the dashboards are for: their names are made unique there (asks the server)')
     .option('--apply', 'create the dashboards in the project (--project or the default one) instead of printing them')
     .option('--online', 'migrate on the server (POST /api/migrate) instead of locally')
-    .option('--datasource <name>', "Prometheus datasource every query uses (default: the project's default one)")
+    .option('--datasource <name>', "Prometheus datasource every query names (default: with a project, its default one; else none)")
     .option('--name <name>', 'name of the dashboard (a single input only; default: the Grafana uid or title)')
     .option('--input <KEY=VALUE>', 'value of an export input, e.g. DS_PROMETHEUS=prometheus (repeatable)', collect, [])
     .option('--use-default-datasource', 'name no datasource: every query uses the default of its kind')
@@ -68,12 +68,19 @@ export function makeMigrateCommand(env: Env): Command {
       const api = project || flags.online ? ctx.client() : undefined;
       const taken = project ? await dashboardNames(api!, project) : new Set<string>();
       const plugins = flags.online ? undefined : PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'));
+      // in a project, queries name its default Prometheus datasource (the server does the same with --online)
+      const notes: string[] = [];
+      let datasource = flags.datasource;
+      if (project && !flags.online && datasource === undefined && !flags.useDefaultDatasource) {
+        datasource = await defaultPrometheus(api!, project);
+        if (!datasource) notes.push(`project "${project}" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default`);
+      }
       const results: Migrated[] = [];
       let failed = 0;
       for (const f of files) {
         try {
-          const options = { input, datasource: flags.datasource, useDefaultDatasource: flags.useDefaultDatasource, project, name: flags.name };
-          const m = api && flags.online ? await online(api, f, options) : migrateGrafanaDashboard(f.json, { ...options, source: 'the file', takenNames: taken, hasPlugin: (k) => plugins!.get(k) !== undefined });
+          const options = { input, datasource, useDefaultDatasource: flags.useDefaultDatasource, project, name: flags.name };
+          const m = api && flags.online ? await online(api, f, options) : migrateGrafanaDashboard(f.json, { ...options, notes, source: 'the file', takenNames: taken, hasPlugin: (k) => plugins!.get(k) !== undefined });
           taken.add(m.dashboard.metadata.name);
           results.push(m);
           io.err(`# ${f.label} -> Dashboard ${m.dashboard.metadata.name}\n${m.report ? formatReport(m.report, flags.verbose) : '(the server sent no report)\n'}`);
@@ -104,6 +111,17 @@ async function dashboardNames(api: ApiClient, project: string): Promise<Set<stri
   const res = await api.request('GET', `/api/v1/projects/${encodeURIComponent(project)}/dashboards`, { query: { metadata_only: 'true' } });
   if (res.status !== 200) throw new CliError(`cannot list the dashboards of project "${project}": ${res.body?.message ?? res.status}`);
   return new Set((res.body as { metadata: { name: string } }[]).map((d) => d.metadata.name));
+}
+
+/** The project's default Prometheus datasource, else the global default one; undefined when there is none. */
+async function defaultPrometheus(api: ApiClient, project: string): Promise<string | undefined> {
+  for (const path of [`/api/v1/projects/${encodeURIComponent(project)}/datasources`, '/api/v1/globaldatasources']) {
+    const res = await api.request('GET', path, { query: { default: 'true' } });
+    if (res.status !== 200) continue;
+    const hit = (res.body as { metadata: { name: string }; spec?: { plugin?: { kind?: string } } }[]).find((d) => /^(Prometheus|Metrics)Datasource$/.test(d.spec?.plugin?.kind ?? ''));
+    if (hit) return hit.metadata.name;
+  }
+  return undefined;
 }
 
 /** Creates each dashboard in the project; the number that failed. */

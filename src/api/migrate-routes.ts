@@ -8,6 +8,7 @@ import { summaryHeader } from '../migrate/report.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import type { ResourceService } from '../resources/service.js';
 
+/** What the migrate route needs: the kinds (to list names and check datasources), the plugins and the service. */
 export interface MigrateRouteOptions {
   registry: KindRegistry;
   plugins: PluginRegistry;
@@ -29,7 +30,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
  * "useDefaultDatasource"?: bool}`, answer the Perses Dashboard (nothing is stored). The migration
  * report comes as the `X-Migration-Summary` header (counts) and, with `?report=true`, as
  * `{dashboard, report}`. `?project=P` makes the name unique in P and sets metadata.project;
- * `?datasource=D` makes every Prometheus query use D; `?name=N` names the dashboard.
+ * `?datasource=D` (default: the project's default Prometheus datasource) makes every Prometheus
+ * query name D; `?name=N` names the dashboard.
  * With authentication on, only signed-in users may call it (Perses lets anyone).
  */
 export function registerMigrateRoutes(app: FastifyInstance, o: MigrateRouteOptions): void {
@@ -44,10 +46,18 @@ export function registerMigrateRoutes(app: FastifyInstance, o: MigrateRouteOptio
     }
     const takenNames = q.project ? await namesIn(o, req.principal, q.project) : undefined;
     if (q.datasource !== undefined) await checkDatasource(o, req.principal, q.datasource, q.project);
+    // in a project, queries name its default Prometheus datasource (so a later change of default does not move them)
+    const notes: string[] = [];
+    let datasource = q.datasource;
+    if (q.project && datasource === undefined && body.useDefaultDatasource !== true) {
+      datasource = await defaultPrometheus(o, req.principal, q.project);
+      if (!datasource) notes.push(`project "${q.project}" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default`);
+    }
     const { dashboard, report } = migrateGrafanaDashboard(body.grafanaDashboard, {
       input: checkInput(body.input),
       useDefaultDatasource: body.useDefaultDatasource === true,
-      datasource: q.datasource,
+      datasource,
+      notes,
       project: q.project,
       name: q.name,
       takenNames,
@@ -76,6 +86,22 @@ async function namesIn(o: MigrateRouteOptions, p: Principal, project: string): P
   return names;
 }
 
+const isPrometheus = (o: MigrateRouteOptions, kind: unknown) => typeof kind === 'string' && (o.plugins.get(kind)?.synonymOf ?? kind) === 'PrometheusDatasource';
+
+/** The name of the project's default Prometheus datasource, else of the global default one (those the caller may read). */
+async function defaultPrometheus(o: MigrateRouteOptions, p: Principal, project: string): Promise<string | undefined> {
+  for (const [plural, scope] of [['datasources', { project }], ['globaldatasources', {}]] as const) {
+    try {
+      const page = await o.service.list(p, o.registry.requirePlural(plural), { ...scope, filters: { default: 'true' } });
+      const hit = page.items.find((d) => isPrometheus(o, (d.spec as { plugin?: { kind?: unknown } })?.plugin?.kind));
+      if (hit) return hit.metadata.name;
+    } catch (e) {
+      if (!isApiError(e) || e.reason !== 'Forbidden') throw e;
+    }
+  }
+  return undefined;
+}
+
 /** `?datasource=D` must name a Prometheus datasource of the project, or a global one. */
 async function checkDatasource(o: MigrateRouteOptions, p: Principal, name: string, project?: string): Promise<void> {
   const candidates = [...(project ? [{ plural: 'datasources', project }] : []), { plural: 'globaldatasources', project: '' }];
@@ -83,8 +109,7 @@ async function checkDatasource(o: MigrateRouteOptions, p: Principal, name: strin
     try {
       const ds = await o.service.get(p, o.registry.requirePlural(c.plural), c.project, name);
       const kind = (ds.spec as { plugin?: { kind?: string } })?.plugin?.kind ?? '';
-      const info = o.plugins.get(kind);
-      if ((info?.synonymOf ?? kind) !== 'PrometheusDatasource') throw badRequest(`datasource: "${name}" is a ${kind} datasource; the migrated queries need a Prometheus one`);
+      if (!isPrometheus(o, kind)) throw badRequest(`datasource: "${name}" is a ${kind} datasource; the migrated queries need a Prometheus one`);
       return;
     } catch (e) {
       if (!isApiError(e) || e.reason !== 'NotFound') throw e;

@@ -23,6 +23,8 @@ export interface MigrateOptions extends DatasourceOptions {
   now?: number;
   /** How error messages name the input (default "grafanaDashboard", the API field). */
   source?: string;
+  /** Notes for the dashboard's report entry from the caller (e.g. about the project's datasources). */
+  notes?: string[];
 }
 
 /** A migrated dashboard and the report of what became of each Grafana element. */
@@ -45,7 +47,7 @@ export function migrateGrafanaDashboard(input: unknown, opts: MigrateOptions = {
   const report = new ReportBuilder();
   const ds = new DatasourceResolver(grafana, opts);
   const ctx: QueryContext = { ds, report, hasPlugin: opts.hasPlugin ?? (() => true) };
-  const notes: string[] = [];
+  const notes: string[] = [...(opts.notes ?? [])];
 
   const { variables, entries: variableEntries } = migrateVariables(grafana, ctx);
   const sections = layoutPanels(grafana, notes);
