@@ -21,6 +21,7 @@ import { registerErrorHandler } from './error-handler.js';
 import { registerMetrics, type Metrics } from './metrics.js';
 import type { MountedRoute } from './openapi/document.js';
 import { registerOpenApiRoutes } from './openapi-routes.js';
+import { registerMigrateRoutes } from './migrate-routes.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { registerResourceRoutes } from './resource-router.js';
 import { registerStaticRoutes, type StaticRouteOptions } from './static-routes.js';
@@ -101,6 +102,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   registerMetrics(app, o.metrics);
   registerBodyParsers(app, http.max_json_depth!);
   registerSystemRoutes(app, o);
+  registerMigrateRoutes(app, o);
   registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher);
   // Shutting down: answers close their connections, so in-flight keep-alive clients do not hold
   // the server open until the grace period ends.

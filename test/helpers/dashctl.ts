@@ -17,7 +17,7 @@ export interface Run {
  * Runs dashctl (the built CLI, or `o.bin`) with `configFile` as its configuration, as a child
  * process; stdin is a pipe (never a terminal) fed with `o.input`.
  */
-export function dashctl(configFile: string, args: string[], o: { env?: Record<string, string>; input?: string; bin?: string } = {}): Promise<Run> {
+export function dashctl(configFile: string, args: string[], o: { env?: Record<string, string>; input?: string; bin?: string; timeoutMs?: number } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string | undefined> = { ...process.env, DASHCTL_CONFIG: configFile, NO_COLOR: '1' };
     for (const k of ['DASHCTL_URL', 'DASHCTL_TOKEN', 'DASHCTL_PROJECT', 'DASHCTL_CONTEXT']) delete env[k];
@@ -29,8 +29,8 @@ export function dashctl(configFile: string, args: string[], o: { env?: Record<st
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`dashctl ${args.join(' ')} did not exit within 50 s\n${stdout}\n${stderr}`));
-    }, 50_000);
+      reject(new Error(`dashctl ${args.join(' ')} did not exit in time\n${stdout}\n${stderr}`));
+    }, o.timeoutMs ?? 50_000);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       resolve({ code: code ?? signal ?? -1, stdout, stderr });

@@ -7,6 +7,7 @@ import { onSignedOut } from './fetch-refresh';
 import { DashboardPage } from './pages/DashboardPage';
 import { EditorPage } from './pages/EditorPage';
 import { HistoryPage } from './pages/HistoryPage';
+import { ImportPage } from './pages/ImportPage';
 import { ProjectPage } from './pages/ProjectPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { SignInPage } from './pages/SignInPage';
@@ -47,6 +48,8 @@ export function App() {
                 <Route path="/" element={<ProjectsPage />} />
                 <Route path="/projects" element={<Navigate to="/" replace />} />
                 <Route path="/projects/:project" element={<ProjectPage />} />
+                <Route path="/import" element={<ImportPage />} />
+                <Route path="/projects/:project/import" element={<ImportPage />} />
                 <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
                 <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
                 <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />

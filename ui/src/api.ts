@@ -151,3 +151,37 @@ export function displayName(r: Resource): string {
   const display = (r.spec as { display?: { name?: string } } | undefined)?.display?.name;
   return display && display.trim() ? display : r.metadata.name;
 }
+
+/** POST a new resource; answers the stored object (400 with details when invalid, 409 when the name is taken). */
+export async function createResource<T = Resource>(plural: string, project: string | undefined, body: unknown): Promise<T> {
+  return (await call('POST', resourcePath(plural, project), body)).json() as Promise<T>;
+}
+
+/** One element of a migration report (see the server's src/migrate/report.ts). */
+export interface ReportEntry {
+  subject: 'dashboard' | 'panel' | 'variable' | 'annotation' | 'link';
+  source: string;
+  path?: string;
+  result?: string;
+  outcome: 'mapped' | 'approximated' | 'placeholder' | 'dropped';
+  notes: string[];
+}
+
+export interface ReportCounts {
+  total: number;
+  mapped: number;
+  approximated: number;
+  placeholder: number;
+  dropped: number;
+}
+
+export interface MigrationReport {
+  summary: { panels: ReportCounts; variables: ReportCounts; queries: ReportCounts; other: ReportCounts };
+  entries: ReportEntry[];
+}
+
+/** POST /api/migrate?report=true: a Grafana dashboard as a Perses one, with the report. Nothing is stored. */
+export async function migrateGrafana(grafanaDashboard: unknown, params: { project?: string; datasource?: string; name?: string }): Promise<{ dashboard: Resource; report: MigrationReport }> {
+  const qs = new URLSearchParams({ report: 'true', ...Object.fromEntries(Object.entries(params).filter(([, v]) => v)) }).toString();
+  return (await call('POST', `/api/migrate?${qs}`, { grafanaDashboard })).json() as Promise<{ dashboard: Resource; report: MigrationReport }>;
+}

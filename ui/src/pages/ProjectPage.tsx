@@ -35,7 +35,14 @@ export function ProjectPage() {
     <Box>
       <PageHeader
         crumbs={[{ label: title ? displayName(title) : project }]}
-        actions={<SearchField label={`Search ${tab.label.toLowerCase()}`} value={query} onChange={setQuery} />}
+        actions={
+          <>
+            <SearchField label={`Search ${tab.label.toLowerCase()}`} value={query} onChange={setQuery} />
+            <Button variant="outlined" component={RouterLink} to={`/projects/${encodeURIComponent(project)}/import`}>
+              Import
+            </Button>
+          </>
+        }
       />
       <Tabs value={tab.plural} onChange={(_e, v: string) => setTab(v)} sx={{ px: 3, borderBottom: 1, borderColor: 'divider' }}>
         {TABS.map((t) => (

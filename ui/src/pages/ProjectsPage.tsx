@@ -1,4 +1,4 @@
-import { Box, Link, Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
+import { Box, Button, Link, Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
@@ -11,7 +11,17 @@ export function ProjectsPage() {
   const shown = (projects.data ?? []).filter((p) => matches(query, [p.metadata.name, displayName(p), ...(p.metadata.tags ?? [])]));
   return (
     <Box>
-      <PageHeader crumbs={[]} actions={<SearchField label="Search projects" value={query} onChange={setQuery} />} />
+      <PageHeader
+        crumbs={[]}
+        actions={
+          <>
+            <SearchField label="Search projects" value={query} onChange={setQuery} />
+            <Button variant="outlined" component={RouterLink} to="/import">
+              Import a dashboard
+            </Button>
+          </>
+        }
+      />
       <Box sx={{ px: 3 }}>
         <ListBody query={projects} empty={shown.length > 0 ? undefined : query ? `No project matches "${query}".` : 'No projects yet. Create one with dashctl apply or POST /api/v1/projects.'}>
           <Table size="small" aria-label="projects">
