@@ -508,7 +508,7 @@ export class PostgresStore implements Store {
    * commit the events are published in revision order, before the returned promise resolves.
    */
   private async write(build: (c: PoolClient) => Promise<PendingEvent[]>): Promise<number> {
-    const { first, events } = await this.tx(async (c) => {
+    const { first, events, trimmed } = await this.tx(async (c) => {
       const pending = await build(c);
       // the meta row lock serialises numbering: revision order is commit order, without gaps
       const { rows } = await c.query<{ revision: string }>('UPDATE dashplane_meta SET revision = revision + $1 WHERE id = 1 RETURNING revision', [pending.length]);
@@ -529,14 +529,15 @@ export class PostgresStore implements Store {
           [JSON.stringify(created)],
         );
       }
-      if (last - this.eventLogSize >= this.firstLogged) {
-        await c.query('DELETE FROM dashplane_events WHERE revision <= $1', [last - this.eventLogSize]);
-      }
+      const trimmed = last - this.eventLogSize >= this.firstLogged;
+      if (trimmed) await c.query('DELETE FROM dashplane_events WHERE revision <= $1', [last - this.eventLogSize]);
       // delivered to every listener at commit, in commit order
       await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(last)]);
-      return { first, events };
+      return { first, events, trimmed };
     });
     const last = first + events.length - 1;
+    // the log now starts after what this commit trimmed, whichever path publishes the events below
+    if (trimmed) this.firstLogged = Math.max(this.firstLogged, last - this.eventLogSize + 1);
     // published before the write returns (onEvent listeners see it first), after every earlier revision
     await this.publishing.run(async () => {
       if (this.rev >= last) return;
