@@ -11,9 +11,17 @@ import { getPath } from './object-path.js';
  * replica, without anything being deleted.
  */
 export function credentialStamp(d: KindDescriptor, obj: Envelope): string {
+  // every authenticated request checks its user's stamp: the cached user object keeps its stamp
+  const known = stamps.get(obj);
+  if (known !== undefined && known.kind === d) return known.stamp;
   const values = (d.credentials ?? []).map((path) => getPath(obj, path) ?? null);
-  return createHash('sha256').update(JSON.stringify(values)).digest('base64url').slice(0, 22);
+  const stamp = createHash('sha256').update(JSON.stringify(values)).digest('base64url').slice(0, 22);
+  if (Object.isFrozen(obj)) stamps.set(obj, { kind: d, stamp });
+  return stamp;
 }
+
+/** Stamps of frozen objects (those shared by the read caches, which a change replaces rather than alters). */
+const stamps = new WeakMap<object, { kind: KindDescriptor; stamp: string }>();
 
 /** A write that is about to change the credentials of a principal object (a user's password). */
 export interface CredentialChange {
