@@ -42,7 +42,7 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
   app.get<{ Params: { name: string } }>('/api/v1/users/:name/permissions', async (req) => {
     assertName(req.params.name, 'name in the URL path');
     if (req.params.name !== req.principal.name) throw forbidden('you can only read your own permissions');
-    return o.rbac.permissionsOf(req.principal.name);
+    return o.rbac.permissionsOf(req.principal);
   });
 }
 

@@ -10,6 +10,24 @@ export interface Principal {
   viaCookie?: boolean;
   /** dashplane itself (bootstrap, reaper): every check passes. */
   internal?: boolean;
+  /** What the principal is as a binding subject; absent: the User named `name`. */
+  subject?: { kind: string; name: string; project?: string };
+  /** Groups an identity provider reports for the principal (groups_claim, after the prefix). */
+  groups?: readonly string[];
+  /** Roles granted by a provider's role_mappings: a GlobalRole (no project) or a project's Role. */
+  roles?: readonly { role: string; project?: string }[];
+  /** Authenticated by an API token: its id, and the permissions it is narrowed to (all when absent). */
+  token?: { id: string; permissions?: readonly NarrowedPermission[] };
+  /** Where the request came from (for the audit log). */
+  origin?: { requestId: string; address: string };
+}
+
+/** A permission an API token is narrowed to: actions on kinds, optionally only in some projects. */
+export interface NarrowedPermission {
+  actions: string[];
+  scopes: string[];
+  /** Only in these projects (absent: wherever the owner may). */
+  projects?: string[];
 }
 
 /** dashplane acting on its own behalf. */

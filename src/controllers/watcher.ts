@@ -35,7 +35,7 @@ export class Watcher {
   private readonly snapshots = new Map<string, Promise<{ items: Envelope[]; revision: number }>>();
 
   constructor(private readonly o: { store: Store; registry: KindRegistry; authorizer: Authorizer; bookmarkMs: number; now?: () => number }) {
-    this.rbacKinds = new Set(o.registry.all().filter((d) => d.authz || d.isPrincipal).map((d) => d.kind));
+    this.rbacKinds = new Set(o.registry.all().filter((d) => d.authz || d.isPrincipal || d.subject).map((d) => d.kind));
   }
 
   /**

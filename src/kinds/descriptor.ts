@@ -109,6 +109,15 @@ export interface KindDescriptor {
   /** Objects of this kind are the users that sign in (User): they may read and update themselves. */
   isPrincipal?: boolean;
   /**
+   * Objects of this kind may be named as binding subjects (`{kind, name}`): `principal` (who signs
+   * in or holds API tokens: users, service accounts) or `group` (a named set of principals). A
+   * deleted principal leaves every binding and group; a subject of a project-scoped kind names an
+   * object of the binding's own project.
+   */
+  subject?: 'principal' | 'group';
+  /** For a group kind: the dotted path of its member names, and the principal kind they name. */
+  members?: { path: string; kind: string };
+  /**
    * Dotted paths of a principal's credentials (a password): sessions are bound to their stored
    * values, so a change ends every session of the principal except the one that made it.
    */

@@ -1,6 +1,7 @@
 import { dashboard, ephemeralDashboard } from './dashboard.js';
 import { datasource, globalDatasource } from './datasource.js';
 import { folder } from './folder.js';
+import { group } from './group.js';
 import { project } from './project.js';
 import { KindRegistry } from './registry.js';
 import { globalRole, role } from './role.js';
@@ -27,5 +28,6 @@ export function buildKindRegistry(): KindRegistry {
     globalRole,
     globalRoleBinding,
     user,
+    group,
   ]);
 }

@@ -15,6 +15,7 @@ export const user: KindDescriptor = {
   validate: User,
   sensitive: [PASSWORD],
   isPrincipal: true,
+  subject: 'principal',
   credentials: [PASSWORD],
   anonymousCreateUnless: 'security.authentication.disable_sign_up',
   hooks: {

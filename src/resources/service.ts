@@ -1,4 +1,4 @@
-import { SYSTEM, type Authorizer, type AuthzTarget, type Principal } from '../auth/authorizer.js';
+import { type Authorizer, type AuthzTarget, type Principal } from '../auth/authorizer.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { seal } from '../secrets/sealing.js';
@@ -15,7 +15,8 @@ import { credentialStamp, type CredentialChange } from './credentials.js';
 import { mask, restoreMasked } from './masking.js';
 import { getPath } from './object-path.js';
 import { identify, stampMetadata, type Target } from './prepare.js';
-import { MANAGER, writerOf } from './managers.js';
+import { forgetSubject } from './forget-subject.js';
+import { writerOf } from './managers.js';
 import { keepStoredSecrets, sameContent } from './unchanged.js';
 
 export interface ServiceOptions {
@@ -211,7 +212,7 @@ export class ResourceService {
       if (e instanceof ApiError && e.reason === 'Conflict') throw preconditionFailed(`${d.kind} "${name}" was changed by someone else; read it again and retry with its new version`);
       throw e;
     }
-    if (d.isPrincipal) await this.forgetSubject(d.kind, name);
+    if (d.subject === 'principal') await forgetSubject({ store: this.opts.store, registry: this.opts.registry, now: this.now }, d, scopeOf(d, project), name);
   }
 
   /**
@@ -230,27 +231,6 @@ export class ResourceService {
     const from = credentialStamp(d, before);
     const to = credentialStamp(d, after);
     if (from !== to) await this.opts.credentialsChanging({ principal: p, before, after, from, to });
-  }
-
-  /**
-   * A deleted user leaves every binding: otherwise whoever signs up next under that name would
-   * inherit their roles. A binding left without subjects is deleted.
-   */
-  private async forgetSubject(kind: string, name: string): Promise<void> {
-    for (const b of this.opts.registry.all().filter((k) => k.authz === 'binding')) {
-      for (const obj of await this.opts.store.list({ kind: b.kind })) {
-        const subjects = (getPath(obj, 'spec.subjects') ?? []) as { kind: string; name: string }[];
-        const kept = subjects.filter((s) => !(s.kind === kind && s.name === name));
-        if (kept.length === subjects.length) continue;
-        const version = obj.metadata.version;
-        if (kept.length === 0) {
-          await this.opts.store.delete(keyOf(obj), { expectedVersion: version });
-        } else {
-          const next = { ...obj, metadata: { ...obj.metadata, version: version + 1, updatedAt: this.now().toISOString() }, spec: { ...(obj.spec as object), subjects: kept } };
-          await this.opts.store.update(next, { expectedVersion: version, writer: { by: SYSTEM.name, manager: MANAGER.dashplane } });
-        }
-      }
-    }
   }
 
   /** A permission check with the same target rules as the CRUD calls (for routes built on them). */

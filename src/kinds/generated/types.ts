@@ -51,6 +51,7 @@ export interface DashplaneSchemas {
   GlobalRole?: GlobalRole;
   GlobalSecret?: GlobalSecret;
   GlobalVariable?: GlobalVariable;
+  Group?: Group;
   Project?: Project;
   RoleBinding?: RoleBinding;
   Role?: Role;
@@ -502,7 +503,7 @@ export interface GlobalRoleBinding {
   spec: RoleBindingSpec;
 }
 /**
- * Grants a role to users: a RoleBinding names a Role of its project, a GlobalRoleBinding names a GlobalRole.
+ * Grants a role to subjects (users, groups): a RoleBinding names a Role of its project, a GlobalRoleBinding names a GlobalRole.
  */
 export interface RoleBindingSpec {
   /**
@@ -510,19 +511,20 @@ export interface RoleBindingSpec {
    */
   role: string;
   /**
-   * Users receiving the role.
+   * Who receives the role: users, groups (native Group objects or groups reported by an identity provider).
    *
    * @minItems 1
+   * @maxItems 1000
    */
   subjects: [Subject, ...Subject[]];
 }
 export interface Subject {
   /**
-   * Only users can be subjects.
+   * User: a user by name. Group: every member of the Group object of that name and every user whose identity provider reports that group (after its groups_prefix).
    */
-  kind: "User";
+  kind: "User" | "Group";
   /**
-   * User name (metadata.name of the User).
+   * User name, or group name (a Group's metadata.name, or a provider group with its prefix).
    */
   name: string;
 }
@@ -698,6 +700,26 @@ export interface GlobalVariable {
   kind: "GlobalVariable";
   metadata: ObjectMetadata;
   spec: VariableSpec;
+}
+/**
+ * A named set of users that bindings grant roles to.
+ */
+export interface Group {
+  kind: "Group";
+  metadata: ObjectMetadata;
+  spec: GroupSpec;
+}
+/**
+ * A team of native users: RoleBindings and GlobalRoleBindings name it as a subject of kind Group, and every member receives the role. Members of groups an identity provider reports (groups_claim) need no Group object.
+ */
+export interface GroupSpec {
+  display?: Display;
+  /**
+   * Names of the users in the group (metadata.name of each User). A user deleted later leaves the group.
+   *
+   * @maxItems 10000
+   */
+  members: ResourceName[];
 }
 /**
  * A project: the namespace that holds dashboards, datasources, variables, secrets, folders and roles.

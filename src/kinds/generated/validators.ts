@@ -5059,7 +5059,7 @@ return errors === 0;
 
 export const GlobalRoleBinding = validate61;
 const schema60 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/global-role-binding.json","title":"GlobalRoleBinding","description":"Grants a GlobalRole to users.","type":"object","properties":{"kind":{"const":"GlobalRoleBinding"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/role-binding-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
-const schema61 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/role-binding-spec.json","title":"RoleBindingSpec","description":"Grants a role to users: a RoleBinding names a Role of its project, a GlobalRoleBinding names a GlobalRole.","type":"object","properties":{"role":{"type":"string","minLength":1,"maxLength":75,"pattern":"^[a-zA-Z0-9_.-]+$","description":"Name of the Role (or GlobalRole). Cannot be changed after creation."},"subjects":{"type":"array","minItems":1,"description":"Users receiving the role.","items":{"title":"Subject","type":"object","properties":{"kind":{"const":"User","description":"Only users can be subjects."},"name":{"type":"string","description":"User name (metadata.name of the User).","minLength":1}},"required":["kind","name"],"additionalProperties":false}}},"required":["role","subjects"],"additionalProperties":false};
+const schema61 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/role-binding-spec.json","title":"RoleBindingSpec","description":"Grants a role to subjects (users, groups): a RoleBinding names a Role of its project, a GlobalRoleBinding names a GlobalRole.","type":"object","properties":{"role":{"type":"string","minLength":1,"maxLength":75,"pattern":"^[a-zA-Z0-9_.-]+$","description":"Name of the Role (or GlobalRole). Cannot be changed after creation."},"subjects":{"type":"array","minItems":1,"description":"Who receives the role: users, groups (native Group objects or groups reported by an identity provider).","items":{"title":"Subject","type":"object","properties":{"kind":{"type":"string","enum":["User","Group"],"description":"User: a user by name. Group: every member of the Group object of that name and every user whose identity provider reports that group (after its groups_prefix)."},"name":{"type":"string","description":"User name, or group name (a Group's metadata.name, or a provider group with its prefix).","minLength":1,"maxLength":256}},"required":["kind","name"],"additionalProperties":false},"maxItems":1000}},"required":["role","subjects"],"additionalProperties":false};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/global-role-binding.json" */;
@@ -5209,8 +5209,8 @@ errors++;
 if(data2.subjects !== undefined){
 let data4 = data2.subjects;
 if(Array.isArray(data4)){
-if(data4.length < 1){
-const err12 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data4.length > 1000){
+const err12 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5219,12 +5219,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-const len0 = data4.length;
-for(let i0=0; i0<len0; i0++){
-let data5 = data4[i0];
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.kind === undefined){
-const err13 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data4.length < 1){
+const err13 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5233,8 +5229,12 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data5.name === undefined){
-const err14 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.kind === undefined){
+const err14 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5243,9 +5243,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-for(const key2 in data5){
-if(!((key2 === "kind") || (key2 === "name"))){
-const err15 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(data5.name === undefined){
+const err15 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5254,10 +5253,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data5.kind !== undefined){
-if("User" !== data5.kind){
-const err16 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/const",keyword:"const",params:{allowedValue: "User"},message:"must be equal to constant"};
+for(const key2 in data5){
+if(!((key2 === "kind") || (key2 === "name"))){
+const err16 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5267,11 +5265,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data5.name !== undefined){
-let data7 = data5.name;
-if(typeof data7 === "string"){
-if(func2(data7) < 1){
-const err17 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data5.kind !== undefined){
+let data6 = data5.kind;
+if(typeof data6 !== "string"){
+const err17 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5280,9 +5277,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data6 === "User") || (data6 === "Group"))){
+const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema61.properties.subjects.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5292,9 +5288,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5.name !== undefined){
+let data7 = data5.name;
+if(typeof data7 === "string"){
+if(func2(data7) > 256){
+const err19 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5303,10 +5301,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(func2(data7) < 1){
+const err20 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -5316,9 +5312,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
 else {
-const err21 = {instancePath:instancePath+"/spec",schemaPath:"../defs/role-binding-spec.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err21 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5330,12 +5325,48 @@ errors++;
 }
 }
 else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err22 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/spec",schemaPath:"../defs/role-binding-spec.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }
@@ -6335,11 +6366,287 @@ validate69.errors = vErrors;
 return errors === 0;
 }
 
-export const Project = validate72;
-const schema68 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/project.json","title":"Project","description":"A project: the namespace that holds dashboards, datasources, variables, secrets, folders and roles.","type":"object","properties":{"kind":{"const":"Project"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/project-spec.json"}},"required":["kind","metadata"],"additionalProperties":false};
-const schema69 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/project-spec.json","title":"ProjectSpec","description":"Content of a project.","type":"object","properties":{"display":{"$ref":"./display.json"}},"additionalProperties":false};
+export const Group = validate72;
+const schema68 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/group.json","title":"Group","description":"A named set of users that bindings grant roles to.","type":"object","properties":{"kind":{"const":"Group"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/group-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+const schema69 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/group-spec.json","title":"GroupSpec","description":"A team of native users: RoleBindings and GlobalRoleBindings name it as a subject of kind Group, and every member receives the role. Members of groups an identity provider reports (groups_claim) need no Group object.","type":"object","properties":{"display":{"$ref":"./display.json"},"members":{"type":"array","description":"Names of the users in the group (metadata.name of each User). A user deleted later leaves the group.","maxItems":10000,"uniqueItems":true,"items":{"$ref":"./name.json"}}},"required":["members"],"additionalProperties":false};
+const func0 = require("ajv/dist/runtime/equal").default;
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="https://dashplane.dev/schemas/defs/group-spec.json" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.members === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "members"},message:"must have required property '"+"members"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "display") || (key0 === "members"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.display !== undefined){
+let data0 = data.display;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+for(const key1 in data0){
+if(!((key1 === "name") || (key1 === "description"))){
+const err2 = {instancePath:instancePath+"/display",schemaPath:"./display.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data0.name !== undefined){
+if(typeof data0.name !== "string"){
+const err3 = {instancePath:instancePath+"/display/name",schemaPath:"./display.json/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data0.description !== undefined){
+if(typeof data0.description !== "string"){
+const err4 = {instancePath:instancePath+"/display/description",schemaPath:"./display.json/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/display",schemaPath:"./display.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.members !== undefined){
+let data3 = data.members;
+if(Array.isArray(data3)){
+if(data3.length > 10000){
+const err6 = {instancePath:instancePath+"/members",schemaPath:"#/properties/members/maxItems",keyword:"maxItems",params:{limit: 10000},message:"must NOT have more than 10000 items"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(typeof data4 === "string"){
+if(func2(data4) > 75){
+const err7 = {instancePath:instancePath+"/members/" + i0,schemaPath:"./name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(func2(data4) < 1){
+const err8 = {instancePath:instancePath+"/members/" + i0,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!pattern0.test(data4)){
+const err9 = {instancePath:instancePath+"/members/" + i0,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/members/" + i0,schemaPath:"./name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+let i1 = data3.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data3[i1], data3[j0])){
+const err11 = {instancePath:instancePath+"/members",schemaPath:"#/properties/members/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/members",schemaPath:"#/properties/members/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate74.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="https://dashplane.dev/schemas/kinds/group.json" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.kind === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.metadata === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.spec === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+if("Group" !== data.kind){
+const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "Group"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.metadata !== undefined){
+if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+errors = vErrors.length;
+}
+}
+if(data.spec !== undefined){
+if(!(validate74(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate72.errors = vErrors;
+return errors === 0;
+}
+
+export const Project = validate76;
+const schema72 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/project.json","title":"Project","description":"A project: the namespace that holds dashboards, datasources, variables, secrets, folders and roles.","type":"object","properties":{"kind":{"const":"Project"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/project-spec.json"}},"required":["kind","metadata"],"additionalProperties":false};
+const schema73 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/project-spec.json","title":"ProjectSpec","description":"Content of a project.","type":"object","properties":{"display":{"$ref":"./display.json"}},"additionalProperties":false};
+
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/defs/project-spec.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6418,12 +6725,12 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/project.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6479,8 +6786,8 @@ errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate74(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate78(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 }
@@ -6495,14 +6802,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
 
-export const RoleBinding = validate76;
-const schema71 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role-binding.json","title":"RoleBinding","description":"Grants a Role of the project to users.","type":"object","properties":{"kind":{"const":"RoleBinding"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-binding-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const RoleBinding = validate80;
+const schema75 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role-binding.json","title":"RoleBinding","description":"Grants a Role of the project to users.","type":"object","properties":{"kind":{"const":"RoleBinding"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-binding-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/role-binding.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6650,8 +6957,8 @@ errors++;
 if(data2.subjects !== undefined){
 let data4 = data2.subjects;
 if(Array.isArray(data4)){
-if(data4.length < 1){
-const err12 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data4.length > 1000){
+const err12 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -6660,12 +6967,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-const len0 = data4.length;
-for(let i0=0; i0<len0; i0++){
-let data5 = data4[i0];
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.kind === undefined){
-const err13 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data4.length < 1){
+const err13 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -6674,8 +6977,12 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data5.name === undefined){
-const err14 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.kind === undefined){
+const err14 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -6684,9 +6991,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-for(const key2 in data5){
-if(!((key2 === "kind") || (key2 === "name"))){
-const err15 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(data5.name === undefined){
+const err15 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -6695,10 +7001,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data5.kind !== undefined){
-if("User" !== data5.kind){
-const err16 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/const",keyword:"const",params:{allowedValue: "User"},message:"must be equal to constant"};
+for(const key2 in data5){
+if(!((key2 === "kind") || (key2 === "name"))){
+const err16 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -6708,11 +7013,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data5.name !== undefined){
-let data7 = data5.name;
-if(typeof data7 === "string"){
-if(func2(data7) < 1){
-const err17 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data5.kind !== undefined){
+let data6 = data5.kind;
+if(typeof data6 !== "string"){
+const err17 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -6721,9 +7025,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data6 === "User") || (data6 === "Group"))){
+const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema61.properties.subjects.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -6733,9 +7036,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5.name !== undefined){
+let data7 = data5.name;
+if(typeof data7 === "string"){
+if(func2(data7) > 256){
+const err19 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -6744,10 +7049,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(func2(data7) < 1){
+const err20 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -6757,9 +7060,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
 else {
-const err21 = {instancePath:instancePath+"/spec",schemaPath:"../defs/role-binding-spec.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err21 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -6771,7 +7073,7 @@ errors++;
 }
 }
 else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err22 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -6780,14 +7082,50 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate76.errors = vErrors;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/spec",schemaPath:"../defs/role-binding-spec.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+validate80.errors = vErrors;
 return errors === 0;
 }
 
-export const Role = validate78;
-const schema73 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role.json","title":"Role","description":"A set of permissions within a project.","type":"object","properties":{"kind":{"const":"Role"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const Role = validate82;
+const schema77 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role.json","title":"Role","description":"A set of permissions within a project.","type":"object","properties":{"kind":{"const":"Role"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/role.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6869,14 +7207,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
 
-export const Secret = validate81;
-const schema74 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/secret.json","title":"Secret","description":"Credentials usable by the datasources of a project.","type":"object","properties":{"kind":{"const":"Secret"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/secret-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const Secret = validate85;
+const schema78 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/secret.json","title":"Secret","description":"Credentials usable by the datasources of a project.","type":"object","properties":{"kind":{"const":"Secret"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/secret-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/secret.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7473,15 +7811,15 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
 
-export const User = validate83;
-const schema76 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/user.json","title":"User","description":"A user account.","type":"object","properties":{"kind":{"const":"User"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/user-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
-const schema77 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/user-spec.json","title":"UserSpec","description":"Profile and login methods of a user. A user signs in either with a password (nativeProvider) or through external providers (oauthProviders), not both.","type":"object","properties":{"firstName":{"type":"string","description":"First name."},"lastName":{"type":"string","description":"Last name."},"nativeProvider":{"title":"NativeProvider","description":"Password login.","type":"object","properties":{"password":{"type":"string","description":"Password; stored hashed and never returned.","writeOnly":true}},"additionalProperties":false},"oauthProviders":{"type":"array","description":"External identities linked to this user (filled by the server on OIDC/OAuth login).","items":{"title":"OAuthProvider","type":"object","properties":{"issuer":{"type":"string","description":"Issuer (OIDC) or provider URL."},"email":{"type":"string","description":"E-mail address given by the provider."},"subject":{"type":"string","description":"Identifier of the user at the provider."}},"additionalProperties":false}}},"additionalProperties":false};
+export const User = validate87;
+const schema80 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/user.json","title":"User","description":"A user account.","type":"object","properties":{"kind":{"const":"User"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/user-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+const schema81 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/user-spec.json","title":"UserSpec","description":"Profile and login methods of a user. A user signs in either with a password (nativeProvider) or through external providers (oauthProviders), not both.","type":"object","properties":{"firstName":{"type":"string","description":"First name."},"lastName":{"type":"string","description":"Last name."},"nativeProvider":{"title":"NativeProvider","description":"Password login.","type":"object","properties":{"password":{"type":"string","description":"Password; stored hashed and never returned.","writeOnly":true}},"additionalProperties":false},"oauthProviders":{"type":"array","description":"External identities linked to this user (filled by the server on OIDC/OAuth login).","items":{"title":"OAuthProvider","type":"object","properties":{"issuer":{"type":"string","description":"Issuer (OIDC) or provider URL."},"email":{"type":"string","description":"E-mail address given by the provider."},"subject":{"type":"string","description":"Identifier of the user at the provider."}},"additionalProperties":false}}},"additionalProperties":false};
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/user.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7726,14 +8064,14 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
 
-export const Variable = validate85;
-const schema78 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/variable.json","title":"Variable","description":"A variable shared by every dashboard of a project.","type":"object","properties":{"kind":{"const":"Variable"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/variable-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const Variable = validate89;
+const schema82 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/variable.json","title":"Variable","description":"A variable shared by every dashboard of a project.","type":"object","properties":{"kind":{"const":"Variable"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/variable-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/variable.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7815,22 +8153,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
 
-export const ServerConfig = validate88;
-const schema79 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on the resolved address whatever form the URL uses. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] allows everything)."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
-const pattern22 = new RegExp("^https?://[^\\s]+$", "u");
-const pattern40 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
+export const ServerConfig = validate92;
+const schema83 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on the resolved address whatever form the URL uses. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] allows everything)."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
+const pattern23 = new RegExp("^https?://[^\\s]+$", "u");
+const pattern41 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(func12.call(schema79.properties, key0))){
+if(!(func12.call(schema83.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -8108,7 +8446,7 @@ if(data.security !== undefined){
 let data13 = data.security;
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 for(const key4 in data13){
-if(!(func12.call(schema79.properties.security.properties, key4))){
+if(!(func12.call(schema83.properties.security.properties, key4))){
 const err22 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err22];
@@ -8235,7 +8573,7 @@ vErrors.push(err31);
 errors++;
 }
 if(!(((data22 === "lax") || (data22 === "strict")) || (data22 === "none"))){
-const err32 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema79.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
+const err32 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema83.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8441,7 +8779,7 @@ vErrors.push(err48);
 errors++;
 }
 for(const key8 in data31){
-if(!(func12.call(schema79.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key8))){
+if(!(func12.call(schema83.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key8))){
 const err49 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err49];
@@ -8574,7 +8912,7 @@ errors++;
 if(data31.redirect_uri !== undefined){
 let data37 = data31.redirect_uri;
 if(typeof data37 === "string"){
-if(!pattern22.test(data37)){
+if(!pattern23.test(data37)){
 const err60 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err60];
@@ -8708,7 +9046,7 @@ errors++;
 if(data31.issuer !== undefined){
 let data44 = data31.issuer;
 if(typeof data44 === "string"){
-if(!pattern22.test(data44)){
+if(!pattern23.test(data44)){
 const err70 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err70];
@@ -8733,7 +9071,7 @@ errors++;
 if(data31.discovery_url !== undefined){
 let data45 = data31.discovery_url;
 if(typeof data45 === "string"){
-if(!pattern22.test(data45)){
+if(!pattern23.test(data45)){
 const err72 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err72];
@@ -9109,7 +9447,7 @@ vErrors.push(err101);
 errors++;
 }
 for(const key14 in data59){
-if(!(func12.call(schema79.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key14))){
+if(!(func12.call(schema83.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key14))){
 const err102 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err102];
@@ -9242,7 +9580,7 @@ errors++;
 if(data59.redirect_uri !== undefined){
 let data65 = data59.redirect_uri;
 if(typeof data65 === "string"){
-if(!pattern22.test(data65)){
+if(!pattern23.test(data65)){
 const err113 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err113];
@@ -9376,7 +9714,7 @@ errors++;
 if(data59.auth_url !== undefined){
 let data72 = data59.auth_url;
 if(typeof data72 === "string"){
-if(!pattern22.test(data72)){
+if(!pattern23.test(data72)){
 const err123 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err123];
@@ -9401,7 +9739,7 @@ errors++;
 if(data59.token_url !== undefined){
 let data73 = data59.token_url;
 if(typeof data73 === "string"){
-if(!pattern22.test(data73)){
+if(!pattern23.test(data73)){
 const err125 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err125];
@@ -9426,7 +9764,7 @@ errors++;
 if(data59.user_infos_url !== undefined){
 let data74 = data59.user_infos_url;
 if(typeof data74 === "string"){
-if(!pattern22.test(data74)){
+if(!pattern23.test(data74)){
 const err127 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err127];
@@ -9451,7 +9789,7 @@ errors++;
 if(data59.logout_url !== undefined){
 let data75 = data59.logout_url;
 if(typeof data75 === "string"){
-if(!pattern22.test(data75)){
+if(!pattern23.test(data75)){
 const err129 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err129];
@@ -9476,7 +9814,7 @@ errors++;
 if(data59.device_auth_url !== undefined){
 let data76 = data59.device_auth_url;
 if(typeof data76 === "string"){
-if(!pattern22.test(data76)){
+if(!pattern23.test(data76)){
 const err131 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i6+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err131];
@@ -10401,7 +10739,7 @@ const len12 = data107.length;
 for(let i12=0; i12<len12; i12++){
 let data108 = data107[i12];
 if(typeof data108 === "string"){
-if(!pattern40.test(data108)){
+if(!pattern41.test(data108)){
 const err206 = {instancePath:instancePath+"/proxy/denied_networks/" + i12,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err206];
@@ -10706,7 +11044,7 @@ vErrors.push(err230);
 errors++;
 }
 if(!(((((((data118 === "trace") || (data118 === "debug")) || (data118 === "info")) || (data118 === "warn")) || (data118 === "error")) || (data118 === "fatal")) || (data118 === "silent"))){
-const err231 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema79.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+const err231 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema83.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -10739,7 +11077,7 @@ vErrors.push(err233);
 }
 errors++;
 }
-validate88.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
 
