@@ -7,6 +7,7 @@ import type { ExternalAuthOptions } from './api/external-auth-routes.js';
 import { openInstallationWarning } from './auth/exposure.js';
 import { buildProviders, unverifiedIssuer } from './auth/external.js';
 import { principalUser } from './auth/user-sync.js';
+import { groupGrants, principalGroups } from './auth/provider-groups.js';
 import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
 import { allowAll, readOnly, type Authorizer } from './auth/authorizer.js';
 import { bootstrapAdmin } from './auth/bootstrap.js';
@@ -17,6 +18,7 @@ import { RbacAuthorizer, type Permission } from './auth/rbac.js';
 import { SESSION_KIND, SessionStore } from './auth/sessions.js';
 import { TokenAuthenticator } from './auth/token-authenticator.js';
 import { TokenService } from './auth/tokens.js';
+import { UpstreamRefresher } from './auth/upstream-refresh.js';
 import { readBuildInfo } from './build-info.js';
 import type { ServerConfig } from './config.js';
 import { buildKindRegistry } from './kinds/index.js';
@@ -36,7 +38,7 @@ import { LevelStore } from './storage/level-store.js';
 import { ReadCache } from './storage/read-cache.js';
 import { PostgresStore } from './storage/postgres-store.js';
 import { readFileSync } from 'node:fs';
-import type { Store } from './storage/store.js';
+import type { Envelope, Store } from './storage/store.js';
 
 /** A running server: its app, store and the address it listens on. */
 export interface RunningServer {
@@ -97,12 +99,15 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
       sessions = new SessionStore(store, reads);
       const providers = buildProviders(authn.providers!.oidc, authn.providers!.oauth);
       const acceptingTokens = [...providers.values()];
+      const policies = new Map(acceptingTokens.flatMap((p) => (p.groups ? [[p.issuerId, p.groups] as const] : [])));
+      const groupsOf = (user: Envelope) => principalGroups(policies, user.spec);
       authenticator = new TokenAuthenticator({
         tokens,
         sessions,
         store,
         reads,
         userKind,
+        ...(policies.size ? { groupsOf } : {}),
         // only with providers configured: decoding every bearer token for its issuer costs
         ...(acceptingTokens.length > 0
           ? {
@@ -110,8 +115,10 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
                 const issuer = unverifiedIssuer(token);
                 const p = acceptingTokens.find((x) => x.acceptsTokenFrom(issuer));
                 if (!p) return undefined;
-                const user = await principalUser(await p.verifyAccessToken(token), { store, service: serviceRef.current!, userKind });
-                return { name: user.metadata.name, anonymous: false };
+                const id = await p.verifyAccessToken(token);
+                const user = await principalUser(id, { store, service: serviceRef.current!, userKind });
+                // the token's own groups claim, when it has one: what the provider says now
+                return { name: user.metadata.name, anonymous: false, ...(p.groups && id.groups ? groupGrants(id.groups, p.groups) : groupsOf(user)) };
               },
             }
           : {}),
@@ -119,7 +126,8 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
       const rbac = new RbacAuthorizer({ store, registry, guest: (security.authorization!.guest_permissions ?? []) as Permission[], config });
       authorizer = rbac;
       const limits = authn.login_rate_limit!;
-      const authService = new AuthService({ store, userKind, passwords, sessions, tokens, refreshTtlMs, limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! }, onFailure: () => metrics.loginFailures.inc(), onRateLimited: () => metrics.loginRateLimited.inc() });
+      const upstream = providers.size > 0 ? new UpstreamRefresher({ providers, box: secrets, store, service: () => serviceRef.current!, userKind }) : undefined;
+      const authService = new AuthService({ store, userKind, passwords, sessions, tokens, refreshTtlMs, ...(upstream ? { upstream } : {}), limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! }, onFailure: () => metrics.loginFailures.inc(), onRateLimited: () => metrics.loginRateLimited.inc() });
       const cookie = { sameSite: security.cookie!.same_site!, secure: security.cookie!.secure! };
       auth = {
         auth: authService,

@@ -101,7 +101,7 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
 
 async function login(o: ExternalAuthOptions, p: ExternalProvider, identity: ExternalIdentity) {
   const user = await syncUser(identity, o);
-  return o.auth.openSession(user, p.kind, p.slug);
+  return o.auth.openSession(user, p.kind, p.slug, identity.upstreamRefreshToken);
 }
 
 function provider(o: ExternalAuthOptions, params: Params): ExternalProvider {

@@ -7,6 +7,7 @@ import type { PasswordHasher } from './passwords.js';
 import { FailureLimiter } from './rate-limit.js';
 import { CREDENTIALS_CHANGED, holdsCredential, type Session, type SessionStore } from './sessions.js';
 import type { IssuedTokens, TokenService } from './tokens.js';
+import type { UpstreamRefresher } from './upstream-refresh.js';
 
 export interface LoginLimits {
   /** Failures allowed per (login, address) in a window. */
@@ -39,6 +40,8 @@ export class AuthService {
       tokens: TokenService;
       refreshTtlMs: number;
       limits: LoginLimits;
+      /** Signs external users in again at their provider at each refresh (their groups are read again). */
+      upstream?: UpstreamRefresher;
       /** Counted for metrics. */
       onFailure?: () => void;
       onRateLimited?: () => void;
@@ -120,16 +123,30 @@ export class AuthService {
       throw unauthorized(CREDENTIALS_CHANGED);
     }
     const next = this.o.tokens.newRefreshId();
-    if (!(await this.o.sessions.rotate(session, next, this.o.refreshTtlMs, stamp))) {
-      throw unauthorized('this refresh token was just used by another request; use the tokens that request received');
-    }
+    const rotated = await this.o.sessions.rotate(session, next, this.o.refreshTtlMs, stamp);
+    if (!rotated) throw unauthorized('this refresh token was just used by another request; use the tokens that request received');
+    // after the rotation, so only the request that won it uses the provider's (single-use) refresh token
+    if (rotated.spec.upstream && this.o.upstream) await this.refreshUpstream(rotated);
     return this.issue(session, next);
   }
 
+  /** The provider signs the user in again (groups read again); a refusal ends the session. */
+  private async refreshUpstream(s: Session): Promise<void> {
+    let upstream: string;
+    try {
+      upstream = await this.o.upstream!.refresh(s);
+    } catch (e) {
+      if (e instanceof ApiError && (e.reason === 'Unauthorized' || e.reason === 'Forbidden')) await this.o.sessions.revoke(s.metadata.name);
+      throw e;
+    }
+    if (upstream !== s.spec.upstream) await this.o.sessions.setUpstream(s, upstream);
+  }
+
   /** A session for `user` as read when it signed in (natively, or vouched for by an external provider). */
-  async openSession(user: Envelope, provider: string, slug: string): Promise<IssuedTokens> {
+  async openSession(user: Envelope, provider: string, slug: string, upstreamRefreshToken?: string): Promise<IssuedTokens> {
     const refreshId = this.o.tokens.newRefreshId();
-    const spec = { user: user.metadata.name, userCreatedAt: user.metadata.createdAt, credential: credentialStamp(this.o.userKind, user), provider, slug, refreshId };
+    const upstream = upstreamRefreshToken && this.o.upstream ? { upstream: this.o.upstream.seal(user.metadata.name, upstreamRefreshToken) } : {};
+    const spec = { user: user.metadata.name, userCreatedAt: user.metadata.createdAt, credential: credentialStamp(this.o.userKind, user), provider, slug, refreshId, ...upstream };
     const session = await this.o.sessions.open(spec, this.o.refreshTtlMs);
     return this.issue(session, refreshId);
   }

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { unauthorized } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import { credentialStamp } from '../resources/credentials.js';
-import type { Store } from '../storage/store.js';
+import type { Envelope, Store } from '../storage/store.js';
 import type { Authenticator } from './authenticator.js';
 import type { Principal } from './authorizer.js';
 import { COOKIE_PAYLOAD, COOKIE_SIGNATURE, parseCookies } from './cookies.js';
@@ -26,6 +26,8 @@ export class TokenAuthenticator implements Authenticator {
       userKind: KindDescriptor;
       /** Access tokens signed by a configured provider (issuer-verified), when any accepts them. */
       providerToken?: (token: string) => Promise<Principal | undefined>;
+      /** The provider groups and mapped roles of a user (from what its providers last reported). */
+      groupsOf?: (user: Envelope) => Pick<Principal, 'groups' | 'roles'>;
     },
   ) {}
 
@@ -44,7 +46,7 @@ export class TokenAuthenticator implements Authenticator {
     const user = await this.o.reads.get({ kind: this.o.userKind.kind, project: '', name: claims.sub }, { synced: true });
     if (!user || user.metadata.createdAt !== session.spec.userCreatedAt) throw unauthorized('this user no longer exists; log in again');
     if (!holdsCredential(session, credentialStamp(this.o.userKind, user))) throw unauthorized(CREDENTIALS_CHANGED);
-    return { name: claims.sub, anonymous: false, sessionId: claims.sid, viaCookie: found.viaCookie };
+    return { name: claims.sub, anonymous: false, sessionId: claims.sid, viaCookie: found.viaCookie, ...this.o.groupsOf?.(user) };
   }
 }
 

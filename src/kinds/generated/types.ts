@@ -40,6 +40,30 @@ export type VariableSpec = {
  * A duration such as "1h", "30m", "1h30m", "2w" or "500ms": digits followed by a unit, units in the order y, w, d, h, m, s, ms, each at most once.
  */
 export type Duration = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName1 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName2 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName3 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName4 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName5 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName6 = string;
 
 export interface DashplaneSchemas {
   Dashboard?: Dashboard;
@@ -807,6 +831,12 @@ export interface OAuthProvider {
    * Identifier of the user at the provider.
    */
   subject?: string;
+  /**
+   * Groups the provider reported at the last login or token refresh (groups_claim, before the prefix). Recorded by the server.
+   *
+   * @maxItems 1000
+   */
+  groups?: string[];
 }
 /**
  * A variable shared by every dashboard of a project.
@@ -1061,6 +1091,35 @@ export interface OIDCProviderConfig {
      */
     audience: string;
   };
+  /**
+   * Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read.
+   */
+  groups_claim?: string;
+  /**
+   * Put before every group the provider reports (e.g. "corp:", so a binding names Group "corp:sre"): keeps them apart from native Group objects and from other providers' groups.
+   */
+  groups_prefix?: string;
+  /**
+   * When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored.
+   *
+   * @maxItems 1000
+   */
+  allowed_groups?: string[];
+  /**
+   * Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.
+   *
+   * @maxItems 1000
+   */
+  role_mappings?: RoleMapping[];
+}
+export interface RoleMapping {
+  /**
+   * A group as the provider reports it.
+   */
+  group: string;
+  global_role?: ResourceName1;
+  project?: ResourceName2;
+  role?: ResourceName3;
 }
 /**
  * An OAuth 2.0 provider with explicit endpoints.
@@ -1125,6 +1184,35 @@ export interface OAuthProviderConfig {
    * Property of the user-info answer that names the dashplane user.
    */
   custom_login_property?: string;
+  /**
+   * Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read.
+   */
+  groups_claim?: string;
+  /**
+   * Put before every group the provider reports (e.g. "corp:", so a binding names Group "corp:sre"): keeps them apart from native Group objects and from other providers' groups.
+   */
+  groups_prefix?: string;
+  /**
+   * When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored.
+   *
+   * @maxItems 1000
+   */
+  allowed_groups?: string[];
+  /**
+   * Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.
+   *
+   * @maxItems 1000
+   */
+  role_mappings?: RoleMapping1[];
+}
+export interface RoleMapping1 {
+  /**
+   * A group as the provider reports it.
+   */
+  group: string;
+  global_role?: ResourceName4;
+  project?: ResourceName5;
+  role?: ResourceName6;
 }
 /**
  * Failed native logins allowed before 429 with Retry-After.
