@@ -10,6 +10,7 @@ import { makeHistoryCommand } from './commands/history.js';
 import { makeLintCommand } from './commands/lint.js';
 import { makeLoginCommand } from './commands/login.js';
 import { makeLogoutCommand, makeWhoamiCommand } from './commands/session.js';
+import { makeTokenCommand } from './commands/token.js';
 import { makeConfigCommand, makeProjectCommand } from './commands/settings.js';
 import { clientVersion, makeVersionCommand } from './commands/version.js';
 import type { Env } from './env.js';
@@ -23,7 +24,7 @@ export function buildProgram(env: Env): Command {
     .showHelpAfterError('(run dashctl help for usage)')
     .exitOverride();
   program.hook('preAction', () => env.selectContext(program.opts<{ context?: string }>().context));
-  const makers = [makeLoginCommand, makeLogoutCommand, makeWhoamiCommand, makeConfigCommand, makeProjectCommand, makeApplyCommand, makeDiffCommand, makeGetCommand, makeDescribeCommand, makeEditCommand, makeDeleteCommand, makeHistoryCommand, makeLintCommand, makeVersionCommand, makeCompletionCommand];
+  const makers = [makeLoginCommand, makeLogoutCommand, makeWhoamiCommand, makeConfigCommand, makeProjectCommand, makeApplyCommand, makeDiffCommand, makeGetCommand, makeDescribeCommand, makeEditCommand, makeDeleteCommand, makeHistoryCommand, makeTokenCommand, makeLintCommand, makeVersionCommand, makeCompletionCommand];
   for (const make of makers) program.addCommand(make(env));
   return program;
 }

@@ -18,6 +18,7 @@ import { RbacAuthorizer, type Permission } from './auth/rbac.js';
 import { SESSION_KIND, SessionStore } from './auth/sessions.js';
 import { TokenAuthenticator } from './auth/token-authenticator.js';
 import { TokenService } from './auth/tokens.js';
+import { API_TOKEN_KIND, ApiTokens } from './auth/api-tokens.js';
 import { UpstreamRefresher } from './auth/upstream-refresh.js';
 import { readBuildInfo } from './build-info.js';
 import type { ServerConfig } from './config.js';
@@ -83,6 +84,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   /** The service exists after the authenticator; provider tokens need it only at request time. */
   const serviceRef: { current?: ResourceService } = {};
   let sessions: SessionStore | undefined;
+  let apiTokens: ApiTokens | undefined;
   try {
     const keys = loadKeyRing({ key: security.encryption_key, keyFile: security.encryption_key_file, previous: security.previous_encryption_keys, dataDir });
     startupLog.push(`encryption key from ${keys.source}`);
@@ -95,13 +97,16 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
       const tokens = new TokenService(keys, { accessS: Math.round(accessTtlMs / 1000), refreshS: Math.round(refreshTtlMs / 1000) });
       const userKind = registry.all().find((d) => d.isPrincipal)!;
       // every authenticated request reads its session and user: from memory until they change
-      const reads = new ReadCache(store, [SESSION_KIND, userKind.kind]);
+      const principalKinds = registry.all().filter((d) => d.subject === 'principal').map((d) => d.kind);
+      const reads = new ReadCache(store, [SESSION_KIND, API_TOKEN_KIND, ...principalKinds]);
       sessions = new SessionStore(store, reads);
       const providers = buildProviders(authn.providers!.oidc, authn.providers!.oauth);
       const acceptingTokens = [...providers.values()];
       const policies = new Map(acceptingTokens.flatMap((p) => (p.groups ? [[p.issuerId, p.groups] as const] : [])));
       const groupsOf = (user: Envelope) => principalGroups(policies, user.spec);
+      apiTokens = new ApiTokens({ store, reads, registry, principalOf: (owner) => (owner.kind === userKind.kind ? groupsOf(owner) : {}) });
       authenticator = new TokenAuthenticator({
+        apiTokens,
         tokens,
         sessions,
         store,
@@ -135,6 +140,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
         userKind,
         cookie,
         enableNative: authn.providers!.enable_native !== false,
+        tokens: { tokens: apiTokens, registry, store, maxTtl: authn.max_token_ttl!, maxTtlMs: parseDuration(authn.max_token_ttl!)!, knownScopes: new Set(registry.all().map((d) => d.kind)) },
       };
       if (providers.size > 0) {
         external = { providers, auth: authService, store, userKind, cookie, stateKey: keys.loginStateKey };
@@ -187,7 +193,8 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     }
     if (sessions) {
       const s = sessions;
-      const sweep = () => void s.sweep().catch((e: unknown) => app.log.warn({ err: e }, 'session sweep failed'));
+      const t = apiTokens;
+      const sweep = () => void Promise.all([s.sweep(), t?.sweep()]).catch((e: unknown) => app.log.warn({ err: e }, 'session and token sweep failed'));
       sweep();
       timers.push(setInterval(sweep, SESSION_SWEEP_MS).unref());
     }

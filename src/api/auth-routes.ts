@@ -3,10 +3,12 @@ import { AUTH_COOKIES, COOKIE_PAYLOAD, COOKIE_REFRESH, COOKIE_SIGNATURE, parseCo
 import type { AuthService } from '../auth/login.js';
 import type { RbacAuthorizer } from '../auth/rbac.js';
 import type { IssuedTokens } from '../auth/tokens.js';
-import { forbidden } from '../errors.js';
+import { forbidden, notFound } from '../errors.js';
+import { mask } from '../resources/masking.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import { assertName } from '../resources/names.js';
 import type { ResourceService } from '../resources/service.js';
+import { registerTokenRoutes, type TokenRouteOptions } from './token-routes.js';
 
 export interface AuthRouteOptions {
   auth: AuthService;
@@ -15,6 +17,8 @@ export interface AuthRouteOptions {
   userKind: KindDescriptor;
   cookie: CookieOptions;
   enableNative: boolean;
+  /** API token routes (service accounts, personal access tokens). */
+  tokens: Omit<TokenRouteOptions, 'service'>;
 }
 
 /** Login, refresh, logout, whoami and permissions (API.md §2, §12); only mounted with auth on. */
@@ -37,7 +41,16 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
     return reply.code(204).send();
   });
 
-  app.get('/api/v1/user/whoami', async (req) => o.service.get(req.principal, o.userKind, '', req.principal.name));
+  app.get('/api/v1/user/whoami', async (req) => {
+    const s = req.principal.subject;
+    if (!s) return o.service.get(req.principal, o.userKind, '', req.principal.name);
+    // a service account (API token): its own object, whatever it may read
+    const found = await o.tokens.store.get({ kind: s.kind, project: s.project ?? '', name: s.name });
+    if (!found) throw notFound(`${s.kind} "${s.name}" no longer exists`);
+    return mask(o.tokens.registry.byName(s.kind)!, found);
+  });
+
+  registerTokenRoutes(app, { ...o.tokens, service: o.service });
 
   app.get<{ Params: { name: string } }>('/api/v1/users/:name/permissions', async (req) => {
     assertName(req.params.name, 'name in the URL path');

@@ -3,6 +3,7 @@ import { unauthorized } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import { credentialStamp } from '../resources/credentials.js';
 import type { Envelope, Store } from '../storage/store.js';
+import { API_TOKEN_PREFIX, type ApiToken, type ApiTokens } from './api-tokens.js';
 import type { Authenticator } from './authenticator.js';
 import type { Principal } from './authorizer.js';
 import { COOKIE_PAYLOAD, COOKIE_SIGNATURE, parseCookies } from './cookies.js';
@@ -26,6 +27,10 @@ export class TokenAuthenticator implements Authenticator {
       userKind: KindDescriptor;
       /** Access tokens signed by a configured provider (issuer-verified), when any accepts them. */
       providerToken?: (token: string) => Promise<Principal | undefined>;
+      /** API tokens (`dp_...` Bearer tokens). */
+      apiTokens?: ApiTokens;
+      /** Called when a token is used (at most once a minute per token, with its last-used time). */
+      onTokenUse?: (principal: Principal, record: ApiToken) => void;
       /** The provider groups and mapped roles of a user (from what its providers last reported). */
       groupsOf?: (user: Envelope) => Pick<Principal, 'groups' | 'roles'>;
     },
@@ -34,6 +39,7 @@ export class TokenAuthenticator implements Authenticator {
   async authenticate(headers: IncomingHttpHeaders): Promise<Principal | undefined> {
     const found = credentials(headers);
     if (!found) return undefined;
+    if (!found.viaCookie && this.o.apiTokens && found.token.startsWith(API_TOKEN_PREFIX)) return this.apiToken(found.token);
     if (!found.viaCookie && this.o.providerToken) {
       const external = await this.o.providerToken(found.token);
       if (external) return external;
@@ -47,6 +53,17 @@ export class TokenAuthenticator implements Authenticator {
     if (!user || user.metadata.createdAt !== session.spec.userCreatedAt) throw unauthorized('this user no longer exists; log in again');
     if (!holdsCredential(session, credentialStamp(this.o.userKind, user))) throw unauthorized(CREDENTIALS_CHANGED);
     return { name: claims.sub, anonymous: false, sessionId: claims.sid, viaCookie: found.viaCookie, ...this.o.groupsOf?.(user) };
+  }
+
+  /** A `dp_` token: checked against the store as of now (a revocation on any replica holds); its use recorded at most once a minute. */
+  private async apiToken(token: string): Promise<Principal> {
+    await this.o.store.sync();
+    const { principal, record } = await this.o.apiTokens!.authenticate(token);
+    void this.o.apiTokens!.touch(record).then(
+      (written) => written && this.o.onTokenUse?.(principal, record),
+      () => undefined,
+    );
+    return principal;
   }
 }
 

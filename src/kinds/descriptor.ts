@@ -117,6 +117,10 @@ export interface KindDescriptor {
   subject?: 'principal' | 'group';
   /** For a group kind: the dotted path of its member names, and the principal kind they name. */
   members?: { path: string; kind: string };
+  /** API tokens can be created for objects of this kind (personal access tokens, service account tokens). */
+  tokenOwner?: boolean;
+  /** The name a principal of this kind acts under (history, audit); absent: its metadata.name. */
+  principalName?(project: string | undefined, name: string): string;
   /**
    * Dotted paths of a principal's credentials (a password): sessions are bound to their stored
    * values, so a change ends every session of the principal except the one that made it.

@@ -7,6 +7,7 @@ import { KindRegistry } from './registry.js';
 import { globalRole, role } from './role.js';
 import { globalRoleBinding, roleBinding } from './role-binding.js';
 import { globalSecret, secret } from './secret.js';
+import { globalServiceAccount, serviceAccount } from './service-account.js';
 import { user } from './user.js';
 import { globalVariable, variable } from './variable.js';
 
@@ -29,5 +30,7 @@ export function buildKindRegistry(): KindRegistry {
     globalRoleBinding,
     user,
     group,
+    serviceAccount,
+    globalServiceAccount,
   ]);
 }

@@ -3,7 +3,7 @@ import type { HookContext, KindDescriptor } from './descriptor.js';
 import { GlobalRole, Role } from './generated/validators.js';
 
 /** Kinds a project Role may not name: they only exist outside projects (API.md §12). */
-const GLOBAL_ONLY = new Set(['GlobalDatasource', 'GlobalRole', 'GlobalRoleBinding', 'GlobalSecret', 'GlobalVariable', 'User', 'Group']);
+const GLOBAL_ONLY = new Set(['GlobalDatasource', 'GlobalRole', 'GlobalRoleBinding', 'GlobalSecret', 'GlobalVariable', 'User', 'Group', 'GlobalServiceAccount']);
 
 interface Permission {
   actions?: unknown[];

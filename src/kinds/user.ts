@@ -16,6 +16,7 @@ export const user: KindDescriptor = {
   sensitive: [PASSWORD],
   isPrincipal: true,
   subject: 'principal',
+  tokenOwner: true,
   credentials: [PASSWORD],
   anonymousCreateUnless: 'security.authentication.disable_sign_up',
   hooks: {

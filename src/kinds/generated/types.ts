@@ -74,12 +74,14 @@ export interface DashplaneSchemas {
   GlobalRoleBinding?: GlobalRoleBinding;
   GlobalRole?: GlobalRole;
   GlobalSecret?: GlobalSecret;
+  GlobalServiceAccount?: GlobalServiceAccount;
   GlobalVariable?: GlobalVariable;
   Group?: Group;
   Project?: Project;
   RoleBinding?: RoleBinding;
   Role?: Role;
   Secret?: Secret;
+  ServiceAccount?: ServiceAccount;
   User?: User;
   Variable?: Variable;
   ServerConfig?: ServerConfig;
@@ -535,7 +537,7 @@ export interface RoleBindingSpec {
    */
   role: string;
   /**
-   * Who receives the role: users, groups (native Group objects or groups reported by an identity provider).
+   * Who receives the role: users, groups (native Group objects or groups reported by an identity provider) and service accounts.
    *
    * @minItems 1
    * @maxItems 1000
@@ -544,9 +546,9 @@ export interface RoleBindingSpec {
 }
 export interface Subject {
   /**
-   * User: a user by name. Group: every member of the Group object of that name and every user whose identity provider reports that group (after its groups_prefix).
+   * User: a user by name. Group: every member of the Group object of that name and every user whose identity provider reports that group (after its groups_prefix). ServiceAccount: a service account of the binding's project (not in a GlobalRoleBinding). GlobalServiceAccount: a global service account.
    */
-  kind: "User" | "Group";
+  kind: "User" | "Group" | "ServiceAccount" | "GlobalServiceAccount";
   /**
    * User name, or group name (a Group's metadata.name, or a provider group with its prefix).
    */
@@ -718,6 +720,20 @@ export interface TLSConfig {
   maxVersion?: "TLS10" | "TLS11" | "TLS12" | "TLS13";
 }
 /**
+ * A machine identity outside projects: GlobalRoleBindings and RoleBindings name it as {kind: GlobalServiceAccount, name}.
+ */
+export interface GlobalServiceAccount {
+  kind: "GlobalServiceAccount";
+  metadata: ObjectMetadata;
+  spec: ServiceAccountSpec;
+}
+/**
+ * A machine identity (a CI job, a robot): bindings name it as a subject, and API tokens created for it act as it.
+ */
+export interface ServiceAccountSpec {
+  display?: Display;
+}
+/**
  * A variable available to every dashboard of every project.
  */
 export interface GlobalVariable {
@@ -782,6 +798,14 @@ export interface Secret {
   kind: "Secret";
   metadata: ProjectMetadata;
   spec: SecretSpec;
+}
+/**
+ * A machine identity of a project: RoleBindings of the project name it as {kind: ServiceAccount, name}.
+ */
+export interface ServiceAccount {
+  kind: "ServiceAccount";
+  metadata: ProjectMetadata;
+  spec: ServiceAccountSpec;
 }
 /**
  * A user account.
@@ -985,6 +1009,10 @@ export interface AuthenticationConfig {
    */
   password_hash_cost?: number;
   login_rate_limit?: LoginRateLimitConfig;
+  /**
+   * Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as "30d", "720h".
+   */
+  max_token_ttl?: string;
 }
 /**
  * Identity providers.

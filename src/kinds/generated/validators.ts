@@ -5059,7 +5059,7 @@ return errors === 0;
 
 export const GlobalRoleBinding = validate61;
 const schema60 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/global-role-binding.json","title":"GlobalRoleBinding","description":"Grants a GlobalRole to users.","type":"object","properties":{"kind":{"const":"GlobalRoleBinding"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/role-binding-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
-const schema61 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/role-binding-spec.json","title":"RoleBindingSpec","description":"Grants a role to subjects (users, groups): a RoleBinding names a Role of its project, a GlobalRoleBinding names a GlobalRole.","type":"object","properties":{"role":{"type":"string","minLength":1,"maxLength":75,"pattern":"^[a-zA-Z0-9_.-]+$","description":"Name of the Role (or GlobalRole). Cannot be changed after creation."},"subjects":{"type":"array","minItems":1,"description":"Who receives the role: users, groups (native Group objects or groups reported by an identity provider).","items":{"title":"Subject","type":"object","properties":{"kind":{"type":"string","enum":["User","Group"],"description":"User: a user by name. Group: every member of the Group object of that name and every user whose identity provider reports that group (after its groups_prefix)."},"name":{"type":"string","description":"User name, or group name (a Group's metadata.name, or a provider group with its prefix).","minLength":1,"maxLength":256}},"required":["kind","name"],"additionalProperties":false},"maxItems":1000}},"required":["role","subjects"],"additionalProperties":false};
+const schema61 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/role-binding-spec.json","title":"RoleBindingSpec","description":"Grants a role to subjects (users, groups): a RoleBinding names a Role of its project, a GlobalRoleBinding names a GlobalRole.","type":"object","properties":{"role":{"type":"string","minLength":1,"maxLength":75,"pattern":"^[a-zA-Z0-9_.-]+$","description":"Name of the Role (or GlobalRole). Cannot be changed after creation."},"subjects":{"type":"array","minItems":1,"description":"Who receives the role: users, groups (native Group objects or groups reported by an identity provider) and service accounts.","items":{"title":"Subject","type":"object","properties":{"kind":{"type":"string","enum":["User","Group","ServiceAccount","GlobalServiceAccount"],"description":"User: a user by name. Group: every member of the Group object of that name and every user whose identity provider reports that group (after its groups_prefix). ServiceAccount: a service account of the binding's project (not in a GlobalRoleBinding). GlobalServiceAccount: a global service account."},"name":{"type":"string","description":"User name, or group name (a Group's metadata.name, or a provider group with its prefix).","minLength":1,"maxLength":256}},"required":["kind","name"],"additionalProperties":false},"maxItems":1000}},"required":["role","subjects"],"additionalProperties":false};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/global-role-binding.json" */;
@@ -5277,7 +5277,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((data6 === "User") || (data6 === "Group"))){
+if(!((((data6 === "User") || (data6 === "Group")) || (data6 === "ServiceAccount")) || (data6 === "GlobalServiceAccount"))){
 const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema61.properties.subjects.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
@@ -6277,10 +6277,184 @@ validate67.errors = vErrors;
 return errors === 0;
 }
 
-export const GlobalVariable = validate69;
-const schema67 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/global-variable.json","title":"GlobalVariable","description":"A variable available to every dashboard of every project.","type":"object","properties":{"kind":{"const":"GlobalVariable"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/variable-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const GlobalServiceAccount = validate69;
+const schema67 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/global-service-account.json","title":"GlobalServiceAccount","description":"A machine identity outside projects: GlobalRoleBindings and RoleBindings name it as {kind: GlobalServiceAccount, name}.","type":"object","properties":{"kind":{"const":"GlobalServiceAccount"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/service-account-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+const schema68 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/service-account-spec.json","title":"ServiceAccountSpec","description":"A machine identity (a CI job, a robot): bindings name it as a subject, and API tokens created for it act as it.","type":"object","properties":{"display":{"$ref":"./display.json"}},"additionalProperties":false};
+
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="https://dashplane.dev/schemas/defs/service-account-spec.json" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(key0 === "display")){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.display !== undefined){
+let data0 = data.display;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+for(const key1 in data0){
+if(!((key1 === "name") || (key1 === "description"))){
+const err1 = {instancePath:instancePath+"/display",schemaPath:"./display.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data0.name !== undefined){
+if(typeof data0.name !== "string"){
+const err2 = {instancePath:instancePath+"/display/name",schemaPath:"./display.json/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data0.description !== undefined){
+if(typeof data0.description !== "string"){
+const err3 = {instancePath:instancePath+"/display/description",schemaPath:"./display.json/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/display",schemaPath:"./display.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate71.errors = vErrors;
+return errors === 0;
+}
+
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="https://dashplane.dev/schemas/kinds/global-service-account.json" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.kind === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.metadata === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.spec === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+if("GlobalServiceAccount" !== data.kind){
+const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "GlobalServiceAccount"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.metadata !== undefined){
+if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+errors = vErrors.length;
+}
+}
+if(data.spec !== undefined){
+if(!(validate71(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate69.errors = vErrors;
+return errors === 0;
+}
+
+export const GlobalVariable = validate73;
+const schema70 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/global-variable.json","title":"GlobalVariable","description":"A variable available to every dashboard of every project.","type":"object","properties":{"kind":{"const":"GlobalVariable"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/variable-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/global-variable.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6362,16 +6536,16 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
 
-export const Group = validate72;
-const schema68 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/group.json","title":"Group","description":"A named set of users that bindings grant roles to.","type":"object","properties":{"kind":{"const":"Group"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/group-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
-const schema69 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/group-spec.json","title":"GroupSpec","description":"A team of native users: RoleBindings and GlobalRoleBindings name it as a subject of kind Group, and every member receives the role. Members of groups an identity provider reports (groups_claim) need no Group object.","type":"object","properties":{"display":{"$ref":"./display.json"},"members":{"type":"array","description":"Names of the users in the group (metadata.name of each User). A user deleted later leaves the group.","maxItems":10000,"uniqueItems":true,"items":{"$ref":"./name.json"}}},"required":["members"],"additionalProperties":false};
+export const Group = validate76;
+const schema71 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/group.json","title":"Group","description":"A named set of users that bindings grant roles to.","type":"object","properties":{"kind":{"const":"Group"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/group-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+const schema72 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/group-spec.json","title":"GroupSpec","description":"A team of native users: RoleBindings and GlobalRoleBindings name it as a subject of kind Group, and every member receives the role. Members of groups an identity provider reports (groups_claim) need no Group object.","type":"object","properties":{"display":{"$ref":"./display.json"},"members":{"type":"array","description":"Names of the users in the group (metadata.name of each User). A user deleted later leaves the group.","maxItems":10000,"uniqueItems":true,"items":{"$ref":"./name.json"}}},"required":["members"],"additionalProperties":false};
 const func0 = require("ajv/dist/runtime/equal").default;
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/defs/group-spec.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6551,12 +6725,12 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/group.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6622,8 +6796,8 @@ errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate74(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate78(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 }
@@ -6638,15 +6812,15 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
 
-export const Project = validate76;
-const schema72 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/project.json","title":"Project","description":"A project: the namespace that holds dashboards, datasources, variables, secrets, folders and roles.","type":"object","properties":{"kind":{"const":"Project"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/project-spec.json"}},"required":["kind","metadata"],"additionalProperties":false};
-const schema73 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/project-spec.json","title":"ProjectSpec","description":"Content of a project.","type":"object","properties":{"display":{"$ref":"./display.json"}},"additionalProperties":false};
+export const Project = validate80;
+const schema75 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/project.json","title":"Project","description":"A project: the namespace that holds dashboards, datasources, variables, secrets, folders and roles.","type":"object","properties":{"kind":{"const":"Project"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/project-spec.json"}},"required":["kind","metadata"],"additionalProperties":false};
+const schema76 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/project-spec.json","title":"ProjectSpec","description":"Content of a project.","type":"object","properties":{"display":{"$ref":"./display.json"}},"additionalProperties":false};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/defs/project-spec.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6725,12 +6899,12 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/project.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6786,8 +6960,8 @@ errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate78(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate82(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 }
@@ -6802,14 +6976,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
 
-export const RoleBinding = validate80;
-const schema75 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role-binding.json","title":"RoleBinding","description":"Grants a Role of the project to users.","type":"object","properties":{"kind":{"const":"RoleBinding"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-binding-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const RoleBinding = validate84;
+const schema78 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role-binding.json","title":"RoleBinding","description":"Grants a Role of the project to users.","type":"object","properties":{"kind":{"const":"RoleBinding"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-binding-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/role-binding.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7025,7 +7199,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((data6 === "User") || (data6 === "Group"))){
+if(!((((data6 === "User") || (data6 === "Group")) || (data6 === "ServiceAccount")) || (data6 === "GlobalServiceAccount"))){
 const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema61.properties.subjects.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
@@ -7118,14 +7292,14 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
 
-export const Role = validate82;
-const schema77 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role.json","title":"Role","description":"A set of permissions within a project.","type":"object","properties":{"kind":{"const":"Role"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const Role = validate86;
+const schema80 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role.json","title":"Role","description":"A set of permissions within a project.","type":"object","properties":{"kind":{"const":"Role"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/role.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7207,14 +7381,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
 
-export const Secret = validate85;
-const schema78 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/secret.json","title":"Secret","description":"Credentials usable by the datasources of a project.","type":"object","properties":{"kind":{"const":"Secret"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/secret-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const Secret = validate89;
+const schema81 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/secret.json","title":"Secret","description":"Credentials usable by the datasources of a project.","type":"object","properties":{"kind":{"const":"Secret"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/secret-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/secret.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7811,15 +7985,104 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
 
-export const User = validate87;
-const schema80 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/user.json","title":"User","description":"A user account.","type":"object","properties":{"kind":{"const":"User"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/user-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
-const schema81 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/user-spec.json","title":"UserSpec","description":"Profile and login methods of a user. A user signs in either with a password (nativeProvider) or through external providers (oauthProviders), not both.","type":"object","properties":{"firstName":{"type":"string","description":"First name."},"lastName":{"type":"string","description":"Last name."},"nativeProvider":{"title":"NativeProvider","description":"Password login.","type":"object","properties":{"password":{"type":"string","description":"Password; stored hashed and never returned.","writeOnly":true}},"additionalProperties":false},"oauthProviders":{"type":"array","description":"External identities linked to this user (filled by the server on OIDC/OAuth login).","items":{"title":"OAuthProvider","type":"object","properties":{"issuer":{"type":"string","description":"Issuer (OIDC) or provider URL."},"email":{"type":"string","description":"E-mail address given by the provider."},"subject":{"type":"string","description":"Identifier of the user at the provider."},"groups":{"type":"array","maxItems":1000,"items":{"type":"string","maxLength":192},"description":"Groups the provider reported at the last login or token refresh (groups_claim, before the prefix). Recorded by the server."}},"additionalProperties":false}}},"additionalProperties":false};
+export const ServiceAccount = validate91;
+const schema83 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/service-account.json","title":"ServiceAccount","description":"A machine identity of a project: RoleBindings of the project name it as {kind: ServiceAccount, name}.","type":"object","properties":{"kind":{"const":"ServiceAccount"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/service-account-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="https://dashplane.dev/schemas/kinds/service-account.json" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.kind === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.metadata === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.spec === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+if("ServiceAccount" !== data.kind){
+const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "ServiceAccount"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.metadata !== undefined){
+if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+errors = vErrors.length;
+}
+}
+if(data.spec !== undefined){
+if(!(validate71(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate91.errors = vErrors;
+return errors === 0;
+}
+
+export const User = validate94;
+const schema84 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/user.json","title":"User","description":"A user account.","type":"object","properties":{"kind":{"const":"User"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/user-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+const schema85 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/user-spec.json","title":"UserSpec","description":"Profile and login methods of a user. A user signs in either with a password (nativeProvider) or through external providers (oauthProviders), not both.","type":"object","properties":{"firstName":{"type":"string","description":"First name."},"lastName":{"type":"string","description":"Last name."},"nativeProvider":{"title":"NativeProvider","description":"Password login.","type":"object","properties":{"password":{"type":"string","description":"Password; stored hashed and never returned.","writeOnly":true}},"additionalProperties":false},"oauthProviders":{"type":"array","description":"External identities linked to this user (filled by the server on OIDC/OAuth login).","items":{"title":"OAuthProvider","type":"object","properties":{"issuer":{"type":"string","description":"Issuer (OIDC) or provider URL."},"email":{"type":"string","description":"E-mail address given by the provider."},"subject":{"type":"string","description":"Identifier of the user at the provider."},"groups":{"type":"array","maxItems":1000,"items":{"type":"string","maxLength":192},"description":"Groups the provider reported at the last login or token refresh (groups_claim, before the prefix). Recorded by the server."}},"additionalProperties":false}}},"additionalProperties":false};
+
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/user.json" */;
 let vErrors = null;
 let errors = 0;
@@ -8115,14 +8378,14 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate87.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
 
-export const Variable = validate89;
-const schema82 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/variable.json","title":"Variable","description":"A variable shared by every dashboard of a project.","type":"object","properties":{"kind":{"const":"Variable"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/variable-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const Variable = validate96;
+const schema86 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/variable.json","title":"Variable","description":"A variable shared by every dashboard of a project.","type":"object","properties":{"kind":{"const":"Variable"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/variable-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/variable.json" */;
 let vErrors = null;
 let errors = 0;
@@ -8204,23 +8467,23 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate89.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
 
-export const ServerConfig = validate92;
-const schema83 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on the resolved address whatever form the URL uses. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] allows everything)."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
+export const ServerConfig = validate99;
+const schema87 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on the resolved address whatever form the URL uses. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] allows everything)."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
 const pattern23 = new RegExp("^https?://[^\\s]+$", "u");
 const pattern26 = new RegExp("^[^\\s]*$", "u");
-const pattern49 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
+const pattern50 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(func12.call(schema83.properties, key0))){
+if(!(func12.call(schema87.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -8498,7 +8761,7 @@ if(data.security !== undefined){
 let data13 = data.security;
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 for(const key4 in data13){
-if(!(func12.call(schema83.properties.security.properties, key4))){
+if(!(func12.call(schema87.properties.security.properties, key4))){
 const err22 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err22];
@@ -8625,7 +8888,7 @@ vErrors.push(err31);
 errors++;
 }
 if(!(((data22 === "lax") || (data22 === "strict")) || (data22 === "none"))){
-const err32 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema83.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
+const err32 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema87.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8663,7 +8926,7 @@ if(data13.authentication !== undefined){
 let data24 = data13.authentication;
 if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
 for(const key6 in data24){
-if(!((((((key6 === "access_token_ttl") || (key6 === "refresh_token_ttl")) || (key6 === "disable_sign_up")) || (key6 === "providers")) || (key6 === "password_hash_cost")) || (key6 === "login_rate_limit"))){
+if(!(((((((key6 === "access_token_ttl") || (key6 === "refresh_token_ttl")) || (key6 === "disable_sign_up")) || (key6 === "providers")) || (key6 === "password_hash_cost")) || (key6 === "login_rate_limit")) || (key6 === "max_token_ttl"))){
 const err35 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err35];
@@ -8831,7 +9094,7 @@ vErrors.push(err48);
 errors++;
 }
 for(const key8 in data31){
-if(!(func12.call(schema83.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key8))){
+if(!(func12.call(schema87.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key8))){
 const err49 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err49];
@@ -9853,7 +10116,7 @@ vErrors.push(err131);
 errors++;
 }
 for(const key15 in data69){
-if(!(func12.call(schema83.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key15))){
+if(!(func12.call(schema87.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key15))){
 const err132 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err132];
@@ -10804,9 +11067,11 @@ vErrors.push(err209);
 errors++;
 }
 }
-}
-else {
-const err210 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data24.max_token_ttl !== undefined){
+let data103 = data24.max_token_ttl;
+if(typeof data103 === "string"){
+if(func2(data103) < 1){
+const err210 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -10815,13 +11080,8 @@ vErrors.push(err210);
 }
 errors++;
 }
-}
-if(data13.authorization !== undefined){
-let data103 = data13.authorization;
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
-for(const key19 in data103){
-if(!((key19 === "guest_permissions") || (key19 === "check_latest_update_interval"))){
-const err211 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+if(!pattern9.test(data103)){
+const err211 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -10831,15 +11091,8 @@ vErrors.push(err211);
 errors++;
 }
 }
-if(data103.guest_permissions !== undefined){
-let data104 = data103.guest_permissions;
-if(Array.isArray(data104)){
-const len13 = data104.length;
-for(let i13=0; i13<len13; i13++){
-let data105 = data104[i13];
-if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
-if(data105.actions === undefined){
-const err212 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "actions"},message:"must have required property '"+"actions"+"'"};
+else {
+const err212 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -10848,8 +11101,10 @@ vErrors.push(err212);
 }
 errors++;
 }
-if(data105.scopes === undefined){
-const err213 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
+}
+}
+else {
+const err213 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -10858,9 +11113,13 @@ vErrors.push(err213);
 }
 errors++;
 }
-for(const key20 in data105){
-if(!((key20 === "actions") || (key20 === "scopes"))){
-const err214 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,schemaPath:"./defs/permission.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+}
+if(data13.authorization !== undefined){
+let data104 = data13.authorization;
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+for(const key19 in data104){
+if(!((key19 === "guest_permissions") || (key19 === "check_latest_update_interval"))){
+const err214 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -10870,11 +11129,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(data105.actions !== undefined){
-let data106 = data105.actions;
-if(Array.isArray(data106)){
-if(data106.length < 1){
-const err215 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/actions",schemaPath:"./defs/permission.json/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data104.guest_permissions !== undefined){
+let data105 = data104.guest_permissions;
+if(Array.isArray(data105)){
+const len13 = data105.length;
+for(let i13=0; i13<len13; i13++){
+let data106 = data105[i13];
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+if(data106.actions === undefined){
+const err215 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "actions"},message:"must have required property '"+"actions"+"'"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -10883,11 +11146,8 @@ vErrors.push(err215);
 }
 errors++;
 }
-const len14 = data106.length;
-for(let i14=0; i14<len14; i14++){
-let data107 = data106[i14];
-if(typeof data107 !== "string"){
-const err216 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/actions/" + i14,schemaPath:"./defs/permission.json/properties/actions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data106.scopes === undefined){
+const err216 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -10896,8 +11156,9 @@ vErrors.push(err216);
 }
 errors++;
 }
-if(!(((((data107 === "create") || (data107 === "read")) || (data107 === "update")) || (data107 === "delete")) || (data107 === "*"))){
-const err217 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/actions/" + i14,schemaPath:"./defs/permission.json/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
+for(const key20 in data106){
+if(!((key20 === "actions") || (key20 === "scopes"))){
+const err217 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,schemaPath:"./defs/permission.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -10907,9 +11168,11 @@ vErrors.push(err217);
 errors++;
 }
 }
-}
-else {
-const err218 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/actions",schemaPath:"./defs/permission.json/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data106.actions !== undefined){
+let data107 = data106.actions;
+if(Array.isArray(data107)){
+if(data107.length < 1){
+const err218 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/actions",schemaPath:"./defs/permission.json/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -10918,12 +11181,11 @@ vErrors.push(err218);
 }
 errors++;
 }
-}
-if(data105.scopes !== undefined){
-let data108 = data105.scopes;
-if(Array.isArray(data108)){
-if(data108.length < 1){
-const err219 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len14 = data107.length;
+for(let i14=0; i14<len14; i14++){
+let data108 = data107[i14];
+if(typeof data108 !== "string"){
+const err219 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/actions/" + i14,schemaPath:"./defs/permission.json/properties/actions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -10932,12 +11194,8 @@ vErrors.push(err219);
 }
 errors++;
 }
-const len15 = data108.length;
-for(let i15=0; i15<len15; i15++){
-let data109 = data108[i15];
-if(typeof data109 === "string"){
-if(!pattern17.test(data109)){
-const err220 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/scopes/" + i15,schemaPath:"./defs/permission.json/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[A-Za-z]+)$"},message:"must match pattern \""+"^(\\*|[A-Za-z]+)$"+"\""};
+if(!(((((data108 === "create") || (data108 === "read")) || (data108 === "update")) || (data108 === "delete")) || (data108 === "*"))){
+const err220 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/actions/" + i14,schemaPath:"./defs/permission.json/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -10947,8 +11205,9 @@ vErrors.push(err220);
 errors++;
 }
 }
+}
 else {
-const err221 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/scopes/" + i15,schemaPath:"./defs/permission.json/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err221 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/actions",schemaPath:"./defs/permission.json/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -10958,9 +11217,11 @@ vErrors.push(err221);
 errors++;
 }
 }
-}
-else {
-const err222 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data106.scopes !== undefined){
+let data109 = data106.scopes;
+if(Array.isArray(data109)){
+if(data109.length < 1){
+const err222 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -10969,10 +11230,12 @@ vErrors.push(err222);
 }
 errors++;
 }
-}
-}
-else {
-const err223 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,schemaPath:"./defs/permission.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const len15 = data109.length;
+for(let i15=0; i15<len15; i15++){
+let data110 = data109[i15];
+if(typeof data110 === "string"){
+if(!pattern17.test(data110)){
+const err223 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/scopes/" + i15,schemaPath:"./defs/permission.json/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[A-Za-z]+)$"},message:"must match pattern \""+"^(\\*|[A-Za-z]+)$"+"\""};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -10982,9 +11245,8 @@ vErrors.push(err223);
 errors++;
 }
 }
-}
 else {
-const err224 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err224 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/scopes/" + i15,schemaPath:"./defs/permission.json/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -10994,11 +11256,9 @@ vErrors.push(err224);
 errors++;
 }
 }
-if(data103.check_latest_update_interval !== undefined){
-let data110 = data103.check_latest_update_interval;
-if(typeof data110 === "string"){
-if(func2(data110) < 1){
-const err225 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err225 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -11007,8 +11267,10 @@ vErrors.push(err225);
 }
 errors++;
 }
-if(!pattern9.test(data110)){
-const err226 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err226 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,schemaPath:"./defs/permission.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -11018,8 +11280,9 @@ vErrors.push(err226);
 errors++;
 }
 }
+}
 else {
-const err227 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err227 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -11029,9 +11292,11 @@ vErrors.push(err227);
 errors++;
 }
 }
-}
-else {
-const err228 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data104.check_latest_update_interval !== undefined){
+let data111 = data104.check_latest_update_interval;
+if(typeof data111 === "string"){
+if(func2(data111) < 1){
+const err228 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -11040,12 +11305,8 @@ vErrors.push(err228);
 }
 errors++;
 }
-}
-if(data13.bootstrap_admin !== undefined){
-let data111 = data13.bootstrap_admin;
-if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
-if(data111.name === undefined){
-const err229 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(!pattern9.test(data111)){
+const err229 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -11054,9 +11315,9 @@ vErrors.push(err229);
 }
 errors++;
 }
-for(const key21 in data111){
-if(!(((key21 === "name") || (key21 === "password")) || (key21 === "password_file"))){
-const err230 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+}
+else {
+const err230 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -11066,11 +11327,9 @@ vErrors.push(err230);
 errors++;
 }
 }
-if(data111.name !== undefined){
-let data112 = data111.name;
-if(typeof data112 === "string"){
-if(func2(data112) > 75){
-const err231 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+}
+else {
+const err231 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -11079,8 +11338,12 @@ vErrors.push(err231);
 }
 errors++;
 }
-if(func2(data112) < 1){
-const err232 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data13.bootstrap_admin !== undefined){
+let data112 = data13.bootstrap_admin;
+if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
+if(data112.name === undefined){
+const err232 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -11089,8 +11352,9 @@ vErrors.push(err232);
 }
 errors++;
 }
-if(!pattern0.test(data112)){
-const err233 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+for(const key21 in data112){
+if(!(((key21 === "name") || (key21 === "password")) || (key21 === "password_file"))){
+const err233 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -11100,8 +11364,11 @@ vErrors.push(err233);
 errors++;
 }
 }
-else {
-const err234 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data112.name !== undefined){
+let data113 = data112.name;
+if(typeof data113 === "string"){
+if(func2(data113) > 75){
+const err234 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -11110,10 +11377,8 @@ vErrors.push(err234);
 }
 errors++;
 }
-}
-if(data111.password !== undefined){
-if(typeof data111.password !== "string"){
-const err235 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data113) < 1){
+const err235 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -11122,10 +11387,8 @@ vErrors.push(err235);
 }
 errors++;
 }
-}
-if(data111.password_file !== undefined){
-if(typeof data111.password_file !== "string"){
-const err236 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern0.test(data113)){
+const err236 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -11135,9 +11398,8 @@ vErrors.push(err236);
 errors++;
 }
 }
-}
 else {
-const err237 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err237 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -11147,9 +11409,9 @@ vErrors.push(err237);
 errors++;
 }
 }
-}
-else {
-const err238 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data112.password !== undefined){
+if(typeof data112.password !== "string"){
+const err238 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -11159,12 +11421,9 @@ vErrors.push(err238);
 errors++;
 }
 }
-if(data.ephemeral_dashboard !== undefined){
-let data115 = data.ephemeral_dashboard;
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-for(const key22 in data115){
-if(!((key22 === "enable") || (key22 === "cleanup_interval"))){
-const err239 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+if(data112.password_file !== undefined){
+if(typeof data112.password_file !== "string"){
+const err239 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -11174,9 +11433,9 @@ vErrors.push(err239);
 errors++;
 }
 }
-if(data115.enable !== undefined){
-if(typeof data115.enable !== "boolean"){
-const err240 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err240 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -11186,11 +11445,9 @@ vErrors.push(err240);
 errors++;
 }
 }
-if(data115.cleanup_interval !== undefined){
-let data117 = data115.cleanup_interval;
-if(typeof data117 === "string"){
-if(func2(data117) < 1){
-const err241 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err241 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -11199,8 +11456,13 @@ vErrors.push(err241);
 }
 errors++;
 }
-if(!pattern9.test(data117)){
-const err242 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data.ephemeral_dashboard !== undefined){
+let data116 = data.ephemeral_dashboard;
+if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+for(const key22 in data116){
+if(!((key22 === "enable") || (key22 === "cleanup_interval"))){
+const err242 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -11210,8 +11472,9 @@ vErrors.push(err242);
 errors++;
 }
 }
-else {
-const err243 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data116.enable !== undefined){
+if(typeof data116.enable !== "boolean"){
+const err243 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -11221,9 +11484,11 @@ vErrors.push(err243);
 errors++;
 }
 }
-}
-else {
-const err244 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data116.cleanup_interval !== undefined){
+let data118 = data116.cleanup_interval;
+if(typeof data118 === "string"){
+if(func2(data118) < 1){
+const err244 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -11232,13 +11497,8 @@ vErrors.push(err244);
 }
 errors++;
 }
-}
-if(data.history !== undefined){
-let data118 = data.history;
-if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
-for(const key23 in data118){
-if(!(key23 === "max_versions")){
-const err245 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+if(!pattern9.test(data118)){
+const err245 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -11248,10 +11508,8 @@ vErrors.push(err245);
 errors++;
 }
 }
-if(data118.max_versions !== undefined){
-let data119 = data118.max_versions;
-if(!(((typeof data119 == "number") && (!(data119 % 1) && !isNaN(data119))) && (isFinite(data119)))){
-const err246 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err246 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -11260,9 +11518,10 @@ vErrors.push(err246);
 }
 errors++;
 }
-if((typeof data119 == "number") && (isFinite(data119))){
-if(data119 > 10000 || isNaN(data119)){
-const err247 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+}
+}
+else {
+const err247 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -11271,8 +11530,13 @@ vErrors.push(err247);
 }
 errors++;
 }
-if(data119 < 1 || isNaN(data119)){
-const err248 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.history !== undefined){
+let data119 = data.history;
+if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
+for(const key23 in data119){
+if(!(key23 === "max_versions")){
+const err248 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -11282,10 +11546,10 @@ vErrors.push(err248);
 errors++;
 }
 }
-}
-}
-else {
-const err249 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data119.max_versions !== undefined){
+let data120 = data119.max_versions;
+if(!(((typeof data120 == "number") && (!(data120 % 1) && !isNaN(data120))) && (isFinite(data120)))){
+const err249 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -11294,13 +11558,9 @@ vErrors.push(err249);
 }
 errors++;
 }
-}
-if(data.watch !== undefined){
-let data120 = data.watch;
-if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
-for(const key24 in data120){
-if(!((key24 === "event_log_size") || (key24 === "bookmark_interval"))){
-const err250 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+if((typeof data120 == "number") && (isFinite(data120))){
+if(data120 > 10000 || isNaN(data120)){
+const err250 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -11309,11 +11569,8 @@ vErrors.push(err250);
 }
 errors++;
 }
-}
-if(data120.event_log_size !== undefined){
-let data121 = data120.event_log_size;
-if(!(((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121))) && (isFinite(data121)))){
-const err251 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data120 < 1 || isNaN(data120)){
+const err251 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -11322,9 +11579,11 @@ vErrors.push(err251);
 }
 errors++;
 }
-if((typeof data121 == "number") && (isFinite(data121))){
-if(data121 < 100 || isNaN(data121)){
-const err252 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+}
+}
+}
+else {
+const err252 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -11334,12 +11593,12 @@ vErrors.push(err252);
 errors++;
 }
 }
-}
-if(data120.bookmark_interval !== undefined){
-let data122 = data120.bookmark_interval;
-if(typeof data122 === "string"){
-if(func2(data122) < 1){
-const err253 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.watch !== undefined){
+let data121 = data.watch;
+if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+for(const key24 in data121){
+if(!((key24 === "event_log_size") || (key24 === "bookmark_interval"))){
+const err253 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -11348,8 +11607,11 @@ vErrors.push(err253);
 }
 errors++;
 }
-if(!pattern9.test(data122)){
-const err254 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data121.event_log_size !== undefined){
+let data122 = data121.event_log_size;
+if(!(((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122))) && (isFinite(data122)))){
+const err254 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -11358,9 +11620,9 @@ vErrors.push(err254);
 }
 errors++;
 }
-}
-else {
-const err255 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data122 == "number") && (isFinite(data122))){
+if(data122 < 100 || isNaN(data122)){
+const err255 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -11371,8 +11633,11 @@ errors++;
 }
 }
 }
-else {
-const err256 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data121.bookmark_interval !== undefined){
+let data123 = data121.bookmark_interval;
+if(typeof data123 === "string"){
+if(func2(data123) < 1){
+const err256 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -11381,13 +11646,8 @@ vErrors.push(err256);
 }
 errors++;
 }
-}
-if(data.proxy !== undefined){
-let data123 = data.proxy;
-if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
-for(const key25 in data123){
-if(!((((key25 === "timeout") || (key25 === "max_duration")) || (key25 === "max_concurrent")) || (key25 === "denied_networks"))){
-const err257 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+if(!pattern9.test(data123)){
+const err257 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -11397,11 +11657,8 @@ vErrors.push(err257);
 errors++;
 }
 }
-if(data123.timeout !== undefined){
-let data124 = data123.timeout;
-if(typeof data124 === "string"){
-if(func2(data124) < 1){
-const err258 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err258 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -11410,8 +11667,10 @@ vErrors.push(err258);
 }
 errors++;
 }
-if(!pattern9.test(data124)){
-const err259 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err259 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -11421,8 +11680,12 @@ vErrors.push(err259);
 errors++;
 }
 }
-else {
-const err260 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.proxy !== undefined){
+let data124 = data.proxy;
+if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
+for(const key25 in data124){
+if(!((((key25 === "timeout") || (key25 === "max_duration")) || (key25 === "max_concurrent")) || (key25 === "denied_networks"))){
+const err260 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -11432,11 +11695,11 @@ vErrors.push(err260);
 errors++;
 }
 }
-if(data123.max_duration !== undefined){
-let data125 = data123.max_duration;
+if(data124.timeout !== undefined){
+let data125 = data124.timeout;
 if(typeof data125 === "string"){
 if(func2(data125) < 1){
-const err261 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err261 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -11446,7 +11709,7 @@ vErrors.push(err261);
 errors++;
 }
 if(!pattern9.test(data125)){
-const err262 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+const err262 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -11457,7 +11720,7 @@ errors++;
 }
 }
 else {
-const err263 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err263 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err263];
 }
@@ -11467,10 +11730,11 @@ vErrors.push(err263);
 errors++;
 }
 }
-if(data123.max_concurrent !== undefined){
-let data126 = data123.max_concurrent;
-if(!(((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126))) && (isFinite(data126)))){
-const err264 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data124.max_duration !== undefined){
+let data126 = data124.max_duration;
+if(typeof data126 === "string"){
+if(func2(data126) < 1){
+const err264 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err264];
 }
@@ -11479,9 +11743,8 @@ vErrors.push(err264);
 }
 errors++;
 }
-if((typeof data126 == "number") && (isFinite(data126))){
-if(data126 < 1 || isNaN(data126)){
-const err265 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!pattern9.test(data126)){
+const err265 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err265];
 }
@@ -11491,16 +11754,8 @@ vErrors.push(err265);
 errors++;
 }
 }
-}
-if(data123.denied_networks !== undefined){
-let data127 = data123.denied_networks;
-if(Array.isArray(data127)){
-const len16 = data127.length;
-for(let i16=0; i16<len16; i16++){
-let data128 = data127[i16];
-if(typeof data128 === "string"){
-if(!pattern49.test(data128)){
-const err266 = {instancePath:instancePath+"/proxy/denied_networks/" + i16,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
+else {
+const err266 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err266];
 }
@@ -11510,8 +11765,10 @@ vErrors.push(err266);
 errors++;
 }
 }
-else {
-const err267 = {instancePath:instancePath+"/proxy/denied_networks/" + i16,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data124.max_concurrent !== undefined){
+let data127 = data124.max_concurrent;
+if(!(((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127))) && (isFinite(data127)))){
+const err267 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err267];
 }
@@ -11520,10 +11777,9 @@ vErrors.push(err267);
 }
 errors++;
 }
-}
-}
-else {
-const err268 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if((typeof data127 == "number") && (isFinite(data127))){
+if(data127 < 1 || isNaN(data127)){
+const err268 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err268];
 }
@@ -11534,8 +11790,15 @@ errors++;
 }
 }
 }
-else {
-const err269 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data124.denied_networks !== undefined){
+let data128 = data124.denied_networks;
+if(Array.isArray(data128)){
+const len16 = data128.length;
+for(let i16=0; i16<len16; i16++){
+let data129 = data128[i16];
+if(typeof data129 === "string"){
+if(!pattern50.test(data129)){
+const err269 = {instancePath:instancePath+"/proxy/denied_networks/" + i16,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err269];
 }
@@ -11545,12 +11808,8 @@ vErrors.push(err269);
 errors++;
 }
 }
-if(data.plugin !== undefined){
-let data129 = data.plugin;
-if(data129 && typeof data129 == "object" && !Array.isArray(data129)){
-for(const key26 in data129){
-if(!(key26 === "schemas_dir")){
-const err270 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+else {
+const err270 = {instancePath:instancePath+"/proxy/denied_networks/" + i16,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err270];
 }
@@ -11560,9 +11819,9 @@ vErrors.push(err270);
 errors++;
 }
 }
-if(data129.schemas_dir !== undefined){
-if(typeof data129.schemas_dir !== "string"){
-const err271 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err271 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err271];
 }
@@ -11574,7 +11833,7 @@ errors++;
 }
 }
 else {
-const err272 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err272 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err272];
 }
@@ -11584,12 +11843,12 @@ vErrors.push(err272);
 errors++;
 }
 }
-if(data.http !== undefined){
-let data131 = data.http;
-if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
-for(const key27 in data131){
-if(!(((((key27 === "body_limit") || (key27 === "max_json_depth")) || (key27 === "headers_timeout")) || (key27 === "request_timeout")) || (key27 === "shutdown_grace"))){
-const err273 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+if(data.plugin !== undefined){
+let data130 = data.plugin;
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+for(const key26 in data130){
+if(!(key26 === "schemas_dir")){
+const err273 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err273];
 }
@@ -11599,10 +11858,9 @@ vErrors.push(err273);
 errors++;
 }
 }
-if(data131.body_limit !== undefined){
-let data132 = data131.body_limit;
-if(!(((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132))) && (isFinite(data132)))){
-const err274 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data130.schemas_dir !== undefined){
+if(typeof data130.schemas_dir !== "string"){
+const err274 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err274];
 }
@@ -11611,9 +11869,10 @@ vErrors.push(err274);
 }
 errors++;
 }
-if((typeof data132 == "number") && (isFinite(data132))){
-if(data132 < 1024 || isNaN(data132)){
-const err275 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+}
+else {
+const err275 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err275];
 }
@@ -11623,11 +11882,12 @@ vErrors.push(err275);
 errors++;
 }
 }
-}
-if(data131.max_json_depth !== undefined){
-let data133 = data131.max_json_depth;
-if(!(((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133))) && (isFinite(data133)))){
-const err276 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.http !== undefined){
+let data132 = data.http;
+if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
+for(const key27 in data132){
+if(!(((((key27 === "body_limit") || (key27 === "max_json_depth")) || (key27 === "headers_timeout")) || (key27 === "request_timeout")) || (key27 === "shutdown_grace"))){
+const err276 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err276];
 }
@@ -11636,9 +11896,11 @@ vErrors.push(err276);
 }
 errors++;
 }
-if((typeof data133 == "number") && (isFinite(data133))){
-if(data133 > 1000 || isNaN(data133)){
-const err277 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+if(data132.body_limit !== undefined){
+let data133 = data132.body_limit;
+if(!(((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133))) && (isFinite(data133)))){
+const err277 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err277];
 }
@@ -11647,8 +11909,9 @@ vErrors.push(err277);
 }
 errors++;
 }
-if(data133 < 1 || isNaN(data133)){
-const err278 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data133 == "number") && (isFinite(data133))){
+if(data133 < 1024 || isNaN(data133)){
+const err278 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err278];
 }
@@ -11659,11 +11922,10 @@ errors++;
 }
 }
 }
-if(data131.headers_timeout !== undefined){
-let data134 = data131.headers_timeout;
-if(typeof data134 === "string"){
-if(func2(data134) < 1){
-const err279 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data132.max_json_depth !== undefined){
+let data134 = data132.max_json_depth;
+if(!(((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134))) && (isFinite(data134)))){
+const err279 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err279];
 }
@@ -11672,8 +11934,9 @@ vErrors.push(err279);
 }
 errors++;
 }
-if(!pattern9.test(data134)){
-const err280 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if((typeof data134 == "number") && (isFinite(data134))){
+if(data134 > 1000 || isNaN(data134)){
+const err280 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err280];
 }
@@ -11682,9 +11945,8 @@ vErrors.push(err280);
 }
 errors++;
 }
-}
-else {
-const err281 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data134 < 1 || isNaN(data134)){
+const err281 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err281];
 }
@@ -11694,11 +11956,12 @@ vErrors.push(err281);
 errors++;
 }
 }
-if(data131.request_timeout !== undefined){
-let data135 = data131.request_timeout;
+}
+if(data132.headers_timeout !== undefined){
+let data135 = data132.headers_timeout;
 if(typeof data135 === "string"){
 if(func2(data135) < 1){
-const err282 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err282 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err282];
 }
@@ -11708,7 +11971,7 @@ vErrors.push(err282);
 errors++;
 }
 if(!pattern9.test(data135)){
-const err283 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+const err283 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err283];
 }
@@ -11719,7 +11982,7 @@ errors++;
 }
 }
 else {
-const err284 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err284 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err284];
 }
@@ -11729,11 +11992,11 @@ vErrors.push(err284);
 errors++;
 }
 }
-if(data131.shutdown_grace !== undefined){
-let data136 = data131.shutdown_grace;
+if(data132.request_timeout !== undefined){
+let data136 = data132.request_timeout;
 if(typeof data136 === "string"){
 if(func2(data136) < 1){
-const err285 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err285 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err285];
 }
@@ -11743,7 +12006,7 @@ vErrors.push(err285);
 errors++;
 }
 if(!pattern9.test(data136)){
-const err286 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+const err286 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err286];
 }
@@ -11754,7 +12017,7 @@ errors++;
 }
 }
 else {
-const err287 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err287 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err287];
 }
@@ -11764,9 +12027,11 @@ vErrors.push(err287);
 errors++;
 }
 }
-}
-else {
-const err288 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data132.shutdown_grace !== undefined){
+let data137 = data132.shutdown_grace;
+if(typeof data137 === "string"){
+if(func2(data137) < 1){
+const err288 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err288];
 }
@@ -11775,13 +12040,8 @@ vErrors.push(err288);
 }
 errors++;
 }
-}
-if(data.log !== undefined){
-let data137 = data.log;
-if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
-for(const key28 in data137){
-if(!(key28 === "level")){
-const err289 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
+if(!pattern9.test(data137)){
+const err289 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err289];
 }
@@ -11791,10 +12051,8 @@ vErrors.push(err289);
 errors++;
 }
 }
-if(data137.level !== undefined){
-let data138 = data137.level;
-if(typeof data138 !== "string"){
-const err290 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err290 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err290];
 }
@@ -11803,8 +12061,10 @@ vErrors.push(err290);
 }
 errors++;
 }
-if(!(((((((data138 === "trace") || (data138 === "debug")) || (data138 === "info")) || (data138 === "warn")) || (data138 === "error")) || (data138 === "fatal")) || (data138 === "silent"))){
-const err291 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema83.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err291 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err291];
 }
@@ -11814,9 +12074,12 @@ vErrors.push(err291);
 errors++;
 }
 }
-}
-else {
-const err292 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.log !== undefined){
+let data138 = data.log;
+if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
+for(const key28 in data138){
+if(!(key28 === "level")){
+const err292 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err292];
 }
@@ -11826,9 +12089,10 @@ vErrors.push(err292);
 errors++;
 }
 }
-}
-else {
-const err293 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data138.level !== undefined){
+let data139 = data138.level;
+if(typeof data139 !== "string"){
+const err293 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err293];
 }
@@ -11837,7 +12101,41 @@ vErrors.push(err293);
 }
 errors++;
 }
-validate92.errors = vErrors;
+if(!(((((((data139 === "trace") || (data139 === "debug")) || (data139 === "info")) || (data139 === "warn")) || (data139 === "error")) || (data139 === "fatal")) || (data139 === "silent"))){
+const err294 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema87.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err294];
+}
+else {
+vErrors.push(err294);
+}
+errors++;
+}
+}
+}
+else {
+const err295 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err295];
+}
+else {
+vErrors.push(err295);
+}
+errors++;
+}
+}
+}
+else {
+const err296 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err296];
+}
+else {
+vErrors.push(err296);
+}
+errors++;
+}
+validate99.errors = vErrors;
 return errors === 0;
 }
 
