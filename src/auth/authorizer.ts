@@ -42,12 +42,21 @@ export interface AuthzTarget {
   name?: string;
 }
 
+/**
+ * Which objects of a kind a principal may read: '*' for every one in question, else a test of
+ * (project, name) — the project is "" for a global kind, and a Project's own name for a Project.
+ */
+export type Visible = '*' | ((project: string, name: string) => boolean);
+
 /** Permission checks; implementations throw `ApiError` Unauthorized or Forbidden. */
 export interface Authorizer {
   /** Throws when `principal` may not do `action` on `target`. */
   authorize(principal: Principal, action: Action, target: AuthzTarget): Promise<void>;
-  /** The projects in which `principal` may read `kind`: '*' for all. */
-  readableProjects(principal: Principal, kind: string): Promise<'*' | ReadonlySet<string>>;
+  /**
+   * The objects of `kind` `principal` may read. `where`: a list of one project (or "" for a global
+   * kind) — Forbidden when nothing there may be read; absent: a list across projects.
+   */
+  readable(principal: Principal, kind: string, where?: string): Promise<Visible>;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ name: 'anonymous', anonymous: true });
@@ -55,7 +64,7 @@ export const ANONYMOUS: Principal = Object.freeze({ name: 'anonymous', anonymous
 /** With `security.enable_auth` off: everything is allowed. */
 export const allowAll: Authorizer = Object.freeze({
   authorize: async () => undefined,
-  readableProjects: async () => '*' as const,
+  readable: async () => '*' as const,
 });
 
 /** `security.readonly`: reads go to `inner`, every write is refused. */
@@ -65,6 +74,6 @@ export function readOnly(inner: Authorizer): Authorizer {
       if (action !== 'read' && !principal.internal) throw forbidden(`this server is read-only (security.readonly: true); ${action} of ${target.kind} is not allowed`);
       return inner.authorize(principal, action, target);
     },
-    readableProjects: (principal, kind) => inner.readableProjects(principal, kind),
+    readable: (principal, kind, where) => inner.readable(principal, kind, where),
   };
 }

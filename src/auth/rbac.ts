@@ -2,28 +2,29 @@ import { forbidden, unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { getPath } from '../resources/object-path.js';
 import type { Store } from '../storage/store.js';
-import type { Action, Authorizer, AuthzTarget, NarrowedPermission, Principal } from './authorizer.js';
+import type { Action, Authorizer, AuthzTarget, Principal, Visible } from './authorizer.js';
+import { ContentsCache, type ContentsIndex } from './contents.js';
 import { GrantsCache, roleKey, subjectKey, type Grants, type Permission } from './grants.js';
+import { grants, narrowedAllows, narrowedProjects, objectScoped, permits } from './permits.js';
 
 export type { Permission };
+export { grants };
 
 /** Key of the global permissions in a permission map (as Perses). */
 export const GLOBAL = '*';
 
-/** Whether a permission list grants `action` on `kind` (`*` matches any action or kind). */
-export function grants(perms: readonly Permission[], action: Action, kind: string): boolean {
-  return perms.some((p) => (p.actions.includes(action) || p.actions.includes('*')) && (p.scopes.includes(kind) || p.scopes.includes('*')));
-}
-
 /**
  * RBAC of API.md §12: guest permissions (people only), then GlobalRoles, then the project's Roles,
  * all additive, for the principal itself, the Groups listing it, the groups its identity provider
- * reports and the roles its provider's role mappings give. Roles, bindings and groups come from a
- * cache that every change to them drops (GrantsCache), so a change holds on the very next request.
- * An API token narrowed to some permissions is refused anything outside them.
+ * reports and the roles its provider's role mappings give. A permission may cover whole kinds or
+ * named objects (`resources`) and folders with what they list (`folders`). Roles, bindings, groups
+ * and folders come from caches that every change to them drops (on every replica), so a change
+ * holds on the very next request. An API token narrowed to some permissions is refused anything
+ * outside them.
  */
 export class RbacAuthorizer implements Authorizer {
   private readonly grants: GrantsCache;
+  private readonly contents: ContentsCache;
   private readonly principalKinds: Set<string>;
   private readonly anonymousCreate: Map<string, string>;
   /** The kind of people (User): a principal without `subject` is one of them. */
@@ -40,15 +41,8 @@ export class RbacAuthorizer implements Authorizer {
     };
     const groups = all.filter((d) => d.subject === 'group' && d.members);
     if (!groups.length) throw new Error('RBAC needs a group kind');
-    this.grants = new GrantsCache({
-      store: opts.store,
-      globalRole: find('role', 'global'),
-      globalBinding: find('binding', 'global'),
-      projectRole: find('role', 'project'),
-      projectBinding: find('binding', 'project'),
-      groups,
-      scopes: opts.registry.scopes,
-    });
+    this.grants = new GrantsCache({ store: opts.store, globalRole: find('role', 'global'), globalBinding: find('binding', 'global'), projectRole: find('role', 'project'), projectBinding: find('binding', 'project'), groups, scopes: opts.registry.scopes });
+    this.contents = new ContentsCache({ store: opts.store, containers: all.filter((d) => d.contents) });
     this.groupKind = groups[0].kind;
     this.principalKinds = new Set(all.filter((d) => d.isPrincipal).map((d) => d.kind));
     this.userKind = [...this.principalKinds][0];
@@ -60,27 +54,46 @@ export class RbacAuthorizer implements Authorizer {
     if (action === 'create' && this.anonymousCreateAllowed(t.kind)) return;
     if (p.anonymous) throw unauthorized('sign in first: this request needs an access token');
     if (p.token?.permissions && !narrowedAllows(p.token.permissions, action, t)) {
-      throw forbidden(`this API token is narrowed to fewer permissions: it may not ${action} ${t.kind}${where(t)}; use a token created with that permission`);
+      throw forbidden(`this API token is narrowed to fewer permissions: it may not ${action} ${t.kind}${where(t.project)}; use a token created with that permission`);
     }
     if (this.isPerson(p) && this.principalKinds.has(t.kind) && t.name === p.name && (action === 'read' || action === 'update')) return;
     const g = await this.grants.get();
-    if (grants(this.globalOf(p, g), action, t.kind)) return;
-    if (t.project !== undefined && grants(this.projectOf(p, g, t.project), action, t.kind)) return;
-    throw forbidden(`${this.describe(p)} may not ${action} ${t.kind}${where(t)}; ask an owner or administrator for a role that grants it`);
+    const perms = [...this.globalOf(p, g), ...(t.project !== undefined ? this.projectOf(p, g, t.project) : [])];
+    if (grants(perms, action, t.kind)) return;
+    const scoped = objectScoped(perms, action, t.kind);
+    if (scoped.length) {
+      const contents = await this.contentsFor(scoped);
+      if (scoped.some((x) => permits(x, action, t, contents))) return;
+    }
+    throw this.refusal(p, action, t.kind, t.project);
   }
 
-  async readableProjects(p: Principal, kind: string): Promise<'*' | ReadonlySet<string>> {
+  async readable(p: Principal, kind: string, at?: string): Promise<Visible> {
     if (p.internal) return '*';
     if (p.anonymous) throw unauthorized('sign in first: this request needs an access token');
     const narrowed = p.token?.permissions;
+    const allowed = (project: string | undefined) => !narrowed || narrowedAllows(narrowed, 'read', { kind, ...(project ? { project } : {}) });
     const g = await this.grants.get();
-    const allowedBy = (project: string | undefined) => !narrowed || narrowedAllows(narrowed, 'read', { kind, ...(project !== undefined ? { project } : {}) });
-    if (grants(this.globalOf(p, g), 'read', kind) && allowedBy(undefined)) return '*';
-    const out = new Set<string>();
-    const globalRead = grants(this.globalOf(p, g), 'read', kind);
-    if (globalRead) for (const project of narrowedProjects(narrowed!)) if (allowedBy(project)) out.add(project);
-    for (const [project, perms] of this.allProjectsOf(p, g)) if (grants(perms, 'read', kind) && allowedBy(project)) out.add(project);
-    return out;
+    const global = this.globalOf(p, g);
+    if (grants(global, 'read', kind) && allowed(undefined)) return '*';
+    const whole = new Set<string>();
+    if (grants(global, 'read', kind) && narrowed) for (const project of narrowedProjects(narrowed)) if (allowed(project)) whole.add(project);
+    const partial = new Map<string, Permission[]>();
+    for (const [project, perms] of this.allProjectsOf(p, g)) {
+      if (grants(perms, 'read', kind) && allowed(project)) whole.add(project);
+      else if (objectScoped(perms, 'read', kind).length) partial.set(project, objectScoped(perms, 'read', kind));
+    }
+    const globalScoped = objectScoped(global, 'read', kind);
+    if (at !== undefined) {
+      if (whole.has(at)) return '*';
+      if (!((globalScoped.length || partial.has(at)) && allowed(at || undefined))) throw this.refusal(p, 'read', kind, at || undefined);
+    }
+    const contents = await this.contentsFor([...globalScoped, ...[...partial.values()].flat()]);
+    return (project, name) => {
+      if (whole.has(project)) return true;
+      const t = { kind, name, ...(project ? { project } : {}) };
+      return allowed(project || undefined) && [...globalScoped, ...(partial.get(project) ?? [])].some((x) => permits(x, 'read', t, contents));
+    };
   }
 
   /** `{"*": global permissions, "<project>": that project's}` for GET /api/v1/users/{name}/permissions. */
@@ -91,6 +104,15 @@ export class RbacAuthorizer implements Authorizer {
     return out;
   }
 
+  private async contentsFor(perms: readonly Permission[]): Promise<ContentsIndex | undefined> {
+    return perms.some((x) => x.folders) ? this.contents.get() : undefined;
+  }
+
+  private refusal(p: Principal, action: Action, kind: string, project: string | undefined) {
+    const who = this.isPerson(p) ? `user "${p.name}"` : `${p.subject!.kind} "${p.name}"`;
+    return forbidden(`${who} may not ${action} ${kind}${where(project)}; ask an owner or administrator for a role that grants it`);
+  }
+
   private anonymousCreateAllowed(kind: string): boolean {
     const unless = this.anonymousCreate.get(kind);
     return unless !== undefined && getPath(this.opts.config, unless) !== true;
@@ -99,10 +121,6 @@ export class RbacAuthorizer implements Authorizer {
   /** People (users), as opposed to service accounts: guest permissions and self-service apply to them. */
   private isPerson(p: Principal): boolean {
     return !p.subject || p.subject.kind === this.userKind;
-  }
-
-  private describe(p: Principal): string {
-    return this.isPerson(p) ? `user "${p.name}"` : `${p.subject!.kind} "${p.name}"`;
   }
 
   /** The principal's own subject key, its Groups' and its provider groups'. */
@@ -137,22 +155,6 @@ export class RbacAuthorizer implements Authorizer {
   }
 }
 
-/** Whether a token's narrowed permissions allow `action` on the target (a global target: only permissions without projects). */
-function narrowedAllows(perms: readonly NarrowedPermission[], action: Action, t: AuthzTarget): boolean {
-  return perms.some(
-    (n) =>
-      (n.actions.includes(action) || n.actions.includes('*')) &&
-      (n.scopes.includes(t.kind) || n.scopes.includes('*')) &&
-      (n.projects === undefined || (t.project !== undefined && n.projects.includes(t.project))),
-  );
+function where(project: string | undefined): string {
+  return project !== undefined ? ` in project "${project}"` : '';
 }
-
-/** Every project a narrowed token names (where a global read still reaches). */
-function narrowedProjects(perms: readonly NarrowedPermission[]): string[] {
-  return perms.flatMap((n) => n.projects ?? []);
-}
-
-function where(t: AuthzTarget): string {
-  return t.project !== undefined ? ` in project "${t.project}"` : '';
-}
-

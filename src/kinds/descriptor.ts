@@ -117,6 +117,12 @@ export interface KindDescriptor {
   subject?: 'principal' | 'group';
   /** For a group kind: the dotted path of its member names, and the principal kind they name. */
   members?: { path: string; kind: string };
+  /**
+   * Objects of this kind list objects of another kind in their project (a Folder lists
+   * dashboards): a permission naming such an object (`folders`) covers it and what it lists, and
+   * adding an existing object to it needs `update` on that object.
+   */
+  contents?: { kind: string; names(obj: Envelope): string[] };
   /** API tokens can be created for objects of this kind (personal access tokens, service account tokens). */
   tokenOwner?: boolean;
   /** The name a principal of this kind acts under (history, audit); absent: its metadata.name. */

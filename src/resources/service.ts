@@ -1,4 +1,4 @@
-import { type Authorizer, type AuthzTarget, type Principal } from '../auth/authorizer.js';
+import { type Authorizer, type AuthzTarget, type Principal, type Visible } from '../auth/authorizer.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { seal } from '../secrets/sealing.js';
@@ -118,12 +118,11 @@ export class ResourceService {
     return listTextPage(this.opts.store, d, q, await this.readableFor(p, d, q));
   }
 
-  /** Checks the caller may list `d` here; the projects whose objects they may see. */
-  private async readableFor(p: Principal, d: KindDescriptor, q: ListOptions): Promise<'*' | ReadonlySet<string>> {
-    if (d.scope === 'project' && q.project !== undefined) await this.opts.authorizer.authorize(p, 'read', { kind: d.kind, project: q.project });
-    else if (d.scope === 'project' || d.isProjectScope) return this.opts.authorizer.readableProjects(p, d.kind);
-    else await this.opts.authorizer.authorize(p, 'read', { kind: d.kind });
-    return '*';
+  /** Checks the caller may list `d` here (403 when nothing may be read); which objects they may see. */
+  private readableFor(p: Principal, d: KindDescriptor, q: ListOptions): Promise<Visible> {
+    if (d.scope === 'project' && q.project !== undefined) return this.opts.authorizer.readable(p, d.kind, q.project);
+    if (d.scope === 'project' || d.isProjectScope) return this.opts.authorizer.readable(p, d.kind);
+    return this.opts.authorizer.readable(p, d.kind, '');
   }
 
   async create(p: Principal, d: KindDescriptor, body: unknown, target: Target, w: WriteOptions = {}): Promise<Envelope> {
@@ -141,6 +140,7 @@ export class ResourceService {
     const call = { principal: p };
     await this.validate(d, obj, call);
     await this.authorizeSecretRefs(p, d, obj);
+    await this.authorizeContents(p, d, obj, undefined);
     const companions = await this.companionsOf(d, obj, call);
     if (w.dryRun) {
       if (await this.opts.store.get(keyOf(obj))) throw alreadyExists(`${d.kind} "${obj.metadata.name}" already exists`);
@@ -178,6 +178,7 @@ export class ResourceService {
       const call = { principal: p, current };
       await this.validate(d, obj, call);
       await this.authorizeSecretRefs(p, d, obj);
+      await this.authorizeContents(p, d, obj, current);
       if (await this.changesNothing(d, obj, current)) return { object: mask(d, current), unchanged: true };
       if (w.dryRun) return { object: mask(d, obj), unchanged: false };
       await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
@@ -286,6 +287,21 @@ export class ResourceService {
     const secretKind = this.opts.registry.byName(d.secretKind)!;
     for (const name of new Set(d.secretRefs(obj))) {
       await this.opts.authorizer.authorize(p, 'read', authzTarget(secretKind, obj.metadata.project, name));
+    }
+  }
+
+  /**
+   * Listing an object in a container (a dashboard in a folder) puts it under the container's
+   * permissions: the author must be allowed to update each existing object they add, so a team
+   * owning a folder cannot take over another team's dashboard by listing it.
+   */
+  private async authorizeContents(p: Principal, d: KindDescriptor, obj: Envelope, current: Envelope | undefined): Promise<void> {
+    if (!d.contents || p.internal) return;
+    const member = this.opts.registry.byName(d.contents.kind)!;
+    const before = new Set(current ? d.contents.names(current) : []);
+    for (const name of d.contents.names(obj)) {
+      if (before.has(name) || !(await this.opts.store.get({ kind: member.kind, project: obj.metadata.project ?? '', name }))) continue;
+      await this.opts.authorizer.authorize(p, 'update', authzTarget(member, obj.metadata.project, name));
     }
   }
 

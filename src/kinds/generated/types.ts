@@ -572,7 +572,7 @@ export interface RoleSpec {
   permissions: Permission[];
 }
 /**
- * A set of actions allowed on a set of resource kinds.
+ * A set of actions allowed on a set of resource kinds; optionally only on named objects (resources) or on the content of named folders (folders).
  */
 export interface Permission {
   /**
@@ -587,6 +587,20 @@ export interface Permission {
    * @minItems 1
    */
   scopes: [string, ...string[]];
+  /**
+   * Only objects of these names (of the kinds in scopes). Absent: every object of those kinds.
+   *
+   * @minItems 1
+   * @maxItems 1000
+   */
+  resources?: [ResourceName, ...ResourceName[]];
+  /**
+   * Only these Folders (of the role's project, or of any project for a GlobalRole) and the dashboards they list, sub-folders included; scopes says which of the two (Folder, Dashboard or "*"). With resources: objects matching either.
+   *
+   * @minItems 1
+   * @maxItems 1000
+   */
+  folders?: [ResourceName, ...ResourceName[]];
 }
 /**
  * Credentials usable by global datasources.

@@ -5377,8 +5377,364 @@ return errors === 0;
 export const GlobalRole = validate63;
 const schema62 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/global-role.json","title":"GlobalRole","description":"A set of permissions that applies to every project and to global kinds.","type":"object","properties":{"kind":{"const":"GlobalRole"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/role-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 const schema63 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/role-spec.json","title":"RoleSpec","description":"Permissions granted by a Role (within its project) or a GlobalRole (everywhere).","type":"object","properties":{"permissions":{"type":"array","items":{"$ref":"./permission.json"},"description":"Granted permissions (additive)."}},"required":["permissions"],"additionalProperties":false};
-const schema64 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/permission.json","title":"Permission","description":"A set of actions allowed on a set of resource kinds.","type":"object","properties":{"actions":{"type":"array","minItems":1,"description":"Allowed actions; \"*\" means all.","items":{"type":"string","enum":["create","read","update","delete","*"]}},"scopes":{"type":"array","minItems":1,"description":"Resource kinds the actions apply to (e.g. \"Dashboard\", \"Datasource\", \"Project\", \"GlobalRole\"), or \"*\" for all. A Role (project) cannot name a global kind.","items":{"type":"string","pattern":"^(\\*|[A-Za-z]+)$"}}},"required":["actions","scopes"],"additionalProperties":false};
+const schema64 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/permission.json","title":"Permission","description":"A set of actions allowed on a set of resource kinds; optionally only on named objects (resources) or on the content of named folders (folders).","type":"object","properties":{"actions":{"type":"array","minItems":1,"description":"Allowed actions; \"*\" means all.","items":{"type":"string","enum":["create","read","update","delete","*"]}},"scopes":{"type":"array","minItems":1,"description":"Resource kinds the actions apply to (e.g. \"Dashboard\", \"Datasource\", \"Project\", \"GlobalRole\"), or \"*\" for all. A Role (project) cannot name a global kind.","items":{"type":"string","pattern":"^(\\*|[A-Za-z]+)$"}},"resources":{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"description":"Only objects of these names (of the kinds in scopes). Absent: every object of those kinds.","items":{"$ref":"./name.json"}},"folders":{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"description":"Only these Folders (of the role's project, or of any project for a GlobalRole) and the dashboards they list, sub-folders included; scopes says which of the two (Folder, Dashboard or \"*\"). With resources: objects matching either.","items":{"$ref":"./name.json"}}},"required":["actions","scopes"],"additionalProperties":false};
 const pattern17 = new RegExp("^(\\*|[A-Za-z]+)$", "u");
+const func0 = require("ajv/dist/runtime/equal").default;
+
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="https://dashplane.dev/schemas/defs/permission.json" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.actions === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "actions"},message:"must have required property '"+"actions"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.scopes === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "actions") || (key0 === "scopes")) || (key0 === "resources")) || (key0 === "folders"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.actions !== undefined){
+let data0 = data.actions;
+if(Array.isArray(data0)){
+if(data0.length < 1){
+const err3 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/actions/" + i0,schemaPath:"#/properties/actions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!(((((data1 === "create") || (data1 === "read")) || (data1 === "update")) || (data1 === "delete")) || (data1 === "*"))){
+const err5 = {instancePath:instancePath+"/actions/" + i0,schemaPath:"#/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/actions",schemaPath:"#/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.scopes !== undefined){
+let data2 = data.scopes;
+if(Array.isArray(data2)){
+if(data2.length < 1){
+const err7 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+const len1 = data2.length;
+for(let i1=0; i1<len1; i1++){
+let data3 = data2[i1];
+if(typeof data3 === "string"){
+if(!pattern17.test(data3)){
+const err8 = {instancePath:instancePath+"/scopes/" + i1,schemaPath:"#/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[A-Za-z]+)$"},message:"must match pattern \""+"^(\\*|[A-Za-z]+)$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/scopes/" + i1,schemaPath:"#/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.resources !== undefined){
+let data4 = data.resources;
+if(Array.isArray(data4)){
+if(data4.length > 1000){
+const err11 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data4.length < 1){
+const err12 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+const len2 = data4.length;
+for(let i2=0; i2<len2; i2++){
+let data5 = data4[i2];
+if(typeof data5 === "string"){
+if(func2(data5) > 75){
+const err13 = {instancePath:instancePath+"/resources/" + i2,schemaPath:"./name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(func2(data5) < 1){
+const err14 = {instancePath:instancePath+"/resources/" + i2,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(!pattern0.test(data5)){
+const err15 = {instancePath:instancePath+"/resources/" + i2,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/resources/" + i2,schemaPath:"./name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+let i3 = data4.length;
+let j0;
+if(i3 > 1){
+outer0:
+for(;i3--;){
+for(j0 = i3; j0--;){
+if(func0(data4[i3], data4[j0])){
+const err17 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i3+" are identical)"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.folders !== undefined){
+let data6 = data.folders;
+if(Array.isArray(data6)){
+if(data6.length > 1000){
+const err19 = {instancePath:instancePath+"/folders",schemaPath:"#/properties/folders/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(data6.length < 1){
+const err20 = {instancePath:instancePath+"/folders",schemaPath:"#/properties/folders/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+const len3 = data6.length;
+for(let i4=0; i4<len3; i4++){
+let data7 = data6[i4];
+if(typeof data7 === "string"){
+if(func2(data7) > 75){
+const err21 = {instancePath:instancePath+"/folders/" + i4,schemaPath:"./name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(func2(data7) < 1){
+const err22 = {instancePath:instancePath+"/folders/" + i4,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(!pattern0.test(data7)){
+const err23 = {instancePath:instancePath+"/folders/" + i4,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/folders/" + i4,schemaPath:"./name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+let i5 = data6.length;
+let j1;
+if(i5 > 1){
+outer1:
+for(;i5--;){
+for(j1 = i5; j1--;){
+if(func0(data6[i5], data6[j1])){
+const err25 = {instancePath:instancePath+"/folders",schemaPath:"#/properties/folders/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i5+" are identical)"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+break outer1;
+}
+}
+}
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/folders",schemaPath:"#/properties/folders/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+validate66.errors = vErrors;
+return errors === 0;
+}
+
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/defs/role-spec.json" */;
@@ -5412,10 +5768,14 @@ let data0 = data.permissions;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.actions === undefined){
-const err2 = {instancePath:instancePath+"/permissions/" + i0,schemaPath:"./permission.json/required",keyword:"required",params:{missingProperty: "actions"},message:"must have required property '"+"actions"+"'"};
+if(!(validate66(data0[i0], {instancePath:instancePath+"/permissions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5424,160 +5784,15 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data1.scopes === undefined){
-const err3 = {instancePath:instancePath+"/permissions/" + i0,schemaPath:"./permission.json/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
-}
-errors++;
-}
-for(const key1 in data1){
-if(!((key1 === "actions") || (key1 === "scopes"))){
-const err4 = {instancePath:instancePath+"/permissions/" + i0,schemaPath:"./permission.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data1.actions !== undefined){
-let data2 = data1.actions;
-if(Array.isArray(data2)){
-if(data2.length < 1){
-const err5 = {instancePath:instancePath+"/permissions/" + i0+"/actions",schemaPath:"./permission.json/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-const len1 = data2.length;
-for(let i1=0; i1<len1; i1++){
-let data3 = data2[i1];
-if(typeof data3 !== "string"){
-const err6 = {instancePath:instancePath+"/permissions/" + i0+"/actions/" + i1,schemaPath:"./permission.json/properties/actions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(!(((((data3 === "create") || (data3 === "read")) || (data3 === "update")) || (data3 === "delete")) || (data3 === "*"))){
-const err7 = {instancePath:instancePath+"/permissions/" + i0+"/actions/" + i1,schemaPath:"./permission.json/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/permissions/" + i0+"/actions",schemaPath:"./permission.json/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data1.scopes !== undefined){
-let data4 = data1.scopes;
-if(Array.isArray(data4)){
-if(data4.length < 1){
-const err9 = {instancePath:instancePath+"/permissions/" + i0+"/scopes",schemaPath:"./permission.json/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-const len2 = data4.length;
-for(let i2=0; i2<len2; i2++){
-let data5 = data4[i2];
-if(typeof data5 === "string"){
-if(!pattern17.test(data5)){
-const err10 = {instancePath:instancePath+"/permissions/" + i0+"/scopes/" + i2,schemaPath:"./permission.json/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[A-Za-z]+)$"},message:"must match pattern \""+"^(\\*|[A-Za-z]+)$"+"\""};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/permissions/" + i0+"/scopes/" + i2,schemaPath:"./permission.json/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/permissions/" + i0+"/scopes",schemaPath:"./permission.json/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/permissions/" + i0,schemaPath:"./permission.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
 }
 errors++;
 }
@@ -5672,11 +5887,11 @@ validate63.errors = vErrors;
 return errors === 0;
 }
 
-export const GlobalSecret = validate67;
-const schema65 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/global-secret.json","title":"GlobalSecret","description":"Credentials usable by global datasources.","type":"object","properties":{"kind":{"const":"GlobalSecret"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/secret-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
-const schema66 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/secret-spec.json","title":"SecretSpec","description":"Credentials and TLS settings used by the datasource proxy. Sensitive values are encrypted at rest and answered as \"<secret>\". Use either basicAuth, authorization or oauth; for each value/file pair set at most one.","type":"object","properties":{"basicAuth":{"title":"BasicAuth","description":"HTTP Basic authentication (Authorization: Basic ...).","type":"object","properties":{"username":{"type":"string","description":"User name."},"password":{"type":"string","description":"Password.","writeOnly":true},"passwordFile":{"type":"string","description":"Path of a file holding the password (must be under security.secret_files_dir)."}},"required":["username"],"additionalProperties":false},"authorization":{"title":"SecretAuthorization","description":"Authorization header (Authorization: <type> <credentials>).","type":"object","properties":{"type":{"type":"string","description":"Authentication scheme; \"Basic\" is not allowed (use basicAuth).","default":"Bearer"},"credentials":{"type":"string","description":"Credentials, e.g. a bearer token.","writeOnly":true},"credentialsFile":{"type":"string","description":"Path of a file holding the credentials (must be under security.secret_files_dir)."}},"additionalProperties":false},"oauth":{"title":"OAuthClientCredentials","description":"OAuth 2.0 client-credentials flow: the server obtains a token from tokenURL and sends it upstream.","type":"object","properties":{"clientID":{"type":"string","description":"Client identifier."},"clientSecret":{"type":"string","description":"Client secret.","writeOnly":true},"clientSecretFile":{"type":"string","description":"Path of a file holding the client secret (must be under security.secret_files_dir)."},"tokenURL":{"type":"string","description":"Token endpoint of the authorization server."},"scopes":{"type":"array","items":{"type":"string"},"description":"Requested scopes."},"endpointParams":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}},"description":"Extra form parameters sent to the token endpoint."},"authStyle":{"type":"integer","enum":[0,1,2],"description":"How client credentials are sent: 0 auto-detect, 1 in the form body, 2 with HTTP Basic."}},"required":["clientID","tokenURL"],"additionalProperties":false},"tlsConfig":{"title":"TLSConfig","description":"TLS settings of the connection to the upstream.","type":"object","properties":{"ca":{"type":"string","description":"PEM text of the CA certificate(s) used to verify the upstream.","writeOnly":true},"caFile":{"type":"string","description":"Path of a PEM file with the CA certificate(s)."},"cert":{"type":"string","description":"PEM text of the client certificate.","writeOnly":true},"certFile":{"type":"string","description":"Path of the client certificate file."},"key":{"type":"string","description":"PEM text of the client private key.","writeOnly":true},"keyFile":{"type":"string","description":"Path of the client private key file."},"serverName":{"type":"string","description":"Server name used for SNI and certificate verification."},"insecureSkipVerify":{"type":"boolean","description":"Do not verify the upstream certificate (unsafe).","default":false},"minVersion":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Minimum TLS version (default TLS12)."},"maxVersion":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Maximum TLS version (default TLS13)."}},"additionalProperties":false}},"additionalProperties":false};
+export const GlobalSecret = validate69;
+const schema67 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/global-secret.json","title":"GlobalSecret","description":"Credentials usable by global datasources.","type":"object","properties":{"kind":{"const":"GlobalSecret"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/secret-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+const schema68 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/secret-spec.json","title":"SecretSpec","description":"Credentials and TLS settings used by the datasource proxy. Sensitive values are encrypted at rest and answered as \"<secret>\". Use either basicAuth, authorization or oauth; for each value/file pair set at most one.","type":"object","properties":{"basicAuth":{"title":"BasicAuth","description":"HTTP Basic authentication (Authorization: Basic ...).","type":"object","properties":{"username":{"type":"string","description":"User name."},"password":{"type":"string","description":"Password.","writeOnly":true},"passwordFile":{"type":"string","description":"Path of a file holding the password (must be under security.secret_files_dir)."}},"required":["username"],"additionalProperties":false},"authorization":{"title":"SecretAuthorization","description":"Authorization header (Authorization: <type> <credentials>).","type":"object","properties":{"type":{"type":"string","description":"Authentication scheme; \"Basic\" is not allowed (use basicAuth).","default":"Bearer"},"credentials":{"type":"string","description":"Credentials, e.g. a bearer token.","writeOnly":true},"credentialsFile":{"type":"string","description":"Path of a file holding the credentials (must be under security.secret_files_dir)."}},"additionalProperties":false},"oauth":{"title":"OAuthClientCredentials","description":"OAuth 2.0 client-credentials flow: the server obtains a token from tokenURL and sends it upstream.","type":"object","properties":{"clientID":{"type":"string","description":"Client identifier."},"clientSecret":{"type":"string","description":"Client secret.","writeOnly":true},"clientSecretFile":{"type":"string","description":"Path of a file holding the client secret (must be under security.secret_files_dir)."},"tokenURL":{"type":"string","description":"Token endpoint of the authorization server."},"scopes":{"type":"array","items":{"type":"string"},"description":"Requested scopes."},"endpointParams":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}},"description":"Extra form parameters sent to the token endpoint."},"authStyle":{"type":"integer","enum":[0,1,2],"description":"How client credentials are sent: 0 auto-detect, 1 in the form body, 2 with HTTP Basic."}},"required":["clientID","tokenURL"],"additionalProperties":false},"tlsConfig":{"title":"TLSConfig","description":"TLS settings of the connection to the upstream.","type":"object","properties":{"ca":{"type":"string","description":"PEM text of the CA certificate(s) used to verify the upstream.","writeOnly":true},"caFile":{"type":"string","description":"Path of a PEM file with the CA certificate(s)."},"cert":{"type":"string","description":"PEM text of the client certificate.","writeOnly":true},"certFile":{"type":"string","description":"Path of the client certificate file."},"key":{"type":"string","description":"PEM text of the client private key.","writeOnly":true},"keyFile":{"type":"string","description":"Path of the client private key file."},"serverName":{"type":"string","description":"Server name used for SNI and certificate verification."},"insecureSkipVerify":{"type":"boolean","description":"Do not verify the upstream certificate (unsafe).","default":false},"minVersion":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Minimum TLS version (default TLS12)."},"maxVersion":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Maximum TLS version (default TLS13)."}},"additionalProperties":false}},"additionalProperties":false};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/global-secret.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6059,7 +6274,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!(((data21 === 0) || (data21 === 1)) || (data21 === 2))){
-const err30 = {instancePath:instancePath+"/spec/oauth/authStyle",schemaPath:"../defs/secret-spec.json/properties/oauth/properties/authStyle/enum",keyword:"enum",params:{allowedValues: schema66.properties.oauth.properties.authStyle.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/spec/oauth/authStyle",schemaPath:"../defs/secret-spec.json/properties/oauth/properties/authStyle/enum",keyword:"enum",params:{allowedValues: schema68.properties.oauth.properties.authStyle.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -6085,7 +6300,7 @@ if(data2.tlsConfig !== undefined){
 let data22 = data2.tlsConfig;
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 for(const key6 in data22){
-if(!(func12.call(schema66.properties.tlsConfig.properties, key6))){
+if(!(func12.call(schema68.properties.tlsConfig.properties, key6))){
 const err32 = {instancePath:instancePath+"/spec/tlsConfig",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err32];
@@ -6205,7 +6420,7 @@ vErrors.push(err41);
 errors++;
 }
 if(!((((data31 === "TLS10") || (data31 === "TLS11")) || (data31 === "TLS12")) || (data31 === "TLS13"))){
-const err42 = {instancePath:instancePath+"/spec/tlsConfig/minVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/minVersion/enum",keyword:"enum",params:{allowedValues: schema66.properties.tlsConfig.properties.minVersion.enum},message:"must be equal to one of the allowed values"};
+const err42 = {instancePath:instancePath+"/spec/tlsConfig/minVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/minVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.minVersion.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -6228,7 +6443,7 @@ vErrors.push(err43);
 errors++;
 }
 if(!((((data32 === "TLS10") || (data32 === "TLS11")) || (data32 === "TLS12")) || (data32 === "TLS13"))){
-const err44 = {instancePath:instancePath+"/spec/tlsConfig/maxVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/maxVersion/enum",keyword:"enum",params:{allowedValues: schema66.properties.tlsConfig.properties.maxVersion.enum},message:"must be equal to one of the allowed values"};
+const err44 = {instancePath:instancePath+"/spec/tlsConfig/maxVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/maxVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.maxVersion.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -6273,15 +6488,15 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
 
-export const GlobalServiceAccount = validate69;
-const schema67 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/global-service-account.json","title":"GlobalServiceAccount","description":"A machine identity outside projects: GlobalRoleBindings and RoleBindings name it as {kind: GlobalServiceAccount, name}.","type":"object","properties":{"kind":{"const":"GlobalServiceAccount"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/service-account-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
-const schema68 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/service-account-spec.json","title":"ServiceAccountSpec","description":"A machine identity (a CI job, a robot): bindings name it as a subject, and API tokens created for it act as it.","type":"object","properties":{"display":{"$ref":"./display.json"}},"additionalProperties":false};
+export const GlobalServiceAccount = validate71;
+const schema69 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/global-service-account.json","title":"GlobalServiceAccount","description":"A machine identity outside projects: GlobalRoleBindings and RoleBindings name it as {kind: GlobalServiceAccount, name}.","type":"object","properties":{"kind":{"const":"GlobalServiceAccount"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/service-account-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+const schema70 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/service-account-spec.json","title":"ServiceAccountSpec","description":"A machine identity (a CI job, a robot): bindings name it as a subject, and API tokens created for it act as it.","type":"object","properties":{"display":{"$ref":"./display.json"}},"additionalProperties":false};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/defs/service-account-spec.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6360,12 +6575,12 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/global-service-account.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6431,8 +6646,8 @@ errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate71(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate73(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 }
@@ -6447,14 +6662,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
 
-export const GlobalVariable = validate73;
-const schema70 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/global-variable.json","title":"GlobalVariable","description":"A variable available to every dashboard of every project.","type":"object","properties":{"kind":{"const":"GlobalVariable"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/variable-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const GlobalVariable = validate75;
+const schema72 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/global-variable.json","title":"GlobalVariable","description":"A variable available to every dashboard of every project.","type":"object","properties":{"kind":{"const":"GlobalVariable"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/variable-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/global-variable.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6536,16 +6751,15 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
 
-export const Group = validate76;
-const schema71 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/group.json","title":"Group","description":"A named set of users that bindings grant roles to.","type":"object","properties":{"kind":{"const":"Group"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/group-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
-const schema72 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/group-spec.json","title":"GroupSpec","description":"A team of native users: RoleBindings and GlobalRoleBindings name it as a subject of kind Group, and every member receives the role. Members of groups an identity provider reports (groups_claim) need no Group object.","type":"object","properties":{"display":{"$ref":"./display.json"},"members":{"type":"array","description":"Names of the users in the group (metadata.name of each User). A user deleted later leaves the group.","maxItems":10000,"uniqueItems":true,"items":{"$ref":"./name.json"}}},"required":["members"],"additionalProperties":false};
-const func0 = require("ajv/dist/runtime/equal").default;
+export const Group = validate78;
+const schema73 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/group.json","title":"Group","description":"A named set of users that bindings grant roles to.","type":"object","properties":{"kind":{"const":"Group"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/group-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+const schema74 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/group-spec.json","title":"GroupSpec","description":"A team of native users: RoleBindings and GlobalRoleBindings name it as a subject of kind Group, and every member receives the role. Members of groups an identity provider reports (groups_claim) need no Group object.","type":"object","properties":{"display":{"$ref":"./display.json"},"members":{"type":"array","description":"Names of the users in the group (metadata.name of each User). A user deleted later leaves the group.","maxItems":10000,"uniqueItems":true,"items":{"$ref":"./name.json"}}},"required":["members"],"additionalProperties":false};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/defs/group-spec.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6725,12 +6939,12 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/group.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6796,8 +7010,8 @@ errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate78(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate80(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 }
@@ -6812,15 +7026,15 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
 
-export const Project = validate80;
-const schema75 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/project.json","title":"Project","description":"A project: the namespace that holds dashboards, datasources, variables, secrets, folders and roles.","type":"object","properties":{"kind":{"const":"Project"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/project-spec.json"}},"required":["kind","metadata"],"additionalProperties":false};
-const schema76 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/project-spec.json","title":"ProjectSpec","description":"Content of a project.","type":"object","properties":{"display":{"$ref":"./display.json"}},"additionalProperties":false};
+export const Project = validate82;
+const schema77 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/project.json","title":"Project","description":"A project: the namespace that holds dashboards, datasources, variables, secrets, folders and roles.","type":"object","properties":{"kind":{"const":"Project"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/project-spec.json"}},"required":["kind","metadata"],"additionalProperties":false};
+const schema78 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/project-spec.json","title":"ProjectSpec","description":"Content of a project.","type":"object","properties":{"display":{"$ref":"./display.json"}},"additionalProperties":false};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/defs/project-spec.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6899,12 +7113,12 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/project.json" */;
 let vErrors = null;
 let errors = 0;
@@ -6960,8 +7174,8 @@ errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate82(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 }
@@ -6976,14 +7190,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
 
-export const RoleBinding = validate84;
-const schema78 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role-binding.json","title":"RoleBinding","description":"Grants a Role of the project to users.","type":"object","properties":{"kind":{"const":"RoleBinding"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-binding-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const RoleBinding = validate86;
+const schema80 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role-binding.json","title":"RoleBinding","description":"Grants a Role of the project to users.","type":"object","properties":{"kind":{"const":"RoleBinding"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-binding-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/role-binding.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7292,14 +7506,14 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
 
-export const Role = validate86;
-const schema80 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role.json","title":"Role","description":"A set of permissions within a project.","type":"object","properties":{"kind":{"const":"Role"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const Role = validate88;
+const schema82 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role.json","title":"Role","description":"A set of permissions within a project.","type":"object","properties":{"kind":{"const":"Role"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/role.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7381,14 +7595,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate86.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
 
-export const Secret = validate89;
-const schema81 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/secret.json","title":"Secret","description":"Credentials usable by the datasources of a project.","type":"object","properties":{"kind":{"const":"Secret"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/secret-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const Secret = validate91;
+const schema83 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/secret.json","title":"Secret","description":"Credentials usable by the datasources of a project.","type":"object","properties":{"kind":{"const":"Secret"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/secret-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/secret.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7771,7 +7985,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!(((data21 === 0) || (data21 === 1)) || (data21 === 2))){
-const err30 = {instancePath:instancePath+"/spec/oauth/authStyle",schemaPath:"../defs/secret-spec.json/properties/oauth/properties/authStyle/enum",keyword:"enum",params:{allowedValues: schema66.properties.oauth.properties.authStyle.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/spec/oauth/authStyle",schemaPath:"../defs/secret-spec.json/properties/oauth/properties/authStyle/enum",keyword:"enum",params:{allowedValues: schema68.properties.oauth.properties.authStyle.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -7797,7 +8011,7 @@ if(data2.tlsConfig !== undefined){
 let data22 = data2.tlsConfig;
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 for(const key6 in data22){
-if(!(func12.call(schema66.properties.tlsConfig.properties, key6))){
+if(!(func12.call(schema68.properties.tlsConfig.properties, key6))){
 const err32 = {instancePath:instancePath+"/spec/tlsConfig",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err32];
@@ -7917,7 +8131,7 @@ vErrors.push(err41);
 errors++;
 }
 if(!((((data31 === "TLS10") || (data31 === "TLS11")) || (data31 === "TLS12")) || (data31 === "TLS13"))){
-const err42 = {instancePath:instancePath+"/spec/tlsConfig/minVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/minVersion/enum",keyword:"enum",params:{allowedValues: schema66.properties.tlsConfig.properties.minVersion.enum},message:"must be equal to one of the allowed values"};
+const err42 = {instancePath:instancePath+"/spec/tlsConfig/minVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/minVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.minVersion.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -7940,7 +8154,7 @@ vErrors.push(err43);
 errors++;
 }
 if(!((((data32 === "TLS10") || (data32 === "TLS11")) || (data32 === "TLS12")) || (data32 === "TLS13"))){
-const err44 = {instancePath:instancePath+"/spec/tlsConfig/maxVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/maxVersion/enum",keyword:"enum",params:{allowedValues: schema66.properties.tlsConfig.properties.maxVersion.enum},message:"must be equal to one of the allowed values"};
+const err44 = {instancePath:instancePath+"/spec/tlsConfig/maxVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/maxVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.maxVersion.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -7985,14 +8199,14 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate89.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
 
-export const ServiceAccount = validate91;
-const schema83 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/service-account.json","title":"ServiceAccount","description":"A machine identity of a project: RoleBindings of the project name it as {kind: ServiceAccount, name}.","type":"object","properties":{"kind":{"const":"ServiceAccount"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/service-account-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const ServiceAccount = validate93;
+const schema85 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/service-account.json","title":"ServiceAccount","description":"A machine identity of a project: RoleBindings of the project name it as {kind: ServiceAccount, name}.","type":"object","properties":{"kind":{"const":"ServiceAccount"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/service-account-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/service-account.json" */;
 let vErrors = null;
 let errors = 0;
@@ -8058,8 +8272,8 @@ errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate71(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate73(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 }
@@ -8074,15 +8288,15 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
 
-export const User = validate94;
-const schema84 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/user.json","title":"User","description":"A user account.","type":"object","properties":{"kind":{"const":"User"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/user-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
-const schema85 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/user-spec.json","title":"UserSpec","description":"Profile and login methods of a user. A user signs in either with a password (nativeProvider) or through external providers (oauthProviders), not both.","type":"object","properties":{"firstName":{"type":"string","description":"First name."},"lastName":{"type":"string","description":"Last name."},"nativeProvider":{"title":"NativeProvider","description":"Password login.","type":"object","properties":{"password":{"type":"string","description":"Password; stored hashed and never returned.","writeOnly":true}},"additionalProperties":false},"oauthProviders":{"type":"array","description":"External identities linked to this user (filled by the server on OIDC/OAuth login).","items":{"title":"OAuthProvider","type":"object","properties":{"issuer":{"type":"string","description":"Issuer (OIDC) or provider URL."},"email":{"type":"string","description":"E-mail address given by the provider."},"subject":{"type":"string","description":"Identifier of the user at the provider."},"groups":{"type":"array","maxItems":1000,"items":{"type":"string","maxLength":192},"description":"Groups the provider reported at the last login or token refresh (groups_claim, before the prefix). Recorded by the server."}},"additionalProperties":false}}},"additionalProperties":false};
+export const User = validate96;
+const schema86 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/user.json","title":"User","description":"A user account.","type":"object","properties":{"kind":{"const":"User"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/user-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+const schema87 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/user-spec.json","title":"UserSpec","description":"Profile and login methods of a user. A user signs in either with a password (nativeProvider) or through external providers (oauthProviders), not both.","type":"object","properties":{"firstName":{"type":"string","description":"First name."},"lastName":{"type":"string","description":"Last name."},"nativeProvider":{"title":"NativeProvider","description":"Password login.","type":"object","properties":{"password":{"type":"string","description":"Password; stored hashed and never returned.","writeOnly":true}},"additionalProperties":false},"oauthProviders":{"type":"array","description":"External identities linked to this user (filled by the server on OIDC/OAuth login).","items":{"title":"OAuthProvider","type":"object","properties":{"issuer":{"type":"string","description":"Issuer (OIDC) or provider URL."},"email":{"type":"string","description":"E-mail address given by the provider."},"subject":{"type":"string","description":"Identifier of the user at the provider."},"groups":{"type":"array","maxItems":1000,"items":{"type":"string","maxLength":192},"description":"Groups the provider reported at the last login or token refresh (groups_claim, before the prefix). Recorded by the server."}},"additionalProperties":false}}},"additionalProperties":false};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/user.json" */;
 let vErrors = null;
 let errors = 0;
@@ -8378,14 +8592,14 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate94.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
 
-export const Variable = validate96;
-const schema86 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/variable.json","title":"Variable","description":"A variable shared by every dashboard of a project.","type":"object","properties":{"kind":{"const":"Variable"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/variable-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const Variable = validate98;
+const schema88 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/variable.json","title":"Variable","description":"A variable shared by every dashboard of a project.","type":"object","properties":{"kind":{"const":"Variable"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/variable-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/variable.json" */;
 let vErrors = null;
 let errors = 0;
@@ -8467,23 +8681,23 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate96.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
 
-export const ServerConfig = validate99;
-const schema87 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on the resolved address whatever form the URL uses. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] allows everything)."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
-const pattern23 = new RegExp("^https?://[^\\s]+$", "u");
-const pattern26 = new RegExp("^[^\\s]*$", "u");
-const pattern50 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
+export const ServerConfig = validate101;
+const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json"},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on the resolved address whatever form the URL uses. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] allows everything)."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}}},"additionalProperties":false};
+const pattern25 = new RegExp("^https?://[^\\s]+$", "u");
+const pattern28 = new RegExp("^[^\\s]*$", "u");
+const pattern51 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(func12.call(schema87.properties, key0))){
+if(!(func12.call(schema89.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -8761,7 +8975,7 @@ if(data.security !== undefined){
 let data13 = data.security;
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 for(const key4 in data13){
-if(!(func12.call(schema87.properties.security.properties, key4))){
+if(!(func12.call(schema89.properties.security.properties, key4))){
 const err22 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err22];
@@ -8888,7 +9102,7 @@ vErrors.push(err31);
 errors++;
 }
 if(!(((data22 === "lax") || (data22 === "strict")) || (data22 === "none"))){
-const err32 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema87.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
+const err32 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -9094,7 +9308,7 @@ vErrors.push(err48);
 errors++;
 }
 for(const key8 in data31){
-if(!(func12.call(schema87.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key8))){
+if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key8))){
 const err49 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err49];
@@ -9227,7 +9441,7 @@ errors++;
 if(data31.redirect_uri !== undefined){
 let data37 = data31.redirect_uri;
 if(typeof data37 === "string"){
-if(!pattern23.test(data37)){
+if(!pattern25.test(data37)){
 const err60 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err60];
@@ -9361,7 +9575,7 @@ errors++;
 if(data31.issuer !== undefined){
 let data44 = data31.issuer;
 if(typeof data44 === "string"){
-if(!pattern23.test(data44)){
+if(!pattern25.test(data44)){
 const err70 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err70];
@@ -9386,7 +9600,7 @@ errors++;
 if(data31.discovery_url !== undefined){
 let data45 = data31.discovery_url;
 if(typeof data45 === "string"){
-if(!pattern23.test(data45)){
+if(!pattern25.test(data45)){
 const err72 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err72];
@@ -9708,7 +9922,7 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(!pattern26.test(data59)){
+if(!pattern28.test(data59)){
 const err97 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
 if(vErrors === null){
 vErrors = [err97];
@@ -10116,7 +10330,7 @@ vErrors.push(err131);
 errors++;
 }
 for(const key15 in data69){
-if(!(func12.call(schema87.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key15))){
+if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key15))){
 const err132 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err132];
@@ -10249,7 +10463,7 @@ errors++;
 if(data69.redirect_uri !== undefined){
 let data75 = data69.redirect_uri;
 if(typeof data75 === "string"){
-if(!pattern23.test(data75)){
+if(!pattern25.test(data75)){
 const err143 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err143];
@@ -10383,7 +10597,7 @@ errors++;
 if(data69.auth_url !== undefined){
 let data82 = data69.auth_url;
 if(typeof data82 === "string"){
-if(!pattern23.test(data82)){
+if(!pattern25.test(data82)){
 const err153 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err153];
@@ -10408,7 +10622,7 @@ errors++;
 if(data69.token_url !== undefined){
 let data83 = data69.token_url;
 if(typeof data83 === "string"){
-if(!pattern23.test(data83)){
+if(!pattern25.test(data83)){
 const err155 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err155];
@@ -10433,7 +10647,7 @@ errors++;
 if(data69.user_infos_url !== undefined){
 let data84 = data69.user_infos_url;
 if(typeof data84 === "string"){
-if(!pattern23.test(data84)){
+if(!pattern25.test(data84)){
 const err157 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err157];
@@ -10458,7 +10672,7 @@ errors++;
 if(data69.logout_url !== undefined){
 let data85 = data69.logout_url;
 if(typeof data85 === "string"){
-if(!pattern23.test(data85)){
+if(!pattern25.test(data85)){
 const err159 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err159];
@@ -10483,7 +10697,7 @@ errors++;
 if(data69.device_auth_url !== undefined){
 let data86 = data69.device_auth_url;
 if(typeof data86 === "string"){
-if(!pattern23.test(data86)){
+if(!pattern25.test(data86)){
 const err161 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err161];
@@ -10568,7 +10782,7 @@ vErrors.push(err167);
 }
 errors++;
 }
-if(!pattern26.test(data89)){
+if(!pattern28.test(data89)){
 const err168 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
 if(vErrors === null){
 vErrors = [err168];
@@ -11134,10 +11348,14 @@ let data105 = data104.guest_permissions;
 if(Array.isArray(data105)){
 const len13 = data105.length;
 for(let i13=0; i13<len13; i13++){
-let data106 = data105[i13];
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
-if(data106.actions === undefined){
-const err215 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "actions"},message:"must have required property '"+"actions"+"'"};
+if(!(validate66(data105[i13], {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,parentData:data105,parentDataProperty:i13,rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err215 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -11146,8 +11364,12 @@ vErrors.push(err215);
 }
 errors++;
 }
-if(data106.scopes === undefined){
-const err216 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,schemaPath:"./defs/permission.json/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
+}
+if(data104.check_latest_update_interval !== undefined){
+let data107 = data104.check_latest_update_interval;
+if(typeof data107 === "string"){
+if(func2(data107) < 1){
+const err216 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -11156,9 +11378,8 @@ vErrors.push(err216);
 }
 errors++;
 }
-for(const key20 in data106){
-if(!((key20 === "actions") || (key20 === "scopes"))){
-const err217 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,schemaPath:"./defs/permission.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+if(!pattern9.test(data107)){
+const err217 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -11168,11 +11389,8 @@ vErrors.push(err217);
 errors++;
 }
 }
-if(data106.actions !== undefined){
-let data107 = data106.actions;
-if(Array.isArray(data107)){
-if(data107.length < 1){
-const err218 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/actions",schemaPath:"./defs/permission.json/properties/actions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+else {
+const err218 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -11181,11 +11399,10 @@ vErrors.push(err218);
 }
 errors++;
 }
-const len14 = data107.length;
-for(let i14=0; i14<len14; i14++){
-let data108 = data107[i14];
-if(typeof data108 !== "string"){
-const err219 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/actions/" + i14,schemaPath:"./defs/permission.json/properties/actions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err219 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -11194,8 +11411,12 @@ vErrors.push(err219);
 }
 errors++;
 }
-if(!(((((data108 === "create") || (data108 === "read")) || (data108 === "update")) || (data108 === "delete")) || (data108 === "*"))){
-const err220 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/actions/" + i14,schemaPath:"./defs/permission.json/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
+}
+if(data13.bootstrap_admin !== undefined){
+let data108 = data13.bootstrap_admin;
+if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+if(data108.name === undefined){
+const err220 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -11204,10 +11425,9 @@ vErrors.push(err220);
 }
 errors++;
 }
-}
-}
-else {
-const err221 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/actions",schemaPath:"./defs/permission.json/properties/actions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key20 in data108){
+if(!(((key20 === "name") || (key20 === "password")) || (key20 === "password_file"))){
+const err221 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -11217,11 +11437,11 @@ vErrors.push(err221);
 errors++;
 }
 }
-if(data106.scopes !== undefined){
-let data109 = data106.scopes;
-if(Array.isArray(data109)){
-if(data109.length < 1){
-const err222 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data108.name !== undefined){
+let data109 = data108.name;
+if(typeof data109 === "string"){
+if(func2(data109) > 75){
+const err222 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -11230,12 +11450,8 @@ vErrors.push(err222);
 }
 errors++;
 }
-const len15 = data109.length;
-for(let i15=0; i15<len15; i15++){
-let data110 = data109[i15];
-if(typeof data110 === "string"){
-if(!pattern17.test(data110)){
-const err223 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/scopes/" + i15,schemaPath:"./defs/permission.json/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[A-Za-z]+)$"},message:"must match pattern \""+"^(\\*|[A-Za-z]+)$"+"\""};
+if(func2(data109) < 1){
+const err223 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -11244,9 +11460,8 @@ vErrors.push(err223);
 }
 errors++;
 }
-}
-else {
-const err224 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/scopes/" + i15,schemaPath:"./defs/permission.json/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern0.test(data109)){
+const err224 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -11256,9 +11471,8 @@ vErrors.push(err224);
 errors++;
 }
 }
-}
 else {
-const err225 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13+"/scopes",schemaPath:"./defs/permission.json/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err225 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -11268,9 +11482,9 @@ vErrors.push(err225);
 errors++;
 }
 }
-}
-else {
-const err226 = {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,schemaPath:"./defs/permission.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data108.password !== undefined){
+if(typeof data108.password !== "string"){
+const err226 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -11280,9 +11494,9 @@ vErrors.push(err226);
 errors++;
 }
 }
-}
-else {
-const err227 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data108.password_file !== undefined){
+if(typeof data108.password_file !== "string"){
+const err227 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -11292,11 +11506,9 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(data104.check_latest_update_interval !== undefined){
-let data111 = data104.check_latest_update_interval;
-if(typeof data111 === "string"){
-if(func2(data111) < 1){
-const err228 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err228 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -11305,8 +11517,10 @@ vErrors.push(err228);
 }
 errors++;
 }
-if(!pattern9.test(data111)){
-const err229 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err229 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -11316,8 +11530,12 @@ vErrors.push(err229);
 errors++;
 }
 }
-else {
-const err230 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ephemeral_dashboard !== undefined){
+let data112 = data.ephemeral_dashboard;
+if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
+for(const key21 in data112){
+if(!((key21 === "enable") || (key21 === "cleanup_interval"))){
+const err230 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -11327,9 +11545,9 @@ vErrors.push(err230);
 errors++;
 }
 }
-}
-else {
-const err231 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data112.enable !== undefined){
+if(typeof data112.enable !== "boolean"){
+const err231 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -11339,11 +11557,11 @@ vErrors.push(err231);
 errors++;
 }
 }
-if(data13.bootstrap_admin !== undefined){
-let data112 = data13.bootstrap_admin;
-if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
-if(data112.name === undefined){
-const err232 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data112.cleanup_interval !== undefined){
+let data114 = data112.cleanup_interval;
+if(typeof data114 === "string"){
+if(func2(data114) < 1){
+const err232 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -11352,9 +11570,8 @@ vErrors.push(err232);
 }
 errors++;
 }
-for(const key21 in data112){
-if(!(((key21 === "name") || (key21 === "password")) || (key21 === "password_file"))){
-const err233 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+if(!pattern9.test(data114)){
+const err233 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -11364,11 +11581,8 @@ vErrors.push(err233);
 errors++;
 }
 }
-if(data112.name !== undefined){
-let data113 = data112.name;
-if(typeof data113 === "string"){
-if(func2(data113) > 75){
-const err234 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+else {
+const err234 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -11377,8 +11591,10 @@ vErrors.push(err234);
 }
 errors++;
 }
-if(func2(data113) < 1){
-const err235 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err235 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -11387,8 +11603,13 @@ vErrors.push(err235);
 }
 errors++;
 }
-if(!pattern0.test(data113)){
-const err236 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+if(data.history !== undefined){
+let data115 = data.history;
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+for(const key22 in data115){
+if(!(key22 === "max_versions")){
+const err236 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -11398,8 +11619,10 @@ vErrors.push(err236);
 errors++;
 }
 }
-else {
-const err237 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data115.max_versions !== undefined){
+let data116 = data115.max_versions;
+if(!(((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116))) && (isFinite(data116)))){
+const err237 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -11408,10 +11631,9 @@ vErrors.push(err237);
 }
 errors++;
 }
-}
-if(data112.password !== undefined){
-if(typeof data112.password !== "string"){
-const err238 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data116 == "number") && (isFinite(data116))){
+if(data116 > 10000 || isNaN(data116)){
+const err238 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -11420,10 +11642,8 @@ vErrors.push(err238);
 }
 errors++;
 }
-}
-if(data112.password_file !== undefined){
-if(typeof data112.password_file !== "string"){
-const err239 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data116 < 1 || isNaN(data116)){
+const err239 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -11434,8 +11654,9 @@ errors++;
 }
 }
 }
+}
 else {
-const err240 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err240 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -11445,9 +11666,12 @@ vErrors.push(err240);
 errors++;
 }
 }
-}
-else {
-const err241 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.watch !== undefined){
+let data117 = data.watch;
+if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
+for(const key23 in data117){
+if(!((key23 === "event_log_size") || (key23 === "bookmark_interval"))){
+const err241 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -11457,12 +11681,10 @@ vErrors.push(err241);
 errors++;
 }
 }
-if(data.ephemeral_dashboard !== undefined){
-let data116 = data.ephemeral_dashboard;
-if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
-for(const key22 in data116){
-if(!((key22 === "enable") || (key22 === "cleanup_interval"))){
-const err242 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+if(data117.event_log_size !== undefined){
+let data118 = data117.event_log_size;
+if(!(((typeof data118 == "number") && (!(data118 % 1) && !isNaN(data118))) && (isFinite(data118)))){
+const err242 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -11471,10 +11693,9 @@ vErrors.push(err242);
 }
 errors++;
 }
-}
-if(data116.enable !== undefined){
-if(typeof data116.enable !== "boolean"){
-const err243 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data118 == "number") && (isFinite(data118))){
+if(data118 < 100 || isNaN(data118)){
+const err243 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -11484,11 +11705,12 @@ vErrors.push(err243);
 errors++;
 }
 }
-if(data116.cleanup_interval !== undefined){
-let data118 = data116.cleanup_interval;
-if(typeof data118 === "string"){
-if(func2(data118) < 1){
-const err244 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data117.bookmark_interval !== undefined){
+let data119 = data117.bookmark_interval;
+if(typeof data119 === "string"){
+if(func2(data119) < 1){
+const err244 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -11497,8 +11719,8 @@ vErrors.push(err244);
 }
 errors++;
 }
-if(!pattern9.test(data118)){
-const err245 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(!pattern9.test(data119)){
+const err245 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -11509,7 +11731,7 @@ errors++;
 }
 }
 else {
-const err246 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err246 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -11521,7 +11743,7 @@ errors++;
 }
 }
 else {
-const err247 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err247 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -11531,12 +11753,12 @@ vErrors.push(err247);
 errors++;
 }
 }
-if(data.history !== undefined){
-let data119 = data.history;
-if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
-for(const key23 in data119){
-if(!(key23 === "max_versions")){
-const err248 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+if(data.proxy !== undefined){
+let data120 = data.proxy;
+if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
+for(const key24 in data120){
+if(!((((key24 === "timeout") || (key24 === "max_duration")) || (key24 === "max_concurrent")) || (key24 === "denied_networks"))){
+const err248 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -11546,10 +11768,11 @@ vErrors.push(err248);
 errors++;
 }
 }
-if(data119.max_versions !== undefined){
-let data120 = data119.max_versions;
-if(!(((typeof data120 == "number") && (!(data120 % 1) && !isNaN(data120))) && (isFinite(data120)))){
-const err249 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data120.timeout !== undefined){
+let data121 = data120.timeout;
+if(typeof data121 === "string"){
+if(func2(data121) < 1){
+const err249 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -11558,9 +11781,8 @@ vErrors.push(err249);
 }
 errors++;
 }
-if((typeof data120 == "number") && (isFinite(data120))){
-if(data120 > 10000 || isNaN(data120)){
-const err250 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+if(!pattern9.test(data121)){
+const err250 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -11569,8 +11791,9 @@ vErrors.push(err250);
 }
 errors++;
 }
-if(data120 < 1 || isNaN(data120)){
-const err251 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err251 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -11580,10 +11803,11 @@ vErrors.push(err251);
 errors++;
 }
 }
-}
-}
-else {
-const err252 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data120.max_duration !== undefined){
+let data122 = data120.max_duration;
+if(typeof data122 === "string"){
+if(func2(data122) < 1){
+const err252 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -11592,13 +11816,8 @@ vErrors.push(err252);
 }
 errors++;
 }
-}
-if(data.watch !== undefined){
-let data121 = data.watch;
-if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
-for(const key24 in data121){
-if(!((key24 === "event_log_size") || (key24 === "bookmark_interval"))){
-const err253 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+if(!pattern9.test(data122)){
+const err253 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -11608,10 +11827,8 @@ vErrors.push(err253);
 errors++;
 }
 }
-if(data121.event_log_size !== undefined){
-let data122 = data121.event_log_size;
-if(!(((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122))) && (isFinite(data122)))){
-const err254 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err254 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -11620,9 +11837,11 @@ vErrors.push(err254);
 }
 errors++;
 }
-if((typeof data122 == "number") && (isFinite(data122))){
-if(data122 < 100 || isNaN(data122)){
-const err255 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+}
+if(data120.max_concurrent !== undefined){
+let data123 = data120.max_concurrent;
+if(!(((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123))) && (isFinite(data123)))){
+const err255 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -11631,13 +11850,9 @@ vErrors.push(err255);
 }
 errors++;
 }
-}
-}
-if(data121.bookmark_interval !== undefined){
-let data123 = data121.bookmark_interval;
-if(typeof data123 === "string"){
-if(func2(data123) < 1){
-const err256 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data123 == "number") && (isFinite(data123))){
+if(data123 < 1 || isNaN(data123)){
+const err256 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -11646,8 +11861,17 @@ vErrors.push(err256);
 }
 errors++;
 }
-if(!pattern9.test(data123)){
-const err257 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+if(data120.denied_networks !== undefined){
+let data124 = data120.denied_networks;
+if(Array.isArray(data124)){
+const len14 = data124.length;
+for(let i14=0; i14<len14; i14++){
+let data125 = data124[i14];
+if(typeof data125 === "string"){
+if(!pattern51.test(data125)){
+const err257 = {instancePath:instancePath+"/proxy/denied_networks/" + i14,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -11658,7 +11882,7 @@ errors++;
 }
 }
 else {
-const err258 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err258 = {instancePath:instancePath+"/proxy/denied_networks/" + i14,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -11670,7 +11894,7 @@ errors++;
 }
 }
 else {
-const err259 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err259 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -11680,12 +11904,9 @@ vErrors.push(err259);
 errors++;
 }
 }
-if(data.proxy !== undefined){
-let data124 = data.proxy;
-if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
-for(const key25 in data124){
-if(!((((key25 === "timeout") || (key25 === "max_duration")) || (key25 === "max_concurrent")) || (key25 === "denied_networks"))){
-const err260 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+}
+else {
+const err260 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -11695,11 +11916,12 @@ vErrors.push(err260);
 errors++;
 }
 }
-if(data124.timeout !== undefined){
-let data125 = data124.timeout;
-if(typeof data125 === "string"){
-if(func2(data125) < 1){
-const err261 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.plugin !== undefined){
+let data126 = data.plugin;
+if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
+for(const key25 in data126){
+if(!(key25 === "schemas_dir")){
+const err261 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -11708,8 +11930,10 @@ vErrors.push(err261);
 }
 errors++;
 }
-if(!pattern9.test(data125)){
-const err262 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data126.schemas_dir !== undefined){
+if(typeof data126.schemas_dir !== "string"){
+const err262 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -11719,8 +11943,9 @@ vErrors.push(err262);
 errors++;
 }
 }
+}
 else {
-const err263 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err263 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err263];
 }
@@ -11730,11 +11955,12 @@ vErrors.push(err263);
 errors++;
 }
 }
-if(data124.max_duration !== undefined){
-let data126 = data124.max_duration;
-if(typeof data126 === "string"){
-if(func2(data126) < 1){
-const err264 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.http !== undefined){
+let data128 = data.http;
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+for(const key26 in data128){
+if(!(((((key26 === "body_limit") || (key26 === "max_json_depth")) || (key26 === "headers_timeout")) || (key26 === "request_timeout")) || (key26 === "shutdown_grace"))){
+const err264 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err264];
 }
@@ -11743,8 +11969,11 @@ vErrors.push(err264);
 }
 errors++;
 }
-if(!pattern9.test(data126)){
-const err265 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data128.body_limit !== undefined){
+let data129 = data128.body_limit;
+if(!(((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129))) && (isFinite(data129)))){
+const err265 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err265];
 }
@@ -11753,9 +11982,9 @@ vErrors.push(err265);
 }
 errors++;
 }
-}
-else {
-const err266 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data129 == "number") && (isFinite(data129))){
+if(data129 < 1024 || isNaN(data129)){
+const err266 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err266];
 }
@@ -11765,10 +11994,11 @@ vErrors.push(err266);
 errors++;
 }
 }
-if(data124.max_concurrent !== undefined){
-let data127 = data124.max_concurrent;
-if(!(((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127))) && (isFinite(data127)))){
-const err267 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data128.max_json_depth !== undefined){
+let data130 = data128.max_json_depth;
+if(!(((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130))) && (isFinite(data130)))){
+const err267 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err267];
 }
@@ -11777,9 +12007,9 @@ vErrors.push(err267);
 }
 errors++;
 }
-if((typeof data127 == "number") && (isFinite(data127))){
-if(data127 < 1 || isNaN(data127)){
-const err268 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data130 == "number") && (isFinite(data130))){
+if(data130 > 1000 || isNaN(data130)){
+const err268 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err268];
 }
@@ -11788,17 +12018,8 @@ vErrors.push(err268);
 }
 errors++;
 }
-}
-}
-if(data124.denied_networks !== undefined){
-let data128 = data124.denied_networks;
-if(Array.isArray(data128)){
-const len16 = data128.length;
-for(let i16=0; i16<len16; i16++){
-let data129 = data128[i16];
-if(typeof data129 === "string"){
-if(!pattern50.test(data129)){
-const err269 = {instancePath:instancePath+"/proxy/denied_networks/" + i16,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
+if(data130 < 1 || isNaN(data130)){
+const err269 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err269];
 }
@@ -11808,8 +12029,12 @@ vErrors.push(err269);
 errors++;
 }
 }
-else {
-const err270 = {instancePath:instancePath+"/proxy/denied_networks/" + i16,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data128.headers_timeout !== undefined){
+let data131 = data128.headers_timeout;
+if(typeof data131 === "string"){
+if(func2(data131) < 1){
+const err270 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err270];
 }
@@ -11818,10 +12043,8 @@ vErrors.push(err270);
 }
 errors++;
 }
-}
-}
-else {
-const err271 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!pattern9.test(data131)){
+const err271 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err271];
 }
@@ -11831,9 +12054,8 @@ vErrors.push(err271);
 errors++;
 }
 }
-}
 else {
-const err272 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err272 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err272];
 }
@@ -11843,12 +12065,11 @@ vErrors.push(err272);
 errors++;
 }
 }
-if(data.plugin !== undefined){
-let data130 = data.plugin;
-if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
-for(const key26 in data130){
-if(!(key26 === "schemas_dir")){
-const err273 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+if(data128.request_timeout !== undefined){
+let data132 = data128.request_timeout;
+if(typeof data132 === "string"){
+if(func2(data132) < 1){
+const err273 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err273];
 }
@@ -11857,10 +12078,8 @@ vErrors.push(err273);
 }
 errors++;
 }
-}
-if(data130.schemas_dir !== undefined){
-if(typeof data130.schemas_dir !== "string"){
-const err274 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data132)){
+const err274 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err274];
 }
@@ -11870,9 +12089,8 @@ vErrors.push(err274);
 errors++;
 }
 }
-}
 else {
-const err275 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err275 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err275];
 }
@@ -11882,12 +12100,11 @@ vErrors.push(err275);
 errors++;
 }
 }
-if(data.http !== undefined){
-let data132 = data.http;
-if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
-for(const key27 in data132){
-if(!(((((key27 === "body_limit") || (key27 === "max_json_depth")) || (key27 === "headers_timeout")) || (key27 === "request_timeout")) || (key27 === "shutdown_grace"))){
-const err276 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+if(data128.shutdown_grace !== undefined){
+let data133 = data128.shutdown_grace;
+if(typeof data133 === "string"){
+if(func2(data133) < 1){
+const err276 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err276];
 }
@@ -11896,11 +12113,8 @@ vErrors.push(err276);
 }
 errors++;
 }
-}
-if(data132.body_limit !== undefined){
-let data133 = data132.body_limit;
-if(!(((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133))) && (isFinite(data133)))){
-const err277 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern9.test(data133)){
+const err277 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err277];
 }
@@ -11909,9 +12123,9 @@ vErrors.push(err277);
 }
 errors++;
 }
-if((typeof data133 == "number") && (isFinite(data133))){
-if(data133 < 1024 || isNaN(data133)){
-const err278 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+else {
+const err278 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err278];
 }
@@ -11922,10 +12136,8 @@ errors++;
 }
 }
 }
-if(data132.max_json_depth !== undefined){
-let data134 = data132.max_json_depth;
-if(!(((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134))) && (isFinite(data134)))){
-const err279 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err279 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err279];
 }
@@ -11934,9 +12146,13 @@ vErrors.push(err279);
 }
 errors++;
 }
-if((typeof data134 == "number") && (isFinite(data134))){
-if(data134 > 1000 || isNaN(data134)){
-const err280 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+if(data.log !== undefined){
+let data134 = data.log;
+if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+for(const key27 in data134){
+if(!(key27 === "level")){
+const err280 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err280];
 }
@@ -11945,8 +12161,11 @@ vErrors.push(err280);
 }
 errors++;
 }
-if(data134 < 1 || isNaN(data134)){
-const err281 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data134.level !== undefined){
+let data135 = data134.level;
+if(typeof data135 !== "string"){
+const err281 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err281];
 }
@@ -11955,13 +12174,8 @@ vErrors.push(err281);
 }
 errors++;
 }
-}
-}
-if(data132.headers_timeout !== undefined){
-let data135 = data132.headers_timeout;
-if(typeof data135 === "string"){
-if(func2(data135) < 1){
-const err282 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!(((((((data135 === "trace") || (data135 === "debug")) || (data135 === "info")) || (data135 === "warn")) || (data135 === "error")) || (data135 === "fatal")) || (data135 === "silent"))){
+const err282 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err282];
 }
@@ -11970,8 +12184,10 @@ vErrors.push(err282);
 }
 errors++;
 }
-if(!pattern9.test(data135)){
-const err283 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err283 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err283];
 }
@@ -11981,8 +12197,9 @@ vErrors.push(err283);
 errors++;
 }
 }
+}
 else {
-const err284 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err284 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err284];
 }
@@ -11991,151 +12208,7 @@ vErrors.push(err284);
 }
 errors++;
 }
-}
-if(data132.request_timeout !== undefined){
-let data136 = data132.request_timeout;
-if(typeof data136 === "string"){
-if(func2(data136) < 1){
-const err285 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err285];
-}
-else {
-vErrors.push(err285);
-}
-errors++;
-}
-if(!pattern9.test(data136)){
-const err286 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err286];
-}
-else {
-vErrors.push(err286);
-}
-errors++;
-}
-}
-else {
-const err287 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err287];
-}
-else {
-vErrors.push(err287);
-}
-errors++;
-}
-}
-if(data132.shutdown_grace !== undefined){
-let data137 = data132.shutdown_grace;
-if(typeof data137 === "string"){
-if(func2(data137) < 1){
-const err288 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err288];
-}
-else {
-vErrors.push(err288);
-}
-errors++;
-}
-if(!pattern9.test(data137)){
-const err289 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err289];
-}
-else {
-vErrors.push(err289);
-}
-errors++;
-}
-}
-else {
-const err290 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err290];
-}
-else {
-vErrors.push(err290);
-}
-errors++;
-}
-}
-}
-else {
-const err291 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err291];
-}
-else {
-vErrors.push(err291);
-}
-errors++;
-}
-}
-if(data.log !== undefined){
-let data138 = data.log;
-if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
-for(const key28 in data138){
-if(!(key28 === "level")){
-const err292 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err292];
-}
-else {
-vErrors.push(err292);
-}
-errors++;
-}
-}
-if(data138.level !== undefined){
-let data139 = data138.level;
-if(typeof data139 !== "string"){
-const err293 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err293];
-}
-else {
-vErrors.push(err293);
-}
-errors++;
-}
-if(!(((((((data139 === "trace") || (data139 === "debug")) || (data139 === "info")) || (data139 === "warn")) || (data139 === "error")) || (data139 === "fatal")) || (data139 === "silent"))){
-const err294 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema87.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err294];
-}
-else {
-vErrors.push(err294);
-}
-errors++;
-}
-}
-}
-else {
-const err295 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err295];
-}
-else {
-vErrors.push(err295);
-}
-errors++;
-}
-}
-}
-else {
-const err296 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err296];
-}
-else {
-vErrors.push(err296);
-}
-errors++;
-}
-validate99.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
 
