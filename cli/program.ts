@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { makeApplyCommand } from './commands/apply.js';
+import { makeAuditCommand } from './commands/audit.js';
 import { makeCompletionCommand } from './commands/completion.js';
 import { makeDeleteCommand } from './commands/delete.js';
 import { makeDescribeCommand } from './commands/describe.js';
@@ -24,7 +25,7 @@ export function buildProgram(env: Env): Command {
     .showHelpAfterError('(run dashctl help for usage)')
     .exitOverride();
   program.hook('preAction', () => env.selectContext(program.opts<{ context?: string }>().context));
-  const makers = [makeLoginCommand, makeLogoutCommand, makeWhoamiCommand, makeConfigCommand, makeProjectCommand, makeApplyCommand, makeDiffCommand, makeGetCommand, makeDescribeCommand, makeEditCommand, makeDeleteCommand, makeHistoryCommand, makeTokenCommand, makeLintCommand, makeVersionCommand, makeCompletionCommand];
+  const makers = [makeLoginCommand, makeLogoutCommand, makeWhoamiCommand, makeConfigCommand, makeProjectCommand, makeApplyCommand, makeDiffCommand, makeGetCommand, makeDescribeCommand, makeEditCommand, makeDeleteCommand, makeHistoryCommand, makeAuditCommand, makeTokenCommand, makeLintCommand, makeVersionCommand, makeCompletionCommand];
   for (const make of makers) program.addCommand(make(env));
   return program;
 }

@@ -9,7 +9,9 @@ import { buildProviders, unverifiedIssuer } from './auth/external.js';
 import { principalUser } from './auth/user-sync.js';
 import { groupGrants, principalGroups } from './auth/provider-groups.js';
 import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
-import { allowAll, readOnly, type Authorizer } from './auth/authorizer.js';
+import { allowAll, readOnly, type Authorizer, type AuthzTarget, type Principal } from './auth/authorizer.js';
+import { AuditKeeper } from './audit/audit-keeper.js';
+import { auditDraft } from './audit/drafts.js';
 import { bootstrapAdmin } from './auth/bootstrap.js';
 import { loadKeyRing } from './auth/keys.js';
 import { AuthService } from './auth/login.js';
@@ -85,6 +87,8 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   const serviceRef: { current?: ResourceService } = {};
   let sessions: SessionStore | undefined;
   let apiTokens: ApiTokens | undefined;
+  /** Warnings of parts built before the app (its logger). */
+  const lateLog = { warn: (_e: unknown) => undefined as void };
   try {
     const keys = loadKeyRing({ key: security.encryption_key, keyFile: security.encryption_key_file, previous: security.previous_encryption_keys, dataDir });
     startupLog.push(`encryption key from ${keys.source}`);
@@ -128,11 +132,16 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
             }
           : {}),
       });
-      const rbac = new RbacAuthorizer({ store, registry, guest: (security.authorization!.guest_permissions ?? []) as Permission[], config });
+      const onDenied = async (p: Principal, action: string, t: AuthzTarget, reason: string) => {
+        const target = { kind: t.kind, ...(t.project !== undefined ? { project: t.project } : {}), ...(t.name !== undefined ? { name: t.name } : {}) };
+        // the 403 is answered even if the entry cannot be written
+        await store.appendAudit([auditDraft(p, { action: 'denied', deniedAction: action, ...target, reason })]).catch((e: unknown) => lateLog.warn(e));
+      };
+      const rbac = new RbacAuthorizer({ store, registry, guest: (security.authorization!.guest_permissions ?? []) as Permission[], config, onDenied });
       authorizer = rbac;
       const limits = authn.login_rate_limit!;
       const upstream = providers.size > 0 ? new UpstreamRefresher({ providers, box: secrets, store, service: () => serviceRef.current!, userKind }) : undefined;
-      const authService = new AuthService({ store, userKind, passwords, sessions, tokens, refreshTtlMs, ...(upstream ? { upstream } : {}), limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! }, onFailure: () => metrics.loginFailures.inc(), onRateLimited: () => metrics.loginRateLimited.inc() });
+      const authService = new AuthService({ store, userKind, passwords, sessions, tokens, refreshTtlMs, audit: (entries) => store.appendAudit(entries), ...(upstream ? { upstream } : {}), limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! }, onFailure: () => metrics.loginFailures.inc(), onRateLimited: () => metrics.loginRateLimited.inc() });
       const cookie = { sameSite: security.cookie!.same_site!, secure: security.cookie!.secure! };
       auth = {
         auth: authService,
@@ -140,7 +149,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
         userKind,
         cookie,
         enableNative: authn.providers!.enable_native !== false,
-        tokens: { tokens: apiTokens, registry, store, maxTtl: authn.max_token_ttl!, maxTtlMs: parseDuration(authn.max_token_ttl!)!, knownScopes: new Set(registry.all().map((d) => d.kind)) },
+        tokens: { tokens: apiTokens, registry, store, maxTtl: authn.max_token_ttl!, maxTtlMs: parseDuration(authn.max_token_ttl!)!, knownScopes: new Set(registry.scopes.keys()) },
       };
       if (providers.size > 0) {
         external = { providers, auth: authService, store, userKind, cookie, stateKey: keys.loginStateKey };
@@ -171,6 +180,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     ...(external ? { external: { ...external, service } } : {}),
     watcher,
     metrics,
+    audit: { store, authorizer, bookmarkMs: parseDuration(config.watch!.bookmark_interval!)! },
     proxy: { registry, service, store, secrets, upstream, metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build,
     ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist') },
@@ -185,8 +195,11 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     log: (msg, err) => app.log.error({ err }, msg),
     onDeleted: () => metrics.reaperDeletions.inc(),
   });
+  lateLog.warn = (e) => app.log.warn({ err: e }, 'an audit entry could not be written');
+  const auditKeeper = new AuditKeeper({ store, retentionMs: parseDuration(config.audit!.retention!)!, ...(config.audit!.file ? { file: config.audit!.file } : {}), log: (msg, err) => app.log.warn({ err }, msg) });
   try {
     await reaper.start();
+    await auditKeeper.start();
     if (security.bootstrap_admin) {
       const line = await bootstrapAdmin(security.bootstrap_admin, registry, service);
       if (line) startupLog.push(line);
@@ -205,6 +218,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   } catch (e) {
     timers.forEach(clearInterval);
     await reaper.stop();
+    await auditKeeper.stop();
     await app.close();
     await upstream.close();
     await store.close();
@@ -219,6 +233,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   const stopBackground = async () => {
     timers.forEach(clearInterval);
     await reaper.stop();
+    await auditKeeper.stop();
   };
   return running(app, store, service, config, stopBackground, upstream);
 }

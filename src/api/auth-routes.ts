@@ -26,7 +26,7 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
   const anonymous = { config: { anonymous: true } };
 
   if (o.enableNative) {
-    app.post('/api/auth/providers/native/login', anonymous, async (req, reply) => sendTokens(reply, await o.auth.login(req.body, req.ip), o.cookie));
+    app.post('/api/auth/providers/native/login', anonymous, async (req, reply) => sendTokens(reply, await o.auth.login(req.body, req.principal), o.cookie));
   }
 
   app.post('/api/auth/refresh', anonymous, async (req, reply) => {
@@ -36,7 +36,7 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
   });
 
   app.get('/api/auth/logout', async (req, reply) => {
-    await o.auth.logout(req.principal.sessionId);
+    await o.auth.logout(req.principal);
     void reply.header('set-cookie', AUTH_COOKIES.map((name) => serializeCookie(name, '', { ...o.cookie, httpOnly: name !== COOKIE_PAYLOAD, maxAge: 0 })));
     return reply.code(204).send();
   });

@@ -87,6 +87,6 @@ async function revoke(o: TokenRouteOptions, p: Principal, d: KindDescriptor, pro
   if (!/^[0-9a-f]{16}$/.test(id)) throw badRequest(`token id ${JSON.stringify(id.slice(0, 40))} is not an id from the list of tokens (16 hexadecimal digits)`);
   if (self && p.token?.permissions && p.token.id !== id) throw forbidden('a narrowed API token may revoke only itself; use a session or an unrestricted token');
   if (!self && p.token?.id !== id) await o.service.authorize(p, 'update', d, project, name);
-  await o.tokens.revoke(ownerOf(d, await ownerObject(o, d, project, name)), id);
+  await o.tokens.revoke(p, ownerOf(d, await ownerObject(o, d, project, name)), id);
   return reply.code(204).send();
 }

@@ -6,6 +6,8 @@ import type { Envelope, Store } from '../storage/store.js';
 import type { NarrowedPermission, Principal } from './authorizer.js';
 import type { Reads } from './sessions.js';
 import type { TokenRequest } from './token-request.js';
+import { auditDraft } from '../audit/drafts.js';
+import type { AuditDraft } from '../storage/audit-types.js';
 
 /**
  * API tokens are objects of the internal kind `ApiToken` (no routes of their own), named by their
@@ -99,7 +101,7 @@ export class ApiTokens {
         },
       };
       try {
-        await this.o.store.create(record, { writer: { by: by.name, manager: 'api-tokens' } });
+        await this.o.store.create(record, { writer: { by: by.name, manager: 'api-tokens' }, audit: [this.audited(by, 'token-create', record)] });
         return { token, info: infoOf(record) };
       } catch (e) {
         if (!(e instanceof ApiError && e.reason === 'AlreadyExists') || attempt >= 3) throw e;
@@ -123,9 +125,9 @@ export class ApiTokens {
     return t;
   }
 
-  async revoke(owner: TokenOwner, id: string): Promise<ApiToken> {
+  async revoke(by: Principal, owner: TokenOwner, id: string): Promise<ApiToken> {
     const t = await this.get(owner, id);
-    await this.o.store.delete(key(id)).catch((e: unknown) => {
+    await this.o.store.delete(key(id), { audit: [this.audited(by, 'token-revoke', t)] }).catch((e: unknown) => {
       if (!(e instanceof ApiError && e.reason === 'NotFound')) throw e;
     });
     return t;
@@ -152,19 +154,25 @@ export class ApiTokens {
     return { principal: { name, anonymous: false, ...subject, ...this.o.principalOf?.(owner), token: token_ }, record: t };
   }
 
-  /** Records the token's use, at most once a minute; false when it was recorded lately (or the record changed meanwhile). */
-  async touch(t: ApiToken): Promise<boolean> {
+  /** Records the token's use (last-used time and audit entry), at most once a minute; false when it was recorded lately (or the record changed meanwhile). */
+  async touch(t: ApiToken, by: Principal): Promise<boolean> {
     const now = this.now();
     if (t.spec.lastUsedAt && now - Date.parse(t.spec.lastUsedAt) < LAST_USED_EVERY_MS) return false;
     const at = new Date(now).toISOString();
     const next: ApiToken = { ...t, metadata: { ...t.metadata, updatedAt: at, version: t.metadata.version + 1 }, spec: { ...t.spec, lastUsedAt: at } };
     try {
-      await this.o.store.update(next, { expectedVersion: t.metadata.version });
+      await this.o.store.update(next, { expectedVersion: t.metadata.version, audit: [this.audited(by, 'token-use', t)] });
       return true;
     } catch (e) {
       if (e instanceof ApiError && (e.reason === 'Conflict' || e.reason === 'NotFound')) return false;
       throw e;
     }
+  }
+
+  /** The audit entry of a token's creation, use or revocation: the owner as the object, never the secret. */
+  private audited(by: Principal, action: 'token-create' | 'token-use' | 'token-revoke', t: ApiToken): AuditDraft {
+    const o = t.spec.owner;
+    return auditDraft(by, { action, kind: o.kind, ...(o.project !== undefined ? { project: o.project } : {}), name: o.name, token: t.metadata.name }, new Date(this.now()));
   }
 
   /** Deletes expired tokens; returns how many. */

@@ -54,9 +54,10 @@ export interface Authorizer {
   authorize(principal: Principal, action: Action, target: AuthzTarget): Promise<void>;
   /**
    * The objects of `kind` `principal` may read. `where`: a list of one project (or "" for a global
-   * kind) — Forbidden when nothing there may be read; absent: a list across projects.
+   * kind) — Forbidden when nothing there may be read; absent: a list across projects (Forbidden
+   * with `requireSome` when nothing at all may be read).
    */
-  readable(principal: Principal, kind: string, where?: string): Promise<Visible>;
+  readable(principal: Principal, kind: string, where?: string, opts?: { requireSome?: boolean }): Promise<Visible>;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ name: 'anonymous', anonymous: true });
@@ -74,6 +75,6 @@ export function readOnly(inner: Authorizer): Authorizer {
       if (action !== 'read' && !principal.internal) throw forbidden(`this server is read-only (security.readonly: true); ${action} of ${target.kind} is not allowed`);
       return inner.authorize(principal, action, target);
     },
-    readable: (principal, kind, where) => inner.readable(principal, kind, where),
+    readable: (principal, kind, where, opts) => inner.readable(principal, kind, where, opts),
   };
 }

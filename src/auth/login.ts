@@ -8,6 +8,9 @@ import { FailureLimiter } from './rate-limit.js';
 import { CREDENTIALS_CHANGED, holdsCredential, type Session, type SessionStore } from './sessions.js';
 import type { IssuedTokens, TokenService } from './tokens.js';
 import type { UpstreamRefresher } from './upstream-refresh.js';
+import { auditDraft, type AuditFields } from '../audit/drafts.js';
+import type { AuditDraft } from '../storage/audit-types.js';
+import type { Principal } from './authorizer.js';
 
 export interface LoginLimits {
   /** Failures allowed per (login, address) in a window. */
@@ -40,6 +43,8 @@ export class AuthService {
       tokens: TokenService;
       refreshTtlMs: number;
       limits: LoginLimits;
+      /** Records logins, failed logins and logouts (the audit log). */
+      audit?: (entries: AuditDraft[]) => Promise<void>;
       /** Signs external users in again at their provider at each refresh (their groups are read again). */
       upstream?: UpstreamRefresher;
       /** Counted for metrics. */
@@ -51,7 +56,9 @@ export class AuthService {
     this.perAddress = new FailureLimiter(o.limits.perAddress, o.limits.windowMs);
   }
 
-  async login(body: unknown, address: string): Promise<IssuedTokens> {
+  /** `caller`: the anonymous principal of the request (its origin is audited). */
+  async login(body: unknown, caller: Principal): Promise<IssuedTokens> {
+    const address = caller.origin?.address ?? '';
     const { login, password } = (body ?? {}) as { login?: unknown; password?: unknown };
     if (typeof login !== 'string' || login === '' || typeof password !== 'string' || password === '') {
       throw badRequest('send {"login": "<user name>", "password": "<password>"}', [
@@ -62,6 +69,7 @@ export class AuthService {
     const loginKey = `${login}\u0000${address}`;
     const wait = Math.max(this.perLogin.retryAfter(loginKey), this.perAddress.retryAfter(address));
     if (wait > 0) this.o.onRateLimited?.();
+    if (wait > 0) await this.record(caller, { action: 'login-failed', user: '-', provider: 'native', reason: 'too many failed logins (429)' });
     if (wait > 0) throw new ApiError('TooManyRequests', `too many failed logins; retry in ${wait} s`, undefined, { 'Retry-After': String(wait) });
     // Counted before the password is checked, so a burst of parallel guesses is limited too.
     this.perLogin.fail(loginKey);
@@ -78,12 +86,21 @@ export class AuthService {
     }
     if (!ok || !user) {
       this.o.onFailure?.();
+      // the attempted login only when it names a user: a password typed in the login field is never kept
+      await this.record(caller, { action: 'login-failed', user: user ? login : '-', provider: 'native', reason: user ? 'wrong password' : 'no such user' });
       throw badRequest(WRONG);
     }
     this.perLogin.reset(loginKey);
     this.perAddress.undo(address);
     // bound to the password just checked: if it changes while this login runs, the session is dead
-    return this.openSession(user, 'native', '');
+    const tokens = await this.openSession(user, 'native', '');
+    await this.record(caller, { action: 'login', user: login, provider: 'native' });
+    return tokens;
+  }
+
+  /** An audit entry for `caller` (logins, failures, logouts). */
+  async record(caller: Principal, fields: AuditFields): Promise<void> {
+    await this.o.audit?.([auditDraft(caller, fields)]);
   }
 
   /**
@@ -151,8 +168,9 @@ export class AuthService {
     return this.issue(session, refreshId);
   }
 
-  async logout(sessionId: string | undefined): Promise<void> {
-    if (sessionId) await this.o.sessions.revoke(sessionId);
+  async logout(caller: Principal): Promise<void> {
+    if (caller.sessionId) await this.o.sessions.revoke(caller.sessionId);
+    await this.record(caller, { action: 'logout' });
   }
 
   private issue(session: Session, refreshId: string): IssuedTokens {

@@ -32,7 +32,16 @@ export class RbacAuthorizer implements Authorizer {
   /** The kind provider groups are named as in bindings (Group). */
   private readonly groupKind: string;
 
-  constructor(private readonly opts: { store: Store; registry: KindRegistry; guest: readonly Permission[]; config: unknown }) {
+  constructor(
+    private readonly opts: {
+      store: Store;
+      registry: KindRegistry;
+      guest: readonly Permission[];
+      config: unknown;
+      /** Told of every refusal of an authenticated principal before it is answered (the audit log). */
+      onDenied?: (p: Principal, action: Action, t: AuthzTarget, message: string) => Promise<void>;
+    },
+  ) {
     const all = opts.registry.all();
     const find = (authz: 'role' | 'binding', scope: 'global' | 'project') => {
       const d = all.find((k) => k.authz === authz && k.scope === scope);
@@ -54,7 +63,7 @@ export class RbacAuthorizer implements Authorizer {
     if (action === 'create' && this.anonymousCreateAllowed(t.kind)) return;
     if (p.anonymous) throw unauthorized('sign in first: this request needs an access token');
     if (p.token?.permissions && !narrowedAllows(p.token.permissions, action, t)) {
-      throw forbidden(`this API token is narrowed to fewer permissions: it may not ${action} ${t.kind}${where(t.project)}; use a token created with that permission`);
+      throw await this.denied(p, action, t, `this API token is narrowed to fewer permissions: it may not ${action} ${t.kind}${where(t.project)}; use a token created with that permission`);
     }
     if (this.isPerson(p) && this.principalKinds.has(t.kind) && t.name === p.name && (action === 'read' || action === 'update')) return;
     const g = await this.grants.get();
@@ -65,10 +74,10 @@ export class RbacAuthorizer implements Authorizer {
       const contents = await this.contentsFor(scoped);
       if (scoped.some((x) => permits(x, action, t, contents))) return;
     }
-    throw this.refusal(p, action, t.kind, t.project);
+    throw await this.refusal(p, action, t);
   }
 
-  async readable(p: Principal, kind: string, at?: string): Promise<Visible> {
+  async readable(p: Principal, kind: string, at?: string, opts: { requireSome?: boolean } = {}): Promise<Visible> {
     if (p.internal) return '*';
     if (p.anonymous) throw unauthorized('sign in first: this request needs an access token');
     const narrowed = p.token?.permissions;
@@ -86,8 +95,9 @@ export class RbacAuthorizer implements Authorizer {
     const globalScoped = objectScoped(global, 'read', kind);
     if (at !== undefined) {
       if (whole.has(at)) return '*';
-      if (!((globalScoped.length || partial.has(at)) && allowed(at || undefined))) throw this.refusal(p, 'read', kind, at || undefined);
+      if (!((globalScoped.length || partial.has(at)) && allowed(at || undefined))) throw await this.refusal(p, 'read', { kind, ...(at ? { project: at } : {}) });
     }
+    if (at === undefined && opts.requireSome && !whole.size && !partial.size && !(globalScoped.length && allowed(undefined))) throw await this.refusal(p, 'read', { kind });
     const contents = await this.contentsFor([...globalScoped, ...[...partial.values()].flat()]);
     return (project, name) => {
       if (whole.has(project)) return true;
@@ -108,9 +118,15 @@ export class RbacAuthorizer implements Authorizer {
     return perms.some((x) => x.folders) ? this.contents.get() : undefined;
   }
 
-  private refusal(p: Principal, action: Action, kind: string, project: string | undefined) {
+  private refusal(p: Principal, action: Action, t: AuthzTarget) {
     const who = this.isPerson(p) ? `user "${p.name}"` : `${p.subject!.kind} "${p.name}"`;
-    return forbidden(`${who} may not ${action} ${kind}${where(project)}; ask an owner or administrator for a role that grants it`);
+    return this.denied(p, action, t, `${who} may not ${action} ${t.kind}${where(t.project)}; ask an owner or administrator for a role that grants it`);
+  }
+
+  /** The 403 to throw, once the refusal is recorded. */
+  private async denied(p: Principal, action: Action, t: AuthzTarget, message: string) {
+    await this.opts.onDenied?.(p, action, t, message);
+    return forbidden(message);
   }
 
   private anonymousCreateAllowed(kind: string): boolean {

@@ -3,7 +3,7 @@ import { unauthorized } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import { credentialStamp } from '../resources/credentials.js';
 import type { Envelope, Store } from '../storage/store.js';
-import { API_TOKEN_PREFIX, type ApiToken, type ApiTokens } from './api-tokens.js';
+import { API_TOKEN_PREFIX, type ApiTokens } from './api-tokens.js';
 import type { Authenticator } from './authenticator.js';
 import type { Principal } from './authorizer.js';
 import { COOKIE_PAYLOAD, COOKIE_SIGNATURE, parseCookies } from './cookies.js';
@@ -29,17 +29,15 @@ export class TokenAuthenticator implements Authenticator {
       providerToken?: (token: string) => Promise<Principal | undefined>;
       /** API tokens (`dp_...` Bearer tokens). */
       apiTokens?: ApiTokens;
-      /** Called when a token is used (at most once a minute per token, with its last-used time). */
-      onTokenUse?: (principal: Principal, record: ApiToken) => void;
       /** The provider groups and mapped roles of a user (from what its providers last reported). */
       groupsOf?: (user: Envelope) => Pick<Principal, 'groups' | 'roles'>;
     },
   ) {}
 
-  async authenticate(headers: IncomingHttpHeaders): Promise<Principal | undefined> {
+  async authenticate(headers: IncomingHttpHeaders, origin?: Principal['origin']): Promise<Principal | undefined> {
     const found = credentials(headers);
     if (!found) return undefined;
-    if (!found.viaCookie && this.o.apiTokens && found.token.startsWith(API_TOKEN_PREFIX)) return this.apiToken(found.token);
+    if (!found.viaCookie && this.o.apiTokens && found.token.startsWith(API_TOKEN_PREFIX)) return this.apiToken(found.token, origin);
     if (!found.viaCookie && this.o.providerToken) {
       const external = await this.o.providerToken(found.token);
       if (external) return external;
@@ -56,13 +54,12 @@ export class TokenAuthenticator implements Authenticator {
   }
 
   /** A `dp_` token: checked against the store as of now (a revocation on any replica holds); its use recorded at most once a minute. */
-  private async apiToken(token: string): Promise<Principal> {
+  private async apiToken(token: string, origin: Principal['origin']): Promise<Principal> {
     await this.o.store.sync();
-    const { principal, record } = await this.o.apiTokens!.authenticate(token);
-    void this.o.apiTokens!.touch(record).then(
-      (written) => written && this.o.onTokenUse?.(principal, record),
-      () => undefined,
-    );
+    const found = await this.o.apiTokens!.authenticate(token);
+    const principal = origin ? { ...found.principal, origin } : found.principal;
+    // not awaited: the request does not wait for this write (failures leave the last time as it was)
+    void this.o.apiTokens!.touch(found.record, principal).catch(() => undefined);
     return principal;
   }
 }

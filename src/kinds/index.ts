@@ -1,3 +1,4 @@
+import { AUDIT_KIND } from './audit-event.js';
 import { dashboard, ephemeralDashboard } from './dashboard.js';
 import { datasource, globalDatasource } from './datasource.js';
 import { folder } from './folder.js';
@@ -32,5 +33,5 @@ export function buildKindRegistry(): KindRegistry {
     group,
     serviceAccount,
     globalServiceAccount,
-  ]);
+  ], { [AUDIT_KIND]: 'project' });
 }

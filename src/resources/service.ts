@@ -16,7 +16,9 @@ import { mask, restoreMasked } from './masking.js';
 import { getPath } from './object-path.js';
 import { identify, stampMetadata, type Target } from './prepare.js';
 import { forgetSubject } from './forget-subject.js';
-import { writerOf } from './managers.js';
+import { MANAGER, writerOf } from './managers.js';
+import { auditDraft } from '../audit/drafts.js';
+import type { AuditDraft } from '../storage/audit-types.js';
 import { keepStoredSecrets, sameContent } from './unchanged.js';
 
 export interface ServiceOptions {
@@ -151,7 +153,8 @@ export class ResourceService {
     await this.dropExpired(d, keyOf(obj));
     try {
       const record = this.recordOf(d, p, w, w.continueHistoryAt !== undefined);
-      await this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}), ...record });
+      const audit = [obj, ...companions].map((o) => this.audited(p, w, 'create', o));
+      await this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}), ...record, audit });
     } catch (e) {
       if (e instanceof ApiError && e.reason === 'NotFound' && project !== undefined) throw projectMissing(project);
       throw e;
@@ -185,7 +188,7 @@ export class ResourceService {
       seal(d, obj, current, this.opts.secrets);
       await this.credentialsChanging(p, d, current, obj);
       try {
-        await this.opts.store.update(obj, { expectedVersion: version, ...this.recordOf(d, p, w) });
+        await this.opts.store.update(obj, { expectedVersion: version, ...this.recordOf(d, p, w), audit: [this.audited(p, w, 'update', obj, version)] });
         return { object: mask(d, obj), unchanged: false };
       } catch (e) {
         if (!(e instanceof ApiError && e.reason === 'Conflict')) throw e;
@@ -208,12 +211,13 @@ export class ResourceService {
         ...(w.ifMatch !== undefined ? { expectedVersion: w.ifMatch } : {}),
         ...(w.ifUpdatedAt !== undefined ? { expectedUpdatedAt: w.ifUpdatedAt } : {}),
         ...(children ? { children } : {}),
+        audit: [this.audited(p, w, 'delete', current, current.metadata.version)],
       });
     } catch (e) {
       if (e instanceof ApiError && e.reason === 'Conflict') throw preconditionFailed(`${d.kind} "${name}" was changed by someone else; read it again and retry with its new version`);
       throw e;
     }
-    if (d.subject === 'principal') await forgetSubject({ store: this.opts.store, registry: this.opts.registry, now: this.now }, d, scopeOf(d, project), name);
+    if (d.subject === 'principal') await forgetSubject({ store: this.opts.store, registry: this.opts.registry, now: this.now }, d, scopeOf(d, project), name, p);
   }
 
   /**
@@ -358,6 +362,25 @@ export class ResourceService {
     if (!d.history) return { writer };
     const max = (getPath(this.opts.config, 'history.max_versions') as number | undefined) ?? 50;
     return { writer, history: { max, ...(continues ? { continues } : {}) } };
+  }
+
+  /** The audit entry of a write of `obj` by `p` (committed with it); a project's own entries name it as their project. */
+  private audited(p: Principal, w: WriteOptions, action: 'create' | 'update' | 'delete', obj: Envelope, before?: number): AuditDraft {
+    const { kind, metadata } = obj;
+    const project = this.opts.registry.byName(kind)?.isProjectScope ? metadata.name : metadata.project;
+    return auditDraft(
+      p,
+      {
+        action,
+        manager: w.manager ?? MANAGER.api,
+        kind,
+        ...(project !== undefined ? { project } : {}),
+        name: metadata.name,
+        ...(before !== undefined ? { versionBefore: before } : {}),
+        ...(action !== 'delete' ? { versionAfter: metadata.version } : {}),
+      },
+      this.now(),
+    );
   }
 
   private projectKey(project: string): ObjectKey {

@@ -40,6 +40,8 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
         if (n > 0) log(`${kind}: ${n}`);
         objects += n;
       }
+      const audit = await copyAudit(from, to);
+      if (audit > 0) log(`audit entries: ${audit}`);
       log(`done: ${objects} objects and ${versions} history entries copied`);
       return { objects, versions };
     } finally {
@@ -47,6 +49,19 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
     }
   } finally {
     await from.close();
+  }
+}
+
+/** The audit log, oldest first, in the same order (the target numbers the entries anew). */
+async function copyAudit(from: Store, to: Store): Promise<number> {
+  let n = 0;
+  for (let after = 0; ; ) {
+    const page = await from.listAudit({ afterId: after, limit: 1000 });
+    if (page.entries.length) await to.appendAudit(page.entries.map(({ id: _id, ...entry }) => entry));
+    n += page.entries.length;
+    const next = page.next ?? page.entries[page.entries.length - 1]?.id;
+    if (next === undefined || (page.next === undefined && page.entries.length < 1000)) return n;
+    after = next;
   }
 }
 

@@ -901,6 +901,7 @@ export interface ServerConfig {
   plugin?: PluginConfig;
   http?: HTTPConfig;
   log?: LogConfig;
+  audit?: AuditConfig;
 }
 /**
  * Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.
@@ -1398,4 +1399,17 @@ export interface LogConfig {
    * Minimum level of the messages written.
    */
   level?: "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
+}
+/**
+ * The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).
+ */
+export interface AuditConfig {
+  /**
+   * How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as "90d".
+   */
+  retention?: string;
+  /**
+   * Also append each entry this server records, as one JSON line, to this file ("-": standard output), for shipping to a log system. Unset: the store only.
+   */
+  file?: string;
 }
