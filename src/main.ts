@@ -5,23 +5,15 @@ import { serverLogger } from './api/log-destination.js';
 import type { AuthRouteOptions } from './api/auth-routes.js';
 import type { ExternalAuthOptions } from './api/external-auth-routes.js';
 import { openInstallationWarning } from './auth/exposure.js';
-import { buildProviders, unverifiedIssuer } from './auth/external.js';
-import { principalUser } from './auth/user-sync.js';
-import { groupGrants, principalGroups } from './auth/provider-groups.js';
 import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
-import { allowAll, readOnly, type Authorizer, type AuthzTarget, type Principal } from './auth/authorizer.js';
+import { allowAll, readOnly, type Authorizer } from './auth/authorizer.js';
 import { AuditKeeper } from './audit/audit-keeper.js';
-import { auditDraft } from './audit/drafts.js';
 import { bootstrapAdmin } from './auth/bootstrap.js';
 import { loadKeyRing } from './auth/keys.js';
-import { AuthService } from './auth/login.js';
 import { PasswordHasher } from './auth/passwords.js';
-import { RbacAuthorizer, type Permission } from './auth/rbac.js';
-import { SESSION_KIND, SessionStore } from './auth/sessions.js';
-import { TokenAuthenticator } from './auth/token-authenticator.js';
-import { TokenService } from './auth/tokens.js';
-import { API_TOKEN_KIND, ApiTokens } from './auth/api-tokens.js';
-import { UpstreamRefresher } from './auth/upstream-refresh.js';
+import type { SessionStore } from './auth/sessions.js';
+import type { ApiTokens } from './auth/api-tokens.js';
+import { composeAuth } from './auth/compose.js';
 import { readBuildInfo } from './build-info.js';
 import type { ServerConfig } from './config.js';
 import { buildKindRegistry } from './kinds/index.js';
@@ -38,10 +30,9 @@ import { parseDuration } from './resources/duration.js';
 import type { CredentialChange } from './resources/credentials.js';
 import { ResourceService } from './resources/service.js';
 import { LevelStore } from './storage/level-store.js';
-import { ReadCache } from './storage/read-cache.js';
 import { PostgresStore } from './storage/postgres-store.js';
 import { readFileSync } from 'node:fs';
-import type { Envelope, Store } from './storage/store.js';
+import type { Store } from './storage/store.js';
 
 /** A running server: its app, store and the address it listens on. */
 export interface RunningServer {
@@ -96,65 +87,10 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     const damaged = await checkSecretKeys(store, registry, secrets);
     if (damaged > 0) startupLog.push(`warning: ${damaged} stored secret values do not decrypt (altered or moved); they will fail where used`);
     if (security.enable_auth) {
-      const accessTtlMs = parseDuration(authn.access_token_ttl!)!;
-      const refreshTtlMs = parseDuration(authn.refresh_token_ttl!)!;
-      const tokens = new TokenService(keys, { accessS: Math.round(accessTtlMs / 1000), refreshS: Math.round(refreshTtlMs / 1000) });
-      const userKind = registry.all().find((d) => d.isPrincipal)!;
-      // every authenticated request reads its session and user: from memory until they change
-      const principalKinds = registry.all().filter((d) => d.subject === 'principal').map((d) => d.kind);
-      const reads = new ReadCache(store, [SESSION_KIND, API_TOKEN_KIND, ...principalKinds]);
-      sessions = new SessionStore(store, reads);
-      const providers = buildProviders(authn.providers!.oidc, authn.providers!.oauth);
-      const acceptingTokens = [...providers.values()];
-      const policies = new Map(acceptingTokens.flatMap((p) => (p.groups ? [[p.issuerId, p.groups] as const] : [])));
-      const groupsOf = (user: Envelope) => principalGroups(policies, user.spec);
-      apiTokens = new ApiTokens({ store, reads, registry, principalOf: (owner) => (owner.kind === userKind.kind ? groupsOf(owner) : {}) });
-      authenticator = new TokenAuthenticator({
-        apiTokens,
-        tokens,
-        sessions,
-        store,
-        reads,
-        userKind,
-        ...(policies.size ? { groupsOf } : {}),
-        // only with providers configured: decoding every bearer token for its issuer costs
-        ...(acceptingTokens.length > 0
-          ? {
-              providerToken: async (token: string) => {
-                const issuer = unverifiedIssuer(token);
-                const p = acceptingTokens.find((x) => x.acceptsTokenFrom(issuer));
-                if (!p) return undefined;
-                const id = await p.verifyAccessToken(token);
-                const user = await principalUser(id, { store, service: serviceRef.current!, userKind });
-                // the token's own groups claim, when it has one: what the provider says now
-                return { name: user.metadata.name, anonymous: false, ...(p.groups && id.groups ? groupGrants(id.groups, p.groups) : groupsOf(user)) };
-              },
-            }
-          : {}),
-      });
-      const onDenied = async (p: Principal, action: string, t: AuthzTarget, reason: string) => {
-        const target = { kind: t.kind, ...(t.project !== undefined ? { project: t.project } : {}), ...(t.name !== undefined ? { name: t.name } : {}) };
-        // the 403 is answered even if the entry cannot be written
-        await store.appendAudit([auditDraft(p, { action: 'denied', deniedAction: action, ...target, reason })]).catch((e: unknown) => lateLog.warn(e));
-      };
-      const rbac = new RbacAuthorizer({ store, registry, guest: (security.authorization!.guest_permissions ?? []) as Permission[], config, onDenied });
-      authorizer = rbac;
-      const limits = authn.login_rate_limit!;
-      const upstream = providers.size > 0 ? new UpstreamRefresher({ providers, box: secrets, store, service: () => serviceRef.current!, userKind }) : undefined;
-      const authService = new AuthService({ store, userKind, passwords, sessions, tokens, refreshTtlMs, audit: (entries) => store.appendAudit(entries), ...(upstream ? { upstream } : {}), limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! }, onFailure: () => metrics.loginFailures.inc(), onRateLimited: () => metrics.loginRateLimited.inc() });
-      const cookie = { sameSite: security.cookie!.same_site!, secure: security.cookie!.secure! };
-      auth = {
-        auth: authService,
-        rbac,
-        userKind,
-        cookie,
-        enableNative: authn.providers!.enable_native !== false,
-        tokens: { tokens: apiTokens, registry, store, maxTtl: authn.max_token_ttl!, maxTtlMs: parseDuration(authn.max_token_ttl!)!, knownScopes: new Set(registry.scopes.keys()) },
-      };
-      if (providers.size > 0) {
-        external = { providers, auth: authService, store, userKind, cookie, stateKey: keys.loginStateKey };
-        startupLog.push(`identity providers: ${[...providers.keys()].join(', ')}`);
-      }
+      const parts = composeAuth({ config, registry, store, keys, secrets, passwords, metrics, service: () => serviceRef.current!, warn: (e) => lateLog.warn(e) });
+      ({ authenticator, authorizer, auth, external, sessions } = parts);
+      apiTokens = parts.apiTokens;
+      if (external) startupLog.push(`identity providers: ${[...external.providers.keys()].join(', ')}`);
     }
     if (security.readonly) authorizer = readOnly(authorizer);
   } catch (e) {
