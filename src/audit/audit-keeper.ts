@@ -1,4 +1,5 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { AUDIT_KIND } from '../kinds/audit-event.js';
 import type { AuditNotice } from '../storage/audit-types.js';
 import type { Store } from '../storage/store.js';
 
@@ -54,7 +55,7 @@ export class AuditKeeper {
             return (line: string) => void this.out?.write(line);
           })();
     this.unsubscribe = this.o.store.onAudit((n: AuditNotice) => {
-      for (const e of n.entries ?? []) write(`${JSON.stringify({ kind: 'AuditEvent', ...e })}\n`);
+      for (const e of n.entries ?? []) write(`${JSON.stringify({ kind: AUDIT_KIND, ...e })}\n`);
     });
   }
 }
