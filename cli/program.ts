@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { makeApplyCommand } from './commands/apply.js';
+import { makeAuditCommand } from './commands/audit.js';
 import { makeCompletionCommand } from './commands/completion.js';
 import { makeDeleteCommand } from './commands/delete.js';
 import { makeDescribeCommand } from './commands/describe.js';
@@ -11,6 +12,7 @@ import { makeLintCommand } from './commands/lint.js';
 import { makeLoginCommand } from './commands/login.js';
 import { makeMigrateCommand } from './commands/migrate.js';
 import { makeLogoutCommand, makeWhoamiCommand } from './commands/session.js';
+import { makeTokenCommand } from './commands/token.js';
 import { makeConfigCommand, makeProjectCommand } from './commands/settings.js';
 import { clientVersion, makeVersionCommand } from './commands/version.js';
 import type { Env } from './env.js';
@@ -24,7 +26,7 @@ export function buildProgram(env: Env): Command {
     .showHelpAfterError('(run dashctl help for usage)')
     .exitOverride();
   program.hook('preAction', () => env.selectContext(program.opts<{ context?: string }>().context));
-  const makers = [makeLoginCommand, makeLogoutCommand, makeWhoamiCommand, makeConfigCommand, makeProjectCommand, makeApplyCommand, makeDiffCommand, makeGetCommand, makeDescribeCommand, makeEditCommand, makeDeleteCommand, makeHistoryCommand, makeLintCommand, makeMigrateCommand, makeVersionCommand, makeCompletionCommand];
+  const makers = [makeLoginCommand, makeLogoutCommand, makeWhoamiCommand, makeConfigCommand, makeProjectCommand, makeApplyCommand, makeDiffCommand, makeGetCommand, makeDescribeCommand, makeEditCommand, makeDeleteCommand, makeHistoryCommand, makeAuditCommand, makeTokenCommand, makeLintCommand, makeMigrateCommand, makeVersionCommand, makeCompletionCommand];
   for (const make of makers) program.addCommand(make(env));
   return program;
 }

@@ -6,18 +6,15 @@ import { serverLogger } from './api/log-destination.js';
 import type { AuthRouteOptions } from './api/auth-routes.js';
 import type { ExternalAuthOptions } from './api/external-auth-routes.js';
 import { openInstallationWarning } from './auth/exposure.js';
-import { buildProviders, unverifiedIssuer } from './auth/external.js';
-import { principalUser } from './auth/user-sync.js';
 import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
 import { allowAll, readOnly, type Authorizer } from './auth/authorizer.js';
+import { AuditKeeper } from './audit/audit-keeper.js';
 import { bootstrapAdmin } from './auth/bootstrap.js';
 import { loadKeyRing } from './auth/keys.js';
-import { AuthService } from './auth/login.js';
 import { PasswordHasher } from './auth/passwords.js';
-import { RbacAuthorizer, type Permission } from './auth/rbac.js';
-import { SESSION_KIND, SessionStore } from './auth/sessions.js';
-import { TokenAuthenticator } from './auth/token-authenticator.js';
-import { TokenService } from './auth/tokens.js';
+import type { SessionStore } from './auth/sessions.js';
+import type { ApiTokens } from './auth/api-tokens.js';
+import { composeAuth } from './auth/compose.js';
 import { readBuildInfo } from './build-info.js';
 import type { ServerConfig } from './config.js';
 import { buildKindRegistry } from './kinds/index.js';
@@ -77,6 +74,9 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   /** The service exists after the authenticator; provider tokens need it only at request time. */
   const serviceRef: { current?: ResourceService } = {};
   let sessions: SessionStore | undefined;
+  let apiTokens: ApiTokens | undefined;
+  /** Warnings of parts built before the app (its logger). */
+  const lateLog = { warn: (_e: unknown) => undefined as void };
   try {
     const keys = loadKeyRing({ key: security.encryption_key, keyFile: security.encryption_key_file, previous: security.previous_encryption_keys, dataDir });
     startupLog.push(`encryption key from ${keys.source}`);
@@ -84,50 +84,10 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     const damaged = await checkSecretKeys(store, registry, secrets);
     if (damaged > 0) startupLog.push(`warning: ${damaged} stored secret values do not decrypt (altered or moved); they will fail where used`);
     if (security.enable_auth) {
-      const accessTtlMs = parseDuration(authn.access_token_ttl!)!;
-      const refreshTtlMs = parseDuration(authn.refresh_token_ttl!)!;
-      const tokens = new TokenService(keys, { accessS: Math.round(accessTtlMs / 1000), refreshS: Math.round(refreshTtlMs / 1000) });
-      const userKind = registry.all().find((d) => d.isPrincipal)!;
-      // every authenticated request reads its session and user: from memory until they change
-      const reads = new ReadCache(store, [SESSION_KIND, userKind.kind]);
-      sessions = new SessionStore(store, reads);
-      const providers = buildProviders(authn.providers!.oidc, authn.providers!.oauth);
-      const acceptingTokens = [...providers.values()];
-      authenticator = new TokenAuthenticator({
-        tokens,
-        sessions,
-        store,
-        reads,
-        userKind,
-        // only with providers configured: decoding every bearer token for its issuer costs
-        ...(acceptingTokens.length > 0
-          ? {
-              providerToken: async (token: string) => {
-                const issuer = unverifiedIssuer(token);
-                const p = acceptingTokens.find((x) => x.acceptsTokenFrom(issuer));
-                if (!p) return undefined;
-                const user = await principalUser(await p.verifyAccessToken(token), { store, service: serviceRef.current!, userKind });
-                return { name: user.metadata.name, anonymous: false };
-              },
-            }
-          : {}),
-      });
-      const rbac = new RbacAuthorizer({ store, registry, guest: (security.authorization!.guest_permissions ?? []) as Permission[], config });
-      authorizer = rbac;
-      const limits = authn.login_rate_limit!;
-      const authService = new AuthService({ store, userKind, passwords, sessions, tokens, refreshTtlMs, limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! }, onFailure: () => metrics.loginFailures.inc(), onRateLimited: () => metrics.loginRateLimited.inc() });
-      const cookie = { sameSite: security.cookie!.same_site!, secure: security.cookie!.secure! };
-      auth = {
-        auth: authService,
-        rbac,
-        userKind,
-        cookie,
-        enableNative: authn.providers!.enable_native !== false,
-      };
-      if (providers.size > 0) {
-        external = { providers, auth: authService, store, userKind, cookie, stateKey: keys.loginStateKey };
-        startupLog.push(`identity providers: ${[...providers.keys()].join(', ')}`);
-      }
+      const parts = composeAuth({ config, registry, store, keys, secrets, passwords, metrics, service: () => serviceRef.current!, warn: (e) => lateLog.warn(e) });
+      ({ authenticator, authorizer, auth, external, sessions } = parts);
+      apiTokens = parts.apiTokens;
+      if (external) startupLog.push(`identity providers: ${[...external.providers.keys()].join(', ')}`);
     }
     if (security.readonly) authorizer = readOnly(authorizer);
   } catch (e) {
@@ -153,6 +113,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     ...(external ? { external: { ...external, service } } : {}),
     watcher,
     metrics,
+    audit: { store, authorizer, bookmarkMs: parseDuration(config.watch!.bookmark_interval!)! },
     proxy: { registry, service, store, secrets, upstream, metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build,
     ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist') },
@@ -167,15 +128,19 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     log: (msg, err) => app.log.error({ err }, msg),
     onDeleted: () => metrics.reaperDeletions.inc(),
   });
+  lateLog.warn = (e) => app.log.warn({ err: e }, 'an audit entry could not be written');
+  const auditKeeper = new AuditKeeper({ store, retentionMs: parseDuration(config.audit!.retention!)!, ...(config.audit!.file ? { file: config.audit!.file } : {}), log: (msg, err) => app.log.warn({ err }, msg) });
   try {
     await reaper.start();
+    await auditKeeper.start();
     if (security.bootstrap_admin) {
       const line = await bootstrapAdmin(security.bootstrap_admin, registry, service);
       if (line) startupLog.push(line);
     }
     if (sessions) {
       const s = sessions;
-      const sweep = () => void s.sweep().catch((e: unknown) => app.log.warn({ err: e }, 'session sweep failed'));
+      const t = apiTokens;
+      const sweep = () => void Promise.all([s.sweep(), t?.sweep()]).catch((e: unknown) => app.log.warn({ err: e }, 'session and token sweep failed'));
       sweep();
       timers.push(setInterval(sweep, SESSION_SWEEP_MS).unref());
     }
@@ -186,6 +151,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   } catch (e) {
     timers.forEach(clearInterval);
     await reaper.stop();
+    await auditKeeper.stop();
     await app.close();
     await upstream.close();
     await store.close();
@@ -200,6 +166,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   const stopBackground = async () => {
     timers.forEach(clearInterval);
     await reaper.stop();
+    await auditKeeper.stop();
   };
   return running(app, store, service, config, stopBackground, upstream);
 }

@@ -24,6 +24,7 @@ async function snapshot(url: string): Promise<Record<string, unknown>> {
       if (d.history) out[`${id}/versions`] = await (await fetch(`${url}${path}/versions`)).json();
     }
   }
+  out.audit = await (await fetch(`${url}/api/v1/audit?limit=1000`)).json();
   return out;
 }
 
@@ -67,6 +68,7 @@ describe('dashplane migrate-store', function () {
         if (res.ok) stored++;
       }
       expect(stored).to.be.greaterThan(80);
+      expect(((await (await fetch(`${srv.url}/api/v1/audit?limit=1000`)).json()) as unknown[]).length, 'the audit log is copied too').to.be.greaterThan(80);
       const before = await snapshot(srv.url);
       const managers = Object.entries(before).filter(([k]) => k.endsWith('/managers')).flatMap(([, v]) => v as { manager: string }[]);
       expect(new Set(managers.map((m) => m.manager)), 'the copies are checked with more than one manager').to.include.members(['api', 'web-ui']);

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { ApiError } from '../src/errors.js';
 import { MAX_MANAGERS, type DumpItem, type Envelope, type ListQuery, type Store, type StoreEvent } from '../src/storage/store.js';
+import type { AuditDraft, AuditQuery } from '../src/storage/audit-types.js';
 
 export interface StoreFixture {
   store: Store;
@@ -417,5 +418,61 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
       expect((await store.get({ kind: 'Dashboard', project: 'p', name: 'x' }))!.metadata.version).to.equal(1);
     });
+
+    describeAuditContract(() => store, () => fx);
+  });
+}
+
+/** A draft audit entry of `action` by `user` on Dashboard p/name at `time`. */
+function draft(action: AuditDraft['action'], user: string, name: string, time = new Date().toISOString()): AuditDraft {
+  return { time, action, user, kind: 'Dashboard', project: 'p', name };
+}
+
+/** The audit log of a store (issue 20): entries go with their write, numbered in commit order. */
+function describeAuditContract(current: () => Store, fixture: () => StoreFixture): void {
+  it('audit entries are committed with their write, and only when it commits; ids follow commit order without gaps', async () => {
+    const store = current();
+    const heard: number[] = [];
+    store.onAudit((n) => n.entries?.forEach((e) => heard.push(e.id)));
+    await store.create(obj('Dashboard', 'p', 'x'), { audit: [draft('create', 'ann', 'x')] });
+    await rejection(store.create(obj('Dashboard', 'p', 'x'), { audit: [draft('create', 'bob', 'x')] }));
+    await rejection(store.update(obj('Dashboard', 'p', 'x', 5), { expectedVersion: 4, audit: [draft('update', 'bob', 'x')] }));
+    await store.update(obj('Dashboard', 'p', 'x', 1), { expectedVersion: 0, audit: [draft('update', 'ann', 'x')] });
+    await store.appendAudit([draft('denied', 'bob', 'x'), draft('login', 'ann', 'x')]);
+    await store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }, { audit: [draft('delete', 'ann', 'x')] });
+    await rejection(store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }, { audit: [draft('delete', 'bob', 'x')] }));
+    const { entries } = await store.listAudit({ limit: 100 });
+    expect(entries.map((e) => [e.id, e.action, e.user])).to.deep.equal([
+      [5, 'delete', 'ann'],
+      [4, 'login', 'ann'],
+      [3, 'denied', 'bob'],
+      [2, 'update', 'ann'],
+      [1, 'create', 'ann'],
+    ]);
+    expect(await store.lastAuditId()).to.equal(5);
+    expect(heard, 'this process hears its own entries').to.deep.equal([1, 2, 3, 4, 5]);
+    const concurrent = await Promise.all(Array.from({ length: 20 }, (_, i) => store.create(obj('Dashboard', 'p', `c${i}`), { audit: [draft('create', 'ann', `c${i}`)] })));
+    expect(concurrent).to.have.length(20);
+    const ids = (await store.listAudit({ afterId: 5, limit: 100 })).entries.map((e) => e.id);
+    expect(ids).to.deep.equal(Array.from({ length: 20 }, (_, i) => 6 + i));
+  });
+
+  it('audit pages: filters, newest first or from an id onwards, time range; pruning; numbering survives a reopen', async () => {
+    let store = current();
+    const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    await store.appendAudit([draft('login', 'ann', 'a', t(1)), draft('create', 'bob', 'b', t(2)), { time: t(3), action: 'denied', user: 'bob', kind: 'Folder', project: 'q', name: 'f' }, draft('update', 'ann', 'a', t(4))]);
+    const ids = async (q: Partial<AuditQuery>) => (await store.listAudit({ limit: 100, ...q })).entries.map((e) => e.id);
+    expect(await ids({ user: 'bob' })).to.deep.equal([3, 2]);
+    expect(await ids({ kind: 'Folder' })).to.deep.equal([3]);
+    expect(await ids({ project: 'p' })).to.deep.equal([4, 2, 1]);
+    expect(await ids({ action: 'update' })).to.deep.equal([4]);
+    expect(await ids({ since: t(2), until: t(4) })).to.deep.equal([3, 2]);
+    expect(await ids({ beforeId: 3, limit: 1 })).to.deep.equal([2]);
+    expect(await ids({ afterId: 1, limit: 2 })).to.deep.equal([2, 3]);
+    expect(await store.pruneAudit(t(3))).to.equal(2);
+    expect(await ids({})).to.deep.equal([4, 3]);
+    store = await fixture().reopen();
+    await store.appendAudit([draft('logout', 'ann', 'a')]);
+    expect(await ids({ limit: 1 })).to.deep.equal([5]);
   });
 }

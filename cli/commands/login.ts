@@ -16,6 +16,7 @@ interface LoginFlags {
   passwordStdin?: boolean;
   project?: string;
   token?: string;
+  tokenStdin?: boolean;
   provider?: string;
   clientId?: string;
   clientSecret?: string;
@@ -37,6 +38,7 @@ export function makeLoginCommand(env: Env): Command {
     .option('--password-stdin', 'read the native password from stdin (one line)')
     .option('-p, --project <name>', 'default project of the context (must exist)')
     .option('--token <token>', 'use this access token as is')
+    .option('--token-stdin', 'read an API token (dp_..., from dashctl token create) or access token from stdin')
     .option('--provider <slug>', 'OIDC/OAuth provider: device-code flow, or client credentials with --client-id')
     .option('--client-id <id>', 'client credentials (needs --provider and --client-secret)')
     .option('--client-secret <secret>', 'client credentials secret')
@@ -48,6 +50,11 @@ export function makeLoginCommand(env: Env): Command {
         flags.password = (await readStdin()).replace(/\r?\n$/, '');
         if (!flags.password) throw new CliError('--password-stdin read an empty password; pipe it in, e.g. printf %s "$PASSWORD" | dashctl login URL -u NAME --password-stdin');
       }
+      if (flags.tokenStdin) {
+        if (flags.token !== undefined) throw new CliError('give --token or --token-stdin, not both');
+        flags.token = (await readStdin()).trim();
+        if (!flags.token) throw new CliError('--token-stdin read nothing; pipe the token in, e.g. printf %s "$DASHPLANE_TOKEN" | dashctl login URL --token-stdin');
+      }
       const api = new ApiClient({ url, connections: 1 });
       try {
         const info = await authInfo(api);
@@ -58,11 +65,14 @@ export function makeLoginCommand(env: Env): Command {
         else if (flags.provider) tokens = await deviceCode(api, info, flags.provider, ctx.io);
         else tokens = await native(api, info, flags, ctx.io);
         if (flags.project !== undefined) await checkProject(url, tokens?.access_token, flags.project);
+        // a token given as is is checked before it is saved: a typo must not replace a working login
+        const checked = flags.token && info.enabled ? await whoami(url, flags.token) : undefined;
         const name = contextFor(ctx, url);
         ctx.saveContext(name, { url, accessToken: tokens?.access_token, refreshToken: tokens?.refresh_token, expiry: tokens?.expiry, ...(flags.project !== undefined ? { project: flags.project } : {}) }, true);
         const context = ` (context ${name})`;
         if (!tokens) return ctx.io.out(`${url}: authentication is disabled on this server; saved as the current server${context}\n`);
-        ctx.io.out(`Logged in to ${url}${subject(tokens.access_token) ? ` as ${subject(tokens.access_token)}` : ''}${context}\n`);
+        const who = subject(tokens.access_token) ?? checked;
+        ctx.io.out(`Logged in to ${url}${who ? ` as ${who}` : ''}${context}\n`);
       } finally {
         await api.close();
       }
@@ -83,6 +93,18 @@ async function checkProject(url: string, token: string | undefined, project: str
   try {
     const res = await api.request('GET', objectPath(KINDS.projectKind, project));
     if (res.status === 404) throw new CliError(`project "${project}" does not exist on ${url}; nothing was saved. -p is --project (as in every dashctl command): give a password with --password-stdin or --password`);
+  } finally {
+    await api.close();
+  }
+}
+
+/** Who a token signs in as (its user or service account); fails when the server refuses it. */
+async function whoami(url: string, token: string | undefined): Promise<string | undefined> {
+  const api = new ApiClient({ url, accessToken: token, connections: 1 });
+  try {
+    const { body } = await api.call('GET', '/api/v1/user/whoami');
+    const m = body?.metadata;
+    return m ? (m.project ? `${body.kind} ${m.project}/${m.name}` : m.name) : undefined;
   } finally {
     await api.close();
   }

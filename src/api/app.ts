@@ -12,6 +12,7 @@ import { parseDuration } from '../resources/duration.js';
 import type { ResourceService } from '../resources/service.js';
 import { SCHEMAS_DIR } from '../paths.js';
 import type { Store } from '../storage/store.js';
+import { registerAuditRoutes, type AuditRouteOptions } from './audit-routes.js';
 import { registerAuthRoutes, type AuthRouteOptions } from './auth-routes.js';
 import { registerBackupRoutes } from './backup-routes.js';
 import { registerBodyParsers } from './body-parsers.js';
@@ -50,6 +51,8 @@ export interface AppOptions {
   proxy: ProxyRouteOptions;
   watcher: Watcher;
   metrics: Metrics;
+  /** The audit log route. */
+  audit: AuditRouteOptions;
   /** External identity providers (auth on and providers configured). */
   external?: ExternalAuthOptions;
   /** Login, refresh, logout, whoami, permissions: present when auth is on. */
@@ -104,6 +107,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   registerSystemRoutes(app, o);
   registerMigrateRoutes(app, o);
   registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher);
+  registerAuditRoutes(app, o.audit);
   // Shutting down: answers close their connections, so in-flight keep-alive clients do not hold
   // the server open until the grace period ends.
   let closing = false;
@@ -133,14 +137,15 @@ export function buildApp(o: AppOptions): FastifyInstance {
 async function authenticate(authenticator: Authenticator, request: FastifyRequest): Promise<Principal> {
   const flag = (request.routeOptions.config as { anonymous?: boolean | ((url: string) => boolean) } | undefined)?.anonymous;
   const anonymousRoute = typeof flag === 'function' ? flag(request.url) : flag === true;
+  const origin = { requestId: request.id, address: request.ip };
   try {
-    const principal = await authenticator.authenticate(request.headers);
-    if (principal) return principal;
+    const principal = await authenticator.authenticate(request.headers, origin);
+    if (principal) return principal.origin ? principal : { ...principal, origin };
   } catch (e) {
     if (!anonymousRoute) throw e;
-    return ANONYMOUS;
+    return { ...ANONYMOUS, origin };
   }
-  if (anonymousRoute) return ANONYMOUS;
+  if (anonymousRoute) return { ...ANONYMOUS, origin };
   throw unauthorized('sign in first: send "Authorization: Bearer <access token>" (POST /api/auth/providers/native/login gives one)');
 }
 

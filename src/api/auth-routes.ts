@@ -3,11 +3,13 @@ import { AUTH_COOKIES, COOKIE_PAYLOAD, COOKIE_REFRESH, COOKIE_SIGNATURE, parseCo
 import type { AuthService } from '../auth/login.js';
 import type { RbacAuthorizer } from '../auth/rbac.js';
 import type { IssuedTokens } from '../auth/tokens.js';
-import { forbidden } from '../errors.js';
+import { forbidden, notFound } from '../errors.js';
+import { mask } from '../resources/masking.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import { assertName } from '../resources/names.js';
 import type { ResourceService } from '../resources/service.js';
 import { documented, type ResponseDoc } from './route-doc.js';
+import { registerTokenRoutes, type TokenRouteOptions } from './token-routes.js';
 
 export interface AuthRouteOptions {
   auth: AuthService;
@@ -16,6 +18,8 @@ export interface AuthRouteOptions {
   userKind: KindDescriptor;
   cookie: CookieOptions;
   enableNative: boolean;
+  /** API token routes (service accounts, personal access tokens). */
+  tokens: Omit<TokenRouteOptions, 'service'>;
 }
 
 /** Login, refresh, logout, whoami and permissions (docs/api.md §2, §12); only mounted with auth on. */
@@ -26,7 +30,7 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
       summary: 'Signs in with a user name and password: a token pair and the session cookies',
       body: { description: '`{"login", "password"}`', schema: 'LoginRequest', required: true },
       responses: { 200: TOKENS, 400: { description: 'Wrong login or password (one message for both)', schema: 'Error' }, 429: { description: 'Too many failed logins; `Retry-After` says when to try again', schema: 'Error' } },
-    }, true), async (req, reply) => sendTokens(reply, await o.auth.login(req.body, req.ip), o.cookie));
+    }, true), async (req, reply) => sendTokens(reply, await o.auth.login(req.body, req.principal), o.cookie));
   }
 
   app.post('/api/auth/refresh', documented({
@@ -41,12 +45,21 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
   });
 
   app.get('/api/auth/logout', documented({ tag: 'Authentication', summary: 'Ends the session on the server and clears the cookies', responses: { 204: { description: 'Signed out' } } }), async (req, reply) => {
-    await o.auth.logout(req.principal.sessionId);
+    await o.auth.logout(req.principal);
     void reply.header('set-cookie', AUTH_COOKIES.map((name) => serializeCookie(name, '', { ...o.cookie, httpOnly: name !== COOKIE_PAYLOAD, maxAge: 0 })));
     return reply.code(204).send();
   });
 
-  app.get('/api/v1/user/whoami', documented({ tag: 'Authentication', summary: 'The signed-in user (password masked)', responses: { 200: { description: 'The User', schema: 'User' } } }), async (req) => o.service.get(req.principal, o.userKind, '', req.principal.name));
+  app.get('/api/v1/user/whoami', documented({ tag: 'Authentication', summary: 'The signed-in user (password masked), or the service account an API token stands for', responses: { 200: { description: 'The User (or ServiceAccount)', schema: 'User' } } }), async (req) => {
+    const s = req.principal.subject;
+    if (!s) return o.service.get(req.principal, o.userKind, '', req.principal.name);
+    // a service account (API token): its own object, whatever it may read
+    const found = await o.tokens.store.get({ kind: s.kind, project: s.project ?? '', name: s.name });
+    if (!found) throw notFound(`${s.kind} "${s.name}" no longer exists`);
+    return mask(o.tokens.registry.byName(s.kind)!, found);
+  });
+
+  registerTokenRoutes(app, { ...o.tokens, service: o.service });
 
   app.get<{ Params: { name: string } }>('/api/v1/users/:name/permissions', documented({
     tag: 'Authentication',
@@ -56,7 +69,7 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
   }), async (req) => {
     assertName(req.params.name, 'name in the URL path');
     if (req.params.name !== req.principal.name) throw forbidden('you can only read your own permissions');
-    return o.rbac.permissionsOf(req.principal.name);
+    return o.rbac.permissionsOf(req.principal);
   });
 }
 

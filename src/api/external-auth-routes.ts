@@ -3,6 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parseCookies, serializeCookie, type CookieOptions } from '../auth/cookies.js';
 import { OAuthError, type ExternalProvider } from '../auth/external.js';
 import type { AuthService } from '../auth/login.js';
+import type { IssuedTokens } from '../auth/tokens.js';
 import { syncUser, type ExternalIdentity } from '../auth/user-sync.js';
 import { badRequest, notFound } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
@@ -72,8 +73,7 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
     if (used.has(saved.state)) throw badRequest('this login response was already used; start the login again');
     used.set(saved.state, saved.exp);
     for (const [s, exp] of used) if (exp < Date.now()) used.delete(s);
-    const identity = await p.finishLogin(origin(req), req.query, saved);
-    const tokens = await login(o, p, identity);
+    const tokens = await audited(o, p, req, async () => login(o, p, await p.finishLogin(origin(req), req.query, saved)));
     void reply.header('set-cookie', [clear, ...tokenCookies(tokens, o.cookie)]);
     return reply.redirect(saved.redirect && SAFE_REDIRECT.test(saved.redirect) ? saved.redirect : '/', 302);
   });
@@ -120,15 +120,28 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
           throw new OAuthError('unsupported_grant_type', 'grant_type must be urn:ietf:params:oauth:grant-type:device_code or client_credentials');
         }, reply);
         if (!identity) return reply;
-        return sendTokens(reply, await login(o, p, identity), o.cookie);
+        return sendTokens(reply, await audited(o, p, req, () => login(o, p, identity)), o.cookie);
       },
     });
   });
 }
 
-async function login(o: ExternalAuthOptions, p: ExternalProvider, identity: ExternalIdentity) {
+async function login(o: ExternalAuthOptions, p: ExternalProvider, identity: ExternalIdentity): Promise<{ tokens: IssuedTokens; user: string }> {
   const user = await syncUser(identity, o);
-  return o.auth.openSession(user, p.kind, p.slug);
+  return { tokens: await o.auth.openSession(user, p.kind, p.slug, identity.upstreamRefreshToken), user: user.metadata.name };
+}
+
+/** A sign-in through a provider, audited: a login, or a failed login with the reason (the provider's pending answers aside). */
+async function audited(o: ExternalAuthOptions, p: ExternalProvider, req: FastifyRequest, fn: () => Promise<{ tokens: IssuedTokens; user: string }>): Promise<IssuedTokens> {
+  const provider = `${p.kind}/${p.slug}`;
+  try {
+    const { tokens, user } = await fn();
+    await o.auth.record(req.principal, { action: 'login', user, provider });
+    return tokens;
+  } catch (e) {
+    if (!(e instanceof OAuthError && e.code === 'authorization_pending')) await o.auth.record(req.principal, { action: 'login-failed', user: '-', provider, reason: (e as Error).message.slice(0, 300) });
+    throw e;
+  }
 }
 
 function provider(o: ExternalAuthOptions, params: Params): ExternalProvider {

@@ -6,7 +6,8 @@ import { ANONYMOUS, type Principal } from './authorizer.js';
  * ApiError Unauthorized when they are invalid.
  */
 export interface Authenticator {
-  authenticate(headers: IncomingHttpHeaders): Promise<Principal | undefined>;
+  /** `origin`: the request's id and client address (kept on the principal for the audit log). */
+  authenticate(headers: IncomingHttpHeaders, origin?: Principal['origin']): Promise<Principal | undefined>;
 }
 
 /** With `security.enable_auth` off: everyone is the anonymous principal. */

@@ -10,6 +10,24 @@ export interface Principal {
   viaCookie?: boolean;
   /** dashplane itself (bootstrap, reaper): every check passes. */
   internal?: boolean;
+  /** What the principal is as a binding subject; absent: the User named `name`. */
+  subject?: { kind: string; name: string; project?: string };
+  /** Groups an identity provider reports for the principal (groups_claim, after the prefix). */
+  groups?: readonly string[];
+  /** Roles granted by a provider's role_mappings: a GlobalRole (no project) or a project's Role. */
+  roles?: readonly { role: string; project?: string }[];
+  /** Authenticated by an API token: its id, and the permissions it is narrowed to (all when absent). */
+  token?: { id: string; permissions?: readonly NarrowedPermission[] };
+  /** Where the request came from (for the audit log). */
+  origin?: { requestId: string; address: string };
+}
+
+/** A permission an API token is narrowed to: actions on kinds, optionally only in some projects. */
+export interface NarrowedPermission {
+  actions: string[];
+  scopes: string[];
+  /** Only in these projects (absent: wherever the owner may). */
+  projects?: string[];
 }
 
 /** dashplane acting on its own behalf. */
@@ -24,12 +42,22 @@ export interface AuthzTarget {
   name?: string;
 }
 
+/**
+ * Which objects of a kind a principal may read: '*' for every one in question, else a test of
+ * (project, name) — the project is "" for a global kind, and a Project's own name for a Project.
+ */
+export type Visible = '*' | ((project: string, name: string) => boolean);
+
 /** Permission checks; implementations throw `ApiError` Unauthorized or Forbidden. */
 export interface Authorizer {
   /** Throws when `principal` may not do `action` on `target`. */
   authorize(principal: Principal, action: Action, target: AuthzTarget): Promise<void>;
-  /** The projects in which `principal` may read `kind`: '*' for all. */
-  readableProjects(principal: Principal, kind: string): Promise<'*' | ReadonlySet<string>>;
+  /**
+   * The objects of `kind` `principal` may read. `where`: a list of one project (or "" for a global
+   * kind) — Forbidden when nothing there may be read; absent: a list across projects (Forbidden
+   * with `requireSome` when nothing at all may be read).
+   */
+  readable(principal: Principal, kind: string, where?: string, opts?: { requireSome?: boolean }): Promise<Visible>;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ name: 'anonymous', anonymous: true });
@@ -37,7 +65,7 @@ export const ANONYMOUS: Principal = Object.freeze({ name: 'anonymous', anonymous
 /** With `security.enable_auth` off: everything is allowed. */
 export const allowAll: Authorizer = Object.freeze({
   authorize: async () => undefined,
-  readableProjects: async () => '*' as const,
+  readable: async () => '*' as const,
 });
 
 /** `security.readonly`: reads go to `inner`, every write is refused. */
@@ -47,6 +75,6 @@ export function readOnly(inner: Authorizer): Authorizer {
       if (action !== 'read' && !principal.internal) throw forbidden(`this server is read-only (security.readonly: true); ${action} of ${target.kind} is not allowed`);
       return inner.authorize(principal, action, target);
     },
-    readableProjects: (principal, kind) => inner.readableProjects(principal, kind),
+    readable: (principal, kind, where, opts) => inner.readable(principal, kind, where, opts),
   };
 }

@@ -3,6 +3,7 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTVerifyGetKey } from '
 import { readFileSync } from 'node:fs';
 import { ApiError, badRequest, forbidden, unauthorized } from '../errors.js';
 import type { OAuthProviderConfig, OIDCProviderConfig } from '../kinds/generated/types.js';
+import { groupPolicy, groupsFromClaims, type GroupPolicy } from './provider-groups.js';
 import { loginName, subjectOf, type ExternalIdentity } from './user-sync.js';
 
 export type ProviderKind = 'oidc' | 'oauth';
@@ -25,11 +26,16 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/;
 export class ExternalProvider {
   private config?: Promise<oidc.Configuration>;
   private jwks?: JWTVerifyGetKey;
+  /** What groups_claim, groups_prefix, allowed_groups and role_mappings say (undefined: no groups read). */
+  readonly groups: GroupPolicy | undefined;
 
   constructor(
     readonly kind: ProviderKind,
     private readonly c: OIDCProviderConfig | OAuthProviderConfig,
-  ) {}
+    where = `security.authentication.providers.${kind}`,
+  ) {
+    this.groups = groupPolicy(c, where);
+  }
 
   get slug(): string {
     return this.c.slug_id;
@@ -71,6 +77,18 @@ export class ExternalProvider {
       ),
     );
     return this.identity(config, tokens);
+  }
+
+  /**
+   * A new sign-in from the provider's refresh token (kept, encrypted, with the session): the
+   * groups it reports now. The provider refusing the token (the user was removed or lost access)
+   * is an OAuthError `invalid_grant`; the identity must still be `subject`.
+   */
+  async refresh(refreshToken: string, subject: string): Promise<ExternalIdentity> {
+    const config = await this.configuration();
+    const tokens = await this.protocol(() => oidc.refreshTokenGrant(config, refreshToken));
+    const id = await this.identity(config, tokens, subject);
+    return id.upstreamRefreshToken ? id : { ...id, upstreamRefreshToken: refreshToken };
   }
 
   /** The provider's device authorization (device code, user code, verification URL). */
@@ -125,14 +143,23 @@ export class ExternalProvider {
     const subject = subjectOf(claims.sub);
     if (!subject) throw unauthorized(`the access token from provider "${this.slug}" has no usable subject (sub must be a non-empty string)`);
     const login = claims[c.login_claim ?? 'preferred_username'] ?? claims.client_id ?? claims.azp;
-    return { login: loginName(login, subject), issuer: c.issuer, subject, ...(typeof claims.email === 'string' ? { email: claims.email } : {}) };
+    return {
+      login: loginName(login, subject),
+      issuer: c.issuer,
+      subject,
+      ...(typeof claims.email === 'string' ? { email: claims.email } : {}),
+      // a token without the claim leaves the groups of the user's last sign-in
+      ...(this.groups && claims[this.groups.claim] !== undefined ? { groups: groupsFromClaims(claims, this.groups) } : {}),
+    };
   }
 
-  private async identity(config: oidc.Configuration, tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers): Promise<ExternalIdentity> {
+  /** The identity of a token response; `expected`: the subject a refresh must still be (its response may hold no ID token). */
+  private async identity(config: oidc.Configuration, tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers, expected?: string): Promise<ExternalIdentity> {
     const claims: Record<string, unknown> = { ...(tokens.claims() ?? {}) };
     let info: Record<string, unknown>;
     if (this.kind === 'oidc') {
-      info = config.serverMetadata().userinfo_endpoint ? { ...(await this.protocol(() => oidc.fetchUserInfo(config, tokens.access_token, claims.sub as string))) } : {};
+      const sub = typeof claims.sub === 'string' ? claims.sub : expected;
+      info = config.serverMetadata().userinfo_endpoint && sub ? { ...(await this.protocol(() => oidc.fetchUserInfo(config, tokens.access_token, sub))) } : {};
     } else {
       const res = await this.protocol(() => oidc.fetchProtectedResource(config, tokens.access_token, new URL((this.c as OAuthProviderConfig).user_infos_url), 'GET'));
       if (!res.ok) throw unauthorized(`provider "${this.slug}" did not return the user's profile (HTTP ${res.status})`);
@@ -141,6 +168,7 @@ export class ExternalProvider {
     const all = { ...info, ...claims };
     const subject = subjectOf(all.sub ?? all.id);
     if (!subject) throw unauthorized(`provider "${this.slug}" returned no usable subject for the user (sub or id must be a non-empty string or an integer)`);
+    if (expected !== undefined && subject !== expected) throw unauthorized(`provider "${this.slug}" answered the refresh for another user; log in again`);
     const claim = this.kind === 'oidc' ? ((this.c as OIDCProviderConfig).login_claim ?? 'preferred_username') : ((this.c as OAuthProviderConfig).custom_login_property ?? 'login');
     const email = typeof all.email === 'string' ? all.email : undefined;
     this.checkDomain(email, all.email_verified);
@@ -152,6 +180,8 @@ export class ExternalProvider {
       ...(email ? { email } : {}),
       ...(typeof all.given_name === 'string' ? { firstName: all.given_name } : first ? { firstName: first } : {}),
       ...(typeof all.family_name === 'string' ? { lastName: all.family_name } : rest.length ? { lastName: rest.join(' ') } : {}),
+      ...(this.groups ? { groups: groupsFromClaims(all, this.groups) } : {}),
+      ...(tokens.refresh_token ? { upstreamRefreshToken: tokens.refresh_token } : {}),
     };
   }
 
@@ -168,6 +198,11 @@ export class ExternalProvider {
 
   private scopes(): string {
     return (this.c.scopes ?? (this.kind === 'oidc' ? ['openid', 'profile', 'email'] : [])).join(' ');
+  }
+
+  /** The issuer users of this provider are bound to (OIDC issuer, or the OAuth authorization server's origin). */
+  get issuerId(): string {
+    return this.issuer();
   }
 
   private issuer(): string {
@@ -258,7 +293,7 @@ export function buildProviders(oidcList: readonly OIDCProviderConfig[] = [], oau
       const url = new URL(u);
       if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) throw new Error(`${where}: ${u} must use https (http is only accepted for loopback addresses)`);
     }
-    out.set(`${kind}/${c.slug_id}`, new ExternalProvider(kind, c));
+    out.set(`${kind}/${c.slug_id}`, new ExternalProvider(kind, c, where));
   };
   oidcList.forEach((c, i) => add('oidc', c, i));
   oauthList.forEach((c, i) => add('oauth', c, i));

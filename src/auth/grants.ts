@@ -1,18 +1,58 @@
-import type { KindDescriptor } from '../kinds/descriptor.js';
+import type { KindDescriptor, Scope } from '../kinds/descriptor.js';
+import { getPath } from '../resources/object-path.js';
 import type { Envelope, Store } from '../storage/store.js';
+import { DerivedCache } from './derived-cache.js';
 
-/** `{actions, scopes}` as in Role/GlobalRole specs and the guest permissions. */
+/**
+ * `{actions, scopes}` as in Role/GlobalRole specs and the guest permissions; `resources` and
+ * `folders` narrow it to named objects (see `permits` in rbac.ts).
+ */
 export interface Permission {
   actions: string[];
   scopes: string[];
+  resources?: string[];
+  folders?: string[];
 }
 
-/** What every user is granted by roles and bindings (guest permissions not included). */
+/** What a binding names: `{kind, name}`, with the binding's project for a project-scoped kind. */
+export interface Subject {
+  kind: string;
+  name: string;
+  project?: string;
+}
+
+/** What every subject is granted by roles and bindings (guest permissions not included). */
 export interface Grants {
-  /** user -> permissions of the GlobalRoles bound to them. */
+  /** subject key -> permissions of the GlobalRoles bound to it. */
   global: ReadonlyMap<string, Permission[]>;
-  /** user -> project -> permissions of that project's Roles bound to them, projects in binding order. */
+  /** subject key -> project -> permissions of that project's Roles bound to it, projects in binding order. */
   projects: ReadonlyMap<string, ReadonlyMap<string, Permission[]>>;
+  /** principal subject key -> keys of the groups that list it as a member. */
+  memberOf: ReadonlyMap<string, string[]>;
+  /** roleKey -> permissions of every Role and GlobalRole (for configured role mappings). */
+  roles: ReadonlyMap<string, Permission[]>;
+}
+
+/** The identity of a subject in `Grants`. */
+export function subjectKey(s: Subject): string {
+  return s.project !== undefined ? `${s.kind}\u0000${s.project}\u0000${s.name}` : `${s.kind}\u0000${s.name}`;
+}
+
+/** The key of a Role (`project` = its project) or GlobalRole (`project` = ""). */
+export function roleKey(project: string, name: string): string {
+  return `${project}\u0000${name}`;
+}
+
+/** The kinds grants are computed from. */
+export interface GrantKinds {
+  globalRole: KindDescriptor;
+  globalBinding: KindDescriptor;
+  projectRole: KindDescriptor;
+  projectBinding: KindDescriptor;
+  /** Kinds whose objects list members (Group). */
+  groups: readonly KindDescriptor[];
+  /** Every kind's scope: a subject of a project-scoped kind lives in its binding's project. */
+  scopes: ReadonlyMap<string, Scope>;
 }
 
 interface Binding {
@@ -21,79 +61,84 @@ interface Binding {
 }
 
 /**
- * Every user's grants, computed from all roles and bindings in four reads and kept until a role
- * or binding changes: the store's events (every replica's) drop the cached value, and `sync`
- * first delivers every event committed before the request, so a change holds on the very next
- * request on any replica.
+ * Every subject's grants, computed from all roles, bindings and groups in a few reads and kept
+ * until one of them changes, on any replica (DerivedCache).
  */
 export class GrantsCache {
-  private current?: Promise<Grants>;
-  /** Bumped by every relevant event: a computation started before one is not kept. */
-  private generation = 0;
-  private readonly kinds: Set<string>;
+  private readonly cache: DerivedCache<Grants>;
 
-  constructor(private readonly o: { store: Store; globalRole: KindDescriptor; globalBinding: KindDescriptor; projectRole: KindDescriptor; projectBinding: KindDescriptor }) {
-    this.kinds = new Set([o.globalRole.kind, o.globalBinding.kind, o.projectRole.kind, o.projectBinding.kind]);
-    o.store.onEvent((e) => {
-      if (!this.kinds.has(e.object.kind)) return;
-      this.generation++;
-      this.current = undefined;
-    });
+  constructor(private readonly o: GrantKinds & { store: Store }) {
+    const kinds = [o.globalRole, o.globalBinding, o.projectRole, o.projectBinding, ...o.groups].map((d) => d.kind);
+    this.cache = new DerivedCache(o.store, kinds, () => this.compute());
   }
 
-  async get(): Promise<Grants> {
-    await this.o.store.sync();
-    if (this.current) return this.current;
-    const generation = this.generation;
-    const computing = this.compute();
-    this.current = computing;
-    computing.then(
-      () => {
-        if (this.generation !== generation && this.current === computing) this.current = undefined;
-      },
-      () => {
-        if (this.current === computing) this.current = undefined;
-      },
-    );
-    return computing;
+  get(): Promise<Grants> {
+    return this.cache.get();
   }
 
   private async compute(): Promise<Grants> {
     const { store } = this.o;
-    const [globalRoles, globalBindings, projectRoles, projectBindings] = await Promise.all([
+    const [globalRoles, globalBindings, projectRoles, projectBindings, ...groupLists] = await Promise.all([
       store.list({ kind: this.o.globalRole.kind, project: '' }),
       store.list({ kind: this.o.globalBinding.kind, project: '' }),
       store.list({ kind: this.o.projectRole.kind }),
       store.list({ kind: this.o.projectBinding.kind }),
+      ...this.o.groups.map((g) => store.list({ kind: g.kind, project: '' })),
     ]);
-    const roleKey = (project: string, name: string) => `${project}/${name}`;
     const roles = new Map<string, Permission[]>();
     for (const r of [...globalRoles, ...projectRoles]) roles.set(roleKey(r.metadata.project ?? '', r.metadata.name), permissionsIn(r));
     const global = new Map<string, Permission[]>();
     for (const b of globalBindings) {
       const perms = roles.get(roleKey('', (b.spec as Binding).role));
-      if (perms) for (const user of usersOf(b)) global.set(user, [...(global.get(user) ?? []), ...perms]);
+      if (perms) for (const key of this.subjectsOf(b)) global.set(key, [...(global.get(key) ?? []), ...perms]);
     }
     const projects = new Map<string, Map<string, Permission[]>>();
     for (const b of projectBindings) {
       const project = b.metadata.project!;
       const perms = roles.get(roleKey(project, (b.spec as Binding).role));
       if (!perms) continue;
-      for (const user of usersOf(b)) {
-        const mine = projects.get(user) ?? new Map<string, Permission[]>();
-        projects.set(user, mine);
+      for (const key of this.subjectsOf(b)) {
+        const mine = projects.get(key) ?? new Map<string, Permission[]>();
+        projects.set(key, mine);
         mine.set(project, [...(mine.get(project) ?? []), ...perms]);
       }
     }
-    return { global, projects };
+    const memberOf = new Map<string, string[]>();
+    this.o.groups.forEach((g, i) => {
+      for (const obj of groupLists[i]) {
+        const group = subjectKey({ kind: g.kind, name: obj.metadata.name });
+        for (const name of new Set(namesAt(obj, g.members!.path))) {
+          const member = subjectKey({ kind: g.members!.kind, name });
+          memberOf.set(member, [...(memberOf.get(member) ?? []), group]);
+        }
+      }
+    });
+    return { global, projects, memberOf, roles };
+  }
+
+  /** The subject keys a binding names (each once); a project-scoped subject kind is the binding's project's. */
+  private subjectsOf(binding: Envelope): Set<string> {
+    const project = binding.metadata.project;
+    const out = new Set<string>();
+    for (const s of (binding.spec as Binding).subjects ?? []) {
+      const scope = this.o.scopes.get(s.kind);
+      if (scope === 'project' && project === undefined) continue; // not valid in a global binding
+      out.add(subjectKey({ kind: s.kind, name: s.name, ...(scope === 'project' ? { project } : {}) }));
+    }
+    return out;
   }
 }
 
-/** The users a binding names (each once). */
-function usersOf(binding: Envelope): Set<string> {
-  return new Set(((binding.spec as Binding).subjects ?? []).filter((s) => s.kind === 'User').map((s) => s.name));
+function namesAt(obj: Envelope, path: string): string[] {
+  const v = getPath(obj, path);
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
 function permissionsIn(role: Envelope): Permission[] {
-  return ((role.spec as { permissions?: Permission[] }).permissions ?? []).map((p) => ({ actions: p.actions, scopes: p.scopes }));
+  return ((role.spec as { permissions?: Permission[] }).permissions ?? []).map((p) => ({
+    actions: p.actions,
+    scopes: p.scopes,
+    ...(p.resources ? { resources: p.resources } : {}),
+    ...(p.folders ? { folders: p.folders } : {}),
+  }));
 }

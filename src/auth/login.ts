@@ -7,6 +7,10 @@ import type { PasswordHasher } from './passwords.js';
 import { FailureLimiter } from './rate-limit.js';
 import { CREDENTIALS_CHANGED, holdsCredential, type Session, type SessionStore } from './sessions.js';
 import type { IssuedTokens, TokenService } from './tokens.js';
+import type { UpstreamRefresher } from './upstream-refresh.js';
+import { auditDraft, type AuditFields } from '../audit/drafts.js';
+import type { AuditDraft } from '../storage/audit-types.js';
+import type { Principal } from './authorizer.js';
 
 export interface LoginLimits {
   /** Failures allowed per (login, address) in a window. */
@@ -39,6 +43,10 @@ export class AuthService {
       tokens: TokenService;
       refreshTtlMs: number;
       limits: LoginLimits;
+      /** Records logins, failed logins and logouts (the audit log). */
+      audit?: (entries: AuditDraft[]) => Promise<void>;
+      /** Signs external users in again at their provider at each refresh (their groups are read again). */
+      upstream?: UpstreamRefresher;
       /** Counted for metrics. */
       onFailure?: () => void;
       onRateLimited?: () => void;
@@ -48,7 +56,9 @@ export class AuthService {
     this.perAddress = new FailureLimiter(o.limits.perAddress, o.limits.windowMs);
   }
 
-  async login(body: unknown, address: string): Promise<IssuedTokens> {
+  /** `caller`: the anonymous principal of the request (its origin is audited). */
+  async login(body: unknown, caller: Principal): Promise<IssuedTokens> {
+    const address = caller.origin?.address ?? '';
     const { login, password } = (body ?? {}) as { login?: unknown; password?: unknown };
     if (typeof login !== 'string' || login === '' || typeof password !== 'string' || password === '') {
       throw badRequest('send {"login": "<user name>", "password": "<password>"}', [
@@ -59,6 +69,7 @@ export class AuthService {
     const loginKey = `${login}\u0000${address}`;
     const wait = Math.max(this.perLogin.retryAfter(loginKey), this.perAddress.retryAfter(address));
     if (wait > 0) this.o.onRateLimited?.();
+    if (wait > 0) await this.record(caller, { action: 'login-failed', user: '-', provider: 'native', reason: 'too many failed logins (429)' });
     if (wait > 0) throw new ApiError('TooManyRequests', `too many failed logins; retry in ${wait} s`, undefined, { 'Retry-After': String(wait) });
     // Counted before the password is checked, so a burst of parallel guesses is limited too.
     this.perLogin.fail(loginKey);
@@ -75,12 +86,21 @@ export class AuthService {
     }
     if (!ok || !user) {
       this.o.onFailure?.();
+      // the attempted login only when it names a user: a password typed in the login field is never kept
+      await this.record(caller, { action: 'login-failed', user: user ? login : '-', provider: 'native', reason: user ? 'wrong password' : 'no such user' });
       throw badRequest(WRONG);
     }
     this.perLogin.reset(loginKey);
     this.perAddress.undo(address);
     // bound to the password just checked: if it changes while this login runs, the session is dead
-    return this.openSession(user, 'native', '');
+    const tokens = await this.openSession(user, 'native', '');
+    await this.record(caller, { action: 'login', user: login, provider: 'native' });
+    return tokens;
+  }
+
+  /** An audit entry for `caller` (logins, failures, logouts). */
+  async record(caller: Principal, fields: AuditFields): Promise<void> {
+    await this.o.audit?.([auditDraft(caller, fields)]);
   }
 
   /**
@@ -120,22 +140,37 @@ export class AuthService {
       throw unauthorized(CREDENTIALS_CHANGED);
     }
     const next = this.o.tokens.newRefreshId();
-    if (!(await this.o.sessions.rotate(session, next, this.o.refreshTtlMs, stamp))) {
-      throw unauthorized('this refresh token was just used by another request; use the tokens that request received');
-    }
+    const rotated = await this.o.sessions.rotate(session, next, this.o.refreshTtlMs, stamp);
+    if (!rotated) throw unauthorized('this refresh token was just used by another request; use the tokens that request received');
+    // after the rotation, so only the request that won it uses the provider's (single-use) refresh token
+    if (rotated.spec.upstream && this.o.upstream) await this.refreshUpstream(rotated);
     return this.issue(session, next);
   }
 
+  /** The provider signs the user in again (groups read again); a refusal ends the session. */
+  private async refreshUpstream(s: Session): Promise<void> {
+    let upstream: string;
+    try {
+      upstream = await this.o.upstream!.refresh(s);
+    } catch (e) {
+      if (e instanceof ApiError && (e.reason === 'Unauthorized' || e.reason === 'Forbidden')) await this.o.sessions.revoke(s.metadata.name);
+      throw e;
+    }
+    if (upstream !== s.spec.upstream) await this.o.sessions.setUpstream(s, upstream);
+  }
+
   /** A session for `user` as read when it signed in (natively, or vouched for by an external provider). */
-  async openSession(user: Envelope, provider: string, slug: string): Promise<IssuedTokens> {
+  async openSession(user: Envelope, provider: string, slug: string, upstreamRefreshToken?: string): Promise<IssuedTokens> {
     const refreshId = this.o.tokens.newRefreshId();
-    const spec = { user: user.metadata.name, userCreatedAt: user.metadata.createdAt, credential: credentialStamp(this.o.userKind, user), provider, slug, refreshId };
+    const upstream = upstreamRefreshToken && this.o.upstream ? { upstream: this.o.upstream.seal(user.metadata.name, upstreamRefreshToken) } : {};
+    const spec = { user: user.metadata.name, userCreatedAt: user.metadata.createdAt, credential: credentialStamp(this.o.userKind, user), provider, slug, refreshId, ...upstream };
     const session = await this.o.sessions.open(spec, this.o.refreshTtlMs);
     return this.issue(session, refreshId);
   }
 
-  async logout(sessionId: string | undefined): Promise<void> {
-    if (sessionId) await this.o.sessions.revoke(sessionId);
+  async logout(caller: Principal): Promise<void> {
+    if (caller.sessionId) await this.o.sessions.revoke(caller.sessionId);
+    await this.record(caller, { action: 'logout' });
   }
 
   private issue(session: Session, refreshId: string): IssuedTokens {

@@ -2,65 +2,131 @@ import { forbidden, unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { getPath } from '../resources/object-path.js';
 import type { Store } from '../storage/store.js';
-import type { Action, Authorizer, AuthzTarget, Principal } from './authorizer.js';
-import { GrantsCache, type Permission } from './grants.js';
+import type { Action, Authorizer, AuthzTarget, Principal, Visible } from './authorizer.js';
+import { ContentsCache, type ContentsIndex } from './contents.js';
+import { GrantsCache, roleKey, subjectKey, type Grants, type Permission } from './grants.js';
+import { grants, narrowedAllows, narrowedProjects, objectScoped, permits } from './permits.js';
 
 export type { Permission };
+export { grants };
 
 /** Key of the global permissions in a permission map (as Perses). */
 export const GLOBAL = '*';
 
-/** Whether a permission list grants `action` on `kind` (`*` matches any action or kind). */
-export function grants(perms: readonly Permission[], action: Action, kind: string): boolean {
-  return perms.some((p) => (p.actions.includes(action) || p.actions.includes('*')) && (p.scopes.includes(kind) || p.scopes.includes('*')));
-}
-
 /**
- * RBAC of docs/api.md §12: guest permissions, then GlobalRoles, then the project's Roles, all
- * additive. Roles and bindings come from a cache that every change to them drops (GrantsCache),
- * so a change holds on the very next request.
+ * RBAC of docs/api.md §12: guest permissions (people only), then GlobalRoles, then the project's Roles,
+ * all additive, for the principal itself, the Groups listing it, the groups its identity provider
+ * reports and the roles its provider's role mappings give. A permission may cover whole kinds or
+ * named objects (`resources`) and folders with what they list (`folders`). Roles, bindings, groups
+ * and folders come from caches that every change to them drops (on every replica), so a change
+ * holds on the very next request. An API token narrowed to some permissions is refused anything
+ * outside them.
  */
 export class RbacAuthorizer implements Authorizer {
   private readonly grants: GrantsCache;
+  private readonly contents: ContentsCache;
   private readonly principalKinds: Set<string>;
   private readonly anonymousCreate: Map<string, string>;
+  /** The kind of people (User): a principal without `subject` is one of them. */
+  private readonly userKind: string;
+  /** The kind provider groups are named as in bindings (Group). */
+  private readonly groupKind: string;
 
-  constructor(private readonly opts: { store: Store; registry: KindRegistry; guest: readonly Permission[]; config: unknown }) {
+  constructor(
+    private readonly opts: {
+      store: Store;
+      registry: KindRegistry;
+      guest: readonly Permission[];
+      config: unknown;
+      /** Told of every refusal of an authenticated principal before it is answered (the audit log). */
+      onDenied?: (p: Principal, action: Action, t: AuthzTarget, message: string) => Promise<void>;
+    },
+  ) {
+    const all = opts.registry.all();
     const find = (authz: 'role' | 'binding', scope: 'global' | 'project') => {
-      const d = opts.registry.all().find((k) => k.authz === authz && k.scope === scope);
+      const d = all.find((k) => k.authz === authz && k.scope === scope);
       if (!d) throw new Error(`RBAC needs a ${scope} ${authz} kind`);
       return d;
     };
-    this.grants = new GrantsCache({ store: opts.store, globalRole: find('role', 'global'), globalBinding: find('binding', 'global'), projectRole: find('role', 'project'), projectBinding: find('binding', 'project') });
-    this.principalKinds = new Set(opts.registry.all().filter((d) => d.isPrincipal).map((d) => d.kind));
-    this.anonymousCreate = new Map(opts.registry.all().filter((d) => d.anonymousCreateUnless).map((d) => [d.kind, d.anonymousCreateUnless!]));
+    const groups = all.filter((d) => d.subject === 'group' && d.members);
+    if (!groups.length) throw new Error('RBAC needs a group kind');
+    this.grants = new GrantsCache({ store: opts.store, globalRole: find('role', 'global'), globalBinding: find('binding', 'global'), projectRole: find('role', 'project'), projectBinding: find('binding', 'project'), groups, scopes: opts.registry.scopes });
+    this.contents = new ContentsCache({ store: opts.store, containers: all.filter((d) => d.contents) });
+    this.groupKind = groups[0].kind;
+    this.principalKinds = new Set(all.filter((d) => d.isPrincipal).map((d) => d.kind));
+    this.userKind = [...this.principalKinds][0];
+    this.anonymousCreate = new Map(all.filter((d) => d.anonymousCreateUnless).map((d) => [d.kind, d.anonymousCreateUnless!]));
   }
 
   async authorize(p: Principal, action: Action, t: AuthzTarget): Promise<void> {
     if (p.internal) return;
     if (action === 'create' && this.anonymousCreateAllowed(t.kind)) return;
     if (p.anonymous) throw unauthorized('sign in first: this request needs an access token');
-    if (this.principalKinds.has(t.kind) && t.name === p.name && (action === 'read' || action === 'update')) return;
-    if (grants(await this.globalPermissions(p.name), action, t.kind)) return;
-    if (t.project !== undefined && grants(await this.projectPermissions(p.name, t.project), action, t.kind)) return;
-    const where = t.project !== undefined ? ` in project "${t.project}"` : '';
-    throw forbidden(`user "${p.name}" may not ${action} ${t.kind}${where}; ask an owner or administrator for a role that grants it`);
+    if (p.token?.permissions && !narrowedAllows(p.token.permissions, action, t)) {
+      throw await this.denied(p, action, t, `this API token is narrowed to fewer permissions: it may not ${action} ${t.kind}${where(t.project)}; use a token created with that permission`);
+    }
+    if (this.isPerson(p) && this.principalKinds.has(t.kind) && t.name === p.name && (action === 'read' || action === 'update')) return;
+    const g = await this.grants.get();
+    const perms = [...this.globalOf(p, g), ...(t.project !== undefined ? this.projectOf(p, g, t.project) : [])];
+    if (grants(perms, action, t.kind)) return;
+    const scoped = objectScoped(perms, action, t.kind);
+    if (scoped.length) {
+      const contents = await this.contentsFor(scoped);
+      if (scoped.some((x) => permits(x, action, t, contents))) return;
+    }
+    throw await this.refusal(p, action, t);
   }
 
-  async readableProjects(p: Principal, kind: string): Promise<'*' | ReadonlySet<string>> {
+  async readable(p: Principal, kind: string, at?: string, opts: { requireSome?: boolean } = {}): Promise<Visible> {
     if (p.internal) return '*';
     if (p.anonymous) throw unauthorized('sign in first: this request needs an access token');
-    if (grants(await this.globalPermissions(p.name), 'read', kind)) return '*';
-    const out = new Set<string>();
-    for (const [project, perms] of await this.allProjectPermissions(p.name)) if (grants(perms, 'read', kind)) out.add(project);
-    return out;
+    const narrowed = p.token?.permissions;
+    const allowed = (project: string | undefined) => !narrowed || narrowedAllows(narrowed, 'read', { kind, ...(project ? { project } : {}) });
+    const g = await this.grants.get();
+    const global = this.globalOf(p, g);
+    if (grants(global, 'read', kind) && allowed(undefined)) return '*';
+    const whole = new Set<string>();
+    if (grants(global, 'read', kind) && narrowed) for (const project of narrowedProjects(narrowed)) if (allowed(project)) whole.add(project);
+    const partial = new Map<string, Permission[]>();
+    for (const [project, perms] of this.allProjectsOf(p, g)) {
+      if (grants(perms, 'read', kind) && allowed(project)) whole.add(project);
+      else if (objectScoped(perms, 'read', kind).length) partial.set(project, objectScoped(perms, 'read', kind));
+    }
+    const globalScoped = objectScoped(global, 'read', kind);
+    if (at !== undefined) {
+      if (whole.has(at)) return '*';
+      if (!((globalScoped.length || partial.has(at)) && allowed(at || undefined))) throw await this.refusal(p, 'read', { kind, ...(at ? { project: at } : {}) });
+    }
+    if (at === undefined && opts.requireSome && !whole.size && !partial.size && !(globalScoped.length && allowed(undefined))) throw await this.refusal(p, 'read', { kind });
+    const contents = await this.contentsFor([...globalScoped, ...[...partial.values()].flat()]);
+    return (project, name) => {
+      if (whole.has(project)) return true;
+      const t = { kind, name, ...(project ? { project } : {}) };
+      return allowed(project || undefined) && [...globalScoped, ...(partial.get(project) ?? [])].some((x) => permits(x, 'read', t, contents));
+    };
   }
 
   /** `{"*": global permissions, "<project>": that project's}` for GET /api/v1/users/{name}/permissions. */
-  async permissionsOf(user: string): Promise<Record<string, Permission[]>> {
-    const out: Record<string, Permission[]> = { [GLOBAL]: await this.globalPermissions(user) };
-    for (const [project, perms] of await this.allProjectPermissions(user)) out[project] = perms;
+  async permissionsOf(p: Principal): Promise<Record<string, Permission[]>> {
+    const g = await this.grants.get();
+    const out: Record<string, Permission[]> = { [GLOBAL]: this.globalOf(p, g) };
+    for (const [project, perms] of this.allProjectsOf(p, g)) out[project] = perms;
     return out;
+  }
+
+  private async contentsFor(perms: readonly Permission[]): Promise<ContentsIndex | undefined> {
+    return perms.some((x) => x.folders) ? this.contents.get() : undefined;
+  }
+
+  private refusal(p: Principal, action: Action, t: AuthzTarget) {
+    const who = this.isPerson(p) ? `user "${p.name}"` : `${p.subject!.kind} "${p.name}"`;
+    return this.denied(p, action, t, `${who} may not ${action} ${t.kind}${where(t.project)}; ask an owner or administrator for a role that grants it`);
+  }
+
+  /** The 403 to throw, once the refusal is recorded. */
+  private async denied(p: Principal, action: Action, t: AuthzTarget, message: string) {
+    await this.opts.onDenied?.(p, action, t, message);
+    return forbidden(message);
   }
 
   private anonymousCreateAllowed(kind: string): boolean {
@@ -68,15 +134,43 @@ export class RbacAuthorizer implements Authorizer {
     return unless !== undefined && getPath(this.opts.config, unless) !== true;
   }
 
-  private async globalPermissions(user: string): Promise<Permission[]> {
-    return [...this.opts.guest, ...((await this.grants.get()).global.get(user) ?? [])];
+  /** People (users), as opposed to service accounts: guest permissions and self-service apply to them. */
+  private isPerson(p: Principal): boolean {
+    return !p.subject || p.subject.kind === this.userKind;
   }
 
-  private async projectPermissions(user: string, project: string): Promise<Permission[]> {
-    return (await this.grants.get()).projects.get(user)?.get(project) ?? [];
+  /** The principal's own subject key, its Groups' and its provider groups'. */
+  private keysOf(p: Principal, g: Grants): string[] {
+    const self = subjectKey(p.subject ?? { kind: this.userKind, name: p.name });
+    const keys = new Set([self, ...(g.memberOf.get(self) ?? [])]);
+    for (const group of p.groups ?? []) keys.add(subjectKey({ kind: this.groupKind, name: group }));
+    return [...keys];
   }
 
-  private async allProjectPermissions(user: string): Promise<ReadonlyMap<string, Permission[]>> {
-    return (await this.grants.get()).projects.get(user) ?? new Map();
+  private globalOf(p: Principal, g: Grants): Permission[] {
+    const out: Permission[] = this.isPerson(p) ? [...this.opts.guest] : [];
+    for (const key of this.keysOf(p, g)) out.push(...(g.global.get(key) ?? []));
+    for (const r of p.roles ?? []) if (r.project === undefined) out.push(...(g.roles.get(roleKey('', r.role)) ?? []));
+    return out;
   }
+
+  private projectOf(p: Principal, g: Grants, project: string): Permission[] {
+    return this.allProjectsOf(p, g).get(project) ?? [];
+  }
+
+  /** Project -> permissions there, projects in the order their first binding was found. */
+  private allProjectsOf(p: Principal, g: Grants): Map<string, Permission[]> {
+    const out = new Map<string, Permission[]>();
+    const add = (project: string, perms: readonly Permission[]) => out.set(project, [...(out.get(project) ?? []), ...perms]);
+    for (const key of this.keysOf(p, g)) for (const [project, perms] of g.projects.get(key) ?? []) add(project, perms);
+    for (const r of p.roles ?? []) {
+      const perms = r.project !== undefined ? g.roles.get(roleKey(r.project, r.role)) : undefined;
+      if (perms) add(r.project!, perms);
+    }
+    return out;
+  }
+}
+
+function where(project: string | undefined): string {
+  return project !== undefined ? ` in project "${project}"` : '';
 }

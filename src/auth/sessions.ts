@@ -24,6 +24,8 @@ export interface SessionSpec {
   credential: string;
   /** The stamp before its own user changed their credentials through this session (see `keepCaller`). */
   previousCredential?: string;
+  /** The identity provider's refresh token, encrypted (see UpstreamRefresher): a refresh reads the user's groups again. */
+  upstream?: string;
 }
 
 export type Session = Envelope & { spec: SessionSpec };
@@ -76,14 +78,14 @@ export class SessionStore {
    * Replaces the expected refresh id; false when another request rotated it first. `stamp`: the
    * user's credential stamp now; once it is the session's new one, the previous one is dropped.
    */
-  async rotate(s: Session, refreshId: string, ttlMs: number, stamp: string): Promise<boolean> {
+  async rotate(s: Session, refreshId: string, ttlMs: number, stamp: string): Promise<Session | undefined> {
     const { previousCredential, ...spec } = s.spec;
     const next: Session = {
       ...s,
       metadata: { ...s.metadata, updatedAt: new Date(this.now()).toISOString(), version: s.metadata.version + 1 },
       spec: { ...spec, ...(previousCredential !== undefined && stamp !== spec.credential ? { previousCredential } : {}), refreshId, expiresAt: new Date(this.now() + ttlMs).toISOString() },
     };
-    return this.replace(next, s.metadata.version);
+    return (await this.replace(next, s.metadata.version)) ? next : undefined;
   }
 
   /**
@@ -121,6 +123,12 @@ export class SessionStore {
     await this.store.delete(key(id)).catch((e: unknown) => {
       if (!(e instanceof ApiError && e.reason === 'NotFound')) throw e;
     });
+  }
+
+  /** Stores a new provider refresh token (sealed) in the session, if it is still at `version`. */
+  async setUpstream(s: Session, upstream: string): Promise<boolean> {
+    const metadata = { ...s.metadata, updatedAt: new Date(this.now()).toISOString(), version: s.metadata.version + 1 };
+    return this.replace({ ...s, metadata, spec: { ...s.spec, upstream } }, s.metadata.version);
   }
 
   /** Deletes expired sessions; returns how many. */

@@ -2,7 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { unauthorized } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import { credentialStamp } from '../resources/credentials.js';
-import type { Store } from '../storage/store.js';
+import type { Envelope, Store } from '../storage/store.js';
+import { API_TOKEN_PREFIX, type ApiTokens } from './api-tokens.js';
 import type { Authenticator } from './authenticator.js';
 import type { Principal } from './authorizer.js';
 import { COOKIE_PAYLOAD, COOKIE_SIGNATURE, parseCookies } from './cookies.js';
@@ -26,12 +27,17 @@ export class TokenAuthenticator implements Authenticator {
       userKind: KindDescriptor;
       /** Access tokens signed by a configured provider (issuer-verified), when any accepts them. */
       providerToken?: (token: string) => Promise<Principal | undefined>;
+      /** API tokens (`dp_...` Bearer tokens). */
+      apiTokens?: ApiTokens;
+      /** The provider groups and mapped roles of a user (from what its providers last reported). */
+      groupsOf?: (user: Envelope) => Pick<Principal, 'groups' | 'roles'>;
     },
   ) {}
 
-  async authenticate(headers: IncomingHttpHeaders): Promise<Principal | undefined> {
+  async authenticate(headers: IncomingHttpHeaders, origin?: Principal['origin']): Promise<Principal | undefined> {
     const found = credentials(headers);
     if (!found) return undefined;
+    if (!found.viaCookie && this.o.apiTokens && found.token.startsWith(API_TOKEN_PREFIX)) return this.apiToken(found.token, origin);
     if (!found.viaCookie && this.o.providerToken) {
       const external = await this.o.providerToken(found.token);
       if (external) return external;
@@ -44,7 +50,17 @@ export class TokenAuthenticator implements Authenticator {
     const user = await this.o.reads.get({ kind: this.o.userKind.kind, project: '', name: claims.sub }, { synced: true });
     if (!user || user.metadata.createdAt !== session.spec.userCreatedAt) throw unauthorized('this user no longer exists; log in again');
     if (!holdsCredential(session, credentialStamp(this.o.userKind, user))) throw unauthorized(CREDENTIALS_CHANGED);
-    return { name: claims.sub, anonymous: false, sessionId: claims.sid, viaCookie: found.viaCookie };
+    return { name: claims.sub, anonymous: false, sessionId: claims.sid, viaCookie: found.viaCookie, ...this.o.groupsOf?.(user) };
+  }
+
+  /** A `dp_` token: checked against the store as of now (a revocation on any replica holds); its use recorded at most once a minute. */
+  private async apiToken(token: string, origin: Principal['origin']): Promise<Principal> {
+    await this.o.store.sync();
+    const found = await this.o.apiTokens!.authenticate(token);
+    const principal = origin ? { ...found.principal, origin } : found.principal;
+    // not awaited: the request does not wait for this write (failures leave the last time as it was)
+    void this.o.apiTokens!.touch(found.record, principal).catch(() => undefined);
+    return principal;
   }
 }
 

@@ -17,12 +17,17 @@ export interface ExternalIdentity {
   email?: string;
   firstName?: string;
   lastName?: string;
+  /** Groups the provider reports (groups_claim, as it names them), when its configuration reads them. */
+  groups?: string[];
+  /** The provider's refresh token (kept encrypted with the session, to read the groups again at refresh). Never stored on the user. */
+  upstreamRefreshToken?: string;
 }
 
 interface OAuthBinding {
   issuer?: string;
   email?: string;
   subject?: string;
+  groups?: string[];
 }
 
 /**
@@ -54,7 +59,7 @@ export function subjectOf(value: unknown): string | undefined {
  * never taken over, and accounts are never merged by e-mail.
  */
 export async function syncUser(id: ExternalIdentity, o: { store: Store; service: ResourceService; userKind: KindDescriptor }): Promise<Envelope> {
-  const binding: OAuthBinding = { issuer: id.issuer, subject: id.subject, ...(id.email ? { email: id.email } : {}) };
+  const binding: OAuthBinding = { issuer: id.issuer, subject: id.subject, ...(id.email ? { email: id.email } : {}), ...(id.groups ? { groups: id.groups } : {}) };
   const profile = { ...(id.firstName ? { firstName: id.firstName } : {}), ...(id.lastName ? { lastName: id.lastName } : {}) };
   const existing = await o.store.get({ kind: o.userKind.kind, project: '', name: id.login });
   if (!existing) {

@@ -1,4 +1,5 @@
 import { SYSTEM } from '../auth/authorizer.js';
+import { MANAGER } from '../resources/managers.js';
 import { ApiError } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
@@ -92,7 +93,7 @@ export class Reaper {
       if (x.at > now || this.stopped) continue;
       this.due.delete(id);
       try {
-        await this.o.service.delete(SYSTEM, x.d, x.d.scope === 'project' ? x.project : undefined, x.name, { ifMatch: x.version, ifUpdatedAt: x.updatedAt, evenIfExpired: true });
+        await this.o.service.delete(SYSTEM, x.d, x.d.scope === 'project' ? x.project : undefined, x.name, { ifMatch: x.version, ifUpdatedAt: x.updatedAt, evenIfExpired: true, manager: MANAGER.dashplane });
         this.o.onDeleted?.();
       } catch (e) {
         // changed meanwhile (extended, re-created) or already gone: its new state is scheduled by its event

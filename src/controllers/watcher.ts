@@ -1,4 +1,4 @@
-import type { Authorizer, Principal } from '../auth/authorizer.js';
+import type { Authorizer, Principal, Visible } from '../auth/authorizer.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { ApiError } from '../errors.js';
@@ -35,7 +35,7 @@ export class Watcher {
   private readonly snapshots = new Map<string, Promise<{ items: Envelope[]; revision: number }>>();
 
   constructor(private readonly o: { store: Store; registry: KindRegistry; authorizer: Authorizer; bookmarkMs: number; now?: () => number }) {
-    this.rbacKinds = new Set(o.registry.all().filter((d) => d.authz || d.isPrincipal).map((d) => d.kind));
+    this.rbacKinds = new Set(o.registry.all().filter((d) => d.authz || d.isPrincipal || d.subject || d.contents).map((d) => d.kind));
   }
 
   /**
@@ -106,7 +106,7 @@ export class Watcher {
     for (const c of this.streams) c.abort();
   }
 
-  private async *stream(p: Principal, d: KindDescriptor, q: WatchQuery, readable0: '*' | ReadonlySet<string>, initial: Envelope[], startRev: number, events: AsyncIterable<StoreEvent>, stop: AbortSignal): AsyncGenerator<WatchEvent> {
+  private async *stream(p: Principal, d: KindDescriptor, q: WatchQuery, readable0: Visible, initial: Envelope[], startRev: number, events: AsyncIterable<StoreEvent>, stop: AbortSignal): AsyncGenerator<WatchEvent> {
     let readable = readable0;
     const now = this.o.now ?? Date.now;
     const matches = filterPredicate(d, q.filters);
@@ -131,7 +131,7 @@ export class Watcher {
       }
       return start === null || rev >= start;
     };
-    const visible = async (o: Envelope, rev: number) => wanted(o) && (await ofCurrentProject(o, rev)) && (readable === '*' || readable.has(projectOf(o)));
+    const visible = async (o: Envelope, rev: number) => wanted(o) && (await ofCurrentProject(o, rev)) && (readable === '*' || readable(projectOf(o), o.metadata.name));
     let revision = startRev;
     const it = events[Symbol.asyncIterator]();
     // One pending next() at a time: a bookmark tick must not drop the event still on its way.
@@ -186,13 +186,9 @@ export class Watcher {
     }
   }
 
-  private async readable(p: Principal, d: KindDescriptor, q: WatchQuery): Promise<'*' | ReadonlySet<string>> {
-    if (d.scope === 'project' && q.project !== undefined) {
-      await this.o.authorizer.authorize(p, 'read', { kind: d.kind, project: q.project });
-      return '*';
-    }
-    if (d.scope === 'project' || d.isProjectScope) return this.o.authorizer.readableProjects(p, d.kind);
-    await this.o.authorizer.authorize(p, 'read', { kind: d.kind });
-    return '*';
+  private readable(p: Principal, d: KindDescriptor, q: WatchQuery): Promise<Visible> {
+    if (d.scope === 'project' && q.project !== undefined) return this.o.authorizer.readable(p, d.kind, q.project);
+    if (d.scope === 'project' || d.isProjectScope) return this.o.authorizer.readable(p, d.kind);
+    return this.o.authorizer.readable(p, d.kind, '');
   }
 }

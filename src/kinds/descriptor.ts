@@ -109,6 +109,25 @@ export interface KindDescriptor {
   /** Objects of this kind are the users that sign in (User): they may read and update themselves. */
   isPrincipal?: boolean;
   /**
+   * Objects of this kind may be named as binding subjects (`{kind, name}`): `principal` (who signs
+   * in or holds API tokens: users, service accounts) or `group` (a named set of principals). A
+   * deleted principal leaves every binding and group; a subject of a project-scoped kind names an
+   * object of the binding's own project.
+   */
+  subject?: 'principal' | 'group';
+  /** For a group kind: the dotted path of its member names, and the principal kind they name. */
+  members?: { path: string; kind: string };
+  /**
+   * Objects of this kind list objects of another kind in their project (a Folder lists
+   * dashboards): a permission naming such an object (`folders`) covers it and what it lists, and
+   * adding an existing object to it needs `update` on that object.
+   */
+  contents?: { kind: string; names(obj: Envelope): string[] };
+  /** API tokens can be created for objects of this kind (personal access tokens, service account tokens). */
+  tokenOwner?: boolean;
+  /** The name a principal of this kind acts under (history, audit); absent: its metadata.name. */
+  principalName?(project: string | undefined, name: string): string;
+  /**
    * Dotted paths of a principal's credentials (a password): sessions are bound to their stored
    * values, so a change ends every session of the principal except the one that made it.
    */

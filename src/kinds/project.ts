@@ -18,8 +18,14 @@ function defaultRoles(obj: Envelope, call: HookCall): Envelope[] {
   const metadata = (name: string) => ({ name, project: obj.metadata.name, createdAt: '', updatedAt: '', version: 0 });
   return [
     ...Object.entries(DEFAULT_ROLES).map(([name, permissions]) => ({ kind: 'Role', metadata: metadata(name), spec: { permissions } })),
-    { kind: 'RoleBinding', metadata: metadata('owner'), spec: { role: 'owner', subjects: [{ kind: 'User', name: call.principal.name }] } },
+    { kind: 'RoleBinding', metadata: metadata('owner'), spec: { role: 'owner', subjects: [ownerSubject(call)] } },
   ];
+}
+
+/** The creator as a binding subject: a user by name, or what the principal says it is (a global service account). */
+function ownerSubject(call: HookCall): { kind: string; name: string } {
+  const s = call.principal.subject;
+  return s ? { kind: s.kind, name: s.name } : { kind: 'User', name: call.principal.name };
 }
 
 /** Project: the global kind whose objects hold every project-scoped object. */

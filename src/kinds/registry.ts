@@ -7,10 +7,10 @@ export class KindRegistry {
   private readonly byPlural = new Map<string, KindDescriptor>();
   /** The kind whose objects are projects (exactly one descriptor has `isProjectScope`). */
   readonly projectKind: KindDescriptor;
-  /** Kind name -> scope, for hooks. */
+  /** Kind name -> scope, for hooks; also the names permissions may grant that are not kinds of objects (`AuditEvent`). */
   readonly scopes: ReadonlyMap<string, Scope>;
 
-  constructor(descriptors: readonly KindDescriptor[]) {
+  constructor(descriptors: readonly KindDescriptor[], permissionOnly: Readonly<Record<string, Scope>> = {}) {
     for (const d of descriptors) {
       if (this.byKind.has(d.kind.toLowerCase()) || this.byPlural.has(d.plural)) throw new Error(`kind ${d.kind} registered twice`);
       if (d.plural !== d.plural.toLowerCase()) throw new Error(`plural of ${d.kind} must be lower case`);
@@ -20,7 +20,7 @@ export class KindRegistry {
     const owners = descriptors.filter((d) => d.isProjectScope);
     if (owners.length !== 1 || owners[0].scope !== 'global') throw new Error('exactly one global kind must have isProjectScope');
     this.projectKind = owners[0];
-    this.scopes = new Map(descriptors.map((d) => [d.kind, d.scope]));
+    this.scopes = new Map([...descriptors.map((d) => [d.kind, d.scope] as const), ...Object.entries(permissionOnly)]);
     Object.freeze(this);
   }
 

@@ -3,16 +3,25 @@ import type { HookContext, KindDescriptor } from './descriptor.js';
 import { GlobalRole, Role } from './generated/validators.js';
 
 /** Kinds a project Role may not name: they only exist outside projects (docs/api.md §12). */
-const GLOBAL_ONLY = new Set(['GlobalDatasource', 'GlobalRole', 'GlobalRoleBinding', 'GlobalSecret', 'GlobalVariable', 'User']);
+const GLOBAL_ONLY = new Set(['GlobalDatasource', 'GlobalRole', 'GlobalRoleBinding', 'GlobalSecret', 'GlobalVariable', 'User', 'Group', 'GlobalServiceAccount']);
 
 interface Permission {
   actions?: unknown[];
   scopes?: unknown[];
+  folders?: unknown[];
 }
+
+/** Kinds a `folders` permission can cover: a folder, and the dashboards it lists. */
+const FOLDER_SCOPES = ['*', 'Folder', 'Dashboard'];
 
 function scopeProblems(obj: { spec: unknown }, ctx: HookContext, projectRole: boolean): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   const perms = ((obj.spec as { permissions?: Permission[] }).permissions ?? []) as Permission[];
+  perms.forEach((p, i) => {
+    if (p?.folders !== undefined && Array.isArray(p.scopes) && !p.scopes.some((s) => FOLDER_SCOPES.includes(s as string))) {
+      out.push({ path: `spec.permissions[${i}].folders`, message: 'covers folders and the dashboards they list: add Folder, Dashboard or "*" to scopes' });
+    }
+  });
   perms.forEach((p, i) =>
     (p.scopes ?? []).forEach((scope, j) => {
       const path = `spec.permissions[${i}].scopes[${j}]`;

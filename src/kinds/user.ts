@@ -15,6 +15,8 @@ export const user: KindDescriptor = {
   validate: User,
   sensitive: [PASSWORD],
   isPrincipal: true,
+  subject: 'principal',
+  tokenOwner: true,
   credentials: [PASSWORD],
   anonymousCreateUnless: 'security.authentication.disable_sign_up',
   hooks: {

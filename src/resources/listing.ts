@@ -1,3 +1,4 @@
+import type { Visible } from '../auth/authorizer.js';
 import { badRequest } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { Envelope, ListQuery, Metadata, Store, StoredText } from '../storage/store.js';
@@ -69,7 +70,7 @@ export function filterPredicate(d: KindDescriptor, filters: Record<string, strin
  * One page of a list: the store's sorted scan, then expiry, descriptor filters and the caller's
  * readable projects; reads further batches until the page is full or the scan ends.
  */
-export async function listPage(store: Store, d: KindDescriptor, q: ListOptions, readable: '*' | ReadonlySet<string>, nowMs: number): Promise<ListResult> {
+export async function listPage(store: Store, d: KindDescriptor, q: ListOptions, readable: Visible, nowMs: number): Promise<ListResult> {
   const matches = filterPredicate(d, q.filters);
   // Without expiry or a spec filter to check, the store may answer from its metadata index.
   const metadataOnly = q.metadataOnly === true && needsNoSpec(d, q);
@@ -86,7 +87,7 @@ export function needsNoSpec(d: KindDescriptor, q: ListOptions): boolean {
 }
 
 /** `listPage` as stored JSON texts, for a list that `needsNoSpec`. */
-export async function listTextPage(store: Store, d: KindDescriptor, q: ListOptions, readable: '*' | ReadonlySet<string>): Promise<{ items: StoredText[]; continueToken?: string }> {
+export async function listTextPage(store: Store, d: KindDescriptor, q: ListOptions, readable: Visible): Promise<{ items: StoredText[]; continueToken?: string }> {
   return pageOf((sq) => store.listText(sq), (t) => t.metadata, () => true, d, q, readable);
 }
 
@@ -97,7 +98,7 @@ async function pageOf<T>(
   keep: (item: T) => boolean,
   d: KindDescriptor,
   q: ListOptions,
-  readable: '*' | ReadonlySet<string>,
+  readable: Visible,
 ): Promise<{ items: T[]; continueToken?: string }> {
   // A Project object is "in" itself; every other object is in metadata.project.
   const projectOf = (m: Metadata) => (d.isProjectScope ? m.name : (m.project ?? ''));
@@ -113,7 +114,10 @@ async function pageOf<T>(
       ...(after ? { after } : {}),
       ...(batch ? { limit: batch } : {}),
     });
-    for (const item of page) if (keep(item) && (readable === '*' || readable.has(projectOf(metadataOf(item))))) out.push(item);
+    for (const item of page) {
+      const m = metadataOf(item);
+      if (keep(item) && (readable === '*' || readable(projectOf(m), m.name))) out.push(item);
+    }
     if (batch === undefined || page.length < batch || out.length > want) break;
     const last = metadataOf(page[page.length - 1]);
     after = { project: last.project ?? '', name: last.name };

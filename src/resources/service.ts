@@ -1,4 +1,4 @@
-import { SYSTEM, type Authorizer, type AuthzTarget, type Principal } from '../auth/authorizer.js';
+import { type Authorizer, type AuthzTarget, type Principal, type Visible } from '../auth/authorizer.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { seal } from '../secrets/sealing.js';
@@ -15,7 +15,10 @@ import { credentialStamp, type CredentialChange } from './credentials.js';
 import { mask, restoreMasked } from './masking.js';
 import { getPath } from './object-path.js';
 import { identify, stampMetadata, type Target } from './prepare.js';
+import { forgetSubject } from './forget-subject.js';
 import { MANAGER, writerOf } from './managers.js';
+import { auditDraft } from '../audit/drafts.js';
+import type { AuditDraft } from '../storage/audit-types.js';
 import { keepStoredSecrets, sameContent } from './unchanged.js';
 
 export interface ServiceOptions {
@@ -117,12 +120,11 @@ export class ResourceService {
     return listTextPage(this.opts.store, d, q, await this.readableFor(p, d, q));
   }
 
-  /** Checks the caller may list `d` here; the projects whose objects they may see. */
-  private async readableFor(p: Principal, d: KindDescriptor, q: ListOptions): Promise<'*' | ReadonlySet<string>> {
-    if (d.scope === 'project' && q.project !== undefined) await this.opts.authorizer.authorize(p, 'read', { kind: d.kind, project: q.project });
-    else if (d.scope === 'project' || d.isProjectScope) return this.opts.authorizer.readableProjects(p, d.kind);
-    else await this.opts.authorizer.authorize(p, 'read', { kind: d.kind });
-    return '*';
+  /** Checks the caller may list `d` here (403 when nothing may be read); which objects they may see. */
+  private readableFor(p: Principal, d: KindDescriptor, q: ListOptions): Promise<Visible> {
+    if (d.scope === 'project' && q.project !== undefined) return this.opts.authorizer.readable(p, d.kind, q.project);
+    if (d.scope === 'project' || d.isProjectScope) return this.opts.authorizer.readable(p, d.kind);
+    return this.opts.authorizer.readable(p, d.kind, '');
   }
 
   async create(p: Principal, d: KindDescriptor, body: unknown, target: Target, w: WriteOptions = {}): Promise<Envelope> {
@@ -140,6 +142,7 @@ export class ResourceService {
     const call = { principal: p };
     await this.validate(d, obj, call);
     await this.authorizeSecretRefs(p, d, obj);
+    await this.authorizeContents(p, d, obj, undefined);
     const companions = await this.companionsOf(d, obj, call);
     if (w.dryRun) {
       if (await this.opts.store.get(keyOf(obj))) throw alreadyExists(`${d.kind} "${obj.metadata.name}" already exists`);
@@ -150,7 +153,8 @@ export class ResourceService {
     await this.dropExpired(d, keyOf(obj));
     try {
       const record = this.recordOf(d, p, w, w.continueHistoryAt !== undefined);
-      await this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}), ...record });
+      const audit = [obj, ...companions].map((o) => this.audited(p, w, 'create', o));
+      await this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}), ...record, audit });
     } catch (e) {
       if (e instanceof ApiError && e.reason === 'NotFound' && project !== undefined) throw projectMissing(project);
       throw e;
@@ -177,13 +181,14 @@ export class ResourceService {
       const call = { principal: p, current };
       await this.validate(d, obj, call);
       await this.authorizeSecretRefs(p, d, obj);
+      await this.authorizeContents(p, d, obj, current);
       if (await this.changesNothing(d, obj, current)) return { object: mask(d, current), unchanged: true };
       if (w.dryRun) return { object: mask(d, obj), unchanged: false };
       await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
       seal(d, obj, current, this.opts.secrets);
       await this.credentialsChanging(p, d, current, obj);
       try {
-        await this.opts.store.update(obj, { expectedVersion: version, ...this.recordOf(d, p, w) });
+        await this.opts.store.update(obj, { expectedVersion: version, ...this.recordOf(d, p, w), audit: [this.audited(p, w, 'update', obj, version)] });
         return { object: mask(d, obj), unchanged: false };
       } catch (e) {
         if (!(e instanceof ApiError && e.reason === 'Conflict')) throw e;
@@ -206,12 +211,13 @@ export class ResourceService {
         ...(w.ifMatch !== undefined ? { expectedVersion: w.ifMatch } : {}),
         ...(w.ifUpdatedAt !== undefined ? { expectedUpdatedAt: w.ifUpdatedAt } : {}),
         ...(children ? { children } : {}),
+        audit: [this.audited(p, w, 'delete', current, current.metadata.version)],
       });
     } catch (e) {
       if (e instanceof ApiError && e.reason === 'Conflict') throw preconditionFailed(`${d.kind} "${name}" was changed by someone else; read it again and retry with its new version`);
       throw e;
     }
-    if (d.isPrincipal) await this.forgetSubject(d.kind, name);
+    if (d.subject === 'principal') await forgetSubject({ store: this.opts.store, registry: this.opts.registry, now: this.now }, d, scopeOf(d, project), name, p);
   }
 
   /**
@@ -230,27 +236,6 @@ export class ResourceService {
     const from = credentialStamp(d, before);
     const to = credentialStamp(d, after);
     if (from !== to) await this.opts.credentialsChanging({ principal: p, before, after, from, to });
-  }
-
-  /**
-   * A deleted user leaves every binding: otherwise whoever signs up next under that name would
-   * inherit their roles. A binding left without subjects is deleted.
-   */
-  private async forgetSubject(kind: string, name: string): Promise<void> {
-    for (const b of this.opts.registry.all().filter((k) => k.authz === 'binding')) {
-      for (const obj of await this.opts.store.list({ kind: b.kind })) {
-        const subjects = (getPath(obj, 'spec.subjects') ?? []) as { kind: string; name: string }[];
-        const kept = subjects.filter((s) => !(s.kind === kind && s.name === name));
-        if (kept.length === subjects.length) continue;
-        const version = obj.metadata.version;
-        if (kept.length === 0) {
-          await this.opts.store.delete(keyOf(obj), { expectedVersion: version });
-        } else {
-          const next = { ...obj, metadata: { ...obj.metadata, version: version + 1, updatedAt: this.now().toISOString() }, spec: { ...(obj.spec as object), subjects: kept } };
-          await this.opts.store.update(next, { expectedVersion: version, writer: { by: SYSTEM.name, manager: MANAGER.dashplane } });
-        }
-      }
-    }
   }
 
   /** A permission check with the same target rules as the CRUD calls (for routes built on them). */
@@ -319,6 +304,21 @@ export class ResourceService {
     }
   }
 
+  /**
+   * Listing an object in a container (a dashboard in a folder) puts it under the container's
+   * permissions: the author must be allowed to update each existing object they add, so a team
+   * owning a folder cannot take over another team's dashboard by listing it.
+   */
+  private async authorizeContents(p: Principal, d: KindDescriptor, obj: Envelope, current: Envelope | undefined): Promise<void> {
+    if (!d.contents || p.internal) return;
+    const member = this.opts.registry.byName(d.contents.kind)!;
+    const before = new Set(current ? d.contents.names(current) : []);
+    for (const name of d.contents.names(obj)) {
+      if (before.has(name) || !(await this.opts.store.get({ kind: member.kind, project: obj.metadata.project ?? '', name }))) continue;
+      await this.opts.authorizer.authorize(p, 'update', authzTarget(member, obj.metadata.project, name));
+    }
+  }
+
   /** Runs `fn` alone among the writes of the kind's scope (on every replica) when the kind has a scope-wide rule. */
   private inScope<T>(d: KindDescriptor, project: string | undefined, fn: () => Promise<T>): Promise<T> {
     if (!d.singleFlag) return fn();
@@ -372,6 +372,25 @@ export class ResourceService {
     if (!d.history) return { writer };
     const max = (getPath(this.opts.config, 'history.max_versions') as number | undefined) ?? 50;
     return { writer, history: { max, ...(continues ? { continues } : {}) } };
+  }
+
+  /** The audit entry of a write of `obj` by `p` (committed with it); a project's own entries name it as their project. */
+  private audited(p: Principal, w: WriteOptions, action: 'create' | 'update' | 'delete', obj: Envelope, before?: number): AuditDraft {
+    const { kind, metadata } = obj;
+    const project = this.opts.registry.byName(kind)?.isProjectScope ? metadata.name : metadata.project;
+    return auditDraft(
+      p,
+      {
+        action,
+        manager: w.manager ?? MANAGER.api,
+        kind,
+        ...(project !== undefined ? { project } : {}),
+        name: metadata.name,
+        ...(before !== undefined ? { versionBefore: before } : {}),
+        ...(action !== 'delete' ? { versionAfter: metadata.version } : {}),
+      },
+      this.now(),
+    );
   }
 
   private projectKey(project: string): ObjectKey {

@@ -6,6 +6,8 @@ import { MetadataIndex } from './metadata-index.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import type { CreateOptions, DeleteOptions, DumpItem, Envelope, ManagerEntry, ListQuery, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
 import { storedText } from './stored-text.js';
+import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
+import { LevelAudit } from './level-audit.js';
 import { jsonOf } from './json-of.js';
 import { keyOf, recordWrite } from './store.js';
 
@@ -72,10 +74,12 @@ export class LevelStore implements Store {
   private generation = 0;
   /** Set when a write failed for lack of space: health reports the store down until writes work again. */
   private writeFailure?: string;
+  private readonly audit: LevelAudit;
 
   constructor(private readonly path: string, opts: { eventLogSize?: number } = {}) {
     this.db = new Level<string, string>(path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
     this.eventLogSize = opts.eventLogSize ?? 10_000;
+    this.audit = new LevelAudit(this.db);
   }
 
   async open(): Promise<void> {
@@ -91,6 +95,7 @@ export class LevelStore implements Store {
     this.firstLogged = first.length ? Number(first[0].slice(2)) : this.rev + 1;
     if ((await this.db.get(CREATIONS_KEY)) === undefined) await this.recordCreations();
     if ((await this.db.get(TOMBSTONES_KEY)) === undefined) await this.recordTombstones();
+    await this.audit.open();
   }
 
   /**
@@ -231,7 +236,7 @@ export class LevelStore implements Store {
         if (!opts.history?.continues) ops.push(...(await this.keysUnder(historyPrefix(keyOf(obj)))).map((key) => ({ type: 'del' as const, key })));
       }
       if (opts.history) ops.push(this.historyOp(obj, opts.writer), ...(opts.history.continues ? await this.retentionOps(obj, opts.history.max) : []));
-      return { ops, events: all.map((o) => ({ type: 'ADDED' as const, object: o })) };
+      return { ops, events: all.map((o) => ({ type: 'ADDED' as const, object: o })), audit: opts.audit };
     });
   }
 
@@ -249,7 +254,7 @@ export class LevelStore implements Store {
       if (opts.managers) ops.push(...managersOps(obj, opts.managers));
       else if (opts.writer) ops.push(...managersOps(obj, recordWrite(await this.managers(keyOf(obj)), obj, opts.writer)));
       if (opts.history) ops.push(this.historyOp(obj, opts.writer), ...(await this.retentionOps(obj, opts.history.max)));
-      return { ops, events: [{ type: 'MODIFIED', object: obj }] };
+      return { ops, events: [{ type: 'MODIFIED', object: obj }], audit: opts.audit };
     });
   }
 
@@ -283,7 +288,7 @@ export class LevelStore implements Store {
       // its history stays (restore brings it back): mark the name
       if ((await this.db.keys({ gte: historyPrefix(k), lt: historyPrefix(k) + HIGH, limit: 1 }).all()).length > 0) ops.push({ type: 'put', key: tombstoneKey(k), value: '' });
       events.push({ type: 'DELETED', object: obj });
-      return { ops, events };
+      return { ops, events, audit: opts.audit };
     });
   }
 
@@ -338,6 +343,27 @@ export class LevelStore implements Store {
 
   async revision(): Promise<number> {
     return this.rev;
+  }
+
+  /** Entries of their own go through the writer too: they are numbered in commit order. */
+  async appendAudit(entries: readonly AuditDraft[]): Promise<void> {
+    if (entries.length) await this.write([], false, async () => ({ ops: [], events: [], audit: entries }));
+  }
+
+  listAudit(q: AuditQuery): Promise<AuditPage> {
+    return this.audit.list(q);
+  }
+
+  async lastAuditId(): Promise<number> {
+    return this.audit.lastId;
+  }
+
+  pruneAudit(before: string): Promise<number> {
+    return this.audit.prune(before);
+  }
+
+  onAudit(listener: (n: AuditNotice) => void): () => void {
+    return this.audit.listen(listener);
   }
 
   watch(opts: { since?: number; signal: AbortSignal }): AsyncIterable<StoreEvent> {
@@ -468,8 +494,9 @@ export class LevelStore implements Store {
     const trim: BatchOp[] = [];
     for (let r = this.firstLogged; r < firstKept; r++) trim.push({ type: 'del', key: eventKey(r) });
     const ops = writes.flatMap((w) => w.ops);
+    const audit = this.audit.number(writes.flatMap((w) => w.audit ?? []));
     try {
-      await this.db.batch([...ops, ...eventOps, ...trim, { type: 'put', key: REVISION_KEY, value: String(last) }]);
+      await this.db.batch([...ops, ...eventOps, ...audit.ops, ...trim, { type: 'put', key: REVISION_KEY, value: String(last) }]);
     } catch (e) {
       const err = translateWriteError(e);
       if (err instanceof ApiError) this.writeFailure = err.message;
@@ -482,6 +509,7 @@ export class LevelStore implements Store {
     this.firstLogged = firstKept;
     for (const e of numbered) this.index.apply(e);
     this.hub.publish(numbered);
+    this.audit.committed(audit.entries);
     return revisions;
   }
 }
@@ -498,6 +526,8 @@ const MAX_GROUP = 64;
 interface Planned {
   ops: BatchOp[];
   events: Omit<StoreEvent, 'revision'>[];
+  /** Audit entries committed with it (numbered at commit). */
+  audit?: readonly AuditDraft[];
 }
 
 interface PendingWrite {

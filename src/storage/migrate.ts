@@ -3,6 +3,7 @@ import type { Envelope, ManagerEntry, Store } from './store.js';
 import { LevelStore } from './level-store.js';
 import { PostgresStore } from './postgres-store.js';
 import { SESSION_KIND } from '../auth/sessions.js';
+import { API_TOKEN_KIND } from '../auth/api-tokens.js';
 
 /** Versions kept while copying (the target's own retention applies to later writes). */
 const COPY_ALL_VERSIONS = Number.MAX_SAFE_INTEGER;
@@ -24,7 +25,7 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
   try {
     await to.open();
     try {
-      const kinds = [...buildKindRegistry().all().map((d) => d.kind), SESSION_KIND];
+      const kinds = [...buildKindRegistry().all().map((d) => d.kind), SESSION_KIND, API_TOKEN_KIND];
       await assertEmpty(to, kinds);
       let objects = 0;
       let versions = 0;
@@ -37,6 +38,8 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
         if (n > 0) log(`${kind}: ${n}`);
         objects += n;
       }
+      const audit = await copyAudit(from, to);
+      if (audit > 0) log(`audit entries: ${audit}`);
       log(`done: ${objects} objects and ${versions} history entries copied`);
       return { objects, versions };
     } finally {
@@ -61,6 +64,20 @@ export interface Version {
   /** Absent in entries written before managers were recorded. */
   manager?: string;
 }
+
+/** The audit log, oldest first, in the same order (the target numbers the entries anew). */
+async function copyAudit(from: Store, to: Store): Promise<number> {
+  let n = 0;
+  for (let after = 0; ; ) {
+    const page = await from.listAudit({ afterId: after, limit: 1000 });
+    if (page.entries.length) await to.appendAudit(page.entries.map(({ id: _id, ...entry }) => entry));
+    n += page.entries.length;
+    const next = page.next ?? page.entries[page.entries.length - 1]?.id;
+    if (next === undefined || (page.next === undefined && page.entries.length < 1000)) return n;
+    after = next;
+  }
+}
+
 
 /** One object with its history and managers record, read from `from` and written into `to`. */
 async function copyOne(from: Store, to: Store, obj: Envelope): Promise<number> {

@@ -84,6 +84,32 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE dashplane_history ADD COLUMN manager text NOT NULL DEFAULT '';
     `,
   },
+  {
+    version: 4,
+    description: 'audit log',
+    sql: `
+      -- One row per audit entry (the whole entry in entry; the filtered fields as columns).
+      CREATE TABLE dashplane_audit (
+        id bigint PRIMARY KEY,
+        time timestamptz NOT NULL,
+        action text NOT NULL,
+        "user" text COLLATE "C" NOT NULL,
+        kind text COLLATE "C",
+        project text COLLATE "C",
+        entry jsonb NOT NULL
+      );
+      CREATE INDEX dashplane_audit_time ON dashplane_audit (time);
+      CREATE INDEX dashplane_audit_user ON dashplane_audit ("user", id);
+      CREATE INDEX dashplane_audit_project ON dashplane_audit (project, id);
+      CREATE INDEX dashplane_audit_kind ON dashplane_audit (kind, id);
+      -- Ids are taken from this row: its lock, held to commit, makes id order commit order.
+      CREATE TABLE dashplane_audit_seq (
+        id integer PRIMARY KEY CHECK (id = 1),
+        last bigint NOT NULL
+      );
+      INSERT INTO dashplane_audit_seq (id, last) VALUES (1, 0);
+    `,
+  },
 ];
 
 /** An arbitrary constant: the advisory lock key taken while migrating. */

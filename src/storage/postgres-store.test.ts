@@ -76,7 +76,7 @@ describe('PostgresStore', function () {
         await c.connect();
         const { rows } = await c.query('SELECT version FROM dashplane_schema');
         await c.end();
-        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3]);
+        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3, 4]);
       } finally {
         await a.close();
         await b.close();
@@ -95,7 +95,7 @@ describe('PostgresStore', function () {
         const c = new pg.Client({ connectionString: db.url });
         await c.connect();
         await c.query(`ALTER TABLE dashplane_objects DROP COLUMN created_revision, DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager;
-          DELETE FROM dashplane_schema WHERE version >= 2`);
+          DROP TABLE dashplane_audit, dashplane_audit_seq; DELETE FROM dashplane_schema WHERE version >= 2`);
         await c.end();
         store = new PostgresStore({ url: db.url, eventLogSize: 3 });
         await store.open();
@@ -118,7 +118,7 @@ describe('PostgresStore', function () {
         await store.close();
         const c = new pg.Client({ connectionString: db.url });
         await c.connect();
-        await c.query('ALTER TABLE dashplane_objects DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager; DELETE FROM dashplane_schema WHERE version = 3');
+        await c.query('ALTER TABLE dashplane_objects DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager; DROP TABLE dashplane_audit, dashplane_audit_seq; DELETE FROM dashplane_schema WHERE version >= 3');
         await c.end();
         store = new PostgresStore({ url: db.url });
         await store.open();

@@ -7,6 +7,8 @@ import { migrate } from './postgres-schema.js';
 import type { CreateOptions, DeleteOptions, DumpItem, Envelope, HistoryOptions, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
 import { keyOf, recordWrite } from './store.js';
 import { jsonOf } from './json-of.js';
+import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
+import { AUDIT_CHANNEL, PostgresAudit } from './postgres-audit.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user@host:port/database (a password in it is never printed). */
@@ -64,6 +66,7 @@ export class PostgresStore implements Store {
   private listener?: pg.Client;
   private closed = false;
   private reconnectTimer?: NodeJS.Timeout;
+  private readonly audit = new PostgresAudit((text, values) => this.query(text, values));
 
   constructor(private readonly opts: PostgresStoreOptions) {
     this.eventLogSize = opts.eventLogSize ?? 10_000;
@@ -137,9 +140,11 @@ export class PostgresStore implements Store {
     client.on('end', lost);
     client.on('notification', (n) => {
       if (n.channel === CHANNEL && Number(n.payload) > this.rev) void this.publishing.run(() => this.catchUp()).catch(() => undefined);
+      if (n.channel === AUDIT_CHANNEL) this.audit.notify({ lastId: Number(n.payload) });
     });
     await client.connect();
     await client.query(`LISTEN ${CHANNEL}`);
+    await client.query(`LISTEN ${AUDIT_CHANNEL}`);
     this.listener = client;
   }
 
@@ -234,7 +239,7 @@ export class PostgresStore implements Store {
         await this.writeHistory(c, obj, opts.history, opts.writer, !!opts.history.continues);
       }
       return all.map((o) => ({ type: 'ADDED' as const, object: o }));
-    });
+    }, opts.audit);
   }
 
   update(obj: Envelope, opts: UpdateOptions): Promise<number> {
@@ -261,7 +266,7 @@ export class PostgresStore implements Store {
       ]);
       if (opts.history) await this.writeHistory(c, obj, opts.history, opts.writer, true);
       return [{ type: 'MODIFIED' as const, object: obj }];
-    });
+    }, opts.audit);
   }
 
   delete(k: ObjectKey, opts: DeleteOptions = {}): Promise<number> {
@@ -301,7 +306,29 @@ export class PostgresStore implements Store {
       await c.query('DELETE FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3', [k.kind, k.project, k.name]);
       events.push({ type: 'DELETED', object: obj });
       return events;
-    });
+    }, opts.audit);
+  }
+
+  async appendAudit(drafts: readonly AuditDraft[]): Promise<void> {
+    if (!drafts.length) return;
+    const entries = await this.tx((c) => this.audit.insert(c, drafts));
+    this.audit.notify({ lastId: entries[entries.length - 1].id, entries });
+  }
+
+  listAudit(q: AuditQuery): Promise<AuditPage> {
+    return this.audit.list(q);
+  }
+
+  lastAuditId(): Promise<number> {
+    return this.audit.lastId();
+  }
+
+  pruneAudit(before: string): Promise<number> {
+    return this.audit.prune(before);
+  }
+
+  onAudit(listener: (n: AuditNotice) => void): () => void {
+    return this.audit.listen(listener);
   }
 
   async revision(): Promise<number> {
@@ -507,8 +534,8 @@ export class PostgresStore implements Store {
    * the meta row, the events are logged and the log trimmed, all in one transaction. After the
    * commit the events are published in revision order, before the returned promise resolves.
    */
-  private async write(build: (c: PoolClient) => Promise<PendingEvent[]>): Promise<number> {
-    const { first, events, trimmed } = await this.tx(async (c) => {
+  private async write(build: (c: PoolClient) => Promise<PendingEvent[]>, audit: readonly AuditDraft[] = []): Promise<number> {
+    const { first, events, trimmed, entries } = await this.tx(async (c) => {
       const pending = await build(c);
       // the meta row lock serialises numbering: revision order is commit order, without gaps
       const { rows } = await c.query<{ revision: string }>('UPDATE dashplane_meta SET revision = revision + $1 WHERE id = 1 RETURNING revision', [pending.length]);
@@ -533,8 +560,9 @@ export class PostgresStore implements Store {
       if (trimmed) await c.query('DELETE FROM dashplane_events WHERE revision <= $1', [last - this.eventLogSize]);
       // delivered to every listener at commit, in commit order
       await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(last)]);
-      return { first, events, trimmed };
+      return { first, events, trimmed, entries: await this.audit.insert(c, audit) };
     });
+    this.audit.notify({ lastId: entries.length ? entries[entries.length - 1].id : 0, entries });
     const last = first + events.length - 1;
     // the log now starts after what this commit trimmed, whichever path publishes the events below
     if (trimmed) this.firstLogged = Math.max(this.firstLogged, last - this.eventLogSize + 1);

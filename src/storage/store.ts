@@ -1,3 +1,5 @@
+import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
+
 /**
  * The storage interface every driver implements (LevelStore, later PostgresStore).
  * Objects are untyped envelopes keyed by (kind, project, name); `project` is "" for global kinds.
@@ -73,6 +75,8 @@ export interface DeleteOptions {
   expectedUpdatedAt?: string;
   /** Also delete, in the same atomic write, every object of these kinds inside project `project` (and their history). */
   children?: { project: string; kinds: readonly string[] };
+  /** Audit entries committed in the same atomic write. */
+  audit?: readonly AuditDraft[];
 }
 
 /** Who made a write, and through what. */
@@ -122,6 +126,8 @@ export interface WriteRecordOptions {
   history?: HistoryOptions;
   /** The managers record to store as it is, instead of the one `writer` makes (copying a store). */
   managers?: readonly ManagerEntry[];
+  /** Audit entries committed in the same atomic write. */
+  audit?: readonly AuditDraft[];
 }
 
 /** Options of `Store.create`: a `parent` that must exist, companions created `also` in the same atomic write. */
@@ -212,6 +218,16 @@ export interface Store {
    * history entries. The history of deleted objects is left out.
    */
   dump(): AsyncIterable<DumpItem>;
+  /** Appends audit entries (logins, denials) on their own; a write's entries go with the write (`audit` options). */
+  appendAudit(entries: readonly AuditDraft[]): Promise<void>;
+  /** A page of the audit log (see AuditQuery). */
+  listAudit(q: AuditQuery): Promise<AuditPage>;
+  /** The id of the last audit entry (0 for none). */
+  lastAuditId(): Promise<number>;
+  /** Deletes the audit entries older than `before` (RFC 3339); returns how many. */
+  pruneAudit(before: string): Promise<number>;
+  /** Calls `listener` after every audit commit: this process's (with the entries) and other replicas'. */
+  onAudit(listener: (n: AuditNotice) => void): () => void;
 }
 
 /** The key of an envelope. */

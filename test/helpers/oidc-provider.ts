@@ -3,7 +3,8 @@
  *
  * - `startOidcProvider`: the real `oidc-provider` (v9) with a web client `dashplane` (authorization
  *   code + PKCE S256 required, refresh token, device code), a `robot` client (client credentials),
- *   an in-memory account store and minimal login / consent pages of our own (devInteractions off):
+ *   an in-memory account store (its `groups` claim released with the `groups` scope; refresh
+ *   tokens with `offline_access` and `prompt=consent`) and minimal login / consent pages of our own (devInteractions off):
  *   the login page is a form whose `login` field names the account, so an HTTP client chooses who
  *   logs in by filling it in. Device codes are approved through the provider's own /device pages.
  * - `startFakeOidcProvider`: a small hand-written OpenID provider whose token endpoint can forge
@@ -31,6 +32,8 @@ export interface IdpAccount {
   family_name?: string;
   picture?: string;
   name?: string;
+  /** Released with the `groups` scope (any shape: tests send malformed ones too). */
+  groups?: unknown;
 }
 
 export interface OidcProviderOptions {
@@ -395,6 +398,7 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
       openid: ['sub'],
       email: ['email', 'email_verified'],
       profile: ['preferred_username', 'given_name', 'family_name', 'picture', 'name'],
+      groups: ['groups'],
     },
     async findAccount(_ctx: unknown, id: string) {
       const a = accounts.get(id);

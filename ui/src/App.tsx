@@ -4,6 +4,7 @@ import { ReactNode, useEffect } from 'react';
 import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { getConfig, logout, whoami, type PublicConfig } from './api';
 import { onSignedOut } from './fetch-refresh';
+import { AdminPage } from './pages/AdminPage';
 import { DashboardPage } from './pages/DashboardPage';
 import { EditorPage } from './pages/EditorPage';
 import { HistoryPage } from './pages/HistoryPage';
@@ -54,6 +55,7 @@ export function App() {
                 <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
                 <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
                 <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
+                <Route path="/admin" element={<AdminPage />} />
                 <Route path="*" element={<NotFound />} />
               </Routes>
             </Layout>

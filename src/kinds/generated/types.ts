@@ -40,6 +40,30 @@ export type VariableSpec = {
  * A duration such as "1h", "30m", "1h30m", "2w" or "500ms": digits followed by a unit, units in the order y, w, d, h, m, s, ms, each at most once.
  */
 export type Duration = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName1 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName2 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName3 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName4 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName5 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName6 = string;
 
 export interface DashplaneSchemas {
   Dashboard?: Dashboard;
@@ -50,11 +74,14 @@ export interface DashplaneSchemas {
   GlobalRoleBinding?: GlobalRoleBinding;
   GlobalRole?: GlobalRole;
   GlobalSecret?: GlobalSecret;
+  GlobalServiceAccount?: GlobalServiceAccount;
   GlobalVariable?: GlobalVariable;
+  Group?: Group;
   Project?: Project;
   RoleBinding?: RoleBinding;
   Role?: Role;
   Secret?: Secret;
+  ServiceAccount?: ServiceAccount;
   User?: User;
   Variable?: Variable;
   ServerConfig?: ServerConfig;
@@ -502,7 +529,7 @@ export interface GlobalRoleBinding {
   spec: RoleBindingSpec;
 }
 /**
- * Grants a role to users: a RoleBinding names a Role of its project, a GlobalRoleBinding names a GlobalRole.
+ * Grants a role to subjects (users, groups): a RoleBinding names a Role of its project, a GlobalRoleBinding names a GlobalRole.
  */
 export interface RoleBindingSpec {
   /**
@@ -510,19 +537,20 @@ export interface RoleBindingSpec {
    */
   role: string;
   /**
-   * Users receiving the role.
+   * Who receives the role: users, groups (native Group objects or groups reported by an identity provider) and service accounts.
    *
    * @minItems 1
+   * @maxItems 1000
    */
   subjects: [Subject, ...Subject[]];
 }
 export interface Subject {
   /**
-   * Only users can be subjects.
+   * User: a user by name. Group: every member of the Group object of that name and every user whose identity provider reports that group (after its groups_prefix). ServiceAccount: a service account of the binding's project (not in a GlobalRoleBinding). GlobalServiceAccount: a global service account.
    */
-  kind: "User";
+  kind: "User" | "Group" | "ServiceAccount" | "GlobalServiceAccount";
   /**
-   * User name (metadata.name of the User).
+   * User name, or group name (a Group's metadata.name, or a provider group with its prefix).
    */
   name: string;
 }
@@ -544,7 +572,7 @@ export interface RoleSpec {
   permissions: Permission[];
 }
 /**
- * A set of actions allowed on a set of resource kinds.
+ * A set of actions allowed on a set of resource kinds; optionally only on named objects (resources) or on the content of named folders (folders).
  */
 export interface Permission {
   /**
@@ -559,6 +587,20 @@ export interface Permission {
    * @minItems 1
    */
   scopes: [string, ...string[]];
+  /**
+   * Only objects of these names (of the kinds in scopes). Absent: every object of those kinds.
+   *
+   * @minItems 1
+   * @maxItems 1000
+   */
+  resources?: [ResourceName, ...ResourceName[]];
+  /**
+   * Only these Folders (of the role's project, or of any project for a GlobalRole) and the dashboards they list, sub-folders included; scopes says which of the two (Folder, Dashboard or "*"). With resources: objects matching either.
+   *
+   * @minItems 1
+   * @maxItems 1000
+   */
+  folders?: [ResourceName, ...ResourceName[]];
 }
 /**
  * Credentials usable by global datasources.
@@ -692,12 +734,46 @@ export interface TLSConfig {
   maxVersion?: "TLS10" | "TLS11" | "TLS12" | "TLS13";
 }
 /**
+ * A machine identity outside projects: GlobalRoleBindings and RoleBindings name it as {kind: GlobalServiceAccount, name}.
+ */
+export interface GlobalServiceAccount {
+  kind: "GlobalServiceAccount";
+  metadata: ObjectMetadata;
+  spec: ServiceAccountSpec;
+}
+/**
+ * A machine identity (a CI job, a robot): bindings name it as a subject, and API tokens created for it act as it.
+ */
+export interface ServiceAccountSpec {
+  display?: Display;
+}
+/**
  * A variable available to every dashboard of every project.
  */
 export interface GlobalVariable {
   kind: "GlobalVariable";
   metadata: ObjectMetadata;
   spec: VariableSpec;
+}
+/**
+ * A named set of users that bindings grant roles to.
+ */
+export interface Group {
+  kind: "Group";
+  metadata: ObjectMetadata;
+  spec: GroupSpec;
+}
+/**
+ * A team of native users: RoleBindings and GlobalRoleBindings name it as a subject of kind Group, and every member receives the role. Members of groups an identity provider reports (groups_claim) need no Group object.
+ */
+export interface GroupSpec {
+  display?: Display;
+  /**
+   * Names of the users in the group (metadata.name of each User). A user deleted later leaves the group.
+   *
+   * @maxItems 10000
+   */
+  members: ResourceName[];
 }
 /**
  * A project: the namespace that holds dashboards, datasources, variables, secrets, folders and roles.
@@ -736,6 +812,14 @@ export interface Secret {
   kind: "Secret";
   metadata: ProjectMetadata;
   spec: SecretSpec;
+}
+/**
+ * A machine identity of a project: RoleBindings of the project name it as {kind: ServiceAccount, name}.
+ */
+export interface ServiceAccount {
+  kind: "ServiceAccount";
+  metadata: ProjectMetadata;
+  spec: ServiceAccountSpec;
 }
 /**
  * A user account.
@@ -785,6 +869,12 @@ export interface OAuthProvider {
    * Identifier of the user at the provider.
    */
   subject?: string;
+  /**
+   * Groups the provider reported at the last login or token refresh (groups_claim, before the prefix). Recorded by the server.
+   *
+   * @maxItems 1000
+   */
+  groups?: string[];
 }
 /**
  * A variable shared by every dashboard of a project.
@@ -811,6 +901,7 @@ export interface ServerConfig {
   plugin?: PluginConfig;
   http?: HTTPConfig;
   log?: LogConfig;
+  audit?: AuditConfig;
 }
 /**
  * Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.
@@ -933,6 +1024,10 @@ export interface AuthenticationConfig {
    */
   password_hash_cost?: number;
   login_rate_limit?: LoginRateLimitConfig;
+  /**
+   * Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as "30d", "720h".
+   */
+  max_token_ttl?: string;
 }
 /**
  * Identity providers.
@@ -1039,6 +1134,35 @@ export interface OIDCProviderConfig {
      */
     audience: string;
   };
+  /**
+   * Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read.
+   */
+  groups_claim?: string;
+  /**
+   * Put before every group the provider reports (e.g. "corp:", so a binding names Group "corp:sre"): keeps them apart from native Group objects and from other providers' groups.
+   */
+  groups_prefix?: string;
+  /**
+   * When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored.
+   *
+   * @maxItems 1000
+   */
+  allowed_groups?: string[];
+  /**
+   * Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.
+   *
+   * @maxItems 1000
+   */
+  role_mappings?: RoleMapping[];
+}
+export interface RoleMapping {
+  /**
+   * A group as the provider reports it.
+   */
+  group: string;
+  global_role?: ResourceName1;
+  project?: ResourceName2;
+  role?: ResourceName3;
 }
 /**
  * An OAuth 2.0 provider with explicit endpoints.
@@ -1103,6 +1227,35 @@ export interface OAuthProviderConfig {
    * Property of the user-info answer that names the dashplane user.
    */
   custom_login_property?: string;
+  /**
+   * Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read.
+   */
+  groups_claim?: string;
+  /**
+   * Put before every group the provider reports (e.g. "corp:", so a binding names Group "corp:sre"): keeps them apart from native Group objects and from other providers' groups.
+   */
+  groups_prefix?: string;
+  /**
+   * When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored.
+   *
+   * @maxItems 1000
+   */
+  allowed_groups?: string[];
+  /**
+   * Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.
+   *
+   * @maxItems 1000
+   */
+  role_mappings?: RoleMapping1[];
+}
+export interface RoleMapping1 {
+  /**
+   * A group as the provider reports it.
+   */
+  group: string;
+  global_role?: ResourceName4;
+  project?: ResourceName5;
+  role?: ResourceName6;
 }
 /**
  * Failed native logins allowed before 429 with Retry-After.
@@ -1246,4 +1399,17 @@ export interface LogConfig {
    * Minimum level of the messages written.
    */
   level?: "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
+}
+/**
+ * The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).
+ */
+export interface AuditConfig {
+  /**
+   * How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as "90d".
+   */
+  retention?: string;
+  /**
+   * Also append each entry this server records, as one JSON line, to this file ("-": standard output), for shipping to a log system. Unset: the store only.
+   */
+  file?: string;
 }

@@ -1,0 +1,125 @@
+import type { AuthRouteOptions } from '../api/auth-routes.js';
+import type { ExternalAuthOptions } from '../api/external-auth-routes.js';
+import type { Metrics } from '../api/metrics.js';
+import { auditDraft } from '../audit/drafts.js';
+import type { ServerConfig } from '../config.js';
+import type { KindRegistry } from '../kinds/registry.js';
+import { parseDuration } from '../resources/duration.js';
+import type { ResourceService } from '../resources/service.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { ReadCache } from '../storage/read-cache.js';
+import type { Envelope, Store } from '../storage/store.js';
+import { API_TOKEN_KIND, ApiTokens } from './api-tokens.js';
+import type { Authenticator } from './authenticator.js';
+import type { AuthzTarget, Principal } from './authorizer.js';
+import { buildProviders, unverifiedIssuer } from './external.js';
+import type { KeyRing } from './keys.js';
+import { AuthService } from './login.js';
+import type { PasswordHasher } from './passwords.js';
+import { groupGrants, principalGroups } from './provider-groups.js';
+import { RbacAuthorizer, type Permission } from './rbac.js';
+import { SESSION_KIND, SessionStore } from './sessions.js';
+import { TokenAuthenticator } from './token-authenticator.js';
+import { TokenService } from './tokens.js';
+import { UpstreamRefresher } from './upstream-refresh.js';
+import { principalUser } from './user-sync.js';
+
+/** What authentication on (`security.enable_auth`) adds to the server. */
+export interface AuthParts {
+  authenticator: Authenticator;
+  authorizer: RbacAuthorizer;
+  auth: Omit<AuthRouteOptions, 'service'>;
+  external?: Omit<ExternalAuthOptions, 'service'>;
+  sessions: SessionStore;
+  apiTokens: ApiTokens;
+}
+
+/**
+ * Builds the authentication and authorization parts from the configuration: tokens, sessions,
+ * API tokens, identity providers (with their groups), RBAC with its denials audited, logins.
+ * `service` is read at request time (it is built after these parts).
+ */
+export function composeAuth(o: {
+  config: Readonly<ServerConfig>;
+  registry: KindRegistry;
+  store: Store;
+  keys: KeyRing;
+  secrets: SecretBox;
+  passwords: PasswordHasher;
+  metrics: Metrics;
+  service: () => ResourceService;
+  /** Where an audit entry that could not be written is reported. */
+  warn: (e: unknown) => void;
+}): AuthParts {
+  const { config, registry, store, keys } = o;
+  const security = config.security!;
+  const authn = security.authentication!;
+  const accessTtlMs = parseDuration(authn.access_token_ttl!)!;
+  const refreshTtlMs = parseDuration(authn.refresh_token_ttl!)!;
+  const tokens = new TokenService(keys, { accessS: Math.round(accessTtlMs / 1000), refreshS: Math.round(refreshTtlMs / 1000) });
+  const userKind = registry.all().find((d) => d.isPrincipal)!;
+  // every authenticated request reads its session (or API token) and principal: from memory until they change
+  const principalKinds = registry.all().filter((d) => d.subject === 'principal').map((d) => d.kind);
+  const reads = new ReadCache(store, [SESSION_KIND, API_TOKEN_KIND, ...principalKinds]);
+  const sessions = new SessionStore(store, reads);
+  const providers = buildProviders(authn.providers!.oidc, authn.providers!.oauth);
+  const all = [...providers.values()];
+  const policies = new Map(all.flatMap((p) => (p.groups ? [[p.issuerId, p.groups] as const] : [])));
+  const groupsOf = (user: Envelope) => principalGroups(policies, user.spec);
+  const apiTokens = new ApiTokens({ store, reads, registry, principalOf: (owner) => (owner.kind === userKind.kind ? groupsOf(owner) : {}) });
+  const authenticator = new TokenAuthenticator({
+    apiTokens,
+    tokens,
+    sessions,
+    store,
+    reads,
+    userKind,
+    ...(policies.size ? { groupsOf } : {}),
+    // only with providers configured: decoding every bearer token for its issuer costs
+    ...(all.length > 0
+      ? {
+          providerToken: async (token: string) => {
+            const issuer = unverifiedIssuer(token);
+            const p = all.find((x) => x.acceptsTokenFrom(issuer));
+            if (!p) return undefined;
+            const id = await p.verifyAccessToken(token);
+            const user = await principalUser(id, { store, service: o.service(), userKind });
+            // the token's own groups claim, when it has one: what the provider says now
+            return { name: user.metadata.name, anonymous: false, ...(p.groups && id.groups ? groupGrants(id.groups, p.groups) : groupsOf(user)) };
+          },
+        }
+      : {}),
+  });
+  const onDenied = async (p: Principal, action: string, t: AuthzTarget, reason: string) => {
+    const target = { kind: t.kind, ...(t.project !== undefined ? { project: t.project } : {}), ...(t.name !== undefined ? { name: t.name } : {}) };
+    // the 403 is answered even if the entry cannot be written
+    await store.appendAudit([auditDraft(p, { action: 'denied', deniedAction: action, ...target, reason })]).catch(o.warn);
+  };
+  const authorizer = new RbacAuthorizer({ store, registry, guest: (security.authorization!.guest_permissions ?? []) as Permission[], config, onDenied });
+  const limits = authn.login_rate_limit!;
+  const upstream = providers.size > 0 ? new UpstreamRefresher({ providers, box: o.secrets, store, service: o.service, userKind }) : undefined;
+  const authService = new AuthService({
+    store,
+    userKind,
+    passwords: o.passwords,
+    sessions,
+    tokens,
+    refreshTtlMs,
+    audit: (entries) => store.appendAudit(entries),
+    ...(upstream ? { upstream } : {}),
+    limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! },
+    onFailure: () => o.metrics.loginFailures.inc(),
+    onRateLimited: () => o.metrics.loginRateLimited.inc(),
+  });
+  const cookie = { sameSite: security.cookie!.same_site!, secure: security.cookie!.secure! };
+  const auth = {
+    auth: authService,
+    rbac: authorizer,
+    userKind,
+    cookie,
+    enableNative: authn.providers!.enable_native !== false,
+    tokens: { tokens: apiTokens, registry, store, maxTtl: authn.max_token_ttl!, maxTtlMs: parseDuration(authn.max_token_ttl!)!, knownScopes: new Set(registry.scopes.keys()) },
+  };
+  const external = providers.size > 0 ? { providers, auth: authService, store, userKind, cookie, stateKey: keys.loginStateKey } : undefined;
+  return { authenticator, authorizer, auth, ...(external ? { external } : {}), sessions, apiTokens };
+}

@@ -1,0 +1,43 @@
+import type { Store } from '../storage/store.js';
+
+/**
+ * A value computed from every object of a few kinds (all roles and bindings; all folders), kept
+ * until one of them changes: the store's events (every replica's) drop it, and `get` first calls
+ * `sync`, which delivers every event committed before the request, so a change holds on the very
+ * next request on any replica.
+ */
+export class DerivedCache<T> {
+  private current?: Promise<T>;
+  /** Bumped by every relevant event: a computation started before one is not kept. */
+  private generation = 0;
+
+  constructor(
+    private readonly store: Store,
+    kinds: Iterable<string>,
+    private readonly compute: () => Promise<T>,
+  ) {
+    const watched = new Set(kinds);
+    store.onEvent((e) => {
+      if (!watched.has(e.object.kind)) return;
+      this.generation++;
+      this.current = undefined;
+    });
+  }
+
+  async get(): Promise<T> {
+    await this.store.sync();
+    if (this.current) return this.current;
+    const generation = this.generation;
+    const computing = this.compute();
+    this.current = computing;
+    computing.then(
+      () => {
+        if (this.generation !== generation && this.current === computing) this.current = undefined;
+      },
+      () => {
+        if (this.current === computing) this.current = undefined;
+      },
+    );
+    return computing;
+  }
+}

@@ -1,0 +1,90 @@
+import type { Level } from 'level';
+import { auditMatches, type AuditDraft, type AuditEntry, type AuditNotice, type AuditPage, type AuditQuery } from './audit-types.js';
+
+const SEP = '\x00';
+const HIGH = '\xff';
+const PREFIX = `a${SEP}`;
+const keyOf = (id: number) => PREFIX + String(id).padStart(16, '0');
+/** Entries one list call reads at most before it answers with what it found (and where to go on). */
+const SCAN_BUDGET = 50_000;
+/** Entry times follow ids closely (taken just before commit): scans stop this far past a time bound. */
+const TIME_SLACK_MS = 60_000;
+
+/**
+ * The audit log inside LevelStore: entries under `a\0<id>`, numbered by the store's single writer
+ * in commit order (so a write's entries are in the same atomic batch as the write).
+ */
+export class LevelAudit {
+  private last = 0;
+  private readonly listeners = new Set<(n: AuditNotice) => void>();
+
+  constructor(private readonly db: Level<string, string>) {}
+
+  async open(): Promise<void> {
+    const last = await this.db.keys({ gte: PREFIX, lt: PREFIX + HIGH, reverse: true, limit: 1 }).all();
+    this.last = last.length ? Number(last[0].slice(PREFIX.length)) : 0;
+  }
+
+  get lastId(): number {
+    return this.last;
+  }
+
+  /** Numbers the drafts of one commit (call under the writer); the puts to add to its batch. */
+  number(drafts: readonly AuditDraft[]): { entries: AuditEntry[]; ops: { type: 'put'; key: string; value: string }[] } {
+    const entries = drafts.map((d, i) => ({ id: this.last + i + 1, ...d }));
+    return { entries, ops: entries.map((e) => ({ type: 'put' as const, key: keyOf(e.id), value: JSON.stringify(e) })) };
+  }
+
+  /** After the batch is written: the new last id, and the listeners told. */
+  committed(entries: readonly AuditEntry[]): void {
+    if (!entries.length) return;
+    this.last = entries[entries.length - 1].id;
+    const notice = { lastId: this.last, entries };
+    for (const l of this.listeners) l(notice);
+  }
+
+  listen(listener: (n: AuditNotice) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async list(q: AuditQuery): Promise<AuditPage> {
+    const ascending = q.afterId !== undefined;
+    const range = ascending
+      ? { gt: keyOf(q.afterId!), lt: PREFIX + HIGH }
+      : { gte: PREFIX, lt: q.beforeId !== undefined ? keyOf(q.beforeId) : PREFIX + HIGH, reverse: true };
+    const bound = ascending ? (q.until ? Date.parse(q.until) + TIME_SLACK_MS : Infinity) : q.since ? Date.parse(q.since) - TIME_SLACK_MS : -Infinity;
+    const entries: AuditEntry[] = [];
+    let scanned = 0;
+    let lastSeen: number | undefined;
+    for await (const raw of this.db.values(range)) {
+      const e = JSON.parse(raw) as AuditEntry;
+      lastSeen = e.id;
+      const t = Date.parse(e.time);
+      if (ascending ? t >= bound : t < bound) return { entries };
+      if (auditMatches(e, q)) entries.push(e);
+      if (entries.length >= q.limit) return { entries };
+      if (++scanned >= SCAN_BUDGET) return { entries, next: lastSeen };
+    }
+    return { entries };
+  }
+
+  /** Deletes entries older than `before`, oldest first, in batches. */
+  async prune(before: string): Promise<number> {
+    const limit = Date.parse(before);
+    let n = 0;
+    let batch: string[] = [];
+    for await (const [key, raw] of this.db.iterator({ gte: PREFIX, lt: PREFIX + HIGH })) {
+      const t = Date.parse((JSON.parse(raw) as AuditEntry).time);
+      if (t >= limit + TIME_SLACK_MS) break;
+      if (t < limit) batch.push(key);
+      if (batch.length >= 1000) {
+        await this.db.batch(batch.map((k) => ({ type: 'del' as const, key: k })));
+        n += batch.length;
+        batch = [];
+      }
+    }
+    if (batch.length) await this.db.batch(batch.map((k) => ({ type: 'del' as const, key: k })));
+    return n + batch.length;
+  }
+}
