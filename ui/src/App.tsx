@@ -1,21 +1,26 @@
 import { AppBar, Box, Button, Link, Toolbar, Typography } from '@mui/material';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ReactNode, useEffect } from 'react';
+import { lazy, ReactNode, Suspense, useEffect } from 'react';
 import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { getConfig, logout, whoami, type PublicConfig } from './api';
 import { onSignedOut } from './fetch-refresh';
-import { DashboardPage } from './pages/DashboardPage';
-import { EditorPage } from './pages/EditorPage';
-import { HistoryPage } from './pages/HistoryPage';
-import { ProjectPage } from './pages/ProjectPage';
-import { ProjectsPage } from './pages/ProjectsPage';
+import { maybeSignedIn, rememberSignIn } from './session';
 import { SignInPage } from './pages/SignInPage';
 import { ErrorMessage, Loading } from './widgets';
+
+// One chunk per page, loaded when its route is first shown: the sign-in, home and list pages
+// never load the chart libraries that the dashboard page needs.
+const DashboardPage = lazy(() => import('./pages/DashboardPage').then((m) => ({ default: m.DashboardPage })));
+const EditorPage = lazy(() => import('./pages/EditorPage').then((m) => ({ default: m.EditorPage })));
+const HistoryPage = lazy(() => import('./pages/HistoryPage').then((m) => ({ default: m.HistoryPage })));
+const ProjectPage = lazy(() => import('./pages/ProjectPage').then((m) => ({ default: m.ProjectPage })));
+const ProjectsPage = lazy(() => import('./pages/ProjectsPage').then((m) => ({ default: m.ProjectsPage })));
 
 export function App() {
   const config = useQuery(['config'], getConfig, { staleTime: Infinity });
   const authOn = config.data?.security?.enable_auth === true;
-  const me = useQuery(['whoami'], whoami, { enabled: authOn, retry: false, staleTime: Infinity });
+  // no session in sight: no call (its 401 would be a console error), straight to sign in
+  const me = useQuery(['whoami'], whoami, { enabled: authOn && maybeSignedIn(), retry: false, staleTime: Infinity, onSuccess: () => rememberSignIn(true), onError: () => rememberSignIn(false) });
   const navigate = useNavigate();
   const location = useLocation();
   const queryClient = useQueryClient();
@@ -70,6 +75,7 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
   const queryClient = useQueryClient();
   const signOut = async () => {
     try {
+      rememberSignIn(false);
       await logout();
     } finally {
       queryClient.clear();
@@ -100,7 +106,7 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
         </Toolbar>
       </AppBar>
       <Box component="main" sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column' }}>
-        {children}
+        <Suspense fallback={<Loading />}>{children}</Suspense>
       </Box>
     </Box>
   );

@@ -6,6 +6,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation, useParams } from 'react-router-dom';
 import { ApiError, displayName, getResource, putResource, type Resource } from '../api';
 import { CachingDatasourceApi } from '../datasource-api';
+import { PersesProviders } from '../perses/PersesProviders';
 import { watchObject } from '../watch';
 import { ErrorMessage, Loading, PageHeader } from '../widgets';
 
@@ -15,6 +16,14 @@ import { ErrorMessage, Loading, PageHeader } from '../widgets';
  * when someone saves a new version, the page shows it and says so.
  */
 export function DashboardPage() {
+  return (
+    <PersesProviders>
+      <Dashboard />
+    </PersesProviders>
+  );
+}
+
+function Dashboard() {
   const { project = '', plural = 'dashboards', name = '' } = useParams();
   const key = useMemo(() => ['resource', plural, project, name], [plural, project, name]);
   const queryClient = useQueryClient();
