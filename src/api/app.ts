@@ -16,6 +16,7 @@ import { registerExternalAuthRoutes, type ExternalAuthOptions } from './external
 import type { Watcher } from '../controllers/watcher.js';
 import { registerErrorHandler } from './error-handler.js';
 import { registerMetrics, type Metrics } from './metrics.js';
+import { registerProfileRoutes } from './profile-routes.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { registerResourceRoutes } from './resource-router.js';
 import { registerStaticRoutes, type StaticRouteOptions } from './static-routes.js';
@@ -87,6 +88,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   registerBodyParsers(app, http.max_json_depth!);
   registerSystemRoutes(app, o);
   registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher);
+  registerProfileRoutes(app, { registry: o.registry, service: o.service });
   // Shutting down: answers close their connections, so in-flight keep-alive clients do not hold
   // the server open until the grace period ends.
   let closing = false;

@@ -8,4 +8,5 @@ export const folder: KindDescriptor = {
   scope: 'project',
   validate: Folder,
   history: true,
+  searchable: true,
 };

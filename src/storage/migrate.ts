@@ -3,6 +3,7 @@ import type { Envelope, Store } from './store.js';
 import { LevelStore } from './level-store.js';
 import { PostgresStore } from './postgres-store.js';
 import { SESSION_KIND } from '../auth/sessions.js';
+import { PROFILE_KIND } from '../profiles/profiles.js';
 
 /** Versions kept while copying (the target's own retention applies to later writes). */
 const COPY_ALL_VERSIONS = Number.MAX_SAFE_INTEGER;
@@ -24,7 +25,7 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
   try {
     await to.open();
     try {
-      const kinds = [...buildKindRegistry().all().map((d) => d.kind), SESSION_KIND];
+      const kinds = [...buildKindRegistry().all().map((d) => d.kind), SESSION_KIND, PROFILE_KIND];
       for (const kind of kinds) {
         if ((await to.list({ kind, limit: 1 })).length > 0) throw new Error(`the target already holds ${kind} objects; migrate into an empty store`);
       }

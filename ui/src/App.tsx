@@ -1,11 +1,13 @@
 import { AppBar, Box, Button, Link, Toolbar, Typography } from '@mui/material';
+import Magnify from 'mdi-material-ui/Magnify';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, ReactNode, Suspense, useEffect } from 'react';
+import { lazy, ReactNode, Suspense, useEffect, useState } from 'react';
 import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { getConfig, logout, whoami, type PublicConfig } from './api';
 import { onSignedOut } from './fetch-refresh';
 import { maybeSignedIn, rememberSignIn } from './session';
 import { SignInPage } from './pages/SignInPage';
+import { SearchDialog, searchShortcutLabel } from './search/SearchDialog';
 import { ErrorMessage, Loading } from './widgets';
 
 // One chunk per page, loaded when its route is first shown: the sign-in, home and list pages
@@ -14,7 +16,7 @@ const DashboardPage = lazy(() => import('./pages/DashboardPage').then((m) => ({ 
 const EditorPage = lazy(() => import('./pages/EditorPage').then((m) => ({ default: m.EditorPage })));
 const HistoryPage = lazy(() => import('./pages/HistoryPage').then((m) => ({ default: m.HistoryPage })));
 const ProjectPage = lazy(() => import('./pages/ProjectPage').then((m) => ({ default: m.ProjectPage })));
-const ProjectsPage = lazy(() => import('./pages/ProjectsPage').then((m) => ({ default: m.ProjectsPage })));
+const HomePage = lazy(() => import('./pages/HomePage').then((m) => ({ default: m.HomePage })));
 
 export function App() {
   const config = useQuery(['config'], getConfig, { staleTime: Infinity });
@@ -49,7 +51,7 @@ export function App() {
           signedIn ? (
             <Layout config={config.data} user={me.data?.metadata.name}>
               <Routes>
-                <Route path="/" element={<ProjectsPage />} />
+                <Route path="/" element={<HomePage />} />
                 <Route path="/projects" element={<Navigate to="/" replace />} />
                 <Route path="/projects/:project" element={<ProjectPage />} />
                 <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
@@ -72,6 +74,7 @@ export function App() {
 
 function Layout({ config, user, children }: { config: PublicConfig; user?: string; children: ReactNode }) {
   const navigate = useNavigate();
+  const [searching, setSearching] = useState(false);
   const queryClient = useQueryClient();
   const signOut = async () => {
     try {
@@ -93,6 +96,13 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
             </Typography>
           </Link>
           <Box sx={{ flexGrow: 1 }} />
+          <Button color="inherit" size="small" startIcon={<Magnify />} onClick={() => setSearching(true)} aria-keyshortcuts="Control+K Meta+K" sx={{ textTransform: 'none' }}>
+            Search
+            <Box component="kbd" sx={{ ml: 1, px: 0.5, border: 1, borderRadius: 0.5, fontSize: 11, opacity: 0.85 }}>
+              {searchShortcutLabel()}
+            </Box>
+          </Button>
+          <SearchDialog open={searching} onOpenChange={setSearching} />
           {config.security?.enable_auth && user && (
             <>
               <Typography variant="body2" data-testid="current-user">

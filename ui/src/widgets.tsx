@@ -45,7 +45,7 @@ export function PageHeader({ crumbs, actions }: { crumbs: Crumb[]; actions?: Rea
     <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, px: 3, pt: 2, pb: 1, flexWrap: 'wrap' }}>
       <Breadcrumbs aria-label="breadcrumb" sx={{ flexGrow: 1 }}>
         <Link component={RouterLink} to="/" underline="hover" color="inherit">
-          Projects
+          Home
         </Link>
         {crumbs.map((c, i) =>
           c.to && i < crumbs.length - 1 ? (

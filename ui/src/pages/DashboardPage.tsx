@@ -5,6 +5,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation, useParams } from 'react-router-dom';
 import { ApiError, displayName, getResource, putResource, type Resource } from '../api';
+import { StarButton } from '../StarButton';
+import { recordView } from '../profile-api';
 import { CachingDatasourceApi } from '../datasource-api';
 import { PersesProviders } from '../perses/PersesProviders';
 import { watchObject } from '../watch';
@@ -51,6 +53,15 @@ function Dashboard() {
     [plural, project, name, key, queryClient],
   );
 
+  // the user's recently viewed list (server-side, so it follows them to other browsers)
+  const kind = dashboard.data?.object.kind;
+  useEffect(() => {
+    if (!kind) return;
+    recordView({ kind, project, name })
+      .then(() => queryClient.invalidateQueries(['profile']))
+      .catch(() => undefined); // a view that cannot be recorded does not stop the page
+  }, [kind, project, name, queryClient]);
+
   if (plural !== 'dashboards' && plural !== 'ephemeraldashboards') return <ErrorMessage error={new Error(`${plural} cannot be viewed as a dashboard`)} />;
   if (dashboard.isLoading) return <Loading />;
   if (dashboard.error || !dashboard.data) return <ErrorMessage error={dashboard.error} />;
@@ -77,6 +88,7 @@ function Dashboard() {
         crumbs={[{ label: project, to: `/projects/${encodeURIComponent(project)}${plural === 'dashboards' ? '' : `?tab=${plural}`}` }, { label: displayName(dashboard.data.object) }]}
         actions={
           <Stack direction="row" spacing={1} alignItems="center">
+            <StarButton target={{ kind: resource.kind, project, name }} />
             <Typography variant="caption" color="text.secondary" data-testid="dashboard-version">
               version {resource.metadata.version}
             </Typography>
