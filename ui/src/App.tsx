@@ -5,6 +5,7 @@ import { lazy, ReactNode, Suspense, useEffect, useState } from 'react';
 import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { getConfig, logout, whoami, type PublicConfig } from './api';
 import { onSignedOut } from './fetch-refresh';
+import { SessionProvider } from './permissions';
 import { maybeSignedIn, rememberSignIn } from './session';
 import { SignInPage } from './pages/SignInPage';
 import { SearchDialog, searchShortcutLabel } from './search/SearchDialog';
@@ -49,6 +50,7 @@ export function App() {
         path="*"
         element={
           signedIn ? (
+            <SessionProvider value={{ authOn, user: me.data?.metadata.name }}>
             <Layout config={config.data} user={me.data?.metadata.name}>
               <Routes>
                 <Route path="/" element={<HomePage />} />
@@ -61,6 +63,7 @@ export function App() {
                 <Route path="*" element={<NotFound />} />
               </Routes>
             </Layout>
+            </SessionProvider>
           ) : me.isLoading && me.fetchStatus !== 'idle' ? (
             <Loading />
           ) : (

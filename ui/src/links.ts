@@ -20,3 +20,8 @@ export function fieldLabel(path: string): string {
   const last = /([A-Za-z_$][\w$-]*)(?:\[\d+\])*$/.exec(path)?.[1];
   return last ?? path;
 }
+
+/** The page of a stored object of the kind with path segment `plural`. */
+export function pageOf(plural: string, r: { kind: string; metadata: { name: string; project?: string } }): string {
+  return objectPath({ kind: r.kind, plural, name: r.metadata.name, ...(r.metadata.project ? { project: r.metadata.project } : {}) });
+}

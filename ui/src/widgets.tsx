@@ -93,3 +93,12 @@ export function timeAgo(iso?: string): string {
   if (s < 86400) return `${Math.round(s / 3600)} h ago`;
   return new Date(iso).toLocaleDateString();
 }
+
+/** Text for screen readers only (e.g. the header of an actions column). */
+export function VisuallyHidden({ children }: { children: ReactNode }) {
+  return (
+    <Box component="span" sx={{ border: 0, clip: 'rect(0 0 0 0)', height: '1px', margin: '-1px', overflow: 'hidden', padding: 0, position: 'absolute', whiteSpace: 'nowrap', width: '1px' }}>
+      {children}
+    </Box>
+  );
+}

@@ -3,8 +3,10 @@ import type { DashboardResource } from '@perses-dev/core';
 import { ViewDashboard } from '@perses-dev/dashboards';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Link as RouterLink, useLocation, useParams } from 'react-router-dom';
+import { Link as RouterLink, useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { ApiError, displayName, getResource, putResource, type Resource } from '../api';
+import { kindByPlural } from '../manage/kinds';
+import { RowActions } from '../manage/RowActions';
 import { StarButton } from '../StarButton';
 import { recordView } from '../profile-api';
 import { CachingDatasourceApi } from '../datasource-api';
@@ -32,6 +34,10 @@ function Dashboard() {
   const dashboard = useQuery(key, () => getResource(plural, project, name));
   const datasourceApi = useMemo(() => new CachingDatasourceApi(), [project, name]);
   const location = useLocation();
+  const navigate = useNavigate();
+  // ?edit=true: open in Perses' edit mode (a new dashboard, to add its first panel)
+  const [params, setParams] = useSearchParams();
+  const [startEditing, setStartEditing] = useState(params.get('edit') === 'true');
   const restored = (location.state as { restored?: number } | null)?.restored;
   const [notice, setNotice] = useState<string | undefined>(restored !== undefined ? `Restored: this is now version ${restored}.` : undefined);
   // versions this page saved itself: their watch events are not news
@@ -72,6 +78,13 @@ function Dashboard() {
     try {
       const saved = await putResource(plural, project, name, entity, etag);
       ownSaves.current.add(saved.object.metadata.version ?? -1);
+      if (startEditing) {
+        // the saved version re-mounts the dashboard: in view mode from now on
+        setStartEditing(false);
+        const next = new URLSearchParams(window.location.search);
+        next.delete('edit');
+        setParams(next, { replace: true });
+      }
       queryClient.setQueryData(key, saved);
       setNotice(`Saved: version ${saved.object.metadata.version}.`);
       return saved.object;
@@ -100,6 +113,7 @@ function Dashboard() {
             <Button size="small" component={RouterLink} to={`${base}/edit`}>
               Edit JSON/YAML
             </Button>
+            <RowActions kind={kindByPlural(plural)} resource={dashboard.data.object} onDeleted={() => navigate(`/projects/${encodeURIComponent(project)}`, { replace: true })} />
           </Stack>
         }
       />
@@ -113,7 +127,7 @@ function Dashboard() {
           onSave={onSave}
           isVariableEnabled
           isDatasourceEnabled
-          isEditing={false}
+          isEditing={startEditing}
           dashboardTitleComponent={<span />}
         />
       </Box>

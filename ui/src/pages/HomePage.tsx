@@ -1,21 +1,19 @@
-import { Box, Card, CardContent, Link, List, ListItem, ListItemText, Paper, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
-import { useQuery } from '@tanstack/react-query';
+import { Box, Card, CardContent, Link, List, ListItem, ListItemText, Paper, Typography } from '@mui/material';
 import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
-import { displayName, list } from '../api';
 import { objectPath } from '../links';
+import { kindByPlural } from '../manage/kinds';
+import { ResourceTable } from '../manage/ResourceTable';
 import { useProfile } from '../profile';
 import type { ObjectRef } from '../profile-api';
 import { SearchBox } from '../search/SearchBox';
 import { searchShortcutLabel } from '../search/SearchDialog';
-import { ListBody, matches, PageHeader, SearchField, timeAgo } from '../widgets';
+import { ListBody, PageHeader, SearchField, timeAgo } from '../widgets';
 
 /** Home: search everything, the user's starred and recently viewed objects, and every project. */
 export function HomePage() {
-  const projects = useQuery(['list', 'projects'], () => list('projects'));
   const profile = useProfile();
   const [query, setQuery] = useState('');
-  const shown = (projects.data ?? []).filter((p) => matches(query, [p.metadata.name, displayName(p), ...(p.metadata.tags ?? [])]));
   return (
     <Box sx={{ pb: 4 }}>
       <PageHeader crumbs={[]} />
@@ -37,30 +35,7 @@ export function HomePage() {
             </Typography>
             <SearchField label="Search projects" value={query} onChange={setQuery} />
           </Box>
-          <ListBody query={projects} empty={shown.length > 0 ? undefined : query ? `No project matches "${query}".` : 'No projects yet.'}>
-            <Table size="small" aria-label="projects">
-              <TableHead>
-                <TableRow>
-                  <TableCell>Project</TableCell>
-                  <TableCell>Name</TableCell>
-                  <TableCell>Updated</TableCell>
-                </TableRow>
-              </TableHead>
-              <TableBody>
-                {shown.map((p) => (
-                  <TableRow key={p.metadata.name} hover data-testid="project-row">
-                    <TableCell>
-                      <Link component={RouterLink} to={`/projects/${encodeURIComponent(p.metadata.name)}`}>
-                        {displayName(p)}
-                      </Link>
-                    </TableCell>
-                    <TableCell>{p.metadata.name}</TableCell>
-                    <TableCell title={p.metadata.updatedAt}>{timeAgo(p.metadata.updatedAt)}</TableCell>
-                  </TableRow>
-                ))}
-              </TableBody>
-            </Table>
-          </ListBody>
+          <ResourceTable kind={kindByPlural('projects')} query={query} />
         </Box>
       </Box>
     </Box>
