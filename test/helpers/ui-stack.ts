@@ -78,3 +78,25 @@ export async function signIn(w: WatchedPage, login: string, password: string): P
   const r = await w.context.request.post('/api/auth/providers/native/login', { data: { login, password } });
   if (!r.ok()) throw new Error(`login as ${login}: ${r.status()} ${await r.text()}`);
 }
+
+/**
+ * Waits until the dashboard panel titled `title` shows data (a number, a chart or table rows
+ * rather than "No data"). Right after Prometheus starts, the newest step-aligned window may hold
+ * no sample yet: open the page with `refresh=5s` so the panel asks again.
+ */
+export async function waitForPanelData(w: WatchedPage, title: string, kind: 'chart' | 'stat' | 'table' = 'stat'): Promise<void> {
+  const p = w.page.locator('section[data-testid="panel"]').filter({ has: w.page.getByRole('heading', { name: title, exact: true }) }).first();
+  await waitFor(
+    `panel "${title}" to show data`,
+    async () => {
+      if ((await p.count()) === 0) return false;
+      const text = await p.innerText();
+      if (/No data/.test(text)) return false;
+      if (kind === 'chart') return (await p.locator('canvas').count()) > 0;
+      if (kind === 'table') return (await p.getByRole('row').count()) >= 2;
+      return /\d/.test(text.replace(title, ''));
+    },
+    90_000,
+    250,
+  );
+}

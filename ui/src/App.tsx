@@ -9,6 +9,7 @@ import { SessionProvider } from './permissions';
 import { maybeSignedIn, rememberSignIn } from './session';
 import { SignInPage } from './pages/SignInPage';
 import { SearchDialog, searchShortcutLabel } from './search/SearchDialog';
+import { ThemeToggle } from './ThemeToggle';
 import { ErrorMessage, Loading } from './widgets';
 
 // One chunk per page, loaded when its route is first shown: the sign-in, home and list pages
@@ -106,6 +107,7 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
             </Box>
           </Button>
           <SearchDialog open={searching} onOpenChange={setSearching} />
+          <ThemeToggle />
           {config.security?.enable_auth && user && (
             <>
               <Typography variant="body2" data-testid="current-user">
