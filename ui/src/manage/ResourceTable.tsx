@@ -107,6 +107,7 @@ export function ResourceTable({ kind, project, query = '', folders, extra }: Res
           project={project}
           open
           onClose={() => setCreating(false)}
+          onChanged={() => void refresh()}
           onSaved={(saved) => {
             setCreating(false);
             void refresh();
@@ -125,6 +126,7 @@ export function ResourceTable({ kind, project, query = '', folders, extra }: Res
           initial={editing}
           open
           onClose={() => setEditing(undefined)}
+          onChanged={() => void refresh()}
           onSaved={() => {
             setEditing(undefined);
             void refresh();

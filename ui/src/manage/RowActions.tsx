@@ -45,6 +45,8 @@ export function useRefreshLists() {
 export function RowActions({ kind, resource, folders, onDeleted }: { kind: KindUi; resource: Resource; folders?: Resource[]; onDeleted?(): void }) {
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
   const [open, setOpen] = useState<Open>();
+  // the object as it was when a dialog opened: a list refresh meanwhile must not reset the dialog
+  const [snapshot, setSnapshot] = useState(resource);
   const { can } = useCan();
   const navigate = useNavigate();
   const refresh = useRefreshLists();
@@ -57,6 +59,7 @@ export function RowActions({ kind, resource, folders, onDeleted }: { kind: KindU
   const mayMove = folders !== undefined && folders.length > 0 && can('update', 'Folder', project);
   const show = (o: Open) => () => {
     setAnchor(null);
+    setSnapshot(resource);
     setOpen(o);
   };
   const done = () => {
@@ -94,8 +97,8 @@ export function RowActions({ kind, resource, folders, onDeleted }: { kind: KindU
           </MenuItem>
         ))}
       </Menu>
-      {open === 'edit' && <FormDialog kind={kind} project={project} initial={resource} open onClose={() => setOpen(undefined)} onSaved={done} />}
-      {open === 'rename' && <RenameDialog kind={kind} resource={resource} open onClose={() => setOpen(undefined)} onSaved={done} />}
+      {open === 'edit' && <FormDialog kind={kind} project={project} initial={snapshot} open onClose={() => setOpen(undefined)} onSaved={done} onChanged={() => void refresh()} />}
+      {open === 'rename' && <RenameDialog kind={kind} resource={snapshot} open onClose={() => setOpen(undefined)} onSaved={done} />}
       {open === 'duplicate' && (
         <DuplicateDialog
           kind={kind}
