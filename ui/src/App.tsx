@@ -5,7 +5,8 @@ import { lazy, ReactNode, Suspense, useEffect, useState } from 'react';
 import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { getConfig, logout, whoami, type PublicConfig } from './api';
 import { onSignedOut } from './fetch-refresh';
-import { SessionProvider } from './permissions';
+import { SessionProvider, useCan } from './permissions';
+import { ADMIN_KINDS } from './manage/kinds-admin';
 import { maybeSignedIn, rememberSignIn } from './session';
 import { SignInPage } from './pages/SignInPage';
 import { SearchDialog, searchShortcutLabel } from './search/SearchDialog';
@@ -18,6 +19,7 @@ const DashboardPage = lazy(() => import('./pages/DashboardPage').then((m) => ({ 
 const EditorPage = lazy(() => import('./pages/EditorPage').then((m) => ({ default: m.EditorPage })));
 const HistoryPage = lazy(() => import('./pages/HistoryPage').then((m) => ({ default: m.HistoryPage })));
 const ProjectPage = lazy(() => import('./pages/ProjectPage').then((m) => ({ default: m.ProjectPage })));
+const AdminPage = lazy(() => import('./pages/AdminPage').then((m) => ({ default: m.AdminPage })));
 const HomePage = lazy(() => import('./pages/HomePage').then((m) => ({ default: m.HomePage })));
 
 export function App() {
@@ -61,6 +63,8 @@ export function App() {
                 <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
                 <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
                 <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
+                <Route path="/global/:plural/:name/history" element={<HistoryPage />} />
+                <Route path="/admin" element={<AdminPage />} />
                 <Route path="*" element={<NotFound />} />
               </Routes>
             </Layout>
@@ -100,6 +104,7 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
             </Typography>
           </Link>
           <Box sx={{ flexGrow: 1 }} />
+          <AdminLink />
           <Button color="inherit" size="small" startIcon={<Magnify />} onClick={() => setSearching(true)} aria-keyshortcuts="Control+K Meta+K" sx={{ textTransform: 'none' }}>
             Search
             <Box component="kbd" sx={{ ml: 1, px: 0.5, border: 1, borderRadius: 0.5, fontSize: 11, opacity: 0.85 }}>
@@ -135,5 +140,16 @@ function NotFound() {
         Back to the projects
       </Link>
     </Box>
+  );
+}
+
+/** "Admin" in the app bar, for users who may read some global kind. */
+function AdminLink() {
+  const { can } = useCan();
+  if (!ADMIN_KINDS.some((k) => can('read', k))) return null;
+  return (
+    <Button color="inherit" size="small" component={RouterLink} to="/admin">
+      Admin
+    </Button>
   );
 }

@@ -67,7 +67,7 @@ export function RowActions({ kind, resource, folders, onDeleted }: { kind: KindU
     void refresh();
   };
   const items = [
-    mayUpdate && FORMS[kind.kind] && !kind.view && { key: 'edit', label: 'Edit', icon: <Pencil />, onClick: show('edit') },
+    mayUpdate && FORMS[kind.kind] && !kind.view && { key: 'edit', label: kind.kind === 'User' ? 'Edit or reset password' : 'Edit', icon: <Pencil />, onClick: show('edit') },
     mayUpdate && kind.displayPath && { key: 'rename', label: 'Rename', icon: <RenameBox />, onClick: show('rename') },
     mayCreate && kind.duplicable && { key: 'duplicate', label: 'Duplicate', icon: <ContentCopy />, onClick: show('duplicate') },
     mayMove && { key: 'move', label: 'Move to folder', icon: <FolderMove />, onClick: show('move') },

@@ -1,0 +1,50 @@
+import { Box, Tab, Tabs, Typography } from '@mui/material';
+import { useSearchParams } from 'react-router-dom';
+import { KINDS } from '../manage/kinds';
+import { ADMIN_KINDS } from '../manage/kinds-admin';
+import { ResourceTable } from '../manage/ResourceTable';
+import { useCan } from '../permissions';
+import { PageHeader, SearchField } from '../widgets';
+
+/** The global kinds an administrator manages (Project has the home page). */
+const ADMIN = KINDS.filter((k) => ADMIN_KINDS.includes(k.kind));
+
+/**
+ * Administration: global datasources, variables, secrets, roles, role bindings and users, each
+ * with its forms; a tab per kind the user may read (the app bar shows the page only then).
+ */
+export function AdminPage() {
+  const { can, ready } = useCan();
+  const [params, setParams] = useSearchParams();
+  const tabs = ADMIN.filter((k) => can('read', k.kind));
+  const tab = tabs.find((t) => t.plural === params.get('tab')) ?? tabs[0];
+  const query = params.get('q') ?? '';
+  const setQuery = (q: string) => {
+    const next = new URLSearchParams(params);
+    if (q) next.set('q', q);
+    else next.delete('q');
+    setParams(next, { replace: true });
+  };
+  return (
+    <Box>
+      <PageHeader crumbs={[{ label: 'Administration' }]} actions={tab && <SearchField label={`Search ${tab.labelPlural}`} value={query} onChange={setQuery} />} />
+      {ready && !tab && (
+        <Typography sx={{ px: 3 }} color="text.secondary">
+          You may not manage any global object.
+        </Typography>
+      )}
+      {tab && (
+        <>
+          <Tabs value={tab.plural} onChange={(_e, v: string) => setParams(new URLSearchParams({ tab: v }))} sx={{ px: 3, borderBottom: 1, borderColor: 'divider' }} variant="scrollable">
+            {tabs.map((t) => (
+              <Tab key={t.plural} value={t.plural} label={t.labelPlural.replace(/^global /, '').replace(/^./, (c) => c.toUpperCase())} />
+            ))}
+          </Tabs>
+          <Box sx={{ px: 3, pt: 2 }}>
+            <ResourceTable key={tab.plural} kind={tab} query={query} />
+          </Box>
+        </>
+      )}
+    </Box>
+  );
+}
