@@ -18,6 +18,8 @@ import { registerErrorHandler } from './error-handler.js';
 import { registerMetrics, type Metrics } from './metrics.js';
 import { registerProfileRoutes } from './profile-routes.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
+import { registerSchemaRoutes } from './schema-routes.js';
+import { SCHEMAS_DIR } from '../paths.js';
 import { registerResourceRoutes } from './resource-router.js';
 import { registerStaticRoutes, type StaticRouteOptions } from './static-routes.js';
 import { registerSystemRoutes, type BuildInfo } from './system-routes.js';
@@ -89,6 +91,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   registerSystemRoutes(app, o);
   registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher);
   registerProfileRoutes(app, { registry: o.registry, service: o.service });
+  registerSchemaRoutes(app, { registry: o.registry, plugins: o.plugins, schemasDir: SCHEMAS_DIR });
   // Shutting down: answers close their connections, so in-flight keep-alive clients do not hold
   // the server open until the grace period ends.
   let closing = false;
