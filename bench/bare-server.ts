@@ -3,11 +3,15 @@
  *   static FILE CONTENT-TYPE   answers every request with the file's bytes
  *   echo-json                  reads the JSON body, parses it and answers it re-serialised
  *   fastify-static FILE TYPE   `static` through a bare Fastify app (the framework's own floor)
+ *   proxy UPSTREAM-URL         a minimal pass-through reverse proxy: node:http + one undici Pool,
+ *                              path and query appended, body and headers streamed (what a user
+ *                              would otherwise put in front of the datasource)
  * Prints "port N" once listening on 127.0.0.1.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify from 'fastify';
+import { Pool } from 'undici';
 
 const [mode, file, type] = process.argv.slice(2);
 let handler: (req: IncomingMessage, res: ServerResponse) => void;
@@ -35,8 +39,22 @@ if (mode === 'static') {
   console.log(`port ${(app.server.address() as { port: number }).port}`);
   process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
   handler = () => undefined;
+} else if (mode === 'proxy') {
+  const upstream = new Pool(file, { connections: 128 });
+  handler = (req, res) => {
+    const { host: _h, connection: _c, ...headers } = req.headers;
+    upstream.request({ method: req.method as 'GET', path: req.url!, headers, body: req.method === 'GET' || req.method === 'HEAD' ? null : req }).then(
+      (up) => {
+        res.writeHead(up.statusCode, up.headers as Record<string, string>);
+        up.body.pipe(res);
+      },
+      () => {
+        res.writeHead(502).end();
+      },
+    );
+  };
 } else {
-  console.error('usage: bare-server static FILE CONTENT-TYPE | echo-json | fastify-static FILE CONTENT-TYPE');
+  console.error('usage: bare-server static FILE CONTENT-TYPE | echo-json | fastify-static FILE CONTENT-TYPE | proxy UPSTREAM-URL');
   process.exit(2);
 }
 if (mode !== 'fastify-static') {

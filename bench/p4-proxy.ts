@@ -1,7 +1,9 @@
 /**
  * P4: GET through the datasource proxy (auth on, 50 connections) of a 2 KB upstream answer,
- * against calling the upstream (a bare node:http server) directly.
- * Targets: >= 70 % of the direct requests/s; added p50 latency (one connection) <= 1 ms.
+ * against what a user would otherwise run: a minimal pass-through proxy (node:http + one undici
+ * Pool) to the same upstream, in the same run. The upstream called directly is printed as context.
+ * Targets: >= 70 % of the minimal proxy's requests/s; added p50 latency (one connection) <= 0.5 ms
+ * over the minimal proxy.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +22,7 @@ export async function run(): Promise<Figure[]> {
   const body = upstreamBody();
   writeFileSync(file, body);
   const upstream = await startBare(['static', file, 'application/json']);
+  const minimal = await startBare(['proxy', upstream.url]);
   const server = await startDashplane({ dir: dir.path, env: AUTH_ENV });
   try {
     const auth = await adminAuth(server.url);
@@ -27,22 +30,27 @@ export async function run(): Promise<Figure[]> {
     await api(server.url, 'POST', '/api/v1/projects/bench/datasources', { kind: 'Datasource', metadata: { name: 'prom' }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: upstream.url } } } } } }, auth);
     const path = '/api/v1/query?query=up';
     const direct = `${upstream.url}${path}`;
+    const plain = `${minimal.url}${path}`;
     const proxied = `${server.url}/proxy/projects/bench/datasources/prom${path}`;
     const check = await fetch(proxied, { headers: auth });
     if (check.status !== 200 || (await check.text()) !== body) throw new Error(`the proxy answered ${check.status}, not the upstream's body`);
-    const ref = await autocannon({ url: direct, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3 });
-    assertClean('direct GET', ref);
+    const upstreamDirect = await autocannon({ url: direct, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3 });
+    assertClean('direct GET', upstreamDirect);
+    const ref = await autocannon({ url: plain, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3 });
+    assertClean('minimal proxy GET', ref);
     const got = await autocannon({ url: proxied, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3, headers: auth });
     assertClean('proxied GET', got);
-    const directP50 = median(await sequentialLatency(direct, {}, 2000, 200));
+    const plainP50 = median(await sequentialLatency(plain, {}, 2000, 200));
     const proxiedP50 = median(await sequentialLatency(proxied, auth, 2000, 200));
-    const added = proxiedP50 - directP50;
+    const added = proxiedP50 - plainP50;
     return [
-      report({ id: 'P4', what: `proxy GET, 2 KB upstream answer, auth, ${CONNECTIONS} conn`, value: got.rps, unit: 'req/s', refWhat: 'upstream called directly', reference: ref.rps, ratio: got.rps / ref.rps, target: 'ratio >= 0.70', pass: got.rps / ref.rps >= 0.7 }),
-      report({ id: 'P4', what: 'proxy added latency, 1 connection (p50)', value: added, unit: 'ms', refWhat: 'direct p50', reference: directP50, ratio: proxiedP50 / directP50, target: 'added <= 1 ms', pass: added <= 1 }),
+      report({ id: 'P4', what: 'context: the upstream called directly', value: upstreamDirect.rps, unit: 'req/s', refWhat: 'minimal proxy', reference: ref.rps, ratio: upstreamDirect.rps / ref.rps, target: '(context)', pass: true }),
+      report({ id: 'P4', what: `proxy GET, 2 KB upstream answer, auth, ${CONNECTIONS} conn`, value: got.rps, unit: 'req/s', refWhat: 'minimal node:http + undici proxy', reference: ref.rps, ratio: got.rps / ref.rps, target: 'ratio >= 0.70', pass: got.rps / ref.rps >= 0.7 }),
+      report({ id: 'P4', what: 'proxy added latency over the minimal proxy, 1 connection (p50)', value: added, unit: 'ms', refWhat: 'minimal proxy p50', reference: plainP50, ratio: proxiedP50 / plainP50, target: 'added <= 0.5 ms', pass: added <= 0.5 }),
     ];
   } finally {
     await server.stop();
+    await minimal.stop();
     await upstream.stop();
     dir.cleanup();
   }

@@ -19,7 +19,7 @@ async function seed(dataDir: string): Promise<void> {
   const at = new Date().toISOString();
   const meta = (name: string, project?: string) => ({ name, ...(project ? { project } : {}), createdAt: at, updatedAt: at, version: 0 });
   await store.create({ kind: 'Project', metadata: meta('bench'), spec: {} });
-  const history = { by: 'bench', max: 50 };
+  const history = { max: 50 };
   const chunk = 500;
   for (let i = 0; i < COUNT; i += chunk) {
     const writes: Promise<number>[] = [];

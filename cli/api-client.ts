@@ -1,5 +1,9 @@
 import { Agent, fetch, type Response } from 'undici';
+import { MANAGER_HEADER } from '../src/api/headers.js';
 import { CliError, HttpError, type Detail } from './errors.js';
+
+/** The field manager dashctl's writes record (the server keeps it with each version; apply checks it). */
+export const FIELD_MANAGER = 'dashctl';
 
 /** The token pair a login or refresh answers (Perses body). */
 export interface TokenPair {
@@ -38,8 +42,8 @@ export interface ApiResponse<T = any> {
 }
 
 /**
- * The one HTTP client of dashctl: keep-alive connections, JSON in and out, the access token on
- * every call, and one automatic refresh (POST /api/auth/refresh) on a 401, shared by every
+ * The one HTTP client of dashctl: keep-alive connections, JSON in and out, the access token and
+ * the field manager (X-Dashplane-Manager: dashctl) on every call, and one automatic refresh (POST /api/auth/refresh) on a 401, shared by every
  * request in flight so a rotated refresh token is never presented twice.
  */
 export class ApiClient {
@@ -107,7 +111,7 @@ export class ApiClient {
   }
 
   private async send(method: string, path: string, o: RequestOptions, token: string | undefined): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'dashctl', ...(o.headers ?? {}) };
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'dashctl', [MANAGER_HEADER]: FIELD_MANAGER, ...(o.headers ?? {}) };
     let body: string | undefined;
     if (o.raw) {
       body = o.raw.text;

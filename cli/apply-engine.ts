@@ -1,19 +1,15 @@
-import { getPath } from '../src/resources/object-path.js';
 import type { ApiClient } from './api-client.js';
-import { toHttpError } from './api-client.js';
-import { desiredForm, hasUnverifiableSecrets, sameJson, withoutServerFields } from './compare.js';
-import { collectionPath, KINDS, objectPath } from './kinds.js';
+import { UNCHANGED_HEADER } from '../src/api/headers.js';
+import { collectionPath, KINDS, objectPath, phaseOf } from './kinds.js';
 import { mapPool } from './pool.js';
-import { phases, type Target } from './targets.js';
+import { claimsFlag, type Plan, type Step } from './plan.js';
+import type { Target } from './targets.js';
 
 export type Outcome = 'created' | 'configured' | 'unchanged' | 'failed';
 
 export interface ApplyOptions {
-  dryRun: boolean;
-  /** Create missing projects named by project objects (and not in the input). */
-  createProject: boolean;
   concurrency: number;
-  /** Called once per object (and per project created on the way). */
+  /** Called once per step of the plan. */
   onResult(r: ApplyResult): void;
 }
 
@@ -25,96 +21,45 @@ export interface ApplyResult {
   error?: unknown;
 }
 
-const PROJECT_MISSING = /metadata\.project "([^"]*)" doesn't exist$/;
+const OUTCOME = { create: 'created', configure: 'configured', unchanged: 'unchanged' } as const;
 
 /**
- * Applies targets in three phases (Projects, other global kinds, project kinds), each in
- * parallel: read the stored object; when there is one, compare (ignoring server-owned metadata)
- * to report `unchanged` without writing, else PUT; when there is none, POST (and on a 409, from a
- * concurrent creator, compare and PUT). A dry run sends `dryRun=true`; a project-scoped
- * object whose project only this dry run would create is checked with /api/validate instead.
+ * Carries out the writes of a plan (see plan.ts) in three phases (Projects, other global kinds,
+ * project kinds), each in parallel except the objects claiming a scope-wide flag, which go one at
+ * a time after the rest. An update is conditional on the version it was planned against
+ * (If-Match): an object changed since the plan was made fails instead of being overwritten.
  */
-export async function applyTargets(api: ApiClient, targets: readonly Target[], o: ApplyOptions): Promise<ApplyResult[]> {
+export async function applyPlan(api: ApiClient, plan: Plan, o: ApplyOptions): Promise<ApplyResult[]> {
   const results: ApplyResult[] = [];
   const report = (r: ApplyResult) => {
     results.push(r);
     o.onResult(r);
   };
-  /** Projects that exist only in this dry run. */
-  const planned = new Set<string>();
-  const [projects, globals, projectScoped] = phases(targets);
-  const run = async (phase: Target[]) => {
-    // Objects claiming a scope-wide flag (a default datasource) go one at a time, after the rest:
-    // the server checks "at most one per scope" against what is stored, so parallel claims race.
-    const claims = phase.filter(claimsFlag);
-    await mapPool(phase.filter((t) => !claimsFlag(t)), o.concurrency, async (t) => report(await applyOne(api, t, o.dryRun, planned)));
-    for (const t of claims) report(await applyOne(api, t, o.dryRun, planned));
-  };
-  for (const phase of [projects, globals]) await run(phase);
-  if (o.createProject) {
-    const inInput = new Set(projects.map((t) => t.name));
-    const needed = [...new Set(projectScoped.map((t) => t.project!))].filter((p) => !inInput.has(p)).sort();
-    await mapPool(needed, o.concurrency, async (p) => {
-      const r = await ensureProject(api, p, o.dryRun, planned);
-      if (r) report(r);
-    });
+  for (const s of plan.steps.filter((x) => x.action === 'unchanged')) report({ ...(s.target ? { target: s.target } : {}), label: s.label, outcome: 'unchanged' });
+  const writes = plan.steps.filter((x) => x.action !== 'unchanged');
+  for (const phase of [0, 1, 2]) {
+    const inPhase = writes.filter((s) => (s.target ? phaseOf(s.target.d) : 0) === phase);
+    const claims = inPhase.filter((s) => s.target && claimsFlag(s.target));
+    await mapPool(inPhase.filter((s) => !claims.includes(s)), o.concurrency, async (s) => report(await write(api, s)));
+    for (const s of claims) report(await write(api, s));
   }
-  await run(projectScoped);
   return results;
 }
 
-function claimsFlag(t: Target): boolean {
-  return t.d.singleFlag !== undefined && getPath(t.m.object, t.d.singleFlag.flag) === true;
-}
-
-async function applyOne(api: ApiClient, t: Target, dryRun: boolean, planned: Set<string>): Promise<ApplyResult> {
-  const base = { target: t, label: t.label };
-  const query = dryRun ? { dryRun: true } : undefined;
-  const path = objectPath(t.d, t.name, t.project);
-  /** Unchanged (ignoring server-owned metadata) or PUT. */
-  const update = async (current: Record<string, unknown>): Promise<ApplyResult> => {
-    if (!hasUnverifiableSecrets(t.d, t.m.object) && sameJson(desiredForm(t.d, t.m.object, t.name, t.project), withoutServerFields(current))) {
-      return { ...base, outcome: 'unchanged' };
-    }
-    await api.call('PUT', path, { body: t.m.object, query });
-    return { ...base, outcome: 'configured' };
-  };
+async function write(api: ApiClient, s: Step): Promise<ApplyResult> {
+  const base = { ...(s.target ? { target: s.target } : {}), label: s.label };
+  const d = s.target?.d ?? KINDS.projectKind;
+  const name = s.target?.name ?? String((s.body.metadata as { name: string }).name);
+  const project = s.target?.project;
   try {
-    // Reading first costs one cheap GET for an unchanged object (the common case of a GitOps
-    // re-apply) instead of a fully validated POST answered 409.
-    const existing = await api.request('GET', path);
-    if (existing.status === 200) return await update(existing.body);
-    // 400: a name the URL cannot hold; the POST below reports it with its JSON path.
-    if (existing.status !== 404 && existing.status !== 400) throw toHttpError('GET', path, existing);
-    const created = await api.request('POST', collectionPath(t.d, t.project), { body: t.m.object, query });
-    if (created.status === 200 || created.status === 201) {
-      if (dryRun && t.d.isProjectScope) planned.add(t.name);
+    if (s.action === 'create') {
+      await api.call('POST', collectionPath(d, project), { body: s.body });
       return { ...base, outcome: 'created' };
     }
-    if (created.status === 400 && dryRun && t.project !== undefined && planned.has(t.project) && PROJECT_MISSING.test(String(created.body?.message))) {
-      await api.call('POST', `/api/validate/${t.d.plural}`, { body: t.m.object });
-      return { ...base, outcome: 'created' };
-    }
-    // Created by someone else since the GET: update it.
-    if (created.status === 409) return await update((await api.call('GET', path)).body);
-    throw toHttpError('POST', collectionPath(t.d, t.project), created);
+    const ifMatch = s.version !== undefined ? { 'if-match': `"${s.version}"` } : undefined;
+    const res = await api.call('PUT', objectPath(d, name, project), { body: s.body, headers: ifMatch });
+    return { ...base, outcome: res.headers.get(UNCHANGED_HEADER) === 'true' ? 'unchanged' : OUTCOME[s.action] };
   } catch (error) {
     return { ...base, outcome: 'failed', error };
-  }
-}
-
-/** --create-project: a bare project when it does not exist yet. */
-async function ensureProject(api: ApiClient, name: string, dryRun: boolean, planned: Set<string>): Promise<ApplyResult | undefined> {
-  const pk = KINDS.projectKind;
-  const label = `${pk.kind} ${name}`;
-  try {
-    const got = await api.request('GET', objectPath(pk, name));
-    if (got.status === 200) return undefined;
-    if (got.status !== 404) throw toHttpError('GET', objectPath(pk, name), got);
-    await api.call('POST', collectionPath(pk), { body: { kind: pk.kind, metadata: { name }, spec: {} }, query: dryRun ? { dryRun: true } : undefined });
-    if (dryRun) planned.add(name);
-    return { label, outcome: 'created' };
-  } catch (error) {
-    return { label, outcome: 'failed', error };
   }
 }

@@ -3,6 +3,8 @@ import { getPath } from '../src/resources/object-path.js';
 import { mask, SECRET_MASK } from '../src/resources/masking.js';
 import type { Envelope } from '../src/storage/store.js';
 
+export { sameJson } from '../src/resources/same-json.js';
+
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -49,18 +51,6 @@ export function hasUnverifiableSecrets(d: KindDescriptor, input: Obj): boolean {
     const v = getPath(input, path);
     return v !== undefined && v !== null && v !== '' && v !== SECRET_MASK;
   });
-}
-
-/** Deep equality ignoring key order (JSON values). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
-  if (isObj(a) && isObj(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
-  }
-  return false;
 }
 
 /** Keys sorted at every level, except `kind`, `metadata`, `spec` first at the top (stable diffs). */

@@ -1,6 +1,6 @@
 import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import type { HttpError } from './errors.js';
-import { KINDS, label, phaseOf } from './kinds.js';
+import { KINDS, label, nearestKind, phaseOf } from './kinds.js';
 import { where, type Manifest } from './manifests.js';
 
 type Obj = Record<string, unknown>;
@@ -25,12 +25,26 @@ export interface Unresolved {
   message: string;
 }
 
+/** Where project-scoped objects go. */
+export interface ProjectChoice {
+  /** `-p/--project` as given on the command line. */
+  flag?: string;
+  /** The project when neither the manifest nor the flag names one (the context's default). */
+  fallback?: string;
+  /** `--force-project`: move objects that name another project into `flag`. */
+  force?: boolean;
+}
+
 /**
  * Kind, name and project of each manifest: the kind must be a dashplane kind, the name present,
- * and a project-scoped object needs a project (its own, else `defaultProject`).
- * With `requireName: false` (offline lint) a missing name is left for validation to report.
+ * and a project-scoped object needs a project. One project rule: an object's own
+ * `metadata.project` is where it goes; `-p` fills it in for objects that have none (else the
+ * context's default) and must not contradict one that has it — that is an error naming the file,
+ * the object and both projects, unless `--force-project` says to move the object (its
+ * metadata.project is rewritten in the body sent). With `requireName: false` (offline lint) a
+ * missing name is left for validation to report.
  */
-export function resolveTargets(manifests: readonly Manifest[], defaultProject: string | undefined, requireName = true): { targets: Target[]; unresolved: Unresolved[] } {
+export function resolveTargets(manifests: readonly Manifest[], choice: ProjectChoice, requireName = true): { targets: Target[]; unresolved: Unresolved[] } {
   const targets: Target[] = [];
   const unresolved: Unresolved[] = [];
   const seen = new Map<string, Manifest>();
@@ -39,7 +53,8 @@ export function resolveTargets(manifests: readonly Manifest[], defaultProject: s
     const d = typeof kind === 'string' ? KINDS.byName(kind) : undefined;
     if (!d) {
       const known = KINDS.all().map((k) => k.kind).join(', ');
-      unresolved.push({ m, message: typeof kind === 'string' ? `kind "${kind}" is not a dashplane kind; known: ${known}` : 'kind: is required (e.g. kind: Dashboard)' });
+      const near = typeof kind === 'string' ? nearestKind(kind) : undefined;
+      unresolved.push({ m, message: typeof kind === 'string' ? `kind "${kind}" is not a dashplane kind${near ? `; did you mean ${near.kind}?` : ''} (known: ${known})` : 'kind: is required (e.g. kind: Dashboard)' });
       continue;
     }
     const meta = isObj(m.object.metadata) ? m.object.metadata : {};
@@ -50,7 +65,16 @@ export function resolveTargets(manifests: readonly Manifest[], defaultProject: s
     }
     let project: string | undefined;
     if (d.scope === 'project') {
-      project = typeof meta.project === 'string' && meta.project ? meta.project : defaultProject;
+      const own = typeof meta.project === 'string' && meta.project ? meta.project : undefined;
+      if (own !== undefined && choice.flag && own !== choice.flag) {
+        if (!choice.force) {
+          unresolved.push({ m, message: `${label(d, name, own)} says metadata.project "${own}" but -p says "${choice.flag}"; drop -p to apply it to "${own}", change metadata.project, or pass --force-project to move it into "${choice.flag}"` });
+          continue;
+        }
+        meta.project = choice.flag;
+        m.object.metadata = meta;
+      }
+      project = own !== undefined && !choice.force ? own : (choice.flag || own || choice.fallback);
       if (!project && requireName) {
         unresolved.push({ m, message: `${d.kind} "${name}" has no metadata.project; add one, pass --project NAME or set a default with dashctl project NAME` });
         continue;

@@ -121,3 +121,11 @@ export function editScript(a: string[], b: string[]): Op[] {
   }
   return ops.reverse();
 }
+
+/** A unified diff coloured for a terminal: headers bold, removals red, additions green, hunks cyan. */
+export function colourDiff(text: string, paint: (colour: 'bold' | 'red' | 'green' | 'cyan', s: string) => string): string {
+  return text
+    .split('\n')
+    .map((l) => (l.startsWith('+++') || l.startsWith('---') ? paint('bold', l) : l.startsWith('+') ? paint('green', l) : l.startsWith('-') ? paint('red', l) : l.startsWith('@@') ? paint('cyan', l) : l))
+    .join('\n');
+}

@@ -16,8 +16,26 @@ export interface ConfigSources {
   env?: Record<string, string | undefined>;
 }
 
+/**
+ * Environment variables with names of their own (not `DASHPLANE_` + a key path), with what they
+ * do; docs/configuration.md is generated from this list.
+ */
+export const NAMED_ENV_VARS: Readonly<Record<string, string>> = Object.freeze({
+  DASHPLANE_CONFIG: 'The configuration file, when `--config` is not given.',
+  DASHPLANE_ENCRYPTION_KEY: 'The master key (64 hex characters or base64 of 32 bytes): sets `security.encryption_key`.',
+  DASHPLANE_ADMIN_USER: 'With `DASHPLANE_ADMIN_PASSWORD`: the first administrator, created at start when no user of that name exists (sets `security.bootstrap_admin`).',
+  DASHPLANE_ADMIN_PASSWORD: 'The first administrator\'s password (needs `DASHPLANE_ADMIN_USER`).',
+  DASHPLANE_DATABASE_POSTGRES_PASSWORD: 'The PostgreSQL password, when neither the URL nor `database.postgres.password_file` holds it.',
+  DASHPLANE_COMMIT: 'The commit reported by `/api/v1/health` and `dashplane_build_info` (default: read from .git).',
+});
+
 /** Environment variables read directly by other parts of dashplane rather than mapped to a key. */
-const ENV_NOT_KEYS = new Set(['DASHPLANE_DATABASE_POSTGRES_PASSWORD', 'DASHPLANE_ENCRYPTION_KEY', 'DASHPLANE_ADMIN_USER', 'DASHPLANE_ADMIN_PASSWORD', 'DASHPLANE_CONFIG', 'DASHPLANE_COMMIT']);
+const ENV_NOT_KEYS = new Set(Object.keys(NAMED_ENV_VARS));
+
+/** The environment variable of a configuration key: `security.enable_auth` -> `DASHPLANE_SECURITY_ENABLE_AUTH`. */
+export function envVarOf(path: readonly string[]): string {
+  return ENV_PREFIX + path.join('_').toUpperCase();
+}
 const ENV_PREFIX = 'DASHPLANE_';
 
 interface JsonSchema {

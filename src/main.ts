@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
+import { assertSharedKey, openStore } from './admin/open-store.js';
 import { buildApp } from './api/app.js';
+import { serverLogger } from './api/log-destination.js';
 import type { AuthRouteOptions } from './api/auth-routes.js';
 import type { ExternalAuthOptions } from './api/external-auth-routes.js';
 import { openInstallationWarning } from './auth/exposure.js';
@@ -31,10 +33,7 @@ import { Upstream } from './proxy/upstream.js';
 import { parseDuration } from './resources/duration.js';
 import type { CredentialChange } from './resources/credentials.js';
 import { ResourceService } from './resources/service.js';
-import { LevelStore } from './storage/level-store.js';
 import { ReadCache } from './storage/read-cache.js';
-import { PostgresStore } from './storage/postgres-store.js';
-import { readFileSync } from 'node:fs';
 import type { Store } from './storage/store.js';
 
 /** A running server: its app, store and the address it listens on. */
@@ -63,9 +62,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   const security = config.security!;
   const authn = security.authentication!;
   const passwords = new PasswordHasher({ logN: authn.password_hash_cost!, concurrency: 2, maxQueue: 64 });
-  if (usesPostgres(config) && !security.encryption_key && !security.encryption_key_file) {
-    throw new Error('with database.postgres every replica needs the same key: set security.encryption_key_file, security.encryption_key or DASHPLANE_ENCRYPTION_KEY (generate one with: openssl rand -hex 32)');
-  }
+  assertSharedKey(config);
   const build = readBuildInfo();
   let watcherRef: Watcher | undefined;
   const metrics = new Metrics(build, () => watcherRef?.openStreams ?? 0);
@@ -159,7 +156,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     proxy: { registry, service, store, secrets, upstream, metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build,
     ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist') },
-    logger: opts.logger ?? { level: config.log?.level ?? 'info' },
+    logger: opts.logger ?? serverLogger(config.log?.level ?? 'info'),
   });
   const timers: NodeJS.Timeout[] = [];
   const reaper = new Reaper({
@@ -229,30 +226,6 @@ function running(app: FastifyInstance, store: Store, service: ResourceService, c
         await store.close();
       })()),
   };
-}
-
-function usesPostgres(config: Readonly<ServerConfig>): boolean {
-  const pg = config.database?.postgres;
-  return !!(pg && (pg.url || pg.host));
-}
-
-/** PostgreSQL when database.postgres names a server (several replicas), else the embedded LevelDB. */
-function openStore(config: Readonly<ServerConfig>): Store {
-  const eventLogSize = config.watch!.event_log_size!;
-  if (!usesPostgres(config)) return new LevelStore(config.database!.level!.path!, { eventLogSize });
-  const pg = config.database!.postgres!;
-  const password = pg.password_file ? readFileSync(pg.password_file, 'utf8').trim() : process.env.DASHPLANE_DATABASE_POSTGRES_PASSWORD;
-  return new PostgresStore({
-    ...(pg.url ? { url: pg.url } : {}),
-    ...(pg.host ? { host: pg.host } : {}),
-    ...(pg.port ? { port: pg.port } : {}),
-    ...(pg.user ? { user: pg.user } : {}),
-    ...(pg.database ? { database: pg.database } : {}),
-    ...(password ? { password } : {}),
-    max: pg.pool_size ?? 10,
-    ...(pg.tls ? { ssl: { rejectUnauthorized: true } } : {}),
-    eventLogSize,
-  });
 }
 
 /** "HOST:PORT", "[::1]:PORT" or ":PORT" (all interfaces). */

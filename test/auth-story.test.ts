@@ -1,7 +1,7 @@
 /**
  * Issue 3, the story a new user lives: sign up, log in, create a project and a dashboard; a
  * second user sees nothing of it until the owner grants a role, and loses it again on the very
- * next request when the binding goes. Plus the surrounding contract of API.md §2, §3 and §12:
+ * next request when the binding goes. Plus the surrounding contract of docs/api.md §2, §3 and §12:
  * default project roles, whoami, permissions, anonymous routes, sign-up switch, global kinds,
  * self-service on one's own User, INPUT-17 and the bootstrap administrator.
  */
@@ -16,7 +16,7 @@ const project = (name: string) => ({ kind: 'Project', metadata: { name }, spec: 
 const binding = (name: string, role: string, user: string) => ({ kind: 'RoleBinding', metadata: { name }, spec: { role, subjects: [{ kind: 'User', name: user }] } });
 const globalDatasource = (name: string) => ({ kind: 'GlobalDatasource', metadata: { name }, spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://localhost:9090' } } } });
 
-/** The default project roles of API.md §12. */
+/** The default project roles of docs/api.md §12. */
 const EXPECTED_ROLES: Record<string, { actions: string[]; scopes: string[] }[]> = {
   owner: [{ actions: ['*'], scopes: ['*'] }],
   editor: [

@@ -1,6 +1,6 @@
 /**
- * Tokens, cookies and sessions of API.md §12, and the JWT-01..09 and AUTHZ-08 rows of
- * design/SECURITY-TESTS.md. The server runs with a known DASHPLANE_ENCRYPTION_KEY so tests can
+ * Tokens, cookies and sessions of docs/api.md §12, and the JWT-01..09 and AUTHZ-08 rows of
+ * docs/security.md. The server runs with a known DASHPLANE_ENCRYPTION_KEY so tests can
  * forge tokens with the real derived keys (loadKeyRing), i.e. attacks that differ from a valid
  * token in exactly one property.
  */

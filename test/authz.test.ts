@@ -1,5 +1,5 @@
 /**
- * Authorization rows AUTHZ-01..07 of design/SECURITY-TESTS.md and the RBAC rules of API.md §5
+ * Authorization rows AUTHZ-01..07 of docs/security.md and the RBAC rules of docs/api.md §5
  * and §12 (viewer, GlobalRole, filtered lists), against a real server with auth on.
  *
  * Cast: olga owns proj-a and proj-b; rita is viewer of proj-a; ed is editor of proj-a; bea is

@@ -1,15 +1,23 @@
 import { expect } from 'chai';
-import { readdirSync, readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { fastLoad, lineFinder, parsePieces } from '../cli/yaml-pieces.js';
 import { CliError } from '../cli/errors.js';
 import { desiredForm, sameJson } from '../cli/compare.js';
-import { resolveKind } from '../cli/kinds.js';
-import { splitPath } from '../cli/manifests.js';
+import { complete } from '../cli/completion.js';
+import { contextNameFor, loadConfig } from '../cli/config-file.js';
+import { editHeader, parseEdited, withoutComments } from '../cli/editor.js';
+import { editDistance, nearestKind, resolveKind, resourceName } from '../cli/kinds.js';
+import { splitPath, type Manifest } from '../cli/manifests.js';
+import { planCounts } from '../cli/plan.js';
+import { resolveTargets } from '../cli/targets.js';
 import { fromOperator } from '../cli/operator.js';
 import { age, table } from '../cli/output.js';
 import { editScript, unifiedDiff } from '../cli/unified-diff.js';
+import { skipWithoutCorpus } from './helpers/corpus.js';
 
 /** dashctl's pure parts (the CLI's own unit tests; cli/ is not in the mocha spec). */
 describe('dashctl units', () => {
@@ -80,13 +88,79 @@ describe('dashctl units', () => {
   });
 });
 
+describe('dashctl habits (pure parts)', () => {
+  it('suggests the nearest kind for a typo, and none for another word', () => {
+    expect(editDistance('dashbords', 'dashboards')).to.equal(1);
+    expect(editDistance('', 'abc')).to.equal(3);
+    expect(nearestKind('dashbords')?.plural).to.equal('dashboards');
+    expect(nearestKind('globaldatasource')?.plural).to.equal('globaldatasources');
+    expect(nearestKind('varables')?.plural).to.equal('variables');
+    expect(nearestKind('gizmos')).to.equal(undefined);
+    expect(() => resolveKind('Dashbaord')).to.throw('did you mean dashboards?');
+    expect(() => resolveKind('gizmo')).to.throw(/^unknown kind "gizmo"\nknown kinds: /);
+  });
+
+  it('names objects kubectl-style: kind/project/name, kind/name for global kinds', () => {
+    expect(resourceName(resolveKind('dash'), 'cpu', 'team-a')).to.equal('dashboard/team-a/cpu');
+    expect(resourceName(resolveKind('gds'), 'prom')).to.equal('globaldatasource/prom');
+    expect(resourceName(resolveKind('projects'), 'team-a', 'team-a')).to.equal('project/team-a');
+  });
+
+  it('completes from a commander tree: subcommands, options of the command and its parents, choices, values by name', () => {
+    const program = new Command('x').option('--context <name>');
+    program.command('get').argument('<kind>').argument('[names...]').addOption(new Option('-o, --output <f>').choices(['json', 'yaml'])).option('-p, --project <p>').option('-A, --all');
+    const config = program.command('config');
+    config.command('use-context').argument('<context>');
+    config.command('show');
+    const values = { kind: () => ['dashboards', 'datasources', 'folders'], context: () => ['prod', 'dev'] };
+    const c = (...words: string[]) => complete(program, words, values);
+    expect(c('')).to.deep.equal(['get', 'config', 'help']);
+    expect(c('get', 'da')).to.deep.equal(['dashboards', 'datasources']);
+    expect(c('get', '-p', 'team', 'f')).to.deep.equal(['folders'], 'the value of -p is not the kind');
+    expect(c('get', '-A', 'f')).to.deep.equal(['folders'], '-A takes no value');
+    expect(c('get', 'folders', '')).to.deep.equal([], 'names: files (nothing)');
+    expect(c('get', '-o', '')).to.deep.equal(['json', 'yaml']);
+    expect(c('get', '--')).to.deep.equal(['--output', '--project', '--all', '--help', '--context']);
+    expect(c('--context', 'd')).to.deep.equal(['dev']);
+    expect(c('config', '')).to.deep.equal(['use-context', 'show', 'help']);
+    expect(c('config', 'use-context', '')).to.deep.equal(['prod', 'dev']);
+  });
+
+  it('reads a configuration file of older dashctl versions as the context "default"', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dashctl-units-'));
+    try {
+      const file = join(dir, 'config.json');
+      writeFileSync(file, JSON.stringify({ url: 'http://a:1', project: 'p', accessToken: 't', unknown: 1 }));
+      expect(loadConfig(file)).to.deep.equal({ currentContext: 'default', contexts: { default: { url: 'http://a:1', project: 'p', accessToken: 't' } } });
+      writeFileSync(file, '{}');
+      expect(loadConfig(file)).to.deep.equal({ contexts: {} });
+      writeFileSync(file, JSON.stringify({ contexts: { a: 'x' } }));
+      expect(() => loadConfig(file)).to.throw(CliError, '"contexts" must map context names to objects');
+      expect(loadConfig(join(dir, 'none.json'))).to.deep.equal({ contexts: {} });
+      expect(contextNameFor('http://127.0.0.1:8080', ['127.0.0.1:8080'])).to.equal('127.0.0.1:8080-2');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('edit: strips its comment lines, reads one YAML document, puts the errors first', () => {
+    expect(withoutComments('# a\nkind: X\n# b\nspec:\n  text: "# not a comment"\n')).to.equal('kind: X\nspec:\n  text: "# not a comment"\n');
+    expect(parseEdited('kind: X\n')).to.deep.equal({ value: { kind: 'X' } });
+    expect(parseEdited('a: [1\n')).to.have.property('error').that.match(/^not valid YAML/);
+    expect(parseEdited('a: 1\n---\nb: 2\n')).to.deep.equal({ error: 'expected one YAML document, found 2' });
+    const header = editHeader('Dashboard p/x', ['bad (400 Invalid)', '  spec.a: nope']);
+    expect(header.split('\n').slice(0, 3)).to.deep.equal(['# The edit could not be saved; fix it below (or empty the file to give up):', '#   bad (400 Invalid)', '#     spec.a: nope']);
+    expect(header.split('\n').every((l) => l === '' || l.startsWith('#'))).to.equal(true);
+  });
+});
+
 describe('dashctl YAML fast path (js-yaml) gives the same values as the yaml package', () => {
   const corpusFiles = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? corpusFiles(join(dir, e.name)) : /\.ya?ml$/.test(e.name) ? [join(dir, e.name)] : []));
   const careful = (text: string) => parseAllDocuments(text).map((d) => d.toJS({ maxAliasCount: 100 }));
 
-  it('on every YAML file of the Perses corpus', () => {
-    const files = corpusFiles(join(process.cwd(), '..', 'shared', 'corpus'));
+  it('on every YAML file of the Perses corpus', function () {
+    const files = corpusFiles(skipWithoutCorpus(this, 'corpus'));
     expect(files.length).to.be.greaterThan(50);
     let fast = 0;
     for (const file of files) {
@@ -145,5 +219,43 @@ describe('dashctl refuses files nested deeper than the server accepts, before pa
     expect(parsePieces('ok.yaml', nested(100))).to.have.length(1);
     expect(parsePieces('ok.yaml', `x: &anchor 1\n${nested(100)}`)).to.have.length(1);
     expect(() => parsePieces('no.yaml', nested(101))).to.throw(CliError, /nested more than 100/);
+  });
+});
+
+describe('dashctl: the one project rule and the plan line', () => {
+  const manifest = (object: Record<string, unknown>): Manifest => ({ file: 'f.yaml', index: 0, ofFile: 1, object, lineOf: () => undefined });
+  const folder = (name: string, project?: string) => manifest({ kind: 'Folder', metadata: { name, ...(project ? { project } : {}) }, spec: {} });
+
+  it("an object's own project wins; -p or the default fills in the others", () => {
+    const { targets, unresolved } = resolveTargets([folder('a', 'own'), folder('b')], { fallback: 'dflt' });
+    expect(unresolved).to.deep.equal([]);
+    expect(targets.map((t) => t.label)).to.deep.equal(['Folder own/a', 'Folder dflt/b']);
+    expect(resolveTargets([folder('b')], { flag: 'flag', fallback: 'dflt' }).targets[0].project).to.equal('flag');
+  });
+
+  it('-p contradicting metadata.project is unresolved, naming the object and both projects; -p equal to it is fine', () => {
+    const { targets, unresolved } = resolveTargets([folder('a', 'own'), folder('c', 'flag')], { flag: 'flag' });
+    expect(targets.map((t) => t.label)).to.deep.equal(['Folder flag/c']);
+    expect(unresolved).to.have.length(1);
+    expect(unresolved[0].message).to.equal('Folder own/a says metadata.project "own" but -p says "flag"; drop -p to apply it to "own", change metadata.project, or pass --force-project to move it into "flag"');
+  });
+
+  it('--force-project moves the object, and the body sent names the new project', () => {
+    const m = folder('a', 'own');
+    const { targets } = resolveTargets([m], { flag: 'flag', force: true });
+    expect(targets[0].label).to.equal('Folder flag/a');
+    expect((m.object.metadata as { project: string }).project).to.equal('flag');
+  });
+
+  it('global kinds ignore -p; a project kind without any project is unresolved', () => {
+    const { targets, unresolved } = resolveTargets([manifest({ kind: 'GlobalVariable', metadata: { name: 'g' }, spec: {} }), folder('x')], { flag: undefined });
+    expect(targets.map((t) => t.label)).to.deep.equal(['GlobalVariable g']);
+    expect(unresolved[0].message).to.match(/has no metadata.project/);
+  });
+
+  it('the plan line counts each action, and refusals only when there are some', () => {
+    const step = (action: 'create' | 'configure' | 'unchanged') => ({ label: 'x', action, body: {} });
+    expect(planCounts({ steps: [step('create'), step('unchanged'), step('unchanged')], refused: [], prunes: [] })).to.equal('create 1, configure 0, unchanged 2, prune 0');
+    expect(planCounts({ steps: [step('configure')], refused: [{ label: 'y', error: new Error('no') }], prunes: [] })).to.equal('create 0, configure 1, unchanged 0, prune 0, refused 1');
   });
 });

@@ -4,6 +4,8 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { basename, join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { AUTH_ENV } from './helpers/auth.js';
+import { DASHCTL_BIN as BIN, dashctl, savedContext, show, type Run } from './helpers/dashctl.js';
+import { corpusDir, skipWithoutCorpus } from './helpers/corpus.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -12,39 +14,8 @@ import { waitFor } from './helpers/wait.js';
  * configuration file in a temporary directory, against a real dashplane server.
  */
 
-const CORPUS = join(PACKAGE_ROOT, '..', 'shared', 'corpus');
-const BIN = join(PACKAGE_ROOT, 'dist', 'cli', 'bin', 'dashctl.js');
-
-interface Run {
-  code: number | string;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs dashctl with `configFile` as its configuration; stdin is a pipe (never a terminal). */
-function dashctl(configFile: string, args: string[], o: { env?: Record<string, string>; input?: string } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, DASHCTL_CONFIG: configFile, NO_COLOR: '1' };
-    for (const k of ['DASHCTL_URL', 'DASHCTL_TOKEN', 'DASHCTL_PROJECT']) delete env[k];
-    Object.assign(env, o.env ?? {});
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`dashctl ${args.join(' ')} did not exit within 50 s\n${stdout}\n${stderr}`));
-    }, 50_000);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? signal ?? -1, stdout, stderr });
-    });
-    child.stdin.end(o.input ?? '');
-  });
-}
-
-const show = (r: Run) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+/** Suites that read it are skipped (with a note at the end of the run) when it is missing. */
+const CORPUS = corpusDir('corpus') ?? '';
 
 function copyCorpus(dir: string, files: string[]): void {
   mkdirSync(dir, { recursive: true });
@@ -93,21 +64,22 @@ describe('dashctl (end to end, child processes against a real server)', function
 
   it('keeps its configuration in $DASHCTL_CONFIG with mode 0600', async () => {
     expect(statSync(cfg).mode & 0o777).to.equal(0o600);
-    expect(JSON.parse(readFileSync(cfg, 'utf8')).url).to.equal(srv.url);
+    expect(savedContext(cfg).url).to.equal(srv.url);
     const r = await run(['config']);
     expect(r.stdout).to.include(srv.url).and.include(cfg);
   });
 
   describe('apply, diff, prune, delete', () => {
     let dir: string;
-    before(() => {
+    before(function () {
+      skipWithoutCorpus(this, 'corpus');
       dir = join(tmp.path, 'repo');
       copyCorpus(dir, APPLY_SET.slice(0, 4));
       copyCorpus(join(dir, 'perses', 'nested'), APPLY_SET.slice(4));
     });
 
     it('applies a directory (recursively): Projects first, project kinds with and without metadata.project', async () => {
-      const r = await run(['apply', '-f', dir, '-p', 'demo', '--create-project']);
+      const r = await run(['apply', '-f', dir, '--create-project'], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       // 4 projects + 1 GlobalDatasource + 2 dashboards + 2 datasources + 1 variable + 1 folder, + project demo
       expect(summary(r), show(r)).to.deep.equal(counts(12, 0, 0));
@@ -118,7 +90,7 @@ describe('dashctl (end to end, child processes against a real server)', function
 
     it('applying again changes nothing: every object unchanged, no version bumped', async () => {
       const before = (await srv.api('GET', '/api/v1/dashboards')).body.map((o: any) => o.metadata.version);
-      const r = await run(['apply', '-f', dir, '-p', 'demo']);
+      const r = await run(['apply', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       expect(summary(r), show(r)).to.deep.equal(counts(0, 0, 11));
       const after = (await srv.api('GET', '/api/v1/dashboards')).body.map((o: any) => o.metadata.version);
@@ -126,7 +98,7 @@ describe('dashctl (end to end, child processes against a real server)', function
     });
 
     it('diff exits 0 without changes', async () => {
-      const r = await run(['diff', '-f', dir, '-p', 'demo']);
+      const r = await run(['diff', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       expect(r.stdout).to.equal('');
     });
@@ -134,12 +106,12 @@ describe('dashctl (end to end, child processes against a real server)', function
     it('after one file changes: diff shows it (exit 1), apply reports one configured', async () => {
       const file = join(dir, 'etcd-overview.yaml');
       writeFileSync(file, readFileSync(file, 'utf8').replace('name: etcd / Overview', 'name: etcd at a glance'));
-      const d = await run(['diff', '-f', dir, '-p', 'demo']);
+      const d = await run(['diff', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(d.code, show(d)).to.equal(1);
       expect(d.stdout).to.include('--- live/Dashboard/perses-dev/etcd-overview');
       expect(d.stdout).to.match(/^-\s+name: etcd \/ Overview$/m).and.match(/^\+\s+name: etcd at a glance$/m);
       expect(d.stdout).not.to.include('updatedAt');
-      const r = await run(['apply', '-f', dir, '-p', 'demo']);
+      const r = await run(['apply', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(summary(r), show(r)).to.deep.equal(counts(0, 1, 10));
       expect(r.stdout).to.include('Dashboard perses-dev/etcd-overview configured');
       const got = await srv.api('GET', '/api/v1/projects/perses-dev/dashboards/etcd-overview');
@@ -148,7 +120,7 @@ describe('dashctl (end to end, child processes against a real server)', function
     });
 
     it('diff exits 2 on an error (server unreachable)', async () => {
-      const r = await run(['diff', '-f', dir, '-p', 'demo'], { env: { DASHCTL_URL: 'http://127.0.0.1:9' } });
+      const r = await run(['diff', '-f', dir], { env: { DASHCTL_URL: 'http://127.0.0.1:9', DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(2);
       expect(r.stderr).to.include('cannot reach');
     });
@@ -157,7 +129,7 @@ describe('dashctl (end to end, child processes against a real server)', function
       const extra = join(tmp.path, 'dry');
       mkdirSync(extra, { recursive: true });
       writeFileSync(join(extra, 'a.yaml'), 'kind: Folder\nmetadata: {name: dry-folder, project: brand-new}\nspec: {}\n---\nkind: Folder\nmetadata: {name: dry-folder-2}\nspec: {}\n');
-      const r = await run(['apply', '-f', extra, '-f', dir, '-p', 'demo', '--dry-run', '--create-project']);
+      const r = await run(['apply', '-f', extra, '-f', dir, '--dry-run', '--create-project'], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       expect(summary(r), show(r)).to.deep.equal(counts(3, 0, 11));
       expect(r.stdout).to.include('(dry run)');
@@ -180,7 +152,9 @@ describe('dashctl (end to end, child processes against a real server)', function
       for (let i = 0; i < 120; i++) writeFileSync(join(many, `f${String(i).padStart(3, '0')}.yaml`), `kind: Folder\nmetadata:\n  name: wf-${i}\n  project: demo\nspec: {}\n`);
       writeFileSync(join(many, 'f050.yaml'), 'kind: Folder\nmetadata:\n  name: "bad name"\n  project: demo\nspec: {}\n');
       const r = await run(['apply', '-f', many, '--dry-run']);
-      expect(summary(r), show(r)).to.deep.equal(counts(119, 0, 0, 0, 1));
+      // plan, then all or nothing: the bad one stops the run, the plan shows the rest
+      expect(r.stdout, show(r)).to.include('plan: create 119, configure 0, unchanged 0, prune 0, refused 1');
+      expect(summary(r), show(r)).to.deep.equal(counts(0, 0, 0, 0, 1));
       expect(r.stderr).to.include(`${join(many, 'f050.yaml')}:3`);
       writeFileSync(join(many, 'f070.yaml'), 'kind: Folder\nmetadata: {name: [unclosed\n');
       const broken = await run(['apply', '-f', many, '--dry-run']);
@@ -216,7 +190,7 @@ describe('dashctl (end to end, child processes against a real server)', function
 
       const refused = await run(['apply', '-f', gitops, '--prune', '--prune-tag', 'gitops']);
       expect(refused.code, show(refused)).to.equal(1);
-      expect(refused.stderr).to.include('Folder demo/drop-me').and.include('--yes');
+      expect(refused.stdout, show(refused)).to.include('Folder demo/drop-me (prune)').and.include('run again with --yes').and.include('nothing applied');
       expect((await srv.api('GET', '/api/v1/projects/demo/folders/drop-me')).status).to.equal(200);
 
       const dry = await run(['apply', '-f', gitops, '--prune', '--prune-tag', 'gitops', '--dry-run']);
@@ -264,11 +238,11 @@ describe('dashctl (end to end, child processes against a real server)', function
 
       const json = await run(['get', 'datasources', '-p', 'perses', '-o', 'json']);
       expect(JSON.parse(json.stdout).map((o: any) => o.metadata.name)).to.deep.equal(['PrometheusDemo', 'PrometheusDemoBrowser']);
-      const yaml = await run(['get', 'Datasource', 'PrometheusDemoB', '-p', 'perses', '-o', 'yaml']);
+      const yaml = await run(['get', 'Datasource', '--prefix', 'PrometheusDemoB', '-p', 'perses', '-o', 'yaml']);
       expect(yaml.stdout).to.match(/^kind: Datasource\nmetadata:\n {2}name: PrometheusDemoBrowser\n/);
       expect(yaml.stdout).not.to.include('---');
       const names = await run(['get', 'projects', '-o', 'name']);
-      expect(names.stdout.split('\n').filter(Boolean)).to.include.members(['demo', 'perses', 'perses-dev', 'IncredibleProject']);
+      expect(names.stdout.split('\n').filter(Boolean)).to.include.members(['project/demo', 'project/perses', 'project/perses-dev', 'project/IncredibleProject']);
       const all = await run(['get', 'dash', '-A']);
       expect(all.stdout.split('\n')[0]).to.match(/^PROJECT\s+NAME\s+DISPLAY\s+VERSION\s+AGE$/);
       expect(all.stdout).to.include('perses-dev').and.include('etcd-overview');
@@ -290,7 +264,7 @@ describe('dashctl (end to end, child processes against a real server)', function
       expect(desc.code, show(desc)).to.equal(0);
       expect(desc.stdout).to.match(/Project:\s+perses-dev/).and.match(/Version:\s+1/).and.include('1 earlier version(s)').and.include('etcd at a glance');
       const hist = await run(['history', 'dash', 'etcd-overview']);
-      expect(hist.stdout.split('\n')[0]).to.match(/^VERSION\s+UPDATED\s+BY\s+AGE$/);
+      expect(hist.stdout.split('\n')[0]).to.match(/^VERSION\s+UPDATED\s+BY\s+THROUGH\s+AGE$/);
       expect(hist.stdout).to.match(/^0\s+\S+\s+anonymous/m);
       const restore = await run(['history', 'dash', 'etcd-overview', '--restore', '0']);
       expect(restore.code, show(restore)).to.equal(0);
@@ -317,11 +291,14 @@ describe('dashctl (end to end, child processes against a real server)', function
   });
 
   describe('Perses* custom resources (perses-operator)', () => {
+    before(function () {
+      skipWithoutCorpus(this, 'corpus');
+    });
     it('converts PersesDashboard v1alpha1/v1alpha2 and PersesGlobalDatasource: namespace -> project, tags annotation -> tags', async () => {
       const dir = join(tmp.path, 'operator');
       copyCorpus(dir, ['perses-operator/config/samples/v1alpha1/persesdashboard.yaml', 'community-mixins/jsonnet/dashboards/operator/etcd/etcd-overview.json']);
       copyCorpus(join(dir, 'tags'), ['perses-operator/test/e2e/dashboard-tags/02-install.yaml']);
-      const r = await run(['apply', '-f', dir, '-p', 'demo']);
+      const r = await run(['apply', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       expect(summary(r), show(r)).to.deep.equal(counts(2, 0, 1));
       expect(r.stdout).to.include('Dashboard perses-dev/etcd-overview unchanged').and.include('Dashboard perses-dev/perses-dashboard-sample created');
@@ -332,6 +309,9 @@ describe('dashctl (end to end, child processes against a real server)', function
   });
 
   describe('lint: the same answers as the server', () => {
+    before(function () {
+      skipWithoutCorpus(this, 'corpus');
+    });
     const EXPECTED_INVALID: Record<string, string> = {
       'perses/internal/api/validate/testdata/datasource_direct_2_invalid.json': 'spec.plugin.spec.directUrl',
       'perses/internal/api/plugin/migrate/testdata/non-reg/cue-marshal/dashboards/simple-perses.json': 'metadata.name',
@@ -406,15 +386,15 @@ describe('dashctl with authentication on', function () {
   it('login with a password (read from /api/config first), whoami, config shows tokens, without a terminal asks for -u/-p', async () => {
     const noTty = await run(['login', srv.url]);
     expect(noTty.code, show(noTty)).to.equal(1);
-    expect(noTty.stderr).to.include('-u NAME and -p PASSWORD');
-    const wrong = await run(['login', srv.url, '-u', 'admin', '-p', 'nope']);
+    expect(noTty.stderr).to.include('-u NAME and --password-stdin');
+    const wrong = await run(['login', srv.url, '-u', 'admin', '--password', 'nope']);
     expect(wrong.code).to.equal(1);
     expect(wrong.stderr).to.include('wrong login or password');
-    const r = await run(['login', srv.url, '-u', 'admin', '-p', 'admin-password']);
+    const r = await run(['login', srv.url, '-u', 'admin', '--password', 'admin-password']);
     expect(r.code, show(r)).to.equal(0);
     expect(r.stdout).to.include('as admin');
     expect(statSync(cfg).mode & 0o777).to.equal(0o600);
-    const saved = JSON.parse(readFileSync(cfg, 'utf8'));
+    const saved = savedContext(cfg);
     expect(saved.accessToken).to.be.a('string');
     expect(saved.refreshToken).to.be.a('string');
     const who = await run(['whoami']);
@@ -424,7 +404,7 @@ describe('dashctl with authentication on', function () {
   it('refreshes the expired access token during an apply (16 requests in flight) and saves the new pair', async function () {
     // Tokens are accepted up to 30 s past their expiry (clock skew): 2 s + 30 s.
     this.timeout(90_000);
-    const saved = JSON.parse(readFileSync(cfg, 'utf8'));
+    const saved = savedContext(cfg);
     await waitFor('the access token to expire', async () => (await srv.api('GET', '/api/v1/user/whoami', undefined, { authorization: `Bearer ${saved.accessToken}` })).status === 401, 45_000, 250);
     const dir = join(tmp.path, 'many');
     mkdirSync(dir, { recursive: true });
@@ -433,19 +413,20 @@ describe('dashctl with authentication on', function () {
     const r = await run(['apply', '-f', dir, '-p', 'team', '--create-project']);
     expect(r.code, show(r)).to.equal(0);
     expect(summary(r)).to.deep.equal(counts(51, 0, 0));
-    const after = JSON.parse(readFileSync(cfg, 'utf8'));
+    const after = savedContext(cfg);
     expect(after.refreshToken).to.not.equal(saved.refreshToken);
     expect(after.accessToken).to.not.equal(saved.accessToken);
     expect(statSync(cfg).mode & 0o777).to.equal(0o600);
   });
 
   it('a rejected access token is refreshed with the rotated refresh token (the session was not revoked by a replay)', async () => {
-    const saved = JSON.parse(readFileSync(cfg, 'utf8'));
-    const [h, p] = saved.accessToken.split('.');
+    const saved = savedContext(cfg);
+    const [h, p] = saved.accessToken!.split('.');
+    // written as a dashctl of before contexts did: read as the context "default"
     writeFileSync(cfg, JSON.stringify({ ...saved, accessToken: `${h}.${p}.forged-signature` }), { mode: 0o600 });
     const again = await run(['apply', '-f', join(tmp.path, 'many'), '-p', 'team']);
     expect(summary(again), show(again)).to.deep.equal(counts(0, 0, 50));
-    const after = JSON.parse(readFileSync(cfg, 'utf8'));
+    const after = savedContext(cfg);
     expect(after.refreshToken).to.not.equal(saved.refreshToken);
     // A refresh token used twice would have revoked the session: the new pair still works.
     expect((await srv.api('GET', '/api/v1/projects/team', undefined, { authorization: `Bearer ${after.accessToken}` })).status).to.equal(200);
@@ -454,7 +435,7 @@ describe('dashctl with authentication on', function () {
   it('--token logs in with a given token; logout revokes the session and forgets the tokens', async () => {
     const r = await run(['logout']);
     expect(r.code, show(r)).to.equal(0);
-    expect(JSON.parse(readFileSync(cfg, 'utf8')).accessToken).to.equal(undefined);
+    expect(savedContext(cfg).accessToken).to.equal(undefined);
     const who = await run(['whoami']);
     expect(who.code).to.equal(1);
     expect(who.stderr).to.include('dashctl login');
@@ -463,7 +444,7 @@ describe('dashctl with authentication on', function () {
     expect(t.code, show(t)).to.equal(0);
     expect(t.stdout).to.include('as admin');
     // (the token lives 2 s on this server, so it is only checked as saved)
-    expect(JSON.parse(readFileSync(cfg, 'utf8')).accessToken).to.equal(login.body.access_token);
+    expect(savedContext(cfg).accessToken).to.equal(login.body.access_token);
   });
 });
 
@@ -522,8 +503,7 @@ describe('dashctl login through an identity provider (device code, client creden
     const polls = seen.filter((s) => s.path.endsWith('/corp/token'));
     expect(polls).to.have.length(3);
     for (let i = 1; i < polls.length; i++) expect(polls[i].at - polls[i - 1].at).to.be.at.least(900);
-    const saved = JSON.parse(readFileSync(cfg, 'utf8'));
-    expect(saved).to.include({ url, refreshToken: 'r-alice' });
+    expect(savedContext(cfg)).to.include({ url, refreshToken: 'r-alice' });
     expect(statSync(cfg).mode & 0o777).to.equal(0o600);
   });
 
@@ -535,7 +515,7 @@ describe('dashctl login through an identity provider (device code, client creden
     const unknown = await dashctl(cfg, ['login', url, '--provider', 'nope']);
     expect(unknown.code).to.equal(1);
     expect(unknown.stderr).to.include('no identity provider "nope"').and.include('corp, forge');
-    const native = await dashctl(cfg, ['login', url, '-u', 'a', '-p', 'b']);
+    const native = await dashctl(cfg, ['login', url, '-u', 'a', '--password', 'b']);
     expect(native.stderr).to.include('native login is disabled');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Version history (API.md §7): every update and delete of a Dashboard (and Datasource, Variable,
+ * Version history (docs/api.md §7): every update and delete of a Dashboard (and Datasource, Variable,
  * Folder and their global kinds) keeps the previous object; versions list (newest first, without
  * the current version), one version, restore; `history.max_versions` retention ("number of
  * previous versions kept per object", schemas/config.json); history goes with its project.
@@ -24,9 +24,9 @@ async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
   return res;
 }
 
-type Entry = { version: number; updatedAt: string; updatedBy: string };
+type Entry = { version: number; updatedAt: string; updatedBy: string; manager: string };
 
-describe('version history (API.md §7)', function () {
+describe('version history (docs/api.md §7)', function () {
   this.timeout(30_000);
 
   describe('auth off', () => {
@@ -46,13 +46,14 @@ describe('version history (API.md §7)', function () {
     });
     after(() => s?.stop());
 
-    it('three updates, then the list holds three older versions, newest first, as {version, updatedAt, updatedBy}', async () => {
+    it('three updates, then the list holds three older versions, newest first, as {version, updatedAt, updatedBy, manager}', async () => {
       const answers = await history('d1', 3);
       const list = await versions('d1');
       expect(list.map((v) => v.version)).to.deep.equal([2, 1, 0]);
       for (const v of list) {
-        expect(Object.keys(v).sort()).to.deep.equal(['updatedAt', 'updatedBy', 'version']);
+        expect(Object.keys(v).sort()).to.deep.equal(['manager', 'updatedAt', 'updatedBy', 'version']);
         expect(v.updatedBy).to.equal('anonymous');
+        expect(v.manager, 'no X-Dashplane-Manager sent').to.equal('api');
         expect(v.updatedAt).to.equal(answers[v.version].metadata.updatedAt);
       }
     });
@@ -84,7 +85,7 @@ describe('version history (API.md §7)', function () {
       await ok(s.api('PUT', `${base}/d3`, dash('d3', 'd3-v5')));
       const list = await versions('d3');
       expect(list.map((v) => v.version)).to.deep.equal([4, 3, 2, 1, 0]);
-      expect(list[0]).to.deep.include({ updatedBy: 'anonymous', updatedAt: r.body.metadata.updatedAt });
+      expect(list[0]).to.deep.include({ updatedBy: 'anonymous', updatedAt: r.body.metadata.updatedAt, manager: 'restore' });
       expect((await ok(s.api('GET', `${base}/d3/versions/4`))).body.spec).to.deep.equal(answers[1].spec);
       expect((await s.api('POST', `${base}/d3/versions/99/restore`)).status).to.equal(404);
     });
@@ -128,7 +129,7 @@ describe('version history (API.md §7)', function () {
       const r = await ok(s.api('POST', `${base}/d4/versions/1/restore`));
       expect(r.body.spec).to.deep.equal(answers[1].spec);
       expect((await ok(s.api('GET', `${base}/d4`))).body.spec).to.deep.equal(answers[1].spec);
-      // API.md §7: "version counter still increases"; the versions restored from must not vanish
+      // docs/api.md §7: "version counter still increases"; the versions restored from must not vanish
       expect(r.body.metadata.version, 'version after restoring a deleted dashboard last at version 2').to.be.greaterThan(2);
       expect((await versions('d4')).map((v) => v.version), 'history after restoring a deleted dashboard').to.include.members([2, 1, 0]);
     });

@@ -1,5 +1,5 @@
 /**
- * Per-kind HTTP contract (API.md §1-5, 9, 12), driven by the example manifests in
+ * Per-kind HTTP contract (docs/api.md §1-5, 9, 12), driven by the example manifests in
  * examples/manifests: every file there is created, listed, read, updated, dry-run and deleted
  * through the real server. Kinds are never named here: plural and scope come from the registry.
  */
@@ -18,7 +18,7 @@ const MANIFESTS = join(EXAMPLES, 'manifests');
 const CONFIG_FILE = join(EXAMPLES, 'config.yaml');
 
 const MASK = '<secret>';
-/** RFC 3339 in UTC, as API.md §4 requires. */
+/** RFC 3339 in UTC, as docs/api.md §4 requires. */
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
 
 type Obj = Record<string, any>;
@@ -252,11 +252,33 @@ describe('kind contract, driven by examples/manifests', function () {
         expect(r.headers.get('etag')).to.equal('"0"');
       });
 
-      it('PUT of the object as read back bumps the version by exactly 1', async () => {
+      /** The object with one tag more: a change every kind accepts. */
+      const tagged = (o: Obj): Obj => ({ ...o, metadata: { ...o.metadata, tags: [...(o.metadata.tags ?? []), 'contract-edit'] } });
+
+      it('PUT of the object as read back changes nothing (X-Dashplane-Unchanged), except that it renews a kind with a ttl', async () => {
         const name = (await create()).metadata.name;
         const before = (await get(name)).body;
         const r = await s.api('PUT', item(name), before);
         expect(r.status, describeResponse(r)).to.equal(200);
+        expectNoSecretIn(r, 'PUT response');
+        if (d.ttlPath) {
+          expect(r.headers.get('x-dashplane-unchanged'), 'the same body renews the lease').to.equal(null);
+          expect(r.body.metadata.version).to.equal(1);
+          return;
+        }
+        expect(r.headers.get('x-dashplane-unchanged')).to.equal('true');
+        expect(r.headers.get('etag')).to.equal('"0"');
+        expect(r.body, 'the stored object as it was').to.deep.equal(before);
+        expect((await get(name)).body).to.deep.equal(before);
+      });
+
+      it('PUT of the object as read back with a tag added bumps the version by exactly 1', async () => {
+        const name = (await create()).metadata.name;
+        const before = (await get(name)).body;
+        const r = await s.api('PUT', item(name), tagged(before));
+        expect(r.status, describeResponse(r)).to.equal(200);
+        expect(r.headers.get('x-dashplane-unchanged')).to.equal(null);
+        expect(r.body.metadata.tags).to.include('contract-edit');
         expect(r.body.metadata.version).to.equal(1);
         expect(r.body.metadata.createdAt).to.equal(before.metadata.createdAt);
         expect(r.body.metadata.updatedAt).to.match(RFC3339_UTC);
@@ -309,7 +331,7 @@ describe('kind contract, driven by examples/manifests', function () {
       it('PUT with a stale If-Match answers 412 and changes nothing', async () => {
         const name = (await create()).metadata.name;
         const v0 = (await get(name)).body;
-        const put = await s.api('PUT', item(name), v0);
+        const put = await s.api('PUT', item(name), tagged(v0));
         expect(put.status, describeResponse(put)).to.equal(200);
         const v1 = (await get(name)).body;
         expect(v1.metadata.version).to.equal(1);
@@ -345,8 +367,12 @@ describe('kind contract, driven by examples/manifests', function () {
       it('dryRun on PUT answers like the real call and leaves the version unchanged', async () => {
         const name = (await create()).metadata.name;
         const before = (await get(name)).body;
-        const r = await s.api('PUT', `${item(name)}?dryRun=true`, before);
+        const same = await s.api('PUT', `${item(name)}?dryRun=true`, before);
+        expect(same.status, describeResponse(same)).to.equal(200);
+        expect(same.headers.get('x-dashplane-unchanged'), 'unchanged, as the real call would say').to.equal(d.ttlPath ? null : 'true');
+        const r = await s.api('PUT', `${item(name)}?dryRun=true`, tagged(before));
         expect(r.status, describeResponse(r)).to.equal(200);
+        expect(r.headers.get('x-dashplane-unchanged')).to.equal(null);
         expect(r.body.metadata.version, 'the version the real call would give').to.equal(1);
         const after = await get(name);
         expect(after.body, 'stored object unchanged').to.deep.equal(before);

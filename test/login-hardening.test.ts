@@ -1,6 +1,6 @@
 /**
- * Security checklist (design/SECURITY-TESTS.md) rows LOGIN-01..03, plus the rate-limit window and
- * password storage/logging (API.md §12). Every test runs against a real server on 127.0.0.1; a
+ * Security checklist (docs/security.md) rows LOGIN-01..03, plus the rate-limit window and
+ * password storage/logging (docs/api.md §12). Every test runs against a real server on 127.0.0.1; a
  * "second client" connects from another loopback source address (127.0.0.2), since the server
  * limits failed logins per (login, address) and per address.
  */

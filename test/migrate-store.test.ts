@@ -1,28 +1,27 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/paths.js';
 import { buildKindRegistry } from '../src/kinds/index.js';
 import { readResources } from './helpers/manifests.js';
+import { skipWithoutCorpus } from './helpers/corpus.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { runToExit, spawnServer, type ServerProcess } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
 
-const CORPUS = join(PACKAGE_ROOT, '..', 'shared', 'corpus');
 const registry = buildKindRegistry();
 const json = (method: string, body?: unknown) => ({ method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
 
-/** Every listable object of every kind, and the history of every dashboard, as the API shows them. */
+/** Every listable object of every kind, its field managers, and the history of every kind that keeps one, as the API shows them. */
 async function snapshot(url: string): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const d of registry.all()) {
     const items = (await (await fetch(`${url}/api/v1/${d.plural}`)).json()) as { metadata: { name: string; project?: string } }[];
     out[d.kind] = items;
-    if (d.history) {
-      for (const o of items) {
-        const path = d.scope === 'project' ? `/api/v1/projects/${o.metadata.project}/${d.plural}/${o.metadata.name}` : `/api/v1/${d.plural}/${o.metadata.name}`;
-        out[`${d.kind}/${o.metadata.project ?? ''}/${o.metadata.name}/versions`] = await (await fetch(`${url}${path}/versions`)).json();
-      }
+    for (const o of items) {
+      const path = d.scope === 'project' ? `/api/v1/projects/${o.metadata.project}/${d.plural}/${o.metadata.name}` : `/api/v1/${d.plural}/${o.metadata.name}`;
+      const id = `${d.kind}/${o.metadata.project ?? ''}/${o.metadata.name}`;
+      out[`${id}/managers`] = await (await fetch(`${url}${path}/managers`)).json();
+      if (d.history) out[`${id}/versions`] = await (await fetch(`${url}${path}/versions`)).json();
     }
   }
   return out;
@@ -41,7 +40,8 @@ describe('dashplane migrate-store', function () {
   });
   after(async () => pg?.stop());
 
-  it('round-trips the corpus: LevelDB -> PostgreSQL -> LevelDB, objects, history and encrypted secrets unchanged', async () => {
+  it('round-trips the corpus: LevelDB -> PostgreSQL -> LevelDB, objects, history and encrypted secrets unchanged', async function () {
+    const CORPUS = skipWithoutCorpus(this, 'corpus');
     const key = randomBytes(32).toString('hex');
     const level1 = tempDir();
     const level2 = tempDir();
@@ -62,11 +62,14 @@ describe('dashplane migrate-store', function () {
         const base = project ? `/api/v1/projects/${project}/${d.plural}` : `/api/v1/${d.plural}`;
         const body = { ...r, metadata: { ...r.metadata, ...(project ? { project } : {}) } };
         const res = await fetch(`${srv.url}${base}`, json('POST', body));
-        if (res.status === 409) await fetch(`${srv.url}${base}/${r.metadata.name}`, json('PUT', body)); // history
+        // history, by another field manager
+        if (res.status === 409) await fetch(`${srv.url}${base}/${r.metadata.name}`, { ...json('PUT', body), headers: { 'content-type': 'application/json', 'x-dashplane-manager': 'web-ui' } });
         if (res.ok) stored++;
       }
       expect(stored).to.be.greaterThan(80);
       const before = await snapshot(srv.url);
+      const managers = Object.entries(before).filter(([k]) => k.endsWith('/managers')).flatMap(([, v]) => v as { manager: string }[]);
+      expect(new Set(managers.map((m) => m.manager)), 'the copies are checked with more than one manager').to.include.members(['api', 'web-ui']);
       await stop(srv);
 
       const there = await runToExit(['migrate-store', '--from', `level:${level1.path}`, '--to', db.url]);

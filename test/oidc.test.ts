@@ -4,7 +4,7 @@
  * with a cookie jar (redirects followed, the provider's login and consent forms submitted), the
  * device flow (approved through the provider's /device pages), client credentials, the OAuth 2.0
  * path against the same provider with explicit endpoints (/auth, /token, /me), /api/config, and
- * the security rows OIDC-01..06 of design/SECURITY-TESTS.md.
+ * the security rows OIDC-01..06 of docs/security.md.
  *
  * OIDC-03 needs ID tokens that a correct provider never issues (wrong nonce / aud / iss, expired),
  * so it points dashplane at `startFakeOidcProvider`, a small hand-written provider whose token
@@ -119,7 +119,7 @@ const form = (fields: Record<string, string>) => new URLSearchParams(fields).toS
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const basic = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}` });
 
-/** Asserts the exact dashplane token body of API.md §12. */
+/** Asserts the exact dashplane token body of docs/api.md §12. */
 function expectTokenBody(r: ApiResponse): Tokens {
   expect(r.status, r.text).to.equal(200);
   expect(Object.keys(r.body).sort()).to.deep.equal(['access_token', 'expires_in', 'expiry', 'refresh_token', 'token_type']);
@@ -316,7 +316,7 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
       expect(wrong.text).to.not.contain('access_token');
       const none = await s.raw('POST', providerPath('oidc', 'idp', 'token'), form({ grant_type: 'client_credentials' }), FORM);
       expect(none.status, none.text).to.be.within(400, 401);
-      // GET is accepted too (API.md §2).
+      // GET is accepted too (docs/api.md §2).
       const viaGet = await s.api('GET', `${providerPath('oidc', 'idp', 'token')}?grant_type=client_credentials`, undefined, basic(idp.robotId, idp.robotSecret));
       expect(await whoamiName(s, bearer(expectTokenBody(viaGet)))).to.equal('robot');
     });

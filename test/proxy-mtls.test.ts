@@ -1,5 +1,5 @@
 /**
- * The proxy's TLS settings from a Secret (API.md §8, §9): CA, client certificate and key, server
+ * The proxy's TLS settings from a Secret (docs/api.md §8, §9): CA, client certificate and key, server
  * name, insecureSkipVerify, against a node:https upstream that requires a client certificate.
  * Certificates come from `openssl` in a temporary directory.
  */

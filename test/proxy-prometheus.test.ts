@@ -1,7 +1,7 @@
 /**
- * The datasource proxy (API.md §8) against a real Prometheus (Debian package, see .ci/run), through
+ * The datasource proxy (docs/api.md §8) against a real Prometheus (Debian package, see .ci/run), through
  * the three route families, with the Perses plugin kinds PrometheusDatasource and its synonym
- * MetricsDatasource; allowedEndpoints with the Perses editor defaults (UI.md §B.6); secret
+ * MetricsDatasource; allowedEndpoints with the defaults of the Perses datasource editor; secret
  * injection (checked on an echo server, since Prometheus ignores credentials); authentication and
  * permissions; and a test-local copy of the requests the Perses Prometheus plugin makes.
  */
@@ -25,7 +25,7 @@ const dashboardWith = (name: string, datasources: Record<string, unknown>) => ({
   spec: { display: { name }, duration: '1h', datasources, panels: {}, layouts: [] },
 });
 
-/** The Perses datasource editor's default allowedEndpoints (UI.md §B.6). */
+/** The default allowedEndpoints of the Perses datasource editor (@perses-dev/prometheus-plugin). */
 const EDITOR_ALLOWED_ENDPOINTS = [
   { endpointPattern: '/api/v1/labels', method: 'POST' },
   { endpointPattern: '/api/v1/series', method: 'POST' },
@@ -56,8 +56,8 @@ function promData(r: ApiResponse): any {
 const nowS = () => Math.ceil(Date.now() / 1000) + 1;
 
 /**
- * The client functions of `@perses-dev/prometheus-plugin` 0.53.4 (`model/prometheus-client.js`,
- * UI.md §B.6) itself — the code the web UI runs — called from Node with the proxy URL as the
+ * The client functions of `@perses-dev/prometheus-plugin` 0.53.4 (`model/prometheus-client.js`)
+ * itself — the code the web UI runs — called from Node with the proxy URL as the
  * datasource URL. `fetchJson` of @perses-dev/core throws on a non-2xx answer.
  */
 type Params = Record<string, unknown>;
@@ -237,7 +237,7 @@ describe('datasource proxy against a real Prometheus', function () {
           expect(await client.healthCheck()).to.equal(true);
           const end = nowS();
           const start = end - 300;
-          // What rendering prometheus-overview sent (UI.md §B.6), then the other calls.
+          // What rendering prometheus-overview sends, then the other calls of the Prometheus client.
           const lv = await client.labelValues({ labelName: 'job', 'match[]': ['prometheus_build_info{}'], start, end });
           expect(lv.data).to.deep.equal(['prometheus']);
           const iq = await client.instantQuery({ query: 'count(up{job="prometheus"})', time: end });
@@ -292,7 +292,7 @@ describe('datasource proxy against a real Prometheus', function () {
         expect((await client.labelValues({ labelName: 'instance' })).data).to.have.length(1);
         expect((await client.series({ 'match[]': ['up'], start, end })).data).to.have.length.greaterThan(0);
         expect((await client.metricMetadata({})).data).to.have.property('prometheus_build_info');
-        // Allowed by the proxy; Prometheus 2.42 has no parse_query (UI.md §C), so its own 404.
+        // Allowed by the proxy; Prometheus 2.42 (Debian 12) has no parse_query, so its own 404.
         const pq = await s.raw('POST', `${base}/api/v1/parse_query`, 'query=up', FORM);
         expect(pq.status, pq.text).to.equal(404);
         expect(pq.body?.message ?? '').not.to.match(/allowedEndpoints/);

@@ -1,6 +1,6 @@
 /**
  * Datasource proxy security rows PROXY-01..20, SECRET-03 and SECRET-06 of
- * design/SECURITY-TESTS.md (API.md §8, §9), against a real server and a hostile upstream on
+ * docs/security.md (docs/api.md §8, §9), against a real server and a hostile upstream on
  * loopback. The upstream (`Hostile`) records every request it receives, so "nothing left the
  * server" is asserted as "the upstream saw no request".
  *

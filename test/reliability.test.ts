@@ -1,5 +1,5 @@
 /**
- * Reliability rows of design/SECURITY-TESTS.md not covered elsewhere: REL-04 (SIGKILL during a
+ * Reliability rows of docs/security.md not covered elsewhere: REL-04 (SIGKILL during a
  * write storm), REL-07 (disk full through `ulimit -f`), REL-09 (SIGTERM with in-flight requests),
  * REL-11 (corrupt CURRENT/MANIFEST), REL-12/13 (EphemeralDashboard ttl and the reaper), REL-14
  * (slowloris). REL-01/02/03/06 live in resources.test.ts and the store contract, REL-05/10 in
@@ -191,7 +191,7 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       const list = (await ok(req(srv.url, 'GET', '/api/v1/projects/disk/dashboards?metadata_only=true'))).body as unknown[];
       expect(list.length).to.equal(acked.size);
       expect((await ok(req(srv.url, 'GET', '/api/v1/projects/disk/dashboards/d0'))).body.spec.display.name).to.equal('t-d0');
-      // readiness reports the broken store (API.md §2: 503 with database:false)
+      // readiness reports the broken store (docs/api.md §2: 503 with database:false)
       const health = await req(srv.url, 'GET', '/api/v1/health');
       expect(health.status, health.text).to.equal(503);
       expect(health.body.database).to.equal(false);

@@ -10,7 +10,7 @@ function dash(name: string, spec: Record<string, unknown> = {}) {
   return { kind: 'Dashboard', metadata: { name }, spec: { duration: '1h', panels: { a: panel() }, layouts: grid('#/spec/panels/a'), ...spec } };
 }
 
-describe('resources: semantics of API.md §3-§5, §8-§12', () => {
+describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
   let s: TestServer;
   before(async () => {
     s = await startTestServer();
@@ -338,7 +338,8 @@ describe('resources: semantics of API.md §3-§5, §8-§12', () => {
     });
 
     it('REL-03: 32 concurrent PUTs without If-Match all succeed with distinct versions', async () => {
-      await s.api('POST', '/api/v1/projects/demo/variables', { kind: 'Variable', metadata: { name: 'race' }, spec: { kind: 'TextVariable', spec: { value: '0' } } });
+      // created with a value none of the PUTs sends: each of them is a change
+      await s.api('POST', '/api/v1/projects/demo/variables', { kind: 'Variable', metadata: { name: 'race' }, spec: { kind: 'TextVariable', spec: { value: 'initial' } } });
       const results = await Promise.all(Array.from({ length: 32 }, (_, i) => s.api('PUT', '/api/v1/projects/demo/variables/race', { kind: 'Variable', metadata: { name: 'race' }, spec: { kind: 'TextVariable', spec: { value: String(i) } } })));
       expect(results.map((r) => r.status)).to.deep.equal(Array(32).fill(200));
       const versions = results.map((r) => r.body.metadata.version as number).sort((a, b) => a - b);

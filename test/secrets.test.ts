@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { keyIdOf } from '../src/secrets/secret-box.js';
 import { buildKindRegistry } from '../src/kinds/index.js';
 import { LevelStore } from '../src/storage/level-store.js';
+import { PostgresStore } from '../src/storage/postgres-store.js';
+import { startPostgres } from './helpers/postgres.js';
 import { runToExit, spawnServer, type ServerProcess } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
 
@@ -119,6 +121,42 @@ describe('secrets at rest (SECRET-*)', function () {
       expect(again.output).to.match(/0 values in 0 of 3 objects/);
     } finally {
       dir.remove();
+    }
+  });
+
+  it('SECRET-09 on PostgreSQL: `secrets rotate` re-encrypts the database the configuration names (it used to open ./data)', async function () {
+    this.timeout(60_000);
+    const cluster = await startPostgres();
+    const dir = tempDir();
+    try {
+      const db = await cluster.createDatabase();
+      const k1 = hexKey();
+      const k2 = hexKey();
+      const env = { DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_DATABASE_LEVEL_PATH: join(dir.path, 'not-used') };
+      let srv = await spawnServer({ dataDir: join(dir.path, 'not-used'), env: { ...env, DASHPLANE_ENCRYPTION_KEY: k1 } });
+      await seed(srv.url);
+      await stop(srv);
+      const rotated = await runToExit(['secrets', 'rotate'], { ...env, DASHPLANE_ENCRYPTION_KEY: k2, DASHPLANE_SECURITY_PREVIOUS_ENCRYPTION_KEYS: JSON.stringify([k1]) });
+      expect(rotated.code, rotated.output).to.equal(0);
+      expect(rotated.output).to.match(/5 values in 3 of 3 objects re-encrypted/);
+      const store = new PostgresStore({ url: db.url });
+      await store.open();
+      try {
+        for (const kind of ['Secret', 'GlobalSecret']) {
+          for (const o of await store.list({ kind })) expect(JSON.stringify(o.spec)).to.include(`v1:${keyIdOf(Buffer.from(k2, 'hex'))}:`).and.not.include(`v1:${keyIdOf(Buffer.from(k1, 'hex'))}:`);
+        }
+      } finally {
+        await store.close();
+      }
+      srv = await spawnServer({ dataDir: join(dir.path, 'not-used'), env: { ...env, DASHPLANE_ENCRYPTION_KEY: k2 } });
+      expect((await fetch(`${srv.url}/api/v1/projects/p/secrets/s1`)).status, 'the new key alone reads everything').to.equal(200);
+      await stop(srv);
+      const noKey = await runToExit(['secrets', 'rotate'], env);
+      expect(noKey.code).to.equal(1);
+      expect(noKey.output).to.match(/every replica needs the same key/);
+    } finally {
+      dir.remove();
+      await cluster.stop();
     }
   });
 

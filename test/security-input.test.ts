@@ -1,5 +1,5 @@
 /**
- * Security checklist (design/SECURITY-TESTS.md), input rows INPUT-01..19 that apply without
+ * Security checklist (docs/security.md), input rows INPUT-01..19 that apply without
  * authentication, plus SECRET-01 and SECRET-02. Every test runs against a real server on
  * 127.0.0.1 and every rejected request must leave the stored data unchanged.
  */
@@ -904,7 +904,7 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
 
     it('INPUT-17 update with version 999 / createdAt 1970: version +1, createdAt kept', async () => {
       const before = await ok(s.api('GET', '/api/v1/projects/p17/dashboards/meta'));
-      const body = { ...dashboard('p17', 'meta'), metadata: { name: 'meta', project: 'p17', ...forged } };
+      const body = { ...dashboard('p17', 'meta'), metadata: { name: 'meta', project: 'p17', tags: ['edited'], ...forged } };
       const u = await ok(s.api('PUT', '/api/v1/projects/p17/dashboards/meta', body));
       expect(u.body.metadata.version).to.equal(1);
       expect(u.body.metadata.createdAt).to.equal(before.body.metadata.createdAt);

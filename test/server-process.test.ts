@@ -77,6 +77,25 @@ describe('the server process', function () {
     }
   });
 
+  it("a Perses configuration's security section starts unchanged: encryption_key as a 32-byte string", async () => {
+    const dir = tempDir();
+    try {
+      const f = join(dir.path, 'config.yaml');
+      // the security section of Perses' own documented example
+      writeFileSync(f, 'security:\n  readonly: false\n  enable_auth: true\n  encryption_key: "=tW$56zytgB&3jN2E%7-+qrGZE?v6LCc"\n  cookie:\n    same_site: lax\n    secure: false\n  authorization:\n    guest_permissions:\n      - actions: [read]\n        scopes: ["*"]\n');
+      const srv = await spawnServer({ dataDir: dir.path, args: ['--config', f, '--listen', '127.0.0.1:0'] });
+      try {
+        expect(srv.output()).to.include('encryption key from security.encryption_key');
+        expect((await fetch(`${srv.url}/api/v1/health`)).status).to.equal(200);
+      } finally {
+        srv.child.kill('SIGTERM');
+        await srv.exited;
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
   it('`npm start -- --config F --listen A` passes its arguments through to the server', async () => {
     const dir = tempDir();
     const port = await freePort();

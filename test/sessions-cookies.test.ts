@@ -1,5 +1,5 @@
 /**
- * Security checklist (design/SECURITY-TESTS.md) rows SESS-01..07 for native login (the OIDC
+ * Security checklist (docs/security.md) rows SESS-01..07 for native login (the OIDC
  * variants are not covered here): cookie attributes, refresh-token rotation and reuse detection,
  * logout, concurrent refreshes, CSRF (content type, Origin, Sec-Fetch-Site) and CORS; and a
  * changed password ending the user's other sessions.

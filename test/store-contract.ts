@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { ApiError } from '../src/errors.js';
-import type { Envelope, ListQuery, Store, StoreEvent } from '../src/storage/store.js';
+import { MAX_MANAGERS, type DumpItem, type Envelope, type ListQuery, type Store, type StoreEvent } from '../src/storage/store.js';
 
 export interface StoreFixture {
   store: Store;
@@ -20,7 +20,22 @@ export function obj(kind: string, project: string, name: string, version = 0, sp
   return { kind, metadata: { name, ...(project ? { project } : {}), createdAt: T, updatedAt: T, version }, spec };
 }
 
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
+/**
+ * The writes the creation-revision migrations are tested on: a project created before the
+ * retained log (with eventLogSize 3), one deleted and re-created, and a child; the revisions of
+ * the last two creates.
+ */
+export async function creationScenario(store: Store): Promise<{ r4: number; r5: number }> {
+  await store.create(obj('Project', '', 'old'));
+  await store.create(obj('Project', '', 'p'));
+  await store.delete({ kind: 'Project', project: '', name: 'p' });
+  const r4 = await store.create(obj('Project', '', 'p'));
+  const r5 = await store.create(obj('Dashboard', 'p', 'd'));
+  return { r4, r5 };
+}
+
+/** The ApiError a promise rejects with (fails when it resolves). */
+export async function rejection(p: Promise<unknown>): Promise<ApiError> {
   try {
     await p;
   } catch (e) {
@@ -257,14 +272,105 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
     });
 
     it('history: entries in the same write, newest first, retention, getVersion', async () => {
-      const h = { by: 'alice', max: 2 };
-      await store.create(obj('Dashboard', 'p', 'x', 0, { v: 0 }), { history: h });
-      for (let v = 1; v <= 4; v++) await store.update(obj('Dashboard', 'p', 'x', v, { v }), { expectedVersion: v - 1, history: h });
+      const h = { writer: { by: 'alice', manager: 'dashctl' }, history: { max: 2 } };
+      await store.create(obj('Dashboard', 'p', 'x', 0, { v: 0 }), h);
+      for (let v = 1; v <= 4; v++) await store.update(obj('Dashboard', 'p', 'x', v, { v }), { expectedVersion: v - 1, ...h });
       const key = { kind: 'Dashboard', project: 'p', name: 'x' };
       expect((await store.listVersions(key)).map((e) => e.version)).to.deep.equal([4, 3, 2]);
-      expect((await store.listVersions(key))[0].updatedBy).to.equal('alice');
+      expect((await store.listVersions(key))[0]).to.deep.include({ updatedBy: 'alice', manager: 'dashctl' });
       expect((await store.getVersion(key, 3))!.spec).to.deep.equal({ v: 3 });
       expect(await store.getVersion(key, 0)).to.equal(undefined);
+    });
+
+    it('managers: the latest write of each field manager, newest first, at most MAX_MANAGERS; kept across a reopen, apart from the object, gone with it', async () => {
+      const key = { kind: 'Secret', project: 'p', name: 's' };
+      const at = (v: number) => `2026-01-01T00:00:0${v}.000Z`;
+      const write = (v: number, by: string, manager: string) => {
+        const o = { ...obj('Secret', 'p', 's', v, { v }), metadata: { ...obj('Secret', 'p', 's', v).metadata, updatedAt: at(v) } };
+        return v === 0 ? store.create(o, { writer: { by, manager } }) : store.update(o, { expectedVersion: v - 1, writer: { by, manager } });
+      };
+      expect(await store.managers(key), 'no object').to.deep.equal([]);
+      await write(0, 'alice', 'dashctl');
+      await write(1, 'bob', 'web-ui');
+      await write(2, 'bob', 'web-ui');
+      await write(3, 'carol', 'api');
+      expect(await store.managers(key)).to.deep.equal([
+        { version: 3, updatedAt: at(3), updatedBy: 'carol', manager: 'api' },
+        { version: 2, updatedAt: at(2), updatedBy: 'bob', manager: 'web-ui' },
+        { version: 0, updatedAt: at(0), updatedBy: 'alice', manager: 'dashctl' },
+      ]);
+      expect(await store.get(key), 'the object itself carries nothing of it').to.deep.equal({ ...obj('Secret', 'p', 's', 3, { v: 3 }), metadata: { ...obj('Secret', 'p', 's', 3).metadata, updatedAt: at(3) } });
+      expect(await store.listVersions(key), 'no history asked for, none kept').to.deep.equal([]);
+      // a write without a writer (a key rotation) leaves the record alone
+      await store.update(obj('Secret', 'p', 's', 3, { rotated: true }), { expectedVersion: 3 });
+      expect((await store.managers(key)).map((e) => e.manager)).to.deep.equal(['api', 'web-ui', 'dashctl']);
+      store = await fx.reopen();
+      expect((await store.managers(key)).map((e) => e.version)).to.deep.equal([3, 2, 0]);
+      for (let i = 0; i < MAX_MANAGERS + 2; i++) await store.update(obj('Secret', 'p', 's', 4 + i), { expectedVersion: 3 + i, writer: { by: 'x', manager: `m${i}` } });
+      const many = await store.managers(key);
+      expect(many).to.have.length(MAX_MANAGERS);
+      expect(many[0].manager, 'newest first').to.equal(`m${MAX_MANAGERS + 1}`);
+      await store.delete(key);
+      await store.create(obj('Secret', 'p', 's'));
+      expect(await store.managers(key), 'a new object under the name starts without a record').to.deep.equal([]);
+      // as a copy: the record given, whatever the writer
+      const copied = [{ version: 0, updatedAt: T, updatedBy: 'zoe', manager: 'dashctl' }];
+      await store.create(obj('Secret', 'p', 'copy'), { writer: { by: 'x', manager: 'y' }, managers: copied });
+      expect(await store.managers({ ...key, name: 'copy' })).to.deep.equal(copied);
+    });
+
+    it('managers: companions get the same writer; deleting a project drops its objects\' records', async () => {
+      const writer = { by: 'alice', manager: 'dashctl' };
+      await store.create(obj('Project', '', 'p'), { writer, also: [obj('Role', 'p', 'owner')] });
+      expect((await store.managers({ kind: 'Role', project: 'p', name: 'owner' })).map((e) => e.updatedBy)).to.deep.equal(['alice']);
+      await store.create(obj('Dashboard', 'p', 'd'), { writer, parent: { kind: 'Project', project: '', name: 'p' } });
+      await store.delete({ kind: 'Project', project: '', name: 'p' }, { children: { project: 'p', kinds: ['Dashboard', 'Role'] } });
+      await store.create(obj('Project', '', 'p'));
+      await store.create(obj('Dashboard', 'p', 'd'));
+      for (const k of [{ kind: 'Project', project: '', name: 'p' }, { kind: 'Dashboard', project: 'p', name: 'd' }, { kind: 'Role', project: 'p', name: 'owner' }]) {
+        expect(await store.managers(k), k.kind).to.deep.equal([]);
+      }
+    });
+
+    it('dump: the revision, then every object in key order preceded by its history (oldest first); deleted objects\' history left out', async () => {
+      const h = { writer: { by: 'alice', manager: 'dashctl' }, history: { max: 10 } };
+      await store.create(obj('Dashboard', 'p', 'a', 0, { v: 0 }), h);
+      await store.update(obj('Dashboard', 'p', 'a', 1, { v: 1 }), { expectedVersion: 0, ...h });
+      await store.create(obj('Dashboard', 'p', 'ab', 0), h);
+      await store.create(obj('Dashboard', 'p', 'gone', 0), h);
+      await store.delete({ kind: 'Dashboard', project: 'p', name: 'gone' });
+      await store.create(obj('Project', '', 'p'));
+      const items: DumpItem[] = [];
+      for await (const item of store.dump()) items.push(item);
+      const shown = items.map((i) => (i.type === 'revision' ? `rev ${i.revision}` : `${i.type} ${i.object.kind}/${i.object.metadata.name}@${i.object.metadata.version}${i.type === 'version' ? ` by ${i.updatedBy}` : ''}`));
+      expect(shown).to.deep.equal([
+        `rev ${await store.revision()}`,
+        'version Dashboard/a@0 by alice',
+        'version Dashboard/a@1 by alice',
+        'object Dashboard/a@1',
+        'version Dashboard/ab@0 by alice',
+        'object Dashboard/ab@0',
+        'object Project/p@0',
+      ]);
+    });
+
+    it('dump: one snapshot, whatever is written while it is read', async () => {
+      for (let i = 0; i < 30; i++) await store.create(obj('Dashboard', 'p', `d${String(i).padStart(2, '0')}`));
+      const revision = await store.revision();
+      const items: DumpItem[] = [];
+      for await (const item of store.dump()) {
+        items.push(item);
+        if (items.length === 1) {
+          // writes while the dump is half read: a new object, a deletion, an update
+          await store.create(obj('Dashboard', 'p', 'd99'));
+          await store.delete({ kind: 'Dashboard', project: 'p', name: 'd29' });
+          await store.update(obj('Dashboard', 'p', 'd28', 1), { expectedVersion: 0 });
+        }
+      }
+      expect(items[0]).to.deep.equal({ type: 'revision', revision });
+      const names = items.flatMap((i) => (i.type === 'object' ? [`${i.object.metadata.name}@${i.object.metadata.version}`] : []));
+      expect(names).to.have.length(30);
+      expect(names).to.include('d29@0').and.include('d28@0').and.not.include('d99@0');
     });
 
     it('exclusive: callers of one key never overlap; other keys run alongside', async () => {

@@ -113,7 +113,7 @@ describe('web UI files served by dashplane', function () {
     expect((await s.raw('GET', '/metrics')).text).to.contain('http_request');
   });
 
-  it('does not serve files outside the build through encoded dots', async function () {
+  it('INPUT-11: does not serve files outside the build through encoded dots', async function () {
     for (const path of ['/..%2F..%2Fpackage.json', '/%2e%2e/%2e%2e/package.json', '/assets/..%2F..%2F..%2Fpackage.json']) {
       const r = await s.raw('GET', path);
       expect(r.text, path).to.not.contain('"devDependencies"');

@@ -6,12 +6,14 @@ import { parse, stringify } from 'yaml';
 import { editorContent, editorTopText, setEditorText } from './helpers/editor.js';
 import { bearer, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
+import { corpusDir, skipWithoutCorpus } from './helpers/corpus.js';
 import { startNodeExporter, type RunningNodeExporter } from './helpers/node-exporter.js';
 import { startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
 import type { TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
-const CORPUS = join(process.cwd(), '..', 'shared', 'corpus');
+/** The suite renders two corpus dashboards; it is skipped (with a note at the end of the run) without the corpus. */
+const CORPUS = corpusDir('corpus') ?? '';
 const OVERVIEW = join(CORPUS, 'community-mixins/examples/dashboards/perses/prometheus/prometheus-overview.yaml');
 const DEMO = join(CORPUS, 'perses/dev/data/9-dashboard.json');
 
@@ -67,6 +69,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
 
   before(async function () {
     this.timeout(120_000);
+    skipWithoutCorpus(this, 'corpus');
     nodeExporter = await startNodeExporter();
     s = await startAuthServer();
     // Prometheus scrapes the node exporter and dashplane's own /metrics (examples/monitoring);
@@ -170,7 +173,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
     await waitFor('the first round of panel queries', () => queries >= 10, 30_000);
     page.off('request', countCalls);
-    // the panels and variables resolve their datasources from one list call each (UI.md gotcha 3)
+    // the panels and variables resolve their datasources from one list call each
     expect(listCalls.filter((p) => p.includes('/projects/')).length, listCalls.join(' ')).to.equal(1);
     expect(listCalls.filter((p) => p === '/api/v1/globaldatasources').length, listCalls.join(' ')).to.be.at.most(1);
     await expectPanelWithData(w, 'RAM Total', 'stat');
@@ -291,6 +294,9 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await waitFor('the diff', async () => /differ/.test(await page.getByTestId('diff-summary').innerText().catch(() => '')));
     await waitFor('changed lines in the diff', async () => (await page.locator('[data-diff="changed"]').count()) > 0);
     expect(await page.getByTestId('diff').innerText()).to.contain('(theirs)').and.to.contain('(mine)');
+    // who wrote each version, through what: the editor's save is the web UI's, the current version has its author
+    await waitFor('the managers of the versions', async () => (await page.getByTestId('version-manager').allInnerTexts()).join(' ') === 'web-ui api api');
+    expect(await page.getByTestId('version-by').allInnerTexts()).to.deep.equal(['admin', 'admin', 'admin']);
     await w.screenshot('10-history-diff');
     await page.getByTestId('restore-0').click();
     await page.waitForURL(/\/dashboards\/prometheus-overview$/);

@@ -1,5 +1,5 @@
 /**
- * Watch streams (API.md §6): `GET <list route>?watch=true[&since=R]` answers NDJSON events
+ * Watch streams (docs/api.md §6): `GET <list route>?watch=true[&since=R]` answers NDJSON events
  * ADDED/MODIFIED/DELETED/BOOKMARK with store-wide revisions, the same filters and permissions as
  * the list, an initial ADDED snapshot without `since`, 410 for a revision older than the event
  * log, BOOKMARKs, and a clean end on shutdown.
@@ -40,7 +40,7 @@ function expectOrderedOnce(events: WatchEvent[]): void {
   }
 }
 
-describe('watch streams (API.md §6)', function () {
+describe('watch streams (docs/api.md §6)', function () {
   this.timeout(30_000);
 
   describe('auth off', () => {

@@ -4,11 +4,14 @@ import { CommanderError } from 'commander';
 import { lazyEnv } from '../env.js';
 import { CliError, describeError, HttpError } from '../errors.js';
 import { buildProgram } from '../program.js';
+import { COMPLETE_COMMAND, completions } from '../commands/completion.js';
 
 const env = lazyEnv();
 let code = 0;
 try {
-  await buildProgram(env).parseAsync(process.argv);
+  // The shell completion scripts ask here, before commander would read options among the words.
+  if (process.argv[2] === COMPLETE_COMMAND) process.stdout.write(completions(buildProgram(env), process.argv.slice(3)));
+  else await buildProgram(env).parseAsync(process.argv);
   code = typeof process.exitCode === 'number' ? process.exitCode : 0;
 } catch (e) {
   if (e instanceof CommanderError) {

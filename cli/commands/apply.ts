@@ -1,12 +1,13 @@
 import { Command, Option } from 'commander';
-import { applyTargets, type ApplyResult, type Outcome } from '../apply-engine.js';
+import { applyPlan, type ApplyResult, type Outcome } from '../apply-engine.js';
 import type { Env } from '../env.js';
 import { CliError, describeError } from '../errors.js';
 import { loadManifests, where } from '../manifests.js';
-import { paint, type Colour } from '../output.js';
+import { paint, type Colour, type Io } from '../output.js';
+import { makePlan, planCounts, type Plan } from '../plan.js';
 import { Progress } from '../progress.js';
 import { confirm } from '../prompt.js';
-import { deleteAll, findPrunable } from '../prune.js';
+import { deleteAll } from '../prune.js';
 import { describeFailure, resolveTargets } from '../targets.js';
 
 interface ApplyFlags {
@@ -19,84 +20,119 @@ interface ApplyFlags {
   yes?: boolean;
   concurrency: string;
   quiet?: boolean;
+  forceConflicts?: boolean;
+  forceProject?: boolean;
 }
 
 const COLOURS: Record<Outcome | 'pruned', Colour> = { created: 'green', configured: 'yellow', unchanged: 'grey', pruned: 'red', failed: 'red' };
 
-/** `dashctl apply -f PATH...`: create or update, optionally prune, print a summary. */
+/**
+ * `dashctl apply -f PATH...`: plan, then all or nothing. The whole plan (creates, updates,
+ * unchanged, prunes) is worked out and checked by the server without writing anything, then
+ * printed; any object that cannot be applied (an unknown kind, a project contradicting -p, a
+ * conflict with another field manager, a validation or permission error) stops the run before the
+ * first write. Prunes need --yes or a yes at a terminal; without either, nothing is written.
+ * Every run ends with the summary line.
+ */
 export function makeApplyCommand(env: Env): Command {
   return new Command('apply')
-    .description('create or update the resources of files, directories (recursively) or stdin (-f -)')
+    .description('create or update the resources of files, directories (recursively) or stdin (-f -): plan first, then all or nothing')
     .requiredOption('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', collect, [])
-    .option('-p, --project <name>', 'project for project-scoped resources without metadata.project')
+    .option('-p, --project <name>', 'project for project-scoped resources without metadata.project (an object naming another project is an error)')
+    .option('--force-project', 'with -p: move objects that name another project into -p')
     .option('--create-project', 'create missing projects first')
-    .option('--dry-run', 'validate on the server (dryRun=true) and report, storing nothing')
+    .option('--dry-run', 'make and check the plan (dryRun=true on the server), print it, write nothing')
     .option('--prune', 'delete objects of the applied kinds, in the touched projects, that carry --prune-tag and are absent from the input')
     .option('--prune-tag <tag>', 'only objects with this tag are pruned (required with --prune)')
-    .option('-y, --yes', 'prune without asking')
+    .option('-y, --yes', 'carry out a plan that prunes without asking')
+    .option('--force-conflicts', 'overwrite objects that another field manager (the web UI, the API...) changed since dashctl last applied them')
     .addOption(new Option('--concurrency <n>', 'requests in flight').default('16'))
-    .option('-q, --quiet', 'print only failures and the summary')
+    .option('-q, --quiet', 'print only failures, the plan line and the summary')
     .action(async (flags: ApplyFlags) => {
       const ctx = env.ctx();
       const io = ctx.io;
       if (flags.prune && !flags.pruneTag) throw new CliError('--prune needs --prune-tag TAG: only objects carrying that tag are ever pruned');
+      if (flags.forceProject && !flags.project) throw new CliError('--force-project moves objects into the project given with -p PROJECT; add -p');
       const concurrency = Math.max(1, Number(flags.concurrency) || 16);
+      const dry = flags.dryRun ? ' (dry run)' : '';
+      const counts = { created: 0, configured: 0, unchanged: 0, pruned: 0, failed: 0 };
+      const summary = (note = '') => io.out(`created ${counts.created}, configured ${counts.configured}, unchanged ${counts.unchanged}, pruned ${counts.pruned}, failed ${counts.failed}${dry}${note}\n`);
+      const nothing = (why: string) => {
+        summary(` (nothing applied: ${why})`);
+        process.exitCode = 1;
+      };
+
       const loaded = await loadManifests(flags.filename);
       for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
-      const { targets, unresolved } = resolveTargets(loaded.manifests, ctx.project(flags.project));
-      const dry = flags.dryRun ? ' (dry run)' : '';
-      const counts = { created: 0, configured: 0, unchanged: 0, pruned: 0, failed: unresolved.length };
+      const { targets, unresolved } = resolveTargets(loaded.manifests, { flag: flags.project, fallback: ctx.project(undefined), force: Boolean(flags.forceProject) });
       for (const u of unresolved) io.err(`error: ${where(u.m)}: ${u.message}\n`);
-      const progress = new Progress(io, targets.length, flags.dryRun ? 'checking' : 'applying');
-      const show = (r: ApplyResult) => {
-        progress.tick();
-        counts[r.outcome]++;
-        if (r.outcome === 'failed') {
-          progress.line(() => io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}${hint(r)}\n`));
-        } else if (!flags.quiet) {
-          progress.line(() => io.out(`${r.label} ${paint(io.tty, COLOURS[r.outcome], r.outcome)}${dry}\n`));
-        }
-      };
+      if (unresolved.length) {
+        counts.failed = unresolved.length;
+        return nothing(`${unresolved.length} manifest(s) cannot be sent`);
+      }
+
       const api = ctx.client();
-      await applyTargets(api, targets, { dryRun: Boolean(flags.dryRun), createProject: Boolean(flags.createProject), concurrency, onResult: show });
+      const planning = new Progress(io, targets.length, 'planning');
+      const plan = await makePlan(api, targets, { createProject: Boolean(flags.createProject), forceConflicts: Boolean(flags.forceConflicts), concurrency, ...(flags.prune ? { pruneTag: flags.pruneTag! } : {}), onStep: () => planning.tick() });
+      planning.clear();
+      printPlan(io, plan, Boolean(flags.quiet));
+      for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}${hint(r.error)}\n`);
+      if (plan.refused.length) {
+        counts.failed = plan.refused.length;
+        return nothing(`${plan.refused.length} object(s) cannot be applied`);
+      }
+      if (flags.dryRun) {
+        for (const s of plan.steps) counts[OUTCOME[s.action]]++;
+        counts.pruned = plan.prunes.length;
+        return summary();
+      }
+      if (plan.prunes.length && !flags.yes) {
+        if (!io.inTty) return nothing(`the plan deletes ${plan.prunes.length} object(s); run again with --yes to carry it out`);
+        if (!(await confirm(`Apply this plan, deleting ${plan.prunes.length} object(s)?`))) return nothing('declined');
+      }
+
+      const progress = new Progress(io, plan.steps.length, 'applying');
+      await applyPlan(api, plan, {
+        concurrency,
+        onResult: (r: ApplyResult) => {
+          progress.tick();
+          counts[r.outcome]++;
+          if (r.outcome === 'failed') progress.line(() => io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}${hint(r.error)}\n`));
+          else if (!flags.quiet) progress.line(() => io.out(`${r.label} ${paint(io.tty, COLOURS[r.outcome], r.outcome)}\n`));
+        },
+      });
       progress.clear();
-      if (flags.prune) counts.pruned = await prune(env, targets, flags, concurrency, counts);
-      io.out(`created ${counts.created}, configured ${counts.configured}, unchanged ${counts.unchanged}, pruned ${counts.pruned}, failed ${counts.failed}${dry}\n`);
+      if (plan.prunes.length) {
+        counts.failed += await deleteAll(api, plan.prunes, {
+          dryRun: false,
+          concurrency,
+          onResult: (x, error) => {
+            if (error) io.err(`error: ${x.label}: ${describeError(error)}\n`);
+            else {
+              counts.pruned++;
+              if (!flags.quiet) io.out(`${x.label} ${paint(io.tty, 'red', 'pruned')}\n`);
+            }
+          },
+        });
+      }
+      summary(counts.failed ? ' (partly applied: the failures above happened after the plan was checked)' : '');
       if (counts.failed > 0) process.exitCode = 1;
     });
 }
 
-async function prune(env: Env, targets: Parameters<typeof findPrunable>[1], flags: ApplyFlags, concurrency: number, counts: { failed: number }): Promise<number> {
-  const ctx = env.ctx();
-  const io = ctx.io;
-  const api = ctx.client();
-  const doomed = await findPrunable(api, targets, flags.pruneTag!);
-  if (!doomed.length) return 0;
-  const dry = flags.dryRun ? ' (dry run)' : '';
-  io.err(`${doomed.length} object(s) tagged "${flags.pruneTag}" are not in the input and will be deleted${dry}:\n`);
-  for (const x of doomed) io.err(`  ${x.label}\n`);
-  if (!flags.dryRun && !flags.yes) {
-    if (!io.inTty) throw new CliError(`refusing to prune ${doomed.length} object(s) without confirmation; run again with --yes`);
-    if (!(await confirm('Delete them?'))) throw new CliError('nothing pruned');
-  }
-  let pruned = 0;
-  const failed = await deleteAll(api, doomed, {
-    dryRun: Boolean(flags.dryRun),
-    concurrency,
-    onResult: (x, error) => {
-      if (error) io.err(`error: ${x.label}: ${describeError(error)}\n`);
-      else {
-        pruned++;
-        if (!flags.quiet) io.out(`${x.label} ${paint(io.tty, 'red', 'pruned')}${dry}\n`);
-      }
-    },
-  });
-  counts.failed += failed;
-  return pruned;
+const OUTCOME = { create: 'created', configure: 'configured', unchanged: 'unchanged' } as const;
+const SIGNS = { create: '+', configure: '~', unchanged: '=' } as const;
+
+/** `plan: create 1, configure 1, unchanged 14, prune 1`, then one line per change (unchanged ones counted only). */
+function printPlan(io: Io, plan: Plan, quiet: boolean): void {
+  io.out(`plan: ${planCounts(plan)}\n`);
+  if (quiet) return;
+  for (const s of plan.steps.filter((x) => x.action !== 'unchanged')) io.out(`  ${SIGNS[s.action]} ${s.label} (${s.action})\n`);
+  for (const x of plan.prunes) io.out(`  - ${x.label} (prune)\n`);
 }
 
-function hint(r: ApplyResult): string {
-  const msg = (r.error as { message?: string } | undefined)?.message ?? '';
+function hint(error: unknown): string {
+  const msg = (error as { message?: string } | undefined)?.message ?? '';
   return /doesn't exist$/.test(msg) ? '\n    (create the project first, or run apply with --create-project)' : '';
 }
 

@@ -1,8 +1,11 @@
 import { Command } from 'commander';
 import type { Env } from '../env.js';
 import { CliError, describeError } from '../errors.js';
-import { label, resolveKind } from '../kinds.js';
+import type { Context } from '../context.js';
+import { label, objectPath, resolveKind } from '../kinds.js';
 import { loadManifests, where } from '../manifests.js';
+import { describeContents, projectContents } from '../project-contents.js';
+import { confirm } from '../prompt.js';
 import { deleteAll, type Doomed } from '../prune.js';
 import { resolveTargets } from '../targets.js';
 import { collect } from './apply.js';
@@ -12,9 +15,14 @@ interface DeleteFlags {
   project?: string;
   dryRun?: boolean;
   ignoreNotFound?: boolean;
+  yes?: boolean;
 }
 
-/** `dashctl delete KIND NAME...` or `dashctl delete -f PATH`. */
+/**
+ * `dashctl delete KIND NAME...` or `dashctl delete -f PATH`. Deleting a project deletes
+ * everything in it: dashctl first lists what goes (per kind, and the history) and asks, or
+ * needs `--yes`; without a terminal and without `--yes` it deletes nothing (exit 1).
+ */
 export function makeDeleteCommand(env: Env): Command {
   return new Command('delete')
     .description('delete objects by kind and name, or every object of files (-f)')
@@ -24,6 +32,7 @@ export function makeDeleteCommand(env: Env): Command {
     .option('-p, --project <name>', 'project for project-scoped objects (default: the saved default project)')
     .option('--dry-run', 'check (dryRun=true) without deleting')
     .option('--ignore-not-found', 'an object that does not exist is not an error')
+    .option('-y, --yes', 'delete projects (and everything in them) without asking')
     .action(async (kind: string | undefined, names: string[], flags: DeleteFlags) => {
       const ctx = env.ctx();
       const io = ctx.io;
@@ -31,16 +40,17 @@ export function makeDeleteCommand(env: Env): Command {
       if (flags.filename.length) {
         if (kind) throw new CliError('give either -f PATH or KIND NAME..., not both');
         const loaded = await loadManifests(flags.filename);
-        const { targets, unresolved } = resolveTargets(loaded.manifests, ctx.project(flags.project));
+        const { targets, unresolved } = resolveTargets(loaded.manifests, { flag: flags.project, fallback: ctx.project(undefined) });
         if (unresolved.length) throw new CliError(unresolved.map((u) => `${where(u.m)}: ${u.message}`).join('\n'));
         doomed = targets.map((t) => ({ d: t.d, name: t.name, project: t.project, label: t.label }));
       } else {
         if (!kind || !names.length) throw new CliError('usage: dashctl delete KIND NAME... or dashctl delete -f PATH');
         const d = resolveKind(kind);
-        const project = d.scope === 'project' ? ctx.requiredProject(flags.project, d.kind) : undefined;
+        const project = ctx.projectFor(d, flags.project);
         doomed = names.map((name) => ({ d, name, project, label: label(d, name, project) }));
       }
       const dry = flags.dryRun ? ' (dry run)' : '';
+      await confirmProjects(ctx, doomed, flags);
       let failed = 0;
       await deleteAll(ctx.client(), doomed, {
         dryRun: Boolean(flags.dryRun),
@@ -54,4 +64,20 @@ export function makeDeleteCommand(env: Env): Command {
       });
       if (failed) process.exitCode = 1;
     });
+}
+
+/** Each project about to go: what it holds; then a yes (terminal or --yes), unless this is a dry run. */
+async function confirmProjects(ctx: Context, doomed: readonly Doomed[], flags: DeleteFlags): Promise<void> {
+  const projects = doomed.filter((x) => x.d.isProjectScope);
+  if (!projects.length) return;
+  const api = ctx.client();
+  for (const p of projects) {
+    const res = await api.request('GET', objectPath(p.d, p.name));
+    if (res.status !== 200) continue; // reported by the delete itself (404 and --ignore-not-found included)
+    ctx.io.err(describeContents(p.name, await projectContents(api, p.name)));
+  }
+  if (flags.dryRun || flags.yes) return;
+  const names = projects.map((p) => p.name).join(', ');
+  if (!ctx.io.inTty) throw new CliError(`refusing to delete project ${names} and everything in it without confirmation; run again with --yes`);
+  if (!(await confirm(`Delete project ${names} and everything in it?`))) throw new CliError('nothing deleted');
 }

@@ -1,23 +1,33 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { withoutServerFields } from '../compare.js';
 import type { Env } from '../env.js';
 import { objectPath, resolveKind } from '../kinds.js';
 import { age, paint, table, toYaml } from '../output.js';
 
-/** `dashctl describe KIND NAME`: metadata with relative times, recent history, then the spec as YAML. */
+/**
+ * `dashctl describe KIND NAME`: metadata with relative times, recent history, then the spec as
+ * YAML. With `-o json|yaml`: the object without server-owned metadata (createdAt, updatedAt,
+ * version), ready for `dashctl apply -f` (an export).
+ */
 export function makeDescribeCommand(env: Env): Command {
   return new Command('describe')
     .description('show one object: metadata, recent versions, spec')
     .argument('<kind>', 'kind, plural or short name')
     .argument('<name>', 'object name')
     .option('-p, --project <name>', 'project (default: the saved default project)')
-    .action(async (kind: string, name: string, flags: { project?: string }) => {
+    .addOption(new Option('-o, --output <format>', 're-applyable object instead of the description').choices(['json', 'yaml']))
+    .action(async (kind: string, name: string, flags: { project?: string; output?: 'json' | 'yaml' }) => {
       const ctx = env.ctx();
       const io = ctx.io;
       const d = resolveKind(kind);
-      const project = d.scope === 'project' ? ctx.requiredProject(flags.project, d.kind) : undefined;
+      const project = ctx.projectFor(d, flags.project);
       const api = ctx.client();
       const path = objectPath(d, name, project);
       const { body: obj } = await api.call('GET', path);
+      if (flags.output) {
+        const exported = withoutServerFields(obj);
+        return io.out(flags.output === 'json' ? JSON.stringify(exported, null, 2) + '\n' : toYaml(exported));
+      }
       const m = obj.metadata ?? {};
       const rows: [string, string][] = [
         ['Kind', d.kind],

@@ -1,9 +1,10 @@
 import { Command, Option } from 'commander';
-import type { ApiClient } from '../api-client.js';
+import { toHttpError, type ApiClient } from '../api-client.js';
 import type { KindDescriptor } from '../../src/kinds/descriptor.js';
 import { getPath } from '../../src/resources/object-path.js';
 import type { Env } from '../env.js';
-import { collectionPath, resolveKind } from '../kinds.js';
+import { CliError } from '../errors.js';
+import { collectionPath, objectPath, resolveKind, resourceName } from '../kinds.js';
 import { listAll } from '../listing.js';
 import { age, OUTPUT_FORMATS, paint, table, toYaml, yamlDocuments, type Io, type OutputFormat } from '../output.js';
 
@@ -13,30 +14,62 @@ interface GetFlags {
   output: OutputFormat;
   project?: string;
   allProjects?: boolean;
+  prefix?: string;
   watch?: boolean;
 }
 
-/** `dashctl get KIND [PREFIX]`: list objects as a table, JSON, YAML or names; `--watch` streams changes. */
+/**
+ * `dashctl get KIND [NAME...]`: the named objects (exactly; one object alone is printed as itself
+ * in JSON/YAML), else every object, or those whose names start with `--prefix`; as a table, JSON,
+ * YAML or kubectl-style names. `--watch` streams changes.
+ */
 export function makeGetCommand(env: Env): Command {
   return new Command('get')
-    .description('list objects of a kind (dash, ds, gds, var, gvar, projects, ...), optionally only names starting with PREFIX')
+    .description('show objects of a kind (dash, ds, gds, var, gvar, projects, ...): the named ones, or all of them (--prefix P: names starting with P)')
     .argument('<kind>', 'kind, plural or short name')
-    .argument('[prefix]', 'only names starting with this')
+    .argument('[names...]', 'object names (exact)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
     .option('-p, --project <name>', 'project (default: the saved default project, else all)')
     .option('-A, --all-projects', 'every project')
+    .option('--prefix <prefix>', 'only names starting with this')
     .option('-w, --watch', 'after the list, stream changes until interrupted')
-    .action(async (kind: string, prefix: string | undefined, flags: GetFlags) => {
+    .action(async (kind: string, names: string[], flags: GetFlags) => {
       const ctx = env.ctx();
       const d = resolveKind(kind);
+      if (names.length && flags.prefix !== undefined) throw new CliError('give either NAME... or --prefix PREFIX, not both');
+      if (names.length && flags.allProjects && d.scope === 'project') throw new CliError(`${d.kind} names are only unique inside a project: pass -p PROJECT instead of -A`);
+      const api = ctx.client();
+      if (names.length) {
+        const project = ctx.projectFor(d, flags.project);
+        if (flags.watch) return watch(ctx.io, api, d, collectionPath(d, project), { names }, flags.output, false);
+        return getNamed(ctx.io, api, d, names, project, flags.output);
+      }
       const project = d.scope === 'project' && !flags.allProjects ? ctx.project(flags.project) : undefined;
       const path = collectionPath(d, project);
-      const api = ctx.client();
       const cross = d.scope === 'project' && project === undefined;
-      if (flags.watch) return watch(ctx.io, api, path, prefix, flags.output, cross);
-      const items = await listAll(api, path, { name: prefix });
+      if (flags.watch) return watch(ctx.io, api, d, path, { prefix: flags.prefix }, flags.output, cross);
+      const items = await listAll(api, path, { name: flags.prefix });
       printList(ctx.io, d, items, flags.output, cross, project);
     });
+}
+
+/** Each named object; a missing one is an error (exit 1) after the others are printed. */
+async function getNamed(io: Io, api: ApiClient, d: KindDescriptor, names: string[], project: string | undefined, format: OutputFormat): Promise<void> {
+  const found: Obj[] = [];
+  const missing: string[] = [];
+  for (const name of names) {
+    const path = objectPath(d, name, project);
+    const res = await api.request('GET', path);
+    if (res.status === 404) missing.push(name);
+    else if (res.status !== 200) throw toHttpError('GET', path, res);
+    else found.push(res.body);
+  }
+  if (found.length === 1 && names.length === 1 && (format === 'json' || format === 'yaml')) io.out(format === 'json' ? JSON.stringify(found[0], null, 2) + '\n' : toYaml(found[0]));
+  else if (found.length) printList(io, d, found, format, false, project);
+  if (!missing.length) return;
+  const where = project !== undefined ? ` in project "${project}"` : '';
+  const list = `dashctl get ${d.plural}${project !== undefined ? ` -p ${project}` : ''}`;
+  throw new CliError(missing.map((n) => `${d.kind} "${n}" not found${where}`).join('\n') + ` (${list} lists them)`);
 }
 
 /** The list in the chosen format. */
@@ -47,7 +80,7 @@ export function printList(io: Io, d: KindDescriptor, items: Obj[], format: Outpu
     case 'yaml':
       return io.out(items.length ? yamlDocuments(items) : '');
     case 'name':
-      return io.out(items.map((o) => `${o.metadata?.name}\n`).join(''));
+      return io.out(items.map((o) => `${resourceName(d, String(o.metadata?.name), o.metadata?.project ?? project)}\n`).join(''));
     default:
       if (!items.length) return io.err(`No ${d.plural} found${project ? ` in project ${project}` : ''}.\n`);
       io.out(renderTable(items, cross, io.tty));
@@ -77,16 +110,18 @@ function cell(v: unknown): string {
   return typeof v === 'string' ? v.replace(/\s+/g, ' ') : JSON.stringify(v);
 }
 
-/** Streams `?watch=true`: every event as a table row, a JSON line, a YAML document or `TYPE name`. */
-async function watch(io: Io, api: ApiClient, path: string, prefix: string | undefined, format: OutputFormat, cross: boolean): Promise<void> {
+/** Streams `?watch=true`: every event as a table row, a JSON line, a YAML document or `TYPE kind/project/name`. */
+async function watch(io: Io, api: ApiClient, d: KindDescriptor, path: string, only: { prefix?: string; names?: string[] }, format: OutputFormat, cross: boolean): Promise<void> {
   let headerShown = false;
   const colours = { ADDED: 'green', MODIFIED: 'yellow', DELETED: 'red' } as const;
+  const prefix = only.names?.length === 1 ? only.names[0] : only.prefix;
   await api.stream(path, { watch: true, name: prefix }, (ev: Obj) => {
     if (ev.type === 'BOOKMARK') return;
     const o = ev.object ?? {};
+    if (only.names && !only.names.includes(o.metadata?.name)) return;
     if (format === 'json') return io.out(JSON.stringify(ev) + '\n');
     if (format === 'yaml') return io.out('---\n' + toYaml(ev));
-    if (format === 'name') return io.out(`${ev.type} ${o.metadata?.name}\n`);
+    if (format === 'name') return io.out(`${ev.type} ${resourceName(d, String(o.metadata?.name), o.metadata?.project)}\n`);
     const row = [paint(io.tty, colours[ev.type as keyof typeof colours] ?? 'grey', String(ev.type)), ...(cross ? [String(o.metadata?.project ?? '')] : []), String(o.metadata?.name), String(o.metadata?.version ?? '-'), age(o.metadata?.updatedAt)];
     const header = ['EVENT', ...(cross ? ['PROJECT'] : []), 'NAME', 'VERSION', 'UPDATED'];
     // Fixed widths: rows arrive one at a time, so they cannot be aligned on the longest.

@@ -37,7 +37,7 @@ export function makeLintCommand(env: Env): Command {
       const io = ctx.io;
       const loaded = await loadManifests(flags.filename);
       for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
-      const { targets, unresolved } = resolveTargets(loaded.manifests, undefined, false);
+      const { targets, unresolved } = resolveTargets(loaded.manifests, {}, false);
       for (const u of unresolved) io.err(`${where(u.m)}: ${u.message}\n`);
       const check = flags.online ? online(env) : offline(flags);
       const errors = await mapPool(targets, 16, async (t) => check(t));

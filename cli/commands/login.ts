@@ -1,40 +1,41 @@
 import { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiClient, toHttpError, type TokenPair } from '../api-client.js';
-import { normaliseUrl } from '../config-file.js';
+import { authInfo, providerPath, type AuthInfo } from '../auth-info.js';
+import { contextNameFor, normaliseUrl } from '../config-file.js';
+import type { Context } from '../context.js';
 import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
+import { KINDS, objectPath } from '../kinds.js';
 import type { Io } from '../output.js';
 import { ask } from '../prompt.js';
 
 interface LoginFlags {
   username?: string;
   password?: string;
+  passwordStdin?: boolean;
+  project?: string;
   token?: string;
   provider?: string;
   clientId?: string;
   clientSecret?: string;
 }
 
-/** What `GET /api/config` tells about authentication. */
-interface AuthInfo {
-  enabled: boolean;
-  native: boolean;
-  /** slug -> `oidc` or `oauth`. */
-  providers: Map<string, 'oidc' | 'oauth'>;
-}
-
 /**
- * `dashctl login [URL]`: reads /api/config first, then logs in natively (-u/-p or a prompt),
- * with a token, with client credentials or with the device-code flow of a provider, and saves the
- * server and tokens in the configuration file.
+ * `dashctl login [URL]`: reads /api/config first, then logs in natively (-u and --password,
+ * --password-stdin or a prompt), with a token, with client credentials or with the device-code
+ * flow of a provider, and saves the server and tokens in a context, which becomes current: the
+ * one named by --context, else the current one when it has no server yet or this one, else the
+ * context of this server, else a new one named after its host.
  */
 export function makeLoginCommand(env: Env): Command {
   return new Command('login')
-    .description('log in to a server and remember it (native, --token, --provider device code, or client credentials)')
-    .argument('[url]', 'server address (default: the saved one)')
+    .description('log in to a server and remember it in a context (native, --token, --provider device code, or client credentials)')
+    .argument('[url]', 'server address (default: the one of the current context)')
     .option('-u, --username <name>', 'native login name (asked when omitted on a terminal)')
-    .option('-p, --password <password>', 'native password (asked, hidden, when omitted on a terminal)')
+    .option('--password <password>', 'native password (asked, hidden, when omitted on a terminal; prefer --password-stdin)')
+    .option('--password-stdin', 'read the native password from stdin (one line)')
+    .option('-p, --project <name>', 'default project of the context (must exist)')
     .option('--token <token>', 'use this access token as is')
     .option('--provider <slug>', 'OIDC/OAuth provider: device-code flow, or client credentials with --client-id')
     .option('--client-id <id>', 'client credentials (needs --provider and --client-secret)')
@@ -42,48 +43,65 @@ export function makeLoginCommand(env: Env): Command {
     .action(async (urlArg: string | undefined, flags: LoginFlags) => {
       const ctx = env.ctx();
       const url = urlArg ? normaliseUrl(urlArg) : ctx.url;
+      if (flags.passwordStdin) {
+        if (flags.password !== undefined) throw new CliError('give --password or --password-stdin, not both');
+        flags.password = (await readStdin()).replace(/\r?\n$/, '');
+        if (!flags.password) throw new CliError('--password-stdin read an empty password; pipe it in, e.g. printf %s "$PASSWORD" | dashctl login URL -u NAME --password-stdin');
+      }
       const api = new ApiClient({ url, connections: 1 });
       try {
         const info = await authInfo(api);
         let tokens: TokenPair | undefined;
         if (flags.token) tokens = { access_token: flags.token };
-        else if (!info.enabled) {
-          ctx.save({ url, accessToken: undefined, refreshToken: undefined, expiry: undefined });
-          return ctx.io.out(`${url}: authentication is disabled on this server; saved as the current server\n`);
-        } else if (flags.clientId || flags.clientSecret) tokens = await clientCredentials(api, info, flags);
+        else if (!info.enabled) tokens = undefined;
+        else if (flags.clientId || flags.clientSecret) tokens = await clientCredentials(api, info, flags);
         else if (flags.provider) tokens = await deviceCode(api, info, flags.provider, ctx.io);
         else tokens = await native(api, info, flags, ctx.io);
-        ctx.save({ url, accessToken: tokens.access_token, refreshToken: tokens.refresh_token, expiry: tokens.expiry });
-        ctx.io.out(`Logged in to ${url}${subject(tokens.access_token) ? ` as ${subject(tokens.access_token)}` : ''}\n`);
+        if (flags.project !== undefined) await checkProject(url, tokens?.access_token, flags.project);
+        const name = contextFor(ctx, url);
+        ctx.saveContext(name, { url, accessToken: tokens?.access_token, refreshToken: tokens?.refresh_token, expiry: tokens?.expiry, ...(flags.project !== undefined ? { project: flags.project } : {}) }, true);
+        const context = ` (context ${name})`;
+        if (!tokens) return ctx.io.out(`${url}: authentication is disabled on this server; saved as the current server${context}\n`);
+        ctx.io.out(`Logged in to ${url}${subject(tokens.access_token) ? ` as ${subject(tokens.access_token)}` : ''}${context}\n`);
       } finally {
         await api.close();
       }
     });
 }
 
-async function authInfo(api: ApiClient): Promise<AuthInfo> {
-  const { body } = await api.call('GET', '/api/config', { auth: false });
-  const security = body?.security ?? {};
-  const p = security.authentication?.providers ?? {};
-  const providers = new Map<string, 'oidc' | 'oauth'>();
-  for (const kind of ['oidc', 'oauth'] as const) for (const x of Array.isArray(p[kind]) ? p[kind] : []) if (x?.slug_id) providers.set(String(x.slug_id), kind);
-  return { enabled: security.enable_auth === true, native: p.enable_native !== false, providers };
+/** The context a login saves to (see makeLoginCommand). */
+function contextFor(ctx: Context, url: string): string {
+  if (ctx.explicit) return ctx.name!;
+  if (ctx.name !== undefined && (!ctx.config.url || ctx.config.url === url)) return ctx.name;
+  const same = Object.entries(ctx.file.contexts).find(([, c]) => c.url === url);
+  return same ? same[0] : contextNameFor(url, Object.keys(ctx.file.contexts));
 }
 
-function providerPath(info: AuthInfo, slug: string): string {
-  const kind = info.providers.get(slug);
-  if (!kind) {
-    const known = [...info.providers.keys()];
-    throw new CliError(`the server has no identity provider "${slug}"${known.length ? `; it has ${known.join(', ')}` : ' (none is configured)'}`);
+/** `-p` is the project, as everywhere in dashctl: one that does not exist is most likely a password given the old way. */
+async function checkProject(url: string, token: string | undefined, project: string): Promise<void> {
+  const api = new ApiClient({ url, accessToken: token, connections: 1 });
+  try {
+    const res = await api.request('GET', objectPath(KINDS.projectKind, project));
+    if (res.status === 404) throw new CliError(`project "${project}" does not exist on ${url}; nothing was saved. -p is --project (as in every dashctl command): give a password with --password-stdin or --password`);
+  } finally {
+    await api.close();
   }
-  return `/api/auth/providers/${kind}/${encodeURIComponent(slug)}`;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function native(api: ApiClient, info: AuthInfo, flags: LoginFlags, io: Io): Promise<TokenPair> {
   if (!info.native) throw new CliError(`native login is disabled on this server; use --provider ${[...info.providers.keys()].join('|') || 'SLUG'}`);
   let login = flags.username;
   let password = flags.password;
-  if ((!login || password === undefined) && !io.inTty) throw new CliError('no terminal to ask on: give -u NAME and -p PASSWORD (or --token, or --provider)');
+  if ((!login || password === undefined) && !io.inTty) {
+    const hint = flags.project !== undefined ? ` (-p is --project, as in every dashctl command)` : '';
+    throw new CliError(`no terminal to ask on: give -u NAME and --password-stdin or --password PASSWORD (or --token, or --provider)${hint}`);
+  }
   login ||= (await ask('Username: ')).trim();
   if (password === undefined) password = await ask('Password: ', true);
   const { body } = await api.call<TokenPair>('POST', '/api/auth/providers/native/login', { body: { login, password }, auth: false });

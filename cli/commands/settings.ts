@@ -3,11 +3,15 @@ import { normaliseUrl, SETTABLE_KEYS } from '../config-file.js';
 import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
 import { objectPath, KINDS } from '../kinds.js';
+import { addContextCommands } from './contexts.js';
 import { claims } from './login.js';
 
-/** `dashctl config` shows the saved settings (tokens summarised); `config set|unset KEY [VALUE]` changes them. */
+/**
+ * `dashctl config` shows the settings of the context in use (tokens summarised);
+ * `config set|unset KEY [VALUE]` changes them; the context verbs are kubectl's.
+ */
 export function makeConfigCommand(env: Env): Command {
-  const cmd = new Command('config').description('show or change the saved settings (url, project)');
+  const cmd = new Command('config').description('show or change the saved settings (url, project) and contexts (get-contexts, use-context, set-context, ...)');
   cmd.action(() => show(env));
   cmd.command('show').description('show the saved settings').action(() => show(env));
   cmd
@@ -28,6 +32,7 @@ export function makeConfigCommand(env: Env): Command {
       settable(key);
       env.ctx().save({ [key]: undefined });
     });
+  addContextCommands(cmd, env);
   return cmd;
 }
 
@@ -42,6 +47,7 @@ function show(env: Env): void {
   const token = !c.accessToken ? '<none>' : typeof exp === 'number' ? `present, ${exp * 1000 > Date.now() ? 'expires' : 'expired'} ${new Date(exp * 1000).toISOString()}` : 'present';
   const rows = [
     ['file', ctx.configFile],
+    ['context', ctx.name ?? '<none> (dashctl config use-context NAME)'],
     ['url', c.url ?? '<none>'],
     ['project', c.project ?? '<none>'],
     ['access token', token],

@@ -1,4 +1,5 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { Authenticator } from '../auth/authenticator.js';
 import { ANONYMOUS, type Principal } from '../auth/authorizer.js';
@@ -9,17 +10,21 @@ import type { KindRegistry } from '../kinds/registry.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import { parseDuration } from '../resources/duration.js';
 import type { ResourceService } from '../resources/service.js';
+import { SCHEMAS_DIR } from '../paths.js';
 import type { Store } from '../storage/store.js';
 import { registerAuthRoutes, type AuthRouteOptions } from './auth-routes.js';
+import { registerBackupRoutes } from './backup-routes.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { registerExternalAuthRoutes, type ExternalAuthOptions } from './external-auth-routes.js';
 import type { Watcher } from '../controllers/watcher.js';
 import { registerErrorHandler } from './error-handler.js';
 import { registerMetrics, type Metrics } from './metrics.js';
 import { registerProfileRoutes } from './profile-routes.js';
+import type { MountedRoute } from './openapi/document.js';
+import { registerOpenApiRoutes } from './openapi-routes.js';
+import { registerMigrateRoutes } from './migrate-routes.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { registerSchemaRoutes } from './schema-routes.js';
-import { SCHEMAS_DIR } from '../paths.js';
 import { registerResourceRoutes } from './resource-router.js';
 import { registerStaticRoutes, type StaticRouteOptions } from './static-routes.js';
 import { registerSystemRoutes, type BuildInfo } from './system-routes.js';
@@ -27,6 +32,10 @@ import { registerSystemRoutes, type BuildInfo } from './system-routes.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
+  }
+  interface FastifyInstance {
+    /** Every route as mounted (method, URL template, config), in mounting order: the OpenAPI document's source. */
+    routeTable: readonly MountedRoute[];
   }
 }
 
@@ -50,15 +59,15 @@ export interface AppOptions {
   build: BuildInfo;
   /** The built web UI, served at / (absent: no UI routes). */
   ui?: StaticRouteOptions;
-  /** A pino logger configuration or false. */
-  logger: boolean | Record<string, unknown>;
+  /** A pino logger, a pino configuration, or false. */
+  logger: boolean | Record<string, unknown> | Logger;
 }
 
 /** Builds the Fastify application: hygiene hooks, parsers, error handler, routes. */
 export function buildApp(o: AppOptions): FastifyInstance {
   const http = o.config.http!;
   const app = Fastify({
-    logger: o.logger as never,
+    ...(isLogger(o.logger) ? { loggerInstance: o.logger as unknown as FastifyBaseLogger } : { logger: o.logger as never }),
     bodyLimit: http.body_limit,
     routerOptions: { caseSensitive: false, maxParamLength: 1000, ignoreTrailingSlash: true, querystringParser: parseQuery },
     // Against slowloris: headers must arrive within headers_timeout, the whole request within request_timeout.
@@ -71,6 +80,12 @@ export function buildApp(o: AppOptions): FastifyInstance {
     genReqId: requestId,
   });
   app.decorateRequest('principal', null as unknown as Principal);
+  // The route table, for the OpenAPI document: every route, in every plugin scope, as mounted.
+  const routes: MountedRoute[] = [];
+  app.decorate('routeTable', routes);
+  app.addHook('onRoute', (r) => {
+    routes.push({ method: r.method, url: r.url, config: r.config as MountedRoute['config'] });
+  });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       { user: request.principal?.name, method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
@@ -89,6 +104,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   registerMetrics(app, o.metrics);
   registerBodyParsers(app, http.max_json_depth!);
   registerSystemRoutes(app, o);
+  registerMigrateRoutes(app, o);
   registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher);
   registerProfileRoutes(app, { registry: o.registry, service: o.service });
   registerSchemaRoutes(app, { registry: o.registry, plugins: o.plugins, schemasDir: SCHEMAS_DIR });
@@ -108,6 +124,8 @@ export function buildApp(o: AppOptions): FastifyInstance {
   if (o.auth) registerAuthRoutes(app, o.auth);
   if (o.external) registerExternalAuthRoutes(app, o.external);
   registerProxyRoutes(app, o.proxy);
+  registerBackupRoutes(app, { registry: o.registry, service: o.service, store: o.store, version: o.build.version });
+  registerOpenApiRoutes(app, { routes, registry: o.registry, build: o.build, schemasDir: SCHEMAS_DIR, authEnabled: o.config.security?.enable_auth === true });
   if (o.ui) registerStaticRoutes(app, o.ui);
   return app;
 }
@@ -185,4 +203,8 @@ function parseQuery(text: string): Record<string, string | string[]> {
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
   }
   return out as Record<string, string | string[]>;
+}
+
+function isLogger(v: AppOptions['logger']): v is Logger {
+  return typeof v === 'object' && typeof (v as { child?: unknown }).child === 'function';
 }

@@ -7,6 +7,7 @@ import { forbidden } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import { assertName } from '../resources/names.js';
 import type { ResourceService } from '../resources/service.js';
+import { documented, type ResponseDoc } from './route-doc.js';
 
 export interface AuthRouteOptions {
   auth: AuthService;
@@ -17,34 +18,54 @@ export interface AuthRouteOptions {
   enableNative: boolean;
 }
 
-/** Login, refresh, logout, whoami and permissions (API.md §2, §12); only mounted with auth on. */
+/** Login, refresh, logout, whoami and permissions (docs/api.md §2, §12); only mounted with auth on. */
 export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): void {
-  const anonymous = { config: { anonymous: true } };
-
   if (o.enableNative) {
-    app.post('/api/auth/providers/native/login', anonymous, async (req, reply) => sendTokens(reply, await o.auth.login(req.body, req.ip), o.cookie));
+    app.post('/api/auth/providers/native/login', documented({
+      tag: 'Authentication',
+      summary: 'Signs in with a user name and password: a token pair and the session cookies',
+      body: { description: '`{"login", "password"}`', schema: 'LoginRequest', required: true },
+      responses: { 200: TOKENS, 400: { description: 'Wrong login or password (one message for both)', schema: 'Error' }, 429: { description: 'Too many failed logins; `Retry-After` says when to try again', schema: 'Error' } },
+    }, true), async (req, reply) => sendTokens(reply, await o.auth.login(req.body, req.ip), o.cookie));
   }
 
-  app.post('/api/auth/refresh', anonymous, async (req, reply) => {
+  app.post('/api/auth/refresh', documented({
+    tag: 'Authentication',
+    summary: 'A new token pair for a refresh token (from the body or the jwtRefreshToken cookie); the old one is spent',
+    body: { description: '`{"refresh_token"}`, or no body with the cookie', schema: { type: 'object', properties: { refresh_token: { type: 'string' } } } },
+    responses: { 200: TOKENS, 401: { description: 'Unknown, expired, revoked or already used refresh token (a reuse revokes the session)', schema: 'Error' } },
+  }, true), async (req, reply) => {
     const fromBody = (req.body as { refresh_token?: unknown } | undefined)?.refresh_token;
     const token = typeof fromBody === 'string' ? fromBody : parseCookies(req.headers).get(COOKIE_REFRESH);
     return sendTokens(reply, await o.auth.refresh(token), o.cookie);
   });
 
-  app.get('/api/auth/logout', async (req, reply) => {
+  app.get('/api/auth/logout', documented({ tag: 'Authentication', summary: 'Ends the session on the server and clears the cookies', responses: { 204: { description: 'Signed out' } } }), async (req, reply) => {
     await o.auth.logout(req.principal.sessionId);
     void reply.header('set-cookie', AUTH_COOKIES.map((name) => serializeCookie(name, '', { ...o.cookie, httpOnly: name !== COOKIE_PAYLOAD, maxAge: 0 })));
     return reply.code(204).send();
   });
 
-  app.get('/api/v1/user/whoami', async (req) => o.service.get(req.principal, o.userKind, '', req.principal.name));
+  app.get('/api/v1/user/whoami', documented({ tag: 'Authentication', summary: 'The signed-in user (password masked)', responses: { 200: { description: 'The User', schema: 'User' } } }), async (req) => o.service.get(req.principal, o.userKind, '', req.principal.name));
 
-  app.get<{ Params: { name: string } }>('/api/v1/users/:name/permissions', async (req) => {
+  app.get<{ Params: { name: string } }>('/api/v1/users/:name/permissions', documented({
+    tag: 'Authentication',
+    summary: "The caller's own permissions by project (`*` = global)",
+    params: { name: 'The caller\'s own user name' },
+    responses: { 200: { description: '`{"<project or *>": [{actions, scopes}]}`', schema: { type: 'object', additionalProperties: { type: 'array', items: { $ref: '#/components/schemas/Permission' } } } }, 403: { description: 'Another user\'s permissions', schema: 'Error' } },
+  }), async (req) => {
     assertName(req.params.name, 'name in the URL path');
     if (req.params.name !== req.principal.name) throw forbidden('you can only read your own permissions');
     return o.rbac.permissionsOf(req.principal.name);
   });
 }
+
+/** The answer of every route that signs in. */
+export const TOKENS: ResponseDoc = {
+  description: 'Signed in: the Perses token body, and the cookies jwtPayload, jwtSignature (HttpOnly) and jwtRefreshToken (HttpOnly)',
+  schema: 'Tokens',
+  headers: { 'Set-Cookie': 'The three session cookies' },
+};
 
 /** The three cookies of a token pair: header.payload readable by scripts, the rest HttpOnly. */
 export function tokenCookies(t: IssuedTokens, cookie: CookieOptions): string[] {

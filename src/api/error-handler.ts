@@ -33,6 +33,10 @@ const FASTIFY_CODES: Record<string, Reason> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'BadRequest',
 };
 
+/** Every reason an error body may carry, in the order of the status table. */
+export const REASONS: readonly Reason[] = Object.freeze(Object.keys(STATUS) as Reason[]);
+
+/** The HTTP status of a reason. */
 export function statusOf(reason: Reason): number {
   return STATUS[reason];
 }

@@ -8,7 +8,8 @@ import { badRequest, notFound } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Store } from '../storage/store.js';
-import { sendTokens, tokenCookies } from './auth-routes.js';
+import { sendTokens, tokenCookies, TOKENS } from './auth-routes.js';
+import { documented, type RouteDoc } from './route-doc.js';
 
 export interface ExternalAuthOptions {
   providers: Map<string, ExternalProvider>;
@@ -28,15 +29,26 @@ const SAFE_REDIRECT = /^\/(?![/\\])[^\s\x00-\x1f\\]*$/;
 
 type Params = { kind: string; slug: string };
 
+/** What the provider routes share in the OpenAPI document. */
+const PROVIDER: Pick<RouteDoc, 'tag' | 'params'> = {
+  tag: 'Authentication',
+  params: { kind: '`oidc` or `oauth`', slug: 'The provider\'s `slug_id` in the configuration' },
+};
+const OAUTH_ERROR = { description: 'OAuth error body `{error, error_description}` (e.g. authorization_pending)', schema: { type: 'object', properties: { error: { type: 'string' }, error_description: { type: 'string' } } } };
+
 /**
  * Web (authorization code + PKCE), device-code and client-credentials logins through configured
- * OIDC and OAuth 2.0 providers (API.md §2, §12). All anonymous routes: they create sessions.
+ * OIDC and OAuth 2.0 providers (docs/api.md §2, §12). All anonymous routes: they create sessions.
  */
 export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuthOptions): void {
-  const anonymous = { config: { anonymous: true } };
   const used = new Map<string, number>(); // states already consumed (replays), until they expire
 
-  app.get<{ Params: Params; Querystring: { redirect?: string } }>('/api/auth/providers/:kind/:slug/login', anonymous, async (req, reply) => {
+  app.get<{ Params: Params; Querystring: { redirect?: string } }>('/api/auth/providers/:kind/:slug/login', documented({
+    ...PROVIDER,
+    summary: 'Starts a browser login at the provider (authorization code with PKCE S256, state, nonce)',
+    query: [{ name: 'redirect', description: 'A same-origin path to return to after the login (anything else becomes /)' }],
+    responses: { 302: { description: 'To the provider; the login state is kept in a signed HttpOnly cookie', headers: { Location: 'The provider\'s authorization URL' } } },
+  }, true), async (req, reply) => {
     const p = provider(o, req.params);
     const start = await p.startLogin(origin(req));
     const redirect = typeof req.query.redirect === 'string' && SAFE_REDIRECT.test(req.query.redirect) ? req.query.redirect : '/';
@@ -45,7 +57,12 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
     return reply.redirect(start.url, 302);
   });
 
-  app.get<{ Params: Params; Querystring: Record<string, string> }>('/api/auth/providers/:kind/:slug/callback', anonymous, async (req, reply) => {
+  app.get<{ Params: Params; Querystring: Record<string, string> }>('/api/auth/providers/:kind/:slug/callback', documented({
+    ...PROVIDER,
+    summary: "The provider's redirect back: checks state, exchanges the code, syncs the user, sets the session cookies",
+    query: [{ name: 'code', description: 'From the provider' }, { name: 'state', description: 'From the provider' }],
+    responses: { 302: { description: 'Signed in: to the saved same-origin path', headers: { Location: 'The path the login started from', 'Set-Cookie': 'The session cookies' } }, 400: { description: 'Expired, foreign, mismatched or replayed login state', schema: 'Error' }, 403: { description: 'The provider identity may not use this user', schema: 'Error' } },
+  }, true), async (req, reply) => {
     const p = provider(o, req.params);
     const clear = serializeCookie(STATE_COOKIE, '', { ...o.cookie, sameSite: 'lax', httpOnly: true, maxAge: 0 });
     void reply.header('set-cookie', clear);
@@ -69,13 +86,23 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
     scope.route<{ Params: Params }>({
       method: ['GET', 'POST'],
       url: '/api/auth/providers/:kind/:slug/device/code',
-      config: { anonymous: true },
+      ...documented({
+        ...PROVIDER,
+        summary: 'Starts a device-code login (RFC 8628) for command-line clients',
+        responses: { 200: { description: "The provider's answer: device_code, user_code, verification_uri, interval, expires_in", schema: { type: 'object' } }, 400: OAUTH_ERROR },
+      }, true),
       handler: async (req, reply) => oauthErrors(() => provider(o, req.params).deviceCode(), reply),
     });
     scope.route<{ Params: Params; Body: Record<string, string> | undefined; Querystring: Record<string, string> }>({
       method: ['GET', 'POST'],
       url: '/api/auth/providers/:kind/:slug/token',
-      config: { anonymous: true },
+      ...documented({
+        ...PROVIDER,
+        summary: 'Finishes a device-code login, or signs in a client with client credentials: dashplane tokens',
+        description: 'A form (or query) with `grant_type` = `urn:ietf:params:oauth:grant-type:device_code` and `device_code`, or `client_credentials` with the client id and secret as HTTP Basic authentication.',
+        body: { description: 'The OAuth form', types: ['application/x-www-form-urlencoded'], schema: { type: 'object', properties: { grant_type: { type: 'string' }, device_code: { type: 'string' } } } },
+        responses: { 200: TOKENS, 400: OAUTH_ERROR },
+      }, true),
       handler: async (req, reply) => {
         const p = provider(o, req.params);
         const form = { ...(req.query ?? {}), ...(req.body ?? {}) };

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BuildInfo } from './system-routes.js';
+import { documented } from './route-doc.js';
 
 /**
  * The server's own Prometheus metrics (GET /metrics). One object, created by the composition
@@ -85,7 +86,11 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', { config: { anonymous: true } }, async (_req, reply) => {
+  app.get('/metrics', documented({
+    tag: 'System',
+    summary: "The server's own Prometheus metrics (text exposition format)",
+    responses: { 200: { description: 'Metrics', type: 'text/plain; version=0.0.4', schema: { type: 'string' } } },
+  }, true), async (_req, reply) => {
     void reply.header('Content-Type', metrics.registry.contentType);
     return metrics.registry.metrics();
   });

@@ -12,6 +12,7 @@ import { checkAllowed, proxySuffix, upstreamUrl } from '../proxy/path.js';
 import { unsavedRequest } from '../proxy/unsaved-request.js';
 import type { Upstream, UpstreamTls } from '../proxy/upstream.js';
 import type { Metrics } from './metrics.js';
+import { documented, type RouteDoc } from './route-doc.js';
 import { assertName } from '../resources/names.js';
 import type { ResourceService } from '../resources/service.js';
 import { DecryptError, type SecretBox } from '../secrets/secret-box.js';
@@ -57,17 +58,54 @@ export function registerProxyRoutes(app: FastifyInstance, o: ProxyRouteOptions):
     for (const f of FAMILIES) {
       const d = o.registry.byPluralName(f.plural)!;
       const handler = (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => proxy(o, d, f, req, reply);
-      scope.all(f.path, { config: { proxy: true } }, handler);
-      scope.all(`${f.path}/*`, { config: { proxy: true } }, handler);
+      scope.all(f.path, { config: { proxy: true, doc: proxyDoc(f) } }, handler);
+      scope.all(`${f.path}/*`, { config: { proxy: true, doc: proxyDoc(f) } }, handler);
     }
   });
   for (const f of FAMILIES) {
     const d = o.registry.byPluralName(f.plural)!;
     const base = `/proxy/unsaved${f.path.slice('/proxy'.length).replace(/\/:name$/, '')}`;
     const handler = (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => unsaved(o, d, f, req, reply);
-    app.post(base, handler);
-    app.post(`${base}/*`, handler);
+    app.post(base, documented(unsavedDoc(f)), handler);
+    app.post(`${base}/*`, documented(unsavedDoc(f)), handler);
   }
+}
+
+const PROXY_PARAMS: Record<string, string> = {
+  project: 'The project',
+  dashboard: 'The dashboard holding the datasource in spec.datasources',
+  name: 'The datasource',
+  path: 'The rest of the path, appended to the datasource URL',
+};
+
+/** A proxy route in the OpenAPI document. */
+function proxyDoc(f: Family): RouteDoc {
+  return {
+    tag: 'Proxy',
+    summary: `Forwards the request to the ${f.plural === 'globaldatasources' ? 'global datasource' : f.plural === 'dashboards' ? "dashboard's own datasource" : 'datasource'}'s URL, with the credentials of its Secret`,
+    description: 'Any method; the path after the datasource name and the query string are appended to the datasource URL; bodies are streamed both ways. Needs `read` on the datasource kind. See docs/api.md, "Datasource proxy".',
+    params: PROXY_PARAMS,
+    body: { description: 'Passed to the upstream as it is', types: ['*/*'] },
+    responses: {
+      200: { description: "The upstream's answer (any status), with Content-Security-Policy: sandbox and nosniff", type: '*/*' },
+      502: { description: 'Upstream refused or reset the connection', schema: 'Error' },
+      503: { description: 'Too many proxied requests in flight (proxy.max_concurrent)', schema: 'Error' },
+      504: { description: 'No response headers within proxy.timeout', schema: 'Error' },
+      508: { description: 'The request already went through a dashplane proxy', schema: 'Error' },
+    },
+  };
+}
+
+/** A connection test of a datasource being edited, in the OpenAPI document. */
+function unsavedDoc(f: Family): RouteDoc {
+  return {
+    tag: 'Proxy',
+    summary: `Proxies a request through a ${f.plural === 'dashboards' ? "dashboard datasource" : 'datasource'} that is not saved yet (Perses' connection test)`,
+    description: 'Needs the permission to save that datasource and to read the Secret it names.',
+    params: PROXY_PARAMS,
+    body: { description: '`{method, spec, body?}`: the datasource spec and the request to send', schema: { type: 'object', required: ['spec'], properties: { method: { type: 'string' }, spec: { $ref: '#/components/schemas/DatasourceSpec' }, body: { type: 'string' } } }, required: true },
+    responses: { 200: { description: "The upstream's answer (any status)", type: '*/*' } },
+  };
 }
 
 async function proxy(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {

@@ -1,4 +1,6 @@
 import { badRequest } from '../errors.js';
+import { checkManager } from '../resources/managers.js';
+import { MANAGER_HEADER } from './headers.js';
 import { assertName } from '../resources/names.js';
 
 export type Query = Record<string, string | string[] | undefined>;
@@ -40,4 +42,19 @@ export function ifMatch(header: string | string[] | undefined): number | undefin
   const m = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(text);
   if (!m) throw badRequest(`If-Match must be the ETag of a GET, like "3", not ${JSON.stringify(text)}`);
   return Number(m[1]);
+}
+
+/**
+ * The field manager a write names: the X-Dashplane-Manager header or the `fieldManager` query
+ * parameter (as in Kubernetes); undefined when neither. Either must be a short token; both must agree.
+ */
+export function fieldManager(headers: Record<string, string | string[] | undefined>, q: Query): string | undefined {
+  const header = headers[MANAGER_HEADER.toLowerCase()];
+  const fromHeader = header === undefined ? undefined : checkManager(Array.isArray(header) ? header.join(', ') : header, 'the X-Dashplane-Manager header');
+  const param = single(q, 'fieldManager');
+  const fromQuery = param === undefined ? undefined : checkManager(param, 'query parameter "fieldManager"');
+  if (fromHeader !== undefined && fromQuery !== undefined && fromHeader !== fromQuery) {
+    throw badRequest(`the X-Dashplane-Manager header ("${fromHeader}") and query parameter fieldManager ("${fromQuery}") name different managers; send one of them`);
+  }
+  return fromHeader ?? fromQuery;
 }

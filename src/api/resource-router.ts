@@ -6,8 +6,9 @@ import { assertName } from '../resources/names.js';
 import { getPath } from '../resources/object-path.js';
 import { HistoryService } from '../resources/history.js';
 import { jsonOf } from '../storage/json-of.js';
-import type { ResourceService } from '../resources/service.js';
-import { flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
+import type { ResourceService, UpdateResult } from '../resources/service.js';
+import { UNCHANGED_HEADER } from './headers.js';
+import { fieldManager, flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
 import type { WatchEvent, Watcher, WatchQuery } from '../controllers/watcher.js';
 
 /** Largest page a list may ask for. */
@@ -16,37 +17,64 @@ const MAX_LIMIT = 10_000;
 type Params = { project?: string; name?: string; version?: string };
 type Req = FastifyRequest<{ Params: Params; Querystring: Query }>;
 
+/** What a resource route does, attached to the route (`config.resource`) for the OpenAPI document. */
+export type ResourceOp = 'list' | 'create' | 'listAll' | 'createAny' | 'get' | 'update' | 'delete' | 'managers' | 'versions' | 'version' | 'restore';
+
+/** One route of a kind: method, URL template and operation. */
+export interface KindRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  op: ResourceOp;
+}
+
 /**
- * Mounts the standard verbs of API.md §2 for every registered kind, from the registry:
- * global kinds under /api/v1/{plural}, project kinds under /api/v1/projects/{project}/{plural}
- * plus the cross-project collection /api/v1/{plural}.
+ * The standard verbs of a kind (docs/api.md, "Resources"): global kinds under /api/v1/{plural},
+ * project kinds under /api/v1/projects/{project}/{plural} plus the cross-project collection
+ * /api/v1/{plural}; every object's field managers; history routes for kinds that keep versions.
  */
+export function kindRoutes(d: KindDescriptor): KindRoute[] {
+  const one = d.scope === 'global' ? `/api/v1/${d.plural}/:name` : `/api/v1/projects/:project/${d.plural}/:name`;
+  const out: KindRoute[] = [];
+  if (d.scope === 'global') {
+    out.push({ method: 'GET', url: `/api/v1/${d.plural}`, op: 'list' }, { method: 'POST', url: `/api/v1/${d.plural}`, op: 'create' });
+  } else {
+    const base = `/api/v1/projects/:project/${d.plural}`;
+    out.push(
+      { method: 'GET', url: base, op: 'list' },
+      { method: 'POST', url: base, op: 'create' },
+      { method: 'GET', url: `/api/v1/${d.plural}`, op: 'listAll' },
+      { method: 'POST', url: `/api/v1/${d.plural}`, op: 'createAny' },
+    );
+  }
+  out.push({ method: 'GET', url: one, op: 'get' }, { method: 'PUT', url: one, op: 'update' }, { method: 'DELETE', url: one, op: 'delete' }, { method: 'GET', url: `${one}/managers`, op: 'managers' });
+  if (d.history) {
+    out.push(
+      { method: 'GET', url: `${one}/versions`, op: 'versions' },
+      { method: 'GET', url: `${one}/versions/:version`, op: 'version' },
+      { method: 'POST', url: `${one}/versions/:version/restore`, op: 'restore' },
+    );
+  }
+  return out;
+}
+
+/** The kinds whose routes this configuration serves (a kind may be switched off, e.g. ephemeral dashboards). */
+export function servedKinds(registry: KindRegistry, config: unknown): KindDescriptor[] {
+  return registry.all().filter((d) => !(d.enabledBy && getPath(config, d.enabledBy) === false));
+}
+
+/** Mounts the routes of `kindRoutes` for every served kind, from the registry. */
 export function registerResourceRoutes(app: FastifyInstance, registry: KindRegistry, service: ResourceService, config: unknown, watcher: Watcher): void {
   const history = new HistoryService({ service, store: service.store });
-  for (const d of registry.all()) {
-    if (d.enabledBy && getPath(config, d.enabledBy) === false) continue;
+  for (const d of servedKinds(registry, config)) {
     const h = handlers(d, service, history, watcher);
-    const item = `/api/v1/${d.plural}/:name`;
+    const byOp: Record<ResourceOp, (req: Req, reply: FastifyReply) => unknown> = {
+      list: h.list, listAll: h.list, create: h.create, createAny: h.create, get: h.get, update: h.update, delete: h.remove, managers: h.managers, versions: h.versions, version: h.version, restore: h.restore,
+    };
     // Sign-up: anonymous callers may create unless the configuration turns it off.
-    const createOptions = { config: { anonymous: d.anonymousCreateUnless !== undefined && getPath(config, d.anonymousCreateUnless) !== true } };
-    const one = d.scope === 'global' ? item : `/api/v1/projects/:project/${d.plural}/:name`;
-    if (d.scope === 'global') {
-      app.get(`/api/v1/${d.plural}`, h.list);
-      app.post(`/api/v1/${d.plural}`, createOptions, h.create);
-    } else {
-      const base = `/api/v1/projects/:project/${d.plural}`;
-      app.get(base, h.list);
-      app.post(base, h.create);
-      app.get(`/api/v1/${d.plural}`, h.list);
-      app.post(`/api/v1/${d.plural}`, h.create);
-    }
-    app.get(one, h.get);
-    app.put(one, h.update);
-    app.delete(one, h.remove);
-    if (d.history) {
-      app.get(`${one}/versions`, h.versions);
-      app.get(`${one}/versions/:version`, h.version);
-      app.post(`${one}/versions/:version/restore`, h.restore);
+    const signUp = d.scope === 'global' && d.anonymousCreateUnless !== undefined && getPath(config, d.anonymousCreateUnless) !== true;
+    for (const r of kindRoutes(d)) {
+      const anonymous = signUp && r.op === 'create';
+      app.route({ method: r.method, url: r.url, config: { resource: { kind: d.kind, op: r.op }, ...(anonymous ? { anonymous } : {}) }, handler: byOp[r.op] as never });
     }
   }
 }
@@ -108,16 +136,17 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
 
     async create(req: Req, reply: FastifyReply) {
       const { project } = target(req);
-      const obj = await service.create(req.principal, d, req.body, project !== undefined ? { project } : {}, { dryRun: flag(req.query, 'dryRun') });
+      const manager = fieldManager(req.headers, req.query);
+      const obj = await service.create(req.principal, d, req.body, project !== undefined ? { project } : {}, { dryRun: flag(req.query, 'dryRun'), ...(manager ? { manager } : {}) });
       void reply.header('ETag', `"${obj.metadata.version}"`);
       return sendJsonText(reply, jsonOf(obj));
     },
 
     async update(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
-      const obj = await service.update(req.principal, d, req.body, { name: name!, ...(project !== undefined ? { project } : {}) }, writeOptions(req));
-      void reply.header('ETag', `"${obj.metadata.version}"`);
-      return sendJsonText(reply, jsonOf(obj));
+      const manager = fieldManager(req.headers, req.query);
+      const done = await service.update(req.principal, d, req.body, { name: name!, ...(project !== undefined ? { project } : {}) }, { ...writeOptions(req), ...(manager ? { manager } : {}) });
+      return sendWritten(reply, done);
     },
 
     async versions(req: Req) {
@@ -132,9 +161,12 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
 
     async restore(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
-      const obj = await history.restore(req.principal, d, project ?? '', name!, versionParam(req.params));
-      void reply.header('ETag', `"${obj.metadata.version}"`);
-      return obj;
+      return sendWritten(reply, await history.restore(req.principal, d, project ?? '', name!, versionParam(req.params)));
+    },
+
+    async managers(req: Req) {
+      const { project, name } = target(req);
+      return history.listManagers(req.principal, d, project ?? '', name!);
     },
 
     async remove(req: Req, reply: FastifyReply) {
@@ -143,6 +175,13 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
       return reply.code(204).send();
     },
   };
+}
+
+/** The object an update answers, its ETag, and whether the update changed nothing. */
+function sendWritten(reply: FastifyReply, done: UpdateResult): FastifyReply {
+  void reply.header('ETag', `"${done.object.metadata.version}"`);
+  if (done.unchanged) void reply.header(UNCHANGED_HEADER, 'true');
+  return sendJsonText(reply, jsonOf(done.object));
 }
 
 /** A response body that is already JSON (stored objects are served as stored, not re-serialised). */

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { notFound } from '../errors.js';
+import { documented } from './route-doc.js';
 
 /** Paths the UI never answers: an unknown API or proxy route stays a JSON 404. */
 const RESERVED = /^\/(?:api|proxy|metrics)(?:\/|$)/i;
@@ -30,7 +31,7 @@ const TYPES: Record<string, string> = {
  * The page's own scripts and styles only. Emotion (MUI) injects style elements, so styles allow
  * 'unsafe-inline'; scripts do not. Datasources are reached through /proxy, so connect-src is 'self'.
  */
-const CSP = [
+export const CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
@@ -89,7 +90,13 @@ export function registerStaticRoutes(app: FastifyInstance, o: StaticRouteOptions
     if (request.headers['if-none-match'] === etag) return reply.code(304).send();
     return reply.send(coding ? a.encoded![coding] : a.body);
   };
-  app.get('/*', { config: { anonymous: isUiPath } }, async (request, reply) => {
+  app.get('/*', documented({
+    tag: 'Web UI',
+    summary: 'The web UI: its files, and index.html for every other path (client-side routes)',
+    description: 'Never answers under /api, /proxy or /metrics (those stay JSON 404s).',
+    params: { path: 'A UI file or client-side route' },
+    responses: { 200: { description: 'The file, or the UI page', type: 'text/html' }, 304: { description: 'Not modified (If-None-Match)' } },
+  }, isUiPath), async (request, reply) => {
     const path = request.url.split('?')[0];
     if (RESERVED.test(path)) throw notFound(`no route for ${request.method} ${path}`);
     let file: string;

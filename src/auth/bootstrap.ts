@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ApiError } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
+import { MANAGER } from '../resources/managers.js';
 import type { ResourceService } from '../resources/service.js';
 import { SYSTEM } from './authorizer.js';
 
@@ -18,6 +19,9 @@ const ADMIN_ROLE = 'admin';
  * the user to it through the GlobalRoleBinding "admin". An existing user is left alone.
  * Returns a line for the log, or undefined when nothing was done.
  */
+/** The field manager of these writes. */
+const BY_BOOTSTRAP = { manager: MANAGER.bootstrap };
+
 export async function bootstrapAdmin(admin: BootstrapAdmin, registry: KindRegistry, service: ResourceService): Promise<string | undefined> {
   const users = registry.all().find((d) => d.isPrincipal)!;
   const roles = registry.all().find((d) => d.authz === 'role' && d.scope === 'global')!;
@@ -25,16 +29,16 @@ export async function bootstrapAdmin(admin: BootstrapAdmin, registry: KindRegist
   if (await exists(() => service.get(SYSTEM, users, '', admin.name))) return undefined;
   const password = admin.password ?? readPassword(admin.password_file);
   // Replicas starting together race here: whoever creates the user does the rest.
-  const created = await service.create(SYSTEM, users, { kind: users.kind, metadata: { name: admin.name }, spec: { nativeProvider: { password } } }, {}).catch(existsAsUndefined);
+  const created = await service.create(SYSTEM, users, { kind: users.kind, metadata: { name: admin.name }, spec: { nativeProvider: { password } } }, {}, BY_BOOTSTRAP).catch(existsAsUndefined);
   if (!created) return undefined;
-  await service.create(SYSTEM, roles, { kind: roles.kind, metadata: { name: ADMIN_ROLE }, spec: { permissions: [{ actions: ['*'], scopes: ['*'] }] } }, {}).catch(existsAsUndefined);
+  await service.create(SYSTEM, roles, { kind: roles.kind, metadata: { name: ADMIN_ROLE }, spec: { permissions: [{ actions: ['*'], scopes: ['*'] }] } }, {}, BY_BOOTSTRAP).catch(existsAsUndefined);
   const subject = { kind: 'User', name: admin.name };
-  const made = await service.create(SYSTEM, bindings, { kind: bindings.kind, metadata: { name: ADMIN_ROLE }, spec: { role: ADMIN_ROLE, subjects: [subject] } }, {}).catch(existsAsUndefined);
+  const made = await service.create(SYSTEM, bindings, { kind: bindings.kind, metadata: { name: ADMIN_ROLE }, spec: { role: ADMIN_ROLE, subjects: [subject] } }, {}, BY_BOOTSTRAP).catch(existsAsUndefined);
   if (!made) {
     const binding = await service.get(SYSTEM, bindings, '', ADMIN_ROLE);
     const spec = binding.spec as { role: string; subjects: { kind: string; name: string }[] };
     if (!spec.subjects.some((x) => x.kind === subject.kind && x.name === subject.name)) {
-      await service.update(SYSTEM, bindings, { ...binding, spec: { ...spec, subjects: [...spec.subjects, subject] } }, { name: ADMIN_ROLE });
+      await service.update(SYSTEM, bindings, { ...binding, spec: { ...spec, subjects: [...spec.subjects, subject] } }, { name: ADMIN_ROLE }, BY_BOOTSTRAP);
     }
   }
   return `created the administrator "${admin.name}" (GlobalRole ${ADMIN_ROLE}: * on *)`;

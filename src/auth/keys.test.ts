@@ -33,6 +33,14 @@ describe('auth/keys', () => {
       expect(decodeKey(key.toString('base64url'), 'setting').equals(key)).to.equal(true);
     });
 
+    it("accepts Perses' form: a string of exactly 32 bytes, used as it is", () => {
+      const perses = '=tW$56zytgB&3jN2E%7-+qrGZE?v6LCc';
+      expect(decodeKey(perses, 'setting').equals(Buffer.from(perses))).to.equal(true);
+      expect(decodeKey(`${perses}\n`, 'setting').equals(Buffer.from(perses)), 'a key file ends with a newline').to.equal(true);
+      expect(decodeKey('é'.repeat(16), 'setting')).to.have.length(32);
+      for (const near of [perses.slice(1), `${perses}x`]) expect(thrown(() => decodeKey(near, 'setting')), near).to.match(/exactly 32 bytes.*it is 3[13] bytes/);
+    });
+
     it('rejects everything else with a message naming the setting', () => {
       const bad = [
         '',

@@ -21,7 +21,11 @@ export interface KeyRing {
   source: string;
 }
 
-/** Decodes a 32-byte key given as 64 hex characters or base64 (43/44 characters). */
+/**
+ * Decodes a 32-byte key given as 64 hex characters, as base64 (43/44 characters), or as Perses
+ * writes it: a string of exactly 32 bytes used as they are (so a Perses configuration starts
+ * unchanged; such a key has less entropy than 32 random bytes, prefer `openssl rand -hex 32`).
+ */
 export function decodeKey(text: string, where: string): Buffer {
   const t = text.trim();
   if (/^[0-9a-fA-F]{64}$/.test(t)) return Buffer.from(t, 'hex');
@@ -29,7 +33,9 @@ export function decodeKey(text: string, where: string): Buffer {
     const b = Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
     if (b.length === 32) return b;
   }
-  throw new Error(`${where} must be a 32-byte key written as 64 hex characters or base64 (generate one with: openssl rand -hex 32)`);
+  const raw = Buffer.from(t, 'utf8');
+  if (raw.length === 32) return raw;
+  throw new Error(`${where} must be a 32-byte key written as 64 hex characters, as base64, or as a string of exactly 32 bytes (Perses' form); it is ${raw.length} bytes (generate one with: openssl rand -hex 32)`);
 }
 
 /**

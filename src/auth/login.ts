@@ -16,7 +16,7 @@ export interface LoginLimits {
   windowMs: number;
 }
 
-/** One message for unknown user and wrong password (API.md §12). */
+/** One message for unknown user and wrong password (docs/api.md §12). */
 const WRONG = 'wrong login or password';
 
 /**

@@ -16,7 +16,7 @@ export function grants(perms: readonly Permission[], action: Action, kind: strin
 }
 
 /**
- * RBAC of API.md §12: guest permissions, then GlobalRoles, then the project's Roles, all
+ * RBAC of docs/api.md §12: guest permissions, then GlobalRoles, then the project's Roles, all
  * additive. Roles and bindings come from a cache that every change to them drops (GrantsCache),
  * so a change holds on the very next request.
  */

@@ -1,8 +1,12 @@
 import { forbidden } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
+import { MANAGER } from '../resources/managers.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Envelope, Store } from '../storage/store.js';
 import { SYSTEM } from './authorizer.js';
+
+/** The field manager of the writes a sign-in makes. */
+const BY_SIGN_IN = { manager: MANAGER.signIn };
 
 /** Who a provider says signed in. */
 export interface ExternalIdentity {
@@ -54,7 +58,7 @@ export async function syncUser(id: ExternalIdentity, o: { store: Store; service:
   const profile = { ...(id.firstName ? { firstName: id.firstName } : {}), ...(id.lastName ? { lastName: id.lastName } : {}) };
   const existing = await o.store.get({ kind: o.userKind.kind, project: '', name: id.login });
   if (!existing) {
-    return o.service.create(SYSTEM, o.userKind, { kind: o.userKind.kind, metadata: { name: id.login }, spec: { ...profile, oauthProviders: [binding] } }, {});
+    return o.service.create(SYSTEM, o.userKind, { kind: o.userKind.kind, metadata: { name: id.login }, spec: { ...profile, oauthProviders: [binding] } }, {}, BY_SIGN_IN);
   }
   const spec = existing.spec as { nativeProvider?: { password?: string }; oauthProviders?: OAuthBinding[] };
   const mine = (spec.oauthProviders ?? []).some((b) => b.issuer === id.issuer && b.subject === id.subject);
@@ -62,7 +66,7 @@ export async function syncUser(id: ExternalIdentity, o: { store: Store; service:
     throw forbidden(`the user name "${id.login}" already belongs to another account; dashplane never merges accounts (ask an administrator)`);
   }
   const bindings = (spec.oauthProviders ?? []).map((b) => (b.issuer === id.issuer && b.subject === id.subject ? binding : b));
-  return o.service.update(SYSTEM, o.userKind, { ...existing, spec: { ...spec, ...profile, oauthProviders: bindings } }, { name: id.login });
+  return (await o.service.update(SYSTEM, o.userKind, { ...existing, spec: { ...spec, ...profile, oauthProviders: bindings } }, { name: id.login }, BY_SIGN_IN)).object;
 }
 
 /**

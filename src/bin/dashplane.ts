@@ -1,14 +1,23 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { readBuildInfo } from '../build-info.js';
 import { ConfigError, loadConfig, type ServerConfig } from '../config.js';
 import { startServer } from '../main.js';
 import { rotateSecrets } from '../secrets/rotate.js';
 import { migrateStore, storeFromUri } from '../storage/migrate.js';
+import { backup, restore } from './backup-commands.js';
 
 const USAGE = `usage: dashplane [--config FILE] [--listen HOST:PORT]      start the server
+       dashplane --version                                   print the version
        dashplane secrets rotate [--config FILE]              re-encrypt stored secrets with the primary key
        dashplane migrate-store --from level:./data --to postgres://user@host/db
                                                               copy everything to another store (servers stopped)
+       dashplane backup --to FILE --server URL [--token TOKEN] [--no-history] [--no-sessions]
+       dashplane backup --to FILE --from postgres://... | level:./data
+                                                              a consistent backup, while the server runs
+                                                              (--from level: only while it is stopped)
+       dashplane restore --from FILE --to level:./data | postgres://...
+                                                              a backup into an empty store (servers stopped)
 
 Configuration: the YAML file (or DASHPLANE_CONFIG), then DASHPLANE_* environment variables
 (e.g. DASHPLANE_DATABASE_LEVEL_PATH=/var/lib/dashplane), then --listen.`;
@@ -22,7 +31,9 @@ async function main(): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
-      options: { config: { type: 'string', short: 'c' }, listen: { type: 'string', short: 'l' }, help: { type: 'boolean', short: 'h' }, from: { type: 'string' }, to: { type: 'string' } },
+      options: { config: { type: 'string', short: 'c' }, listen: { type: 'string', short: 'l' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' }, from: { type: 'string' }, to: { type: 'string' },
+        server: { type: 'string' }, token: { type: 'string' }, 'no-history': { type: 'boolean' }, 'no-sessions': { type: 'boolean' },
+      },
       allowPositionals: true,
       strict: true,
     });
@@ -34,6 +45,10 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  if (args.version) {
+    console.log(readBuildInfo().version);
+    return;
+  }
   const command = parsed.positionals.join(' ');
   if (command === 'migrate-store') {
     if (!args.from || !args.to) fail(`migrate-store needs --from and --to\n${USAGE}`, 2);
@@ -42,6 +57,19 @@ async function main(): Promise<void> {
     } catch (e) {
       fail((e as Error).message, 1);
     }
+    return;
+  }
+  const say = (line: string) => console.log(`dashplane: ${line}`);
+  if (command === 'backup') {
+    if (!args.to) fail(`backup needs --to FILE\n${USAGE}`, 2);
+    const a = { to: args.to, ...(args.server ? { server: args.server } : {}), ...(args.from ? { from: args.from } : {}), history: !args['no-history'], sessions: !args['no-sessions'] };
+    const token = args.token ?? process.env.DASHPLANE_TOKEN;
+    await backup({ ...a, ...(token ? { token } : {}) }, say).catch((e: Error) => fail(e.message, 1));
+    return;
+  }
+  if (command === 'restore') {
+    if (!args.from || !args.to) fail(`restore needs --from FILE and --to STORE\n${USAGE}`, 2);
+    await restore(args.from, args.to, say).catch((e: Error) => fail(e.message, 1));
     return;
   }
   if (command !== '' && command !== 'secrets rotate') fail(`unknown command "${command}"\n${USAGE}`, 2);

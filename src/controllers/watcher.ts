@@ -7,7 +7,7 @@ import { mask } from '../resources/masking.js';
 import type { Envelope, ListQuery, Store, StoreEvent } from '../storage/store.js';
 import { Incarnations } from './incarnations.js';
 
-/** What a watch stream carries (API.md §6). */
+/** What a watch stream carries (docs/api.md §6). */
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
   revision: number;

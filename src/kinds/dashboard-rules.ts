@@ -23,7 +23,7 @@ export function normalizeDashboard(body: Obj): void {
 }
 
 /**
- * Semantic rules of a dashboard spec (API.md §10), all problems at once:
+ * Semantic rules of a dashboard spec (docs/api.md §10), all problems at once:
  * panel/query/variable/datasource plugins known and valid, layout references resolve,
  * variable names valid and unique, one local default datasource per plugin kind.
  */

@@ -46,6 +46,12 @@ export interface KindHooks {
   validate?(obj: Envelope, ctx: HookContext, call: HookCall): ErrorDetail[] | Promise<ErrorDetail[]>;
   /** Last step before the write, after every validation (e.g. hash a password). */
   beforeWrite?(obj: Envelope, ctx: HookContext, call: HookCall): Promise<void>;
+  /**
+   * For a sensitive field that `beforeWrite` stores in another form (a password hash): whether
+   * `sent` is the value `stored` holds. An unchanged value then keeps its stored form, and a write
+   * changing nothing else is no write at all.
+   */
+  matchesStored?(path: string, sent: string, stored: unknown, ctx: HookContext): Promise<boolean>;
   /** Objects created in the same atomic write as a new object (e.g. a project's default roles). */
   companions?(obj: Envelope, call: HookCall): Envelope[];
 }

@@ -9,7 +9,7 @@ import { globalSecret, secret } from './secret.js';
 import { user } from './user.js';
 import { globalVariable, variable } from './variable.js';
 
-/** Every kind dashplane serves (API.md §1). Adding a kind = one line here. */
+/** Every kind dashplane serves (docs/api.md §1). Adding a kind = one line here. */
 export function buildKindRegistry(): KindRegistry {
   return new KindRegistry([
     project,

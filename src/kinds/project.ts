@@ -2,7 +2,7 @@ import type { Envelope } from '../storage/store.js';
 import type { HookCall, KindDescriptor } from './descriptor.js';
 import { Project } from './generated/validators.js';
 
-/** The roles every new project gets (API.md §12). */
+/** The roles every new project gets (docs/api.md §12). */
 const DEFAULT_ROLES: Record<string, { actions: string[]; scopes: string[] }[]> = {
   owner: [{ actions: ['*'], scopes: ['*'] }],
   editor: [

@@ -2,7 +2,7 @@ import type { ErrorDetail } from '../errors.js';
 import type { HookContext, KindDescriptor } from './descriptor.js';
 import { GlobalRole, Role } from './generated/validators.js';
 
-/** Kinds a project Role may not name: they only exist outside projects (API.md §12). */
+/** Kinds a project Role may not name: they only exist outside projects (docs/api.md §12). */
 const GLOBAL_ONLY = new Set(['GlobalDatasource', 'GlobalRole', 'GlobalRoleBinding', 'GlobalSecret', 'GlobalVariable', 'User']);
 
 interface Permission {

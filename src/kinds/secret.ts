@@ -41,7 +41,7 @@ function fileProblems(spec: Obj, filesDir: unknown): ErrorDetail[] {
   return out;
 }
 
-/** Shape rules of a secret spec (API.md §9). Messages name fields, never values. */
+/** Shape rules of a secret spec (docs/api.md §9). Messages name fields, never values. */
 function secretProblems(spec: Obj): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const [block, value, file] of PAIRS) {

@@ -34,6 +34,10 @@ export const user: KindDescriptor = {
       if (JSON.stringify(getPath(obj, OAUTH)) === before) return [];
       return [{ path: OAUTH, message: 'is recorded by dashplane when the user signs in through an external provider; remove it from the request' }];
     },
+    /** The same password sent again (not its hash) is checked against the stored hash, never hashed again. */
+    async matchesStored(_path, sent, stored, ctx) {
+      return PasswordHasher.isHash(stored) && ctx.passwords.verify(stored as string, sent);
+    },
     /** A new or changed password is stored as a scrypt hash, never as sent. */
     async beforeWrite(obj, ctx, call) {
       const password = getPath(obj, PASSWORD);

@@ -1,14 +1,16 @@
 import type { Principal } from '../auth/authorizer.js';
 import { notFound } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
-import type { Envelope, ObjectKey, Store, VersionEntry } from '../storage/store.js';
+import type { Envelope, ManagerEntry, ObjectKey, Store, VersionEntry } from '../storage/store.js';
+import { MANAGER } from './managers.js';
 import { mask } from './masking.js';
-import type { ResourceService } from './service.js';
+import type { ResourceService, UpdateResult } from './service.js';
 
 /**
- * Version history of the kinds that keep one (API.md §7): list, read, restore. The entries are
- * written by the store in the same atomic write as each change; restoring goes through the
- * ordinary write pipeline, so it is validated, authorised and recorded like any update.
+ * Version history of the kinds that keep one (docs/api.md §7): list, read, restore; and every object's field
+ * managers. The entries are written by the store in the same atomic write as each change;
+ * restoring goes through the ordinary write pipeline, so it is validated, authorised and recorded
+ * like any update (by the manager `restore`).
  */
 export class HistoryService {
   constructor(private readonly o: { service: ResourceService; store: Store }) {}
@@ -31,16 +33,32 @@ export class HistoryService {
     return mask(d, obj);
   }
 
-  /** Makes the content of `version` the new latest version (re-creating a deleted object). */
-  async restore(p: Principal, d: KindDescriptor, project: string, name: string, version: number): Promise<Envelope> {
+  /**
+   * The latest write of each field manager to the object, newest first: the first entry wrote the
+   * current version (one made before managers were recorded is told from its history entry, else
+   * "unknown").
+   */
+  async listManagers(p: Principal, d: KindDescriptor, project: string, name: string): Promise<ManagerEntry[]> {
+    const current = await this.o.service.get(p, d, project, name);
+    const key = { kind: d.kind, project: d.scope === 'project' ? project : '', name };
+    const record = await this.o.store.managers(key);
+    const { version, updatedAt } = current.metadata;
+    if (record[0]?.version === version) return record;
+    const entry = d.history ? (await this.o.store.listVersions(key)).find((v) => v.version === version) : undefined;
+    return [entry ?? { version, updatedAt, updatedBy: 'unknown', manager: 'unknown' }, ...record];
+  }
+
+  /** Makes the content of `version` the new latest version (re-creating a deleted object); unchanged when it is the latest content already. */
+  async restore(p: Principal, d: KindDescriptor, project: string, name: string, version: number): Promise<UpdateResult> {
     const old = await this.getVersion(p, d, project, name, version);
     const body = { kind: d.kind, metadata: { name, ...(d.scope === 'project' ? { project } : {}), ...(old.metadata.tags ? { tags: old.metadata.tags } : {}) }, spec: old.spec };
     const target = { name, ...(d.scope === 'project' ? { project } : {}) };
     const key = historyKey(d, project, name);
-    if (await this.o.store.get(key)) return this.o.service.update(p, d, body, target);
+    const by = { manager: MANAGER.restore };
+    if (await this.o.store.get(key)) return this.o.service.update(p, d, body, target, by);
     // a deleted object comes back with the next version number and keeps its history
     const last = (await this.o.store.listVersions(key))[0]?.version ?? version;
-    return this.o.service.create(p, d, body, target, { continueHistoryAt: last + 1 });
+    return { object: await this.o.service.create(p, d, body, target, { continueHistoryAt: last + 1, ...by }), unchanged: false };
   }
 }
 

@@ -14,7 +14,7 @@ export interface Target {
 
 /**
  * Checks the identity of a request body against its endpoint and returns a fresh envelope:
- * canonical kind, name/project filled from the path when empty, mismatches rejected (API.md §3).
+ * canonical kind, name/project filled from the path when empty, mismatches rejected (docs/api.md §3).
  */
 export function identify(d: KindDescriptor, body: unknown, target: Target, requireProject = true): Envelope {
   if (!isObj(body)) throw badRequest(`the request body must be a ${d.kind} object with "kind", "metadata" and "spec"`);

@@ -1,4 +1,4 @@
-import type { Authorizer, AuthzTarget, Principal } from '../auth/authorizer.js';
+import { SYSTEM, type Authorizer, type AuthzTarget, type Principal } from '../auth/authorizer.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { seal } from '../secrets/sealing.js';
@@ -7,7 +7,7 @@ import type { HookCall, HookContext, KindDescriptor } from '../kinds/descriptor.
 import type { KindRegistry } from '../kinds/registry.js';
 import { schemaErrors } from '../kinds/schema-errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
-import { keyOf, type Envelope, type HistoryOptions, type ObjectKey, type Store, type StoredText } from '../storage/store.js';
+import { keyOf, type Envelope, type ObjectKey, type Store, type StoredText, type WriteRecordOptions } from '../storage/store.js';
 import { jsonOf } from '../storage/json-of.js';
 import { KeyedMutex } from '../storage/mutex.js';
 import { isExpired, listPage, listTextPage, needsNoSpec, type ListOptions, type ListResult } from './listing.js';
@@ -15,6 +15,8 @@ import { credentialStamp, type CredentialChange } from './credentials.js';
 import { mask, restoreMasked } from './masking.js';
 import { getPath } from './object-path.js';
 import { identify, stampMetadata, type Target } from './prepare.js';
+import { MANAGER, writerOf } from './managers.js';
+import { keepStoredSecrets, sameContent } from './unchanged.js';
 
 export interface ServiceOptions {
   registry: KindRegistry;
@@ -42,6 +44,18 @@ export interface WriteOptions {
   ifUpdatedAt?: string;
   /** Internal (restore of a deleted object): create at this version, continuing its history. */
   continueHistoryAt?: number;
+  /** The field manager making the write (`dashctl`, `web-ui`...; default `api`), recorded with it. */
+  manager?: string;
+}
+
+/** What an update did: the object as stored now (masked), and whether the write changed nothing. */
+export interface UpdateResult {
+  object: Envelope;
+  /**
+   * The request held what is stored already (normalised, server-owned metadata aside, secrets
+   * compared as plain values): nothing was written, `object` is the stored object as it was.
+   */
+  unchanged: boolean;
 }
 
 /** Stands in for an absent project when only validating. */
@@ -53,7 +67,8 @@ const MAX_UPDATE_RETRIES = 50;
 /**
  * The one pipeline every write takes (HTTP, dashctl, provisioning, reaper), readable top to bottom:
  * authorize, identify, normalise older forms, stamp metadata, schema-validate, semantic-validate,
- * write. Responses are masked here, so no caller can leak a sensitive field.
+ * (an update that changes nothing stops here), write with its writer. Responses are masked here,
+ * so no caller can leak a sensitive field.
  */
 export class ResourceService {
   private readonly hookContext: HookContext;
@@ -134,8 +149,8 @@ export class ResourceService {
     seal(d, obj, undefined, this.opts.secrets);
     await this.dropExpired(d, keyOf(obj));
     try {
-      const history = this.historyOf(d, p, w.continueHistoryAt !== undefined);
-      await this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}), ...history });
+      const record = this.recordOf(d, p, w, w.continueHistoryAt !== undefined);
+      await this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}), ...record });
     } catch (e) {
       if (e instanceof ApiError && e.reason === 'NotFound' && project !== undefined) throw projectMissing(project);
       throw e;
@@ -143,14 +158,15 @@ export class ResourceService {
     return mask(d, obj);
   }
 
-  async update(p: Principal, d: KindDescriptor, body: unknown, target: { name: string; project?: string }, w: WriteOptions = {}): Promise<Envelope> {
+  /** Replaces an object; a body holding what is stored already changes nothing (see `UpdateResult`). */
+  async update(p: Principal, d: KindDescriptor, body: unknown, target: { name: string; project?: string }, w: WriteOptions = {}): Promise<UpdateResult> {
     const key: ObjectKey = { kind: d.kind, project: scopeOf(d, target.project) ?? '', name: target.name };
     await this.opts.authorizer.authorize(p, 'update', authzTarget(d, target.project, target.name));
     // Updates of one object in this process queue up; the retry loop covers other replicas.
     return this.updates.run(`${key.kind}/${key.project}/${key.name}`, () => this.inScope(d, target.project, () => this.updateLoop(p, d, key, body, target, w)));
   }
 
-  private async updateLoop(p: Principal, d: KindDescriptor, key: ObjectKey, body: unknown, target: Target, w: WriteOptions): Promise<Envelope> {
+  private async updateLoop(p: Principal, d: KindDescriptor, key: ObjectKey, body: unknown, target: Target, w: WriteOptions): Promise<UpdateResult> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.current(d, key);
       const version = current.metadata.version;
@@ -161,13 +177,14 @@ export class ResourceService {
       const call = { principal: p, current };
       await this.validate(d, obj, call);
       await this.authorizeSecretRefs(p, d, obj);
-      if (w.dryRun) return mask(d, obj);
+      if (await this.changesNothing(d, obj, current)) return { object: mask(d, current), unchanged: true };
+      if (w.dryRun) return { object: mask(d, obj), unchanged: false };
       await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
       seal(d, obj, current, this.opts.secrets);
       await this.credentialsChanging(p, d, current, obj);
       try {
-        await this.opts.store.update(obj, { expectedVersion: version, ...this.historyOf(d, p) });
-        return mask(d, obj);
+        await this.opts.store.update(obj, { expectedVersion: version, ...this.recordOf(d, p, w) });
+        return { object: mask(d, obj), unchanged: false };
       } catch (e) {
         if (!(e instanceof ApiError && e.reason === 'Conflict')) throw e;
         if (w.ifMatch !== undefined) throw preconditionFailed(`${d.kind} "${key.name}" was changed by someone else; read it again and retry with its new version`);
@@ -197,6 +214,16 @@ export class ResourceService {
     if (d.isPrincipal) await this.forgetSubject(d.kind, name);
   }
 
+  /**
+   * Whether writing `obj` over `current` would change nothing. Sensitive values that did not change
+   * take their stored form first (no new ciphertext or hash, no session ended). A kind with a ttl
+   * is always written: its updatedAt is its lease, and the same body sent again renews it.
+   */
+  private async changesNothing(d: KindDescriptor, obj: Envelope, current: Envelope): Promise<boolean> {
+    await keepStoredSecrets(d, obj, current, this.opts.secrets, this.hookContext);
+    return !d.ttlPath && sameContent(obj, current);
+  }
+
   /** Tells `credentialsChanging` when this update changes a principal's credentials (a new, reset or removed password). */
   private async credentialsChanging(p: Principal, d: KindDescriptor, before: Envelope, after: Envelope): Promise<void> {
     if (!d.isPrincipal || !d.credentials?.length || !this.opts.credentialsChanging) return;
@@ -220,7 +247,7 @@ export class ResourceService {
           await this.opts.store.delete(keyOf(obj), { expectedVersion: version });
         } else {
           const next = { ...obj, metadata: { ...obj.metadata, version: version + 1, updatedAt: this.now().toISOString() }, spec: { ...(obj.spec as object), subjects: kept } };
-          await this.opts.store.update(next, { expectedVersion: version });
+          await this.opts.store.update(next, { expectedVersion: version, writer: { by: SYSTEM.name, manager: MANAGER.dashplane } });
         }
       }
     }
@@ -229,6 +256,16 @@ export class ResourceService {
   /** A permission check with the same target rules as the CRUD calls (for routes built on them). */
   authorize(p: Principal, action: 'create' | 'read' | 'update' | 'delete', d: KindDescriptor, project: string | undefined, name: string): Promise<void> {
     return this.opts.authorizer.authorize(p, action, authzTarget(d, d.scope === 'project' ? project : undefined, name));
+  }
+
+  /**
+   * Whether `p` may do everything to every kind in every project (a global `*` on `*`): what a
+   * backup of the whole store needs, since it holds password hashes and sessions.
+   */
+  async authorizeEverything(p: Principal): Promise<void> {
+    for (const d of this.opts.registry.all()) {
+      for (const action of ['read', 'create', 'update', 'delete'] as const) await this.opts.authorizer.authorize(p, action, { kind: d.kind });
+    }
   }
 
   /** An expired object still in the store (the reaper has not run yet) no longer holds its name. */
@@ -329,11 +366,12 @@ export class ResourceService {
     return obj;
   }
 
-  /** Store option recording this write in the object's history, for kinds that keep one. */
-  private historyOf(d: KindDescriptor, p: Principal, continues = false): { history?: HistoryOptions } {
-    if (!d.history) return {};
+  /** Store options recording who wrote, through what, and (kinds that keep one) the history entry. */
+  private recordOf(d: KindDescriptor, p: Principal, w: WriteOptions, continues = false): WriteRecordOptions {
+    const writer = writerOf(p, w.manager);
+    if (!d.history) return { writer };
     const max = (getPath(this.opts.config, 'history.max_versions') as number | undefined) ?? 50;
-    return { history: { by: p.anonymous ? 'anonymous' : p.name, max, ...(continues ? { continues } : {}) } };
+    return { writer, history: { max, ...(continues ? { continues } : {}) } };
   }
 
   private projectKey(project: string): ObjectKey {

@@ -2,7 +2,7 @@ import type { ServerConfig } from '../config.js';
 import { loadKeyRing } from '../auth/keys.js';
 import { buildKindRegistry } from '../kinds/index.js';
 import { setPathIfParentExists } from '../resources/object-path.js';
-import { LevelStore } from '../storage/level-store.js';
+import { assertSharedKey, openStore } from '../admin/open-store.js';
 import { SecretBox } from './secret-box.js';
 import { locationOf, sealedValues } from './sealing.js';
 
@@ -10,10 +10,13 @@ import { locationOf, sealedValues } from './sealing.js';
  * `dashplane secrets rotate`: re-encrypts every stored sensitive value that was written with an
  * older key, using the primary key. Run it with the server stopped (the store is locked while it
  * runs); objects keep their version. Afterwards the old key can leave previous_encryption_keys.
+ * It works on the store the configuration names, LevelDB or PostgreSQL (with replicas: stop
+ * them all first).
  */
 export async function rotateSecrets(config: Readonly<ServerConfig>, log: (line: string) => void): Promise<{ objects: number; values: number }> {
-  const dataDir = config.database!.level!.path!;
-  const store = new LevelStore(dataDir);
+  assertSharedKey(config);
+  const dataDir = config.database?.level?.path ?? './data';
+  const store = openStore(config);
   await store.open();
   try {
     const security = config.security!;

@@ -1,12 +1,14 @@
 import { expect } from 'chai';
-import { describeStoreContract, obj } from '../../test/store-contract.js';
+import { describeServiceContract } from '../../test/service-contract.js';
+import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import { tempDir } from '../../test/helpers/server.js';
 import { Level } from 'level';
 import { LevelStore } from './level-store.js';
 import type { ApiError } from '../errors.js';
 import type { StoreEvent } from './store.js';
 
-describeStoreContract('LevelStore', async () => {
+/** A store on a new directory. */
+async function fixture(): Promise<StoreFixture> {
   const dir = tempDir();
   let store = new LevelStore(dir.path);
   await store.open();
@@ -23,7 +25,9 @@ describeStoreContract('LevelStore', async () => {
       dir.remove();
     },
   };
-});
+}
+describeStoreContract('LevelStore', fixture);
+describeServiceContract('LevelStore', fixture);
 
 /** A LevelStore on a new directory for `fn`, closed and removed after. */
 async function withStore(fn: (store: LevelStore) => Promise<void>): Promise<void> {
@@ -68,7 +72,7 @@ describe('LevelStore group commit', () => {
         if (i % 10 === 3) return store.create(obj('Dashboard', 'p', 'taken')); // exists
         if (i % 10 === 5) return store.create(obj('Dashboard', 'q', `orphan-${i}`), { parent: { kind: 'Project', project: '', name: 'q' } }); // no parent
         if (i % 10 === 7) return store.update(obj('Dashboard', 'p', 'taken', 99), { expectedVersion: 42 }); // stale
-        return store.create(obj('Dashboard', 'p', `d-${i}`), { parent: { kind: 'Project', project: '', name: 'p' }, history: { by: 'x', max: 5 } });
+        return store.create(obj('Dashboard', 'p', `d-${i}`), { parent: { kind: 'Project', project: '', name: 'p' }, writer: { by: 'x', manager: 'test' }, history: { max: 5 } });
       });
       const outcomes = await Promise.allSettled(writes);
       const reasons = outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : (o.reason as ApiError).reason));
@@ -127,11 +131,7 @@ describe('LevelStore creation revisions', () => {
     let store = new LevelStore(dir.path, { eventLogSize: 3 });
     await store.open();
     try {
-      await store.create(obj('Project', '', 'old'));
-      await store.create(obj('Project', '', 'p'));
-      await store.delete({ kind: 'Project', project: '', name: 'p' });
-      const r4 = await store.create(obj('Project', '', 'p'));
-      const r5 = await store.create(obj('Dashboard', 'p', 'd'));
+      const { r4, r5 } = await creationScenario(store);
       await store.close();
       // what an older dashplane left: no creation revisions, no marker
       const raw = new Level<string, string>(dir.path);
@@ -149,5 +149,65 @@ describe('LevelStore creation revisions', () => {
       await store.close();
       dir.remove();
     }
+  });
+});
+
+describe('LevelStore tombstones (a create of a new name reads no history)', () => {
+  const key = { kind: 'Dashboard', project: 'p', name: 'd' };
+  const h = { history: { max: 50 } };
+  /** d written at versions 0 and 1 (history entries for both), then deleted. */
+  async function deletedWithHistory(store: LevelStore): Promise<void> {
+    await store.create(obj('Project', '', 'p'));
+    await store.create(obj('Dashboard', 'p', 'd'), { ...h, parent: { kind: 'Project', project: '', name: 'p' } });
+    await store.update(obj('Dashboard', 'p', 'd', 1), { expectedVersion: 0, ...h });
+    await store.delete(key);
+    expect((await store.listVersions(key)).map((v) => v.version)).to.deep.equal([1, 0]);
+  }
+
+  it('a delete keeps the history and marks the name; a new object there starts a new history; a restore continues the old one', async () => {
+    await withStore(async (store) => {
+      await deletedWithHistory(store);
+      await store.create(obj('Dashboard', 'p', 'd', 0, { fresh: true }), h);
+      expect((await store.listVersions(key)).map((v) => v.version)).to.deep.equal([0]);
+      await store.delete(key);
+      await store.create(obj('Dashboard', 'p', 'd', 1, { restored: true }), { history: { max: 50, continues: true } });
+      expect((await store.listVersions(key)).map((v) => v.version)).to.deep.equal([1, 0]);
+    });
+  });
+
+  it('a database written before tombstones were kept gets them at open: the old history of a deleted name is still dropped by a new create', async () => {
+    const dir = tempDir();
+    let store = new LevelStore(dir.path);
+    await store.open();
+    try {
+      await deletedWithHistory(store);
+      await store.create(obj('Dashboard', 'p', 'live'), h);
+      await store.close();
+      // what an older dashplane left: histories of deleted objects without tombstones, no marker
+      const raw = new Level<string, string>(dir.path);
+      const stones = await raw.keys({ gte: 't\x00', lt: 't\x00\xff' }).all();
+      expect(stones).to.deep.equal(['t\x00Dashboard\x00p\x00d']);
+      await raw.batch([...stones, 'm\x00tombstones'].map((k) => ({ type: 'del' as const, key: k })));
+      await raw.close();
+      store = new LevelStore(dir.path);
+      await store.open();
+      await store.create(obj('Dashboard', 'p', 'd', 0, { fresh: true }), h);
+      expect((await store.listVersions(key)).map((v) => v.version), 'old versions 1 and 0 dropped').to.deep.equal([0]);
+      expect((await store.getVersion(key, 0))?.spec).to.deep.equal({ fresh: true });
+      expect((await store.listVersions({ kind: 'Dashboard', project: 'p', name: 'live' })).length, 'a live object gets no tombstone').to.equal(1);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+
+  it('a project delete removes the tombstones of its deleted children with their histories', async () => {
+    await withStore(async (store) => {
+      await deletedWithHistory(store);
+      await store.delete({ kind: 'Project', project: '', name: 'p' }, { children: { kinds: ['Dashboard'], project: 'p' } });
+      await store.create(obj('Project', '', 'p'));
+      await store.create(obj('Dashboard', 'p', 'd'), h);
+      expect((await store.listVersions(key)).map((v) => v.version)).to.deep.equal([0]);
+    });
   });
 });

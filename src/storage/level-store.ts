@@ -4,10 +4,10 @@ import { ApiError, alreadyExists, badRequest, conflict, notFound } from '../erro
 import { EventHub, replayThenLive } from './event-hub.js';
 import { MetadataIndex } from './metadata-index.js';
 import { KeyedMutex, Mutex } from './mutex.js';
-import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, StoredText, VersionEntry } from './store.js';
+import type { CreateOptions, DeleteOptions, DumpItem, Envelope, ManagerEntry, ListQuery, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
 import { storedText } from './stored-text.js';
 import { jsonOf } from './json-of.js';
-import { keyOf } from './store.js';
+import { keyOf, recordWrite } from './store.js';
 
 const SEP = '\x00';
 /** Above every ASCII byte: the exclusive upper bound of a key prefix (names and kinds are ASCII). */
@@ -24,17 +24,32 @@ const historyPrefix = (k: ObjectKey) => `h${SEP}${k.kind}${SEP}${k.project}${SEP
 const historyKey = (k: ObjectKey, version: number) => historyPrefix(k) + pad(version, 10);
 /** The revision of the object's ADDED event (`createdRevision`). */
 const createdKey = (k: ObjectKey) => `c${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
+/** The object's managers record (`managers`): kept apart from the object, whose stored text is what reads serve. */
+const managersKey = (k: ObjectKey) => `w${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
+/**
+ * A tombstone: the name of a deleted object whose history is kept (for restore). A create reads it
+ * in the same getMany as its existence check, so a new name costs no history scan; only a name
+ * with a tombstone has an old history to drop.
+ */
+const tombstoneKey = (k: ObjectKey) => `t${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
+/** Present once every kept history of a deleted object has its tombstone (see `recordTombstones`). */
+const TOMBSTONES_KEY = `m${SEP}tombstones`;
 
 type BatchOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
 interface HistoryRecord {
   object: Envelope;
   updatedBy: string;
+  /** Absent in entries written before managers were recorded. */
+  manager?: string;
 }
+
+/** Author of a write that names none. */
+const NOBODY: Writer = { by: 'unknown', manager: 'unknown' };
 
 /**
  * The embedded default store: LevelDB through `level`. One process owns the directory (LevelDB's
  * LOCK file); writes are committed by one writer, in groups (see `write`), each group one atomic
- * batch holding the objects, their history entries, their events, their creation revisions and
+ * batch holding the objects, their managers records, history entries, events, creation revisions and
  * the new store-wide revision, so a crash never leaves half a write. The event log keeps the last `eventLogSize` events for watches that resume.
  */
 export class LevelStore implements Store {
@@ -75,6 +90,23 @@ export class LevelStore implements Store {
     const first = await this.db.keys({ gte: eventKey(0), lt: `e${SEP}${HIGH}`, limit: 1 }).all();
     this.firstLogged = first.length ? Number(first[0].slice(2)) : this.rev + 1;
     if ((await this.db.get(CREATIONS_KEY)) === undefined) await this.recordCreations();
+    if ((await this.db.get(TOMBSTONES_KEY)) === undefined) await this.recordTombstones();
+  }
+
+  /**
+   * Once, on a database written before tombstones were kept: a tombstone for every history whose
+   * object no longer exists (a deleted object kept for restore). Without it, a create of that
+   * name would not know to drop the old history.
+   */
+  private async recordTombstones(): Promise<void> {
+    const orphans = new Set<string>();
+    for await (const key of this.db.keys({ gte: `h${SEP}`, lt: `h${SEP}${HIGH}` })) {
+      const [, kind, project, name] = key.split(SEP);
+      orphans.add(objectKey({ kind, project, name }));
+    }
+    const live = await this.db.getMany([...orphans]);
+    const ops: BatchOp[] = [...orphans].filter((_, i) => live[i] === undefined).map((k) => ({ type: 'put', key: `t${k.slice(1)}`, value: '' }));
+    await this.db.batch([...ops, { type: 'put', key: TOMBSTONES_KEY, value: '1' }]);
   }
 
   /**
@@ -177,29 +209,33 @@ export class LevelStore implements Store {
     return this.writes.run(async () => ({ items: await this.list(q), revision: this.rev }));
   }
 
-  create(obj: Envelope, opts: { parent?: ObjectKey; also?: readonly Envelope[]; history?: HistoryOptions } = {}): Promise<number> {
+  create(obj: Envelope, opts: CreateOptions = {}): Promise<number> {
     const all = [obj, ...(opts.also ?? [])];
     const keys = all.map((o) => objectKey(keyOf(o)));
     return this.write(keys, false, async () => {
-      // one read for every key: the new objects must not exist, the parent must
-      const found = await this.db.getMany([...keys, ...(opts.parent ? [objectKey(opts.parent)] : [])]);
+      // one read for every key: the new objects must not exist, the parent must; the tombstone
+      // says whether the name has an old history
+      const tombstone = tombstoneKey(keyOf(obj));
+      const found = await this.db.getMany([...keys, tombstone, ...(opts.parent ? [objectKey(opts.parent)] : [])]);
       all.forEach((o, i) => {
         if (found[i] !== undefined) throw alreadyExists(`${o.kind} "${o.metadata.name}" already exists`);
       });
-      if (opts.parent && found[all.length] === undefined) {
+      if (opts.parent && found[all.length + 1] === undefined) {
         throw notFound(`${opts.parent.kind} "${opts.parent.name}" not found`);
       }
       const ops: BatchOp[] = all.map((o, i) => ({ type: 'put' as const, key: keys[i], value: jsonOf(o) }));
-      if (opts.history) {
+      all.forEach((o, i) => ops.push(...managersOps(o, i === 0 && opts.managers ? opts.managers : opts.writer ? recordWrite([], o, opts.writer) : undefined)));
+      if (found[all.length] !== undefined) {
+        ops.push({ type: 'del', key: tombstone });
         // a new object under an old name starts a new history, unless it restores the old one
-        if (!opts.history.continues) ops.push(...(await this.keysUnder(historyPrefix(keyOf(obj)))).map((key) => ({ type: 'del' as const, key })));
-        ops.push(...this.historyOps(obj, opts.history), ...(opts.history.continues ? await this.retentionOps(obj, opts.history.max) : []));
+        if (!opts.history?.continues) ops.push(...(await this.keysUnder(historyPrefix(keyOf(obj)))).map((key) => ({ type: 'del' as const, key })));
       }
+      if (opts.history) ops.push(this.historyOp(obj, opts.writer), ...(opts.history.continues ? await this.retentionOps(obj, opts.history.max) : []));
       return { ops, events: all.map((o) => ({ type: 'ADDED' as const, object: o })) };
     });
   }
 
-  update(obj: Envelope, opts: { expectedVersion: number; history?: HistoryOptions }): Promise<number> {
+  update(obj: Envelope, opts: UpdateOptions): Promise<number> {
     const key = objectKey(keyOf(obj));
     return this.write([key], false, async () => {
       // the metadata only, not the 10 KB body; usually from `recent` (the caller has just read it)
@@ -210,7 +246,9 @@ export class LevelStore implements Store {
         throw conflict(`${obj.kind} "${obj.metadata.name}" is at version ${stored}, not ${opts.expectedVersion}`);
       }
       const ops: BatchOp[] = [{ type: 'put', key, value: jsonOf(obj) }];
-      if (opts.history) ops.push(...this.historyOps(obj, opts.history), ...(await this.retentionOps(obj, opts.history.max)));
+      if (opts.managers) ops.push(...managersOps(obj, opts.managers));
+      else if (opts.writer) ops.push(...managersOps(obj, recordWrite(await this.managers(keyOf(obj)), obj, opts.writer)));
+      if (opts.history) ops.push(this.historyOp(obj, opts.writer), ...(await this.retentionOps(obj, opts.history.max)));
       return { ops, events: [{ type: 'MODIFIED', object: obj }] };
     });
   }
@@ -237,10 +275,13 @@ export class LevelStore implements Store {
           ops.push({ type: 'del', key: childKey });
           events.push({ type: 'DELETED', object: JSON.parse(raw) as Envelope });
         }
-        const hprefix = `h${SEP}${kind}${SEP}${project}${SEP}`;
-        ops.push(...(await this.keysUnder(hprefix)).map((hk) => ({ type: 'del' as const, key: hk })));
+        for (const prefix of [`h${SEP}${kind}${SEP}${project}${SEP}`, `w${SEP}${kind}${SEP}${project}${SEP}`, `t${SEP}${kind}${SEP}${project}${SEP}`]) {
+          ops.push(...(await this.keysUnder(prefix)).map((hk) => ({ type: 'del' as const, key: hk })));
+        }
       }
-      ops.push({ type: 'del', key });
+      ops.push({ type: 'del', key }, { type: 'del', key: managersKey(k) });
+      // its history stays (restore brings it back): mark the name
+      if ((await this.db.keys({ gte: historyPrefix(k), lt: historyPrefix(k) + HIGH, limit: 1 }).all()).length > 0) ops.push({ type: 'put', key: tombstoneKey(k), value: '' });
       events.push({ type: 'DELETED', object: obj });
       return { ops, events };
     });
@@ -337,9 +378,47 @@ export class LevelStore implements Store {
     const out: VersionEntry[] = [];
     for await (const raw of this.db.values({ gte: prefix, lt: prefix + HIGH, reverse: true })) {
       const r = JSON.parse(raw) as HistoryRecord;
-      out.push({ version: r.object.metadata.version, updatedAt: r.object.metadata.updatedAt, updatedBy: r.updatedBy });
+      out.push({ version: r.object.metadata.version, updatedAt: r.object.metadata.updatedAt, updatedBy: r.updatedBy, manager: r.manager ?? 'unknown' });
     }
     return out;
+  }
+
+  async managers(k: ObjectKey): Promise<ManagerEntry[]> {
+    const raw = await this.db.get(managersKey(k));
+    return raw === undefined ? [] : (JSON.parse(raw) as ManagerEntry[]);
+  }
+
+  /**
+   * One explicit LevelDB snapshot, read by two iterators in step: objects (`o` keys) and history
+   * entries (`h` keys) sort by the same (kind, project, name), so each object's entries are met
+   * just before it and those of deleted objects are skipped.
+   */
+  async *dump(): AsyncIterable<DumpItem> {
+    const snapshot = this.db.snapshot();
+    try {
+      const revision = await this.db.get(REVISION_KEY, { snapshot });
+      yield { type: 'revision', revision: revision === undefined ? 0 : Number(revision) };
+      const history = this.db.iterator({ gte: `h${SEP}`, lt: `h${SEP}${HIGH}`, snapshot });
+      try {
+        let entry = await history.next();
+        for await (const [key, raw] of this.db.iterator({ gte: `o${SEP}`, lt: `o${SEP}${HIGH}`, snapshot })) {
+          const id = key.slice(2);
+          // history keys: h SEP kind SEP project SEP name SEP version; compare their (kind, project, name)
+          while (entry !== undefined && entry[0].slice(2, entry[0].lastIndexOf(SEP)) < id) entry = await history.next();
+          while (entry !== undefined && entry[0].slice(2, entry[0].lastIndexOf(SEP)) === id) {
+            const r = JSON.parse(entry[1]) as HistoryRecord;
+            yield { type: 'version', updatedBy: r.updatedBy, ...(r.manager ? { manager: r.manager } : {}), object: r.object };
+            entry = await history.next();
+          }
+          const managers = await this.db.get(managersKey({ kind: id.split(SEP)[0], project: id.split(SEP)[1], name: id.split(SEP)[2] }), { snapshot });
+          yield { type: 'object', object: JSON.parse(raw) as Envelope, managers: managers === undefined ? [] : (JSON.parse(managers) as ManagerEntry[]) };
+        }
+      } finally {
+        await history.close();
+      }
+    } finally {
+      await snapshot.close();
+    }
   }
 
   async getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
@@ -348,9 +427,9 @@ export class LevelStore implements Store {
   }
 
   /** The object's JSON is made once per write (`jsonOf`), not once per copy. */
-  private historyOps(obj: Envelope, h: HistoryOptions): BatchOp[] {
-    const record = `{"object":${jsonOf(obj)},"updatedBy":${JSON.stringify(h.by)}}`; // a HistoryRecord
-    return [{ type: 'put', key: historyKey(keyOf(obj), obj.metadata.version), value: record }];
+  private historyOp(obj: Envelope, writer: Writer = NOBODY): BatchOp {
+    const record = `{"object":${jsonOf(obj)},"updatedBy":${JSON.stringify(writer.by)},"manager":${JSON.stringify(writer.manager)}}`; // a HistoryRecord
+    return { type: 'put', key: historyKey(keyOf(obj), obj.metadata.version), value: record };
   }
 
   /** Keeps the `max` versions before the one being written (and that one). */
@@ -405,6 +484,11 @@ export class LevelStore implements Store {
     this.hub.publish(numbered);
     return revisions;
   }
+}
+
+/** Stores (or, without one, leaves alone) the managers record of `obj`. */
+function managersOps(obj: Envelope, record: readonly ManagerEntry[] | undefined): BatchOp[] {
+  return record ? [{ type: 'put', key: managersKey(keyOf(obj)), value: JSON.stringify(record) }] : [];
 }
 
 /** Most writes committed in one batch. */

@@ -1,5 +1,5 @@
 import { buildKindRegistry } from '../kinds/index.js';
-import type { Envelope, Store } from './store.js';
+import type { Envelope, ManagerEntry, Store } from './store.js';
 import { LevelStore } from './level-store.js';
 import { PostgresStore } from './postgres-store.js';
 import { SESSION_KIND } from '../auth/sessions.js';
@@ -17,7 +17,7 @@ export function storeFromUri(uri: string): Store {
 
 /**
  * `dashplane migrate-store --from A --to B`: copies every object (every kind, sessions included)
- * with its version history, as stored: versions, timestamps and encrypted secrets unchanged (the
+ * with its version history and managers record, as stored: versions, timestamps and encrypted secrets unchanged (the
  * same encryption key keeps working). The target must be empty. Run it with the servers stopped.
  */
 export async function migrateStore(from: Store, to: Store, log: (line: string) => void): Promise<{ objects: number; versions: number }> {
@@ -26,9 +26,7 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
     await to.open();
     try {
       const kinds = [...buildKindRegistry().all().map((d) => d.kind), SESSION_KIND, PROFILE_KIND];
-      for (const kind of kinds) {
-        if ((await to.list({ kind, limit: 1 })).length > 0) throw new Error(`the target already holds ${kind} objects; migrate into an empty store`);
-      }
+      await assertEmpty(to, kinds);
       let objects = 0;
       let versions = 0;
       for (const kind of kinds) {
@@ -50,23 +48,49 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
   }
 }
 
-/** One object: its history replayed oldest first (same versions), then the current state. */
+/** The target of a copy must hold nothing of these kinds. */
+export async function assertEmpty(to: Store, kinds: readonly string[]): Promise<void> {
+  for (const kind of kinds) {
+    if ((await to.list({ kind, limit: 1 })).length > 0) throw new Error(`the target already holds ${kind} objects; copy into an empty store`);
+  }
+}
+
+/** One kept history entry: the object as written at that version, by whom and through what. */
+export interface Version {
+  object: Envelope;
+  updatedBy: string;
+  /** Absent in entries written before managers were recorded. */
+  manager?: string;
+}
+
+/** One object with its history and managers record, read from `from` and written into `to`. */
 async function copyOne(from: Store, to: Store, obj: Envelope): Promise<number> {
   const key = { kind: obj.kind, project: obj.metadata.project ?? '', name: obj.metadata.name };
-  const entries = (await from.listVersions(key)).reverse();
-  let last: Envelope | undefined;
-  let copied = 0;
-  for (const e of entries) {
+  const versions: Version[] = [];
+  for (const e of (await from.listVersions(key)).reverse()) {
     const version = await from.getVersion(key, e.version);
-    if (!version) continue;
-    const history = { by: e.updatedBy, max: COPY_ALL_VERSIONS, continues: true };
-    if (last === undefined) await to.create(version, { history });
-    else await to.update(version, { expectedVersion: last.metadata.version, history });
-    last = version;
-    copied++;
+    if (version) versions.push({ object: version, updatedBy: e.updatedBy, ...(e.manager ? { manager: e.manager } : {}) });
   }
-  if (last === undefined) await to.create(obj);
-  // the stored object can differ from its newest entry (e.g. after secrets rotate)
-  else if (JSON.stringify(last) !== JSON.stringify(obj)) await to.update(obj, { expectedVersion: last.metadata.version });
-  return copied;
+  return copyObject(to, obj, versions, await from.managers(key));
+}
+
+/**
+ * Writes one object into `to` as it was stored: its history replayed oldest first (same versions,
+ * authors, managers, timestamps), then the current state with its managers record. Returns how
+ * many history entries were written.
+ */
+export async function copyObject(to: Store, obj: Envelope, versions: readonly Version[], managers?: ManagerEntry[]): Promise<number> {
+  let last: Envelope | undefined;
+  for (const v of versions) {
+    const record = { writer: { by: v.updatedBy, manager: v.manager ?? 'unknown' }, history: { max: COPY_ALL_VERSIONS, continues: true } };
+    if (last === undefined) await to.create(v.object, record);
+    else await to.update(v.object, { expectedVersion: last.metadata.version, ...record });
+    last = v.object;
+  }
+  const record = managers ? { managers } : {};
+  if (last === undefined) await to.create(obj, record);
+  // the stored object can differ from its newest entry (e.g. after secrets rotate); it is
+  // written again with the record as the source has it
+  else await to.update(obj, { expectedVersion: last.metadata.version, ...record });
+  return versions.length;
 }

@@ -73,6 +73,17 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE o.kind = e.kind AND o.project = e.project AND o.name = e.name;
     `,
   },
+  {
+    version: 3,
+    description: 'field managers: each object\'s managers record, each history entry\'s manager',
+    sql: `
+      -- The latest write of each field manager (dashctl, web-ui, api...), newest first: kept beside
+      -- the document, which reads serve as stored (a Perses client must not see it).
+      ALTER TABLE dashplane_objects ADD COLUMN managers jsonb NOT NULL DEFAULT '[]'::jsonb;
+      -- '' for entries written before managers were recorded.
+      ALTER TABLE dashplane_history ADD COLUMN manager text NOT NULL DEFAULT '';
+    `,
+  },
 ];
 
 /** An arbitrary constant: the advisory lock key taken while migrating. */

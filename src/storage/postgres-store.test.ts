@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { ApiError } from '../errors.js';
 import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
-import { describeStoreContract, obj } from '../../test/store-contract.js';
+import { describeServiceContract } from '../../test/service-contract.js';
+import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import { PostgresStore } from './postgres-store.js';
 
 describe('PostgresStore', function () {
@@ -13,7 +14,8 @@ describe('PostgresStore', function () {
   });
   after(async () => cluster?.stop());
 
-  describeStoreContract('PostgresStore', async () => {
+  /** A store on a new database. */
+  const fixture = async (): Promise<StoreFixture> => {
     const db = await cluster.createDatabase();
     let store = new PostgresStore({ url: db.url });
     await store.open();
@@ -30,7 +32,9 @@ describe('PostgresStore', function () {
         await db.drop();
       },
     };
-  });
+  };
+  describeStoreContract('PostgresStore', fixture);
+  describeServiceContract('PostgresStore', fixture);
 
   describe('PostgresStore specifics', () => {
     it('a since older than the retained event log is Gone; a retained one replays', async () => {
@@ -72,7 +76,7 @@ describe('PostgresStore', function () {
         await c.connect();
         const { rows } = await c.query('SELECT version FROM dashplane_schema');
         await c.end();
-        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2]);
+        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3]);
       } finally {
         await a.close();
         await b.close();
@@ -85,22 +89,43 @@ describe('PostgresStore', function () {
       let store = new PostgresStore({ url: db.url, eventLogSize: 3 });
       await store.open();
       try {
-        await store.create(obj('Project', '', 'old'));
-        await store.create(obj('Project', '', 'p'));
-        await store.delete({ kind: 'Project', project: '', name: 'p' });
-        const r4 = await store.create(obj('Project', '', 'p'));
-        const r5 = await store.create(obj('Dashboard', 'p', 'd'));
+        const { r4, r5 } = await creationScenario(store);
         await store.close();
         // back to what schema 1 held
         const c = new pg.Client({ connectionString: db.url });
         await c.connect();
-        await c.query('ALTER TABLE dashplane_objects DROP COLUMN created_revision; DELETE FROM dashplane_schema WHERE version = 2');
+        await c.query(`ALTER TABLE dashplane_objects DROP COLUMN created_revision, DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager;
+          DELETE FROM dashplane_schema WHERE version >= 2`);
         await c.end();
         store = new PostgresStore({ url: db.url, eventLogSize: 3 });
         await store.open();
         expect(await store.createdRevision({ kind: 'Project', project: '', name: 'p' })).to.equal(r4);
         expect(await store.createdRevision({ kind: 'Dashboard', project: 'p', name: 'd' })).to.equal(r5);
         expect(await store.createdRevision({ kind: 'Project', project: '', name: 'old' }), 'created before the oldest retained event').to.equal(0);
+      } finally {
+        await store.close();
+        await db.drop();
+      }
+    });
+
+    it('migration 3 gives a database of schema 2 empty managers records and history entries of manager "unknown"', async () => {
+      const db = await cluster.createDatabase();
+      let store = new PostgresStore({ url: db.url });
+      await store.open();
+      const key = { kind: 'Dashboard', project: 'p', name: 'd' };
+      try {
+        await store.create(obj('Dashboard', 'p', 'd'), { writer: { by: 'alice', manager: 'dashctl' }, history: { max: 5 } });
+        await store.close();
+        const c = new pg.Client({ connectionString: db.url });
+        await c.connect();
+        await c.query('ALTER TABLE dashplane_objects DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager; DELETE FROM dashplane_schema WHERE version = 3');
+        await c.end();
+        store = new PostgresStore({ url: db.url });
+        await store.open();
+        expect(await store.managers(key)).to.deep.equal([]);
+        expect((await store.listVersions(key)).map((v) => [v.updatedBy, v.manager])).to.deep.equal([['alice', 'unknown']]);
+        await store.update(obj('Dashboard', 'p', 'd', 1), { expectedVersion: 0, writer: { by: 'bob', manager: 'web-ui' } });
+        expect((await store.managers(key)).map((m) => m.manager)).to.deep.equal(['web-ui']);
       } finally {
         await store.close();
         await db.drop();

@@ -4,8 +4,8 @@ import { ApiError, alreadyExists, badRequest, conflict, notFound, unavailable } 
 import { EventHub, replayThenLive } from './event-hub.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
-import type { DeleteOptions, Envelope, HistoryOptions, ListQuery, ObjectKey, Store, StoreEvent, StoredText, VersionEntry } from './store.js';
-import { keyOf } from './store.js';
+import type { CreateOptions, DeleteOptions, DumpItem, Envelope, HistoryOptions, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
+import { keyOf, recordWrite } from './store.js';
 import { jsonOf } from './json-of.js';
 
 export interface PostgresStoreOptions {
@@ -207,7 +207,7 @@ export class PostgresStore implements Store {
     );
   }
 
-  create(obj: Envelope, opts: { parent?: ObjectKey; also?: readonly Envelope[]; history?: HistoryOptions } = {}): Promise<number> {
+  create(obj: Envelope, opts: CreateOptions = {}): Promise<number> {
     return this.write(async (c) => {
       if (opts.parent) {
         const p = opts.parent;
@@ -219,10 +219,11 @@ export class PostgresStore implements Store {
       const all = [obj, ...(opts.also ?? [])];
       for (const o of all) {
         const k = keyOf(o);
+        const managers = o === obj && opts.managers ? opts.managers : opts.writer ? recordWrite([], o, opts.writer) : [];
         const inserted = await c.query(
-          `INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at) VALUES ($1, $2, $3, $4::jsonb, $5, $6)
+          `INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7::jsonb)
            ON CONFLICT (kind, project, name) DO NOTHING`,
-          [k.kind, k.project, k.name, jsonOf(o), o.metadata.version, o.metadata.updatedAt],
+          [k.kind, k.project, k.name, jsonOf(o), o.metadata.version, o.metadata.updatedAt, JSON.stringify(managers)],
         );
         if (!inserted.rowCount) throw alreadyExists(`${o.kind} "${o.metadata.name}" already exists`);
       }
@@ -230,29 +231,35 @@ export class PostgresStore implements Store {
         const k = keyOf(obj);
         // a new object under an old name starts a new history, unless it restores the old one
         if (!opts.history.continues) await c.query('DELETE FROM dashplane_history WHERE kind = $1 AND project = $2 AND name = $3', [k.kind, k.project, k.name]);
-        await this.writeHistory(c, obj, opts.history, !!opts.history.continues);
+        await this.writeHistory(c, obj, opts.history, opts.writer, !!opts.history.continues);
       }
       return all.map((o) => ({ type: 'ADDED' as const, object: o }));
     });
   }
 
-  update(obj: Envelope, opts: { expectedVersion: number; history?: HistoryOptions }): Promise<number> {
+  update(obj: Envelope, opts: UpdateOptions): Promise<number> {
     return this.write(async (c) => {
       const k = keyOf(obj);
-      const { rows } = await c.query<{ version: number }>('SELECT version FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3 FOR UPDATE', [k.kind, k.project, k.name]);
+      const { rows } = await c.query<{ version: number; managers: ManagerEntry[] }>('SELECT version, managers FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3 FOR UPDATE', [
+        k.kind,
+        k.project,
+        k.name,
+      ]);
       if (!rows.length) throw notFound(`${obj.kind} "${obj.metadata.name}" not found`);
       if (rows[0].version !== opts.expectedVersion) {
         throw conflict(`${obj.kind} "${obj.metadata.name}" is at version ${rows[0].version}, not ${opts.expectedVersion}`);
       }
-      await c.query('UPDATE dashplane_objects SET doc = $4::jsonb, version = $5, updated_at = $6 WHERE kind = $1 AND project = $2 AND name = $3', [
+      const managers = opts.managers ?? (opts.writer ? recordWrite(rows[0].managers, obj, opts.writer) : rows[0].managers);
+      await c.query('UPDATE dashplane_objects SET doc = $4::jsonb, version = $5, updated_at = $6, managers = $7::jsonb WHERE kind = $1 AND project = $2 AND name = $3', [
         k.kind,
         k.project,
         k.name,
         jsonOf(obj),
         obj.metadata.version,
         obj.metadata.updatedAt,
+        JSON.stringify(managers),
       ]);
-      if (opts.history) await this.writeHistory(c, obj, opts.history, true);
+      if (opts.history) await this.writeHistory(c, obj, opts.history, opts.writer, true);
       return [{ type: 'MODIFIED' as const, object: obj }];
     });
   }
@@ -390,12 +397,17 @@ export class PostgresStore implements Store {
   }
 
   async listVersions(k: ObjectKey): Promise<VersionEntry[]> {
-    const { rows } = await this.query<{ version: number; updated_at: string; updated_by: string }>(
-      `SELECT version, doc->'metadata'->>'updatedAt' AS updated_at, updated_by FROM dashplane_history
+    const { rows } = await this.query<{ version: number; updated_at: string; updated_by: string; manager: string }>(
+      `SELECT version, doc->'metadata'->>'updatedAt' AS updated_at, updated_by, manager FROM dashplane_history
        WHERE kind = $1 AND project = $2 AND name = $3 ORDER BY version DESC`,
       [k.kind, k.project, k.name],
     );
-    return rows.map((r) => ({ version: r.version, updatedAt: r.updated_at, updatedBy: r.updated_by }));
+    return rows.map((r) => ({ version: r.version, updatedAt: r.updated_at, updatedBy: r.updated_by, manager: r.manager || 'unknown' }));
+  }
+
+  async managers(k: ObjectKey): Promise<ManagerEntry[]> {
+    const { rows } = await this.query<{ managers: ManagerEntry[] }>('SELECT managers FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3', [k.kind, k.project, k.name]);
+    return rows[0]?.managers ?? [];
   }
 
   async getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
@@ -406,6 +418,47 @@ export class PostgresStore implements Store {
       version,
     ]);
     return rows[0]?.doc;
+  }
+
+  /**
+   * One REPEATABLE READ, READ ONLY transaction (one snapshot, writes go on) read through two
+   * cursors in step, both in (kind, project, name) order: objects, and the history entries of
+   * objects that exist (those of deleted objects are left out).
+   */
+  async *dump(): AsyncIterable<DumpItem> {
+    const c = await this.connect();
+    let broken = false;
+    try {
+      await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const { rows } = await c.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
+      yield { type: 'revision', revision: Number(rows[0]?.revision ?? 0) };
+      await c.query('DECLARE dump_objects NO SCROLL CURSOR FOR SELECT kind, project, name, doc, managers FROM dashplane_objects ORDER BY kind, project, name');
+      await c.query(`DECLARE dump_history NO SCROLL CURSOR FOR SELECT h.kind, h.project, h.name, h.updated_by, h.manager, h.doc FROM dashplane_history h
+        JOIN dashplane_objects o ON o.kind = h.kind AND o.project = h.project AND o.name = h.name ORDER BY h.kind, h.project, h.name, h.version`);
+      const fetch = async <R extends pg.QueryResultRow>(cursor: string) => (await c.query<R>(`FETCH ${DUMP_BATCH} FROM ${cursor}`)).rows;
+      type Row = { kind: string; project: string; name: string; doc: Envelope; managers: ManagerEntry[] };
+      let history = await fetch<Row & { updated_by: string; manager: string }>('dump_history');
+      for (let objects = await fetch<Row>('dump_objects'); objects.length > 0; objects = await fetch<Row>('dump_objects')) {
+        for (const o of objects) {
+          for (;;) {
+            if (history.length === 0) history = await fetch('dump_history');
+            const h = history[0];
+            if (!h || h.kind !== o.kind || h.project !== o.project || h.name !== o.name) break;
+            history.shift();
+            yield { type: 'version', updatedBy: h.updated_by, ...(h.manager ? { manager: h.manager } : {}), object: h.doc };
+          }
+          yield { type: 'object', object: o.doc, managers: o.managers };
+        }
+      }
+      await c.query('COMMIT');
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => (broken = true));
+      throw translate(e, this.where);
+    } finally {
+      // a consumer that stops early leaves the transaction open: end it before the client goes back
+      await c.query('ROLLBACK').catch(() => (broken = true));
+      c.release(broken);
+    }
   }
 
   // --- internals ---
@@ -435,12 +488,13 @@ export class PostgresStore implements Store {
   }
 
   /** The history entry of this write; with `retain`, drops entries older than the `max` previous versions. */
-  private async writeHistory(c: PoolClient, obj: Envelope, h: HistoryOptions, retain: boolean): Promise<void> {
+  private async writeHistory(c: PoolClient, obj: Envelope, h: HistoryOptions, writer: Writer | undefined, retain: boolean): Promise<void> {
     const k = keyOf(obj);
+    const w = writer ?? { by: 'unknown', manager: 'unknown' };
     await c.query(
-      `INSERT INTO dashplane_history (kind, project, name, version, updated_by, doc) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
-       ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, doc = EXCLUDED.doc`,
-      [k.kind, k.project, k.name, obj.metadata.version, h.by, jsonOf(obj)],
+      `INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
+       ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, manager = EXCLUDED.manager, doc = EXCLUDED.doc`,
+      [k.kind, k.project, k.name, obj.metadata.version, w.by, w.manager, jsonOf(obj)],
     );
     const keep = obj.metadata.version - h.max;
     if (retain && keep > 0) {
@@ -454,7 +508,7 @@ export class PostgresStore implements Store {
    * commit the events are published in revision order, before the returned promise resolves.
    */
   private async write(build: (c: PoolClient) => Promise<PendingEvent[]>): Promise<number> {
-    const { first, events } = await this.tx(async (c) => {
+    const { first, events, trimmed } = await this.tx(async (c) => {
       const pending = await build(c);
       // the meta row lock serialises numbering: revision order is commit order, without gaps
       const { rows } = await c.query<{ revision: string }>('UPDATE dashplane_meta SET revision = revision + $1 WHERE id = 1 RETURNING revision', [pending.length]);
@@ -475,14 +529,15 @@ export class PostgresStore implements Store {
           [JSON.stringify(created)],
         );
       }
-      if (last - this.eventLogSize >= this.firstLogged) {
-        await c.query('DELETE FROM dashplane_events WHERE revision <= $1', [last - this.eventLogSize]);
-      }
+      const trimmed = last - this.eventLogSize >= this.firstLogged;
+      if (trimmed) await c.query('DELETE FROM dashplane_events WHERE revision <= $1', [last - this.eventLogSize]);
       // delivered to every listener at commit, in commit order
       await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(last)]);
-      return { first, events };
+      return { first, events, trimmed };
     });
     const last = first + events.length - 1;
+    // the log now starts after what this commit trimmed, whichever path publishes the events below
+    if (trimmed) this.firstLogged = Math.max(this.firstLogged, last - this.eventLogSize + 1);
     // published before the write returns (onEvent listeners see it first), after every earlier revision
     await this.publishing.run(async () => {
       if (this.rev >= last) return;
@@ -540,6 +595,9 @@ export class PostgresStore implements Store {
     }
   }
 }
+
+/** Rows per FETCH of a dump cursor. */
+const DUMP_BATCH = 500;
 
 function gone(since: number, oldest: number): ApiError {
   return new ApiError('Gone', `revision ${since} is older than the retained event log (oldest ${oldest}); list again and watch from the revision that list returns`);

@@ -75,10 +75,16 @@ export interface DeleteOptions {
   children?: { project: string; kinds: readonly string[] };
 }
 
-/** Keep this write in the object's version history (in the same atomic write). */
-export interface HistoryOptions {
-  /** Who wrote it (user name, or "anonymous"). */
+/** Who made a write, and through what. */
+export interface Writer {
+  /** The user name, "anonymous", or "dashplane" for the server's own writes. */
   by: string;
+  /** The field manager: the client or component that made it (`dashctl`, `web-ui`, `api`, `restore`...). */
+  manager: string;
+}
+
+/** Keep this write in the object's version history (in the same atomic write); its author is the write's `writer`. */
+export interface HistoryOptions {
   /** Versions kept per object; older ones are dropped. */
   max: number;
   /** On create: continue the history of an earlier object of this name (a restore) instead of starting afresh. */
@@ -90,7 +96,53 @@ export interface VersionEntry {
   version: number;
   updatedAt: string;
   updatedBy: string;
+  /** The field manager of that write ("unknown" for entries written before managers were recorded). */
+  manager: string;
 }
+
+/** The latest write of one field manager to an object: one entry of its managers record. */
+export type ManagerEntry = VersionEntry;
+
+/** Field managers kept per object (the most recent ones): enough to tell who wrote last and whether a tool wrote before. */
+export const MAX_MANAGERS = 10;
+
+/**
+ * The managers record after a write by `writer` of `obj`: its entry first, then the other
+ * managers' latest writes, newest first, at most MAX_MANAGERS.
+ */
+export function recordWrite(record: readonly ManagerEntry[], obj: Envelope, writer: Writer): ManagerEntry[] {
+  const entry = { version: obj.metadata.version, updatedAt: obj.metadata.updatedAt, updatedBy: writer.by, manager: writer.manager };
+  return [entry, ...record.filter((e) => e.manager !== writer.manager)].slice(0, MAX_MANAGERS);
+}
+
+/** What a create or an update records besides the object itself. */
+export interface WriteRecordOptions {
+  /** Who made it: kept in the object's managers record (and its history entry). */
+  writer?: Writer;
+  history?: HistoryOptions;
+  /** The managers record to store as it is, instead of the one `writer` makes (copying a store). */
+  managers?: readonly ManagerEntry[];
+}
+
+/** Options of `Store.create`: a `parent` that must exist, companions created `also` in the same atomic write. */
+export interface CreateOptions extends WriteRecordOptions {
+  parent?: ObjectKey;
+  also?: readonly Envelope[];
+}
+
+/** Options of `Store.update`. */
+export interface UpdateOptions extends WriteRecordOptions {
+  expectedVersion: number;
+}
+
+/**
+ * One record of `Store.dump`: first the revision of the snapshot, then for each object its kept
+ * history entries (oldest first, each the object as written at that version) and the object.
+ */
+export type DumpItem =
+  | { type: 'revision'; revision: number }
+  | { type: 'version'; updatedBy: string; manager?: string; object: Envelope }
+  | { type: 'object'; object: Envelope; managers: ManagerEntry[] };
 
 /** The storage contract (see test/store-contract.ts for the shared suite). */
 export interface Store {
@@ -109,9 +161,12 @@ export interface Store {
    * Stores a new object; with `parent`, only if that object exists at the same instant; with
    * `also`, those new objects too, in the same atomic write (AlreadyExists if any exists).
    */
-  create(obj: Envelope, opts?: { parent?: ObjectKey; also?: readonly Envelope[]; history?: HistoryOptions }): Promise<number>;
-  /** Replaces an object whose stored version equals `expectedVersion`. */
-  update(obj: Envelope, opts: { expectedVersion: number; history?: HistoryOptions }): Promise<number>;
+  create(obj: Envelope, opts?: CreateOptions): Promise<number>;
+  /**
+   * Replaces an object whose stored version equals `expectedVersion`. Without `writer` (or
+   * `managers`) its managers record is left as it is.
+   */
+  update(obj: Envelope, opts: UpdateOptions): Promise<number>;
   /** Deletes an object (and optionally its children) atomically; returns the revision. */
   delete(key: ObjectKey, opts?: DeleteOptions): Promise<number>;
   /** The revision of the last write (0 for an empty store). */
@@ -142,10 +197,21 @@ export interface Store {
    * earlier object of that key can then exist.
    */
   createdRevision(key: ObjectKey): Promise<number | undefined>;
+  /**
+   * The managers record of the object stored now under `key`: the latest write of each field
+   * manager, newest first ([] when it has none, or does not exist). Deleted with the object.
+   */
+  managers(key: ObjectKey): Promise<ManagerEntry[]>;
   /** History entries of an object (present or deleted), newest first. */
   listVersions(key: ObjectKey): Promise<VersionEntry[]>;
   /** The object as it was at `version`, if kept. */
   getVersion(key: ObjectKey, version: number): Promise<Envelope | undefined>;
+  /**
+   * Everything the store holds, read from one consistent snapshot while writes go on (backups):
+   * the snapshot's revision, then objects of every kind in key order, each preceded by its kept
+   * history entries. The history of deleted objects is left out.
+   */
+  dump(): AsyncIterable<DumpItem>;
 }
 
 /** The key of an envelope. */

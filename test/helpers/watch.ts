@@ -1,6 +1,6 @@
 import { waitFor } from './wait.js';
 
-/** One line of a watch stream (API.md §6). */
+/** One line of a watch stream (docs/api.md §6). */
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
   revision: number;

@@ -21,6 +21,16 @@ const HistoryPage = lazy(() => import('./pages/HistoryPage').then((m) => ({ defa
 const ProjectPage = lazy(() => import('./pages/ProjectPage').then((m) => ({ default: m.ProjectPage })));
 const AdminPage = lazy(() => import('./pages/AdminPage').then((m) => ({ default: m.AdminPage })));
 const HomePage = lazy(() => import('./pages/HomePage').then((m) => ({ default: m.HomePage })));
+// the import page previews dashboards: it needs the Perses providers too
+const ImportPage = lazy(() =>
+  Promise.all([import('./pages/ImportPage'), import('./perses/PersesProviders')]).then(([page, perses]) => ({
+    default: () => (
+      <perses.PersesProviders>
+        <page.ImportPage />
+      </perses.PersesProviders>
+    ),
+  })),
+);
 
 export function App() {
   const config = useQuery(['config'], getConfig, { staleTime: Infinity });
@@ -59,6 +69,8 @@ export function App() {
                 <Route path="/" element={<HomePage />} />
                 <Route path="/projects" element={<Navigate to="/" replace />} />
                 <Route path="/projects/:project" element={<ProjectPage />} />
+                <Route path="/import" element={<ImportPage />} />
+                <Route path="/projects/:project/import" element={<ImportPage />} />
                 <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
                 <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
                 <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />

@@ -1,4 +1,4 @@
-// The dashplane HTTP API as the UI uses it (design/API.md). Credentials are the cookies that
+// The dashplane HTTP API as the UI uses it (docs/api.md). Credentials are the cookies that
 // login sets; fetch-refresh.ts refreshes them once on a 401 for every same-origin call.
 
 export interface Metadata {
@@ -51,11 +51,15 @@ async function toError(res: Response): Promise<ApiError> {
   }
 }
 
+/** The field manager the server records with every write the UI makes (shown in the history). */
+const FIELD_MANAGER = { 'X-Dashplane-Manager': 'web-ui' };
+
+/** Every call of the UI to the API: cookies, JSON, the field manager; a non-2xx answer throws an ApiError. */
 export async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
   const res = await fetch(url, {
     method,
     credentials: 'same-origin',
-    headers: { Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    headers: { Accept: 'application/json', ...FIELD_MANAGER, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!res.ok) throw await toError(res);
@@ -124,10 +128,16 @@ export interface VersionEntry {
   version: number;
   updatedAt?: string;
   updatedBy?: string;
+  /** The field manager of that write: web-ui, dashctl, api, restore... */
+  manager?: string;
 }
 
 export const listVersions = (plural: string, project: string | undefined, name: string) =>
   getJson<VersionEntry[]>(`${resourcePath(plural, project, name)}/versions`);
+
+/** The latest write of each field manager, newest first: the first one wrote the current version. */
+export const listManagers = (plural: string, project: string | undefined, name: string) =>
+  getJson<VersionEntry[]>(`${resourcePath(plural, project, name)}/managers`);
 
 export const getVersion = (plural: string, project: string | undefined, name: string, version: number) =>
   getJson<Resource>(`${resourcePath(plural, project, name)}/versions/${version}`);
@@ -140,4 +150,38 @@ export async function restoreVersion(plural: string, project: string | undefined
 export function displayName(r: Resource): string {
   const display = (r.spec as { display?: { name?: string } } | undefined)?.display?.name;
   return display && display.trim() ? display : r.metadata.name;
+}
+
+/** POST a new resource; answers the stored object (400 with details when invalid, 409 when the name is taken). */
+export async function createResource<T = Resource>(plural: string, project: string | undefined, body: unknown): Promise<T> {
+  return (await call('POST', resourcePath(plural, project), body)).json() as Promise<T>;
+}
+
+/** One element of a migration report (see the server's src/migrate/report.ts). */
+export interface ReportEntry {
+  subject: 'dashboard' | 'panel' | 'variable' | 'annotation' | 'link';
+  source: string;
+  path?: string;
+  result?: string;
+  outcome: 'mapped' | 'approximated' | 'placeholder' | 'dropped';
+  notes: string[];
+}
+
+export interface ReportCounts {
+  total: number;
+  mapped: number;
+  approximated: number;
+  placeholder: number;
+  dropped: number;
+}
+
+export interface MigrationReport {
+  summary: { panels: ReportCounts; variables: ReportCounts; queries: ReportCounts; other: ReportCounts };
+  entries: ReportEntry[];
+}
+
+/** POST /api/migrate?report=true: a Grafana dashboard as a Perses one, with the report. Nothing is stored. */
+export async function migrateGrafana(grafanaDashboard: unknown, params: { project?: string; datasource?: string; name?: string }): Promise<{ dashboard: Resource; report: MigrationReport }> {
+  const qs = new URLSearchParams({ report: 'true', ...Object.fromEntries(Object.entries(params).filter(([, v]) => v)) }).toString();
+  return (await call('POST', `/api/migrate?${qs}`, { grafanaDashboard })).json() as Promise<{ dashboard: Resource; report: MigrationReport }>;
 }

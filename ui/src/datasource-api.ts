@@ -14,7 +14,7 @@ type AnyDatasource = DatasourceResource | GlobalDatasourceResource;
 
 /**
  * The DatasourceApi the Perses components resolve datasource selectors with. One list call per
- * project (and one for global datasources) serves every panel of the page (design/UI.md gotcha 3);
+ * project (and one for global datasources) serves every panel of the page;
  * selectors without a name mean the default datasource of that plugin kind, and names match
  * exactly first, then case-insensitively (Perses lower-cases names; dashplane keeps them).
  */

@@ -7,7 +7,7 @@ export interface WatchEvent {
 }
 
 /**
- * Follows one object through the API's watch stream (API.md §6): `?watch=true&name=<name>` on its
+ * Follows one object through the API's watch stream (docs/api.md §6): `?watch=true&name=<name>` on its
  * list route, newline-delimited JSON. Reconnects with `since` after a dropped connection (with a
  * growing pause), and from scratch after 410. Returns a function that stops watching.
  */

@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { stringify } from 'yaml';
-import { displayName, getResource, getVersion, listVersions, restoreVersion, type Resource } from '../api';
+import { displayName, getResource, getVersion, listManagers, listVersions, restoreVersion, type Resource } from '../api';
 import { sideBySide, type DiffRow } from '../diff';
 import { ErrorMessage, Loading, PageHeader, timeAgo } from '../widgets';
 
@@ -14,6 +14,7 @@ export function HistoryPage() {
   const queryClient = useQueryClient();
   const current = useQuery(['resource', plural, project, name], () => getResource(plural, project, name));
   const versions = useQuery(['versions', plural, project, name], () => listVersions(plural, project, name));
+  const managers = useQuery(['managers', plural, project, name], () => listManagers(plural, project, name));
   const latest = current.data?.object.metadata.version ?? 0;
   const older = versions.data ?? [];
   const [left, setLeft] = useState<number>();
@@ -38,6 +39,7 @@ export function HistoryPage() {
       const restored = await restoreVersion(plural, project, name, version);
       await queryClient.invalidateQueries(['resource', plural, project, name]);
       await queryClient.invalidateQueries(['versions', plural, project, name]);
+      await queryClient.invalidateQueries(['managers', plural, project, name]);
       navigate(`/projects/${encodeURIComponent(project)}/${plural}/${encodeURIComponent(name)}`, { state: { restored: restored.metadata.version } });
     } catch (e) {
       setError(e);
@@ -48,7 +50,11 @@ export function HistoryPage() {
 
   if (current.isLoading || versions.isLoading) return <Loading />;
   if (current.error || versions.error || !current.data) return <ErrorMessage error={current.error ?? versions.error} />;
-  const all = [{ version: latest, updatedAt: current.data.object.metadata.updatedAt, updatedBy: undefined as string | undefined, isCurrent: true }, ...older.map((v) => ({ ...v, isCurrent: false }))];
+  const author = managers.data?.find((m) => m.version === latest);
+  const all = [
+    { version: latest, updatedAt: current.data.object.metadata.updatedAt, updatedBy: author?.updatedBy, manager: author?.manager, isCurrent: true },
+    ...older.map((v) => ({ ...v, isCurrent: false })),
+  ];
   const base = `/projects/${encodeURIComponent(project)}`;
 
   return (
@@ -68,6 +74,7 @@ export function HistoryPage() {
               <TableCell>Version</TableCell>
               <TableCell>Saved</TableCell>
               <TableCell>By</TableCell>
+              <TableCell>Through</TableCell>
               <TableCell align="center">Left</TableCell>
               <TableCell align="center">Right</TableCell>
               <TableCell />
@@ -81,7 +88,8 @@ export function HistoryPage() {
                   {v.isCurrent && ' (current)'}
                 </TableCell>
                 <TableCell title={v.updatedAt}>{timeAgo(v.updatedAt)}</TableCell>
-                <TableCell>{v.updatedBy ?? ''}</TableCell>
+                <TableCell data-testid="version-by">{v.updatedBy ?? ''}</TableCell>
+                <TableCell data-testid="version-manager">{v.manager ?? ''}</TableCell>
                 <TableCell align="center">
                   <Radio size="small" checked={leftVersion === v.version} onChange={() => setLeft(v.version)} inputProps={{ 'aria-label': `compare version ${v.version} on the left` }} />
                 </TableCell>

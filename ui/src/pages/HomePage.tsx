@@ -1,4 +1,4 @@
-import { Box, Card, CardContent, Link, List, ListItem, ListItemText, Paper, Typography } from '@mui/material';
+import { Box, Button, Card, CardContent, Link, List, ListItem, ListItemText, Paper, Typography } from '@mui/material';
 import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
 import { objectPath } from '../links';
@@ -33,6 +33,9 @@ export function HomePage() {
             <Typography variant="h2" sx={{ flexGrow: 1 }}>
               Projects
             </Typography>
+            <Button variant="outlined" size="small" component={RouterLink} to="/import">
+              Import a dashboard
+            </Button>
             <SearchField label="Search projects" value={query} onChange={setQuery} />
           </Box>
           <ResourceTable kind={kindByPlural('projects')} query={query} />

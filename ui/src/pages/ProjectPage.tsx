@@ -1,7 +1,7 @@
 import { Box, Button, Stack, Tab, Tabs } from '@mui/material';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { Link as RouterLink, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { displayName, getResource, list, type Resource } from '../api';
 import { DeleteDialog } from '../manage/DeleteDialog';
 import { FolderTree } from '../manage/FolderTree';
@@ -65,6 +65,11 @@ export function ProjectPage() {
             {title && can('delete', 'Project', project) && (
               <Button size="small" color="error" onClick={() => setDialog('delete')}>
                 Delete project
+              </Button>
+            )}
+            {can('create', 'Dashboard', project) && (
+              <Button size="small" component={RouterLink} to={`/projects/${encodeURIComponent(project)}/import`}>
+                Import
               </Button>
             )}
             {tab && <SearchField label={`Search ${tab.labelPlural}`} value={query} onChange={setQuery} />}

@@ -1,0 +1,148 @@
+import { getPath } from '../src/resources/object-path.js';
+import { UNCHANGED_HEADER } from '../src/api/headers.js';
+import type { ApiClient } from './api-client.js';
+import { toHttpError } from './api-client.js';
+import { CliError } from './errors.js';
+import { collectionPath, KINDS, objectPath } from './kinds.js';
+import { conflictOf, unchangedOnServer } from './ownership.js';
+import { mapPool } from './pool.js';
+import { findPrunable, type Doomed } from './prune.js';
+import { phases, type Target } from './targets.js';
+
+export type Action = 'create' | 'configure' | 'unchanged';
+
+/** One object of the plan: what apply will do with it. */
+export interface Step {
+  /** Undefined for a project that --create-project adds. */
+  target?: Target;
+  label: string;
+  action: Action;
+  /** The stored version a `configure` was planned against (sent as If-Match). */
+  version?: number;
+  /** The body to send (a bare project for --create-project). */
+  body: Record<string, unknown>;
+}
+
+/** An object that cannot be applied, found while planning. */
+export interface Refusal {
+  target?: Target;
+  label: string;
+  error: unknown;
+}
+
+/** Everything apply would do, worked out before the first write. */
+export interface Plan {
+  steps: Step[];
+  refused: Refusal[];
+  prunes: Doomed[];
+}
+
+export interface PlanOptions {
+  /** Create missing projects named by project-scoped objects (and not in the input). */
+  createProject: boolean;
+  /** Overwrite objects another field manager changed since dashctl last applied them. */
+  forceConflicts: boolean;
+  concurrency: number;
+  /** With --prune: objects carrying this tag and absent from the input are planned for deletion. */
+  pruneTag?: string;
+  /** Called as each object is planned (progress). */
+  onStep?(): void;
+}
+
+const PROJECT_MISSING = /metadata\.project "([^"]*)" doesn't exist$/;
+
+/**
+ * The plan of an apply, computed without writing anything: every object is read and compared
+ * (secret values by the server) to be `unchanged`, refused when another field manager changed it
+ * since dashctl last applied it, and otherwise checked by the server exactly as the write would be
+ * (a `dryRun=true` POST or PUT: validation, permissions, references). Two cases cannot be
+ * dry-run, because the object depends on another write of the same plan, and are validated with
+ * `/api/validate` instead: an object in a project this apply creates, and an object claiming a
+ * scope-wide flag (a default datasource) that another object of the plan may be giving up.
+ */
+export async function makePlan(api: ApiClient, targets: readonly Target[], o: PlanOptions): Promise<Plan> {
+  const plan: Plan = { steps: [], refused: [], prunes: [] };
+  const [projects, globals, projectScoped] = phases(targets);
+  const created = new Set<string>();
+  const planOne = async (t: Target) => {
+    const r = await planTarget(api, t, o, created);
+    o.onStep?.();
+    if ('error' in r) plan.refused.push(r);
+    else plan.steps.push(r);
+  };
+  await mapPool(projects, o.concurrency, planOne);
+  for (const s of plan.steps) if (s.action === 'create' && s.target?.d.isProjectScope) created.add(s.target.name);
+  if (o.createProject) {
+    const inInput = new Set(projects.map((t) => t.name));
+    const needed = [...new Set(projectScoped.map((t) => t.project!))].filter((p) => !inInput.has(p)).sort();
+    await mapPool(needed, o.concurrency, async (name) => {
+      const pk = KINDS.projectKind;
+      const got = await api.request('GET', objectPath(pk, name));
+      if (got.status === 200) return;
+      const label = `${pk.kind} ${name}`;
+      if (got.status !== 404) return void plan.refused.push({ label, error: toHttpError('GET', objectPath(pk, name), got) });
+      const body = { kind: pk.kind, metadata: { name }, spec: {} };
+      const check = await api.request('POST', collectionPath(pk), { body, query: { dryRun: true } });
+      if (check.status !== 200) return void plan.refused.push({ label, error: toHttpError('POST', collectionPath(pk), check) });
+      created.add(name);
+      plan.steps.push({ label, action: 'create', body });
+    });
+  }
+  await mapPool([...globals, ...projectScoped], o.concurrency, planOne);
+  if (o.pruneTag !== undefined) plan.prunes = await findPrunable(api, targets, o.pruneTag);
+  const order = new Map(targets.map((t, i) => [t, i]));
+  plan.steps.sort((a, b) => (a.target ? order.get(a.target)! : -1) - (b.target ? order.get(b.target)! : -1));
+  return plan;
+}
+
+async function planTarget(api: ApiClient, t: Target, o: PlanOptions, created: ReadonlySet<string>): Promise<Step | Refusal> {
+  const base = { target: t, label: t.label, body: t.m.object };
+  const path = objectPath(t.d, t.name, t.project);
+  try {
+    const live = await api.request('GET', path);
+    if (live.status === 200) {
+      if (await unchangedOnServer(api, t, path, live.body)) return { ...base, action: 'unchanged' };
+      const version = Number(live.body?.metadata?.version);
+      const conflict = o.forceConflicts ? undefined : await conflictOf(api, path, version);
+      if (conflict) return { target: t, label: t.label, error: new CliError(`${t.label}: ${conflict}`) };
+      if (claimsFlag(t)) await validateOnly(api, t);
+      else {
+        const check = await api.request('PUT', path, { body: t.m.object, query: { dryRun: true }, headers: Number.isInteger(version) ? { 'if-match': `"${version}"` } : undefined });
+        if (check.status !== 200) throw toHttpError('PUT', path, check);
+        if (check.headers.get(UNCHANGED_HEADER) === 'true') return { ...base, action: 'unchanged' };
+      }
+      return { ...base, action: 'configure', ...(Number.isInteger(version) ? { version } : {}) };
+    }
+    // 400: a name the URL cannot hold; the dry-run POST below reports it with its JSON path.
+    if (live.status !== 404 && live.status !== 400) throw toHttpError('GET', path, live);
+    if (claimsFlag(t) || (t.project !== undefined && created.has(t.project))) {
+      await validateOnly(api, t);
+      return { ...base, action: 'create' };
+    }
+    const check = await api.request('POST', collectionPath(t.d, t.project), { body: t.m.object, query: { dryRun: true } });
+    if (check.status === 200 || check.status === 201) return { ...base, action: 'create' };
+    if (check.status === 400 && PROJECT_MISSING.test(String(check.body?.message))) {
+      throw new CliError(`${t.label}: project "${t.project}" does not exist; create it first, or apply with --create-project`);
+    }
+    throw toHttpError('POST', collectionPath(t.d, t.project), check);
+  } catch (error) {
+    return { target: t, label: t.label, error };
+  }
+}
+
+/** Full server-side validation of the object alone (no project or scope-wide checks). */
+async function validateOnly(api: ApiClient, t: Target): Promise<void> {
+  const res = await api.request('POST', `/api/validate/${t.d.plural}`, { body: t.m.object });
+  if (res.status !== 200 && res.status !== 204) throw toHttpError('POST', `/api/validate/${t.d.plural}`, res);
+}
+
+/** Objects claiming a scope-wide flag (a default datasource): written one at a time, after the rest. */
+export function claimsFlag(t: Target): boolean {
+  return t.d.singleFlag !== undefined && getPath(t.m.object, t.d.singleFlag.flag) === true;
+}
+
+/** `create 2, configure 1, unchanged 14, prune 1` */
+export function planCounts(plan: Plan): string {
+  const n = (a: Action) => plan.steps.filter((s) => s.action === a).length;
+  return `create ${n('create')}, configure ${n('configure')}, unchanged ${n('unchanged')}, prune ${plan.prunes.length}${plan.refused.length ? `, refused ${plan.refused.length}` : ''}`;
+}

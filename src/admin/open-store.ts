@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import type { ServerConfig } from '../config.js';
+import { LevelStore } from '../storage/level-store.js';
+import { PostgresStore } from '../storage/postgres-store.js';
+import type { Store } from '../storage/store.js';
+
+/** Whether the configuration names a PostgreSQL server (several replicas share it). */
+export function usesPostgres(config: Readonly<ServerConfig>): boolean {
+  const pg = config.database?.postgres;
+  return !!(pg && (pg.url || pg.host));
+}
+
+/**
+ * The store a configuration names: PostgreSQL when database.postgres names a server, else the
+ * embedded LevelDB. The server and every offline command (`secrets rotate`, backup, restore)
+ * open it through here, so they all work on the same data.
+ */
+export function openStore(config: Readonly<ServerConfig>): Store {
+  const eventLogSize = config.watch?.event_log_size ?? 10_000;
+  if (!usesPostgres(config)) return new LevelStore(config.database?.level?.path ?? './data', { eventLogSize });
+  const pg = config.database!.postgres!;
+  const password = pg.password_file ? readFileSync(pg.password_file, 'utf8').trim() : process.env.DASHPLANE_DATABASE_POSTGRES_PASSWORD;
+  return new PostgresStore({
+    ...(pg.url ? { url: pg.url } : {}),
+    ...(pg.host ? { host: pg.host } : {}),
+    ...(pg.port ? { port: pg.port } : {}),
+    ...(pg.user ? { user: pg.user } : {}),
+    ...(pg.database ? { database: pg.database } : {}),
+    ...(password ? { password } : {}),
+    max: pg.pool_size ?? 10,
+    ...(pg.tls ? { ssl: { rejectUnauthorized: true } } : {}),
+    eventLogSize,
+  });
+}
+
+/**
+ * With PostgreSQL every replica (and every offline command) needs the same configured key: a
+ * key generated into one machine's data directory would not be the others'.
+ */
+export function assertSharedKey(config: Readonly<ServerConfig>): void {
+  const s = config.security;
+  if (usesPostgres(config) && !s?.encryption_key && !s?.encryption_key_file) {
+    throw new Error('with database.postgres every replica needs the same key: set security.encryption_key_file, security.encryption_key or DASHPLANE_ENCRYPTION_KEY (generate one with: openssl rand -hex 32)');
+  }
+}

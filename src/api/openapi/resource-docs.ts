@@ -1,0 +1,98 @@
+import type { KindDescriptor } from '../../kinds/descriptor.js';
+import type { ResourceOp } from '../resource-router.js';
+import type { QueryDoc, RouteDoc } from '../route-doc.js';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const DRY_RUN: QueryDoc = { name: 'dryRun', type: 'boolean', description: 'Authenticate, authorize and validate, answer as the real call would, store nothing' };
+const ETAG = { ETag: 'The object\'s version, `"<version>"`: send it back as If-Match' };
+const ERR = (description: string) => ({ description, schema: 'Error' });
+
+/** The query parameters of a list (and of its watch stream). */
+function listQuery(d: KindDescriptor, crossProject: boolean): QueryDoc[] {
+  return [
+    { name: 'name', description: 'Only objects whose name starts with this prefix' },
+    ...(crossProject ? [{ name: 'project', description: 'Only this project' }] : []),
+    ...(d.listFilters ?? []).map((f): QueryDoc => ({ name: f.param, type: f.type, description: `Only objects whose ${f.path} equals this` })),
+    { name: 'metadata_only', type: 'boolean', description: 'Items are `{kind, metadata, spec: {}}`' },
+    { name: 'limit', type: 'integer', description: 'A page of at most this many items (1-10000); a `Link: <...>; rel="next"` header follows while more remain' },
+    { name: 'continue', description: 'The token of the next page, from the Link header' },
+    { name: 'watch', type: 'boolean', description: 'Stream changes as newline-delimited JSON events (application/x-ndjson) instead of answering a list' },
+    { name: 'since', type: 'integer', description: 'With watch: replay every change after this revision, then go live (410 when older than the kept event log)' },
+  ];
+}
+
+/**
+ * The OpenAPI description of one resource route of kind `d`, from its descriptor: which query
+ * parameters lists take, whether the kind keeps history, whether creating it is a sign-up.
+ */
+export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
+  const tag = d.kind;
+  const masked = d.sensitive?.length ? ` Sensitive fields (${d.sensitive.join(', ')}) are answered as "<secret>".` : '';
+  const body = { description: `A ${d.kind} (JSON or YAML); server-owned metadata (createdAt, updatedAt, version) is ignored`, schema: d.kind, required: true };
+  const one = { description: `The ${d.kind}.${masked}`, schema: d.kind, headers: ETAG };
+  switch (op) {
+    case 'list':
+    case 'listAll':
+      return {
+        tag,
+        summary: op === 'listAll' ? `Lists ${d.kind} objects across the projects the caller may read` : d.scope === 'project' ? `Lists the ${d.kind} objects of a project` : `Lists ${d.kind} objects`,
+        description: `Sorted by project, then name (byte-wise).${masked}`,
+        query: listQuery(d, op === 'listAll'),
+        responses: {
+          200: { description: 'The objects (a JSON array), or with watch=true a stream of WatchEvent lines', schema: { type: 'array', items: ref(d.kind) }, headers: { Link: 'The next page, `<url>; rel="next"`, while more remain' } },
+          410: ERR('With watch=true: `since` is older than the kept event log; list again'),
+        },
+      };
+    case 'create':
+    case 'createAny':
+      return {
+        tag,
+        summary: op === 'createAny' ? `Creates a ${d.kind} in the project named by its metadata.project` : `Creates a ${d.kind}`,
+        ...(d.anonymousCreateUnless ? { description: `Anonymous callers may create one (sign-up) unless \`${d.anonymousCreateUnless}\` is true.` } : {}),
+        query: [DRY_RUN],
+        body,
+        responses: { 200: { ...one, description: `The stored ${d.kind} (200, as Perses; not 201)` }, 400: ERR('Invalid: every problem with its JSON path (`details`)'), 409: ERR('An object of this name exists') },
+      };
+    case 'get':
+      return { tag, summary: `Reads a ${d.kind}`, responses: { 200: one, 404: ERR('No such object') } };
+    case 'update':
+      return {
+        tag,
+        summary: `Replaces a ${d.kind} (never creates one)`,
+        description: 'With If-Match, only when the stored version is that one. An empty metadata.name or project is taken from the path; a different one is a 400.',
+        query: [DRY_RUN],
+        body,
+        responses: { 200: one, 400: ERR('Invalid'), 404: ERR('No such object'), 412: ERR('If-Match names another version than the stored one') },
+      };
+    case 'delete':
+      return {
+        tag,
+        summary: `Deletes a ${d.kind}${d.isProjectScope ? ' and everything in it, in one atomic write' : ''}`,
+        query: [DRY_RUN],
+        responses: { 204: { description: 'Deleted' }, 404: ERR('No such object'), 412: ERR('If-Match names another version than the stored one') },
+      };
+    case 'managers':
+      return {
+        tag,
+        summary: `The field managers that wrote this ${d.kind}: each one's latest write, newest first`,
+        description: 'A write names its manager with the X-Dashplane-Manager header or ?fieldManager= (default api); dashctl sends dashctl, the web UI web-ui.',
+        responses: { 200: { description: 'Managers', schema: { type: 'array', items: ref('ManagerEntry') } }, 404: ERR('No such object') },
+      };
+    case 'versions':
+      return { tag, summary: `The kept earlier versions of a ${d.kind}, newest first`, responses: { 200: { description: 'Versions', schema: { type: 'array', items: ref('VersionEntry') } }, 404: ERR('No such object or history') } };
+    case 'version':
+      return { tag, summary: `A ${d.kind} as it was at one version`, responses: { 200: { description: `The ${d.kind} at that version`, schema: d.kind }, 404: ERR('That version is not kept') } };
+    case 'restore':
+      return {
+        tag,
+        summary: `Makes an earlier version of a ${d.kind} the new latest one (also brings back a deleted object)`,
+        responses: { 200: { ...one, description: `The ${d.kind} as stored now (its version counter still goes up)` }, 404: ERR('That version is not kept') },
+      };
+  }
+}
+
+/** Whether the route takes an If-Match header. */
+export function takesIfMatch(op: ResourceOp): boolean {
+  return op === 'update' || op === 'delete';
+}

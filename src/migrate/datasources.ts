@@ -1,0 +1,88 @@
+import { arr, isObj, obj, str, type Obj } from './read.js';
+
+/** How the datasources of a Grafana dashboard become datasources of the target project. */
+export interface DatasourceOptions {
+  /** Name of the Prometheus datasource of the target project every Prometheus query uses; absent: the project's default. */
+  datasource?: string;
+  /** Perses' `useDefaultDatasource`: no datasource names at all, the project's defaults are used. */
+  useDefaultDatasource?: boolean;
+  /** Values of the export's `${DS_X}` inputs (Perses' `input`): a datasource named there is kept by name. */
+  input?: Record<string, string>;
+}
+
+/** `$name`, `${name}`, `${name:format}` or `[[name]]` -> name. */
+export function variableName(text: string): string | undefined {
+  return /^\$\{(\w+)(?::\w+)?\}$|^\$(\w+)$|^\[\[(\w+)\]\]$/.exec(text.trim())?.slice(1).find((g) => g !== undefined);
+}
+
+const SPECIAL_UIDS: Record<string, string> = { '-- Mixed --': 'mixed', '-- Grafana --': 'grafana', '-- Dashboard --': 'dashboard', grafana: 'grafana' };
+
+/**
+ * Resolves Grafana datasource references (`{type, uid}` objects, names, `${DS_X}` inputs,
+ * `$datasource` variables): which plugin type they are, and which datasource of the target
+ * project a query should name. Grafana uids never exist in the target project, so a query names
+ * a datasource only when the caller chose one (`datasource`, or an `input` value).
+ */
+export class DatasourceResolver {
+  /** `${DS_X}` input names and datasource variable names -> Grafana plugin type ("prometheus", "loki"...). */
+  private readonly types = new Map<string, string>();
+  /** Values the caller gave for inputs: a reference equal to one of them names a datasource on purpose. */
+  private readonly chosen = new Map<string, string>();
+  /** Datasource variables: name -> plugin type. */
+  readonly variables = new Map<string, string>();
+  /** Distinct literal Prometheus references seen (uids, names), for the "several datasources" note. */
+  readonly prometheusRefs = new Set<string>();
+
+  constructor(
+    dashboard: Obj,
+    private readonly opts: DatasourceOptions,
+  ) {
+    for (const input of arr(dashboard.__inputs)) {
+      if (!isObj(input) || input.type !== 'datasource' || !str(input.name)) continue;
+      const type = str(input.pluginId) ?? 'unknown';
+      this.types.set(input.name, type);
+      const given = opts.input?.[input.name];
+      if (given !== undefined) this.chosen.set(given, type);
+    }
+    for (const [key, value] of Object.entries(opts.input ?? {})) if (!this.chosen.has(value)) this.chosen.set(value, this.types.get(key) ?? 'unknown');
+    for (const v of arr(obj(dashboard.templating).list)) {
+      if (isObj(v) && v.type === 'datasource' && str(v.name)) {
+        const type = typeof v.query === 'string' ? v.query : str(obj(v.query).query) ?? 'unknown';
+        this.variables.set(v.name, type);
+        this.types.set(v.name, type);
+      }
+    }
+  }
+
+  /** The Grafana plugin type a reference points at ("prometheus", "loki", "mixed", "testdata"...), undefined when it cannot be told. */
+  typeOf(ref: unknown): string | undefined {
+    if (isObj(ref)) {
+      const type = str(ref.type);
+      if (type === 'datasource') return SPECIAL_UIDS[String(ref.uid)] ?? 'mixed';
+      if (type) return type;
+      return this.typeOf(ref.uid);
+    }
+    const text = str(ref);
+    if (!text) return undefined;
+    if (SPECIAL_UIDS[text]) return SPECIAL_UIDS[text];
+    const variable = variableName(text);
+    if (variable) return this.types.get(variable);
+    const chosen = this.chosen.get(text);
+    return chosen && chosen !== 'unknown' ? chosen : undefined;
+  }
+
+  /** The datasource selector a migrated query or variable carries, or undefined for the project's default of `kind`. */
+  selector(kind: string, ref: unknown): Obj | undefined {
+    if (this.opts.useDefaultDatasource) return undefined;
+    if (kind === 'PrometheusDatasource' && this.opts.datasource) return { kind, name: this.opts.datasource };
+    const text = isObj(ref) ? str(ref.uid) : str(ref);
+    if (text && kind === 'PrometheusDatasource' && !variableName(text)) this.prometheusRefs.add(text);
+    return text && this.chosen.has(text) ? { kind, name: text } : undefined;
+  }
+
+  /** Human words for where the queries go, for report notes. */
+  target(kind: string): string {
+    if (kind === 'PrometheusDatasource' && this.opts.datasource) return `the datasource "${this.opts.datasource}"`;
+    return `the project's default ${kind}`;
+  }
+}

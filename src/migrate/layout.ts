@@ -1,0 +1,99 @@
+import { hasLegacyRows, upgradeLegacyRows } from './legacy-rows.js';
+import { arr, defined, isObj, num, obj, str, type Obj } from './read.js';
+
+/** One panel in its place: the key it gets in `spec.panels`, the Grafana panel, its grid item (without content). */
+export interface PlacedPanel {
+  key: string;
+  panel: Obj;
+  item: Obj;
+}
+
+/** A Perses Grid section: a titled (collapsible) Grafana row, or the panels above the first row. */
+export interface Section {
+  /** Absent for the panels above the first row, which Grafana shows without a header. */
+  display?: { title: string; collapse: { open: boolean } };
+  repeatVariable?: string;
+  panels: PlacedPanel[];
+}
+
+const COLUMNS = 24;
+const DEFAULT_SIZE = { w: 12, h: 8 };
+
+/** Grid coordinates: whole numbers within the 24-column grid. */
+function gridItem(gridPos: unknown, flow: { x: number; y: number }): Obj {
+  const g = obj(gridPos);
+  if (num(g.w) === undefined || num(g.h) === undefined) {
+    // no position (hand-written JSON): Grafana's default size, two per line
+    const item = { x: flow.x, y: flow.y, width: DEFAULT_SIZE.w, height: DEFAULT_SIZE.h };
+    flow.x += DEFAULT_SIZE.w;
+    if (flow.x >= COLUMNS) Object.assign(flow, { x: 0, y: flow.y + DEFAULT_SIZE.h });
+    return item;
+  }
+  const x = Math.min(COLUMNS - 1, Math.max(0, Math.floor(num(g.x) ?? 0)));
+  return { x, y: Math.max(0, Math.floor(num(g.y) ?? 0)), width: Math.max(1, Math.min(COLUMNS - x, Math.floor(num(g.w)!))), height: Math.max(1, Math.floor(num(g.h)!)) };
+}
+
+function repeatOf(panel: Obj): Obj | undefined {
+  if (!str(panel.repeat)) return undefined;
+  return defined({ value: panel.repeat, alignment: panel.repeatDirection === 'v' ? 'vertical' : 'horizontal', maxPer: num(panel.maxPerRow) !== undefined && num(panel.maxPerRow)! >= 1 ? Math.floor(num(panel.maxPerRow)!) : undefined });
+}
+
+/** A library panel reference, resolved from the export's `__elements` when it is there. */
+function resolveLibraryPanel(panel: Obj, elements: Obj, notes: string[]): Obj {
+  const ref = obj(panel.libraryPanel);
+  if (str(panel.type) || !str(ref.uid)) return panel;
+  const model = obj(obj(elements[ref.uid]).model);
+  if (!str(model.type)) return panel;
+  notes.push(`library panel "${str(ref.name) ?? ref.uid}" was taken from the export's __elements`);
+  return { ...model, gridPos: panel.gridPos ?? model.gridPos, title: panel.title ?? model.title, libraryPanel: undefined };
+}
+
+/**
+ * The Grafana panels in Perses Grid sections, in dashboard order: rows (collapsed ones hold their
+ * panels, expanded ones are followed by theirs) and the legacy `rows[]` layout. Panel keys are
+ * "i" (a panel above the first row) and "i_j" (panel j of row i), as Perses names them.
+ * Copies Grafana made of repeated panels and rows are left out: the repeat comes back from the
+ * original's repeat variable.
+ */
+export function layoutPanels(dashboard: Obj, notes: string[]): Section[] {
+  const source = hasLegacyRows(dashboard) ? upgradeLegacyRows(dashboard.rows) : arr(dashboard.panels).filter(isObj);
+  const elements = obj(dashboard.__elements);
+  let copies = 0;
+  const isCopy = (p: Obj) => p.repeatPanelId != null || p.repeatedByRow != null || (p.type === 'row' && p.repeatIteration != null);
+  // fold the panels that follow an expanded row into it
+  const top: Obj[] = [];
+  for (const p of source) {
+    if (isCopy(p)) {
+      copies++;
+      continue;
+    }
+    const lastRow = top.length > 0 && top[top.length - 1].type === 'row' ? top[top.length - 1] : undefined;
+    if (p.type === 'row') top.push({ ...p, panels: [...arr(p.panels).filter(isObj)] });
+    else if (lastRow) lastRow.panels.push(p);
+    else top.push(p);
+  }
+  const flow = { x: 0, y: 0 };
+  const sections: Section[] = [];
+  const loose: PlacedPanel[] = [];
+  top.forEach((p, i) => {
+    if (p.type !== 'row') {
+      const panel = resolveLibraryPanel(p, elements, notes);
+      loose.push({ key: String(i), panel, item: defined({ ...gridItem(panel.gridPos, flow), repeatVariable: repeatOf(panel) }) });
+      return;
+    }
+    const panels: PlacedPanel[] = [];
+    arr(p.panels).forEach((child: Obj, j: number) => {
+      if (isCopy(child)) return void copies++;
+      const panel = resolveLibraryPanel(child, elements, notes);
+      panels.push({ key: `${i}_${j}`, panel, item: defined({ ...gridItem(panel.gridPos, flow), repeatVariable: repeatOf(panel) }) });
+    });
+    if (panels.length === 0) {
+      notes.push(`the empty row "${str(p.title) ?? ''}" is not kept (a Perses section needs panels)`);
+      return;
+    }
+    sections.push(defined({ display: { title: str(p.title) ?? '', collapse: { open: p.collapsed !== true } }, repeatVariable: str(p.repeat), panels }) as Section);
+  });
+  if (loose.length > 0) sections.unshift({ panels: loose });
+  if (copies > 0) notes.push(`${copies} panel(s) Grafana had copied for a repeat were left out: the repeated original stands for them`);
+  return sections;
+}

@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { DatasourceResolver } from './datasources.js';
+import { migratePanel } from './panels.js';
+import type { QueryContext } from './queries.js';
+import { ReportBuilder } from './report.js';
+
+const ctx = (has = (_: string) => true): QueryContext => ({ ds: new DatasourceResolver({}, {}), report: new ReportBuilder(), hasPlugin: has });
+const run = (panel: object, c = ctx()) => migratePanel(panel, 'spec.panels.0', c);
+const target = { refId: 'A', expr: 'up', legendFormat: '{{instance}}' };
+
+describe('migrate: panels', function () {
+  it('maps a legacy singlestat to a StatChart with thresholds, value maps and sparkline, or to a GaugeChart', function () {
+    const base = { type: 'singlestat', title: 'Up', targets: [target], format: 'percent', decimals: 1, valueName: 'current', thresholds: '50,80', colors: ['green', 'rgba(237, 129, 40, 0.89)', '#d44a3a'], colorValue: true };
+    const stat = run({ ...base, sparkline: { show: true, lineColor: 'rgb(31, 120, 193)' }, mappingType: 1, valueMaps: [{ op: '=', text: 'N/A', value: 'null' }, { op: '=', text: 'down', value: '0' }] });
+    expect(stat.panel.spec.plugin).to.deep.equal({
+      kind: 'StatChart',
+      spec: {
+        calculation: 'last-number',
+        format: { unit: 'percent', decimalPlaces: 1 },
+        thresholds: { steps: [{ value: 0, color: '#73bf69' }, { value: 50, color: '#ed8128' }, { value: 80, color: '#d44a3a' }] },
+        colorMode: 'value',
+        sparkline: { color: '#1f78c1' },
+        mappings: [{ kind: 'Misc', spec: { value: 'null', result: { value: 'N/A' } } }, { kind: 'Value', spec: { value: '0', result: { value: 'down' } } }],
+      },
+    });
+    const gauge = run({ ...base, gauge: { show: true, maxValue: 200 } });
+    expect(gauge.panel.spec.plugin.kind).to.equal('GaugeChart');
+    expect(gauge.panel.spec.plugin.spec.max).to.equal(200);
+    expect(gauge.entry).to.include({ outcome: 'mapped', result: 'GaugeChart' });
+  });
+
+  it('maps heatmap, histogram, state-timeline and bar chart panels to their Perses plugins, noting what differs', function () {
+    const kinds = ['heatmap', 'histogram', 'state-timeline', 'barchart', 'bargauge', 'piechart', 'logs'].map((type) => {
+      const r = run({ type, title: type, targets: [target] });
+      return [type, r.panel.spec.plugin.kind, r.entry.outcome];
+    });
+    expect(kinds).to.deep.equal([
+      ['heatmap', 'HeatMapChart', 'mapped'],
+      ['histogram', 'HistogramChart', 'approximated'],
+      ['state-timeline', 'StatusHistoryChart', 'approximated'],
+      ['barchart', 'BarChart', 'approximated'],
+      ['bargauge', 'BarChart', 'mapped'],
+      ['piechart', 'PieChart', 'mapped'],
+      ['logs', 'LogsTable', 'mapped'],
+    ]);
+  });
+
+  it('maps a legacy graph: axis, legend, stacking, series overrides; in series mode a BarChart', function () {
+    const r = run({
+      type: 'graph',
+      title: 'CPU',
+      targets: [target, { refId: 'B', expr: 'sum(up)', legendFormat: 'total' }],
+      yaxes: [{ format: 'bytes', min: '0', logBase: 1, show: true }, { show: false }],
+      legend: { show: true, rightSide: true, values: true, current: true, max: true },
+      lines: true,
+      linewidth: 2,
+      fill: 5,
+      stack: true,
+      seriesOverrides: [{ alias: 'total', color: '#FF0000', fill: 0, dashes: true, zindex: 3 }],
+    });
+    expect(r.panel.spec.plugin.spec).to.deep.equal({
+      legend: { position: 'right', mode: 'list', values: ['max', 'last-number'] },
+      yAxis: { format: { unit: 'bytes' }, min: 0 },
+      visual: { display: 'line', lineWidth: 2, areaOpacity: 0.5, stack: 'all' },
+      querySettings: [{ queryIndex: 1, colorMode: 'fixed', colorValue: '#FF0000', areaOpacity: 0, lineStyle: 'dashed' }],
+    });
+    expect(r.entry.notes.join()).to.match(/series override "zindex"/);
+    const bars = run({ type: 'graph', title: 'x', xaxis: { mode: 'series', values: ['max'] }, targets: [target] });
+    expect(bars.panel.spec.plugin).to.deep.equal({ kind: 'BarChart', spec: { calculation: 'max', orientation: 'vertical' } });
+  });
+
+  it('turns a panel without equivalent into a Markdown placeholder naming its type and title, with its queries', function () {
+    const r = run({ type: 'grafana-worldmap-panel', title: 'Where', description: 'map', targets: [{ refId: 'A', expr: 'sum by (country) (up)' }] });
+    expect(r.entry).to.include({ outcome: 'placeholder', source: 'grafana-worldmap-panel "Where"', result: 'Markdown (placeholder)' });
+    expect(r.panel.spec.display).to.deep.equal({ name: 'Where', description: 'map' });
+    expect(r.panel.spec.plugin.spec.text).to.equal('**Not migrated from Grafana**: "Where" is a `grafana-worldmap-panel` panel. dashplane has no plugin for it.\n\nOriginal queries:\n\n```text\nA: sum by (country) (up)\n```');
+  });
+
+  it('uses a placeholder when the server lacks the plugin, and counts the queries once', function () {
+    const c = ctx((k) => k !== 'LogsTable');
+    const r = run({ type: 'logs', title: 'Logs', targets: [{ refId: 'A', expr: '{job="x"}', datasource: { type: 'loki' } }] }, c);
+    expect(r.entry.outcome).to.equal('placeholder');
+    expect(r.panel.spec.plugin.spec.text).to.match(/LogsTable, is not installed/);
+    expect(c.report.build().summary.queries).to.include({ total: 1, placeholder: 1 });
+  });
+
+  it('says in the description when queries are placeholders, and keeps panel links with a URL', function () {
+    const r = run({ type: 'timeseries', title: 'T', datasource: { type: 'elasticsearch', uid: 'es' }, targets: [{ refId: 'A', query: 'status:500' }], links: [{ title: 'doc', url: 'https://x/$var', targetBlank: true }, { title: 'old', dashboard: 'other' }], timeShift: '1h' });
+    expect(r.panel.spec.display.description).to.match(/1 of 1 queries could not be migrated/);
+    expect(r.panel.spec.links).to.deep.equal([{ name: 'doc', url: 'https://x/$var', targetBlank: true, renderVariables: true }]);
+    expect(r.entry.notes.join('\n')).to.match(/elasticsearch/).and.match(/has no URL/).and.match(/time shift "1h"/);
+  });
+});

@@ -1,0 +1,106 @@
+import { barChartPanel, barGaugePanel, graphSeriesPanel, heatmapPanel, histogramPanel, pieChartPanel } from './panel-bars.js';
+import type { MappedPanel, PanelMapper } from './panel-mapper.js';
+import { logsPanel, placeholderPanel, statusHistoryPanel, textPanel } from './panel-misc.js';
+import { gaugePanel, singlestatPanel, statPanel } from './panel-stat.js';
+import { legacyTablePanel, tablePanel } from './panel-table.js';
+import { graphPanel, timeSeriesPanel } from './panel-timeseries.js';
+import type { QueryContext } from './queries.js';
+import { arr, defined, isObj, obj, str, type Obj } from './read.js';
+import { ReportBuilder, type ReportEntry } from './report.js';
+
+/** Grafana panel type -> the mapper that builds the nearest Perses panel plugin. */
+const MAPPERS: Record<string, PanelMapper> = {
+  timeseries: timeSeriesPanel,
+  graph: (p, ctx) => (obj(p.xaxis).mode === 'series' ? graphSeriesPanel(p, ctx) : graphPanel(p, ctx)),
+  stat: statPanel,
+  singlestat: singlestatPanel,
+  gauge: gaugePanel,
+  bargauge: barGaugePanel,
+  barchart: barChartPanel,
+  // a `table` of Grafana < 7 has `styles`; jsonnet libraries emit both forms, then the newer one wins
+  table: (p, ctx) => (arr(p.styles).length > 0 && arr(p.transformations).length === 0 && arr(obj(p.fieldConfig).overrides).length === 0 ? legacyTablePanel(p, ctx) : tablePanel(p, ctx)),
+  'table-old': legacyTablePanel,
+  text: textPanel,
+  piechart: pieChartPanel,
+  heatmap: heatmapPanel,
+  histogram: histogramPanel,
+  'status-history': statusHistoryPanel,
+  'state-timeline': statusHistoryPanel,
+  logs: logsPanel,
+};
+
+/** Why some well-known Grafana panels have no Perses counterpart. */
+const NO_EQUIVALENT: Record<string, string> = {
+  alertlist: 'Alert lists show Grafana alerts, which do not move to dashplane.',
+  dashlist: 'Dashboard lists point at Grafana dashboards; use the project page instead.',
+  annolist: 'Annotation lists show Grafana annotations, which do not move to dashplane.',
+  news: 'News feeds have no equivalent.',
+};
+
+/** The Grafana panel types that have a mapper. */
+export const MAPPED_PANEL_TYPES: readonly string[] = Object.keys(MAPPERS);
+
+function describe(panel: Obj): string {
+  const type = str(panel.type) ?? (isObj(panel.libraryPanel) ? 'library panel' : 'panel');
+  return `${type} "${str(panel.title) ?? ''}"`;
+}
+
+/** Grafana panel links -> Perses links (a link needs a URL; old dashboard-name links have none). */
+function linksOf(panel: Obj, notes: string[]): Obj[] | undefined {
+  const out: Obj[] = [];
+  for (const l of arr(panel.links)) {
+    if (!isObj(l)) continue;
+    if (!str(l.url)) {
+      notes.push(`panel link "${str(l.title) ?? ''}" has no URL (it pointed at a Grafana dashboard): not carried`);
+      continue;
+    }
+    out.push(defined({ name: str(l.title), url: l.url, targetBlank: l.targetBlank === true ? true : undefined, renderVariables: l.url.includes('$') ? true : undefined }));
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+function mapped(panel: Obj, ctx: QueryContext): MappedPanel {
+  const type = str(panel.type);
+  if (!type && isObj(panel.libraryPanel)) {
+    return placeholderPanel(panel, 'It is a Grafana library panel whose definition is not in this file: export the dashboard "for sharing externally" (which embeds library panels) and migrate that file.');
+  }
+  const mapper = type ? MAPPERS[type] : undefined;
+  if (!mapper) return placeholderPanel(panel, NO_EQUIVALENT[type ?? ''] ?? 'dashplane has no plugin for it.');
+  // queries are counted only once the panel is kept (a panel whose plugin is missing becomes a placeholder)
+  const scratch = new ReportBuilder();
+  const result = mapper(panel, { ...ctx, report: scratch });
+  if (!ctx.hasPlugin(result.plugin.kind)) return placeholderPanel(panel, `Its Perses equivalent, ${result.plugin.kind}, is not installed on this server.`);
+  ctx.report.addQueryCounts(scratch);
+  return result;
+}
+
+/**
+ * One Grafana panel -> a Perses panel and its report entry. Every panel becomes a panel: mapped
+ * to the nearest plugin, or a Markdown placeholder that names the Grafana type and title.
+ */
+export function migratePanel(panel: Obj, path: string, ctx: QueryContext): { panel: Obj; entry: ReportEntry } {
+  const result = mapped(panel, ctx);
+  if (result.placeholder) for (const t of arr(panel.targets)) if (isObj(t)) ctx.report.countQuery('placeholder');
+  const notes = [...result.notes];
+  const links = linksOf(panel, notes);
+  for (const key of ['timeFrom', 'timeShift']) if (str(panel[key])) notes.push(`the panel's own time ${key === 'timeFrom' ? 'range' : 'shift'} "${panel[key]}" is not supported: it follows the dashboard time range`);
+  if (arr(obj(obj(panel.fieldConfig).defaults).links).length > 0) notes.push('data links on values are not carried');
+  const placeholders = result.queries.filter((q) => String(obj(obj(obj(q).spec).plugin).spec?.query ?? '').startsWith('# Grafana ')).length;
+  const warning = placeholders > 0 ? `Migrated from Grafana: ${placeholders} of ${result.queries.length} queries could not be migrated and return no data (their text is kept in the query).` : undefined;
+  const description = [str(panel.description), warning].filter(Boolean).join('\n\n') || undefined;
+  const spec = defined({
+    display: defined({ name: str(panel.title) ?? str(obj(panel.libraryPanel).name) ?? '', description }),
+    plugin: result.plugin,
+    queries: result.queries.length > 0 ? result.queries : undefined,
+    links,
+  });
+  const entry: ReportEntry = {
+    subject: 'panel',
+    source: describe(panel),
+    path,
+    result: result.placeholder ? 'Markdown (placeholder)' : result.plugin.kind,
+    outcome: result.placeholder ? 'placeholder' : notes.length > 0 ? 'approximated' : 'mapped',
+    notes,
+  };
+  return { panel: { kind: 'Panel', spec }, entry };
+}

@@ -1,0 +1,62 @@
+/**
+ * Tolerant readers for Grafana JSON: exported dashboards come from ten years of Grafana versions
+ * and hand-written generators, so numbers arrive as strings, lists as null and objects as "".
+ */
+
+/** A JSON object as read from a Grafana dashboard. */
+export type Obj = Record<string, any>;
+
+/** Whether `v` is a plain object (not an array, not null). */
+export function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** `v` when it is a plain object, else an empty one. */
+export function obj(v: unknown): Obj {
+  return isObj(v) ? v : {};
+}
+
+/** `v` when it is an array, else an empty one. */
+export function arr(v: unknown): any[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** A non-empty string, or undefined. */
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** A finite number, also from a numeric string ("10", "0.5"); undefined otherwise. */
+export function num(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return undefined;
+}
+
+/** Copies the entries of `from` whose value is not undefined (keeps specs free of empty keys). */
+export function defined<T extends Obj>(from: T): T {
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(from)) if (v !== undefined) out[k] = v;
+  return out as T;
+}
+
+/** True when the object has at least one key. */
+export function nonEmpty(v: Obj | undefined): v is Obj {
+  return v !== undefined && Object.keys(v).length > 0;
+}
+
+/** A Grafana regular expression written as "/pattern/flags" or as a bare pattern, as a RegExp (undefined when invalid). */
+export function grafanaRegex(text: string): RegExp | undefined {
+  const m = /^\/(.*)\/([gimsuy]*)$/s.exec(text);
+  try {
+    return m ? new RegExp(m[1], m[2].replace('g', '')) : new RegExp(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pattern of a Grafana "/pattern/flags" regular expression without its slashes. */
+export function regexSource(text: string): string {
+  const m = /^\/(.*)\/[gimsuy]*$/s.exec(text);
+  return m ? m[1] : text;
+}

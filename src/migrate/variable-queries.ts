@@ -1,0 +1,74 @@
+import { regexSource, type Obj } from './read.js';
+
+/**
+ * Grafana's Prometheus variable queries — `label_values`, `label_names`, `metrics`,
+ * `query_result` and plain PromQL — as Perses Prometheus variable plugins.
+ */
+
+/** The argument text of `fn(...)` when `query` is exactly one call of `fn`. */
+function callArgs(query: string, fn: string): string | undefined {
+  const m = new RegExp(`^\\s*${fn}\\s*\\(`).exec(query);
+  const end = query.lastIndexOf(')');
+  if (!m || end < m[0].length - 1 || query.slice(end + 1).trim() !== '') return undefined;
+  return query.slice(m[0].length, end);
+}
+
+/** Splits at the last comma outside braces, brackets, parentheses and quotes: `up{a="1",b="2"}, job` -> [`up{...}`, `job`]. */
+function splitLastArg(args: string): [string | undefined, string] {
+  let depth = 0;
+  let quote: string | undefined;
+  let last = -1;
+  for (let i = 0; i < args.length; i++) {
+    const c = args[i];
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = undefined;
+    } else if (c === '"' || c === "'" || c === '`') quote = c;
+    else if ('({['.includes(c)) depth++;
+    else if (')}]'.includes(c)) depth--;
+    else if (c === ',' && depth === 0) last = i;
+  }
+  return last < 0 ? [undefined, args.trim()] : [args.slice(0, last).trim(), args.slice(last + 1).trim()];
+}
+
+/** The label a Grafana regex extracts from a series text, as in `/.*job="([^"]+)".*\/`. */
+function labelFromRegex(regex: string | undefined): string | undefined {
+  return regex ? /(\w+)\s*=\s*\\?["']\(/.exec(regex)?.[1] : undefined;
+}
+
+/** The label of a `by (label)` clause (the first one when it lists several). */
+function labelFromBy(expr: string): string | undefined {
+  return /\bby\s*\(\s*(\w+)/.exec(expr)?.[1];
+}
+
+/** A Perses Prometheus variable: the plugin, and the value filter it needs (undefined: keep Grafana's regex as is). */
+export interface PrometheusVariable {
+  plugin: { kind: string; spec: Obj };
+  /** Replaces Grafana's regex: null = no filter, a string = this filter. */
+  capturingRegexp?: string | null;
+}
+
+/** Grafana Prometheus variable query (with its regex) -> Perses plugin; undefined when it is not PromQL at all. */
+export function prometheusVariable(query: string, regex: string | undefined, notes: string[]): PrometheusVariable | undefined {
+  const labelValues = callArgs(query, 'label_values');
+  if (labelValues !== undefined) {
+    const [selector, label] = splitLastArg(labelValues);
+    if (!/^[a-zA-Z_]\w*$/.test(label)) return undefined;
+    return { plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: label, matchers: selector ? [selector] : [] } } };
+  }
+  const labelNames = callArgs(query, 'label_names');
+  if (labelNames !== undefined) return { plugin: { kind: 'PrometheusLabelNamesVariable', spec: { matchers: labelNames.trim() ? [labelNames.trim()] : [] } } };
+  const metrics = callArgs(query, 'metrics');
+  if (metrics !== undefined) {
+    const filter = regexSource(metrics.trim());
+    return { plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: '__name__', matchers: [] } }, capturingRegexp: regex ? undefined : filter ? `^(.*(?:${filter}).*)$` : null };
+  }
+  const inner = callArgs(query, 'query_result');
+  const expr = inner ?? query;
+  if (expr.trim() === '') return undefined;
+  const fromRegex = labelFromRegex(regex);
+  const label = fromRegex ?? labelFromBy(expr);
+  if (label) return { plugin: { kind: 'PrometheusPromQLVariable', spec: { expr, labelName: label } }, capturingRegexp: fromRegex ? null : undefined };
+  notes.push(`no label to list could be found in "${query}" (Grafana listed whole series): the metric name is listed`);
+  return { plugin: { kind: 'PrometheusPromQLVariable', spec: { expr, labelName: '__name__' } } };
+}

@@ -1,0 +1,147 @@
+import type { QueryContext } from './queries.js';
+import { arr, defined, isObj, obj, regexSource, str, type Obj } from './read.js';
+import type { ReportEntry } from './report.js';
+import { prometheusVariable } from './variable-queries.js';
+
+/** Grafana template variables -> Perses variables, each with its report entry. */
+
+/** Grafana sort codes 0-8 -> Perses sort (natural sorting is approximated). */
+const SORTS = [undefined, 'alphabetical-asc', 'alphabetical-desc', 'numerical-asc', 'numerical-desc', 'alphabetical-ci-asc', 'alphabetical-ci-desc', 'alphabetical-ci-asc', 'alphabetical-ci-desc'];
+const VARIABLE_NAME = /^(?!__)\w*[^0-9\W]\w*$/;
+const ALL = '$__all';
+
+/** The result for one variable: the Perses variable (absent when nothing is produced) and its entry. */
+export interface MigratedVariable {
+  variable?: Obj;
+  entry: ReportEntry;
+}
+
+function display(v: Obj): Obj {
+  // hide 1 hid only the label in Grafana: the selector stays visible
+  return defined({ name: str(v.label), description: str(v.description), hidden: v.hide === 2 || v.hide === '2' });
+}
+
+/** The saved selection: a value, or a list for multi-value variables. */
+function defaultValue(v: Obj): string | string[] | undefined {
+  const value = obj(v.current).value;
+  const list = (Array.isArray(value) ? value : [value]).filter((x): x is string => typeof x === 'string');
+  if (list.length === 0) return undefined;
+  if (list.includes(ALL)) return ALL;
+  return v.multi === true && Array.isArray(value) ? list : list[0];
+}
+
+/** Custom variable text: comma-separated, `\,` escapes a comma, `text : value` labels a value. */
+function parseCustom(query: string): (string | Obj)[] {
+  return (query.match(/(?:\\,|[^,])+/g) ?? [])
+    .map((item) => item.replace(/\\,/g, ',').trim())
+    .filter((item) => item !== '')
+    .map((item) => {
+      const m = /^(.+?)\s+:\s+(.+)$/.exec(item);
+      return m ? { label: m[1].trim(), value: m[2].trim() } : item;
+    });
+}
+
+/** The values of a custom or interval variable: its saved options, else its query text. */
+function staticValues(v: Obj): (string | Obj)[] {
+  const options = arr(v.options).filter((o) => isObj(o) && typeof o.value === 'string' && o.value !== ALL && !String(o.value).startsWith('$__auto'));
+  if (options.length > 0) return options.map((o) => (typeof o.text === 'string' && o.text !== o.value ? { label: o.text, value: o.value } : o.value));
+  return typeof v.query === 'string' ? parseCustom(v.query) : [];
+}
+
+function listVariable(v: Obj, plugin: Obj, notes: string[], capturingRegexp?: string | null): Obj {
+  const regex = capturingRegexp === undefined ? (str(v.regex) ? regexSource(v.regex) : undefined) : (capturingRegexp ?? undefined);
+  const sort = SORTS[Number(v.sort ?? 0)];
+  if (Number(v.sort) >= 7) notes.push('natural sorting is approximated by case-insensitive alphabetical sorting');
+  const spec = defined({
+    name: v.name,
+    display: display(v),
+    defaultValue: defaultValue(v),
+    allowAllValue: v.includeAll === true,
+    allowMultiple: v.multi === true,
+    customAllValue: v.includeAll === true && str(v.allValue) ? v.allValue : undefined,
+    capturingRegexp: regex,
+    sort,
+    plugin,
+  });
+  return { kind: 'ListVariable', spec };
+}
+
+function queryText(v: Obj): string {
+  return typeof v.query === 'string' ? v.query : (str(obj(v.query).query) ?? str(v.definition) ?? '');
+}
+
+/** Whether a query of an unknown datasource still reads as a Prometheus variable function. */
+const PROMETHEUS_FUNCTION = /^\s*(label_values|label_names|metrics|query_result)\s*\(/;
+
+/** One Grafana variable -> Perses variable and report entry. */
+export function migrateVariable(v: Obj, path: string, ctx: QueryContext): MigratedVariable {
+  const name = str(v.name) ?? '';
+  const notes: string[] = [];
+  const entry = (outcome: ReportEntry['outcome'], result?: string): ReportEntry => ({
+    subject: 'variable',
+    source: `${String(v.type)} variable "${name}"`,
+    path: result ? path : undefined,
+    result,
+    outcome: outcome === 'mapped' && notes.length > 0 ? 'approximated' : outcome,
+    notes,
+  });
+  if (!VARIABLE_NAME.test(name)) {
+    notes.push(`"${name}" is not a valid Perses variable name (letters, digits and _, not starting with __)`);
+    return { entry: entry('dropped') };
+  }
+  switch (v.type) {
+    case 'constant':
+      return { variable: { kind: 'TextVariable', spec: defined({ name, display: display({ ...v, hide: 2 }), value: str(v.query) ?? String(defaultValue(v) ?? ''), constant: true }) }, entry: entry('mapped', 'TextVariable (constant)') };
+    case 'textbox':
+      return { variable: { kind: 'TextVariable', spec: defined({ name, display: display(v), value: String(defaultValue(v) ?? str(v.query) ?? '') }) }, entry: entry('mapped', 'TextVariable') };
+    case 'custom':
+    case 'interval': {
+      if (v.type === 'interval' && v.auto === true) notes.push('the "auto" interval option is not supported: pick one of the listed intervals');
+      return { variable: listVariable(v, { kind: 'StaticListVariable', spec: { values: staticValues(v) } }, notes), entry: entry('mapped', 'StaticListVariable') };
+    }
+    case 'datasource': {
+      const kind = String(v.query) === 'loki' ? 'LokiDatasource' : 'PrometheusDatasource';
+      notes.push(`queries that used $${name} now use ${ctx.ds.target(kind)} (the web UI has no datasource picker)`);
+      return { entry: { ...entry('approximated', `${kind} of the project`), path: undefined } };
+    }
+    case 'query': {
+      const type = ctx.ds.typeOf(v.datasource);
+      const text = queryText(v);
+      const prom = type === 'prometheus' || ((type === undefined || type === 'unknown') && PROMETHEUS_FUNCTION.test(text)) ? prometheusVariable(text, str(v.regex), notes) : undefined;
+      if (prom) {
+        const selector = ctx.ds.selector('PrometheusDatasource', v.datasource);
+        const plugin = { kind: prom.plugin.kind, spec: defined({ datasource: selector, ...prom.plugin.spec }) };
+        return { variable: listVariable(v, plugin, notes, prom.capturingRegexp), entry: entry('mapped', prom.plugin.kind) };
+      }
+      notes.push(`the ${type ?? 'unknown'} query "${text}" cannot run in dashplane: the variable offers the values saved with the dashboard`);
+      return { variable: listVariable(v, { kind: 'StaticListVariable', spec: { values: staticValues({ ...v, query: undefined }) } }, [], null), entry: entry('placeholder', 'StaticListVariable (placeholder)') };
+    }
+    case 'adhoc':
+      notes.push('ad hoc filters have no Perses equivalent: queries run without them');
+      return { entry: entry('dropped') };
+    default:
+      notes.push(`variables of type "${String(v.type)}" have no Perses equivalent`);
+      return { entry: entry('dropped') };
+  }
+}
+
+/** Every variable of `templating.list`, in order; duplicates after the first are dropped with a note. */
+export function migrateVariables(dashboard: Obj, ctx: QueryContext): { variables: Obj[]; entries: ReportEntry[] } {
+  const variables: Obj[] = [];
+  const entries: ReportEntry[] = [];
+  const seen = new Set<string>();
+  for (const v of arr(obj(dashboard.templating).list)) {
+    if (!isObj(v)) continue;
+    const m = migrateVariable(v, `spec.variables[${variables.length}]`, ctx);
+    if (m.variable && seen.has(m.variable.spec.name)) {
+      entries.push({ ...m.entry, outcome: 'dropped', path: undefined, notes: [...m.entry.notes, 'a variable of the same name comes first'] });
+      continue;
+    }
+    if (m.variable) {
+      seen.add(m.variable.spec.name);
+      variables.push(m.variable);
+    }
+    entries.push(m.entry);
+  }
+  return { variables, entries };
+}

@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { dashctl, show } from './helpers/dashctl.js';
+import { GRAFANA_EXPORT } from './helpers/grafana-export.js';
+import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
+
+/** dashctl migrate end to end: the built CLI as a child process, offline and against a real server. */
+describe('dashctl migrate', function () {
+  this.timeout(60_000);
+  const dir = tempDir('dashctl-migrate-');
+  const config = join(dir.path, 'config.json');
+  const exportFile = join(dir.path, 'service.json');
+  let s: TestServer;
+  const withServer = () => ({ env: { DASHCTL_URL: s.url } });
+
+  before(async () => {
+    writeFileSync(exportFile, JSON.stringify(GRAFANA_EXPORT));
+    mkdirSync(join(dir.path, 'folder', 'nested'), { recursive: true });
+    writeFileSync(join(dir.path, 'folder', 'a.json'), JSON.stringify({ ...GRAFANA_EXPORT, uid: 'a' }));
+    writeFileSync(join(dir.path, 'folder', 'nested', 'b.json'), JSON.stringify({ dashboard: { ...GRAFANA_EXPORT, uid: 'b' }, meta: {} }));
+    writeFileSync(join(dir.path, 'not-grafana.json'), JSON.stringify({ hello: 'world' }));
+    s = await startTestServer();
+    await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'ops' }, spec: {} });
+  });
+  after(async () => {
+    await s?.stop();
+    dir.remove();
+  });
+
+  it('prints the migrated dashboard as YAML, with the report on stderr, without any server', async function () {
+    const r = await dashctl(config, ['migrate', '-f', exportFile, '--input', 'DS_PROMETHEUS=prom']);
+    expect(r.code, show(r)).to.equal(0);
+    const dashboard = parse(r.stdout);
+    expect(dashboard.kind).to.equal('Dashboard');
+    expect(dashboard.metadata.name).to.equal('svc-overview');
+    expect(dashboard.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'prom' });
+    expect(r.stderr).to.include(`# ${exportFile} -> Dashboard svc-overview`);
+    expect(r.stderr.trim().split('\n').pop()).to.equal('2 panels (2 mapped); 1 variables (1 mapped); 2 queries (2 mapped); 0 other settings');
+  });
+
+  it('reads folders recursively and standard input, and prints JSON with -o json', async function () {
+    const folder = await dashctl(config, ['migrate', '-f', join(dir.path, 'folder')]);
+    expect(folder.code, show(folder)).to.equal(0);
+    expect(parseAllDocuments(folder.stdout).map((d) => d.toJS().metadata.name)).to.deep.equal(['a', 'b']);
+    const stdin = await dashctl(config, ['migrate', '-f', '-', '-o', 'json', '--verbose'], { input: JSON.stringify({ dashboard: GRAFANA_EXPORT }) });
+    expect(stdin.code, show(stdin)).to.equal(0);
+    expect(JSON.parse(stdin.stdout).spec.display.name).to.equal('Service overview');
+    expect(stdin.stderr).to.match(/mapped +panel stat "Targets up" -> StatChart at spec\.panels\.0_0/);
+  });
+
+  it('says which file is not a Grafana dashboard, migrates the others, and exits 1', async function () {
+    const r = await dashctl(config, ['migrate', '-f', join(dir.path, 'not-grafana.json'), '-f', exportFile]);
+    expect(r.code, show(r)).to.equal(1);
+    expect(r.stderr).to.include(`error: ${join(dir.path, 'not-grafana.json')}: the file is not a Grafana dashboard: it has no "panels", "rows", "title" or "templating"`);
+    expect(parse(r.stdout).metadata.name).to.equal('svc-overview');
+    const bad = await dashctl(config, ['migrate', '-f', exportFile, '--input', 'DS_PROMETHEUS']);
+    expect(bad.stderr).to.include('--input "DS_PROMETHEUS": write KEY=VALUE, e.g. --input DS_PROMETHEUS=prometheus');
+    const noProject = await dashctl(config, ['migrate', '-f', exportFile, '--apply'], withServer());
+    expect(noProject.code).to.equal(1);
+    expect(noProject.stderr).to.match(/Dashboard is project-scoped: pass -p PROJECT/);
+  });
+
+  it('creates the dashboards in a project with --apply, under a new name when the name is taken', async function () {
+    const first = await dashctl(config, ['migrate', '-f', exportFile, '--project', 'ops', '--apply'], withServer());
+    expect(first.code, show(first)).to.equal(0);
+    expect(first.stdout).to.equal('Dashboard ops/svc-overview created\n');
+    const second = await dashctl(config, ['migrate', '-f', exportFile, '-p', 'ops', '--apply'], withServer());
+    expect(second.stdout, show(second)).to.equal('Dashboard ops/svc-overview-2 created\n');
+    expect(second.stderr).to.match(/already exists in the project: this one is named "svc-overview-2"/);
+    expect(second.stderr).to.include('project "ops" has no default Prometheus datasource');
+    await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'main' }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } } });
+    const named = await dashctl(config, ['migrate', '-f', exportFile, '-p', 'ops', '-o', 'json'], withServer());
+    expect(JSON.parse(named.stdout).spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, show(named)).to.deep.equal({ kind: 'PrometheusDatasource', name: 'main' });
+    const names = (await s.api('GET', '/api/v1/projects/ops/dashboards')).body.map((d: any) => d.metadata.name);
+    expect(names).to.deep.equal(['svc-overview', 'svc-overview-2']);
+    const missing = await dashctl(config, ['migrate', '-f', exportFile, '-p', 'nope', '--apply'], withServer());
+    expect(missing.stderr).to.include('project "nope" does not exist');
+  });
+
+  it('gives the same dashboard with --online (POST /api/migrate) as locally', async function () {
+    const local = await dashctl(config, ['migrate', '-f', exportFile, '-o', 'json']);
+    const online = await dashctl(config, ['migrate', '-f', exportFile, '-o', 'json', '--online'], withServer());
+    expect(online.code, show(online)).to.equal(0);
+    expect(JSON.parse(online.stdout)).to.deep.equal(JSON.parse(local.stdout));
+    expect(online.stderr).to.equal(local.stderr);
+  });
+});

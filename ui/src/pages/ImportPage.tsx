@@ -1,0 +1,166 @@
+import { Alert, Box, Button, MenuItem, Stack, TextField, Typography } from '@mui/material';
+import type { DashboardResource } from '@perses-dev/core';
+import { ViewDashboard } from '@perses-dev/dashboards';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useState } from 'react';
+import { useNavigate, useParams } from 'react-router-dom';
+import { parse } from 'yaml';
+import { ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource } from '../api';
+import { CachingDatasourceApi } from '../datasource-api';
+import { MigrationReportView } from '../migration-report';
+import { ErrorMessage, PageHeader } from '../widgets';
+
+interface Preview {
+  dashboard: Resource;
+  report?: MigrationReport;
+  from: 'Grafana' | 'Perses';
+  /** Changes with every conversion, so the Perses components start afresh. */
+  seq: number;
+}
+
+const isPersesDashboard = (v: unknown): v is Resource => {
+  const o = v as Partial<Resource> | null;
+  return !!o && typeof o === 'object' && o.kind === 'Dashboard' && !!o.spec && typeof o.spec === 'object';
+};
+
+/** The Prometheus datasources a migrated dashboard may use: the project's and the global ones. */
+async function prometheusDatasources(project: string): Promise<{ name: string; global: boolean }[]> {
+  const [own, global] = await Promise.all([list('datasources', project), list('globaldatasources').catch(() => [] as Resource[])]);
+  const prom = (r: Resource) => /^(Prometheus|Metrics)Datasource$/.test(String((r.spec as { plugin?: { kind?: string } }).plugin?.kind));
+  return [...own.filter(prom).map((r) => ({ name: r.metadata.name, global: false })), ...global.filter(prom).map((r) => ({ name: r.metadata.name, global: true }))];
+}
+
+/**
+ * Import: paste or upload a Grafana dashboard (migrated by POST /api/migrate, with its report) or
+ * a Perses one (JSON or YAML), see it rendered by the Perses components with the project's
+ * datasources, choose project, name and datasource, and save it.
+ */
+export function ImportPage() {
+  const { project: fromPath } = useParams();
+  const navigate = useNavigate();
+  const projects = useQuery(['list', 'projects'], () => list('projects'));
+  const [project, setProject] = useState(fromPath ?? '');
+  const datasources = useQuery(['import-datasources', project], () => prometheusDatasources(project), { enabled: project !== '' });
+  const [text, setText] = useState('');
+  const [name, setName] = useState('');
+  const [datasource, setDatasource] = useState('');
+  const [preview, setPreview] = useState<Preview>();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const datasourceApi = useMemo(() => new CachingDatasourceApi(), []);
+
+  useEffect(() => {
+    if (!project && projects.data?.length) setProject(projects.data[0].metadata.name);
+  }, [project, projects.data]);
+
+  const convert = async (ds = datasource, target = project, wanted = name) => {
+    setError(undefined);
+    let parsed: unknown;
+    try {
+      parsed = parse(text);
+    } catch (e) {
+      setError(new Error(`The text is not JSON or YAML: ${(e as Error).message.split('\n')[0]}`));
+      return;
+    }
+    setBusy(true);
+    try {
+      const seq = (preview?.seq ?? 0) + 1;
+      if (isPersesDashboard(parsed)) {
+        setPreview({ dashboard: parsed, from: 'Perses', seq });
+        if (!wanted) setName(parsed.metadata?.name ?? '');
+      } else {
+        const migrated = await migrateGrafana(parsed, { project: target, datasource: ds, name: wanted });
+        setPreview({ ...migrated, from: 'Grafana', seq });
+        setName(migrated.dashboard.metadata.name);
+      }
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const save = async () => {
+    if (!preview) return;
+    setError(undefined);
+    setBusy(true);
+    try {
+      await createResource('dashboards', project, { ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name, project } });
+      navigate(`/projects/${enc(project)}/dashboards/${enc(name)}`);
+    } catch (e) {
+      setError((e as ApiError).status === 409 ? new Error(`A dashboard named "${name}" already exists in ${project}: choose another name.`) : e);
+      setBusy(false);
+    }
+  };
+
+  const upload = async (file: File | undefined) => {
+    if (file) setText(await file.text());
+  };
+  // a new project or datasource changes the migration (datasource names, unique name): convert again
+  const choose = (ds: string, target: string) => {
+    setDatasource(ds);
+    setProject(target);
+    // in another project the derived name may be taken: derive it again
+    const wanted = target === project ? name : '';
+    if (wanted !== name) setName(wanted);
+    if (preview?.from === 'Grafana') void convert(ds, target, wanted);
+  };
+  const shown = preview && ({ ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name: name || preview.dashboard.metadata.name, project } } as unknown as DashboardResource);
+
+  return (
+    <Box sx={{ display: 'flex', flexDirection: 'column', flexGrow: 1 }}>
+      <PageHeader crumbs={[...(fromPath ? [{ label: fromPath, to: `/projects/${enc(fromPath)}` }] : []), { label: 'Import a dashboard' }]} />
+      <Stack spacing={2} sx={{ px: 3, pb: 2 }}>
+        <TextField
+          label="Grafana or Perses dashboard (JSON or YAML)"
+          multiline
+          minRows={6}
+          maxRows={14}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          inputProps={{ 'aria-label': 'dashboard text', spellCheck: false, style: { fontFamily: 'monospace', fontSize: 13 } }}
+        />
+        <Stack direction="row" spacing={2} alignItems="center" flexWrap="wrap" useFlexGap>
+          <Button variant="outlined" component="label">
+            Upload a file
+            <input hidden type="file" accept=".json,.yaml,.yml,application/json" data-testid="import-file" onChange={(e) => void upload(e.target.files?.[0])} />
+          </Button>
+          <TextField select size="small" label="Project" value={project} onChange={(e) => choose(datasource, e.target.value)} sx={{ minWidth: 200 }} inputProps={{ 'data-testid': 'import-project' }}>
+            {(projects.data ?? []).map((p) => (
+              <MenuItem key={p.metadata.name} value={p.metadata.name}>
+                {p.metadata.name}
+              </MenuItem>
+            ))}
+          </TextField>
+          <TextField select size="small" label="Prometheus datasource" value={datasource} onChange={(e) => choose(e.target.value, project)} sx={{ minWidth: 240 }} SelectProps={{ displayEmpty: true }} InputLabelProps={{ shrink: true }}>
+            <MenuItem value="">the project&apos;s default</MenuItem>
+            {(datasources.data ?? []).map((d) => (
+              <MenuItem key={`${d.global}/${d.name}`} value={d.name}>
+                {d.name}
+                {d.global ? ' (global)' : ''}
+              </MenuItem>
+            ))}
+          </TextField>
+          <TextField size="small" label="Name" value={name} onChange={(e) => setName(e.target.value)} inputProps={{ 'aria-label': 'dashboard name' }} />
+          <Button variant="contained" disabled={busy || !text.trim() || !project} onClick={() => void convert()} data-testid="import-preview">
+            Preview
+          </Button>
+          <Button variant="contained" color="success" disabled={busy || !preview || !name} onClick={() => void save()} data-testid="import-save">
+            Save to {project || 'project'}
+          </Button>
+        </Stack>
+        {!!error && <ErrorMessage error={error} />}
+        {preview?.from === 'Perses' && <Alert severity="info">This is already a Perses dashboard: it is imported as it is.</Alert>}
+        {preview?.report && <MigrationReportView report={preview.report} />}
+      </Stack>
+      {shown && (
+        <Box sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column', borderTop: 1, borderColor: 'divider' }} data-testid="import-preview-dashboard">
+          <Typography variant="subtitle2" sx={{ px: 3, pt: 1 }} color="text.secondary">
+            Preview of {shown.spec.display?.name ?? shown.metadata.name}
+          </Typography>
+          <ViewDashboard key={preview!.seq} dashboardResource={shown} datasourceApi={datasourceApi} isReadonly isVariableEnabled isDatasourceEnabled isEditing={false} dashboardTitleComponent={<span />} />
+        </Box>
+      )}
+    </Box>
+  );
+}
