@@ -291,7 +291,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     const path = '/api/v1/projects/perses-dev/dashboards/prometheus-overview';
     await page.goto('/projects/perses-dev/dashboards/prometheus-overview/history');
     await waitFor('three versions', async () => (await page.getByTestId('version-row').count()) === 3);
-    await waitFor('the diff', async () => /differ/.test(await page.getByTestId('diff-summary').innerText().catch(() => '')));
+    await waitFor('the diff', async () => /change/.test(await page.getByTestId('diff-summary').innerText().catch(() => '')));
     await waitFor('changed lines in the diff', async () => (await page.locator('[data-diff="changed"]').count()) > 0);
     expect(await page.getByTestId('diff').innerText()).to.contain('(theirs)').and.to.contain('(mine)');
     // who wrote each version, through what: the editor's save is the web UI's, the current version has its author

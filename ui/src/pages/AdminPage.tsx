@@ -2,6 +2,7 @@ import { Box, Tab, Tabs, Typography } from '@mui/material';
 import { useSearchParams } from 'react-router-dom';
 import { KINDS } from '../manage/kinds';
 import { ADMIN_KINDS } from '../manage/kinds-admin';
+import { DeletedList } from '../manage/DeletedList';
 import { ResourceTable } from '../manage/ResourceTable';
 import { useCan } from '../permissions';
 import { PageHeader, SearchField } from '../widgets';
@@ -17,7 +18,9 @@ export function AdminPage() {
   const { can, ready } = useCan();
   const [params, setParams] = useSearchParams();
   const tabs = ADMIN.filter((k) => can('read', k.kind));
-  const tab = tabs.find((t) => t.plural === params.get('tab')) ?? tabs[0];
+  const historyKinds = tabs.filter((k) => k.history);
+  const showDeleted = params.get('tab') === 'deleted' && historyKinds.length > 0;
+  const tab = showDeleted ? undefined : (tabs.find((t) => t.plural === params.get('tab')) ?? tabs[0]);
   const query = params.get('q') ?? '';
   const setQuery = (q: string) => {
     const next = new URLSearchParams(params);
@@ -33,16 +36,15 @@ export function AdminPage() {
           You may not manage any global object.
         </Typography>
       )}
-      {tab && (
+      {(tab || showDeleted) && (
         <>
-          <Tabs value={tab.plural} onChange={(_e, v: string) => setParams(new URLSearchParams({ tab: v }))} sx={{ px: 3, borderBottom: 1, borderColor: 'divider' }} variant="scrollable">
+          <Tabs value={tab?.plural ?? 'deleted'} onChange={(_e, v: string) => setParams(new URLSearchParams({ tab: v }))} sx={{ px: 3, borderBottom: 1, borderColor: 'divider' }} variant="scrollable">
             {tabs.map((t) => (
               <Tab key={t.plural} value={t.plural} label={t.labelPlural.replace(/^global /, '').replace(/^./, (c) => c.toUpperCase())} />
             ))}
+            {historyKinds.length > 0 && <Tab value="deleted" label="Recently deleted" />}
           </Tabs>
-          <Box sx={{ px: 3, pt: 2 }}>
-            <ResourceTable key={tab.plural} kind={tab} query={query} />
-          </Box>
+          <Box sx={{ px: 3, pt: 2 }}>{tab ? <ResourceTable key={tab.plural} kind={tab} query={query} /> : <DeletedList kinds={historyKinds} />}</Box>
         </>
       )}
     </Box>

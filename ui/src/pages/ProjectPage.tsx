@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Link as RouterLink, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { displayName, getResource, list, type Resource } from '../api';
 import { DeleteDialog } from '../manage/DeleteDialog';
+import { DeletedList } from '../manage/DeletedList';
 import { FolderTree } from '../manage/FolderTree';
 import { listedDashboards, whereIs } from '../manage/folders';
 import { KINDS, kindByPlural } from '../manage/kinds';
@@ -29,7 +30,9 @@ export function ProjectPage() {
   const navigate = useNavigate();
   const refresh = useRefreshLists();
   const tabs = TABS.filter((t) => can('read', t.kind, project));
-  const tab = tabs.find((t) => t.plural === params.get('tab')) ?? tabs[0];
+  const historyKinds = KINDS.filter((k) => k.scope === 'project' && k.history && can('read', k.kind, project));
+  const showDeleted = params.get('tab') === 'deleted' && historyKinds.length > 0;
+  const tab = showDeleted ? undefined : (tabs.find((t) => t.plural === params.get('tab')) ?? tabs[0]);
   const query = params.get('q') ?? '';
   const projectQuery = useQuery(['resource', 'projects', '', project], () => getResource('projects', undefined, project));
   const folders = useQuery(['list', 'folders', project], () => list('folders', project), { enabled: tab?.plural === 'dashboards' && can('read', 'Folder', project) });
@@ -76,13 +79,20 @@ export function ProjectPage() {
           </Stack>
         }
       />
-      {ready && tab && (
+      {ready && (tab || showDeleted) && (
         <>
-          <Tabs value={tab.plural} onChange={(_e, v: string) => setTab(v)} sx={{ px: 3, borderBottom: 1, borderColor: 'divider' }} variant="scrollable">
+          <Tabs value={tab?.plural ?? 'deleted'} onChange={(_e, v: string) => setTab(v)} sx={{ px: 3, borderBottom: 1, borderColor: 'divider' }} variant="scrollable">
             {tabs.map((t) => (
               <Tab key={t.plural} value={t.plural} label={t.labelPlural[0].toUpperCase() + t.labelPlural.slice(1)} />
             ))}
+            {historyKinds.length > 0 && <Tab value="deleted" label="Recently deleted" />}
           </Tabs>
+          {showDeleted && (
+            <Box sx={{ px: 3, pt: 2 }}>
+              <DeletedList kinds={historyKinds} project={project} />
+            </Box>
+          )}
+          {tab && (
           <Box sx={{ px: 3, pt: 2 }}>
             {tab.plural === 'dashboards' && can('read', 'Folder', project) && <FolderTree project={project} folders={folderList} dashboards={dashboards.data ?? []} />}
             <ResourceTable
@@ -93,6 +103,7 @@ export function ProjectPage() {
               {...(tab.plural === 'dashboards' ? { folders: folderList, extra: { label: 'Folder', cell: (r: Resource) => (listed.has(r.metadata.name) ? whereIs(folderList, r.metadata.name).map((w) => w.label).join(', ') : '') } } : {})}
             />
           </Box>
+          )}
         </>
       )}
       {title && dialog === 'rename' && <RenameDialog kind={projectKind} resource={title} open onClose={() => setDialog(undefined)} onSaved={() => { setDialog(undefined); void projectQuery.refetch(); void refresh(); }} />}
