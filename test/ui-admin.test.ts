@@ -36,7 +36,7 @@ describe('web UI administration (Chromium, auth on)', function () {
     await page.goto('/');
     await page.getByRole('link', { name: 'Admin' }).click();
     await page.waitForURL(/\/admin$/);
-    expect(await page.getByRole('tab').allInnerTexts()).to.deep.equal(['Datasources', 'Variables', 'Secrets', 'Roles', 'Role bindings', 'Users']);
+    expect(await page.getByRole('tab').allInnerTexts()).to.deep.equal(['Datasources', 'Variables', 'Secrets', 'Roles', 'Role bindings', 'Users', 'Recently deleted']);
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 

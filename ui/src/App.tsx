@@ -20,6 +20,7 @@ const EditorPage = lazy(() => import('./pages/EditorPage').then((m) => ({ defaul
 const HistoryPage = lazy(() => import('./pages/HistoryPage').then((m) => ({ default: m.HistoryPage })));
 const ProjectPage = lazy(() => import('./pages/ProjectPage').then((m) => ({ default: m.ProjectPage })));
 const AdminPage = lazy(() => import('./pages/AdminPage').then((m) => ({ default: m.AdminPage })));
+const ExplorePage = lazy(() => import('./pages/ExplorePage').then((m) => ({ default: m.ExplorePage })));
 const HomePage = lazy(() => import('./pages/HomePage').then((m) => ({ default: m.HomePage })));
 // the import page previews dashboards: it needs the Perses providers too
 const ImportPage = lazy(() =>
@@ -77,6 +78,8 @@ export function App() {
                 <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
                 <Route path="/global/:plural/:name/history" element={<HistoryPage />} />
                 <Route path="/admin" element={<AdminPage />} />
+                <Route path="/explore" element={<ExplorePage />} />
+                <Route path="/projects/:project/explore" element={<ExplorePage />} />
                 <Route path="*" element={<NotFound />} />
               </Routes>
             </Layout>
@@ -116,6 +119,9 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
             </Typography>
           </Link>
           <Box sx={{ flexGrow: 1 }} />
+          <Button color="inherit" size="small" component={RouterLink} to="/explore">
+            Explore
+          </Button>
           <AdminLink />
           <Button color="inherit" size="small" startIcon={<Magnify />} onClick={() => setSearching(true)} aria-keyshortcuts="Control+K Meta+K" sx={{ textTransform: 'none' }}>
             Search

@@ -1,4 +1,5 @@
 import { Box, Button, Collapse, IconButton, Link, Paper, Typography } from '@mui/material';
+import { FormDialog } from './lazy-dialogs';
 import ChevronDown from 'mdi-material-ui/ChevronDown';
 import ChevronRight from 'mdi-material-ui/ChevronRight';
 import FolderIcon from 'mdi-material-ui/Folder';
@@ -9,7 +10,6 @@ import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
 import { displayName, type Resource } from '../api';
 import { useCan } from '../permissions';
-import { FormDialog } from './FormDialog';
 import type { FolderItem, FolderSpec } from './folders';
 import { kindByPlural } from './kinds';
 import { RowActions, useRefreshLists } from './RowActions';

@@ -1,4 +1,5 @@
 import { Box, Button, Chip, Link, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
+import { FormDialog } from './lazy-dialogs';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Plus from 'mdi-material-ui/Plus';
 import { ReactNode, useState } from 'react';
@@ -7,7 +8,6 @@ import { list, type Resource } from '../api';
 import { pageOf } from '../links';
 import { useCan } from '../permissions';
 import { ListBody, matches, timeAgo, VisuallyHidden } from '../widgets';
-import { FormDialog } from './FormDialog';
 import { titleOf, type KindUi } from './kinds';
 import { RowActions, useRefreshLists } from './RowActions';
 

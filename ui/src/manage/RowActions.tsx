@@ -1,4 +1,5 @@
 import { IconButton, ListItemIcon, ListItemText, Menu, MenuItem } from '@mui/material';
+import { DeleteDialog, DuplicateDialog, FormDialog, MoveDialog, RenameDialog } from './lazy-dialogs';
 import { useQueryClient } from '@tanstack/react-query';
 import ContentCopy from 'mdi-material-ui/ContentCopy';
 import DeleteOutline from 'mdi-material-ui/DeleteOutline';
@@ -13,12 +14,6 @@ import { useNavigate } from 'react-router-dom';
 import type { Resource } from '../api';
 import { pageOf } from '../links';
 import { useCan } from '../permissions';
-import { DeleteDialog } from './DeleteDialog';
-import { DuplicateDialog } from './DuplicateDialog';
-import { FormDialog } from './FormDialog';
-import { MoveDialog } from './MoveDialog';
-import { RenameDialog } from './RenameDialog';
-import { FORMS } from './forms';
 import { whereIs, withoutDashboard, type FolderSpec } from './folders';
 import { putResource } from '../api';
 import type { KindUi } from './kinds';
@@ -67,7 +62,7 @@ export function RowActions({ kind, resource, folders, onDeleted }: { kind: KindU
     void refresh();
   };
   const items = [
-    mayUpdate && FORMS[kind.kind] && !kind.view && { key: 'edit', label: kind.kind === 'User' ? 'Edit or reset password' : 'Edit', icon: <Pencil />, onClick: show('edit') },
+    mayUpdate && !kind.view && { key: 'edit', label: kind.kind === 'User' ? 'Edit or reset password' : 'Edit', icon: <Pencil />, onClick: show('edit') },
     mayUpdate && kind.displayPath && { key: 'rename', label: 'Rename', icon: <RenameBox />, onClick: show('rename') },
     mayCreate && kind.duplicable && { key: 'duplicate', label: 'Duplicate', icon: <ContentCopy />, onClick: show('duplicate') },
     mayMove && { key: 'move', label: 'Move to folder', icon: <FolderMove />, onClick: show('move') },

@@ -1,6 +1,6 @@
 import { Alert, Box, Button, Snackbar, Stack, Typography } from '@mui/material';
 import type { DashboardResource } from '@perses-dev/core';
-import { ViewDashboard } from '@perses-dev/dashboards';
+import type { PanelExtraProps } from '@perses-dev/dashboards';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
@@ -10,12 +10,14 @@ import { RowActions } from '../manage/RowActions';
 import { StarButton } from '../StarButton';
 import { recordView } from '../profile-api';
 import { CachingDatasourceApi } from '../datasource-api';
+import { DashboardView } from '../perses/DashboardView';
+import { ExploreAction } from '../perses/ExploreAction';
 import { PersesProviders } from '../perses/PersesProviders';
 import { watchObject } from '../watch';
 import { ErrorMessage, Loading, PageHeader } from '../widgets';
 
 /**
- * A dashboard rendered by Perses' ViewDashboard (time range, refresh, variables, rows, panel
+ * A dashboard rendered by the Perses dashboard components (time range, refresh, variables, rows, panel
  * view), with the time range and variables in the URL. It follows the dashboard's watch stream:
  * when someone saves a new version, the page shows it and says so.
  */
@@ -33,6 +35,8 @@ function Dashboard() {
   const queryClient = useQueryClient();
   const dashboard = useQuery(key, () => getResource(plural, project, name));
   const datasourceApi = useMemo(() => new CachingDatasourceApi(), [project, name]);
+  // each panel's header gets an Explore button (its queries, the variables' values, the time range)
+  const panelOptions = useMemo(() => ({ extra: (p: PanelExtraProps) => <ExploreAction {...p} project={project} dashboard={plural === 'dashboards' ? name : ''} /> }), [project, name, plural]);
   const location = useLocation();
   const navigate = useNavigate();
   // ?edit=true: open in Perses' edit mode (a new dashboard, to add its first panel)
@@ -118,16 +122,14 @@ function Dashboard() {
         }
       />
       <Box sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column' }} data-testid="dashboard">
-        <ViewDashboard
+        <DashboardView
           // a new version is a new dashboard for the Perses providers; time range and variables stay in the URL
           key={`${resource.metadata.version}`}
           dashboardResource={resource}
           datasourceApi={datasourceApi}
-          isReadonly={false}
           onSave={onSave}
-          isVariableEnabled
-          isDatasourceEnabled
           isEditing={startEditing}
+          panelOptions={panelOptions}
           dashboardTitleComponent={<span />}
         />
       </Box>

@@ -1,14 +1,13 @@
 import { Box, Button, Stack, Tab, Tabs } from '@mui/material';
+import { DeleteDialog, RenameDialog } from '../manage/lazy-dialogs';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link as RouterLink, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { displayName, getResource, list, type Resource } from '../api';
-import { DeleteDialog } from '../manage/DeleteDialog';
 import { DeletedList } from '../manage/DeletedList';
 import { FolderTree } from '../manage/FolderTree';
 import { listedDashboards, whereIs } from '../manage/folders';
 import { KINDS, kindByPlural } from '../manage/kinds';
-import { RenameDialog } from '../manage/RenameDialog';
 import { ResourceTable } from '../manage/ResourceTable';
 import { useRefreshLists } from '../manage/RowActions';
 import { useCan } from '../permissions';
