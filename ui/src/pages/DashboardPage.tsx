@@ -8,6 +8,7 @@ import { ApiError, displayName, getResource, putResource, type Resource } from '
 import { kindByPlural } from '../manage/kinds';
 import { RowActions } from '../manage/RowActions';
 import { StarButton } from '../StarButton';
+import { ManagedBanner, useConfirmOverwrite, useManagedFromGit } from '../managed';
 import { recordView } from '../profile-api';
 import { CachingDatasourceApi } from '../datasource-api';
 import { DashboardView } from '../perses/DashboardView';
@@ -72,6 +73,11 @@ function Dashboard() {
       .catch(() => undefined); // a view that cannot be recorded does not stop the page
   }, [kind, project, name, queryClient]);
 
+  // a version applied from Git: say so, and ask before saving over it
+  const fromGit = useManagedFromGit(plural, project, name, dashboard.data?.object.metadata.version);
+  // Perses' save cannot be called off once it runs (a rejected save is an uncaught error): ask on entering edit mode
+  const overwrite = useConfirmOverwrite(fromGit, 'this dashboard', 'edit');
+
   if (plural !== 'dashboards' && plural !== 'ephemeraldashboards') return <ErrorMessage error={new Error(`${plural} cannot be viewed as a dashboard`)} />;
   if (dashboard.isLoading) return <Loading />;
   if (dashboard.error || !dashboard.data) return <ErrorMessage error={dashboard.error} />;
@@ -121,6 +127,8 @@ function Dashboard() {
           </Stack>
         }
       />
+      {fromGit && <ManagedBanner writer={fromGit} what="this dashboard" />}
+      {overwrite.dialog}
       <Box sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column' }} data-testid="dashboard">
         <DashboardView
           // a new version is a new dashboard for the Perses providers; time range and variables stay in the URL
@@ -130,6 +138,7 @@ function Dashboard() {
           onSave={onSave}
           isEditing={startEditing}
           panelOptions={panelOptions}
+          confirmEdit={overwrite.confirm}
           dashboardTitleComponent={<span />}
         />
       </Box>

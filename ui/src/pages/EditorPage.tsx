@@ -6,6 +6,7 @@ import { parse, parseDocument, stringify, YAMLParseError } from 'yaml';
 import { ApiError, getResource, putResource, type Resource } from '../api';
 import { CodeEditor, type CodeEditorHandle } from '../editor/CodeEditor';
 import { useSchemas } from '../editor/schemas';
+import { ManagedBanner, useConfirmOverwrite, useManagedFromGit } from '../managed';
 import { lineOfPath } from '../paths';
 import { ErrorMessage, Loading, PageHeader } from '../widgets';
 
@@ -37,6 +38,8 @@ export function EditorPage() {
   const [conflict, setConflict] = useState(false);
   const [busy, setBusy] = useState(false);
   const editor = useRef<CodeEditorHandle>(null);
+  const fromGit = useManagedFromGit(plural, project, name, etag === undefined ? undefined : Number(etag.replace(/\D/g, '')));
+  const overwrite = useConfirmOverwrite(fromGit, `this ${plural.replace(/s$/, '')}`);
   const schemas = useSchemas(plural);
 
   useEffect(() => {
@@ -69,6 +72,7 @@ export function EditorPage() {
     setConflict(false);
     const body = parseText();
     if (body === undefined) return;
+    if (!dryRun && !(await overwrite.confirm())) return;
     setBusy(true);
     try {
       const saved = await putResource(plural, project, name, body, etag, dryRun);
@@ -170,6 +174,8 @@ export function EditorPage() {
           </Stack>
         }
       />
+      {fromGit && <ManagedBanner writer={fromGit} what={`this ${object.kind}`} />}
+      {overwrite.dialog}
       <Box sx={{ px: 3 }}>
         {message && (
           <Alert

@@ -32,6 +32,8 @@ export interface DashboardViewProps {
   onSave: OnSaveDashboard;
   /** Actions on each panel's header in view mode (e.g. Explore). */
   panelOptions?: PanelOptions;
+  /** Asked before edit mode starts; false keeps the view mode (e.g. a dashboard managed from Git). */
+  confirmEdit?: () => Promise<boolean>;
   dashboardTitleComponent?: ReactNode;
 }
 
@@ -77,14 +79,15 @@ function builtin(name: string, description: string, value: () => string | undefi
 }
 
 /** `DashboardApp`: toolbar, the dashboard with its panels, and the edit-mode dialogs. */
-function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitleComponent }: DashboardViewProps) {
+function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitleComponent, confirmEdit }: DashboardViewProps) {
   const chartsTheme = useChartsTheme();
   const { isEditMode, setEditMode } = useEditMode();
   const { dashboard, setDashboard } = useDashboard();
   const [original, setOriginal] = useState<typeof dashboard>();
   const { setSavedDatasources } = useDatasourceStore();
   const { openDiscardChangesConfirmationDialog, closeDiscardChangesConfirmationDialog } = useDiscardChangesConfirmationDialog();
-  const onEditButtonClick = () => {
+  const onEditButtonClick = async () => {
+    if (confirmEdit && !(await confirmEdit())) return;
     setEditMode(true);
     setOriginal(dashboard);
     setSavedDatasources(dashboard.spec.datasources ?? {});
