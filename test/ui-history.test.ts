@@ -68,6 +68,8 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
       current.spec.duration = '6h';
       await setEditorText(eve.page, stringify(current));
       await eve.page.getByTestId('save').click();
+      // version 1 came through dashctl: the editor asks first
+      await eve.page.getByRole('dialog', { name: 'Save over the version from Git?' }).getByRole('button', { name: 'Save anyway' }).click();
       await waitFor('saved', async () => /Saved: version 2/.test(await eve.page.getByTestId('editor-message').innerText().catch(() => '')));
     } finally {
       await eve.close();
