@@ -2,14 +2,14 @@ import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import { getPath } from '../src/resources/object-path.js';
 import { mask, SECRET_MASK } from '../src/resources/masking.js';
 import type { Envelope } from '../src/storage/store.js';
+import { withoutServerFields } from './canonical.js';
 
 export { sameJson } from '../src/resources/same-json.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Metadata the server owns: never part of a comparison or a diff. */
-export const SERVER_OWNED = ['createdAt', 'updatedAt', 'version'] as const;
+export { canonical, SERVER_OWNED, withoutServerFields } from './canonical.js';
 
 /**
  * What the server would store for this input, as far as it can be known offline: canonical kind,
@@ -31,17 +31,6 @@ export function desiredForm(d: KindDescriptor, input: Obj, name: string, project
   return withoutServerFields(mask(d, obj as unknown as Envelope) as unknown as Obj);
 }
 
-/** A copy without createdAt/updatedAt/version. */
-export function withoutServerFields(obj: Obj): Obj {
-  const copy = { ...obj };
-  if (isObj(copy.metadata)) {
-    const meta = { ...copy.metadata };
-    for (const k of SERVER_OWNED) delete meta[k];
-    copy.metadata = meta;
-  }
-  return copy;
-}
-
 /**
  * True when the input carries a real value in a field that the server only ever shows as
  * "<secret>": then nobody can tell whether it changed, so it has to be written.
@@ -51,15 +40,4 @@ export function hasUnverifiableSecrets(d: KindDescriptor, input: Obj): boolean {
     const v = getPath(input, path);
     return v !== undefined && v !== null && v !== '' && v !== SECRET_MASK;
   });
-}
-
-/** Keys sorted at every level, except `kind`, `metadata`, `spec` first at the top (stable diffs). */
-export function canonical(v: unknown, top = true): unknown {
-  if (Array.isArray(v)) return v.map((x) => canonical(x, false));
-  if (!isObj(v)) return v;
-  const first = top ? ['kind', 'metadata', 'spec'].filter((k) => k in v) : [];
-  const rest = Object.keys(v)
-    .filter((k) => !first.includes(k) && v[k] !== undefined)
-    .sort();
-  return Object.fromEntries([...first, ...rest].map((k) => [k, canonical(v[k], false)]));
 }

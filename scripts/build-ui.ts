@@ -5,14 +5,20 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
+import { extname, join, relative } from 'node:path';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { PACKAGE_ROOT } from '../src/paths.js';
 
 const UI = join(PACKAGE_ROOT, 'ui');
 const DIST = join(UI, 'dist');
 const STAMP = join(DIST, '.build-stamp');
 // ui/src/diff.ts uses dashctl's edit script
-const INPUTS = ['index.html', 'vite.config.ts', 'package.json', 'tsconfig.json', 'src', 'public', '../cli/unified-diff.ts'];
+const INPUTS = ['index.html', 'vite.config.ts', 'package.json', 'tsconfig.json', 'src', 'public', '../cli/unified-diff.ts', '../cli/canonical.ts', '../scripts/build-ui.ts'];
+
+/** Text files worth compressing; fonts (woff2) and images are compressed already. */
+const COMPRESSIBLE = new Set(['.js', '.mjs', '.css', '.html', '.svg', '.json', '.map', '.txt', '.woff', '.ttf']);
+/** Below this size the headers outweigh the saving. */
+const MIN_COMPRESS_BYTES = 1024;
 
 function hashInputs(): string {
   const hash = createHash('sha256');
@@ -63,4 +69,35 @@ if (!vite || !tsc) {
 }
 run('type check', [tsc, '-p', 'tsconfig.json', '--noEmit']);
 run('vite build', [vite, 'build', '--logLevel', 'error']);
+precompress(DIST);
 writeFileSync(STAMP, inputs);
+
+/**
+ * Writes `<file>.br` (brotli, best quality) and `<file>.gz` (gzip -9) next to every compressible
+ * file, once at build time: the server answers them by Accept-Encoding without compressing per
+ * request (src/api/static-routes.ts).
+ */
+function precompress(dir: string): void {
+  const started = Date.now();
+  let raw = 0;
+  let br = 0;
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const full = join(d, name);
+      if (statSync(full).isDirectory()) {
+        walk(full);
+        continue;
+      }
+      if (!COMPRESSIBLE.has(extname(name).toLowerCase())) continue;
+      const body = readFileSync(full);
+      if (body.length < MIN_COMPRESS_BYTES) continue;
+      const brotli = brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } });
+      writeFileSync(`${full}.br`, brotli);
+      writeFileSync(`${full}.gz`, gzipSync(body, { level: 9 }));
+      raw += body.length;
+      br += brotli.length;
+    }
+  };
+  walk(dir);
+  console.log(`ui: precompressed ${(raw / 1e6).toFixed(2)} MB to ${(br / 1e6).toFixed(2)} MB brotli (and gzip) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}

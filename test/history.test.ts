@@ -134,6 +134,29 @@ describe('version history (docs/api.md §7)', function () {
       expect((await versions('d4')).map((v) => v.version), 'history after restoring a deleted dashboard').to.include.members([2, 1, 0]);
     });
 
+    it('lists the deleted objects of a project whose history is kept, most recent first, until restored', async () => {
+      await history('del-a', 1);
+      await history('del-b', 2);
+      await ok(s.api('DELETE', `${base}/del-a`), 204);
+      await ok(s.api('DELETE', `${base}/del-b`), 204);
+      const deleted = (await ok(s.api('GET', '/api/v1/projects/h/deleted/dashboards'))).body as (Entry & { name: string })[];
+      const ours = deleted.filter((e) => e.name.startsWith('del-'));
+      expect(ours.map((e) => [e.name, e.version, e.updatedBy, e.manager])).to.deep.equal([
+        ['del-b', 2, 'anonymous', 'api'],
+        ['del-a', 1, 'anonymous', 'api'],
+      ]);
+      await ok(s.api('POST', `${base}/del-a/versions/1/restore`));
+      expect(((await ok(s.api('GET', '/api/v1/projects/h/deleted/dashboards'))).body as { name: string }[]).map((e) => e.name)).to.not.include('del-a');
+      // global kinds with history too; kinds without history have no such route
+      await ok(s.api('POST', '/api/v1/globalvariables', { kind: 'GlobalVariable', metadata: { name: 'gone-gv' }, spec: { kind: 'TextVariable', spec: { value: 'x' } } }));
+      await ok(s.api('DELETE', '/api/v1/globalvariables/gone-gv'), 204);
+      expect(((await ok(s.api('GET', '/api/v1/deleted/globalvariables'))).body as { name: string }[]).map((e) => e.name)).to.include('gone-gv');
+      expect((await s.api('GET', '/api/v1/projects/h/deleted/secrets')).status).to.equal(404);
+      // a dashboard may be called "deleted": its routes are not shadowed
+      await ok(s.api('POST', base, dash('deleted', 'a dashboard named deleted')));
+      expect((await ok(s.api('GET', `${base}/deleted`))).body.spec.display.name).to.equal('a dashboard named deleted');
+    });
+
     it('re-creating a deleted name (POST) starts a fresh history', async () => {
       await history('d5', 2);
       await ok(s.api('DELETE', `${base}/d5`), 204);
@@ -245,6 +268,16 @@ describe('version history (docs/api.md §7)', function () {
       expect((await s.api('POST', `${base}/gone/versions/0/restore`, undefined, as('vicky'))).status).to.equal(403);
       expect((await s.api('GET', `${base}/gone`, undefined, bearer(admin))).status).to.equal(404);
       await ok(s.api('POST', `${base}/gone/versions/0/restore`, undefined, as('eddie')));
+    });
+
+    it('the deleted list needs read in the project (401 anonymous, 403 without)', async () => {
+      await ok(s.api('POST', base, dash('gone2', 'g0'), bearer(admin)));
+      await ok(s.api('DELETE', `${base}/gone2`, undefined, bearer(admin)), 204);
+      const path = '/api/v1/projects/ha/deleted/dashboards';
+      expect((await s.api('GET', path)).status).to.equal(401);
+      expect((await s.api('GET', path, undefined, as('nora'))).status).to.equal(403);
+      const list = (await ok(s.api('GET', path, undefined, as('vicky')))).body as { name: string; updatedBy: string }[];
+      expect(list.find((e) => e.name === 'gone2')).to.deep.include({ updatedBy: 'admin' });
     });
   });
 });

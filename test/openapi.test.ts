@@ -157,9 +157,9 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
       await w.page.locator('.swagger-ui .info .title').filter({ hasText: 'dashplane HTTP API' }).waitFor({ timeout: 30_000 });
       await w.page.locator('.opblock-summary-path', { hasText: '/api/v1/projects/{project}/dashboards/{name}' }).first().waitFor({ timeout: 30_000 });
       await w.screenshot('api-docs');
-      // Swagger UI renders a long document as it scrolls: the last group appears at the end
+      // Swagger UI renders a long document as it scrolls (only the sections near the view): scroll in steps shorter than a section
       const last = w.page.locator('.opblock-tag', { hasText: 'The web UI' });
-      for (let i = 0; i < 60 && (await last.count()) === 0; i++) await w.page.mouse.wheel(0, 2000);
+      for (let i = 0; i < 400 && (await last.count()) === 0; i++) await w.page.mouse.wheel(0, 800);
       await last.waitFor({ timeout: 10_000 });
       expect(w.errors).to.deep.equal([]);
     } finally {

@@ -283,6 +283,28 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect(await store.getVersion(key, 0)).to.equal(undefined);
     });
 
+    it('deleted objects whose history is kept: listed by name with their last version, until restored, re-created or their project goes', async () => {
+      const h = { writer: { by: 'alice', manager: 'web-ui' }, history: { max: 5 } };
+      await store.create(obj('Project', '', 'p'));
+      for (const name of ['gone', 'back', 'again', 'kept']) {
+        await store.create(obj('Dashboard', 'p', name, 0, { v: 0 }), h);
+        await store.update(obj('Dashboard', 'p', name, 1, { v: 1 }), { expectedVersion: 0, ...h });
+      }
+      await store.create(obj('Dashboard', 'p', 'nohistory'));
+      for (const name of ['gone', 'back', 'again']) await store.delete({ kind: 'Dashboard', project: 'p', name });
+      await store.delete({ kind: 'Dashboard', project: 'p', name: 'nohistory' });
+      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' })).map((e) => e.name)).to.deep.equal(['again', 'back', 'gone']);
+      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' }))[0]).to.deep.equal({ name: 'again', version: 1, updatedAt: T, updatedBy: 'alice', manager: 'web-ui' });
+      expect(await store.listDeleted({ kind: 'Secret', project: 'p' })).to.deep.equal([]);
+      expect(await store.listDeleted({ kind: 'Dashboard', project: 'other' })).to.deep.equal([]);
+      // a restore continues the history; a new object of that name starts another
+      await store.create(obj('Dashboard', 'p', 'back', 2, { v: 1 }), { ...h, history: { max: 5, continues: true } });
+      await store.create(obj('Dashboard', 'p', 'again'), h);
+      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' })).map((e) => e.name)).to.deep.equal(['gone']);
+      await store.delete({ kind: 'Project', project: '', name: 'p' }, { children: { project: 'p', kinds: ['Dashboard'] } });
+      expect(await store.listDeleted({ kind: 'Dashboard', project: 'p' })).to.deep.equal([]);
+    });
+
     it('managers: the latest write of each field manager, newest first, at most MAX_MANAGERS; kept across a reopen, apart from the object, gone with it', async () => {
       const key = { kind: 'Secret', project: 'p', name: 's' };
       const at = (v: number) => `2026-01-01T00:00:0${v}.000Z`;

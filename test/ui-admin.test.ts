@@ -1,53 +1,172 @@
 import { expect } from 'chai';
-import { bearer, loginAdmin, startAuthServer } from './helpers/auth.js';
+import type { Page } from 'playwright-core';
+import { signUp } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
-import type { TestServer } from './helpers/server.js';
+import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
 
-/** The admin page of the web UI (issue 20): groups, service accounts, API tokens with a one-time display, the audit log. */
-describe('web UI: teams, tokens and audit page (Chromium)', function () {
+const row = (page: Page, name: string) => page.locator(`[data-testid="resource-row"][data-name="${name}"]`);
+const dialogTitled = async (page: Page, title: string | RegExp) => {
+  const d = page.getByRole('dialog');
+  await d.getByRole('heading', { name: title }).waitFor();
+  return d;
+};
+
+/** Administration: global datasources, variables, secrets, roles, bindings and users, with forms, for those allowed. */
+describe('web UI administration (Chromium, auth on)', function () {
   this.timeout(120_000);
-  let s: TestServer;
+  let stack: UiStack;
   let w: WatchedPage;
+  const login = (name: string, password: string) => stack.s.api('POST', '/api/auth/providers/native/login', { login: name, password });
 
-  before(async () => {
-    s = await startAuthServer();
-    const admin = bearer(await loginAdmin(s));
-    const post = async (path: string, body: unknown) => expect((await s.api('POST', path, body, admin)).status, path).to.equal(200);
-    await post('/api/v1/groups', { kind: 'Group', metadata: { name: 'sre' }, spec: { members: ['alice', 'bob'] } });
-    await post('/api/v1/globalserviceaccounts', { kind: 'GlobalServiceAccount', metadata: { name: 'backup' }, spec: {} });
-    w = await openPage(s.url);
-    await w.page.goto('/signin?redirect=/admin');
-    await w.page.getByLabel('User name').fill('admin');
-    await w.page.getByLabel('Password').fill('admin-password');
-    await w.page.getByRole('button', { name: 'Sign in' }).click();
-    await w.page.getByRole('heading', { name: 'Teams, tokens and audit' }).waitFor();
-    w.errors.length = 0; // the 401s of the page asking who is signed in before the sign-in
+  before(async function () {
+    this.timeout(120_000);
+    stack = await startUiStack({ auth: true });
+    w = await openPage(stack.s.url);
+    await signIn(w, 'admin', 'admin-password');
   });
-  after(async () => {
+
+  after(async function () {
     await w?.close();
-    await s?.stop();
+    await stack?.stop();
   });
 
-  it('shows groups and service accounts; creates a token shown once, which works, then revokes it; shows the audit log with filters', async () => {
+  it('shows the administration page to an administrator, a tab per global kind', async function () {
     const { page } = w;
-    await page.getByRole('table', { name: 'groups' }).getByRole('cell', { name: 'alice, bob' }).waitFor();
-    await page.getByRole('table', { name: 'service accounts' }).getByRole('cell', { name: 'backup' }).waitFor();
-    await page.getByLabel('Token name').fill('from-the-ui');
-    await page.getByRole('button', { name: 'Create token' }).click();
-    const shown = await page.getByTestId('new-token').locator('code').innerText();
-    expect(shown).to.match(/^dp_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
-    expect((await s.api('GET', '/api/v1/user/whoami', undefined, bearer(shown))).status).to.equal(200);
-    const row = page.getByRole('table', { name: 'tokens' }).getByRole('row').filter({ hasText: 'from-the-ui' });
-    await row.waitFor();
-    expect(await row.innerText(), 'the list never shows the secret').to.not.include(shown.slice(20));
-    await row.getByRole('button', { name: 'Revoke' }).click();
-    await row.waitFor({ state: 'detached' });
-    expect((await s.api('GET', '/api/v1/user/whoami', undefined, bearer(shown))).status).to.equal(401);
-    const audit = page.getByRole('table', { name: 'audit log' });
-    await page.getByLabel('Kind').fill('Group');
-    await waitFor('the audit log filtered to groups', async () => (await audit.getByRole('row').count()) === 2, 10_000, 100);
-    expect(await audit.innerText()).to.include('Group/sre').and.include('admin');
-    expect(w.errors, 'no console or page errors').to.deep.equal([]);
+    await page.goto('/');
+    await page.getByRole('link', { name: 'Admin' }).click();
+    await page.waitForURL(/\/admin$/);
+    expect(await page.getByRole('tab').allInnerTexts()).to.deep.equal(['Datasources', 'Variables', 'Secrets', 'Roles', 'Role bindings', 'Users', 'Recently deleted']);
+    expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+  });
+
+  it('creates a global datasource with the form and tests it', async function () {
+    const { page } = w;
+    await page.getByRole('button', { name: 'New global datasource' }).click();
+    const dialog = await dialogTitled(page, 'New global datasource');
+    await dialog.getByLabel('Display name').fill('Shared Prometheus');
+    await dialog.getByLabel('Prometheus URL').fill(stack.prom.url);
+    await dialog.getByRole('button', { name: 'Save & test' }).click();
+    await dialog.getByTestId('datasource-test').waitFor();
+    expect(await dialog.getByTestId('datasource-test').innerText()).to.match(/^Saved and tested: Prometheus 2\./);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await row(page, 'shared-prometheus').waitFor();
+    await w.screenshot('admin-global-datasources');
+    expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+  });
+
+  it('creates a global list variable, a global secret and a global role bound to a user', async function () {
+    const { page } = w;
+    await page.getByRole('tab', { name: 'Variables' }).click();
+    await page.getByRole('button', { name: 'New global variable' }).click();
+    let dialog = await dialogTitled(page, 'New global variable');
+    await dialog.getByTestId('name-field').fill('region');
+    await dialog.getByRole('button', { name: 'List' }).click();
+    await dialog.getByLabel('Values (comma-separated)').fill('eu, us');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await row(page, 'region').waitFor();
+    expect((await stack.api('GET', '/api/v1/globalvariables/region')).body.spec).to.deep.equal({ kind: 'ListVariable', spec: { plugin: { kind: 'StaticListVariable', spec: { values: ['eu', 'us'] } } } });
+
+    await page.getByRole('tab', { name: 'Secrets' }).click();
+    await page.getByRole('button', { name: 'New global secret' }).click();
+    dialog = await dialogTitled(page, 'New global secret');
+    await dialog.getByTestId('name-field').fill('token');
+    await dialog.getByRole('button', { name: 'Bearer token' }).click();
+    await dialog.getByLabel('Token').fill('t0ken');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await row(page, 'token').waitFor();
+    expect((await stack.api('GET', '/api/v1/globalsecrets/token')).body.spec.authorization).to.deep.equal({ type: 'Bearer', credentials: '<secret>' });
+
+    await signUp(stack.s, 'auditor');
+    await page.getByRole('tab', { name: 'Roles', exact: true }).click();
+    await page.getByRole('button', { name: 'New global role' }).click();
+    dialog = await dialogTitled(page, 'New global role');
+    await dialog.getByTestId('name-field').fill('auditor');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await row(page, 'auditor').waitFor();
+    await page.getByRole('tab', { name: 'Role bindings' }).click();
+    await page.getByRole('button', { name: 'New global role binding' }).click();
+    dialog = await dialogTitled(page, 'New global role binding');
+    await dialog.getByTestId('name-field').fill('auditors');
+    await dialog.getByLabel('Role').click();
+    await page.getByRole('option', { name: 'auditor', exact: true }).click();
+    await dialog.getByLabel('Users').click();
+    await page.getByRole('option', { name: 'auditor' }).click();
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await row(page, 'auditors').waitFor();
+    expect((await stack.api('GET', '/api/v1/globalrolebindings/auditors')).body.spec).to.deep.equal({ role: 'auditor', subjects: [{ kind: 'User', name: 'auditor' }] });
+    expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+  });
+
+  it('creates a user, resets their password, and deletes them', async function () {
+    const { page } = w;
+    await page.getByRole('tab', { name: 'Users' }).click();
+    await page.getByRole('button', { name: 'New user' }).click();
+    let dialog = await dialogTitled(page, 'New user');
+    await dialog.getByTestId('name-field').fill('carol');
+    await dialog.getByLabel('First name').fill('Carol');
+    await dialog.getByLabel('Password').fill('first-password');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await row(page, 'carol').waitFor();
+    expect((await login('carol', 'first-password')).status).to.equal(200);
+
+    await page.getByRole('button', { name: 'Actions for carol' }).click();
+    await page.getByRole('menuitem', { name: 'Edit or reset password' }).click();
+    dialog = await dialogTitled(page, /Edit user/);
+    await dialog.getByLabel('New password').fill('second-password');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await login('carol', 'first-password')).status).to.equal(400);
+    expect((await login('carol', 'second-password')).status).to.equal(200);
+    // editing her name without typing a password keeps it
+    await page.getByRole('button', { name: 'Actions for carol' }).click();
+    await page.getByRole('menuitem', { name: 'Edit or reset password' }).click();
+    dialog = await dialogTitled(page, /Edit user/);
+    await dialog.getByLabel('Last name').fill('Jones');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await login('carol', 'second-password')).status).to.equal(200);
+
+    await page.getByRole('button', { name: 'Actions for carol' }).click();
+    await page.getByRole('menuitem', { name: 'Delete' }).click();
+    dialog = await dialogTitled(page, /Delete user/);
+    await waitFor('the consequences', async () => (await dialog.getByTestId('delete-consequences').innerText()).includes('sessions end'));
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await row(page, 'carol').waitFor({ state: 'detached' });
+    expect((await login('carol', 'second-password')).status).to.equal(400);
+    await w.screenshot('admin-users');
+    expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+  });
+
+  it('shows no administration to a user without global permissions, and no failing calls', async function () {
+    await signUp(stack.s, 'plain');
+    const other = await openPage(stack.s.url);
+    try {
+      await signIn(other, 'plain', 'plain-password');
+      await other.page.goto('/');
+      await other.page.getByText('No projects yet').waitFor();
+      expect(await other.page.getByRole('link', { name: 'Admin' }).count()).to.equal(0);
+      await other.page.goto('/admin');
+      await other.page.getByText('You may not manage any global object.').waitFor();
+      expect(other.errors, other.errors.join('\n')).to.deep.equal([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('shows the auditor (global read) the tabs without any button to change them', async function () {
+    const other = await openPage(stack.s.url);
+    try {
+      await signIn(other, 'auditor', 'auditor-password');
+      await other.page.goto('/admin');
+      await other.page.getByRole('tab', { name: 'Datasources' }).waitFor();
+      await row(other.page, 'shared-prometheus').waitFor();
+      expect(await other.page.getByRole('button', { name: /^New / }).count()).to.equal(0);
+      await other.page.getByRole('button', { name: 'Actions for shared-prometheus' }).click();
+      expect(await other.page.getByRole('menuitem').allInnerTexts()).to.deep.equal(['History', 'View JSON/YAML']);
+      expect(other.errors, other.errors.join('\n')).to.deep.equal([]);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -33,4 +33,27 @@ describe('web UI with authentication off (Chromium)', function () {
     await w.screenshot('auth-off-projects');
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
+
+  it('creates a project and a dashboard, stars it, and finds it on the home page (one anonymous profile)', async function () {
+    const { page } = w;
+    await page.goto('/');
+    await page.getByRole('button', { name: 'New project' }).click();
+    let dialog = page.getByRole('dialog', { name: 'New project' });
+    await dialog.getByLabel('Display name').fill('Open house');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL(/\/projects\/open-house$/);
+    await page.getByRole('button', { name: 'New dashboard' }).click();
+    dialog = page.getByRole('dialog', { name: 'New dashboard' });
+    await dialog.getByLabel('Display name').fill('Lobby');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL(/\/projects\/open-house\/dashboards\/lobby/);
+    await page.getByRole('button', { name: 'Star', exact: true }).click();
+    await page.getByRole('button', { name: 'Unstar' }).waitFor();
+    await page.getByRole('link', { name: 'Home' }).click();
+    await page.getByTestId('starred-item').first().waitFor();
+    expect(await page.getByTestId('starred').innerText()).to.contain('Lobby');
+    expect((await s.api('GET', '/api/v1/user/profile')).body.starred.map((r: { name: string }) => r.name)).to.deep.equal(['lobby']);
+    await w.screenshot('auth-off-home');
+    expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+  });
 });

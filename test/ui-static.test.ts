@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { startAuthServer } from './helpers/auth.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -57,6 +59,43 @@ describe('web UI files served by dashplane', function () {
     expect(head.status).to.equal(200);
   });
 
+  it('serves precompressed brotli or gzip copies by Accept-Encoding, with Vary and an ETag per coding', async function () {
+    const path = await scriptPath();
+    const plain = await fetch(s.url + path, { headers: { 'accept-encoding': 'identity' } });
+    const original = Buffer.from(await plain.arrayBuffer());
+    expect(plain.headers.get('content-encoding')).to.equal(null);
+    expect(plain.headers.get('vary')).to.equal('Accept-Encoding');
+    expect(original.length).to.be.greaterThan(10_000);
+    // undici's fetch decodes by itself: ask with a raw request so the body stays as sent
+    const get = (encoding: string, headers: Record<string, string> = {}) => rawGet(s.url + path, { 'accept-encoding': encoding, ...headers });
+    const cases: [string, string | null][] = [
+      ['gzip, deflate, br', 'br'],
+      ['br;q=0.5, gzip;q=0.9', 'gzip'],
+      ['gzip', 'gzip'],
+      ['x-gzip', 'gzip'],
+      ['*', 'br'],
+      ['br;q=0, gzip;q=0', null],
+      ['deflate', null],
+      ['', null],
+    ];
+    const etags = new Set<string>();
+    for (const [accept, expected] of cases) {
+      const r = await get(accept);
+      expect(r.status, accept).to.equal(200);
+      expect(r.headers['content-encoding'] ?? null, accept).to.equal(expected);
+      expect(r.headers.vary, accept).to.equal('Accept-Encoding');
+      expect(r.headers['cache-control'], accept).to.equal('public, max-age=31536000, immutable');
+      const body = expected === 'br' ? brotliDecompressSync(r.body) : expected === 'gzip' ? gunzipSync(r.body) : r.body;
+      expect(body.equals(original), accept).to.equal(true);
+      if (expected) expect(r.body.length, accept).to.be.lessThan(original.length / 2);
+      expect(Number(r.headers['content-length']), accept).to.equal(r.body.length);
+      etags.add(r.headers.etag as string);
+      const again = await get(accept, { 'if-none-match': r.headers.etag as string });
+      expect(again.status, `${accept} revalidated`).to.equal(304);
+    }
+    expect(etags.size).to.equal(3); // br, gzip, identity
+  });
+
   it('answers a missing hashed asset with 404, not the page', async function () {
     const r = await s.raw('GET', '/assets/index-00000000.js');
     expect(r.status).to.equal(404);
@@ -91,3 +130,16 @@ describe('web UI files served by dashplane', function () {
     expect(proxy.status).to.equal(401);
   });
 });
+
+/** A GET that returns the body exactly as sent (no automatic decompression). */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
+import { editorContent, editorTopText, setEditorText } from './helpers/editor.js';
 import { bearer, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { corpusDir, skipWithoutCorpus } from './helpers/corpus.js';
@@ -242,40 +243,47 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
 
   it('shows a validation error at its path and line in the editor, and a save conflict', async function () {
     const { page } = w;
+    const path = '/api/v1/projects/perses-dev/dashboards/prometheus-overview';
     await page.goto('/projects/perses-dev/dashboards/prometheus-overview/edit');
-    const area = page.getByLabel('resource text');
-    await waitFor('the dashboard text', async () => (await area.inputValue()).includes('kind: Dashboard'));
-    const text = await area.inputValue();
+    await waitFor('the dashboard text', async () => (await editorContent(page).innerText().catch(() => '')).includes('kind: Dashboard'));
+    // the editor shows the object as YAML (the same serialisation as here)
+    const text = stringify((await api('GET', path)).body);
+    expect(await editorTopText(page)).to.contain(text.split('\n').slice(0, 5).join('\n'));
     const broken = text.replace('kind: TimeSeriesChart', 'kind: TimeSeriesChar');
     const line = broken.split('\n').findIndex((l) => l.includes('TimeSeriesChar') && !l.includes('TimeSeriesChart')) + 1;
-    await area.fill(broken);
+    await setEditorText(page, broken);
     await page.getByTestId('save').click();
     const problem = page.getByTestId('problem').first();
     await problem.waitFor();
     expect(await problem.getAttribute('data-path')).to.match(/^spec\.panels(\.\w+|\["[^"]+"\])\.spec\.plugin\.kind$/);
     expect(await problem.getAttribute('data-line')).to.equal(String(line));
     expect(await problem.innerText()).to.contain('TimeSeriesChar');
-    expect(await page.locator(`[data-error-line="${line}"]`).count()).to.equal(1);
+    // the marked line is the one that holds the mistake
+    const marked = page.locator(`[data-error-line="${line}"]`);
+    await marked.waitFor();
+    expect(await marked.count()).to.equal(1);
+    expect(await marked.innerText()).to.contain('kind: TimeSeriesChar');
     await w.screenshot('08-editor-validation-error');
     // nothing was stored
-    expect((await api('GET', '/api/v1/projects/perses-dev/dashboards/prometheus-overview')).body.metadata.version).to.equal(0);
+    expect((await api('GET', path)).body.metadata.version).to.equal(0);
 
     // someone else saves in between: the editor says so and keeps the text
-    const current = (await api('GET', '/api/v1/projects/perses-dev/dashboards/prometheus-overview')).body;
+    const current = (await api('GET', path)).body;
     current.spec.display.name = 'Prometheus / Overview (theirs)';
-    await api('PUT', '/api/v1/projects/perses-dev/dashboards/prometheus-overview', current);
-    await area.fill(text.replace('name: Prometheus / Overview', 'name: Prometheus / Overview (mine)'));
+    await api('PUT', path, current);
+    await setEditorText(page, text.replace('name: Prometheus / Overview', 'name: Prometheus / Overview (mine)'));
     await page.getByTestId('save').click();
     await waitFor('the conflict message', async () => /Someone else saved/.test(await page.getByTestId('editor-message').innerText().catch(() => '')));
-    expect(await area.inputValue()).to.contain('(mine)');
+    expect(await editorTopText(page)).to.contain('(mine)');
     await w.screenshot('09-editor-conflict');
     await page.getByRole('button', { name: 'Load their version' }).click();
-    await waitFor('their version in the editor', async () => (await area.inputValue()).includes('(theirs)'));
+    await waitFor('their version in the editor', async () => (await editorTopText(page)).includes('(theirs)'));
     // now the save goes through with the right If-Match
-    await area.fill((await area.inputValue()).replace('(theirs)', '(mine)'));
+    const theirs = stringify((await api('GET', path)).body);
+    await setEditorText(page, theirs.replace('(theirs)', '(mine)'));
     await page.getByTestId('save').click();
     await waitFor('the saved message', async () => /Saved: version 2/.test(await page.getByTestId('editor-message').innerText().catch(() => '')));
-    expect((await api('GET', '/api/v1/projects/perses-dev/dashboards/prometheus-overview')).body.spec.display.name).to.equal('Prometheus / Overview (mine)');
+    expect((await api('GET', path)).body.spec.display.name).to.equal('Prometheus / Overview (mine)');
   });
 
   it('compares two versions side by side and restores an older one', async function () {
@@ -283,7 +291,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     const path = '/api/v1/projects/perses-dev/dashboards/prometheus-overview';
     await page.goto('/projects/perses-dev/dashboards/prometheus-overview/history');
     await waitFor('three versions', async () => (await page.getByTestId('version-row').count()) === 3);
-    await waitFor('the diff', async () => /differ/.test(await page.getByTestId('diff-summary').innerText().catch(() => '')));
+    await waitFor('the diff', async () => /change/.test(await page.getByTestId('diff-summary').innerText().catch(() => '')));
     await waitFor('changed lines in the diff', async () => (await page.locator('[data-diff="changed"]').count()) > 0);
     expect(await page.getByTestId('diff').innerText()).to.contain('(theirs)').and.to.contain('(mine)');
     // who wrote each version, through what: the editor's save is the web UI's, the current version has its author

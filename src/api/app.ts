@@ -20,10 +20,12 @@ import { registerExternalAuthRoutes, type ExternalAuthOptions } from './external
 import type { Watcher } from '../controllers/watcher.js';
 import { registerErrorHandler } from './error-handler.js';
 import { registerMetrics, type Metrics } from './metrics.js';
+import { registerProfileRoutes } from './profile-routes.js';
 import type { MountedRoute } from './openapi/document.js';
 import { registerOpenApiRoutes } from './openapi-routes.js';
 import { registerMigrateRoutes } from './migrate-routes.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
+import { registerSchemaRoutes } from './schema-routes.js';
 import { registerResourceRoutes } from './resource-router.js';
 import { registerStaticRoutes, type StaticRouteOptions } from './static-routes.js';
 import { registerSystemRoutes, type BuildInfo } from './system-routes.js';
@@ -108,6 +110,8 @@ export function buildApp(o: AppOptions): FastifyInstance {
   registerMigrateRoutes(app, o);
   registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher);
   registerAuditRoutes(app, o.audit);
+  registerProfileRoutes(app, { registry: o.registry, service: o.service });
+  registerSchemaRoutes(app, { registry: o.registry, plugins: o.plugins, schemasDir: SCHEMAS_DIR });
   // Shutting down: answers close their connections, so in-flight keep-alive clients do not hold
   // the server open until the grace period ends.
   let closing = false;

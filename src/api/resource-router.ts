@@ -18,7 +18,7 @@ type Params = { project?: string; name?: string; version?: string };
 type Req = FastifyRequest<{ Params: Params; Querystring: Query }>;
 
 /** What a resource route does, attached to the route (`config.resource`) for the OpenAPI document. */
-export type ResourceOp = 'list' | 'create' | 'listAll' | 'createAny' | 'get' | 'update' | 'delete' | 'managers' | 'versions' | 'version' | 'restore';
+export type ResourceOp = 'list' | 'create' | 'listAll' | 'createAny' | 'get' | 'update' | 'delete' | 'managers' | 'versions' | 'version' | 'restore' | 'deleted';
 
 /** One route of a kind: method, URL template and operation. */
 export interface KindRoute {
@@ -52,6 +52,8 @@ export function kindRoutes(d: KindDescriptor): KindRoute[] {
       { method: 'GET', url: `${one}/versions`, op: 'versions' },
       { method: 'GET', url: `${one}/versions/:version`, op: 'version' },
       { method: 'POST', url: `${one}/versions/:version/restore`, op: 'restore' },
+      // deleted objects whose history is kept ("deleted" where a name would be could shadow an object of that name)
+      { method: 'GET', url: d.scope === 'global' ? `/api/v1/deleted/${d.plural}` : `/api/v1/projects/:project/deleted/${d.plural}`, op: 'deleted' },
     );
   }
   return out;
@@ -68,7 +70,7 @@ export function registerResourceRoutes(app: FastifyInstance, registry: KindRegis
   for (const d of servedKinds(registry, config)) {
     const h = handlers(d, service, history, watcher);
     const byOp: Record<ResourceOp, (req: Req, reply: FastifyReply) => unknown> = {
-      list: h.list, listAll: h.list, create: h.create, createAny: h.create, get: h.get, update: h.update, delete: h.remove, managers: h.managers, versions: h.versions, version: h.version, restore: h.restore,
+      list: h.list, listAll: h.list, create: h.create, createAny: h.create, get: h.get, update: h.update, delete: h.remove, managers: h.managers, versions: h.versions, version: h.version, restore: h.restore, deleted: h.deleted,
     };
     // Sign-up: anonymous callers may create unless the configuration turns it off.
     const signUp = d.scope === 'global' && d.anonymousCreateUnless !== undefined && getPath(config, d.anonymousCreateUnless) !== true;
@@ -162,6 +164,11 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
     async restore(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
       return sendWritten(reply, await history.restore(req.principal, d, project ?? '', name!, versionParam(req.params)));
+    },
+
+    async deleted(req: Req) {
+      const { project } = target(req);
+      return history.listDeleted(req.principal, d, project ?? '');
     },
 
     async managers(req: Req) {

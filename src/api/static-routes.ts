@@ -49,7 +49,17 @@ interface Asset {
   type: string;
   etag: string;
   cache: string;
+  /** Precompressed copies built next to the file (`x.js.br`, `x.js.gz`), by content coding. */
+  encoded?: Partial<Record<Coding, Buffer>>;
 }
+
+/** A content coding the UI files are precompressed with. */
+export type Coding = 'br' | 'gzip';
+/** File suffix of each content coding, in order of preference. */
+const CODINGS: [Coding, string][] = [
+  ['br', '.br'],
+  ['gzip', '.gz'],
+];
 
 export interface StaticRouteOptions {
   /** The built UI (ui/dist); when it is missing, `/` explains how to build it. */
@@ -70,10 +80,15 @@ export function registerStaticRoutes(app: FastifyInstance, o: StaticRouteOptions
   const index = assets.get('index.html') ?? missingUi(o.dir);
   assets.delete('index.html');
   const send = (request: FastifyRequest, reply: FastifyReply, a: Asset) => {
-    void reply.header('Content-Type', a.type).header('Cache-Control', a.cache).header('ETag', a.etag);
+    const coding = a.encoded ? pickCoding(request.headers['accept-encoding'], a.encoded) : undefined;
+    // each representation has its own strong ETag
+    const etag = coding ? `${a.etag.slice(0, -1)}-${coding}"` : a.etag;
+    void reply.header('Content-Type', a.type).header('Cache-Control', a.cache).header('ETag', etag);
+    if (a.encoded) void reply.header('Vary', 'Accept-Encoding');
+    if (coding) void reply.header('Content-Encoding', coding);
     if (a.type.startsWith('text/html')) void reply.header('Content-Security-Policy', CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin');
-    if (request.headers['if-none-match'] === a.etag) return reply.code(304).send();
-    return reply.send(a.body);
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    return reply.send(coding ? a.encoded![coding] : a.body);
   };
   app.get('/*', documented({
     tag: 'Web UI',
@@ -110,17 +125,46 @@ function loadAssets(dir: string): Map<string, Asset> {
       }
       const rel = relative(dir, full).split(sep).join('/');
       if (rel.startsWith('.')) continue; // build stamps
+      if (CODINGS.some(([, suffix]) => name.endsWith(suffix) && existsSync(full.slice(0, -suffix.length)))) continue; // a precompressed copy
       const body = readFileSync(full);
+      const encoded: Asset['encoded'] = {};
+      for (const [coding, suffix] of CODINGS) if (existsSync(full + suffix)) encoded[coding] = readFileSync(full + suffix);
       out.set(rel, {
         body,
         type: TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream',
         etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
         cache: HASHED.test(rel) ? 'public, max-age=31536000, immutable' : 'no-cache',
+        ...(Object.keys(encoded).length > 0 ? { encoded } : {}),
       });
     }
   };
   walk(dir);
   return out;
+}
+
+/**
+ * The preferred coding the client accepts (RFC 9110 §12.5.3: q-values, `*`, `q=0` refuses) among
+ * those built for the file; undefined means the file as it is.
+ */
+export function pickCoding(header: string | string[] | undefined, available: Partial<Record<Coding, Buffer>>): Coding | undefined {
+  const q = new Map<string, number>();
+  for (const part of (Array.isArray(header) ? header.join(',') : header ?? '').split(',')) {
+    const [token, ...params] = part.trim().toLowerCase().split(';');
+    if (!token) continue;
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const value = qParam ? Number(qParam.slice(2)) : 1;
+    q.set(token, Number.isFinite(value) ? value : 0);
+  }
+  let best: Coding | undefined;
+  let bestQ = 0;
+  for (const [coding] of CODINGS) {
+    const weight = q.get(coding) ?? (coding === 'gzip' ? q.get('x-gzip') : undefined) ?? q.get('*') ?? 0;
+    if (available[coding] && weight > bestQ) {
+      best = coding;
+      bestQ = weight;
+    }
+  }
+  return best;
 }
 
 function missingUi(dir: string): Asset {

@@ -27,6 +27,7 @@ export const dashboard: KindDescriptor = {
   scope: 'project',
   validate: Dashboard,
   history: true,
+  searchable: true,
   ...localDatasources,
   hooks: {
     normalize: normalizeDashboard,
@@ -41,6 +42,7 @@ export const ephemeralDashboard: KindDescriptor = {
   scope: 'project',
   validate: EphemeralDashboard,
   ttlPath: 'spec.ttl',
+  searchable: true,
   ...localDatasources,
   enabledBy: 'ephemeral_dashboard.enable',
   hooks: {

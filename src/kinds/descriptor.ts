@@ -136,6 +136,8 @@ export interface KindDescriptor {
   anonymousCreateUnless?: string;
   /** Previous versions are kept (issue 5). */
   history?: boolean;
+  /** The UI's search (GET /api/v1/search) looks into objects of this kind. */
+  searchable?: boolean;
   /** Dotted path of a boolean server configuration key that turns the kind's routes on (e.g. `ephemeral_dashboard.enable`). */
   enabledBy?: string;
   /** Dotted path of a duration after which the object expires (counted from updatedAt). */

@@ -30,4 +30,5 @@ export const folder: KindDescriptor = {
   validate: Folder,
   history: true,
   contents: { kind: 'Dashboard', names: dashboardsIn },
+  searchable: true,
 };

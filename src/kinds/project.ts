@@ -35,5 +35,6 @@ export const project: KindDescriptor = {
   scope: 'global',
   validate: Project,
   isProjectScope: true,
+  searchable: true,
   hooks: { companions: defaultRoles },
 };

@@ -12,6 +12,7 @@ export const variable: KindDescriptor = {
   scope: 'project',
   validate: Variable,
   history: true,
+  searchable: true,
   hooks,
 };
 
@@ -21,5 +22,6 @@ export const globalVariable: KindDescriptor = {
   scope: 'global',
   validate: GlobalVariable,
   history: true,
+  searchable: true,
   hooks,
 };

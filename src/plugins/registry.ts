@@ -16,6 +16,8 @@ export interface PluginInfo {
   synonymOf?: string;
   /** Validator of the plugin's `spec`; absent = any object. */
   validate?: ValidateFunction;
+  /** The JSON Schema of the plugin's `spec`, as written (for clients: GET /api/v1/schemas/plugins/{kind}). */
+  schema?: Record<string, unknown>;
 }
 
 /** A catalog entry as written in schemas/plugins/catalog.json or a plugin.schemas_dir file. */
@@ -58,7 +60,7 @@ export class PluginRegistry {
       type: e.type,
       module: e.module ?? e.kind,
       ...(e.synonymOf ? { synonymOf: e.synonymOf } : {}),
-      ...(typeof e.schema === 'string' ? { validate: byFile(e.schema) } : {}),
+      ...(typeof e.schema === 'string' ? { validate: byFile(e.schema), schema: readJson(join(builtinDir, e.schema)) as Record<string, unknown> } : {}),
     }));
     if (extraDir) entries.push(...loadExtra(ajv, extraDir));
     return new PluginRegistry(entries);
@@ -137,7 +139,7 @@ function loadExtra(ajv: Ajv, dir: string): PluginInfo[] {
           throw new Error(`${where}: the schema of plugin "${e.kind}" does not compile: ${(err as Error).message}`);
         }
       }
-      out.push({ kind: e.kind, type: e.type, module: e.module ?? e.kind, ...(validate ? { validate } : {}) });
+      out.push({ kind: e.kind, type: e.type, module: e.module ?? e.kind, ...(validate ? { validate, schema: e.schema as Record<string, unknown> } : {}) });
     }
   }
   return out;

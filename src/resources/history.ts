@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/authorizer.js';
 import { notFound } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
-import type { Envelope, ManagerEntry, ObjectKey, Store, VersionEntry } from '../storage/store.js';
+import type { DeletedEntry, Envelope, ManagerEntry, ObjectKey, Store, VersionEntry } from '../storage/store.js';
 import { MANAGER } from './managers.js';
 import { mask } from './masking.js';
 import type { ResourceService, UpdateResult } from './service.js';
@@ -23,6 +23,17 @@ export class HistoryService {
     const versions = (await this.o.store.listVersions(key)).filter((v) => !current || v.version < current.metadata.version);
     if (!current && versions.length === 0) throw notFound(`${d.kind} "${name}" has no history`);
     return versions;
+  }
+
+  /**
+   * The deleted objects of a kind (in a project) whose history is kept, most recently changed
+   * first, each with its last version: what a restore of that version brings back.
+   */
+  async listDeleted(p: Principal, d: KindDescriptor, project: string): Promise<DeletedEntry[]> {
+    if (!d.history) throw notFound(`${d.kind} keeps no version history`);
+    await this.o.service.authorize(p, 'read', d, project, '');
+    const entries = await this.o.store.listDeleted({ kind: d.kind, project: d.scope === 'project' ? project : '' });
+    return entries.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.name < b.name ? -1 : 1));
   }
 
   /** The whole object as it was at `version`. */

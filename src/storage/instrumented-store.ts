@@ -2,7 +2,7 @@ import type { Metrics } from '../api/metrics.js';
 import type { Store } from './store.js';
 
 /** Store methods that do I/O and are timed. */
-const TIMED = new Set(['get', 'getText', 'list', 'listText', 'create', 'update', 'delete', 'snapshot', 'listVersions', 'getVersion', 'createdRevision', 'revision', 'ping']);
+const TIMED = new Set(['get', 'getText', 'list', 'listText', 'create', 'update', 'delete', 'snapshot', 'listVersions', 'getVersion', 'listDeleted', 'createdRevision', 'revision', 'ping']);
 
 /** The same store, with every I/O method timed into dashplane_store_operation_duration_seconds. */
 export function instrumentStore(store: Store, metrics: Metrics): Store {

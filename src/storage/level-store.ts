@@ -4,7 +4,7 @@ import { ApiError, alreadyExists, badRequest, conflict, notFound } from '../erro
 import { EventHub, replayThenLive } from './event-hub.js';
 import { MetadataIndex } from './metadata-index.js';
 import { KeyedMutex, Mutex } from './mutex.js';
-import type { CreateOptions, DeleteOptions, DumpItem, Envelope, ManagerEntry, ListQuery, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
+import type { CreateOptions, DeletedEntry, DeleteOptions, DumpItem, Envelope, ManagerEntry, ListQuery, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
 import { storedText } from './stored-text.js';
 import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
 import { LevelAudit } from './level-audit.js';
@@ -405,6 +405,20 @@ export class LevelStore implements Store {
     for await (const raw of this.db.values({ gte: prefix, lt: prefix + HIGH, reverse: true })) {
       const r = JSON.parse(raw) as HistoryRecord;
       out.push({ version: r.object.metadata.version, updatedAt: r.object.metadata.updatedAt, updatedBy: r.updatedBy, manager: r.manager ?? 'unknown' });
+    }
+    return out;
+  }
+
+  async listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
+    const prefix = `t${SEP}${q.kind}${SEP}${q.project}${SEP}`;
+    const out: DeletedEntry[] = [];
+    for await (const key of this.db.keys({ gte: prefix, lt: prefix + HIGH })) {
+      const name = key.slice(prefix.length);
+      const k = { kind: q.kind, project: q.project, name };
+      const [last] = await this.db.values({ gte: historyPrefix(k), lt: historyPrefix(k) + HIGH, reverse: true, limit: 1 }).all();
+      if (last === undefined) continue;
+      const r = JSON.parse(last) as HistoryRecord;
+      out.push({ name, version: r.object.metadata.version, updatedAt: r.object.metadata.updatedAt, updatedBy: r.updatedBy, manager: r.manager ?? 'unknown' });
     }
     return out;
   }

@@ -4,6 +4,7 @@ import { LevelStore } from './level-store.js';
 import { PostgresStore } from './postgres-store.js';
 import { SESSION_KIND } from '../auth/sessions.js';
 import { API_TOKEN_KIND } from '../auth/api-tokens.js';
+import { PROFILE_KIND } from '../profiles/profiles.js';
 
 /** Versions kept while copying (the target's own retention applies to later writes). */
 const COPY_ALL_VERSIONS = Number.MAX_SAFE_INTEGER;
@@ -25,7 +26,7 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
   try {
     await to.open();
     try {
-      const kinds = [...buildKindRegistry().all().map((d) => d.kind), SESSION_KIND, API_TOKEN_KIND];
+      const kinds = [...buildKindRegistry().all().map((d) => d.kind), SESSION_KIND, API_TOKEN_KIND, PROFILE_KIND];
       await assertEmpty(to, kinds);
       let objects = 0;
       let versions = 0;

@@ -4,7 +4,7 @@ import { ApiError, alreadyExists, badRequest, conflict, notFound, unavailable } 
 import { EventHub, replayThenLive } from './event-hub.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
-import type { CreateOptions, DeleteOptions, DumpItem, Envelope, HistoryOptions, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
+import type { CreateOptions, DeletedEntry, DeleteOptions, DumpItem, Envelope, HistoryOptions, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
 import { keyOf, recordWrite } from './store.js';
 import { jsonOf } from './json-of.js';
 import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
@@ -430,6 +430,17 @@ export class PostgresStore implements Store {
       [k.kind, k.project, k.name],
     );
     return rows.map((r) => ({ version: r.version, updatedAt: r.updated_at, updatedBy: r.updated_by, manager: r.manager || 'unknown' }));
+  }
+
+  async listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
+    const { rows } = await this.query<{ name: string; version: number; updated_at: string; updated_by: string; manager: string }>(
+      `SELECT DISTINCT ON (h.name) h.name, h.version, h.doc->'metadata'->>'updatedAt' AS updated_at, h.updated_by, h.manager FROM dashplane_history h
+       WHERE h.kind = $1 AND h.project = $2
+         AND NOT EXISTS (SELECT 1 FROM dashplane_objects o WHERE o.kind = h.kind AND o.project = h.project AND o.name = h.name)
+       ORDER BY h.name, h.version DESC`,
+      [q.kind, q.project],
+    );
+    return rows.map((r) => ({ name: r.name, version: r.version, updatedAt: r.updated_at, updatedBy: r.updated_by, manager: r.manager || 'unknown' }));
   }
 
   async managers(k: ObjectKey): Promise<ManagerEntry[]> {

@@ -104,6 +104,11 @@ export interface VersionEntry {
   manager: string;
 }
 
+/** An object that is gone but whose history is kept (a restore brings it back): its name and last version. */
+export interface DeletedEntry extends VersionEntry {
+  name: string;
+}
+
 /** The latest write of one field manager to an object: one entry of its managers record. */
 export type ManagerEntry = VersionEntry;
 
@@ -212,6 +217,8 @@ export interface Store {
   listVersions(key: ObjectKey): Promise<VersionEntry[]>;
   /** The object as it was at `version`, if kept. */
   getVersion(key: ObjectKey, version: number): Promise<Envelope | undefined>;
+  /** Deleted objects of `kind` in `project` ("" for global kinds) whose history is kept, by name, each with its last version. */
+  listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]>;
   /**
    * Everything the store holds, read from one consistent snapshot while writes go on (backups):
    * the snapshot's revision, then objects of every kind in key order, each preceded by its kept

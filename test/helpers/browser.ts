@@ -43,9 +43,15 @@ export interface WatchedPage {
   close(): Promise<void>;
 }
 
-export async function openPage(baseURL: string): Promise<WatchedPage> {
+/** Options of the page's browser context: the OS colour scheme it reports, its viewport. */
+export interface PageOptions {
+  colorScheme?: 'light' | 'dark';
+  viewport?: { width: number; height: number };
+}
+
+export async function openPage(baseURL: string, opts: PageOptions = {}): Promise<WatchedPage> {
   const browser = await launchBrowser();
-  const context = await browser.newContext({ baseURL, viewport: { width: 1400, height: 900 } });
+  const context = await browser.newContext({ baseURL, viewport: opts.viewport ?? { width: 1400, height: 900 }, colorScheme: opts.colorScheme ?? 'light' });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (m) => {

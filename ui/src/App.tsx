@@ -1,23 +1,44 @@
 import { AppBar, Box, Button, Link, Toolbar, Typography } from '@mui/material';
+import Magnify from 'mdi-material-ui/Magnify';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ReactNode, useEffect } from 'react';
+import { lazy, ReactNode, Suspense, useEffect, useState } from 'react';
 import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { getConfig, logout, whoami, type PublicConfig } from './api';
 import { onSignedOut } from './fetch-refresh';
-import { AdminPage } from './pages/AdminPage';
-import { DashboardPage } from './pages/DashboardPage';
-import { EditorPage } from './pages/EditorPage';
-import { HistoryPage } from './pages/HistoryPage';
-import { ImportPage } from './pages/ImportPage';
-import { ProjectPage } from './pages/ProjectPage';
-import { ProjectsPage } from './pages/ProjectsPage';
+import { SessionProvider, useCan } from './permissions';
+import { ADMIN_KINDS } from './manage/kinds-admin';
+import { maybeSignedIn, rememberSignIn } from './session';
 import { SignInPage } from './pages/SignInPage';
+import { SearchDialog, searchShortcutLabel } from './search/SearchDialog';
+import { ThemeToggle } from './ThemeToggle';
 import { ErrorMessage, Loading } from './widgets';
+
+// One chunk per page, loaded when its route is first shown: the sign-in, home and list pages
+// never load the chart libraries that the dashboard page needs.
+const DashboardPage = lazy(() => import('./pages/DashboardPage').then((m) => ({ default: m.DashboardPage })));
+const EditorPage = lazy(() => import('./pages/EditorPage').then((m) => ({ default: m.EditorPage })));
+const HistoryPage = lazy(() => import('./pages/HistoryPage').then((m) => ({ default: m.HistoryPage })));
+const ProjectPage = lazy(() => import('./pages/ProjectPage').then((m) => ({ default: m.ProjectPage })));
+const AdminPage = lazy(() => import('./pages/AdminPage').then((m) => ({ default: m.AdminPage })));
+const AccessPage = lazy(() => import('./pages/AccessPage').then((m) => ({ default: m.AccessPage })));
+const ExplorePage = lazy(() => import('./pages/ExplorePage').then((m) => ({ default: m.ExplorePage })));
+const HomePage = lazy(() => import('./pages/HomePage').then((m) => ({ default: m.HomePage })));
+// the import page previews dashboards: it needs the Perses providers too
+const ImportPage = lazy(() =>
+  Promise.all([import('./pages/ImportPage'), import('./perses/PersesProviders')]).then(([page, perses]) => ({
+    default: () => (
+      <perses.PersesProviders>
+        <page.ImportPage />
+      </perses.PersesProviders>
+    ),
+  })),
+);
 
 export function App() {
   const config = useQuery(['config'], getConfig, { staleTime: Infinity });
   const authOn = config.data?.security?.enable_auth === true;
-  const me = useQuery(['whoami'], whoami, { enabled: authOn, retry: false, staleTime: Infinity });
+  // no session in sight: no call (its 401 would be a console error), straight to sign in
+  const me = useQuery(['whoami'], whoami, { enabled: authOn && maybeSignedIn(), retry: false, staleTime: Infinity, onSuccess: () => rememberSignIn(true), onError: () => rememberSignIn(false) });
   const navigate = useNavigate();
   const location = useLocation();
   const queryClient = useQueryClient();
@@ -44,9 +65,10 @@ export function App() {
         path="*"
         element={
           signedIn ? (
+            <SessionProvider value={{ authOn, user: me.data?.metadata.name }}>
             <Layout config={config.data} user={me.data?.metadata.name}>
               <Routes>
-                <Route path="/" element={<ProjectsPage />} />
+                <Route path="/" element={<HomePage />} />
                 <Route path="/projects" element={<Navigate to="/" replace />} />
                 <Route path="/projects/:project" element={<ProjectPage />} />
                 <Route path="/import" element={<ImportPage />} />
@@ -55,10 +77,15 @@ export function App() {
                 <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
                 <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
                 <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
+                <Route path="/global/:plural/:name/history" element={<HistoryPage />} />
                 <Route path="/admin" element={<AdminPage />} />
+                <Route path="/admin/access" element={<AccessPage />} />
+                <Route path="/explore" element={<ExplorePage />} />
+                <Route path="/projects/:project/explore" element={<ExplorePage />} />
                 <Route path="*" element={<NotFound />} />
               </Routes>
             </Layout>
+            </SessionProvider>
           ) : me.isLoading && me.fetchStatus !== 'idle' ? (
             <Loading />
           ) : (
@@ -72,9 +99,11 @@ export function App() {
 
 function Layout({ config, user, children }: { config: PublicConfig; user?: string; children: ReactNode }) {
   const navigate = useNavigate();
+  const [searching, setSearching] = useState(false);
   const queryClient = useQueryClient();
   const signOut = async () => {
     try {
+      rememberSignIn(false);
       await logout();
     } finally {
       queryClient.clear();
@@ -92,6 +121,18 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
             </Typography>
           </Link>
           <Box sx={{ flexGrow: 1 }} />
+          <Button color="inherit" size="small" component={RouterLink} to="/explore">
+            Explore
+          </Button>
+          <AdminLink />
+          <Button color="inherit" size="small" startIcon={<Magnify />} onClick={() => setSearching(true)} aria-keyshortcuts="Control+K Meta+K" sx={{ textTransform: 'none' }}>
+            Search
+            <Box component="kbd" sx={{ ml: 1, px: 0.5, border: 1, borderRadius: 0.5, fontSize: 11, opacity: 0.85 }}>
+              {searchShortcutLabel()}
+            </Box>
+          </Button>
+          <SearchDialog open={searching} onOpenChange={setSearching} />
+          <ThemeToggle />
           {config.security?.enable_auth && user && (
             <>
               <Typography variant="body2" data-testid="current-user">
@@ -105,7 +146,7 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
         </Toolbar>
       </AppBar>
       <Box component="main" sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column' }}>
-        {children}
+        <Suspense fallback={<Loading />}>{children}</Suspense>
       </Box>
     </Box>
   );
@@ -119,5 +160,16 @@ function NotFound() {
         Back to the projects
       </Link>
     </Box>
+  );
+}
+
+/** "Admin" in the app bar, for users who may read some global kind. */
+function AdminLink() {
+  const { can } = useCan();
+  if (!ADMIN_KINDS.some((k) => can('read', k))) return null;
+  return (
+    <Button color="inherit" size="small" component={RouterLink} to="/admin">
+      Admin
+    </Button>
   );
 }

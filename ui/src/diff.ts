@@ -43,3 +43,49 @@ export function sideBySide(a: string[], b: string[]): DiffRow[] {
   flush();
   return rows;
 }
+
+/** A run of unchanged lines hidden between changes, or a row shown. */
+export type DiffItem = { type: 'row'; row: DiffRow } | { type: 'fold'; rows: DiffRow[]; key: number };
+
+/**
+ * The rows with every run of unchanged lines longer than twice `context` folded, keeping
+ * `context` lines of it next to each change (as `diff -U`).
+ */
+export function folded(rows: DiffRow[], context = 3): DiffItem[] {
+  const out: DiffItem[] = [];
+  let i = 0;
+  while (i < rows.length) {
+    if (rows[i].type !== 'same') {
+      out.push({ type: 'row', row: rows[i++] });
+      continue;
+    }
+    let j = i;
+    while (j < rows.length && rows[j].type === 'same') j++;
+    const keepBefore = i === 0 ? 0 : context;
+    const keepAfter = j === rows.length ? 0 : context;
+    // fold only what hides a few lines at least
+    if (j - i - keepBefore - keepAfter >= 4) {
+      for (let k = i; k < i + keepBefore; k++) out.push({ type: 'row', row: rows[k] });
+      out.push({ type: 'fold', rows: rows.slice(i + keepBefore, j - keepAfter), key: i + keepBefore });
+      for (let k = j - keepAfter; k < j; k++) out.push({ type: 'row', row: rows[k] });
+    } else {
+      for (let k = i; k < j; k++) out.push({ type: 'row', row: rows[k] });
+    }
+    i = j;
+  }
+  return out;
+}
+
+/** Changes (runs of changed lines) and the lines removed and added. */
+export function diffStats(rows: DiffRow[]): { changes: number; removed: number; added: number } {
+  let changes = 0;
+  let removed = 0;
+  let added = 0;
+  rows.forEach((r, i) => {
+    if (r.type === 'same') return;
+    if (i === 0 || rows[i - 1].type === 'same') changes++;
+    if (r.left) removed++;
+    if (r.right) added++;
+  });
+  return { changes, removed, added };
+}

@@ -1,7 +1,9 @@
 // Every same-origin call of the page — ours, and those the Perses packages make (projects list,
 // datasource proxy queries) — goes through window.fetch. When one answers 401 because the access
 // token expired, refresh the cookies once (one shared refresh for concurrent calls) and retry it.
-// When the refresh fails too, tell the app so it can send the user to sign in.
+// When the refresh fails too, tell the app so it can send the user to sign in. When the access
+// cookie has already expired (session.ts), refresh before the call instead of after its 401.
+import { accessTokenFresh, rememberedSignIn, rememberSignIn } from './session';
 
 type Listener = () => void;
 const signedOutListeners = new Set<Listener>();
@@ -38,10 +40,16 @@ export function installFetchRefresh(): void {
   window.fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : String(input), window.location.href);
     if (!sameOriginApi(url)) return originalFetch(input, init);
+    if (rememberedSignIn() && !accessTokenFresh() && !(await refreshOnce(originalFetch))) {
+      rememberSignIn(false);
+      signedOutListeners.forEach((l) => l());
+      return new Response(JSON.stringify({ message: 'the session ended: sign in again', reason: 'Unauthorized' }), { status: 401, headers: { 'Content-Type': 'application/json' } });
+    }
     const retryable = input instanceof Request ? input.clone() : input;
     const res = await originalFetch(input, init);
     if (res.status !== 401) return res;
     if (!(await refreshOnce(originalFetch))) {
+      rememberSignIn(false);
       signedOutListeners.forEach((l) => l());
       return res;
     }

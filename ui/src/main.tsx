@@ -1,15 +1,15 @@
-import { ChartsProvider, ErrorAlert, ErrorBoundary, generateChartsTheme, getTheme, SnackbarProvider } from '@perses-dev/components';
-import { PluginRegistry, ValidationProvider } from '@perses-dev/plugin-system';
-import { CssBaseline, ThemeProvider } from '@mui/material';
+import { ErrorAlert } from '@perses-dev/components/dist/ErrorAlert.js';
+import { ErrorBoundary } from '@perses-dev/components/dist/ErrorBoundary.js';
+import { SnackbarProvider } from '@perses-dev/components/dist/context/SnackbarProvider.js';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { StrictMode, useMemo } from 'react';
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { QueryParamProvider } from 'use-query-params';
 import { ReactRouter6Adapter } from 'use-query-params/adapters/react-router-6';
 import { App } from './App';
 import { installFetchRefresh } from './fetch-refresh';
-import { defaultPluginKinds, pluginLoader } from './plugins';
+import { ThemeModeProvider } from './theme-mode';
 
 installFetchRefresh();
 
@@ -20,27 +20,18 @@ const queryClient = new QueryClient({
 });
 
 function Root() {
-  const muiTheme = useMemo(() => getTheme('light'), []);
-  const chartsTheme = useMemo(() => generateChartsTheme(muiTheme, {}), [muiTheme]);
   return (
     <BrowserRouter>
       <QueryParamProvider adapter={ReactRouter6Adapter}>
-        <ThemeProvider theme={muiTheme}>
-          <CssBaseline />
-          <ChartsProvider chartsTheme={chartsTheme}>
-            <SnackbarProvider anchorOrigin={{ vertical: 'bottom', horizontal: 'right' }} variant="default">
-              <QueryClientProvider client={queryClient}>
-                <ErrorBoundary FallbackComponent={ErrorAlert}>
-                  <PluginRegistry pluginLoader={pluginLoader} defaultPluginKinds={defaultPluginKinds}>
-                    <ValidationProvider>
-                      <App />
-                    </ValidationProvider>
-                  </PluginRegistry>
-                </ErrorBoundary>
-              </QueryClientProvider>
-            </SnackbarProvider>
-          </ChartsProvider>
-        </ThemeProvider>
+        <ThemeModeProvider>
+          <SnackbarProvider anchorOrigin={{ vertical: 'bottom', horizontal: 'right' }} variant="default">
+            <QueryClientProvider client={queryClient}>
+              <ErrorBoundary FallbackComponent={ErrorAlert}>
+                <App />
+              </ErrorBoundary>
+            </QueryClientProvider>
+          </SnackbarProvider>
+        </ThemeModeProvider>
       </QueryParamProvider>
     </BrowserRouter>
   );

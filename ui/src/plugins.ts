@@ -40,6 +40,9 @@ export const pluginLoader = dynamicImportPluginLoader(
   PACKAGES.map((p) => ({ resource: p.getPluginModule() as PluginModuleResource, importPlugin: () => Promise.resolve(p) })),
 );
 
+/** The Prometheus explorer's id in the Explore page's `explorer` URL parameter (`<module>-<plugin>`, as @perses-dev/explore names it). */
+export const PROMETHEUS_EXPLORER = `${(prometheus.getPluginModule() as { metadata: { name: string } }).metadata.name}-PrometheusExplorer`;
+
 export const defaultPluginKinds = {
   Panel: 'TimeSeriesChart',
   TimeSeriesQuery: 'PrometheusTimeSeriesQuery',

@@ -45,7 +45,7 @@ export function PageHeader({ crumbs, actions }: { crumbs: Crumb[]; actions?: Rea
     <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, px: 3, pt: 2, pb: 1, flexWrap: 'wrap' }}>
       <Breadcrumbs aria-label="breadcrumb" sx={{ flexGrow: 1 }}>
         <Link component={RouterLink} to="/" underline="hover" color="inherit">
-          Projects
+          Home
         </Link>
         {crumbs.map((c, i) =>
           c.to && i < crumbs.length - 1 ? (
@@ -92,4 +92,13 @@ export function timeAgo(iso?: string): string {
   if (s < 3600) return `${Math.round(s / 60)} min ago`;
   if (s < 86400) return `${Math.round(s / 3600)} h ago`;
   return new Date(iso).toLocaleDateString();
+}
+
+/** Text for screen readers only (e.g. the header of an actions column). */
+export function VisuallyHidden({ children }: { children: ReactNode }) {
+  return (
+    <Box component="span" sx={{ border: 0, clip: 'rect(0 0 0 0)', height: '1px', margin: '-1px', overflow: 'hidden', padding: 0, position: 'absolute', whiteSpace: 'nowrap', width: '1px' }}>
+      {children}
+    </Box>
+  );
 }

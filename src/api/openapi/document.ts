@@ -152,6 +152,7 @@ const EXTRA_SCHEMAS: Record<string, Json> = {
   },
   LoginRequest: { type: 'object', required: ['login', 'password'], properties: { login: { type: 'string' }, password: { type: 'string', writeOnly: true } } },
   VersionEntry: { type: 'object', required: ['version', 'updatedAt', 'updatedBy'], properties: { version: { type: 'integer' }, updatedAt: { type: 'string', format: 'date-time' }, updatedBy: { type: 'string' }, manager: { type: 'string', description: 'The field manager of the write (dashctl, web-ui, api, restore...)' } } },
+  DeletedEntry: { type: 'object', required: ['name', 'version', 'updatedAt', 'updatedBy', 'manager'], properties: { name: { type: 'string' }, version: { type: 'integer', description: 'Its last version' }, updatedAt: { type: 'string', format: 'date-time' }, updatedBy: { type: 'string' }, manager: { type: 'string' } } },
   ManagerEntry: { type: 'object', required: ['version', 'updatedAt', 'updatedBy', 'manager'], properties: { version: { type: 'integer' }, updatedAt: { type: 'string', format: 'date-time' }, updatedBy: { type: 'string' }, manager: { type: 'string' } } },
   WatchEvent: {
     type: 'object',

@@ -83,6 +83,13 @@ export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
       return { tag, summary: `The kept earlier versions of a ${d.kind}, newest first`, responses: { 200: { description: 'Versions', schema: { type: 'array', items: ref('VersionEntry') } }, 404: ERR('No such object or history') } };
     case 'version':
       return { tag, summary: `A ${d.kind} as it was at one version`, responses: { 200: { description: `The ${d.kind} at that version`, schema: d.kind }, 404: ERR('That version is not kept') } };
+    case 'deleted':
+      return {
+        tag,
+        summary: `Deleted ${d.kind} objects${d.scope === 'project' ? ' of a project' : ''} whose history is kept, most recently changed first`,
+        description: 'Each with its last version; POST .../{name}/versions/{version}/restore brings one back.',
+        responses: { 200: { description: 'Deleted objects', schema: { type: 'array', items: ref('DeletedEntry') } } },
+      };
     case 'restore':
       return {
         tag,

@@ -1,252 +1,62 @@
-import { Alert, Box, Button, MenuItem, Paper, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ReactNode, useState } from 'react';
-import { call, enc, getJson, type Resource } from '../api';
-import { ListBody, PageHeader, timeAgo } from '../widgets';
+import { Box, Button, Tab, Tabs, Typography } from '@mui/material';
+import { Link as RouterLink, useSearchParams } from 'react-router-dom';
+import { KINDS } from '../manage/kinds';
+import { ADMIN_KINDS } from '../manage/kinds-admin';
+import { DeletedList } from '../manage/DeletedList';
+import { ResourceTable } from '../manage/ResourceTable';
+import { useCan } from '../permissions';
+import { PageHeader, SearchField } from '../widgets';
 
-// Teams, robots and the audit trail (issue 20): groups, service accounts, the caller's API
-// tokens (created with a one-time display of the secret, revoked) and the audit log with filters.
-// Each part shows what the caller may read; a 403 shows as a message in its own section.
+/** The global kinds an administrator manages (Project has the home page). */
+const ADMIN = KINDS.filter((k) => ADMIN_KINDS.includes(k.kind));
 
-interface TokenInfo {
-  id: string;
-  name: string;
-  owner: { kind: string; name: string; project?: string };
-  expiresAt: string;
-  lastUsedAt?: string;
-  createdAt: string;
-  permissions?: unknown[];
-}
-
-type AuditEntry = Record<string, string | number | undefined> & { id: number; time: string; action: string; user: string };
-
-const ACTIONS = ['', 'create', 'update', 'delete', 'login', 'login-failed', 'logout', 'token-create', 'token-use', 'token-revoke', 'denied'];
-
+/**
+ * Administration: global datasources, variables, secrets, roles, role bindings and users, each
+ * with its forms; a tab per kind the user may read (the app bar shows the page only then).
+ */
 export function AdminPage() {
+  const { can, ready } = useCan();
+  const [params, setParams] = useSearchParams();
+  const tabs = ADMIN.filter((k) => can('read', k.kind));
+  const historyKinds = tabs.filter((k) => k.history);
+  const showDeleted = params.get('tab') === 'deleted' && historyKinds.length > 0;
+  const tab = showDeleted ? undefined : (tabs.find((t) => t.plural === params.get('tab')) ?? tabs[0]);
+  const query = params.get('q') ?? '';
+  const setQuery = (q: string) => {
+    const next = new URLSearchParams(params);
+    if (q) next.set('q', q);
+    else next.delete('q');
+    setParams(next, { replace: true });
+  };
   return (
-    <Box sx={{ pb: 4 }}>
-      <PageHeader crumbs={[{ label: 'Teams, tokens and audit' }]} />
-      <Box sx={{ px: 3, display: 'flex', flexDirection: 'column', gap: 3 }}>
-        <Section title="Groups">
-          <Groups />
-        </Section>
-        <Section title="Service accounts">
-          <ServiceAccounts />
-        </Section>
-        <Section title="My API tokens">
-          <Tokens />
-        </Section>
-        <Section title="Audit log">
-          <Audit />
-        </Section>
-      </Box>
+    <Box>
+      <PageHeader
+        crumbs={[{ label: 'Administration' }]}
+        actions={
+          <>
+            <Button component={RouterLink} to="/admin/access" size="small">
+              Groups, tokens and audit
+            </Button>
+            {tab && <SearchField label={`Search ${tab.labelPlural}`} value={query} onChange={setQuery} />}
+          </>
+        }
+      />
+      {ready && !tab && (
+        <Typography sx={{ px: 3 }} color="text.secondary">
+          You may not manage any global object.
+        </Typography>
+      )}
+      {(tab || showDeleted) && (
+        <>
+          <Tabs value={tab?.plural ?? 'deleted'} onChange={(_e, v: string) => setParams(new URLSearchParams({ tab: v }))} sx={{ px: 3, borderBottom: 1, borderColor: 'divider' }} variant="scrollable">
+            {tabs.map((t) => (
+              <Tab key={t.plural} value={t.plural} label={t.labelPlural.replace(/^global /, '').replace(/^./, (c) => c.toUpperCase())} />
+            ))}
+            {historyKinds.length > 0 && <Tab value="deleted" label="Recently deleted" />}
+          </Tabs>
+          <Box sx={{ px: 3, pt: 2 }}>{tab ? <ResourceTable key={tab.plural} kind={tab} query={query} /> : <DeletedList kinds={historyKinds} />}</Box>
+        </>
+      )}
     </Box>
-  );
-}
-
-function Section({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <Paper variant="outlined" sx={{ p: 2 }} component="section" aria-label={title}>
-      <Typography variant="h6" component="h2" sx={{ mb: 1 }}>
-        {title}
-      </Typography>
-      {children}
-    </Paper>
-  );
-}
-
-function Groups() {
-  const q = useQuery(['groups'], () => getJson<Resource<{ members: string[] }>[]>('/api/v1/groups'), { retry: false });
-  return (
-    <ListBody query={q} empty={q.data?.length === 0 ? 'No groups.' : undefined}>
-      <Table size="small" aria-label="groups">
-        <TableHead>
-          <TableRow>
-            <TableCell>Name</TableCell>
-            <TableCell>Members</TableCell>
-          </TableRow>
-        </TableHead>
-        <TableBody>
-          {(q.data ?? []).map((g) => (
-            <TableRow key={g.metadata.name}>
-              <TableCell>{g.metadata.name}</TableCell>
-              <TableCell>{g.spec.members.join(', ')}</TableCell>
-            </TableRow>
-          ))}
-        </TableBody>
-      </Table>
-    </ListBody>
-  );
-}
-
-function ServiceAccounts() {
-  const q = useQuery(
-    ['serviceaccounts'],
-    async () => {
-      const [global, project] = await Promise.allSettled([getJson<Resource[]>('/api/v1/globalserviceaccounts'), getJson<Resource[]>('/api/v1/serviceaccounts')]);
-      const ok = [global, project].filter((r): r is PromiseFulfilledResult<Resource[]> => r.status === 'fulfilled');
-      if (!ok.length) throw (global as PromiseRejectedResult).reason;
-      return ok.flatMap((r) => r.value);
-    },
-    { retry: false },
-  );
-  return (
-    <ListBody query={q} empty={q.data?.length === 0 ? 'No service accounts you may see.' : undefined}>
-      <Table size="small" aria-label="service accounts">
-        <TableHead>
-          <TableRow>
-            <TableCell>Kind</TableCell>
-            <TableCell>Project</TableCell>
-            <TableCell>Name</TableCell>
-            <TableCell>Created</TableCell>
-          </TableRow>
-        </TableHead>
-        <TableBody>
-          {(q.data ?? []).map((s) => (
-            <TableRow key={`${s.kind}/${s.metadata.project ?? ''}/${s.metadata.name}`}>
-              <TableCell>{s.kind}</TableCell>
-              <TableCell>{s.metadata.project ?? '-'}</TableCell>
-              <TableCell>{s.metadata.name}</TableCell>
-              <TableCell>{timeAgo(s.metadata.createdAt)}</TableCell>
-            </TableRow>
-          ))}
-        </TableBody>
-      </Table>
-    </ListBody>
-  );
-}
-
-function Tokens() {
-  const queryClient = useQueryClient();
-  const q = useQuery(['tokens'], () => getJson<TokenInfo[]>('/api/v1/user/tokens'), { retry: false });
-  const [name, setName] = useState('');
-  const [ttl, setTtl] = useState('30d');
-  const [created, setCreated] = useState<string>();
-  const [error, setError] = useState<string>();
-  const create = async () => {
-    setError(undefined);
-    try {
-      const res = (await (await call('POST', '/api/v1/user/tokens', { name, ttl })).json()) as TokenInfo & { token: string };
-      setCreated(res.token);
-      setName('');
-      await queryClient.invalidateQueries(['tokens']);
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
-  const revoke = async (id: string) => {
-    setError(undefined);
-    try {
-      await call('DELETE', `/api/v1/user/tokens/${enc(id)}`);
-      await queryClient.invalidateQueries(['tokens']);
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
-  return (
-    <>
-      <Box sx={{ display: 'flex', gap: 1, mb: 1, flexWrap: 'wrap' }}>
-        <TextField size="small" label="Token name" value={name} onChange={(e) => setName(e.target.value)} />
-        <TextField size="small" label="Expires in" value={ttl} onChange={(e) => setTtl(e.target.value)} helperText="e.g. 30d, 12h" />
-        <Button variant="contained" onClick={create} disabled={!name}>
-          Create token
-        </Button>
-      </Box>
-      {created && (
-        <Alert severity="success" onClose={() => setCreated(undefined)} sx={{ mb: 1 }} data-testid="new-token">
-          Copy this token now, it is not shown again: <code>{created}</code>
-        </Alert>
-      )}
-      {error && (
-        <Alert severity="error" sx={{ mb: 1 }}>
-          {error}
-        </Alert>
-      )}
-      <ListBody query={q} empty={q.data?.length === 0 ? 'No tokens.' : undefined}>
-        <Table size="small" aria-label="tokens">
-          <TableHead>
-            <TableRow>
-              <TableCell>Name</TableCell>
-              <TableCell>Id</TableCell>
-              <TableCell>Expires</TableCell>
-              <TableCell>Last used</TableCell>
-              <TableCell>Narrowed</TableCell>
-              <TableCell />
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {(q.data ?? []).map((t) => (
-              <TableRow key={t.id}>
-                <TableCell>{t.name}</TableCell>
-                <TableCell>
-                  <code>{t.id}</code>
-                </TableCell>
-                <TableCell>{new Date(t.expiresAt).toLocaleString()}</TableCell>
-                <TableCell>{t.lastUsedAt ? timeAgo(t.lastUsedAt) : 'never'}</TableCell>
-                <TableCell>{t.permissions ? 'yes' : 'no'}</TableCell>
-                <TableCell>
-                  <Button size="small" color="error" onClick={() => revoke(t.id)}>
-                    Revoke
-                  </Button>
-                </TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
-      </ListBody>
-    </>
-  );
-}
-
-function Audit() {
-  const [filters, setFilters] = useState({ user: '', kind: '', project: '', action: '' });
-  const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v !== '')).toString();
-  const q = useQuery(['audit', query], () => getJson<AuditEntry[]>(`/api/v1/audit?limit=200${query ? `&${query}` : ''}`), { retry: false });
-  const field = (key: keyof typeof filters, label: string) => (
-    <TextField size="small" label={label} value={filters[key]} onChange={(e) => setFilters({ ...filters, [key]: e.target.value })} />
-  );
-  return (
-    <>
-      <Box sx={{ display: 'flex', gap: 1, mb: 1, flexWrap: 'wrap' }}>
-        {field('user', 'User')}
-        {field('kind', 'Kind')}
-        {field('project', 'Project')}
-        <TextField select size="small" label="Action" value={filters.action} onChange={(e) => setFilters({ ...filters, action: e.target.value })} sx={{ minWidth: 160 }}>
-          {ACTIONS.map((a) => (
-            <MenuItem key={a} value={a}>
-              {a || 'any'}
-            </MenuItem>
-          ))}
-        </TextField>
-      </Box>
-      <ListBody query={q} empty={q.data?.length === 0 ? 'No entries.' : undefined}>
-        <Table size="small" aria-label="audit log">
-          <TableHead>
-            <TableRow>
-              <TableCell>Time</TableCell>
-              <TableCell>User</TableCell>
-              <TableCell>Action</TableCell>
-              <TableCell>Object</TableCell>
-              <TableCell>Version</TableCell>
-              <TableCell>Through</TableCell>
-              <TableCell>Source</TableCell>
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {(q.data ?? []).map((e) => (
-              <TableRow key={e.id}>
-                <TableCell>{new Date(e.time).toLocaleString()}</TableCell>
-                <TableCell>{e.user}</TableCell>
-                <TableCell>{e.action === 'denied' ? `denied ${e.deniedAction}` : e.action}</TableCell>
-                <TableCell>{[e.kind, e.project, e.name].filter((x) => x !== undefined).join('/') || '-'}</TableCell>
-                <TableCell>{e.versionBefore !== undefined || e.versionAfter !== undefined ? `${e.versionBefore ?? ''}→${e.versionAfter ?? ''}` : '-'}</TableCell>
-                <TableCell>{e.manager ?? e.provider ?? '-'}</TableCell>
-                <TableCell>{e.source ?? '-'}</TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
-      </ListBody>
-    </>
   );
 }

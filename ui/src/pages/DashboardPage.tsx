@@ -1,26 +1,48 @@
 import { Alert, Box, Button, Snackbar, Stack, Typography } from '@mui/material';
 import type { DashboardResource } from '@perses-dev/core';
-import { ViewDashboard } from '@perses-dev/dashboards';
+import type { PanelExtraProps } from '@perses-dev/dashboards';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Link as RouterLink, useLocation, useParams } from 'react-router-dom';
+import { Link as RouterLink, useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { ApiError, displayName, getResource, putResource, type Resource } from '../api';
+import { kindByPlural } from '../manage/kinds';
+import { RowActions } from '../manage/RowActions';
+import { StarButton } from '../StarButton';
+import { ManagedBanner, useConfirmOverwrite, useManagedFromGit } from '../managed';
+import { recordView } from '../profile-api';
 import { CachingDatasourceApi } from '../datasource-api';
+import { DashboardView } from '../perses/DashboardView';
+import { ExploreAction } from '../perses/ExploreAction';
+import { PersesProviders } from '../perses/PersesProviders';
 import { watchObject } from '../watch';
 import { ErrorMessage, Loading, PageHeader } from '../widgets';
 
 /**
- * A dashboard rendered by Perses' ViewDashboard (time range, refresh, variables, rows, panel
+ * A dashboard rendered by the Perses dashboard components (time range, refresh, variables, rows, panel
  * view), with the time range and variables in the URL. It follows the dashboard's watch stream:
  * when someone saves a new version, the page shows it and says so.
  */
 export function DashboardPage() {
+  return (
+    <PersesProviders>
+      <Dashboard />
+    </PersesProviders>
+  );
+}
+
+function Dashboard() {
   const { project = '', plural = 'dashboards', name = '' } = useParams();
   const key = useMemo(() => ['resource', plural, project, name], [plural, project, name]);
   const queryClient = useQueryClient();
   const dashboard = useQuery(key, () => getResource(plural, project, name));
   const datasourceApi = useMemo(() => new CachingDatasourceApi(), [project, name]);
+  // each panel's header gets an Explore button (its queries, the variables' values, the time range)
+  const panelOptions = useMemo(() => ({ extra: (p: PanelExtraProps) => <ExploreAction {...p} project={project} dashboard={plural === 'dashboards' ? name : ''} /> }), [project, name, plural]);
   const location = useLocation();
+  const navigate = useNavigate();
+  // ?edit=true: open in Perses' edit mode (a new dashboard, to add its first panel)
+  const [params, setParams] = useSearchParams();
+  const [startEditing, setStartEditing] = useState(params.get('edit') === 'true');
   const restored = (location.state as { restored?: number } | null)?.restored;
   const [notice, setNotice] = useState<string | undefined>(restored !== undefined ? `Restored: this is now version ${restored}.` : undefined);
   // versions this page saved itself: their watch events are not news
@@ -42,6 +64,20 @@ export function DashboardPage() {
     [plural, project, name, key, queryClient],
   );
 
+  // the user's recently viewed list (server-side, so it follows them to other browsers)
+  const kind = dashboard.data?.object.kind;
+  useEffect(() => {
+    if (!kind) return;
+    recordView({ kind, project, name })
+      .then(() => queryClient.invalidateQueries(['profile']))
+      .catch(() => undefined); // a view that cannot be recorded does not stop the page
+  }, [kind, project, name, queryClient]);
+
+  // a version applied from Git: say so, and ask before saving over it
+  const fromGit = useManagedFromGit(plural, project, name, dashboard.data?.object.metadata.version);
+  // Perses' save cannot be called off once it runs (a rejected save is an uncaught error): ask on entering edit mode
+  const overwrite = useConfirmOverwrite(fromGit, 'this dashboard', 'edit');
+
   if (plural !== 'dashboards' && plural !== 'ephemeraldashboards') return <ErrorMessage error={new Error(`${plural} cannot be viewed as a dashboard`)} />;
   if (dashboard.isLoading) return <Loading />;
   if (dashboard.error || !dashboard.data) return <ErrorMessage error={dashboard.error} />;
@@ -52,6 +88,13 @@ export function DashboardPage() {
     try {
       const saved = await putResource(plural, project, name, entity, etag);
       ownSaves.current.add(saved.object.metadata.version ?? -1);
+      if (startEditing) {
+        // the saved version re-mounts the dashboard: in view mode from now on
+        setStartEditing(false);
+        const next = new URLSearchParams(window.location.search);
+        next.delete('edit');
+        setParams(next, { replace: true });
+      }
       queryClient.setQueryData(key, saved);
       setNotice(`Saved: version ${saved.object.metadata.version}.`);
       return saved.object;
@@ -68,6 +111,7 @@ export function DashboardPage() {
         crumbs={[{ label: project, to: `/projects/${encodeURIComponent(project)}${plural === 'dashboards' ? '' : `?tab=${plural}`}` }, { label: displayName(dashboard.data.object) }]}
         actions={
           <Stack direction="row" spacing={1} alignItems="center">
+            <StarButton target={{ kind: resource.kind, project, name }} />
             <Typography variant="caption" color="text.secondary" data-testid="dashboard-version">
               version {resource.metadata.version}
             </Typography>
@@ -79,20 +123,22 @@ export function DashboardPage() {
             <Button size="small" component={RouterLink} to={`${base}/edit`}>
               Edit JSON/YAML
             </Button>
+            <RowActions kind={kindByPlural(plural)} resource={dashboard.data.object} onDeleted={() => navigate(`/projects/${encodeURIComponent(project)}`, { replace: true })} />
           </Stack>
         }
       />
+      {fromGit && <ManagedBanner writer={fromGit} what="this dashboard" />}
+      {overwrite.dialog}
       <Box sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column' }} data-testid="dashboard">
-        <ViewDashboard
+        <DashboardView
           // a new version is a new dashboard for the Perses providers; time range and variables stay in the URL
           key={`${resource.metadata.version}`}
           dashboardResource={resource}
           datasourceApi={datasourceApi}
-          isReadonly={false}
           onSave={onSave}
-          isVariableEnabled
-          isDatasourceEnabled
-          isEditing={false}
+          isEditing={startEditing}
+          panelOptions={panelOptions}
+          confirmEdit={overwrite.confirm}
           dashboardTitleComponent={<span />}
         />
       </Box>

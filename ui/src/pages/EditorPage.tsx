@@ -1,9 +1,12 @@
 import { Alert, Box, Button, List, ListItemButton, ListItemText, Stack, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useParams } from 'react-router-dom';
 import { parse, parseDocument, stringify, YAMLParseError } from 'yaml';
 import { ApiError, getResource, putResource, type Resource } from '../api';
+import { CodeEditor, type CodeEditorHandle } from '../editor/CodeEditor';
+import { useSchemas } from '../editor/schemas';
+import { ManagedBanner, useConfirmOverwrite, useManagedFromGit } from '../managed';
 import { lineOfPath } from '../paths';
 import { ErrorMessage, Loading, PageHeader } from '../widgets';
 
@@ -34,8 +37,10 @@ export function EditorPage() {
   const [message, setMessage] = useState<{ severity: 'success' | 'error' | 'warning' | 'info'; text: string }>();
   const [conflict, setConflict] = useState(false);
   const [busy, setBusy] = useState(false);
-  const area = useRef<HTMLTextAreaElement>(null);
-  const gutter = useRef<HTMLDivElement>(null);
+  const editor = useRef<CodeEditorHandle>(null);
+  const fromGit = useManagedFromGit(plural, project, name, etag === undefined ? undefined : Number(etag.replace(/\D/g, '')));
+  const overwrite = useConfirmOverwrite(fromGit, `this ${plural.replace(/s$/, '')}`);
+  const schemas = useSchemas(plural);
 
   useEffect(() => {
     if (loaded.data && text === undefined) {
@@ -44,8 +49,11 @@ export function EditorPage() {
     }
   }, [loaded.data, text, format]);
 
-  const lineCount = useMemo(() => (text ?? '').split('\n').length, [text]);
-  const errorLines = useMemo(() => new Set(problems.map((p) => p.line).filter((l): l is number => l !== undefined)), [problems]);
+  /** Replaces the editor's text (and the page's copy of it). */
+  const replaceText = (next: string) => {
+    setText(next);
+    editor.current?.setText(next);
+  };
 
   const parseText = (): unknown => {
     try {
@@ -64,6 +72,7 @@ export function EditorPage() {
     setConflict(false);
     const body = parseText();
     if (body === undefined) return;
+    if (!dryRun && !(await overwrite.confirm())) return;
     setBusy(true);
     try {
       const saved = await putResource(plural, project, name, body, etag, dryRun);
@@ -71,7 +80,7 @@ export function EditorPage() {
         setMessage({ severity: 'success', text: 'Valid: the server accepts this.' });
       } else {
         setEtag(saved.etag);
-        setText(serialize(saved.object, format));
+        replaceText(serialize(saved.object, format));
         queryClient.setQueryData(key, saved);
         setMessage({ severity: 'success', text: `Saved: version ${saved.object.metadata.version}.` });
       }
@@ -93,7 +102,7 @@ export function EditorPage() {
   const reload = async () => {
     const fresh = await loaded.refetch();
     if (fresh.data) {
-      setText(serialize(fresh.data.object, format));
+      replaceText(serialize(fresh.data.object, format));
       setEtag(fresh.data.etag);
       setConflict(false);
       setProblems([]);
@@ -106,18 +115,12 @@ export function EditorPage() {
     const body = parseText();
     if (body === undefined) return;
     setFormat(next);
-    setText(serialize(body, next));
+    replaceText(serialize(body, next));
     setProblems([]);
   };
 
   const goToLine = (line?: number) => {
-    const el = area.current;
-    if (!el || line === undefined || text === undefined) return;
-    const lines = text.split('\n');
-    const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
-    el.focus();
-    el.setSelectionRange(start, start + lines[line - 1].length);
-    el.scrollTop = Math.max(0, (line - 5) * LINE_HEIGHT);
+    if (line !== undefined) editor.current?.goToLine(line);
   };
 
   // show the first problem where it is
@@ -137,7 +140,9 @@ export function EditorPage() {
         ...(viewable ? [{ label: name, to: `/projects/${encodeURIComponent(project)}/${plural}/${encodeURIComponent(name)}` }] : [{ label: name }]),
         ...(viewable ? [{ label: 'Edit' }] : []),
       ]
-    : [{ label: `${plural} / ${name}` }];
+    : plural === 'projects'
+      ? [{ label: name, to: `/projects/${encodeURIComponent(name)}` }, { label: 'Edit' }]
+      : [{ label: 'Administration', to: `/admin?tab=${plural}` }, { label: name }];
 
   return (
     <Box sx={{ display: 'flex', flexDirection: 'column', flexGrow: 1, pb: 2 }}>
@@ -169,6 +174,8 @@ export function EditorPage() {
           </Stack>
         }
       />
+      {fromGit && <ManagedBanner writer={fromGit} what={`this ${object.kind}`} />}
+      {overwrite.dialog}
       <Box sx={{ px: 3 }}>
         {message && (
           <Alert
@@ -204,33 +211,22 @@ export function EditorPage() {
           </List>
         )}
       </Box>
-      <Box sx={{ display: 'flex', mx: 3, height: 'calc(100vh - 200px)', minHeight: 400, border: 1, borderColor: 'divider', borderRadius: 1, overflow: 'hidden' }}>
-        <Box ref={gutter} aria-hidden sx={{ ...MONO, overflow: 'hidden', textAlign: 'right', px: 1, bgcolor: 'grey.100', color: 'text.secondary', userSelect: 'none', minWidth: 48 }}>
-          {Array.from({ length: lineCount }, (_v, i) => (
-            <div key={i} style={errorLines.has(i + 1) ? { background: '#ffcdd2', color: '#b71c1c', fontWeight: 700 } : undefined} data-error-line={errorLines.has(i + 1) ? i + 1 : undefined}>
-              {i + 1}
-            </div>
-          ))}
-        </Box>
-        <Box
-          component="textarea"
-          ref={area}
-          value={text ?? ''}
-          spellCheck={false}
-          aria-label="resource text"
-          onChange={(e: React.ChangeEvent<HTMLTextAreaElement>) => setText(e.target.value)}
-          onScroll={(e: React.UIEvent<HTMLTextAreaElement>) => {
-            if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
-          }}
-          sx={{ ...MONO, flexGrow: 1, border: 0, outline: 'none', resize: 'none', p: 0, pl: 1, whiteSpace: 'pre', overflow: 'auto' }}
-        />
+      <Box sx={{ mx: 3, height: 'calc(100vh - 200px)', minHeight: 400, border: 1, borderColor: 'divider', borderRadius: 1, overflow: 'hidden' }}>
+        {text !== undefined && (
+          <CodeEditor
+            ref={editor}
+            initial={text}
+            format={format}
+            onChange={setText}
+            problems={problems.filter((p): p is Problem & { line: number } => p.line !== undefined)}
+            assist={schemas}
+            label={`${object.kind} ${name} as ${format.toUpperCase()}`}
+          />
+        )}
       </Box>
     </Box>
   );
 }
-
-const LINE_HEIGHT = 18;
-const MONO = { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: 13, lineHeight: `${LINE_HEIGHT}px`, pt: 1 };
 
 function kindOf(body: unknown): string {
   return (body as { kind?: string } | null)?.kind ?? 'resource';

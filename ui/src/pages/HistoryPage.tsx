@@ -1,46 +1,63 @@
-import { Alert, Box, Button, Paper, Radio, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
+import { alpha, Alert, Box, Button, Paper, Radio, Table, TableBody, TableCell, TableHead, TableRow, Typography, useTheme } from '@mui/material';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
-import { stringify } from 'yaml';
-import { displayName, getResource, getVersion, listManagers, listVersions, restoreVersion, type Resource } from '../api';
-import { sideBySide, type DiffRow } from '../diff';
+import { displayName, getVersion, list, listManagers, listVersions, restoreVersion } from '../api';
+import { canonicalLines } from '../canonical-text';
+import { diffStats, folded, sideBySide, type DiffItem, type DiffRow } from '../diff';
+import { pageOf } from '../links';
+import { kindByPlural } from '../manage/kinds';
+import { useCan } from '../permissions';
 import { ErrorMessage, Loading, PageHeader, timeAgo } from '../widgets';
 
-/** The versions of a dashboard, a side-by-side diff of any two, and restore. */
+const enc = encodeURIComponent;
+
+/**
+ * The versions of an object — also of a deleted one, which a restore brings back — each with
+ * who saved it and through what, a side-by-side diff of any two that ignores key order (dashctl's
+ * canonical form) and folds unchanged lines, and restore.
+ */
 export function HistoryPage() {
-  const { project = '', plural = 'dashboards', name = '' } = useParams();
+  const { project, plural = 'dashboards', name = '' } = useParams();
+  const kind = kindByPlural(plural);
+  const { can } = useCan();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const current = useQuery(['resource', plural, project, name], () => getResource(plural, project, name));
-  const versions = useQuery(['versions', plural, project, name], () => listVersions(plural, project, name));
-  const managers = useQuery(['managers', plural, project, name], () => listManagers(plural, project, name));
-  const latest = current.data?.object.metadata.version ?? 0;
+  const key = [plural, project ?? '', name];
+  // a list filtered by name answers [] for a deleted object (a GET of it would be a 404)
+  const current = useQuery(['resource', ...key, 'or-deleted'], async () => {
+    const found = (await list(plural, project, { name })).find((r) => r.metadata.name === name);
+    return found ? { object: found } : null;
+  });
+  const deleted = current.data === null;
+  const versions = useQuery(['versions', ...key], () => listVersions(plural, project, name));
+  const managers = useQuery(['managers', ...key], () => listManagers(plural, project, name), { enabled: !!current.data });
+  const latest = current.data?.object.metadata.version;
   const older = versions.data ?? [];
   const [left, setLeft] = useState<number>();
   const [right, setRight] = useState<number>();
-  const leftVersion = left ?? older[0]?.version ?? latest;
-  const rightVersion = right ?? latest;
+  const newest = latest ?? older[0]?.version ?? 0;
+  const leftVersion = left ?? (latest !== undefined ? older[0]?.version : older[1]?.version) ?? newest;
+  const rightVersion = right ?? newest;
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
 
   const load = (v: number) => (v === latest && current.data ? Promise.resolve(current.data.object) : getVersion(plural, project, name, v));
-  const leftObj = useQuery(['version', plural, project, name, leftVersion, latest], () => load(leftVersion), { enabled: current.data !== undefined });
-  const rightObj = useQuery(['version', plural, project, name, rightVersion, latest], () => load(rightVersion), { enabled: current.data !== undefined });
-  const rows = useMemo(
-    () => (leftObj.data && rightObj.data ? sideBySide(toLines(leftObj.data), toLines(rightObj.data)) : []),
-    [leftObj.data, rightObj.data],
-  );
+  const ready = current.isSuccess;
+  const leftObj = useQuery(['version', ...key, leftVersion, latest], () => load(leftVersion), { enabled: ready && versions.isSuccess });
+  const rightObj = useQuery(['version', ...key, rightVersion, latest], () => load(rightVersion), { enabled: ready && versions.isSuccess });
+  const rows = useMemo(() => (leftObj.data && rightObj.data ? sideBySide(canonicalLines(leftObj.data), canonicalLines(rightObj.data)) : []), [leftObj.data, rightObj.data]);
+  // restoring an existing object updates it; restoring a deleted one creates it again
+  const mayRestore = can(deleted ? 'create' : 'update', kind.kind, project, name);
 
   const restore = async (version: number) => {
     setBusy(true);
     setError(undefined);
     try {
       const restored = await restoreVersion(plural, project, name, version);
-      await queryClient.invalidateQueries(['resource', plural, project, name]);
-      await queryClient.invalidateQueries(['versions', plural, project, name]);
-      await queryClient.invalidateQueries(['managers', plural, project, name]);
-      navigate(`/projects/${encodeURIComponent(project)}/${plural}/${encodeURIComponent(name)}`, { state: { restored: restored.metadata.version } });
+      for (const k of ['resource', 'versions', 'managers', 'list', 'deleted']) await queryClient.invalidateQueries([k]);
+      const page = pageOf(plural, restored);
+      navigate(page, { state: { restored: restored.metadata.version } });
     } catch (e) {
       setError(e);
     } finally {
@@ -49,26 +66,32 @@ export function HistoryPage() {
   };
 
   if (current.isLoading || versions.isLoading) return <Loading />;
-  if (current.error || versions.error || !current.data) return <ErrorMessage error={current.error ?? versions.error} />;
+  if (current.error || versions.error) return <ErrorMessage error={current.error ?? versions.error} />;
   const author = managers.data?.find((m) => m.version === latest);
   const all = [
-    { version: latest, updatedAt: current.data.object.metadata.updatedAt, updatedBy: author?.updatedBy, manager: author?.manager, isCurrent: true },
+    ...(current.data ? [{ version: latest!, updatedAt: current.data.object.metadata.updatedAt, updatedBy: author?.updatedBy, manager: author?.manager, isCurrent: true }] : []),
     ...older.map((v) => ({ ...v, isCurrent: false })),
   ];
-  const base = `/projects/${encodeURIComponent(project)}`;
+  const title = current.data ? displayName(current.data.object) : name;
+  const crumbs = project
+    ? [
+        { label: project, to: `/projects/${enc(project)}${plural === 'dashboards' ? '' : `?tab=${plural}`}` },
+        { label: title, ...(current.data ? { to: pageOf(plural, current.data.object) } : {}) },
+        { label: 'History' },
+      ]
+    : [{ label: 'Administration', to: `/admin?tab=${plural}` }, { label: title, ...(current.data ? { to: pageOf(plural, current.data.object) } : {}) }, { label: 'History' }];
 
   return (
     <Box sx={{ pb: 4 }}>
-      <PageHeader
-        crumbs={[
-          { label: project, to: base },
-          { label: displayName(current.data.object), to: `${base}/${plural}/${encodeURIComponent(name)}` },
-          { label: 'History' },
-        ]}
-      />
+      <PageHeader crumbs={crumbs} />
       {error !== undefined && <ErrorMessage error={error} />}
       <Box sx={{ px: 3 }}>
-        <Table size="small" aria-label="versions" sx={{ maxWidth: 900 }}>
+        {deleted && (
+          <Alert severity="warning" sx={{ mb: 2, maxWidth: 1000 }} data-testid="deleted-banner">
+            This {kind.label} was deleted. Its history is kept: {mayRestore ? 'restore a version to bring it back.' : 'someone who may create it can restore a version.'}
+          </Alert>
+        )}
+        <Table size="small" aria-label="versions" sx={{ maxWidth: 1000 }}>
           <TableHead>
             <TableRow>
               <TableCell>Version</TableCell>
@@ -97,9 +120,9 @@ export function HistoryPage() {
                   <Radio size="small" checked={rightVersion === v.version} onChange={() => setRight(v.version)} inputProps={{ 'aria-label': `compare version ${v.version} on the right` }} />
                 </TableCell>
                 <TableCell align="right">
-                  {!v.isCurrent && (
+                  {!v.isCurrent && mayRestore && (
                     <Button size="small" disabled={busy} onClick={() => restore(v.version)} data-testid={`restore-${v.version}`}>
-                      Restore
+                      {deleted ? 'Restore (undelete)' : 'Restore'}
                     </Button>
                   )}
                 </TableCell>
@@ -107,8 +130,8 @@ export function HistoryPage() {
             ))}
           </TableBody>
         </Table>
-        {older.length === 0 && (
-          <Alert severity="info" sx={{ mt: 2, maxWidth: 900 }}>
+        {all.length < 2 && (
+          <Alert severity="info" sx={{ mt: 2, maxWidth: 1000 }}>
             This is the first version: nothing to compare yet.
           </Alert>
         )}
@@ -121,45 +144,54 @@ export function HistoryPage() {
   );
 }
 
-/** The object as YAML lines, without the fields every version changes. */
-function toLines(r: Resource): string[] {
-  const { version: _v, updatedAt: _u, ...metadata } = r.metadata;
-  return stringify({ ...r, metadata }).split('\n');
-}
-
-const COLORS: Record<DiffRow['type'], [string, string]> = {
-  same: ['transparent', 'transparent'],
-  removed: ['#ffebe9', 'transparent'],
-  added: ['transparent', '#e6ffec'],
-  changed: ['#ffebe9', '#e6ffec'],
-};
-
 function DiffView({ rows }: { rows: DiffRow[] }) {
-  const changed = rows.filter((r) => r.type !== 'same').length;
+  const theme = useTheme();
+  const [open, setOpen] = useState<Set<number>>(new Set());
+  const items = useMemo(() => folded(rows), [rows]);
+  const { changes, removed, added } = diffStats(rows);
+  const red = alpha(theme.palette.error.main, theme.palette.mode === 'dark' ? 0.25 : 0.12);
+  const green = alpha(theme.palette.success.main, theme.palette.mode === 'dark' ? 0.25 : 0.12);
+  const colours: Record<DiffRow['type'], [string, string]> = { same: ['transparent', 'transparent'], removed: [red, 'transparent'], added: ['transparent', green], changed: [red, green] };
+  const cell = { whiteSpace: 'pre-wrap', wordBreak: 'break-all', verticalAlign: 'top' } as const;
+  const num = { width: 44, color: 'text.secondary', textAlign: 'right', pr: 1, userSelect: 'none', verticalAlign: 'top' } as const;
+  const line = (r: DiffRow, k: number) => (
+    <tr key={k} data-diff={r.type}>
+      <Box component="td" sx={num}>
+        {r.left?.no}
+      </Box>
+      <Box component="td" sx={{ ...cell, bgcolor: colours[r.type][0], borderRight: 1, borderColor: 'divider' }}>
+        {r.left?.text}
+      </Box>
+      <Box component="td" sx={num}>
+        {r.right?.no}
+      </Box>
+      <Box component="td" sx={{ ...cell, bgcolor: colours[r.type][1] }}>
+        {r.right?.text}
+      </Box>
+    </tr>
+  );
+  const render = (item: DiffItem, k: number) => {
+    if (item.type === 'row') return line(item.row, k);
+    if (open.has(item.key)) return item.rows.map((r, j) => line(r, k * 100000 + j));
+    return (
+      <tr key={k} data-diff="fold">
+        <Box component="td" colSpan={4} sx={{ bgcolor: 'action.hover', textAlign: 'center' }}>
+          <Button size="small" onClick={() => setOpen(new Set([...open, item.key]))} data-testid="diff-fold">
+            ⋯ {item.rows.length} unchanged line{item.rows.length === 1 ? '' : 's'}
+          </Button>
+        </Box>
+      </tr>
+    );
+  };
   return (
     <Paper variant="outlined" sx={{ overflow: 'auto', maxHeight: '70vh' }} data-testid="diff">
       <Typography variant="caption" sx={{ display: 'block', p: 1 }} color="text.secondary" data-testid="diff-summary">
-        {changed === 0 ? 'No differences.' : `${changed} line${changed === 1 ? '' : 's'} differ.`}
+        {changes === 0
+          ? 'No differences (key order is ignored).'
+          : `${changes} change${changes === 1 ? '' : 's'}: ${removed} line${removed === 1 ? '' : 's'} removed, ${added} added (key order is ignored).`}
       </Typography>
-      <Box component="table" sx={{ width: '100%', tableLayout: 'fixed', borderCollapse: 'collapse', fontFamily: 'monospace', fontSize: 12 }}>
-        <tbody>
-          {rows.map((r, k) => (
-            <tr key={k} data-diff={r.type}>
-              <Box component="td" sx={{ width: 40, color: 'text.secondary', textAlign: 'right', pr: 1, userSelect: 'none' }}>
-                {r.left?.no}
-              </Box>
-              <Box component="td" sx={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', bgcolor: COLORS[r.type][0], borderRight: 1, borderColor: 'divider' }}>
-                {r.left?.text}
-              </Box>
-              <Box component="td" sx={{ width: 40, color: 'text.secondary', textAlign: 'right', pr: 1, userSelect: 'none' }}>
-                {r.right?.no}
-              </Box>
-              <Box component="td" sx={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', bgcolor: COLORS[r.type][1] }}>
-                {r.right?.text}
-              </Box>
-            </tr>
-          ))}
-        </tbody>
+      <Box component="table" sx={{ width: '100%', tableLayout: 'fixed', borderCollapse: 'collapse', fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: 12 }}>
+        <tbody>{items.map(render)}</tbody>
       </Box>
     </Paper>
   );

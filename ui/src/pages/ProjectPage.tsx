@@ -1,25 +1,44 @@
-import { Box, Button, Chip, Link, Tab, Table, TableBody, TableCell, TableHead, TableRow, Tabs, Typography } from '@mui/material';
+import { Box, Button, Stack, Tab, Tabs } from '@mui/material';
+import { DeleteDialog, RenameDialog } from '../manage/lazy-dialogs';
 import { useQuery } from '@tanstack/react-query';
-import { Link as RouterLink, useParams, useSearchParams } from 'react-router-dom';
+import { useState } from 'react';
+import { Link as RouterLink, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { displayName, getResource, list, type Resource } from '../api';
-import { ListBody, matches, PageHeader, SearchField, timeAgo } from '../widgets';
+import { DeletedList } from '../manage/DeletedList';
+import { FolderTree } from '../manage/FolderTree';
+import { listedDashboards, whereIs } from '../manage/folders';
+import { KINDS, kindByPlural } from '../manage/kinds';
+import { ResourceTable } from '../manage/ResourceTable';
+import { useRefreshLists } from '../manage/RowActions';
+import { useCan } from '../permissions';
+import { StarButton } from '../StarButton';
+import { ErrorMessage, PageHeader, SearchField } from '../widgets';
 
-const TABS = [
-  { plural: 'dashboards', label: 'Dashboards', viewable: true },
-  { plural: 'ephemeraldashboards', label: 'Ephemeral dashboards', viewable: true },
-  { plural: 'datasources', label: 'Datasources', viewable: false },
-  { plural: 'variables', label: 'Variables', viewable: false },
-];
+/** The kinds shown as tabs (folders are shown as a tree on the dashboards tab). */
+const TABS = KINDS.filter((k) => k.scope === 'project' && k.kind !== 'Folder');
 
-/** A project's dashboards, ephemeral dashboards, datasources and variables, searchable by name and tag. */
+/**
+ * A project: a tab per kind the user may read, each searchable, with create, edit, rename,
+ * duplicate, move, history and delete where the user may; the dashboards tab shows the folders
+ * as a tree. The project itself can be renamed and deleted from here.
+ */
 export function ProjectPage() {
   const { project = '' } = useParams();
   const [params, setParams] = useSearchParams();
-  const tab = TABS.find((t) => t.plural === params.get('tab')) ?? TABS[0];
+  const { can, ready } = useCan();
+  const navigate = useNavigate();
+  const refresh = useRefreshLists();
+  const tabs = TABS.filter((t) => can('read', t.kind, project));
+  const historyKinds = KINDS.filter((k) => k.scope === 'project' && k.history && can('read', k.kind, project));
+  const showDeleted = params.get('tab') === 'deleted' && historyKinds.length > 0;
+  const tab = showDeleted ? undefined : (tabs.find((t) => t.plural === params.get('tab')) ?? tabs[0]);
   const query = params.get('q') ?? '';
   const projectQuery = useQuery(['resource', 'projects', '', project], () => getResource('projects', undefined, project));
-  const items = useQuery(['list', tab.plural, project], () => list(tab.plural, project));
+  const folders = useQuery(['list', 'folders', project], () => list('folders', project), { enabled: tab?.plural === 'dashboards' && can('read', 'Folder', project) });
+  const dashboards = useQuery(['list', 'dashboards', project], () => list('dashboards', project), { enabled: tab?.plural === 'dashboards' });
+  const [dialog, setDialog] = useState<'rename' | 'delete'>();
   const title = projectQuery.data?.object;
+  const projectKind = kindByPlural('projects');
 
   const setQuery = (q: string) => {
     const next = new URLSearchParams(params);
@@ -29,84 +48,76 @@ export function ProjectPage() {
   };
   const setTab = (plural: string) => setParams(new URLSearchParams({ tab: plural, ...(query ? { q: query } : {}) }));
 
-  const shown = (items.data ?? []).filter((r) => matches(query, [r.metadata.name, displayName(r), ...(r.metadata.tags ?? []), pluginKind(r)]));
+  if (projectQuery.error) return <ErrorMessage error={projectQuery.error} />;
+  const folderList = folders.data ?? [];
+  const listed = listedDashboards(folderList);
 
   return (
     <Box>
       <PageHeader
         crumbs={[{ label: title ? displayName(title) : project }]}
         actions={
-          <>
-            <SearchField label={`Search ${tab.label.toLowerCase()}`} value={query} onChange={setQuery} />
-            <Button variant="outlined" component={RouterLink} to={`/projects/${encodeURIComponent(project)}/import`}>
-              Import
-            </Button>
-          </>
+          <Stack direction="row" spacing={1} alignItems="center">
+            <StarButton target={{ kind: 'Project', name: project }} />
+            {title && can('update', 'Project', project) && (
+              <Button size="small" onClick={() => setDialog('rename')}>
+                Rename project
+              </Button>
+            )}
+            {title && can('delete', 'Project', project) && (
+              <Button size="small" color="error" onClick={() => setDialog('delete')}>
+                Delete project
+              </Button>
+            )}
+            {can('create', 'Dashboard', project) && (
+              <Button size="small" component={RouterLink} to={`/projects/${encodeURIComponent(project)}/import`}>
+                Import
+              </Button>
+            )}
+            {tab && <SearchField label={`Search ${tab.labelPlural}`} value={query} onChange={setQuery} />}
+          </Stack>
         }
       />
-      <Tabs value={tab.plural} onChange={(_e, v: string) => setTab(v)} sx={{ px: 3, borderBottom: 1, borderColor: 'divider' }}>
-        {TABS.map((t) => (
-          <Tab key={t.plural} value={t.plural} label={t.label} />
-        ))}
-      </Tabs>
-      <Box sx={{ px: 3, pt: 1 }}>
-        <ListBody query={items} empty={shown.length > 0 ? undefined : query ? `Nothing matches "${query}".` : `No ${tab.label.toLowerCase()} in this project.`}>
-          <Table size="small" aria-label={tab.label}>
-            <TableHead>
-              <TableRow>
-                <TableCell>Name</TableCell>
-                <TableCell>Tags</TableCell>
-                {!tab.viewable && <TableCell>Plugin</TableCell>}
-                <TableCell>Version</TableCell>
-                <TableCell>Updated</TableCell>
-                <TableCell />
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {shown.map((r) => {
-                const base = `/projects/${encodeURIComponent(project)}/${tab.plural}/${encodeURIComponent(r.metadata.name)}`;
-                return (
-                  <TableRow key={r.metadata.name} hover data-testid="resource-row">
-                    <TableCell>
-                      <Link component={RouterLink} to={tab.viewable ? base : `${base}/edit`}>
-                        {displayName(r)}
-                      </Link>
-                      {displayName(r) !== r.metadata.name && (
-                        <Typography variant="caption" color="text.secondary" sx={{ ml: 1 }}>
-                          {r.metadata.name}
-                        </Typography>
-                      )}
-                      {(r.spec as { default?: boolean }).default && <Chip size="small" label="default" sx={{ ml: 1 }} />}
-                    </TableCell>
-                    <TableCell>
-                      {(r.metadata.tags ?? []).map((t) => (
-                        <Chip key={t} size="small" variant="outlined" label={t} sx={{ mr: 0.5 }} onClick={() => setQuery(t)} />
-                      ))}
-                    </TableCell>
-                    {!tab.viewable && <TableCell>{pluginKind(r)}</TableCell>}
-                    <TableCell>{r.metadata.version}</TableCell>
-                    <TableCell title={r.metadata.updatedAt}>{timeAgo(r.metadata.updatedAt)}</TableCell>
-                    <TableCell align="right">
-                      {tab.viewable && tab.plural === 'dashboards' && (
-                        <Button size="small" component={RouterLink} to={`${base}/history`}>
-                          History
-                        </Button>
-                      )}
-                      <Button size="small" component={RouterLink} to={`${base}/edit`}>
-                        Edit
-                      </Button>
-                    </TableCell>
-                  </TableRow>
-                );
-              })}
-            </TableBody>
-          </Table>
-        </ListBody>
-      </Box>
+      {ready && (tab || showDeleted) && (
+        <>
+          <Tabs value={tab?.plural ?? 'deleted'} onChange={(_e, v: string) => setTab(v)} sx={{ px: 3, borderBottom: 1, borderColor: 'divider' }} variant="scrollable">
+            {tabs.map((t) => (
+              <Tab key={t.plural} value={t.plural} label={t.labelPlural[0].toUpperCase() + t.labelPlural.slice(1)} />
+            ))}
+            {historyKinds.length > 0 && <Tab value="deleted" label="Recently deleted" />}
+          </Tabs>
+          {showDeleted && (
+            <Box sx={{ px: 3, pt: 2 }}>
+              <DeletedList kinds={historyKinds} project={project} />
+            </Box>
+          )}
+          {tab && (
+          <Box sx={{ px: 3, pt: 2 }}>
+            {tab.plural === 'dashboards' && can('read', 'Folder', project) && <FolderTree project={project} folders={folderList} dashboards={dashboards.data ?? []} />}
+            <ResourceTable
+              key={tab.plural}
+              kind={tab}
+              project={project}
+              query={query}
+              {...(tab.plural === 'dashboards' ? { folders: folderList, extra: { label: 'Folder', cell: (r: Resource) => (listed.has(r.metadata.name) ? whereIs(folderList, r.metadata.name).map((w) => w.label).join(', ') : '') } } : {})}
+            />
+          </Box>
+          )}
+        </>
+      )}
+      {title && dialog === 'rename' && <RenameDialog kind={projectKind} resource={title} open onClose={() => setDialog(undefined)} onSaved={() => { setDialog(undefined); void projectQuery.refetch(); void refresh(); }} />}
+      {title && dialog === 'delete' && (
+        <DeleteDialog
+          kind={projectKind}
+          resource={title}
+          open
+          onClose={() => setDialog(undefined)}
+          onDeleted={() => {
+            void refresh();
+            navigate('/', { replace: true });
+          }}
+        />
+      )}
     </Box>
   );
-}
-
-function pluginKind(r: Resource): string | undefined {
-  return (r.spec as { plugin?: { kind?: string } }).plugin?.kind;
 }

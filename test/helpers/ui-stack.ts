@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bearer, loginAdmin, startAuthServer, type Tokens } from './auth.js';
+import type { WatchedPage } from './browser.js';
+import { startNodeExporter, type RunningNodeExporter } from './node-exporter.js';
+import { startPrometheus, type RunningPrometheus } from './prometheus.js';
+import { startTestServer, type ApiResponse, type TestServer } from './server.js';
+import { waitFor } from './wait.js';
+
+/** The Perses Demo dashboard (perses/perses dev data) from the shared corpus. */
+export const DEMO_DASHBOARD = join(process.cwd(), '..', 'shared', 'corpus', 'perses/dev/data/9-dashboard.json');
+
+/** A dashplane server (auth on or off) with a real Prometheus scraping a real node exporter. */
+export interface UiStack {
+  s: TestServer;
+  prom: RunningPrometheus;
+  /** The admin's tokens (auth on only). */
+  admin?: Tokens;
+  /** An API call as the admin (or anonymous with auth off); throws on a status >= 300. */
+  api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
+  /** Creates a project with a default Prometheus datasource `prometheus-datasource`. */
+  project(name: string, display?: string): Promise<void>;
+  /** Creates the Perses Demo dashboard in a project (its local datasource points at our Prometheus). */
+  demo(project: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts node exporter, dashplane and Prometheus; waits until Prometheus holds node samples. */
+export async function startUiStack(opts: { auth: boolean }): Promise<UiStack> {
+  const nodeExporter: RunningNodeExporter = await startNodeExporter();
+  const s = opts.auth ? await startAuthServer() : await startTestServer();
+  const prom = await startPrometheus({ scrape: [{ job: 'node', target: nodeExporter.target }] });
+  await waitFor(
+    'two node exporter samples in Prometheus',
+    async () => {
+      const r = await fetch(`${prom.url}/api/v1/query?query=${encodeURIComponent('count_over_time(node_memory_MemTotal_bytes[1m])')}`);
+      const body = (await r.json()) as { data: { result: { value: [number, string] }[] } };
+      return Number(body.data.result[0]?.value[1] ?? 0) >= 2;
+    },
+    20_000,
+    250,
+  );
+  const admin = opts.auth ? await loginAdmin(s) : undefined;
+  const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const r = await s.api(method, path, body, { ...(admin ? bearer(admin) : {}), ...headers });
+    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
+    return r;
+  };
+  return {
+    s,
+    prom,
+    admin,
+    api,
+    async project(name, display) {
+      await api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name }, spec: display ? { display: { name: display } } : {} });
+      await api('POST', `/api/v1/projects/${name}/datasources`, {
+        kind: 'Datasource',
+        metadata: { name: 'prometheus-datasource', project: name },
+        spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: prom.url } } } } },
+      });
+    },
+    async demo(project) {
+      const demo = JSON.parse(readFileSync(DEMO_DASHBOARD, 'utf8'))[0];
+      demo.metadata.project = project;
+      demo.spec.datasources.PrometheusLocal.plugin.spec.proxy.spec.url = prom.url; // was localhost:9090
+      await api('POST', `/api/v1/projects/${project}/dashboards`, demo);
+    },
+    async stop() {
+      await s.stop();
+      await prom.stop();
+      await nodeExporter.stop();
+    },
+  };
+}
+
+/** Signs the page's browser context in (the login answer sets the session cookies). */
+export async function signIn(w: WatchedPage, login: string, password: string): Promise<void> {
+  const r = await w.context.request.post('/api/auth/providers/native/login', { data: { login, password } });
+  if (!r.ok()) throw new Error(`login as ${login}: ${r.status()} ${await r.text()}`);
+}
+
+/**
+ * Waits until the dashboard panel titled `title` shows data (a number, a chart or table rows
+ * rather than "No data"). Right after Prometheus starts, the newest step-aligned window may hold
+ * no sample yet: open the page with `refresh=5s` so the panel asks again.
+ */
+export async function waitForPanelData(w: WatchedPage, title: string, kind: 'chart' | 'stat' | 'table' = 'stat'): Promise<void> {
+  const p = w.page.locator('section[data-testid="panel"]').filter({ has: w.page.getByRole('heading', { name: title, exact: true }) }).first();
+  await waitFor(
+    `panel "${title}" to show data`,
+    async () => {
+      if ((await p.count()) === 0) return false;
+      const text = await p.innerText();
+      if (/No data/.test(text)) return false;
+      if (kind === 'chart') return (await p.locator('canvas').count()) > 0;
+      if (kind === 'table') return (await p.getByRole('row').count()) >= 2;
+      return /\d/.test(text.replace(title, ''));
+    },
+    90_000,
+    250,
+  );
+}

@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { openPage, type WatchedPage } from './helpers/browser.js';
+import { signIn, startUiStack, waitForPanelData, type UiStack } from './helpers/ui-stack.js';
+import { waitFor } from './helpers/wait.js';
+
+/** Relative luminance (0 black .. 1 white) of a CSS rgb() colour. */
+function luminance(rgb: string): number {
+  const [r, g, b] = (rgb.match(/\d+(\.\d+)?/g) ?? ['0', '0', '0']).slice(0, 3).map((v) => {
+    const c = Number(v) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/** WCAG contrast ratio of two colours. */
+function contrast(a: string, b: string): number {
+  const [l1, l2] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (l1 + 0.05) / (l2 + 0.05);
+}
+
+const bodyColours = (page: Page) => page.evaluate(() => ({ bg: getComputedStyle(document.body).backgroundColor, fg: getComputedStyle(document.body).color }));
+
+/** Dark mode: the OS preference by default, a toggle remembered per user on the server, Perses components following. */
+describe('web UI dark mode (Chromium)', function () {
+  this.timeout(120_000);
+  let stack: UiStack;
+
+  before(async function () {
+    this.timeout(120_000);
+    stack = await startUiStack({ auth: true });
+    await stack.project('perses', 'Perses demo');
+    await stack.demo('perses');
+  });
+
+  after(async function () {
+    await stack?.stop();
+  });
+
+  it('follows the operating system when the user has not chosen, on the sign-in page too', async function () {
+    for (const scheme of ['dark', 'light'] as const) {
+      const w = await openPage(stack.s.url, { colorScheme: scheme });
+      try {
+        await w.page.goto('/signin');
+        await w.page.getByRole('heading', { name: 'Sign in to dashplane' }).waitFor();
+        const { bg, fg } = await bodyColours(w.page);
+        if (scheme === 'dark') expect(luminance(bg), bg).to.be.lessThan(0.05);
+        else expect(luminance(bg), bg).to.be.greaterThan(0.8);
+        expect(contrast(bg, fg), `${fg} on ${bg}`).to.be.greaterThan(7);
+        await w.screenshot(`theme-signin-${scheme}`);
+        expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+      } finally {
+        await w.close();
+      }
+    }
+  });
+
+  it('switches to dark from the app bar, keeps it in the user\'s profile, and renders Perses dashboards dark', async function () {
+    let w: WatchedPage | undefined = await openPage(stack.s.url, { colorScheme: 'light' });
+    try {
+      await signIn(w, 'admin', 'admin-password');
+      await w.page.goto('/');
+      await w.page.getByTestId('project-row').first().waitFor();
+      expect(luminance((await bodyColours(w.page)).bg)).to.be.greaterThan(0.8);
+      await w.page.getByRole('button', { name: 'Colour scheme' }).click();
+      await w.page.getByRole('menuitemradio', { name: 'Dark' }).click();
+      await waitFor('a dark page', async () => luminance((await bodyColours(w!.page)).bg) < 0.05);
+      await waitFor('the preference on the server', async () => (await stack.api('GET', '/api/v1/user/profile')).body.preferences.theme === 'dark');
+      await w.screenshot('theme-home-dark');
+      expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+    } finally {
+      await w.close();
+    }
+    // another browser, whose OS says light: the user's choice wins once signed in
+    w = await openPage(stack.s.url, { colorScheme: 'light' });
+    try {
+      await signIn(w, 'admin', 'admin-password');
+      await w.page.goto('/projects/perses/dashboards/Demo?var-job=node&refresh=5s');
+      await w.page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
+      await waitFor('a dark page', async () => luminance((await bodyColours(w!.page)).bg) < 0.05);
+      const panel = w.page.locator('section[data-testid="panel"]').first();
+      await panel.waitFor();
+      const panelBg = await panel.evaluate((el) => {
+        // the panel's own background, or the nearest ancestor's that is not transparent
+        for (let e: Element | null = el; e; e = e.parentElement) {
+          const c = getComputedStyle(e).backgroundColor;
+          if (c && c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') return c;
+        }
+        return '';
+      });
+      expect(luminance(panelBg), panelBg).to.be.lessThan(0.1);
+      const heading = await w.page.getByRole('heading', { name: 'Demo', exact: true }).evaluate((el) => getComputedStyle(el).color);
+      expect(contrast(heading, (await bodyColours(w.page)).bg)).to.be.greaterThan(4.5);
+      await waitForPanelData(w, 'RAM Total');
+      await waitForPanelData(w, 'Legend Example', 'chart');
+      await w.screenshot('theme-demo-dark');
+      // back to the system's choice
+      await w.page.getByRole('button', { name: 'Colour scheme' }).click();
+      await w.page.getByRole('menuitemradio', { name: 'Same as the system' }).click();
+      await waitFor('a light page', async () => luminance((await bodyColours(w!.page)).bg) > 0.8);
+      await waitFor('no preference on the server', async () => (await stack.api('GET', '/api/v1/user/profile')).body.preferences.theme === undefined);
+      expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+    } finally {
+      await w.close();
+    }
+  });
+});

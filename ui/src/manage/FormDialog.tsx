@@ -1,0 +1,146 @@
+import { Alert, Button, Dialog, DialogActions, DialogContent, DialogTitle, Stack, TextField, ToggleButton, ToggleButtonGroup } from '@mui/material';
+import { useEffect, useRef, useState } from 'react';
+import { putResource, type Resource } from '../api';
+import { createResource } from '../write-api';
+import { ApiErrorAlert, nameProblem, slug } from './ApiErrorAlert';
+import { testDatasource, testUrl, type TestResult } from './datasource-test';
+import { FORMS } from './forms';
+import { YamlField } from './forms/YamlField';
+import { titleOf, type KindUi } from './kinds';
+
+export interface FormDialogProps {
+  kind: KindUi;
+  project?: string;
+  /** The object to edit; absent: create a new one. */
+  initial?: Resource;
+  open: boolean;
+  onClose(): void;
+  onSaved(saved: Resource): void;
+  /** Saved without closing (Save & test): lists may refresh. */
+  onChanged?(saved: Resource): void;
+}
+
+/**
+ * Create or edit one object with its kind's form (or its spec as YAML). Creating asks for a
+ * name, suggested from the display name; editing saves with If-Match on the version loaded.
+ */
+export function FormDialog({ kind, project, initial, open, onClose, onSaved, onChanged }: FormDialogProps) {
+  const blank = (): Resource => ({ kind: kind.kind, metadata: { name: '', ...(kind.scope === 'project' && project ? { project } : {}) }, spec: kind.newSpec() as Record<string, unknown> });
+  const [draft, setDraft] = useState<Resource>(() => initial ?? blank());
+  const [nameTouched, setNameTouched] = useState(false);
+  const [mode, setMode] = useState<'form' | 'yaml'>(FORMS[kind.kind] ? 'form' : 'yaml');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  // after a Save & test the object exists: later saves update it
+  const [stored, setStored] = useState<Resource | undefined>(initial);
+  const [test, setTest] = useState<TestResult>();
+  const isNew = stored === undefined;
+  useEffect(() => {
+    if (open) {
+      setDraft(initial ?? blank());
+      setStored(initial);
+      setNameTouched(false);
+      setError(undefined);
+      setTest(undefined);
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open, initial]);
+
+  const title = titleOf(kind, draft);
+  // the name follows the display name until the user types one
+  useEffect(() => {
+    if (isNew && !nameTouched && title !== undefined) setDraft((d) => ({ ...d, metadata: { ...d.metadata, name: slug(title) } }));
+  }, [isNew, nameTouched, title]);
+
+  const Form = FORMS[kind.kind];
+  const problem = isNew ? nameProblem(draft.metadata.name) : undefined;
+  const write = async (): Promise<Resource> =>
+    isNew ? createResource(kind.plural, project, draft) : (await putResource(kind.plural, project, draft.metadata.name, draft, `"${stored!.metadata.version}"`)).object;
+  const save = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      onSaved(await write());
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  // datasources: save, then query it as the dashboards will; the dialog stays open to fix and retry
+  const saveAndTest = async () => {
+    setBusy(true);
+    setError(undefined);
+    setTest(undefined);
+    try {
+      const saved = await write();
+      setStored(saved);
+      setDraft(saved);
+      onChanged?.(saved);
+      setTest(await testDatasource(kind, saved));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const testable = testUrl(kind, draft) !== undefined;
+  const resultRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (test) resultRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [test]);
+
+  return (
+    <Dialog open={open} onClose={onClose} fullWidth maxWidth="sm" aria-labelledby="form-dialog-title">
+      <DialogTitle id="form-dialog-title">{isNew ? `New ${kind.label}` : `Edit ${kind.label} “${stored!.metadata.name}”`}</DialogTitle>
+      <DialogContent>
+        <Stack spacing={2} sx={{ pt: 1 }}>
+          {isNew && (
+            <TextField
+              label="Name"
+              size="small"
+              value={draft.metadata.name}
+              onChange={(e) => {
+                setNameTouched(true);
+                setDraft({ ...draft, metadata: { ...draft.metadata, name: e.target.value } });
+              }}
+              error={nameTouched && problem !== undefined}
+              helperText={nameTouched && problem ? problem : 'The identifier in URLs and in dashctl; it cannot change later.'}
+              required
+              inputProps={{ 'data-testid': 'name-field' }}
+            />
+          )}
+          {Form && (
+            <ToggleButtonGroup size="small" exclusive value={mode} onChange={(_e, m: 'form' | 'yaml' | null) => m && setMode(m)} aria-label="edit as">
+              <ToggleButton value="form">Form</ToggleButton>
+              <ToggleButton value="yaml">YAML</ToggleButton>
+            </ToggleButtonGroup>
+          )}
+          {mode === 'form' && Form ? (
+            <Form value={draft} onChange={setDraft} kind={kind} isNew={isNew} project={project} />
+          ) : (
+            <YamlField label="spec" minRows={12} value={draft.spec} onChange={(spec) => setDraft({ ...draft, spec: spec as Record<string, unknown> })} />
+          )}
+          <ApiErrorAlert error={error} />
+          {test && (
+            <Alert ref={resultRef} severity={test.ok ? 'success' : 'error'} data-testid="datasource-test" role="status">
+              {test.ok ? 'Saved and tested: ' : 'Saved, but the test failed: '}
+              {test.text}
+            </Alert>
+          )}
+        </Stack>
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose}>{test ? 'Close' : 'Cancel'}</Button>
+        {testable && (
+          <Button variant="outlined" onClick={saveAndTest} disabled={busy || problem !== undefined}>
+            Save &amp; test
+          </Button>
+        )}
+        <Button variant="contained" onClick={save} disabled={busy || problem !== undefined}>
+          {isNew ? 'Create' : 'Save'}
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}

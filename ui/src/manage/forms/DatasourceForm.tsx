@@ -1,0 +1,179 @@
+import { Box, Button, Checkbox, Divider, FormControlLabel, IconButton, MenuItem, Stack, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
+import { useQuery } from '@tanstack/react-query';
+import DeleteOutline from 'mdi-material-ui/DeleteOutline';
+import Plus from 'mdi-material-ui/Plus';
+import { list } from '../../api';
+import { useCan } from '../../permissions';
+import { usePluginKinds } from '../plugins';
+import { Field, specOf, withSpec, type FormProps } from './common';
+import { YamlField } from './YamlField';
+
+interface Endpoint {
+  endpointPattern: string;
+  method: string;
+}
+interface ProxySpec {
+  url: string;
+  allowedEndpoints?: Endpoint[];
+  headers?: Record<string, string>;
+  secret?: string;
+}
+interface PromSpec {
+  directUrl?: string;
+  proxy?: { kind: 'HTTPProxy'; spec: ProxySpec };
+  scrapeInterval?: string;
+  [other: string]: unknown;
+}
+interface DatasourceSpec {
+  display?: { name?: string; description?: string };
+  default?: boolean;
+  plugin: { kind: string; spec: Record<string, unknown> };
+}
+
+/** What the Perses Prometheus datasource editor allows by default: the calls its panels and editors make. */
+export const PROMETHEUS_ENDPOINTS: Endpoint[] = [
+  { endpointPattern: '/api/v1/labels', method: 'POST' },
+  { endpointPattern: '/api/v1/series', method: 'POST' },
+  { endpointPattern: '/api/v1/metadata', method: 'GET' },
+  { endpointPattern: '/api/v1/query', method: 'POST' },
+  { endpointPattern: '/api/v1/query_range', method: 'POST' },
+  { endpointPattern: '/api/v1/label/([a-zA-Z0-9_-]+)/values', method: 'GET' },
+  { endpointPattern: '/api/v1/parse_query', method: 'POST' },
+  { endpointPattern: '/api/v1/status/buildinfo', method: 'GET' },
+];
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * A datasource: display name, default flag, and its plugin. Prometheus gets a form (URL, direct
+ * or through dashplane's proxy, allowed endpoints, headers, secret); other kinds a YAML spec.
+ */
+export function DatasourceForm({ value, onChange, kind, project }: FormProps) {
+  const spec = specOf<DatasourceSpec>(value);
+  const kinds = usePluginKinds('Datasource');
+  const set = (patch: Partial<DatasourceSpec>) => onChange(withSpec(value, { ...spec, ...patch }));
+  const plugin = spec.plugin ?? { kind: 'PrometheusDatasource', spec: {} };
+  return (
+    <Stack spacing={2}>
+      <Field label="Display name" value={spec.display?.name} onChange={(v) => set({ display: { ...spec.display, name: v || undefined } })} />
+      <FormControlLabel
+        control={<Checkbox checked={spec.default === true} onChange={(e) => set({ default: e.target.checked })} />}
+        label={`Default ${plugin.kind} ${kind.scope === 'project' ? 'of this project' : 'for every project'} (used by panels that name no datasource)`}
+      />
+      <Field select label="Type" value={plugin.kind} onChange={(k) => set({ plugin: { kind: k, spec: k === 'PrometheusDatasource' ? { proxy: { kind: 'HTTPProxy', spec: { url: '' } } } : {} } })}>
+        {(kinds.length ? kinds : [plugin.kind]).map((k) => (
+          <MenuItem key={k} value={k}>
+            {k}
+          </MenuItem>
+        ))}
+      </Field>
+      {plugin.kind === 'PrometheusDatasource' ? (
+        <PrometheusFields spec={plugin.spec as PromSpec} onChange={(s) => set({ plugin: { ...plugin, spec: s as Record<string, unknown> } })} scope={kind.scope} project={project} />
+      ) : (
+        <YamlField label={`${plugin.kind} spec`} value={plugin.spec} onChange={(v) => set({ plugin: { ...plugin, spec: v as Record<string, unknown> } })} />
+      )}
+    </Stack>
+  );
+}
+
+function PrometheusFields({ spec, onChange, scope, project }: { spec: PromSpec; onChange(s: PromSpec): void; scope: 'project' | 'global'; project?: string }) {
+  const { can } = useCan();
+  const secretPlural = scope === 'project' ? 'secrets' : 'globalsecrets';
+  const secretKind = scope === 'project' ? 'Secret' : 'GlobalSecret';
+  const secrets = useQuery(['list', secretPlural, project ?? ''], () => list(secretPlural, project), { enabled: can('read', secretKind, project) });
+  const direct = spec.directUrl !== undefined;
+  const proxy = spec.proxy?.spec ?? { url: '' };
+  const setProxy = (patch: Partial<ProxySpec>) => {
+    const next = { ...proxy, ...patch };
+    for (const k of Object.keys(next) as (keyof ProxySpec)[]) if (next[k] === undefined) delete next[k];
+    onChange({ ...spec, proxy: { kind: 'HTTPProxy', spec: next } });
+  };
+  const setMode = (mode: 'proxy' | 'direct') => {
+    const { directUrl: _d, proxy: _p, ...rest } = spec;
+    const url = direct ? spec.directUrl ?? '' : proxy.url;
+    onChange(mode === 'direct' ? { ...rest, directUrl: url } : { ...rest, proxy: { kind: 'HTTPProxy', spec: { url } } });
+  };
+  const endpoints = proxy.allowedEndpoints;
+  const headers = Object.entries(proxy.headers ?? {});
+  const setHeaders = (rows: [string, string][]) => setProxy({ headers: rows.length ? Object.fromEntries(rows) : undefined });
+  return (
+    <>
+      <ToggleButtonGroup size="small" exclusive value={direct ? 'direct' : 'proxy'} onChange={(_e, m: 'proxy' | 'direct' | null) => m && setMode(m)} aria-label="access">
+        <ToggleButton value="proxy">Through dashplane (proxy)</ToggleButton>
+        <ToggleButton value="direct">Browser calls it directly</ToggleButton>
+      </ToggleButtonGroup>
+      <Field
+        label="Prometheus URL"
+        value={direct ? spec.directUrl : proxy.url}
+        onChange={(v) => (direct ? onChange({ ...spec, directUrl: v }) : setProxy({ url: v }))}
+        placeholder="http://prometheus:9090"
+        required
+        helperText={direct ? 'The browser must reach this URL, and Prometheus must allow it (CORS).' : 'dashplane calls this URL for the users of the datasource; they never see it or its credentials.'}
+      />
+      <Field label="Scrape interval" value={spec.scrapeInterval} onChange={(v) => onChange({ ...spec, scrapeInterval: v || undefined })} placeholder="15s" helperText="The smallest step of range queries." />
+      {!direct && (
+        <>
+          <Divider textAlign="left">Allowed endpoints</Divider>
+          <Typography variant="body2" color="text.secondary">
+            {endpoints ? 'Only these calls go through the proxy (others answer 403).' : 'Every path is allowed. Restricting to what panels need is safer.'}
+          </Typography>
+          {(endpoints ?? []).map((e, i) => (
+            <Box key={i} sx={{ display: 'flex', gap: 1 }} data-testid="endpoint-row">
+              <Field select label="Method" value={e.method} onChange={(m) => setProxy({ allowedEndpoints: endpoints!.map((x, j) => (j === i ? { ...x, method: m } : x)) })} sx={{ width: 120 }}>
+                {METHODS.map((m) => (
+                  <MenuItem key={m} value={m}>
+                    {m}
+                  </MenuItem>
+                ))}
+              </Field>
+              <Field label="Path pattern" value={e.endpointPattern} onChange={(p) => setProxy({ allowedEndpoints: endpoints!.map((x, j) => (j === i ? { ...x, endpointPattern: p } : x)) })} />
+              <IconButton aria-label={`Remove endpoint ${e.method} ${e.endpointPattern}`} onClick={() => setProxy({ allowedEndpoints: endpoints!.filter((_x, j) => j !== i) })}>
+                <DeleteOutline />
+              </IconButton>
+            </Box>
+          ))}
+          <Stack direction="row" spacing={1}>
+            <Button size="small" startIcon={<Plus />} onClick={() => setProxy({ allowedEndpoints: [...(endpoints ?? []), { method: 'GET', endpointPattern: '' }] })}>
+              Add endpoint
+            </Button>
+            {!endpoints && (
+              <Button size="small" onClick={() => setProxy({ allowedEndpoints: PROMETHEUS_ENDPOINTS })}>
+                Allow only what Prometheus panels use
+              </Button>
+            )}
+            {endpoints && (
+              <Button size="small" onClick={() => setProxy({ allowedEndpoints: undefined })}>
+                Allow every path
+              </Button>
+            )}
+          </Stack>
+          <Divider textAlign="left">Headers sent to Prometheus</Divider>
+          {headers.map(([k, v], i) => (
+            <Box key={i} sx={{ display: 'flex', gap: 1 }}>
+              <Field label="Header" value={k} onChange={(nk) => setHeaders(headers.map((h, j) => (j === i ? [nk, h[1]] : h)))} />
+              <Field label="Value" value={v} onChange={(nv) => setHeaders(headers.map((h, j) => (j === i ? [h[0], nv] : h)))} />
+              <IconButton aria-label={`Remove header ${k}`} onClick={() => setHeaders(headers.filter((_h, j) => j !== i))}>
+                <DeleteOutline />
+              </IconButton>
+            </Box>
+          ))}
+          <Box>
+            <Button size="small" startIcon={<Plus />} onClick={() => setHeaders([...headers, ['', '']])}>
+              Add header
+            </Button>
+          </Box>
+          <Field select label="Credentials (secret)" value={proxy.secret ?? ''} onChange={(v) => setProxy({ secret: v || undefined })} helperText={`A ${secretKind} ${scope === 'project' ? 'of this project' : ''}: basic auth, a bearer token, TLS client certificates.`}>
+            <MenuItem value="">
+              <em>none</em>
+            </MenuItem>
+            {(secrets.data ?? []).map((s) => (
+              <MenuItem key={s.metadata.name} value={s.metadata.name}>
+                {s.metadata.name}
+              </MenuItem>
+            ))}
+            {proxy.secret && !(secrets.data ?? []).some((s) => s.metadata.name === proxy.secret) && <MenuItem value={proxy.secret}>{proxy.secret}</MenuItem>}
+          </Field>
+        </>
+      )}
+    </>
+  );
+}

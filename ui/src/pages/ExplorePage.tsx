@@ -1,0 +1,93 @@
+import { Box, Button, MenuItem, Stack, TextField, Typography } from '@mui/material';
+import type { DashboardResource } from '@perses-dev/core';
+import { DatasourceStoreProvider, VariableProvider } from '@perses-dev/dashboards';
+import { ExplorerManagerProviderWithQueryParams, ExploreToolbar } from '@perses-dev/explore';
+import { PrometheusExplorer } from '@perses-dev/prometheus-plugin';
+import { TimeRangeProviderWithQueryParams, useInitialRefreshInterval, useInitialTimeRange } from '@perses-dev/plugin-system';
+import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { Link as RouterLink, useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { displayName, getResource, list } from '../api';
+import { CachingDatasourceApi } from '../datasource-api';
+import { PersesProviders } from '../perses/PersesProviders';
+import { ErrorMessage, Loading, PageHeader } from '../widgets';
+
+const enc = encodeURIComponent;
+
+/**
+ * Ad-hoc queries, as Perses' Explore: the Prometheus explorer (PromQL with completion, a table of
+ * the latest values, a graph, a metrics finder) against any datasource of the project the user
+ * picks, or the global ones. The query, the tab and the time range live in the URL. Coming from a
+ * dashboard panel (`?dashboard=`), that dashboard's own datasources resolve too.
+ */
+export function ExplorePage() {
+  return (
+    <PersesProviders>
+      <Explore />
+    </PersesProviders>
+  );
+}
+
+function Explore() {
+  const { project } = useParams();
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const dashboardName = params.get('dashboard') ?? undefined;
+  const projects = useQuery(['list', 'projects'], () => list('projects'));
+  const dashboard = useQuery(['resource', 'dashboards', project ?? '', dashboardName ?? ''], () => getResource('dashboards', project, dashboardName!), { enabled: !!project && !!dashboardName });
+  const datasourceApi = useMemo(() => new CachingDatasourceApi(), []);
+  const initialTimeRange = useInitialTimeRange('1h');
+  const initialRefreshInterval = useInitialRefreshInterval('0s');
+
+  const switchProject = (p: string) => {
+    // the query and time range stay; a dashboard of another project does not
+    const next = new URLSearchParams(params);
+    next.delete('dashboard');
+    navigate(`${p ? `/projects/${enc(p)}` : ''}/explore?${next}`);
+  };
+  if (dashboardName && dashboard.isLoading) return <Loading />;
+  if (dashboard.error) return <ErrorMessage error={dashboard.error} />;
+  const dashboardResource = dashboard.data?.object as unknown as DashboardResource | undefined;
+
+  return (
+    <Box sx={{ display: 'flex', flexDirection: 'column', flexGrow: 1 }}>
+      <PageHeader
+        crumbs={[...(project ? [{ label: project, to: `/projects/${enc(project)}` }] : []), { label: 'Explore' }]}
+        actions={
+          <Stack direction="row" spacing={1} alignItems="center">
+            {dashboardResource && (
+              <Button size="small" component={RouterLink} to={`/projects/${enc(project!)}/dashboards/${enc(dashboardName!)}`}>
+                Back to {displayName(dashboard.data!.object)}
+              </Button>
+            )}
+            <TextField select size="small" label="Datasources of" value={project ?? ''} onChange={(e) => switchProject(e.target.value)} sx={{ minWidth: 220 }}>
+              <MenuItem value="">
+                <em>global datasources only</em>
+              </MenuItem>
+              {(projects.data ?? []).map((p) => (
+                <MenuItem key={p.metadata.name} value={p.metadata.name}>
+                  {displayName(p)}
+                </MenuItem>
+              ))}
+            </TextField>
+          </Stack>
+        }
+      />
+      <Box sx={{ flexGrow: 1, display: 'flex' }} data-testid="explore">
+        <DatasourceStoreProvider datasourceApi={datasourceApi} projectName={project} dashboardResource={dashboardResource} key={`${project}/${dashboardName}`}>
+          <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>
+            <VariableProvider>
+              <ExplorerManagerProviderWithQueryParams>
+                {/* the explorer itself, bundled: @perses-dev/explore 0.52's ExploreManager loads explorers through module federation */}
+                <Stack sx={{ width: '100%' }} px={2} pb={2} pt={1.5} gap={1}>
+                  <ExploreToolbar exploreTitleComponent={<Typography variant="h2">Prometheus</Typography>} />
+                  <PrometheusExplorer />
+                </Stack>
+              </ExplorerManagerProviderWithQueryParams>
+            </VariableProvider>
+          </TimeRangeProviderWithQueryParams>
+        </DatasourceStoreProvider>
+      </Box>
+    </Box>
+  );
+}

@@ -1,0 +1,137 @@
+import { Box } from '@mui/material';
+import { ChartsProvider, ErrorAlert, ErrorBoundary, useChartsTheme } from '@perses-dev/components';
+import { DEFAULT_DASHBOARD_DURATION, DEFAULT_REFRESH_INTERVAL, type BuiltinVariableDefinition, type DashboardResource } from '@perses-dev/core';
+import {
+  Dashboard,
+  DashboardDiscardChangesConfirmationDialog,
+  DashboardToolbar,
+  DatasourceStoreProvider,
+  DeletePanelDialog,
+  DeletePanelGroupDialog,
+  EditJsonDialog,
+  PanelDrawer,
+  PanelGroupDialog,
+  SaveChangesConfirmationDialog,
+  useDashboard,
+  useDiscardChangesConfirmationDialog,
+  useEditMode,
+  VariableProviderWithQueryParams,
+  type DatasourceApi,
+  type OnSaveDashboard,
+  type PanelOptions,
+} from '@perses-dev/dashboards';
+// not exported from the package index in 0.52; the same module the package uses
+import { DashboardProviderWithQueryParams } from '@perses-dev/dashboards/dist/context/DashboardProvider/DashboardProviderWithQueryParams.js';
+import { TimeRangeProviderWithQueryParams, useDatasourceStore, useInitialRefreshInterval, useInitialTimeRange, usePluginBuiltinVariableDefinitions } from '@perses-dev/plugin-system';
+import { ReactNode, useMemo, useState } from 'react';
+
+export interface DashboardViewProps {
+  dashboardResource: DashboardResource;
+  datasourceApi: DatasourceApi;
+  isEditing: boolean;
+  onSave: OnSaveDashboard;
+  /** Actions on each panel's header in view mode (e.g. Explore). */
+  panelOptions?: PanelOptions;
+  /** Asked before edit mode starts; false keeps the view mode (e.g. a dashboard managed from Git). */
+  confirmEdit?: () => Promise<boolean>;
+  dashboardTitleComponent?: ReactNode;
+}
+
+/**
+ * A Perses dashboard: what `ViewDashboard` and `DashboardApp` of @perses-dev/dashboards 0.52 do
+ * (the same providers, toolbar, dialogs and edit mode), composed here because 0.52's
+ * `ViewDashboard` passes no `panelOptions` to its panels, and dashplane adds an Explore action
+ * to each of them.
+ */
+export function DashboardView(props: DashboardViewProps) {
+  const { dashboardResource } = props;
+  const { spec } = dashboardResource;
+  const initialTimeRange = useInitialTimeRange(spec.duration ?? DEFAULT_DASHBOARD_DURATION);
+  const initialRefreshInterval = useInitialRefreshInterval(spec.refreshInterval ?? DEFAULT_REFRESH_INTERVAL);
+  const { data: pluginBuiltins } = usePluginBuiltinVariableDefinitions();
+  const builtins = useMemo<BuiltinVariableDefinition[]>(
+    () => [
+      builtin('__dashboard', 'The name of the current dashboard', () => dashboardResource.metadata.name),
+      builtin('__project', 'The name of the current dashboard project', () => dashboardResource.metadata.project),
+      ...(pluginBuiltins ?? []),
+    ],
+    [dashboardResource.metadata.name, dashboardResource.metadata.project, pluginBuiltins],
+  );
+  return (
+    <DatasourceStoreProvider dashboardResource={dashboardResource} datasourceApi={props.datasourceApi}>
+      <DashboardProviderWithQueryParams initialState={{ isEditMode: props.isEditing, dashboardResource }}>
+        <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>
+          <VariableProviderWithQueryParams initialVariableDefinitions={spec.variables} builtinVariableDefinitions={builtins}>
+            <Box sx={{ display: 'flex', width: '100%', height: '100%', position: 'relative', overflow: 'hidden' }}>
+              <ErrorBoundary FallbackComponent={ErrorAlert}>
+                <DashboardBody {...props} />
+              </ErrorBoundary>
+            </Box>
+          </VariableProviderWithQueryParams>
+        </TimeRangeProviderWithQueryParams>
+      </DashboardProviderWithQueryParams>
+    </DatasourceStoreProvider>
+  );
+}
+
+function builtin(name: string, description: string, value: () => string | undefined): BuiltinVariableDefinition {
+  return { kind: 'BuiltinVariable', spec: { name, value: () => value() ?? '', source: 'Dashboard', display: { name, description, hidden: true } } };
+}
+
+/** `DashboardApp`: toolbar, the dashboard with its panels, and the edit-mode dialogs. */
+function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitleComponent, confirmEdit }: DashboardViewProps) {
+  const chartsTheme = useChartsTheme();
+  const { isEditMode, setEditMode } = useEditMode();
+  const { dashboard, setDashboard } = useDashboard();
+  const [original, setOriginal] = useState<typeof dashboard>();
+  const { setSavedDatasources } = useDatasourceStore();
+  const { openDiscardChangesConfirmationDialog, closeDiscardChangesConfirmationDialog } = useDiscardChangesConfirmationDialog();
+  const onEditButtonClick = async () => {
+    if (confirmEdit && !(await confirmEdit())) return;
+    setEditMode(true);
+    setOriginal(dashboard);
+    setSavedDatasources(dashboard.spec.datasources ?? {});
+  };
+  const onCancelButtonClick = () => {
+    if (JSON.stringify(dashboard) === JSON.stringify(original)) {
+      setEditMode(false);
+      return;
+    }
+    openDiscardChangesConfirmationDialog({
+      onDiscardChanges: () => {
+        if (original) setDashboard(original);
+        setEditMode(false);
+        closeDiscardChangesConfirmationDialog();
+      },
+      onCancel: () => closeDiscardChangesConfirmationDialog(),
+    });
+  };
+  return (
+    <Box sx={{ flexGrow: 1, overflowX: 'hidden', overflowY: 'auto', display: 'flex', flexDirection: 'column' }}>
+      <DashboardToolbar
+        dashboardName={dashboardResource.metadata.name}
+        dashboardTitleComponent={dashboardTitleComponent}
+        onSave={onSave}
+        isReadonly={false}
+        isVariableEnabled
+        isDatasourceEnabled
+        onEditButtonClick={onEditButtonClick}
+        onCancelButtonClick={onCancelButtonClick}
+      />
+      <Box sx={{ paddingTop: 2, paddingX: 2, height: '100%' }}>
+        <ErrorBoundary FallbackComponent={ErrorAlert}>
+          <Dashboard emptyDashboardProps={{ onEditButtonClick }} panelOptions={panelOptions} />
+        </ErrorBoundary>
+        <ChartsProvider chartsTheme={chartsTheme} enablePinning={false} enableSyncGrouping={false}>
+          <PanelDrawer />
+        </ChartsProvider>
+        <PanelGroupDialog />
+        <DeletePanelGroupDialog />
+        <DeletePanelDialog />
+        <DashboardDiscardChangesConfirmationDialog />
+        <EditJsonDialog isReadonly={!isEditMode} disableMetadataEdition />
+        <SaveChangesConfirmationDialog />
+      </Box>
+    </Box>
+  );
+}
