@@ -105,8 +105,12 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     await leaf.waitFor();
     await w.screenshot('manage-folder-tree');
     expect((await stack.api('GET', '/api/v1/projects/team-rocket/folders/services')).body.spec.items).to.deep.equal([{ kind: 'Dashboard', name: 'service-health' }]);
-    await leaf.getByRole('link').click();
-    await page.waitForURL(/\/projects\/team-rocket\/dashboards\/service-health$/);
+    // the tree may re-render (the folder's watch event) just as the link is clicked: click until it opens
+    const opened = () => /\/projects\/team-rocket\/dashboards\/service-health$/.test(page.url());
+    await waitFor('the dashboard opens from its leaf in the tree', async () => {
+      if (!opened()) await leaf.getByRole('link').click({ timeout: 5_000 }).catch(() => undefined);
+      return opened();
+    }, 30_000, 250);
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
