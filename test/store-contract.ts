@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { ApiError } from '../src/errors.js';
 import { MAX_MANAGERS, type DumpItem, type Envelope, type ListQuery, type Store, type StoreEvent } from '../src/storage/store.js';
 import type { AuditDraft, AuditQuery } from '../src/storage/audit-types.js';
+import { describeKeyOrderContract } from './store-contract-text.js';
 
 export interface StoreFixture {
   store: Store;
@@ -419,6 +420,7 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect((await store.get({ kind: 'Dashboard', project: 'p', name: 'x' }))!.metadata.version).to.equal(1);
     });
 
+    describeKeyOrderContract(() => store, () => fx);
     describeAuditContract(() => store, () => fx);
   });
 }

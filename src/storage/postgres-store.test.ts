@@ -76,7 +76,7 @@ describe('PostgresStore', function () {
         await c.connect();
         const { rows } = await c.query('SELECT version FROM dashplane_schema');
         await c.end();
-        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3, 4]);
+        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3, 4, 5]);
       } finally {
         await a.close();
         await b.close();
@@ -126,6 +126,48 @@ describe('PostgresStore', function () {
         expect((await store.listVersions(key)).map((v) => [v.updatedBy, v.manager])).to.deep.equal([['alice', 'unknown']]);
         await store.update(obj('Dashboard', 'p', 'd', 1), { expectedVersion: 0, writer: { by: 'bob', manager: 'web-ui' } });
         expect((await store.managers(key)).map((m) => m.manager)).to.deep.equal(['web-ui']);
+      } finally {
+        await store.close();
+        await db.drop();
+      }
+    });
+
+    it('migration 5 turns a database of schema 4 (jsonb) into documents kept as written, the envelope back in kind, metadata, spec order', async () => {
+      const db = await cluster.createDatabase();
+      let store = new PostgresStore({ url: db.url });
+      await store.open();
+      const key = { kind: 'Dashboard', project: 'p', name: 'd' };
+      const d = obj('Dashboard', 'p', 'd', 0, { zz: 1, aa: 2 });
+      try {
+        await store.create(d, { writer: { by: 'alice', manager: 'dashctl' }, history: { max: 5 } });
+        await store.appendAudit([{ time: '2026-01-01T00:00:00.000Z', action: 'login', user: 'alice' }]);
+        await store.close();
+        // back to what schema 4 held: jsonb, keys in its order
+        const c = new pg.Client({ connectionString: db.url });
+        await c.connect();
+        await c.query(`ALTER TABLE dashplane_objects ALTER COLUMN doc TYPE jsonb USING doc::jsonb, ALTER COLUMN managers DROP DEFAULT,
+            ALTER COLUMN managers TYPE jsonb USING managers::jsonb, ALTER COLUMN managers SET DEFAULT '[]'::jsonb;
+          ALTER TABLE dashplane_history ALTER COLUMN doc TYPE jsonb USING doc::jsonb;
+          ALTER TABLE dashplane_events ALTER COLUMN object TYPE jsonb USING object::jsonb;
+          ALTER TABLE dashplane_audit ALTER COLUMN entry TYPE jsonb USING entry::jsonb;
+          DELETE FROM dashplane_schema WHERE version >= 5`);
+        const before = await c.query<{ text: string }>('SELECT doc::text AS text FROM dashplane_objects');
+        expect(before.rows[0].text, 'jsonb: spec before metadata').to.match(/^\{"kind": "Dashboard", "spec": /);
+        await c.end();
+        store = new PostgresStore({ url: db.url });
+        await store.open();
+        const jsonbSpec = { aa: 2, zz: 1 }; // jsonb's order, lost before the migration
+        const envelope = JSON.stringify({ kind: 'Dashboard', metadata: (await store.get(key))!.metadata, spec: jsonbSpec });
+        expect(JSON.stringify(await store.get(key))).to.equal(envelope);
+        expect(JSON.parse((await store.getText(key))!.text.toString())).to.deep.equal(d);
+        expect((await store.getText(key))!.text.toString()).to.match(/^\{"kind":"Dashboard","metadata":\{/);
+        expect(JSON.stringify(await store.getVersion(key, 0))).to.equal(envelope);
+        expect((await store.managers(key)).map((m) => m.manager)).to.deep.equal(['dashctl']);
+        expect((await store.listAudit({ limit: 10 })).entries.map((e) => e.user)).to.deep.equal(['alice']);
+        // what is written from now on is kept as written
+        const d1 = obj('Dashboard', 'p', 'd', 1, { zz: 1, aa: 2 });
+        await store.update(d1, { expectedVersion: 0, writer: { by: 'bob', manager: 'web-ui' }, history: { max: 5 } });
+        expect(JSON.stringify(await store.get(key))).to.equal(JSON.stringify(d1));
       } finally {
         await store.close();
         await db.drop();

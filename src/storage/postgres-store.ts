@@ -7,6 +7,7 @@ import { migrate } from './postgres-schema.js';
 import type { CreateOptions, DeleteOptions, DumpItem, Envelope, HistoryOptions, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
 import { keyOf, recordWrite } from './store.js';
 import { jsonOf } from './json-of.js';
+import { storedText } from './stored-text.js';
 import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
 import { AUDIT_CHANNEL, PostgresAudit } from './postgres-audit.js';
 
@@ -32,12 +33,12 @@ const CHANNEL = 'dashplane_events';
 
 const MAX_ATTEMPTS = 5;
 const PAGE = 500;
-/** An object as its JSON text (PostgreSQL's, not re-serialised here) and its parsed metadata. */
-const TEXT_COLUMNS = `doc::text AS text, doc->'metadata' AS metadata`;
+/** An object as its JSON text, as written (a json column keeps it verbatim; see `storedText` for the metadata). */
+const TEXT_COLUMNS = `doc::text AS text`;
 
 /** The doc column of a list: only kind and metadata when that is all the caller needs. */
 function docColumn(q: ListQuery): string {
-  return q.metadataOnly ? `jsonb_build_object('kind', doc->'kind', 'metadata', doc->'metadata', 'spec', '{}'::jsonb) AS doc` : 'doc';
+  return q.metadataOnly ? `json_build_object('kind', doc->'kind', 'metadata', doc->'metadata', 'spec', '{}'::json) AS doc` : 'doc';
 }
 
 /**
@@ -187,10 +188,10 @@ export class PostgresStore implements Store {
     return rows[0]?.doc;
   }
 
-  /** The document's text straight from PostgreSQL (not parsed here), and its metadata. */
+  /** The document's text as written (not parsed here), and its metadata. */
   async getText(key: ObjectKey): Promise<StoredText | undefined> {
-    const { rows } = await this.query<StoredText>(`SELECT ${TEXT_COLUMNS} FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3`, [key.kind, key.project, key.name]);
-    return rows[0];
+    const { rows } = await this.query<{ text: string }>(`SELECT ${TEXT_COLUMNS} FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3`, [key.kind, key.project, key.name]);
+    return rows.length ? storedText(rows[0].text) : undefined;
   }
 
   list(q: ListQuery): Promise<Envelope[]> {
@@ -198,7 +199,7 @@ export class PostgresStore implements Store {
   }
 
   listText(q: ListQuery): Promise<StoredText[]> {
-    return this.listWith(TEXT_COLUMNS, (text, values) => this.query<StoredText>(text, values), q);
+    return this.listWith(TEXT_COLUMNS, (text, values) => this.query<{ text: string }>(text, values), q).then((rows) => rows.map((r) => storedText(r.text)));
   }
 
   async snapshot(q: ListQuery): Promise<{ items: Envelope[]; revision: number }> {
@@ -226,7 +227,7 @@ export class PostgresStore implements Store {
         const k = keyOf(o);
         const managers = o === obj && opts.managers ? opts.managers : opts.writer ? recordWrite([], o, opts.writer) : [];
         const inserted = await c.query(
-          `INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7::jsonb)
+          `INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers) VALUES ($1, $2, $3, $4::json, $5, $6, $7::json)
            ON CONFLICT (kind, project, name) DO NOTHING`,
           [k.kind, k.project, k.name, jsonOf(o), o.metadata.version, o.metadata.updatedAt, JSON.stringify(managers)],
         );
@@ -255,7 +256,7 @@ export class PostgresStore implements Store {
         throw conflict(`${obj.kind} "${obj.metadata.name}" is at version ${rows[0].version}, not ${opts.expectedVersion}`);
       }
       const managers = opts.managers ?? (opts.writer ? recordWrite(rows[0].managers, obj, opts.writer) : rows[0].managers);
-      await c.query('UPDATE dashplane_objects SET doc = $4::jsonb, version = $5, updated_at = $6, managers = $7::jsonb WHERE kind = $1 AND project = $2 AND name = $3', [
+      await c.query('UPDATE dashplane_objects SET doc = $4::json, version = $5, updated_at = $6, managers = $7::json WHERE kind = $1 AND project = $2 AND name = $3', [
         k.kind,
         k.project,
         k.name,
@@ -519,7 +520,7 @@ export class PostgresStore implements Store {
     const k = keyOf(obj);
     const w = writer ?? { by: 'unknown', manager: 'unknown' };
     await c.query(
-      `INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
+      `INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc) VALUES ($1, $2, $3, $4, $5, $6, $7::json)
        ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, manager = EXCLUDED.manager, doc = EXCLUDED.doc`,
       [k.kind, k.project, k.name, obj.metadata.version, w.by, w.manager, jsonOf(obj)],
     );
@@ -544,7 +545,7 @@ export class PostgresStore implements Store {
       const events = pending.map((e, i) => ({ ...e, revision: first + i }) as StoreEvent);
       await c.query(
         `INSERT INTO dashplane_events (revision, type, object)
-         SELECT (e->>'revision')::bigint, e->>'type', e->'object' FROM jsonb_array_elements($1::jsonb) AS e`,
+         SELECT (e->>'revision')::bigint, e->>'type', e->'object' FROM json_array_elements($1::json) AS e`,
         [JSON.stringify(events)],
       );
       const created = events.filter((e) => e.type === 'ADDED').map((e) => ({ ...keyOf(e.object), revision: e.revision }));
