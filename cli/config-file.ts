@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CliError } from './errors.js';
+import { isObj } from '../src/lib/is-obj.js';
 
 /** One server as dashctl remembers it (a kubectl context): its address, default project and tokens. */
 export interface ContextSettings {
@@ -34,7 +35,6 @@ export function configPath(): string {
   return process.env.DASHCTL_CONFIG || join(homedir(), '.dashctl', 'config.json');
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * The saved configuration (no contexts when there is no file yet). A file written by an older

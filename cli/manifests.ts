@@ -5,9 +5,8 @@ import { Worker } from 'node:worker_threads';
 import { CliError } from './errors.js';
 import { fromOperator, isOperatorResource } from './operator.js';
 import { lineFinder, parsePieces, type RawPiece } from './yaml-pieces.js';
+import { isObj, type Obj } from '../src/lib/is-obj.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** One resource read from a file, with where it came from. */
 export interface Manifest {

@@ -1,7 +1,6 @@
 import { KINDS } from './kinds.js';
+import { isObj, type Obj } from '../src/lib/is-obj.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** perses-operator's annotation holding comma-separated dashboard tags. */
 const TAGS_ANNOTATION = 'perses.dev/tags';

@@ -2,9 +2,8 @@ import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import type { HttpError } from './errors.js';
 import { KINDS, label, nearestKind, phaseOf } from './kinds.js';
 import { where, type Manifest } from './manifests.js';
+import { isObj, type Obj } from '../src/lib/is-obj.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A manifest with its kind, name and project worked out. */
 export interface Target {

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ServerConfig as validateConfig } from './kinds/generated/validators.js';
 import type { ServerConfig } from './kinds/generated/types.js';
-import { schemaErrors } from './kinds/schema-errors.js';
+import { schemaErrors } from './lib/schema-errors.js';
 import { SCHEMAS_DIR } from './paths.js';
-import { parseDuration } from './resources/duration.js';
+import { parseDuration } from './lib/duration.js';
+import { isObj } from './lib/is-obj.js';
 
 export type { ServerConfig };
 
@@ -179,7 +180,7 @@ function dropEmptySections(obj: Record<string, unknown>, schema: JsonSchema): vo
   for (const [k, sub] of Object.entries(schema.properties ?? {})) {
     if (obj[k] === null && sub.properties) delete obj[k];
     const v = obj[k];
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) dropEmptySections(v as Record<string, unknown>, sub);
+    if (isObj(v)) dropEmptySections(v, sub);
   }
 }
 
@@ -188,7 +189,7 @@ function applyDefaults(obj: Record<string, unknown>, schema: JsonSchema): void {
   for (const [k, sub] of Object.entries(schema.properties ?? {})) {
     if (obj[k] === undefined && sub.default !== undefined) obj[k] = structuredClone(sub.default);
     const v = obj[k];
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && sub.properties) applyDefaults(v as Record<string, unknown>, sub);
+    if (isObj(v) && sub.properties) applyDefaults(v, sub);
   }
 }
 

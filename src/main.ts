@@ -27,7 +27,7 @@ import { instrumentStore } from './storage/instrumented-store.js';
 import { Watcher } from './controllers/watcher.js';
 import { PluginRegistry } from './plugins/registry.js';
 import { Upstream } from './proxy/upstream.js';
-import { parseDuration } from './resources/duration.js';
+import { parseDuration } from './lib/duration.js';
 import type { CredentialChange } from './resources/credentials.js';
 import { ResourceService } from './resources/service.js';
 import { ReadCache } from './storage/read-cache.js';

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { isObj as isJsonObject } from '../src/lib/is-obj.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildKindRegistry } from '../src/kinds/index.js';
@@ -49,7 +50,7 @@ const MIGRATION_MOCKS_DIR = 'perses/internal/api/plugin/migrate/testdata/dashboa
 /** The made-up plugin kinds of those outputs, with the plugin type they stand for. */
 const TEST_ONLY_PLUGINS: Record<string, string> = { FooChart: 'Panel', ExoticQuery: 'TimeSeriesQuery', SomeVariable: 'Variable' };
 
-const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isObj: (v: unknown) => v is Record<string, any> = isJsonObject;
 const entriesOf = (v: unknown): [string, any][] => (isObj(v) ? Object.entries(v) : []);
 const itemsOf = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 

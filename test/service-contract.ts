@@ -13,7 +13,7 @@ import { buildKindRegistry } from '../src/kinds/index.js';
 import { SCHEMAS_DIR } from '../src/paths.js';
 import { PluginRegistry } from '../src/plugins/registry.js';
 import type { CredentialChange } from '../src/resources/credentials.js';
-import { getPath } from '../src/resources/object-path.js';
+import { getPath } from '../src/lib/object-path.js';
 import { ResourceService } from '../src/resources/service.js';
 import { unseal } from '../src/secrets/sealing.js';
 import { SecretBox } from '../src/secrets/secret-box.js';

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { toHttpError, type ApiClient } from '../api-client.js';
 import type { KindDescriptor } from '../../src/kinds/descriptor.js';
-import { getPath } from '../../src/resources/object-path.js';
+import { getPath } from '../../src/lib/object-path.js';
 import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
 import { collectionPath, objectPath, resolveKind, resourceName } from '../kinds.js';

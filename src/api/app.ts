@@ -8,7 +8,7 @@ import type { ServerConfig } from '../config.js';
 import { ApiError, badRequest, forbidden, unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { PluginRegistry } from '../plugins/registry.js';
-import { parseDuration } from '../resources/duration.js';
+import { parseDuration } from '../lib/duration.js';
 import type { ResourceService } from '../resources/service.js';
 import { SCHEMAS_DIR } from '../paths.js';
 import type { Store } from '../storage/store.js';

@@ -6,7 +6,7 @@ import type { IssuedTokens } from '../auth/tokens.js';
 import { forbidden, notFound } from '../errors.js';
 import { mask } from '../resources/masking.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
-import { assertName } from '../resources/names.js';
+import { assertName } from '../lib/names.js';
 import type { ResourceService } from '../resources/service.js';
 import { documented, type ResponseDoc } from './route-doc.js';
 import { registerTokenRoutes, type TokenRouteOptions } from './token-routes.js';

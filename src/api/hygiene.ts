@@ -1,5 +1,5 @@
 import { badRequest } from '../errors.js';
-import { joinPath } from '../resources/object-path.js';
+import { joinPath } from '../lib/object-path.js';
 
 /** Keys that could reach Object.prototype through a careless merge: never accepted. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);

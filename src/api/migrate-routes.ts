@@ -8,6 +8,7 @@ import { checkInput } from '../migrate/grafana-input.js';
 import { summaryHeader } from '../migrate/report.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import type { ResourceService } from '../resources/service.js';
+import { isObj } from '../lib/is-obj.js';
 
 /** What the migrate route needs: the kinds (to list names and check datasources), the plugins and the service. */
 export interface MigrateRouteOptions {
@@ -24,7 +25,6 @@ interface MigrateQuery {
   report?: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * `POST /api/migrate` as Perses has it: body `{"grafanaDashboard": {...}, "input"?: {"DS_X": "..."},
@@ -59,7 +59,7 @@ const MIGRATE_DOC = documented({
 export function registerMigrateRoutes(app: FastifyInstance, o: MigrateRouteOptions): void {
   app.post<{ Querystring: MigrateQuery }>('/api/migrate', MIGRATE_DOC, async (req, reply) => {
     const body = req.body;
-    if (!isObject(body)) throw badRequest('send a JSON object: {"grafanaDashboard": <the Grafana dashboard JSON>, "input": {"DS_PROMETHEUS": "<datasource>"}}');
+    if (!isObj(body)) throw badRequest('send a JSON object: {"grafanaDashboard": <the Grafana dashboard JSON>, "input": {"DS_PROMETHEUS": "<datasource>"}}');
     if (body.grafanaDashboard === undefined || body.grafanaDashboard === null) throw badRequest('grafanaDashboard cannot be empty: send {"grafanaDashboard": <the Grafana dashboard JSON>}');
     if (body.useDefaultDatasource !== undefined && typeof body.useDefaultDatasource !== 'boolean') throw badRequest('useDefaultDatasource must be true or false');
     const q = req.query;

@@ -13,7 +13,7 @@ import { unsavedRequest } from '../proxy/unsaved-request.js';
 import type { Upstream, UpstreamTls } from '../proxy/upstream.js';
 import type { Metrics } from './metrics.js';
 import { documented, type RouteDoc } from './route-doc.js';
-import { assertName } from '../resources/names.js';
+import { assertName } from '../lib/names.js';
 import type { ResourceService } from '../resources/service.js';
 import { DecryptError, type SecretBox } from '../secrets/secret-box.js';
 import { unseal } from '../secrets/sealing.js';

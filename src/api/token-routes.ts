@@ -5,7 +5,7 @@ import { parseTokenRequest } from '../auth/token-request.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { assertName } from '../resources/names.js';
+import { assertName } from '../lib/names.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Envelope, Store } from '../storage/store.js';
 import { documented, type RouteDoc } from './route-doc.js';

@@ -4,7 +4,7 @@ import type { Metrics } from '../api/metrics.js';
 import { auditDraft } from '../audit/drafts.js';
 import type { ServerConfig } from '../config.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { parseDuration } from '../resources/duration.js';
+import { parseDuration } from '../lib/duration.js';
 import type { ResourceService } from '../resources/service.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ReadCache } from '../storage/read-cache.js';

@@ -1,5 +1,5 @@
 import type { KindDescriptor, Scope } from '../kinds/descriptor.js';
-import { getPath } from '../resources/object-path.js';
+import { getPath } from '../lib/object-path.js';
 import type { Envelope, Store } from '../storage/store.js';
 import { DerivedCache } from './derived-cache.js';
 

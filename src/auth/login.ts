@@ -1,7 +1,7 @@
 import { ApiError, badRequest, unauthorized } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import { credentialStamp } from '../resources/credentials.js';
-import { getPath } from '../resources/object-path.js';
+import { getPath } from '../lib/object-path.js';
 import type { Envelope, Store } from '../storage/store.js';
 import type { PasswordHasher } from './passwords.js';
 import { FailureLimiter } from './rate-limit.js';

@@ -1,6 +1,6 @@
 import { forbidden, unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { getPath } from '../resources/object-path.js';
+import { getPath } from '../lib/object-path.js';
 import type { Store } from '../storage/store.js';
 import type { Action, Authorizer, AuthzTarget, Principal, Visible } from './authorizer.js';
 import { ContentsCache, type ContentsIndex } from './contents.js';

@@ -1,5 +1,5 @@
 import { invalid, type ErrorDetail } from '../errors.js';
-import { parseDuration } from '../resources/duration.js';
+import { parseDuration } from '../lib/duration.js';
 import type { NarrowedPermission } from './authorizer.js';
 
 /** What `POST .../tokens` asks for, checked. */

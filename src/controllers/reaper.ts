@@ -3,8 +3,8 @@ import { MANAGER } from '../resources/managers.js';
 import { ApiError } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { parseDuration } from '../resources/duration.js';
-import { getPath } from '../resources/object-path.js';
+import { parseDuration } from '../lib/duration.js';
+import { getPath } from '../lib/object-path.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Envelope, Store, StoreEvent } from '../storage/store.js';
 

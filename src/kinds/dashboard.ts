@@ -1,7 +1,8 @@
 import type { ErrorDetail } from '../errors.js';
 import { secretNames } from '../proxy/http-proxy.js';
 import type { Envelope } from '../storage/store.js';
-import { parseDuration } from '../resources/duration.js';
+import { parseDuration } from '../lib/duration.js';
+import { isObj } from '../lib/is-obj.js';
 import { dashboardProblems, normalizeDashboard } from './dashboard-rules.js';
 import type { KindDescriptor } from './descriptor.js';
 import { Dashboard, EphemeralDashboard } from './generated/validators.js';
@@ -18,7 +19,7 @@ const localDatasources = {
 
 function localSpecs(obj: Envelope): Record<string, unknown> {
   const ds = (obj.spec as { datasources?: unknown }).datasources;
-  return ds !== null && typeof ds === 'object' && !Array.isArray(ds) ? (ds as Record<string, unknown>) : {};
+  return isObj(ds) ? ds : {};
 }
 
 export const dashboard: KindDescriptor = {

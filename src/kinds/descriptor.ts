@@ -2,21 +2,8 @@ import type { Principal } from '../auth/authorizer.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { ErrorDetail } from '../errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
+import type { ValidateFunction } from '../lib/schema-errors.js';
 import type { Envelope, Store } from '../storage/store.js';
-
-/** A compiled validator (ajv standalone or runtime). */
-export interface ValidateFunction {
-  (data: unknown): boolean;
-  errors?: AjvLikeError[] | null;
-}
-
-/** The fields of an ajv error that dashplane reads. */
-export interface AjvLikeError {
-  instancePath: string;
-  keyword: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
 
 export type Scope = 'global' | 'project';
 

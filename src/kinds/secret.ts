@@ -1,6 +1,6 @@
 import { resolve, sep } from 'node:path';
 import type { ErrorDetail } from '../errors.js';
-import { getPath } from '../resources/object-path.js';
+import { getPath } from '../lib/object-path.js';
 import type { KindDescriptor, KindHooks } from './descriptor.js';
 import { GlobalSecret, Secret } from './generated/validators.js';
 

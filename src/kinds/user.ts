@@ -1,6 +1,6 @@
 import { PasswordHasher } from '../auth/passwords.js';
 import type { ErrorDetail } from '../errors.js';
-import { getPath, setPathIfParentExists } from '../resources/object-path.js';
+import { getPath, setPathIfParentExists } from '../lib/object-path.js';
 import type { KindDescriptor } from './descriptor.js';
 import { User } from './generated/validators.js';
 

@@ -3,13 +3,13 @@
  * and hand-written generators, so numbers arrive as strings, lists as null and objects as "".
  */
 
-/** A JSON object as read from a Grafana dashboard. */
+import { isObj as isJsonObject } from '../lib/is-obj.js';
+
+/** A JSON object as read from a Grafana dashboard (read loosely: its fields are `any`). */
 export type Obj = Record<string, any>;
 
-/** Whether `v` is a plain object (not an array, not null). */
-export function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+/** Whether `v` is a plain object (not an array, not null): lib's test, typed for the loose reads here. */
+export const isObj: (v: unknown) => v is Obj = isJsonObject;
 
 /** `v` when it is a plain object, else an empty one. */
 export function obj(v: unknown): Obj {

@@ -2,9 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import type { ErrorDetail } from '../errors.js';
-import type { ValidateFunction } from '../kinds/descriptor.js';
-import { schemaErrors } from '../kinds/schema-errors.js';
-import { joinPath } from '../resources/object-path.js';
+import { schemaErrors, type ValidateFunction } from '../lib/schema-errors.js';
+import { joinPath } from '../lib/object-path.js';
 
 /** One known plugin kind. */
 export interface PluginInfo {

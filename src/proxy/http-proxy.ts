@@ -1,6 +1,7 @@
 import type { ErrorDetail } from '../errors.js';
-import { nameProblem } from '../resources/names.js';
-import { joinPath } from '../resources/object-path.js';
+import { nameProblem } from '../lib/names.js';
+import { joinPath } from '../lib/object-path.js';
+import { isObj, type Obj } from '../lib/is-obj.js';
 
 /** The proxy block of a datasource plugin spec, once `httpProxyProblems` found nothing wrong. */
 export interface HTTPProxySpec {
@@ -10,8 +11,6 @@ export interface HTTPProxySpec {
   secret?: string;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** How deep inside a plugin spec proxy blocks are looked for (the same limit for checking and using). */
 const MAX_DEPTH = 8;

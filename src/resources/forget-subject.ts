@@ -5,7 +5,7 @@ import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { keyOf, type Envelope, type Store } from '../storage/store.js';
 import { MANAGER } from './managers.js';
-import { getPath, setPathIfParentExists } from './object-path.js';
+import { getPath, setPathIfParentExists } from '../lib/object-path.js';
 
 interface SubjectRef {
   kind: string;

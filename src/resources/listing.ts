@@ -2,8 +2,8 @@ import type { Visible } from '../auth/authorizer.js';
 import { badRequest } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { Envelope, ListQuery, Metadata, Store, StoredText } from '../storage/store.js';
-import { parseDuration } from './duration.js';
-import { getPath } from './object-path.js';
+import { parseDuration } from '../lib/duration.js';
+import { getPath } from '../lib/object-path.js';
 
 /** A list request after the HTTP layer parsed and checked its query. */
 export interface ListOptions {

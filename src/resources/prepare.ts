@@ -1,10 +1,9 @@
 import { badRequest, invalid } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { Envelope, Metadata } from '../storage/store.js';
-import { assertName } from './names.js';
+import { assertName } from '../lib/names.js';
+import { isObj, type Obj } from '../lib/is-obj.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Where the request said the object lives (path parameters), when it said so. */
 export interface Target {

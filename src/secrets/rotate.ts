@@ -1,7 +1,7 @@
 import type { ServerConfig } from '../config.js';
 import { loadKeyRing } from '../auth/keys.js';
 import { buildKindRegistry } from '../kinds/index.js';
-import { setPathIfParentExists } from '../resources/object-path.js';
+import { setPathIfParentExists } from '../lib/object-path.js';
 import { assertSharedKey, openStore } from '../admin/open-store.js';
 import { SecretBox } from './secret-box.js';
 import { locationOf, sealedValues } from './sealing.js';

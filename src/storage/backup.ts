@@ -1,6 +1,6 @@
 import { SESSION_KIND } from '../auth/sessions.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { getPath } from '../resources/object-path.js';
+import { getPath } from '../lib/object-path.js';
 import { assertEmpty, copyObject, type Version } from './migrate.js';
 import type { Envelope, ManagerEntry, Store } from './store.js';
 

@@ -8,7 +8,7 @@ import type { CreateOptions, DeleteOptions, DumpItem, Envelope, ManagerEntry, Li
 import { storedText } from './stored-text.js';
 import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
 import { LevelAudit } from './level-audit.js';
-import { jsonOf } from './json-of.js';
+import { jsonOf } from '../lib/json-of.js';
 import { keyOf, recordWrite } from './store.js';
 
 const SEP = '\x00';

@@ -6,7 +6,7 @@ import { KeyedMutex, Mutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
 import type { CreateOptions, DeleteOptions, DumpItem, Envelope, HistoryOptions, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
 import { keyOf, recordWrite } from './store.js';
-import { jsonOf } from './json-of.js';
+import { jsonOf } from '../lib/json-of.js';
 import { storedText } from './stored-text.js';
 import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
 import { AUDIT_CHANNEL, PostgresAudit } from './postgres-audit.js';
