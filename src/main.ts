@@ -9,7 +9,7 @@ import { openInstallationWarning } from './auth/exposure.js';
 import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
 import { allowAll, readOnly, type Authorizer } from './auth/authorizer.js';
 import { AuditKeeper } from './audit/audit-keeper.js';
-import { bootstrapAdmin } from './auth/bootstrap.js';
+import { bootstrapAdmin } from './admin/bootstrap.js';
 import { loadKeyRing } from './auth/keys.js';
 import { PasswordHasher } from './auth/passwords.js';
 import type { SessionStore } from './auth/sessions.js';

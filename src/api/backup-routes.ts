@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { ResourceService } from '../resources/service.js';
-import { backupLines } from '../storage/backup.js';
+import { backupLines } from '../admin/backup.js';
 import type { Store } from '../storage/store.js';
 import { flag, type Query } from './request-options.js';
 import { documented } from './route-doc.js';

@@ -5,8 +5,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { readBuildInfo } from '../build-info.js';
 import { buildKindRegistry } from '../kinds/index.js';
-import { backupLines, checkBackup, restoreBackup } from '../storage/backup.js';
-import { storeFromUri } from '../storage/migrate.js';
+import { backupLines, checkBackup, restoreBackup } from '../admin/backup.js';
+import { storeFromUri } from '../admin/open-store.js';
 
 export interface BackupArgs {
   to: string;

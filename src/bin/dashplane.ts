@@ -3,8 +3,9 @@ import { parseArgs } from 'node:util';
 import { readBuildInfo } from '../build-info.js';
 import { ConfigError, loadConfig, type ServerConfig } from '../config.js';
 import { startServer } from '../main.js';
-import { rotateSecrets } from '../secrets/rotate.js';
-import { migrateStore, storeFromUri } from '../storage/migrate.js';
+import { rotateSecrets } from '../admin/rotate-secrets.js';
+import { migrateStore } from '../admin/migrate-store.js';
+import { storeFromUri } from '../admin/open-store.js';
 import { backup, restore } from './backup-commands.js';
 
 const USAGE = `usage: dashplane [--config FILE] [--listen HOST:PORT]      start the server

@@ -2,9 +2,9 @@ import type { ServerConfig } from '../config.js';
 import { loadKeyRing } from '../auth/keys.js';
 import { buildKindRegistry } from '../kinds/index.js';
 import { setPathIfParentExists } from '../lib/object-path.js';
-import { assertSharedKey, openStore } from '../admin/open-store.js';
-import { SecretBox } from './secret-box.js';
-import { locationOf, sealedValues } from './sealing.js';
+import { assertSharedKey, openStore } from './open-store.js';
+import { SecretBox } from '../secrets/secret-box.js';
+import { locationOf, sealedValues } from '../secrets/sealing.js';
 
 /**
  * `dashplane secrets rotate`: re-encrypts every stored sensitive value that was written with an

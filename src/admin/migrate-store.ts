@@ -1,19 +1,10 @@
 import { buildKindRegistry } from '../kinds/index.js';
-import type { Envelope, ManagerEntry, Store } from './store.js';
-import { LevelStore } from './level-store.js';
-import { PostgresStore } from './postgres-store.js';
+import type { Envelope, ManagerEntry, Store } from '../storage/store.js';
 import { SESSION_KIND } from '../auth/sessions.js';
 import { API_TOKEN_KIND } from '../auth/api-tokens.js';
 
 /** Versions kept while copying (the target's own retention applies to later writes). */
 const COPY_ALL_VERSIONS = Number.MAX_SAFE_INTEGER;
-
-/** `level:<path>` or a `postgres://` URL. */
-export function storeFromUri(uri: string): Store {
-  if (uri.startsWith('level:')) return new LevelStore(uri.slice('level:'.length));
-  if (/^postgres(ql)?:\/\//.test(uri)) return new PostgresStore({ url: uri });
-  throw new Error(`"${uri}" is neither level:<directory> nor postgres://user@host:port/database`);
-}
 
 /**
  * `dashplane migrate-store --from A --to B`: copies every object (every kind, sessions included)

@@ -1,8 +1,8 @@
 import { SESSION_KIND } from '../auth/sessions.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { getPath } from '../lib/object-path.js';
-import { assertEmpty, copyObject, type Version } from './migrate.js';
-import type { Envelope, ManagerEntry, Store } from './store.js';
+import { assertEmpty, copyObject, type Version } from './migrate-store.js';
+import type { Envelope, ManagerEntry, Store } from '../storage/store.js';
 
 /** The first line of a backup file. */
 export interface BackupHeader {
