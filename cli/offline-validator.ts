@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ANONYMOUS, allowAll } from '../src/auth/authorizer.js';
-import { PasswordHasher } from '../src/auth/passwords.js';
+import { ANONYMOUS, allowAll } from '../src/access/authorizer.js';
+import { PasswordHasher } from '../src/access/passwords.js';
 import { ApiError } from '../src/errors.js';
 import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import { SCHEMAS_DIR } from '../src/paths.js';

@@ -6,8 +6,8 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ANONYMOUS, allowAll, type Principal } from '../src/auth/authorizer.js';
-import { PasswordHasher } from '../src/auth/passwords.js';
+import { ANONYMOUS, allowAll, type Principal } from '../src/access/authorizer.js';
+import { PasswordHasher } from '../src/access/passwords.js';
 import { ApiError } from '../src/errors.js';
 import { buildKindRegistry } from '../src/kinds/index.js';
 import { SCHEMAS_DIR } from '../src/paths.js';

@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 import { toHttpError } from '../api-client.js';
-import type { BuildInfo } from '../../src/api/system-routes.js';
-import { readBuildInfo } from '../../src/build-info.js';
+import { readBuildInfo, type BuildInfo } from '../../src/build-info.js';
 import type { Env } from '../env.js';
 import { describeError } from '../errors.js';
 import { toYaml } from '../output.js';

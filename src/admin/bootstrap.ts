@@ -3,7 +3,7 @@ import { ApiError } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { MANAGER } from '../resources/managers.js';
 import type { ResourceService } from '../resources/service.js';
-import { SYSTEM } from '../auth/authorizer.js';
+import { SYSTEM } from '../access/authorizer.js';
 
 export interface BootstrapAdmin {
   name: string;

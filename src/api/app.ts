@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { Authenticator } from '../auth/authenticator.js';
-import { ANONYMOUS, type Principal } from '../auth/authorizer.js';
+import { ANONYMOUS, type Principal } from '../access/authorizer.js';
 import { AUTH_COOKIES, parseCookies } from '../auth/cookies.js';
 import type { ServerConfig } from '../config.js';
 import { ApiError, badRequest, forbidden, unauthorized } from '../errors.js';
@@ -26,7 +26,8 @@ import { registerMigrateRoutes } from './migrate-routes.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { registerResourceRoutes } from './resource-router.js';
 import { registerStaticRoutes, type StaticRouteOptions } from './static-routes.js';
-import { registerSystemRoutes, type BuildInfo } from './system-routes.js';
+import type { BuildInfo } from '../build-info.js';
+import { registerSystemRoutes } from './system-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Authorizer, Visible } from '../auth/authorizer.js';
+import type { Authorizer, Visible } from '../access/authorizer.js';
 import { badRequest } from '../errors.js';
 import { AUDIT_KIND } from '../kinds/audit-event.js';
 import type { AuditEntry, AuditQuery } from '../storage/audit-types.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { BuildInfo } from './system-routes.js';
+import type { BuildInfo } from '../build-info.js';
 import { documented } from './route-doc.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { documented } from './route-doc.js';
-import type { Principal } from '../auth/authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 import { ApiError, badRequest, isApiError } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { migrateGrafanaDashboard } from '../migrate/dashboard.js';

@@ -8,7 +8,7 @@ import type { KindRegistry } from '../kinds/registry.js';
 import { buildOpenApi, type MountedRoute } from './openapi/document.js';
 import { documented } from './route-doc.js';
 import { CSP } from './static-routes.js';
-import type { BuildInfo } from './system-routes.js';
+import type { BuildInfo } from '../build-info.js';
 
 export interface OpenApiRouteOptions {
   /** The route table, filled by an onRoute hook; read when the document is first asked for. */

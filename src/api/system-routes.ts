@@ -6,13 +6,7 @@ import type { PluginRegistry } from '../plugins/registry.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Store } from '../storage/store.js';
 import { documented } from './route-doc.js';
-
-/** What /api/v1/health reports about this build. */
-export interface BuildInfo {
-  version: string;
-  commit: string;
-  buildTime: string;
-}
+import type { BuildInfo } from '../build-info.js';
 
 export interface SystemRouteOptions {
   config: Readonly<ServerConfig>;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Principal } from '../auth/authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 import { ownerOf, refuseNarrowedCreator, type ApiTokens, type TokenOwner } from '../auth/api-tokens.js';
 import { parseTokenRequest } from '../auth/token-request.js';
 import { badRequest, forbidden, notFound } from '../errors.js';

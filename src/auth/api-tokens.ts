@@ -3,7 +3,7 @@ import { ApiError, forbidden, notFound, unauthorized } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { Envelope, Store } from '../storage/store.js';
-import type { NarrowedPermission, Principal } from './authorizer.js';
+import type { NarrowedPermission, Principal } from '../access/authorizer.js';
 import type { Reads } from './sessions.js';
 import type { TokenRequest } from './token-request.js';
 import { auditDraft } from '../audit/drafts.js';

@@ -1,4 +1,4 @@
-import type { Action, AuthzTarget, NarrowedPermission } from './authorizer.js';
+import type { Action, AuthzTarget, NarrowedPermission } from '../access/authorizer.js';
 import type { ContentsIndex } from './contents.js';
 import type { Permission } from './grants.js';
 

@@ -2,7 +2,7 @@ import { forbidden, unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { getPath } from '../lib/object-path.js';
 import type { Store } from '../storage/store.js';
-import type { Action, Authorizer, AuthzTarget, Principal, Visible } from './authorizer.js';
+import type { Action, Authorizer, AuthzTarget, Principal, Visible } from '../access/authorizer.js';
 import { ContentsCache, type ContentsIndex } from './contents.js';
 import { GrantsCache, roleKey, subjectKey, type Grants, type Permission } from './grants.js';
 import { grants, narrowedAllows, narrowedProjects, objectScoped, permits } from './permits.js';

@@ -1,6 +1,6 @@
 import { invalid, type ErrorDetail } from '../errors.js';
 import { parseDuration } from '../lib/duration.js';
-import type { NarrowedPermission } from './authorizer.js';
+import type { NarrowedPermission } from '../access/authorizer.js';
 
 /** What `POST .../tokens` asks for, checked. */
 export interface TokenRequest {

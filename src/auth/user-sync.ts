@@ -3,7 +3,7 @@ import type { KindDescriptor } from '../kinds/descriptor.js';
 import { MANAGER } from '../resources/managers.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Envelope, Store } from '../storage/store.js';
-import { SYSTEM } from './authorizer.js';
+import { SYSTEM } from '../access/authorizer.js';
 
 /** The field manager of the writes a sign-in makes. */
 const BY_SIGN_IN = { manager: MANAGER.signIn };

@@ -1,4 +1,4 @@
-import { SYSTEM } from '../auth/authorizer.js';
+import { SYSTEM } from '../access/authorizer.js';
 import { MANAGER } from '../resources/managers.js';
 import { ApiError } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';

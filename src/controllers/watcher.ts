@@ -1,4 +1,4 @@
-import type { Authorizer, Principal, Visible } from '../auth/authorizer.js';
+import type { Authorizer, Principal, Visible } from '../access/authorizer.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { ApiError } from '../errors.js';

@@ -1,5 +1,5 @@
-import type { Principal } from '../auth/authorizer.js';
-import type { PasswordHasher } from '../auth/passwords.js';
+import type { Principal } from '../access/authorizer.js';
+import type { PasswordHasher } from '../access/passwords.js';
 import type { ErrorDetail } from '../errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import type { ValidateFunction } from '../lib/schema-errors.js';

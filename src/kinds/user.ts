@@ -1,4 +1,4 @@
-import { PasswordHasher } from '../auth/passwords.js';
+import { PasswordHasher } from '../access/passwords.js';
 import type { ErrorDetail } from '../errors.js';
 import { getPath, setPathIfParentExists } from '../lib/object-path.js';
 import type { KindDescriptor } from './descriptor.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Principal } from '../auth/authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { Envelope } from '../storage/store.js';
 import { getPath } from '../lib/object-path.js';

@@ -1,5 +1,5 @@
 import { auditDraft } from '../audit/drafts.js';
-import { SYSTEM, type Principal } from '../auth/authorizer.js';
+import { SYSTEM, type Principal } from '../access/authorizer.js';
 import type { AuditDraft } from '../storage/audit-types.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';

@@ -1,4 +1,4 @@
-import type { Visible } from '../auth/authorizer.js';
+import type { Visible } from '../access/authorizer.js';
 import { badRequest } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { Envelope, ListQuery, Metadata, Store, StoredText } from '../storage/store.js';

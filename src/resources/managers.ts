@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 import { badRequest } from '../errors.js';
 import type { Writer } from '../storage/store.js';
 

@@ -1,5 +1,5 @@
-import { type Authorizer, type AuthzTarget, type Principal, type Visible } from '../auth/authorizer.js';
-import type { PasswordHasher } from '../auth/passwords.js';
+import { type Authorizer, type AuthzTarget, type Principal, type Visible } from '../access/authorizer.js';
+import type { PasswordHasher } from '../access/passwords.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { seal } from '../secrets/sealing.js';
 import { ApiError, alreadyExists, badRequest, invalid, notFound, preconditionFailed, type ErrorDetail } from '../errors.js';

@@ -2,7 +2,7 @@ import type { KindRegistry } from '../../kinds/registry.js';
 import { REASONS } from '../error-handler.js';
 import type { ResourceOp } from '../resource-router.js';
 import type { BodyDoc, ResponseDoc, RouteDoc } from '../route-doc.js';
-import type { BuildInfo } from '../system-routes.js';
+import type { BuildInfo } from '../../build-info.js';
 import { schemaComponents } from './components.js';
 import { resourceDoc, takesIfMatch } from './resource-docs.js';
 

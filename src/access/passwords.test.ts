@@ -3,7 +3,7 @@ import { statusOf } from '../api/error-handler.js';
 import { ApiError } from '../errors.js';
 import { PasswordHasher } from './passwords.js';
 
-describe('auth/passwords PasswordHasher', function () {
+describe('access/passwords PasswordHasher', function () {
   this.timeout(20_000);
   const hasher = new PasswordHasher({ logN: 10, concurrency: 2, maxQueue: 8 });
 
