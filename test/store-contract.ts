@@ -1,11 +1,13 @@
 /**
- * The shared contract every Store driver must pass (LevelStore now, PostgresStore later).
- * A driver's test file calls `describeStoreContract` with a factory for fresh, reopenable stores.
+ * The shared contract every Store driver must pass (LevelStore, PostgresStore), with its parts in
+ * store-contract-events.ts and store-contract-text.ts. A driver's test file calls
+ * `describeStoreContract` with a factory for fresh, reopenable stores.
  */
 import { expect } from 'chai';
 import { ApiError } from '../src/errors.js';
 import { MAX_MANAGERS, type DumpItem, type Envelope, type ListQuery, type Store, type StoreEvent } from '../src/storage/store.js';
 import type { AuditDraft, AuditQuery } from '../src/storage/audit-types.js';
+import { describeEventsContract } from './store-contract-events.js';
 import { describeKeyOrderContract } from './store-contract-text.js';
 
 export interface StoreFixture {
@@ -14,6 +16,8 @@ export interface StoreFixture {
   reopen(): Promise<Store>;
   /** Closes and removes everything. */
   destroy(): Promise<void>;
+  /** For stores several processes share: another open store on the same data (closed by destroy). */
+  peer?(): Promise<Store>;
 }
 
 const T = '2026-01-01T00:00:00.000Z';
@@ -420,6 +424,7 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect((await store.get({ kind: 'Dashboard', project: 'p', name: 'x' }))!.metadata.version).to.equal(1);
     });
 
+    describeEventsContract(() => store, () => fx);
     describeKeyOrderContract(() => store, () => fx);
     describeAuditContract(() => store, () => fx);
   });

@@ -19,6 +19,7 @@ describe('PostgresStore', function () {
     const db = await cluster.createDatabase();
     let store = new PostgresStore({ url: db.url });
     await store.open();
+    const peers: PostgresStore[] = [];
     return {
       store,
       async reopen() {
@@ -27,7 +28,14 @@ describe('PostgresStore', function () {
         await store.open();
         return store;
       },
+      async peer() {
+        const peer = new PostgresStore({ url: db.url });
+        peers.push(peer);
+        await peer.open();
+        return peer;
+      },
       async destroy() {
+        for (const p of peers) await p.close();
         await store.close();
         await db.drop();
       },
