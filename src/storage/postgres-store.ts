@@ -8,6 +8,7 @@ import { AUDIT_CHANNEL, PostgresAudit } from './postgres-audit.js';
 import { describeDatabase, isRetryable, openError, translate } from './postgres-errors.js';
 import { EVENTS_CHANNEL, PostgresEvents } from './postgres-events.js';
 import { PostgresHistory } from './postgres-history.js';
+import { docColumns, TEXT_COLUMNS, listSql } from './postgres-list.js';
 import { migrate } from './postgres-schema.js';
 import type { CreateOptions, DeleteOptions, DumpItem, Envelope, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry } from './store.js';
 import { keyOf } from './store.js';
@@ -33,15 +34,8 @@ export interface PostgresStoreOptions {
 type PendingEvent = Omit<StoreEvent, 'revision'>;
 
 const MAX_ATTEMPTS = 5;
-/** An object as its JSON text, as written (a json column keeps it verbatim; see `storedText` for the metadata). */
-const TEXT_COLUMNS = `doc::text AS text`;
 const KEY = 'kind = $1 AND project = $2 AND name = $3';
 const keyValues = (k: ObjectKey) => [k.kind, k.project, k.name];
-
-/** The doc column of a list: only kind and metadata when that is all the caller needs. */
-function docColumn(q: ListQuery): string {
-  return q.metadataOnly ? `json_build_object('kind', doc->'kind', 'metadata', doc->'metadata', 'spec', '{}'::json) AS doc` : 'doc';
-}
 
 /**
  * The PostgreSQL store (`pg`). Each write is one READ COMMITTED transaction: row locks on the
@@ -132,18 +126,18 @@ export class PostgresStore implements Store {
     return rows.length ? storedText(rows[0].text) : undefined;
   }
 
-  list(q: ListQuery): Promise<Envelope[]> {
-    return this.listWith(docColumn(q), (text, values) => this.query<{ doc: Envelope }>(text, values), q).then((rows) => rows.map((r) => r.doc));
+  async list(q: ListQuery): Promise<Envelope[]> {
+    return (await this.query<{ doc: Envelope }>(...listSql(docColumns(q), q))).rows.map((r) => r.doc);
   }
 
-  listText(q: ListQuery): Promise<StoredText[]> {
-    return this.listWith(TEXT_COLUMNS, (text, values) => this.query<{ text: string }>(text, values), q).then((rows) => rows.map((r) => storedText(r.text)));
+  async listText(q: ListQuery): Promise<StoredText[]> {
+    return (await this.query<{ text: string }>(...listSql(TEXT_COLUMNS, q))).rows.map((r) => storedText(r.text));
   }
 
   async snapshot(q: ListQuery): Promise<{ items: Envelope[]; revision: number }> {
     return this.tx(
       async (c) => {
-        const items = (await this.listWith(docColumn(q), (text, values) => c.query<{ doc: Envelope }>(text, values), q)).map((r) => r.doc);
+        const items = (await c.query<{ doc: Envelope }>(...listSql(docColumns(q), q))).rows.map((r) => r.doc);
         const { rows } = await c.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
         return { items, revision: Number(rows[0].revision) };
       },
@@ -320,30 +314,6 @@ export class PostgresStore implements Store {
   }
 
   // --- internals ---
-
-  /** Rows of `columns` for a list query, in list order. */
-  private async listWith<R>(columns: string, run: (text: string, values: unknown[]) => Promise<{ rows: R[] }>, q: ListQuery): Promise<R[]> {
-    const values: unknown[] = [q.kind];
-    const where = ['kind = $1'];
-    if (q.project !== undefined) {
-      values.push(q.project);
-      where.push(`project = $${values.length}`);
-    }
-    if (q.namePrefix) {
-      values.push(q.namePrefix);
-      where.push(`starts_with(name, $${values.length})`);
-    }
-    if (q.after) {
-      values.push(q.after.project, q.after.name);
-      where.push(`(project, name) > ($${values.length - 1}::text COLLATE "C", $${values.length}::text COLLATE "C")`);
-    }
-    let text = `SELECT ${columns} FROM dashplane_objects WHERE ${where.join(' AND ')} ORDER BY project, name`;
-    if (q.limit !== undefined) {
-      values.push(q.limit);
-      text += ` LIMIT $${values.length}`;
-    }
-    return (await run(text, values)).rows;
-  }
 
   /**
    * One write: `build` makes the changes and returns its events; then the revision is taken from
