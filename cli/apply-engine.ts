@@ -3,6 +3,7 @@ import { UNCHANGED_HEADER } from '../src/api/headers.js';
 import { collectionPath, KINDS, objectPath, phaseOf } from './kinds.js';
 import { mapPool } from './pool.js';
 import { claimsFlag, type Plan, type Step } from './plan.js';
+import { isObj } from '../src/lib/is-obj.js';
 import type { Target } from './targets.js';
 
 export type Outcome = 'created' | 'configured' | 'unchanged' | 'failed';
@@ -49,7 +50,7 @@ export async function applyPlan(api: ApiClient, plan: Plan, o: ApplyOptions): Pr
 async function write(api: ApiClient, s: Step): Promise<ApplyResult> {
   const base = { ...(s.target ? { target: s.target } : {}), label: s.label };
   const d = s.target?.d ?? KINDS.projectKind;
-  const name = s.target?.name ?? String((s.body.metadata as { name: string }).name);
+  const name = s.target?.name ?? String(isObj(s.body.metadata) ? s.body.metadata.name : undefined);
   const project = s.target?.project;
   try {
     if (s.action === 'create') {

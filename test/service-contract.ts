@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ANONYMOUS, allowAll, type Principal } from '../src/access/authorizer.js';
 import { PasswordHasher } from '../src/access/passwords.js';
+import { resolveConfig } from '../src/config.js';
 import { ApiError } from '../src/errors.js';
 import { buildKindRegistry } from '../src/kinds/index.js';
 import { SCHEMAS_DIR } from '../src/paths.js';
@@ -72,7 +73,7 @@ export function describeServiceContract(driver: string, make: () => Promise<Stor
         authorizer: allowAll,
         passwords: new PasswordHasher({ logN: 10, concurrency: 2, maxQueue: 16 }),
         secrets: box,
-        config: {},
+        config: resolveConfig(),
         credentialsChanging: async (c) => void credentialChanges.push(c),
       });
       await service.create(ANONYMOUS, kind('Project'), { kind: 'Project', metadata: { name: 'p' }, spec: {} }, {});

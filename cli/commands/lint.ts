@@ -7,6 +7,7 @@ import { OfflineValidator } from '../offline-validator.js';
 import { paint } from '../output.js';
 import { mapPool } from '../pool.js';
 import { describeFailure, resolveTargets, type Target } from '../targets.js';
+import { isObj } from '../../src/lib/is-obj.js';
 import { collect } from './apply.js';
 
 interface LintFlags {
@@ -43,7 +44,7 @@ export function makeLintCommand(env: Env): Command {
       const errors = await mapPool(targets, 16, async (t) => check(t));
       if (flags.output === 'json') {
         const report = [
-          ...unresolved.map((u) => ({ file: u.m.file, index: u.m.index, kind: u.m.object.kind, name: (u.m.object.metadata as { name?: unknown })?.name, valid: false, message: u.message, details: [] })),
+          ...unresolved.map((u) => ({ file: u.m.file, index: u.m.index, kind: u.m.object.kind, name: isObj(u.m.object.metadata) ? u.m.object.metadata.name : undefined, valid: false, message: u.message, details: [] })),
           ...targets.map((t, i) => ({ file: t.m.file, index: t.m.index, kind: t.d.kind, name: t.name, valid: !errors[i], ...(errors[i] ? { message: errors[i]!.message, details: errors[i]!.details } : {}) })),
         ];
         io.out(JSON.stringify(report, null, 2) + '\n');

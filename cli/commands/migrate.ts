@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { join } from 'node:path';
 import { isApiError } from '../../src/errors.js';
+import type { Dashboard, Datasource } from '../../src/kinds/generated/types.js';
 import { migrateGrafanaDashboard } from '../../src/migrate/dashboard.js';
 import { formatReport, type MigrationReport } from '../../src/migrate/report.js';
 import { SCHEMAS_DIR } from '../../src/paths.js';
@@ -110,7 +111,7 @@ async function dashboardNames(api: ApiClient, project: string): Promise<Set<stri
   if (exists.status === 404) throw new CliError(`project "${project}" does not exist: create it first (dashctl apply -f project.yaml), or pick another with --project`);
   const res = await api.request('GET', `/api/v1/projects/${encodeURIComponent(project)}/dashboards`, { query: { metadata_only: 'true' } });
   if (res.status !== 200) throw new CliError(`cannot list the dashboards of project "${project}": ${res.body?.message ?? res.status}`);
-  return new Set((res.body as { metadata: { name: string } }[]).map((d) => d.metadata.name));
+  return new Set((res.body as Dashboard[]).map((d) => d.metadata.name));
 }
 
 /** The project's default Prometheus datasource, else the global default one; undefined when there is none. */
@@ -118,7 +119,7 @@ async function defaultPrometheus(api: ApiClient, project: string): Promise<strin
   for (const path of [`/api/v1/projects/${encodeURIComponent(project)}/datasources`, '/api/v1/globaldatasources']) {
     const res = await api.request('GET', path, { query: { default: 'true' } });
     if (res.status !== 200) continue;
-    const hit = (res.body as { metadata: { name: string }; spec?: { plugin?: { kind?: string } } }[]).find((d) => /^(Prometheus|Metrics)Datasource$/.test(d.spec?.plugin?.kind ?? ''));
+    const hit = (res.body as Datasource[]).find((d) => /^(Prometheus|Metrics)Datasource$/.test(d.spec?.plugin?.kind ?? ''));
     if (hit) return hit.metadata.name;
   }
   return undefined;

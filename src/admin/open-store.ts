@@ -21,8 +21,8 @@ export type StoreConfig = Pick<ServerConfig, 'database' | 'watch'>;
  */
 export function openStore(config: Readonly<StoreConfig>, env: Readonly<Record<string, string | undefined>> = process.env): Store {
   const eventLogSize = config.watch?.event_log_size ?? 10_000;
-  if (!usesPostgres(config)) return new LevelStore(config.database?.level?.path ?? './data', { eventLogSize });
-  const pg = config.database!.postgres!;
+  const pg = config.database?.postgres;
+  if (!pg || !usesPostgres(config)) return new LevelStore(config.database?.level?.path ?? './data', { eventLogSize });
   const password = pg.password_file ? readFileSync(pg.password_file, 'utf8').trim() : env.DASHPLANE_DATABASE_POSTGRES_PASSWORD;
   return new PostgresStore({
     ...(pg.url ? { url: pg.url } : {}),

@@ -1,4 +1,4 @@
-import type { ServerConfig } from '../config.js';
+import type { ResolvedConfig } from '../config.js';
 import { loadKeyRing } from '../auth/keys.js';
 import { buildKindRegistry } from '../kinds/index.js';
 import { setPathIfParentExists } from '../lib/object-path.js';
@@ -13,13 +13,13 @@ import { locationOf, sealedValues } from '../secrets/sealing.js';
  * It works on the store the configuration names, LevelDB or PostgreSQL (with replicas: stop
  * them all first).
  */
-export async function rotateSecrets(config: Readonly<ServerConfig>, log: (line: string) => void): Promise<{ objects: number; values: number }> {
+export async function rotateSecrets(config: Readonly<ResolvedConfig>, log: (line: string) => void): Promise<{ objects: number; values: number }> {
   assertSharedKey(config);
-  const dataDir = config.database?.level?.path ?? './data';
+  const dataDir = config.database.level.path;
   const store = openStore(config);
   await store.open();
   try {
-    const security = config.security!;
+    const security = config.security;
     const keys = loadKeyRing({ key: security.encryption_key, keyFile: security.encryption_key_file, previous: security.previous_encryption_keys, dataDir });
     const box = new SecretBox(keys.master, keys.previous);
     log(`primary key ${box.primaryKeyId} (from ${keys.source})`);

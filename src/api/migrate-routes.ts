@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { documented } from './route-doc.js';
 import type { Principal } from '../access/authorizer.js';
 import { ApiError, badRequest, isApiError } from '../errors.js';
+import { specOf } from '../kinds/descriptor.js';
+import type { Datasource } from '../kinds/generated/types.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { migrateGrafanaDashboard } from '../migrate/dashboard.js';
 import { checkInput } from '../migrate/grafana-input.js';
@@ -115,7 +117,7 @@ async function defaultPrometheus(o: MigrateRouteOptions, p: Principal, project: 
   for (const [plural, scope] of [['datasources', { project }], ['globaldatasources', {}]] as const) {
     try {
       const page = await o.service.list(p, o.registry.requirePlural(plural), { ...scope, filters: { default: 'true' } });
-      const hit = page.items.find((d) => isPrometheus(o, (d.spec as { plugin?: { kind?: unknown } })?.plugin?.kind));
+      const hit = page.items.find((d) => isPrometheus(o, specOf<Datasource>(d)?.plugin?.kind));
       if (hit) return hit.metadata.name;
     } catch (e) {
       if (!isApiError(e) || e.reason !== 'Forbidden') throw e;
@@ -130,7 +132,7 @@ async function checkDatasource(o: MigrateRouteOptions, p: Principal, name: strin
   for (const c of candidates) {
     try {
       const ds = await o.service.get(p, o.registry.requirePlural(c.plural), c.project, name);
-      const kind = (ds.spec as { plugin?: { kind?: string } })?.plugin?.kind ?? '';
+      const kind = specOf<Datasource>(ds)?.plugin?.kind ?? '';
       if (!isPrometheus(o, kind)) throw badRequest(`datasource: "${name}" is a ${kind} datasource; the migrated queries need a Prometheus one`);
       return;
     } catch (e) {

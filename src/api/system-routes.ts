@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { publicConfig, type ServerConfig } from '../config.js';
+import { publicConfig, type ResolvedConfig } from '../config.js';
 import { unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { PluginRegistry } from '../plugins/registry.js';
@@ -9,7 +9,7 @@ import { documented } from './route-doc.js';
 import type { BuildInfo } from '../build-info.js';
 
 export interface SystemRouteOptions {
-  config: Readonly<ServerConfig>;
+  config: Readonly<ResolvedConfig>;
   registry: KindRegistry;
   plugins: PluginRegistry;
   service: ResourceService;

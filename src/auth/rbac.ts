@@ -4,6 +4,7 @@ import { getPath } from '../lib/object-path.js';
 import type { Store } from '../storage/store.js';
 import type { Action, Authorizer, AuthzTarget, Principal, Visible } from '../access/authorizer.js';
 import { ContentsCache, type ContentsIndex } from './contents.js';
+import type { ResolvedConfig } from '../config.js';
 import { GrantsCache, roleKey, subjectKey, type Grants, type Permission } from './grants.js';
 import { grants, narrowedAllows, narrowedProjects, objectScoped, permits } from './permits.js';
 
@@ -37,7 +38,7 @@ export class RbacAuthorizer implements Authorizer {
       store: Store;
       registry: KindRegistry;
       guest: readonly Permission[];
-      config: unknown;
+      config: Readonly<ResolvedConfig>;
       /** Told of every refusal of an authenticated principal before it is answered (the audit log). */
       onDenied?: (p: Principal, action: Action, t: AuthzTarget, message: string) => Promise<void>;
     },

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { readBuildInfo } from '../build-info.js';
-import { ConfigError, loadConfig, type ServerConfig } from '../config.js';
+import { ConfigError, loadConfig, type ResolvedConfig } from '../config.js';
 import { startServer } from '../main.js';
 import { rotateSecrets } from '../admin/rotate-secrets.js';
 import { migrateStore } from '../admin/migrate-store.js';
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   await serve(loaded.config);
 }
 
-async function serve(config: Readonly<ServerConfig>): Promise<void> {
+async function serve(config: Readonly<ResolvedConfig>): Promise<void> {
   let server;
   try {
     server = await startServer(config);
