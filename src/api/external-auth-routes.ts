@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parseCookies, serializeCookie, type CookieOptions } from '../auth/cookies.js';
-import { OAuthError, type ExternalProvider } from '../auth/external.js';
+import { OAuthError, type ExternalProvider } from '../auth/provider.js';
 import type { AuthService } from '../auth/login.js';
 import type { IssuedTokens } from '../auth/tokens.js';
 import { syncUser, type ExternalIdentity } from '../auth/user-sync.js';

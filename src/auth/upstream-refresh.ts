@@ -4,7 +4,7 @@ import type { User } from '../kinds/generated/types.js';
 import type { ResourceService } from '../resources/service.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Store } from '../storage/store.js';
-import { OAuthError, type ExternalProvider } from './external.js';
+import { OAuthError, type ExternalProvider } from './provider.js';
 import type { Session } from './sessions.js';
 import { syncUser } from './user-sync.js';
 
