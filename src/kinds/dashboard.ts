@@ -27,6 +27,7 @@ function localSpecs(obj: AnyDashboard): Record<string, DatasourceSpec | undefine
 export const dashboard: KindDescriptor<DashboardObject> = {
   kind: 'Dashboard',
   plural: 'dashboards',
+  shortNames: ['dash', 'db'],
   scope: 'project',
   validate: Dashboard,
   history: true,
@@ -41,6 +42,7 @@ export const dashboard: KindDescriptor<DashboardObject> = {
 export const ephemeralDashboard: KindDescriptor<EphemeralDashboardObject> = {
   kind: 'EphemeralDashboard',
   plural: 'ephemeraldashboards',
+  shortNames: ['edash'],
   scope: 'project',
   validate: EphemeralDashboard,
   ttlPath: 'spec.ttl',

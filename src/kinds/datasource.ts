@@ -23,6 +23,7 @@ const singleFlag: SingleFlagRule = { flag: 'spec.default', groupBy: 'spec.plugin
 export const datasource: KindDescriptor<DatasourceObject> = {
   kind: 'Datasource',
   plural: 'datasources',
+  shortNames: ['ds'],
   scope: 'project',
   validate: Datasource,
   history: true,
@@ -36,6 +37,7 @@ export const datasource: KindDescriptor<DatasourceObject> = {
 export const globalDatasource: KindDescriptor<GlobalDatasourceObject> = {
   kind: 'GlobalDatasource',
   plural: 'globaldatasources',
+  shortNames: ['gds'],
   scope: 'global',
   validate: GlobalDatasource,
   history: true,

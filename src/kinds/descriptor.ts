@@ -80,6 +80,8 @@ export interface KindDescriptor<T extends Envelope = Envelope> {
   kind: string;
   /** Lower-case plural path segment. */
   plural: string;
+  /** Lower-case abbreviations dashctl accepts for the kind, as kubectl has them (`ds`, `gds`). */
+  shortNames?: readonly string[];
   scope: Scope;
   /** Schema validator of the whole envelope (generated). */
   validate: ValidateFunction;

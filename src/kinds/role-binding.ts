@@ -19,6 +19,7 @@ function globalSubjectProblems(obj: GlobalRoleBindingObject, ctx: HookContext): 
 export const roleBinding: KindDescriptor<RoleBindingObject> = {
   kind: 'RoleBinding',
   plural: 'rolebindings',
+  shortNames: ['rb'],
   scope: 'project',
   validate: RoleBinding,
   authz: 'binding',
@@ -28,6 +29,7 @@ export const roleBinding: KindDescriptor<RoleBindingObject> = {
 export const globalRoleBinding: KindDescriptor<GlobalRoleBindingObject> = {
   kind: 'GlobalRoleBinding',
   plural: 'globalrolebindings',
+  shortNames: ['grb'],
   scope: 'global',
   validate: GlobalRoleBinding,
   authz: 'binding',

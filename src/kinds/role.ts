@@ -56,6 +56,7 @@ export const role: KindDescriptor<RoleObject> = {
 export const globalRole: KindDescriptor<GlobalRoleObject> = {
   kind: 'GlobalRole',
   plural: 'globalroles',
+  shortNames: ['grole'],
   scope: 'global',
   validate: GlobalRole,
   authz: 'role',

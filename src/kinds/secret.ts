@@ -79,6 +79,7 @@ export const secret: KindDescriptor<SecretObject> = {
 export const globalSecret: KindDescriptor<GlobalSecretObject> = {
   kind: 'GlobalSecret',
   plural: 'globalsecrets',
+  shortNames: ['gsecret'],
   scope: 'global',
   validate: GlobalSecret,
   hooks,
