@@ -38,6 +38,8 @@ export interface RunningServer {
   app: FastifyInstance;
   store: Store;
   service: ResourceService;
+  /** The password hasher (logins and password writes queue on it). */
+  passwords: PasswordHasher;
   /** e.g. http://127.0.0.1:8080 */
   url: string;
   close(): Promise<void>;
@@ -168,10 +170,10 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     await reaper.stop();
     await auditKeeper.stop();
   };
-  return running(app, store, service, config, stopBackground, upstream);
+  return running(app, store, service, passwords, config, stopBackground, upstream);
 }
 
-function running(app: FastifyInstance, store: Store, service: ResourceService, config: Readonly<ResolvedConfig>, stopBackground: () => Promise<void>, upstream: Upstream): RunningServer {
+function running(app: FastifyInstance, store: Store, service: ResourceService, passwords: PasswordHasher, config: Readonly<ResolvedConfig>, stopBackground: () => Promise<void>, upstream: Upstream): RunningServer {
   const addr = app.server.address();
   const { host, port } = parseListen(config.listen);
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
@@ -181,6 +183,7 @@ function running(app: FastifyInstance, store: Store, service: ResourceService, c
     app,
     store,
     service,
+    passwords,
     url,
     close: () =>
       (closing ??= (async () => {

@@ -80,18 +80,27 @@ describe('access/passwords PasswordHasher', function () {
     expect(await small.verify(stored, 'pw')).to.equal(true);
   });
 
-  it('a refusal while the queue is full is not remembered: unknown users verify to false again once it drains', async () => {
-    // verify(undefined) derives a dummy hash on first use, through the same bounded queue.
-    const h = new PasswordHasher({ logN: 12, concurrency: 1, maxQueue: 1 });
+  it('hold: every slot and the whole queue taken until release, as a flood would; then work is accepted again', async () => {
+    const h = new PasswordHasher({ logN: 10, concurrency: 2, maxQueue: 3 });
     const stored = await h.hash('pw');
-    const busy = [h.verify(stored, 'a'), h.verify(stored, 'b')]; // one running, one waiting: full
+    const release = h.hold();
+    for (const attempt of [() => h.hash('x'), () => h.verify(stored, 'pw'), () => h.verify(undefined, 'pw')]) {
+      expect(await attempt().then(() => 'done', (e: unknown) => (e as ApiError).reason)).to.equal('TooManyRequests');
+    }
+    await release();
+    expect(await h.verify(stored, 'pw')).to.equal(true);
+  });
+
+  it('a refusal while the queue is full is not remembered: unknown users verify to false again once it drains', async () => {
+    // verify(undefined) derives a dummy hash on first use, outside the bounded queue.
+    const h = new PasswordHasher({ logN: 12, concurrency: 1, maxQueue: 1 });
+    const release = h.hold();
     const during = await h.verify(undefined, 'x').then(
       (v) => v,
       (e: unknown) => (e as ApiError).reason,
     );
-    // The dummy hash is made outside the queue, so this either waits for a slot (false) or is refused.
-    expect(during).to.be.oneOf(['TooManyRequests', false]);
-    await Promise.all(busy);
+    expect(during, 'the first unknown-user verify meets the full queue').to.equal('TooManyRequests');
+    await release();
     const after = await h.verify(undefined, 'x').then(
       (v) => v,
       (e: unknown) => `threw ${(e as ApiError).reason}`,
