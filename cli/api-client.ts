@@ -172,7 +172,8 @@ function describeBody(text: string): string {
 /** The server's `{message, reason, details}` (or an OAuth `{error, error_description}`) as an HttpError. */
 export function toHttpError(method: string, path: string, res: ApiResponse): HttpError {
   const b = (res.body ?? {}) as { message?: unknown; reason?: unknown; details?: unknown; error?: unknown; error_description?: unknown };
-  const message = typeof b.message === 'string' ? b.message : typeof b.error_description === 'string' ? b.error_description : typeof b.error === 'string' ? b.error : res.text.slice(0, 300) || `HTTP ${res.status}`;
+  const message =
+    typeof b.message === 'string' ? b.message : typeof b.error_description === 'string' ? b.error_description : typeof b.error === 'string' ? b.error : res.text.slice(0, 300) || `HTTP ${res.status}`;
   const details = Array.isArray(b.details) ? (b.details as Detail[]).filter((d) => d && typeof d.path === 'string') : [];
   return new HttpError(res.status, message, method, path, typeof b.reason === 'string' ? b.reason : undefined, details, res.body);
 }

@@ -41,7 +41,11 @@ export async function applyPlan(api: ApiClient, plan: Plan, o: ApplyOptions): Pr
   for (const phase of [0, 1, 2]) {
     const inPhase = writes.filter((s) => (s.target ? phaseOf(s.target.d) : 0) === phase);
     const claims = inPhase.filter((s) => s.target && claimsFlag(s.target));
-    await mapPool(inPhase.filter((s) => !claims.includes(s)), o.concurrency, async (s) => report(await write(api, s)));
+    await mapPool(
+      inPhase.filter((s) => !claims.includes(s)),
+      o.concurrency,
+      async (s) => report(await write(api, s)),
+    );
     for (const s of claims) report(await write(api, s));
   }
   return results;

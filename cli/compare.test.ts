@@ -3,7 +3,7 @@ import { desiredForm, sameJson } from './compare.js';
 import { resolveKind } from './kinds.js';
 
 describe('dashctl compare', () => {
-  it('compares ignoring key order and server-owned metadata, with the kind\'s own normalisation', () => {
+  it("compares ignoring key order and server-owned metadata, with the kind's own normalisation", () => {
     expect(sameJson({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).to.equal(true);
     expect(sameJson({ a: 1 }, { a: 1, b: 2 })).to.equal(false);
     const d = resolveKind('dash');

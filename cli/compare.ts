@@ -6,7 +6,6 @@ import { isObj, type Obj } from '../src/lib/is-obj.js';
 
 export { sameJson } from '../src/lib/same-json.js';
 
-
 /** Metadata the server owns: never part of a comparison or a diff. */
 export const SERVER_OWNED = ['createdAt', 'updatedAt', 'version'] as const;
 

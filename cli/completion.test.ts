@@ -5,7 +5,13 @@ import { complete } from './completion.js';
 describe('dashctl completion', () => {
   it('completes from a commander tree: subcommands, options of the command and its parents, choices, values by name', () => {
     const program = new Command('x').option('--context <name>');
-    program.command('get').argument('<kind>').argument('[names...]').addOption(new Option('-o, --output <f>').choices(['json', 'yaml'])).option('-p, --project <p>').option('-A, --all');
+    program
+      .command('get')
+      .argument('<kind>')
+      .argument('[names...]')
+      .addOption(new Option('-o, --output <f>').choices(['json', 'yaml']))
+      .option('-p, --project <p>')
+      .option('-A, --all');
     const config = program.command('config');
     config.command('use-context').argument('<context>');
     config.command('show');

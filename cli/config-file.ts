@@ -35,7 +35,6 @@ export function configPath(): string {
   return process.env.DASHCTL_CONFIG || join(homedir(), '.dashctl', 'config.json');
 }
 
-
 /**
  * The saved configuration (no contexts when there is no file yet). A file written by an older
  * dashctl (one server: `{url, project, accessToken, ...}`) is read as the context "default",

@@ -13,9 +13,7 @@ export function editorCommand(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function runEditor(file: string, editor = editorCommand()): void {
   const r =
-    process.platform === 'win32'
-      ? spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true })
-      : spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'dashctl-editor', file], { stdio: 'inherit' });
+    process.platform === 'win32' ? spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true }) : spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'dashctl-editor', file], { stdio: 'inherit' });
   if (r.error) throw new CliError(`cannot start the editor "${editor}" (${r.error.message}); set EDITOR`);
   if (r.status === 127) throw new CliError(`the editor "${editor}" was not found; set EDITOR (or VISUAL) to an installed editor`);
   if (r.status !== 0) throw new CliError(`the editor "${editor}" exited with ${r.status ?? r.signal}; nothing was saved`);

@@ -3,7 +3,17 @@ import { editDistance, nearestKind, resolveKind, resourceName } from './kinds.js
 
 describe('dashctl kinds', () => {
   it('resolves kinds from aliases, plurals and any case', () => {
-    const cases: Record<string, string> = { dash: 'Dashboard', DS: 'Datasource', gds: 'GlobalDatasource', var: 'Variable', gvar: 'GlobalVariable', dashboards: 'Dashboard', globalRoles: 'GlobalRole', project: 'Project', Users: 'User' };
+    const cases: Record<string, string> = {
+      dash: 'Dashboard',
+      DS: 'Datasource',
+      gds: 'GlobalDatasource',
+      var: 'Variable',
+      gvar: 'GlobalVariable',
+      dashboards: 'Dashboard',
+      globalRoles: 'GlobalRole',
+      project: 'Project',
+      Users: 'User',
+    };
     for (const [text, kind] of Object.entries(cases)) expect(resolveKind(text).kind, text).to.equal(kind);
     expect(() => resolveKind('gizmo')).to.throw('unknown kind "gizmo"');
   });

@@ -15,7 +15,11 @@ export function resolveKind(text: string): KindDescriptor {
   const known = KINDS.all()
     .map((k) => k.plural)
     .join(', ');
-  throw new CliError(`unknown kind "${text}"${near ? `; did you mean ${near.plural}?` : ''}\nknown kinds: ${known}\nshort names: ${KINDS.shortNames().map(([s]) => s).join(', ')}`);
+  throw new CliError(
+    `unknown kind "${text}"${near ? `; did you mean ${near.plural}?` : ''}\nknown kinds: ${known}\nshort names: ${KINDS.shortNames()
+      .map(([s]) => s)
+      .join(', ')}`,
+  );
 }
 
 /** Every spelling `resolveKind` accepts, as completion offers them: plurals first, then short names. */
@@ -27,7 +31,16 @@ export function kindWords(): string[] {
 export function nearestKind(text: string): KindDescriptor | undefined {
   const t = text.toLowerCase();
   let best: { d: KindDescriptor; distance: number } | undefined;
-  const spellings: [string, KindDescriptor][] = [...KINDS.all().flatMap((d) => [[d.kind.toLowerCase(), d], [d.plural, d]] as [string, KindDescriptor][]), ...KINDS.shortNames()];
+  const spellings: [string, KindDescriptor][] = [
+    ...KINDS.all().flatMap(
+      (d) =>
+        [
+          [d.kind.toLowerCase(), d],
+          [d.plural, d],
+        ] as [string, KindDescriptor][],
+    ),
+    ...KINDS.shortNames(),
+  ];
   for (const [spelling, d] of spellings) {
     const distance = editDistance(t, spelling);
     if (!best || distance < best.distance) best = { d, distance };

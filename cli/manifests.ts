@@ -7,7 +7,6 @@ import { fromOperator, isOperatorResource } from './operator.js';
 import { lineFinder, parsePieces, type RawPiece } from './yaml-pieces.js';
 import { isObj, type Obj } from '../src/lib/is-obj.js';
 
-
 /** One resource read from a file, with where it came from. */
 export interface Manifest {
   /** The file as given (or `<stdin>`). */

@@ -17,7 +17,9 @@ describe('dashctl: the one project rule', () => {
     const { targets, unresolved } = resolveTargets([folder('a', 'own'), folder('c', 'flag')], { flag: 'flag' });
     expect(targets.map((t) => t.label)).to.deep.equal(['Folder flag/c']);
     expect(unresolved).to.have.length(1);
-    expect(unresolved[0].message).to.equal('Folder own/a says metadata.project "own" but -p says "flag"; drop -p to apply it to "own", change metadata.project, or pass --force-project to move it into "flag"');
+    expect(unresolved[0].message).to.equal(
+      'Folder own/a says metadata.project "own" but -p says "flag"; drop -p to apply it to "own", change metadata.project, or pass --force-project to move it into "flag"',
+    );
   });
 
   it('--force-project moves the object, and the body sent names the new project', () => {
@@ -32,5 +34,4 @@ describe('dashctl: the one project rule', () => {
     expect(targets.map((t) => t.label)).to.deep.equal(['GlobalVariable g']);
     expect(unresolved[0].message).to.match(/has no metadata.project/);
   });
-
 });

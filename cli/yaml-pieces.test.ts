@@ -27,9 +27,29 @@ describe('dashctl YAML fast path (js-yaml) gives the same values as the yaml pac
 
   it('on the values where YAML 1.1 and 1.2 differ, timestamps, merge keys and odd scalars', () => {
     const text = [
-      'a: yes', 'b: no', 'c: on', 'd: 0o17', 'e: 0x1F', 'f: 017', 'g: 1_000', 'h: .inf', 'i: -.Inf', 'j: .nan', 'k: ~', 'l: Null', 'm: TRUE',
-      'n: 2001-12-14t21:59:43.10-05:00', 'o: 0001-01-01T00:00:00Z', "p: '<<'", 'q: { <<: {x: 1} }', 'r: 1e3', 's: +12', 'u: "\\u00e9"', 'v: |-\n    x\n    y',
-      'w: >\n    folded\n    text', 'x: [1, "2", 3.0]',
+      'a: yes',
+      'b: no',
+      'c: on',
+      'd: 0o17',
+      'e: 0x1F',
+      'f: 017',
+      'g: 1_000',
+      'h: .inf',
+      'i: -.Inf',
+      'j: .nan',
+      'k: ~',
+      'l: Null',
+      'm: TRUE',
+      'n: 2001-12-14t21:59:43.10-05:00',
+      'o: 0001-01-01T00:00:00Z',
+      "p: '<<'",
+      'q: { <<: {x: 1} }',
+      'r: 1e3',
+      's: +12',
+      'u: "\\u00e9"',
+      'v: |-\n    x\n    y',
+      'w: >\n    folded\n    text',
+      'x: [1, "2", 3.0]',
     ].join('\n');
     const got = fastLoad(text);
     expect(got).to.not.equal(undefined);

@@ -4,7 +4,6 @@ import { DEFAULT_MAX_DEPTH, jsonTextDepthExceeds, NestingError, parseYamlDocumen
 import { CliError } from './errors.js';
 import { isObj, type Obj } from '../src/lib/is-obj.js';
 
-
 /** One resource-sized value of a file: the value, its document, and its path inside the document. */
 export interface RawPiece {
   value: unknown;

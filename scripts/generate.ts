@@ -48,14 +48,7 @@ function validatorsSource(all: Map<string, Schema>, kinds: Schema[], config: Sch
   exports[config.title] = config.$id;
   const standaloneCode = standaloneModule as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
   const code = standaloneCode(ajv, exports);
-  return (
-    HEADER +
-    '// @ts-nocheck\n' +
-    "import { createRequire } from 'node:module';\n" +
-    'const require = createRequire(import.meta.url);\n' +
-    code.replace(/^"use strict";/, '') +
-    '\n'
-  );
+  return HEADER + '// @ts-nocheck\n' + "import { createRequire } from 'node:module';\n" + 'const require = createRequire(import.meta.url);\n' + code.replace(/^"use strict";/, '') + '\n';
 }
 
 /** A configuration schema object, as far as `resolvedSchema` reads it. */
@@ -82,7 +75,9 @@ function resolvedSchema(s: ObjectSchema, at: string): ObjectSchema {
   const properties = Object.fromEntries(
     Object.entries(s.properties).map(([k, p]) => [k, p.type === 'object' && p.properties ? resolvedSchema(p, `${at}/properties/${k}`) : named(p) ? { $ref: `${at}/properties/${k}` } : p]),
   );
-  const defaulted = Object.entries(s.properties).filter(([, p]) => p.default !== undefined).map(([k]) => k);
+  const defaulted = Object.entries(s.properties)
+    .filter(([, p]) => p.default !== undefined)
+    .map(([k]) => k);
   return { ...rest, ...(s.title ? { title: `Resolved${s.title}` } : {}), properties, required: [...new Set([...(s.required ?? []), ...defaulted])] };
 }
 

@@ -61,7 +61,10 @@ export function composeAuth(o: {
   const tokens = new TokenService(keys, { accessS: Math.round(accessTtlMs / 1000), refreshS: Math.round(refreshTtlMs / 1000) });
   const userKind = registry.all().find((d) => d.isPrincipal)!;
   // every authenticated request reads its session (or API token) and principal: from memory until they change
-  const principalKinds = registry.all().filter((d) => d.subject === 'principal').map((d) => d.kind);
+  const principalKinds = registry
+    .all()
+    .filter((d) => d.subject === 'principal')
+    .map((d) => d.kind);
   const reads = new ReadCache(store, [SESSION_KIND, API_TOKEN_KIND, ...principalKinds]);
   const sessions = new SessionStore(store, reads);
   const providers = buildProviders(authn.providers.oidc, authn.providers.oauth);

@@ -39,19 +39,24 @@ describe('configuration', () => {
     const full = resolveConfig();
     expect(full).to.deep.equal(loadConfig({}).config);
     const walk = (schema: { properties?: Record<string, { default?: unknown; properties?: unknown }> }, at: string[]): string[] =>
-      Object.entries(schema.properties ?? {}).flatMap(([k, sub]) => [...(sub.default !== undefined ? [[...at, k].join('.')] : []), ...(sub.default !== undefined ? walk(sub as never, [...at, k]) : [])]);
+      Object.entries(schema.properties ?? {}).flatMap(([k, sub]) => [
+        ...(sub.default !== undefined ? [[...at, k].join('.')] : []),
+        ...(sub.default !== undefined ? walk(sub as never, [...at, k]) : []),
+      ]);
     const defaulted = walk(JSON.parse(readFileSync(join(SCHEMAS_DIR, 'config.json'), 'utf8')), []);
     expect(defaulted.length).to.be.greaterThan(40);
     for (const path of defaulted) expect(getPath(full, path), path).to.not.equal(undefined);
     const partial = resolveConfig({ database: { postgres: { url: 'postgres://h/db' } }, security: { cookie: { secure: false } } });
-    expect(partial.database.postgres?.pool_size, 'a section without a default gets its keys\' defaults').to.equal(10);
+    expect(partial.database.postgres?.pool_size, "a section without a default gets its keys' defaults").to.equal(10);
     expect(partial.security.cookie).to.deep.equal({ same_site: 'lax', secure: false });
     expect(Object.isFrozen(partial.security.cookie)).to.equal(true);
     expect(configError(() => resolveConfig({ history: { max_versions: 0 } }))).to.match(/history\.max_versions/);
   });
 
   it('every configuration key a kind descriptor names (enabledBy, anonymousCreateUnless) is a boolean key', () => {
-    const named = buildKindRegistry().all().flatMap((d) => [d.enabledBy, d.anonymousCreateUnless].filter((p): p is string => p !== undefined));
+    const named = buildKindRegistry()
+      .all()
+      .flatMap((d) => [d.enabledBy, d.anonymousCreateUnless].filter((p): p is string => p !== undefined));
     expect(named).to.have.length.greaterThan(0);
     for (const path of named) expect(typeof getPath(resolveConfig(), path), path).to.equal('boolean');
   });

@@ -131,7 +131,12 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     onDeleted: () => metrics.reaperDeletions.inc(),
   });
   lateLog.warn = (e) => app.log.warn({ err: e }, 'an audit entry could not be written');
-  const auditKeeper = new AuditKeeper({ store, retentionMs: durationMs(config.audit.retention), ...(config.audit.file ? { file: config.audit.file } : {}), log: (msg, err) => app.log.warn({ err }, msg) });
+  const auditKeeper = new AuditKeeper({
+    store,
+    retentionMs: durationMs(config.audit.retention),
+    ...(config.audit.file ? { file: config.audit.file } : {}),
+    log: (msg, err) => app.log.warn({ err }, msg),
+  });
   try {
     await reaper.start();
     await auditKeeper.start();
@@ -173,7 +178,15 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   return running(app, store, service, passwords, config, stopBackground, upstream);
 }
 
-function running(app: FastifyInstance, store: Store, service: ResourceService, passwords: PasswordHasher, config: Readonly<ResolvedConfig>, stopBackground: () => Promise<void>, upstream: Upstream): RunningServer {
+function running(
+  app: FastifyInstance,
+  store: Store,
+  service: ResourceService,
+  passwords: PasswordHasher,
+  config: Readonly<ResolvedConfig>,
+  stopBackground: () => Promise<void>,
+  upstream: Upstream,
+): RunningServer {
   const addr = app.server.address();
   const { host, port } = parseListen(config.listen);
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
@@ -205,4 +218,3 @@ export function parseListen(listen: string): { host: string; port: number } {
   if (!m || port > 65535) throw new Error(`listen "${listen}" must look like HOST:PORT, e.g. 127.0.0.1:8080`);
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }
-

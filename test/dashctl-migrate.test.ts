@@ -70,7 +70,11 @@ describe('dashctl migrate', function () {
     expect(second.stdout, show(second)).to.equal('Dashboard ops/svc-overview-2 created\n');
     expect(second.stderr).to.match(/already exists in the project: this one is named "svc-overview-2"/);
     expect(second.stderr).to.include('project "ops" has no default Prometheus datasource');
-    await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'main' }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } } });
+    await s.api('POST', '/api/v1/projects/ops/datasources', {
+      kind: 'Datasource',
+      metadata: { name: 'main' },
+      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } },
+    });
     const named = await dashctl(config, ['migrate', '-f', exportFile, '-p', 'ops', '-o', 'json'], withServer());
     expect(JSON.parse(named.stdout).spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, show(named)).to.deep.equal({ kind: 'PrometheusDatasource', name: 'main' });
     const names = (await s.api('GET', '/api/v1/projects/ops/dashboards')).body.map((d: any) => d.metadata.name);

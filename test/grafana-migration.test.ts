@@ -61,7 +61,12 @@ describe('Grafana migration over the dashboard corpus', function () {
       grafanaPanels(d.json).forEach((p, i) => {
         if (typeof p.gridPos?.w !== 'number') return;
         const { x, y, w, h } = p.gridPos;
-        expect({ x: items[i].x, y: items[i].y, width: items[i].width, height: items[i].height }, `${d.file} ${p.title}`).to.deep.equal({ x: Math.floor(x ?? 0), y: Math.floor(y ?? 0), width: Math.floor(w), height: Math.floor(h) });
+        expect({ x: items[i].x, y: items[i].y, width: items[i].width, height: items[i].height }, `${d.file} ${p.title}`).to.deep.equal({
+          x: Math.floor(x ?? 0),
+          y: Math.floor(y ?? 0),
+          width: Math.floor(w),
+          height: Math.floor(h),
+        });
       });
     }
   });
@@ -128,7 +133,7 @@ describe('Grafana migration over the dashboard corpus', function () {
     const units = new Set(MAPPED_GRAFANA_UNITS.map((u) => mapUnit(u)!.unit));
     const collect = (v: unknown): void => {
       if (Array.isArray(v)) v.forEach(collect);
-      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (k === 'unit' && typeof x === 'string' ? units.add(x) : collect(x));
+      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) k === 'unit' && typeof x === 'string' ? units.add(x) : collect(x);
     };
     for (const r of results.values()) collect(r.dashboard.spec);
     for (const unit of units) expect(() => formatValue(1234.5, { unit }), unit).not.to.throw();
@@ -136,7 +141,10 @@ describe('Grafana migration over the dashboard corpus', function () {
 
   it('names a datasource in queries only when one is chosen', function () {
     const d = dashboards.find((x) => x.file.includes('k8s-views-pods'))!;
-    const queries = (r: MigrationResult) => Object.values<any>(r.dashboard.spec.panels).flatMap((p) => p.spec.queries ?? []).map((q) => q.spec.plugin.spec.datasource);
+    const queries = (r: MigrationResult) =>
+      Object.values<any>(r.dashboard.spec.panels)
+        .flatMap((p) => p.spec.queries ?? [])
+        .map((q) => q.spec.plugin.spec.datasource);
     expect(queries(results.get(d.file)!).every((ds) => ds === undefined)).to.equal(true);
     const named = migrateGrafanaDashboard(d.json, { datasource: 'prom-main' });
     expect(queries(named).every((ds) => ds?.name === 'prom-main' && ds.kind === 'PrometheusDatasource')).to.equal(true);

@@ -71,7 +71,12 @@ export function importsOf(source: string): string[] {
 function edges(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of [...modules('src'), ...modules('cli')]) {
-    const targets = importsOf(readFileSync(join(PACKAGE_ROOT, file), 'utf8')).map((s) => normalize(join(dirname(file), s)).split('\\').join('/').replace(/\.js$/, '.ts'));
+    const targets = importsOf(readFileSync(join(PACKAGE_ROOT, file), 'utf8')).map((s) =>
+      normalize(join(dirname(file), s))
+        .split('\\')
+        .join('/')
+        .replace(/\.js$/, '.ts'),
+    );
     graph.set(file, targets);
   }
   return graph;
@@ -118,7 +123,7 @@ describe('Layers (docs/architecture.md)', () => {
     expect([...graph.keys()].filter((f) => !unitOf(f))).to.deep.equal([]);
   });
 
-  it('every import runs downward: to the module\'s own unit or to a unit on a lower line', () => {
+  it("every import runs downward: to the module's own unit or to a unit on a lower line", () => {
     const upward: string[] = [];
     for (const [from, targets] of graph) {
       const a = unitOf(from)!;
@@ -136,10 +141,21 @@ describe('Layers (docs/architecture.md)', () => {
   });
 
   it('the checks catch what they are for: an upward import and a cycle', () => {
-    expect(importsOf(`import { a } from '../x.js';\nexport type { B } from './b.js';\nimport './side.js';\n// import { no } from './comment.js';\nconst m = await import('./lazy.js');`)).to.deep.equal(['../x.js', './b.js', './side.js', './lazy.js']);
+    expect(importsOf(`import { a } from '../x.js';\nexport type { B } from './b.js';\nimport './side.js';\n// import { no } from './comment.js';\nconst m = await import('./lazy.js');`)).to.deep.equal(
+      ['../x.js', './b.js', './side.js', './lazy.js'],
+    );
     expect(unitOf('src/kinds/generated/types.ts')!.layer).to.be.lessThan(unitOf('src/kinds/user.ts')!.layer);
     expect(unitOf('src/storage/store.ts')!.layer).to.be.lessThan(unitOf('src/resources/service.ts')!.layer);
-    expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).to.deep.equal([['a', 'b', 'c']]);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).to.deep.equal([['a', 'b', 'c']]);
     expect(cycles(new Map([['a', ['a']]]))).to.deep.equal([['a']]);
   });
 

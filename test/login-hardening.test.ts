@@ -217,7 +217,7 @@ describe('login hardening (LOGIN-01..03, rate-limit windows, password storage)',
     }
   });
 
-  it('LOGIN-03: a login flood (20 parallel, cost 15) does not slow other clients\' reads (p99 < 500 ms) and never gets a 5xx', async () => {
+  it("LOGIN-03: a login flood (20 parallel, cost 15) does not slow other clients' reads (p99 < 500 ms) and never gets a 5xx", async () => {
     const s = await startAuthServer({ ...DEFAULT_COST, ...NO_LIMITS });
     try {
       const admin = await loginAdmin(s);
@@ -301,7 +301,10 @@ describe('login hardening (LOGIN-01..03, rate-limit windows, password storage)',
         100,
       );
       const blockedFor = Date.now() - blockedAt;
-      expect(seen.slice(0, -1).every((st) => st === 429), `while blocked only 429: ${seen}`).to.equal(true);
+      expect(
+        seen.slice(0, -1).every((st) => st === 429),
+        `while blocked only 429: ${seen}`,
+      ).to.equal(true);
       expect(seen.length, 'the first retries were still blocked').to.be.greaterThan(1);
       expect(blockedFor, 'blocked for about the window').to.be.within(500, 5_000);
       expect(ok!.body.access_token).to.be.a('string');

@@ -20,7 +20,11 @@ describe('POST /api/migrate', function () {
     expect(r.body.metadata.name).to.equal('svc-overview');
     expect(r.body.spec.duration).to.equal('30m');
     expect(r.body.spec.layouts[0].spec.display.title).to.equal('Health');
-    expect(r.body.spec.panels['0_1'].spec.queries[0].spec.plugin.spec).to.deep.equal({ datasource: { kind: 'PrometheusDatasource', name: 'prometheus' }, query: 'scrape_duration_seconds{job="$job"}', seriesNameFormat: '{{instance}}' });
+    expect(r.body.spec.panels['0_1'].spec.queries[0].spec.plugin.spec).to.deep.equal({
+      datasource: { kind: 'PrometheusDatasource', name: 'prometheus' },
+      query: 'scrape_duration_seconds{job="$job"}',
+      seriesNameFormat: '{{instance}}',
+    });
     const summary = JSON.parse(r.headers.get('x-migration-summary')!);
     expect(summary.panels).to.include({ total: 2, placeholder: 0 });
     expect(summary.variables.total).to.equal(1);
@@ -34,7 +38,9 @@ describe('POST /api/migrate', function () {
     expect(Object.keys(r.body)).to.deep.equal(['dashboard', 'report']);
     expect(r.body.report.entries.map((e: any) => `${e.subject} ${e.outcome}`)).to.include.members(['panel mapped', 'variable mapped', 'dashboard approximated']);
     expect(r.body.dashboard.metadata.project).to.equal('ops');
-    expect(r.body.report.entries.find((e: any) => e.subject === 'dashboard').notes).to.include('project "ops" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default');
+    expect(r.body.report.entries.find((e: any) => e.subject === 'dashboard').notes).to.include(
+      'project "ops" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default',
+    );
     const created = await s.api('POST', '/api/v1/projects/ops/dashboards', r.body.dashboard);
     expect(created.status, created.text).to.equal(200);
     // a second import of the same dashboard gets another name instead of replacing the first
@@ -44,7 +50,11 @@ describe('POST /api/migrate', function () {
   });
 
   it("makes every Prometheus query name ?datasource=, or else the project's default Prometheus datasource", async function () {
-    await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'thanos' }, spec: { plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } } });
+    await s.api('POST', '/api/v1/projects/ops/datasources', {
+      kind: 'Datasource',
+      metadata: { name: 'thanos' },
+      spec: { plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } },
+    });
     await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'logs' }, spec: { plugin: { kind: 'LokiDatasource', spec: {} } } });
     const r = await s.api('POST', '/api/migrate?project=ops&datasource=thanos', { grafanaDashboard: GRAFANA_EXPORT });
     expect(r.status, r.text).to.equal(200);
@@ -54,10 +64,18 @@ describe('POST /api/migrate', function () {
     expect(missing.body.message).to.match(/^datasource: there is no datasource "nope" in project "ops"/);
     const wrong = await s.api('POST', '/api/migrate?project=ops&datasource=logs', { grafanaDashboard: GRAFANA_EXPORT });
     expect(wrong.body.message).to.equal('datasource: "logs" is a LokiDatasource datasource; the migrated queries need a Prometheus one');
-    await s.api('POST', '/api/v1/globaldatasources', { kind: 'GlobalDatasource', metadata: { name: 'everyone' }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } } });
+    await s.api('POST', '/api/v1/globaldatasources', {
+      kind: 'GlobalDatasource',
+      metadata: { name: 'everyone' },
+      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } },
+    });
     const global = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT });
     expect(global.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'everyone' });
-    await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'main' }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } } });
+    await s.api('POST', '/api/v1/projects/ops/datasources', {
+      kind: 'Datasource',
+      metadata: { name: 'main' },
+      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } },
+    });
     const own = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT });
     expect(own.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'main' });
     const none = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT, useDefaultDatasource: true });

@@ -85,7 +85,10 @@ export function describeServiceContract(driver: string, make: () => Promise<Stor
       const key = { kind: 'Dashboard', project: 'p', name: 'd' };
       const created = await service.create(ALICE, d, olderDashboard('Title'), {}, { manager: 'dashctl' });
       const before = await trace(key);
-      for (const [what, body] of [['the older form sent again', olderDashboard('Title')], ['the stored form sent back', storedDashboard('Title')]] as const) {
+      for (const [what, body] of [
+        ['the older form sent again', olderDashboard('Title')],
+        ['the stored form sent back', storedDashboard('Title')],
+      ] as const) {
         for (const dryRun of [false, true]) {
           const r = await service.update(ANONYMOUS, d, structuredClone(body), { name: 'd', project: 'p' }, { manager: 'web-ui', dryRun });
           expect(r.unchanged, `${what}, dryRun ${dryRun}`).to.equal(true);

@@ -24,7 +24,10 @@ export function describeEventsContract(current: () => Store, fixture: () => Stor
     const made = await Promise.all(creates);
     for (const s of await Promise.all(snaps)) {
       const expected = ['before', ...made.filter((m) => m.r <= s.revision).map((m) => m.name)].sort();
-      expect(s.items.map((o) => o.metadata.name), `snapshot at ${s.revision}`).to.deep.equal(expected);
+      expect(
+        s.items.map((o) => o.metadata.name),
+        `snapshot at ${s.revision}`,
+      ).to.deep.equal(expected);
     }
     const some = await store.snapshot({ kind: 'Dashboard', project: 'p', namePrefix: 'd1', limit: 3 });
     expect(some.items.map((o) => o.metadata.name)).to.deep.equal(['d10', 'd11', 'd12']);
@@ -35,14 +38,20 @@ export function describeEventsContract(current: () => Store, fixture: () => Stor
     const heard: StoreEvent[] = [];
     const off = store.onEvent((e) => heard.push(e));
     const r1 = await store.create(obj('Project', '', 'p'), { also: [obj('Role', 'p', 'owner')] });
-    expect(heard.map((e) => `${e.type} ${e.object.kind} ${e.revision}`), 'heard before the create resolved').to.deep.equal([`ADDED Project ${r1 - 1}`, `ADDED Role ${r1}`]);
+    expect(
+      heard.map((e) => `${e.type} ${e.object.kind} ${e.revision}`),
+      'heard before the create resolved',
+    ).to.deep.equal([`ADDED Project ${r1 - 1}`, `ADDED Role ${r1}`]);
     await store.create(obj('Dashboard', 'p', 'a'));
     const r3 = await store.update(obj('Dashboard', 'p', 'a', 1), { expectedVersion: 0 });
     expect(heard.at(-1)).to.deep.include({ type: 'MODIFIED', revision: r3 });
     const r4 = await store.delete({ kind: 'Project', project: '', name: 'p' }, { children: { project: 'p', kinds: ['Dashboard', 'Role'] } });
     expect(heard.slice(-3).map((e) => `${e.type} ${e.object.kind}`)).to.deep.equal(['DELETED Dashboard', 'DELETED Role', 'DELETED Project']);
     expect(heard.at(-1)!.revision).to.equal(r4);
-    expect(heard.map((e) => e.revision), 'each revision once, in order').to.deep.equal(Array.from({ length: heard.length }, (_, i) => r1 - 1 + i));
+    expect(
+      heard.map((e) => e.revision),
+      'each revision once, in order',
+    ).to.deep.equal(Array.from({ length: heard.length }, (_, i) => r1 - 1 + i));
     // a failed write is heard by nobody
     await rejection(store.update(obj('Dashboard', 'p', 'gone', 1), { expectedVersion: 0 }));
     expect(heard.at(-1)!.revision).to.equal(r4);
@@ -74,7 +83,10 @@ export function describeEventsContract(current: () => Store, fixture: () => Stor
     let store = current();
     await store.ping();
     await store.close();
-    const e = await store.ping().then(() => undefined, (x: unknown) => x);
+    const e = await store.ping().then(
+      () => undefined,
+      (x: unknown) => x,
+    );
     expect(e).to.be.instanceOf(ApiError);
     expect((e as ApiError).reason).to.equal('Unavailable');
     store = await fixture().reopen();

@@ -34,8 +34,14 @@ export function describeKeyOrderContract(current: () => Store, fixture: () => St
       expect(t!.text.toString(), `${when}: getText`).to.equal(text(v1));
       expect(text(t!.metadata), `${when}: getText metadata`).to.equal(text(v1.metadata));
       expect((await store.list({ kind: 'Dashboard' })).map(text), `${when}: list`).to.deep.equal([text(v1)]);
-      expect((await store.listText({ kind: 'Dashboard' })).map((x) => x.text.toString()), `${when}: listText`).to.deep.equal([text(v1)]);
-      expect((await store.listText({ kind: 'Dashboard' })).map((x) => text(x.metadata)), `${when}: listText metadata`).to.deep.equal([text(v1.metadata)]);
+      expect(
+        (await store.listText({ kind: 'Dashboard' })).map((x) => x.text.toString()),
+        `${when}: listText`,
+      ).to.deep.equal([text(v1)]);
+      expect(
+        (await store.listText({ kind: 'Dashboard' })).map((x) => text(x.metadata)),
+        `${when}: listText metadata`,
+      ).to.deep.equal([text(v1.metadata)]);
       const meta = await store.list({ kind: 'Dashboard', metadataOnly: true });
       expect(meta.map(text), `${when}: metadataOnly list`).to.deep.equal([text({ kind: 'Dashboard', metadata: v1.metadata, spec: {} })]);
       expect(text(await store.getVersion(key, 0)), `${when}: getVersion 0`).to.equal(text(v0));
@@ -59,7 +65,10 @@ export function describeKeyOrderContract(current: () => Store, fixture: () => St
         seen.push(e);
         if (seen.length === 2) ac.abort();
       }
-      expect(seen.map((e) => text(e.object)), `${when}: watch replay`).to.deep.equal([text(v0), text(v1)]);
+      expect(
+        seen.map((e) => text(e.object)),
+        `${when}: watch replay`,
+      ).to.deep.equal([text(v0), text(v1)]);
     };
     await expectRead('as written');
     store = await fixture().reopen();

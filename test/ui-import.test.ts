@@ -111,7 +111,9 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
     await page.getByLabel('dashboard text').fill(JSON.stringify(GRAFANA_EXPORT, null, 2));
     await page.getByTestId('import-preview').click();
     await page.getByTestId('report-summary').waitFor({ timeout: 60_000 });
-    expect(await page.getByTestId('report-summary').innerText()).to.contain('2 panels: 2 mapped').and.contain('1 variables: 1 mapped');
+    expect(await page.getByTestId('report-summary').innerText())
+      .to.contain('2 panels: 2 mapped')
+      .and.contain('1 variables: 1 mapped');
     expect(await page.getByLabel('dashboard name').inputValue()).to.equal('svc-overview');
     const preview = page.getByTestId('import-preview-dashboard');
     await preview.getByRole('heading', { name: 'Targets up', exact: true }).waitFor({ timeout: 60_000 });

@@ -18,18 +18,26 @@ const DEMO = join(CORPUS, 'perses/dev/data/9-dashboard.json');
 
 /** A panel of the Perses dashboard by its title (a <section data-testid="panel"> labelled by its header). */
 function panel(page: Page, title: string): Locator {
-  return page.locator('section[data-testid="panel"]').filter({ has: page.getByRole('heading', { name: title, exact: true }) }).first();
+  return page
+    .locator('section[data-testid="panel"]')
+    .filter({ has: page.getByRole('heading', { name: title, exact: true }) })
+    .first();
 }
 
 /** Waits for a panel to show data: a chart canvas, table rows or a value, and no "No data". */
 async function expectPanelWithData(w: WatchedPage, title: string, kind: 'chart' | 'table' | 'stat'): Promise<void> {
   const p = panel(w.page, title);
   // Perses mounts panels as they come into view: scroll down until this one exists
-  await waitFor(`panel "${title}" on the page`, async () => {
-    if ((await p.count()) > 0) return true;
-    await w.page.mouse.wheel(0, 400);
-    return false;
-  }, 15_000, 100);
+  await waitFor(
+    `panel "${title}" on the page`,
+    async () => {
+      if ((await p.count()) > 0) return true;
+      await w.page.mouse.wheel(0, 400);
+      return false;
+    },
+    15_000,
+    100,
+  );
   await p.scrollIntoViewIfNeeded();
   try {
     await waitFor(
@@ -73,7 +81,12 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     s = await startAuthServer();
     // Prometheus scrapes the node exporter and dashplane's own /metrics (examples/monitoring);
     // the Demo's job variable would default to the first job, so its pages say var-job=node
-    prom = await startPrometheus({ scrape: [{ job: 'node', target: nodeExporter.target }, { job: 'dashplane', target: new URL(s.url).host }] });
+    prom = await startPrometheus({
+      scrape: [
+        { job: 'node', target: nodeExporter.target },
+        { job: 'dashplane', target: new URL(s.url).host },
+      ],
+    });
     await waitFor(
       'two node exporter samples in Prometheus',
       async () => {
@@ -138,7 +151,14 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await page.getByTestId('resource-row').first().waitFor();
     expect(await page.getByTestId('resource-row').innerText()).to.contain('Demo');
     await page.getByRole('tab', { name: 'Datasources' }).click();
-    await waitFor('the datasource row', async () => (await page.getByTestId('resource-row').innerText().catch(() => '')).includes('prometheus-datasource'));
+    await waitFor('the datasource row', async () =>
+      (
+        await page
+          .getByTestId('resource-row')
+          .innerText()
+          .catch(() => '')
+      ).includes('prometheus-datasource'),
+    );
     expect(await page.getByTestId('resource-row').innerText()).to.contain('PrometheusDatasource');
     await w.screenshot('03-project-datasources');
   });
@@ -266,7 +286,14 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await api('PUT', '/api/v1/projects/perses-dev/dashboards/prometheus-overview', current);
     await area.fill(text.replace('name: Prometheus / Overview', 'name: Prometheus / Overview (mine)'));
     await page.getByTestId('save').click();
-    await waitFor('the conflict message', async () => /Someone else saved/.test(await page.getByTestId('editor-message').innerText().catch(() => '')));
+    await waitFor('the conflict message', async () =>
+      /Someone else saved/.test(
+        await page
+          .getByTestId('editor-message')
+          .innerText()
+          .catch(() => ''),
+      ),
+    );
     expect(await area.inputValue()).to.contain('(mine)');
     await w.screenshot('09-editor-conflict');
     await page.getByRole('button', { name: 'Load their version' }).click();
@@ -274,7 +301,14 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     // now the save goes through with the right If-Match
     await area.fill((await area.inputValue()).replace('(theirs)', '(mine)'));
     await page.getByTestId('save').click();
-    await waitFor('the saved message', async () => /Saved: version 2/.test(await page.getByTestId('editor-message').innerText().catch(() => '')));
+    await waitFor('the saved message', async () =>
+      /Saved: version 2/.test(
+        await page
+          .getByTestId('editor-message')
+          .innerText()
+          .catch(() => ''),
+      ),
+    );
     expect((await api('GET', '/api/v1/projects/perses-dev/dashboards/prometheus-overview')).body.spec.display.name).to.equal('Prometheus / Overview (mine)');
   });
 
@@ -283,9 +317,18 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     const path = '/api/v1/projects/perses-dev/dashboards/prometheus-overview';
     await page.goto('/projects/perses-dev/dashboards/prometheus-overview/history');
     await waitFor('three versions', async () => (await page.getByTestId('version-row').count()) === 3);
-    await waitFor('the diff', async () => /differ/.test(await page.getByTestId('diff-summary').innerText().catch(() => '')));
+    await waitFor('the diff', async () =>
+      /differ/.test(
+        await page
+          .getByTestId('diff-summary')
+          .innerText()
+          .catch(() => ''),
+      ),
+    );
     await waitFor('changed lines in the diff', async () => (await page.locator('[data-diff="changed"]').count()) > 0);
-    expect(await page.getByTestId('diff').innerText()).to.contain('(theirs)').and.to.contain('(mine)');
+    expect(await page.getByTestId('diff').innerText())
+      .to.contain('(theirs)')
+      .and.to.contain('(mine)');
     // who wrote each version, through what: the editor's save is the web UI's, the current version has its author
     await waitFor('the managers of the versions', async () => (await page.getByTestId('version-manager').allInnerTexts()).join(' ') === 'web-ui api api');
     expect(await page.getByTestId('version-by').allInnerTexts()).to.deep.equal(['admin', 'admin', 'admin']);
@@ -326,7 +369,14 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     const confirm = page.getByRole('button', { name: 'Save Changes' });
     await waitFor('the save confirmation or the saved notice', async () => (await confirm.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0);
     if ((await confirm.count()) > 0) await confirm.click();
-    await waitFor('the saved notice', async () => /Saved: version/.test(await page.getByTestId('update-notice').innerText().catch(() => ''))).catch(async (e) => {
+    await waitFor('the saved notice', async () =>
+      /Saved: version/.test(
+        await page
+          .getByTestId('update-notice')
+          .innerText()
+          .catch(() => ''),
+      ),
+    ).catch(async (e) => {
       await w.screenshot('failed-edit-mode-save');
       throw new Error(`${(e as Error).message}; the page says: ${(await page.locator('#root').innerText()).slice(0, 600)}; errors: ${w.errors.join(' | ')}`);
     });

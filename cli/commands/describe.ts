@@ -44,7 +44,15 @@ export function makeDescribeCommand(env: Env): Command {
       if (versions.status === 200 && Array.isArray(versions.body)) {
         const recent = versions.body.slice(0, 5) as VersionEntry[];
         io.out(`${paint(io.tty, 'bold', 'History:')}  ${versions.body.length} earlier version(s)${versions.body.length > 5 ? ', latest 5' : ''}\n`);
-        if (recent.length) io.out(indent(table(['VERSION', 'UPDATED BY', 'AGE'], recent.map((v) => [String(v.version), v.updatedBy, age(v.updatedAt)]))));
+        if (recent.length)
+          io.out(
+            indent(
+              table(
+                ['VERSION', 'UPDATED BY', 'AGE'],
+                recent.map((v) => [String(v.version), v.updatedBy, age(v.updatedAt)]),
+              ),
+            ),
+          );
       }
       io.out(`${paint(io.tty, 'bold', 'Spec:')}\n${indent(toYaml(obj.spec ?? {}))}`);
     });
@@ -56,4 +64,3 @@ function indent(text: string): string {
     .map((l) => (l ? `  ${l}` : l))
     .join('\n');
 }
-

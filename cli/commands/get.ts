@@ -122,7 +122,13 @@ async function watch(io: Io, api: ApiClient, d: KindDescriptor, path: string, on
     if (format === 'json') return io.out(JSON.stringify(ev) + '\n');
     if (format === 'yaml') return io.out('---\n' + toYaml(ev));
     if (format === 'name') return io.out(`${ev.type} ${resourceName(d, String(o.metadata?.name), o.metadata?.project)}\n`);
-    const row = [paint(io.tty, colours[ev.type as keyof typeof colours] ?? 'grey', String(ev.type)), ...(cross ? [String(o.metadata?.project ?? '')] : []), String(o.metadata?.name), String(o.metadata?.version ?? '-'), age(o.metadata?.updatedAt)];
+    const row = [
+      paint(io.tty, colours[ev.type as keyof typeof colours] ?? 'grey', String(ev.type)),
+      ...(cross ? [String(o.metadata?.project ?? '')] : []),
+      String(o.metadata?.name),
+      String(o.metadata?.version ?? '-'),
+      age(o.metadata?.updatedAt),
+    ];
     const header = ['EVENT', ...(cross ? ['PROJECT'] : []), 'NAME', 'VERSION', 'UPDATED'];
     // Fixed widths: rows arrive one at a time, so they cannot be aligned on the longest.
     const widths = [8, ...(cross ? [20] : []), 40, 7, 7];

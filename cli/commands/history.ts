@@ -57,7 +57,12 @@ export function makeHistoryCommand(env: Env): Command {
       if (flags.output === 'json') return io.out(JSON.stringify(entries, null, 2) + '\n');
       if (flags.output === 'yaml') return io.out(toYaml(entries));
       if (!m) io.err(`${label(d, name, project)} is deleted; its earlier versions can be restored with --restore VERSION.\n`);
-      io.out(table(['VERSION', 'UPDATED', 'BY', 'THROUGH', 'AGE'], entries.map((v) => [v.current ? `${v.version} (current)` : String(v.version), v.updatedAt, v.updatedBy ?? '-', v.manager ?? '-', age(v.updatedAt)])));
+      io.out(
+        table(
+          ['VERSION', 'UPDATED', 'BY', 'THROUGH', 'AGE'],
+          entries.map((v) => [v.current ? `${v.version} (current)` : String(v.version), v.updatedAt, v.updatedBy ?? '-', v.manager ?? '-', age(v.updatedAt)]),
+        ),
+      );
     });
 }
 

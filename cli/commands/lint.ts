@@ -29,8 +29,8 @@ export function makeLintCommand(env: Env): Command {
     .description('validate resources offline with the same schemas and checks as the server (--online: ask the server)')
     .requiredOption('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', collect, [])
     .option('--online', 'validate with the server (POST /api/validate/<plural>) instead')
-    .option('--plugin-schemas-dir <dir>', 'extra plugin schemas, as the server\'s plugin.schemas_dir')
-    .option('--secret-files-dir <dir>', 'as the server\'s security.secret_files_dir (*File secret fields)')
+    .option('--plugin-schemas-dir <dir>', "extra plugin schemas, as the server's plugin.schemas_dir")
+    .option('--secret-files-dir <dir>', "as the server's security.secret_files_dir (*File secret fields)")
     .option('-v, --verbose', 'also list the valid resources')
     .addOption(new Option('-o, --output <format>', 'text, or json: [{file, index, kind, name, valid, message?, details?}]').choices(['text', 'json']).default('text'))
     .action(async (flags: LintFlags) => {
@@ -44,8 +44,23 @@ export function makeLintCommand(env: Env): Command {
       const errors = await mapPool(targets, 16, async (t) => check(t));
       if (flags.output === 'json') {
         const report = [
-          ...unresolved.map((u) => ({ file: u.m.file, index: u.m.index, kind: u.m.object.kind, name: isObj(u.m.object.metadata) ? u.m.object.metadata.name : undefined, valid: false, message: u.message, details: [] })),
-          ...targets.map((t, i) => ({ file: t.m.file, index: t.m.index, kind: t.d.kind, name: t.name, valid: !errors[i], ...(errors[i] ? { message: errors[i]!.message, details: errors[i]!.details } : {}) })),
+          ...unresolved.map((u) => ({
+            file: u.m.file,
+            index: u.m.index,
+            kind: u.m.object.kind,
+            name: isObj(u.m.object.metadata) ? u.m.object.metadata.name : undefined,
+            valid: false,
+            message: u.message,
+            details: [],
+          })),
+          ...targets.map((t, i) => ({
+            file: t.m.file,
+            index: t.m.index,
+            kind: t.d.kind,
+            name: t.name,
+            valid: !errors[i],
+            ...(errors[i] ? { message: errors[i]!.message, details: errors[i]!.details } : {}),
+          })),
         ];
         io.out(JSON.stringify(report, null, 2) + '\n');
         if (report.some((r) => !r.valid)) process.exitCode = 1;

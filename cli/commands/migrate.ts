@@ -54,7 +54,7 @@ export function makeMigrateCommand(env: Env): Command {
     .option('-p, --project <name>', 'project the dashboards are for: their names are made unique there (asks the server)')
     .option('--apply', 'create the dashboards in the project (--project or the default one) instead of printing them')
     .option('--online', 'migrate on the server (POST /api/migrate) instead of locally')
-    .option('--datasource <name>', "Prometheus datasource every query names (default: with a project, its default one; else none)")
+    .option('--datasource <name>', 'Prometheus datasource every query names (default: with a project, its default one; else none)')
     .option('--name <name>', 'name of the dashboard (a single input only; default: the Grafana uid or title)')
     .option('--input <KEY=VALUE>', 'value of an export input, e.g. DS_PROMETHEUS=prometheus (repeatable)', collect, [])
     .option('--use-default-datasource', 'name no datasource: every query uses the default of its kind')
@@ -81,7 +81,10 @@ export function makeMigrateCommand(env: Env): Command {
       for (const f of files) {
         try {
           const options = { input, datasource, useDefaultDatasource: flags.useDefaultDatasource, project, name: flags.name };
-          const m = api && flags.online ? await online(api, f, options) : migrateGrafanaDashboard(f.json, { ...options, notes, source: 'the file', takenNames: taken, hasPlugin: (k) => plugins!.get(k) !== undefined });
+          const m =
+            api && flags.online
+              ? await online(api, f, options)
+              : migrateGrafanaDashboard(f.json, { ...options, notes, source: 'the file', takenNames: taken, hasPlugin: (k) => plugins!.get(k) !== undefined });
           taken.add(m.dashboard.metadata.name);
           results.push(m);
           io.err(`# ${f.label} -> Dashboard ${m.dashboard.metadata.name}\n${m.report ? formatReport(m.report, flags.verbose) : '(the server sent no report)\n'}`);
@@ -90,8 +93,22 @@ export function makeMigrateCommand(env: Env): Command {
           io.err(`error: ${f.label}: ${isApiError(e) ? e.message : describeError(e)}\n`);
         }
       }
-      if (flags.apply) failed += await create(api!, project!, results, (t) => io.out(t), (t) => io.err(t));
-      else if (results.length > 0) io.out(flags.output === 'json' ? JSON.stringify(results.length === 1 ? results[0].dashboard : results.map((r) => r.dashboard), null, 2) + '\n' : results.length === 1 ? toYaml(results[0].dashboard) : yamlDocuments(results.map((r) => r.dashboard)));
+      if (flags.apply)
+        failed += await create(
+          api!,
+          project!,
+          results,
+          (t) => io.out(t),
+          (t) => io.err(t),
+        );
+      else if (results.length > 0)
+        io.out(
+          flags.output === 'json'
+            ? JSON.stringify(results.length === 1 ? results[0].dashboard : results.map((r) => r.dashboard), null, 2) + '\n'
+            : results.length === 1
+              ? toYaml(results[0].dashboard)
+              : yamlDocuments(results.map((r) => r.dashboard)),
+        );
       if (failed > 0) process.exitCode = 1;
     });
 }

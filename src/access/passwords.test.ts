@@ -56,7 +56,12 @@ describe('access/passwords PasswordHasher', function () {
     const small = new PasswordHasher({ logN: 14, concurrency: 1, maxQueue: 2 });
     const stored = await small.hash('pw');
     // One runs, two wait, the rest are refused at once.
-    const attempts = Array.from({ length: 6 }, () => small.verify(stored, 'pw').then((ok) => ({ ok }), (e: unknown) => ({ e })));
+    const attempts = Array.from({ length: 6 }, () =>
+      small.verify(stored, 'pw').then(
+        (ok) => ({ ok }),
+        (e: unknown) => ({ e }),
+      ),
+    );
     const results = await Promise.all(attempts);
     const done = results.filter((r) => 'ok' in r);
     const refused = results.filter((r) => 'e' in r).map((r) => (r as { e: unknown }).e);
@@ -85,7 +90,12 @@ describe('access/passwords PasswordHasher', function () {
     const stored = await h.hash('pw');
     const release = h.hold();
     for (const attempt of [() => h.hash('x'), () => h.verify(stored, 'pw'), () => h.verify(undefined, 'pw')]) {
-      expect(await attempt().then(() => 'done', (e: unknown) => (e as ApiError).reason)).to.equal('TooManyRequests');
+      expect(
+        await attempt().then(
+          () => 'done',
+          (e: unknown) => (e as ApiError).reason,
+        ),
+      ).to.equal('TooManyRequests');
     }
     await release();
     expect(await h.verify(stored, 'pw')).to.equal(true);

@@ -138,4 +138,3 @@ export async function restoreBackup(lines: () => AsyncIterable<string>, target: 
     await to.close();
   }
 }
-

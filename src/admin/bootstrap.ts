@@ -35,7 +35,9 @@ export async function bootstrapAdmin(admin: BootstrapAdmin, registry: KindRegist
   if (!created) return undefined;
   await service.create(SYSTEM, roles, { kind: roles.kind, metadata: { name: ADMIN_ROLE }, spec: { permissions: [{ actions: ['*'], scopes: ['*'] }] } }, {}, BY_BOOTSTRAP).catch(existsAsUndefined);
   const subject = { kind: 'User', name: admin.name };
-  const made = await service.create(SYSTEM, bindings, { kind: bindings.kind, metadata: { name: ADMIN_ROLE }, spec: { role: ADMIN_ROLE, subjects: [subject] } }, {}, BY_BOOTSTRAP).catch(existsAsUndefined);
+  const made = await service
+    .create(SYSTEM, bindings, { kind: bindings.kind, metadata: { name: ADMIN_ROLE }, spec: { role: ADMIN_ROLE, subjects: [subject] } }, {}, BY_BOOTSTRAP)
+    .catch(existsAsUndefined);
   if (!made) {
     const binding = await service.get(SYSTEM, bindings, '', ADMIN_ROLE);
     const spec = specOf<GlobalRoleBinding>(binding);

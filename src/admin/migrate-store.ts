@@ -16,7 +16,13 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
   try {
     await to.open();
     try {
-      const kinds = [...buildKindRegistry().all().map((d) => d.kind), SESSION_KIND, API_TOKEN_KIND];
+      const kinds = [
+        ...buildKindRegistry()
+          .all()
+          .map((d) => d.kind),
+        SESSION_KIND,
+        API_TOKEN_KIND,
+      ];
       await assertEmpty(to, kinds);
       let objects = 0;
       let versions = 0;
@@ -68,7 +74,6 @@ async function copyAudit(from: Store, to: Store): Promise<number> {
     after = next;
   }
 }
-
 
 /** One object with its history and managers record, read from `from` and written into `to`. */
 async function copyOne(from: Store, to: Store, obj: Envelope): Promise<number> {

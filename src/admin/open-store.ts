@@ -54,6 +54,8 @@ export function storeFromUri(uri: string): Store {
 export function assertSharedKey(config: Readonly<ServerConfig>): void {
   const s = config.security;
   if (usesPostgres(config) && !s?.encryption_key && !s?.encryption_key_file) {
-    throw new Error('with database.postgres every replica needs the same key: set security.encryption_key_file, security.encryption_key or DASHPLANE_ENCRYPTION_KEY (generate one with: openssl rand -hex 32)');
+    throw new Error(
+      'with database.postgres every replica needs the same key: set security.encryption_key_file, security.encryption_key or DASHPLANE_ENCRYPTION_KEY (generate one with: openssl rand -hex 32)',
+    );
   }
 }

@@ -26,7 +26,9 @@ export async function rotateSecrets(config: Readonly<ResolvedConfig>, log: (line
     let objects = 0;
     let values = 0;
     let scanned = 0;
-    for (const d of buildKindRegistry().all().filter((k) => k.encrypted?.length)) {
+    for (const d of buildKindRegistry()
+      .all()
+      .filter((k) => k.encrypted?.length)) {
       for (const obj of await store.list({ kind: d.kind })) {
         scanned++;
         const stale = sealedValues(d, obj).filter((v) => SecretBox.keyIdIn(v.value) !== box.primaryKeyId);

@@ -162,7 +162,7 @@ function refuseCrossSite(request: FastifyRequest): void {
   if (!UNSAFE_METHODS.has(request.method) || request.headers.authorization !== undefined) return;
   const cookies = parseCookies(request.headers);
   if (!AUTH_COOKIES.some((c) => cookies.has(c))) return;
-  if (request.headers['sec-fetch-site'] === 'cross-site') throw forbidden('cross-site request refused: requests authenticated by cookies must come from this server\'s own pages');
+  if (request.headers['sec-fetch-site'] === 'cross-site') throw forbidden("cross-site request refused: requests authenticated by cookies must come from this server's own pages");
   const origin = request.headers.origin;
   if (origin !== undefined && originHost(origin) !== request.headers.host) {
     throw forbidden(`request from origin ${origin} refused: requests authenticated by cookies must come from this server's own pages`);

@@ -27,7 +27,6 @@ interface MigrateQuery {
   report?: string;
 }
 
-
 /**
  * `POST /api/migrate` as Perses has it: body `{"grafanaDashboard": {...}, "input"?: {"DS_X": "..."},
  * "useDefaultDatasource"?: bool}`, answer the Perses Dashboard (nothing is stored). The migration
@@ -50,10 +49,18 @@ const MIGRATE_DOC = documented({
   ],
   body: {
     description: '{"grafanaDashboard": <Grafana dashboard JSON, or an export wrapped in {"dashboard": ...}>, "input"?: {"DS_PROMETHEUS": "<datasource>"}, "useDefaultDatasource"?: boolean}',
-    schema: { type: 'object', required: ['grafanaDashboard'], properties: { grafanaDashboard: { type: 'object' }, input: { type: 'object', additionalProperties: { type: 'string' } }, useDefaultDatasource: { type: 'boolean' } } },
+    schema: {
+      type: 'object',
+      required: ['grafanaDashboard'],
+      properties: { grafanaDashboard: { type: 'object' }, input: { type: 'object', additionalProperties: { type: 'string' } }, useDefaultDatasource: { type: 'boolean' } },
+    },
   },
   responses: {
-    200: { description: 'The Perses Dashboard (or {dashboard, report} with report=true)', schema: 'Dashboard', headers: { 'X-Migration-Summary': 'Counts of the report: panels mapped, approximated and replaced, variables, queries' } },
+    200: {
+      description: 'The Perses Dashboard (or {dashboard, report} with report=true)',
+      schema: 'Dashboard',
+      headers: { 'X-Migration-Summary': 'Counts of the report: panels mapped, approximated and replaced, variables, queries' },
+    },
     400: { description: 'Not a Grafana dashboard, or a bad parameter' },
   },
 });
@@ -114,7 +121,10 @@ const isPrometheus = (o: MigrateRouteOptions, kind: unknown) => typeof kind === 
 
 /** The name of the project's default Prometheus datasource, else of the global default one (those the caller may read). */
 async function defaultPrometheus(o: MigrateRouteOptions, p: Principal, project: string): Promise<string | undefined> {
-  for (const [plural, scope] of [['datasources', { project }], ['globaldatasources', {}]] as const) {
+  for (const [plural, scope] of [
+    ['datasources', { project }],
+    ['globaldatasources', {}],
+  ] as const) {
     try {
       const page = await o.service.list(p, o.registry.requirePlural(plural), { ...scope, filters: { default: 'true' } });
       const hit = page.items.find((d) => isPrometheus(o, specOf<Datasource>(d)?.plugin?.kind));
@@ -139,5 +149,7 @@ async function checkDatasource(o: MigrateRouteOptions, p: Principal, name: strin
       if (!isApiError(e) || e.reason !== 'NotFound') throw e;
     }
   }
-  throw badRequest(`datasource: there is no datasource "${name}"${project ? ` in project "${project}"` : ''} nor a global one; create it, or leave ?datasource out to use the project's default Prometheus datasource`);
+  throw badRequest(
+    `datasource: there is no datasource "${name}"${project ? ` in project "${project}"` : ''} nor a global one; create it, or leave ?datasource out to use the project's default Prometheus datasource`,
+  );
 }

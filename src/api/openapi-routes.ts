@@ -75,16 +75,26 @@ const file = (body: Buffer | string, type: string): File => {
  */
 export function registerOpenApiRoutes(app: FastifyInstance, o: OpenApiRouteOptions): void {
   let document: string | undefined;
-  app.get('/api/openapi.json', documented({
-    tag: 'System',
-    summary: 'This document: the OpenAPI 3.1 description of every route this server answers',
-    responses: { 200: { description: 'The OpenAPI document', schema: { type: 'object' } } },
-  }, true), async (_req, reply) => {
-    document ??= JSON.stringify(buildOpenApi(o));
-    return reply.type('application/json; charset=utf-8').send(document);
-  });
+  app.get(
+    '/api/openapi.json',
+    documented(
+      {
+        tag: 'System',
+        summary: 'This document: the OpenAPI 3.1 description of every route this server answers',
+        responses: { 200: { description: 'The OpenAPI document', schema: { type: 'object' } } },
+      },
+      true,
+    ),
+    async (_req, reply) => {
+      document ??= JSON.stringify(buildOpenApi(o));
+      return reply.type('application/json; charset=utf-8').send(document);
+    },
+  );
 
-  const files = new Map<string, File>([['', file(PAGE, 'text/html; charset=utf-8')], ['init.js', file(INIT_JS, 'text/javascript; charset=utf-8')]]);
+  const files = new Map<string, File>([
+    ['', file(PAGE, 'text/html; charset=utf-8')],
+    ['init.js', file(INIT_JS, 'text/javascript; charset=utf-8')],
+  ]);
   const viewerFile = (name: string): File => {
     const known = files.get(name);
     if (known) return known;

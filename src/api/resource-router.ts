@@ -68,7 +68,17 @@ export function registerResourceRoutes(app: FastifyInstance, registry: KindRegis
   for (const d of servedKinds(registry, config)) {
     const h = handlers(d, service, history, watcher);
     const byOp: Record<ResourceOp, (req: Req, reply: FastifyReply) => unknown> = {
-      list: h.list, listAll: h.list, create: h.create, createAny: h.create, get: h.get, update: h.update, delete: h.remove, managers: h.managers, versions: h.versions, version: h.version, restore: h.restore,
+      list: h.list,
+      listAll: h.list,
+      create: h.create,
+      createAny: h.create,
+      get: h.get,
+      update: h.update,
+      delete: h.remove,
+      managers: h.managers,
+      versions: h.versions,
+      version: h.version,
+      restore: h.restore,
     };
     // Sign-up: anonymous callers may create unless the configuration turns it off.
     const signUp = d.scope === 'global' && d.anonymousCreateUnless !== undefined && getPath(config, d.anonymousCreateUnless) !== true;

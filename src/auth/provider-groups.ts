@@ -73,7 +73,10 @@ export function principalGroups(policies: ReadonlyMap<string, GroupPolicy>, spec
   for (const b of bindings) {
     const policy = typeof b?.issuer === 'string' ? policies.get(b.issuer) : undefined;
     if (!policy || !Array.isArray(b.groups)) continue;
-    const g = groupGrants(b.groups.filter((x): x is string => typeof x === 'string'), policy);
+    const g = groupGrants(
+      b.groups.filter((x): x is string => typeof x === 'string'),
+      policy,
+    );
     groups.push(...g.groups);
     roles.push(...g.roles);
   }

@@ -48,8 +48,10 @@ export interface ExternalProvider {
 
 /** An OAuth protocol error (authorization_pending, invalid_grant, ...), answered as `{error, error_description}`. */
 export class OAuthError extends ApiError {
-  constructor(readonly code: string, description: string) {
+  constructor(
+    readonly code: string,
+    description: string,
+  ) {
     super('BadRequest', description);
   }
 }
-

@@ -51,7 +51,15 @@ export class RbacAuthorizer implements Authorizer {
     };
     const groups = all.filter((d) => d.subject === 'group' && d.members);
     if (!groups.length) throw new Error('RBAC needs a group kind');
-    this.grants = new GrantsCache({ store: opts.store, globalRole: find('role', 'global'), globalBinding: find('binding', 'global'), projectRole: find('role', 'project'), projectBinding: find('binding', 'project'), groups, scopes: opts.registry.scopes });
+    this.grants = new GrantsCache({
+      store: opts.store,
+      globalRole: find('role', 'global'),
+      globalBinding: find('binding', 'global'),
+      projectRole: find('role', 'project'),
+      projectBinding: find('binding', 'project'),
+      groups,
+      scopes: opts.registry.scopes,
+    });
     this.contents = new ContentsCache({ store: opts.store, containers: all.filter((d) => d.contents) });
     this.groupKind = groups[0].kind;
     this.principalKinds = new Set(all.filter((d) => d.isPrincipal).map((d) => d.kind));

@@ -33,7 +33,11 @@ type OAuthBinding = OAuthProvider;
  * at most 75 characters. Never derived from the e-mail address alone.
  */
 export function loginName(preferred: unknown, subject: string): string {
-  const clean = (v: string) => v.replace(/[^a-zA-Z0-9_.-]/g, '-').replace(/^[.]+|[.]+$/g, '').slice(0, 75);
+  const clean = (v: string) =>
+    v
+      .replace(/[^a-zA-Z0-9_.-]/g, '-')
+      .replace(/^[.]+|[.]+$/g, '')
+      .slice(0, 75);
   const first = typeof preferred === 'string' ? clean(preferred) : '';
   return first || clean(subject) || 'user';
 }

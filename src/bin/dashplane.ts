@@ -32,8 +32,17 @@ async function main(): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
-      options: { config: { type: 'string', short: 'c' }, listen: { type: 'string', short: 'l' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' }, from: { type: 'string' }, to: { type: 'string' },
-        server: { type: 'string' }, token: { type: 'string' }, 'no-history': { type: 'boolean' }, 'no-sessions': { type: 'boolean' },
+      options: {
+        config: { type: 'string', short: 'c' },
+        listen: { type: 'string', short: 'l' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'V' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        server: { type: 'string' },
+        token: { type: 'string' },
+        'no-history': { type: 'boolean' },
+        'no-sessions': { type: 'boolean' },
       },
       allowPositionals: true,
       strict: true,

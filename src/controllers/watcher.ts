@@ -35,7 +35,12 @@ export class Watcher {
   private readonly snapshots = new Map<string, Promise<{ items: Envelope[]; revision: number }>>();
 
   constructor(private readonly o: { store: Store; registry: KindRegistry; authorizer: Authorizer; bookmarkMs: number; now?: () => number }) {
-    this.rbacKinds = new Set(o.registry.all().filter((d) => d.authz || d.isPrincipal || d.subject || d.contents).map((d) => d.kind));
+    this.rbacKinds = new Set(
+      o.registry
+        .all()
+        .filter((d) => d.authz || d.isPrincipal || d.subject || d.contents)
+        .map((d) => d.kind),
+    );
   }
 
   /**
@@ -52,7 +57,11 @@ export class Watcher {
     const live = () => this.o.store.watch({ since: start, signal: stop });
     let events: AsyncIterable<StoreEvent>;
     if (start === undefined) {
-      const snap = await this.snapshot({ kind: d.kind, ...(q.project !== undefined ? { project: q.project } : d.scope === 'global' ? { project: '' } : {}), ...(q.namePrefix ? { namePrefix: q.namePrefix } : {}) });
+      const snap = await this.snapshot({
+        kind: d.kind,
+        ...(q.project !== undefined ? { project: q.project } : d.scope === 'global' ? { project: '' } : {}),
+        ...(q.namePrefix ? { namePrefix: q.namePrefix } : {}),
+      });
       start = snap.revision;
       initial = snap.items;
     }
@@ -106,13 +115,21 @@ export class Watcher {
     for (const c of this.streams) c.abort();
   }
 
-  private async *stream(p: Principal, d: KindDescriptor, q: WatchQuery, readable0: Visible, initial: Envelope[], startRev: number, events: AsyncIterable<StoreEvent>, stop: AbortSignal): AsyncGenerator<WatchEvent> {
+  private async *stream(
+    p: Principal,
+    d: KindDescriptor,
+    q: WatchQuery,
+    readable0: Visible,
+    initial: Envelope[],
+    startRev: number,
+    events: AsyncIterable<StoreEvent>,
+    stop: AbortSignal,
+  ): AsyncGenerator<WatchEvent> {
     let readable = readable0;
     const now = this.o.now ?? Date.now;
     const matches = filterPredicate(d, q.filters);
     const projectOf = (o: Envelope) => (d.isProjectScope ? o.metadata.name : (o.metadata.project ?? ''));
-    const wanted = (o: Envelope) =>
-      o.kind === d.kind && (q.project === undefined || o.metadata.project === q.project) && (!q.namePrefix || o.metadata.name.startsWith(q.namePrefix)) && matches(o);
+    const wanted = (o: Envelope) => o.kind === d.kind && (q.project === undefined || o.metadata.project === q.project) && (!q.namePrefix || o.metadata.name.startsWith(q.namePrefix)) && matches(o);
     const incarnations = new Incarnations({ store: this.o.store, projectKind: this.o.registry.projectKind.kind });
     /** Permissions read again, and with them what is known of projects (never older than they are). */
     const reread = async () => {

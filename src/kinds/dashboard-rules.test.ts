@@ -37,7 +37,10 @@ describe('dashboard rules', () => {
       const spec = {
         panels: {
           notes: markdown(),
-          cpu: { kind: 'Panel', spec: { plugin: { kind: 'TimeSeriesChart', spec: {} }, queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'up' } } } }] } },
+          cpu: {
+            kind: 'Panel',
+            spec: { plugin: { kind: 'TimeSeriesChart', spec: {} }, queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'up' } } } }] },
+          },
         },
         layouts: grid('#/spec/panels/notes', '#/spec/panels/cpu'),
         variables: [listVariable('env'), { kind: 'TextVariable', spec: { name: 'free', value: '' } }],
@@ -53,7 +56,16 @@ describe('dashboard rules', () => {
           a: { kind: 'Panel', spec: { plugin: { kind: 'NoSuchChart', spec: {} } } },
           b: markdown(42),
           c: { kind: 'Panel', spec: { plugin: { kind: 'PrometheusDatasource', spec: {} } } },
-          d: { kind: 'Panel', spec: { plugin: { kind: 'Markdown', spec: { text: '' } }, queries: [{ kind: 'NoQuery', spec: {} }, { kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: {} } } }] } },
+          d: {
+            kind: 'Panel',
+            spec: {
+              plugin: { kind: 'Markdown', spec: { text: '' } },
+              queries: [
+                { kind: 'NoQuery', spec: {} },
+                { kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: {} } } },
+              ],
+            },
+          },
         },
       };
       const problems = dashboardProblems(spec, plugins);
@@ -100,7 +112,9 @@ describe('dashboard rules', () => {
     });
 
     it('reports at the base path it is given (an EphemeralDashboard spec, a nested spec)', () => {
-      expect(dashboardProblems({ panels: { a: { kind: 'Panel', spec: { plugin: { kind: 'Nope', spec: {} } } } } }, plugins, 'x.spec').map((p) => p.path)).to.deep.equal(['x.spec.panels.a.spec.plugin.kind']);
+      expect(dashboardProblems({ panels: { a: { kind: 'Panel', spec: { plugin: { kind: 'Nope', spec: {} } } } } }, plugins, 'x.spec').map((p) => p.path)).to.deep.equal([
+        'x.spec.panels.a.spec.plugin.kind',
+      ]);
     });
   });
 

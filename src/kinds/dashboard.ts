@@ -15,7 +15,10 @@ const MAX_TTL_MS = 365 * 86_400_000;
 /** Dashboard-local datasources: the proxy serves them, and their secrets are the project's. */
 const localDatasources = {
   secretKind: 'Secret',
-  secretRefs: (obj: AnyDashboard) => Object.values(localSpecs(obj)).map((ds) => ds?.plugin?.spec).flatMap((s) => secretNames(s)),
+  secretRefs: (obj: AnyDashboard) =>
+    Object.values(localSpecs(obj))
+      .map((ds) => ds?.plugin?.spec)
+      .flatMap((s) => secretNames(s)),
   datasourceSpec: (obj: AnyDashboard, name?: string) => (name !== undefined && Object.hasOwn(localSpecs(obj), name) ? localSpecs(obj)[name] : undefined),
 };
 

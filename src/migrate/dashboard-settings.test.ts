@@ -19,7 +19,10 @@ describe('migrate: dashboard settings', function () {
     expect(durationOf({ from: 'now-2h', to: 'now-1h' }, notes)).to.equal('1h');
     const now = Date.parse('2024-01-02T00:00:00Z');
     expect(durationOf({ from: '2024-01-01T00:00:00Z', to: '2024-01-01T12:00:00Z' }, notes, now)).to.equal('12h');
-    expect(notes.join('\n')).to.match(/30-day months/).and.match(/cannot be read/).and.match(/ending now/);
+    expect(notes.join('\n'))
+      .to.match(/30-day months/)
+      .and.match(/cannot be read/)
+      .and.match(/ending now/);
   });
 
   it('keeps a refresh interval that is a duration and says when it is not', function () {

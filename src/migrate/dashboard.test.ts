@@ -35,7 +35,9 @@ describe('migrate: dashboard', function () {
     const { dashboard, report } = migrateGrafanaDashboard({ ...grafana, uid: 'has space' }, { takenNames: new Set(['node-overview']) });
     expect(dashboard.metadata.name).to.equal('node-overview-2');
     const entry = report.entries.find((e) => e.subject === 'dashboard')!;
-    expect(entry.notes.join('\n')).to.match(/"has space" is not a valid name/).and.match(/already exists/);
+    expect(entry.notes.join('\n'))
+      .to.match(/"has space" is not a valid name/)
+      .and.match(/already exists/);
     expect(migrateGrafanaDashboard(grafana, { name: 'chosen' }).dashboard.metadata.name).to.equal('chosen');
   });
 

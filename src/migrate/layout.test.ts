@@ -15,13 +15,24 @@ describe('migrate: layout', function () {
           { type: 'row', title: 'Open', collapsed: false, gridPos: { x: 0, y: 4, w: 24, h: 1 }, panels: [] },
           panel('a', { x: 0, y: 5, w: 12, h: 8 }),
           panel('b', { x: 12, y: 5, w: 12.5, h: 8.2 }),
-          { type: 'row', title: 'Closed', collapsed: true, repeat: 'node', gridPos: { x: 0, y: 13, w: 24, h: 1 }, panels: [panel('c', { x: 0, y: 14, w: 6, h: 3 }, { repeat: 'cpu', repeatDirection: 'v', maxPerRow: 4 })] },
+          {
+            type: 'row',
+            title: 'Closed',
+            collapsed: true,
+            repeat: 'node',
+            gridPos: { x: 0, y: 13, w: 24, h: 1 },
+            panels: [panel('c', { x: 0, y: 14, w: 6, h: 3 }, { repeat: 'cpu', repeatDirection: 'v', maxPerRow: 4 })],
+          },
           { type: 'row', title: 'Empty', collapsed: false, panels: [] },
         ],
       },
       notes,
     );
-    expect(keysOf(sections)).to.deep.equal([[null, ['0']], ['Open', ['1_0', '1_1']], ['Closed', ['2_0']]]);
+    expect(keysOf(sections)).to.deep.equal([
+      [null, ['0']],
+      ['Open', ['1_0', '1_1']],
+      ['Closed', ['2_0']],
+    ]);
     expect(sections[1].display).to.deep.equal({ title: 'Open', collapse: { open: true } });
     expect(sections[2].display).to.deep.equal({ title: 'Closed', collapse: { open: false } });
     expect(sections[2].repeatVariable).to.equal('node');
@@ -41,7 +52,12 @@ describe('migrate: layout', function () {
     const notes: string[] = [];
     const sections = layoutPanels(
       {
-        panels: [{ libraryPanel: { uid: 'lib1', name: 'Shared' }, gridPos: { x: 0, y: 0, w: 6, h: 6 } }, { type: 'text', title: 'a' }, { type: 'text', title: 'b' }, { type: 'text', title: 'c' }],
+        panels: [
+          { libraryPanel: { uid: 'lib1', name: 'Shared' }, gridPos: { x: 0, y: 0, w: 6, h: 6 } },
+          { type: 'text', title: 'a' },
+          { type: 'text', title: 'b' },
+          { type: 'text', title: 'c' },
+        ],
         __elements: { lib1: { uid: 'lib1', model: { type: 'stat', title: 'Shared stat', targets: [] } } },
       },
       notes,
@@ -56,7 +72,16 @@ describe('migrate: layout', function () {
 
   it('upgrades the legacy rows[] layout: span to width, pixel heights to grid units, wrapping lines', function () {
     const panels = upgradeLegacyRows([
-      { title: 'First', showTitle: true, height: '250px', panels: [{ title: 'a', span: 6 }, { title: 'b', span: 6 }, { title: 'c', span: 4, height: 380 }] },
+      {
+        title: 'First',
+        showTitle: true,
+        height: '250px',
+        panels: [
+          { title: 'a', span: 6 },
+          { title: 'b', span: 6 },
+          { title: 'c', span: 4, height: 380 },
+        ],
+      },
       { title: 'Second', collapse: true, height: 190, panels: [{ title: 'd', span: 12 }] },
     ]);
     expect(panels.map((p) => [p.type, p.title, p.collapsed])).to.deep.equal([

@@ -10,17 +10,44 @@ const target = { refId: 'A', expr: 'up', legendFormat: '{{instance}}' };
 
 describe('migrate: panels', function () {
   it('maps a legacy singlestat to a StatChart with thresholds, value maps and sparkline, or to a GaugeChart', function () {
-    const base = { type: 'singlestat', title: 'Up', targets: [target], format: 'percent', decimals: 1, valueName: 'current', thresholds: '50,80', colors: ['green', 'rgba(237, 129, 40, 0.89)', '#d44a3a'], colorValue: true };
-    const stat = run({ ...base, sparkline: { show: true, lineColor: 'rgb(31, 120, 193)' }, mappingType: 1, valueMaps: [{ op: '=', text: 'N/A', value: 'null' }, { op: '=', text: 'down', value: '0' }] });
+    const base = {
+      type: 'singlestat',
+      title: 'Up',
+      targets: [target],
+      format: 'percent',
+      decimals: 1,
+      valueName: 'current',
+      thresholds: '50,80',
+      colors: ['green', 'rgba(237, 129, 40, 0.89)', '#d44a3a'],
+      colorValue: true,
+    };
+    const stat = run({
+      ...base,
+      sparkline: { show: true, lineColor: 'rgb(31, 120, 193)' },
+      mappingType: 1,
+      valueMaps: [
+        { op: '=', text: 'N/A', value: 'null' },
+        { op: '=', text: 'down', value: '0' },
+      ],
+    });
     expect(stat.panel.spec.plugin).to.deep.equal({
       kind: 'StatChart',
       spec: {
         calculation: 'last-number',
         format: { unit: 'percent', decimalPlaces: 1 },
-        thresholds: { steps: [{ value: 0, color: '#73bf69' }, { value: 50, color: '#ed8128' }, { value: 80, color: '#d44a3a' }] },
+        thresholds: {
+          steps: [
+            { value: 0, color: '#73bf69' },
+            { value: 50, color: '#ed8128' },
+            { value: 80, color: '#d44a3a' },
+          ],
+        },
         colorMode: 'value',
         sparkline: { color: '#1f78c1' },
-        mappings: [{ kind: 'Misc', spec: { value: 'null', result: { value: 'N/A' } } }, { kind: 'Value', spec: { value: '0', result: { value: 'down' } } }],
+        mappings: [
+          { kind: 'Misc', spec: { value: 'null', result: { value: 'N/A' } } },
+          { kind: 'Value', spec: { value: '0', result: { value: 'down' } } },
+        ],
       },
     });
     const gauge = run({ ...base, gauge: { show: true, maxValue: 200 } });
@@ -73,7 +100,9 @@ describe('migrate: panels', function () {
     const r = run({ type: 'grafana-worldmap-panel', title: 'Where', description: 'map', targets: [{ refId: 'A', expr: 'sum by (country) (up)' }] });
     expect(r.entry).to.include({ outcome: 'placeholder', source: 'grafana-worldmap-panel "Where"', result: 'Markdown (placeholder)' });
     expect(r.panel.spec.display).to.deep.equal({ name: 'Where', description: 'map' });
-    expect(r.panel.spec.plugin.spec.text).to.equal('**Not migrated from Grafana**: "Where" is a `grafana-worldmap-panel` panel. dashplane has no plugin for it.\n\nOriginal queries:\n\n```text\nA: sum by (country) (up)\n```');
+    expect(r.panel.spec.plugin.spec.text).to.equal(
+      '**Not migrated from Grafana**: "Where" is a `grafana-worldmap-panel` panel. dashplane has no plugin for it.\n\nOriginal queries:\n\n```text\nA: sum by (country) (up)\n```',
+    );
   });
 
   it('uses a placeholder when the server lacks the plugin, and counts the queries once', function () {
@@ -85,9 +114,22 @@ describe('migrate: panels', function () {
   });
 
   it('says in the description when queries are placeholders, and keeps panel links with a URL', function () {
-    const r = run({ type: 'timeseries', title: 'T', datasource: { type: 'elasticsearch', uid: 'es' }, targets: [{ refId: 'A', query: 'status:500' }], links: [{ title: 'doc', url: 'https://x/$var', targetBlank: true }, { title: 'old', dashboard: 'other' }], timeShift: '1h' });
+    const r = run({
+      type: 'timeseries',
+      title: 'T',
+      datasource: { type: 'elasticsearch', uid: 'es' },
+      targets: [{ refId: 'A', query: 'status:500' }],
+      links: [
+        { title: 'doc', url: 'https://x/$var', targetBlank: true },
+        { title: 'old', dashboard: 'other' },
+      ],
+      timeShift: '1h',
+    });
     expect(r.panel.spec.display.description).to.match(/1 of 1 queries could not be migrated/);
     expect(r.panel.spec.links).to.deep.equal([{ name: 'doc', url: 'https://x/$var', targetBlank: true, renderVariables: true }]);
-    expect(r.entry.notes.join('\n')).to.match(/elasticsearch/).and.match(/has no URL/).and.match(/time shift "1h"/);
+    expect(r.entry.notes.join('\n'))
+      .to.match(/elasticsearch/)
+      .and.match(/has no URL/)
+      .and.match(/time shift "1h"/);
   });
 });

@@ -91,7 +91,10 @@ export class PluginRegistry {
   }
 
   private kindsOf(types: readonly string[]): string[] {
-    return this.all().filter((p) => types.includes(p.type)).map((p) => p.kind).sort();
+    return this.all()
+      .filter((p) => types.includes(p.type))
+      .map((p) => p.kind)
+      .sort();
   }
 }
 
@@ -114,7 +117,9 @@ function readJson(file: string): unknown {
 /** Reads plugin.schemas_dir: each file holds one entry or an array of `{kind, type, module?, schema?}`. */
 function loadExtra(ajv: Ajv, dir: string): PluginInfo[] {
   const out: PluginInfo[] = [];
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     const file = join(dir, f);
     let parsed: unknown;
     try {

@@ -11,7 +11,6 @@ export interface HTTPProxySpec {
   secret?: string;
 }
 
-
 /** How deep inside a plugin spec proxy blocks are looked for (the same limit for checking and using). */
 const MAX_DEPTH = 8;
 /** The methods an `allowedEndpoints` entry may name (the same set as Perses). */
@@ -101,7 +100,7 @@ function headerProblems(value: unknown, path: string): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const [name, v] of Object.entries(value)) {
     const p = joinPath(path, name);
-    if (!TOKEN_RE.test(name)) out.push({ path: p, message: 'is not a valid HTTP header name (letters, digits and !#$%&\'*+.^_`|~- only)' });
+    if (!TOKEN_RE.test(name)) out.push({ path: p, message: "is not a valid HTTP header name (letters, digits and !#$%&'*+.^_`|~- only)" });
     else if (typeof v !== 'string') out.push({ path: p, message: `must be a string (got ${typeName(v)})` });
     else if (!HEADER_VALUE_RE.test(v)) out.push({ path: p, message: 'must not contain control characters (CR, LF, NUL, ...)' });
   }

@@ -15,7 +15,6 @@ export interface UnsavedRequest {
   body?: string;
 }
 
-
 /**
  * Checks the whole body of an unsaved-datasource request before anything is authorized or looked
  * up: `method` one of the HTTP methods (upper case), `spec` an object, `body` a string or null

@@ -17,7 +17,11 @@ const registry = buildKindRegistry();
 const plugins = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'));
 const kind = (name: string) => registry.byName(name)!;
 const ALICE: Principal = { name: 'alice', anonymous: false };
-const prometheus = (name: string, isDefault: boolean) => ({ kind: 'Datasource', metadata: { name }, spec: { default: isDefault, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://prom:9090' } } } });
+const prometheus = (name: string, isDefault: boolean) => ({
+  kind: 'Datasource',
+  metadata: { name },
+  spec: { default: isDefault, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://prom:9090' } } },
+});
 
 /** The ApiError reason and message a write is refused with. */
 async function refusal(p: Promise<unknown>): Promise<string> {
@@ -68,7 +72,7 @@ describe('ResourceService, step by step (a LevelStore in a temporary directory)'
     expect(await refusal(service.create(ALICE, kind('Folder'), { kind: 'Dashboard', metadata: { name: 'g' }, spec: {} }, { project: 'p' }))).to.match(/^BadRequest: /);
   });
 
-  it('stamp: createdAt, updatedAt and version are the server\'s; tags sorted and de-duplicated', async () => {
+  it("stamp: createdAt, updatedAt and version are the server's; tags sorted and de-duplicated", async () => {
     const body = { kind: 'Folder', metadata: { name: 'f', version: 99, createdAt: '1999-01-01T00:00:00Z', tags: ['b', 'a', 'b'] }, spec: {} };
     const made = await service.create(ALICE, kind('Folder'), body, { project: 'p' });
     expect(made.metadata).to.deep.include({ version: 0, createdAt: now.toISOString(), updatedAt: now.toISOString(), tags: ['a', 'b'] });
@@ -105,7 +109,10 @@ describe('ResourceService, step by step (a LevelStore in a temporary directory)'
     await service.create(ALICE, kind('Datasource'), prometheus('b', false), { project: 'p' });
     await service.create(ALICE, kind('Project'), { kind: 'Project', metadata: { name: 'q' }, spec: {} }, {});
     const concurrent = await Promise.allSettled(['c', 'd', 'e'].map((n) => service.create(ALICE, kind('Datasource'), prometheus(n, true), { project: 'q' })));
-    expect(concurrent.filter((r) => r.status === 'fulfilled'), 'exactly one default wins').to.have.length(1);
+    expect(
+      concurrent.filter((r) => r.status === 'fulfilled'),
+      'exactly one default wins',
+    ).to.have.length(1);
   });
 
   it('If-Match: a stale version is 412 PreconditionFailed, the current one is accepted', async () => {

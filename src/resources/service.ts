@@ -350,7 +350,9 @@ export class ResourceService {
     const first = others.find((o) => o.metadata.name !== obj.metadata.name && getPath(o, rule.flag) === true && getPath(o, rule.groupBy) === group);
     if (!first) return [];
     const where = d.scope === 'project' ? `project "${project}"` : 'the global scope';
-    return [{ path: rule.flag, message: `${d.kind} "${first.metadata.name}" is already the ${rule.label} for ${String(group)} in ${where}; set ${rule.flag} to false here or on "${first.metadata.name}"` }];
+    return [
+      { path: rule.flag, message: `${d.kind} "${first.metadata.name}" is already the ${rule.label} for ${String(group)} in ${where}; set ${rule.flag} to false here or on "${first.metadata.name}"` },
+    ];
   }
 
   /** The stored object, or 404 (expired objects count as gone). */
@@ -440,4 +442,3 @@ function immutableProblems(d: KindDescriptor, next: Envelope, prev: Envelope): v
     .map((path) => ({ path, message: `cannot be changed (it is ${JSON.stringify(getPath(prev, path))}); delete and re-create the ${d.kind} instead` }));
   if (problems.length) throw invalid(problems);
 }
-

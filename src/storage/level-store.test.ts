@@ -192,7 +192,10 @@ describe('LevelStore tombstones (a create of a new name reads no history)', () =
       store = new LevelStore(dir.path);
       await store.open();
       await store.create(obj('Dashboard', 'p', 'd', 0, { fresh: true }), h);
-      expect((await store.listVersions(key)).map((v) => v.version), 'old versions 1 and 0 dropped').to.deep.equal([0]);
+      expect(
+        (await store.listVersions(key)).map((v) => v.version),
+        'old versions 1 and 0 dropped',
+      ).to.deep.equal([0]);
       expect((await store.getVersion(key, 0))?.spec).to.deep.equal({ fresh: true });
       expect((await store.listVersions({ kind: 'Dashboard', project: 'p', name: 'live' })).length, 'a live object gets no tombstone').to.equal(1);
     } finally {

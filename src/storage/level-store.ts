@@ -45,7 +45,10 @@ export class LevelStore implements Store {
   private readonly audit: LevelAudit;
   private readonly history: LevelHistory;
 
-  constructor(private readonly path: string, opts: { eventLogSize?: number } = {}) {
+  constructor(
+    private readonly path: string,
+    opts: { eventLogSize?: number } = {},
+  ) {
     this.db = new Level<string, string>(path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
     this.eventLogSize = opts.eventLogSize ?? 10_000;
     this.audit = new LevelAudit(this.db);

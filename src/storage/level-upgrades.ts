@@ -52,7 +52,7 @@ async function recordCreations(db: Level<string, string>): Promise<void> {
 export function translateWriteError(e: unknown): Error {
   const text = `${(e as { code?: string }).code ?? ''} ${(e as Error).message ?? ''} ${(e as { cause?: Error }).cause?.message ?? ''}`;
   if (/no space|ENOSPC|file too large|EFBIG|disk full/i.test(text)) {
-    return new ApiError('InsufficientStorage', 'the server\'s disk is full: nothing was written; free space and retry');
+    return new ApiError('InsufficientStorage', "the server's disk is full: nothing was written; free space and retry");
   }
   return e as Error;
 }

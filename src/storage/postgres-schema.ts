@@ -76,7 +76,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    description: 'field managers: each object\'s managers record, each history entry\'s manager',
+    description: "field managers: each object's managers record, each history entry's manager",
     sql: `
       -- The latest write of each field manager (dashctl, web-ui, api...), newest first: kept beside
       -- the document, which reads serve as stored (a Perses client must not see it).

@@ -126,7 +126,9 @@ describe('PostgresStore', function () {
         await store.close();
         const c = new pg.Client({ connectionString: db.url });
         await c.connect();
-        await c.query('ALTER TABLE dashplane_objects DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager; DROP TABLE dashplane_audit, dashplane_audit_seq; DELETE FROM dashplane_schema WHERE version >= 3');
+        await c.query(
+          'ALTER TABLE dashplane_objects DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager; DROP TABLE dashplane_audit, dashplane_audit_seq; DELETE FROM dashplane_schema WHERE version >= 3',
+        );
         await c.end();
         store = new PostgresStore({ url: db.url });
         await store.open();
@@ -212,7 +214,7 @@ describe('PostgresStore', function () {
       });
     });
 
-    it('replicas: a watch and onEvent on B see A\'s writes, in order, each once', async () => {
+    it("replicas: a watch and onEvent on B see A's writes, in order, each once", async () => {
       await withReplicas(async (a, b) => {
         const heard: number[] = [];
         const off = b.onEvent((e) => heard.push(e.revision));
@@ -236,11 +238,22 @@ describe('PostgresStore', function () {
 
     it('an unreachable or missing database gives a clear error naming it, never the password', async () => {
       const missing = new PostgresStore({ url: cluster.url.replace(/\/[^/]+$/, '/nope').replace('postgres@', 'postgres:s3cret@') });
-      const m1 = await missing.open().then(() => '', (e: Error) => e.message);
-      expect(m1).to.match(/"nope"/).and.to.match(/does not exist/).and.not.match(/s3cret/);
+      const m1 = await missing.open().then(
+        () => '',
+        (e: Error) => e.message,
+      );
+      expect(m1)
+        .to.match(/"nope"/)
+        .and.to.match(/does not exist/)
+        .and.not.match(/s3cret/);
       const down = new PostgresStore({ url: 'postgres://u:s3cret@127.0.0.1:1/db' });
-      const m2 = await down.open().then(() => '', (e: Error) => e.message);
-      expect(m2).to.match(/"db" on 127\.0\.0\.1:1/).and.not.match(/s3cret/);
+      const m2 = await down.open().then(
+        () => '',
+        (e: Error) => e.message,
+      );
+      expect(m2)
+        .to.match(/"db" on 127\.0\.0\.1:1/)
+        .and.not.match(/s3cret/);
     });
 
     it('a store whose database went away reports Unavailable', async () => {
@@ -248,7 +261,10 @@ describe('PostgresStore', function () {
       const store = new PostgresStore({ url: db.url });
       await store.open();
       await store.close();
-      const e = await store.ping().then(() => undefined, (x: unknown) => x);
+      const e = await store.ping().then(
+        () => undefined,
+        (x: unknown) => x,
+      );
       expect((e as ApiError).reason).to.equal('Unavailable');
       await db.drop();
     });

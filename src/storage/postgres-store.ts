@@ -83,9 +83,7 @@ export class PostgresStore implements Store {
     let start: { revision: string; first: string | null };
     try {
       await migrate(client, this.where);
-      const { rows } = await client.query<{ revision: string; first: string | null }>(
-        'SELECT m.revision, (SELECT min(revision) FROM dashplane_events) AS first FROM dashplane_meta m WHERE m.id = 1',
-      );
+      const { rows } = await client.query<{ revision: string; first: string | null }>('SELECT m.revision, (SELECT min(revision) FROM dashplane_events) AS first FROM dashplane_meta m WHERE m.id = 1');
       start = rows[0];
     } catch (e) {
       client.release(true);
@@ -135,14 +133,11 @@ export class PostgresStore implements Store {
   }
 
   async snapshot(q: ListQuery): Promise<{ items: Envelope[]; revision: number }> {
-    return this.tx(
-      async (c) => {
-        const items = (await c.query<{ doc: Envelope }>(...listSql(docColumns(q), q))).rows.map((r) => r.doc);
-        const { rows } = await c.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
-        return { items, revision: Number(rows[0].revision) };
-      },
-      'ISOLATION LEVEL REPEATABLE READ READ ONLY',
-    );
+    return this.tx(async (c) => {
+      const items = (await c.query<{ doc: Envelope }>(...listSql(docColumns(q), q))).rows.map((r) => r.doc);
+      const { rows } = await c.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
+      return { items, revision: Number(rows[0].revision) };
+    }, 'ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
 
   create(obj: Envelope, opts: CreateOptions = {}): Promise<number> {
@@ -205,13 +200,7 @@ export class PostgresStore implements Store {
         const rank = (kind: string) => kinds.indexOf(kind);
         deleted.rows.sort((a, b) => rank(a.kind) - rank(b.kind) || Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
         for (const r of deleted.rows) events.push({ type: 'DELETED', object: r.doc });
-        await c.query('DELETE FROM dashplane_history WHERE project = $1 AND kind = ANY($2::text[]) AND NOT (kind = $3 AND project = $4 AND name = $5)', [
-          project,
-          kinds,
-          k.kind,
-          k.project,
-          k.name,
-        ]);
+        await c.query('DELETE FROM dashplane_history WHERE project = $1 AND kind = ANY($2::text[]) AND NOT (kind = $3 AND project = $4 AND name = $5)', [project, kinds, k.kind, k.project, k.name]);
       }
       await c.query(`DELETE FROM dashplane_objects WHERE ${KEY}`, keyValues(k));
       events.push({ type: 'DELETED', object: obj! });

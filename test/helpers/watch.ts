@@ -93,12 +93,7 @@ export class WatchStream {
 
   /** Waits until `pred` holds for some event (at index >= from) and returns it. */
   async waitForEvent(what: string, pred: (e: WatchEvent) => boolean, timeoutMs = 10_000, from = 0): Promise<WatchEvent> {
-    return waitFor(
-      `${what} (events so far: ${JSON.stringify(this.events.map((e) => [e.type, e.revision, e.object?.metadata.name]))})`,
-      () => this.events.slice(from).find(pred)!,
-      timeoutMs,
-      5,
-    );
+    return waitFor(`${what} (events so far: ${JSON.stringify(this.events.map((e) => [e.type, e.revision, e.object?.metadata.name]))})`, () => this.events.slice(from).find(pred)!, timeoutMs, 5);
   }
 
   /** Waits until at least n changes (non-BOOKMARK events) arrived. */

@@ -31,7 +31,7 @@ export const UNDOCUMENTED = 'x-dashplane-undocumented';
 
 const PARAMS: Record<string, string> = {
   project: 'The project',
-  name: 'The object\'s name (case-sensitive)',
+  name: "The object's name (case-sensitive)",
   version: 'A version number from the versions list',
   path: 'The rest of the path',
 };
@@ -93,7 +93,10 @@ function operation(o: OpenApiOptions, r: MountedRoute, method: string, path: str
     schema: { type: 'string' },
   }));
   const query = (doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: { type: q.type ?? 'string' } }));
-  const headers = resource && takesIfMatch(resource.op) ? [{ name: 'If-Match', in: 'header', required: false, description: 'Write only when the stored version is this ETag ("3"); else 412', schema: { type: 'string' } }] : [];
+  const headers =
+    resource && takesIfMatch(resource.op)
+      ? [{ name: 'If-Match', in: 'header', required: false, description: 'Write only when the stored version is this ETag ("3"); else 412', schema: { type: 'string' } }]
+      : [];
   const anonymous = r.config?.anonymous !== undefined && r.config.anonymous !== false;
   const withBody = method !== 'get' && method !== 'delete' && method !== 'options' && method !== 'trace';
   return {
@@ -148,11 +151,30 @@ const EXTRA_SCHEMAS: Record<string, Json> = {
   Tokens: {
     type: 'object',
     required: ['access_token', 'token_type', 'refresh_token', 'expiry', 'expires_in'],
-    properties: { access_token: { type: 'string' }, token_type: { const: 'Bearer' }, refresh_token: { type: 'string' }, expiry: { type: 'string', format: 'date-time' }, expires_in: { type: 'integer' } },
+    properties: {
+      access_token: { type: 'string' },
+      token_type: { const: 'Bearer' },
+      refresh_token: { type: 'string' },
+      expiry: { type: 'string', format: 'date-time' },
+      expires_in: { type: 'integer' },
+    },
   },
   LoginRequest: { type: 'object', required: ['login', 'password'], properties: { login: { type: 'string' }, password: { type: 'string', writeOnly: true } } },
-  VersionEntry: { type: 'object', required: ['version', 'updatedAt', 'updatedBy'], properties: { version: { type: 'integer' }, updatedAt: { type: 'string', format: 'date-time' }, updatedBy: { type: 'string' }, manager: { type: 'string', description: 'The field manager of the write (dashctl, web-ui, api, restore...)' } } },
-  ManagerEntry: { type: 'object', required: ['version', 'updatedAt', 'updatedBy', 'manager'], properties: { version: { type: 'integer' }, updatedAt: { type: 'string', format: 'date-time' }, updatedBy: { type: 'string' }, manager: { type: 'string' } } },
+  VersionEntry: {
+    type: 'object',
+    required: ['version', 'updatedAt', 'updatedBy'],
+    properties: {
+      version: { type: 'integer' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      updatedBy: { type: 'string' },
+      manager: { type: 'string', description: 'The field manager of the write (dashctl, web-ui, api, restore...)' },
+    },
+  },
+  ManagerEntry: {
+    type: 'object',
+    required: ['version', 'updatedAt', 'updatedBy', 'manager'],
+    properties: { version: { type: 'integer' }, updatedAt: { type: 'string', format: 'date-time' }, updatedBy: { type: 'string' }, manager: { type: 'string' } },
+  },
   WatchEvent: {
     type: 'object',
     description: 'One line of a watch stream (application/x-ndjson)',
