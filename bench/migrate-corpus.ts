@@ -21,6 +21,7 @@ const files = readdirSync(dir)
   .filter((f) => f.endsWith('.json'))
   .sort();
 const inputs = files.map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+// biome-ignore lint/suspicious/noExplicitAny: corpus files read loosely
 const unwrap = (d: any) => (d.dashboard && !d.panels && !d.rows ? d.dashboard : d);
 
 const times: number[] = [];

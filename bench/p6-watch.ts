@@ -42,8 +42,7 @@ class Watch {
   private take(chunk: Buffer): void {
     const now = performance.now();
     let from = 0;
-    let nl: number;
-    while ((nl = chunk.indexOf(10, from)) >= 0) {
+    for (let nl = chunk.indexOf(10, from); nl >= 0; nl = chunk.indexOf(10, from)) {
       this.partial.push(chunk.subarray(from, nl));
       const line = this.partial.length === 1 ? this.partial[0] : Buffer.concat(this.partial);
       this.partial = [];

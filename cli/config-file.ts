@@ -71,7 +71,7 @@ export function saveConfig(config: CliConfigFile, file = configPath()): void {
   const tmp = `${file}.${process.pid}.tmp`;
   const contexts = Object.fromEntries(Object.entries(config.contexts).map(([name, c]) => [name, Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined && v !== ''))]));
   const clean = { ...(config.currentContext ? { currentContext: config.currentContext } : {}), contexts };
-  writeFileSync(tmp, JSON.stringify(clean, null, 2) + '\n', { mode: 0o600 });
+  writeFileSync(tmp, `${JSON.stringify(clean, null, 2)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);
   renameSync(tmp, file);
 }

@@ -27,7 +27,7 @@ export function editHeader(what: string, errors: readonly string[]): string {
     "Edit it below and save. Lines starting with '#' are ignored; an empty file or no change cancels.",
     'If saving fails, this file is reopened with the errors at the top.',
   ];
-  return lines.map((l) => (l ? `# ${l}` : '#')).join('\n') + '\n';
+  return `${lines.map((l) => (l ? `# ${l}` : '#')).join('\n')}\n`;
 }
 
 /** The edited text without dashctl's comment lines (a YAML line starting with `#` is only ever a comment). */

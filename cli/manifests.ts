@@ -129,8 +129,7 @@ function addManifests(file: string, pieces: RawPiece[], lines: ReturnType<typeof
 export function splitPath(path: string): (string | number)[] {
   const out: (string | number)[] = [];
   const re = /\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.?([^.[\]]+)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(path))) {
+  for (let m = re.exec(path); m; m = re.exec(path)) {
     if (m[1] !== undefined) out.push(Number(m[1]));
     else if (m[2] !== undefined) out.push(JSON.parse(m[2]) as string);
     else if (m[3] !== undefined && m[3] !== '(root)') out.push(m[3]);

@@ -2,7 +2,7 @@ import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import type { HttpError } from './errors.js';
 import { KINDS, label, nearestKind, phaseOf } from './kinds.js';
 import { where, type Manifest } from './manifests.js';
-import { isObj, type Obj } from '../src/lib/is-obj.js';
+import { isObj } from '../src/lib/is-obj.js';
 
 /** A manifest with its kind, name and project worked out. */
 export interface Target {

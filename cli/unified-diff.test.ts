@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { editScript, unifiedDiff } from './unified-diff.js';
 
 describe('unifiedDiff', () => {
-  const lines = (n: number, f = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n') + '\n';
+  const lines = (n: number, f = (i: number) => `line ${i}`) => `${Array.from({ length: n }, (_, i) => f(i + 1)).join('\n')}\n`;
 
   it('is empty for equal texts and a hunk with 3 lines of context otherwise', () => {
     expect(unifiedDiff('a\nb\n', 'a\nb\n', { from: 'x', to: 'y' })).to.equal('');

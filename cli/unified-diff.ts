@@ -40,7 +40,7 @@ export function unifiedDiff(before: string, after: string, labels: { from: strin
     hunks.push(hunk(ops, start, end));
     i = end;
   }
-  return [`--- ${labels.from}`, `+++ ${labels.to}`, ...hunks].join('\n') + '\n';
+  return `${[`--- ${labels.from}`, `+++ ${labels.to}`, ...hunks].join('\n')}\n`;
 }
 
 function hunk(ops: Op[], start: number, end: number): string {

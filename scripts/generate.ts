@@ -48,7 +48,7 @@ function validatorsSource(all: Map<string, Schema>, kinds: Schema[], config: Sch
   exports[config.title] = config.$id;
   const standaloneCode = standaloneModule as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
   const code = standaloneCode(ajv, exports);
-  return HEADER + '// @ts-nocheck\n' + "import { createRequire } from 'node:module';\n" + 'const require = createRequire(import.meta.url);\n' + code.replace(/^"use strict";/, '') + '\n';
+  return `${HEADER}// @ts-nocheck\nimport { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${code.replace(/^"use strict";/, '')}\n`;
 }
 
 /** A configuration schema object, as far as `resolvedSchema` reads it. */

@@ -30,7 +30,6 @@ import { Upstream } from './proxy/upstream.js';
 import { durationMs } from './lib/duration.js';
 import type { CredentialChange } from './resources/credentials.js';
 import { ResourceService } from './resources/service.js';
-import { ReadCache } from './storage/read-cache.js';
 import type { Store } from './storage/store.js';
 
 /** A running server: its app, store and the address it listens on. */
@@ -78,7 +77,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   let sessions: SessionStore | undefined;
   let apiTokens: ApiTokens | undefined;
   /** Warnings of parts built before the app (its logger). */
-  const lateLog = { warn: (_e: unknown) => undefined as void };
+  const lateLog = { warn: (_e: unknown): void => undefined };
   try {
     const keys = loadKeyRing({ key: security.encryption_key, keyFile: security.encryption_key_file, previous: security.previous_encryption_keys, dataDir });
     startupLog.push(`encryption key from ${keys.source}`);

@@ -36,7 +36,6 @@ function normalized(perms: { actions: string[]; scopes: string[] }[]): string[] 
 }
 
 const names = (r: ApiResponse): string[] => (r.body as { metadata: { name: string } }[]).map((o) => o.metadata.name);
-const projectsOf = (r: ApiResponse): string[] => (r.body as { metadata: { project: string } }[]).map((o) => o.metadata.project);
 
 async function newUser(s: TestServer, name: string): Promise<Tokens> {
   await signUp(s, name);

@@ -62,7 +62,13 @@ function writer(url: string, token: string) {
       if (created % 3 === 0) expect((await call(url, 'PUT', '/api/v1/projects/p/dashboards/edited', token, dashboard('edited', `w${created}`))).status).to.equal(200);
     }
   })();
-  return { created: () => created, stop: async () => ((stop = true), await done) };
+  return {
+    created: () => created,
+    stop: async () => {
+      stop = true;
+      await done;
+    },
+  };
 }
 
 function readBackup(file: string): Line[] {

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/paths.js';
 import { AUTH_ENV } from './helpers/auth.js';
 import { DASHCTL_BIN as BIN, dashctl, savedContext, show, type Run } from './helpers/dashctl.js';
 import { corpusDir, skipWithoutCorpus } from './helpers/corpus.js';

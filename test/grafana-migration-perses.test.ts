@@ -122,7 +122,7 @@ function run(c: PersesCase): any {
   return migrateGrafanaDashboard({ title: 't', panels: [{ gridPos: grid, ...c.input }] }).dashboard.spec.panels['0'].spec.plugin;
 }
 
-describe("Grafana migration against Perses' own test cases", function () {
+describe("Grafana migration against Perses' own test cases", () => {
   const available = hasGrafanaCorpus();
   const cases = available ? persesCases() : [];
   /** The percli plugin-development fixtures run made-up plugins (MyPanel, MyQuery, MyVariable) that no server has. */
@@ -135,19 +135,19 @@ describe("Grafana migration against Perses' own test cases", function () {
     }
   });
 
-  it('reads the 76 cases, 4 of which run made-up plugins and are left out', function () {
+  it('reads the 76 cases, 4 of which run made-up plugins and are left out', () => {
     expect(cases.length).to.equal(76);
     expect(madeUp.length).to.equal(4);
   });
 
-  it('every deliberate difference names an existing case', function () {
+  it('every deliberate difference names an existing case', () => {
     const names = new Set(cases.map((c) => c.name));
     expect(Object.keys(DIFFERENCES).filter((n) => !names.has(n))).to.deep.equal([]);
   });
 
   for (const c of available ? persesCases().filter((x) => !/^My/.test(x.expected.kind)) : []) {
     const diff = DIFFERENCES[c.name];
-    it(`${c.name}${diff ? ` (differs on purpose: ${diff.why})` : ''}`, function () {
+    it(`${c.name}${diff ? ` (differs on purpose: ${diff.why})` : ''}`, () => {
       const expected = c.expected.kind === 'Dashboard' ? structure(c.expected) : c.expected;
       const want = diff ? diff.patch(structuredClone(expected)) : expected;
       expect(sortKeys(run(c))).to.deep.equal(sortKeys(want));

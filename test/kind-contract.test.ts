@@ -98,7 +98,7 @@ describe('example server configuration (examples/config.yaml)', () => {
   });
 });
 
-describe('kind contract, driven by examples/manifests', function () {
+describe('kind contract, driven by examples/manifests', () => {
   let s: TestServer;
 
   before(async () => {

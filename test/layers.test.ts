@@ -13,7 +13,7 @@ import { PACKAGE_ROOT } from '../src/paths.js';
  * module imports only from its own unit and from units on lower lines, never from another unit
  * of its own line. A path is in the unit of its longest matching prefix.
  */
-export const LAYERS: readonly (readonly string[])[] = [
+const LAYERS: readonly (readonly string[])[] = [
   ['src/errors.ts', 'src/paths.ts', 'src/kinds/generated/'],
   ['src/lib/', 'src/build-info.ts'],
   ['src/config.ts'],
@@ -59,7 +59,7 @@ function modules(dir: string): string[] {
  * The relative module specifiers a source imports: `import ... from`, `export ... from`, bare
  * `import '...'` and `import('...')`, comments and the contents of other strings aside.
  */
-export function importsOf(source: string): string[] {
+function importsOf(source: string): string[] {
   const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
   const out: string[] = [];
   const patterns = [/^\s*(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/gm, /^\s*import\s*['"]([^'"]+)['"]/gm, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
@@ -83,7 +83,7 @@ function edges(): Map<string, string[]> {
 }
 
 /** Strongly connected groups of more than one module, or a module importing itself. */
-export function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   let next = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();

@@ -18,7 +18,14 @@ const BURST = 600;
 async function burst(url: string, n: number): Promise<number[]> {
   const statuses: number[] = [];
   for (let i = 0; i < n; i += 50) {
-    const batch = await Promise.all(Array.from({ length: Math.min(50, n - i) }, () => fetch(`${url}/api/v1/projects`).then((r) => (void r.text(), r.status))));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, n - i) }, () =>
+        fetch(`${url}/api/v1/projects`).then((r) => {
+          void r.text();
+          return r.status;
+        }),
+      ),
+    );
     statuses.push(...batch);
   }
   return statuses;

@@ -70,7 +70,7 @@ describe('malformed shapes on every input: 4xx with a message, never a 5xx or a 
     bob = await token('bob', 'bob-password');
     await call('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} }, admin);
   });
-  afterEach(function () {
+  afterEach(() => {
     expect(srv.child.exitCode, srv.output().slice(-2000)).to.equal(null);
     const found = problems.splice(0);
     expect(found, found.join('\n')).to.deep.equal([]);

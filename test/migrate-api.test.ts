@@ -4,7 +4,7 @@ import { corpusDashboards, grafanaPanels, hasGrafanaCorpus } from './helpers/gra
 import { GRAFANA_EXPORT } from './helpers/grafana-export.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
-describe('POST /api/migrate', function () {
+describe('POST /api/migrate', () => {
   let s: TestServer;
   before(async () => {
     s = await startTestServer();
@@ -13,7 +13,7 @@ describe('POST /api/migrate', function () {
     await s?.stop();
   });
 
-  it("answers Perses' request shape with the Perses dashboard, stores nothing, and sums up the report in a header", async function () {
+  it("answers Perses' request shape with the Perses dashboard, stores nothing, and sums up the report in a header", async () => {
     const r = await s.api('POST', '/api/migrate', { input: { DS_PROMETHEUS: 'prometheus' }, grafanaDashboard: GRAFANA_EXPORT });
     expect(r.status, r.text).to.equal(200);
     expect(r.body.kind).to.equal('Dashboard');
@@ -31,7 +31,7 @@ describe('POST /api/migrate', function () {
     expect((await s.api('GET', '/api/v1/dashboards')).body).to.deep.equal([]);
   });
 
-  it('gives the full report with ?report=true, and the answer applies to a project as is', async function () {
+  it('gives the full report with ?report=true, and the answer applies to a project as is', async () => {
     await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'ops' }, spec: {} });
     const r = await s.api('POST', '/api/migrate?report=true&project=ops', { grafanaDashboard: { dashboard: GRAFANA_EXPORT, meta: {} } });
     expect(r.status, r.text).to.equal(200);
@@ -49,7 +49,7 @@ describe('POST /api/migrate', function () {
     expect(again.body.report.entries.find((e: any) => e.subject === 'dashboard').notes.join()).to.match(/already exists in the project/);
   });
 
-  it("makes every Prometheus query name ?datasource=, or else the project's default Prometheus datasource", async function () {
+  it("makes every Prometheus query name ?datasource=, or else the project's default Prometheus datasource", async () => {
     await s.api('POST', '/api/v1/projects/ops/datasources', {
       kind: 'Datasource',
       metadata: { name: 'thanos' },
@@ -82,7 +82,7 @@ describe('POST /api/migrate', function () {
     expect(none.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.equal(undefined);
   });
 
-  it('answers every mistake with a 400 or 404 that names the field and the fix', async function () {
+  it('answers every mistake with a 400 or 404 that names the field and the fix', async () => {
     const cases: [string, unknown, number, RegExp][] = [
       ['/api/migrate', { input: {} }, 400, /^grafanaDashboard cannot be empty/],
       ['/api/migrate', { grafanaDashboard: { foo: 1 } }, 400, /^grafanaDashboard is not a Grafana dashboard/],
@@ -110,7 +110,7 @@ describe('POST /api/migrate', function () {
   });
 });
 
-describe('POST /api/migrate with authentication on', function () {
+describe('POST /api/migrate with authentication on', () => {
   let s: TestServer;
   let admin: Tokens;
   before(async () => {
@@ -122,7 +122,7 @@ describe('POST /api/migrate with authentication on', function () {
     await s?.stop();
   });
 
-  it('needs a signed-in user, and ?project= needs read access to that project', async function () {
+  it('needs a signed-in user, and ?project= needs read access to that project', async () => {
     const anonymous = await s.api('POST', '/api/migrate', { grafanaDashboard: GRAFANA_EXPORT });
     expect(anonymous.status).to.equal(401);
     await signUp(s, 'carol');

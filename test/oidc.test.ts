@@ -141,7 +141,7 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
   const getUser = (name: string, server = s, token = admin) => server.api('GET', `/api/v1/users/${name}`, undefined, bearer(token));
   const loginUrl = (slug = 'idp', query = '', kind: 'oidc' | 'oauth' = 'oidc') => `${s.url}${providerPath(kind, slug, 'login')}${query}`;
 
-  before(async function () {
+  before(async () => {
     [idp, idp2, fake] = await Promise.all([
       startOidcProvider({ accounts: ACCOUNTS }),
       // A second issuer that has an account with the same subject and login name as one of the first.

@@ -195,7 +195,7 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
   });
 });
 
-describe('OpenAPI document with authentication off and ephemeral dashboards switched off', function () {
+describe('OpenAPI document with authentication off and ephemeral dashboards switched off', () => {
   it('has no security requirements and no routes the server does not answer', async () => {
     const srv = await startTestServer({ env: { DASHPLANE_EPHEMERAL_DASHBOARD_ENABLE: 'false' } });
     try {

@@ -51,7 +51,7 @@ async function setUp(s: TestServer): Promise<void> {
 }
 
 /** A browser login as `account`; the session's tokens (from its cookies). */
-async function providerLogin(s: TestServer, idp: TestOidcProvider, account: string): Promise<Tokens> {
+async function providerLogin(s: TestServer, _idp: TestOidcProvider, account: string): Promise<Tokens> {
   const l = await browserLogin(`${s.url}/api/auth/providers/oidc/corp/login`, account);
   expect(l.callback.status, l.callback.text).to.equal(302);
   const refresh = l.browser.cookie(s.url, 'jwtRefreshToken');

@@ -88,7 +88,7 @@ function persesPrometheusClient(datasourceUrl: string, headers: Record<string, s
 /** One request with node:http, the path sent exactly as given. */
 function rawHttp(origin: string, method: string, path: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(origin + '/', { method, path }, (res) => {
+    const req = httpRequest(`${origin}/`, { method, path }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));

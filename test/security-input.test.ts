@@ -128,7 +128,7 @@ function expectStatus(r: { status: number; text: string }, allowed: number[], wh
 
 function expectNoPollution(): void {
   expect(({} as Record<string, unknown>).isAdmin, 'Object.prototype was polluted').to.equal(undefined);
-  expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'isAdmin')).to.equal(false);
+  expect(Object.hasOwn(Object.prototype, 'isAdmin')).to.equal(false);
   expect((Object as unknown as Record<string, unknown>).isAdmin).to.equal(undefined);
 }
 
@@ -160,7 +160,12 @@ process.on('SIGTERM', () => s.stop().then(() => process.exit(0)));`;
   let code: number | null = null;
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<void>((resolve) => child.on('exit', (c) => ((code = c ?? -1), resolve())));
+  const exited = new Promise<void>((resolve) =>
+    child.on('exit', (c) => {
+      code = c ?? -1;
+      resolve();
+    }),
+  );
   await waitFor(
     `the child server to start (output so far: ${out})`,
     () => {
@@ -295,7 +300,7 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
       await small?.stop();
     });
 
-    const padded = (name: string, pad: number) => `{"kind":"Project","metadata":{"name":"${name}"},"spec":{}}` + ' '.repeat(pad);
+    const padded = (name: string, pad: number) => `{"kind":"Project","metadata":{"name":"${name}"},"spec":{}}${' '.repeat(pad)}`;
 
     it('INPUT-03 control: a body just under the limit is accepted', async () => {
       await ok(small.raw('POST', '/api/v1/projects', padded('under', 60_000), JSON_CT));

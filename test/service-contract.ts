@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { ANONYMOUS, allowAll, type Principal } from '../src/access/authorizer.js';
 import { PasswordHasher } from '../src/access/passwords.js';
 import { resolveConfig } from '../src/config.js';
-import { ApiError } from '../src/errors.js';
 import { buildKindRegistry } from '../src/kinds/index.js';
 import { SCHEMAS_DIR } from '../src/paths.js';
 import { PluginRegistry } from '../src/plugins/registry.js';

@@ -5,7 +5,7 @@
  * changed password ending the user's other sessions.
  */
 import { expect } from 'chai';
-import { bearer, loginAdmin, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
+import { bearer, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
 import { cookieHeader, setCookies } from './helpers/client.js';
 import type { ApiResponse, TestServer } from './helpers/server.js';
 

@@ -21,13 +21,13 @@ describe('web UI sign-in with an OIDC provider (Chromium)', function () {
     w = await openPage(s.url);
   });
 
-  after(async function () {
+  after(async () => {
     await w?.close();
     await s?.stop();
     await idp?.stop();
   });
 
-  it('shows one button per provider; the provider login brings the user back signed in, where they were going', async function () {
+  it('shows one button per provider; the provider login brings the user back signed in, where they were going', async () => {
     const { page } = w;
     await page.goto('/projects/some-project?tab=variables');
     await page.waitForURL(/\/signin\?redirect=/);

@@ -3,7 +3,7 @@ import { startAuthServer } from './helpers/auth.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /** The built UI as dashplane serves it: files, cache headers, SPA fallback, and what it never shadows. */
-describe('web UI files served by dashplane', function () {
+describe('web UI files served by dashplane', () => {
   let s: TestServer;
   let secured: TestServer;
   before(async function () {
@@ -11,7 +11,7 @@ describe('web UI files served by dashplane', function () {
     s = await startTestServer();
     secured = await startAuthServer();
   });
-  after(async function () {
+  after(async () => {
     await s?.stop();
     await secured?.stop();
   });
@@ -23,7 +23,7 @@ describe('web UI files served by dashplane', function () {
     return m![1];
   }
 
-  it('answers / with the page, not cached, with a content security policy', async function () {
+  it('answers / with the page, not cached, with a content security policy', async () => {
     const r = await s.raw('GET', '/');
     expect(r.status).to.equal(200);
     expect(r.headers.get('content-type')).to.equal('text/html; charset=utf-8');
@@ -33,7 +33,7 @@ describe('web UI files served by dashplane', function () {
     expect(r.text).to.contain('<div id="root"></div>');
   });
 
-  it('answers client-side routes with the same page (deep links work)', async function () {
+  it('answers client-side routes with the same page (deep links work)', async () => {
     const index = (await s.raw('GET', '/')).text;
     for (const path of ['/projects/demo', '/projects/demo/dashboards/node-overview?start=1h&var-job=x', '/signin?redirect=%2F']) {
       const r = await s.raw('GET', path);
@@ -42,7 +42,7 @@ describe('web UI files served by dashplane', function () {
     }
   });
 
-  it('serves hashed assets with a year-long immutable cache and an ETag that answers 304', async function () {
+  it('serves hashed assets with a year-long immutable cache and an ETag that answers 304', async () => {
     const path = await scriptPath();
     const r = await s.raw('GET', path);
     expect(r.status).to.equal(200);
@@ -57,13 +57,13 @@ describe('web UI files served by dashplane', function () {
     expect(head.status).to.equal(200);
   });
 
-  it('answers a missing hashed asset with 404, not the page', async function () {
+  it('answers a missing hashed asset with 404, not the page', async () => {
     const r = await s.raw('GET', '/assets/index-00000000.js');
     expect(r.status).to.equal(404);
     expect(r.body.reason).to.equal('NotFound');
   });
 
-  it('never shadows /api, /proxy or /metrics: unknown routes there stay JSON 404s', async function () {
+  it('never shadows /api, /proxy or /metrics: unknown routes there stay JSON 404s', async () => {
     for (const path of ['/api', '/api/v1/nothing', '/API/v1/nothing', '/proxy/nothing', '/api/v1/projects/x/nothing/y/z']) {
       const r = await s.raw('GET', path);
       expect(r.status, path).to.equal(404);
@@ -74,14 +74,14 @@ describe('web UI files served by dashplane', function () {
     expect((await s.raw('GET', '/metrics')).text).to.contain('http_request');
   });
 
-  it('INPUT-11: does not serve files outside the build through encoded dots', async function () {
+  it('INPUT-11: does not serve files outside the build through encoded dots', async () => {
     for (const path of ['/..%2F..%2Fpackage.json', '/%2e%2e/%2e%2e/package.json', '/assets/..%2F..%2F..%2Fpackage.json']) {
       const r = await s.raw('GET', path);
       expect(r.text, path).to.not.contain('"devDependencies"');
     }
   });
 
-  it('with auth on, loads the page without credentials, but the API still asks for them', async function () {
+  it('with auth on, loads the page without credentials, but the API still asks for them', async () => {
     const page = await secured.raw('GET', '/projects/demo');
     expect(page.status).to.equal(200);
     expect(page.text).to.contain('<div id="root"></div>');

@@ -121,7 +121,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await nodeExporter?.stop();
   });
 
-  it('sends a visitor without a session to sign in, and signs in with the native form', async function () {
+  it('sends a visitor without a session to sign in, and signs in with the native form', async () => {
     const { page } = w;
     await page.goto('/projects/perses');
     await page.waitForURL(/\/signin\?redirect=%2Fprojects%2Fperses/);
@@ -137,7 +137,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect(await page.getByTestId('current-user').innerText()).to.equal('admin');
   });
 
-  it('lists projects and searches them', async function () {
+  it('lists projects and searches them', async () => {
     const { page } = w;
     await page.goto('/');
     await page.getByTestId('project-row').first().waitFor();
@@ -163,7 +163,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await w.screenshot('03-project-datasources');
   });
 
-  it('renders prometheus-overview (community-mixins) with data from Prometheus through the proxy', async function () {
+  it('renders prometheus-overview (community-mixins) with data from Prometheus through the proxy', async () => {
     const { page } = w;
     w.errors.length = 0;
     // the last 5 minutes, refreshed every 5 s: queries align their end to the step, so right after
@@ -177,7 +177,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('renders the Perses Demo dashboard: stats, gauges and time series from the node exporter', async function () {
+  it('renders the Perses Demo dashboard: stats, gauges and time series from the node exporter', async () => {
     const { page } = w;
     w.errors.length = 0;
     const listCalls: string[] = [];
@@ -201,7 +201,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await w.screenshot('05-demo');
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
-  it("renders the example dashboard of dashplane's own metrics (examples/monitoring)", async function () {
+  it("renders the example dashboard of dashplane's own metrics (examples/monitoring)", async () => {
     const { page } = w;
     const dashboard = parse(readFileSync(join(process.cwd(), 'examples/monitoring/dashplane-dashboard.yaml'), 'utf8'));
     const project = 'dashplane';
@@ -222,7 +222,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('renders an ephemeral dashboard', async function () {
+  it('renders an ephemeral dashboard', async () => {
     const { page } = w;
     const demo = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body;
     await api('POST', '/api/v1/projects/perses/ephemeraldashboards', {
@@ -238,7 +238,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await expectPanelWithData(w, 'RAM Total', 'stat');
   });
 
-  it('keeps a changed variable and time range in the URL', async function () {
+  it('keeps a changed variable and time range in the URL', async () => {
     const { page } = w;
     await page.goto('/projects/perses/dashboards/Demo?var-job=node');
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
@@ -260,7 +260,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect(await page.getByText('Last 1 hour').count()).to.be.greaterThan(0);
   });
 
-  it('shows a validation error at its path and line in the editor, and a save conflict', async function () {
+  it('shows a validation error at its path and line in the editor, and a save conflict', async () => {
     const { page } = w;
     await page.goto('/projects/perses-dev/dashboards/prometheus-overview/edit');
     const area = page.getByLabel('resource text');
@@ -312,7 +312,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect((await api('GET', '/api/v1/projects/perses-dev/dashboards/prometheus-overview')).body.spec.display.name).to.equal('Prometheus / Overview (mine)');
   });
 
-  it('compares two versions side by side and restores an older one', async function () {
+  it('compares two versions side by side and restores an older one', async () => {
     const { page } = w;
     const path = '/api/v1/projects/perses-dev/dashboards/prometheus-overview';
     await page.goto('/projects/perses-dev/dashboards/prometheus-overview/history');
@@ -343,7 +343,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await page.getByRole('heading', { name: 'Prometheus / Overview', exact: true }).waitFor();
   });
 
-  it('updates an open dashboard by itself when a new version is applied through the API', async function () {
+  it('updates an open dashboard by itself when a new version is applied through the API', async () => {
     const { page } = w;
     await page.goto('/projects/perses/dashboards/Demo?var-job=node&refresh=5s');
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
@@ -358,7 +358,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await w.screenshot('11-live-update');
   });
 
-  it("saves from Perses' own edit mode with If-Match", async function () {
+  it("saves from Perses' own edit mode with If-Match", async () => {
     const { page } = w;
     const before = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body.metadata.version;
     await page.goto('/projects/perses/dashboards/Demo?var-job=node');
@@ -386,7 +386,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect(await page.getByTestId('dashboard-version').innerText()).to.equal(`version ${before + 1}`);
   });
 
-  it('signs out, and the session no longer works', async function () {
+  it('signs out, and the session no longer works', async () => {
     const { page, context } = w;
     await page.goto('/');
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -397,7 +397,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await page.waitForURL(/\/signin\?redirect=/);
   });
 
-  it('signs up a new user, who sees no project until granted one', async function () {
+  it('signs up a new user, who sees no project until granted one', async () => {
     const { page } = w;
     await page.goto('/signin');
     await page.getByRole('button', { name: 'Sign up' }).click();

@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { normaliseUrl } from '../config-file.js';
 import { missingContext } from '../context.js';
 import type { Env } from '../env.js';

@@ -27,7 +27,7 @@ export function makeDescribeCommand(env: Env): Command {
       const { body: obj } = await api.call('GET', path);
       if (flags.output) {
         const exported = withoutServerFields(obj);
-        return io.out(flags.output === 'json' ? JSON.stringify(exported, null, 2) + '\n' : toYaml(exported));
+        return io.out(flags.output === 'json' ? `${JSON.stringify(exported, null, 2)}\n` : toYaml(exported));
       }
       const m = obj.metadata ?? {};
       const rows: [string, string][] = [

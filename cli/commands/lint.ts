@@ -62,7 +62,7 @@ export function makeLintCommand(env: Env): Command {
             ...(errors[i] ? { message: errors[i]!.message, details: errors[i]!.details } : {}),
           })),
         ];
-        io.out(JSON.stringify(report, null, 2) + '\n');
+        io.out(`${JSON.stringify(report, null, 2)}\n`);
         if (report.some((r) => !r.valid)) process.exitCode = 1;
         return;
       }
@@ -71,7 +71,7 @@ export function makeLintCommand(env: Env): Command {
         const e = errors[i];
         if (e) {
           invalid++;
-          io.err(describeFailure(t, e) + '\n');
+          io.err(`${describeFailure(t, e)}\n`);
         } else if (flags.verbose) {
           io.out(`${where(t.m)} ${t.label} ${paint(io.tty, 'green', 'valid')}\n`);
         }

@@ -26,6 +26,7 @@ interface MigrateFlags {
   verbose?: boolean;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a converted dashboard, read loosely like its Grafana source
 type Migrated = { dashboard: Record<string, any>; report?: MigrationReport };
 
 /** `--input DS_PROMETHEUS=prometheus` -> {DS_PROMETHEUS: 'prometheus'}. */
@@ -104,7 +105,7 @@ export function makeMigrateCommand(env: Env): Command {
       else if (results.length > 0)
         io.out(
           flags.output === 'json'
-            ? JSON.stringify(results.length === 1 ? results[0].dashboard : results.map((r) => r.dashboard), null, 2) + '\n'
+            ? `${JSON.stringify(results.length === 1 ? results[0].dashboard : results.map((r) => r.dashboard), null, 2)}\n`
             : results.length === 1
               ? toYaml(results[0].dashboard)
               : yamlDocuments(results.map((r) => r.dashboard)),

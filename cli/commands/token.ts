@@ -46,7 +46,7 @@ export function makeTokenCommand(env: Env): Command {
       if (!flags.ttl === !flags.expiresAt) throw new CliError('give the token an expiry: --ttl DURATION (e.g. 30d) or --expires-at TIME');
       const body = { name, ...(flags.ttl ? { ttl: flags.ttl } : { expiresAt: flags.expiresAt }), ...(flags.permission ? { permissions: flags.permission.map(parsePermission) } : {}) };
       const { body: t } = await ctx.client().call<TokenInfo>('POST', tokensPath(ctx, flags), { body });
-      if (flags.output === 'json') return ctx.io.out(JSON.stringify(t, null, 2) + '\n');
+      if (flags.output === 'json') return ctx.io.out(`${JSON.stringify(t, null, 2)}\n`);
       if (flags.output === 'yaml') return ctx.io.out(toYaml(t));
       ctx.io.err(`token "${t.name}" (id ${t.id}) of ${owner(t)}, expires ${t.expiresAt}; copy it now, it is not shown again\n`);
       ctx.io.out(`${t.token}\n`);
@@ -60,7 +60,7 @@ export function makeTokenCommand(env: Env): Command {
     .action(async (flags: OwnerFlags & { output: string }) => {
       const ctx = env.ctx();
       const { body } = await ctx.client().call<TokenInfo[]>('GET', tokensPath(ctx, flags));
-      if (flags.output === 'json') return ctx.io.out(JSON.stringify(body, null, 2) + '\n');
+      if (flags.output === 'json') return ctx.io.out(`${JSON.stringify(body, null, 2)}\n`);
       if (flags.output === 'yaml') return ctx.io.out(toYaml(body));
       if (!body.length) return ctx.io.err('no tokens\n');
       const rows = body.map((t) => [
@@ -68,7 +68,7 @@ export function makeTokenCommand(env: Env): Command {
         t.name,
         owner(t),
         t.expiresAt,
-        t.lastUsedAt ? age(t.lastUsedAt) + ' ago' : 'never',
+        t.lastUsedAt ? `${age(t.lastUsedAt)} ago` : 'never',
         t.permissions ? t.permissions.map(formatPermission).join(' ') : 'all',
         age(t.createdAt),
       ]);

@@ -55,7 +55,6 @@ export class Watcher {
     let start = q.since;
     let initial: Envelope[] = [];
     const live = () => this.o.store.watch({ since: start, signal: stop });
-    let events: AsyncIterable<StoreEvent>;
     if (start === undefined) {
       const snap = await this.snapshot({
         kind: d.kind,
@@ -65,7 +64,7 @@ export class Watcher {
       start = snap.revision;
       initial = snap.items;
     }
-    events = live();
+    const events: AsyncIterable<StoreEvent> = live();
     this.streams.add(controller);
     stop.addEventListener('abort', () => this.streams.delete(controller), { once: true });
     return this.stream(p, d, q, readable, initial, start, events, stop);
@@ -141,7 +140,8 @@ export class Watcher {
       if (d.scope !== 'project') return true;
       const project = o.metadata.project ?? '';
       let start = incarnations.known(project);
-      if (start === undefined && (start = await incarnations.lookUp(project)) === null) {
+      if (start === undefined) start = await incarnations.lookUp(project);
+      if (start === null) {
         // no such project now: judge with permissions read after it went, then look again
         await reread();
         start = await incarnations.lookUp(project);

@@ -1,4 +1,4 @@
-import { isObj, type Obj } from './is-obj.js';
+import { isObj } from './is-obj.js';
 
 /** Deep equality of JSON values, ignoring key order; a key holding `undefined` counts as absent. */
 export function sameJson(a: unknown, b: unknown): boolean {

@@ -5,8 +5,8 @@ import { upgradeLegacyRows } from './legacy-rows.js';
 const panel = (title: string, gridPos?: object, more: object = {}) => ({ type: 'timeseries', title, ...(gridPos ? { gridPos } : {}), ...more });
 const keysOf = (sections: ReturnType<typeof layoutPanels>) => sections.map((s) => [s.display?.title ?? null, s.panels.map((p) => p.key)]);
 
-describe('migrate: layout', function () {
-  it('folds panels that follow an expanded row into it, keeps collapsed rows and names keys i and i_j', function () {
+describe('migrate: layout', () => {
+  it('folds panels that follow an expanded row into it, keeps collapsed rows and names keys i and i_j', () => {
     const notes: string[] = [];
     const sections = layoutPanels(
       {
@@ -41,14 +41,14 @@ describe('migrate: layout', function () {
     expect(notes.join()).to.match(/empty row "Empty"/);
   });
 
-  it('leaves out the copies Grafana saved for repeated panels, saying so', function () {
+  it('leaves out the copies Grafana saved for repeated panels, saying so', () => {
     const notes: string[] = [];
     const sections = layoutPanels({ panels: [panel('x', { x: 0, y: 0, w: 8, h: 4 }, { repeat: 'v' }), panel('x', { x: 8, y: 0, w: 8, h: 4 }, { repeatPanelId: 1 })] }, notes);
     expect(keysOf(sections)).to.deep.equal([[null, ['0']]]);
     expect(notes.join()).to.match(/1 panel\(s\) Grafana had copied/);
   });
 
-  it('takes library panels from the export and places panels without a position two per line', function () {
+  it('takes library panels from the export and places panels without a position two per line', () => {
     const notes: string[] = [];
     const sections = layoutPanels(
       {
@@ -70,7 +70,7 @@ describe('migrate: layout', function () {
     ]);
   });
 
-  it('upgrades the legacy rows[] layout: span to width, pixel heights to grid units, wrapping lines', function () {
+  it('upgrades the legacy rows[] layout: span to width, pixel heights to grid units, wrapping lines', () => {
     const panels = upgradeLegacyRows([
       {
         title: 'First',
@@ -97,7 +97,7 @@ describe('migrate: layout', function () {
     expect(panels[1].panels[0].gridPos).to.deep.equal({ x: 0, y: 19, w: 24, h: 5 });
   });
 
-  it('puts the panels of a single untitled legacy row on the top level', function () {
+  it('puts the panels of a single untitled legacy row on the top level', () => {
     const panels = upgradeLegacyRows([{ title: 'Row', showTitle: false, panels: [{ title: 'a', span: 12 }] }]);
     expect(panels.map((p) => p.title)).to.deep.equal(['a']);
     expect(layoutPanels({ rows: [{ panels: [{ type: 'graph', title: 'a' }] }] }, []).map((s) => s.display)).to.deep.equal([undefined]);

@@ -8,8 +8,8 @@ const ctx = (has = (_: string) => true): QueryContext => ({ ds: new DatasourceRe
 const run = (panel: object, c = ctx()) => migratePanel(panel, 'spec.panels.0', c);
 const target = { refId: 'A', expr: 'up', legendFormat: '{{instance}}' };
 
-describe('migrate: panels', function () {
-  it('maps a legacy singlestat to a StatChart with thresholds, value maps and sparkline, or to a GaugeChart', function () {
+describe('migrate: panels', () => {
+  it('maps a legacy singlestat to a StatChart with thresholds, value maps and sparkline, or to a GaugeChart', () => {
     const base = {
       type: 'singlestat',
       title: 'Up',
@@ -56,7 +56,7 @@ describe('migrate: panels', function () {
     expect(gauge.entry).to.include({ outcome: 'mapped', result: 'GaugeChart' });
   });
 
-  it('maps heatmap, histogram, state-timeline and bar chart panels to their Perses plugins, noting what differs', function () {
+  it('maps heatmap, histogram, state-timeline and bar chart panels to their Perses plugins, noting what differs', () => {
     const kinds = ['heatmap', 'histogram', 'state-timeline', 'barchart', 'bargauge', 'piechart', 'logs'].map((type) => {
       const r = run({ type, title: type, targets: [target] });
       return [type, r.panel.spec.plugin.kind, r.entry.outcome];
@@ -72,7 +72,7 @@ describe('migrate: panels', function () {
     ]);
   });
 
-  it('maps a legacy graph: axis, legend, stacking, series overrides; in series mode a BarChart', function () {
+  it('maps a legacy graph: axis, legend, stacking, series overrides; in series mode a BarChart', () => {
     const r = run({
       type: 'graph',
       title: 'CPU',
@@ -96,7 +96,7 @@ describe('migrate: panels', function () {
     expect(bars.panel.spec.plugin).to.deep.equal({ kind: 'BarChart', spec: { calculation: 'max', orientation: 'vertical' } });
   });
 
-  it('turns a panel without equivalent into a Markdown placeholder naming its type and title, with its queries', function () {
+  it('turns a panel without equivalent into a Markdown placeholder naming its type and title, with its queries', () => {
     const r = run({ type: 'grafana-worldmap-panel', title: 'Where', description: 'map', targets: [{ refId: 'A', expr: 'sum by (country) (up)' }] });
     expect(r.entry).to.include({ outcome: 'placeholder', source: 'grafana-worldmap-panel "Where"', result: 'Markdown (placeholder)' });
     expect(r.panel.spec.display).to.deep.equal({ name: 'Where', description: 'map' });
@@ -105,7 +105,7 @@ describe('migrate: panels', function () {
     );
   });
 
-  it('uses a placeholder when the server lacks the plugin, and counts the queries once', function () {
+  it('uses a placeholder when the server lacks the plugin, and counts the queries once', () => {
     const c = ctx((k) => k !== 'LogsTable');
     const r = run({ type: 'logs', title: 'Logs', targets: [{ refId: 'A', expr: '{job="x"}', datasource: { type: 'loki' } }] }, c);
     expect(r.entry.outcome).to.equal('placeholder');
@@ -113,7 +113,7 @@ describe('migrate: panels', function () {
     expect(c.report.build().summary.queries).to.include({ total: 1, placeholder: 1 });
   });
 
-  it('says in the description when queries are placeholders, and keeps panel links with a URL', function () {
+  it('says in the description when queries are placeholders, and keeps panel links with a URL', () => {
     const r = run({
       type: 'timeseries',
       title: 'T',

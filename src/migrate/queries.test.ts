@@ -9,7 +9,7 @@ function context(dashboard: object, opts: DatasourceOptions = {}, has = (_: stri
 }
 const specs = (r: ReturnType<typeof migrateTargets>) => r.queries.map((q) => ({ kind: q.kind, plugin: q.spec.plugin.kind, ...q.spec.plugin.spec }));
 
-describe('migrate: queries and datasources', function () {
+describe('migrate: queries and datasources', () => {
   const dashboard = {
     __inputs: [
       { name: 'DS_PROM', type: 'datasource', pluginId: 'prometheus' },
@@ -23,7 +23,7 @@ describe('migrate: queries and datasources', function () {
     },
   };
 
-  it('maps Prometheus targets: expr, legend, min step (target, panel or legacy step), instant, resolution', function () {
+  it('maps Prometheus targets: expr, legend, min step (target, panel or legacy step), instant, resolution', () => {
     const ctx = context(dashboard);
     const r = migrateTargets(
       {
@@ -45,7 +45,7 @@ describe('migrate: queries and datasources', function () {
     expect(ctx.report.build().summary.queries).to.include({ total: 3, mapped: 3 });
   });
 
-  it('resolves datasource variables and inputs to the project default, or to the chosen datasource', function () {
+  it('resolves datasource variables and inputs to the project default, or to the chosen datasource', () => {
     const panel = {
       targets: [
         { refId: 'A', expr: 'up', datasource: { type: 'prometheus', uid: '$datasource' } },
@@ -60,20 +60,20 @@ describe('migrate: queries and datasources', function () {
     ]);
   });
 
-  it('keeps the datasource named by an input value, as percli --input does, unless useDefaultDatasource', function () {
+  it('keeps the datasource named by an input value, as percli --input does, unless useDefaultDatasource', () => {
     const input = { DS_PROM: 'thanos' };
     const panel = replaceInputs({ datasource: '${DS_PROM}', targets: [{ refId: 'A', expr: 'up' }] }, input);
     expect(specs(migrateTargets(panel, context(dashboard, { input })))[0].datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'thanos' });
     expect(specs(migrateTargets(panel, context(dashboard, { input, useDefaultDatasource: true })))[0].datasource).to.equal(undefined);
   });
 
-  it('maps Loki targets to log queries in log panels and to time series queries elsewhere', function () {
+  it('maps Loki targets to log queries in log panels and to time series queries elsewhere', () => {
     const panel = { datasource: '$loki', targets: [{ refId: 'A', expr: 'sum(rate({job="x"}[1m]))' }] };
     expect(specs(migrateTargets(panel, context(dashboard)))[0]).to.deep.equal({ kind: 'TimeSeriesQuery', plugin: 'LokiTimeSeriesQuery', query: 'sum(rate({job="x"}[1m]))' });
     expect(specs(migrateTargets(panel, context(dashboard), true))[0]).to.deep.equal({ kind: 'LogQuery', plugin: 'LokiLogQuery', query: 'sum(rate({job="x"}[1m]))' });
   });
 
-  it('keeps other targets as placeholder queries that return nothing, with their text in PromQL comments', function () {
+  it('keeps other targets as placeholder queries that return nothing, with their text in PromQL comments', () => {
     const ctx = context(dashboard);
     const r = migrateTargets(
       {
@@ -97,7 +97,7 @@ describe('migrate: queries and datasources', function () {
     expect(ctx.report.build().summary.queries).to.include({ total: 2, placeholder: 2 });
   });
 
-  it('leaves out hidden and empty targets, and Loki targets when the server has no Loki plugin, with notes', function () {
+  it('leaves out hidden and empty targets, and Loki targets when the server has no Loki plugin, with notes', () => {
     const ctx = context(dashboard, {}, (k) => !k.startsWith('Loki'));
     const r = migrateTargets(
       {

@@ -6,6 +6,7 @@
 import { isObj as isJsonObject } from '../lib/is-obj.js';
 
 /** A JSON object as read from a Grafana dashboard (read loosely: its fields are `any`). */
+// biome-ignore lint/suspicious/noExplicitAny: Grafana JSON is read loosely on purpose (ten years of versions); every read goes through these helpers
 export type Obj = Record<string, any>;
 
 /** Whether `v` is a plain object (not an array, not null): lib's test, typed for the loose reads here. */
@@ -17,6 +18,7 @@ export function obj(v: unknown): Obj {
 }
 
 /** `v` when it is an array, else an empty one. */
+// biome-ignore lint/suspicious/noExplicitAny: see Obj
 export function arr(v: unknown): any[] {
   return Array.isArray(v) ? v : [];
 }

@@ -8,8 +8,8 @@ function migrate(list: object[], opts = {}) {
   return migrateVariables(dashboard, { ds: new DatasourceResolver(dashboard, opts), report: new ReportBuilder(), hasPlugin: () => true });
 }
 
-describe('migrate: variables', function () {
-  it('maps query variables: label_values, label_names, metrics and query_result, with regex, sort, multi and all', function () {
+describe('migrate: variables', () => {
+  it('maps query variables: label_values, label_names, metrics and query_result, with regex, sort, multi and all', () => {
     const { variables, entries } = migrate([
       {
         type: 'query',
@@ -61,7 +61,7 @@ describe('migrate: variables', function () {
     expect(entries.map((e) => e.outcome)).to.deep.equal(['mapped', 'mapped', 'mapped', 'approximated']);
   });
 
-  it('maps custom, interval, constant and textbox variables', function () {
+  it('maps custom, interval, constant and textbox variables', () => {
     const { variables, entries } = migrate([
       { type: 'custom', name: 'env', query: 'prod : production,  staging, a\\,b', current: { value: 'staging' } },
       {
@@ -90,7 +90,7 @@ describe('migrate: variables', function () {
     expect(entries[1].notes[0]).to.match(/"auto" interval/);
   });
 
-  it('resolves datasource variables, drops ad hoc filters and duplicates, and keeps other queries as their saved values', function () {
+  it('resolves datasource variables, drops ad hoc filters and duplicates, and keeps other queries as their saved values', () => {
     const { variables, entries } = migrate(
       [
         { type: 'datasource', name: 'ds', query: 'prometheus' },

@@ -1,4 +1,4 @@
-import { type Authorizer, type AuthzTarget, type Principal, type Visible } from '../access/authorizer.js';
+import type { Authorizer, AuthzTarget, Principal, Visible } from '../access/authorizer.js';
 import type { PasswordHasher } from '../access/passwords.js';
 import type { ResolvedConfig } from '../config.js';
 import type { SecretBox } from '../secrets/secret-box.js';

@@ -76,7 +76,7 @@ describe('LevelStore group commit', () => {
       });
       const outcomes = await Promise.allSettled(writes);
       const reasons = outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : (o.reason as ApiError).reason));
-      outcomes.forEach((o, i) => expect(reasons[i], `write ${i}`).to.equal(i % 10 === 3 ? 'AlreadyExists' : i % 10 === 5 ? 'NotFound' : i % 10 === 7 ? 'Conflict' : 'ok'));
+      outcomes.forEach((_o, i) => expect(reasons[i], `write ${i}`).to.equal(i % 10 === 3 ? 'AlreadyExists' : i % 10 === 5 ? 'NotFound' : i % 10 === 7 ? 'Conflict' : 'ok'));
       const revisions = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
       expect(revisions).to.have.length(42);
       expect(new Set(revisions).size).to.equal(42);

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { ApiError } from '../errors.js';
+import type { ApiError } from '../errors.js';
 import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
 import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import { PostgresStore } from './postgres-store.js';
 
-describe('PostgresStore', function () {
+describe('PostgresStore', () => {
   let cluster: TestPostgres;
   before(async function () {
     this.timeout(120_000);

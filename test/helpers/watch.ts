@@ -57,8 +57,7 @@ export class WatchStream {
         const { value, done } = await reader.read();
         if (done) break;
         buf += decoder.decode(value, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
           const line = buf.slice(0, nl);
           buf = buf.slice(nl + 1);
           if (line.trim() === '') continue;

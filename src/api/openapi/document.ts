@@ -52,7 +52,8 @@ export function buildOpenApi(o: OpenApiOptions): Json {
     const methods = (Array.isArray(r.method) ? r.method : [r.method]).map((m) => m.toLowerCase()).filter((m) => METHODS.includes(m));
     if (methods.length === 0) continue;
     const path = openApiPath(r.url);
-    const item = (paths[path] ??= {});
+    paths[path] ??= {};
+    const item = paths[path];
     for (const m of methods) item[m] = operation(o, r, m, path);
   }
   const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
