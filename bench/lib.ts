@@ -132,7 +132,17 @@ export interface LoadResult {
  * autocannon in a child process (`-j`). `warmupS` runs the same load first, unmeasured, so both
  * sides of a ratio are compared with warm JITs and connection pools.
  */
-export async function autocannon(o: { url: string | string[]; connections: number; durationS?: number; amount?: number; method?: string; headers?: Record<string, string>; body?: string; idReplacement?: boolean; warmupS?: number }): Promise<LoadResult> {
+export async function autocannon(o: {
+  url: string | string[];
+  connections: number;
+  durationS?: number;
+  amount?: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  idReplacement?: boolean;
+  warmupS?: number;
+}): Promise<LoadResult> {
   if (o.warmupS) await autocannon({ ...o, warmupS: 0, durationS: o.warmupS, amount: undefined });
   const args = ['-j', '-c', String(o.connections)];
   if (o.amount !== undefined) args.push('-a', String(o.amount));
@@ -192,7 +202,12 @@ export function dashboard(name: string, project: string, kb = 10): { kind: strin
       spec: {
         display: { name: `Requests per second, panel ${p}`, description: 'HTTP requests by status code' },
         plugin: { kind: 'TimeSeriesChart', spec: {} },
-        queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: `sum by (code) (rate(http_requests_total{job="api-${p}",instance=~".+"}[5m]))`, seriesNameFormat: '{{code}}' } } } }],
+        queries: [
+          {
+            kind: 'TimeSeriesQuery',
+            spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: `sum by (code) (rate(http_requests_total{job="api-${p}",instance=~".+"}[5m]))`, seriesNameFormat: '{{code}}' } } },
+          },
+        ],
       },
     };
     items.push({ x: (p % 2) * 12, y: Math.floor(p / 2) * 8, width: 12, height: 8, content: { $ref: `#/spec/panels/panel${p}` } });

@@ -17,8 +17,11 @@ if (!dir) {
   console.error('usage: node dist/bench/migrate-corpus.js DIRECTORY_OF_GRAFANA_DASHBOARDS');
   process.exit(2);
 }
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const inputs = files.map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+// biome-ignore lint/suspicious/noExplicitAny: corpus files read loosely
 const unwrap = (d: any) => (d.dashboard && !d.panels && !d.rows ? d.dashboard : d);
 
 const times: number[] = [];
@@ -60,14 +63,49 @@ const ours = {
   legacyPanels: grafana.legacy.reduce((n, d) => n + grafanaPanels(d).length, 0),
 };
 const rows: [string, string, string][] = [
-  ['dashboards accepted by dashplane validation', pct(accepted, results.length), `at most ${pct(psum((o) => (o.validName ? 1 : 0)), results.length)} (no uid: empty name)`],
-  ['panels on a real plugin (not a placeholder)', pct(ours.panelsPlugin, grafana.panels), pct(psum((o) => o.panelsMapped), grafana.panels)],
+  [
+    'dashboards accepted by dashplane validation',
+    pct(accepted, results.length),
+    `at most ${pct(
+      psum((o) => (o.validName ? 1 : 0)),
+      results.length,
+    )} (no uid: empty name)`,
+  ],
+  [
+    'panels on a real plugin (not a placeholder)',
+    pct(ours.panelsPlugin, grafana.panels),
+    pct(
+      psum((o) => o.panelsMapped),
+      grafana.panels,
+    ),
+  ],
   ['  ... of which with nothing approximated', pct(ours.panelsExact, grafana.panels), '-'],
   [`panels of the ${grafana.legacy.length} legacy rows[] dashboards`, pct(ours.legacyPanels, ours.legacyPanels), `0/${ours.legacyPanels}`],
-  ['queries that run (Prometheus, Loki)', pct(ours.queries, grafana.targets), pct(psum((o) => o.queriesMapped), grafana.targets)],
+  [
+    'queries that run (Prometheus, Loki)',
+    pct(ours.queries, grafana.targets),
+    pct(
+      psum((o) => o.queriesMapped),
+      grafana.targets,
+    ),
+  ],
   ['queries kept as text placeholders', pct(ours.queryPlaceholders, grafana.targets), '-'],
-  ['variables mapped', pct(ours.variables, grafana.variables), pct(psum((o) => o.variablesMapped), grafana.variables)],
-  ['time range kept', pct(ours.timeKept, results.length), pct(psum((o) => (o.timeRangeKept ? 1 : 0)), results.length)],
+  [
+    'variables mapped',
+    pct(ours.variables, grafana.variables),
+    pct(
+      psum((o) => o.variablesMapped),
+      grafana.variables,
+    ),
+  ],
+  [
+    'time range kept',
+    pct(ours.timeKept, results.length),
+    pct(
+      psum((o) => (o.timeRangeKept ? 1 : 0)),
+      results.length,
+    ),
+  ],
   ['refresh interval kept', `${ours.refresh}`, '0'],
   ['Prometheus annotations kept', `${ours.annotations}`, '0'],
 ];

@@ -41,13 +41,35 @@ export async function run(): Promise<Figure[]> {
     const ratio = got.rps / ref.rps;
     measured.set('P1', got.rps);
     const figures = [
-      report({ id: 'P1', what: `GET 10 KB dashboard (${bytes.length} B), auth, ${CONNECTIONS} conn`, value: got.rps, unit: 'req/s', refWhat: 'bare node:http, same bytes', reference: ref.rps, ratio, target: 'ratio >= 0.60', pass: ratio >= 0.6 }),
+      report({
+        id: 'P1',
+        what: `GET 10 KB dashboard (${bytes.length} B), auth, ${CONNECTIONS} conn`,
+        value: got.rps,
+        unit: 'req/s',
+        refWhat: 'bare node:http, same bytes',
+        reference: ref.rps,
+        ratio,
+        target: 'ratio >= 0.60',
+        pass: ratio >= 0.6,
+      }),
     ];
     // context: a Fastify app that only answers the same bytes (no auth, store, logging or metrics)
     framework = await startBare(['fastify-static', join(dir.path, 'body.json'), res.headers.get('content-type')!]);
     const floor = await autocannon({ url: framework.url + path, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3 });
     assertClean('bare Fastify GET', floor);
-    figures.push(report({ id: 'P1', what: 'context: bare Fastify app, same bytes', value: floor.rps, unit: 'req/s', refWhat: 'bare node:http', reference: ref.rps, ratio: floor.rps / ref.rps, target: '-', pass: 'context' }));
+    figures.push(
+      report({
+        id: 'P1',
+        what: 'context: bare Fastify app, same bytes',
+        value: floor.rps,
+        unit: 'req/s',
+        refWhat: 'bare node:http',
+        reference: ref.rps,
+        ratio: floor.rps / ref.rps,
+        target: '-',
+        pass: 'context',
+      }),
+    );
     return figures;
   } finally {
     await framework?.stop();

@@ -12,7 +12,16 @@ const BODY = JSON.stringify(dashboard('c-[<id>]', 'bench'));
 
 /** POST load of new dashboards into project "bench" (round-robin over `urls`). */
 export async function createLoad(urls: string[], auth: Record<string, string>): Promise<LoadResult> {
-  const r = await autocannon({ url: urls.map((u) => `${u}/api/v1/projects/bench/dashboards`), method: 'POST', connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3, headers: { ...auth, 'content-type': 'application/json' }, body: BODY, idReplacement: true });
+  const r = await autocannon({
+    url: urls.map((u) => `${u}/api/v1/projects/bench/dashboards`),
+    method: 'POST',
+    connections: CONNECTIONS,
+    durationS: DURATION_S,
+    warmupS: 3,
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: BODY,
+    idReplacement: true,
+  });
   assertClean('create load', r);
   return r;
 }
@@ -38,7 +47,16 @@ export async function run(): Promise<Figure[]> {
   try {
     const auth = await adminAuth(server.url);
     await api(server.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'bench' }, spec: {} }, auth);
-    const ref = await autocannon({ url: `${bare.url}/api/v1/projects/bench/dashboards`, method: 'POST', connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3, headers: { 'content-type': 'application/json' }, body: BODY, idReplacement: true });
+    const ref = await autocannon({
+      url: `${bare.url}/api/v1/projects/bench/dashboards`,
+      method: 'POST',
+      connections: CONNECTIONS,
+      durationS: DURATION_S,
+      warmupS: 3,
+      headers: { 'content-type': 'application/json' },
+      body: BODY,
+      idReplacement: true,
+    });
     assertClean('bare POST', ref);
     const watch = countingWatch(server.url, auth);
     const got = await createLoad([server.url], auth);
@@ -46,7 +64,17 @@ export async function run(): Promise<Figure[]> {
     if (watch.lines() < got.total) throw new Error(`the watch saw ${watch.lines()} events for ${got.total} creates`);
     measured.set('P3', got.rps);
     return [
-      report({ id: 'P3', what: `create 10 KB dashboards, auth, watch, ${CONNECTIONS} conn`, value: got.rps, unit: 'req/s', refWhat: 'bare node:http parse+echo', reference: ref.rps, ratio: got.rps / ref.rps, target: '>= 1,500/s', pass: got.rps >= 1500 }),
+      report({
+        id: 'P3',
+        what: `create 10 KB dashboards, auth, watch, ${CONNECTIONS} conn`,
+        value: got.rps,
+        unit: 'req/s',
+        refWhat: 'bare node:http parse+echo',
+        reference: ref.rps,
+        ratio: got.rps / ref.rps,
+        target: '>= 1,500/s',
+        pass: got.rps >= 1500,
+      }),
     ];
   } finally {
     await bare.stop();

@@ -42,8 +42,7 @@ class Watch {
   private take(chunk: Buffer): void {
     const now = performance.now();
     let from = 0;
-    let nl: number;
-    while ((nl = chunk.indexOf(10, from)) >= 0) {
+    for (let nl = chunk.indexOf(10, from); nl >= 0; nl = chunk.indexOf(10, from)) {
       this.partial.push(chunk.subarray(from, nl));
       const line = this.partial.length === 1 ? this.partial[0] : Buffer.concat(this.partial);
       this.partial = [];
@@ -75,7 +74,11 @@ export async function watchLatencies(o: { watchUrls: string[]; writeUrl: string;
   const watches: Watch[] = [];
   try {
     for (let i = 0; i < o.count; i += 50) {
-      watches.push(...(await Promise.all(Array.from({ length: Math.min(50, o.count - i) }, (_, j) => Watch.open(`${o.watchUrls[(i + j) % o.watchUrls.length]}/api/v1/projects/${project}/dashboards?watch=true`, o.auth)))));
+      watches.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(50, o.count - i) }, (_, j) => Watch.open(`${o.watchUrls[(i + j) % o.watchUrls.length]}/api/v1/projects/${project}/dashboards?watch=true`, o.auth)),
+        )),
+      );
     }
     const latencies: number[] = [];
     // the first WARMUP writes are not measured (warm JITs on both sides, as autocannon's warm-up)
@@ -106,7 +109,19 @@ export async function run(): Promise<Figure[]> {
     const all = await watchLatencies({ watchUrls: [server.url], writeUrl: server.url, auth, count: WATCHERS, writes: WRITES, tag: 'many' });
     const p99 = percentile(all, 99);
     console.log(`${WATCHERS} watchers x ${WRITES} writes: p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...all).toFixed(1)} ms`);
-    return [report({ id: 'P6', what: `${WATCHERS} watch streams, one write, all get it (p99)`, value: p99, unit: 'ms', refWhat: 'one watcher p99', reference: one, ratio: p99 / one, target: '<= 100 ms', pass: p99 <= 100 })];
+    return [
+      report({
+        id: 'P6',
+        what: `${WATCHERS} watch streams, one write, all get it (p99)`,
+        value: p99,
+        unit: 'ms',
+        refWhat: 'one watcher p99',
+        reference: one,
+        ratio: p99 / one,
+        target: '<= 100 ms',
+        pass: p99 <= 100,
+      }),
+    ];
   } finally {
     await server.stop();
     dir.cleanup();

@@ -23,7 +23,9 @@ function dashctlApply(url: string, dir: string, repo: string): Promise<{ seconds
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (out += b.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve({ seconds: (performance.now() - started) / 1000, summary: out.trim().split('\n').pop() ?? '' }) : reject(new Error(`dashctl apply exited ${code}: ${out.slice(-2000)}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve({ seconds: (performance.now() - started) / 1000, summary: out.trim().split('\n').pop() ?? '' }) : reject(new Error(`dashctl apply exited ${code}: ${out.slice(-2000)}`)),
+    );
   });
 }
 
@@ -37,13 +39,27 @@ export async function run(): Promise<Figure[]> {
   try {
     await api(server.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'raw' }, spec: {} });
     const t0 = performance.now();
-    await pool(Array.from({ length: COUNT }, (_, i) => i), 16, async (i) => void (await api(server.url, 'POST', '/api/v1/projects/raw/dashboards', dashboard(`dash-${i}`, 'raw'))));
+    await pool(
+      Array.from({ length: COUNT }, (_, i) => i),
+      16,
+      async (i) => void (await api(server.url, 'POST', '/api/v1/projects/raw/dashboards', dashboard(`dash-${i}`, 'raw'))),
+    );
     const raw = (performance.now() - t0) / 1000;
     const first = await dashctlApply(server.url, dir.path, repo);
     const second = await dashctlApply(server.url, dir.path, repo);
     console.log(`first apply ${first.seconds.toFixed(2)} s (${first.summary}); second apply ${second.seconds.toFixed(2)} s (${second.summary}); raw POSTs ${raw.toFixed(2)} s`);
     return [
-      report({ id: 'P7', what: `dashctl apply of ${COUNT} dashboards (create)`, value: first.seconds, unit: 's', refWhat: `${COUNT} direct POSTs, 16 in flight`, reference: raw, ratio: first.seconds / raw, target: '<= 10 s', pass: first.seconds <= 10 }),
+      report({
+        id: 'P7',
+        what: `dashctl apply of ${COUNT} dashboards (create)`,
+        value: first.seconds,
+        unit: 's',
+        refWhat: `${COUNT} direct POSTs, 16 in flight`,
+        reference: raw,
+        ratio: first.seconds / raw,
+        target: '<= 10 s',
+        pass: first.seconds <= 10,
+      }),
     ];
   } finally {
     await server.stop();

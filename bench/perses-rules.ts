@@ -8,6 +8,7 @@
  * are dropped; links are converted.
  */
 
+// biome-ignore lint/suspicious/noExplicitAny: corpus files read loosely
 type Obj = Record<string, any>;
 
 const MAPPED_TYPES = new Set(['timeseries', 'graph', 'stat', 'gauge', 'bargauge', 'table', 'table-old', 'text', 'piechart', 'status-history', 'logs']);

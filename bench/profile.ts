@@ -13,17 +13,38 @@ import { watchLatencies } from './p6-watch.js';
 
 const which = (process.argv[2] ?? 'P1').toUpperCase();
 const dir = tempDir('profile');
-const server = await startDashplane({ dir: dir.path, env: { ...AUTH_ENV, ...(process.env.PG_URL ? { DASHPLANE_DATABASE_POSTGRES_URL: process.env.PG_URL, DASHPLANE_ENCRYPTION_KEY: 'a'.repeat(64) } : {}) }, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', join(dir.path, 'prof')] });
+const server = await startDashplane({
+  dir: dir.path,
+  env: { ...AUTH_ENV, ...(process.env.PG_URL ? { DASHPLANE_DATABASE_POSTGRES_URL: process.env.PG_URL, DASHPLANE_ENCRYPTION_KEY: 'a'.repeat(64) } : {}) },
+  nodeArgs: ['--cpu-prof', '--cpu-prof-dir', join(dir.path, 'prof')],
+});
 try {
   const auth = await adminAuth(server.url);
   const path = await seedOne(server.url, auth);
   if (which === 'P1') console.log(await autocannon({ url: server.url + path, connections: 50, durationS: 10, headers: auth }));
-  if (which === 'P3') console.log(await autocannon({ url: `${server.url}/api/v1/projects/bench/dashboards`, method: 'POST', connections: 16, durationS: 10, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(dashboard('c-[<id>]', 'bench')), idReplacement: true }));
+  if (which === 'P3')
+    console.log(
+      await autocannon({
+        url: `${server.url}/api/v1/projects/bench/dashboards`,
+        method: 'POST',
+        connections: 16,
+        durationS: 10,
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify(dashboard('c-[<id>]', 'bench')),
+        idReplacement: true,
+      }),
+    );
   if (which === 'P4') {
     const file = join(dir.path, 'upstream.json');
     writeFileSync(file, JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [] }, pad: 'x'.repeat(2000) }));
     const upstream = await startBare(['static', file, 'application/json']);
-    await api(server.url, 'POST', '/api/v1/projects/bench/datasources', { kind: 'Datasource', metadata: { name: 'prom' }, spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: upstream.url } } } } } }, auth);
+    await api(
+      server.url,
+      'POST',
+      '/api/v1/projects/bench/datasources',
+      { kind: 'Datasource', metadata: { name: 'prom' }, spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: upstream.url } } } } } },
+      auth,
+    );
     console.log(await autocannon({ url: `${server.url}/proxy/projects/bench/datasources/prom/api/v1/query?query=up`, connections: 50, durationS: 10, headers: auth }));
     await upstream.stop();
   }
@@ -33,7 +54,11 @@ try {
     console.log(`p50 ${l[Math.floor(l.length / 2)].toFixed(1)} ms, p99 ${l[Math.floor(l.length * 0.99)].toFixed(1)} ms`);
   }
   if (which === 'P2P') {
-    await pool(Array.from({ length: 300 }, (_, i) => `d-${String(i).padStart(4, '0')}`), 16, async (n) => void (await api(server.url, 'POST', '/api/v1/projects/bench/dashboards', dashboard(n, 'bench'), auth)));
+    await pool(
+      Array.from({ length: 300 }, (_, i) => `d-${String(i).padStart(4, '0')}`),
+      16,
+      async (n) => void (await api(server.url, 'POST', '/api/v1/projects/bench/dashboards', dashboard(n, 'bench'), auth)),
+    );
     const l = await sequentialLatency(`${server.url}/api/v1/projects/bench/dashboards?name=d-01`, auth, 2000);
     console.log(`name prefix (100 of 300) p50 ${median(l).toFixed(2)} ms`);
   }

@@ -34,6 +34,7 @@ export interface RequestOptions {
 }
 
 /** A decoded answer: status, headers and JSON body (undefined when empty or not JSON). */
+// biome-ignore lint/suspicious/noExplicitAny: an answer is whatever JSON the server sent; each command reads what its route answers
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers | { get(name: string): string | null };
@@ -61,6 +62,7 @@ export class ApiClient {
   }
 
   /** Any status; throws only when the server cannot be reached. */
+  // biome-ignore lint/suspicious/noExplicitAny: see ApiResponse
   async request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<ApiResponse<T>> {
     const used = this.accessToken;
     let res = await this.send(method, path, o, used);
@@ -74,6 +76,7 @@ export class ApiClient {
   }
 
   /** Like `request`, but a non-2xx answer throws an `HttpError` carrying the server's message and details. */
+  // biome-ignore lint/suspicious/noExplicitAny: see ApiResponse
   async call<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<ApiResponse<T>> {
     const res = await this.request<T>(method, path, o);
     if (res.status >= 200 && res.status < 300) return res;
@@ -81,6 +84,7 @@ export class ApiClient {
   }
 
   /** Newline-delimited JSON stream (watch); `onItem` for each line until the server closes it. */
+  // biome-ignore lint/suspicious/noExplicitAny: each streamed line is whatever JSON the server sent
   async stream(path: string, query: RequestOptions['query'], onItem: (item: any) => void): Promise<void> {
     const used = this.accessToken;
     let res = await this.send('GET', path, { query }, used);
@@ -97,8 +101,7 @@ export class ApiClient {
     let buffered = '';
     for await (const chunk of res.body) {
       buffered += decoder.decode(chunk as Uint8Array, { stream: true });
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
+      for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
         const line = buffered.slice(0, nl).trim();
         buffered = buffered.slice(nl + 1);
         if (line) onItem(JSON.parse(line));
@@ -152,7 +155,7 @@ function queryString(q: RequestOptions['query']): string {
   if (!q) return '';
   const entries = Object.entries(q).filter(([, v]) => v !== undefined && v !== '') as [string, string | number | boolean][];
   if (!entries.length) return '';
-  return '?' + new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString();
+  return `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString()}`;
 }
 
 function parseJson(text: string): unknown {
@@ -172,7 +175,8 @@ function describeBody(text: string): string {
 /** The server's `{message, reason, details}` (or an OAuth `{error, error_description}`) as an HttpError. */
 export function toHttpError(method: string, path: string, res: ApiResponse): HttpError {
   const b = (res.body ?? {}) as { message?: unknown; reason?: unknown; details?: unknown; error?: unknown; error_description?: unknown };
-  const message = typeof b.message === 'string' ? b.message : typeof b.error_description === 'string' ? b.error_description : typeof b.error === 'string' ? b.error : res.text.slice(0, 300) || `HTTP ${res.status}`;
+  const message =
+    typeof b.message === 'string' ? b.message : typeof b.error_description === 'string' ? b.error_description : typeof b.error === 'string' ? b.error : res.text.slice(0, 300) || `HTTP ${res.status}`;
   const details = Array.isArray(b.details) ? (b.details as Detail[]).filter((d) => d && typeof d.path === 'string') : [];
   return new HttpError(res.status, message, method, path, typeof b.reason === 'string' ? b.reason : undefined, details, res.body);
 }

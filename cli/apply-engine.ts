@@ -3,6 +3,7 @@ import { UNCHANGED_HEADER } from '../src/api/headers.js';
 import { collectionPath, KINDS, objectPath, phaseOf } from './kinds.js';
 import { mapPool } from './pool.js';
 import { claimsFlag, type Plan, type Step } from './plan.js';
+import { isObj } from '../src/lib/is-obj.js';
 import type { Target } from './targets.js';
 
 export type Outcome = 'created' | 'configured' | 'unchanged' | 'failed';
@@ -40,7 +41,11 @@ export async function applyPlan(api: ApiClient, plan: Plan, o: ApplyOptions): Pr
   for (const phase of [0, 1, 2]) {
     const inPhase = writes.filter((s) => (s.target ? phaseOf(s.target.d) : 0) === phase);
     const claims = inPhase.filter((s) => s.target && claimsFlag(s.target));
-    await mapPool(inPhase.filter((s) => !claims.includes(s)), o.concurrency, async (s) => report(await write(api, s)));
+    await mapPool(
+      inPhase.filter((s) => !claims.includes(s)),
+      o.concurrency,
+      async (s) => report(await write(api, s)),
+    );
     for (const s of claims) report(await write(api, s));
   }
   return results;
@@ -49,7 +54,7 @@ export async function applyPlan(api: ApiClient, plan: Plan, o: ApplyOptions): Pr
 async function write(api: ApiClient, s: Step): Promise<ApplyResult> {
   const base = { ...(s.target ? { target: s.target } : {}), label: s.label };
   const d = s.target?.d ?? KINDS.projectKind;
-  const name = s.target?.name ?? String((s.body.metadata as { name: string }).name);
+  const name = s.target?.name ?? String(isObj(s.body.metadata) ? s.body.metadata.name : undefined);
   const project = s.target?.project;
   try {
     if (s.action === 'create') {

@@ -1,13 +1,11 @@
 import type { KindDescriptor } from '../src/kinds/descriptor.js';
-import { getPath } from '../src/resources/object-path.js';
+import { getPath } from '../src/lib/object-path.js';
 import { mask, SECRET_MASK } from '../src/resources/masking.js';
 import type { Envelope } from '../src/storage/store.js';
 import { withoutServerFields } from './canonical.js';
+import { isObj, type Obj } from '../src/lib/is-obj.js';
 
-export { sameJson } from '../src/resources/same-json.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+export { sameJson } from '../src/lib/same-json.js';
 
 export { canonical, SERVER_OWNED, withoutServerFields } from './canonical.js';
 

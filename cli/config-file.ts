@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CliError } from './errors.js';
+import { isObj } from '../src/lib/is-obj.js';
 
 /** One server as dashctl remembers it (a kubectl context): its address, default project and tokens. */
 export interface ContextSettings {
@@ -33,8 +34,6 @@ const LEGACY_KEYS: readonly (keyof ContextSettings)[] = ['url', 'project', 'acce
 export function configPath(): string {
   return process.env.DASHCTL_CONFIG || join(homedir(), '.dashctl', 'config.json');
 }
-
-const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * The saved configuration (no contexts when there is no file yet). A file written by an older
@@ -72,7 +71,7 @@ export function saveConfig(config: CliConfigFile, file = configPath()): void {
   const tmp = `${file}.${process.pid}.tmp`;
   const contexts = Object.fromEntries(Object.entries(config.contexts).map(([name, c]) => [name, Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined && v !== ''))]));
   const clean = { ...(config.currentContext ? { currentContext: config.currentContext } : {}), contexts };
-  writeFileSync(tmp, JSON.stringify(clean, null, 2) + '\n', { mode: 0o600 });
+  writeFileSync(tmp, `${JSON.stringify(clean, null, 2)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);
   renameSync(tmp, file);
 }

@@ -13,9 +13,7 @@ export function editorCommand(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function runEditor(file: string, editor = editorCommand()): void {
   const r =
-    process.platform === 'win32'
-      ? spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true })
-      : spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'dashctl-editor', file], { stdio: 'inherit' });
+    process.platform === 'win32' ? spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true }) : spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'dashctl-editor', file], { stdio: 'inherit' });
   if (r.error) throw new CliError(`cannot start the editor "${editor}" (${r.error.message}); set EDITOR`);
   if (r.status === 127) throw new CliError(`the editor "${editor}" was not found; set EDITOR (or VISUAL) to an installed editor`);
   if (r.status !== 0) throw new CliError(`the editor "${editor}" exited with ${r.status ?? r.signal}; nothing was saved`);
@@ -29,7 +27,7 @@ export function editHeader(what: string, errors: readonly string[]): string {
     "Edit it below and save. Lines starting with '#' are ignored; an empty file or no change cancels.",
     'If saving fails, this file is reopened with the errors at the top.',
   ];
-  return lines.map((l) => (l ? `# ${l}` : '#')).join('\n') + '\n';
+  return `${lines.map((l) => (l ? `# ${l}` : '#')).join('\n')}\n`;
 }
 
 /** The edited text without dashctl's comment lines (a YAML line starting with `#` is only ever a comment). */

@@ -6,45 +6,41 @@ import { CliError } from './errors.js';
 /** The server's own list of kinds (plurals, scopes, validators): dashctl never keeps a second one. */
 export const KINDS: KindRegistry = buildKindRegistry();
 
-/** Short names, as kubectl has them. */
-const SHORT: Record<string, string> = {
-  dash: 'Dashboard',
-  db: 'Dashboard',
-  edash: 'EphemeralDashboard',
-  ds: 'Datasource',
-  gds: 'GlobalDatasource',
-  var: 'Variable',
-  gvar: 'GlobalVariable',
-  proj: 'Project',
-  prj: 'Project',
-  gsecret: 'GlobalSecret',
-  grole: 'GlobalRole',
-  rb: 'RoleBinding',
-  grb: 'GlobalRoleBinding',
-};
-
-/** A kind from any spelling: `dash`, `dashboard`, `Dashboards`, `globalRoles`, `gds`... */
+/** A kind from any spelling: `dash`, `dashboard`, `Dashboards`, `globalRoles`, `gds`... (short names are the descriptors' `shortNames`). */
 export function resolveKind(text: string): KindDescriptor {
   const t = text.toLowerCase();
-  const d = KINDS.byName(SHORT[t] ?? t) ?? KINDS.byPluralName(t) ?? (t.endsWith('s') ? KINDS.byName(t.slice(0, -1)) : undefined);
+  const d = KINDS.byShortName(t) ?? KINDS.byName(t) ?? KINDS.byPluralName(t) ?? (t.endsWith('s') ? KINDS.byName(t.slice(0, -1)) : undefined);
   if (d) return d;
   const near = nearestKind(t);
   const known = KINDS.all()
     .map((k) => k.plural)
     .join(', ');
-  throw new CliError(`unknown kind "${text}"${near ? `; did you mean ${near.plural}?` : ''}\nknown kinds: ${known}\nshort names: ${Object.keys(SHORT).join(', ')}`);
+  throw new CliError(
+    `unknown kind "${text}"${near ? `; did you mean ${near.plural}?` : ''}\nknown kinds: ${known}\nshort names: ${KINDS.shortNames()
+      .map(([s]) => s)
+      .join(', ')}`,
+  );
 }
 
 /** Every spelling `resolveKind` accepts, as completion offers them: plurals first, then short names. */
 export function kindWords(): string[] {
-  return [...KINDS.all().map((k) => k.plural), ...Object.keys(SHORT)];
+  return [...KINDS.all().map((k) => k.plural), ...KINDS.shortNames().map(([s]) => s)];
 }
 
 /** The kind whose name, plural or short name is closest to `text` (a typo), if one is close enough. */
 export function nearestKind(text: string): KindDescriptor | undefined {
   const t = text.toLowerCase();
   let best: { d: KindDescriptor; distance: number } | undefined;
-  const spellings: [string, KindDescriptor][] = [...KINDS.all().flatMap((d) => [[d.kind.toLowerCase(), d], [d.plural, d]] as [string, KindDescriptor][]), ...Object.entries(SHORT).map(([s, k]) => [s, KINDS.byName(k)!] as [string, KindDescriptor])];
+  const spellings: [string, KindDescriptor][] = [
+    ...KINDS.all().flatMap(
+      (d) =>
+        [
+          [d.kind.toLowerCase(), d],
+          [d.plural, d],
+        ] as [string, KindDescriptor][],
+    ),
+    ...KINDS.shortNames(),
+  ];
   for (const [spelling, d] of spellings) {
     const distance = editDistance(t, spelling);
     if (!best || distance < best.distance) best = { d, distance };

@@ -1,5 +1,6 @@
 import type { ApiClient } from './api-client.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: objects of any kind as the server sent them
 type Obj = Record<string, any>;
 
 /** Items per page when listing (the server pages with `limit` + a `Link: rel="next"` header). */

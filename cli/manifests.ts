@@ -5,9 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { CliError } from './errors.js';
 import { fromOperator, isOperatorResource } from './operator.js';
 import { lineFinder, parsePieces, type RawPiece } from './yaml-pieces.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+import { isObj, type Obj } from '../src/lib/is-obj.js';
 
 /** One resource read from a file, with where it came from. */
 export interface Manifest {
@@ -131,8 +129,7 @@ function addManifests(file: string, pieces: RawPiece[], lines: ReturnType<typeof
 export function splitPath(path: string): (string | number)[] {
   const out: (string | number)[] = [];
   const re = /\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.?([^.[\]]+)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(path))) {
+  for (let m = re.exec(path); m; m = re.exec(path)) {
     if (m[1] !== undefined) out.push(Number(m[1]));
     else if (m[2] !== undefined) out.push(JSON.parse(m[2]) as string);
     else if (m[3] !== undefined && m[3] !== '(root)') out.push(m[3]);

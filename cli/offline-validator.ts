@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ANONYMOUS, allowAll } from '../src/auth/authorizer.js';
-import { PasswordHasher } from '../src/auth/passwords.js';
+import { ANONYMOUS, allowAll } from '../src/access/authorizer.js';
+import { PasswordHasher } from '../src/access/passwords.js';
+import { resolveConfig } from '../src/config.js';
 import { ApiError } from '../src/errors.js';
 import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import { SCHEMAS_DIR } from '../src/paths.js';
@@ -38,7 +39,7 @@ export class OfflineValidator {
       authorizer: allowAll,
       passwords: new PasswordHasher({ logN: 10, concurrency: 1, maxQueue: 1 }),
       secrets: new SecretBox(randomBytes(32)),
-      config: opts.secretFilesDir ? { security: { secret_files_dir: opts.secretFilesDir } } : {},
+      config: resolveConfig(opts.secretFilesDir ? { security: { secret_files_dir: opts.secretFilesDir } } : {}),
     });
   }
 

@@ -1,7 +1,5 @@
 import { KINDS } from './kinds.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+import { isObj, type Obj } from '../src/lib/is-obj.js';
 
 /** perses-operator's annotation holding comma-separated dashboard tags. */
 const TAGS_ANNOTATION = 'perses.dev/tags';
@@ -36,7 +34,10 @@ export function fromOperator(cr: Obj): Converted | undefined {
   if (d.scope === 'project' && typeof meta.namespace === 'string' && meta.namespace) m.project = meta.namespace;
   const annotations = isObj(meta.annotations) ? meta.annotations : {};
   if (typeof annotations[TAGS_ANNOTATION] === 'string') {
-    const tags = (annotations[TAGS_ANNOTATION] as string).split(',').map((t) => t.trim()).filter(Boolean);
+    const tags = (annotations[TAGS_ANNOTATION] as string)
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
     if (tags.length) m.tags = tags;
   }
   return {

@@ -45,7 +45,7 @@ export function table(header: string[], rows: string[][]): string {
       .map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i] - width(c))))
       .join('  ')
       .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
 }
 
 /** "45s", "3m", "2h", "5d", "1y" since an RFC 3339 instant (kubectl style); "-" when unknown. */

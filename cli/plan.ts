@@ -1,4 +1,4 @@
-import { getPath } from '../src/resources/object-path.js';
+import { getPath } from '../src/lib/object-path.js';
 import { UNCHANGED_HEADER } from '../src/api/headers.js';
 import type { ApiClient } from './api-client.js';
 import { toHttpError } from './api-client.js';

@@ -26,7 +26,26 @@ export function buildProgram(env: Env): Command {
     .showHelpAfterError('(run dashctl help for usage)')
     .exitOverride();
   program.hook('preAction', () => env.selectContext(program.opts<{ context?: string }>().context));
-  const makers = [makeLoginCommand, makeLogoutCommand, makeWhoamiCommand, makeConfigCommand, makeProjectCommand, makeApplyCommand, makeDiffCommand, makeGetCommand, makeDescribeCommand, makeEditCommand, makeDeleteCommand, makeHistoryCommand, makeAuditCommand, makeTokenCommand, makeLintCommand, makeMigrateCommand, makeVersionCommand, makeCompletionCommand];
+  const makers = [
+    makeLoginCommand,
+    makeLogoutCommand,
+    makeWhoamiCommand,
+    makeConfigCommand,
+    makeProjectCommand,
+    makeApplyCommand,
+    makeDiffCommand,
+    makeGetCommand,
+    makeDescribeCommand,
+    makeEditCommand,
+    makeDeleteCommand,
+    makeHistoryCommand,
+    makeAuditCommand,
+    makeTokenCommand,
+    makeLintCommand,
+    makeMigrateCommand,
+    makeVersionCommand,
+    makeCompletionCommand,
+  ];
   for (const make of makers) program.addCommand(make(env));
   return program;
 }

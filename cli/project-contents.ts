@@ -50,5 +50,5 @@ export function describeContents(project: string, c: ProjectContents): string {
     ...(total ? [`  ${'earlier versions'.padEnd(width)}  ${c.versions}`] : []),
     ...(c.unreadable.length ? [`  (you may not list ${c.unreadable.map((d) => d.plural).join(', ')} there: those go too)`] : []),
   ];
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

@@ -45,11 +45,7 @@ export async function findPrunable(api: ApiClient, targets: readonly Target[], t
 }
 
 /** Deletes in reverse apply order (project kinds, global kinds, Projects); each result reported. */
-export async function deleteAll(
-  api: ApiClient,
-  doomed: readonly Doomed[],
-  o: { dryRun: boolean; concurrency: number; onResult(x: Doomed, error?: unknown): void },
-): Promise<number> {
+export async function deleteAll(api: ApiClient, doomed: readonly Doomed[], o: { dryRun: boolean; concurrency: number; onResult(x: Doomed, error?: unknown): void }): Promise<number> {
   let failed = 0;
   for (const phase of [2, 1, 0]) {
     await mapPool(

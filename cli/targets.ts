@@ -2,9 +2,7 @@ import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import type { HttpError } from './errors.js';
 import { KINDS, label, nearestKind, phaseOf } from './kinds.js';
 import { where, type Manifest } from './manifests.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+import { isObj } from '../src/lib/is-obj.js';
 
 /** A manifest with its kind, name and project worked out. */
 export interface Target {
@@ -52,9 +50,14 @@ export function resolveTargets(manifests: readonly Manifest[], choice: ProjectCh
     const kind = m.object.kind;
     const d = typeof kind === 'string' ? KINDS.byName(kind) : undefined;
     if (!d) {
-      const known = KINDS.all().map((k) => k.kind).join(', ');
+      const known = KINDS.all()
+        .map((k) => k.kind)
+        .join(', ');
       const near = typeof kind === 'string' ? nearestKind(kind) : undefined;
-      unresolved.push({ m, message: typeof kind === 'string' ? `kind "${kind}" is not a dashplane kind${near ? `; did you mean ${near.kind}?` : ''} (known: ${known})` : 'kind: is required (e.g. kind: Dashboard)' });
+      unresolved.push({
+        m,
+        message: typeof kind === 'string' ? `kind "${kind}" is not a dashplane kind${near ? `; did you mean ${near.kind}?` : ''} (known: ${known})` : 'kind: is required (e.g. kind: Dashboard)',
+      });
       continue;
     }
     const meta = isObj(m.object.metadata) ? m.object.metadata : {};
@@ -68,13 +71,16 @@ export function resolveTargets(manifests: readonly Manifest[], choice: ProjectCh
       const own = typeof meta.project === 'string' && meta.project ? meta.project : undefined;
       if (own !== undefined && choice.flag && own !== choice.flag) {
         if (!choice.force) {
-          unresolved.push({ m, message: `${label(d, name, own)} says metadata.project "${own}" but -p says "${choice.flag}"; drop -p to apply it to "${own}", change metadata.project, or pass --force-project to move it into "${choice.flag}"` });
+          unresolved.push({
+            m,
+            message: `${label(d, name, own)} says metadata.project "${own}" but -p says "${choice.flag}"; drop -p to apply it to "${own}", change metadata.project, or pass --force-project to move it into "${choice.flag}"`,
+          });
           continue;
         }
         meta.project = choice.flag;
         m.object.metadata = meta;
       }
-      project = own !== undefined && !choice.force ? own : (choice.flag || own || choice.fallback);
+      project = own !== undefined && !choice.force ? own : choice.flag || own || choice.fallback;
       if (!project && requireName) {
         unresolved.push({ m, message: `${d.kind} "${name}" has no metadata.project; add one, pass --project NAME or set a default with dashctl project NAME` });
         continue;

@@ -40,7 +40,7 @@ export function unifiedDiff(before: string, after: string, labels: { from: strin
     hunks.push(hunk(ops, start, end));
     i = end;
   }
-  return [`--- ${labels.from}`, `+++ ${labels.to}`, ...hunks].join('\n') + '\n';
+  return `${[`--- ${labels.from}`, `+++ ${labels.to}`, ...hunks].join('\n')}\n`;
 }
 
 function hunk(ops: Op[], start: number, end: number): string {
@@ -126,6 +126,8 @@ export function editScript(a: string[], b: string[]): Op[] {
 export function colourDiff(text: string, paint: (colour: 'bold' | 'red' | 'green' | 'cyan', s: string) => string): string {
   return text
     .split('\n')
-    .map((l) => (l.startsWith('+++') || l.startsWith('---') ? paint('bold', l) : l.startsWith('+') ? paint('green', l) : l.startsWith('-') ? paint('red', l) : l.startsWith('@@') ? paint('cyan', l) : l))
+    .map((l) =>
+      l.startsWith('+++') || l.startsWith('---') ? paint('bold', l) : l.startsWith('+') ? paint('green', l) : l.startsWith('-') ? paint('red', l) : l.startsWith('@@') ? paint('cyan', l) : l,
+    )
     .join('\n');
 }

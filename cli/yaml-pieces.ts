@@ -2,9 +2,7 @@ import jsyaml from 'js-yaml';
 import { LineCounter, type Document } from 'yaml';
 import { DEFAULT_MAX_DEPTH, jsonTextDepthExceeds, NestingError, parseYamlDocuments, valueDepthExceeds } from '../src/lib/nesting.js';
 import { CliError } from './errors.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+import { isObj, type Obj } from '../src/lib/is-obj.js';
 
 /** One resource-sized value of a file: the value, its document, and its path inside the document. */
 export interface RawPiece {

@@ -38,7 +38,7 @@ function rows(s: Schema, path: string[], inList: boolean, out: string[]): void {
     const p = [...path, k];
     const shown = p.join('.').replace(/\.\[\]/g, '[]');
     if (sub.properties && sub.type === 'object' && !inList && path.length === 0) continue; // top-level sections: own heading
-    const env = inList ? '(in the list\'s JSON)' : `\`${envVarOf(p.filter((x) => x !== '[]'))}\``;
+    const env = inList ? "(in the list's JSON)" : `\`${envVarOf(p.filter((x) => x !== '[]'))}\``;
     const secret = sub.writeOnly ? ' Shown as "<secret>" by `GET /api/config`.' : '';
     out.push(`| \`${shown}\` | ${typeOf(sub)} | ${code(sub.default)} | ${env} | ${cell((sub.description ?? '') + secret)} |`);
     if (sub.properties) rows(sub, p, inList, out);
@@ -85,7 +85,16 @@ export function configurationMarkdown(): string {
     rows(sub, [k], false, body);
     out.push('', `## \`${k}\``, '', cell(sub.description ?? ''), '', '| key | type | default | environment variable | description |', '|---|---|---|---|---|', ...body);
   }
-  out.splice(out.indexOf('## Environment variables with names of their own'), 0, '## Top-level keys', '', '| key | type | default | environment variable | description |', '|---|---|---|---|---|', ...top, '');
+  out.splice(
+    out.indexOf('## Environment variables with names of their own'),
+    0,
+    '## Top-level keys',
+    '',
+    '| key | type | default | environment variable | description |',
+    '|---|---|---|---|---|',
+    ...top,
+    '',
+  );
   return `${out.join('\n')}\n`;
 }
 

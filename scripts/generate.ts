@@ -48,22 +48,48 @@ function validatorsSource(all: Map<string, Schema>, kinds: Schema[], config: Sch
   exports[config.title] = config.$id;
   const standaloneCode = standaloneModule as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
   const code = standaloneCode(ajv, exports);
-  return (
-    HEADER +
-    '// @ts-nocheck\n' +
-    "import { createRequire } from 'node:module';\n" +
-    'const require = createRequire(import.meta.url);\n' +
-    code.replace(/^"use strict";/, '') +
-    '\n'
+  return `${HEADER}// @ts-nocheck\nimport { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${code.replace(/^"use strict";/, '')}\n`;
+}
+
+/** A configuration schema object, as far as `resolvedSchema` reads it. */
+interface ObjectSchema {
+  title?: string;
+  type?: unknown;
+  properties?: Record<string, ObjectSchema>;
+  required?: string[];
+  default?: unknown;
+  [k: string]: unknown;
+}
+
+/**
+ * The configuration as loadConfig returns it: every key with a default is filled in (objects
+ * are, and so are their keys with defaults, but not the items of arrays), so it is required in
+ * the type; named objects become `Resolved<Name>`. Other subschemas are shared with the
+ * configuration's own type.
+ */
+function resolvedSchema(s: ObjectSchema, at: string): ObjectSchema {
+  const { $id: _id, ...rest } = s;
+  if (!s.properties) return rest;
+  // a subschema with named types inside (the items of arrays) is the configuration's own: one type, not two
+  const named = (p: ObjectSchema) => JSON.stringify(p).includes('"title"');
+  const properties = Object.fromEntries(
+    Object.entries(s.properties).map(([k, p]) => [k, p.type === 'object' && p.properties ? resolvedSchema(p, `${at}/properties/${k}`) : named(p) ? { $ref: `${at}/properties/${k}` } : p]),
   );
+  const defaulted = Object.entries(s.properties)
+    .filter(([, p]) => p.default !== undefined)
+    .map(([k]) => k);
+  return { ...rest, ...(s.title ? { title: `Resolved${s.title}` } : {}), properties, required: [...new Set([...(s.required ?? []), ...defaulted])] };
 }
 
 async function typesSource(all: Map<string, Schema>, kinds: Schema[], config: Schema): Promise<string> {
+  // read like the others, from its own $id beside the configuration's (its relative $refs resolve there)
+  const resolved = { ...resolvedSchema(config as ObjectSchema, `${config.$id}#`), $id: new URL('resolved-config.json', config.$id).href } as Schema;
+  all = new Map([...all, [resolved.$id, resolved]]);
   const root = {
     title: 'DashplaneSchemas',
     type: 'object',
     additionalProperties: false,
-    properties: Object.fromEntries([...kinds, config].map((s) => [s.title, { $ref: s.$id }])),
+    properties: Object.fromEntries([...kinds, config, resolved].map((s) => [s.title, { $ref: s.$id }])),
   };
   const ts = await compile(root as never, 'DashplaneSchemas', {
     bannerComment: HEADER.trim(),

@@ -1,8 +1,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BuildInfo } from './api/system-routes.js';
 import { PACKAGE_ROOT } from './paths.js';
+
+/** What /api/v1/health reports about this build. */
+export interface BuildInfo {
+  version: string;
+  commit: string;
+  buildTime: string;
+}
 
 /** Version from package.json, commit from DASHPLANE_COMMIT or .git, build time from the compiled file. */
 export function readBuildInfo(env: Record<string, string | undefined> = process.env): BuildInfo {

@@ -1,8 +1,11 @@
 import { expect } from 'chai';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../test/helpers/server.js';
-import { ConfigError, loadConfig, publicConfig } from './config.js';
+import { SCHEMAS_DIR } from './paths.js';
+import { getPath } from './lib/object-path.js';
+import { ConfigError, loadConfig, publicConfig, resolveConfig } from './config.js';
+import { buildKindRegistry } from './kinds/index.js';
 
 function configError(fn: () => unknown): string {
   try {
@@ -30,6 +33,32 @@ describe('configuration', () => {
     expect(config.security?.enable_auth).to.equal(false);
     expect(config.history?.max_versions).to.equal(50);
     expect(Object.isFrozen(config)).to.equal(true);
+  });
+
+  it('resolveConfig: every key with a default is filled in, nested ones of a section given in part too; frozen; problems are ConfigErrors', () => {
+    const full = resolveConfig();
+    expect(full).to.deep.equal(loadConfig({}).config);
+    const walk = (schema: { properties?: Record<string, { default?: unknown; properties?: unknown }> }, at: string[]): string[] =>
+      Object.entries(schema.properties ?? {}).flatMap(([k, sub]) => [
+        ...(sub.default !== undefined ? [[...at, k].join('.')] : []),
+        ...(sub.default !== undefined ? walk(sub as never, [...at, k]) : []),
+      ]);
+    const defaulted = walk(JSON.parse(readFileSync(join(SCHEMAS_DIR, 'config.json'), 'utf8')), []);
+    expect(defaulted.length).to.be.greaterThan(40);
+    for (const path of defaulted) expect(getPath(full, path), path).to.not.equal(undefined);
+    const partial = resolveConfig({ database: { postgres: { url: 'postgres://h/db' } }, security: { cookie: { secure: false } } });
+    expect(partial.database.postgres?.pool_size, "a section without a default gets its keys' defaults").to.equal(10);
+    expect(partial.security.cookie).to.deep.equal({ same_site: 'lax', secure: false });
+    expect(Object.isFrozen(partial.security.cookie)).to.equal(true);
+    expect(configError(() => resolveConfig({ history: { max_versions: 0 } }))).to.match(/history\.max_versions/);
+  });
+
+  it('every configuration key a kind descriptor names (enabledBy, anonymousCreateUnless) is a boolean key', () => {
+    const named = buildKindRegistry()
+      .all()
+      .flatMap((d) => [d.enabledBy, d.anonymousCreateUnless].filter((p): p is string => p !== undefined));
+    expect(named).to.have.length.greaterThan(0);
+    for (const path of named) expect(typeof getPath(resolveConfig(), path), path).to.equal('boolean');
   });
 
   it('file, then environment, then --listen; env names follow the key path', () => {

@@ -2,12 +2,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ServerConfig as validateConfig } from './kinds/generated/validators.js';
-import type { ServerConfig } from './kinds/generated/types.js';
-import { schemaErrors } from './kinds/schema-errors.js';
+import type { ResolvedServerConfig, ServerConfig } from './kinds/generated/types.js';
+import { schemaErrors } from './lib/schema-errors.js';
 import { SCHEMAS_DIR } from './paths.js';
-import { parseDuration } from './resources/duration.js';
+import { parseDuration } from './lib/duration.js';
+import { isObj } from './lib/is-obj.js';
 
 export type { ServerConfig };
+
+/**
+ * The configuration as dashplane uses it: every key with a default holds its value (the type says
+ * which may still be absent). Made only here, by `loadConfig` or `resolveConfig`.
+ */
+export type ResolvedConfig = ResolvedServerConfig;
 
 /** Where configuration comes from; later sources win: file, then environment, then flags. */
 export interface ConfigSources {
@@ -24,7 +31,7 @@ export const NAMED_ENV_VARS: Readonly<Record<string, string>> = Object.freeze({
   DASHPLANE_CONFIG: 'The configuration file, when `--config` is not given.',
   DASHPLANE_ENCRYPTION_KEY: 'The master key (64 hex characters or base64 of 32 bytes): sets `security.encryption_key`.',
   DASHPLANE_ADMIN_USER: 'With `DASHPLANE_ADMIN_PASSWORD`: the first administrator, created at start when no user of that name exists (sets `security.bootstrap_admin`).',
-  DASHPLANE_ADMIN_PASSWORD: 'The first administrator\'s password (needs `DASHPLANE_ADMIN_USER`).',
+  DASHPLANE_ADMIN_PASSWORD: "The first administrator's password (needs `DASHPLANE_ADMIN_USER`).",
   DASHPLANE_DATABASE_POSTGRES_PASSWORD: 'The PostgreSQL password, when neither the URL nor `database.postgres.password_file` holds it.',
   DASHPLANE_COMMIT: 'The commit reported by `/api/v1/health` and `dashplane_build_info` (default: read from .git).',
 });
@@ -55,7 +62,7 @@ export class ConfigError extends Error {}
  * Reads the configuration once: YAML file, DASHPLANE_* environment overrides, --listen; checks it
  * against schemas/config.json, fills defaults and freezes it. `warnings` lists ignored variables.
  */
-export function loadConfig(src: ConfigSources = {}): { config: Readonly<ServerConfig>; warnings: string[] } {
+export function loadConfig(src: ConfigSources = {}): { config: Readonly<ResolvedConfig>; warnings: string[] } {
   const warnings: string[] = [];
   let raw: Record<string, unknown> = {};
   if (src.file) {
@@ -83,14 +90,26 @@ export function loadConfig(src: ConfigSources = {}): { config: Readonly<ServerCo
   }
   applyShortcutEnv(raw, src.env ?? {});
   if (src.listen !== undefined) raw.listen = src.listen;
+  return { config: resolveConfig(raw), warnings };
+}
+
+/**
+ * A configuration as written (the file's keys, already merged) checked against schemas/config.json,
+ * with its defaults filled in, frozen: what every part of dashplane is given. `{}` is the default
+ * configuration. Throws ConfigError naming every problem.
+ */
+export function resolveConfig(written: Readonly<ServerConfig> = {}): Readonly<ResolvedConfig> {
+  const raw = structuredClone(written) as Record<string, unknown>;
   dropEmptySections(raw, SCHEMA);
   applyDefaults(raw, SCHEMA);
   const problems = schemaErrors(validateConfig, raw);
   if (problems.length) {
     throw new ConfigError(`invalid configuration:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`);
   }
-  checkTimeouts(raw as ServerConfig);
-  return { config: deepFreeze(raw) as Readonly<ServerConfig>, warnings };
+  // checked against the schema and every default filled in: what ResolvedConfig describes
+  const config = raw as unknown as ResolvedConfig;
+  checkTimeouts(config);
+  return deepFreeze(config);
 }
 
 /** Environment variables with names of their own (documented in the README) rather than a key path. */
@@ -107,16 +126,16 @@ function applyShortcutEnv(raw: Record<string, unknown>, env: Record<string, stri
 }
 
 /** Node refuses a headers timeout longer than the request timeout; say so in configuration terms. */
-function checkTimeouts(config: ServerConfig): void {
-  const headers = parseDuration(config.http?.headers_timeout ?? '');
-  const request = parseDuration(config.http?.request_timeout ?? '');
+function checkTimeouts(config: ResolvedConfig): void {
+  const headers = parseDuration(config.http.headers_timeout);
+  const request = parseDuration(config.http.request_timeout);
   if (headers !== undefined && request !== undefined && request > 0 && headers > request) {
-    throw new ConfigError(`invalid configuration: http.headers_timeout (${config.http!.headers_timeout}) must not be longer than http.request_timeout (${config.http!.request_timeout})`);
+    throw new ConfigError(`invalid configuration: http.headers_timeout (${config.http.headers_timeout}) must not be longer than http.request_timeout (${config.http.request_timeout})`);
   }
 }
 
 /** The configuration as `GET /api/config` shows it: every writeOnly (secret) value replaced. */
-export function publicConfig(config: Readonly<ServerConfig>): unknown {
+export function publicConfig(config: Readonly<ResolvedConfig>): unknown {
   return maskWriteOnly(config, SCHEMA);
 }
 
@@ -179,7 +198,7 @@ function dropEmptySections(obj: Record<string, unknown>, schema: JsonSchema): vo
   for (const [k, sub] of Object.entries(schema.properties ?? {})) {
     if (obj[k] === null && sub.properties) delete obj[k];
     const v = obj[k];
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) dropEmptySections(v as Record<string, unknown>, sub);
+    if (isObj(v)) dropEmptySections(v, sub);
   }
 }
 
@@ -188,7 +207,7 @@ function applyDefaults(obj: Record<string, unknown>, schema: JsonSchema): void {
   for (const [k, sub] of Object.entries(schema.properties ?? {})) {
     if (obj[k] === undefined && sub.default !== undefined) obj[k] = structuredClone(sub.default);
     const v = obj[k];
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && sub.properties) applyDefaults(v as Record<string, unknown>, sub);
+    if (isObj(v) && sub.properties) applyDefaults(v, sub);
   }
 }
 

@@ -7,16 +7,16 @@ import type { AuthRouteOptions } from './api/auth-routes.js';
 import type { ExternalAuthOptions } from './api/external-auth-routes.js';
 import { openInstallationWarning } from './auth/exposure.js';
 import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
-import { allowAll, readOnly, type Authorizer } from './auth/authorizer.js';
+import { allowAll, readOnly, type Authorizer } from './access/authorizer.js';
 import { AuditKeeper } from './audit/audit-keeper.js';
-import { bootstrapAdmin } from './auth/bootstrap.js';
+import { bootstrapAdmin } from './admin/bootstrap.js';
 import { loadKeyRing } from './auth/keys.js';
-import { PasswordHasher } from './auth/passwords.js';
+import { PasswordHasher } from './access/passwords.js';
 import type { SessionStore } from './auth/sessions.js';
 import type { ApiTokens } from './auth/api-tokens.js';
-import { composeAuth } from './auth/compose.js';
+import { composeAuth } from './compose-auth.js';
 import { readBuildInfo } from './build-info.js';
-import type { ServerConfig } from './config.js';
+import type { ResolvedConfig } from './config.js';
 import { buildKindRegistry } from './kinds/index.js';
 import { PACKAGE_ROOT, SCHEMAS_DIR } from './paths.js';
 import { checkSecretKeys } from './secrets/key-check.js';
@@ -27,10 +27,9 @@ import { instrumentStore } from './storage/instrumented-store.js';
 import { Watcher } from './controllers/watcher.js';
 import { PluginRegistry } from './plugins/registry.js';
 import { Upstream } from './proxy/upstream.js';
-import { parseDuration } from './resources/duration.js';
+import { durationMs } from './lib/duration.js';
 import type { CredentialChange } from './resources/credentials.js';
 import { ResourceService } from './resources/service.js';
-import { ReadCache } from './storage/read-cache.js';
 import type { Store } from './storage/store.js';
 
 /** A running server: its app, store and the address it listens on. */
@@ -38,6 +37,8 @@ export interface RunningServer {
   app: FastifyInstance;
   store: Store;
   service: ResourceService;
+  /** The password hasher (logins and password writes queue on it). */
+  passwords: PasswordHasher;
   /** e.g. http://127.0.0.1:8080 */
   url: string;
   close(): Promise<void>;
@@ -52,13 +53,13 @@ export interface StartOptions {
 const SESSION_SWEEP_MS = 3_600_000;
 
 /** The composition root: config -> registry -> store -> services -> app -> listen. */
-export async function startServer(config: Readonly<ServerConfig>, opts: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(config: Readonly<ResolvedConfig>, opts: StartOptions = {}): Promise<RunningServer> {
   const registry = buildKindRegistry();
-  const plugins = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'), config.plugin?.schemas_dir);
-  const dataDir = config.database!.level!.path!;
-  const security = config.security!;
-  const authn = security.authentication!;
-  const passwords = new PasswordHasher({ logN: authn.password_hash_cost!, concurrency: 2, maxQueue: 64 });
+  const plugins = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'), config.plugin.schemas_dir);
+  const dataDir = config.database.level.path;
+  const security = config.security;
+  const authn = security.authentication;
+  const passwords = new PasswordHasher({ logN: authn.password_hash_cost, concurrency: 2, maxQueue: 64 });
   assertSharedKey(config);
   const build = readBuildInfo();
   let watcherRef: Watcher | undefined;
@@ -76,7 +77,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   let sessions: SessionStore | undefined;
   let apiTokens: ApiTokens | undefined;
   /** Warnings of parts built before the app (its logger). */
-  const lateLog = { warn: (_e: unknown) => undefined as void };
+  const lateLog = { warn: (_e: unknown): void => undefined };
   try {
     const keys = loadKeyRing({ key: security.encryption_key, keyFile: security.encryption_key_file, previous: security.previous_encryption_keys, dataDir });
     startupLog.push(`encryption key from ${keys.source}`);
@@ -98,10 +99,10 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
   const keeper = sessions;
   const service = new ResourceService({ registry, store, plugins, authorizer, passwords, secrets, config, ...(keeper ? { credentialsChanging: (c: CredentialChange) => keeper.keepCaller(c) } : {}) });
   serviceRef.current = service;
-  const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: parseDuration(config.watch!.bookmark_interval!)! });
+  const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval) });
   watcherRef = watcher;
-  const px = config.proxy!;
-  const upstream = new Upstream({ timeoutMs: parseDuration(px.timeout!)!, maxDurationMs: parseDuration(px.max_duration!)!, maxConcurrent: px.max_concurrent!, deniedNetworks: px.denied_networks ?? [] });
+  const px = config.proxy;
+  const upstream = new Upstream({ timeoutMs: durationMs(px.timeout), maxDurationMs: durationMs(px.max_duration), maxConcurrent: px.max_concurrent, deniedNetworks: px.denied_networks });
   const app = buildApp({
     config,
     registry,
@@ -113,23 +114,28 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     ...(external ? { external: { ...external, service } } : {}),
     watcher,
     metrics,
-    audit: { store, authorizer, bookmarkMs: parseDuration(config.watch!.bookmark_interval!)! },
+    audit: { store, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval) },
     proxy: { registry, service, store, secrets, upstream, metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build,
     ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist') },
-    logger: opts.logger ?? serverLogger(config.log?.level ?? 'info'),
+    logger: opts.logger ?? serverLogger(config.log.level),
   });
   const timers: NodeJS.Timeout[] = [];
   const reaper = new Reaper({
     store,
     registry,
     service,
-    sweepMs: parseDuration(config.ephemeral_dashboard!.cleanup_interval!)!,
+    sweepMs: durationMs(config.ephemeral_dashboard.cleanup_interval),
     log: (msg, err) => app.log.error({ err }, msg),
     onDeleted: () => metrics.reaperDeletions.inc(),
   });
   lateLog.warn = (e) => app.log.warn({ err: e }, 'an audit entry could not be written');
-  const auditKeeper = new AuditKeeper({ store, retentionMs: parseDuration(config.audit!.retention!)!, ...(config.audit!.file ? { file: config.audit!.file } : {}), log: (msg, err) => app.log.warn({ err }, msg) });
+  const auditKeeper = new AuditKeeper({
+    store,
+    retentionMs: durationMs(config.audit.retention),
+    ...(config.audit.file ? { file: config.audit.file } : {}),
+    log: (msg, err) => app.log.warn({ err }, msg),
+  });
   try {
     await reaper.start();
     await auditKeeper.start();
@@ -144,7 +150,7 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
       sweep();
       timers.push(setInterval(sweep, SESSION_SWEEP_MS).unref());
     }
-    const { host, port } = parseListen(config.listen!);
+    const { host, port } = parseListen(config.listen);
     await app.listen({ host, port }).catch((e: Error) => {
       throw new Error(`cannot listen on ${config.listen}: ${e.message}`);
     });
@@ -168,12 +174,20 @@ export async function startServer(config: Readonly<ServerConfig>, opts: StartOpt
     await reaper.stop();
     await auditKeeper.stop();
   };
-  return running(app, store, service, config, stopBackground, upstream);
+  return running(app, store, service, passwords, config, stopBackground, upstream);
 }
 
-function running(app: FastifyInstance, store: Store, service: ResourceService, config: Readonly<ServerConfig>, stopBackground: () => Promise<void>, upstream: Upstream): RunningServer {
+function running(
+  app: FastifyInstance,
+  store: Store,
+  service: ResourceService,
+  passwords: PasswordHasher,
+  config: Readonly<ResolvedConfig>,
+  stopBackground: () => Promise<void>,
+  upstream: Upstream,
+): RunningServer {
   const addr = app.server.address();
-  const { host, port } = parseListen(config.listen!);
+  const { host, port } = parseListen(config.listen);
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
   let closing: Promise<void> | undefined;
@@ -181,12 +195,13 @@ function running(app: FastifyInstance, store: Store, service: ResourceService, c
     app,
     store,
     service,
+    passwords,
     url,
     close: () =>
       (closing ??= (async () => {
         await stopBackground();
         // Stop accepting, let in-flight requests finish within the grace period, then cut.
-        const grace = setTimeout(() => app.server.closeAllConnections(), parseDuration(config.http!.shutdown_grace!)).unref();
+        const grace = setTimeout(() => app.server.closeAllConnections(), durationMs(config.http.shutdown_grace)).unref();
         await app.close();
         clearTimeout(grace);
         await upstream.close();
@@ -202,4 +217,3 @@ export function parseListen(listen: string): { host: string; port: number } {
   if (!m || port > 65535) throw new Error(`listen "${listen}" must look like HOST:PORT, e.g. 127.0.0.1:8080`);
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }
-

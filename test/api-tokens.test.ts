@@ -98,7 +98,10 @@ describe('service accounts and API tokens (issue 20)', function () {
       expect(await status(s, n, 'GET', '/api/v1/projects/p1/folders'), 'another kind').to.equal(403);
       expect(await status(s, n, 'PUT', '/api/v1/users/alice', { kind: 'User', metadata: { name: 'alice' }, spec: { nativeProvider: { password: 'x' } } }), 'not even her own password').to.equal(403);
       const all = await must(s, n, 'GET', '/api/v1/dashboards');
-      expect(all.map((d: any) => d.metadata.project), 'a cross-project list').to.deep.equal(['p1']);
+      expect(
+        all.map((d: any) => d.metadata.project),
+        'a cross-project list',
+      ).to.deep.equal(['p1']);
       expect(await status(s, n, 'POST', '/api/v1/user/tokens', { name: 'more', ttl: '1h' }), 'a narrowed token creates no tokens').to.equal(403);
       const wide = await must(s, alice, 'POST', '/api/v1/user/tokens', { name: 'wide', ttl: '1h', permissions: [{ actions: ['*'], scopes: ['*'] }] });
       expect(await status(s, bearer(wide.token), 'GET', '/api/v1/projects/p2/dashboards/d')).to.equal(200);
@@ -115,7 +118,11 @@ describe('service accounts and API tokens (issue 20)', function () {
 
     it('a service account acts through its bindings only; deleting it ends its tokens and bindings', async () => {
       await must(s, alice, 'POST', '/api/v1/projects/p1/serviceaccounts', { kind: 'ServiceAccount', metadata: { name: 'ci' }, spec: {} });
-      await must(s, alice, 'POST', '/api/v1/projects/p1/rolebindings', { kind: 'RoleBinding', metadata: { name: 'ci-edits' }, spec: { role: 'editor', subjects: [{ kind: 'ServiceAccount', name: 'ci' }] } });
+      await must(s, alice, 'POST', '/api/v1/projects/p1/rolebindings', {
+        kind: 'RoleBinding',
+        metadata: { name: 'ci-edits' },
+        spec: { role: 'editor', subjects: [{ kind: 'ServiceAccount', name: 'ci' }] },
+      });
       const t = await must(s, alice, 'POST', '/api/v1/projects/p1/serviceaccounts/ci/tokens', { name: 'pipeline', ttl: '7d' });
       expect(t.owner).to.deep.equal({ kind: 'ServiceAccount', name: 'ci', project: 'p1' });
       const ci = bearer(t.token);
@@ -127,7 +134,12 @@ describe('service accounts and API tokens (issue 20)', function () {
       expect(versions).to.be.an('array');
       expect(await status(s, ci, 'GET', '/api/v1/projects/p2/dashboards/d'), 'another project').to.equal(403);
       expect(await status(s, ci, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'robots' }, spec: {} }), 'no guest permissions').to.equal(403);
-      const global = await s.api('POST', '/api/v1/globalrolebindings', { kind: 'GlobalRoleBinding', metadata: { name: 'bad' }, spec: { role: 'admin', subjects: [{ kind: 'ServiceAccount', name: 'ci' }] } }, admin);
+      const global = await s.api(
+        'POST',
+        '/api/v1/globalrolebindings',
+        { kind: 'GlobalRoleBinding', metadata: { name: 'bad' }, spec: { role: 'admin', subjects: [{ kind: 'ServiceAccount', name: 'ci' }] } },
+        admin,
+      );
       expect(global.status, global.text).to.equal(400);
       expect(global.body.details[0].path).to.equal('spec.subjects[0].kind');
       await signUp(s, 'bob');
@@ -144,7 +156,11 @@ describe('service accounts and API tokens (issue 20)', function () {
     it('a global service account bound by a GlobalRoleBinding', async () => {
       await must(s, admin, 'POST', '/api/v1/globalserviceaccounts', { kind: 'GlobalServiceAccount', metadata: { name: 'backup' }, spec: {} });
       await must(s, admin, 'POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: 'reader' }, spec: { permissions: [{ actions: ['read'], scopes: ['*'] }] } });
-      await must(s, admin, 'POST', '/api/v1/globalrolebindings', { kind: 'GlobalRoleBinding', metadata: { name: 'backup' }, spec: { role: 'reader', subjects: [{ kind: 'GlobalServiceAccount', name: 'backup' }] } });
+      await must(s, admin, 'POST', '/api/v1/globalrolebindings', {
+        kind: 'GlobalRoleBinding',
+        metadata: { name: 'backup' },
+        spec: { role: 'reader', subjects: [{ kind: 'GlobalServiceAccount', name: 'backup' }] },
+      });
       const t = await must(s, admin, 'POST', '/api/v1/globalserviceaccounts/backup/tokens', { name: 'nightly', ttl: '1d' });
       expect((await must(s, bearer(t.token), 'GET', '/api/v1/dashboards')).length).to.equal(2);
       expect(await status(s, bearer(t.token), 'DELETE', '/api/v1/projects/p2/dashboards/d')).to.equal(403);
@@ -178,7 +194,10 @@ describe('service accounts and API tokens (issue 20)', function () {
       for (const [body, path] of cases) {
         const r = await s.api('POST', '/api/v1/user/tokens', body, alice);
         expect(r.status, `${JSON.stringify(body)}: ${r.text}`).to.equal(400);
-        expect(r.body.details.map((d: { path: string }) => d.path), r.text).to.include(path);
+        expect(
+          r.body.details.map((d: { path: string }) => d.path),
+          r.text,
+        ).to.include(path);
       }
       for (const body of [null, [], 'token', 42]) expect((await s.api('POST', '/api/v1/user/tokens', body, alice)).status, JSON.stringify(body)).to.equal(400);
       const real = await must(s, alice, 'POST', '/api/v1/user/tokens', { name: 'real', ttl: '1h' });

@@ -144,7 +144,10 @@ describe('audit log (issue 20)', function () {
       const { canaries, entries } = await story(s, s, 'lvl');
       const shipped = await waitFor('the file to hold the entries', () => {
         if (!existsSync(file)) return undefined;
-        const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Entry);
+        const lines = readFileSync(file, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as Entry);
         return lines.some((l) => l.id === entries[entries.length - 1].id) ? lines : undefined;
       });
       const byId = new Map(shipped!.map((l) => [l.id, l]));
@@ -206,7 +209,10 @@ describe('audit log (issue 20)', function () {
       expect((await dashctl(cfg, ['login', s.url, '-u', 'admin', '--password-stdin'], { input: 'admin-password\n' })).code).to.equal(0);
       const r = await dashctl(cfg, ['audit', '--user', 'bob-lvl', '--action', 'denied', '-o', 'json']);
       expect(r.code, show(r)).to.equal(0);
-      const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Entry);
+      const lines = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Entry);
       expect(lines.map((e) => `${e.deniedAction} ${e.kind}`)).to.deep.equal(['read AuditEvent', 'delete Dashboard']);
       const all = await dashctl(cfg, ['audit', '--all', '--limit', '5', '--kind', 'dash', '--since', '1h']);
       expect(all.code, show(all)).to.equal(0);

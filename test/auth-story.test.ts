@@ -14,7 +14,11 @@ const grid = () => [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 12, hei
 const dash = (name: string, title = name) => ({ kind: 'Dashboard', metadata: { name }, spec: { display: { name: title }, duration: '1h', panels: { a: panel() }, layouts: grid() } });
 const project = (name: string) => ({ kind: 'Project', metadata: { name }, spec: {} });
 const binding = (name: string, role: string, user: string) => ({ kind: 'RoleBinding', metadata: { name }, spec: { role, subjects: [{ kind: 'User', name: user }] } });
-const globalDatasource = (name: string) => ({ kind: 'GlobalDatasource', metadata: { name }, spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://localhost:9090' } } } });
+const globalDatasource = (name: string) => ({
+  kind: 'GlobalDatasource',
+  metadata: { name },
+  spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://localhost:9090' } } },
+});
 
 /** The default project roles of docs/api.md §12. */
 const EXPECTED_ROLES: Record<string, { actions: string[]; scopes: string[] }[]> = {
@@ -32,7 +36,6 @@ function normalized(perms: { actions: string[]; scopes: string[] }[]): string[] 
 }
 
 const names = (r: ApiResponse): string[] => (r.body as { metadata: { name: string } }[]).map((o) => o.metadata.name);
-const projectsOf = (r: ApiResponse): string[] => (r.body as { metadata: { project: string } }[]).map((o) => o.metadata.project);
 
 async function newUser(s: TestServer, name: string): Promise<Tokens> {
   await signUp(s, name);
@@ -130,7 +133,7 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
     expect(await s.server.store.get({ kind: 'RoleBinding', project: 'gamma', name: 'owner' })).to.not.equal(undefined);
   });
 
-  it('GET /api/v1/user/whoami answers the caller\'s own User with the password masked; 401 without a token', async () => {
+  it("GET /api/v1/user/whoami answers the caller's own User with the password masked; 401 without a token", async () => {
     const dave = await newUser(s, 'dave');
     const r = await s.api('GET', '/api/v1/user/whoami', undefined, bearer(dave));
     expect(r.status, r.text).to.equal(200);
@@ -220,9 +223,29 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
     expect(r.status, r.text).to.equal(403);
     r = await s.api('POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: 'hank-all' }, spec: { permissions: [{ actions: ['*'], scopes: ['*'] }] } }, bearer(hank));
     expect(r.status, r.text).to.equal(403);
-    r = await s.api('POST', '/api/v1/globalrolebindings', { kind: 'GlobalRoleBinding', metadata: { name: 'hank-admin' }, spec: { role: 'admin', subjects: [{ kind: 'User', name: 'hank' }] } }, bearer(hank));
+    r = await s.api(
+      'POST',
+      '/api/v1/globalrolebindings',
+      { kind: 'GlobalRoleBinding', metadata: { name: 'hank-admin' }, spec: { role: 'admin', subjects: [{ kind: 'User', name: 'hank' }] } },
+      bearer(hank),
+    );
     expect(r.status, r.text).to.equal(403);
-    r = await s.api('PUT', '/api/v1/globalrolebindings/admin', { kind: 'GlobalRoleBinding', metadata: { name: 'admin' }, spec: { role: 'admin', subjects: [{ kind: 'User', name: 'admin' }, { kind: 'User', name: 'hank' }] } }, bearer(hank));
+    r = await s.api(
+      'PUT',
+      '/api/v1/globalrolebindings/admin',
+      {
+        kind: 'GlobalRoleBinding',
+        metadata: { name: 'admin' },
+        spec: {
+          role: 'admin',
+          subjects: [
+            { kind: 'User', name: 'admin' },
+            { kind: 'User', name: 'hank' },
+          ],
+        },
+      },
+      bearer(hank),
+    );
     expect(r.status, r.text).to.equal(403);
     expect(await s.server.store.get({ kind: 'GlobalDatasource', project: '', name: 'prom' })).to.equal(undefined);
     expect(await s.server.store.get({ kind: 'GlobalRole', project: '', name: 'hank-all' })).to.equal(undefined);
@@ -307,7 +330,9 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
       let t = await startTestServer({ env: AUTH_ENV, dataDir: dir.path });
       const first = await dump(t);
       expect((first.User as unknown[]).map((u) => (u as { metadata: { name: string } }).metadata.name)).to.deep.equal(['admin']);
-      expect((first.GlobalRole as { metadata: { name: string }; spec: unknown }[]).map((r) => [r.metadata.name, r.spec])).to.deep.equal([['admin', { permissions: [{ actions: ['*'], scopes: ['*'] }] }]]);
+      expect((first.GlobalRole as { metadata: { name: string }; spec: unknown }[]).map((r) => [r.metadata.name, r.spec])).to.deep.equal([
+        ['admin', { permissions: [{ actions: ['*'], scopes: ['*'] }] }],
+      ]);
       expect((first.GlobalRoleBinding as { metadata: { name: string }; spec: unknown }[]).map((r) => [r.metadata.name, r.spec])).to.deep.equal([
         ['admin', { role: 'admin', subjects: [{ kind: 'User', name: 'admin' }] }],
       ]);

@@ -36,10 +36,12 @@ function setCookies(r: ApiResponse): Map<string, SetCookie> {
     const i = nameValue.indexOf('=');
     out.set(nameValue.slice(0, i), {
       value: decodeURIComponent(nameValue.slice(i + 1)),
-      attrs: new Map(attrs.map((a) => {
-        const j = a.indexOf('=');
-        return j < 0 ? [a.toLowerCase(), ''] : [a.slice(0, j).toLowerCase(), a.slice(j + 1)];
-      })),
+      attrs: new Map(
+        attrs.map((a) => {
+          const j = a.indexOf('=');
+          return j < 0 ? [a.toLowerCase(), ''] : [a.slice(0, j).toLowerCase(), a.slice(j + 1)];
+        }),
+      ),
     });
   }
   return out;
@@ -76,8 +78,12 @@ describe('auth tokens: login, cookies, refresh, logout, JWT-01..09, AUTHZ-08', f
       expect(r.status, r.text).to.equal(200);
       expect(Object.keys(r.body).sort()).to.deep.equal(TOKEN_KEYS);
       expect(r.body.token_type).to.equal('Bearer');
-      expect(r.body.access_token).to.be.a('string').and.match(/^[\w-]+\.[\w-]+\.[\w-]+$/);
-      expect(r.body.refresh_token).to.be.a('string').and.match(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(r.body.access_token)
+        .to.be.a('string')
+        .and.match(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(r.body.refresh_token)
+        .to.be.a('string')
+        .and.match(/^[\w-]+\.[\w-]+\.[\w-]+$/);
       expect(r.body.refresh_token).to.not.equal(r.body.access_token);
       expect(r.body.expiry).to.match(RFC3339);
       expect(r.body.expires_in).to.be.a('number').greaterThan(0);
@@ -263,7 +269,10 @@ describe('auth tokens: login, cookies, refresh, logout, JWT-01..09, AUTHZ-08', f
 
     it('JWT-06: payload sub changed to admin with the original signature is 401', async () => {
       const [h, , sig] = victim.access_token.split('.');
-      for (const payload of [{ ...claims, sub: 'admin' }, { ...claims, sub: 'admin', sid: claimsOf(admin.access_token).sid }]) {
+      for (const payload of [
+        { ...claims, sub: 'admin' },
+        { ...claims, sub: 'admin', sid: claimsOf(admin.access_token).sid },
+      ]) {
         const r = await whoami(`${h}.${b64u(payload)}.${sig}`);
         expect(r.status, r.text).to.equal(401);
       }
@@ -355,7 +364,7 @@ describe('auth tokens: login, cookies, refresh, logout, JWT-01..09, AUTHZ-08', f
       expect((await whoami(old.access_token)).status).to.equal(401);
     });
 
-    it('a stranger who signs up under a deleted user\'s name does not inherit that user\'s project or global role bindings', async () => {
+    it("a stranger who signs up under a deleted user's name does not inherit that user's project or global role bindings", async () => {
       const owner = await signedIn('mia');
       const project = { kind: 'Project', metadata: { name: 'mia-p' }, spec: {} };
       expect((await s.api('POST', '/api/v1/projects', project, bearer(owner))).status).to.equal(200);

@@ -70,7 +70,7 @@ describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () 
     expect(r.text).to.not.include(B_CANARY);
   });
 
-  it('AUTHZ-02: GET /api/v1/dashboards?project=B is 403 or [] and never B\'s items', async () => {
+  it("AUTHZ-02: GET /api/v1/dashboards?project=B is 403 or [] and never B's items", async () => {
     for (const who of ['rita', 'ed', 'nobody']) {
       const r = await s.api('GET', '/api/v1/dashboards?project=proj-b', undefined, as(who));
       expect(r.status, `${who}: ${r.text}`).to.be.oneOf([200, 403]);
@@ -298,7 +298,13 @@ describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () 
   it('existence of a project: GET answers alike for unreadable and missing projects; a create that collides says only that the name is taken', async () => {
     // GET, PUT, DELETE and child routes: the same 403 whether proj-b exists or not (only the name differs)
     const scrub = (r: ApiResponse) => `${r.status} ${r.text.replaceAll('proj-b', 'X').replaceAll('no-such-proj', 'X')}`;
-    for (const [method, path] of [['GET', ''], ['DELETE', ''], ['GET', '/dashboards'], ['GET', '/dashboards/b-secret-1'], ['GET', '/datasources']]) {
+    for (const [method, path] of [
+      ['GET', ''],
+      ['DELETE', ''],
+      ['GET', '/dashboards'],
+      ['GET', '/dashboards/b-secret-1'],
+      ['GET', '/datasources'],
+    ]) {
       const there = await s.api(method, `/api/v1/projects/proj-b${path}`, undefined, as('nobody'));
       const missing = await s.api(method, `/api/v1/projects/no-such-proj${path}`, undefined, as('nobody'));
       expect(there.status, there.text).to.equal(403);

@@ -13,10 +13,23 @@ const registry = buildKindRegistry();
 const CANARY = 'canary-Backup-7f3a';
 
 type Obj = { kind: string; metadata: { name: string; project?: string; version: number; updatedAt: string }; spec: any };
-type Line = { dashplane_backup?: 1; revision?: number; sessions?: boolean; object?: Obj; version?: Obj; updatedBy?: string; managers?: unknown[]; end?: { objects: number; versions: number; encryptionKeyIds: string[] } };
+type Line = {
+  dashplane_backup?: 1;
+  revision?: number;
+  sessions?: boolean;
+  object?: Obj;
+  version?: Obj;
+  updatedBy?: string;
+  managers?: unknown[];
+  end?: { objects: number; versions: number; encryptionKeyIds: string[] };
+};
 
 const call = async (url: string, method: string, path: string, token?: string, body?: unknown) => {
-  const res = await fetch(url + path, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(url + path, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
   const text = await res.text();
   return { status: res.status, text, body: text ? JSON.parse(text) : undefined };
 };
@@ -49,11 +62,20 @@ function writer(url: string, token: string) {
       if (created % 3 === 0) expect((await call(url, 'PUT', '/api/v1/projects/p/dashboards/edited', token, dashboard('edited', `w${created}`))).status).to.equal(200);
     }
   })();
-  return { created: () => created, stop: async () => ((stop = true), await done) };
+  return {
+    created: () => created,
+    stop: async () => {
+      stop = true;
+      await done;
+    },
+  };
 }
 
 function readBackup(file: string): Line[] {
-  return readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
 }
 
 /** A snapshot is consistent: the writer's dashboards form a gap-free prefix, every history ends at its object's version. */
@@ -62,7 +84,7 @@ function expectConsistent(lines: Line[]): { written: number } {
   expect(lines.at(-1)!.end).to.not.equal(undefined);
   const objects = lines.filter((l) => l.object).map((l) => l.object!);
   const written = objects.filter((o) => o.kind === 'Dashboard' && /^w\d{4}$/.test(o.metadata.name)).map((o) => Number(o.metadata.name.slice(1)));
-  expect(written, 'the writer\'s dashboards: no gap').to.deep.equal(written.map((_, i) => i));
+  expect(written, "the writer's dashboards: no gap").to.deep.equal(written.map((_, i) => i));
   let versions: Obj[] = [];
   for (const l of lines.slice(1, -1)) {
     if (l.version) versions.push(l.version);
@@ -91,7 +113,10 @@ async function expectRestored(url: string, token: string, lines: Line[]): Promis
   }
   // the versions route lists the earlier versions (not the current one), newest first
   const current = objects.find((o) => o.kind === 'Dashboard' && o.metadata.name === 'edited')!.metadata.version;
-  const versions = lines.filter((l) => l.version?.metadata.name === 'edited' && l.version.metadata.version < current).map((l) => l.version!.metadata.version).reverse();
+  const versions = lines
+    .filter((l) => l.version?.metadata.name === 'edited' && l.version.metadata.version < current)
+    .map((l) => l.version!.metadata.version)
+    .reverse();
   expect(versions.length).to.be.greaterThan(2);
   const restored = await call(url, 'GET', '/api/v1/projects/p/dashboards/edited/versions', token);
   expect((restored.body as { version: number }[]).map((v) => v.version)).to.deep.equal(versions);
@@ -99,7 +124,10 @@ async function expectRestored(url: string, token: string, lines: Line[]): Promis
   const managers = lines.find((l) => l.object?.kind === 'Dashboard' && l.object.metadata.name === 'edited')!.managers;
   expect(managers, 'the backup holds the managers record').to.be.an('array').that.is.not.empty;
   expect((await call(url, 'GET', '/api/v1/projects/p/dashboards/edited/managers', token)).body).to.deep.equal(managers);
-  expect((restored.body as { manager: string }[]).every((v) => v.manager !== 'unknown'), JSON.stringify(restored.body)).to.equal(true);
+  expect(
+    (restored.body as { manager: string }[]).every((v) => v.manager !== 'unknown'),
+    JSON.stringify(restored.body),
+  ).to.equal(true);
 }
 
 describe('dashplane backup and restore', function () {
@@ -152,7 +180,10 @@ describe('dashplane backup and restore', function () {
       const { written } = expectConsistent(lines);
       expect(written, 'taken while the writer ran').to.be.within(before, after + 1);
       expect(lines.at(-1)!.end!.encryptionKeyIds).to.have.length(1);
-      expect(lines.some((l) => l.object?.kind === 'Session'), 'sessions are in it').to.equal(true);
+      expect(
+        lines.some((l) => l.object?.kind === 'Session'),
+        'sessions are in it',
+      ).to.equal(true);
 
       const restored = await runToExit(['restore', '--from', file, '--to', `level:${dirs.restored.path}`], {}, 60_000);
       expect(restored.code, restored.output).to.equal(0);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { isObj as isJsonObject } from '../src/lib/is-obj.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildKindRegistry } from '../src/kinds/index.js';
@@ -49,7 +50,7 @@ const MIGRATION_MOCKS_DIR = 'perses/internal/api/plugin/migrate/testdata/dashboa
 /** The made-up plugin kinds of those outputs, with the plugin type they stand for. */
 const TEST_ONLY_PLUGINS: Record<string, string> = { FooChart: 'Panel', ExoticQuery: 'TimeSeriesQuery', SomeVariable: 'Variable' };
 
-const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isObj: (v: unknown) => v is Record<string, any> = isJsonObject;
 const entriesOf = (v: unknown): [string, any][] => (isObj(v) ? Object.entries(v) : []);
 const itemsOf = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
@@ -251,7 +252,10 @@ describe('corpus of real Perses resources (corpus/)', function () {
             .filter((x) => load(x).spec?.default === true && load(x).spec?.plugin?.kind === pluginKind)
             .map((x) => x.name);
           expect(rivals, `another default ${pluginKind} in the corpus: ${show(res)}`).to.not.be.empty;
-          expect(rivals.some((n) => String(res.body.message).includes(`"${n}"`)), `the error names the first default: ${show(res)}`).to.equal(true);
+          expect(
+            rivals.some((n) => String(res.body.message).includes(`"${n}"`)),
+            `the error names the first default: ${show(res)}`,
+          ).to.equal(true);
           return;
         }
         expect(res.body?.kind).to.equal(d.kind);
@@ -318,7 +322,10 @@ describe('corpus of real Perses resources (corpus/)', function () {
             expect(hit!.message).to.include(`"${u.kind}"`);
           }
           for (const p of m.barMocks) {
-            expect(details.some((d) => within(d.path, p)), `no detail under ${p}: ${show(res)}`).to.equal(true);
+            expect(
+              details.some((d) => within(d.path, p)),
+              `no detail under ${p}: ${show(res)}`,
+            ).to.equal(true);
           }
           const validated = await srv.api('POST', `/api/validate/${descriptor(e.kind).plural}`, m.obj);
           expect(validated.status, `POST /api/validate: ${show(validated)}`).to.equal(400);
@@ -338,7 +345,10 @@ describe('corpus of real Perses resources (corpus/)', function () {
         const entries = Object.entries(TEST_ONLY_PLUGINS).map(([kind, type]) => ({ kind, type, module: 'migration-test', schema: open }));
         writeFileSync(join(dir.path, 'test-only-plugins.json'), JSON.stringify(entries, null, 2));
         srv2 = await startTestServer({ env: { DASHPLANE_PLUGIN_SCHEMAS_DIR: dir.path } });
-        await createProjects(srv2, mocked.map((m) => ({ ...m.e, project: DEFAULT_PROJECT })));
+        await createProjects(
+          srv2,
+          mocked.map((m) => ({ ...m.e, project: DEFAULT_PROJECT })),
+        );
       });
       after(async () => {
         await srv2?.stop();
@@ -370,9 +380,16 @@ describe('corpus of real Perses resources (corpus/)', function () {
             const details = detailsOf(res);
             expect(details, show(res)).to.not.be.empty;
             for (const d of details) {
-              expect(m.barMocks.some((p) => within(d.path, p)), `detail outside the BarChart specs: ${JSON.stringify(d)}`).to.equal(true);
+              expect(
+                m.barMocks.some((p) => within(d.path, p)),
+                `detail outside the BarChart specs: ${JSON.stringify(d)}`,
+              ).to.equal(true);
             }
-            for (const p of m.barMocks) expect(details.some((d) => within(d.path, p)), `no detail under ${p}`).to.equal(true);
+            for (const p of m.barMocks)
+              expect(
+                details.some((d) => within(d.path, p)),
+                `no detail under ${p}`,
+              ).to.equal(true);
             const got = await srv2.api('GET', urls(e).item);
             expect(got.status, 'nothing stored').to.equal(404);
           });

@@ -34,7 +34,8 @@ describe('dashctl completion (bash, zsh, fish)', function () {
   const has = (name: string) => spawnSync(name, ['-c', 'exit 0']).status === 0;
 
   it('bash: subcommands, kind names, option choices, context names (with ":"), files otherwise', () => {
-    const complete = (line: string) => shell('bash', `source <(dashctl completion bash); COMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}; _dashctl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`);
+    const complete = (line: string) =>
+      shell('bash', `source <(dashctl completion bash); COMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}; _dashctl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`);
     expect(complete('dashctl de')).to.deep.equal(['describe', 'delete']);
     expect(complete('dashctl get dashb')).to.deep.equal(['dashboards']);
     expect(complete('dashctl edit globald')).to.deep.equal(['globaldatasources']);
@@ -50,7 +51,10 @@ describe('dashctl completion (bash, zsh, fish)', function () {
   it('zsh: the same candidates through compadd, files when there are none', function () {
     if (!has('zsh')) this.skip();
     const complete = (...words: string[]) =>
-      shell('zsh', `compadd() { [[ $1 == -a ]] && print -l -- \${(P)2} }; _files() { print '<files>' }; compdef() {}; source <(dashctl completion zsh); words=(dashctl ${words.map((w) => JSON.stringify(w)).join(' ')}); CURRENT=${words.length + 1}; _dashctl`);
+      shell(
+        'zsh',
+        `compadd() { [[ $1 == -a ]] && print -l -- \${(P)2} }; _files() { print '<files>' }; compdef() {}; source <(dashctl completion zsh); words=(dashctl ${words.map((w) => JSON.stringify(w)).join(' ')}); CURRENT=${words.length + 1}; _dashctl`,
+      );
     expect(complete('get', 'dashb')).to.deep.equal(['dashboards']);
     expect(complete('completion', '')).to.deep.equal(['bash', 'zsh', 'fish']);
     expect(complete('apply', '-f', '')).to.deep.equal(['<files>']);

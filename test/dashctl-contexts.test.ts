@@ -50,7 +50,9 @@ describe('dashctl contexts and login (end to end, authentication on)', function 
     expect(created.code, show(created)).to.equal(0);
     const list = await run(['config', 'get-contexts']);
     expect(list.stdout.split('\n')[0]).to.match(/^CURRENT\s+NAME\s+SERVER\s+PROJECT\s+USER$/);
-    expect(list.stdout).to.match(/^\*\s+default\s+\S+\s+team\s+admin$/m).and.match(/^\s+guest\s+\S+\s+team$/m);
+    expect(list.stdout)
+      .to.match(/^\*\s+default\s+\S+\s+team\s+admin$/m)
+      .and.match(/^\s+guest\s+\S+\s+team$/m);
     // guest has no tokens: the same server refuses it, while the current context is still admin
     const guest = await run(['whoami', '--context', 'guest']);
     expect(guest.code, show(guest)).to.equal(1);

@@ -23,7 +23,23 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
   /** The version of every object of the examples, by API path. */
   const versions = async (): Promise<Record<string, number>> => {
     const out: Record<string, number> = {};
-    for (const plural of ['projects', 'dashboards', 'ephemeraldashboards', 'folders', 'variables', 'datasources', 'secrets', 'roles', 'rolebindings', 'globalvariables', 'globaldatasources', 'globalsecrets', 'globalroles', 'globalrolebindings', 'users']) {
+    for (const plural of [
+      'projects',
+      'dashboards',
+      'ephemeraldashboards',
+      'folders',
+      'variables',
+      'datasources',
+      'secrets',
+      'roles',
+      'rolebindings',
+      'globalvariables',
+      'globaldatasources',
+      'globalsecrets',
+      'globalroles',
+      'globalrolebindings',
+      'users',
+    ]) {
       for (const o of (await srv.api('GET', `/api/v1/${plural}`)).body) out[`${plural}/${o.metadata.project ?? ''}/${o.metadata.name}`] = o.metadata.version;
     }
     return out;

@@ -14,7 +14,11 @@ import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 
 const VERSION = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version as string;
 
-const dashboard = (name: string, project: string, display = name) => ({ kind: 'Dashboard', metadata: { name, project }, spec: { display: { name: display }, duration: '1h', panels: {}, layouts: [] } });
+const dashboard = (name: string, project: string, display = name) => ({
+  kind: 'Dashboard',
+  metadata: { name, project },
+  spec: { display: { name: display }, duration: '1h', panels: {}, layouts: [] },
+});
 
 describe('dashctl kubectl habits (end to end)', function () {
   this.timeout(120_000);
@@ -35,7 +39,11 @@ describe('dashctl kubectl habits (end to end)', function () {
     }
     await srv.api('POST', '/api/v1/projects/team-x/folders', { kind: 'Folder', metadata: { name: 'f' }, spec: {} });
     await srv.api('PUT', '/api/v1/projects/team-x/dashboards/one', dashboard('one', 'team-x', 'One, second version'));
-    await srv.api('POST', '/api/v1/globaldatasources', { kind: 'GlobalDatasource', metadata: { name: 'prom' }, spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9090' } } } });
+    await srv.api('POST', '/api/v1/globaldatasources', {
+      kind: 'GlobalDatasource',
+      metadata: { name: 'prom' },
+      spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9090' } } },
+    });
   });
   after(async () => {
     await srv?.stop();
@@ -55,7 +63,10 @@ describe('dashctl kubectl habits (end to end)', function () {
     const prefixed = await run(['get', 'dash', '--prefix', 'cp', '-p', 'team-a', '-o', 'json']);
     expect(JSON.parse(prefixed.stdout).map((o: any) => o.metadata.name)).to.deep.equal(['cpu', 'cpu2']);
     const two = await run(['get', 'dash', 'cpu', 'cpu2', '-p', 'team-a', '-o', 'json']);
-    expect(JSON.parse(two.stdout).map((o: any) => o.metadata.name), 'two names: a list').to.deep.equal(['cpu', 'cpu2']);
+    expect(
+      JSON.parse(two.stdout).map((o: any) => o.metadata.name),
+      'two names: a list',
+    ).to.deep.equal(['cpu', 'cpu2']);
     const across = await run(['get', 'dash', 'cpu', '-A']);
     expect(across.code).to.equal(1);
     expect(across.stderr).to.include('pass -p PROJECT instead of -A');
@@ -97,7 +108,10 @@ describe('dashctl kubectl habits (end to end)', function () {
     expect((await run(['--version'])).stdout.trim()).to.equal(VERSION);
     const v = await run(['version']);
     expect(v.code, show(v)).to.equal(0);
-    expect(v.stdout).to.match(new RegExp(`^Client Version: ${VERSION}`, 'm')).and.include(`Server Version: ${VERSION}`).and.include(`at ${srv.url}`);
+    expect(v.stdout)
+      .to.match(new RegExp(`^Client Version: ${VERSION}`, 'm'))
+      .and.include(`Server Version: ${VERSION}`)
+      .and.include(`at ${srv.url}`);
     const json = JSON.parse((await run(['version', '-o', 'json'])).stdout);
     expect(json.serverVersion.version).to.equal((await live('/api/v1/health')).version);
     const down = await run(['version'], { env: { DASHCTL_URL: 'http://127.0.0.1:9' } });
@@ -127,7 +141,9 @@ describe('dashctl kubectl habits (end to end)', function () {
     const d = await run(['history', 'dash', 'one', '-p', 'team-x', '--diff', '0', 'current']);
     expect(d.code, show(d)).to.equal(0);
     expect(d.stdout).to.include('--- dashboard/team-x/one version 0').and.include('+++ dashboard/team-x/one version 1 (current)');
-    expect(d.stdout).to.match(/^-\s+name: one$/m).and.match(/^\+\s+name: One, second version$/m);
+    expect(d.stdout)
+      .to.match(/^-\s+name: one$/m)
+      .and.match(/^\+\s+name: One, second version$/m);
     expect(d.stdout).not.to.include('updatedAt');
     const same = await run(['history', 'dash', 'one', '-p', 'team-x', '--diff', '1', 'current']);
     expect(same.stdout).to.include('have the same content');
@@ -141,7 +157,10 @@ describe('dashctl kubectl habits (end to end)', function () {
     const editor = (name: string, change: string) => {
       const file = join(tmp.path, `${name}.mjs`);
       const log = join(tmp.path, `${name}.log`);
-      writeFileSync(file, `import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';\nconst f = process.argv[2];\nlet text = readFileSync(f, 'utf8');\nappendFileSync(${JSON.stringify(log)}, text + '\\n=====\\n');\n${change}\nwriteFileSync(f, text);\n`);
+      writeFileSync(
+        file,
+        `import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';\nconst f = process.argv[2];\nlet text = readFileSync(f, 'utf8');\nappendFileSync(${JSON.stringify(log)}, text + '\\n=====\\n');\n${change}\nwriteFileSync(f, text);\n`,
+      );
       return `${JSON.stringify(process.execPath)} ${JSON.stringify(file)}`;
     };
     const version = async () => (await live('/api/v1/projects/team-a/dashboards/cpu')).metadata.version as number;
@@ -174,8 +193,12 @@ describe('dashctl kubectl habits (end to end)', function () {
       expect((await live('/api/v1/projects/team-a/dashboards/cpu')).spec.duration).to.equal('2h');
       const log = readFileSync(join(tmp.path, 'fix.log'), 'utf8').split('\n=====\n').filter(Boolean);
       expect(log, 'the editor ran twice').to.have.length(2);
-      expect(log[1]).to.match(/^# The edit could not be saved/).and.match(/^# +spec\.duration: must match/m);
-      expect(log[1]).to.match(/^ {2}duration: 5x$/m).and.match(/^kind: Dashboard$/m);
+      expect(log[1])
+        .to.match(/^# The edit could not be saved/)
+        .and.match(/^# +spec\.duration: must match/m);
+      expect(log[1])
+        .to.match(/^ {2}duration: 5x$/m)
+        .and.match(/^kind: Dashboard$/m);
     });
 
     it('saves with If-Match: a change made meanwhile is not overwritten (exit 1, the edit kept)', async () => {
@@ -194,7 +217,10 @@ describe('dashctl kubectl habits (end to end)', function () {
     const refused = await run(['delete', 'project', 'team-x']);
     expect(refused.code, show(refused)).to.equal(1);
     expect(refused.stderr).to.include('Deleting project team-x also deletes').and.include('--yes');
-    expect(refused.stderr).to.match(/^ {2}dashboards\s+2$/m).and.match(/^ {2}folders\s+1$/m).and.match(/^ {2}earlier versions\s+1$/m);
+    expect(refused.stderr)
+      .to.match(/^ {2}dashboards\s+2$/m)
+      .and.match(/^ {2}folders\s+1$/m)
+      .and.match(/^ {2}earlier versions\s+1$/m);
     expect((await srv.api('GET', '/api/v1/projects/team-x')).status).to.equal(200);
     expect((await srv.api('GET', '/api/v1/projects/team-x/dashboards/one')).status).to.equal(200);
     const r = await run(['delete', 'project', 'team-x', '--yes']);

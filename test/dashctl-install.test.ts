@@ -33,10 +33,21 @@ describe('npm pack + npm install -g of the tarball puts dashctl and dashplane on
 
   it('the tarball holds the built server, CLI, schemas, UI and examples, and no tests or sources', () => {
     const files = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
-    for (const f of ['package/dist/cli/bin/dashctl.js', 'package/dist/src/bin/dashplane.js', 'package/dist/src/kinds/index.js', 'package/schemas/config.json', 'package/ui/dist/index.html', 'package/examples/config.yaml', 'package/README.md']) {
+    for (const f of [
+      'package/dist/cli/bin/dashctl.js',
+      'package/dist/src/bin/dashplane.js',
+      'package/dist/src/kinds/index.js',
+      'package/schemas/config.json',
+      'package/ui/dist/index.html',
+      'package/examples/config.yaml',
+      'package/README.md',
+    ]) {
       expect(files, f).to.include(f);
     }
-    expect(files.filter((f) => /\/test\/|\.test\.js$|\.ts$|^package\/(src|cli|bench|scripts)\//.test(f)), 'tests and sources').to.deep.equal([]);
+    expect(
+      files.filter((f) => /\/test\/|\.test\.js$|\.ts$|^package\/(src|cli|bench|scripts)\//.test(f)),
+      'tests and sources',
+    ).to.deep.equal([]);
   });
 
   it('installed with npm install -g --prefix: both bins run, and the installed dashctl talks to the installed dashplane', async () => {

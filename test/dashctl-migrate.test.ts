@@ -29,7 +29,7 @@ describe('dashctl migrate', function () {
     dir.remove();
   });
 
-  it('prints the migrated dashboard as YAML, with the report on stderr, without any server', async function () {
+  it('prints the migrated dashboard as YAML, with the report on stderr, without any server', async () => {
     const r = await dashctl(config, ['migrate', '-f', exportFile, '--input', 'DS_PROMETHEUS=prom']);
     expect(r.code, show(r)).to.equal(0);
     const dashboard = parse(r.stdout);
@@ -40,7 +40,7 @@ describe('dashctl migrate', function () {
     expect(r.stderr.trim().split('\n').pop()).to.equal('2 panels (2 mapped); 1 variables (1 mapped); 2 queries (2 mapped); 0 other settings');
   });
 
-  it('reads folders recursively and standard input, and prints JSON with -o json', async function () {
+  it('reads folders recursively and standard input, and prints JSON with -o json', async () => {
     const folder = await dashctl(config, ['migrate', '-f', join(dir.path, 'folder')]);
     expect(folder.code, show(folder)).to.equal(0);
     expect(parseAllDocuments(folder.stdout).map((d) => d.toJS().metadata.name)).to.deep.equal(['a', 'b']);
@@ -50,7 +50,7 @@ describe('dashctl migrate', function () {
     expect(stdin.stderr).to.match(/mapped +panel stat "Targets up" -> StatChart at spec\.panels\.0_0/);
   });
 
-  it('says which file is not a Grafana dashboard, migrates the others, and exits 1', async function () {
+  it('says which file is not a Grafana dashboard, migrates the others, and exits 1', async () => {
     const r = await dashctl(config, ['migrate', '-f', join(dir.path, 'not-grafana.json'), '-f', exportFile]);
     expect(r.code, show(r)).to.equal(1);
     expect(r.stderr).to.include(`error: ${join(dir.path, 'not-grafana.json')}: the file is not a Grafana dashboard: it has no "panels", "rows", "title" or "templating"`);
@@ -62,7 +62,7 @@ describe('dashctl migrate', function () {
     expect(noProject.stderr).to.match(/Dashboard is project-scoped: pass -p PROJECT/);
   });
 
-  it('creates the dashboards in a project with --apply, under a new name when the name is taken', async function () {
+  it('creates the dashboards in a project with --apply, under a new name when the name is taken', async () => {
     const first = await dashctl(config, ['migrate', '-f', exportFile, '--project', 'ops', '--apply'], withServer());
     expect(first.code, show(first)).to.equal(0);
     expect(first.stdout).to.equal('Dashboard ops/svc-overview created\n');
@@ -70,7 +70,11 @@ describe('dashctl migrate', function () {
     expect(second.stdout, show(second)).to.equal('Dashboard ops/svc-overview-2 created\n');
     expect(second.stderr).to.match(/already exists in the project: this one is named "svc-overview-2"/);
     expect(second.stderr).to.include('project "ops" has no default Prometheus datasource');
-    await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'main' }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } } });
+    await s.api('POST', '/api/v1/projects/ops/datasources', {
+      kind: 'Datasource',
+      metadata: { name: 'main' },
+      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } },
+    });
     const named = await dashctl(config, ['migrate', '-f', exportFile, '-p', 'ops', '-o', 'json'], withServer());
     expect(JSON.parse(named.stdout).spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, show(named)).to.deep.equal({ kind: 'PrometheusDatasource', name: 'main' });
     const names = (await s.api('GET', '/api/v1/projects/ops/dashboards')).body.map((d: any) => d.metadata.name);
@@ -79,7 +83,7 @@ describe('dashctl migrate', function () {
     expect(missing.stderr).to.include('project "nope" does not exist');
   });
 
-  it('gives the same dashboard with --online (POST /api/migrate) as locally', async function () {
+  it('gives the same dashboard with --online (POST /api/migrate) as locally', async () => {
     const local = await dashctl(config, ['migrate', '-f', exportFile, '-o', 'json']);
     const online = await dashctl(config, ['migrate', '-f', exportFile, '-o', 'json', '--online'], withServer());
     expect(online.code, show(online)).to.equal(0);

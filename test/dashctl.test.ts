@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/paths.js';
 import { AUTH_ENV } from './helpers/auth.js';
 import { DASHCTL_BIN as BIN, dashctl, savedContext, show, type Run } from './helpers/dashctl.js';
 import { corpusDir, skipWithoutCorpus } from './helpers/corpus.js';
@@ -109,7 +108,9 @@ describe('dashctl (end to end, child processes against a real server)', function
       const d = await run(['diff', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(d.code, show(d)).to.equal(1);
       expect(d.stdout).to.include('--- live/Dashboard/perses-dev/etcd-overview');
-      expect(d.stdout).to.match(/^-\s+name: etcd \/ Overview$/m).and.match(/^\+\s+name: etcd at a glance$/m);
+      expect(d.stdout)
+        .to.match(/^-\s+name: etcd \/ Overview$/m)
+        .and.match(/^\+\s+name: etcd at a glance$/m);
       expect(d.stdout).not.to.include('updatedAt');
       const r = await run(['apply', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(summary(r), show(r)).to.deep.equal(counts(0, 1, 10));
@@ -140,7 +141,9 @@ describe('dashctl (end to end, child processes against a real server)', function
     it('reads JSON arrays and multi-document YAML from stdin (-f -)', async () => {
       const json = await run(['apply', '-f', '-'], { input: JSON.stringify([{ kind: 'Folder', metadata: { name: 'stdin-json', project: 'demo' }, spec: {} }]) });
       expect(summary(json), show(json)).to.deep.equal(counts(1, 0, 0));
-      const yaml = await run(['apply', '-f', '-', '-p', 'demo'], { input: 'kind: Folder\nmetadata: {name: stdin-yaml}\nspec: {}\n---\nkind: Folder\nmetadata: {name: stdin-json, project: demo}\nspec: {}\n' });
+      const yaml = await run(['apply', '-f', '-', '-p', 'demo'], {
+        input: 'kind: Folder\nmetadata: {name: stdin-yaml}\nspec: {}\n---\nkind: Folder\nmetadata: {name: stdin-json, project: demo}\nspec: {}\n',
+      });
       expect(summary(yaml), show(yaml)).to.deep.equal(counts(1, 0, 1));
       const del = await run(['delete', 'folders', 'stdin-json', 'stdin-yaml', '-p', 'demo']);
       expect(del.code, show(del)).to.equal(0);
@@ -164,7 +167,25 @@ describe('dashctl (end to end, child processes against a real server)', function
 
     it('names the file, the object and the JSON path (with its line) of a rejected object; exit 1', async () => {
       const bad = join(tmp.path, 'bad.yaml');
-      writeFileSync(bad, ['kind: Dashboard', 'metadata:', '  name: broken', '  project: demo', 'spec:', '  duration: 1h', '  panels:', '    p:', '      kind: Panel', '      spec:', '        display: {name: p}', '        plugin: {kind: TimeSeriesChar, spec: {}}', '  layouts: []', ''].join('\n'));
+      writeFileSync(
+        bad,
+        [
+          'kind: Dashboard',
+          'metadata:',
+          '  name: broken',
+          '  project: demo',
+          'spec:',
+          '  duration: 1h',
+          '  panels:',
+          '    p:',
+          '      kind: Panel',
+          '      spec:',
+          '        display: {name: p}',
+          '        plugin: {kind: TimeSeriesChar, spec: {}}',
+          '  layouts: []',
+          '',
+        ].join('\n'),
+      );
       const r = await run(['apply', '-f', bad]);
       expect(r.code, show(r)).to.equal(1);
       expect(summary(r)).to.deep.equal(counts(0, 0, 0, 0, 1));
@@ -202,7 +223,12 @@ describe('dashctl (end to end, child processes against a real server)', function
       expect(summary(r), show(r)).to.deep.equal(counts(0, 0, 1, 1));
       expect(r.stdout).to.include('Folder demo/drop-me pruned');
       expect((await srv.api('GET', '/api/v1/projects/demo/folders/drop-me')).status).to.equal(404);
-      for (const kept of ['/api/v1/projects/demo/folders/keep-me', '/api/v1/projects/demo/folders/hand-made', '/api/v1/projects/perses/folders/elsewhere', '/api/v1/projects/demo/variables/othervar']) {
+      for (const kept of [
+        '/api/v1/projects/demo/folders/keep-me',
+        '/api/v1/projects/demo/folders/hand-made',
+        '/api/v1/projects/perses/folders/elsewhere',
+        '/api/v1/projects/demo/variables/othervar',
+      ]) {
         expect((await srv.api('GET', kept)).status, kept).to.equal(200);
       }
     });
@@ -262,7 +288,11 @@ describe('dashctl (end to end, child processes against a real server)', function
       expect((await run(['project'])).stdout.trim()).to.equal('perses-dev');
       const desc = await run(['describe', 'dash', 'etcd-overview']);
       expect(desc.code, show(desc)).to.equal(0);
-      expect(desc.stdout).to.match(/Project:\s+perses-dev/).and.match(/Version:\s+1/).and.include('1 earlier version(s)').and.include('etcd at a glance');
+      expect(desc.stdout)
+        .to.match(/Project:\s+perses-dev/)
+        .and.match(/Version:\s+1/)
+        .and.include('1 earlier version(s)')
+        .and.include('etcd at a glance');
       const hist = await run(['history', 'dash', 'etcd-overview']);
       expect(hist.stdout.split('\n')[0]).to.match(/^VERSION\s+UPDATED\s+BY\s+THROUGH\s+AGE$/);
       expect(hist.stdout).to.match(/^0\s+\S+\s+anonymous/m);
@@ -275,7 +305,10 @@ describe('dashctl (end to end, child processes against a real server)', function
     });
 
     it('get --watch streams changes', async () => {
-      const child: ChildProcess = spawn(process.execPath, [BIN, 'get', 'folders', '-p', 'demo', '--watch'], { env: { ...process.env, DASHCTL_CONFIG: cfg, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child: ChildProcess = spawn(process.execPath, [BIN, 'get', 'folders', '-p', 'demo', '--watch'], {
+        env: { ...process.env, DASHCTL_CONFIG: cfg, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
       try {
@@ -469,9 +502,19 @@ describe('dashctl login through an identity provider (device code, client creden
       req.on('end', () => {
         seen.push({ path: req.url!, auth: req.headers.authorization, body, at: Date.now() });
         const json = (status: number, v: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(v));
-        const tokens = (sub: string) => ({ access_token: `e30.${Buffer.from(JSON.stringify({ sub })).toString('base64url')}.sig`, token_type: 'Bearer', refresh_token: `r-${sub}`, expiry: '2099-01-01T00:00:00Z', expires_in: 900 });
-        if (req.url === '/api/config') return json(200, { security: { enable_auth: true, authentication: { providers: { enable_native: false, oidc: [{ slug_id: 'corp', name: 'Corp' }], oauth: [{ slug_id: 'forge', name: 'Forge' }] } } } });
-        if (req.url === '/api/auth/providers/oidc/corp/device/code') return json(200, { device_code: 'dev-123', user_code: 'WXYZ-1234', verification_uri: 'https://sso.example/device', expires_in: 60, interval: 1 });
+        const tokens = (sub: string) => ({
+          access_token: `e30.${Buffer.from(JSON.stringify({ sub })).toString('base64url')}.sig`,
+          token_type: 'Bearer',
+          refresh_token: `r-${sub}`,
+          expiry: '2099-01-01T00:00:00Z',
+          expires_in: 900,
+        });
+        if (req.url === '/api/config')
+          return json(200, {
+            security: { enable_auth: true, authentication: { providers: { enable_native: false, oidc: [{ slug_id: 'corp', name: 'Corp' }], oauth: [{ slug_id: 'forge', name: 'Forge' }] } } },
+          });
+        if (req.url === '/api/auth/providers/oidc/corp/device/code')
+          return json(200, { device_code: 'dev-123', user_code: 'WXYZ-1234', verification_uri: 'https://sso.example/device', expires_in: 60, interval: 1 });
         if (req.url === '/api/auth/providers/oidc/corp/token') {
           const form = new URLSearchParams(body);
           if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:device_code' || form.get('device_code') !== 'dev-123') return json(400, { error: 'invalid_request' });
@@ -479,7 +522,8 @@ describe('dashctl login through an identity provider (device code, client creden
           return json(200, tokens('alice'));
         }
         if (req.url === '/api/auth/providers/oauth/forge/token') {
-          if (new URLSearchParams(body).get('grant_type') !== 'client_credentials' || req.headers.authorization !== `Basic ${Buffer.from('ci-job:s3cret').toString('base64')}`) return json(400, { error: 'invalid_client' });
+          if (new URLSearchParams(body).get('grant_type') !== 'client_credentials' || req.headers.authorization !== `Basic ${Buffer.from('ci-job:s3cret').toString('base64')}`)
+            return json(400, { error: 'invalid_client' });
           return json(200, tokens('ci-job'));
         }
         json(404, { message: 'not found' });

@@ -32,7 +32,10 @@ function manifests(): { file: string; doc: any }[] {
     .flatMap((file) => parseAllDocuments(readFileSync(join(K8S, file), 'utf8')).map((d) => ({ file, doc: d.toJS() })));
 }
 
-const byKind = (kind: string) => manifests().filter((m) => m.doc.kind === kind).map((m) => m.doc);
+const byKind = (kind: string) =>
+  manifests()
+    .filter((m) => m.doc.kind === kind)
+    .map((m) => m.doc);
 
 /** Checks configuration the way the server reads it at start: no error, and no ignored environment variable. */
 function expectAccepted(env: Record<string, string>, configText?: string): void {
@@ -139,7 +142,9 @@ describe('deployment files (deploy/, Dockerfile)', function () {
       expect(user).to.not.match(/^(root|0)$/);
       // the build script makes what the runtime stage copies
       const scripts = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-      expect(scripts.build).to.match(/tsc -p tsconfig\.build\.json/).and.match(/build-ui/);
+      expect(scripts.build)
+        .to.match(/tsc -p tsconfig\.build\.json/)
+        .and.match(/build-ui/);
       const copied = runtime.filter((o) => o.op === 'COPY' && o.args.startsWith('--from=build')).map((o) => o.args.split(/\s+/)[1]);
       expect(copied).to.deep.equal(['/src/dist/src', '/src/dist/cli', '/src/ui/dist']);
     });
@@ -147,7 +152,10 @@ describe('deployment files (deploy/, Dockerfile)', function () {
     it('copies only files that exist, keeps build output and node_modules out of the context, and starts configured by environment', () => {
       const ops = dockerfile();
       for (const o of ops.filter((x) => x.op === 'COPY' && !x.args.startsWith('--from'))) {
-        const sources = o.args.split(/\s+/).slice(0, -1).filter((s) => s !== '.');
+        const sources = o.args
+          .split(/\s+/)
+          .slice(0, -1)
+          .filter((s) => s !== '.');
         for (const s of sources) expect(existsSync(join(PACKAGE_ROOT, s)), `COPY ${s}`).to.equal(true);
       }
       const ignored = readFileSync(join(PACKAGE_ROOT, '.dockerignore'), 'utf8').split('\n');

@@ -7,13 +7,24 @@ import { buildKindRegistry } from '../src/kinds/index.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 
 const TOP_DOCS = ['README.md', 'CONTRIBUTING.md', 'SECURITY.md', 'CHANGELOG.md'].filter((f) => existsSync(join(PACKAGE_ROOT, f)));
-const DOCS = [...TOP_DOCS, ...readdirSync(join(PACKAGE_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = [
+  ...TOP_DOCS,
+  ...readdirSync(join(PACKAGE_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes. */
 function anchors(markdown: string): Set<string> {
   const out = new Set<string>();
   for (const m of markdown.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6}\s+(.+)$/gm)) {
-    out.add(m[1].trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'));
+    out.add(
+      m[1]
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-'),
+    );
   }
   return out;
 }
@@ -56,15 +67,21 @@ describe('documentation in the repository', () => {
     // the corpus helper and the CI script name the default corpus location on purpose
     const allowed = new Set(['test/helpers/corpus.ts', 'test/docs.test.ts', '.ci/run', 'README.md', 'CONTRIBUTING.md']);
     const roots = ['src', 'cli', 'scripts', 'bench', 'test', 'ui', 'docs', 'examples', 'deploy', '.ci'].map((d) => join(PACKAGE_ROOT, d));
-    const all = [...roots.flatMap((r) => files(r, /\.(ts|tsx|js|md|yaml|yml|json|service|sh)$|^run$|^Dockerfile$/)), ...TOP_DOCS.map((f) => join(PACKAGE_ROOT, f)), join(PACKAGE_ROOT, 'Dockerfile')].filter(existsSync);
+    const all = [
+      ...roots.flatMap((r) => files(r, /\.(ts|tsx|js|md|yaml|yml|json|service|sh)$|^run$|^Dockerfile$/)),
+      ...TOP_DOCS.map((f) => join(PACKAGE_ROOT, f)),
+      join(PACKAGE_ROOT, 'Dockerfile'),
+    ].filter(existsSync);
     const outside = /\.\.\/shared\b|design\/(API|UI|ARCHITECTURE|SECURITY-TESTS)\.md|(?<![\w/])(?:UI|ARCHITECTURE)\.md|SECURITY-TESTS\.md|(?<!docs\/)(?<![\w/])API\.md|\/work\//;
     const found: string[] = [];
     for (const f of all) {
       const rel = relative(PACKAGE_ROOT, f);
       if (allowed.has(rel)) continue;
-      readFileSync(f, 'utf8').split('\n').forEach((line, i) => {
-        if (outside.test(line)) found.push(`${rel}:${i + 1}: ${line.trim().slice(0, 120)}`);
-      });
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (outside.test(line)) found.push(`${rel}:${i + 1}: ${line.trim().slice(0, 120)}`);
+        });
     }
     expect(found).to.deep.equal([]);
   });

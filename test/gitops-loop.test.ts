@@ -141,7 +141,9 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
   it('one project rule: -p contradicting metadata.project is an error before anything is written; --force-project moves; objects without a project take -p', async () => {
     const wrong = await run(['apply', '-f', join(repo, 'team'), '-p', 'elsewhere', '--create-project']);
     expect(wrong.code, show(wrong)).to.equal(1);
-    expect(wrong.stderr).to.include(`${join(repo, 'team', 'a.yaml')}: Folder demo/team-a says metadata.project "demo" but -p says "elsewhere"`).and.include('--force-project');
+    expect(wrong.stderr)
+      .to.include(`${join(repo, 'team', 'a.yaml')}: Folder demo/team-a says metadata.project "demo" but -p says "elsewhere"`)
+      .and.include('--force-project');
     expect(wrong.stdout).to.include('nothing applied');
     expect(await status('/api/v1/projects/elsewhere'), 'no project created that nobody named').to.equal(404);
 

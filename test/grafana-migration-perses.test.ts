@@ -28,23 +28,53 @@ const DIFFERENCES: Record<string, { why: string; patch: Patch }> = {
       return out;
     },
   },
-  datasourcevariable_schemas_migrate_tests_basic: { why: 'datasource variables are resolved to a datasource of the target project (the web UI has no datasource variable plugin)', patch: () => undefined },
-  'loki_schemas_queries_loki-log-query_migrate_tests_basic': { why: "Grafana datasource uids do not exist in the target project: the project's default Loki datasource is used", patch: withoutDatasource },
+  datasourcevariable_schemas_migrate_tests_basic: {
+    why: 'datasource variables are resolved to a datasource of the target project (the web UI has no datasource variable plugin)',
+    patch: () => undefined,
+  },
+  'loki_schemas_queries_loki-log-query_migrate_tests_basic': {
+    why: "Grafana datasource uids do not exist in the target project: the project's default Loki datasource is used",
+    patch: withoutDatasource,
+  },
   'loki_schemas_queries_loki-log-query_migrate_tests_with-pipe-filter': { why: 'as above', patch: withoutDatasource },
   'prometheus_schemas_prometheus-time-series-query_migrate_tests_legend-format': { why: 'the ${datasource} variable is resolved to the project default (or --datasource)', patch: withoutDatasource },
   'prometheus_schemas_prometheus-promql_migrate_tests_no-aggr': {
     why: 'without a "by" clause the label comes from the regex (job="(...)"); Perses gives the label "migration_from_grafana_not_supported"',
     patch: (e) => ({ ...e, spec: { expr: e.spec.expr.replace(/^query_result\((.*)\)$/, '$1'), labelName: 'job' } }),
   },
-  statchart_schemas_migrate_tests_special_mapping_without_match: { why: 'the base threshold step without a value keeps its colour (Perses drops it)', patch: (e) => set(e, (s) => s.thresholds.steps.unshift({ color: '#F2495C', value: 0 })) },
-  'table_schemas_migrate_tests_legacy-panel': { why: 'legacy column styles keep their unit and decimals', patch: (e) => set(e, (s) => (s.columnSettings[1].format = { unit: 'decimal', decimalPlaces: 2 })) },
+  statchart_schemas_migrate_tests_special_mapping_without_match: {
+    why: 'the base threshold step without a value keeps its colour (Perses drops it)',
+    patch: (e) => set(e, (s) => s.thresholds.steps.unshift({ color: '#F2495C', value: 0 })),
+  },
+  'table_schemas_migrate_tests_legacy-panel': {
+    why: 'legacy column styles keep their unit and decimals',
+    patch: (e) => set(e, (s) => (s.columnSettings[1].format = { unit: 'decimal', decimalPlaces: 2 })),
+  },
   'table_schemas_migrate_tests_rename-twice-using-transform': {
     why: 'a second organize renames the already renamed column, as in Grafana (Perses adds a column "family")',
-    patch: (e) => set(e, (s) => (s.columnSettings = [{ header: 'bonjour', name: 'value' }, { header: 'group', name: 'job' }, { header: 'Timestamp', name: 'timestamp' }])),
+    patch: (e) =>
+      set(
+        e,
+        (s) =>
+          (s.columnSettings = [
+            { header: 'bonjour', name: 'value' },
+            { header: 'group', name: 'job' },
+            { header: 'Timestamp', name: 'timestamp' },
+          ]),
+      ),
   },
   'table_schemas_migrate_tests_several-settings-using-both-2': {
     why: 'as above: "group" is the renamed "job" column',
-    patch: (e) => set(e, (s) => (s.columnSettings = [{ header: 'group', name: 'job', width: 150 }, { header: 'bonjour', name: 'value' }, { header: 'Timestamp', name: 'timestamp' }])),
+    patch: (e) =>
+      set(
+        e,
+        (s) =>
+          (s.columnSettings = [
+            { header: 'group', name: 'job', width: 150 },
+            { header: 'bonjour', name: 'value' },
+            { header: 'Timestamp', name: 'timestamp' },
+          ]),
+      ),
   },
   'timeserieschart_schemas_migrate_tests_legacy-panel': {
     why: "the legacy graph's legend, lines, fill and series colours are kept (Perses: an empty spec)",
@@ -92,7 +122,7 @@ function run(c: PersesCase): any {
   return migrateGrafanaDashboard({ title: 't', panels: [{ gridPos: grid, ...c.input }] }).dashboard.spec.panels['0'].spec.plugin;
 }
 
-describe("Grafana migration against Perses' own test cases", function () {
+describe("Grafana migration against Perses' own test cases", () => {
   const available = hasGrafanaCorpus();
   const cases = available ? persesCases() : [];
   /** The percli plugin-development fixtures run made-up plugins (MyPanel, MyQuery, MyVariable) that no server has. */
@@ -105,19 +135,19 @@ describe("Grafana migration against Perses' own test cases", function () {
     }
   });
 
-  it('reads the 76 cases, 4 of which run made-up plugins and are left out', function () {
+  it('reads the 76 cases, 4 of which run made-up plugins and are left out', () => {
     expect(cases.length).to.equal(76);
     expect(madeUp.length).to.equal(4);
   });
 
-  it('every deliberate difference names an existing case', function () {
+  it('every deliberate difference names an existing case', () => {
     const names = new Set(cases.map((c) => c.name));
     expect(Object.keys(DIFFERENCES).filter((n) => !names.has(n))).to.deep.equal([]);
   });
 
   for (const c of available ? persesCases().filter((x) => !/^My/.test(x.expected.kind)) : []) {
     const diff = DIFFERENCES[c.name];
-    it(`${c.name}${diff ? ` (differs on purpose: ${diff.why})` : ''}`, function () {
+    it(`${c.name}${diff ? ` (differs on purpose: ${diff.why})` : ''}`, () => {
       const expected = c.expected.kind === 'Dashboard' ? structure(c.expected) : c.expected;
       const want = diff ? diff.patch(structuredClone(expected)) : expected;
       expect(sortKeys(run(c))).to.deep.equal(sortKeys(want));

@@ -11,7 +11,7 @@ import { corpusDashboards, grafanaPanels, hasGrafanaCorpus, NO_CORPUS, type Corp
  * dashboard the server accepts — the very validation `POST /api/validate/dashboards` runs — with
  * every panel and variable accounted for, in Grafana's order and sizes.
  */
-describe('Grafana migration over the dashboard corpus', function () {
+describe('Grafana migration over the dashboard corpus', () => {
   const available = hasGrafanaCorpus();
   const dashboards: CorpusDashboard[] = available ? corpusDashboards() : [];
   const results = new Map<string, MigrationResult>();
@@ -26,11 +26,11 @@ describe('Grafana migration over the dashboard corpus', function () {
     for (const d of dashboards) results.set(d.file, migrateGrafanaDashboard(d.json, { project: 'imported' }));
   });
 
-  it('reads all 81 dashboards of the corpus', function () {
+  it('reads all 81 dashboards of the corpus', () => {
     expect(dashboards.length).to.equal(81);
   });
 
-  it('every migrated dashboard is accepted by the server validation (schemas and plugin schemas)', async function () {
+  it('every migrated dashboard is accepted by the server validation (schemas and plugin schemas)', async () => {
     const refused: string[] = [];
     for (const d of dashboards) {
       const error = await validator.check(dashboardKind, results.get(d.file)!.dashboard);
@@ -39,7 +39,7 @@ describe('Grafana migration over the dashboard corpus', function () {
     expect(refused, refused.join('\n')).to.deep.equal([]);
   });
 
-  it('every Grafana panel becomes exactly one panel with a report entry, in the original order', function () {
+  it('every Grafana panel becomes exactly one panel with a report entry, in the original order', () => {
     for (const d of dashboards) {
       const { dashboard, report } = results.get(d.file)!;
       const grafana = grafanaPanels(d.json);
@@ -55,18 +55,23 @@ describe('Grafana migration over the dashboard corpus', function () {
     }
   });
 
-  it('keeps the grid positions and sizes of panels that have them', function () {
+  it('keeps the grid positions and sizes of panels that have them', () => {
     for (const d of dashboards) {
       const items = results.get(d.file)!.dashboard.spec.layouts.flatMap((l: any) => l.spec.items);
       grafanaPanels(d.json).forEach((p, i) => {
         if (typeof p.gridPos?.w !== 'number') return;
         const { x, y, w, h } = p.gridPos;
-        expect({ x: items[i].x, y: items[i].y, width: items[i].width, height: items[i].height }, `${d.file} ${p.title}`).to.deep.equal({ x: Math.floor(x ?? 0), y: Math.floor(y ?? 0), width: Math.floor(w), height: Math.floor(h) });
+        expect({ x: items[i].x, y: items[i].y, width: items[i].width, height: items[i].height }, `${d.file} ${p.title}`).to.deep.equal({
+          x: Math.floor(x ?? 0),
+          y: Math.floor(y ?? 0),
+          width: Math.floor(w),
+          height: Math.floor(h),
+        });
       });
     }
   });
 
-  it('lays out the legacy rows[] layout (schema < 16) on the grid without overlaps', function () {
+  it('lays out the legacy rows[] layout (schema < 16) on the grid without overlaps', () => {
     const legacy = dashboards.filter((d) => !d.json.panels?.length && d.json.rows?.length);
     expect(legacy.length).to.be.greaterThan(10);
     for (const d of legacy) {
@@ -86,7 +91,7 @@ describe('Grafana migration over the dashboard corpus', function () {
     }
   });
 
-  it('keeps the repeat variable of repeated panels and rows', function () {
+  it('keeps the repeat variable of repeated panels and rows', () => {
     let repeats = 0;
     for (const d of dashboards) {
       const items = results.get(d.file)!.dashboard.spec.layouts.flatMap((l: any) => l.spec.items);
@@ -99,7 +104,7 @@ describe('Grafana migration over the dashboard corpus', function () {
     expect(repeats).to.be.greaterThan(0);
   });
 
-  it('accounts for every variable, and a placeholder panel names the Grafana type and title', function () {
+  it('accounts for every variable, and a placeholder panel names the Grafana type and title', () => {
     for (const d of dashboards) {
       const { dashboard, report } = results.get(d.file)!;
       expect(report.entries.filter((e) => e.subject === 'variable').length, d.file).to.equal(d.json.templating?.list?.length ?? 0);
@@ -111,7 +116,7 @@ describe('Grafana migration over the dashboard corpus', function () {
     }
   });
 
-  it('maps at least 98% of the panels to a real plugin and 94% of the variables (the others query Graphite, CloudWatch or ClickHouse)', function () {
+  it('maps at least 98% of the panels to a real plugin and 94% of the variables (the others query Graphite, CloudWatch or ClickHouse)', () => {
     const sum = { panels: 0, placeholders: 0, variables: 0, variablesMapped: 0 };
     for (const { report } of results.values()) {
       sum.panels += report.summary.panels.total;
@@ -123,20 +128,23 @@ describe('Grafana migration over the dashboard corpus', function () {
     expect(sum.variablesMapped / sum.variables).to.be.at.least(0.94);
   });
 
-  it("uses only units the web UI's Perses packages can format (an unknown unit makes them throw)", function () {
+  it("uses only units the web UI's Perses packages can format (an unknown unit makes them throw)", () => {
     const { formatValue } = createRequire(import.meta.url)('@perses-dev/core/dist/cjs/model/units/units.js') as { formatValue(v: number, f: object): string };
     const units = new Set(MAPPED_GRAFANA_UNITS.map((u) => mapUnit(u)!.unit));
     const collect = (v: unknown): void => {
       if (Array.isArray(v)) v.forEach(collect);
-      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (k === 'unit' && typeof x === 'string' ? units.add(x) : collect(x));
+      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) k === 'unit' && typeof x === 'string' ? units.add(x) : collect(x);
     };
     for (const r of results.values()) collect(r.dashboard.spec);
     for (const unit of units) expect(() => formatValue(1234.5, { unit }), unit).not.to.throw();
   });
 
-  it('names a datasource in queries only when one is chosen', function () {
+  it('names a datasource in queries only when one is chosen', () => {
     const d = dashboards.find((x) => x.file.includes('k8s-views-pods'))!;
-    const queries = (r: MigrationResult) => Object.values<any>(r.dashboard.spec.panels).flatMap((p) => p.spec.queries ?? []).map((q) => q.spec.plugin.spec.datasource);
+    const queries = (r: MigrationResult) =>
+      Object.values<any>(r.dashboard.spec.panels)
+        .flatMap((p) => p.spec.queries ?? [])
+        .map((q) => q.spec.plugin.spec.datasource);
     expect(queries(results.get(d.file)!).every((ds) => ds === undefined)).to.equal(true);
     const named = migrateGrafanaDashboard(d.json, { datasource: 'prom-main' });
     expect(queries(named).every((ds) => ds?.name === 'prom-main' && ds.kind === 'PrometheusDatasource')).to.equal(true);

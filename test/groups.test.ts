@@ -45,7 +45,11 @@ async function groupStory(writer: TestServer, reader: TestServer, suffix: string
   await must(writer, admin, 'DELETE', `/api/v1/projects/${project}/rolebindings/sre-view`);
   await expectRead(403, 'the group binding deleted');
   await must(writer, admin, 'POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: `folder-reader-${suffix}` }, spec: { permissions: [{ actions: ['read'], scopes: ['Folder'] }] } });
-  await must(writer, admin, 'POST', '/api/v1/globalrolebindings', { kind: 'GlobalRoleBinding', metadata: { name: `g-${suffix}` }, spec: { role: `folder-reader-${suffix}`, subjects: [{ kind: 'Group', name: team }] } });
+  await must(writer, admin, 'POST', '/api/v1/globalrolebindings', {
+    kind: 'GlobalRoleBinding',
+    metadata: { name: `g-${suffix}` },
+    spec: { role: `folder-reader-${suffix}`, subjects: [{ kind: 'Group', name: team }] },
+  });
   await expectRead(200, 'a GlobalRoleBinding naming the group');
   await must(writer, admin, 'DELETE', `/api/v1/groups/${team}`);
   await expectRead(403, 'the group deleted');
@@ -98,7 +102,10 @@ describe('groups (issue 20)', function () {
       for (const [body, path] of cases) {
         const r = await s.api('POST', '/api/v1/groups', body, admin);
         expect(r.status, r.text).to.equal(400);
-        expect((r.body.details ?? []).map((d: { path: string }) => d.path), r.text).to.include(path);
+        expect(
+          (r.body.details ?? []).map((d: { path: string }) => d.path),
+          r.text,
+        ).to.include(path);
       }
       const subjects: [unknown, string][] = [
         [[{ kind: 'Robot', name: 'x' }], 'spec.subjects[0].kind'],
@@ -110,7 +117,10 @@ describe('groups (issue 20)', function () {
       for (const [subs, path] of subjects) {
         const r = await s.api('POST', '/api/v1/globalrolebindings', { kind: 'GlobalRoleBinding', metadata: { name: 'bad' }, spec: { role: 'admin', subjects: subs } }, admin);
         expect(r.status, r.text).to.equal(400);
-        expect((r.body.details ?? []).map((d: { path: string }) => d.path), r.text).to.include(path);
+        expect(
+          (r.body.details ?? []).map((d: { path: string }) => d.path),
+          r.text,
+        ).to.include(path);
       }
     });
   });

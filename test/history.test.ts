@@ -131,7 +131,10 @@ describe('version history (docs/api.md §7)', function () {
       expect((await ok(s.api('GET', `${base}/d4`))).body.spec).to.deep.equal(answers[1].spec);
       // docs/api.md §7: "version counter still increases"; the versions restored from must not vanish
       expect(r.body.metadata.version, 'version after restoring a deleted dashboard last at version 2').to.be.greaterThan(2);
-      expect((await versions('d4')).map((v) => v.version), 'history after restoring a deleted dashboard').to.include.members([2, 1, 0]);
+      expect(
+        (await versions('d4')).map((v) => v.version),
+        'history after restoring a deleted dashboard',
+      ).to.include.members([2, 1, 0]);
     });
 
     it('lists the deleted objects of a project whose history is kept, most recent first, until restored', async () => {
@@ -185,7 +188,12 @@ describe('version history (docs/api.md §7)', function () {
       }
       await ok(s.api('DELETE', '/api/v1/projects/hp'), 204);
       await ok(s.api('POST', '/api/v1/projects', project('hp')));
-      for (const path of ['/api/v1/projects/hp/dashboards/dd/versions', '/api/v1/projects/hp/dashboards/dd/versions/1', '/api/v1/projects/hp/dashboards/gone/versions', '/api/v1/projects/hp/dashboards/gone/versions/0']) {
+      for (const path of [
+        '/api/v1/projects/hp/dashboards/dd/versions',
+        '/api/v1/projects/hp/dashboards/dd/versions/1',
+        '/api/v1/projects/hp/dashboards/gone/versions',
+        '/api/v1/projects/hp/dashboards/gone/versions/0',
+      ]) {
         expect((await s.api('GET', path)).status, path).to.equal(404);
       }
       expect((await s.api('POST', '/api/v1/projects/hp/dashboards/gone/versions/0/restore')).status).to.equal(404);
@@ -202,7 +210,10 @@ describe('version history (docs/api.md §7)', function () {
       await ok(s.api('POST', base, dash('d', 'v0')));
       for (let i = 1; i <= 5; i++) await ok(s.api('PUT', `${base}/d`, dash('d', `v${i}`)));
       const list = (await ok(s.api('GET', `${base}/d/versions`))).body as Entry[];
-      expect(list.map((v) => v.version), 'previous versions kept at version 5 with max_versions=3').to.deep.equal([4, 3, 2]);
+      expect(
+        list.map((v) => v.version),
+        'previous versions kept at version 5 with max_versions=3',
+      ).to.deep.equal([4, 3, 2]);
       for (const v of [0, 1]) expect((await s.api('GET', `${base}/d/versions/${v}`)).status, `dropped version ${v}`).to.equal(404);
       expect((await ok(s.api('GET', `${base}/d/versions/4`))).body.spec.display.name).to.equal('v4');
     } finally {

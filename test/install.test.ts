@@ -26,13 +26,20 @@ function satisfiesSet(v: Version, set: string): boolean {
       const w = parse(m[2]);
       const parts = m[2].split('.').length;
       switch (op) {
-        case '>=': return cmp(v, w) >= 0;
-        case '>': return cmp(v, w) > 0;
-        case '<=': return cmp(v, w) <= 0;
-        case '<': return cmp(v, w) < 0;
-        case '^': return v[0] === w[0] && cmp(v, w) >= 0;
-        case '~': return v[0] === w[0] && v[1] === w[1] && cmp(v, w) >= 0;
-        default: return parts === 1 ? v[0] === w[0] : parts === 2 ? v[0] === w[0] && v[1] === w[1] : cmp(v, w) === 0;
+        case '>=':
+          return cmp(v, w) >= 0;
+        case '>':
+          return cmp(v, w) > 0;
+        case '<=':
+          return cmp(v, w) <= 0;
+        case '<':
+          return cmp(v, w) < 0;
+        case '^':
+          return v[0] === w[0] && cmp(v, w) >= 0;
+        case '~':
+          return v[0] === w[0] && v[1] === w[1] && cmp(v, w) >= 0;
+        default:
+          return parts === 1 ? v[0] === w[0] : parts === 2 ? v[0] === w[0] && v[1] === w[1] : cmp(v, w) === 0;
       }
     });
 }

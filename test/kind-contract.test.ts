@@ -58,9 +58,7 @@ function getPath(obj: unknown, path: string): unknown {
 
 /** Sensitive fields the manifest sets to a non-empty value: [path, original value]. */
 function sensitiveValues(d: KindDescriptor, manifest: Obj): [string, string][] {
-  return (d.sensitive ?? [])
-    .map((p) => [p, getPath(manifest, p)] as [string, unknown])
-    .filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '');
+  return (d.sensitive ?? []).map((p) => [p, getPath(manifest, p)] as [string, unknown]).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '');
 }
 
 /** The plural with the capitals of the kind name (`globalroles` -> `GlobalRoles`). */
@@ -100,7 +98,7 @@ describe('example server configuration (examples/config.yaml)', () => {
   });
 });
 
-describe('kind contract, driven by examples/manifests', function () {
+describe('kind contract, driven by examples/manifests', () => {
   let s: TestServer;
 
   before(async () => {
@@ -213,9 +211,7 @@ describe('kind contract, driven by examples/manifests', function () {
 
       it('the lists contain it', async () => {
         const obj = await create();
-        const routes = projectScoped
-          ? [collection, `/api/v1/${d.plural}`, `/api/v1/${d.plural}?project=${PROJECT}`]
-          : [collection];
+        const routes = projectScoped ? [collection, `/api/v1/${d.plural}`, `/api/v1/${d.plural}?project=${PROJECT}`] : [collection];
         for (const route of routes) {
           const r = await s.api('GET', route);
           expect(r.status, `${route}: ${describeResponse(r)}`).to.equal(200);

@@ -18,7 +18,14 @@ const BURST = 600;
 async function burst(url: string, n: number): Promise<number[]> {
   const statuses: number[] = [];
   for (let i = 0; i < n; i += 50) {
-    const batch = await Promise.all(Array.from({ length: Math.min(50, n - i) }, () => fetch(`${url}/api/v1/projects`).then((r) => (void r.text(), r.status))));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, n - i) }, () =>
+        fetch(`${url}/api/v1/projects`).then((r) => {
+          void r.text();
+          return r.status;
+        }),
+      ),
+    );
     statuses.push(...batch);
   }
   return statuses;
@@ -35,7 +42,11 @@ describe('request log: buffered, complete at exit; REL-08 stdout on a full devic
       expect(statuses.filter((s) => s === 200)).to.have.length(BURST);
       srv.child.kill('SIGTERM');
       expect(await srv.exited).to.equal(0);
-      const lines = srv.output().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string; route?: string });
+      const lines = srv
+        .output()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { msg: string; route?: string });
       expect(lines.filter((l) => l.msg === 'request' && l.route === '/api/v1/projects')).to.have.length(BURST);
       expect(lines.some((l) => /SIGTERM received/.test(l.msg))).to.equal(true);
     } finally {
@@ -56,9 +67,20 @@ describe('request log: buffered, complete at exit; REL-08 stdout on a full devic
     child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
     try {
       const url = `http://127.0.0.1:${port}`;
-      await waitFor('the server answers', () => fetch(`${url}/api/v1/health`).then((r) => r.ok, () => false), 20_000);
+      await waitFor(
+        'the server answers',
+        () =>
+          fetch(`${url}/api/v1/health`).then(
+            (r) => r.ok,
+            () => false,
+          ),
+        20_000,
+      );
       const statuses = await burst(url, 300);
-      expect(statuses.filter((s) => s === 200), stderr).to.have.length(300);
+      expect(
+        statuses.filter((s) => s === 200),
+        stderr,
+      ).to.have.length(300);
       expect(child.exitCode, stderr).to.equal(null);
       const done = exited(child);
       child.kill('SIGTERM');

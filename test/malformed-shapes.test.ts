@@ -53,7 +53,8 @@ describe('malformed shapes on every input: 4xx with a message, never a 5xx or a 
     }
     const ok = r.status < 500 || (path.startsWith('/proxy/') && [502, 503, 504].includes(r.status));
     if (!ok) problems.push(`${r.status} ${method} ${path} ${JSON.stringify(body)?.slice(0, 120)} ${JSON.stringify(headers).slice(0, 80)} -> ${r.text.slice(0, 160)}`);
-    if (r.status >= 400 && !(r.body as { message?: unknown } | undefined)?.message && r.status !== 404 && !path.startsWith('/proxy/')) problems.push(`${r.status} without a message: ${method} ${path}`);
+    if (r.status >= 400 && !(r.body as { message?: unknown } | undefined)?.message && r.status !== 404 && !path.startsWith('/proxy/'))
+      problems.push(`${r.status} without a message: ${method} ${path}`);
     return r;
   };
   const token = async (login: string, password: string) => {
@@ -69,7 +70,7 @@ describe('malformed shapes on every input: 4xx with a message, never a 5xx or a 
     bob = await token('bob', 'bob-password');
     await call('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} }, admin);
   });
-  afterEach(function () {
+  afterEach(() => {
     expect(srv.child.exitCode, srv.output().slice(-2000)).to.equal(null);
     const found = problems.splice(0);
     expect(found, found.join('\n')).to.deep.equal([]);
@@ -134,7 +135,24 @@ describe('malformed shapes on every input: 4xx with a message, never a 5xx or a 
           await call('PUT', `${base}/x`, body, admin);
         }
       }
-      for (const q of ['?name=a&name=b', '?limit=-1', '?limit=abc', '?limit=1e9', '?continue=zzz', `?continue=${encodeURIComponent('{"a":1}')}`, '?metadata_only=maybe', '?watch=maybe', '?watch=true&since=-1', '?watch=true&since=abc', '?watch=true&since=1e400', '?kind=a&kind=b', '?default=x', '?dryRun=x', '?project=a&project=b', `?limit=1&continue=${'A'.repeat(5000)}`]) {
+      for (const q of [
+        '?name=a&name=b',
+        '?limit=-1',
+        '?limit=abc',
+        '?limit=1e9',
+        '?continue=zzz',
+        `?continue=${encodeURIComponent('{"a":1}')}`,
+        '?metadata_only=maybe',
+        '?watch=maybe',
+        '?watch=true&since=-1',
+        '?watch=true&since=abc',
+        '?watch=true&since=1e400',
+        '?kind=a&kind=b',
+        '?default=x',
+        '?dryRun=x',
+        '?project=a&project=b',
+        `?limit=1&continue=${'A'.repeat(5000)}`,
+      ]) {
         await call('GET', base + q, undefined, admin);
       }
       for (const ifMatch of ['"x"', '*', '"1", "2"', 'W/"1"', '', '"-1"', `"${'9'.repeat(40)}"`]) {
@@ -158,12 +176,22 @@ describe('malformed shapes on every input: 4xx with a message, never a 5xx or a 
       await call('POST', '/api/v1/projects/p/rolebindings', { kind: 'RoleBinding', metadata: { name: 'rb' }, spec: { role: 'viewer', subjects: [{ kind: v, name: v }] } }, admin);
       await call('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: v, password: v } } }, admin);
       await call('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 's' }, spec: { tlsConfig: { ca: v, caFile: v, insecureSkipVerify: v } } }, admin);
-      await call('POST', '/api/v1/projects/p/dashboards', { kind: 'Dashboard', metadata: { name: 'd' }, spec: { duration: v, refreshInterval: v, panels: v, layouts: v, variables: v, datasources: v } }, admin);
+      await call(
+        'POST',
+        '/api/v1/projects/p/dashboards',
+        { kind: 'Dashboard', metadata: { name: 'd' }, spec: { duration: v, refreshInterval: v, panels: v, layouts: v, variables: v, datasources: v } },
+        admin,
+      );
       await call('POST', '/api/v1/projects/p/ephemeraldashboards', { kind: 'EphemeralDashboard', metadata: { name: 'e' }, spec: { ttl: v, duration: '1h', panels: {}, layouts: [] } }, admin);
       await call('POST', '/api/validate/dashboards', v);
       await call('POST', '/api/validate/datasources', v);
       await call('POST', '/proxy/unsaved/projects/p/datasources', v, admin);
-      await call('POST', '/proxy/unsaved/projects/p/datasources', { method: 'GET', spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: v, secret: v, headers: v, allowedEndpoints: v } } } } }, body: v }, admin);
+      await call(
+        'POST',
+        '/proxy/unsaved/projects/p/datasources',
+        { method: 'GET', spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: v, secret: v, headers: v, allowedEndpoints: v } } } } }, body: v },
+        admin,
+      );
     }
     const health = await call('GET', '/api/v1/health');
     expect(health?.status).to.equal(200);

@@ -77,7 +77,11 @@ describe('GET /metrics (auth off): watch, proxy, reaper', function () {
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
     try {
       const url = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
-      await s.api('POST', '/api/v1/projects/p/datasources', { kind: 'Datasource', metadata: { name: 'echo' }, spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url } } } } } });
+      await s.api('POST', '/api/v1/projects/p/datasources', {
+        kind: 'Datasource',
+        metadata: { name: 'echo' },
+        spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url } } } } },
+      });
       expect((await s.raw('GET', '/proxy/projects/p/datasources/echo/api/v1/query')).status).to.equal(200);
       expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: '200' })).to.equal(1);
     } finally {

@@ -4,7 +4,7 @@ import { corpusDashboards, grafanaPanels, hasGrafanaCorpus } from './helpers/gra
 import { GRAFANA_EXPORT } from './helpers/grafana-export.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
-describe('POST /api/migrate', function () {
+describe('POST /api/migrate', () => {
   let s: TestServer;
   before(async () => {
     s = await startTestServer();
@@ -13,28 +13,34 @@ describe('POST /api/migrate', function () {
     await s?.stop();
   });
 
-  it("answers Perses' request shape with the Perses dashboard, stores nothing, and sums up the report in a header", async function () {
+  it("answers Perses' request shape with the Perses dashboard, stores nothing, and sums up the report in a header", async () => {
     const r = await s.api('POST', '/api/migrate', { input: { DS_PROMETHEUS: 'prometheus' }, grafanaDashboard: GRAFANA_EXPORT });
     expect(r.status, r.text).to.equal(200);
     expect(r.body.kind).to.equal('Dashboard');
     expect(r.body.metadata.name).to.equal('svc-overview');
     expect(r.body.spec.duration).to.equal('30m');
     expect(r.body.spec.layouts[0].spec.display.title).to.equal('Health');
-    expect(r.body.spec.panels['0_1'].spec.queries[0].spec.plugin.spec).to.deep.equal({ datasource: { kind: 'PrometheusDatasource', name: 'prometheus' }, query: 'scrape_duration_seconds{job="$job"}', seriesNameFormat: '{{instance}}' });
+    expect(r.body.spec.panels['0_1'].spec.queries[0].spec.plugin.spec).to.deep.equal({
+      datasource: { kind: 'PrometheusDatasource', name: 'prometheus' },
+      query: 'scrape_duration_seconds{job="$job"}',
+      seriesNameFormat: '{{instance}}',
+    });
     const summary = JSON.parse(r.headers.get('x-migration-summary')!);
     expect(summary.panels).to.include({ total: 2, placeholder: 0 });
     expect(summary.variables.total).to.equal(1);
     expect((await s.api('GET', '/api/v1/dashboards')).body).to.deep.equal([]);
   });
 
-  it('gives the full report with ?report=true, and the answer applies to a project as is', async function () {
+  it('gives the full report with ?report=true, and the answer applies to a project as is', async () => {
     await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'ops' }, spec: {} });
     const r = await s.api('POST', '/api/migrate?report=true&project=ops', { grafanaDashboard: { dashboard: GRAFANA_EXPORT, meta: {} } });
     expect(r.status, r.text).to.equal(200);
     expect(Object.keys(r.body)).to.deep.equal(['dashboard', 'report']);
     expect(r.body.report.entries.map((e: any) => `${e.subject} ${e.outcome}`)).to.include.members(['panel mapped', 'variable mapped', 'dashboard approximated']);
     expect(r.body.dashboard.metadata.project).to.equal('ops');
-    expect(r.body.report.entries.find((e: any) => e.subject === 'dashboard').notes).to.include('project "ops" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default');
+    expect(r.body.report.entries.find((e: any) => e.subject === 'dashboard').notes).to.include(
+      'project "ops" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default',
+    );
     const created = await s.api('POST', '/api/v1/projects/ops/dashboards', r.body.dashboard);
     expect(created.status, created.text).to.equal(200);
     // a second import of the same dashboard gets another name instead of replacing the first
@@ -43,8 +49,12 @@ describe('POST /api/migrate', function () {
     expect(again.body.report.entries.find((e: any) => e.subject === 'dashboard').notes.join()).to.match(/already exists in the project/);
   });
 
-  it("makes every Prometheus query name ?datasource=, or else the project's default Prometheus datasource", async function () {
-    await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'thanos' }, spec: { plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } } });
+  it("makes every Prometheus query name ?datasource=, or else the project's default Prometheus datasource", async () => {
+    await s.api('POST', '/api/v1/projects/ops/datasources', {
+      kind: 'Datasource',
+      metadata: { name: 'thanos' },
+      spec: { plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } },
+    });
     await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'logs' }, spec: { plugin: { kind: 'LokiDatasource', spec: {} } } });
     const r = await s.api('POST', '/api/migrate?project=ops&datasource=thanos', { grafanaDashboard: GRAFANA_EXPORT });
     expect(r.status, r.text).to.equal(200);
@@ -54,17 +64,25 @@ describe('POST /api/migrate', function () {
     expect(missing.body.message).to.match(/^datasource: there is no datasource "nope" in project "ops"/);
     const wrong = await s.api('POST', '/api/migrate?project=ops&datasource=logs', { grafanaDashboard: GRAFANA_EXPORT });
     expect(wrong.body.message).to.equal('datasource: "logs" is a LokiDatasource datasource; the migrated queries need a Prometheus one');
-    await s.api('POST', '/api/v1/globaldatasources', { kind: 'GlobalDatasource', metadata: { name: 'everyone' }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } } });
+    await s.api('POST', '/api/v1/globaldatasources', {
+      kind: 'GlobalDatasource',
+      metadata: { name: 'everyone' },
+      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } },
+    });
     const global = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT });
     expect(global.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'everyone' });
-    await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'main' }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } } });
+    await s.api('POST', '/api/v1/projects/ops/datasources', {
+      kind: 'Datasource',
+      metadata: { name: 'main' },
+      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } },
+    });
     const own = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT });
     expect(own.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'main' });
     const none = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT, useDefaultDatasource: true });
     expect(none.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.equal(undefined);
   });
 
-  it('answers every mistake with a 400 or 404 that names the field and the fix', async function () {
+  it('answers every mistake with a 400 or 404 that names the field and the fix', async () => {
     const cases: [string, unknown, number, RegExp][] = [
       ['/api/migrate', { input: {} }, 400, /^grafanaDashboard cannot be empty/],
       ['/api/migrate', { grafanaDashboard: { foo: 1 } }, 400, /^grafanaDashboard is not a Grafana dashboard/],
@@ -92,7 +110,7 @@ describe('POST /api/migrate', function () {
   });
 });
 
-describe('POST /api/migrate with authentication on', function () {
+describe('POST /api/migrate with authentication on', () => {
   let s: TestServer;
   let admin: Tokens;
   before(async () => {
@@ -104,7 +122,7 @@ describe('POST /api/migrate with authentication on', function () {
     await s?.stop();
   });
 
-  it('needs a signed-in user, and ?project= needs read access to that project', async function () {
+  it('needs a signed-in user, and ?project= needs read access to that project', async () => {
     const anonymous = await s.api('POST', '/api/migrate', { grafanaDashboard: GRAFANA_EXPORT });
     expect(anonymous.status).to.equal(401);
     await signUp(s, 'carol');

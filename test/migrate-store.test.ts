@@ -70,7 +70,9 @@ describe('dashplane migrate-store', function () {
       expect(stored).to.be.greaterThan(80);
       expect(((await (await fetch(`${srv.url}/api/v1/audit?limit=1000`)).json()) as unknown[]).length, 'the audit log is copied too').to.be.greaterThan(80);
       const before = await snapshot(srv.url);
-      const managers = Object.entries(before).filter(([k]) => k.endsWith('/managers')).flatMap(([, v]) => v as { manager: string }[]);
+      const managers = Object.entries(before)
+        .filter(([k]) => k.endsWith('/managers'))
+        .flatMap(([, v]) => v as { manager: string }[]);
       expect(new Set(managers.map((m) => m.manager)), 'the copies are checked with more than one manager').to.include.members(['api', 'web-ui']);
       await stop(srv);
 

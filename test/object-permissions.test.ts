@@ -27,10 +27,19 @@ const proxyBlock = (url: string) => ({ proxy: { kind: 'HTTPProxy', spec: { url }
 const dashboard = (name: string, upstream?: string, title = name) => ({
   kind: 'Dashboard',
   metadata: { name },
-  spec: { display: { name: title }, duration: '1h', panels: {}, layouts: [], ...(upstream ? { datasources: { local: { default: false, plugin: { kind: 'PrometheusDatasource', spec: proxyBlock(upstream) } } } } : {}) },
+  spec: {
+    display: { name: title },
+    duration: '1h',
+    panels: {},
+    layouts: [],
+    ...(upstream ? { datasources: { local: { default: false, plugin: { kind: 'PrometheusDatasource', spec: proxyBlock(upstream) } } } } : {}),
+  },
 });
 const folder = (name: string, items: unknown[]) => ({ kind: 'Folder', metadata: { name }, spec: { items } });
-const OPS_ITEMS = [{ kind: 'Dashboard', name: 'ops-1' }, { kind: 'Folder', name: 'deep', items: [{ kind: 'Dashboard', name: 'ops-2' }] }];
+const OPS_ITEMS = [
+  { kind: 'Dashboard', name: 'ops-1' },
+  { kind: 'Folder', name: 'deep', items: [{ kind: 'Dashboard', name: 'ops-2' }] },
+];
 const P = '/api/v1/projects/shared';
 
 /** Project `shared`: folders ops (ops-1, deep/ops-2) and web (web-1), dashboard lonely, datasources prom and other; Group `ops-<tag>` (member `user`) owns folder ops and may read prom. */
@@ -40,7 +49,8 @@ async function setUp(s: TestServer, upstream: string, user: string, tag: string)
   for (const d of ['ops-1', 'ops-2', 'web-1', 'lonely']) await must(s, admin, 'POST', `${P}/dashboards`, dashboard(d, upstream));
   await must(s, admin, 'POST', `${P}/folders`, folder('ops', OPS_ITEMS));
   await must(s, admin, 'POST', `${P}/folders`, folder('web', [{ kind: 'Dashboard', name: 'web-1' }]));
-  for (const ds of ['prom', 'other']) await must(s, admin, 'POST', `${P}/datasources`, { kind: 'Datasource', metadata: { name: ds }, spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: proxyBlock(upstream) } } });
+  for (const ds of ['prom', 'other'])
+    await must(s, admin, 'POST', `${P}/datasources`, { kind: 'Datasource', metadata: { name: ds }, spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: proxyBlock(upstream) } } });
   const permissions = [
     { actions: ['*'], scopes: ['Dashboard', 'Folder'], folders: ['ops'] },
     { actions: ['read'], scopes: ['Datasource'], resources: ['prom'] },
@@ -139,7 +149,7 @@ describe('object-level permissions: resources and folders (issue 20)', function 
       expect(await status(s, olga, 'POST', `${P}/dashboards/ops-1/versions/0/restore`)).to.equal(200);
     });
 
-    it('proxy: the named datasource and covered dashboards\' own datasources only; refused calls never reach the upstream', async () => {
+    it("proxy: the named datasource and covered dashboards' own datasources only; refused calls never reach the upstream", async () => {
       const before = calls;
       expect(await status(s, olga, 'GET', `/proxy/projects/shared/datasources/prom/api/v1/query?query=up`)).to.equal(200);
       expect(await status(s, olga, 'GET', `/proxy/projects/shared/dashboards/ops-2/datasources/local/api/v1/query?query=up`)).to.equal(200);
@@ -160,7 +170,7 @@ describe('object-level permissions: resources and folders (issue 20)', function 
       expect(await status(s, olga, 'DELETE', `${P}/dashboards/ops-3`)).to.equal(204);
     });
 
-    it('listing another team\'s dashboard in one\'s folder is refused (it would take it over)', async () => {
+    it("listing another team's dashboard in one's folder is refused (it would take it over)", async () => {
       const r = await s.api('PUT', `${P}/folders/ops`, folder('ops', [...OPS_ITEMS, { kind: 'Dashboard', name: 'web-1' }]), olga);
       expect(r.status, r.text).to.equal(403);
       expect(r.text).to.include('Dashboard');
@@ -189,7 +199,10 @@ describe('object-level permissions: resources and folders (issue 20)', function 
       for (const [perm, path] of cases) {
         const r = await s.api('POST', `${P}/roles`, { kind: 'Role', metadata: { name: 'bad' }, spec: { permissions: [perm] } }, admin);
         expect(r.status, `${JSON.stringify(perm)}: ${r.text}`).to.equal(400);
-        expect(r.body.details.map((d: { path: string }) => d.path), r.text).to.include(path);
+        expect(
+          r.body.details.map((d: { path: string }) => d.path),
+          r.text,
+        ).to.include(path);
       }
     });
   });

@@ -33,7 +33,12 @@ describe('provider access tokens accepted as Bearer tokens (accept_access_tokens
     expect(who.body.spec.oauthProviders).to.deep.equal([{ issuer: idp.issuer, subject: 'robot-sub-1' }]);
     expect((await s.api('GET', '/api/v1/users', undefined, bearer(token))).status, 'no global read without a role').to.equal(403);
     const admin = await loginAdmin(s);
-    await s.api('POST', '/api/v1/globalrolebindings', { kind: 'GlobalRoleBinding', metadata: { name: 'robot-admin' }, spec: { role: 'admin', subjects: [{ kind: 'User', name: 'ci-robot' }] } }, bearer(admin));
+    await s.api(
+      'POST',
+      '/api/v1/globalrolebindings',
+      { kind: 'GlobalRoleBinding', metadata: { name: 'robot-admin' }, spec: { role: 'admin', subjects: [{ kind: 'User', name: 'ci-robot' }] } },
+      bearer(admin),
+    );
     expect((await s.api('GET', '/api/v1/users', undefined, bearer(token))).status).to.equal(200);
   });
 

@@ -86,7 +86,10 @@ const oauthEntry = (p: TestOidcProvider, slug: string) => ({
 function sessionCookiesSet(r: BrowserResponse): string[] {
   return r.setCookie.filter((line) => {
     const name = line.slice(0, line.indexOf('='));
-    const value = line.slice(line.indexOf('=') + 1).split(';')[0].trim();
+    const value = line
+      .slice(line.indexOf('=') + 1)
+      .split(';')[0]
+      .trim();
     if (!SESSION_COOKIES.includes(name) || value === '' || /;\s*max-age=(0|-\d+)\b/i.test(line)) return false;
     const expires = /;\s*expires=([^;]+)/i.exec(line);
     return !(expires && Date.parse(expires[1]) <= Date.now());
@@ -138,17 +141,29 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
   const getUser = (name: string, server = s, token = admin) => server.api('GET', `/api/v1/users/${name}`, undefined, bearer(token));
   const loginUrl = (slug = 'idp', query = '', kind: 'oidc' | 'oauth' = 'oidc') => `${s.url}${providerPath(kind, slug, 'login')}${query}`;
 
-  before(async function () {
+  before(async () => {
     [idp, idp2, fake] = await Promise.all([
       startOidcProvider({ accounts: ACCOUNTS }),
       // A second issuer that has an account with the same subject and login name as one of the first.
       startOidcProvider({ accounts: [{ sub: 'u-bob-1', preferred_username: 'bob', email: 'bob@corp.example', email_verified: true }] }),
       startFakeOidcProvider({
-        accounts: [{ sub: 'f-control', preferred_username: 'fiona', email: 'fiona@corp.example', email_verified: true }, ...(['wrong-nonce', 'no-nonce', 'wrong-aud', 'wrong-iss', 'expired'] as const).map((f) => ({ sub: `f-${f}`, preferred_username: `forged-${f}`, email: `${f}@corp.example`, email_verified: true }))],
+        accounts: [
+          { sub: 'f-control', preferred_username: 'fiona', email: 'fiona@corp.example', email_verified: true },
+          ...(['wrong-nonce', 'no-nonce', 'wrong-aud', 'wrong-iss', 'expired'] as const).map((f) => ({
+            sub: `f-${f}`,
+            preferred_username: `forged-${f}`,
+            email: `${f}@corp.example`,
+            email_verified: true,
+          })),
+        ],
       }),
     ]);
     s = await startAuthServer({
-      DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([oidcEntry(idp, 'idp', { device_code: { scopes: ['openid', 'profile', 'email'] } }), oidcEntry(idp2, 'idp2'), oidcEntry(fake, 'fake')]),
+      DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([
+        oidcEntry(idp, 'idp', { device_code: { scopes: ['openid', 'profile', 'email'] } }),
+        oidcEntry(idp2, 'idp2'),
+        oidcEntry(fake, 'fake'),
+      ]),
       DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OAUTH: JSON.stringify([oauthEntry(idp, 'idp-oauth')]),
     });
     idp.allowRedirectUri(callbackUrl(s, 'oidc', 'idp'), callbackUrl(s, 'oauth', 'idp-oauth'));
@@ -241,7 +256,12 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
         expect(line(name), name).to.match(/;\s*path=\/(;|$)/i);
       }
       expect(line('jwtPayload'), 'jwtPayload readable by scripts').to.not.match(/;\s*httponly/i);
-      const value = (name: string) => decodeURIComponent(line(name).split(';')[0].slice(name.length + 1));
+      const value = (name: string) =>
+        decodeURIComponent(
+          line(name)
+            .split(';')[0]
+            .slice(name.length + 1),
+        );
       const r1 = value('jwtRefreshToken');
       const access = `${value('jwtPayload')}.${value('jwtSignature')}`;
       const claims = JSON.parse(Buffer.from(access.split('.')[1], 'base64url').toString('utf8'));
@@ -306,7 +326,7 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
       expect(bogus.body?.error, bogus.text).to.be.a('string');
     });
 
-    it('client credentials: the caller\'s client at the provider gets dashplane tokens for a user named after the client id', async () => {
+    it("client credentials: the caller's client at the provider gets dashplane tokens for a user named after the client id", async () => {
       const r = await s.raw('POST', providerPath('oidc', 'idp', 'token'), form({ grant_type: 'client_credentials' }), { ...FORM, ...basic(idp.robotId, idp.robotSecret) });
       const t = expectTokenBody(r);
       expect(await whoamiName(s, bearer(t))).to.equal('robot');
@@ -479,7 +499,7 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
       // Another IdP user with bob's e-mail: either its own user (bobby) or refused, never bob.
       const l4 = await browserLogin(loginUrl(), 'u-bobby');
       if (l4.callback.status === 302) expect(await whoamiName(s, accessCookies(l4.callback))).to.equal('bobby');
-      else expectRejected(l4.callback, 'bob\'s e-mail', [400, 401, 403, 409]);
+      else expectRejected(l4.callback, "bob's e-mail", [400, 401, 403, 409]);
       expect((await getUser('bob')).body).to.deep.equal(bobBefore.body);
     });
 
@@ -496,7 +516,14 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
           return r;
         };
         await ok(s5.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'payroll' }, spec: {} }, bearer(admin5)));
-        await ok(s5.api('POST', '/api/v1/projects/payroll/rolebindings', { kind: 'RoleBinding', metadata: { name: 'alice-owner' }, spec: { role: 'owner', subjects: [{ kind: 'User', name: 'alice' }] } }, bearer(admin5)));
+        await ok(
+          s5.api(
+            'POST',
+            '/api/v1/projects/payroll/rolebindings',
+            { kind: 'RoleBinding', metadata: { name: 'alice-owner' }, spec: { role: 'owner', subjects: [{ kind: 'User', name: 'alice' }] } },
+            bearer(admin5),
+          ),
+        );
         const login5 = (account: string) => browserLogin(`${s5.url}${providerPath('oidc', 'corp', 'login')}`, account);
 
         for (const [account, what] of [

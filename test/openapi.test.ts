@@ -54,7 +54,11 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
   let doc: Doc;
 
   before(async () => {
-    srv = await startAuthServer({ DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OAUTH: JSON.stringify([{ slug_id: 'forge', name: 'Forge', client_id: 'c', client_secret: 's', auth_url: 'http://127.0.0.1:1/a', token_url: 'http://127.0.0.1:1/t', user_infos_url: 'http://127.0.0.1:1/u' }]) });
+    srv = await startAuthServer({
+      DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OAUTH: JSON.stringify([
+        { slug_id: 'forge', name: 'Forge', client_id: 'c', client_secret: 's', auth_url: 'http://127.0.0.1:1/a', token_url: 'http://127.0.0.1:1/t', user_infos_url: 'http://127.0.0.1:1/u' },
+      ]),
+    });
     const r = await srv.raw('GET', '/api/openapi.json');
     expect(r.status, r.text).to.equal(200);
     expect(r.headers.get('content-type')).to.match(/^application\/json/);
@@ -79,9 +83,19 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
   it("lists exactly the routes the server mounted (Fastify's route table), each described", () => {
     const routes = mounted(srv);
     const ops = documentedOps(doc);
-    expect([...routes].filter((r) => !ops.has(r)), 'mounted but not in the document').to.deep.equal([]);
-    expect([...ops].filter((o) => !routes.has(o)), 'in the document but not mounted').to.deep.equal([]);
-    const undocumented = Object.entries(doc.paths).flatMap(([p, item]) => Object.entries(item).filter(([, op]) => op[UNDOCUMENTED]).map(([m]) => `${m} ${p}`));
+    expect(
+      [...routes].filter((r) => !ops.has(r)),
+      'mounted but not in the document',
+    ).to.deep.equal([]);
+    expect(
+      [...ops].filter((o) => !routes.has(o)),
+      'in the document but not mounted',
+    ).to.deep.equal([]);
+    const undocumented = Object.entries(doc.paths).flatMap(([p, item]) =>
+      Object.entries(item)
+        .filter(([, op]) => op[UNDOCUMENTED])
+        .map(([m]) => `${m} ${p}`),
+    );
     expect(undocumented, 'routes without a config.doc').to.deep.equal([]);
     // with auth and a provider on, the sign-in routes are there too
     for (const p of ['/api/auth/providers/native/login', '/api/auth/refresh', '/api/auth/providers/{kind}/{slug}/token', '/api/v1/users/{name}/permissions']) expect(doc.paths, p).to.have.property(p);
@@ -103,7 +117,11 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
     for (const d of buildKindRegistry().all()) {
       for (const r of kindRoutes(d)) expect(ops.has(`${r.method.toLowerCase()} ${openApiPath(r.url)}`), `${d.kind}: ${r.method} ${r.url}`).to.equal(true);
       const list = doc.paths[openApiPath(kindRoutes(d)[0].url)].get;
-      for (const f of d.listFilters ?? []) expect(list.parameters.map((p: any) => p.name), `${d.kind} list filter ${f.param}`).to.include(f.param);
+      for (const f of d.listFilters ?? [])
+        expect(
+          list.parameters.map((p: any) => p.name),
+          `${d.kind} list filter ${f.param}`,
+        ).to.include(f.param);
     }
     expect(doc.components.schemas.Error.properties.reason.enum).to.deep.equal([...REASONS]);
   });
@@ -116,7 +134,16 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
     expect(files.length).to.be.greaterThan(10);
     for (const f of files) {
       for (const obj of readResources(join(dir, f))) {
-        const withMeta = { ...obj, metadata: { createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', version: 0, ...obj.metadata, ...(buildKindRegistry().byName(obj.kind)?.scope === 'project' ? { project: obj.metadata?.project ?? 'demo' } : {}) } };
+        const withMeta = {
+          ...obj,
+          metadata: {
+            createdAt: '2026-01-01T00:00:00Z',
+            updatedAt: '2026-01-01T00:00:00Z',
+            version: 0,
+            ...obj.metadata,
+            ...(buildKindRegistry().byName(obj.kind)?.scope === 'project' ? { project: obj.metadata?.project ?? 'demo' } : {}),
+          },
+        };
         const validate = ajv.getSchema(`https://dashplane.test/openapi.json#/components/schemas/${obj.kind}`)!;
         expect(validate(withMeta), `${f}: ${JSON.stringify(validate.errors)}`).to.equal(true);
         expect(validate({ ...withMeta, spec: 'not an object' }), `${f} with a string spec`).to.equal(false);
@@ -168,7 +195,7 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
   });
 });
 
-describe('OpenAPI document with authentication off and ephemeral dashboards switched off', function () {
+describe('OpenAPI document with authentication off and ephemeral dashboards switched off', () => {
   it('has no security requirements and no routes the server does not answer', async () => {
     const srv = await startTestServer({ env: { DASHPLANE_EPHEMERAL_DASHBOARD_ENABLE: 'false' } });
     try {

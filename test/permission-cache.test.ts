@@ -47,7 +47,7 @@ async function changesHoldAtOnce(writer: TestServer, reader: TestServer, user: s
 describe('permission cache', function () {
   this.timeout(60_000);
 
-  it('a role or binding change holds on the next request of the same server', async function () {
+  it('a role or binding change holds on the next request of the same server', async () => {
     const s = await startAuthServer();
     try {
       await changesHoldAtOnce(s, s, 'una');
@@ -56,26 +56,26 @@ describe('permission cache', function () {
     }
   });
 
-  describe('on two PostgreSQL replicas', function () {
+  describe('on two PostgreSQL replicas', () => {
     let pg: TestPostgres;
     let db: { url: string; drop(): Promise<void> };
     let a: TestServer;
     let b: TestServer;
-    before(async function () {
+    before(async () => {
       pg = await startPostgres();
       db = await pg.createDatabase();
       const env = { ...AUTH_ENV, DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
       a = await startTestServer({ env });
       b = await startTestServer({ env });
     });
-    after(async function () {
+    after(async () => {
       await a?.stop();
       await b?.stop();
       await db?.drop();
       await pg?.stop();
     });
 
-    it('a change made on A holds on the next request to B', async function () {
+    it('a change made on A holds on the next request to B', async () => {
       await changesHoldAtOnce(a, b, 'vera');
     });
   });

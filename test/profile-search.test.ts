@@ -72,7 +72,7 @@ describe('user profile and search (web UI API)', function () {
       expect(Date.parse(recent[0].at)).to.be.greaterThan(0);
     });
 
-    it('keeps one profile per user: bob sees his own, not alice\'s', async () => {
+    it("keeps one profile per user: bob sees his own, not alice's", async () => {
       expect((await ok(as(bob)('GET', '/api/v1/user/profile'))).body.recent).to.deep.equal([]);
     });
 
@@ -80,7 +80,15 @@ describe('user profile and search (web UI API)', function () {
       const b = as(bob);
       expect((await b('POST', '/api/v1/user/profile/recent', { kind: 'Dashboard', project: 'team-a', name: 'cpu' })).status).to.equal(403);
       expect((await b('POST', '/api/v1/user/profile/stars', { kind: 'Dashboard', project: 'team-a', name: 'cpu' })).status).to.equal(403);
-      for (const body of [{}, { kind: 'Nope', name: 'x' }, { kind: 'Dashboard', name: 'x' }, { kind: 'Dashboard', project: '../x', name: 'x' }, { kind: 'GlobalDatasource', project: 'p', name: 'x' }, null, 'text']) {
+      for (const body of [
+        {},
+        { kind: 'Nope', name: 'x' },
+        { kind: 'Dashboard', name: 'x' },
+        { kind: 'Dashboard', project: '../x', name: 'x' },
+        { kind: 'GlobalDatasource', project: 'p', name: 'x' },
+        null,
+        'text',
+      ]) {
         const r = await b('POST', '/api/v1/user/profile/stars', body);
         expect(r.status, JSON.stringify(body)).to.equal(400);
         expect(r.body.message, JSON.stringify(body)).to.be.a('string');

@@ -51,7 +51,7 @@ async function setUp(s: TestServer): Promise<void> {
 }
 
 /** A browser login as `account`; the session's tokens (from its cookies). */
-async function providerLogin(s: TestServer, idp: TestOidcProvider, account: string): Promise<Tokens> {
+async function providerLogin(s: TestServer, _idp: TestOidcProvider, account: string): Promise<Tokens> {
   const l = await browserLogin(`${s.url}/api/auth/providers/oidc/corp/login`, account);
   expect(l.callback.status, l.callback.text).to.equal(302);
   const refresh = l.browser.cookie(s.url, 'jwtRefreshToken');
@@ -173,7 +173,12 @@ describe('groups from an identity provider (issue 20)', function () {
     before(async () => {
       pg = await startPostgres();
       db = await pg.createDatabase();
-      const env = { ...AUTH_ENV, DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex'), DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify(providerConfig(idp)) };
+      const env = {
+        ...AUTH_ENV,
+        DASHPLANE_DATABASE_POSTGRES_URL: db.url,
+        DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify(providerConfig(idp)),
+      };
       a = await startTestServer({ env });
       b = await startTestServer({ env });
       idp.allowRedirectUri(`${a.url}/api/auth/providers/oidc/corp/callback`);

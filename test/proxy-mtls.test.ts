@@ -27,7 +27,23 @@ function makePki(dir: string): Pki {
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   const ca = (name: string) =>
-    ssl('req', '-x509', ...ecKey, '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=dashplane test ${name}`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    ssl(
+      'req',
+      '-x509',
+      ...ecKey,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=dashplane test ${name}`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
   const leaf = (name: string, cn: string, caName: string, ext: string) => {
     writeFileSync(`${dir}/${name}.ext`, ext);
     ssl('req', ...ecKey, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
@@ -74,7 +90,13 @@ describe('datasource proxy: TLS and client certificates from a Secret', function
   };
   const secret = (name: string, tlsConfig: Record<string, unknown>) => ok(s.api('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name }, spec: { tlsConfig } }));
   const datasource = (name: string, url: string, secretName?: string) =>
-    ok(s.api('POST', '/api/v1/projects/p/datasources', { kind: 'Datasource', metadata: { name }, spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url, ...(secretName ? { secret: secretName } : {}) } } } } } }));
+    ok(
+      s.api('POST', '/api/v1/projects/p/datasources', {
+        kind: 'Datasource',
+        metadata: { name },
+        spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url, ...(secretName ? { secret: secretName } : {}) } } } } },
+      }),
+    );
   const get = (ds: string, path = '/api/v1/status/buildinfo') => call(s.raw('GET', `/proxy/projects/p/datasources/${ds}${path}`));
 
   /** A 502 with a short message of ours: no stack, no PEM, no upstream URL. */

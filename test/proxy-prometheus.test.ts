@@ -88,7 +88,7 @@ function persesPrometheusClient(datasourceUrl: string, headers: Record<string, s
 /** One request with node:http, the path sent exactly as given. */
 function rawHttp(origin: string, method: string, path: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(origin + '/', { method, path }, (res) => {
+    const req = httpRequest(`${origin}/`, { method, path }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
@@ -123,10 +123,11 @@ async function startEcho(): Promise<{ url: string; seen: Seen[]; close(): Promis
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
-    close: () => new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -384,7 +385,7 @@ describe('datasource proxy against a real Prometheus', function () {
         nothingFromCaller(last());
       });
 
-      it('without a secret the caller\'s Authorization is not forwarded either', async () => {
+      it("without a secret the caller's Authorization is not forwarded either", async () => {
         await ok(s.api('POST', '/api/v1/projects/p/datasources', projectDs('echo-nosecret', dsSpec('PrometheusDatasource', echo.url))));
         const r = await s.raw('GET', '/proxy/projects/p/datasources/echo-nosecret/api/v1/metadata', undefined, callerHeaders);
         expect(r.status, r.text).to.equal(200);

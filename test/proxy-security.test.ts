@@ -268,12 +268,14 @@ function leakForms(secret: string): string[] {
 function countBytes(base: string, path: string): Promise<number> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
-    http.get({ host: u.hostname, port: u.port, path, agent: false }, (res) => {
-      let n = 0;
-      res.on('data', (b: Buffer) => (n += b.length));
-      res.on('end', () => resolve(n));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get({ host: u.hostname, port: u.port, path, agent: false }, (res) => {
+        let n = 0;
+        res.on('data', (b: Buffer) => (n += b.length));
+        res.on('end', () => resolve(n));
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }
 
@@ -330,7 +332,9 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     await ok(s.api('POST', '/api/v1/projects/proj-a/secrets', { kind: 'Secret', metadata: { name: 'sa' }, spec: { basicAuth: { username: 'svc', password: SA_CANARY } } }, asAdmin()));
     await ok(s.api('POST', '/api/v1/globalsecrets', { kind: 'GlobalSecret', metadata: { name: 'sa' }, spec: { basicAuth: { username: 'svc', password: SA_CANARY } } }, asAdmin()));
     await ok(s.api('POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: 'gds-only' }, spec: { permissions: [{ actions: ['*'], scopes: ['GlobalDatasource'] }] } }, asAdmin()));
-    await ok(s.api('POST', '/api/v1/globalrolebindings', { kind: 'GlobalRoleBinding', metadata: { name: 'gdse-gds' }, spec: { role: 'gds-only', subjects: [{ kind: 'User', name: 'gdse' }] } }, asAdmin()));
+    await ok(
+      s.api('POST', '/api/v1/globalrolebindings', { kind: 'GlobalRoleBinding', metadata: { name: 'gdse-gds' }, spec: { role: 'gds-only', subjects: [{ kind: 'User', name: 'gdse' }] } }, asAdmin()),
+    );
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('plain', up.url), asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('withsecret', up.url, { secret: 's1' }), asAdmin()));
     await ok(s.api('POST', '/api/v1/globaldatasources', proxyDs('gplain', up.url, {}, 'GlobalDatasource'), asAdmin()));
@@ -344,7 +348,11 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
   });
 
   it('sanity: the proxy forwards for an authorised caller (project, global, dashboard-local)', async () => {
-    for (const path of [`${P}/plain/api/v1/query?query=up`, '/proxy/globaldatasources/gplain/api/v1/query?query=up', '/proxy/projects/proj-a/dashboards/dash1/datasources/local/api/v1/query?query=up']) {
+    for (const path of [
+      `${P}/plain/api/v1/query?query=up`,
+      '/proxy/globaldatasources/gplain/api/v1/query?query=up',
+      '/proxy/projects/proj-a/dashboards/dash1/datasources/local/api/v1/query?query=up',
+    ]) {
       const r = await rawRequest(s.url, 'GET', path, asAdmin());
       expect(r.status, `${path}: ${r.body}`).to.equal(200);
       expect(JSON.parse(r.body.toString()).url).to.equal('/api/v1/query?query=up');
@@ -358,7 +366,12 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     expect(r.status, r.text).to.equal(403);
     expect(r.text).to.not.include(S1_CANARY);
     // Moving an existing datasource to the attacker URL is refused the same way.
-    const put = await s.api('PUT', '/api/v1/projects/proj-a/datasources/withsecret', { ...proxyDs('withsecret', `${up.url}/steal`, { secret: 's1' }), metadata: { name: 'withsecret', project: 'proj-a' } }, bearer(t.dse));
+    const put = await s.api(
+      'PUT',
+      '/api/v1/projects/proj-a/datasources/withsecret',
+      { ...proxyDs('withsecret', `${up.url}/steal`, { secret: 's1' }), metadata: { name: 'withsecret', project: 'proj-a' } },
+      bearer(t.dse),
+    );
     expect(put.status, put.text).to.equal(403);
     // Without a secret the same user may save (the role works), so the 403 is about s1.
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('dse-own', up.url), bearer(t.dse)));
@@ -395,7 +408,12 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     const r = await s.api('POST', '/api/v1/projects/proj-a/dashboards', dashWithLocal('evil-dash', { url: `${up.url}/attacker`, secret: 's1' }), bearer(t.dbe));
     expect(r.status, r.text).to.equal(403);
     // Re-pointing the admin's dashboard-local datasource at the attacker: refused too.
-    const put = await s.api('PUT', '/api/v1/projects/proj-a/dashboards/dash1', { ...dashWithLocal('dash1', { url: `${up.url}/attacker`, secret: 's1' }), metadata: { name: 'dash1', project: 'proj-a' } }, bearer(t.dbe));
+    const put = await s.api(
+      'PUT',
+      '/api/v1/projects/proj-a/dashboards/dash1',
+      { ...dashWithLocal('dash1', { url: `${up.url}/attacker`, secret: 's1' }), metadata: { name: 'dash1', project: 'proj-a' } },
+      bearer(t.dbe),
+    );
     expect(put.status, put.text).to.equal(403);
     // Adding a second local datasource with s1 next to the admin's: refused.
     const two = dashWithLocal('dash1', { url: up.url, secret: 's1' }) as any;
@@ -488,7 +506,13 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
   });
 
   it('PROXY-02/03: a datasource has one proxy block: a second one anywhere in the plugin spec is 400 (unsaved and at save)', async () => {
-    const two = { default: false, plugin: { kind: 'TempoDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: `${up.url}/ok` } }, extra: { deep: { kind: 'HTTPProxy', spec: { url: `${up.url}/steal`, secret: 'sa' } } } } } };
+    const two = {
+      default: false,
+      plugin: {
+        kind: 'TempoDatasource',
+        spec: { proxy: { kind: 'HTTPProxy', spec: { url: `${up.url}/ok` } }, extra: { deep: { kind: 'HTTPProxy', spec: { url: `${up.url}/steal`, secret: 'sa' } } } },
+      },
+    };
     const r = await sendUnsaved('/proxy/unsaved/projects/proj-a/datasources/x', { method: 'GET', spec: two, body: null }, t.dse);
     expect(r.status, r.body.toString()).to.equal(400);
     expect(problemPaths(r.body.toString())).to.include('spec.plugin.spec.extra.deep');
@@ -545,7 +569,13 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     }
     expectNothingLeft();
     // The envelope's Content-* headers describe the JSON, not the body sent upstream.
-    const good = await rawRequest(s.url, 'POST', '/proxy/unsaved/projects/proj-a/datasources/x', { ...bearer(t.dse), 'content-type': 'application/json', 'content-language': 'de' }, JSON.stringify({ method: 'POST', spec, body: 'query=up' }));
+    const good = await rawRequest(
+      s.url,
+      'POST',
+      '/proxy/unsaved/projects/proj-a/datasources/x',
+      { ...bearer(t.dse), 'content-type': 'application/json', 'content-language': 'de' },
+      JSON.stringify({ method: 'POST', spec, body: 'query=up' }),
+    );
     expect(good.status, good.body.toString()).to.equal(200);
     const echo = JSON.parse(good.body.toString());
     expect(echo).to.include({ method: 'POST', url: '/x', length: 8 });
@@ -562,7 +592,7 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     expect(JSON.stringify(echo)).to.not.include(sig).and.not.include(admin.refresh_token);
   });
 
-  it('PROXY-05: the caller\'s Authorization never reaches the upstream; with a secret only the secret\'s does', async () => {
+  it("PROXY-05: the caller's Authorization never reaches the upstream; with a secret only the secret's does", async () => {
     const plain = JSON.parse((await rawRequest(s.url, 'GET', `${P}/plain/api/v1/query`, asAdmin())).body.toString());
     expect(plain.headers).to.not.have.property('authorization');
     expect(JSON.stringify(plain)).to.not.include(admin.access_token.split('.')[2]);
@@ -619,7 +649,22 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
 
   it('PROXY-09: encoded and plain dot segments never leave the datasource base path', async () => {
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('based', `${up.url}/base`), asAdmin()));
-    const attempts = ['/../secret', '/%2e%2e/secret', '/%2E%2E/secret', '/.%2e/secret', '/..%2fsecret', '/..%2Fsecret', '/..%5csecret', '/..\\secret', '/%252e%252e/secret', '/a/../../secret', '/./secret', '//../secret', '/%2e%2e%2fsecret', '/ok/..'];
+    const attempts = [
+      '/../secret',
+      '/%2e%2e/secret',
+      '/%2E%2E/secret',
+      '/.%2e/secret',
+      '/..%2fsecret',
+      '/..%2Fsecret',
+      '/..%5csecret',
+      '/..\\secret',
+      '/%252e%252e/secret',
+      '/a/../../secret',
+      '/./secret',
+      '//../secret',
+      '/%2e%2e%2fsecret',
+      '/ok/..',
+    ];
     for (const suffix of attempts) {
       const r = await rawRequest(s.url, 'GET', `${P}/based${suffix}`, asAdmin());
       expect([200, 400], `${suffix}: ${r.status} ${r.body}`).to.include(r.status);
@@ -656,15 +701,64 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
   it('PROXY-10: only allow-listed caller headers reach the upstream: no identity, client-address, override or cookie header, in any case or repeated', async () => {
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('tenant', up.url, { headers: { 'X-Scope-OrgID': 'tenant-1', 'X-Forwarded-User': 'configured-by-admin' } }), asAdmin()));
     const refused = [
-      'X-Forwarded-User', 'x-forwarded-server', 'X-FORWARDED-FOR', 'X-Forwarded-Host', 'x-Forwarded-Proto', 'X-Forwarded-Port', 'X-Forwarded-Prefix', 'X-Forwarded-Email',
-      'X-Forwarded-Groups', 'X-Forwarded-Access-Token', 'X-Remote-User', 'x-remote-group', 'X-Auth-Request-User', 'X-Auth-Request-Email', 'X-WEBAUTH-USER', 'Remote-User',
-      'True-Client-IP', 'X-Original-URL', 'X-Rewrite-URL', 'X-HTTP-Method-Override', 'x-http-method', 'X-Method-Override', 'X-Real-IP', 'CF-Connecting-IP', 'Forwarded',
-      'X-Client-IP', 'X-Cluster-Client-IP', 'Proxy-Authorization', 'Proxy-Connection', 'Cookie', 'Authorization', 'Origin', 'Referer', 'X-Scope-OrgID', 'X-Requested-With',
+      'X-Forwarded-User',
+      'x-forwarded-server',
+      'X-FORWARDED-FOR',
+      'X-Forwarded-Host',
+      'x-Forwarded-Proto',
+      'X-Forwarded-Port',
+      'X-Forwarded-Prefix',
+      'X-Forwarded-Email',
+      'X-Forwarded-Groups',
+      'X-Forwarded-Access-Token',
+      'X-Remote-User',
+      'x-remote-group',
+      'X-Auth-Request-User',
+      'X-Auth-Request-Email',
+      'X-WEBAUTH-USER',
+      'Remote-User',
+      'True-Client-IP',
+      'X-Original-URL',
+      'X-Rewrite-URL',
+      'X-HTTP-Method-Override',
+      'x-http-method',
+      'X-Method-Override',
+      'X-Real-IP',
+      'CF-Connecting-IP',
+      'Forwarded',
+      'X-Client-IP',
+      'X-Cluster-Client-IP',
+      'Proxy-Authorization',
+      'Proxy-Connection',
+      'Cookie',
+      'Authorization',
+      'Origin',
+      'Referer',
+      'X-Scope-OrgID',
+      'X-Requested-With',
     ];
     const pairs: string[] = [];
     refused.forEach((name, i) => pairs.push(name, `SPOOF-${i}`, name.toLowerCase(), `SPOOF-${i}-again`));
-    pairs.push('Accept', 'application/json', 'ACCEPT', 'text/plain', 'accept-encoding', 'identity', 'Accept-Language', 'de', 'Content-Type', 'application/x-www-form-urlencoded',
-      'User-Agent', 'perses-ui', 'Cache-Control', 'no-cache', 'If-None-Match', '"v0"', 'traceparent', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    pairs.push(
+      'Accept',
+      'application/json',
+      'ACCEPT',
+      'text/plain',
+      'accept-encoding',
+      'identity',
+      'Accept-Language',
+      'de',
+      'Content-Type',
+      'application/x-www-form-urlencoded',
+      'User-Agent',
+      'perses-ui',
+      'Cache-Control',
+      'no-cache',
+      'If-None-Match',
+      '"v0"',
+      'traceparent',
+      '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    );
     for (const path of [`${P}/plain/api/v1/query`, `${P}/tenant/api/v1/query`]) {
       const r = await rawRequest(s.url, 'POST', path, [...asAdminPairs(), ...pairs], 'query=up');
       expect(r.status, r.body.toString()).to.equal(200);
@@ -682,13 +776,30 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
         traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
         via: '1.1 dashplane',
       });
-      const expected = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'accept', 'accept-encoding', 'accept-language', 'content-type', 'user-agent', 'cache-control', 'if-none-match', 'traceparent', 'via']);
+      const expected = new Set([
+        'host',
+        'connection',
+        'content-length',
+        'transfer-encoding',
+        'accept',
+        'accept-encoding',
+        'accept-language',
+        'content-type',
+        'user-agent',
+        'cache-control',
+        'if-none-match',
+        'traceparent',
+        'via',
+      ]);
       if (path.includes('tenant')) {
         // The datasource's configured headers are the admin's and are sent (instead of the caller's copies).
         expect(echo.headers).to.include({ 'x-scope-orgid': 'tenant-1', 'x-forwarded-user': 'configured-by-admin' });
         expected.add('x-scope-orgid').add('x-forwarded-user');
       }
-      expect(Object.keys(echo.headers).filter((n) => !expected.has(n)), path).to.deep.equal([]);
+      expect(
+        Object.keys(echo.headers).filter((n) => !expected.has(n)),
+        path,
+      ).to.deep.equal([]);
     }
   });
 
@@ -793,7 +904,15 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     try {
       const v = victim.port;
       // A DNS name resolving to 127.0.0.2 would need /etc/hosts or an outside resolver: skipped.
-      const forms = [`http://127.0.0.2:${v}`, `http://2130706434:${v}`, `http://[::ffff:127.0.0.2]:${v}`, `http://0x7f000002:${v}`, `http://127.2:${v}`, `http://0177.0.0.2:${v}`, `http://127.0.0.2.:${v}`];
+      const forms = [
+        `http://127.0.0.2:${v}`,
+        `http://2130706434:${v}`,
+        `http://[::ffff:127.0.0.2]:${v}`,
+        `http://0x7f000002:${v}`,
+        `http://127.2:${v}`,
+        `http://0177.0.0.2:${v}`,
+        `http://127.0.0.2.:${v}`,
+      ];
       const results: string[] = [];
       for (const [i, url] of forms.entries()) {
         const save = await s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs(`denied-${i}`, url), asAdmin());
@@ -805,7 +924,10 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
         const r = await rawRequest(s.url, 'GET', `${P}/denied-${i}/api/v1/query`, asAdmin());
         results.push(`${url}: proxy ${r.status}`);
       }
-      expect(results.filter((x) => !/ (save 4\d\d|proxy 403)$/.test(x)), results.join('\n')).to.deep.equal([]);
+      expect(
+        results.filter((x) => !/ (save 4\d\d|proxy 403)$/.test(x)),
+        results.join('\n'),
+      ).to.deep.equal([]);
       expect(victim.connections, 'connections to 127.0.0.2').to.equal(0);
       expect(victim.hits).to.deep.equal([]);
     } finally {
@@ -880,7 +1002,8 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     const dir = tempDir();
     const child = await spawnServer({ dataDir: dir.path, env: { ...PROXY_ENV, DASHPLANE_PROXY_MAX_DURATION: '60s', DASHPLANE_PROXY_TIMEOUT: '10s' } });
     try {
-      const api = (method: string, path: string, body?: unknown) => fetch(child.url + path, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const api = (method: string, path: string, body?: unknown) =>
+        fetch(child.url + path, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
       expect((await api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} })).status).to.equal(200);
       expect((await api('POST', '/api/v1/projects/p/datasources', proxyDs('big', up.url))).status).to.equal(200);
       // Warm up: proxied requests and a 100 MB stream. The first large transfer grows V8's young
@@ -902,15 +1025,17 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
       const started = new Promise<void>((r) => (firstByte = r));
       const u = new URL(child.url);
       const transfer = new Promise<{ bytes: number; complete: boolean }>((resolve, reject) => {
-        http.get({ host: u.hostname, port: u.port, path: '/proxy/projects/p/datasources/big/big?mb=300', agent: false }, (res) => {
-          let bytes = 0;
-          res.on('data', (b: Buffer) => {
-            if (bytes === 0) firstByte();
-            bytes += b.length;
-          });
-          res.on('end', () => resolve({ bytes, complete: res.complete }));
-          res.on('error', reject);
-        }).on('error', reject);
+        http
+          .get({ host: u.hostname, port: u.port, path: '/proxy/projects/p/datasources/big/big?mb=300', agent: false }, (res) => {
+            let bytes = 0;
+            res.on('data', (b: Buffer) => {
+              if (bytes === 0) firstByte();
+              bytes += b.length;
+            });
+            res.on('end', () => resolve({ bytes, complete: res.complete }));
+            res.on('error', reject);
+          })
+          .on('error', reject);
       });
       await started;
       let answered = 0;
@@ -988,7 +1113,11 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
       const tokens: string[] = [];
       try {
         const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-          const r = await fetch(child.url + path, { method, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+          const r = await fetch(child.url + path, {
+            method,
+            headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+            ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+          });
           const text = await r.text();
           return { status: r.status, text, body: text ? (JSON.parse(text) as any) : undefined };
         };
@@ -1010,9 +1139,18 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
         await must(call('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 'basic' }, spec: { basicAuth: { username: 'svc', password: BASIC } } }, A));
         const got = await must(call('GET', '/api/v1/projects/p/secrets/basic', undefined, A));
         await must(call('PUT', '/api/v1/projects/p/secrets/basic', { ...got.body, spec: { basicAuth: { username: 'svc', password: BASIC2 } } }, A));
-        await must(call('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 'bearer' }, spec: { authorization: { type: 'Bearer', credentials: BEARER }, tlsConfig: { key: TLSKEY, insecureSkipVerify: true } } }, A));
+        await must(
+          call(
+            'POST',
+            '/api/v1/projects/p/secrets',
+            { kind: 'Secret', metadata: { name: 'bearer' }, spec: { authorization: { type: 'Bearer', credentials: BEARER }, tlsConfig: { key: TLSKEY, insecureSkipVerify: true } } },
+            A,
+          ),
+        );
         // A malformed secret (both value and file): the 400 must not echo the value either.
-        expect((await call('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 'bad' }, spec: { basicAuth: { username: 'svc', password: BASIC, passwordFile: 'x' } } }, A)).status).to.equal(400);
+        expect(
+          (await call('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 'bad' }, spec: { basicAuth: { username: 'svc', password: BASIC, passwordFile: 'x' } } }, A)).status,
+        ).to.equal(400);
         await must(call('POST', '/api/v1/projects/p/datasources', proxyDs('up-basic', up.url, { secret: 'basic' }), A));
         await must(call('POST', '/api/v1/projects/p/datasources', proxyDs('up-bearer', up.url, { secret: 'bearer' }), A));
         await must(call('POST', '/api/v1/projects/p/datasources', proxyDs('down', `http://127.0.0.1:${refusedPort}`, { secret: 'basic' }), A));

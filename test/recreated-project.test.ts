@@ -153,7 +153,7 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
       expect(bindings.summary()).to.deep.equal([`ADDED ${P}/owner`]);
     });
 
-    it('live: a watch bob opened before shows only his project; the administrator\'s shows both, the deletion included', async () => {
+    it("live: a watch bob opened before shows only his project; the administrator's shows both, the deletion included", async () => {
       const rev = await reader.server.store.revision();
       await Promise.all([liveBob.settle(rev), liveAdmin.settle(rev)]);
       expectNothingOld(liveBob, 'bob');
@@ -183,7 +183,10 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
     it("the old project's history is gone: versions, one version and restore are 404 and restore changes nothing", async () => {
       const base = `/api/v1/projects/${P}/dashboards`;
       // bob's d1 is at version 0 and has no earlier version; "gone" never existed in bob's project
-      for (const [name, old] of [['d1', [1, 2]], ['gone', [0, 1]]] as const) {
+      for (const [name, old] of [
+        ['d1', [1, 2]],
+        ['gone', [0, 1]],
+      ] as const) {
         const versions = await reader.api('GET', `${base}/${name}/versions`, undefined, bearer(bob));
         expect(JSON.stringify(versions.body ?? versions.text), name).to.not.include(CANARY);
         if (name === 'd1') expect(versions.status === 200 && versions.body, versions.text).to.deep.equal([]);

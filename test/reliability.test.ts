@@ -117,7 +117,9 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
             const name = update ? mine[Math.floor(random() * mine.length)] : `r${round}-w${w}-${k}`;
             const v = ledger.next(name);
             try {
-              const r = update ? await req(url, 'PUT', `/api/v1/projects/storm/folders/${name}`, folder(name, String(v))) : await req(url, 'POST', '/api/v1/projects/storm/folders', folder(name, String(v)));
+              const r = update
+                ? await req(url, 'PUT', `/api/v1/projects/storm/folders/${name}`, folder(name, String(v)))
+                : await req(url, 'POST', '/api/v1/projects/storm/folders', folder(name, String(v)));
               if (r.status === 200) {
                 ledger.acked.set(name, v);
                 ledger.ackCount++;
@@ -230,7 +232,13 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       const url = srv.url;
       const port = Number(new URL(url).port);
       await ok(req(url, 'POST', '/api/v1/projects', project('p')));
-      await ok(req(url, 'POST', '/api/v1/projects/p/datasources', { kind: 'Datasource', metadata: { name: 'slow' }, spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: upUrl } } } } } }));
+      await ok(
+        req(url, 'POST', '/api/v1/projects/p/datasources', {
+          kind: 'Datasource',
+          metadata: { name: 'slow' },
+          spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: upUrl } } } } },
+        }),
+      );
       const ledger = new Ledger();
       let stop = false;
       const writers = Array.from({ length: 4 }, async (_, w) => {
@@ -248,7 +256,9 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
           }
         }
       });
-      const slow = Array.from({ length: 20 }, () => fetch(`${url}/proxy/projects/p/datasources/slow/api/v1/query?query=up`).then(async (r) => ({ status: r.status, text: await r.text(), at: Date.now() })));
+      const slow = Array.from({ length: 20 }, () =>
+        fetch(`${url}/proxy/projects/p/datasources/slow/api/v1/query?query=up`).then(async (r) => ({ status: r.status, text: await r.text(), at: Date.now() })),
+      );
       await waitFor('20 proxy calls at the upstream', () => received >= 20, 10_000, 5);
       await waitFor('some acknowledged writes', () => ledger.ackCount >= 20, 10_000, 5);
       const t0 = Date.now();
@@ -305,7 +315,12 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       Object.fromEntries(
         readdirSync(dir.path)
           .filter((f) => !/^(LOG|LOG\.old|LOCK)$/.test(f))
-          .map((f) => [f, createHash('sha256').update(readFileSync(join(dir.path, f))).digest('hex')]),
+          .map((f) => [
+            f,
+            createHash('sha256')
+              .update(readFileSync(join(dir.path, f)))
+              .digest('hex'),
+          ]),
       );
     const refuses = async (what: string) => {
       const before = snapshot();
@@ -333,7 +348,10 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       await opensWithData();
       const currentPath = join(dir.path, 'CURRENT');
       const current = readFileSync(currentPath);
-      expect(readdirSync(dir.path).some((f) => f.endsWith('.ldb')), 'a table file').to.equal(true);
+      expect(
+        readdirSync(dir.path).some((f) => f.endsWith('.ldb')),
+        'a table file',
+      ).to.equal(true);
 
       writeFileSync(currentPath, '');
       await refuses('CURRENT truncated to 0 bytes');
@@ -376,7 +394,10 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       srv.child.kill('SIGTERM');
       expect(await srv.exited).to.equal(0);
       const files = readdirSync(dir.path).filter((f) => /\.(log|ldb)$|^MANIFEST-/.test(f));
-      expect(files.some((f) => f.endsWith('.ldb')), 'a table file').to.equal(true);
+      expect(
+        files.some((f) => f.endsWith('.ldb')),
+        'a table file',
+      ).to.equal(true);
       unlinkSync(join(dir.path, 'CURRENT'));
       // spawnServer resolves when the server listens and rejects when it exits first
       const r = await spawnServer({ dataDir: dir.path, timeoutMs: 10_000 }).then(
@@ -457,7 +478,12 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
         await at(Date.parse(created.body.metadata.updatedAt) + 2_100);
         t = await startTestServer({ dataDir: dir.path });
         const restarted = t;
-        await waitFor('the expired dashboard to be deleted after the restart', async () => (await restarted.server.store.get({ kind: 'EphemeralDashboard', project: 'eph', name: 'sleeper' })) === undefined, 3_000, 10);
+        await waitFor(
+          'the expired dashboard to be deleted after the restart',
+          async () => (await restarted.server.store.get({ kind: 'EphemeralDashboard', project: 'eph', name: 'sleeper' })) === undefined,
+          3_000,
+          10,
+        );
         expect((await t.api('GET', `${base}/sleeper`)).status).to.equal(404);
         expect((await t.api('GET', `${base}/keeper`)).status).to.equal(200);
       } finally {
@@ -501,7 +527,12 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       const again = [names[299], names[298], names[150]];
       const answers = await Promise.all(again.map((n) => s.api('POST', base, ephemeral(n, '30s', 'new'))));
       for (const [i, r] of answers.entries()) expect(r.status, `POST ${again[i]} right after the old one expired: ${r.text}`).to.equal(200);
-      await waitFor('the reaper to delete every other expired one', async () => (await s.server.store.list({ kind: 'EphemeralDashboard', project: 'eph', namePrefix: 're' })).length === again.length, 10_000, 20);
+      await waitFor(
+        'the reaper to delete every other expired one',
+        async () => (await s.server.store.list({ kind: 'EphemeralDashboard', project: 'eph', namePrefix: 're' })).length === again.length,
+        10_000,
+        20,
+      );
       for (const n of again) {
         const r = await ok(s.api('GET', `${base}/${n}`));
         expect(r.body.spec.display.name).to.equal('new');

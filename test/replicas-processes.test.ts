@@ -119,8 +119,14 @@ describe('three dashplane processes on one PostgreSQL database', function () {
       const results = await Promise.all(Array.from({ length: 30 }, (_, i) => call(all()[i % 3], 'POST', '/api/v1/projects/race/folders', folder(name, `writer ${i}`), auth())));
       const statuses = results.map((r) => r.status);
       const unexpected = results.filter((r) => r.status !== 200 && r.status !== 409);
-      expect(unexpected.map((r) => `${r.status} ${r.text}`), `round ${round}: only 200 and 409`).to.deep.equal([]);
-      expect(statuses.filter((s) => s === 200), `round ${round}: ${JSON.stringify(statuses)}`).to.have.length(1);
+      expect(
+        unexpected.map((r) => `${r.status} ${r.text}`),
+        `round ${round}: only 200 and 409`,
+      ).to.deep.equal([]);
+      expect(
+        statuses.filter((s) => s === 200),
+        `round ${round}: ${JSON.stringify(statuses)}`,
+      ).to.have.length(1);
       expect(statuses.filter((s) => s === 409)).to.have.length(29);
       const winner = results.find((r) => r.status === 200)!;
       for (const url of all()) {

@@ -65,13 +65,18 @@ describe('replicas on one PostgreSQL database', function () {
     await signUp(a, 'rita');
     const rita = await login(b, 'rita');
     expect((await b.api('GET', '/api/v1/projects/shared/folders', undefined, bearer(rita))).status).to.equal(403);
-    await a.api('POST', '/api/v1/projects/shared/rolebindings', { kind: 'RoleBinding', metadata: { name: 'rita-view' }, spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'rita' }] } }, bearer(admin));
+    await a.api(
+      'POST',
+      '/api/v1/projects/shared/rolebindings',
+      { kind: 'RoleBinding', metadata: { name: 'rita-view' }, spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'rita' }] } },
+      bearer(admin),
+    );
     expect((await b.api('GET', '/api/v1/projects/shared/folders', undefined, bearer(rita))).status).to.equal(200);
     await a.api('DELETE', '/api/v1/projects/shared/rolebindings/rita-view', undefined, bearer(admin));
     expect((await b.api('GET', '/api/v1/projects/shared/folders', undefined, bearer(rita))).status).to.equal(403);
   });
 
-  it('a password changed on A ends the user\'s other sessions on B at the next request; the caller\'s session lives on B too', async () => {
+  it("a password changed on A ends the user's other sessions on B at the next request; the caller's session lives on B too", async () => {
     await signUp(a, 'sam', 'sam-old');
     const mine = await login(a, 'sam', 'sam-old');
     const other = await login(b, 'sam', 'sam-old');
@@ -81,9 +86,9 @@ describe('replicas on one PostgreSQL database', function () {
     expect((await whoami(b, mine)).status).to.equal(200);
     const put = await a.api('PUT', '/api/v1/users/sam', { kind: 'User', metadata: { name: 'sam' }, spec: { nativeProvider: { password: 'sam-new' } } }, bearer(mine));
     expect(put.status, put.text).to.equal(200);
-    expect((await whoami(b, other)).status, 'the other session\'s access token on B').to.equal(401);
+    expect((await whoami(b, other)).status, "the other session's access token on B").to.equal(401);
     expect((await b.api('POST', '/api/auth/refresh', { refresh_token: other.refresh_token })).status, 'its refresh token on B').to.equal(401);
-    expect((await whoami(b, mine)).status, 'the caller\'s session on B').to.equal(200);
+    expect((await whoami(b, mine)).status, "the caller's session on B").to.equal(200);
   });
 
   it('an expired ephemeral dashboard is deleted exactly once, whichever replica reaps it', async () => {
@@ -107,14 +112,19 @@ describe('replicas on one PostgreSQL database', function () {
     const admin = await loginAdmin(a);
     const ds = (n: number) => ({ kind: 'Datasource', metadata: { name: `def${n}` }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://x:9090' } } } });
     const results = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => (n % 2 ? a : b).api('POST', '/api/v1/projects/shared/datasources', ds(n), bearer(admin))));
-    expect(results.filter((r) => r.status === 200), results.map((r) => r.status).join(' ')).to.have.length(1);
+    expect(
+      results.filter((r) => r.status === 200),
+      results.map((r) => r.status).join(' '),
+    ).to.have.length(1);
     expect((await b.api('GET', '/api/v1/projects/shared/datasources?default=true', undefined, bearer(admin))).body).to.have.length(1);
   });
 
   it('secrets written on A are usable on B (the same key) and stored encrypted', async () => {
     const admin = await loginAdmin(a);
     const canary = `CANARY-${randomBytes(4).toString('hex')}`;
-    expect((await a.api('POST', '/api/v1/projects/shared/secrets', { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: canary } } }, bearer(admin))).status).to.equal(200);
+    expect(
+      (await a.api('POST', '/api/v1/projects/shared/secrets', { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: canary } } }, bearer(admin))).status,
+    ).to.equal(200);
     const stored = await b.server.store.get({ kind: 'Secret', project: 'shared', name: 's' });
     expect(JSON.stringify(stored)).to.not.include(canary);
     expect((await b.api('GET', '/api/v1/projects/shared/secrets/s', undefined, bearer(admin))).body.spec.basicAuth.password).to.equal('<secret>');

@@ -91,9 +91,7 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'race' }, spec: {} });
       const results = await Promise.all(
         [1, 2, 3, 4, 5, 6].map((n) =>
-          n % 2
-            ? s.api('POST', '/api/v1/projects/race/datasources', ds(`d${n}`, true))
-            : s.api('POST', '/api/v1/datasources', { ...ds(`d${n}`, true), metadata: { name: `d${n}`, project: 'race' } }),
+          n % 2 ? s.api('POST', '/api/v1/projects/race/datasources', ds(`d${n}`, true)) : s.api('POST', '/api/v1/datasources', { ...ds(`d${n}`, true), metadata: { name: `d${n}`, project: 'race' } }),
         ),
       );
       expect(results.filter((r) => r.status === 200)).to.have.length(1);
@@ -134,10 +132,26 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     });
 
     it('every problem comes back at once with its JSON path', async () => {
-      const r = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('bad', {
-        panels: { a: panel('NoSuchChart'), b: { kind: 'Panel', spec: { plugin: { kind: 'Markdown', spec: { text: 'x' } }, queries: [{ kind: 'NoQuery', spec: { plugin: { kind: 'X', spec: {} } } }, { kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'TempoTraceQuery', spec: {} } } }] } } },
-        layouts: grid('#/spec/panels/a', '#/spec/panels/missing', 'panels/b'),
-      }));
+      const r = await s.api(
+        'POST',
+        '/api/v1/projects/demo/dashboards',
+        dash('bad', {
+          panels: {
+            a: panel('NoSuchChart'),
+            b: {
+              kind: 'Panel',
+              spec: {
+                plugin: { kind: 'Markdown', spec: { text: 'x' } },
+                queries: [
+                  { kind: 'NoQuery', spec: { plugin: { kind: 'X', spec: {} } } },
+                  { kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'TempoTraceQuery', spec: {} } } },
+                ],
+              },
+            },
+          },
+          layouts: grid('#/spec/panels/a', '#/spec/panels/missing', 'panels/b'),
+        }),
+      );
       expect(r.status).to.equal(400);
       expect(r.body.reason).to.equal('Invalid');
       const paths = (r.body.details as { path: string }[]).map((d) => d.path);
@@ -230,7 +244,11 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     });
 
     it('a Role may not name a global kind; a GlobalRole may; unknown scopes are rejected', async () => {
-      const role = (kind: string, scopes: string[]) => ({ kind, metadata: { name: `r-${scopes.join('-').toLowerCase().replace(/\*/g, 'all')}` }, spec: { permissions: [{ actions: ['read'], scopes }] } });
+      const role = (kind: string, scopes: string[]) => ({
+        kind,
+        metadata: { name: `r-${scopes.join('-').toLowerCase().replace(/\*/g, 'all')}` },
+        spec: { permissions: [{ actions: ['read'], scopes }] },
+      });
       const bad = await s.api('POST', '/api/v1/projects/demo/roles', role('Role', ['Dashboard', 'GlobalDatasource']));
       expect(bad.status).to.equal(400);
       expect(bad.body.details[0].path).to.equal('spec.permissions[0].scopes[1]');
@@ -242,7 +260,7 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       expect(upper.body.spec.permissions[0].actions).to.deep.equal(['read']);
     });
 
-    it('a binding\'s spec.role cannot change', async () => {
+    it("a binding's spec.role cannot change", async () => {
       const b = (roleName: string) => ({ kind: 'RoleBinding', metadata: { name: 'b' }, spec: { role: roleName, subjects: [{ kind: 'User', name: 'alice' }] } });
       expect((await s.api('POST', '/api/v1/projects/demo/rolebindings', b('viewer'))).status).to.equal(200);
       const r = await s.api('PUT', '/api/v1/projects/demo/rolebindings/b', b('owner'));
@@ -261,7 +279,15 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     const names = (body: { metadata: { project: string; name: string } }[]) => body.map((o) => `${o.metadata.project}/${o.metadata.name}`);
 
     it('are sorted by project then name, byte-wise', async () => {
-      expect(names((await s.api('GET', '/api/v1/folders')).body).filter((n) => /^(demo|other)\//.test(n))).to.deep.equal(['demo/a', 'other/C', 'other/a', 'other/a-1', 'other/a.2', 'other/b', 'other/z']);
+      expect(names((await s.api('GET', '/api/v1/folders')).body).filter((n) => /^(demo|other)\//.test(n))).to.deep.equal([
+        'demo/a',
+        'other/C',
+        'other/a',
+        'other/a-1',
+        'other/a.2',
+        'other/b',
+        'other/z',
+      ]);
     });
 
     it('page with limit and continue, announced by a Link header', async () => {
@@ -323,15 +349,17 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     it('REL-02: 16 clients x 5 read-modify-writes with If-Match: final version = number of successes', async () => {
       await s.api('POST', '/api/v1/projects/demo/variables', { kind: 'Variable', metadata: { name: 'counter' }, spec: { kind: 'TextVariable', spec: { value: '0' } } });
       let ok = 0;
-      await Promise.all(Array.from({ length: 16 }, async () => {
-        for (let i = 0; i < 5; i++) {
-          const cur = await s.api('GET', '/api/v1/projects/demo/variables/counter');
-          const next = { ...cur.body, spec: { kind: 'TextVariable', spec: { value: String(Number(cur.body.spec.spec.value) + 1) } } };
-          const r = await s.api('PUT', '/api/v1/projects/demo/variables/counter', next, { 'if-match': cur.headers.get('etag')! });
-          expect([200, 412]).to.include(r.status);
-          if (r.status === 200) ok++;
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          for (let i = 0; i < 5; i++) {
+            const cur = await s.api('GET', '/api/v1/projects/demo/variables/counter');
+            const next = { ...cur.body, spec: { kind: 'TextVariable', spec: { value: String(Number(cur.body.spec.spec.value) + 1) } } };
+            const r = await s.api('PUT', '/api/v1/projects/demo/variables/counter', next, { 'if-match': cur.headers.get('etag')! });
+            expect([200, 412]).to.include(r.status);
+            if (r.status === 200) ok++;
+          }
+        }),
+      );
       const final = (await s.api('GET', '/api/v1/projects/demo/variables/counter')).body;
       expect(final.metadata.version).to.equal(ok);
       expect(Number(final.spec.spec.value)).to.equal(ok);
@@ -340,7 +368,11 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     it('REL-03: 32 concurrent PUTs without If-Match all succeed with distinct versions', async () => {
       // created with a value none of the PUTs sends: each of them is a change
       await s.api('POST', '/api/v1/projects/demo/variables', { kind: 'Variable', metadata: { name: 'race' }, spec: { kind: 'TextVariable', spec: { value: 'initial' } } });
-      const results = await Promise.all(Array.from({ length: 32 }, (_, i) => s.api('PUT', '/api/v1/projects/demo/variables/race', { kind: 'Variable', metadata: { name: 'race' }, spec: { kind: 'TextVariable', spec: { value: String(i) } } })));
+      const results = await Promise.all(
+        Array.from({ length: 32 }, (_, i) =>
+          s.api('PUT', '/api/v1/projects/demo/variables/race', { kind: 'Variable', metadata: { name: 'race' }, spec: { kind: 'TextVariable', spec: { value: String(i) } } }),
+        ),
+      );
       expect(results.map((r) => r.status)).to.deep.equal(Array(32).fill(200));
       const versions = results.map((r) => r.body.metadata.version as number).sort((a, b) => a - b);
       expect(versions).to.deep.equal(Array.from({ length: 32 }, (_, i) => i + 1));
@@ -357,7 +389,9 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
 
     it('plugins lists Perses PluginModules with every plugin kind and type', async () => {
       const r = await s.api('GET', '/api/v1/plugins');
-      const all = (r.body as { metadata: { name: string }; spec: { plugins: { kind: string; spec: { name: string } }[] } }[]).flatMap((m) => m.spec.plugins.map((p) => ({ module: m.metadata.name, type: p.kind, name: p.spec.name })));
+      const all = (r.body as { metadata: { name: string }; spec: { plugins: { kind: string; spec: { name: string } }[] } }[]).flatMap((m) =>
+        m.spec.plugins.map((p) => ({ module: m.metadata.name, type: p.kind, name: p.spec.name })),
+      );
       expect(all).to.deep.include({ module: 'prometheus', type: 'Datasource', name: 'PrometheusDatasource' });
       expect(all).to.deep.include({ module: 'timeserieschart', type: 'Panel', name: 'TimeSeriesChart' });
       expect(all.find((p) => p.name === 'TempoTraceQuery')!.type).to.equal('TraceQuery');

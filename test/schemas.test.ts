@@ -10,16 +10,32 @@ import { startAuthServer } from './helpers/auth.js';
 import { readResources } from './helpers/manifests.js';
 import type { TestServer } from './helpers/server.js';
 
-describe('JSON Schemas for clients (GET /api/v1/schemas/...)', function () {
+describe('JSON Schemas for clients (GET /api/v1/schemas/...)', () => {
   let s: TestServer;
   before(async () => {
     s = await startAuthServer();
   });
   after(async () => s?.stop());
 
-  const plurals = ['projects', 'dashboards', 'ephemeraldashboards', 'folders', 'variables', 'datasources', 'secrets', 'roles', 'rolebindings', 'globalvariables', 'globaldatasources', 'globalsecrets', 'globalroles', 'globalrolebindings', 'users'];
+  const plurals = [
+    'projects',
+    'dashboards',
+    'ephemeraldashboards',
+    'folders',
+    'variables',
+    'datasources',
+    'secrets',
+    'roles',
+    'rolebindings',
+    'globalvariables',
+    'globaldatasources',
+    'globalsecrets',
+    'globalroles',
+    'globalrolebindings',
+    'users',
+  ];
 
-  it('serves every kind\'s schema without credentials, self-contained: it compiles alone', async () => {
+  it("serves every kind's schema without credentials, self-contained: it compiles alone", async () => {
     for (const plural of plurals) {
       const r = await s.api('GET', `/api/v1/schemas/${plural}`);
       expect(r.status, plural).to.equal(200);

@@ -40,7 +40,10 @@ async function seed(url: string): Promise<void> {
     const r = await fetch(`${url}/api/v1/projects/p/secrets`, json('POST', { kind: 'Secret', metadata: { name }, spec: { basicAuth: { username: 'u', password: CANARY } } }));
     expect(r.status).to.equal(200);
   }
-  const g = await fetch(`${url}/api/v1/globalsecrets`, json('POST', { kind: 'GlobalSecret', metadata: { name: 'g' }, spec: { authorization: { type: 'Bearer', credentials: CANARY }, tlsConfig: { key: CANARY, ca: 'CA-PEM' } } }));
+  const g = await fetch(
+    `${url}/api/v1/globalsecrets`,
+    json('POST', { kind: 'GlobalSecret', metadata: { name: 'g' }, spec: { authorization: { type: 'Bearer', credentials: CANARY }, tlsConfig: { key: CANARY, ca: 'CA-PEM' } } }),
+  );
   expect(g.status).to.equal(200);
 }
 
@@ -115,7 +118,7 @@ describe('secrets at rest (SECRET-*)', function () {
       }
       srv = await spawnServer({ dataDir: dir.path, env: { DASHPLANE_ENCRYPTION_KEY: k2 } });
       const r = await fetch(`${srv.url}/api/v1/projects/p/secrets/s1`);
-      expect((await r.json() as any).spec.basicAuth.password).to.equal('<secret>');
+      expect(((await r.json()) as any).spec.basicAuth.password).to.equal('<secret>');
       await stop(srv);
       const again = await runToExit(['secrets', 'rotate'], { ...env, DASHPLANE_ENCRYPTION_KEY: k2 });
       expect(again.output).to.match(/0 values in 0 of 3 objects/);
@@ -143,7 +146,10 @@ describe('secrets at rest (SECRET-*)', function () {
       await store.open();
       try {
         for (const kind of ['Secret', 'GlobalSecret']) {
-          for (const o of await store.list({ kind })) expect(JSON.stringify(o.spec)).to.include(`v1:${keyIdOf(Buffer.from(k2, 'hex'))}:`).and.not.include(`v1:${keyIdOf(Buffer.from(k1, 'hex'))}:`);
+          for (const o of await store.list({ kind }))
+            expect(JSON.stringify(o.spec))
+              .to.include(`v1:${keyIdOf(Buffer.from(k2, 'hex'))}:`)
+              .and.not.include(`v1:${keyIdOf(Buffer.from(k1, 'hex'))}:`);
         }
       } finally {
         await store.close();

@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import http from 'node:http';
 import { createGzip, gzipSync } from 'node:zlib';
 import { startTestServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
 
 const KINDS = [
   'Project',
@@ -127,7 +128,7 @@ function expectStatus(r: { status: number; text: string }, allowed: number[], wh
 
 function expectNoPollution(): void {
   expect(({} as Record<string, unknown>).isAdmin, 'Object.prototype was polluted').to.equal(undefined);
-  expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'isAdmin')).to.equal(false);
+  expect(Object.hasOwn(Object.prototype, 'isAdmin')).to.equal(false);
   expect((Object as unknown as Record<string, unknown>).isAdmin).to.equal(undefined);
 }
 
@@ -159,12 +160,20 @@ process.on('SIGTERM', () => s.stop().then(() => process.exit(0)));`;
   let code: number | null = null;
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<void>((resolve) => child.on('exit', (c) => ((code = c ?? -1), resolve())));
-  const deadline = Date.now() + 15_000;
-  while (!/URL (\S+) DIR (.+)\n/.test(out)) {
-    if (code !== null || Date.now() > deadline) throw new Error(`child server did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const exited = new Promise<void>((resolve) =>
+    child.on('exit', (c) => {
+      code = c ?? -1;
+      resolve();
+    }),
+  );
+  await waitFor(
+    `the child server to start (output so far: ${out})`,
+    () => {
+      if (code !== null) throw new Error(`child server did not start: ${out}`);
+      return /URL (\S+) DIR (.+)\n/.test(out);
+    },
+    15_000,
+  );
   return {
     url: /URL (\S+)/.exec(out)![1],
     output: () => out,
@@ -204,7 +213,11 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
       ['in metadata', '/api/v1/projects', '{"kind":"Project","metadata":{"name":"proto1","__proto__":{"isAdmin":true}},"spec":{}}'],
       ['escaped key', '/api/v1/projects', '{"kind":"Project","metadata":{"name":"proto1"},"spec":{},"\\u005f_proto__":{"isAdmin":true}}'],
       ['nested in spec', '/api/v1/projects/p1/dashboards', '{"kind":"Dashboard","metadata":{"name":"proto1","project":"p1"},"spec":{"panels":{},"layouts":[],"__proto__":{"isAdmin":true}}}'],
-      ['deep in spec', '/api/v1/projects/p1/dashboards', '{"kind":"Dashboard","metadata":{"name":"proto1","project":"p1"},"spec":{"panels":{"__proto__":{"kind":"Panel","spec":{"isAdmin":true}}},"layouts":[]}}'],
+      [
+        'deep in spec',
+        '/api/v1/projects/p1/dashboards',
+        '{"kind":"Dashboard","metadata":{"name":"proto1","project":"p1"},"spec":{"panels":{"__proto__":{"kind":"Panel","spec":{"isAdmin":true}}},"layouts":[]}}',
+      ],
       ['in an array item', '/api/v1/projects/p1/dashboards', '{"kind":"Dashboard","metadata":{"name":"proto1","project":"p1"},"spec":{"panels":{},"layouts":[{"__proto__":{"isAdmin":true}}]}}'],
     ];
     for (const [label, path, text] of jsonBodies) {
@@ -259,7 +272,12 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
     const bodies: [string, string, string, Record<string, string>][] = [
       ['JSON top level', '/api/v1/projects', '{"kind":"Project","metadata":{"name":"ctor"},"constructor":{"prototype":{"isAdmin":true}}}', JSON_CT],
       ['JSON in spec', '/api/v1/projects', '{"kind":"Project","metadata":{"name":"ctor"},"spec":{"constructor":{"prototype":{"isAdmin":true}}}}', JSON_CT],
-      ['JSON deep in a dashboard', '/api/v1/projects/p2/dashboards', '{"kind":"Dashboard","metadata":{"name":"ctor","project":"p2"},"spec":{"panels":{"constructor":{"prototype":{"isAdmin":true}}},"layouts":[]}}', JSON_CT],
+      [
+        'JSON deep in a dashboard',
+        '/api/v1/projects/p2/dashboards',
+        '{"kind":"Dashboard","metadata":{"name":"ctor","project":"p2"},"spec":{"panels":{"constructor":{"prototype":{"isAdmin":true}}},"layouts":[]}}',
+        JSON_CT,
+      ],
       ['YAML', '/api/v1/projects', 'kind: Project\nmetadata:\n  name: ctor\nspec:\n  constructor:\n    prototype:\n      isAdmin: true\n', YAML_CT],
     ];
     for (const [label, path, text, ct] of bodies) {
@@ -282,7 +300,7 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
       await small?.stop();
     });
 
-    const padded = (name: string, pad: number) => `{"kind":"Project","metadata":{"name":"${name}"},"spec":{}}` + ' '.repeat(pad);
+    const padded = (name: string, pad: number) => `{"kind":"Project","metadata":{"name":"${name}"},"spec":{}}${' '.repeat(pad)}`;
 
     it('INPUT-03 control: a body just under the limit is accepted', async () => {
       await ok(small.raw('POST', '/api/v1/projects', padded('under', 60_000), JSON_CT));
@@ -371,7 +389,9 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
       const levels = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
       let text = 'kind: Project\nmetadata:\n  name: lol\nspec:\n  l0: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
       for (let i = 1; i < levels.length; i++) {
-        text += `  l${i}: &${levels[i]} [${Array(9).fill(`*${levels[i - 1]}`).join(', ')}]\n`;
+        text += `  l${i}: &${levels[i]} [${Array(9)
+          .fill(`*${levels[i - 1]}`)
+          .join(', ')}]\n`;
       }
       const { ms, value: r } = await timed(() => unchanged(s, () => s.raw('POST', '/api/v1/projects', text, YAML_CT)));
       expect(r.status, r.text).to.equal(400);
@@ -602,7 +622,13 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
     before(async () => {
       for (const p of ['ab', 'p10']) await ok(s.api('POST', '/api/v1/projects', project(p)));
       // project "a" already exists (INPUT-09); give both a and ab dashboards, one with the same name
-      for (const [p, n] of [['a', 'd'], ['a', 'x'], ['ab', 'd'], ['ab', 'y']]) await ok(s.api('POST', `/api/v1/projects/${p}/dashboards`, dashboard(p, n)));
+      for (const [p, n] of [
+        ['a', 'd'],
+        ['a', 'x'],
+        ['ab', 'd'],
+        ['ab', 'y'],
+      ])
+        await ok(s.api('POST', `/api/v1/projects/${p}/dashboards`, dashboard(p, n)));
     });
 
     const bodyNames = ['..', '.', 'a/b', 'a%2Fb', 'a%252Fb', 'a\\b', 'a!b', '.hidden', 'trailing.', '../ab'];
@@ -1021,7 +1047,7 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
       await expectHealthy(s);
     });
 
-    it('INPUT-19 3 000 query parameters under the 16 KB URL limit (the server\'s own cap answers): 400 within 1 s, process alive', async () => {
+    it("INPUT-19 3 000 query parameters under the 16 KB URL limit (the server's own cap answers): 400 within 1 s, process alive", async () => {
       // 2 bytes each keeps the URL under Node's header limit, so the request reaches the query parser.
       const child = await startChildServer();
       try {
@@ -1035,14 +1061,16 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
           error = e;
         }
         const ms = performance.now() - t0;
-        await new Promise((res) => setTimeout(res, 100));
+        // the process either answers its health check next or has exited (a crash the request caused)
+        const health = await waitFor('the server to answer its health check or exit', async () =>
+          child.exitCode() !== null ? 'exited' : await rawHttp(child, 'GET', '/api/v1/health').catch(() => undefined),
+        );
         expect(child.exitCode(), `the server process exited: ${child.output().slice(-1500)}`).to.equal(null);
         expect(error, `no answer: ${String(error)}`).to.equal(undefined);
         expect(r!.status, r!.text).to.equal(400);
         expect(r!.headers['content-type'] ?? '').to.match(/^application\/json/);
         expect(ms).to.be.below(1000);
-        const health = await rawHttp(child, 'GET', '/api/v1/health');
-        expect(health.status).to.equal(200);
+        expect(typeof health === 'object' && health.status).to.equal(200);
       } finally {
         await child.stop();
       }
@@ -1074,17 +1102,33 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
         const created = await ok(s.api('POST', '/api/v1/projects/ps/secrets', { kind: 'Secret', metadata: { name, project: 'ps' }, spec }));
         const gcreated = await ok(s.api('POST', '/api/v1/globalsecrets', { kind: 'GlobalSecret', metadata: { name: `g-${name}` }, spec }));
         const dry = await ok(s.api('POST', '/api/v1/projects/ps/secrets?dryRun=true', { kind: 'Secret', metadata: { name: `dry-${name}`, project: 'ps' }, spec }));
-        for (const [what, r] of [['create', created], ['global create', gcreated], ['dry-run create', dry]] as const) {
+        for (const [what, r] of [
+          ['create', created],
+          ['global create', gcreated],
+          ['dry-run create', dry],
+        ] as const) {
           expectNoCanary(r.text, `${what} ${name}`);
           for (const p of masked) expect(at(r.body.spec, p), `${what} ${name} ${p}`).to.equal('<secret>');
         }
-        for (const [what, path] of [['get', `/api/v1/projects/ps/secrets/${name}`], ['global get', `/api/v1/globalsecrets/g-${name}`]]) {
+        for (const [what, path] of [
+          ['get', `/api/v1/projects/ps/secrets/${name}`],
+          ['global get', `/api/v1/globalsecrets/g-${name}`],
+        ]) {
           const r = await ok(s.api('GET', path));
           expectNoCanary(r.text, `${what} ${name}`);
           for (const p of masked) expect(at(r.body.spec, p), `${what} ${name} ${p}`).to.equal('<secret>');
         }
       }
-      for (const path of ['/api/v1/projects/ps/secrets', '/api/v1/secrets', '/api/v1/secrets?project=ps', '/api/v1/projects/ps/secrets?name=b', '/api/v1/projects/ps/secrets?limit=1', '/api/v1/projects/ps/secrets?metadata_only=true', '/api/v1/globalsecrets', '/api/v1/globalsecrets?name=g-']) {
+      for (const path of [
+        '/api/v1/projects/ps/secrets',
+        '/api/v1/secrets',
+        '/api/v1/secrets?project=ps',
+        '/api/v1/projects/ps/secrets?name=b',
+        '/api/v1/projects/ps/secrets?limit=1',
+        '/api/v1/projects/ps/secrets?metadata_only=true',
+        '/api/v1/globalsecrets',
+        '/api/v1/globalsecrets?name=g-',
+      ]) {
         const r = await ok(s.api('GET', path));
         expectNoCanary(r.text, `list ${path}`);
         expect(r.body).to.be.an('array').that.is.not.empty;
@@ -1127,7 +1171,9 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
         const read = await ok(s.api('GET', path));
         const storedBefore = at((await s.server.store.get(key))!.spec, field);
         // passwords are stored as scrypt hashes, secret values encrypted (v1:<key id>:...)
-        expect(String(storedBefore)).to.match(key.kind === 'User' ? /^scrypt:/ : /^v1:[0-9a-f]{8}:/).and.not.include(CANARY);
+        expect(String(storedBefore))
+          .to.match(key.kind === 'User' ? /^scrypt:/ : /^v1:[0-9a-f]{8}:/)
+          .and.not.include(CANARY);
         const body = read.body;
         if (body.spec.basicAuth) body.spec.basicAuth.username = 'changed';
         else if (body.spec.authorization) body.spec.authorization.type = 'Token';
@@ -1143,9 +1189,17 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
 
     it('SECRET-01 "<secret>" where nothing is stored (create, or a field that was empty) is a 400, nothing changed', async () => {
       await unchanged(s, async () => {
-        const c = await s.api('POST', '/api/v1/projects/ps/secrets', { kind: 'Secret', metadata: { name: 'placeholder', project: 'ps' }, spec: { basicAuth: { username: 'u', password: '<secret>' } } });
+        const c = await s.api('POST', '/api/v1/projects/ps/secrets', {
+          kind: 'Secret',
+          metadata: { name: 'placeholder', project: 'ps' },
+          spec: { basicAuth: { username: 'u', password: '<secret>' } },
+        });
         expect(c.status, c.text).to.equal(400);
-        const u = await s.api('PUT', '/api/v1/projects/ps/secrets/basic', { kind: 'Secret', metadata: { name: 'basic', project: 'ps' }, spec: { authorization: { type: 'Bearer', credentials: '<secret>' } } });
+        const u = await s.api('PUT', '/api/v1/projects/ps/secrets/basic', {
+          kind: 'Secret',
+          metadata: { name: 'basic', project: 'ps' },
+          spec: { authorization: { type: 'Bearer', credentials: '<secret>' } },
+        });
         expect(u.status, u.text).to.equal(400);
       });
     });

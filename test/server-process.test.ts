@@ -82,7 +82,10 @@ describe('the server process', function () {
     try {
       const f = join(dir.path, 'config.yaml');
       // the security section of Perses' own documented example
-      writeFileSync(f, 'security:\n  readonly: false\n  enable_auth: true\n  encryption_key: "=tW$56zytgB&3jN2E%7-+qrGZE?v6LCc"\n  cookie:\n    same_site: lax\n    secure: false\n  authorization:\n    guest_permissions:\n      - actions: [read]\n        scopes: ["*"]\n');
+      writeFileSync(
+        f,
+        'security:\n  readonly: false\n  enable_auth: true\n  encryption_key: "=tW$56zytgB&3jN2E%7-+qrGZE?v6LCc"\n  cookie:\n    same_site: lax\n    secure: false\n  authorization:\n    guest_permissions:\n      - actions: [read]\n        scopes: ["*"]\n',
+      );
       const srv = await spawnServer({ dataDir: dir.path, args: ['--config', f, '--listen', '127.0.0.1:0'] });
       try {
         expect(srv.output()).to.include('encryption key from security.encryption_key');
@@ -103,14 +106,19 @@ describe('the server process', function () {
     writeFileSync(cfg, `database:\n  level:\n    path: ${join(dir.path, 'data')}\nhistory:\n  max_versions: 9\n`);
     const child = spawn('npm', ['start', '--silent', '--', '--config', cfg, '--listen', `127.0.0.1:${port}`], { cwd: PACKAGE_ROOT, stdio: 'ignore', detached: true });
     try {
-      const config = await waitFor('npm start to answer', async () => {
-        try {
-          const r = await fetch(`http://127.0.0.1:${port}/api/config`);
-          return r.status === 200 ? ((await r.json()) as { history: { max_versions: number }; database: { level: { path: string } } }) : undefined;
-        } catch {
-          return undefined;
-        }
-      }, 60_000, 100);
+      const config = await waitFor(
+        'npm start to answer',
+        async () => {
+          try {
+            const r = await fetch(`http://127.0.0.1:${port}/api/config`);
+            return r.status === 200 ? ((await r.json()) as { history: { max_versions: number }; database: { level: { path: string } } }) : undefined;
+          } catch {
+            return undefined;
+          }
+        },
+        60_000,
+        100,
+      );
       if (!config) throw new Error('no config');
       expect(config.history.max_versions).to.equal(9);
       expect(config.database.level.path).to.equal(join(dir.path, 'data'));

@@ -6,14 +6,14 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ANONYMOUS, allowAll, type Principal } from '../src/auth/authorizer.js';
-import { PasswordHasher } from '../src/auth/passwords.js';
-import { ApiError } from '../src/errors.js';
+import { ANONYMOUS, allowAll, type Principal } from '../src/access/authorizer.js';
+import { PasswordHasher } from '../src/access/passwords.js';
+import { resolveConfig } from '../src/config.js';
 import { buildKindRegistry } from '../src/kinds/index.js';
 import { SCHEMAS_DIR } from '../src/paths.js';
 import { PluginRegistry } from '../src/plugins/registry.js';
 import type { CredentialChange } from '../src/resources/credentials.js';
-import { getPath } from '../src/resources/object-path.js';
+import { getPath } from '../src/lib/object-path.js';
 import { ResourceService } from '../src/resources/service.js';
 import { unseal } from '../src/secrets/sealing.js';
 import { SecretBox } from '../src/secrets/secret-box.js';
@@ -72,7 +72,7 @@ export function describeServiceContract(driver: string, make: () => Promise<Stor
         authorizer: allowAll,
         passwords: new PasswordHasher({ logN: 10, concurrency: 2, maxQueue: 16 }),
         secrets: box,
-        config: {},
+        config: resolveConfig(),
         credentialsChanging: async (c) => void credentialChanges.push(c),
       });
       await service.create(ANONYMOUS, kind('Project'), { kind: 'Project', metadata: { name: 'p' }, spec: {} }, {});
@@ -84,7 +84,10 @@ export function describeServiceContract(driver: string, make: () => Promise<Stor
       const key = { kind: 'Dashboard', project: 'p', name: 'd' };
       const created = await service.create(ALICE, d, olderDashboard('Title'), {}, { manager: 'dashctl' });
       const before = await trace(key);
-      for (const [what, body] of [['the older form sent again', olderDashboard('Title')], ['the stored form sent back', storedDashboard('Title')]] as const) {
+      for (const [what, body] of [
+        ['the older form sent again', olderDashboard('Title')],
+        ['the stored form sent back', storedDashboard('Title')],
+      ] as const) {
         for (const dryRun of [false, true]) {
           const r = await service.update(ANONYMOUS, d, structuredClone(body), { name: 'd', project: 'p' }, { manager: 'web-ui', dryRun });
           expect(r.unchanged, `${what}, dryRun ${dryRun}`).to.equal(true);

@@ -5,7 +5,7 @@
  * changed password ending the user's other sessions.
  */
 import { expect } from 'chai';
-import { bearer, loginAdmin, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
+import { bearer, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
 import { cookieHeader, setCookies } from './helpers/client.js';
 import type { ApiResponse, TestServer } from './helpers/server.js';
 
@@ -72,7 +72,13 @@ describe('sessions and cookies (SESS-01..07)', function () {
           expect(p.get('path')).to.equal('/');
           // The cookies carry exactly the tokens of the body: header.payload | signature | refresh.
           const [h, pl, sig] = t.access_token.split('.');
-          const value = (name: string) => decodeURIComponent(cookies.get(name)!.split(';')[0].slice(name.length + 1));
+          const value = (name: string) =>
+            decodeURIComponent(
+              cookies
+                .get(name)!
+                .split(';')[0]
+                .slice(name.length + 1),
+            );
           expect(value('jwtPayload')).to.equal(`${h}.${pl}`);
           expect(value('jwtSignature')).to.equal(sig);
           expect(value('jwtRefreshToken')).to.equal(t.refresh_token);
@@ -237,26 +243,26 @@ describe('sessions and cookies (SESS-01..07)', function () {
       return [a.access, a.refresh];
     };
 
-    it('a user changing their own password: the other session\'s access and refresh tokens are 401 at once, the caller\'s session lives on', async () => {
+    it("a user changing their own password: the other session's access and refresh tokens are 401 at once, the caller's session lives on", async () => {
       const { mine, other } = await twoSessions('sam');
       expect((await whoami(s, other)).status, 'control: the other session works before').to.equal(200);
       await putUser('sam', { nativeProvider: { password: 'sam-new' } }, mine);
       expect(await statuses(other), 'the other device: access, refresh').to.deep.equal([401, 401]);
       const m = await alive(mine);
       expect([m.access, m.refresh], 'this browser: access, refresh').to.deep.equal([200, 200]);
-      expect((await whoami(s, m.next!)).status, 'the caller\'s refreshed tokens').to.equal(200);
+      expect((await whoami(s, m.next!)).status, "the caller's refreshed tokens").to.equal(200);
       expect((await s.api('POST', LOGIN, { login: 'sam', password: 'sam-old' })).status).to.equal(400);
       expect((await loginResponse(s, 'sam', 'sam-new')).status).to.equal(200);
     });
 
-    it('an administrator resetting a user\'s password, or removing it, ends every session of that user (not the administrator\'s)', async () => {
+    it("an administrator resetting a user's password, or removing it, ends every session of that user (not the administrator's)", async () => {
       const reset = await twoSessions('tess');
       await putUser('tess', { nativeProvider: { password: 'tess-reset' } }, admin);
       for (const [what, t] of Object.entries(reset)) expect(await statuses(t), `${what} after the reset`).to.deep.equal([401, 401]);
       const removed = await twoSessions('ugo');
       await putUser('ugo', {}, admin);
       for (const [what, t] of Object.entries(removed)) expect(await statuses(t), `${what} after the password was removed`).to.deep.equal([401, 401]);
-      expect((await whoami(s, admin)).status, 'the administrator\'s own session').to.equal(200);
+      expect((await whoami(s, admin)).status, "the administrator's own session").to.equal(200);
     });
 
     it('a PUT that keeps the password ("<secret>" sent back, tags and names changed) ends no session', async () => {

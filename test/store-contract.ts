@@ -1,11 +1,14 @@
 /**
- * The shared contract every Store driver must pass (LevelStore now, PostgresStore later).
- * A driver's test file calls `describeStoreContract` with a factory for fresh, reopenable stores.
+ * The shared contract every Store driver must pass (LevelStore, PostgresStore), with its parts in
+ * store-contract-events.ts and store-contract-text.ts. A driver's test file calls
+ * `describeStoreContract` with a factory for fresh, reopenable stores.
  */
 import { expect } from 'chai';
 import { ApiError } from '../src/errors.js';
 import { MAX_MANAGERS, type DumpItem, type Envelope, type ListQuery, type Store, type StoreEvent } from '../src/storage/store.js';
 import type { AuditDraft, AuditQuery } from '../src/storage/audit-types.js';
+import { describeEventsContract } from './store-contract-events.js';
+import { describeKeyOrderContract } from './store-contract-text.js';
 
 export interface StoreFixture {
   store: Store;
@@ -13,6 +16,8 @@ export interface StoreFixture {
   reopen(): Promise<Store>;
   /** Closes and removes everything. */
   destroy(): Promise<void>;
+  /** For stores several processes share: another open store on the same data (closed by destroy). */
+  peer?(): Promise<Store>;
 }
 
 const T = '2026-01-01T00:00:00.000Z';
@@ -115,7 +120,7 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect((await rejection(store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }))).reason).to.equal('NotFound');
     });
 
-    it('delete with children removes exactly that project\'s objects of those kinds', async () => {
+    it("delete with children removes exactly that project's objects of those kinds", async () => {
       for (const p of ['a', 'ab', 'a-b']) await store.create(obj('Project', '', p));
       for (const p of ['a', 'ab', 'a-b']) {
         await store.create(obj('Dashboard', p, 'd1'));
@@ -164,7 +169,15 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
     });
 
     it('lists sort by project then name, byte-wise, and filter by project and name prefix', async () => {
-      const keys = [['b', 'x'], ['a', 'b'], ['a', 'B'], ['a-b', 'a'], ['a', 'a.1'], ['a', 'a_1'], ['ab', 'a']];
+      const keys = [
+        ['b', 'x'],
+        ['a', 'b'],
+        ['a', 'B'],
+        ['a-b', 'a'],
+        ['a', 'a.1'],
+        ['a', 'a_1'],
+        ['ab', 'a'],
+      ];
       for (const [p, n] of keys) await store.create(obj('Dashboard', p, n));
       const names = (list: Envelope[]) => list.map((o) => `${o.metadata.project}/${o.metadata.name}`);
       expect(names(await store.list({ kind: 'Dashboard' }))).to.deep.equal(['a/B', 'a/a.1', 'a/a_1', 'a/b', 'a-b/a', 'ab/a', 'b/x']);
@@ -207,7 +220,15 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
           expect(await store.list({ ...q, metadataOnly: true }), `${when}: ${JSON.stringify(q)}`).to.deep.equal(full);
         }
       };
-      for (const [p, n] of [['b', 'x'], ['a', 'b'], ['a', 'B'], ['a-b', 'a'], ['a', 'a.1'], ['ab', 'a']]) await store.create(obj('Dashboard', p, n, 0, { big: 'x'.repeat(100) }));
+      for (const [p, n] of [
+        ['b', 'x'],
+        ['a', 'b'],
+        ['a', 'B'],
+        ['a-b', 'a'],
+        ['a', 'a.1'],
+        ['ab', 'a'],
+      ])
+        await store.create(obj('Dashboard', p, n, 0, { big: 'x'.repeat(100) }));
       await same('after creates');
       await store.create(obj('Dashboard', 'a', 'a_1'));
       await store.update(obj('Dashboard', 'a', 'b', 1, { changed: true }), { expectedVersion: 0 });
@@ -230,7 +251,14 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       // metadata and spec strings with quotes, backslashes, braces and non-ASCII must not confuse the metadata reader
       const tricky = { ...obj('Dashboard', 'a', 'a.1', 0, { s: '"}{][\\', u: 'é 😀' }), metadata: { ...obj('Dashboard', 'a', 'a.1').metadata, tags: ['}"', '\\"{', 'ü'] } };
       await store.create(tricky);
-      for (const [p, n] of [['b', 'x'], ['a', 'b'], ['a', 'B'], ['a-b', 'a'], ['ab', 'a']]) await store.create(obj('Dashboard', p, n, 0, { big: 'x'.repeat(100) }));
+      for (const [p, n] of [
+        ['b', 'x'],
+        ['a', 'b'],
+        ['a', 'B'],
+        ['a-b', 'a'],
+        ['ab', 'a'],
+      ])
+        await store.create(obj('Dashboard', p, n, 0, { big: 'x'.repeat(100) }));
       const t = await store.getText({ kind: 'Dashboard', project: 'a', name: 'a.1' });
       expect(JSON.parse(t!.text.toString())).to.deep.equal(tricky);
       expect(t!.metadata).to.deep.equal(tricky.metadata);
@@ -238,8 +266,14 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       for (const q of queries) {
         const texts = await store.listText(q);
         const full = await store.list(q);
-        expect(texts.map((x) => JSON.parse(x.text.toString())), JSON.stringify(q)).to.deep.equal(full);
-        expect(texts.map((x) => x.metadata), JSON.stringify(q)).to.deep.equal(full.map((o) => o.metadata));
+        expect(
+          texts.map((x) => JSON.parse(x.text.toString())),
+          JSON.stringify(q),
+        ).to.deep.equal(full);
+        expect(
+          texts.map((x) => x.metadata),
+          JSON.stringify(q),
+        ).to.deep.equal(full.map((o) => o.metadata));
       }
     });
 
@@ -322,7 +356,10 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
         { version: 2, updatedAt: at(2), updatedBy: 'bob', manager: 'web-ui' },
         { version: 0, updatedAt: at(0), updatedBy: 'alice', manager: 'dashctl' },
       ]);
-      expect(await store.get(key), 'the object itself carries nothing of it').to.deep.equal({ ...obj('Secret', 'p', 's', 3, { v: 3 }), metadata: { ...obj('Secret', 'p', 's', 3).metadata, updatedAt: at(3) } });
+      expect(await store.get(key), 'the object itself carries nothing of it').to.deep.equal({
+        ...obj('Secret', 'p', 's', 3, { v: 3 }),
+        metadata: { ...obj('Secret', 'p', 's', 3).metadata, updatedAt: at(3) },
+      });
       expect(await store.listVersions(key), 'no history asked for, none kept').to.deep.equal([]);
       // a write without a writer (a key rotation) leaves the record alone
       await store.update(obj('Secret', 'p', 's', 3, { rotated: true }), { expectedVersion: 3 });
@@ -342,7 +379,7 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect(await store.managers({ ...key, name: 'copy' })).to.deep.equal(copied);
     });
 
-    it('managers: companions get the same writer; deleting a project drops its objects\' records', async () => {
+    it("managers: companions get the same writer; deleting a project drops its objects' records", async () => {
       const writer = { by: 'alice', manager: 'dashctl' };
       await store.create(obj('Project', '', 'p'), { writer, also: [obj('Role', 'p', 'owner')] });
       expect((await store.managers({ kind: 'Role', project: 'p', name: 'owner' })).map((e) => e.updatedBy)).to.deep.equal(['alice']);
@@ -350,12 +387,16 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       await store.delete({ kind: 'Project', project: '', name: 'p' }, { children: { project: 'p', kinds: ['Dashboard', 'Role'] } });
       await store.create(obj('Project', '', 'p'));
       await store.create(obj('Dashboard', 'p', 'd'));
-      for (const k of [{ kind: 'Project', project: '', name: 'p' }, { kind: 'Dashboard', project: 'p', name: 'd' }, { kind: 'Role', project: 'p', name: 'owner' }]) {
+      for (const k of [
+        { kind: 'Project', project: '', name: 'p' },
+        { kind: 'Dashboard', project: 'p', name: 'd' },
+        { kind: 'Role', project: 'p', name: 'owner' },
+      ]) {
         expect(await store.managers(k), k.kind).to.deep.equal([]);
       }
     });
 
-    it('dump: the revision, then every object in key order preceded by its history (oldest first); deleted objects\' history left out', async () => {
+    it("dump: the revision, then every object in key order preceded by its history (oldest first); deleted objects' history left out", async () => {
       const h = { writer: { by: 'alice', manager: 'dashctl' }, history: { max: 10 } };
       await store.create(obj('Dashboard', 'p', 'a', 0, { v: 0 }), h);
       await store.update(obj('Dashboard', 'p', 'a', 1, { v: 1 }), { expectedVersion: 0, ...h });
@@ -365,7 +406,9 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       await store.create(obj('Project', '', 'p'));
       const items: DumpItem[] = [];
       for await (const item of store.dump()) items.push(item);
-      const shown = items.map((i) => (i.type === 'revision' ? `rev ${i.revision}` : `${i.type} ${i.object.kind}/${i.object.metadata.name}@${i.object.metadata.version}${i.type === 'version' ? ` by ${i.updatedBy}` : ''}`));
+      const shown = items.map((i) =>
+        i.type === 'revision' ? `rev ${i.revision}` : `${i.type} ${i.object.kind}/${i.object.metadata.name}@${i.object.metadata.version}${i.type === 'version' ? ` by ${i.updatedBy}` : ''}`,
+      );
       expect(shown).to.deep.equal([
         `rev ${await store.revision()}`,
         'version Dashboard/a@0 by alice',
@@ -441,7 +484,18 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect((await store.get({ kind: 'Dashboard', project: 'p', name: 'x' }))!.metadata.version).to.equal(1);
     });
 
-    describeAuditContract(() => store, () => fx);
+    describeEventsContract(
+      () => store,
+      () => fx,
+    );
+    describeKeyOrderContract(
+      () => store,
+      () => fx,
+    );
+    describeAuditContract(
+      () => store,
+      () => fx,
+    );
   });
 }
 
@@ -482,7 +536,12 @@ function describeAuditContract(current: () => Store, fixture: () => StoreFixture
   it('audit pages: filters, newest first or from an id onwards, time range; pruning; numbering survives a reopen', async () => {
     let store = current();
     const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
-    await store.appendAudit([draft('login', 'ann', 'a', t(1)), draft('create', 'bob', 'b', t(2)), { time: t(3), action: 'denied', user: 'bob', kind: 'Folder', project: 'q', name: 'f' }, draft('update', 'ann', 'a', t(4))]);
+    await store.appendAudit([
+      draft('login', 'ann', 'a', t(1)),
+      draft('create', 'bob', 'b', t(2)),
+      { time: t(3), action: 'denied', user: 'bob', kind: 'Folder', project: 'q', name: 'f' },
+      draft('update', 'ann', 'a', t(4)),
+    ]);
     const ids = async (q: Partial<AuditQuery>) => (await store.listAudit({ limit: 100, ...q })).entries.map((e) => e.id);
     expect(await ids({ user: 'bob' })).to.deep.equal([3, 2]);
     expect(await ids({ kind: 'Folder' })).to.deep.equal([3]);

@@ -47,7 +47,9 @@ describe('web UI: teams, tokens and audit page (Chromium)', function () {
     const audit = page.getByRole('table', { name: 'audit log' });
     await page.getByLabel('Kind').fill('Group');
     await waitFor('the audit log filtered to groups', async () => (await audit.getByRole('row').count()) === 2, 10_000, 100);
-    expect(await audit.innerText()).to.include('Group/sre').and.include('admin');
+    expect(await audit.innerText())
+      .to.include('Group/sre')
+      .and.include('admin');
     expect(w.errors, 'no console or page errors').to.deep.equal([]);
   });
 });

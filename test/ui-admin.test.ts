@@ -26,12 +26,12 @@ describe('web UI administration (Chromium, auth on)', function () {
     await signIn(w, 'admin', 'admin-password');
   });
 
-  after(async function () {
+  after(async () => {
     await w?.close();
     await stack?.stop();
   });
 
-  it('shows the administration page to an administrator, a tab per global kind', async function () {
+  it('shows the administration page to an administrator, a tab per global kind', async () => {
     const { page } = w;
     await page.goto('/');
     await page.getByRole('link', { name: 'Admin' }).click();
@@ -40,7 +40,7 @@ describe('web UI administration (Chromium, auth on)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('creates a global datasource with the form and tests it', async function () {
+  it('creates a global datasource with the form and tests it', async () => {
     const { page } = w;
     await page.getByRole('button', { name: 'New global datasource' }).click();
     const dialog = await dialogTitled(page, 'New global datasource');
@@ -55,7 +55,7 @@ describe('web UI administration (Chromium, auth on)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('creates a global list variable, a global secret and a global role bound to a user', async function () {
+  it('creates a global list variable, a global secret and a global role bound to a user', async () => {
     const { page } = w;
     await page.getByRole('tab', { name: 'Variables' }).click();
     await page.getByRole('button', { name: 'New global variable' }).click();
@@ -65,7 +65,10 @@ describe('web UI administration (Chromium, auth on)', function () {
     await dialog.getByLabel('Values (comma-separated)').fill('eu, us');
     await dialog.getByRole('button', { name: 'Create' }).click();
     await row(page, 'region').waitFor();
-    expect((await stack.api('GET', '/api/v1/globalvariables/region')).body.spec).to.deep.equal({ kind: 'ListVariable', spec: { plugin: { kind: 'StaticListVariable', spec: { values: ['eu', 'us'] } } } });
+    expect((await stack.api('GET', '/api/v1/globalvariables/region')).body.spec).to.deep.equal({
+      kind: 'ListVariable',
+      spec: { plugin: { kind: 'StaticListVariable', spec: { values: ['eu', 'us'] } } },
+    });
 
     await page.getByRole('tab', { name: 'Secrets' }).click();
     await page.getByRole('button', { name: 'New global secret' }).click();
@@ -98,7 +101,7 @@ describe('web UI administration (Chromium, auth on)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('creates a user, resets their password, and deletes them', async function () {
+  it('creates a user, resets their password, and deletes them', async () => {
     const { page } = w;
     await page.getByRole('tab', { name: 'Users' }).click();
     await page.getByRole('button', { name: 'New user' }).click();
@@ -138,7 +141,7 @@ describe('web UI administration (Chromium, auth on)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('shows no administration to a user without global permissions, and no failing calls', async function () {
+  it('shows no administration to a user without global permissions, and no failing calls', async () => {
     await signUp(stack.s, 'plain');
     const other = await openPage(stack.s.url);
     try {
@@ -154,7 +157,7 @@ describe('web UI administration (Chromium, auth on)', function () {
     }
   });
 
-  it('shows the auditor (global read) the tabs without any button to change them', async function () {
+  it('shows the auditor (global read) the tabs without any button to change them', async () => {
     const other = await openPage(stack.s.url);
     try {
       await signIn(other, 'auditor', 'auditor-password');

@@ -15,12 +15,12 @@ describe('web UI with authentication off (Chromium)', function () {
     w = await openPage(s.url);
   });
 
-  after(async function () {
+  after(async () => {
     await w?.close();
     await s?.stop();
   });
 
-  it('opens on the projects without asking anyone to sign in, with no errors', async function () {
+  it('opens on the projects without asking anyone to sign in, with no errors', async () => {
     const { page } = w;
     await page.goto('/');
     await page.getByTestId('project-row').first().waitFor();
@@ -34,7 +34,7 @@ describe('web UI with authentication off (Chromium)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('creates a project and a dashboard, stars it, and finds it on the home page (one anonymous profile)', async function () {
+  it('creates a project and a dashboard, stars it, and finds it on the home page (one anonymous profile)', async () => {
     const { page } = w;
     await page.goto('/');
     await page.getByRole('button', { name: 'New project' }).click();

@@ -22,12 +22,12 @@ describe('web UI datasource form and Save & test (Chromium, real Prometheus)', f
     await signIn(w, 'admin', 'admin-password');
   });
 
-  after(async function () {
+  after(async () => {
     await w?.close();
     await stack?.stop();
   });
 
-  it('creates a proxied Prometheus datasource with endpoints and a header, and Save & test shows the Prometheus version', async function () {
+  it('creates a proxied Prometheus datasource with endpoints and a header, and Save & test shows the Prometheus version', async () => {
     const { page } = w;
     await page.goto('/projects/obs?tab=datasources');
     await page.getByRole('button', { name: 'New datasource' }).click();
@@ -55,11 +55,17 @@ describe('web UI datasource form and Save & test (Chromium, real Prometheus)', f
     await dialog.getByRole('button', { name: 'Save & test' }).click();
     await waitFor('the second test', async () => (await stack.api('GET', '/api/v1/projects/obs/datasources/main-prometheus')).body.metadata.version === 1);
     await dialog.getByRole('button', { name: 'Close' }).click();
-    await waitFor('the row with the new title', async () => (await row(page, 'main-prometheus').innerText().catch(() => '')).includes('Main Prometheus (eu)'));
+    await waitFor('the row with the new title', async () =>
+      (
+        await row(page, 'main-prometheus')
+          .innerText()
+          .catch(() => '')
+      ).includes('Main Prometheus (eu)'),
+    );
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('shows the exact error when Prometheus cannot be reached, and when the proxy refuses the path', async function () {
+  it('shows the exact error when Prometheus cannot be reached, and when the proxy refuses the path', async () => {
     const { page } = w;
     const closed = `http://127.0.0.1:${await freePort()}`;
     await page.goto('/projects/obs?tab=datasources');
@@ -84,10 +90,13 @@ describe('web UI datasource form and Save & test (Chromium, real Prometheus)', f
     expect(await result.innerText()).to.contain('/api/v1/status/buildinfo');
     await dialog.getByRole('button', { name: 'Close' }).click();
     // these failures are the test's answers, shown in the dialog: the console has only the browser's own failed-load lines
-    expect(w.errors.filter((e) => !/Failed to load resource: the server responded with a status of (502|403)/.test(e)), w.errors.join('\n')).to.deep.equal([]);
+    expect(
+      w.errors.filter((e) => !/Failed to load resource: the server responded with a status of (502|403)/.test(e)),
+      w.errors.join('\n'),
+    ).to.deep.equal([]);
   });
 
-  it('names a secret of the project for the proxy to send', async function () {
+  it('names a secret of the project for the proxy to send', async () => {
     const { page } = w;
     w.errors.length = 0;
     await page.goto('/projects/obs?tab=datasources');
@@ -106,7 +115,7 @@ describe('web UI datasource form and Save & test (Chromium, real Prometheus)', f
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('edits other kinds of datasource as a YAML spec', async function () {
+  it('edits other kinds of datasource as a YAML spec', async () => {
     const { page } = w;
     await page.getByRole('button', { name: 'New datasource' }).click();
     const dialog = page.getByRole('dialog');

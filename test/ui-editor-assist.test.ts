@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 /** Splits text at the `|` marking the cursor. */
 const at = (marked: string) => ({ text: marked.replace('|', ''), pos: marked.indexOf('|') });
 
-describe('editor: cursor context and JSON Schema assistance', function () {
+describe('editor: cursor context and JSON Schema assistance', () => {
   let s: TestServer;
   let dashboard: Schema;
   const plugins = async (kind: string) => {
@@ -51,7 +51,7 @@ describe('editor: cursor context and JSON Schema assistance', function () {
     expect(meta).to.include('tags');
   });
 
-  it('follows a plugin object into its plugin\'s schema, and lists enumerated values', async () => {
+  it("follows a plugin object into its plugin's schema, and lists enumerated values", async () => {
     const data = { spec: { panels: { a: { kind: 'Panel', spec: { plugin: { kind: 'TimeSeriesChart', spec: { legend: { position: 'bottom' } } } } } } } };
     const keys = (await keySuggestions(dashboard, ['spec', 'panels', 'a', 'spec', 'plugin', 'spec', 'legend'], data, plugins)).map((k) => k.key);
     expect(keys).to.include.members(['mode', 'size']).and.not.include('position');

@@ -52,7 +52,7 @@ describe('web UI resource editor (Chromium, CodeMirror + JSON Schema)', function
   let s: TestServer;
   let w: WatchedPage;
 
-  before(async function () {
+  before(async () => {
     s = await startTestServer();
     await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} });
     const r = await s.api('POST', '/api/v1/projects/p/dashboards', { kind: 'Dashboard', metadata: { name: 'd' }, spec: { display: { name: 'D' }, duration: '1h', panels: {}, layouts: [] } });
@@ -60,15 +60,21 @@ describe('web UI resource editor (Chromium, CodeMirror + JSON Schema)', function
     w = await openPage(s.url);
   });
 
-  after(async function () {
+  after(async () => {
     await w?.close();
     await s?.stop();
   });
 
-  it('highlights YAML and labels the editor for screen readers', async function () {
+  it('highlights YAML and labels the editor for screen readers', async () => {
     const { page } = w;
     await page.goto('/projects/p/dashboards/d/edit');
-    await waitFor('the text', async () => (await editorContent(page).innerText().catch(() => '')).includes('kind: Dashboard'));
+    await waitFor('the text', async () =>
+      (
+        await editorContent(page)
+          .innerText()
+          .catch(() => '')
+      ).includes('kind: Dashboard'),
+    );
     await setEditorText(page, TEXT);
     expect(await editorContent(page).getAttribute('aria-label')).to.equal('Dashboard d as YAML');
     const first = page.locator('.cm-line').first();
@@ -80,7 +86,7 @@ describe('web UI resource editor (Chromium, CodeMirror + JSON Schema)', function
     expect(key!.split('=')[1]).to.not.equal(plain);
   });
 
-  it('completes keys from the kind\'s schema, with their descriptions', async function () {
+  it("completes keys from the kind's schema, with their descriptions", async () => {
     const { page } = w;
     await endOfLine(page, 8); // "  duration: 1h"
     await page.keyboard.press('Enter');
@@ -94,7 +100,7 @@ describe('web UI resource editor (Chromium, CodeMirror + JSON Schema)', function
     expect(await editorContent(page).innerText()).to.contain('  refreshInterval: 30s');
   });
 
-  it('completes inside a plugin spec from the plugin\'s schema, keys and enumerated values', async function () {
+  it("completes inside a plugin spec from the plugin's schema, keys and enumerated values", async () => {
     const { page } = w;
     await endOfLine(page, 20); // "              position: bottom" (one line was added above)
     await page.keyboard.press('Enter');
@@ -109,9 +115,21 @@ describe('web UI resource editor (Chromium, CodeMirror + JSON Schema)', function
     // a click (Enter is ignored for a moment after the list changes, so fast typing is not taken as a choice)
     await completions(page).filter({ hasText: 'table' }).click();
     await page.getByTestId('save').click();
-    await waitFor('the saved message', async () => /Saved: version 1/.test(await page.getByTestId('editor-message').innerText().catch(() => ''))).catch(async (e) => {
+    await waitFor('the saved message', async () =>
+      /Saved: version 1/.test(
+        await page
+          .getByTestId('editor-message')
+          .innerText()
+          .catch(() => ''),
+      ),
+    ).catch(async (e) => {
       await w.screenshot('failed-editor-save');
-      throw new Error(`${(e as Error).message}: ${await page.getByTestId('editor-message').innerText().catch(() => '')} ${await editorContent(page).innerText()}`);
+      throw new Error(
+        `${(e as Error).message}: ${await page
+          .getByTestId('editor-message')
+          .innerText()
+          .catch(() => '')} ${await editorContent(page).innerText()}`,
+      );
     });
     const saved = (await s.api('GET', '/api/v1/projects/p/dashboards/d')).body;
     expect(saved.spec.refreshInterval).to.equal('30s');
@@ -119,7 +137,7 @@ describe('web UI resource editor (Chromium, CodeMirror + JSON Schema)', function
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('explains a field when its key is hovered', async function () {
+  it('explains a field when its key is hovered', async () => {
     const { page } = w;
     await page.goto('/projects/p/dashboards/d/edit');
     const line = page.locator('.cm-line').filter({ hasText: /^ {2}duration: 1h$/ });
@@ -127,11 +145,13 @@ describe('web UI resource editor (Chromium, CodeMirror + JSON Schema)', function
     await line.hover({ position: { x: 40, y: 6 } });
     const tip = page.locator('.cm-schema-hover');
     await tip.waitFor();
-    expect(await tip.innerText()).to.contain('duration: string').and.to.contain('A duration such as');
+    expect(await tip.innerText())
+      .to.contain('duration: string')
+      .and.to.contain('A duration such as');
     await w.screenshot('editor-hover');
   });
 
-  it('folds a block, and matches brackets in JSON', async function () {
+  it('folds a block, and matches brackets in JSON', async () => {
     const { page } = w;
     const panels = page.locator('.cm-line').filter({ hasText: /^ {2}panels:$/ });
     await panels.click();

@@ -13,11 +13,16 @@ const promql = (page: Page, n = 0) => page.getByTestId('explore').locator('.cm-c
  */
 async function runUntilTableShows(page: Page, metric: string): Promise<void> {
   const table = page.getByTestId('explore').locator('table');
-  await waitFor(`a table row of ${metric}`, async () => {
-    if ((await table.innerText().catch(() => '')).includes(metric)) return true;
-    await page.getByRole('button', { name: 'Run Query' }).first().click();
-    return false;
-  }, 90_000, 3_000);
+  await waitFor(
+    `a table row of ${metric}`,
+    async () => {
+      if ((await table.innerText().catch(() => '')).includes(metric)) return true;
+      await page.getByRole('button', { name: 'Run Query' }).first().click();
+      return false;
+    },
+    90_000,
+    3_000,
+  );
 }
 
 /** Explore: ad-hoc PromQL as a table and a graph against the project's or the global datasources; a panel's Explore action. */
@@ -40,12 +45,12 @@ describe('web UI Explore (Chromium, real Prometheus)', function () {
     await signIn(w, 'admin', 'admin-password');
   });
 
-  after(async function () {
+  after(async () => {
     await w?.close();
     await stack?.stop();
   });
 
-  it('runs a PromQL query against the project\'s default datasource, as a table and as a graph', async function () {
+  it("runs a PromQL query against the project's default datasource, as a table and as a graph", async () => {
     const { page } = w;
     await page.goto('/');
     await page.getByRole('link', { name: 'Explore', exact: true }).click();
@@ -70,7 +75,7 @@ describe('web UI Explore (Chromium, real Prometheus)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('runs against the global datasources when no project is chosen', async function () {
+  it('runs against the global datasources when no project is chosen', async () => {
     const { page } = w;
     // the query goes to the global default datasource's proxy
     const asked = page.waitForResponse((r) => new URL(r.url()).pathname === '/proxy/globaldatasources/global-prometheus/api/v1/query' && r.status() === 200);
@@ -83,11 +88,14 @@ describe('web UI Explore (Chromium, real Prometheus)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('opens a dashboard panel\'s queries in Explore from its header, variables filled in', async function () {
+  it("opens a dashboard panel's queries in Explore from its header, variables filled in", async () => {
     const { page } = w;
     await page.goto('/projects/perses/dashboards/Demo?var-job=node&start=15m');
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
-    const panel = page.locator('section[data-testid="panel"]').filter({ has: page.getByRole('heading', { name: 'Legend Example', exact: true }) }).first();
+    const panel = page
+      .locator('section[data-testid="panel"]')
+      .filter({ has: page.getByRole('heading', { name: 'Legend Example', exact: true }) })
+      .first();
     // hover the header, not the chart: an ECharts tooltip opened over the chart would still try to
     // draw after the page has gone to Explore (a page error in Chromium)
     await panel.getByRole('heading', { name: 'Legend Example', exact: true }).hover();
@@ -101,10 +109,15 @@ describe('web UI Explore (Chromium, real Prometheus)', function () {
     const canvas = page.getByTestId('explore').locator('canvas').first();
     // (the mouse away from the charts: ECharts' tooltip trips over a chart that re-renders under it)
     await page.mouse.move(0, 0);
-    await waitFor('the graph', async () => {
-      await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-      return (await canvas.count()) > 0;
-    }, 60_000, 500);
+    await waitFor(
+      'the graph',
+      async () => {
+        await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+        return (await canvas.count()) > 0;
+      },
+      60_000,
+      500,
+    );
     await page.getByRole('link', { name: 'Back to Demo' }).waitFor();
     await w.screenshot('explore-from-panel');
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);

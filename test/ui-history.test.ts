@@ -22,7 +22,11 @@ function bigDashboard(title: string) {
 function reversedKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(reversedKeys);
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reversedKeys(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .reverse()
+      .map(([k, x]) => [k, reversedKeys(x)]),
+  );
 }
 
 /** History: a diff that ignores key order and folds what did not change, who and through what on every row, recently deleted with undelete. */
@@ -38,7 +42,7 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
   };
   const row = (v: number) => w.page.locator(`[data-testid="version-row"][data-version="${v}"]`);
 
-  before(async function () {
+  before(async () => {
     s = await startAuthServer();
     admin = await loginAdmin(s);
     await api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'h' }, spec: {} });
@@ -53,30 +57,43 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
     w = await openPage(s.url);
   });
 
-  after(async function () {
+  after(async () => {
     await w?.close();
     await s?.stop();
   });
 
-  it('saves a version from the editor as eve, through web-ui', async function () {
+  it('saves a version from the editor as eve, through web-ui', async () => {
     const eve = await openPage(s.url);
     try {
       await signIn(eve, 'eve', 'eve-password');
       await eve.page.goto('/projects/h/dashboards/big/edit');
-      await waitFor('the text', async () => (await editorContent(eve.page).innerText().catch(() => '')).includes('kind: Dashboard'));
+      await waitFor('the text', async () =>
+        (
+          await editorContent(eve.page)
+            .innerText()
+            .catch(() => '')
+        ).includes('kind: Dashboard'),
+      );
       const current = (await api('GET', '/api/v1/projects/h/dashboards/big')).body;
       current.spec.duration = '6h';
       await setEditorText(eve.page, stringify(current));
       await eve.page.getByTestId('save').click();
       // version 1 came through dashctl: the editor asks first
       await eve.page.getByRole('dialog', { name: 'Save over the version from Git?' }).getByRole('button', { name: 'Save anyway' }).click();
-      await waitFor('saved', async () => /Saved: version 2/.test(await eve.page.getByTestId('editor-message').innerText().catch(() => '')));
+      await waitFor('saved', async () =>
+        /Saved: version 2/.test(
+          await eve.page
+            .getByTestId('editor-message')
+            .innerText()
+            .catch(() => ''),
+        ),
+      );
     } finally {
       await eve.close();
     }
   });
 
-  it('names the author and the field manager of every version, the current one included', async function () {
+  it('names the author and the field manager of every version, the current one included', async () => {
     const { page } = w;
     await signIn(w, 'admin', 'admin-password');
     await page.goto('/projects/h/dashboards/big/history');
@@ -89,7 +106,7 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('shows one change for one change, whatever the key order, and folds the unchanged lines', async function () {
+  it('shows one change for one change, whatever the key order, and folds the unchanged lines', async () => {
     const { page } = w;
     // as stored, versions 0 and 1 differ on most lines (every key moved)
     const [a, b] = await Promise.all([0, 1].map(async (v) => stringify((await api('GET', `/api/v1/projects/h/dashboards/big/versions/${v}`)).body).split('\n')));
@@ -112,7 +129,7 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('lists a deleted dashboard under Recently deleted, shows its history, and restores it', async function () {
+  it('lists a deleted dashboard under Recently deleted, shows its history, and restores it', async () => {
     const { page } = w;
     await page.goto('/projects/h');
     await page.getByRole('button', { name: 'Actions for big' }).click();
@@ -142,7 +159,7 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('shows a viewer what was deleted, without a restore button', async function () {
+  it('shows a viewer what was deleted, without a restore button', async () => {
     await api('DELETE', '/api/v1/projects/h/dashboards/big');
     const vic = await openPage(s.url);
     try {
@@ -156,9 +173,13 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
     }
   });
 
-  it('undeletes a global datasource from the administration page', async function () {
+  it('undeletes a global datasource from the administration page', async () => {
     const { page } = w;
-    await api('POST', '/api/v1/globaldatasources', { kind: 'GlobalDatasource', metadata: { name: 'shared' }, spec: { plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://prom.example:9090' } } } });
+    await api('POST', '/api/v1/globaldatasources', {
+      kind: 'GlobalDatasource',
+      metadata: { name: 'shared' },
+      spec: { plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://prom.example:9090' } } },
+    });
     await api('DELETE', '/api/v1/globaldatasources/shared');
     await page.goto('/admin?tab=deleted');
     await page.locator('[data-testid="deleted-row"][data-name="shared"]').waitFor();

@@ -20,12 +20,12 @@ describe('web UI home, search and Ctrl-K (Chromium, auth on)', function () {
     await signIn(w, 'admin', 'admin-password');
   });
 
-  after(async function () {
+  after(async () => {
     await w?.close();
     await stack?.stop();
   });
 
-  it('records a viewed dashboard and a star, and shows both on the home page', async function () {
+  it('records a viewed dashboard and a star, and shows both on the home page', async () => {
     const { page } = w;
     await page.goto('/');
     await page.getByText('Nothing starred yet').waitFor();
@@ -38,13 +38,15 @@ describe('web UI home, search and Ctrl-K (Chromium, auth on)', function () {
     expect(await page.getByRole('button', { name: 'Unstar' }).getAttribute('aria-pressed')).to.equal('true');
     await page.getByRole('link', { name: 'Home' }).click();
     await page.getByTestId('starred-item').first().waitFor();
-    expect(await page.getByTestId('starred').innerText()).to.contain('Demo').and.to.contain('perses');
+    expect(await page.getByTestId('starred').innerText())
+      .to.contain('Demo')
+      .and.to.contain('perses');
     expect(await page.getByTestId('recent').innerText()).to.contain('Demo');
     await w.screenshot('home');
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('shows the same starred and recent dashboards in another browser (kept on the server)', async function () {
+  it('shows the same starred and recent dashboards in another browser (kept on the server)', async () => {
     const other = await openPage(stack.s.url);
     try {
       await signIn(other, 'admin', 'admin-password');
@@ -60,7 +62,7 @@ describe('web UI home, search and Ctrl-K (Chromium, auth on)', function () {
     }
   });
 
-  it('searches across projects by panel title and by query text, and opens a result with the keyboard', async function () {
+  it('searches across projects by panel title and by query text, and opens a result with the keyboard', async () => {
     const { page } = w;
     await page.goto('/');
     const box = page.getByRole('combobox', { name: 'Search everything' });
@@ -70,16 +72,32 @@ describe('web UI home, search and Ctrl-K (Chromium, auth on)', function () {
     expect(await page.getByTestId('search-hit').innerText()).to.contain('Demo');
     expect(await page.getByTestId('search-match').innerText()).to.equal('panel title: Legend Example');
     await box.fill('caddy_http_response');
-    await waitFor('the query match', async () => /^query: rate\(caddy_http_response/.test(await page.getByTestId('search-match').first().innerText().catch(() => '')));
+    await waitFor('the query match', async () =>
+      /^query: rate\(caddy_http_response/.test(
+        await page
+          .getByTestId('search-match')
+          .first()
+          .innerText()
+          .catch(() => ''),
+      ),
+    );
     await box.fill('operations');
-    await waitFor('the project hit', async () => (await page.getByTestId('search-hit').first().innerText().catch(() => '')).includes('Operations'));
+    await waitFor('the project hit', async () =>
+      (
+        await page
+          .getByTestId('search-hit')
+          .first()
+          .innerText()
+          .catch(() => '')
+      ).includes('Operations'),
+    );
     await w.screenshot('home-search');
     await box.press('Enter');
     await page.waitForURL(/\/projects\/ops$/);
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('opens the search with Ctrl-K from any page; arrows move, Enter opens, Escape closes', async function () {
+  it('opens the search with Ctrl-K from any page; arrows move, Enter opens, Escape closes', async () => {
     const { page } = w;
     await page.goto('/projects/ops');
     await page.getByRole('tab', { name: 'Dashboards', exact: true }).waitFor();
@@ -106,7 +124,7 @@ describe('web UI home, search and Ctrl-K (Chromium, auth on)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('shows another user only their own profile and what they may read', async function () {
+  it('shows another user only their own profile and what they may read', async () => {
     await signUp(stack.s, 'newcomer');
     const other = await openPage(stack.s.url);
     try {

@@ -100,7 +100,7 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
     files.remove();
   });
 
-  it('pastes a Grafana export, shows the report and a live preview, and saves it under the chosen name', async function () {
+  it('pastes a Grafana export, shows the report and a live preview, and saves it under the chosen name', async () => {
     const { page } = w;
     w.errors.length = 0;
     await page.goto('/projects/imported');
@@ -111,7 +111,9 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
     await page.getByLabel('dashboard text').fill(JSON.stringify(GRAFANA_EXPORT, null, 2));
     await page.getByTestId('import-preview').click();
     await page.getByTestId('report-summary').waitFor({ timeout: 60_000 });
-    expect(await page.getByTestId('report-summary').innerText()).to.contain('2 panels: 2 mapped').and.contain('1 variables: 1 mapped');
+    expect(await page.getByTestId('report-summary').innerText())
+      .to.contain('2 panels: 2 mapped')
+      .and.contain('1 variables: 1 mapped');
     expect(await page.getByLabel('dashboard name').inputValue()).to.equal('svc-overview');
     const preview = page.getByTestId('import-preview-dashboard');
     await preview.getByRole('heading', { name: 'Targets up', exact: true }).waitFor({ timeout: 60_000 });
@@ -125,7 +127,7 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('uploads a Perses dashboard in YAML and imports it as it is; a taken name is refused with a clear message', async function () {
+  it('uploads a Perses dashboard in YAML and imports it as it is; a taken name is refused with a clear message', async () => {
     const { page } = w;
     const perses = (await s.api('POST', '/api/migrate', { grafanaDashboard: { ...GRAFANA_EXPORT, uid: 'uploaded' } }, bearer(admin))).body;
     const file = join(files.path, 'dashboard.yaml');
@@ -145,7 +147,7 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
     await page.waitForURL(/\/projects\/imported\/dashboards\/uploaded$/);
   });
 
-  describe('migrated corpus dashboards render with no console errors', function () {
+  describe('migrated corpus dashboards render with no console errors', () => {
     before(function () {
       if (!hasGrafanaCorpus()) {
         console.log(`      ${NO_CORPUS}`);
@@ -154,7 +156,7 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
     });
 
     for (const file of SAMPLE) {
-      it(file, async function () {
+      it(file, async () => {
         const { page } = w;
         const grafana = corpusDashboards().find((d) => d.file === file)!.json;
         const migrated = (await api('POST', '/api/migrate?project=imported', { grafanaDashboard: grafana })).body;

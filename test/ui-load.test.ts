@@ -44,8 +44,8 @@ describe('web UI cold load: split bundle, precompressed assets (Chromium)', func
     await stack.demo('perses');
   });
 
-  after(async function () {
-    writeFileSync(join(ARTIFACTS_DIR, 'load.json'), JSON.stringify(figures, null, 2) + '\n');
+  after(async () => {
+    writeFileSync(join(ARTIFACTS_DIR, 'load.json'), `${JSON.stringify(figures, null, 2)}\n`);
     console.log('      cold load figures:', JSON.stringify(figures));
     await stack?.stop();
   });
@@ -63,7 +63,7 @@ describe('web UI cold load: split bundle, precompressed assets (Chromium)', func
     ['home', '/', true, (w: WatchedPage) => w.page.getByTestId('project-row').first().waitFor()],
     ['project', '/projects/perses', true, (w: WatchedPage) => w.page.getByTestId('resource-row').first().waitFor()],
   ] as const) {
-    it(`loads the ${name} page without the chart libraries, brotli-compressed`, async function () {
+    it(`loads the ${name} page without the chart libraries, brotli-compressed`, async () => {
       const { w, loaded } = await cold(path, ready, signedIn);
       try {
         figures[name] = { scripts: loaded.length, jsTransferredKB: kb(sum(loaded, 'transferred')), jsDecodedKB: kb(sum(loaded, 'decoded')) };
@@ -79,7 +79,7 @@ describe('web UI cold load: split bundle, precompressed assets (Chromium)', func
     });
   }
 
-  it('loads the Perses Demo dashboard cold and draws its first panel; records the time', async function () {
+  it('loads the Perses Demo dashboard cold and draws its first panel; records the time', async () => {
     const { w, loaded } = await cold(
       '/projects/perses/dashboards/Demo?var-job=node',
       (x) =>

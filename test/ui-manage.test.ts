@@ -10,7 +10,10 @@ const row = (page: Page, name: string): Locator => page.locator(`[data-testid="r
 
 /** Opens an object's ⋮ menu and picks an item. */
 async function menu(page: Page, name: string, item: string): Promise<void> {
-  await page.getByRole('button', { name: `Actions for ${name}` }).first().click();
+  await page
+    .getByRole('button', { name: `Actions for ${name}` })
+    .first()
+    .click();
   await page.getByRole('menuitem', { name: item, exact: true }).click();
 }
 
@@ -28,12 +31,12 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     await signIn(w, 'admin', 'admin-password');
   });
 
-  after(async function () {
+  after(async () => {
     await w?.close();
     await stack?.stop();
   });
 
-  it('creates a project from the home page (its name follows the display name)', async function () {
+  it('creates a project from the home page (its name follows the display name)', async () => {
     const { page } = w;
     await page.goto('/');
     await page.getByRole('button', { name: 'New project' }).click();
@@ -47,7 +50,7 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('creates a dashboard that opens in Perses edit mode, and saves it from there', async function () {
+  it('creates a dashboard that opens in Perses edit mode, and saves it from there', async () => {
     const { page } = w;
     await page.getByRole('button', { name: 'New dashboard' }).click();
     const dialog = page.getByRole('dialog', { name: 'New dashboard' });
@@ -61,12 +64,19 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     const confirm = page.getByRole('button', { name: 'Save Changes' });
     await waitFor('the save confirmation or the saved notice', async () => (await confirm.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0);
     if ((await confirm.count()) > 0) await confirm.click();
-    await waitFor('the saved notice', async () => /Saved: version 1/.test(await page.getByTestId('update-notice').innerText().catch(() => '')));
+    await waitFor('the saved notice', async () =>
+      /Saved: version 1/.test(
+        await page
+          .getByTestId('update-notice')
+          .innerText()
+          .catch(() => ''),
+      ),
+    );
     await waitFor('?edit gone from the URL', () => !page.url().includes('edit=true'));
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('renames a dashboard (display name), and duplicates it into another project', async function () {
+  it('renames a dashboard (display name), and duplicates it into another project', async () => {
     const { page } = w;
     await page.goto('/projects/team-rocket');
     await row(page, 'service-health').waitFor();
@@ -88,7 +98,7 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('makes a folder, moves a dashboard into it, and shows it in the tree', async function () {
+  it('makes a folder, moves a dashboard into it, and shows it in the tree', async () => {
     const { page } = w;
     await page.goto('/projects/team-rocket');
     await page.getByRole('button', { name: 'New folder' }).click();
@@ -107,14 +117,23 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     expect((await stack.api('GET', '/api/v1/projects/team-rocket/folders/services')).body.spec.items).to.deep.equal([{ kind: 'Dashboard', name: 'service-health' }]);
     // the tree may re-render (the folder's watch event) just as the link is clicked: click until it opens
     const opened = () => /\/projects\/team-rocket\/dashboards\/service-health$/.test(page.url());
-    await waitFor('the dashboard opens from its leaf in the tree', async () => {
-      if (!opened()) await leaf.getByRole('link').click({ timeout: 5_000 }).catch(() => undefined);
-      return opened();
-    }, 30_000, 250);
+    await waitFor(
+      'the dashboard opens from its leaf in the tree',
+      async () => {
+        if (!opened())
+          await leaf
+            .getByRole('link')
+            .click({ timeout: 5_000 })
+            .catch(() => undefined);
+        return opened();
+      },
+      30_000,
+      250,
+    );
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('deletes a dashboard after a confirmation that says what goes with it', async function () {
+  it('deletes a dashboard after a confirmation that says what goes with it', async () => {
     const { page } = w;
     await page.goto('/projects/team-rocket');
     await menu(page, 'service-health', 'Delete');
@@ -129,7 +148,7 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('creates a Prometheus datasource, a text variable, a secret (write-only), a role and a binding with forms', async function () {
+  it('creates a Prometheus datasource, a text variable, a secret (write-only), a role and a binding with forms', async () => {
     const { page } = w;
     await page.goto('/projects/team-rocket?tab=datasources');
     await page.getByRole('button', { name: 'New datasource' }).click();
@@ -194,9 +213,13 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('says which bindings lose a role before deleting it', async function () {
+  it('says which bindings lose a role before deleting it', async () => {
     const { page } = w;
-    await stack.api('POST', '/api/v1/projects/team-rocket/rolebindings', { kind: 'RoleBinding', metadata: { name: 'readers' }, spec: { role: 'dash-reader', subjects: [{ kind: 'User', name: 'viewer' }] } });
+    await stack.api('POST', '/api/v1/projects/team-rocket/rolebindings', {
+      kind: 'RoleBinding',
+      metadata: { name: 'readers' },
+      spec: { role: 'dash-reader', subjects: [{ kind: 'User', name: 'viewer' }] },
+    });
     await page.goto('/projects/team-rocket?tab=roles');
     await menu(page, 'dash-reader', 'Delete');
     const dialog = page.getByRole('dialog', { name: /Delete role/ });
@@ -204,7 +227,7 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     await dialog.getByRole('button', { name: 'Cancel' }).click();
   });
 
-  it('shows a viewer only what a viewer may do', async function () {
+  it('shows a viewer only what a viewer may do', async () => {
     const viewer = await openPage(stack.s.url);
     try {
       await signIn(viewer, 'viewer', 'viewer-password');
@@ -229,7 +252,7 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     }
   });
 
-  it('deletes a project only when its name is typed, listing what goes with it', async function () {
+  it('deletes a project only when its name is typed, listing what goes with it', async () => {
     const { page } = w;
     await page.goto('/projects/team-rocket');
     await page.getByRole('button', { name: 'Delete project' }).click();

@@ -31,13 +31,15 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
   const file = join(dir.path, 'dashboard.yaml');
   const apply = async (title: string, force = false) => {
     writeFileSync(file, stringify(dashboard(title)));
-    const r = await dashctl(join(dir.path, 'dashctl.json'), ['apply', '-f', file, '--create-project', ...(force ? ['--force-conflicts'] : [])], { env: { DASHCTL_URL: s.url, DASHCTL_TOKEN: admin.access_token, DASHCTL_PROJECT: 'git' } });
+    const r = await dashctl(join(dir.path, 'dashctl.json'), ['apply', '-f', file, '--create-project', ...(force ? ['--force-conflicts'] : [])], {
+      env: { DASHCTL_URL: s.url, DASHCTL_TOKEN: admin.access_token, DASHCTL_PROJECT: 'git' },
+    });
     expect(r.code, show(r)).to.equal(0);
   };
   const stored = async () => (await s.api('GET', '/api/v1/projects/git/dashboards/from-git', undefined, bearer(admin))).body;
   const banner = () => w.page.getByTestId('managed-banner');
 
-  before(async function () {
+  before(async () => {
     s = await startAuthServer();
     admin = await loginAdmin(s);
     await apply('From Git');
@@ -45,22 +47,24 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
     await signIn(w, 'admin', 'admin-password');
   });
 
-  after(async function () {
+  after(async () => {
     await w?.close();
     await s?.stop();
     dir.remove();
   });
 
-  it('says on the dashboard that it is managed from Git, by whom and through dashctl', async function () {
+  it('says on the dashboard that it is managed from Git, by whom and through dashctl', async () => {
     const { page } = w;
     await page.goto('/projects/git/dashboards/from-git');
     await banner().waitFor();
-    expect(await banner().innerText()).to.match(/^Managed from Git by admin through dashctl \(version 0, .*\): a save here will be overwritten by the next forced apply \(a plain apply stops on the conflict\)/);
+    expect(await banner().innerText()).to.match(
+      /^Managed from Git by admin through dashctl \(version 0, .*\): a save here will be overwritten by the next forced apply \(a plain apply stops on the conflict\)/,
+    );
     await w.screenshot('managed-banner');
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('asks before Perses\' edit mode changes it; Cancel keeps the view, Edit anyway saves through web-ui', async function () {
+  it("asks before Perses' edit mode changes it; Cancel keeps the view, Edit anyway saves through web-ui", async () => {
     const { page } = w;
     const dialog = page.getByRole('dialog', { name: 'Edit the version from Git?' });
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
@@ -76,7 +80,14 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
     const perses = page.getByRole('button', { name: 'Save Changes' });
     await waitFor('the save confirmation or the saved notice', async () => (await perses.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0);
     if ((await perses.count()) > 0) await perses.click();
-    await waitFor('the saved notice', async () => /Saved: version 1/.test(await page.getByTestId('update-notice').innerText().catch(() => '')));
+    await waitFor('the saved notice', async () =>
+      /Saved: version 1/.test(
+        await page
+          .getByTestId('update-notice')
+          .innerText()
+          .catch(() => ''),
+      ),
+    );
     expect((await stored()).metadata.version).to.equal(1);
     // the web UI wrote the current version now: no banner
     await banner().waitFor({ state: 'detached' });
@@ -85,19 +96,25 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('shows the banner again as soon as the next (forced) apply arrives, on the open page', async function () {
+  it('shows the banner again as soon as the next (forced) apply arrives, on the open page', async () => {
     await apply('From Git, again', true);
     await w.page.getByRole('navigation', { name: 'breadcrumb' }).getByRole('heading', { name: 'From Git, again', exact: true }).waitFor({ timeout: 15_000 });
     await banner().waitFor();
     expect(await banner().innerText()).to.contain('version 2');
   });
 
-  it('asks before the JSON/YAML editor saves over it too', async function () {
+  it('asks before the JSON/YAML editor saves over it too', async () => {
     const { page } = w;
     w.errors.length = 0;
     await page.goto('/projects/git/dashboards/from-git/edit');
     await banner().waitFor();
-    await waitFor('the text', async () => (await editorContent(page).innerText().catch(() => '')).includes('kind: Dashboard'));
+    await waitFor('the text', async () =>
+      (
+        await editorContent(page)
+          .innerText()
+          .catch(() => '')
+      ).includes('kind: Dashboard'),
+    );
     const current = await stored();
     current.spec.display.name = 'Edited in the UI';
     await setEditorText(page, stringify(current));
@@ -105,7 +122,14 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
     const dialog = page.getByRole('dialog', { name: 'Save over the version from Git?' });
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Save anyway' }).click();
-    await waitFor('saved', async () => /Saved: version 3/.test(await page.getByTestId('editor-message').innerText().catch(() => '')));
+    await waitFor('saved', async () =>
+      /Saved: version 3/.test(
+        await page
+          .getByTestId('editor-message')
+          .innerText()
+          .catch(() => ''),
+      ),
+    );
     expect((await stored()).spec.display.name).to.equal('Edited in the UI');
     await banner().waitFor({ state: 'detached' });
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);

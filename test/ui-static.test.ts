@@ -5,7 +5,7 @@ import { startAuthServer } from './helpers/auth.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /** The built UI as dashplane serves it: files, cache headers, SPA fallback, and what it never shadows. */
-describe('web UI files served by dashplane', function () {
+describe('web UI files served by dashplane', () => {
   let s: TestServer;
   let secured: TestServer;
   before(async function () {
@@ -13,7 +13,7 @@ describe('web UI files served by dashplane', function () {
     s = await startTestServer();
     secured = await startAuthServer();
   });
-  after(async function () {
+  after(async () => {
     await s?.stop();
     await secured?.stop();
   });
@@ -25,7 +25,7 @@ describe('web UI files served by dashplane', function () {
     return m![1];
   }
 
-  it('answers / with the page, not cached, with a content security policy', async function () {
+  it('answers / with the page, not cached, with a content security policy', async () => {
     const r = await s.raw('GET', '/');
     expect(r.status).to.equal(200);
     expect(r.headers.get('content-type')).to.equal('text/html; charset=utf-8');
@@ -35,7 +35,7 @@ describe('web UI files served by dashplane', function () {
     expect(r.text).to.contain('<div id="root"></div>');
   });
 
-  it('answers client-side routes with the same page (deep links work)', async function () {
+  it('answers client-side routes with the same page (deep links work)', async () => {
     const index = (await s.raw('GET', '/')).text;
     for (const path of ['/projects/demo', '/projects/demo/dashboards/node-overview?start=1h&var-job=x', '/signin?redirect=%2F']) {
       const r = await s.raw('GET', path);
@@ -44,7 +44,7 @@ describe('web UI files served by dashplane', function () {
     }
   });
 
-  it('serves hashed assets with a year-long immutable cache and an ETag that answers 304', async function () {
+  it('serves hashed assets with a year-long immutable cache and an ETag that answers 304', async () => {
     const path = await scriptPath();
     const r = await s.raw('GET', path);
     expect(r.status).to.equal(200);
@@ -59,7 +59,7 @@ describe('web UI files served by dashplane', function () {
     expect(head.status).to.equal(200);
   });
 
-  it('serves precompressed brotli or gzip copies by Accept-Encoding, with Vary and an ETag per coding', async function () {
+  it('serves precompressed brotli or gzip copies by Accept-Encoding, with Vary and an ETag per coding', async () => {
     const path = await scriptPath();
     const plain = await fetch(s.url + path, { headers: { 'accept-encoding': 'identity' } });
     const original = Buffer.from(await plain.arrayBuffer());
@@ -96,13 +96,13 @@ describe('web UI files served by dashplane', function () {
     expect(etags.size).to.equal(3); // br, gzip, identity
   });
 
-  it('answers a missing hashed asset with 404, not the page', async function () {
+  it('answers a missing hashed asset with 404, not the page', async () => {
     const r = await s.raw('GET', '/assets/index-00000000.js');
     expect(r.status).to.equal(404);
     expect(r.body.reason).to.equal('NotFound');
   });
 
-  it('never shadows /api, /proxy or /metrics: unknown routes there stay JSON 404s', async function () {
+  it('never shadows /api, /proxy or /metrics: unknown routes there stay JSON 404s', async () => {
     for (const path of ['/api', '/api/v1/nothing', '/API/v1/nothing', '/proxy/nothing', '/api/v1/projects/x/nothing/y/z']) {
       const r = await s.raw('GET', path);
       expect(r.status, path).to.equal(404);
@@ -113,14 +113,14 @@ describe('web UI files served by dashplane', function () {
     expect((await s.raw('GET', '/metrics')).text).to.contain('http_request');
   });
 
-  it('INPUT-11: does not serve files outside the build through encoded dots', async function () {
+  it('INPUT-11: does not serve files outside the build through encoded dots', async () => {
     for (const path of ['/..%2F..%2Fpackage.json', '/%2e%2e/%2e%2e/package.json', '/assets/..%2F..%2F..%2Fpackage.json']) {
       const r = await s.raw('GET', path);
       expect(r.text, path).to.not.contain('"devDependencies"');
     }
   });
 
-  it('with auth on, loads the page without credentials, but the API still asks for them', async function () {
+  it('with auth on, loads the page without credentials, but the API still asks for them', async () => {
     const page = await secured.raw('GET', '/projects/demo');
     expect(page.status).to.equal(200);
     expect(page.text).to.contain('<div id="root"></div>');

@@ -33,11 +33,11 @@ describe('web UI dark mode (Chromium)', function () {
     await stack.demo('perses');
   });
 
-  after(async function () {
+  after(async () => {
     await stack?.stop();
   });
 
-  it('follows the operating system when the user has not chosen, on the sign-in page too', async function () {
+  it('follows the operating system when the user has not chosen, on the sign-in page too', async () => {
     for (const scheme of ['dark', 'light'] as const) {
       const w = await openPage(stack.s.url, { colorScheme: scheme });
       try {
@@ -55,7 +55,7 @@ describe('web UI dark mode (Chromium)', function () {
     }
   });
 
-  it('switches to dark from the app bar, keeps it in the user\'s profile, and renders Perses dashboards dark', async function () {
+  it("switches to dark from the app bar, keeps it in the user's profile, and renders Perses dashboards dark", async () => {
     let w: WatchedPage | undefined = await openPage(stack.s.url, { colorScheme: 'light' });
     try {
       await signIn(w, 'admin', 'admin-password');

@@ -19,18 +19,26 @@ const DEMO = join(CORPUS, 'perses/dev/data/9-dashboard.json');
 
 /** A panel of the Perses dashboard by its title (a <section data-testid="panel"> labelled by its header). */
 function panel(page: Page, title: string): Locator {
-  return page.locator('section[data-testid="panel"]').filter({ has: page.getByRole('heading', { name: title, exact: true }) }).first();
+  return page
+    .locator('section[data-testid="panel"]')
+    .filter({ has: page.getByRole('heading', { name: title, exact: true }) })
+    .first();
 }
 
 /** Waits for a panel to show data: a chart canvas, table rows or a value, and no "No data". */
 async function expectPanelWithData(w: WatchedPage, title: string, kind: 'chart' | 'table' | 'stat'): Promise<void> {
   const p = panel(w.page, title);
   // Perses mounts panels as they come into view: scroll down until this one exists
-  await waitFor(`panel "${title}" on the page`, async () => {
-    if ((await p.count()) > 0) return true;
-    await w.page.mouse.wheel(0, 400);
-    return false;
-  }, 15_000, 100);
+  await waitFor(
+    `panel "${title}" on the page`,
+    async () => {
+      if ((await p.count()) > 0) return true;
+      await w.page.mouse.wheel(0, 400);
+      return false;
+    },
+    15_000,
+    100,
+  );
   await p.scrollIntoViewIfNeeded();
   try {
     await waitFor(
@@ -74,7 +82,12 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     s = await startAuthServer();
     // Prometheus scrapes the node exporter and dashplane's own /metrics (examples/monitoring);
     // the Demo's job variable would default to the first job, so its pages say var-job=node
-    prom = await startPrometheus({ scrape: [{ job: 'node', target: nodeExporter.target }, { job: 'dashplane', target: new URL(s.url).host }] });
+    prom = await startPrometheus({
+      scrape: [
+        { job: 'node', target: nodeExporter.target },
+        { job: 'dashplane', target: new URL(s.url).host },
+      ],
+    });
     await waitFor(
       'two node exporter samples in Prometheus',
       async () => {
@@ -109,7 +122,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await nodeExporter?.stop();
   });
 
-  it('sends a visitor without a session to sign in, and signs in with the native form', async function () {
+  it('sends a visitor without a session to sign in, and signs in with the native form', async () => {
     const { page } = w;
     await page.goto('/projects/perses');
     await page.waitForURL(/\/signin\?redirect=%2Fprojects%2Fperses/);
@@ -125,7 +138,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect(await page.getByTestId('current-user').innerText()).to.equal('admin');
   });
 
-  it('lists projects and searches them', async function () {
+  it('lists projects and searches them', async () => {
     const { page } = w;
     await page.goto('/');
     await page.getByTestId('project-row').first().waitFor();
@@ -139,12 +152,19 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await page.getByTestId('resource-row').first().waitFor();
     expect(await page.getByTestId('resource-row').innerText()).to.contain('Demo');
     await page.getByRole('tab', { name: 'Datasources' }).click();
-    await waitFor('the datasource row', async () => (await page.getByTestId('resource-row').innerText().catch(() => '')).includes('prometheus-datasource'));
+    await waitFor('the datasource row', async () =>
+      (
+        await page
+          .getByTestId('resource-row')
+          .innerText()
+          .catch(() => '')
+      ).includes('prometheus-datasource'),
+    );
     expect(await page.getByTestId('resource-row').innerText()).to.contain('PrometheusDatasource');
     await w.screenshot('03-project-datasources');
   });
 
-  it('renders prometheus-overview (community-mixins) with data from Prometheus through the proxy', async function () {
+  it('renders prometheus-overview (community-mixins) with data from Prometheus through the proxy', async () => {
     const { page } = w;
     w.errors.length = 0;
     // the last 5 minutes, refreshed every 5 s: queries align their end to the step, so right after
@@ -158,7 +178,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('renders the Perses Demo dashboard: stats, gauges and time series from the node exporter', async function () {
+  it('renders the Perses Demo dashboard: stats, gauges and time series from the node exporter', async () => {
     const { page } = w;
     w.errors.length = 0;
     const listCalls: string[] = [];
@@ -182,7 +202,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await w.screenshot('05-demo');
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
-  it("renders the example dashboard of dashplane's own metrics (examples/monitoring)", async function () {
+  it("renders the example dashboard of dashplane's own metrics (examples/monitoring)", async () => {
     const { page } = w;
     const dashboard = parse(readFileSync(join(process.cwd(), 'examples/monitoring/dashplane-dashboard.yaml'), 'utf8'));
     const project = 'dashplane';
@@ -203,7 +223,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('renders an ephemeral dashboard', async function () {
+  it('renders an ephemeral dashboard', async () => {
     const { page } = w;
     const demo = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body;
     await api('POST', '/api/v1/projects/perses/ephemeraldashboards', {
@@ -219,7 +239,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await expectPanelWithData(w, 'RAM Total', 'stat');
   });
 
-  it('keeps a changed variable and time range in the URL', async function () {
+  it('keeps a changed variable and time range in the URL', async () => {
     const { page } = w;
     await page.goto('/projects/perses/dashboards/Demo?var-job=node');
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
@@ -241,11 +261,17 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect(await page.getByText('Last 1 hour').count()).to.be.greaterThan(0);
   });
 
-  it('shows a validation error at its path and line in the editor, and a save conflict', async function () {
+  it('shows a validation error at its path and line in the editor, and a save conflict', async () => {
     const { page } = w;
     const path = '/api/v1/projects/perses-dev/dashboards/prometheus-overview';
     await page.goto('/projects/perses-dev/dashboards/prometheus-overview/edit');
-    await waitFor('the dashboard text', async () => (await editorContent(page).innerText().catch(() => '')).includes('kind: Dashboard'));
+    await waitFor('the dashboard text', async () =>
+      (
+        await editorContent(page)
+          .innerText()
+          .catch(() => '')
+      ).includes('kind: Dashboard'),
+    );
     // the editor shows the object as YAML (the same serialisation as here)
     const text = stringify((await api('GET', path)).body);
     expect(await editorTopText(page)).to.contain(text.split('\n').slice(0, 5).join('\n'));
@@ -273,7 +299,14 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await api('PUT', path, current);
     await setEditorText(page, text.replace('name: Prometheus / Overview', 'name: Prometheus / Overview (mine)'));
     await page.getByTestId('save').click();
-    await waitFor('the conflict message', async () => /Someone else saved/.test(await page.getByTestId('editor-message').innerText().catch(() => '')));
+    await waitFor('the conflict message', async () =>
+      /Someone else saved/.test(
+        await page
+          .getByTestId('editor-message')
+          .innerText()
+          .catch(() => ''),
+      ),
+    );
     expect(await editorTopText(page)).to.contain('(mine)');
     await w.screenshot('09-editor-conflict');
     await page.getByRole('button', { name: 'Load their version' }).click();
@@ -282,18 +315,34 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     const theirs = stringify((await api('GET', path)).body);
     await setEditorText(page, theirs.replace('(theirs)', '(mine)'));
     await page.getByTestId('save').click();
-    await waitFor('the saved message', async () => /Saved: version 2/.test(await page.getByTestId('editor-message').innerText().catch(() => '')));
+    await waitFor('the saved message', async () =>
+      /Saved: version 2/.test(
+        await page
+          .getByTestId('editor-message')
+          .innerText()
+          .catch(() => ''),
+      ),
+    );
     expect((await api('GET', path)).body.spec.display.name).to.equal('Prometheus / Overview (mine)');
   });
 
-  it('compares two versions side by side and restores an older one', async function () {
+  it('compares two versions side by side and restores an older one', async () => {
     const { page } = w;
     const path = '/api/v1/projects/perses-dev/dashboards/prometheus-overview';
     await page.goto('/projects/perses-dev/dashboards/prometheus-overview/history');
     await waitFor('three versions', async () => (await page.getByTestId('version-row').count()) === 3);
-    await waitFor('the diff', async () => /change/.test(await page.getByTestId('diff-summary').innerText().catch(() => '')));
+    await waitFor('the diff', async () =>
+      /change/.test(
+        await page
+          .getByTestId('diff-summary')
+          .innerText()
+          .catch(() => ''),
+      ),
+    );
     await waitFor('changed lines in the diff', async () => (await page.locator('[data-diff="changed"]').count()) > 0);
-    expect(await page.getByTestId('diff').innerText()).to.contain('(theirs)').and.to.contain('(mine)');
+    expect(await page.getByTestId('diff').innerText())
+      .to.contain('(theirs)')
+      .and.to.contain('(mine)');
     // who wrote each version, through what: the editor's save is the web UI's, the current version has its author
     await waitFor('the managers of the versions', async () => (await page.getByTestId('version-manager').allInnerTexts()).join(' ') === 'web-ui api api');
     expect(await page.getByTestId('version-by').allInnerTexts()).to.deep.equal(['admin', 'admin', 'admin']);
@@ -308,7 +357,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await page.getByRole('heading', { name: 'Prometheus / Overview', exact: true }).waitFor();
   });
 
-  it('updates an open dashboard by itself when a new version is applied through the API', async function () {
+  it('updates an open dashboard by itself when a new version is applied through the API', async () => {
     const { page } = w;
     await page.goto('/projects/perses/dashboards/Demo?var-job=node&refresh=5s');
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
@@ -323,7 +372,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await w.screenshot('11-live-update');
   });
 
-  it("saves from Perses' own edit mode with If-Match", async function () {
+  it("saves from Perses' own edit mode with If-Match", async () => {
     const { page } = w;
     const before = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body.metadata.version;
     await page.goto('/projects/perses/dashboards/Demo?var-job=node');
@@ -334,7 +383,14 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     const confirm = page.getByRole('button', { name: 'Save Changes' });
     await waitFor('the save confirmation or the saved notice', async () => (await confirm.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0);
     if ((await confirm.count()) > 0) await confirm.click();
-    await waitFor('the saved notice', async () => /Saved: version/.test(await page.getByTestId('update-notice').innerText().catch(() => ''))).catch(async (e) => {
+    await waitFor('the saved notice', async () =>
+      /Saved: version/.test(
+        await page
+          .getByTestId('update-notice')
+          .innerText()
+          .catch(() => ''),
+      ),
+    ).catch(async (e) => {
       await w.screenshot('failed-edit-mode-save');
       throw new Error(`${(e as Error).message}; the page says: ${(await page.locator('#root').innerText()).slice(0, 600)}; errors: ${w.errors.join(' | ')}`);
     });
@@ -344,7 +400,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     expect(await page.getByTestId('dashboard-version').innerText()).to.equal(`version ${before + 1}`);
   });
 
-  it('signs out, and the session no longer works', async function () {
+  it('signs out, and the session no longer works', async () => {
     const { page, context } = w;
     await page.goto('/');
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -355,7 +411,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await page.waitForURL(/\/signin\?redirect=/);
   });
 
-  it('signs up a new user, who sees no project until granted one', async function () {
+  it('signs up a new user, who sees no project until granted one', async () => {
     const { page } = w;
     await page.goto('/signin');
     await page.getByRole('button', { name: 'Sign up' }).click();

@@ -56,7 +56,8 @@ export function makeApplyCommand(env: Env): Command {
       const concurrency = Math.max(1, Number(flags.concurrency) || 16);
       const dry = flags.dryRun ? ' (dry run)' : '';
       const counts = { created: 0, configured: 0, unchanged: 0, pruned: 0, failed: 0 };
-      const summary = (note = '') => io.out(`created ${counts.created}, configured ${counts.configured}, unchanged ${counts.unchanged}, pruned ${counts.pruned}, failed ${counts.failed}${dry}${note}\n`);
+      const summary = (note = '') =>
+        io.out(`created ${counts.created}, configured ${counts.configured}, unchanged ${counts.unchanged}, pruned ${counts.pruned}, failed ${counts.failed}${dry}${note}\n`);
       const nothing = (why: string) => {
         summary(` (nothing applied: ${why})`);
         process.exitCode = 1;
@@ -73,7 +74,13 @@ export function makeApplyCommand(env: Env): Command {
 
       const api = ctx.client();
       const planning = new Progress(io, targets.length, 'planning');
-      const plan = await makePlan(api, targets, { createProject: Boolean(flags.createProject), forceConflicts: Boolean(flags.forceConflicts), concurrency, ...(flags.prune ? { pruneTag: flags.pruneTag! } : {}), onStep: () => planning.tick() });
+      const plan = await makePlan(api, targets, {
+        createProject: Boolean(flags.createProject),
+        forceConflicts: Boolean(flags.forceConflicts),
+        concurrency,
+        ...(flags.prune ? { pruneTag: flags.pruneTag! } : {}),
+        onStep: () => planning.tick(),
+      });
       planning.clear();
       printPlan(io, plan, Boolean(flags.quiet));
       for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}${hint(r.error)}\n`);

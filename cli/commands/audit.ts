@@ -18,6 +18,7 @@ interface AuditFlags {
   output: string;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: audit entries as the server sent them, printed field by field
 type Entry = Record<string, any>;
 
 const DURATION = /^(\d+)(s|m|h|d|w)$/;
@@ -74,8 +75,14 @@ function when(text: string, flag: string): string {
 }
 
 function print(io: Io, entries: Entry[], format: string, header: boolean): void {
-  if (format === 'json') return io.out(entries.map((e) => JSON.stringify(e)).join('\n') + (entries.length ? '\n' : ''));
-  if (format === 'yaml') return io.out(toYaml(entries));
+  if (format === 'json') {
+    io.out(entries.map((e) => JSON.stringify(e)).join('\n') + (entries.length ? '\n' : ''));
+    return;
+  }
+  if (format === 'yaml') {
+    io.out(toYaml(entries));
+    return;
+  }
   const rows = entries.map((e) => [
     e.time,
     e.user,

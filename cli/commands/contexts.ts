@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { normaliseUrl } from '../config-file.js';
 import { missingContext } from '../context.js';
 import type { Env } from '../env.js';
@@ -59,7 +59,9 @@ export function addContextCommands(config: Command, env: Env): void {
         f.contexts[name] = { ...base, url, ...(flags.project !== undefined ? { project: flags.project } : {}) };
         f.currentContext ??= name;
       });
-      ctx.io.out(`Context "${name}" ${old ? 'modified' : 'created'}${newServer ? ' (new server: log in again)' : ''}.${ctx.file.currentContext === name ? '' : ` Use it with dashctl config use-context ${name} or --context ${name}.`}\n`);
+      ctx.io.out(
+        `Context "${name}" ${old ? 'modified' : 'created'}${newServer ? ' (new server: log in again)' : ''}.${ctx.file.currentContext === name ? '' : ` Use it with dashctl config use-context ${name} or --context ${name}.`}\n`,
+      );
     });
   config
     .command('delete-context')

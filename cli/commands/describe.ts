@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { withoutServerFields } from '../compare.js';
 import type { Env } from '../env.js';
 import { objectPath, resolveKind } from '../kinds.js';
+import type { VersionEntry } from '../../src/storage/store.js';
 import { age, paint, table, toYaml } from '../output.js';
 
 /**
@@ -26,7 +27,7 @@ export function makeDescribeCommand(env: Env): Command {
       const { body: obj } = await api.call('GET', path);
       if (flags.output) {
         const exported = withoutServerFields(obj);
-        return io.out(flags.output === 'json' ? JSON.stringify(exported, null, 2) + '\n' : toYaml(exported));
+        return io.out(flags.output === 'json' ? `${JSON.stringify(exported, null, 2)}\n` : toYaml(exported));
       }
       const m = obj.metadata ?? {};
       const rows: [string, string][] = [
@@ -41,9 +42,17 @@ export function makeDescribeCommand(env: Env): Command {
       for (const [k, v] of rows) io.out(`${paint(io.tty, 'bold', `${k}:`.padEnd(9))} ${v}\n`);
       const versions = await api.request('GET', `${path}/versions`);
       if (versions.status === 200 && Array.isArray(versions.body)) {
-        const recent = versions.body.slice(0, 5) as { version: number; updatedAt: string; updatedBy: string }[];
+        const recent = versions.body.slice(0, 5) as VersionEntry[];
         io.out(`${paint(io.tty, 'bold', 'History:')}  ${versions.body.length} earlier version(s)${versions.body.length > 5 ? ', latest 5' : ''}\n`);
-        if (recent.length) io.out(indent(table(['VERSION', 'UPDATED BY', 'AGE'], recent.map((v) => [String(v.version), v.updatedBy, age(v.updatedAt)]))));
+        if (recent.length)
+          io.out(
+            indent(
+              table(
+                ['VERSION', 'UPDATED BY', 'AGE'],
+                recent.map((v) => [String(v.version), v.updatedBy, age(v.updatedAt)]),
+              ),
+            ),
+          );
       }
       io.out(`${paint(io.tty, 'bold', 'Spec:')}\n${indent(toYaml(obj.spec ?? {}))}`);
     });
@@ -55,4 +64,3 @@ function indent(text: string): string {
     .map((l) => (l ? `  ${l}` : l))
     .join('\n');
 }
-

@@ -100,6 +100,16 @@ function colourDiff(text: string, on: boolean): string {
   if (!on) return text;
   return text
     .split('\n')
-    .map((l) => (l.startsWith('+++') || l.startsWith('---') ? paint(on, 'bold', l) : l.startsWith('+') ? paint(on, 'green', l) : l.startsWith('-') ? paint(on, 'red', l) : l.startsWith('@@') ? paint(on, 'cyan', l) : l))
+    .map((l) =>
+      l.startsWith('+++') || l.startsWith('---')
+        ? paint(on, 'bold', l)
+        : l.startsWith('+')
+          ? paint(on, 'green', l)
+          : l.startsWith('-')
+            ? paint(on, 'red', l)
+            : l.startsWith('@@')
+              ? paint(on, 'cyan', l)
+              : l,
+    )
     .join('\n');
 }

@@ -1,13 +1,14 @@
 import { Command, Option } from 'commander';
 import { toHttpError, type ApiClient } from '../api-client.js';
 import type { KindDescriptor } from '../../src/kinds/descriptor.js';
-import { getPath } from '../../src/resources/object-path.js';
+import { getPath } from '../../src/lib/object-path.js';
 import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
 import { collectionPath, objectPath, resolveKind, resourceName } from '../kinds.js';
 import { listAll } from '../listing.js';
 import { age, OUTPUT_FORMATS, paint, table, toYaml, yamlDocuments, type Io, type OutputFormat } from '../output.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: objects of any kind as the server sent them
 type Obj = Record<string, any>;
 
 interface GetFlags {
@@ -64,26 +65,29 @@ async function getNamed(io: Io, api: ApiClient, d: KindDescriptor, names: string
     else if (res.status !== 200) throw toHttpError('GET', path, res);
     else found.push(res.body);
   }
-  if (found.length === 1 && names.length === 1 && (format === 'json' || format === 'yaml')) io.out(format === 'json' ? JSON.stringify(found[0], null, 2) + '\n' : toYaml(found[0]));
+  if (found.length === 1 && names.length === 1 && (format === 'json' || format === 'yaml')) io.out(format === 'json' ? `${JSON.stringify(found[0], null, 2)}\n` : toYaml(found[0]));
   else if (found.length) printList(io, d, found, format, false, project);
   if (!missing.length) return;
   const where = project !== undefined ? ` in project "${project}"` : '';
   const list = `dashctl get ${d.plural}${project !== undefined ? ` -p ${project}` : ''}`;
-  throw new CliError(missing.map((n) => `${d.kind} "${n}" not found${where}`).join('\n') + ` (${list} lists them)`);
+  throw new CliError(`${missing.map((n) => `${d.kind} "${n}" not found${where}`).join('\n')} (${list} lists them)`);
 }
 
 /** The list in the chosen format. */
 export function printList(io: Io, d: KindDescriptor, items: Obj[], format: OutputFormat, cross: boolean, project?: string): void {
   switch (format) {
     case 'json':
-      return io.out(JSON.stringify(items, null, 2) + '\n');
+      io.out(`${JSON.stringify(items, null, 2)}\n`);
+      return;
     case 'yaml':
-      return io.out(items.length ? yamlDocuments(items) : '');
+      io.out(items.length ? yamlDocuments(items) : '');
+      return;
     case 'name':
-      return io.out(items.map((o) => `${resourceName(d, String(o.metadata?.name), o.metadata?.project ?? project)}\n`).join(''));
+      io.out(items.map((o) => `${resourceName(d, String(o.metadata?.name), o.metadata?.project ?? project)}\n`).join(''));
+      return;
     default:
-      if (!items.length) return io.err(`No ${d.plural} found${project ? ` in project ${project}` : ''}.\n`);
-      io.out(renderTable(items, cross, io.tty));
+      if (items.length) io.out(renderTable(items, cross, io.tty));
+      else io.err(`No ${d.plural} found${project ? ` in project ${project}` : ''}.\n`);
   }
 }
 
@@ -119,14 +123,20 @@ async function watch(io: Io, api: ApiClient, d: KindDescriptor, path: string, on
     if (ev.type === 'BOOKMARK') return;
     const o = ev.object ?? {};
     if (only.names && !only.names.includes(o.metadata?.name)) return;
-    if (format === 'json') return io.out(JSON.stringify(ev) + '\n');
-    if (format === 'yaml') return io.out('---\n' + toYaml(ev));
+    if (format === 'json') return io.out(`${JSON.stringify(ev)}\n`);
+    if (format === 'yaml') return io.out(`---\n${toYaml(ev)}`);
     if (format === 'name') return io.out(`${ev.type} ${resourceName(d, String(o.metadata?.name), o.metadata?.project)}\n`);
-    const row = [paint(io.tty, colours[ev.type as keyof typeof colours] ?? 'grey', String(ev.type)), ...(cross ? [String(o.metadata?.project ?? '')] : []), String(o.metadata?.name), String(o.metadata?.version ?? '-'), age(o.metadata?.updatedAt)];
+    const row = [
+      paint(io.tty, colours[ev.type as keyof typeof colours] ?? 'grey', String(ev.type)),
+      ...(cross ? [String(o.metadata?.project ?? '')] : []),
+      String(o.metadata?.name),
+      String(o.metadata?.version ?? '-'),
+      age(o.metadata?.updatedAt),
+    ];
     const header = ['EVENT', ...(cross ? ['PROJECT'] : []), 'NAME', 'VERSION', 'UPDATED'];
     // Fixed widths: rows arrive one at a time, so they cannot be aligned on the longest.
     const widths = [8, ...(cross ? [20] : []), 40, 7, 7];
-    const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] + (c.length - c.replace(/\x1b\[[0-9;]*m/g, '').length)))).join('  ') + '\n';
+    const line = (cells: string[]) => `${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] + (c.length - c.replace(/\x1b\[[0-9;]*m/g, '').length)))).join('  ')}\n`;
     if (!headerShown) io.out(line(header));
     headerShown = true;
     io.out(line(row));

@@ -54,15 +54,23 @@ export function makeHistoryCommand(env: Env): Command {
       const author = Array.isArray(managers?.body) ? managers.body.find((e) => e.version === m.version) : undefined;
       const now: Entry[] = m ? [{ version: m.version, updatedAt: m.updatedAt, ...(author ? { updatedBy: author.updatedBy, manager: author.manager } : {}), current: true }] : [];
       const entries: Entry[] = [...now, ...earlier];
-      if (flags.output === 'json') return io.out(JSON.stringify(entries, null, 2) + '\n');
+      if (flags.output === 'json') return io.out(`${JSON.stringify(entries, null, 2)}\n`);
       if (flags.output === 'yaml') return io.out(toYaml(entries));
       if (!m) io.err(`${label(d, name, project)} is deleted; its earlier versions can be restored with --restore VERSION.\n`);
-      io.out(table(['VERSION', 'UPDATED', 'BY', 'THROUGH', 'AGE'], entries.map((v) => [v.current ? `${v.version} (current)` : String(v.version), v.updatedAt, v.updatedBy ?? '-', v.manager ?? '-', age(v.updatedAt)])));
+      io.out(
+        table(
+          ['VERSION', 'UPDATED', 'BY', 'THROUGH', 'AGE'],
+          entries.map((v) => [v.current ? `${v.version} (current)` : String(v.version), v.updatedAt, v.updatedBy ?? '-', v.manager ?? '-', age(v.updatedAt)]),
+        ),
+      );
     });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: an object of any kind as the server sent it
+type Obj = Record<string, any>;
+
 /** One version: a number, or `current` (the object as it is now). */
-async function version(api: ApiClient, path: string, which: string): Promise<Record<string, any>> {
+async function version(api: ApiClient, path: string, which: string): Promise<Obj> {
   if (which === 'current') return (await api.call('GET', path)).body;
   if (!/^\d+$/.test(which)) throw new CliError(`"${which}" is not a version: use a number from dashctl history, or current`);
   const res = await api.request('GET', `${path}/versions/${which}`);
@@ -76,9 +84,9 @@ async function version(api: ApiClient, path: string, which: string): Promise<Rec
 async function diffVersions(api: ApiClient, d: KindDescriptor, name: string, project: string | undefined, path: string, which: string[], tty: boolean): Promise<string> {
   if (which.length !== 2) throw new CliError(`--diff takes two versions, e.g. --diff 3 current (got ${which.length})`);
   const [a, b] = await Promise.all(which.map((w) => version(api, path, w)));
-  const text = (o: Record<string, any>) => toYaml(canonical(withoutServerFields(o)));
+  const text = (o: Obj) => toYaml(canonical(withoutServerFields(o)));
   const id = resourceName(d, name, project);
-  const tag = (w: string, o: Record<string, any>) => `${id} version ${o.metadata?.version ?? w}${w === 'current' ? ' (current)' : ''}`;
+  const tag = (w: string, o: Obj) => `${id} version ${o.metadata?.version ?? w}${w === 'current' ? ' (current)' : ''}`;
   const out = unifiedDiff(text(a), text(b), { from: tag(which[0], a), to: tag(which[1], b) });
   if (!out) return `# ${id}: versions ${which[0]} and ${which[1]} have the same content\n`;
   return colourDiff(out, (c, s) => paint(tty, c, s));

@@ -7,6 +7,7 @@ import { OfflineValidator } from '../offline-validator.js';
 import { paint } from '../output.js';
 import { mapPool } from '../pool.js';
 import { describeFailure, resolveTargets, type Target } from '../targets.js';
+import { isObj } from '../../src/lib/is-obj.js';
 import { collect } from './apply.js';
 
 interface LintFlags {
@@ -28,8 +29,8 @@ export function makeLintCommand(env: Env): Command {
     .description('validate resources offline with the same schemas and checks as the server (--online: ask the server)')
     .requiredOption('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', collect, [])
     .option('--online', 'validate with the server (POST /api/validate/<plural>) instead')
-    .option('--plugin-schemas-dir <dir>', 'extra plugin schemas, as the server\'s plugin.schemas_dir')
-    .option('--secret-files-dir <dir>', 'as the server\'s security.secret_files_dir (*File secret fields)')
+    .option('--plugin-schemas-dir <dir>', "extra plugin schemas, as the server's plugin.schemas_dir")
+    .option('--secret-files-dir <dir>', "as the server's security.secret_files_dir (*File secret fields)")
     .option('-v, --verbose', 'also list the valid resources')
     .addOption(new Option('-o, --output <format>', 'text, or json: [{file, index, kind, name, valid, message?, details?}]').choices(['text', 'json']).default('text'))
     .action(async (flags: LintFlags) => {
@@ -43,10 +44,25 @@ export function makeLintCommand(env: Env): Command {
       const errors = await mapPool(targets, 16, async (t) => check(t));
       if (flags.output === 'json') {
         const report = [
-          ...unresolved.map((u) => ({ file: u.m.file, index: u.m.index, kind: u.m.object.kind, name: (u.m.object.metadata as { name?: unknown })?.name, valid: false, message: u.message, details: [] })),
-          ...targets.map((t, i) => ({ file: t.m.file, index: t.m.index, kind: t.d.kind, name: t.name, valid: !errors[i], ...(errors[i] ? { message: errors[i]!.message, details: errors[i]!.details } : {}) })),
+          ...unresolved.map((u) => ({
+            file: u.m.file,
+            index: u.m.index,
+            kind: u.m.object.kind,
+            name: isObj(u.m.object.metadata) ? u.m.object.metadata.name : undefined,
+            valid: false,
+            message: u.message,
+            details: [],
+          })),
+          ...targets.map((t, i) => ({
+            file: t.m.file,
+            index: t.m.index,
+            kind: t.d.kind,
+            name: t.name,
+            valid: !errors[i],
+            ...(errors[i] ? { message: errors[i]!.message, details: errors[i]!.details } : {}),
+          })),
         ];
-        io.out(JSON.stringify(report, null, 2) + '\n');
+        io.out(`${JSON.stringify(report, null, 2)}\n`);
         if (report.some((r) => !r.valid)) process.exitCode = 1;
         return;
       }
@@ -55,7 +71,7 @@ export function makeLintCommand(env: Env): Command {
         const e = errors[i];
         if (e) {
           invalid++;
-          io.err(describeFailure(t, e) + '\n');
+          io.err(`${describeFailure(t, e)}\n`);
         } else if (flags.verbose) {
           io.out(`${where(t.m)} ${t.label} ${paint(io.tty, 'green', 'valid')}\n`);
         }

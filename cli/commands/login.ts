@@ -68,7 +68,11 @@ export function makeLoginCommand(env: Env): Command {
         // a token given as is is checked before it is saved: a typo must not replace a working login
         const checked = flags.token && info.enabled ? await whoami(url, flags.token) : undefined;
         const name = contextFor(ctx, url);
-        ctx.saveContext(name, { url, accessToken: tokens?.access_token, refreshToken: tokens?.refresh_token, expiry: tokens?.expiry, ...(flags.project !== undefined ? { project: flags.project } : {}) }, true);
+        ctx.saveContext(
+          name,
+          { url, accessToken: tokens?.access_token, refreshToken: tokens?.refresh_token, expiry: tokens?.expiry, ...(flags.project !== undefined ? { project: flags.project } : {}) },
+          true,
+        );
         const context = ` (context ${name})`;
         if (!tokens) return ctx.io.out(`${url}: authentication is disabled on this server; saved as the current server${context}\n`);
         const who = subject(tokens.access_token) ?? checked;
@@ -92,7 +96,8 @@ async function checkProject(url: string, token: string | undefined, project: str
   const api = new ApiClient({ url, accessToken: token, connections: 1 });
   try {
     const res = await api.request('GET', objectPath(KINDS.projectKind, project));
-    if (res.status === 404) throw new CliError(`project "${project}" does not exist on ${url}; nothing was saved. -p is --project (as in every dashctl command): give a password with --password-stdin or --password`);
+    if (res.status === 404)
+      throw new CliError(`project "${project}" does not exist on ${url}; nothing was saved. -p is --project (as in every dashctl command): give a password with --password-stdin or --password`);
   } finally {
     await api.close();
   }

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { join } from 'node:path';
 import { isApiError } from '../../src/errors.js';
+import type { Dashboard, Datasource } from '../../src/kinds/generated/types.js';
 import { migrateGrafanaDashboard } from '../../src/migrate/dashboard.js';
 import { formatReport, type MigrationReport } from '../../src/migrate/report.js';
 import { SCHEMAS_DIR } from '../../src/paths.js';
@@ -25,6 +26,7 @@ interface MigrateFlags {
   verbose?: boolean;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a converted dashboard, read loosely like its Grafana source
 type Migrated = { dashboard: Record<string, any>; report?: MigrationReport };
 
 /** `--input DS_PROMETHEUS=prometheus` -> {DS_PROMETHEUS: 'prometheus'}. */
@@ -53,7 +55,7 @@ export function makeMigrateCommand(env: Env): Command {
     .option('-p, --project <name>', 'project the dashboards are for: their names are made unique there (asks the server)')
     .option('--apply', 'create the dashboards in the project (--project or the default one) instead of printing them')
     .option('--online', 'migrate on the server (POST /api/migrate) instead of locally')
-    .option('--datasource <name>', "Prometheus datasource every query names (default: with a project, its default one; else none)")
+    .option('--datasource <name>', 'Prometheus datasource every query names (default: with a project, its default one; else none)')
     .option('--name <name>', 'name of the dashboard (a single input only; default: the Grafana uid or title)')
     .option('--input <KEY=VALUE>', 'value of an export input, e.g. DS_PROMETHEUS=prometheus (repeatable)', collect, [])
     .option('--use-default-datasource', 'name no datasource: every query uses the default of its kind')
@@ -80,7 +82,10 @@ export function makeMigrateCommand(env: Env): Command {
       for (const f of files) {
         try {
           const options = { input, datasource, useDefaultDatasource: flags.useDefaultDatasource, project, name: flags.name };
-          const m = api && flags.online ? await online(api, f, options) : migrateGrafanaDashboard(f.json, { ...options, notes, source: 'the file', takenNames: taken, hasPlugin: (k) => plugins!.get(k) !== undefined });
+          const m =
+            api && flags.online
+              ? await online(api, f, options)
+              : migrateGrafanaDashboard(f.json, { ...options, notes, source: 'the file', takenNames: taken, hasPlugin: (k) => plugins!.get(k) !== undefined });
           taken.add(m.dashboard.metadata.name);
           results.push(m);
           io.err(`# ${f.label} -> Dashboard ${m.dashboard.metadata.name}\n${m.report ? formatReport(m.report, flags.verbose) : '(the server sent no report)\n'}`);
@@ -89,8 +94,22 @@ export function makeMigrateCommand(env: Env): Command {
           io.err(`error: ${f.label}: ${isApiError(e) ? e.message : describeError(e)}\n`);
         }
       }
-      if (flags.apply) failed += await create(api!, project!, results, (t) => io.out(t), (t) => io.err(t));
-      else if (results.length > 0) io.out(flags.output === 'json' ? JSON.stringify(results.length === 1 ? results[0].dashboard : results.map((r) => r.dashboard), null, 2) + '\n' : results.length === 1 ? toYaml(results[0].dashboard) : yamlDocuments(results.map((r) => r.dashboard)));
+      if (flags.apply)
+        failed += await create(
+          api!,
+          project!,
+          results,
+          (t) => io.out(t),
+          (t) => io.err(t),
+        );
+      else if (results.length > 0)
+        io.out(
+          flags.output === 'json'
+            ? `${JSON.stringify(results.length === 1 ? results[0].dashboard : results.map((r) => r.dashboard), null, 2)}\n`
+            : results.length === 1
+              ? toYaml(results[0].dashboard)
+              : yamlDocuments(results.map((r) => r.dashboard)),
+        );
       if (failed > 0) process.exitCode = 1;
     });
 }
@@ -110,7 +129,7 @@ async function dashboardNames(api: ApiClient, project: string): Promise<Set<stri
   if (exists.status === 404) throw new CliError(`project "${project}" does not exist: create it first (dashctl apply -f project.yaml), or pick another with --project`);
   const res = await api.request('GET', `/api/v1/projects/${encodeURIComponent(project)}/dashboards`, { query: { metadata_only: 'true' } });
   if (res.status !== 200) throw new CliError(`cannot list the dashboards of project "${project}": ${res.body?.message ?? res.status}`);
-  return new Set((res.body as { metadata: { name: string } }[]).map((d) => d.metadata.name));
+  return new Set((res.body as Dashboard[]).map((d) => d.metadata.name));
 }
 
 /** The project's default Prometheus datasource, else the global default one; undefined when there is none. */
@@ -118,7 +137,7 @@ async function defaultPrometheus(api: ApiClient, project: string): Promise<strin
   for (const path of [`/api/v1/projects/${encodeURIComponent(project)}/datasources`, '/api/v1/globaldatasources']) {
     const res = await api.request('GET', path, { query: { default: 'true' } });
     if (res.status !== 200) continue;
-    const hit = (res.body as { metadata: { name: string }; spec?: { plugin?: { kind?: string } } }[]).find((d) => /^(Prometheus|Metrics)Datasource$/.test(d.spec?.plugin?.kind ?? ''));
+    const hit = (res.body as Datasource[]).find((d) => /^(Prometheus|Metrics)Datasource$/.test(d.spec?.plugin?.kind ?? ''));
     if (hit) return hit.metadata.name;
   }
   return undefined;

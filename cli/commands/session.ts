@@ -30,10 +30,10 @@ export function makeWhoamiCommand(env: Env): Command {
       if (!(await authInfo(api)).enabled) {
         if (flags.output === 'name') return ctx.io.out('anonymous (authentication is disabled)\n');
         const doc = { kind: 'User', metadata: { name: 'anonymous' }, authentication: 'disabled' };
-        return ctx.io.out(flags.output === 'json' ? JSON.stringify(doc, null, 2) + '\n' : toYaml(doc));
+        return ctx.io.out(flags.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : toYaml(doc));
       }
       const { body } = await api.call('GET', '/api/v1/user/whoami');
-      if (flags.output === 'json') return ctx.io.out(JSON.stringify(body, null, 2) + '\n');
+      if (flags.output === 'json') return ctx.io.out(`${JSON.stringify(body, null, 2)}\n`);
       if (flags.output === 'yaml') return ctx.io.out(toYaml(body));
       ctx.io.out(`${body?.metadata?.name}\n`);
     });

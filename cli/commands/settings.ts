@@ -13,7 +13,10 @@ import { claims } from './login.js';
 export function makeConfigCommand(env: Env): Command {
   const cmd = new Command('config').description('show or change the saved settings (url, project) and contexts (get-contexts, use-context, set-context, ...)');
   cmd.action(() => show(env));
-  cmd.command('show').description('show the saved settings').action(() => show(env));
+  cmd
+    .command('show')
+    .description('show the saved settings')
+    .action(() => show(env));
   cmd
     .command('set')
     .description(`set ${SETTABLE_KEYS.join(' or ')}`)

@@ -35,7 +35,7 @@ export function makeTokenCommand(env: Env): Command {
     .command('create')
     .description('create a token and print it (once): NAME says what it is for')
     .argument('<name>', 'what the token is for, e.g. ci-deploy')
-    .option('--ttl <duration>', 'lifetime, e.g. 30d or 12h (at most the server\'s security.authentication.max_token_ttl)')
+    .option('--ttl <duration>', "lifetime, e.g. 30d or 12h (at most the server's security.authentication.max_token_ttl)")
     .option('--expires-at <time>', 'expiry as an RFC 3339 time instead of --ttl')
     .option('--permission <spec...>', 'narrow the token: ACTIONS:KINDS[@PROJECTS], comma-separated lists, e.g. read:Dashboard,Folder@team-a (repeatable)')
     .addOption(ownerOption())
@@ -46,7 +46,7 @@ export function makeTokenCommand(env: Env): Command {
       if (!flags.ttl === !flags.expiresAt) throw new CliError('give the token an expiry: --ttl DURATION (e.g. 30d) or --expires-at TIME');
       const body = { name, ...(flags.ttl ? { ttl: flags.ttl } : { expiresAt: flags.expiresAt }), ...(flags.permission ? { permissions: flags.permission.map(parsePermission) } : {}) };
       const { body: t } = await ctx.client().call<TokenInfo>('POST', tokensPath(ctx, flags), { body });
-      if (flags.output === 'json') return ctx.io.out(JSON.stringify(t, null, 2) + '\n');
+      if (flags.output === 'json') return ctx.io.out(`${JSON.stringify(t, null, 2)}\n`);
       if (flags.output === 'yaml') return ctx.io.out(toYaml(t));
       ctx.io.err(`token "${t.name}" (id ${t.id}) of ${owner(t)}, expires ${t.expiresAt}; copy it now, it is not shown again\n`);
       ctx.io.out(`${t.token}\n`);
@@ -60,10 +60,18 @@ export function makeTokenCommand(env: Env): Command {
     .action(async (flags: OwnerFlags & { output: string }) => {
       const ctx = env.ctx();
       const { body } = await ctx.client().call<TokenInfo[]>('GET', tokensPath(ctx, flags));
-      if (flags.output === 'json') return ctx.io.out(JSON.stringify(body, null, 2) + '\n');
+      if (flags.output === 'json') return ctx.io.out(`${JSON.stringify(body, null, 2)}\n`);
       if (flags.output === 'yaml') return ctx.io.out(toYaml(body));
       if (!body.length) return ctx.io.err('no tokens\n');
-      const rows = body.map((t) => [t.id, t.name, owner(t), t.expiresAt, t.lastUsedAt ? age(t.lastUsedAt) + ' ago' : 'never', t.permissions ? t.permissions.map(formatPermission).join(' ') : 'all', age(t.createdAt)]);
+      const rows = body.map((t) => [
+        t.id,
+        t.name,
+        owner(t),
+        t.expiresAt,
+        t.lastUsedAt ? `${age(t.lastUsedAt)} ago` : 'never',
+        t.permissions ? t.permissions.map(formatPermission).join(' ') : 'all',
+        age(t.createdAt),
+      ]);
       ctx.io.out(table(['ID', 'NAME', 'OWNER', 'EXPIRES', 'LAST USED', 'PERMISSIONS', 'AGE'], rows));
     });
   cmd
@@ -86,7 +94,13 @@ function tokensPath(ctx: Context, flags: OwnerFlags): string {
   const m = /^([^/]+)\/([^/]+)$/.exec(flags.owner);
   if (!m) throw new CliError(`--owner takes KIND/NAME, e.g. serviceaccount/ci, not ${JSON.stringify(flags.owner)}`);
   const d = resolveKind(m[1]);
-  if (!d.tokenOwner) throw new CliError(`a ${d.kind} cannot own tokens; owners are ${KINDS.all().filter((k) => k.tokenOwner).map((k) => k.plural).join(', ')}`);
+  if (!d.tokenOwner)
+    throw new CliError(
+      `a ${d.kind} cannot own tokens; owners are ${KINDS.all()
+        .filter((k) => k.tokenOwner)
+        .map((k) => k.plural)
+        .join(', ')}`,
+    );
   const project = d.scope === 'project' ? ctx.requiredProject(flags.project, d.kind) : undefined;
   return `${objectPath(d, m[2], project)}/tokens`;
 }
@@ -95,7 +109,11 @@ function tokensPath(ctx: Context, flags: OwnerFlags): string {
 export function parsePermission(spec: string): { actions: string[]; scopes: string[]; projects?: string[] } {
   const m = /^([^:@]+):([^@]+)(?:@(.+))?$/.exec(spec);
   if (!m) throw new CliError(`--permission takes ACTIONS:KINDS[@PROJECTS], e.g. read:Dashboard@team-a, not ${JSON.stringify(spec)}`);
-  const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+  const list = (s: string) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
   const scopes = list(m[2]).map((k) => (k === '*' ? k : resolveKind(k).kind));
   return { actions: list(m[1]), scopes, ...(m[3] ? { projects: list(m[3]) } : {}) };
 }

@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 import { toHttpError } from '../api-client.js';
-import type { BuildInfo } from '../../src/api/system-routes.js';
-import { readBuildInfo } from '../../src/build-info.js';
+import { readBuildInfo, type BuildInfo } from '../../src/build-info.js';
 import type { Env } from '../env.js';
 import { describeError } from '../errors.js';
 import { toYaml } from '../output.js';
@@ -35,7 +34,7 @@ export function makeVersionCommand(env: Env): Command {
       }
       if (flags.output) {
         const doc = { clientVersion: { version: client.version, commit: client.commit }, ...(server ? { serverVersion: server } : {}) };
-        io.out(flags.output === 'json' ? JSON.stringify(doc, null, 2) + '\n' : toYaml(doc));
+        io.out(flags.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : toYaml(doc));
       } else {
         io.out(`Client Version: ${client.version}${commit(client.commit)}\n`);
         if (server) io.out(`Server Version: ${server.version}${commit(server.commit)} at ${server.url}\n`);

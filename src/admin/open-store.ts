@@ -5,21 +5,25 @@ import { PostgresStore } from '../storage/postgres-store.js';
 import type { Store } from '../storage/store.js';
 
 /** Whether the configuration names a PostgreSQL server (several replicas share it). */
-export function usesPostgres(config: Readonly<ServerConfig>): boolean {
+export function usesPostgres(config: Readonly<StoreConfig>): boolean {
   const pg = config.database?.postgres;
   return !!(pg && (pg.url || pg.host));
 }
 
+/** The parts of the configuration that name a store. */
+export type StoreConfig = Pick<ServerConfig, 'database' | 'watch'>;
+
 /**
  * The store a configuration names: PostgreSQL when database.postgres names a server, else the
- * embedded LevelDB. The server and every offline command (`secrets rotate`, backup, restore)
- * open it through here, so they all work on the same data.
+ * embedded LevelDB. The server and every offline command (`secrets rotate`, `migrate-store`,
+ * backup, restore) open it through here, so they all work on the same data. `env` supplies the
+ * PostgreSQL password when no password_file is configured.
  */
-export function openStore(config: Readonly<ServerConfig>): Store {
+export function openStore(config: Readonly<StoreConfig>, env: Readonly<Record<string, string | undefined>> = process.env): Store {
   const eventLogSize = config.watch?.event_log_size ?? 10_000;
-  if (!usesPostgres(config)) return new LevelStore(config.database?.level?.path ?? './data', { eventLogSize });
-  const pg = config.database!.postgres!;
-  const password = pg.password_file ? readFileSync(pg.password_file, 'utf8').trim() : process.env.DASHPLANE_DATABASE_POSTGRES_PASSWORD;
+  const pg = config.database?.postgres;
+  if (!pg || !usesPostgres(config)) return new LevelStore(config.database?.level?.path ?? './data', { eventLogSize });
+  const password = pg.password_file ? readFileSync(pg.password_file, 'utf8').trim() : env.DASHPLANE_DATABASE_POSTGRES_PASSWORD;
   return new PostgresStore({
     ...(pg.url ? { url: pg.url } : {}),
     ...(pg.host ? { host: pg.host } : {}),
@@ -34,12 +38,24 @@ export function openStore(config: Readonly<ServerConfig>): Store {
 }
 
 /**
+ * The store a command-line URI names (`migrate-store`, backup and restore): `level:<path>` or a
+ * `postgres://` URL, opened as a configuration naming it would be (the URL carries any password).
+ */
+export function storeFromUri(uri: string): Store {
+  if (uri.startsWith('level:')) return openStore({ database: { level: { path: uri.slice('level:'.length) } } }, {});
+  if (/^postgres(ql)?:\/\//.test(uri)) return openStore({ database: { postgres: { url: uri } } }, {});
+  throw new Error(`"${uri}" is neither level:<directory> nor postgres://user@host:port/database`);
+}
+
+/**
  * With PostgreSQL every replica (and every offline command) needs the same configured key: a
  * key generated into one machine's data directory would not be the others'.
  */
 export function assertSharedKey(config: Readonly<ServerConfig>): void {
   const s = config.security;
   if (usesPostgres(config) && !s?.encryption_key && !s?.encryption_key_file) {
-    throw new Error('with database.postgres every replica needs the same key: set security.encryption_key_file, security.encryption_key or DASHPLANE_ENCRYPTION_KEY (generate one with: openssl rand -hex 32)');
+    throw new Error(
+      'with database.postgres every replica needs the same key: set security.encryption_key_file, security.encryption_key or DASHPLANE_ENCRYPTION_KEY (generate one with: openssl rand -hex 32)',
+    );
   }
 }

@@ -2,13 +2,13 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { Authenticator } from '../auth/authenticator.js';
-import { ANONYMOUS, type Principal } from '../auth/authorizer.js';
+import { ANONYMOUS, type Principal } from '../access/authorizer.js';
 import { AUTH_COOKIES, parseCookies } from '../auth/cookies.js';
-import type { ServerConfig } from '../config.js';
+import type { ResolvedConfig } from '../config.js';
 import { ApiError, badRequest, forbidden, unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { PluginRegistry } from '../plugins/registry.js';
-import { parseDuration } from '../resources/duration.js';
+import { durationMs } from '../lib/duration.js';
 import type { ResourceService } from '../resources/service.js';
 import { SCHEMAS_DIR } from '../paths.js';
 import type { Store } from '../storage/store.js';
@@ -28,7 +28,8 @@ import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { registerSchemaRoutes } from './schema-routes.js';
 import { registerResourceRoutes } from './resource-router.js';
 import { registerStaticRoutes, type StaticRouteOptions } from './static-routes.js';
-import { registerSystemRoutes, type BuildInfo } from './system-routes.js';
+import type { BuildInfo } from '../build-info.js';
+import { registerSystemRoutes } from './system-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,7 +45,7 @@ declare module 'fastify' {
 const MAX_QUERY_PARAMS = 100;
 
 export interface AppOptions {
-  config: Readonly<ServerConfig>;
+  config: Readonly<ResolvedConfig>;
   registry: KindRegistry;
   plugins: PluginRegistry;
   service: ResourceService;
@@ -68,15 +69,15 @@ export interface AppOptions {
 
 /** Builds the Fastify application: hygiene hooks, parsers, error handler, routes. */
 export function buildApp(o: AppOptions): FastifyInstance {
-  const http = o.config.http!;
+  const http = o.config.http;
   const app = Fastify({
     ...(isLogger(o.logger) ? { loggerInstance: o.logger as unknown as FastifyBaseLogger } : { logger: o.logger as never }),
     bodyLimit: http.body_limit,
     routerOptions: { caseSensitive: false, maxParamLength: 1000, ignoreTrailingSlash: true, querystringParser: parseQuery },
     // Against slowloris: headers must arrive within headers_timeout, the whole request within request_timeout.
     // Node checks those timeouts every connectionsCheckingInterval (30 s by default): check often.
-    http: { headersTimeout: parseDuration(http.headers_timeout!), connectionsCheckingInterval: 1000 } as never,
-    requestTimeout: parseDuration(http.request_timeout!),
+    http: { headersTimeout: durationMs(http.headers_timeout), connectionsCheckingInterval: 1000 } as never,
+    requestTimeout: durationMs(http.request_timeout),
     // One log line per request (written in onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
@@ -165,7 +166,7 @@ function refuseCrossSite(request: FastifyRequest): void {
   if (!UNSAFE_METHODS.has(request.method) || request.headers.authorization !== undefined) return;
   const cookies = parseCookies(request.headers);
   if (!AUTH_COOKIES.some((c) => cookies.has(c))) return;
-  if (request.headers['sec-fetch-site'] === 'cross-site') throw forbidden('cross-site request refused: requests authenticated by cookies must come from this server\'s own pages');
+  if (request.headers['sec-fetch-site'] === 'cross-site') throw forbidden("cross-site request refused: requests authenticated by cookies must come from this server's own pages");
   const origin = request.headers.origin;
   if (origin !== undefined && originHost(origin) !== request.headers.host) {
     throw forbidden(`request from origin ${origin} refused: requests authenticated by cookies must come from this server's own pages`);

@@ -9,7 +9,8 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{
 /** The filters of `GET /api/v1/audit` (user, kind, project, action, from, to), each checked. */
 export function auditFilters(q: Query): Omit<AuditQuery, 'limit' | 'beforeId' | 'afterId'> {
   const user = single(q, 'user');
-  if (user !== undefined && (user === '' || user.length > 256 || /[\u0000-\u001f]/.test(user))) throw badRequest('query parameter "user" must be a user or service account name (1 to 256 printable characters)');
+  if (user !== undefined && (user === '' || user.length > 256 || /[\u0000-\u001f]/.test(user)))
+    throw badRequest('query parameter "user" must be a user or service account name (1 to 256 printable characters)');
   const kind = single(q, 'kind');
   if (kind !== undefined && !/^[A-Za-z]{1,100}$/.test(kind)) throw badRequest(`query parameter "kind" must be a kind name such as Dashboard, not ${JSON.stringify(kind.slice(0, 80))}`);
   const project = nameParam(q, 'project');
@@ -22,7 +23,14 @@ export function auditFilters(q: Query): Omit<AuditQuery, 'limit' | 'beforeId' | 
   };
   const since = time('from');
   const until = time('to');
-  return { ...(user !== undefined ? { user } : {}), ...(kind ? { kind } : {}), ...(project !== undefined ? { project } : {}), ...(action ? { action } : {}), ...(since ? { since } : {}), ...(until ? { until } : {}) };
+  return {
+    ...(user !== undefined ? { user } : {}),
+    ...(kind ? { kind } : {}),
+    ...(project !== undefined ? { project } : {}),
+    ...(action ? { action } : {}),
+    ...(since ? { since } : {}),
+    ...(until ? { until } : {}),
+  };
 }
 
 /** `limit` (default 100) and `continue` (the id the next page starts below). */

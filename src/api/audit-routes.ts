@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Authorizer, Visible } from '../auth/authorizer.js';
+import type { Authorizer, Visible } from '../access/authorizer.js';
 import { badRequest } from '../errors.js';
 import { AUDIT_KIND } from '../kinds/audit-event.js';
 import type { AuditEntry, AuditQuery } from '../storage/audit-types.js';
@@ -52,7 +52,8 @@ export function registerAuditRoutes(app: FastifyInstance, o: AuditRouteOptions):
   });
   app.get<{ Querystring: Query }>('/api/v1/audit', AUDIT_DOC, async (req, reply) => {
     const filters = auditFilters(req.query);
-    const visible = () => (filters.project !== undefined ? o.authorizer.readable(req.principal, AUDIT_KIND, filters.project) : o.authorizer.readable(req.principal, AUDIT_KIND, undefined, { requireSome: true }));
+    const visible = () =>
+      filters.project !== undefined ? o.authorizer.readable(req.principal, AUDIT_KIND, filters.project) : o.authorizer.readable(req.principal, AUDIT_KIND, undefined, { requireSome: true });
     const shown = await visible();
     if (flag(req.query, 'watch')) return watch(req, reply, o, filters, visible, shown, streams);
     const { limit, beforeId } = auditPage(req.query);
@@ -80,7 +81,15 @@ function isShown(shown: Visible, e: AuditEntry): boolean {
 }
 
 /** New entries as they are committed (on any replica), from `since` (an id) or from now. */
-async function watch(req: FastifyRequest<{ Querystring: Query }>, reply: FastifyReply, o: AuditRouteOptions, filters: Filters, visible: () => Promise<Visible>, first: Visible, streams: Set<AbortController>) {
+async function watch(
+  req: FastifyRequest<{ Querystring: Query }>,
+  reply: FastifyReply,
+  o: AuditRouteOptions,
+  filters: Filters,
+  visible: () => Promise<Visible>,
+  first: Visible,
+  streams: Set<AbortController>,
+) {
   const since = single(req.query, 'since');
   if (since !== undefined && !/^\d{1,15}$/.test(since)) throw badRequest(`query parameter "since" must be an audit entry id, not ${JSON.stringify(since)}`);
   let cursor = since !== undefined ? Number(since) : await o.store.lastAuditId();
@@ -131,4 +140,3 @@ function nextUrl(url: string, token: string): string {
   u.searchParams.set('continue', token);
   return u.pathname + u.search;
 }
-

@@ -6,7 +6,7 @@ import type { IssuedTokens } from '../auth/tokens.js';
 import { forbidden, notFound } from '../errors.js';
 import { mask } from '../resources/masking.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
-import { assertName } from '../resources/names.js';
+import { assertName } from '../lib/names.js';
 import type { ResourceService } from '../resources/service.js';
 import { documented, type ResponseDoc } from './route-doc.js';
 import { registerTokenRoutes, type TokenRouteOptions } from './token-routes.js';
@@ -25,52 +25,92 @@ export interface AuthRouteOptions {
 /** Login, refresh, logout, whoami and permissions (docs/api.md §2, §12); only mounted with auth on. */
 export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): void {
   if (o.enableNative) {
-    app.post('/api/auth/providers/native/login', documented({
-      tag: 'Authentication',
-      summary: 'Signs in with a user name and password: a token pair and the session cookies',
-      body: { description: '`{"login", "password"}`', schema: 'LoginRequest', required: true },
-      responses: { 200: TOKENS, 400: { description: 'Wrong login or password (one message for both)', schema: 'Error' }, 429: { description: 'Too many failed logins; `Retry-After` says when to try again', schema: 'Error' } },
-    }, true), async (req, reply) => sendTokens(reply, await o.auth.login(req.body, req.principal), o.cookie));
+    app.post(
+      '/api/auth/providers/native/login',
+      documented(
+        {
+          tag: 'Authentication',
+          summary: 'Signs in with a user name and password: a token pair and the session cookies',
+          body: { description: '`{"login", "password"}`', schema: 'LoginRequest', required: true },
+          responses: {
+            200: TOKENS,
+            400: { description: 'Wrong login or password (one message for both)', schema: 'Error' },
+            429: { description: 'Too many failed logins; `Retry-After` says when to try again', schema: 'Error' },
+          },
+        },
+        true,
+      ),
+      async (req, reply) => sendTokens(reply, await o.auth.login(req.body, req.principal), o.cookie),
+    );
   }
 
-  app.post('/api/auth/refresh', documented({
-    tag: 'Authentication',
-    summary: 'A new token pair for a refresh token (from the body or the jwtRefreshToken cookie); the old one is spent',
-    body: { description: '`{"refresh_token"}`, or no body with the cookie', schema: { type: 'object', properties: { refresh_token: { type: 'string' } } } },
-    responses: { 200: TOKENS, 401: { description: 'Unknown, expired, revoked or already used refresh token (a reuse revokes the session)', schema: 'Error' } },
-  }, true), async (req, reply) => {
-    const fromBody = (req.body as { refresh_token?: unknown } | undefined)?.refresh_token;
-    const token = typeof fromBody === 'string' ? fromBody : parseCookies(req.headers).get(COOKIE_REFRESH);
-    return sendTokens(reply, await o.auth.refresh(token), o.cookie);
-  });
+  app.post(
+    '/api/auth/refresh',
+    documented(
+      {
+        tag: 'Authentication',
+        summary: 'A new token pair for a refresh token (from the body or the jwtRefreshToken cookie); the old one is spent',
+        body: { description: '`{"refresh_token"}`, or no body with the cookie', schema: { type: 'object', properties: { refresh_token: { type: 'string' } } } },
+        responses: { 200: TOKENS, 401: { description: 'Unknown, expired, revoked or already used refresh token (a reuse revokes the session)', schema: 'Error' } },
+      },
+      true,
+    ),
+    async (req, reply) => {
+      const fromBody = (req.body as { refresh_token?: unknown } | undefined)?.refresh_token;
+      const token = typeof fromBody === 'string' ? fromBody : parseCookies(req.headers).get(COOKIE_REFRESH);
+      return sendTokens(reply, await o.auth.refresh(token), o.cookie);
+    },
+  );
 
-  app.get('/api/auth/logout', documented({ tag: 'Authentication', summary: 'Ends the session on the server and clears the cookies', responses: { 204: { description: 'Signed out' } } }), async (req, reply) => {
-    await o.auth.logout(req.principal);
-    void reply.header('set-cookie', AUTH_COOKIES.map((name) => serializeCookie(name, '', { ...o.cookie, httpOnly: name !== COOKIE_PAYLOAD, maxAge: 0 })));
-    return reply.code(204).send();
-  });
+  app.get(
+    '/api/auth/logout',
+    documented({ tag: 'Authentication', summary: 'Ends the session on the server and clears the cookies', responses: { 204: { description: 'Signed out' } } }),
+    async (req, reply) => {
+      await o.auth.logout(req.principal);
+      void reply.header(
+        'set-cookie',
+        AUTH_COOKIES.map((name) => serializeCookie(name, '', { ...o.cookie, httpOnly: name !== COOKIE_PAYLOAD, maxAge: 0 })),
+      );
+      return reply.code(204).send();
+    },
+  );
 
-  app.get('/api/v1/user/whoami', documented({ tag: 'Authentication', summary: 'The signed-in user (password masked), or the service account an API token stands for', responses: { 200: { description: 'The User (or ServiceAccount)', schema: 'User' } } }), async (req) => {
-    const s = req.principal.subject;
-    if (!s) return o.service.get(req.principal, o.userKind, '', req.principal.name);
-    // a service account (API token): its own object, whatever it may read
-    const found = await o.tokens.store.get({ kind: s.kind, project: s.project ?? '', name: s.name });
-    if (!found) throw notFound(`${s.kind} "${s.name}" no longer exists`);
-    return mask(o.tokens.registry.byName(s.kind)!, found);
-  });
+  app.get(
+    '/api/v1/user/whoami',
+    documented({
+      tag: 'Authentication',
+      summary: 'The signed-in user (password masked), or the service account an API token stands for',
+      responses: { 200: { description: 'The User (or ServiceAccount)', schema: 'User' } },
+    }),
+    async (req) => {
+      const s = req.principal.subject;
+      if (!s) return o.service.get(req.principal, o.userKind, '', req.principal.name);
+      // a service account (API token): its own object, whatever it may read
+      const found = await o.tokens.store.get({ kind: s.kind, project: s.project ?? '', name: s.name });
+      if (!found) throw notFound(`${s.kind} "${s.name}" no longer exists`);
+      return mask(o.tokens.registry.byName(s.kind)!, found);
+    },
+  );
 
   registerTokenRoutes(app, { ...o.tokens, service: o.service });
 
-  app.get<{ Params: { name: string } }>('/api/v1/users/:name/permissions', documented({
-    tag: 'Authentication',
-    summary: "The caller's own permissions by project (`*` = global)",
-    params: { name: 'The caller\'s own user name' },
-    responses: { 200: { description: '`{"<project or *>": [{actions, scopes}]}`', schema: { type: 'object', additionalProperties: { type: 'array', items: { $ref: '#/components/schemas/Permission' } } } }, 403: { description: 'Another user\'s permissions', schema: 'Error' } },
-  }), async (req) => {
-    assertName(req.params.name, 'name in the URL path');
-    if (req.params.name !== req.principal.name) throw forbidden('you can only read your own permissions');
-    return o.rbac.permissionsOf(req.principal);
-  });
+  app.get<{ Params: { name: string } }>(
+    '/api/v1/users/:name/permissions',
+    documented({
+      tag: 'Authentication',
+      summary: "The caller's own permissions by project (`*` = global)",
+      params: { name: "The caller's own user name" },
+      responses: {
+        200: { description: '`{"<project or *>": [{actions, scopes}]}`', schema: { type: 'object', additionalProperties: { type: 'array', items: { $ref: '#/components/schemas/Permission' } } } },
+        403: { description: "Another user's permissions", schema: 'Error' },
+      },
+    }),
+    async (req) => {
+      assertName(req.params.name, 'name in the URL path');
+      if (req.params.name !== req.principal.name) throw forbidden('you can only read your own permissions');
+      return o.rbac.permissionsOf(req.principal);
+    },
+  );
 }
 
 /** The answer of every route that signs in. */

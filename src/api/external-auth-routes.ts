@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parseCookies, serializeCookie, type CookieOptions } from '../auth/cookies.js';
-import { OAuthError, type ExternalProvider } from '../auth/external.js';
+import { OAuthError, type ExternalProvider } from '../auth/provider.js';
 import type { AuthService } from '../auth/login.js';
 import type { IssuedTokens } from '../auth/tokens.js';
 import { syncUser, type ExternalIdentity } from '../auth/user-sync.js';
@@ -33,9 +33,12 @@ type Params = { kind: string; slug: string };
 /** What the provider routes share in the OpenAPI document. */
 const PROVIDER: Pick<RouteDoc, 'tag' | 'params'> = {
   tag: 'Authentication',
-  params: { kind: '`oidc` or `oauth`', slug: 'The provider\'s `slug_id` in the configuration' },
+  params: { kind: '`oidc` or `oauth`', slug: "The provider's `slug_id` in the configuration" },
 };
-const OAUTH_ERROR = { description: 'OAuth error body `{error, error_description}` (e.g. authorization_pending)', schema: { type: 'object', properties: { error: { type: 'string' }, error_description: { type: 'string' } } } };
+const OAUTH_ERROR = {
+  description: 'OAuth error body `{error, error_description}` (e.g. authorization_pending)',
+  schema: { type: 'object', properties: { error: { type: 'string' }, error_description: { type: 'string' } } },
+};
 
 /**
  * Web (authorization code + PKCE), device-code and client-credentials logins through configured
@@ -44,39 +47,60 @@ const OAUTH_ERROR = { description: 'OAuth error body `{error, error_description}
 export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuthOptions): void {
   const used = new Map<string, number>(); // states already consumed (replays), until they expire
 
-  app.get<{ Params: Params; Querystring: { redirect?: string } }>('/api/auth/providers/:kind/:slug/login', documented({
-    ...PROVIDER,
-    summary: 'Starts a browser login at the provider (authorization code with PKCE S256, state, nonce)',
-    query: [{ name: 'redirect', description: 'A same-origin path to return to after the login (anything else becomes /)' }],
-    responses: { 302: { description: 'To the provider; the login state is kept in a signed HttpOnly cookie', headers: { Location: 'The provider\'s authorization URL' } } },
-  }, true), async (req, reply) => {
-    const p = provider(o, req.params);
-    const start = await p.startLogin(origin(req));
-    const redirect = typeof req.query.redirect === 'string' && SAFE_REDIRECT.test(req.query.redirect) ? req.query.redirect : '/';
-    const state = sign(o.stateKey, { ...start, url: undefined, redirect, slug: `${p.kind}/${p.slug}`, exp: Date.now() + STATE_TTL_S * 1000 });
-    void reply.header('set-cookie', serializeCookie(STATE_COOKIE, state, { ...o.cookie, sameSite: 'lax', httpOnly: true, maxAge: STATE_TTL_S }));
-    return reply.redirect(start.url, 302);
-  });
+  app.get<{ Params: Params; Querystring: { redirect?: string } }>(
+    '/api/auth/providers/:kind/:slug/login',
+    documented(
+      {
+        ...PROVIDER,
+        summary: 'Starts a browser login at the provider (authorization code with PKCE S256, state, nonce)',
+        query: [{ name: 'redirect', description: 'A same-origin path to return to after the login (anything else becomes /)' }],
+        responses: { 302: { description: 'To the provider; the login state is kept in a signed HttpOnly cookie', headers: { Location: "The provider's authorization URL" } } },
+      },
+      true,
+    ),
+    async (req, reply) => {
+      const p = provider(o, req.params);
+      const start = await p.startLogin(origin(req));
+      const redirect = typeof req.query.redirect === 'string' && SAFE_REDIRECT.test(req.query.redirect) ? req.query.redirect : '/';
+      const state = sign(o.stateKey, { ...start, url: undefined, redirect, slug: `${p.kind}/${p.slug}`, exp: Date.now() + STATE_TTL_S * 1000 });
+      void reply.header('set-cookie', serializeCookie(STATE_COOKIE, state, { ...o.cookie, sameSite: 'lax', httpOnly: true, maxAge: STATE_TTL_S }));
+      return reply.redirect(start.url, 302);
+    },
+  );
 
-  app.get<{ Params: Params; Querystring: Record<string, string> }>('/api/auth/providers/:kind/:slug/callback', documented({
-    ...PROVIDER,
-    summary: "The provider's redirect back: checks state, exchanges the code, syncs the user, sets the session cookies",
-    query: [{ name: 'code', description: 'From the provider' }, { name: 'state', description: 'From the provider' }],
-    responses: { 302: { description: 'Signed in: to the saved same-origin path', headers: { Location: 'The path the login started from', 'Set-Cookie': 'The session cookies' } }, 400: { description: 'Expired, foreign, mismatched or replayed login state', schema: 'Error' }, 403: { description: 'The provider identity may not use this user', schema: 'Error' } },
-  }, true), async (req, reply) => {
-    const p = provider(o, req.params);
-    const clear = serializeCookie(STATE_COOKIE, '', { ...o.cookie, sameSite: 'lax', httpOnly: true, maxAge: 0 });
-    void reply.header('set-cookie', clear);
-    const saved = verify(o.stateKey, parseCookies(req.headers).get(STATE_COOKIE));
-    if (!saved || saved.slug !== `${p.kind}/${p.slug}` || saved.exp < Date.now()) throw badRequest('the login has expired or was started elsewhere; start it again');
-    if (typeof req.query.state !== 'string' || req.query.state !== saved.state) throw badRequest('the login state does not match; start the login again');
-    if (used.has(saved.state)) throw badRequest('this login response was already used; start the login again');
-    used.set(saved.state, saved.exp);
-    for (const [s, exp] of used) if (exp < Date.now()) used.delete(s);
-    const tokens = await audited(o, p, req, async () => login(o, p, await p.finishLogin(origin(req), req.query, saved)));
-    void reply.header('set-cookie', [clear, ...tokenCookies(tokens, o.cookie)]);
-    return reply.redirect(saved.redirect && SAFE_REDIRECT.test(saved.redirect) ? saved.redirect : '/', 302);
-  });
+  app.get<{ Params: Params; Querystring: Record<string, string> }>(
+    '/api/auth/providers/:kind/:slug/callback',
+    documented(
+      {
+        ...PROVIDER,
+        summary: "The provider's redirect back: checks state, exchanges the code, syncs the user, sets the session cookies",
+        query: [
+          { name: 'code', description: 'From the provider' },
+          { name: 'state', description: 'From the provider' },
+        ],
+        responses: {
+          302: { description: 'Signed in: to the saved same-origin path', headers: { Location: 'The path the login started from', 'Set-Cookie': 'The session cookies' } },
+          400: { description: 'Expired, foreign, mismatched or replayed login state', schema: 'Error' },
+          403: { description: 'The provider identity may not use this user', schema: 'Error' },
+        },
+      },
+      true,
+    ),
+    async (req, reply) => {
+      const p = provider(o, req.params);
+      const clear = serializeCookie(STATE_COOKIE, '', { ...o.cookie, sameSite: 'lax', httpOnly: true, maxAge: 0 });
+      void reply.header('set-cookie', clear);
+      const saved = verify(o.stateKey, parseCookies(req.headers).get(STATE_COOKIE));
+      if (!saved || saved.slug !== `${p.kind}/${p.slug}` || saved.exp < Date.now()) throw badRequest('the login has expired or was started elsewhere; start it again');
+      if (typeof req.query.state !== 'string' || req.query.state !== saved.state) throw badRequest('the login state does not match; start the login again');
+      if (used.has(saved.state)) throw badRequest('this login response was already used; start the login again');
+      used.set(saved.state, saved.exp);
+      for (const [s, exp] of used) if (exp < Date.now()) used.delete(s);
+      const tokens = await audited(o, p, req, async () => login(o, p, await p.finishLogin(origin(req), req.query, saved)));
+      void reply.header('set-cookie', [clear, ...tokenCookies(tokens, o.cookie)]);
+      return reply.redirect(saved.redirect && SAFE_REDIRECT.test(saved.redirect) ? saved.redirect : '/', 302);
+    },
+  );
 
   // The OAuth endpoints take forms (RFC 6749), as curl -d and OAuth clients send them.
   void app.register(async (scope) => {
@@ -86,23 +110,34 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
     scope.route<{ Params: Params }>({
       method: ['GET', 'POST'],
       url: '/api/auth/providers/:kind/:slug/device/code',
-      ...documented({
-        ...PROVIDER,
-        summary: 'Starts a device-code login (RFC 8628) for command-line clients',
-        responses: { 200: { description: "The provider's answer: device_code, user_code, verification_uri, interval, expires_in", schema: { type: 'object' } }, 400: OAUTH_ERROR },
-      }, true),
+      ...documented(
+        {
+          ...PROVIDER,
+          summary: 'Starts a device-code login (RFC 8628) for command-line clients',
+          responses: { 200: { description: "The provider's answer: device_code, user_code, verification_uri, interval, expires_in", schema: { type: 'object' } }, 400: OAUTH_ERROR },
+        },
+        true,
+      ),
       handler: async (req, reply) => oauthErrors(() => provider(o, req.params).deviceCode(), reply),
     });
     scope.route<{ Params: Params; Body: Record<string, string> | undefined; Querystring: Record<string, string> }>({
       method: ['GET', 'POST'],
       url: '/api/auth/providers/:kind/:slug/token',
-      ...documented({
-        ...PROVIDER,
-        summary: 'Finishes a device-code login, or signs in a client with client credentials: dashplane tokens',
-        description: 'A form (or query) with `grant_type` = `urn:ietf:params:oauth:grant-type:device_code` and `device_code`, or `client_credentials` with the client id and secret as HTTP Basic authentication.',
-        body: { description: 'The OAuth form', types: ['application/x-www-form-urlencoded'], schema: { type: 'object', properties: { grant_type: { type: 'string' }, device_code: { type: 'string' } } } },
-        responses: { 200: TOKENS, 400: OAUTH_ERROR },
-      }, true),
+      ...documented(
+        {
+          ...PROVIDER,
+          summary: 'Finishes a device-code login, or signs in a client with client credentials: dashplane tokens',
+          description:
+            'A form (or query) with `grant_type` = `urn:ietf:params:oauth:grant-type:device_code` and `device_code`, or `client_credentials` with the client id and secret as HTTP Basic authentication.',
+          body: {
+            description: 'The OAuth form',
+            types: ['application/x-www-form-urlencoded'],
+            schema: { type: 'object', properties: { grant_type: { type: 'string' }, device_code: { type: 'string' } } },
+          },
+          responses: { 200: TOKENS, 400: OAUTH_ERROR },
+        },
+        true,
+      ),
       handler: async (req, reply) => {
         const p = provider(o, req.params);
         const form = { ...(req.query ?? {}), ...(req.body ?? {}) };
@@ -139,7 +174,8 @@ async function audited(o: ExternalAuthOptions, p: ExternalProvider, req: Fastify
     await o.auth.record(req.principal, { action: 'login', user, provider });
     return tokens;
   } catch (e) {
-    if (!(e instanceof OAuthError && e.code === 'authorization_pending')) await o.auth.record(req.principal, { action: 'login-failed', user: '-', provider, reason: (e as Error).message.slice(0, 300) });
+    if (!(e instanceof OAuthError && e.code === 'authorization_pending'))
+      await o.auth.record(req.principal, { action: 'login-failed', user: '-', provider, reason: (e as Error).message.slice(0, 300) });
     throw e;
   }
 }
@@ -192,4 +228,3 @@ function verify(key: Buffer, cookie: string | undefined): SavedLogin | undefined
     return undefined;
   }
 }
-

@@ -1,5 +1,5 @@
 import { badRequest } from '../errors.js';
-import { joinPath } from '../resources/object-path.js';
+import { joinPath } from '../lib/object-path.js';
 
 /** Keys that could reach Object.prototype through a careless merge: never accepted. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
@@ -33,7 +33,9 @@ export function assertSafeValue(root: unknown, maxDepth: number): void {
     if (typeof value === 'number') {
       if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)) || Object.is(value, -0)) {
         const path = pathOf(node);
-        throw badRequest(`${path || 'body'}: the number is out of range; numbers must be finite, not -0, and integers within ±(2^53 - 1)`, [{ path: path || '(root)', message: 'number out of range' }]);
+        throw badRequest(`${path || 'body'}: the number is out of range; numbers must be finite, not -0, and integers within ±(2^53 - 1)`, [
+          { path: path || '(root)', message: 'number out of range' },
+        ]);
       }
       continue;
     }

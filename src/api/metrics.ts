@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { BuildInfo } from './system-routes.js';
+import type { BuildInfo } from '../build-info.js';
 import { documented } from './route-doc.js';
 
 /**
@@ -35,7 +35,10 @@ export class Metrics {
   readonly loginRateLimited = new Counter({ name: 'dashplane_login_rate_limited_total', help: 'Native logins refused by the rate limit (429).', registers: [this.registry] });
 
   constructor(build: BuildInfo, watchStreams: () => number) {
-    new Gauge({ name: 'dashplane_build_info', help: 'Build information (always 1).', labelNames: ['version', 'commit'], registers: [this.registry] }).set({ version: build.version, commit: build.commit }, 1);
+    new Gauge({ name: 'dashplane_build_info', help: 'Build information (always 1).', labelNames: ['version', 'commit'], registers: [this.registry] }).set(
+      { version: build.version, commit: build.commit },
+      1,
+    );
     new Gauge({
       name: 'dashplane_watch_streams',
       help: 'Open watch streams.',
@@ -86,12 +89,19 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', documented({
-    tag: 'System',
-    summary: "The server's own Prometheus metrics (text exposition format)",
-    responses: { 200: { description: 'Metrics', type: 'text/plain; version=0.0.4', schema: { type: 'string' } } },
-  }, true), async (_req, reply) => {
-    void reply.header('Content-Type', metrics.registry.contentType);
-    return metrics.registry.metrics();
-  });
+  app.get(
+    '/metrics',
+    documented(
+      {
+        tag: 'System',
+        summary: "The server's own Prometheus metrics (text exposition format)",
+        responses: { 200: { description: 'Metrics', type: 'text/plain; version=0.0.4', schema: { type: 'string' } } },
+      },
+      true,
+    ),
+    async (_req, reply) => {
+      void reply.header('Content-Type', metrics.registry.contentType);
+      return metrics.registry.metrics();
+    },
+  );
 }

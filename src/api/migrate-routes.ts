@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { documented } from './route-doc.js';
-import type { Principal } from '../auth/authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 import { ApiError, badRequest, isApiError } from '../errors.js';
+import { specOf } from '../kinds/descriptor.js';
+import type { Datasource } from '../kinds/generated/types.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { migrateGrafanaDashboard } from '../migrate/dashboard.js';
 import { checkInput } from '../migrate/grafana-input.js';
 import { summaryHeader } from '../migrate/report.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import type { ResourceService } from '../resources/service.js';
+import { isObj } from '../lib/is-obj.js';
 
 /** What the migrate route needs: the kinds (to list names and check datasources), the plugins and the service. */
 export interface MigrateRouteOptions {
@@ -23,8 +26,6 @@ interface MigrateQuery {
   name?: string;
   report?: string;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * `POST /api/migrate` as Perses has it: body `{"grafanaDashboard": {...}, "input"?: {"DS_X": "..."},
@@ -48,10 +49,18 @@ const MIGRATE_DOC = documented({
   ],
   body: {
     description: '{"grafanaDashboard": <Grafana dashboard JSON, or an export wrapped in {"dashboard": ...}>, "input"?: {"DS_PROMETHEUS": "<datasource>"}, "useDefaultDatasource"?: boolean}',
-    schema: { type: 'object', required: ['grafanaDashboard'], properties: { grafanaDashboard: { type: 'object' }, input: { type: 'object', additionalProperties: { type: 'string' } }, useDefaultDatasource: { type: 'boolean' } } },
+    schema: {
+      type: 'object',
+      required: ['grafanaDashboard'],
+      properties: { grafanaDashboard: { type: 'object' }, input: { type: 'object', additionalProperties: { type: 'string' } }, useDefaultDatasource: { type: 'boolean' } },
+    },
   },
   responses: {
-    200: { description: 'The Perses Dashboard (or {dashboard, report} with report=true)', schema: 'Dashboard', headers: { 'X-Migration-Summary': 'Counts of the report: panels mapped, approximated and replaced, variables, queries' } },
+    200: {
+      description: 'The Perses Dashboard (or {dashboard, report} with report=true)',
+      schema: 'Dashboard',
+      headers: { 'X-Migration-Summary': 'Counts of the report: panels mapped, approximated and replaced, variables, queries' },
+    },
     400: { description: 'Not a Grafana dashboard, or a bad parameter' },
   },
 });
@@ -59,7 +68,7 @@ const MIGRATE_DOC = documented({
 export function registerMigrateRoutes(app: FastifyInstance, o: MigrateRouteOptions): void {
   app.post<{ Querystring: MigrateQuery }>('/api/migrate', MIGRATE_DOC, async (req, reply) => {
     const body = req.body;
-    if (!isObject(body)) throw badRequest('send a JSON object: {"grafanaDashboard": <the Grafana dashboard JSON>, "input": {"DS_PROMETHEUS": "<datasource>"}}');
+    if (!isObj(body)) throw badRequest('send a JSON object: {"grafanaDashboard": <the Grafana dashboard JSON>, "input": {"DS_PROMETHEUS": "<datasource>"}}');
     if (body.grafanaDashboard === undefined || body.grafanaDashboard === null) throw badRequest('grafanaDashboard cannot be empty: send {"grafanaDashboard": <the Grafana dashboard JSON>}');
     if (body.useDefaultDatasource !== undefined && typeof body.useDefaultDatasource !== 'boolean') throw badRequest('useDefaultDatasource must be true or false');
     const q = req.query;
@@ -112,10 +121,13 @@ const isPrometheus = (o: MigrateRouteOptions, kind: unknown) => typeof kind === 
 
 /** The name of the project's default Prometheus datasource, else of the global default one (those the caller may read). */
 async function defaultPrometheus(o: MigrateRouteOptions, p: Principal, project: string): Promise<string | undefined> {
-  for (const [plural, scope] of [['datasources', { project }], ['globaldatasources', {}]] as const) {
+  for (const [plural, scope] of [
+    ['datasources', { project }],
+    ['globaldatasources', {}],
+  ] as const) {
     try {
       const page = await o.service.list(p, o.registry.requirePlural(plural), { ...scope, filters: { default: 'true' } });
-      const hit = page.items.find((d) => isPrometheus(o, (d.spec as { plugin?: { kind?: unknown } })?.plugin?.kind));
+      const hit = page.items.find((d) => isPrometheus(o, specOf<Datasource>(d)?.plugin?.kind));
       if (hit) return hit.metadata.name;
     } catch (e) {
       if (!isApiError(e) || e.reason !== 'Forbidden') throw e;
@@ -130,12 +142,14 @@ async function checkDatasource(o: MigrateRouteOptions, p: Principal, name: strin
   for (const c of candidates) {
     try {
       const ds = await o.service.get(p, o.registry.requirePlural(c.plural), c.project, name);
-      const kind = (ds.spec as { plugin?: { kind?: string } })?.plugin?.kind ?? '';
+      const kind = specOf<Datasource>(ds)?.plugin?.kind ?? '';
       if (!isPrometheus(o, kind)) throw badRequest(`datasource: "${name}" is a ${kind} datasource; the migrated queries need a Prometheus one`);
       return;
     } catch (e) {
       if (!isApiError(e) || e.reason !== 'NotFound') throw e;
     }
   }
-  throw badRequest(`datasource: there is no datasource "${name}"${project ? ` in project "${project}"` : ''} nor a global one; create it, or leave ?datasource out to use the project's default Prometheus datasource`);
+  throw badRequest(
+    `datasource: there is no datasource "${name}"${project ? ` in project "${project}"` : ''} nor a global one; create it, or leave ?datasource out to use the project's default Prometheus datasource`,
+  );
 }

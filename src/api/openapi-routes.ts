@@ -8,7 +8,7 @@ import type { KindRegistry } from '../kinds/registry.js';
 import { buildOpenApi, type MountedRoute } from './openapi/document.js';
 import { documented } from './route-doc.js';
 import { CSP } from './static-routes.js';
-import type { BuildInfo } from './system-routes.js';
+import type { BuildInfo } from '../build-info.js';
 
 export interface OpenApiRouteOptions {
   /** The route table, filled by an onRoute hook; read when the document is first asked for. */
@@ -75,16 +75,26 @@ const file = (body: Buffer | string, type: string): File => {
  */
 export function registerOpenApiRoutes(app: FastifyInstance, o: OpenApiRouteOptions): void {
   let document: string | undefined;
-  app.get('/api/openapi.json', documented({
-    tag: 'System',
-    summary: 'This document: the OpenAPI 3.1 description of every route this server answers',
-    responses: { 200: { description: 'The OpenAPI document', schema: { type: 'object' } } },
-  }, true), async (_req, reply) => {
-    document ??= JSON.stringify(buildOpenApi(o));
-    return reply.type('application/json; charset=utf-8').send(document);
-  });
+  app.get(
+    '/api/openapi.json',
+    documented(
+      {
+        tag: 'System',
+        summary: 'This document: the OpenAPI 3.1 description of every route this server answers',
+        responses: { 200: { description: 'The OpenAPI document', schema: { type: 'object' } } },
+      },
+      true,
+    ),
+    async (_req, reply) => {
+      document ??= JSON.stringify(buildOpenApi(o));
+      return reply.type('application/json; charset=utf-8').send(document);
+    },
+  );
 
-  const files = new Map<string, File>([['', file(PAGE, 'text/html; charset=utf-8')], ['init.js', file(INIT_JS, 'text/javascript; charset=utf-8')]]);
+  const files = new Map<string, File>([
+    ['', file(PAGE, 'text/html; charset=utf-8')],
+    ['init.js', file(INIT_JS, 'text/javascript; charset=utf-8')],
+  ]);
   const viewerFile = (name: string): File => {
     const known = files.get(name);
     if (known) return known;

@@ -13,7 +13,7 @@ import { unsavedRequest } from '../proxy/unsaved-request.js';
 import type { Upstream, UpstreamTls } from '../proxy/upstream.js';
 import type { Metrics } from './metrics.js';
 import { documented, type RouteDoc } from './route-doc.js';
-import { assertName } from '../resources/names.js';
+import { assertName } from '../lib/names.js';
 import type { ResourceService } from '../resources/service.js';
 import { DecryptError, type SecretBox } from '../secrets/secret-box.js';
 import { unseal } from '../secrets/sealing.js';
@@ -83,7 +83,8 @@ function proxyDoc(f: Family): RouteDoc {
   return {
     tag: 'Proxy',
     summary: `Forwards the request to the ${f.plural === 'globaldatasources' ? 'global datasource' : f.plural === 'dashboards' ? "dashboard's own datasource" : 'datasource'}'s URL, with the credentials of its Secret`,
-    description: 'Any method; the path after the datasource name and the query string are appended to the datasource URL; bodies are streamed both ways. Needs `read` on the datasource kind. See docs/api.md, "Datasource proxy".',
+    description:
+      'Any method; the path after the datasource name and the query string are appended to the datasource URL; bodies are streamed both ways. Needs `read` on the datasource kind. See docs/api.md, "Datasource proxy".',
     params: PROXY_PARAMS,
     body: { description: 'Passed to the upstream as it is', types: ['*/*'] },
     responses: {
@@ -100,10 +101,14 @@ function proxyDoc(f: Family): RouteDoc {
 function unsavedDoc(f: Family): RouteDoc {
   return {
     tag: 'Proxy',
-    summary: `Proxies a request through a ${f.plural === 'dashboards' ? "dashboard datasource" : 'datasource'} that is not saved yet (Perses' connection test)`,
+    summary: `Proxies a request through a ${f.plural === 'dashboards' ? 'dashboard datasource' : 'datasource'} that is not saved yet (Perses' connection test)`,
     description: 'Needs the permission to save that datasource and to read the Secret it names.',
     params: PROXY_PARAMS,
-    body: { description: '`{method, spec, body?}`: the datasource spec and the request to send', schema: { type: 'object', required: ['spec'], properties: { method: { type: 'string' }, spec: { $ref: '#/components/schemas/DatasourceSpec' }, body: { type: 'string' } } }, required: true },
+    body: {
+      description: '`{method, spec, body?}`: the datasource spec and the request to send',
+      schema: { type: 'object', required: ['spec'], properties: { method: { type: 'string' }, spec: { $ref: '#/components/schemas/DatasourceSpec' }, body: { type: 'string' } } },
+      required: true,
+    },
     responses: { 200: { description: "The upstream's answer (any status)", type: '*/*' } },
   };
 }
@@ -116,7 +121,8 @@ async function proxy(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: Fa
   if (!spec) throw notFound(`dashboard "${dashboard}" has no datasource "${name}"`);
   const [pathPart, query = ''] = (req.raw.url ?? '').split(/\?(.*)/s, 2);
   const rest = pathPart.split('/').slice(f.suffixAt);
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined);
+  const hasBody =
+    req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined);
   return forward(o, { d, project, name, spec, method: req.method, suffix: rest.length ? `/${rest.join('/')}` : '', query, headers: req.headers, ...(hasBody ? { body: req.raw } : {}) }, req, reply);
 }
 
@@ -132,7 +138,11 @@ async function unsaved(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: 
   await o.service.authorize(req.principal, dashboard ? 'update' : 'create', d, project, target);
   // The whole body, proxy block included, is checked before the secret it names is authorized.
   const b = unsavedRequest(req.body);
-  const holder = { kind: d.kind, metadata: { name: target, ...(project ? { project } : {}), createdAt: '', updatedAt: '', version: 0 }, spec: dashboard ? { datasources: { unsaved: b.spec } } : b.spec };
+  const holder = {
+    kind: d.kind,
+    metadata: { name: target, ...(project ? { project } : {}), createdAt: '', updatedAt: '', version: 0 },
+    spec: dashboard ? { datasources: { unsaved: b.spec } } : b.spec,
+  };
   for (const secret of new Set(d.secretRefs?.(holder) ?? [])) await o.service.authorize(req.principal, 'read', o.registry.byName(d.secretKind!)!, project, secret);
   const [pathPart, query = ''] = (req.raw.url ?? '').split(/\?(.*)/s, 2);
   const rest = pathPart.split('/').slice(f.suffixAt);
@@ -167,9 +177,11 @@ async function forward(o: ProxyRouteOptions, x: Exchange, req: FastifyRequest, r
   if (problems.length) throw badRequest(`the datasource's proxy block is not valid: ${problems[0].path}: ${problems[0].message}`, problems);
   const found = findHTTPProxy(x.spec.plugin?.spec);
   if (!found) {
-    throw badRequest(x.spec.plugin?.spec?.directUrl
-      ? `datasource "${x.name}" has only a directUrl: clients query it directly, not through dashplane; give it a proxy block ({kind: HTTPProxy, spec: {url}}) to use the proxy`
-      : `datasource "${x.name}" has no proxy block ({kind: HTTPProxy, spec: {url}}) in spec.plugin.spec`);
+    throw badRequest(
+      x.spec.plugin?.spec?.directUrl
+        ? `datasource "${x.name}" has only a directUrl: clients query it directly, not through dashplane; give it a proxy block ({kind: HTTPProxy, spec: {url}}) to use the proxy`
+        : `datasource "${x.name}" has no proxy block ({kind: HTTPProxy, spec: {url}}) in spec.plugin.spec`,
+    );
   }
   const suffix = proxySuffix(x.suffix);
   checkAllowed(found.spec, x.method, suffix.decoded);
@@ -211,8 +223,14 @@ function checkedParams(p: Params): Params {
 }
 
 /** The Authorization header and TLS material of the datasource's Secret (same scope as the datasource). */
-async function secretCredentials(o: ProxyRouteOptions, d: KindDescriptor, project: string | undefined, secretName: unknown, req: FastifyRequest): Promise<{ authorization?: string; tls?: UpstreamTls }> {
-  assertName(secretName, 'the datasource\'s proxy.spec.secret');
+async function secretCredentials(
+  o: ProxyRouteOptions,
+  d: KindDescriptor,
+  project: string | undefined,
+  secretName: unknown,
+  req: FastifyRequest,
+): Promise<{ authorization?: string; tls?: UpstreamTls }> {
+  assertName(secretName, "the datasource's proxy.spec.secret");
   const kind = o.registry.byName(d.secretKind!)!;
   const stored = await o.store.get({ kind: kind.kind, project: kind.scope === 'project' ? (project ?? '') : '', name: secretName });
   if (!stored) throw badRequest(`the datasource names ${kind.kind} "${secretName}", which does not exist`);
@@ -222,7 +240,7 @@ async function secretCredentials(o: ProxyRouteOptions, d: KindDescriptor, projec
   } catch (e) {
     if (!(e instanceof DecryptError)) throw e;
     req.log.error({ secret: `${kind.kind}/${stored.metadata.project ?? ''}/${secretName}`, reason: e.message }, 'cannot decrypt a datasource secret');
-    throw new ApiError('BadGateway', 'the datasource\'s secret cannot be used (it does not decrypt); see the server log');
+    throw new ApiError('BadGateway', "the datasource's secret cannot be used (it does not decrypt); see the server log");
   }
   const file = (path: string | undefined) => (path ? readSecretFile(o.secretFilesDir, path) : undefined);
   let authorization: string | undefined;
@@ -253,7 +271,7 @@ interface SecretSpec {
 
 /** A *File value, read only when its real path is inside security.secret_files_dir. */
 function readSecretFile(dir: string | undefined, path: string): string {
-  const refused = new ApiError('BadGateway', 'a file named by the datasource\'s secret cannot be used; see the server configuration (security.secret_files_dir)');
+  const refused = new ApiError('BadGateway', "a file named by the datasource's secret cannot be used; see the server configuration (security.secret_files_dir)");
   if (!dir) throw refused;
   try {
     const root = realpathSync(dir);

@@ -1,7 +1,7 @@
 import { badRequest } from '../errors.js';
 import { checkManager } from '../resources/managers.js';
 import { MANAGER_HEADER } from './headers.js';
-import { assertName } from '../resources/names.js';
+import { assertName } from '../lib/names.js';
 
 export type Query = Record<string, string | string[] | undefined>;
 

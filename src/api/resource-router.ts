@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { assertName } from '../resources/names.js';
-import { getPath } from '../resources/object-path.js';
+import { assertName } from '../lib/names.js';
+import { getPath } from '../lib/object-path.js';
 import { HistoryService } from '../resources/history.js';
-import { jsonOf } from '../storage/json-of.js';
+import { jsonOf } from '../lib/json-of.js';
 import type { ResourceService, UpdateResult } from '../resources/service.js';
 import { UNCHANGED_HEADER } from './headers.js';
 import { fieldManager, flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
@@ -70,7 +70,18 @@ export function registerResourceRoutes(app: FastifyInstance, registry: KindRegis
   for (const d of servedKinds(registry, config)) {
     const h = handlers(d, service, history, watcher);
     const byOp: Record<ResourceOp, (req: Req, reply: FastifyReply) => unknown> = {
-      list: h.list, listAll: h.list, create: h.create, createAny: h.create, get: h.get, update: h.update, delete: h.remove, managers: h.managers, versions: h.versions, version: h.version, restore: h.restore, deleted: h.deleted,
+      list: h.list,
+      listAll: h.list,
+      create: h.create,
+      createAny: h.create,
+      get: h.get,
+      update: h.update,
+      delete: h.remove,
+      managers: h.managers,
+      versions: h.versions,
+      version: h.version,
+      restore: h.restore,
+      deleted: h.deleted,
     };
     // Sign-up: anonymous callers may create unless the configuration turns it off.
     const signUp = d.scope === 'global' && d.anonymousCreateUnless !== undefined && getPath(config, d.anonymousCreateUnless) !== true;

@@ -18,16 +18,30 @@ export interface SchemaRouteOptions {
 export function registerSchemaRoutes(app: FastifyInstance, o: SchemaRouteOptions): void {
   const catalog = new SchemaCatalog({ schemasDir: o.schemasDir, plugins: o.plugins });
   const schema = { description: 'A JSON Schema (draft-07), every $ref inside it', schema: { type: 'object' } };
-  app.get<{ Params: { kind: string } }>('/api/v1/schemas/plugins/:kind', documented({
-    tag: 'System',
-    summary: 'The JSON Schema of a plugin\'s spec',
-    params: { kind: 'A plugin kind from /api/v1/plugins, e.g. PrometheusDatasource' },
-    responses: { 200: schema, 404: { description: 'Unknown plugin kind', schema: 'Error' } },
-  }, true), async (req) => catalog.plugin(req.params.kind));
-  app.get<{ Params: { plural: string } }>('/api/v1/schemas/:plural', documented({
-    tag: 'System',
-    summary: 'The JSON Schema the server validates a kind\'s objects with',
-    params: { plural: 'The kind\'s plural path segment, e.g. dashboards' },
-    responses: { 200: schema, 404: { description: 'Unknown plural', schema: 'Error' } },
-  }, true), async (req) => catalog.kind(o.registry.requirePlural(req.params.plural)));
+  app.get<{ Params: { kind: string } }>(
+    '/api/v1/schemas/plugins/:kind',
+    documented(
+      {
+        tag: 'System',
+        summary: "The JSON Schema of a plugin's spec",
+        params: { kind: 'A plugin kind from /api/v1/plugins, e.g. PrometheusDatasource' },
+        responses: { 200: schema, 404: { description: 'Unknown plugin kind', schema: 'Error' } },
+      },
+      true,
+    ),
+    async (req) => catalog.plugin(req.params.kind),
+  );
+  app.get<{ Params: { plural: string } }>(
+    '/api/v1/schemas/:plural',
+    documented(
+      {
+        tag: 'System',
+        summary: "The JSON Schema the server validates a kind's objects with",
+        params: { plural: "The kind's plural path segment, e.g. dashboards" },
+        responses: { 200: schema, 404: { description: 'Unknown plural', schema: 'Error' } },
+      },
+      true,
+    ),
+    async (req) => catalog.kind(o.registry.requirePlural(req.params.plural)),
+  );
 }

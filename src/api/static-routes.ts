@@ -90,27 +90,34 @@ export function registerStaticRoutes(app: FastifyInstance, o: StaticRouteOptions
     if (request.headers['if-none-match'] === etag) return reply.code(304).send();
     return reply.send(coding ? a.encoded![coding] : a.body);
   };
-  app.get('/*', documented({
-    tag: 'Web UI',
-    summary: 'The web UI: its files, and index.html for every other path (client-side routes)',
-    description: 'Never answers under /api, /proxy or /metrics (those stay JSON 404s).',
-    params: { path: 'A UI file or client-side route' },
-    responses: { 200: { description: 'The file, or the UI page', type: 'text/html' }, 304: { description: 'Not modified (If-None-Match)' } },
-  }, isUiPath), async (request, reply) => {
-    const path = request.url.split('?')[0];
-    if (RESERVED.test(path)) throw notFound(`no route for ${request.method} ${path}`);
-    let file: string;
-    try {
-      file = decodeURIComponent(path).replace(/^\/+/, '');
-    } catch {
-      file = '';
-    }
-    const asset = assets.get(file);
-    if (asset) return send(request, reply, asset);
-    // A missing hashed file is a stale page asking for an old build: 404, not the HTML page.
-    if (HASHED.test(file)) throw notFound(`no such UI file: /${file} (reload the page: the UI was updated)`);
-    return send(request, reply, index);
-  });
+  app.get(
+    '/*',
+    documented(
+      {
+        tag: 'Web UI',
+        summary: 'The web UI: its files, and index.html for every other path (client-side routes)',
+        description: 'Never answers under /api, /proxy or /metrics (those stay JSON 404s).',
+        params: { path: 'A UI file or client-side route' },
+        responses: { 200: { description: 'The file, or the UI page', type: 'text/html' }, 304: { description: 'Not modified (If-None-Match)' } },
+      },
+      isUiPath,
+    ),
+    async (request, reply) => {
+      const path = request.url.split('?')[0];
+      if (RESERVED.test(path)) throw notFound(`no route for ${request.method} ${path}`);
+      let file: string;
+      try {
+        file = decodeURIComponent(path).replace(/^\/+/, '');
+      } catch {
+        file = '';
+      }
+      const asset = assets.get(file);
+      if (asset) return send(request, reply, asset);
+      // A missing hashed file is a stale page asking for an old build: 404, not the HTML page.
+      if (HASHED.test(file)) throw notFound(`no such UI file: /${file} (reload the page: the UI was updated)`);
+      return send(request, reply, index);
+    },
+  );
 }
 
 function loadAssets(dir: string): Map<string, Asset> {
@@ -148,7 +155,7 @@ function loadAssets(dir: string): Map<string, Asset> {
  */
 export function pickCoding(header: string | string[] | undefined, available: Partial<Record<Coding, Buffer>>): Coding | undefined {
   const q = new Map<string, number>();
-  for (const part of (Array.isArray(header) ? header.join(',') : header ?? '').split(',')) {
+  for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')) {
     const [token, ...params] = part.trim().toLowerCase().split(';');
     if (!token) continue;
     const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));

@@ -1,21 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { publicConfig, type ServerConfig } from '../config.js';
+import { publicConfig, type ResolvedConfig } from '../config.js';
 import { unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Store } from '../storage/store.js';
 import { documented } from './route-doc.js';
-
-/** What /api/v1/health reports about this build. */
-export interface BuildInfo {
-  version: string;
-  commit: string;
-  buildTime: string;
-}
+import type { BuildInfo } from '../build-info.js';
 
 export interface SystemRouteOptions {
-  config: Readonly<ServerConfig>;
+  config: Readonly<ResolvedConfig>;
   registry: KindRegistry;
   plugins: PluginRegistry;
   service: ResourceService;
@@ -26,53 +20,89 @@ export interface SystemRouteOptions {
 /** /api/config, /api/v1/health, /api/v1/plugins, /api/validate/{plural}, whoami (auth off). */
 export function registerSystemRoutes(app: FastifyInstance, o: SystemRouteOptions): void {
   const shownConfig = publicConfig(o.config);
-  app.get('/api/config', documented({
-    tag: 'System',
-    summary: 'The server configuration, every secret value replaced by "<secret>"',
-    description: 'Clients read `security.enable_auth` and `security.authentication.providers` from it before signing in.',
-    responses: { 200: { description: 'The configuration (see docs/configuration.md)', schema: 'ServerConfig' } },
-  }, true), async () => shownConfig);
+  app.get(
+    '/api/config',
+    documented(
+      {
+        tag: 'System',
+        summary: 'The server configuration, every secret value replaced by "<secret>"',
+        description: 'Clients read `security.enable_auth` and `security.authentication.providers` from it before signing in.',
+        responses: { 200: { description: 'The configuration (see docs/configuration.md)', schema: 'ServerConfig' } },
+      },
+      true,
+    ),
+    async () => shownConfig,
+  );
 
   const health = { type: 'object', properties: { version: { type: 'string' }, commit: { type: 'string' }, buildTime: { type: 'string' }, database: { type: 'boolean' } } };
-  app.get('/api/v1/health', documented({
-    tag: 'System',
-    summary: 'Build information and whether the store answers',
-    responses: { 200: { description: 'Serving', schema: health }, 503: { description: 'The store does not answer (`database: false`)', schema: health } },
-  }, true), async (_req, reply) => {
-    try {
-      await o.store.ping();
-      return { ...o.build, database: true };
-    } catch {
-      return reply.code(503).send({ ...o.build, database: false });
-    }
-  });
+  app.get(
+    '/api/v1/health',
+    documented(
+      {
+        tag: 'System',
+        summary: 'Build information and whether the store answers',
+        responses: { 200: { description: 'Serving', schema: health }, 503: { description: 'The store does not answer (`database: false`)', schema: health } },
+      },
+      true,
+    ),
+    async (_req, reply) => {
+      try {
+        await o.store.ping();
+        return { ...o.build, database: true };
+      } catch {
+        return reply.code(503).send({ ...o.build, database: false });
+      }
+    },
+  );
 
   const modules = pluginModules(o.plugins, o.build.version);
-  app.get('/api/v1/plugins', documented({
-    tag: 'System',
-    summary: 'The plugin kinds the server knows, as Perses PluginModule objects',
-    responses: { 200: { description: 'One PluginModule per module name', schema: { type: 'array', items: { type: 'object' } } } },
-  }, true), async () => modules);
+  app.get(
+    '/api/v1/plugins',
+    documented(
+      {
+        tag: 'System',
+        summary: 'The plugin kinds the server knows, as Perses PluginModule objects',
+        responses: { 200: { description: 'One PluginModule per module name', schema: { type: 'array', items: { type: 'object' } } } },
+      },
+      true,
+    ),
+    async () => modules,
+  );
 
-  app.post<{ Params: { plural: string } }>('/api/validate/:plural', documented({
-    tag: 'System',
-    summary: 'Validates an object of any kind fully (schema, plugins, rules) and stores nothing',
-    params: { plural: 'The kind\'s plural path segment, e.g. dashboards' },
-    body: { description: 'The object, as it would be created', schema: { type: 'object' }, required: true },
-    responses: { 200: { description: 'Valid (empty body)' }, 400: { description: 'Invalid: every problem with its JSON path', schema: 'Error' }, 404: { description: 'Unknown plural', schema: 'Error' } },
-  }, true), async (req, reply) => {
-    await o.service.validateOnly(req.principal, o.registry.requirePlural(req.params.plural), req.body);
-    return reply.code(200).send();
-  });
+  app.post<{ Params: { plural: string } }>(
+    '/api/validate/:plural',
+    documented(
+      {
+        tag: 'System',
+        summary: 'Validates an object of any kind fully (schema, plugins, rules) and stores nothing',
+        params: { plural: "The kind's plural path segment, e.g. dashboards" },
+        body: { description: 'The object, as it would be created', schema: { type: 'object' }, required: true },
+        responses: {
+          200: { description: 'Valid (empty body)' },
+          400: { description: 'Invalid: every problem with its JSON path', schema: 'Error' },
+          404: { description: 'Unknown plural', schema: 'Error' },
+        },
+      },
+      true,
+    ),
+    async (req, reply) => {
+      await o.service.validateOnly(req.principal, o.registry.requirePlural(req.params.plural), req.body);
+      return reply.code(200).send();
+    },
+  );
 
   if (!o.config.security?.enable_auth) {
-    app.get('/api/v1/user/whoami', documented({
-      tag: 'Authentication',
-      summary: 'The signed-in user; with authentication off there is none (401)',
-      responses: { 401: { description: 'Authentication is disabled on this server', schema: 'Error' } },
-    }), async () => {
-      throw unauthorized('authentication is disabled on this server (security.enable_auth: false), so there is no signed-in user');
-    });
+    app.get(
+      '/api/v1/user/whoami',
+      documented({
+        tag: 'Authentication',
+        summary: 'The signed-in user; with authentication off there is none (401)',
+        responses: { 401: { description: 'Authentication is disabled on this server', schema: 'Error' } },
+      }),
+      async () => {
+        throw unauthorized('authentication is disabled on this server (security.enable_auth: false), so there is no signed-in user');
+      },
+    );
   }
 }
 
@@ -84,7 +114,5 @@ function pluginModules(plugins: PluginRegistry, version: string) {
     list.push({ kind: p.type, spec: { name: p.kind, display: { name: p.kind.replace(/([a-z])([A-Z])/g, '$1 $2') } } });
     byModule.set(p.module, list);
   }
-  return [...byModule.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, list]) => ({ kind: 'PluginModule', metadata: { name, version }, spec: { plugins: list } }));
+  return [...byModule.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, list]) => ({ kind: 'PluginModule', metadata: { name, version }, spec: { plugins: list } }));
 }

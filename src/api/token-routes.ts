@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Principal } from '../auth/authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 import { ownerOf, refuseNarrowedCreator, type ApiTokens, type TokenOwner } from '../auth/api-tokens.js';
 import { parseTokenRequest } from '../auth/token-request.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { assertName } from '../resources/names.js';
+import { assertName } from '../lib/names.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Envelope, Store } from '../storage/store.js';
 import { documented, type RouteDoc } from './route-doc.js';
@@ -49,14 +49,26 @@ export function registerTokenRoutes(app: FastifyInstance, o: TokenRouteOptions):
 }
 
 const TOKEN_INFO = { type: 'object', description: 'id, name, owner, createdAt, expiresAt, lastUsedAt, permissions (never the secret)' };
-const LIST = (whose: string): RouteDoc => ({ tag: 'API tokens', summary: `The API tokens ${whose}, without their secrets`, responses: { 200: { description: 'Tokens', schema: { type: 'array', items: TOKEN_INFO } } } });
+const LIST = (whose: string): RouteDoc => ({
+  tag: 'API tokens',
+  summary: `The API tokens ${whose}, without their secrets`,
+  responses: { 200: { description: 'Tokens', schema: { type: 'array', items: TOKEN_INFO } } },
+});
 const CREATE = (whose: string): RouteDoc => ({
   tag: 'API tokens',
   summary: `Creates an API token ${whose}; the secret is in this answer only`,
-  body: { description: '{"name", "ttl" | "expiresAt", "permissions"?: [{actions, scopes, projects?}]}: an expiry is required, at most security.authentication.max_token_ttl ahead', schema: { type: 'object', required: ['name'] } },
+  body: {
+    description: '{"name", "ttl" | "expiresAt", "permissions"?: [{actions, scopes, projects?}]}: an expiry is required, at most security.authentication.max_token_ttl ahead',
+    schema: { type: 'object', required: ['name'] },
+  },
   responses: { 200: { description: 'The token: its information and `token` (dp_<id>_<secret>), shown once', schema: { type: 'object' } } },
 });
-const REVOKE = (whose: string): RouteDoc => ({ tag: 'API tokens', summary: `Revokes an API token ${whose} (at the next request, on every replica)`, params: { id: 'the token id (16 hexadecimal digits)' }, responses: { 204: { description: 'Revoked' } } });
+const REVOKE = (whose: string): RouteDoc => ({
+  tag: 'API tokens',
+  summary: `Revokes an API token ${whose} (at the next request, on every replica)`,
+  params: { id: 'the token id (16 hexadecimal digits)' },
+  responses: { 204: { description: 'Revoked' } },
+});
 
 /** The caller as a token owner: a service account (token-authenticated) or a user. */
 function selfOwner(o: TokenRouteOptions, p: Principal): TokenOwner {

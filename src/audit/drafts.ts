@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 import type { AuditDraft } from '../storage/audit-types.js';
 
 /** The fields of an entry that depend on what happened (the rest comes from the principal and the clock). */

@@ -3,7 +3,7 @@ import { ApiError, forbidden, notFound, unauthorized } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { Envelope, Store } from '../storage/store.js';
-import type { NarrowedPermission, Principal } from './authorizer.js';
+import type { NarrowedPermission, Principal } from '../access/authorizer.js';
 import type { Reads } from './sessions.js';
 import type { TokenRequest } from './token-request.js';
 import { auditDraft } from '../audit/drafts.js';
@@ -60,7 +60,16 @@ const key = (id: string) => ({ kind: API_TOKEN_KIND, project: '', name: id });
 /** The stored token record as shown to its managers. */
 export function infoOf(t: ApiToken): TokenInfo {
   const s = t.spec;
-  return { id: t.metadata.name, name: s.name, owner: s.owner, createdAt: t.metadata.createdAt, createdBy: s.createdBy, expiresAt: s.expiresAt, ...(s.lastUsedAt ? { lastUsedAt: s.lastUsedAt } : {}), ...(s.permissions ? { permissions: s.permissions } : {}) };
+  return {
+    id: t.metadata.name,
+    name: s.name,
+    owner: s.owner,
+    createdAt: t.metadata.createdAt,
+    createdBy: s.createdBy,
+    expiresAt: s.expiresAt,
+    ...(s.lastUsedAt ? { lastUsedAt: s.lastUsedAt } : {}),
+    ...(s.permissions ? { permissions: s.permissions } : {}),
+  };
 }
 
 /** Creating, listing, revoking and checking API tokens. Permission checks are the caller's (token-routes.ts). */

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ANONYMOUS, type Principal } from './authorizer.js';
+import { ANONYMOUS, type Principal } from '../access/authorizer.js';
 
 /**
  * Turns request credentials into a Principal: undefined when the request carries none,

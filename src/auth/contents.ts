@@ -26,7 +26,11 @@ export class ContentsCache {
   private readonly cache: DerivedCache<ContentsIndex>;
 
   constructor(private readonly o: { store: Store; containers: readonly KindDescriptor[] }) {
-    this.cache = new DerivedCache(o.store, o.containers.map((d) => d.kind), () => this.compute());
+    this.cache = new DerivedCache(
+      o.store,
+      o.containers.map((d) => d.kind),
+      () => this.compute(),
+    );
   }
 
   get(): Promise<ContentsIndex> {

@@ -1,5 +1,6 @@
-import type { KindDescriptor, Scope } from '../kinds/descriptor.js';
-import { getPath } from '../resources/object-path.js';
+import { specOf, type KindDescriptor, type Scope } from '../kinds/descriptor.js';
+import type { Role } from '../kinds/generated/types.js';
+import { getPath } from '../lib/object-path.js';
 import type { Envelope, Store } from '../storage/store.js';
 import { DerivedCache } from './derived-cache.js';
 
@@ -135,7 +136,7 @@ function namesAt(obj: Envelope, path: string): string[] {
 }
 
 function permissionsIn(role: Envelope): Permission[] {
-  return ((role.spec as { permissions?: Permission[] }).permissions ?? []).map((p) => ({
+  return (specOf<Role>(role).permissions ?? []).map((p) => ({
     actions: p.actions,
     scopes: p.scopes,
     ...(p.resources ? { resources: p.resources } : {}),

@@ -38,7 +38,11 @@ describe('auth/keys', () => {
       expect(decodeKey(perses, 'setting').equals(Buffer.from(perses))).to.equal(true);
       expect(decodeKey(`${perses}\n`, 'setting').equals(Buffer.from(perses)), 'a key file ends with a newline').to.equal(true);
       expect(decodeKey('é'.repeat(16), 'setting')).to.have.length(32);
-      for (const near of [perses.slice(1), `${perses}x`]) expect(thrown(() => decodeKey(near, 'setting')), near).to.match(/exactly 32 bytes.*it is 3[13] bytes/);
+      for (const near of [perses.slice(1), `${perses}x`])
+        expect(
+          thrown(() => decodeKey(near, 'setting')),
+          near,
+        ).to.match(/exactly 32 bytes.*it is 3[13] bytes/);
     });
 
     it('rejects everything else with a message naming the setting', () => {

@@ -35,7 +35,9 @@ export function decodeKey(text: string, where: string): Buffer {
   }
   const raw = Buffer.from(t, 'utf8');
   if (raw.length === 32) return raw;
-  throw new Error(`${where} must be a 32-byte key written as 64 hex characters, as base64, or as a string of exactly 32 bytes (Perses' form); it is ${raw.length} bytes (generate one with: openssl rand -hex 32)`);
+  throw new Error(
+    `${where} must be a 32-byte key written as 64 hex characters, as base64, or as a string of exactly 32 bytes (Perses' form); it is ${raw.length} bytes (generate one with: openssl rand -hex 32)`,
+  );
 }
 
 /**

@@ -1,16 +1,16 @@
 import { ApiError, badRequest, unauthorized } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import { credentialStamp } from '../resources/credentials.js';
-import { getPath } from '../resources/object-path.js';
+import { getPath } from '../lib/object-path.js';
 import type { Envelope, Store } from '../storage/store.js';
-import type { PasswordHasher } from './passwords.js';
+import type { PasswordHasher } from '../access/passwords.js';
 import { FailureLimiter } from './rate-limit.js';
 import { CREDENTIALS_CHANGED, holdsCredential, type Session, type SessionStore } from './sessions.js';
 import type { IssuedTokens, TokenService } from './tokens.js';
 import type { UpstreamRefresher } from './upstream-refresh.js';
 import { auditDraft, type AuditFields } from '../audit/drafts.js';
 import type { AuditDraft } from '../storage/audit-types.js';
-import type { Principal } from './authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 
 export interface LoginLimits {
   /** Failures allowed per (login, address) in a window. */

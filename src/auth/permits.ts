@@ -1,4 +1,4 @@
-import type { Action, AuthzTarget, NarrowedPermission } from './authorizer.js';
+import type { Action, AuthzTarget, NarrowedPermission } from '../access/authorizer.js';
 import type { ContentsIndex } from './contents.js';
 import type { Permission } from './grants.js';
 
@@ -31,7 +31,7 @@ export function permits(p: Permission, action: Action, t: AuthzTarget, contents?
   if (!isObjectScoped(p)) return true;
   if (t.name === undefined) return false;
   if (p.resources?.includes(t.name)) return true;
-  return p.folders !== undefined && t.project !== undefined && contents !== undefined && contents.covers(t.project, p.folders, t.kind, t.name);
+  return p.folders !== undefined && t.project !== undefined && contents?.covers(t.project, p.folders, t.kind, t.name) === true;
 }
 
 /** Whether a token's narrowed permissions allow `action` on the target (a global target: only permissions without projects). */

@@ -1,4 +1,4 @@
-import type { OAuthProviderConfig, OIDCProviderConfig } from '../kinds/generated/types.js';
+import type { OAuthProviderConfig, OIDCProviderConfig, UserSpec } from '../kinds/generated/types.js';
 
 /** Most groups kept from one provider answer (a claim listing more is cut). */
 export const MAX_GROUPS = 1000;
@@ -65,15 +65,18 @@ export function groupGrants(groups: readonly string[], policy: GroupPolicy): { g
  * those providers (`policies` by issuer). A provider no longer configured, or no longer reading
  * groups, gives none.
  */
-export function principalGroups(policies: ReadonlyMap<string, GroupPolicy>, spec: unknown): { groups?: string[]; roles?: { role: string; project?: string }[] } {
-  const bindings = (spec as { oauthProviders?: { issuer?: unknown; groups?: unknown }[] } | undefined)?.oauthProviders;
+export function principalGroups(policies: ReadonlyMap<string, GroupPolicy>, spec: UserSpec | undefined): { groups?: string[]; roles?: { role: string; project?: string }[] } {
+  const bindings = spec?.oauthProviders;
   if (!Array.isArray(bindings) || policies.size === 0) return {};
   const groups: string[] = [];
   const roles: { role: string; project?: string }[] = [];
   for (const b of bindings) {
     const policy = typeof b?.issuer === 'string' ? policies.get(b.issuer) : undefined;
     if (!policy || !Array.isArray(b.groups)) continue;
-    const g = groupGrants(b.groups.filter((x): x is string => typeof x === 'string'), policy);
+    const g = groupGrants(
+      b.groups.filter((x): x is string => typeof x === 'string'),
+      policy,
+    );
     groups.push(...g.groups);
     roles.push(...g.roles);
   }

@@ -5,7 +5,11 @@
 export class FailureLimiter {
   private readonly entries = new Map<string, { count: number; resetAt: number }>();
 
-  constructor(private readonly max: number, private readonly windowMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly max: number,
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Seconds until `key` may try again, or 0 when it may try now. */
   retryAfter(key: string): number {

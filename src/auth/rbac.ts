@@ -1,9 +1,10 @@
 import { forbidden, unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { getPath } from '../resources/object-path.js';
+import { getPath } from '../lib/object-path.js';
 import type { Store } from '../storage/store.js';
-import type { Action, Authorizer, AuthzTarget, Principal, Visible } from './authorizer.js';
+import type { Action, Authorizer, AuthzTarget, Principal, Visible } from '../access/authorizer.js';
 import { ContentsCache, type ContentsIndex } from './contents.js';
+import type { ResolvedConfig } from '../config.js';
 import { GrantsCache, roleKey, subjectKey, type Grants, type Permission } from './grants.js';
 import { grants, narrowedAllows, narrowedProjects, objectScoped, permits } from './permits.js';
 
@@ -37,7 +38,7 @@ export class RbacAuthorizer implements Authorizer {
       store: Store;
       registry: KindRegistry;
       guest: readonly Permission[];
-      config: unknown;
+      config: Readonly<ResolvedConfig>;
       /** Told of every refusal of an authenticated principal before it is answered (the audit log). */
       onDenied?: (p: Principal, action: Action, t: AuthzTarget, message: string) => Promise<void>;
     },
@@ -50,7 +51,15 @@ export class RbacAuthorizer implements Authorizer {
     };
     const groups = all.filter((d) => d.subject === 'group' && d.members);
     if (!groups.length) throw new Error('RBAC needs a group kind');
-    this.grants = new GrantsCache({ store: opts.store, globalRole: find('role', 'global'), globalBinding: find('binding', 'global'), projectRole: find('role', 'project'), projectBinding: find('binding', 'project'), groups, scopes: opts.registry.scopes });
+    this.grants = new GrantsCache({
+      store: opts.store,
+      globalRole: find('role', 'global'),
+      globalBinding: find('binding', 'global'),
+      projectRole: find('role', 'project'),
+      projectBinding: find('binding', 'project'),
+      groups,
+      scopes: opts.registry.scopes,
+    });
     this.contents = new ContentsCache({ store: opts.store, containers: all.filter((d) => d.contents) });
     this.groupKind = groups[0].kind;
     this.principalKinds = new Set(all.filter((d) => d.isPrincipal).map((d) => d.kind));

@@ -5,7 +5,7 @@ import { credentialStamp } from '../resources/credentials.js';
 import type { Envelope, Store } from '../storage/store.js';
 import { API_TOKEN_PREFIX, type ApiTokens } from './api-tokens.js';
 import type { Authenticator } from './authenticator.js';
-import type { Principal } from './authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 import { COOKIE_PAYLOAD, COOKIE_SIGNATURE, parseCookies } from './cookies.js';
 import { CREDENTIALS_CHANGED, holdsCredential, type Reads, type SessionStore } from './sessions.js';
 import type { TokenService } from './tokens.js';

@@ -1,6 +1,6 @@
 import { invalid, type ErrorDetail } from '../errors.js';
-import { parseDuration } from '../resources/duration.js';
-import type { NarrowedPermission } from './authorizer.js';
+import { parseDuration } from '../lib/duration.js';
+import type { NarrowedPermission } from '../access/authorizer.js';
 
 /** What `POST .../tokens` asks for, checked. */
 export interface TokenRequest {
@@ -26,7 +26,8 @@ export function parseTokenRequest(body: unknown, o: { now: number; maxTtlMs: num
     throw invalid([{ path: '', message: 'send a JSON object: {"name": "...", "ttl": "30d", "permissions": [...]} (permissions optional)' }], 'token request');
   }
   const b = body as Record<string, unknown>;
-  for (const k of Object.keys(b)) if (!['name', 'ttl', 'expiresAt', 'permissions'].includes(k)) problems.push({ path: k, message: 'is not a token field; use name, ttl or expiresAt, and permissions' });
+  for (const k of Object.keys(b))
+    if (!['name', 'ttl', 'expiresAt', 'permissions'].includes(k)) problems.push({ path: k, message: 'is not a token field; use name, ttl or expiresAt, and permissions' });
   const name = b.name;
   if (typeof name !== 'string' || name.trim() === '' || name.length > 100 || /[\u0000-\u001f\u007f]/.test(name)) {
     problems.push({ path: 'name', message: 'is required: a label of 1 to 100 printable characters saying what the token is for (e.g. "ci-deploy")' });
@@ -62,7 +63,10 @@ function expiry(b: Record<string, unknown>, o: { now: number; maxTtlMs: number; 
 
 function narrowed(value: unknown, known: ReadonlySet<string>, problems: ErrorDetail[]): NarrowedPermission[] | undefined {
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_PERMISSIONS) {
-    problems.push({ path: 'permissions', message: `must be a list of 1 to ${MAX_PERMISSIONS} permissions {"actions": [...], "scopes": [...], "projects"?: [...]}; leave it out for all of the owner's permissions` });
+    problems.push({
+      path: 'permissions',
+      message: `must be a list of 1 to ${MAX_PERMISSIONS} permissions {"actions": [...], "scopes": [...], "projects"?: [...]}; leave it out for all of the owner's permissions`,
+    });
     return undefined;
   }
   const out: NarrowedPermission[] = [];

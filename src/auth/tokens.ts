@@ -50,7 +50,11 @@ export class TokenService {
   /** Access tokens that passed `verify` (HMAC, base64 and JSON decoding on every request otherwise), oldest first. */
   private readonly verified = new Map<string, AccessClaims>();
 
-  constructor(keys: KeyRing, private readonly ttl: { accessS: number; refreshS: number }, private readonly now: () => number = Date.now) {
+  constructor(
+    keys: KeyRing,
+    private readonly ttl: { accessS: number; refreshS: number },
+    private readonly now: () => number = Date.now,
+  ) {
     this.accessKey = createSecretKey(keys.accessTokenKey);
     this.refreshKey = createSecretKey(keys.refreshTokenKey);
   }

@@ -1,9 +1,10 @@
 import { unauthorized } from '../errors.js';
-import type { KindDescriptor } from '../kinds/descriptor.js';
+import { specOf, type KindDescriptor } from '../kinds/descriptor.js';
+import type { User } from '../kinds/generated/types.js';
 import type { ResourceService } from '../resources/service.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Store } from '../storage/store.js';
-import { OAuthError, type ExternalProvider } from './external.js';
+import { OAuthError, type ExternalProvider } from './provider.js';
 import type { Session } from './sessions.js';
 import { syncUser } from './user-sync.js';
 
@@ -26,7 +27,7 @@ export class UpstreamRefresher {
     const p = this.o.providers.get(`${s.spec.provider}/${s.spec.slug}`);
     if (!p || !s.spec.upstream) return s.spec.upstream ?? '';
     const user = await this.o.store.get({ kind: this.o.userKind.kind, project: '', name: s.spec.user });
-    const bindings = (user?.spec as { oauthProviders?: { issuer?: string; subject?: string }[] } | undefined)?.oauthProviders ?? [];
+    const bindings = (user && specOf<User>(user).oauthProviders) ?? [];
     const subject = bindings.find((b) => b.issuer === p.issuerId)?.subject;
     if (!subject) throw unauthorized(`this user is no longer bound to provider "${p.slug}"; log in again`);
     let identity;

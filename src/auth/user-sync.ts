@@ -1,9 +1,10 @@
 import { forbidden } from '../errors.js';
-import type { KindDescriptor } from '../kinds/descriptor.js';
+import { specOf, type KindDescriptor } from '../kinds/descriptor.js';
+import type { OAuthProvider, User } from '../kinds/generated/types.js';
 import { MANAGER } from '../resources/managers.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Envelope, Store } from '../storage/store.js';
-import { SYSTEM } from './authorizer.js';
+import { SYSTEM } from '../access/authorizer.js';
 
 /** The field manager of the writes a sign-in makes. */
 const BY_SIGN_IN = { manager: MANAGER.signIn };
@@ -23,12 +24,8 @@ export interface ExternalIdentity {
   upstreamRefreshToken?: string;
 }
 
-interface OAuthBinding {
-  issuer?: string;
-  email?: string;
-  subject?: string;
-  groups?: string[];
-}
+/** A user's binding to an external identity (spec.oauthProviders[]). */
+type OAuthBinding = OAuthProvider;
 
 /**
  * The login name rule: the provider's login claim (OIDC `preferred_username` by default, OAuth
@@ -36,7 +33,11 @@ interface OAuthBinding {
  * at most 75 characters. Never derived from the e-mail address alone.
  */
 export function loginName(preferred: unknown, subject: string): string {
-  const clean = (v: string) => v.replace(/[^a-zA-Z0-9_.-]/g, '-').replace(/^[.]+|[.]+$/g, '').slice(0, 75);
+  const clean = (v: string) =>
+    v
+      .replace(/[^a-zA-Z0-9_.-]/g, '-')
+      .replace(/^[.]+|[.]+$/g, '')
+      .slice(0, 75);
   const first = typeof preferred === 'string' ? clean(preferred) : '';
   return first || clean(subject) || 'user';
 }
@@ -65,7 +66,7 @@ export async function syncUser(id: ExternalIdentity, o: { store: Store; service:
   if (!existing) {
     return o.service.create(SYSTEM, o.userKind, { kind: o.userKind.kind, metadata: { name: id.login }, spec: { ...profile, oauthProviders: [binding] } }, {}, BY_SIGN_IN);
   }
-  const spec = existing.spec as { nativeProvider?: { password?: string }; oauthProviders?: OAuthBinding[] };
+  const spec = specOf<User>(existing);
   const mine = (spec.oauthProviders ?? []).some((b) => b.issuer === id.issuer && b.subject === id.subject);
   if (!mine || spec.nativeProvider?.password) {
     throw forbidden(`the user name "${id.login}" already belongs to another account; dashplane never merges accounts (ask an administrator)`);
@@ -80,6 +81,7 @@ export async function syncUser(id: ExternalIdentity, o: { store: Store; service:
  */
 export async function principalUser(id: ExternalIdentity, o: { store: Store; service: ResourceService; userKind: KindDescriptor }): Promise<Envelope> {
   const existing = await o.store.get({ kind: o.userKind.kind, project: '', name: id.login });
-  const bound = ((existing?.spec as { oauthProviders?: OAuthBinding[] } | undefined)?.oauthProviders ?? []).some((b) => b.issuer === id.issuer && b.subject === id.subject);
-  return existing && bound && !(existing.spec as { nativeProvider?: { password?: string } }).nativeProvider?.password ? existing : syncUser(id, o);
+  const spec = existing && specOf<User>(existing);
+  const bound = (spec?.oauthProviders ?? []).some((b) => b.issuer === id.issuer && b.subject === id.subject);
+  return existing && bound && !spec?.nativeProvider?.password ? existing : syncUser(id, o);
 }

@@ -5,8 +5,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { readBuildInfo } from '../build-info.js';
 import { buildKindRegistry } from '../kinds/index.js';
-import { backupLines, checkBackup, restoreBackup } from '../storage/backup.js';
-import { storeFromUri } from '../storage/migrate.js';
+import { backupLines, checkBackup, restoreBackup } from '../admin/backup.js';
+import { storeFromUri } from '../admin/open-store.js';
 
 export interface BackupArgs {
   to: string;
@@ -39,7 +39,9 @@ export async function backup(a: BackupArgs, log: (line: string) => void): Promis
     await chmod(partial, 0o600);
     const { header, end } = await checkBackup(fileLines(partial)());
     await rename(partial, a.to);
-    log(`backup written to ${a.to}: ${end.objects} objects, ${end.versions} versions, revision ${header.revision}${header.sessions ? '' : ', without sessions'}${header.history ? '' : ', without history'}`);
+    log(
+      `backup written to ${a.to}: ${end.objects} objects, ${end.versions} versions, revision ${header.revision}${header.sessions ? '' : ', without sessions'}${header.history ? '' : ', without history'}`,
+    );
     if (end.encryptionKeyIds.length) log(`its secrets are encrypted with the key(s) ${end.encryptionKeyIds.join(', ')}: keep that key (not in the same place); the backup is useless without it`);
   } catch (e) {
     out.destroy();

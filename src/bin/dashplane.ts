@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { readBuildInfo } from '../build-info.js';
-import { ConfigError, loadConfig, type ServerConfig } from '../config.js';
+import { ConfigError, loadConfig, type ResolvedConfig } from '../config.js';
 import { startServer } from '../main.js';
-import { rotateSecrets } from '../secrets/rotate.js';
-import { migrateStore, storeFromUri } from '../storage/migrate.js';
+import { rotateSecrets } from '../admin/rotate-secrets.js';
+import { migrateStore } from '../admin/migrate-store.js';
+import { storeFromUri } from '../admin/open-store.js';
 import { backup, restore } from './backup-commands.js';
 
 const USAGE = `usage: dashplane [--config FILE] [--listen HOST:PORT]      start the server
@@ -31,8 +32,17 @@ async function main(): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
-      options: { config: { type: 'string', short: 'c' }, listen: { type: 'string', short: 'l' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' }, from: { type: 'string' }, to: { type: 'string' },
-        server: { type: 'string' }, token: { type: 'string' }, 'no-history': { type: 'boolean' }, 'no-sessions': { type: 'boolean' },
+      options: {
+        config: { type: 'string', short: 'c' },
+        listen: { type: 'string', short: 'l' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'V' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        server: { type: 'string' },
+        token: { type: 'string' },
+        'no-history': { type: 'boolean' },
+        'no-sessions': { type: 'boolean' },
       },
       allowPositionals: true,
       strict: true,
@@ -88,7 +98,7 @@ async function main(): Promise<void> {
   await serve(loaded.config);
 }
 
-async function serve(config: Readonly<ServerConfig>): Promise<void> {
+async function serve(config: Readonly<ResolvedConfig>): Promise<void> {
   let server;
   try {
     server = await startServer(config);

@@ -1,10 +1,10 @@
-import { SYSTEM } from '../auth/authorizer.js';
+import { SYSTEM } from '../access/authorizer.js';
 import { MANAGER } from '../resources/managers.js';
 import { ApiError } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { parseDuration } from '../resources/duration.js';
-import { getPath } from '../resources/object-path.js';
+import { parseDuration } from '../lib/duration.js';
+import { getPath } from '../lib/object-path.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Envelope, Store, StoreEvent } from '../storage/store.js';
 
@@ -35,8 +35,15 @@ export class Reaper {
   private running = Promise.resolve();
   private stopped = false;
 
-  constructor(private readonly o: { store: Store; registry: KindRegistry; service: ResourceService; sweepMs: number; log: (msg: string, err?: unknown) => void; onDeleted?: () => void; now?: () => number }) {
-    this.kinds = new Map(o.registry.all().filter((d) => d.ttlPath).map((d) => [d.kind, d]));
+  constructor(
+    private readonly o: { store: Store; registry: KindRegistry; service: ResourceService; sweepMs: number; log: (msg: string, err?: unknown) => void; onDeleted?: () => void; now?: () => number },
+  ) {
+    this.kinds = new Map(
+      o.registry
+        .all()
+        .filter((d) => d.ttlPath)
+        .map((d) => [d.kind, d]),
+    );
   }
 
   async start(): Promise<void> {
@@ -71,7 +78,14 @@ export class Reaper {
   private schedule(d: KindDescriptor, obj: Envelope): void {
     const ttl = parseDuration(getPath(obj, d.ttlPath!) as string);
     if (ttl === undefined) return;
-    this.due.set(idOf(obj), { d, project: obj.metadata.project ?? '', name: obj.metadata.name, version: obj.metadata.version, updatedAt: obj.metadata.updatedAt, at: Date.parse(obj.metadata.updatedAt) + ttl });
+    this.due.set(idOf(obj), {
+      d,
+      project: obj.metadata.project ?? '',
+      name: obj.metadata.name,
+      version: obj.metadata.version,
+      updatedAt: obj.metadata.updatedAt,
+      at: Date.parse(obj.metadata.updatedAt) + ttl,
+    });
   }
 
   /** One timer, on the nearest expiry. */
@@ -93,7 +107,12 @@ export class Reaper {
       if (x.at > now || this.stopped) continue;
       this.due.delete(id);
       try {
-        await this.o.service.delete(SYSTEM, x.d, x.d.scope === 'project' ? x.project : undefined, x.name, { ifMatch: x.version, ifUpdatedAt: x.updatedAt, evenIfExpired: true, manager: MANAGER.dashplane });
+        await this.o.service.delete(SYSTEM, x.d, x.d.scope === 'project' ? x.project : undefined, x.name, {
+          ifMatch: x.version,
+          ifUpdatedAt: x.updatedAt,
+          evenIfExpired: true,
+          manager: MANAGER.dashplane,
+        });
         this.o.onDeleted?.();
       } catch (e) {
         // changed meanwhile (extended, re-created) or already gone: its new state is scheduled by its event

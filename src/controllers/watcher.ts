@@ -1,4 +1,4 @@
-import type { Authorizer, Principal, Visible } from '../auth/authorizer.js';
+import type { Authorizer, Principal, Visible } from '../access/authorizer.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { ApiError } from '../errors.js';
@@ -35,7 +35,12 @@ export class Watcher {
   private readonly snapshots = new Map<string, Promise<{ items: Envelope[]; revision: number }>>();
 
   constructor(private readonly o: { store: Store; registry: KindRegistry; authorizer: Authorizer; bookmarkMs: number; now?: () => number }) {
-    this.rbacKinds = new Set(o.registry.all().filter((d) => d.authz || d.isPrincipal || d.subject || d.contents).map((d) => d.kind));
+    this.rbacKinds = new Set(
+      o.registry
+        .all()
+        .filter((d) => d.authz || d.isPrincipal || d.subject || d.contents)
+        .map((d) => d.kind),
+    );
   }
 
   /**
@@ -50,13 +55,16 @@ export class Watcher {
     let start = q.since;
     let initial: Envelope[] = [];
     const live = () => this.o.store.watch({ since: start, signal: stop });
-    let events: AsyncIterable<StoreEvent>;
     if (start === undefined) {
-      const snap = await this.snapshot({ kind: d.kind, ...(q.project !== undefined ? { project: q.project } : d.scope === 'global' ? { project: '' } : {}), ...(q.namePrefix ? { namePrefix: q.namePrefix } : {}) });
+      const snap = await this.snapshot({
+        kind: d.kind,
+        ...(q.project !== undefined ? { project: q.project } : d.scope === 'global' ? { project: '' } : {}),
+        ...(q.namePrefix ? { namePrefix: q.namePrefix } : {}),
+      });
       start = snap.revision;
       initial = snap.items;
     }
-    events = live();
+    const events: AsyncIterable<StoreEvent> = live();
     this.streams.add(controller);
     stop.addEventListener('abort', () => this.streams.delete(controller), { once: true });
     return this.stream(p, d, q, readable, initial, start, events, stop);
@@ -106,13 +114,21 @@ export class Watcher {
     for (const c of this.streams) c.abort();
   }
 
-  private async *stream(p: Principal, d: KindDescriptor, q: WatchQuery, readable0: Visible, initial: Envelope[], startRev: number, events: AsyncIterable<StoreEvent>, stop: AbortSignal): AsyncGenerator<WatchEvent> {
+  private async *stream(
+    p: Principal,
+    d: KindDescriptor,
+    q: WatchQuery,
+    readable0: Visible,
+    initial: Envelope[],
+    startRev: number,
+    events: AsyncIterable<StoreEvent>,
+    stop: AbortSignal,
+  ): AsyncGenerator<WatchEvent> {
     let readable = readable0;
     const now = this.o.now ?? Date.now;
     const matches = filterPredicate(d, q.filters);
     const projectOf = (o: Envelope) => (d.isProjectScope ? o.metadata.name : (o.metadata.project ?? ''));
-    const wanted = (o: Envelope) =>
-      o.kind === d.kind && (q.project === undefined || o.metadata.project === q.project) && (!q.namePrefix || o.metadata.name.startsWith(q.namePrefix)) && matches(o);
+    const wanted = (o: Envelope) => o.kind === d.kind && (q.project === undefined || o.metadata.project === q.project) && (!q.namePrefix || o.metadata.name.startsWith(q.namePrefix)) && matches(o);
     const incarnations = new Incarnations({ store: this.o.store, projectKind: this.o.registry.projectKind.kind });
     /** Permissions read again, and with them what is known of projects (never older than they are). */
     const reread = async () => {
@@ -124,7 +140,8 @@ export class Watcher {
       if (d.scope !== 'project') return true;
       const project = o.metadata.project ?? '';
       let start = incarnations.known(project);
-      if (start === undefined && (start = await incarnations.lookUp(project)) === null) {
+      if (start === undefined) start = await incarnations.lookUp(project);
+      if (start === null) {
         // no such project now: judge with permissions read after it went, then look again
         await reread();
         start = await incarnations.lookUp(project);

@@ -1,10 +1,9 @@
 import type { ErrorDetail } from '../errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import { httpProxyProblems } from '../proxy/http-proxy.js';
-import { joinPath } from '../resources/object-path.js';
+import { joinPath } from '../lib/object-path.js';
+import { isObj, type Obj } from '../lib/is-obj.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const entries = (v: unknown): [string, unknown][] => (isObj(v) ? Object.entries(v) : []);
 const items = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 

@@ -1,10 +1,13 @@
 import type { ErrorDetail } from '../errors.js';
 import { secretNames } from '../proxy/http-proxy.js';
-import type { Envelope } from '../storage/store.js';
-import { parseDuration } from '../resources/duration.js';
+import { parseDuration } from '../lib/duration.js';
+import { isObj } from '../lib/is-obj.js';
 import { dashboardProblems, normalizeDashboard } from './dashboard-rules.js';
 import type { KindDescriptor } from './descriptor.js';
+import type { Dashboard as DashboardObject, DatasourceSpec, EphemeralDashboard as EphemeralDashboardObject } from './generated/types.js';
 import { Dashboard, EphemeralDashboard } from './generated/validators.js';
+
+type AnyDashboard = DashboardObject | EphemeralDashboardObject;
 
 /** The longest accepted EphemeralDashboard ttl. */
 const MAX_TTL_MS = 365 * 86_400_000;
@@ -12,18 +15,22 @@ const MAX_TTL_MS = 365 * 86_400_000;
 /** Dashboard-local datasources: the proxy serves them, and their secrets are the project's. */
 const localDatasources = {
   secretKind: 'Secret',
-  secretRefs: (obj: Envelope) => Object.values(localSpecs(obj)).map((ds) => (ds as { plugin?: { spec?: unknown } })?.plugin?.spec).flatMap((s) => secretNames(s)),
-  datasourceSpec: (obj: Envelope, name?: string) => (name !== undefined && Object.hasOwn(localSpecs(obj), name) ? localSpecs(obj)[name] : undefined),
+  secretRefs: (obj: AnyDashboard) =>
+    Object.values(localSpecs(obj))
+      .map((ds) => ds?.plugin?.spec)
+      .flatMap((s) => secretNames(s)),
+  datasourceSpec: (obj: AnyDashboard, name?: string) => (name !== undefined && Object.hasOwn(localSpecs(obj), name) ? localSpecs(obj)[name] : undefined),
 };
 
-function localSpecs(obj: Envelope): Record<string, unknown> {
-  const ds = (obj.spec as { datasources?: unknown }).datasources;
-  return ds !== null && typeof ds === 'object' && !Array.isArray(ds) ? (ds as Record<string, unknown>) : {};
+function localSpecs(obj: AnyDashboard): Record<string, DatasourceSpec | undefined> {
+  const ds = obj.spec.datasources;
+  return isObj(ds) ? ds : {};
 }
 
-export const dashboard: KindDescriptor = {
+export const dashboard: KindDescriptor<DashboardObject> = {
   kind: 'Dashboard',
   plural: 'dashboards',
+  shortNames: ['dash', 'db'],
   scope: 'project',
   validate: Dashboard,
   history: true,
@@ -36,9 +43,10 @@ export const dashboard: KindDescriptor = {
 };
 
 /** A dashboard with a `ttl`: it expires at updatedAt + ttl. */
-export const ephemeralDashboard: KindDescriptor = {
+export const ephemeralDashboard: KindDescriptor<EphemeralDashboardObject> = {
   kind: 'EphemeralDashboard',
   plural: 'ephemeraldashboards',
+  shortNames: ['edash'],
   scope: 'project',
   validate: EphemeralDashboard,
   ttlPath: 'spec.ttl',
@@ -47,7 +55,7 @@ export const ephemeralDashboard: KindDescriptor = {
   enabledBy: 'ephemeral_dashboard.enable',
   hooks: {
     normalize: normalizeDashboard,
-    validate: (obj, ctx) => [...ttlProblems((obj.spec as { ttl?: unknown }).ttl), ...dashboardProblems(obj.spec, ctx.plugins)],
+    validate: (obj, ctx) => [...ttlProblems(obj.spec.ttl), ...dashboardProblems(obj.spec, ctx.plugins)],
   },
 };
 

@@ -1,17 +1,18 @@
 import { httpProxyProblems, secretNames } from '../proxy/http-proxy.js';
-import type { Envelope } from '../storage/store.js';
 import type { KindDescriptor, KindHooks, ListFilter, SingleFlagRule } from './descriptor.js';
+import type { Datasource as DatasourceObject, GlobalDatasource as GlobalDatasourceObject } from './generated/types.js';
 import { Datasource, GlobalDatasource } from './generated/validators.js';
 
-const pluginSpec = (obj: Envelope) => (obj.spec as { plugin?: { spec?: unknown } }).plugin?.spec;
+type AnyDatasource = DatasourceObject | GlobalDatasourceObject;
+const pluginSpec = (obj: AnyDatasource) => obj.spec.plugin?.spec;
 
-const hooks: KindHooks = {
-  validate: (obj, ctx) => [...ctx.plugins.check((obj.spec as { plugin?: unknown }).plugin, ['Datasource'], 'spec.plugin'), ...httpProxyProblems(pluginSpec(obj))],
+const hooks: KindHooks<AnyDatasource> = {
+  validate: (obj, ctx) => [...ctx.plugins.check(obj.spec.plugin, ['Datasource'], 'spec.plugin'), ...httpProxyProblems(pluginSpec(obj))],
 };
 /** A datasource object is itself the datasource spec the proxy uses. */
 const proxyParts = {
-  secretRefs: (obj: Envelope) => secretNames(pluginSpec(obj)),
-  datasourceSpec: (obj: Envelope) => obj.spec,
+  secretRefs: (obj: AnyDatasource) => secretNames(pluginSpec(obj)),
+  datasourceSpec: (obj: AnyDatasource) => obj.spec,
 };
 const listFilters: ListFilter[] = [
   { param: 'kind', path: 'spec.plugin.kind', type: 'string' },
@@ -19,9 +20,10 @@ const listFilters: ListFilter[] = [
 ];
 const singleFlag: SingleFlagRule = { flag: 'spec.default', groupBy: 'spec.plugin.kind', label: 'default datasource' };
 
-export const datasource: KindDescriptor = {
+export const datasource: KindDescriptor<DatasourceObject> = {
   kind: 'Datasource',
   plural: 'datasources',
+  shortNames: ['ds'],
   scope: 'project',
   validate: Datasource,
   history: true,
@@ -33,9 +35,10 @@ export const datasource: KindDescriptor = {
   singleFlag,
 };
 
-export const globalDatasource: KindDescriptor = {
+export const globalDatasource: KindDescriptor<GlobalDatasourceObject> = {
   kind: 'GlobalDatasource',
   plural: 'globaldatasources',
+  shortNames: ['gds'],
   scope: 'global',
   validate: GlobalDatasource,
   history: true,

@@ -1,22 +1,10 @@
-import type { Principal } from '../auth/authorizer.js';
-import type { PasswordHasher } from '../auth/passwords.js';
+import type { Principal } from '../access/authorizer.js';
+import type { PasswordHasher } from '../access/passwords.js';
+import type { ResolvedConfig } from '../config.js';
 import type { ErrorDetail } from '../errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
+import type { ValidateFunction } from '../lib/schema-errors.js';
 import type { Envelope, Store } from '../storage/store.js';
-
-/** A compiled validator (ajv standalone or runtime). */
-export interface ValidateFunction {
-  (data: unknown): boolean;
-  errors?: AjvLikeError[] | null;
-}
-
-/** The fields of an ajv error that dashplane reads. */
-export interface AjvLikeError {
-  instancePath: string;
-  keyword: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
 
 export type Scope = 'global' | 'project';
 
@@ -26,9 +14,11 @@ export interface HookContext {
   plugins: PluginRegistry;
   /** Every registered kind with its scope. */
   kinds: ReadonlyMap<string, Scope>;
+  /** The kind whose objects are the projects (the registry's projectKind). */
+  projectKind: string;
   passwords: PasswordHasher;
   /** The server configuration (read-only). */
-  config: unknown;
+  config: Readonly<ResolvedConfig>;
 }
 
 /** The request a hook runs for. */
@@ -38,14 +28,21 @@ export interface HookCall {
   current?: Envelope;
 }
 
-/** Optional per-kind behaviour; only present hooks are called. */
-export interface KindHooks {
-  /** Rewrites older forms in place, before schema validation (e.g. User spec.password). */
+/**
+ * Optional per-kind behaviour; only present hooks are called. `T` is the kind's generated type
+ * (src/kinds/generated/types.ts): what an object of the kind is once its schema passed.
+ */
+export interface KindHooks<T extends Envelope = Envelope> {
+  /** Rewrites older forms in place, before schema validation (e.g. User spec.password): `body` is unchecked. */
   normalize?(body: Record<string, unknown>): void;
-  /** Semantic checks after the schema passed; every problem with its path. */
-  validate?(obj: Envelope, ctx: HookContext, call: HookCall): ErrorDetail[] | Promise<ErrorDetail[]>;
+  /**
+   * Semantic checks; every problem with its path. It also runs when the schema refused the object
+   * (so that every problem is reported at once), its result then ignored if it throws: read
+   * optional parts defensively.
+   */
+  validate?(obj: T, ctx: HookContext, call: HookCall): ErrorDetail[] | Promise<ErrorDetail[]>;
   /** Last step before the write, after every validation (e.g. hash a password). */
-  beforeWrite?(obj: Envelope, ctx: HookContext, call: HookCall): Promise<void>;
+  beforeWrite?(obj: T, ctx: HookContext, call: HookCall): Promise<void>;
   /**
    * For a sensitive field that `beforeWrite` stores in another form (a password hash): whether
    * `sent` is the value `stored` holds. An unchanged value then keeps its stored form, and a write
@@ -53,7 +50,7 @@ export interface KindHooks {
    */
   matchesStored?(path: string, sent: string, stored: unknown, ctx: HookContext): Promise<boolean>;
   /** Objects created in the same atomic write as a new object (e.g. a project's default roles). */
-  companions?(obj: Envelope, call: HookCall): Envelope[];
+  companions?(obj: T, call: HookCall): Envelope[];
 }
 
 /** A list query parameter that filters on a field of the object. */
@@ -76,16 +73,19 @@ export interface SingleFlagRule {
 
 /**
  * Everything generic code knows about a kind. Adding a kind = a schema, `npm run gen`,
- * one of these, and one line in `kinds/index.ts`.
+ * one of these, and one line in `kinds/index.ts`. `T` is the kind's generated type, which its
+ * hooks and functions receive; generic code sees every descriptor as `KindDescriptor` (of Envelope).
  */
-export interface KindDescriptor {
+export interface KindDescriptor<T extends Envelope = Envelope> {
   kind: string;
   /** Lower-case plural path segment. */
   plural: string;
+  /** Lower-case abbreviations dashctl accepts for the kind, as kubectl has them (`ds`, `gds`). */
+  shortNames?: readonly string[];
   scope: Scope;
   /** Schema validator of the whole envelope (generated). */
   validate: ValidateFunction;
-  hooks?: KindHooks;
+  hooks?: KindHooks<T>;
   /** Dotted paths of sensitive fields: stored, never returned (masked as "<secret>"). */
   sensitive?: readonly string[];
   /** Dotted paths of fields stored encrypted (AES-256-GCM), decrypted only for use (the proxy). */
@@ -101,9 +101,9 @@ export interface KindDescriptor {
   /** The kind of the Secrets this kind's datasources may name (same scope): Secret or GlobalSecret. */
   secretKind?: string;
   /** Names of the secrets the object's datasource proxy blocks use (saving needs `read` on them). */
-  secretRefs?(obj: Envelope): string[];
+  secretRefs?(obj: T): string[];
   /** The datasource spec named `name` held by the object (itself for a Datasource, a local one for a Dashboard). */
-  datasourceSpec?(obj: Envelope, name?: string): unknown;
+  datasourceSpec?(obj: T, name?: string): unknown;
   /** RBAC: objects of this kind are roles (permission lists) or bindings (role -> subjects). */
   authz?: 'role' | 'binding';
   /** Objects of this kind are the users that sign in (User): they may read and update themselves. */
@@ -122,7 +122,7 @@ export interface KindDescriptor {
    * dashboards): a permission naming such an object (`folders`) covers it and what it lists, and
    * adding an existing object to it needs `update` on that object.
    */
-  contents?: { kind: string; names(obj: Envelope): string[] };
+  contents?: { kind: string; names(obj: T): string[] };
   /** API tokens can be created for objects of this kind (personal access tokens, service account tokens). */
   tokenOwner?: boolean;
   /** The name a principal of this kind acts under (history, audit); absent: its metadata.name. */
@@ -142,4 +142,13 @@ export interface KindDescriptor {
   enabledBy?: string;
   /** Dotted path of a duration after which the object expires (counted from updatedAt). */
   ttlPath?: string;
+}
+
+/**
+ * The spec of a stored object of the kind whose generated type is `T` (`specOf<User>(obj)`): every
+ * stored object passed its kind's schema when it was written. The one place generic envelopes
+ * become typed; reads of untyped bodies (before validation) use isObj instead.
+ */
+export function specOf<T extends { spec?: unknown }>(obj: Pick<Envelope, 'spec'>): T['spec'] {
+  return obj.spec as T['spec'];
 }

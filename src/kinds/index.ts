@@ -14,24 +14,27 @@ import { globalVariable, variable } from './variable.js';
 
 /** Every kind dashplane serves (docs/api.md §1). Adding a kind = one line here. */
 export function buildKindRegistry(): KindRegistry {
-  return new KindRegistry([
-    project,
-    dashboard,
-    ephemeralDashboard,
-    folder,
-    variable,
-    datasource,
-    secret,
-    role,
-    roleBinding,
-    globalVariable,
-    globalDatasource,
-    globalSecret,
-    globalRole,
-    globalRoleBinding,
-    user,
-    group,
-    serviceAccount,
-    globalServiceAccount,
-  ], { [AUDIT_KIND]: 'project' });
+  return new KindRegistry(
+    [
+      project,
+      dashboard,
+      ephemeralDashboard,
+      folder,
+      variable,
+      datasource,
+      secret,
+      role,
+      roleBinding,
+      globalVariable,
+      globalDatasource,
+      globalSecret,
+      globalRole,
+      globalRoleBinding,
+      user,
+      group,
+      serviceAccount,
+      globalServiceAccount,
+    ],
+    { [AUDIT_KIND]: 'project' },
+  );
 }

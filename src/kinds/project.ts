@@ -32,6 +32,7 @@ function ownerSubject(call: HookCall): { kind: string; name: string } {
 export const project: KindDescriptor = {
   kind: 'Project',
   plural: 'projects',
+  shortNames: ['proj', 'prj'],
   scope: 'global',
   validate: Project,
   isProjectScope: true,

@@ -5,6 +5,7 @@ import type { KindDescriptor, Scope } from './descriptor.js';
 export class KindRegistry {
   private readonly byKind = new Map<string, KindDescriptor>();
   private readonly byPlural = new Map<string, KindDescriptor>();
+  private readonly byShort = new Map<string, KindDescriptor>();
   /** The kind whose objects are projects (exactly one descriptor has `isProjectScope`). */
   readonly projectKind: KindDescriptor;
   /** Kind name -> scope, for hooks; also the names permissions may grant that are not kinds of objects (`AuditEvent`). */
@@ -16,6 +17,12 @@ export class KindRegistry {
       if (d.plural !== d.plural.toLowerCase()) throw new Error(`plural of ${d.kind} must be lower case`);
       this.byKind.set(d.kind.toLowerCase(), Object.freeze(d));
       this.byPlural.set(d.plural, d);
+    }
+    for (const d of descriptors) {
+      for (const s of d.shortNames ?? []) {
+        if (s !== s.toLowerCase() || this.byShort.has(s) || this.byKind.has(s) || this.byPlural.has(s)) throw new Error(`short name "${s}" of ${d.kind} must be lower case and name no other kind`);
+        this.byShort.set(s, this.byKind.get(d.kind.toLowerCase())!);
+      }
     }
     const owners = descriptors.filter((d) => d.isProjectScope);
     if (owners.length !== 1 || owners[0].scope !== 'global') throw new Error('exactly one global kind must have isProjectScope');
@@ -36,6 +43,16 @@ export class KindRegistry {
   /** By plural path segment, case-insensitively (`globalRoles` -> GlobalRole). */
   byPluralName(plural: string): KindDescriptor | undefined {
     return this.byPlural.get(plural.toLowerCase());
+  }
+
+  /** By short name (`gds` -> GlobalDatasource), case-insensitively. */
+  byShortName(short: string): KindDescriptor | undefined {
+    return this.byShort.get(short.toLowerCase());
+  }
+
+  /** Every short name with its kind, in registry order. */
+  shortNames(): [string, KindDescriptor][] {
+    return [...this.byShort];
   }
 
   /** Kinds that live inside a project. */

@@ -1,24 +1,23 @@
 import type { ErrorDetail } from '../errors.js';
+import { isObj } from '../lib/is-obj.js';
 import type { HookContext, KindDescriptor } from './descriptor.js';
+import type { GlobalRole as GlobalRoleObject, Role as RoleObject } from './generated/types.js';
 import { GlobalRole, Role } from './generated/validators.js';
 
-/** Kinds a project Role may not name: they only exist outside projects (docs/api.md §12). */
-const GLOBAL_ONLY = new Set(['GlobalDatasource', 'GlobalRole', 'GlobalRoleBinding', 'GlobalSecret', 'GlobalVariable', 'User', 'Group', 'GlobalServiceAccount']);
-
-interface Permission {
-  actions?: unknown[];
-  scopes?: unknown[];
-  folders?: unknown[];
-}
+/**
+ * Kinds a project Role may not name: those that only exist outside projects (docs/api.md §12),
+ * every global kind of the registry but the project kind (a Role may grant read on its project).
+ */
+const globalOnly = (kind: string, ctx: HookContext) => ctx.kinds.get(kind) === 'global' && kind !== ctx.projectKind;
 
 /** Kinds a `folders` permission can cover: a folder, and the dashboards it lists. */
 const FOLDER_SCOPES = ['*', 'Folder', 'Dashboard'];
 
-function scopeProblems(obj: { spec: unknown }, ctx: HookContext, projectRole: boolean): ErrorDetail[] {
+function scopeProblems(obj: RoleObject | GlobalRoleObject, ctx: HookContext, projectRole: boolean): ErrorDetail[] {
   const out: ErrorDetail[] = [];
-  const perms = ((obj.spec as { permissions?: Permission[] }).permissions ?? []) as Permission[];
+  const perms = obj.spec.permissions ?? [];
   perms.forEach((p, i) => {
-    if (p?.folders !== undefined && Array.isArray(p.scopes) && !p.scopes.some((s) => FOLDER_SCOPES.includes(s as string))) {
+    if (p?.folders !== undefined && Array.isArray(p.scopes) && !p.scopes.some((s) => FOLDER_SCOPES.includes(s))) {
       out.push({ path: `spec.permissions[${i}].folders`, message: 'covers folders and the dashboards they list: add Folder, Dashboard or "*" to scopes' });
     }
   });
@@ -28,7 +27,7 @@ function scopeProblems(obj: { spec: unknown }, ctx: HookContext, projectRole: bo
       if (scope === '*') return;
       if (typeof scope !== 'string' || !ctx.kinds.has(scope)) {
         out.push({ path, message: `"${String(scope)}" is not a kind; use "*" or one of ${[...ctx.kinds.keys()].join(', ')}` });
-      } else if (projectRole && GLOBAL_ONLY.has(scope)) {
+      } else if (projectRole && globalOnly(scope, ctx)) {
         out.push({ path, message: `a Role cannot grant access to the global kind ${scope}; use a GlobalRole` });
       }
     }),
@@ -38,14 +37,14 @@ function scopeProblems(obj: { spec: unknown }, ctx: HookContext, projectRole: bo
 
 /** Perses accepts actions in any case ("Read"); they are stored lower-case. */
 function lowerCaseActions(body: Record<string, unknown>): void {
-  const perms = (body.spec as { permissions?: unknown } | undefined)?.permissions;
+  const perms = isObj(body.spec) ? body.spec.permissions : undefined;
   if (!Array.isArray(perms)) return;
-  for (const p of perms as Permission[]) {
-    if (Array.isArray(p?.actions)) p.actions = p.actions.map((a) => (typeof a === 'string' ? a.toLowerCase() : a));
+  for (const p of perms) {
+    if (isObj(p) && Array.isArray(p.actions)) p.actions = p.actions.map((a: unknown) => (typeof a === 'string' ? a.toLowerCase() : a));
   }
 }
 
-export const role: KindDescriptor = {
+export const role: KindDescriptor<RoleObject> = {
   kind: 'Role',
   plural: 'roles',
   scope: 'project',
@@ -54,9 +53,10 @@ export const role: KindDescriptor = {
   hooks: { normalize: lowerCaseActions, validate: (obj, ctx) => scopeProblems(obj, ctx, true) },
 };
 
-export const globalRole: KindDescriptor = {
+export const globalRole: KindDescriptor<GlobalRoleObject> = {
   kind: 'GlobalRole',
   plural: 'globalroles',
+  shortNames: ['grole'],
   scope: 'global',
   validate: GlobalRole,
   authz: 'role',

@@ -1,11 +1,15 @@
 import { resolve, sep } from 'node:path';
 import type { ErrorDetail } from '../errors.js';
-import { getPath } from '../resources/object-path.js';
+import { getPath } from '../lib/object-path.js';
 import type { KindDescriptor, KindHooks } from './descriptor.js';
+import type { GlobalSecret as GlobalSecretObject, Secret as SecretObject, SecretSpec } from './generated/types.js';
 import { GlobalSecret, Secret } from './generated/validators.js';
 
-type Obj = Record<string, unknown>;
-const has = (o: Obj | undefined, k: string) => o !== undefined && o[k] !== undefined && o[k] !== '';
+/** Whether the spec sets `block.field` (to something other than ""). */
+const has = (spec: SecretSpec, block: string, field: string) => {
+  const v = getPath(spec, `${block}.${field}`);
+  return v !== undefined && v !== '';
+};
 
 /** Pairs where at most one may be set: [object, value field, file field]. */
 const PAIRS: [string, string, string][] = [
@@ -23,11 +27,11 @@ const AUTH_BLOCKS = ['basicAuth', 'authorization', 'oauth'];
 const FILE_FIELDS = PAIRS.map(([block, , file]) => [block, file] as const);
 
 /** `*File` fields may only name files under security.secret_files_dir (checked without touching the file). */
-function fileProblems(spec: Obj, filesDir: unknown): ErrorDetail[] {
+function fileProblems(spec: SecretSpec, filesDir: string | undefined): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const [block, field] of FILE_FIELDS) {
-    const value = (spec[block] as Obj | undefined)?.[field];
-    if (value === undefined || value === '') continue;
+    if (!has(spec, block, field)) continue;
+    const value = getPath(spec, `${block}.${field}`);
     const path = `spec.${block}.${field}`;
     if (typeof filesDir !== 'string' || filesDir === '') {
       out.push({ path, message: 'file references are refused because security.secret_files_dir is not set; put the value itself in the secret, or ask the administrator to set that directory' });
@@ -42,28 +46,27 @@ function fileProblems(spec: Obj, filesDir: unknown): ErrorDetail[] {
 }
 
 /** Shape rules of a secret spec (docs/api.md §9). Messages name fields, never values. */
-function secretProblems(spec: Obj): ErrorDetail[] {
+function secretProblems(spec: SecretSpec): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const [block, value, file] of PAIRS) {
-    const o = spec[block] as Obj | undefined;
-    if (has(o, value) && has(o, file)) {
+    if (has(spec, block, value) && has(spec, block, file)) {
       out.push({ path: `spec.${block}.${file}`, message: `set either spec.${block}.${value} or spec.${block}.${file}, not both` });
     }
   }
-  const auth = AUTH_BLOCKS.filter((b) => spec[b] !== undefined);
+  const auth = AUTH_BLOCKS.filter((b) => getPath(spec, b) !== undefined);
   if (auth.length > 1) {
     out.push({ path: `spec.${auth[1]}`, message: `${auth.map((b) => `spec.${b}`).join(' and ')} are mutually exclusive; keep one` });
   }
   return out;
 }
 
-const hooks: KindHooks = {
-  validate: (obj, ctx) => [...secretProblems(obj.spec as Obj), ...fileProblems(obj.spec as Obj, getPath(ctx.config, 'security.secret_files_dir'))],
+const hooks: KindHooks<SecretObject | GlobalSecretObject> = {
+  validate: (obj, ctx) => [...secretProblems(obj.spec), ...fileProblems(obj.spec, ctx.config.security.secret_files_dir)],
 };
 /** Masked in every response, as Perses does (its PublicSecret hides the TLS material too). */
 const sensitive = ['spec.basicAuth.password', 'spec.authorization.credentials', 'spec.oauth.clientSecret', 'spec.tlsConfig.ca', 'spec.tlsConfig.cert', 'spec.tlsConfig.key'];
 
-export const secret: KindDescriptor = {
+export const secret: KindDescriptor<SecretObject> = {
   kind: 'Secret',
   plural: 'secrets',
   scope: 'project',
@@ -73,9 +76,10 @@ export const secret: KindDescriptor = {
   encrypted: sensitive,
 };
 
-export const globalSecret: KindDescriptor = {
+export const globalSecret: KindDescriptor<GlobalSecretObject> = {
   kind: 'GlobalSecret',
   plural: 'globalsecrets',
+  shortNames: ['gsecret'],
   scope: 'global',
   validate: GlobalSecret,
   hooks,

@@ -1,14 +1,15 @@
-import { PasswordHasher } from '../auth/passwords.js';
+import { PasswordHasher } from '../access/passwords.js';
 import type { ErrorDetail } from '../errors.js';
-import { getPath, setPathIfParentExists } from '../resources/object-path.js';
+import { getPath, setPathIfParentExists } from '../lib/object-path.js';
+import { isObj } from '../lib/is-obj.js';
 import type { KindDescriptor } from './descriptor.js';
+import type { User as UserObject } from './generated/types.js';
 import { User } from './generated/validators.js';
 
-type Obj = Record<string, unknown>;
 const PASSWORD = 'spec.nativeProvider.password';
 const OAUTH = 'spec.oauthProviders';
 
-export const user: KindDescriptor = {
+export const user: KindDescriptor<UserObject> = {
   kind: 'User',
   plural: 'users',
   scope: 'global',
@@ -22,9 +23,10 @@ export const user: KindDescriptor = {
   hooks: {
     /** Older form: `spec.password` becomes `spec.nativeProvider.password`. */
     normalize(body) {
-      const spec = body.spec as Obj | undefined;
-      if (!spec || typeof spec !== 'object' || spec.password === undefined) return;
-      const native = (spec.nativeProvider ?? {}) as Obj;
+      const spec = body.spec;
+      // a nativeProvider that is not an object is left for the schema to report
+      if (!isObj(spec) || spec.password === undefined || (spec.nativeProvider !== undefined && !isObj(spec.nativeProvider))) return;
+      const native = isObj(spec.nativeProvider) ? spec.nativeProvider : {};
       if (native.password === undefined) native.password = spec.password;
       spec.nativeProvider = native;
       delete spec.password;

@@ -9,6 +9,7 @@ const hooks: KindHooks = {
 export const variable: KindDescriptor = {
   kind: 'Variable',
   plural: 'variables',
+  shortNames: ['var'],
   scope: 'project',
   validate: Variable,
   history: true,
@@ -19,6 +20,7 @@ export const variable: KindDescriptor = {
 export const globalVariable: KindDescriptor = {
   kind: 'GlobalVariable',
   plural: 'globalvariables',
+  shortNames: ['gvar'],
   scope: 'global',
   validate: GlobalVariable,
   history: true,

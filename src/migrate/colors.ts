@@ -24,7 +24,10 @@ const CSS: Record<string, string> = {
 const NAMED: Record<string, string> = { ...CSS };
 for (const [hue, codes] of Object.entries(PALETTE)) SHADES.forEach((shade, i) => (NAMED[`${shade}${hue}`] = codes[i]));
 
-const hex2 = (n: number) => Math.max(0, Math.min(255, Math.round(n))).toString(16).padStart(2, '0');
+const hex2 = (n: number) =>
+  Math.max(0, Math.min(255, Math.round(n)))
+    .toString(16)
+    .padStart(2, '0');
 
 /**
  * `#rgb`/`#rrggbb` as given, a Grafana palette name as its code, `rgb()`/`rgba()` as `#rrggbb`

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { DatasourceResolver } from './datasources.js';
 import { annotationsOf, dashboardLinks, durationOf, refreshOf, tagsOf } from './dashboard-settings.js';
 
-describe('migrate: dashboard settings', function () {
-  it('turns relative time ranges into durations, in the largest exact unit', function () {
+describe('migrate: dashboard settings', () => {
+  it('turns relative time ranges into durations, in the largest exact unit', () => {
     const notes: string[] = [];
     expect(durationOf({ from: 'now-6h', to: 'now' }, notes)).to.equal('6h');
     expect(durationOf({ from: 'now-90m', to: 'now' }, notes)).to.equal('90m');
@@ -12,17 +12,20 @@ describe('migrate: dashboard settings', function () {
     expect(notes).to.deep.equal([]);
   });
 
-  it('approximates months, rounding, ranges that end before now and absolute ranges, saying so', function () {
+  it('approximates months, rounding, ranges that end before now and absolute ranges, saying so', () => {
     const notes: string[] = [];
     expect(durationOf({ from: 'now-1M', to: 'now' }, notes)).to.equal('30d');
     expect(durationOf({ from: 'now/d', to: 'now/d' }, notes)).to.equal(undefined);
     expect(durationOf({ from: 'now-2h', to: 'now-1h' }, notes)).to.equal('1h');
     const now = Date.parse('2024-01-02T00:00:00Z');
     expect(durationOf({ from: '2024-01-01T00:00:00Z', to: '2024-01-01T12:00:00Z' }, notes, now)).to.equal('12h');
-    expect(notes.join('\n')).to.match(/30-day months/).and.match(/cannot be read/).and.match(/ending now/);
+    expect(notes.join('\n'))
+      .to.match(/30-day months/)
+      .and.match(/cannot be read/)
+      .and.match(/ending now/);
   });
 
-  it('keeps a refresh interval that is a duration and says when it is not', function () {
+  it('keeps a refresh interval that is a duration and says when it is not', () => {
     const notes: string[] = [];
     expect(refreshOf('1m', notes)).to.equal('1m');
     expect(refreshOf(false, notes)).to.equal(undefined);
@@ -31,13 +34,13 @@ describe('migrate: dashboard settings', function () {
     expect(notes).to.have.length(1);
   });
 
-  it('keeps tags that are valid metadata tags', function () {
+  it('keeps tags that are valid metadata tags', () => {
     const notes: string[] = [];
     expect(tagsOf([' kubernetes ', 'kubernetes', 'x'.repeat(51), 'prometheus', 3], notes)).to.deep.equal(['kubernetes', 'prometheus']);
     expect(notes[0]).to.match(/longer than 50/);
   });
 
-  it('maps URL links and reports tag-based dashboard lists as dropped', function () {
+  it('maps URL links and reports tag-based dashboard lists as dropped', () => {
     const { links, entries } = dashboardLinks([
       { title: 'Runbook', url: 'https://runbooks/$cluster', type: 'link', targetBlank: true, includeVars: true, tooltip: 'help' },
       { title: 'Related', type: 'dashboards', tags: ['k8s'] },
@@ -48,7 +51,7 @@ describe('migrate: dashboard settings', function () {
     expect(entries[1].notes[0]).to.match(/tagged k8s/);
   });
 
-  it('maps Prometheus annotations and lists the built-in and other ones as dropped', function () {
+  it('maps Prometheus annotations and lists the built-in and other ones as dropped', () => {
     const ds = new DatasourceResolver({}, {});
     const { annotations, entries } = annotationsOf(
       {

@@ -9,7 +9,13 @@ const UNIT_MS: Record<string, number> = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3
 
 /** Milliseconds as a Perses duration in its largest exact unit ("90m" stays "90m", 7200000 is "2h"). */
 function msToDuration(ms: number): string {
-  for (const [unit, size] of [['w', UNIT_MS.w], ['d', UNIT_MS.d], ['h', UNIT_MS.h], ['m', UNIT_MS.m], ['s', UNIT_MS.s]] as const) {
+  for (const [unit, size] of [
+    ['w', UNIT_MS.w],
+    ['d', UNIT_MS.d],
+    ['h', UNIT_MS.h],
+    ['m', UNIT_MS.m],
+    ['s', UNIT_MS.s],
+  ] as const) {
     if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   }
   return `${Math.max(1, Math.round(ms / 1000))}s`;
@@ -53,7 +59,14 @@ export function refreshOf(refresh: unknown, notes: string[]): string | undefined
 
 /** Grafana tags as metadata tags: at most 20, 1-50 characters, trimmed, without duplicates. */
 export function tagsOf(tags: unknown, notes: string[]): string[] | undefined {
-  const out = [...new Set(arr(tags).filter((t): t is string => typeof t === 'string').map((t) => t.trim()).filter((t) => t !== ''))];
+  const out = [
+    ...new Set(
+      arr(tags)
+        .filter((t): t is string => typeof t === 'string')
+        .map((t) => t.trim())
+        .filter((t) => t !== ''),
+    ),
+  ];
   const kept = out.filter((t) => t.length <= 50).slice(0, 20);
   if (kept.length < out.length) notes.push(`${out.length - kept.length} tag(s) longer than 50 characters or beyond the 20th are dropped`);
   return kept.length > 0 ? kept : undefined;
@@ -88,11 +101,18 @@ export function annotationsOf(annotations: unknown, ds: DatasourceResolver): { a
     const source = `annotation "${str(a.name) ?? ''}"`;
     const type = ds.typeOf(a.datasource) ?? (str(a.expr) ? 'prometheus' : undefined);
     if (a.builtIn === 1 || a.builtIn === true || type !== 'prometheus' || !str(a.expr)) {
-      const why = a.builtIn || type === 'grafana' || type === 'dashboard' ? "Grafana's own annotations and alerts stay in Grafana" : `annotations from a ${type ?? 'non-Prometheus'} source have no equivalent`;
+      const why =
+        a.builtIn || type === 'grafana' || type === 'dashboard' ? "Grafana's own annotations and alerts stay in Grafana" : `annotations from a ${type ?? 'non-Prometheus'} source have no equivalent`;
       entries.push({ subject: 'annotation', source, outcome: 'dropped', notes: [why] });
       continue;
     }
-    const tags = typeof a.tagKeys === 'string' ? a.tagKeys.split(',').map((t: string) => t.trim()).filter(Boolean) : undefined;
+    const tags =
+      typeof a.tagKeys === 'string'
+        ? a.tagKeys
+            .split(',')
+            .map((t: string) => t.trim())
+            .filter(Boolean)
+        : undefined;
     const spec = defined({ datasource: ds.selector('PrometheusDatasource', a.datasource), expr: a.expr, title: str(a.titleFormat), legend: str(a.textFormat), tags: tags?.length ? tags : undefined });
     entries.push({ subject: 'annotation', source, path: `spec.annotations[${out.length}]`, result: 'PrometheusPromQLAnnotation', outcome: 'mapped', notes: [] });
     out.push({ display: defined({ name: str(a.name) ?? 'annotation', hidden: a.enable === false ? true : undefined, color: str(a.iconColor) }), plugin: { kind: 'PrometheusPromQLAnnotation', spec } });

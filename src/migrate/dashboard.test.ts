@@ -16,8 +16,8 @@ const grafana = {
   panels: [{ type: 'stat', title: 'Up', datasource: '${DS_PROMETHEUS}', gridPos: { x: 0, y: 0, w: 6, h: 4 }, targets: [{ refId: 'A', expr: 'up{instance="$instance"}' }] }],
 };
 
-describe('migrate: dashboard', function () {
-  it('migrates title, description, tags, time range, refresh and the name from the uid', function () {
+describe('migrate: dashboard', () => {
+  it('migrates title, description, tags, time range, refresh and the name from the uid', () => {
     const { dashboard } = migrateGrafanaDashboard(grafana, { project: 'ops' });
     expect(dashboard.metadata).to.deep.equal({ name: 'node-uid', createdAt: '0001-01-01T00:00:00Z', updatedAt: '0001-01-01T00:00:00Z', version: 0, project: 'ops', tags: ['linux'] });
     expect(dashboard.spec).to.include({ duration: '3h', refreshInterval: '30s' });
@@ -25,21 +25,23 @@ describe('migrate: dashboard', function () {
     expect(dashboard.spec.layouts).to.deep.equal([{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 6, height: 4, content: { $ref: '#/spec/panels/0' } }] } }]);
   });
 
-  it('accepts Grafana API answers ({dashboard, meta}) and applies input values', function () {
+  it('accepts Grafana API answers ({dashboard, meta}) and applies input values', () => {
     const { dashboard } = migrateGrafanaDashboard({ dashboard: grafana, meta: { slug: 'x' } }, { input: { DS_PROMETHEUS: 'prom-eu' } });
     expect(dashboard.spec.panels['0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'prom-eu' });
     expect(dashboard.spec.variables[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'prom-eu' });
   });
 
-  it('derives a unique valid name from the title when the uid cannot be one, and reports it', function () {
+  it('derives a unique valid name from the title when the uid cannot be one, and reports it', () => {
     const { dashboard, report } = migrateGrafanaDashboard({ ...grafana, uid: 'has space' }, { takenNames: new Set(['node-overview']) });
     expect(dashboard.metadata.name).to.equal('node-overview-2');
     const entry = report.entries.find((e) => e.subject === 'dashboard')!;
-    expect(entry.notes.join('\n')).to.match(/"has space" is not a valid name/).and.match(/already exists/);
+    expect(entry.notes.join('\n'))
+      .to.match(/"has space" is not a valid name/)
+      .and.match(/already exists/);
     expect(migrateGrafanaDashboard(grafana, { name: 'chosen' }).dashboard.metadata.name).to.equal('chosen');
   });
 
-  it('refuses what is not a Grafana dashboard with a message naming the field and the fix', function () {
+  it('refuses what is not a Grafana dashboard with a message naming the field and the fix', () => {
     const attempt = (input: unknown, name?: string) => {
       try {
         migrateGrafanaDashboard(input, { name });
@@ -55,7 +57,7 @@ describe('migrate: dashboard', function () {
     expect(attempt(grafana, 'a b')).to.match(/^name: "a b" is not a valid dashboard name/);
   });
 
-  it('reports every element, and the text report lists what was not plainly mapped', function () {
+  it('reports every element, and the text report lists what was not plainly mapped', () => {
     const { report } = migrateGrafanaDashboard({ ...grafana, panels: [...grafana.panels, { type: 'alertlist', title: 'Alerts', gridPos: { x: 6, y: 0, w: 6, h: 4 } }] });
     expect(report.summary.panels).to.deep.equal({ total: 2, mapped: 1, approximated: 0, placeholder: 1, dropped: 0 });
     expect(report.summary.variables.total).to.equal(1);

@@ -77,7 +77,8 @@ export function migrateGrafanaDashboard(input: unknown, opts: MigrateOptions = {
     links: links.links.length > 0 ? links.links : undefined,
     annotations: annotations.annotations.length > 0 ? annotations.annotations : undefined,
   });
-  if (ds.prometheusRefs.size > 1) notes.push(`the Grafana dashboard used ${ds.prometheusRefs.size} Prometheus datasources (${[...ds.prometheusRefs].join(', ')}): all its queries now use ${ds.target('PrometheusDatasource')}`);
+  if (ds.prometheusRefs.size > 1)
+    notes.push(`the Grafana dashboard used ${ds.prometheusRefs.size} Prometheus datasources (${[...ds.prometheusRefs].join(', ')}): all its queries now use ${ds.target('PrometheusDatasource')}`);
   const { name, notes: nameNotes } = dashboardName(grafana.uid, grafana.title, opts.takenNames, opts.name);
   const tags = tagsOf(grafana.tags, notes);
   const dashboard = {

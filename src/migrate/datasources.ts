@@ -12,7 +12,10 @@ export interface DatasourceOptions {
 
 /** `$name`, `${name}`, `${name:format}` or `[[name]]` -> name. */
 export function variableName(text: string): string | undefined {
-  return /^\$\{(\w+)(?::\w+)?\}$|^\$(\w+)$|^\[\[(\w+)\]\]$/.exec(text.trim())?.slice(1).find((g) => g !== undefined);
+  return /^\$\{(\w+)(?::\w+)?\}$|^\$(\w+)$|^\[\[(\w+)\]\]$/
+    .exec(text.trim())
+    ?.slice(1)
+    .find((g) => g !== undefined);
 }
 
 const SPECIAL_UIDS: Record<string, string> = { '-- Mixed --': 'mixed', '-- Grafana --': 'grafana', '-- Dashboard --': 'dashboard', grafana: 'grafana' };
@@ -47,7 +50,7 @@ export class DatasourceResolver {
     for (const [key, value] of Object.entries(opts.input ?? {})) if (!this.chosen.has(value)) this.chosen.set(value, this.types.get(key) ?? 'unknown');
     for (const v of arr(obj(dashboard.templating).list)) {
       if (isObj(v) && v.type === 'datasource' && str(v.name)) {
-        const type = typeof v.query === 'string' ? v.query : str(obj(v.query).query) ?? 'unknown';
+        const type = typeof v.query === 'string' ? v.query : (str(obj(v.query).query) ?? 'unknown');
         this.variables.set(v.name, type);
         this.types.set(v.name, type);
       }

@@ -20,7 +20,7 @@ export function unwrapGrafanaDashboard(input: unknown, field = 'grafanaDashboard
 }
 
 /** Escapes a value for a RegExp. */
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Replaces `${KEY}` and `$KEY` in every string of the dashboard by the caller's input values (the
@@ -30,7 +30,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export function replaceInputs(dashboard: Obj, input: Record<string, string> | undefined): Obj {
   const keys = Object.keys(input ?? {}).filter((k) => /^[\w-]+$/.test(k));
   if (keys.length === 0) return dashboard;
-  const pattern = new RegExp(`\\$\\{(${keys.map(escape).join('|')})\\}|\\$(${keys.map(escape).join('|')})(?![\\w-])`, 'g');
+  const pattern = new RegExp(`\\$\\{(${keys.map(escapeRegExp).join('|')})\\}|\\$(${keys.map(escapeRegExp).join('|')})(?![\\w-])`, 'g');
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return v.replace(pattern, (_m, a?: string, b?: string) => input![(a ?? b)!]);
     if (Array.isArray(v)) return v.map(walk);

@@ -5,8 +5,8 @@ import { upgradeLegacyRows } from './legacy-rows.js';
 const panel = (title: string, gridPos?: object, more: object = {}) => ({ type: 'timeseries', title, ...(gridPos ? { gridPos } : {}), ...more });
 const keysOf = (sections: ReturnType<typeof layoutPanels>) => sections.map((s) => [s.display?.title ?? null, s.panels.map((p) => p.key)]);
 
-describe('migrate: layout', function () {
-  it('folds panels that follow an expanded row into it, keeps collapsed rows and names keys i and i_j', function () {
+describe('migrate: layout', () => {
+  it('folds panels that follow an expanded row into it, keeps collapsed rows and names keys i and i_j', () => {
     const notes: string[] = [];
     const sections = layoutPanels(
       {
@@ -15,13 +15,24 @@ describe('migrate: layout', function () {
           { type: 'row', title: 'Open', collapsed: false, gridPos: { x: 0, y: 4, w: 24, h: 1 }, panels: [] },
           panel('a', { x: 0, y: 5, w: 12, h: 8 }),
           panel('b', { x: 12, y: 5, w: 12.5, h: 8.2 }),
-          { type: 'row', title: 'Closed', collapsed: true, repeat: 'node', gridPos: { x: 0, y: 13, w: 24, h: 1 }, panels: [panel('c', { x: 0, y: 14, w: 6, h: 3 }, { repeat: 'cpu', repeatDirection: 'v', maxPerRow: 4 })] },
+          {
+            type: 'row',
+            title: 'Closed',
+            collapsed: true,
+            repeat: 'node',
+            gridPos: { x: 0, y: 13, w: 24, h: 1 },
+            panels: [panel('c', { x: 0, y: 14, w: 6, h: 3 }, { repeat: 'cpu', repeatDirection: 'v', maxPerRow: 4 })],
+          },
           { type: 'row', title: 'Empty', collapsed: false, panels: [] },
         ],
       },
       notes,
     );
-    expect(keysOf(sections)).to.deep.equal([[null, ['0']], ['Open', ['1_0', '1_1']], ['Closed', ['2_0']]]);
+    expect(keysOf(sections)).to.deep.equal([
+      [null, ['0']],
+      ['Open', ['1_0', '1_1']],
+      ['Closed', ['2_0']],
+    ]);
     expect(sections[1].display).to.deep.equal({ title: 'Open', collapse: { open: true } });
     expect(sections[2].display).to.deep.equal({ title: 'Closed', collapse: { open: false } });
     expect(sections[2].repeatVariable).to.equal('node');
@@ -30,18 +41,23 @@ describe('migrate: layout', function () {
     expect(notes.join()).to.match(/empty row "Empty"/);
   });
 
-  it('leaves out the copies Grafana saved for repeated panels, saying so', function () {
+  it('leaves out the copies Grafana saved for repeated panels, saying so', () => {
     const notes: string[] = [];
     const sections = layoutPanels({ panels: [panel('x', { x: 0, y: 0, w: 8, h: 4 }, { repeat: 'v' }), panel('x', { x: 8, y: 0, w: 8, h: 4 }, { repeatPanelId: 1 })] }, notes);
     expect(keysOf(sections)).to.deep.equal([[null, ['0']]]);
     expect(notes.join()).to.match(/1 panel\(s\) Grafana had copied/);
   });
 
-  it('takes library panels from the export and places panels without a position two per line', function () {
+  it('takes library panels from the export and places panels without a position two per line', () => {
     const notes: string[] = [];
     const sections = layoutPanels(
       {
-        panels: [{ libraryPanel: { uid: 'lib1', name: 'Shared' }, gridPos: { x: 0, y: 0, w: 6, h: 6 } }, { type: 'text', title: 'a' }, { type: 'text', title: 'b' }, { type: 'text', title: 'c' }],
+        panels: [
+          { libraryPanel: { uid: 'lib1', name: 'Shared' }, gridPos: { x: 0, y: 0, w: 6, h: 6 } },
+          { type: 'text', title: 'a' },
+          { type: 'text', title: 'b' },
+          { type: 'text', title: 'c' },
+        ],
         __elements: { lib1: { uid: 'lib1', model: { type: 'stat', title: 'Shared stat', targets: [] } } },
       },
       notes,
@@ -54,9 +70,18 @@ describe('migrate: layout', function () {
     ]);
   });
 
-  it('upgrades the legacy rows[] layout: span to width, pixel heights to grid units, wrapping lines', function () {
+  it('upgrades the legacy rows[] layout: span to width, pixel heights to grid units, wrapping lines', () => {
     const panels = upgradeLegacyRows([
-      { title: 'First', showTitle: true, height: '250px', panels: [{ title: 'a', span: 6 }, { title: 'b', span: 6 }, { title: 'c', span: 4, height: 380 }] },
+      {
+        title: 'First',
+        showTitle: true,
+        height: '250px',
+        panels: [
+          { title: 'a', span: 6 },
+          { title: 'b', span: 6 },
+          { title: 'c', span: 4, height: 380 },
+        ],
+      },
       { title: 'Second', collapse: true, height: 190, panels: [{ title: 'd', span: 12 }] },
     ]);
     expect(panels.map((p) => [p.type, p.title, p.collapsed])).to.deep.equal([
@@ -72,7 +97,7 @@ describe('migrate: layout', function () {
     expect(panels[1].panels[0].gridPos).to.deep.equal({ x: 0, y: 19, w: 24, h: 5 });
   });
 
-  it('puts the panels of a single untitled legacy row on the top level', function () {
+  it('puts the panels of a single untitled legacy row on the top level', () => {
     const panels = upgradeLegacyRows([{ title: 'Row', showTitle: false, panels: [{ title: 'a', span: 12 }] }]);
     expect(panels.map((p) => p.title)).to.deep.equal(['a']);
     expect(layoutPanels({ rows: [{ panels: [{ type: 'graph', title: 'a' }] }] }, []).map((s) => s.display)).to.deep.equal([undefined]);

@@ -35,7 +35,11 @@ function gridItem(gridPos: unknown, flow: { x: number; y: number }): Obj {
 
 function repeatOf(panel: Obj): Obj | undefined {
   if (!str(panel.repeat)) return undefined;
-  return defined({ value: panel.repeat, alignment: panel.repeatDirection === 'v' ? 'vertical' : 'horizontal', maxPer: num(panel.maxPerRow) !== undefined && num(panel.maxPerRow)! >= 1 ? Math.floor(num(panel.maxPerRow)!) : undefined });
+  return defined({
+    value: panel.repeat,
+    alignment: panel.repeatDirection === 'v' ? 'vertical' : 'horizontal',
+    maxPer: num(panel.maxPerRow) !== undefined && num(panel.maxPerRow)! >= 1 ? Math.floor(num(panel.maxPerRow)!) : undefined,
+  });
 }
 
 /** A library panel reference, resolved from the export's `__elements` when it is there. */

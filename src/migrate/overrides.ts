@@ -115,4 +115,3 @@ export function querySettingsOf(panel: Obj, refs: QueryRef[], notes: string[]): 
   if (unsupported.size > 0) notes.push(`per-series settings without a Perses equivalent: ${[...unsupported].join(', ')}`);
   return [...settings.values()].sort((a, b) => a.queryIndex - b.queryIndex);
 }
-

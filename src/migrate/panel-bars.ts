@@ -92,7 +92,9 @@ export function pieChartPanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const defaults = obj(obj(panel.fieldConfig).defaults);
   const options = obj(panel.options);
   const legend = legendOf(options.legend, notes, false);
-  const values = arr(obj(options.legend).values).map((v) => PIE_LEGEND_VALUES[v]).filter(Boolean);
+  const values = arr(obj(options.legend).values)
+    .map((v) => PIE_LEGEND_VALUES[v])
+    .filter(Boolean);
   if (legend && values.length > 0) legend.values = values;
   if (options.pieType === 'donut') notes.push('donut charts are drawn as pies');
   const color = obj(defaults.color);

@@ -65,7 +65,9 @@ export function statusHistoryPanel(panel: Obj, ctx: QueryContext): MappedPanel {
 export function placeholderPanel(panel: Obj, reason: string): MappedPanel {
   const type = str(panel.type) ?? (isObj(panel.libraryPanel) ? 'library panel' : 'unknown');
   const title = str(panel.title) ?? '(untitled)';
-  const queries = arr(panel.targets).filter(isObj).map((t) => `${t.refId ?? '-'}: ${targetText(t)}`);
+  const queries = arr(panel.targets)
+    .filter(isObj)
+    .map((t) => `${t.refId ?? '-'}: ${targetText(t)}`);
   const lines = [`**Not migrated from Grafana**: "${title}" is a \`${type}\` panel. ${reason}`];
   if (queries.length > 0) {
     const body = queries.join('\n');

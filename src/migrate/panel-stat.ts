@@ -72,8 +72,15 @@ export function gaugePanel(panel: Obj, ctx: QueryContext): MappedPanel {
 /** Legacy singlestat value/range maps (only the kind `mappingType` selects), or its 7.x `mappings`. */
 function singlestatMappings(panel: Obj, notes: string[]): Obj[] {
   if (arr(panel.mappings).length > 0) return mappingsOf(panel.mappings, notes);
-  if (panel.mappingType === 2 || panel.mappingType === '2') return mappingsOf(arr(panel.rangeMaps).map((m) => ({ ...obj(m), type: 2 })), notes);
-  return mappingsOf(arr(panel.valueMaps).map((m) => ({ ...obj(m), type: 1 })), notes);
+  if (panel.mappingType === 2 || panel.mappingType === '2')
+    return mappingsOf(
+      arr(panel.rangeMaps).map((m) => ({ ...obj(m), type: 2 })),
+      notes,
+    );
+  return mappingsOf(
+    arr(panel.valueMaps).map((m) => ({ ...obj(m), type: 1 })),
+    notes,
+  );
 }
 
 /** Legacy `singlestat` -> StatChart, or GaugeChart when its gauge was shown. */

@@ -18,7 +18,10 @@ function transformations(panel: Obj, columns: TableColumns, notes: string[]): Ob
     if (t.id === 'organize' || (t.id === undefined && (options.renameByName || options.excludeByName || options.indexByName))) columns.organize(options);
     else if (t.id === 'merge') transforms.push({ kind: 'MergeSeries', spec: {} });
     else if (t.id === 'joinByField' && str(options.byField)) transforms.push({ kind: 'JoinByColumnValue', spec: { columns: [options.byField] } });
-    else if (t.id === 'sortBy') arr(options.sort).filter((s) => str(obj(s).field)).forEach((s) => columns.sort(s.field, s.desc === true));
+    else if (t.id === 'sortBy')
+      arr(options.sort)
+        .filter((s) => str(obj(s).field))
+        .forEach((s) => columns.sort(s.field, s.desc === true));
     else dropped.push(String(t.id));
   }
   if (dropped.length > 0) notes.push(`transformations without a Perses equivalent: ${dropped.join(', ')}`);

@@ -53,11 +53,17 @@ export function timeSeriesPanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const defaults = obj(obj(panel.fieldConfig).defaults);
   const custom = obj(defaults.custom);
   const scale = obj(custom.scaleDistribution);
-  const axis = yAxis(fieldFormat(defaults, notes), defaults.min, defaults.max, {
-    label: str(custom.axisLabel),
-    logBase: logBase(defaults.logBase ?? (scale.type === 'log' ? scale.log : undefined), notes),
-    show: custom.axisPlacement === 'hidden' ? false : undefined,
-  }, notes);
+  const axis = yAxis(
+    fieldFormat(defaults, notes),
+    defaults.min,
+    defaults.max,
+    {
+      label: str(custom.axisLabel),
+      logBase: logBase(defaults.logBase ?? (scale.type === 'log' ? scale.log : undefined), notes),
+      show: custom.axisPlacement === 'hidden' ? false : undefined,
+    },
+    notes,
+  );
   const thresholdStyle = obj(custom.thresholdsStyle).mode;
   const settings = querySettingsOf(panel, q.refs, notes);
   const spec = defined({

@@ -8,19 +8,46 @@ const ctx = (has = (_: string) => true): QueryContext => ({ ds: new DatasourceRe
 const run = (panel: object, c = ctx()) => migratePanel(panel, 'spec.panels.0', c);
 const target = { refId: 'A', expr: 'up', legendFormat: '{{instance}}' };
 
-describe('migrate: panels', function () {
-  it('maps a legacy singlestat to a StatChart with thresholds, value maps and sparkline, or to a GaugeChart', function () {
-    const base = { type: 'singlestat', title: 'Up', targets: [target], format: 'percent', decimals: 1, valueName: 'current', thresholds: '50,80', colors: ['green', 'rgba(237, 129, 40, 0.89)', '#d44a3a'], colorValue: true };
-    const stat = run({ ...base, sparkline: { show: true, lineColor: 'rgb(31, 120, 193)' }, mappingType: 1, valueMaps: [{ op: '=', text: 'N/A', value: 'null' }, { op: '=', text: 'down', value: '0' }] });
+describe('migrate: panels', () => {
+  it('maps a legacy singlestat to a StatChart with thresholds, value maps and sparkline, or to a GaugeChart', () => {
+    const base = {
+      type: 'singlestat',
+      title: 'Up',
+      targets: [target],
+      format: 'percent',
+      decimals: 1,
+      valueName: 'current',
+      thresholds: '50,80',
+      colors: ['green', 'rgba(237, 129, 40, 0.89)', '#d44a3a'],
+      colorValue: true,
+    };
+    const stat = run({
+      ...base,
+      sparkline: { show: true, lineColor: 'rgb(31, 120, 193)' },
+      mappingType: 1,
+      valueMaps: [
+        { op: '=', text: 'N/A', value: 'null' },
+        { op: '=', text: 'down', value: '0' },
+      ],
+    });
     expect(stat.panel.spec.plugin).to.deep.equal({
       kind: 'StatChart',
       spec: {
         calculation: 'last-number',
         format: { unit: 'percent', decimalPlaces: 1 },
-        thresholds: { steps: [{ value: 0, color: '#73bf69' }, { value: 50, color: '#ed8128' }, { value: 80, color: '#d44a3a' }] },
+        thresholds: {
+          steps: [
+            { value: 0, color: '#73bf69' },
+            { value: 50, color: '#ed8128' },
+            { value: 80, color: '#d44a3a' },
+          ],
+        },
         colorMode: 'value',
         sparkline: { color: '#1f78c1' },
-        mappings: [{ kind: 'Misc', spec: { value: 'null', result: { value: 'N/A' } } }, { kind: 'Value', spec: { value: '0', result: { value: 'down' } } }],
+        mappings: [
+          { kind: 'Misc', spec: { value: 'null', result: { value: 'N/A' } } },
+          { kind: 'Value', spec: { value: '0', result: { value: 'down' } } },
+        ],
       },
     });
     const gauge = run({ ...base, gauge: { show: true, maxValue: 200 } });
@@ -29,7 +56,7 @@ describe('migrate: panels', function () {
     expect(gauge.entry).to.include({ outcome: 'mapped', result: 'GaugeChart' });
   });
 
-  it('maps heatmap, histogram, state-timeline and bar chart panels to their Perses plugins, noting what differs', function () {
+  it('maps heatmap, histogram, state-timeline and bar chart panels to their Perses plugins, noting what differs', () => {
     const kinds = ['heatmap', 'histogram', 'state-timeline', 'barchart', 'bargauge', 'piechart', 'logs'].map((type) => {
       const r = run({ type, title: type, targets: [target] });
       return [type, r.panel.spec.plugin.kind, r.entry.outcome];
@@ -45,7 +72,7 @@ describe('migrate: panels', function () {
     ]);
   });
 
-  it('maps a legacy graph: axis, legend, stacking, series overrides; in series mode a BarChart', function () {
+  it('maps a legacy graph: axis, legend, stacking, series overrides; in series mode a BarChart', () => {
     const r = run({
       type: 'graph',
       title: 'CPU',
@@ -69,14 +96,16 @@ describe('migrate: panels', function () {
     expect(bars.panel.spec.plugin).to.deep.equal({ kind: 'BarChart', spec: { calculation: 'max', orientation: 'vertical' } });
   });
 
-  it('turns a panel without equivalent into a Markdown placeholder naming its type and title, with its queries', function () {
+  it('turns a panel without equivalent into a Markdown placeholder naming its type and title, with its queries', () => {
     const r = run({ type: 'grafana-worldmap-panel', title: 'Where', description: 'map', targets: [{ refId: 'A', expr: 'sum by (country) (up)' }] });
     expect(r.entry).to.include({ outcome: 'placeholder', source: 'grafana-worldmap-panel "Where"', result: 'Markdown (placeholder)' });
     expect(r.panel.spec.display).to.deep.equal({ name: 'Where', description: 'map' });
-    expect(r.panel.spec.plugin.spec.text).to.equal('**Not migrated from Grafana**: "Where" is a `grafana-worldmap-panel` panel. dashplane has no plugin for it.\n\nOriginal queries:\n\n```text\nA: sum by (country) (up)\n```');
+    expect(r.panel.spec.plugin.spec.text).to.equal(
+      '**Not migrated from Grafana**: "Where" is a `grafana-worldmap-panel` panel. dashplane has no plugin for it.\n\nOriginal queries:\n\n```text\nA: sum by (country) (up)\n```',
+    );
   });
 
-  it('uses a placeholder when the server lacks the plugin, and counts the queries once', function () {
+  it('uses a placeholder when the server lacks the plugin, and counts the queries once', () => {
     const c = ctx((k) => k !== 'LogsTable');
     const r = run({ type: 'logs', title: 'Logs', targets: [{ refId: 'A', expr: '{job="x"}', datasource: { type: 'loki' } }] }, c);
     expect(r.entry.outcome).to.equal('placeholder');
@@ -84,10 +113,23 @@ describe('migrate: panels', function () {
     expect(c.report.build().summary.queries).to.include({ total: 1, placeholder: 1 });
   });
 
-  it('says in the description when queries are placeholders, and keeps panel links with a URL', function () {
-    const r = run({ type: 'timeseries', title: 'T', datasource: { type: 'elasticsearch', uid: 'es' }, targets: [{ refId: 'A', query: 'status:500' }], links: [{ title: 'doc', url: 'https://x/$var', targetBlank: true }, { title: 'old', dashboard: 'other' }], timeShift: '1h' });
+  it('says in the description when queries are placeholders, and keeps panel links with a URL', () => {
+    const r = run({
+      type: 'timeseries',
+      title: 'T',
+      datasource: { type: 'elasticsearch', uid: 'es' },
+      targets: [{ refId: 'A', query: 'status:500' }],
+      links: [
+        { title: 'doc', url: 'https://x/$var', targetBlank: true },
+        { title: 'old', dashboard: 'other' },
+      ],
+      timeShift: '1h',
+    });
     expect(r.panel.spec.display.description).to.match(/1 of 1 queries could not be migrated/);
     expect(r.panel.spec.links).to.deep.equal([{ name: 'doc', url: 'https://x/$var', targetBlank: true, renderVariables: true }]);
-    expect(r.entry.notes.join('\n')).to.match(/elasticsearch/).and.match(/has no URL/).and.match(/time shift "1h"/);
+    expect(r.entry.notes.join('\n'))
+      .to.match(/elasticsearch/)
+      .and.match(/has no URL/)
+      .and.match(/time shift "1h"/);
   });
 });

@@ -62,7 +62,10 @@ function linksOf(panel: Obj, notes: string[]): Obj[] | undefined {
 function mapped(panel: Obj, ctx: QueryContext): MappedPanel {
   const type = str(panel.type);
   if (!type && isObj(panel.libraryPanel)) {
-    return placeholderPanel(panel, 'It is a Grafana library panel whose definition is not in this file: export the dashboard "for sharing externally" (which embeds library panels) and migrate that file.');
+    return placeholderPanel(
+      panel,
+      'It is a Grafana library panel whose definition is not in this file: export the dashboard "for sharing externally" (which embeds library panels) and migrate that file.',
+    );
   }
   const mapper = type ? MAPPERS[type] : undefined;
   if (!mapper) return placeholderPanel(panel, NO_EQUIVALENT[type ?? ''] ?? 'dashplane has no plugin for it.');
@@ -83,10 +86,12 @@ export function migratePanel(panel: Obj, path: string, ctx: QueryContext): { pan
   if (result.placeholder) for (const t of arr(panel.targets)) if (isObj(t)) ctx.report.countQuery('placeholder');
   const notes = [...result.notes];
   const links = linksOf(panel, notes);
-  for (const key of ['timeFrom', 'timeShift']) if (str(panel[key])) notes.push(`the panel's own time ${key === 'timeFrom' ? 'range' : 'shift'} "${panel[key]}" is not supported: it follows the dashboard time range`);
+  for (const key of ['timeFrom', 'timeShift'])
+    if (str(panel[key])) notes.push(`the panel's own time ${key === 'timeFrom' ? 'range' : 'shift'} "${panel[key]}" is not supported: it follows the dashboard time range`);
   if (arr(obj(obj(panel.fieldConfig).defaults).links).length > 0) notes.push('data links on values are not carried');
   const placeholders = result.queries.filter((q) => String(obj(obj(obj(q).spec).plugin).spec?.query ?? '').startsWith('# Grafana ')).length;
-  const warning = placeholders > 0 ? `Migrated from Grafana: ${placeholders} of ${result.queries.length} queries could not be migrated and return no data (their text is kept in the query).` : undefined;
+  const warning =
+    placeholders > 0 ? `Migrated from Grafana: ${placeholders} of ${result.queries.length} queries could not be migrated and return no data (their text is kept in the query).` : undefined;
   const description = [str(panel.description), warning].filter(Boolean).join('\n\n') || undefined;
   const spec = defined({
     display: defined({ name: str(panel.title) ?? str(obj(panel.libraryPanel).name) ?? '', description }),

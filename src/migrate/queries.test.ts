@@ -9,13 +9,21 @@ function context(dashboard: object, opts: DatasourceOptions = {}, has = (_: stri
 }
 const specs = (r: ReturnType<typeof migrateTargets>) => r.queries.map((q) => ({ kind: q.kind, plugin: q.spec.plugin.kind, ...q.spec.plugin.spec }));
 
-describe('migrate: queries and datasources', function () {
+describe('migrate: queries and datasources', () => {
   const dashboard = {
-    __inputs: [{ name: 'DS_PROM', type: 'datasource', pluginId: 'prometheus' }, { name: 'DS_LOGS', type: 'datasource', pluginId: 'loki' }],
-    templating: { list: [{ type: 'datasource', name: 'datasource', query: 'prometheus' }, { type: 'datasource', name: 'loki', query: 'loki' }] },
+    __inputs: [
+      { name: 'DS_PROM', type: 'datasource', pluginId: 'prometheus' },
+      { name: 'DS_LOGS', type: 'datasource', pluginId: 'loki' },
+    ],
+    templating: {
+      list: [
+        { type: 'datasource', name: 'datasource', query: 'prometheus' },
+        { type: 'datasource', name: 'loki', query: 'loki' },
+      ],
+    },
   };
 
-  it('maps Prometheus targets: expr, legend, min step (target, panel or legacy step), instant, resolution', function () {
+  it('maps Prometheus targets: expr, legend, min step (target, panel or legacy step), instant, resolution', () => {
     const ctx = context(dashboard);
     const r = migrateTargets(
       {
@@ -37,41 +45,76 @@ describe('migrate: queries and datasources', function () {
     expect(ctx.report.build().summary.queries).to.include({ total: 3, mapped: 3 });
   });
 
-  it('resolves datasource variables and inputs to the project default, or to the chosen datasource', function () {
-    const panel = { targets: [{ refId: 'A', expr: 'up', datasource: { type: 'prometheus', uid: '$datasource' } }, { refId: 'B', expr: 'up', datasource: 'P1809F7CD0C75ACF3' }] };
+  it('resolves datasource variables and inputs to the project default, or to the chosen datasource', () => {
+    const panel = {
+      targets: [
+        { refId: 'A', expr: 'up', datasource: { type: 'prometheus', uid: '$datasource' } },
+        { refId: 'B', expr: 'up', datasource: 'P1809F7CD0C75ACF3' },
+      ],
+    };
     expect(specs(migrateTargets(panel, context(dashboard))).map((q) => q.datasource)).to.deep.equal([undefined, undefined]);
     const chosen = specs(migrateTargets(panel, context(dashboard, { datasource: 'prom' }))).map((q) => q.datasource);
-    expect(chosen).to.deep.equal([{ kind: 'PrometheusDatasource', name: 'prom' }, { kind: 'PrometheusDatasource', name: 'prom' }]);
+    expect(chosen).to.deep.equal([
+      { kind: 'PrometheusDatasource', name: 'prom' },
+      { kind: 'PrometheusDatasource', name: 'prom' },
+    ]);
   });
 
-  it('keeps the datasource named by an input value, as percli --input does, unless useDefaultDatasource', function () {
+  it('keeps the datasource named by an input value, as percli --input does, unless useDefaultDatasource', () => {
     const input = { DS_PROM: 'thanos' };
     const panel = replaceInputs({ datasource: '${DS_PROM}', targets: [{ refId: 'A', expr: 'up' }] }, input);
     expect(specs(migrateTargets(panel, context(dashboard, { input })))[0].datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'thanos' });
     expect(specs(migrateTargets(panel, context(dashboard, { input, useDefaultDatasource: true })))[0].datasource).to.equal(undefined);
   });
 
-  it('maps Loki targets to log queries in log panels and to time series queries elsewhere', function () {
+  it('maps Loki targets to log queries in log panels and to time series queries elsewhere', () => {
     const panel = { datasource: '$loki', targets: [{ refId: 'A', expr: 'sum(rate({job="x"}[1m]))' }] };
     expect(specs(migrateTargets(panel, context(dashboard)))[0]).to.deep.equal({ kind: 'TimeSeriesQuery', plugin: 'LokiTimeSeriesQuery', query: 'sum(rate({job="x"}[1m]))' });
     expect(specs(migrateTargets(panel, context(dashboard), true))[0]).to.deep.equal({ kind: 'LogQuery', plugin: 'LokiLogQuery', query: 'sum(rate({job="x"}[1m]))' });
   });
 
-  it('keeps other targets as placeholder queries that return nothing, with their text in PromQL comments', function () {
+  it('keeps other targets as placeholder queries that return nothing, with their text in PromQL comments', () => {
     const ctx = context(dashboard);
-    const r = migrateTargets({ datasource: 'gdev-testdata', targets: [{ refId: 'A', scenarioId: 'random_walk' }, { refId: 'B', target: 'aliasByNode(apps.*.count, 1)\n' }] }, ctx);
+    const r = migrateTargets(
+      {
+        datasource: 'gdev-testdata',
+        targets: [
+          { refId: 'A', scenarioId: 'random_walk' },
+          { refId: 'B', target: 'aliasByNode(apps.*.count, 1)\n' },
+        ],
+      },
+      ctx,
+    );
     const [a, b] = specs(r);
     expect(a.query).to.equal('# Grafana testdata query A was not migrated: dashplane has no testdata plugin. Original query:\n#   testdata scenario random_walk\ngrafana_query_not_migrated');
-    expect(b.query.split('\n')).to.deep.equal(['# Grafana graphite query B was not migrated: dashplane has no graphite plugin. Original query:', '#   aliasByNode(apps.*.count, 1)', '#   ', 'grafana_query_not_migrated']);
+    expect(b.query.split('\n')).to.deep.equal([
+      '# Grafana graphite query B was not migrated: dashplane has no graphite plugin. Original query:',
+      '#   aliasByNode(apps.*.count, 1)',
+      '#   ',
+      'grafana_query_not_migrated',
+    ]);
     expect(r.placeholders).to.equal(2);
     expect(ctx.report.build().summary.queries).to.include({ total: 2, placeholder: 2 });
   });
 
-  it('leaves out hidden and empty targets, and Loki targets when the server has no Loki plugin, with notes', function () {
+  it('leaves out hidden and empty targets, and Loki targets when the server has no Loki plugin, with notes', () => {
     const ctx = context(dashboard, {}, (k) => !k.startsWith('Loki'));
-    const r = migrateTargets({ targets: [{ refId: 'A', expr: 'up', hide: true }, { refId: 'B', expr: ' ' }, { refId: 'C', expr: '{a="b"}', datasource: { type: 'loki' } }] }, ctx, true);
+    const r = migrateTargets(
+      {
+        targets: [
+          { refId: 'A', expr: 'up', hide: true },
+          { refId: 'B', expr: ' ' },
+          { refId: 'C', expr: '{a="b"}', datasource: { type: 'loki' } },
+        ],
+      },
+      ctx,
+      true,
+    );
     expect(r.queries).to.deep.equal([]);
-    expect(r.notes.join('\n')).to.match(/query A was hidden/).and.match(/query B is empty/).and.match(/query C \(loki\) cannot feed a log panel/);
+    expect(r.notes.join('\n'))
+      .to.match(/query A was hidden/)
+      .and.match(/query B is empty/)
+      .and.match(/query C \(loki\) cannot feed a log panel/);
     expect(ctx.report.build().summary.queries).to.include({ total: 3, dropped: 3 });
   });
 });

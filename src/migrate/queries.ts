@@ -68,7 +68,9 @@ function minStep(t: Obj, panel: Obj, notes: string[]): string | undefined {
 }
 
 function placeholder(type: string, t: Obj): Obj {
-  const lines = targetText(t).replace(/[\u0000-\u0009\u000b-\u001f]/g, ' ').split('\n');
+  const lines = targetText(t)
+    .replace(/[\u0000-\u0009\u000b-\u001f]/g, ' ')
+    .split('\n');
   const text = [`# Grafana ${type} query ${t.refId ?? ''} was not migrated: dashplane has no ${type} plugin. Original query:`, ...lines.map((l) => `#   ${l}`), PLACEHOLDER_SELECTOR].join('\n');
   return { kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: text } } } };
 }
@@ -113,7 +115,8 @@ export function migrateTargets(panel: Obj, ctx: QueryContext, logs = false): Pan
       query = { kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec } } };
     } else if (type === 'loki') {
       const kind = logs ? 'LokiLogQuery' : 'LokiTimeSeriesQuery';
-      if (ctx.hasPlugin(kind)) query = { kind: logs ? 'LogQuery' : 'TimeSeriesQuery', spec: { plugin: { kind, spec: defined({ datasource: ctx.ds.selector('LokiDatasource', ref), query: t.expr }) } } };
+      if (ctx.hasPlugin(kind))
+        query = { kind: logs ? 'LogQuery' : 'TimeSeriesQuery', spec: { plugin: { kind, spec: defined({ datasource: ctx.ds.selector('LokiDatasource', ref), query: t.expr }) } } };
     }
     if (query) {
       out.refs.push({ refId: str(t.refId), legend: str(t.legendFormat), index: out.queries.length });

@@ -3,13 +3,14 @@
  * and hand-written generators, so numbers arrive as strings, lists as null and objects as "".
  */
 
-/** A JSON object as read from a Grafana dashboard. */
+import { isObj as isJsonObject } from '../lib/is-obj.js';
+
+/** A JSON object as read from a Grafana dashboard (read loosely: its fields are `any`). */
+// biome-ignore lint/suspicious/noExplicitAny: Grafana JSON is read loosely on purpose (ten years of versions); every read goes through these helpers
 export type Obj = Record<string, any>;
 
-/** Whether `v` is a plain object (not an array, not null). */
-export function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+/** Whether `v` is a plain object (not an array, not null): lib's test, typed for the loose reads here. */
+export const isObj: (v: unknown) => v is Obj = isJsonObject;
 
 /** `v` when it is a plain object, else an empty one. */
 export function obj(v: unknown): Obj {
@@ -17,6 +18,7 @@ export function obj(v: unknown): Obj {
 }
 
 /** `v` when it is an array, else an empty one. */
+// biome-ignore lint/suspicious/noExplicitAny: see Obj
 export function arr(v: unknown): any[] {
   return Array.isArray(v) ? v : [];
 }

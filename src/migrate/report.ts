@@ -104,5 +104,5 @@ export function formatReport(report: MigrationReport, verbose = false): string {
     for (const n of e.notes) lines.push(`             - ${n}`);
   }
   lines.push(summaryLine(report));
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

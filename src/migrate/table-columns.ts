@@ -6,9 +6,11 @@ export function cellSettingsOf(mappings: unknown, notes: string[]): Obj[] {
   return mappingsOf(mappings, notes).map((m) => {
     const spec = obj(m.spec);
     const condition =
-      m.kind === 'Range' ? { kind: 'Range', spec: defined({ min: spec.from, max: spec.to }) }
-      : m.kind === 'Regex' ? { kind: 'Regex', spec: { expr: spec.pattern } }
-      : { kind: m.kind, spec: { value: spec.value } };
+      m.kind === 'Range'
+        ? { kind: 'Range', spec: defined({ min: spec.from, max: spec.to }) }
+        : m.kind === 'Regex'
+          ? { kind: 'Regex', spec: { expr: spec.pattern } }
+          : { kind: m.kind, spec: { value: spec.value } };
     const result = obj(spec.result);
     return defined({ condition, text: result.value === '' ? undefined : result.value, backgroundColor: result.color });
   });

@@ -8,27 +8,73 @@ function migrate(list: object[], opts = {}) {
   return migrateVariables(dashboard, { ds: new DatasourceResolver(dashboard, opts), report: new ReportBuilder(), hasPlugin: () => true });
 }
 
-describe('migrate: variables', function () {
-  it('maps query variables: label_values, label_names, metrics and query_result, with regex, sort, multi and all', function () {
+describe('migrate: variables', () => {
+  it('maps query variables: label_values, label_names, metrics and query_result, with regex, sort, multi and all', () => {
     const { variables, entries } = migrate([
-      { type: 'query', name: 'job', datasource: { type: 'prometheus', uid: 'x' }, query: { query: 'label_values(up{env="prod"}, job)' }, regex: '/^(api|web)$/', sort: 1, multi: true, includeAll: true, allValue: '.*', current: { value: ['api', 'web'] } },
+      {
+        type: 'query',
+        name: 'job',
+        datasource: { type: 'prometheus', uid: 'x' },
+        query: { query: 'label_values(up{env="prod"}, job)' },
+        regex: '/^(api|web)$/',
+        sort: 1,
+        multi: true,
+        includeAll: true,
+        allValue: '.*',
+        current: { value: ['api', 'web'] },
+      },
       { type: 'query', name: 'label', query: 'label_names()', hide: 1, label: 'Label' },
       { type: 'query', name: 'metric', query: 'metrics(node_cpu)' },
       { type: 'query', name: 'cluster', query: 'query_result(up)', regex: '/.*cluster="([^"]+)".*/', current: { value: '$__all' }, sort: 8 },
     ]);
     expect(variables.map((v) => v.spec)).to.deep.equal([
-      { name: 'job', display: { hidden: false }, defaultValue: ['api', 'web'], allowAllValue: true, allowMultiple: true, customAllValue: '.*', capturingRegexp: '^(api|web)$', sort: 'alphabetical-asc', plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: 'job', matchers: ['up{env="prod"}'] } } },
+      {
+        name: 'job',
+        display: { hidden: false },
+        defaultValue: ['api', 'web'],
+        allowAllValue: true,
+        allowMultiple: true,
+        customAllValue: '.*',
+        capturingRegexp: '^(api|web)$',
+        sort: 'alphabetical-asc',
+        plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: 'job', matchers: ['up{env="prod"}'] } },
+      },
       { name: 'label', display: { name: 'Label', hidden: false }, allowAllValue: false, allowMultiple: false, plugin: { kind: 'PrometheusLabelNamesVariable', spec: { matchers: [] } } },
-      { name: 'metric', display: { hidden: false }, allowAllValue: false, allowMultiple: false, capturingRegexp: '^(.*(?:node_cpu).*)$', plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: '__name__', matchers: [] } } },
-      { name: 'cluster', display: { hidden: false }, defaultValue: '$__all', allowAllValue: false, allowMultiple: false, sort: 'alphabetical-ci-desc', plugin: { kind: 'PrometheusPromQLVariable', spec: { expr: 'up', labelName: 'cluster' } } },
+      {
+        name: 'metric',
+        display: { hidden: false },
+        allowAllValue: false,
+        allowMultiple: false,
+        capturingRegexp: '^(.*(?:node_cpu).*)$',
+        plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: '__name__', matchers: [] } },
+      },
+      {
+        name: 'cluster',
+        display: { hidden: false },
+        defaultValue: '$__all',
+        allowAllValue: false,
+        allowMultiple: false,
+        sort: 'alphabetical-ci-desc',
+        plugin: { kind: 'PrometheusPromQLVariable', spec: { expr: 'up', labelName: 'cluster' } },
+      },
     ]);
     expect(entries.map((e) => e.outcome)).to.deep.equal(['mapped', 'mapped', 'mapped', 'approximated']);
   });
 
-  it('maps custom, interval, constant and textbox variables', function () {
+  it('maps custom, interval, constant and textbox variables', () => {
     const { variables, entries } = migrate([
       { type: 'custom', name: 'env', query: 'prod : production,  staging, a\\,b', current: { value: 'staging' } },
-      { type: 'interval', name: 'step', auto: true, query: '1m,5m', options: [{ text: 'auto', value: '$__auto_interval_step' }, { text: '1m', value: '1m' }, { text: '5m', value: '5m' }] },
+      {
+        type: 'interval',
+        name: 'step',
+        auto: true,
+        query: '1m,5m',
+        options: [
+          { text: 'auto', value: '$__auto_interval_step' },
+          { text: '1m', value: '1m' },
+          { text: '5m', value: '5m' },
+        ],
+      },
       { type: 'constant', name: 'site', query: 'eu-1' },
       { type: 'textbox', name: 'filter', query: 'x', current: { value: 'y' }, description: 'free text', hide: 2 },
     ]);
@@ -44,12 +90,21 @@ describe('migrate: variables', function () {
     expect(entries[1].notes[0]).to.match(/"auto" interval/);
   });
 
-  it('resolves datasource variables, drops ad hoc filters and duplicates, and keeps other queries as their saved values', function () {
+  it('resolves datasource variables, drops ad hoc filters and duplicates, and keeps other queries as their saved values', () => {
     const { variables, entries } = migrate(
       [
         { type: 'datasource', name: 'ds', query: 'prometheus' },
         { type: 'adhoc', name: 'filters' },
-        { type: 'query', name: 'host', datasource: 'graphite', query: 'servers.*', options: [{ text: 'a', value: 'a' }, { text: 'All', value: '$__all' }] },
+        {
+          type: 'query',
+          name: 'host',
+          datasource: 'graphite',
+          query: 'servers.*',
+          options: [
+            { text: 'a', value: 'a' },
+            { text: 'All', value: '$__all' },
+          ],
+        },
         { type: 'custom', name: 'host', query: 'x' },
       ],
       { datasource: 'prom' },

@@ -91,7 +91,10 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext): Migrat
   }
   switch (v.type) {
     case 'constant':
-      return { variable: { kind: 'TextVariable', spec: defined({ name, display: display({ ...v, hide: 2 }), value: str(v.query) ?? String(defaultValue(v) ?? ''), constant: true }) }, entry: entry('mapped', 'TextVariable (constant)') };
+      return {
+        variable: { kind: 'TextVariable', spec: defined({ name, display: display({ ...v, hide: 2 }), value: str(v.query) ?? String(defaultValue(v) ?? ''), constant: true }) },
+        entry: entry('mapped', 'TextVariable (constant)'),
+      };
     case 'textbox':
       return { variable: { kind: 'TextVariable', spec: defined({ name, display: display(v), value: String(defaultValue(v) ?? str(v.query) ?? '') }) }, entry: entry('mapped', 'TextVariable') };
     case 'custom':
@@ -114,7 +117,10 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext): Migrat
         return { variable: listVariable(v, plugin, notes, prom.capturingRegexp), entry: entry('mapped', prom.plugin.kind) };
       }
       notes.push(`the ${type ?? 'unknown'} query "${text}" cannot run in dashplane: the variable offers the values saved with the dashboard`);
-      return { variable: listVariable(v, { kind: 'StaticListVariable', spec: { values: staticValues({ ...v, query: undefined }) } }, [], null), entry: entry('placeholder', 'StaticListVariable (placeholder)') };
+      return {
+        variable: listVariable(v, { kind: 'StaticListVariable', spec: { values: staticValues({ ...v, query: undefined }) } }, [], null),
+        entry: entry('placeholder', 'StaticListVariable (placeholder)'),
+      };
     }
     case 'adhoc':
       notes.push('ad hoc filters have no Perses equivalent: queries run without them');

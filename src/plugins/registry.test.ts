@@ -187,9 +187,7 @@ describe('PluginRegistry', () => {
         const samples = [...VALID, ...INVALID].filter((f) => f.kind === target);
         expect(samples, `corpus fragments of ${target}`).to.not.be.empty;
         for (const f of samples) {
-          expect(registry.check({ kind: synonym, spec: f.spec }, [type], 'spec.plugin'), f.file).to.deep.equal(
-            registry.check({ kind: target, spec: f.spec }, [type], 'spec.plugin'),
-          );
+          expect(registry.check({ kind: synonym, spec: f.spec }, [type], 'spec.plugin'), f.file).to.deep.equal(registry.check({ kind: target, spec: f.spec }, [type], 'spec.plugin'));
         }
       });
     }

@@ -2,9 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import type { ErrorDetail } from '../errors.js';
-import type { ValidateFunction } from '../kinds/descriptor.js';
-import { schemaErrors } from '../kinds/schema-errors.js';
-import { joinPath } from '../resources/object-path.js';
+import { schemaErrors, type ValidateFunction } from '../lib/schema-errors.js';
+import { joinPath } from '../lib/object-path.js';
 
 /** One known plugin kind. */
 export interface PluginInfo {
@@ -94,7 +93,10 @@ export class PluginRegistry {
   }
 
   private kindsOf(types: readonly string[]): string[] {
-    return this.all().filter((p) => types.includes(p.type)).map((p) => p.kind).sort();
+    return this.all()
+      .filter((p) => types.includes(p.type))
+      .map((p) => p.kind)
+      .sort();
   }
 }
 
@@ -117,7 +119,9 @@ function readJson(file: string): unknown {
 /** Reads plugin.schemas_dir: each file holds one entry or an array of `{kind, type, module?, schema?}`. */
 function loadExtra(ajv: Ajv, dir: string): PluginInfo[] {
   const out: PluginInfo[] = [];
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     const file = join(dir, f);
     let parsed: unknown;
     try {

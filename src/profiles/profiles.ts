@@ -1,9 +1,9 @@
-import type { Principal } from '../auth/authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 import { ApiError, badRequest } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { assertName } from '../resources/names.js';
-import { getPath } from '../resources/object-path.js';
+import { assertName } from '../lib/names.js';
+import { getPath } from '../lib/object-path.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Envelope, ObjectKey, Store } from '../storage/store.js';
 
@@ -104,7 +104,8 @@ export class ProfileService {
     const changes = Object.entries(body as Record<string, unknown>);
     for (const [k, v] of changes) {
       if (!PREFERENCE_KEY.test(k)) throw badRequest(`preference name ${JSON.stringify(k)} must be 1 to 50 letters, digits, "_", "-" or ".", starting with a letter`);
-      if (v !== null && (typeof v !== 'string' || v.length > MAX_PREFERENCE_LENGTH)) throw badRequest(`preference ${k} must be a string of at most ${MAX_PREFERENCE_LENGTH} characters, or null to remove it`);
+      if (v !== null && (typeof v !== 'string' || v.length > MAX_PREFERENCE_LENGTH))
+        throw badRequest(`preference ${k} must be a string of at most ${MAX_PREFERENCE_LENGTH} characters, or null to remove it`);
     }
     await this.modify(p, (spec) => {
       const next = { ...spec.preferences };
@@ -173,10 +174,7 @@ export class ProfileService {
       const at = this.nowIso();
       try {
         if (stored) {
-          await this.o.store.update(
-            { kind: PROFILE_KIND, metadata: { ...stored.metadata, version: stored.metadata.version + 1, updatedAt: at }, spec },
-            { expectedVersion: stored.metadata.version },
-          );
+          await this.o.store.update({ kind: PROFILE_KIND, metadata: { ...stored.metadata, version: stored.metadata.version + 1, updatedAt: at }, spec }, { expectedVersion: stored.metadata.version });
         } else {
           await this.o.store.create({ kind: PROFILE_KIND, metadata: { name: p.name, createdAt: at, updatedAt: at, version: 0 }, spec });
         }

@@ -70,7 +70,12 @@ const RESPONSE_DROP_PREFIXES = ['access-control-', 'cross-origin-'];
 /** Headers named in a Connection header are hop-by-hop too. */
 function connectionTokens(headers: IncomingHttpHeaders | Record<string, unknown>): Set<string> {
   const v = headers.connection;
-  return new Set(String(Array.isArray(v) ? v.join(',') : (v ?? '')).split(',').map((t) => t.trim().toLowerCase()).filter(Boolean));
+  return new Set(
+    String(Array.isArray(v) ? v.join(',') : (v ?? ''))
+      .split(',')
+      .map((t) => t.trim().toLowerCase())
+      .filter(Boolean),
+  );
 }
 
 /**

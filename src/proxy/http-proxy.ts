@@ -1,6 +1,7 @@
 import type { ErrorDetail } from '../errors.js';
-import { nameProblem } from '../resources/names.js';
-import { joinPath } from '../resources/object-path.js';
+import { nameProblem } from '../lib/names.js';
+import { joinPath } from '../lib/object-path.js';
+import { isObj, type Obj } from '../lib/is-obj.js';
 
 /** The proxy block of a datasource plugin spec, once `httpProxyProblems` found nothing wrong. */
 export interface HTTPProxySpec {
@@ -9,9 +10,6 @@ export interface HTTPProxySpec {
   headers?: Record<string, string>;
   secret?: string;
 }
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** How deep inside a plugin spec proxy blocks are looked for (the same limit for checking and using). */
 const MAX_DEPTH = 8;
@@ -102,7 +100,7 @@ function headerProblems(value: unknown, path: string): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const [name, v] of Object.entries(value)) {
     const p = joinPath(path, name);
-    if (!TOKEN_RE.test(name)) out.push({ path: p, message: 'is not a valid HTTP header name (letters, digits and !#$%&\'*+.^_`|~- only)' });
+    if (!TOKEN_RE.test(name)) out.push({ path: p, message: "is not a valid HTTP header name (letters, digits and !#$%&'*+.^_`|~- only)" });
     else if (typeof v !== 'string') out.push({ path: p, message: `must be a string (got ${typeName(v)})` });
     else if (!HEADER_VALUE_RE.test(v)) out.push({ path: p, message: 'must not contain control characters (CR, LF, NUL, ...)' });
   }

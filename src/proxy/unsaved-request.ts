@@ -1,5 +1,6 @@
 import { badRequest, invalid, type ErrorDetail } from '../errors.js';
 import { httpProxyProblems } from './http-proxy.js';
+import { isObj } from '../lib/is-obj.js';
 
 /** The methods the unsaved-datasource route may send upstream. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -13,8 +14,6 @@ export interface UnsavedRequest {
   /** The upstream request body, when there is one. */
   body?: string;
 }
-
-const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * Checks the whole body of an unsaved-datasource request before anything is authorized or looked

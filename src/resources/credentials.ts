@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Principal } from '../auth/authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { Envelope } from '../storage/store.js';
-import { getPath } from './object-path.js';
+import { getPath } from '../lib/object-path.js';
 
 /**
  * A short digest of an object's credential fields (its kind's `credentials` paths, as stored: a

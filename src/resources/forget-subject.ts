@@ -1,11 +1,11 @@
 import { auditDraft } from '../audit/drafts.js';
-import { SYSTEM, type Principal } from '../auth/authorizer.js';
+import { SYSTEM, type Principal } from '../access/authorizer.js';
 import type { AuditDraft } from '../storage/audit-types.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { keyOf, type Envelope, type Store } from '../storage/store.js';
 import { MANAGER } from './managers.js';
-import { getPath, setPathIfParentExists } from './object-path.js';
+import { getPath, setPathIfParentExists } from '../lib/object-path.js';
 
 interface SubjectRef {
   kind: string;
@@ -22,7 +22,19 @@ export async function forgetSubject(o: { store: Store; registry: KindRegistry; n
   // dashplane's own writes, audited with the request that caused them
   const self: Principal = { ...SYSTEM, ...(by.origin ? { origin: by.origin } : {}) };
   const audit = (action: 'update' | 'delete', obj: Envelope) => [
-    auditDraft(self, { action, manager: MANAGER.dashplane, kind: obj.kind, ...(obj.metadata.project !== undefined ? { project: obj.metadata.project } : {}), name: obj.metadata.name, versionBefore: obj.metadata.version, ...(action === 'update' ? { versionAfter: obj.metadata.version + 1 } : {}) }, o.now()),
+    auditDraft(
+      self,
+      {
+        action,
+        manager: MANAGER.dashplane,
+        kind: obj.kind,
+        ...(obj.metadata.project !== undefined ? { project: obj.metadata.project } : {}),
+        name: obj.metadata.name,
+        versionBefore: obj.metadata.version,
+        ...(action === 'update' ? { versionAfter: obj.metadata.version + 1 } : {}),
+      },
+      o.now(),
+    ),
   ];
   const same = (s: SubjectRef, where: string | undefined) => s.kind === d.kind && s.name === name && (d.scope !== 'project' || where === project);
   for (const b of o.registry.all().filter((k) => k.authz === 'binding')) {
@@ -38,7 +50,13 @@ export async function forgetSubject(o: { store: Store; registry: KindRegistry; n
     for (const obj of await o.store.list({ kind: g.kind })) {
       const members = getPath(obj, g.members!.path);
       if (!Array.isArray(members) || !members.includes(name)) continue;
-      await rewrite(o, obj, g.members!.path, members.filter((m) => m !== name), audit('update', obj));
+      await rewrite(
+        o,
+        obj,
+        g.members!.path,
+        members.filter((m) => m !== name),
+        audit('update', obj),
+      );
     }
   }
 }

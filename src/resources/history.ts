@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 import { notFound } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { DeletedEntry, Envelope, ManagerEntry, ObjectKey, Store, VersionEntry } from '../storage/store.js';

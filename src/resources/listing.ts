@@ -1,9 +1,9 @@
-import type { Visible } from '../auth/authorizer.js';
+import type { Visible } from '../access/authorizer.js';
 import { badRequest } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { Envelope, ListQuery, Metadata, Store, StoredText } from '../storage/store.js';
-import { parseDuration } from './duration.js';
-import { getPath } from './object-path.js';
+import { parseDuration } from '../lib/duration.js';
+import { getPath } from '../lib/object-path.js';
 
 /** A list request after the HTTP layer parsed and checked its query. */
 export interface ListOptions {
@@ -75,7 +75,14 @@ export async function listPage(store: Store, d: KindDescriptor, q: ListOptions, 
   // Without expiry or a spec filter to check, the store may answer from its metadata index.
   const metadataOnly = q.metadataOnly === true && needsNoSpec(d, q);
   const keep = (o: Envelope) => !isExpired(d, o, nowMs) && matches(o);
-  return pageOf((sq) => store.list(metadataOnly ? { ...sq, metadataOnly } : sq), (o) => o.metadata, keep, d, q, readable);
+  return pageOf(
+    (sq) => store.list(metadataOnly ? { ...sq, metadataOnly } : sq),
+    (o) => o.metadata,
+    keep,
+    d,
+    q,
+    readable,
+  );
 }
 
 /**
@@ -88,7 +95,14 @@ export function needsNoSpec(d: KindDescriptor, q: ListOptions): boolean {
 
 /** `listPage` as stored JSON texts, for a list that `needsNoSpec`. */
 export async function listTextPage(store: Store, d: KindDescriptor, q: ListOptions, readable: Visible): Promise<{ items: StoredText[]; continueToken?: string }> {
-  return pageOf((sq) => store.listText(sq), (t) => t.metadata, () => true, d, q, readable);
+  return pageOf(
+    (sq) => store.listText(sq),
+    (t) => t.metadata,
+    () => true,
+    d,
+    q,
+    readable,
+  );
 }
 
 /** The paging loop of both: `read` one sorted batch after another, `keep` what the caller may see. */

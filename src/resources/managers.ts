@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 import { badRequest } from '../errors.js';
 import type { Writer } from '../storage/store.js';
 
@@ -25,7 +25,9 @@ const TOKEN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** Checks a manager name a client sent; `source` says where (a header or query parameter). */
 export function checkManager(value: string, source: string): string {
   if (!TOKEN.test(value)) {
-    throw badRequest(`${source} must name the client making the write as a short token (1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, e.g. "dashctl"), not ${JSON.stringify(value.slice(0, 80))}`);
+    throw badRequest(
+      `${source} must name the client making the write as a short token (1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, e.g. "dashctl"), not ${JSON.stringify(value.slice(0, 80))}`,
+    );
   }
   return value;
 }

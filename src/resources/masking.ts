@@ -1,7 +1,7 @@
 import { invalid, type ErrorDetail } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { Envelope } from '../storage/store.js';
-import { getPath, setPathIfParentExists } from './object-path.js';
+import { getPath, setPathIfParentExists } from '../lib/object-path.js';
 
 /** What responses show instead of a sensitive value. */
 export const SECRET_MASK = '<secret>';

@@ -1,10 +1,8 @@
 import { badRequest, invalid } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { Envelope, Metadata } from '../storage/store.js';
-import { assertName } from './names.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+import { assertName } from '../lib/names.js';
+import { isObj, type Obj } from '../lib/is-obj.js';
 
 /** Where the request said the object lives (path parameters), when it said so. */
 export interface Target {
@@ -29,7 +27,9 @@ export function identify(d: KindDescriptor, body: unknown, target: Target, requi
     meta.project = matchPath('metadata.project', meta.project, target.project);
     if (requireProject || meta.project !== '') assertName(meta.project, 'metadata.project');
   } else if (meta.project !== undefined && meta.project !== '') {
-    throw badRequest(`metadata.project is not allowed: ${d.kind} is a global kind; remove it (or use the project-scoped kind)`, [{ path: 'metadata.project', message: 'not allowed on a global kind' }]);
+    throw badRequest(`metadata.project is not allowed: ${d.kind} is a global kind; remove it (or use the project-scoped kind)`, [
+      { path: 'metadata.project', message: 'not allowed on a global kind' },
+    ]);
   } else {
     delete meta.project;
   }

@@ -1,19 +1,21 @@
-import { type Authorizer, type AuthzTarget, type Principal, type Visible } from '../auth/authorizer.js';
-import type { PasswordHasher } from '../auth/passwords.js';
+import type { Authorizer, AuthzTarget, Principal, Visible } from '../access/authorizer.js';
+import type { PasswordHasher } from '../access/passwords.js';
+import type { ResolvedConfig } from '../config.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { seal } from '../secrets/sealing.js';
 import { ApiError, alreadyExists, badRequest, invalid, notFound, preconditionFailed, type ErrorDetail } from '../errors.js';
 import type { HookCall, HookContext, KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { schemaErrors } from '../kinds/schema-errors.js';
+import { schemaErrors } from '../lib/schema-errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import { keyOf, type Envelope, type ObjectKey, type Store, type StoredText, type WriteRecordOptions } from '../storage/store.js';
-import { jsonOf } from '../storage/json-of.js';
+import { isObj } from '../lib/is-obj.js';
+import { jsonOf } from '../lib/json-of.js';
 import { KeyedMutex } from '../storage/mutex.js';
 import { isExpired, listPage, listTextPage, needsNoSpec, type ListOptions, type ListResult } from './listing.js';
 import { credentialStamp, type CredentialChange } from './credentials.js';
 import { mask, restoreMasked } from './masking.js';
-import { getPath } from './object-path.js';
+import { getPath } from '../lib/object-path.js';
 import { identify, stampMetadata, type Target } from './prepare.js';
 import { forgetSubject } from './forget-subject.js';
 import { MANAGER, writerOf } from './managers.js';
@@ -30,7 +32,7 @@ export interface ServiceOptions {
   /** Encrypts the kinds' `encrypted` fields before they are stored. */
   secrets: SecretBox;
   /** The server configuration, for hooks. */
-  config: unknown;
+  config: Readonly<ResolvedConfig>;
   /** The clock (tests may pin it). */
   now?: () => Date;
   /** Called before an update that changes a principal's credentials is written (sessions keep the caller's own). */
@@ -85,7 +87,7 @@ export class ResourceService {
 
   constructor(private readonly opts: ServiceOptions) {
     this.now = opts.now ?? (() => new Date());
-    this.hookContext = { store: opts.store, plugins: opts.plugins, kinds: opts.registry.scopes, passwords: opts.passwords, config: opts.config };
+    this.hookContext = { store: opts.store, plugins: opts.plugins, kinds: opts.registry.scopes, projectKind: opts.registry.projectKind.kind, passwords: opts.passwords, config: opts.config };
   }
 
   async get(p: Principal, d: KindDescriptor, project: string, name: string): Promise<Envelope> {
@@ -128,7 +130,8 @@ export class ResourceService {
   }
 
   async create(p: Principal, d: KindDescriptor, body: unknown, target: Target, w: WriteOptions = {}): Promise<Envelope> {
-    const project = target.project ?? ((body as { metadata?: { project?: unknown } } | null)?.metadata?.project as string | undefined);
+    const named = isObj(body) && isObj(body.metadata) ? body.metadata.project : undefined;
+    const project = target.project ?? (named as string | undefined);
     return this.inScope(d, project, () => this.createNow(p, d, body, target, w));
   }
 
@@ -347,7 +350,9 @@ export class ResourceService {
     const first = others.find((o) => o.metadata.name !== obj.metadata.name && getPath(o, rule.flag) === true && getPath(o, rule.groupBy) === group);
     if (!first) return [];
     const where = d.scope === 'project' ? `project "${project}"` : 'the global scope';
-    return [{ path: rule.flag, message: `${d.kind} "${first.metadata.name}" is already the ${rule.label} for ${String(group)} in ${where}; set ${rule.flag} to false here or on "${first.metadata.name}"` }];
+    return [
+      { path: rule.flag, message: `${d.kind} "${first.metadata.name}" is already the ${rule.label} for ${String(group)} in ${where}; set ${rule.flag} to false here or on "${first.metadata.name}"` },
+    ];
   }
 
   /** The stored object, or 404 (expired objects count as gone). */
@@ -370,7 +375,7 @@ export class ResourceService {
   private recordOf(d: KindDescriptor, p: Principal, w: WriteOptions, continues = false): WriteRecordOptions {
     const writer = writerOf(p, w.manager);
     if (!d.history) return { writer };
-    const max = (getPath(this.opts.config, 'history.max_versions') as number | undefined) ?? 50;
+    const max = this.opts.config.history.max_versions;
     return { writer, history: { max, ...(continues ? { continues } : {}) } };
   }
 
@@ -437,4 +442,3 @@ function immutableProblems(d: KindDescriptor, next: Envelope, prev: Envelope): v
     .map((path) => ({ path, message: `cannot be changed (it is ${JSON.stringify(getPath(prev, path))}); delete and re-create the ${d.kind} instead` }));
   if (problems.length) throw invalid(problems);
 }
-

@@ -2,8 +2,8 @@ import type { HookContext, KindDescriptor } from '../kinds/descriptor.js';
 import { SecretBox } from '../secrets/secret-box.js';
 import { locationOf } from '../secrets/sealing.js';
 import type { Envelope } from '../storage/store.js';
-import { getPath, setPathIfParentExists } from './object-path.js';
-import { sameJson } from './same-json.js';
+import { getPath, setPathIfParentExists } from '../lib/object-path.js';
+import { sameJson } from '../lib/same-json.js';
 
 /** Metadata the server owns: a write that differs only there changes nothing. */
 const SERVER_OWNED = ['createdAt', 'updatedAt', 'version'];

@@ -1,8 +1,8 @@
-import type { Principal } from '../auth/authorizer.js';
+import type { Principal } from '../access/authorizer.js';
 import { ApiError } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { getPath, joinPath } from '../resources/object-path.js';
+import { getPath, joinPath } from '../lib/object-path.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Envelope, StoredText } from '../storage/store.js';
 

@@ -1,5 +1,5 @@
 import type { KindDescriptor } from '../kinds/descriptor.js';
-import { getPath, setPathIfParentExists } from '../resources/object-path.js';
+import { getPath, setPathIfParentExists } from '../lib/object-path.js';
 import type { Envelope } from '../storage/store.js';
 import { SecretBox } from './secret-box.js';
 

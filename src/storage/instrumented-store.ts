@@ -1,11 +1,15 @@
-import type { Metrics } from '../api/metrics.js';
 import type { Store } from './store.js';
+
+/** Where the timings go (the server's metrics: dashplane_store_operation_duration_seconds). */
+export interface StoreTimer {
+  timeStore<T>(operation: string, fn: () => Promise<T>): Promise<T>;
+}
 
 /** Store methods that do I/O and are timed. */
 const TIMED = new Set(['get', 'getText', 'list', 'listText', 'create', 'update', 'delete', 'snapshot', 'listVersions', 'getVersion', 'listDeleted', 'createdRevision', 'revision', 'ping']);
 
 /** The same store, with every I/O method timed into dashplane_store_operation_duration_seconds. */
-export function instrumentStore(store: Store, metrics: Metrics): Store {
+export function instrumentStore(store: Store, metrics: StoreTimer): Store {
   // the wrappers are made once per method, not on every call
   const methods = new Map<PropertyKey, unknown>();
   return new Proxy(store, {

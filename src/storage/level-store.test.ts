@@ -76,7 +76,7 @@ describe('LevelStore group commit', () => {
       });
       const outcomes = await Promise.allSettled(writes);
       const reasons = outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : (o.reason as ApiError).reason));
-      outcomes.forEach((o, i) => expect(reasons[i], `write ${i}`).to.equal(i % 10 === 3 ? 'AlreadyExists' : i % 10 === 5 ? 'NotFound' : i % 10 === 7 ? 'Conflict' : 'ok'));
+      outcomes.forEach((_o, i) => expect(reasons[i], `write ${i}`).to.equal(i % 10 === 3 ? 'AlreadyExists' : i % 10 === 5 ? 'NotFound' : i % 10 === 7 ? 'Conflict' : 'ok'));
       const revisions = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
       expect(revisions).to.have.length(42);
       expect(new Set(revisions).size).to.equal(42);
@@ -192,7 +192,10 @@ describe('LevelStore tombstones (a create of a new name reads no history)', () =
       store = new LevelStore(dir.path);
       await store.open();
       await store.create(obj('Dashboard', 'p', 'd', 0, { fresh: true }), h);
-      expect((await store.listVersions(key)).map((v) => v.version), 'old versions 1 and 0 dropped').to.deep.equal([0]);
+      expect(
+        (await store.listVersions(key)).map((v) => v.version),
+        'old versions 1 and 0 dropped',
+      ).to.deep.equal([0]);
       expect((await store.getVersion(key, 0))?.spec).to.deep.equal({ fresh: true });
       expect((await store.listVersions({ kind: 'Dashboard', project: 'p', name: 'live' })).length, 'a live object gets no tombstone').to.equal(1);
     } finally {

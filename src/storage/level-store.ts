@@ -1,58 +1,28 @@
 import { Level } from 'level';
-import { readdirSync } from 'node:fs';
-import { ApiError, alreadyExists, badRequest, conflict, notFound } from '../errors.js';
+import { ApiError } from '../errors.js';
+import { jsonOf } from '../lib/json-of.js';
+import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
 import { EventHub, replayThenLive } from './event-hub.js';
+import { LevelAudit } from './level-audit.js';
+import { GroupCommit, type Planned } from './level-group-commit.js';
+import { LevelHistory } from './level-history.js';
+import { type BatchOp, EVENTS_END, HIGH, REVISION_KEY, SEP, createdKey, eventKey, managersKey, objectKey, projectRecordPrefixes, scopePrefix, tombstoneKey } from './level-keys.js';
+import { refuseHeadlessDatabase, translateOpenError, translateWriteError, upgradeLevelData } from './level-upgrades.js';
 import { MetadataIndex } from './metadata-index.js';
 import { KeyedMutex, Mutex } from './mutex.js';
-import type { CreateOptions, DeletedEntry, DeleteOptions, DumpItem, Envelope, ManagerEntry, ListQuery, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
+import { RecentTexts } from './recent-texts.js';
+import type { CreateOptions, DeletedEntry, DeleteOptions, DumpItem, Envelope, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry } from './store.js';
+import { keyOf } from './store.js';
+import { NOBODY, checkDelete, checkUpdate, checkWatchFrom, createdManagers, historyPlan, missing, taken, updatedManagers } from './store-rules.js';
 import { storedText } from './stored-text.js';
-import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
-import { LevelAudit } from './level-audit.js';
-import { jsonOf } from './json-of.js';
-import { keyOf, recordWrite } from './store.js';
-
-const SEP = '\x00';
-/** Above every ASCII byte: the exclusive upper bound of a key prefix (names and kinds are ASCII). */
-const HIGH = '\xff';
-const REVISION_KEY = `m${SEP}revision`;
-/** Present once every object's creation revision is recorded (see `recordCreations`). */
-const CREATIONS_KEY = `m${SEP}creations`;
-
-const objectKey = (k: ObjectKey) => `o${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
-const scopePrefix = (kind: string, project: string) => `o${SEP}${kind}${SEP}${project}${SEP}`;
-const pad = (n: number, width: number) => String(n).padStart(width, '0');
-const eventKey = (rev: number) => `e${SEP}${pad(rev, 16)}`;
-const historyPrefix = (k: ObjectKey) => `h${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}${SEP}`;
-const historyKey = (k: ObjectKey, version: number) => historyPrefix(k) + pad(version, 10);
-/** The revision of the object's ADDED event (`createdRevision`). */
-const createdKey = (k: ObjectKey) => `c${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
-/** The object's managers record (`managers`): kept apart from the object, whose stored text is what reads serve. */
-const managersKey = (k: ObjectKey) => `w${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
-/**
- * A tombstone: the name of a deleted object whose history is kept (for restore). A create reads it
- * in the same getMany as its existence check, so a new name costs no history scan; only a name
- * with a tombstone has an old history to drop.
- */
-const tombstoneKey = (k: ObjectKey) => `t${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
-/** Present once every kept history of a deleted object has its tombstone (see `recordTombstones`). */
-const TOMBSTONES_KEY = `m${SEP}tombstones`;
-
-type BatchOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
-interface HistoryRecord {
-  object: Envelope;
-  updatedBy: string;
-  /** Absent in entries written before managers were recorded. */
-  manager?: string;
-}
-
-/** Author of a write that names none. */
-const NOBODY: Writer = { by: 'unknown', manager: 'unknown' };
 
 /**
  * The embedded default store: LevelDB through `level`. One process owns the directory (LevelDB's
- * LOCK file); writes are committed by one writer, in groups (see `write`), each group one atomic
- * batch holding the objects, their managers records, history entries, events, creation revisions and
- * the new store-wide revision, so a crash never leaves half a write. The event log keeps the last `eventLogSize` events for watches that resume.
+ * LOCK file); writes are committed by one writer, in groups (level-group-commit.ts), each group one
+ * atomic batch holding the objects, their managers records, history entries, events, creation
+ * revisions and the new store-wide revision, so a crash never leaves half a write. The event log
+ * keeps the last `eventLogSize` events for watches that resume. The key layout is level-keys.ts;
+ * the rules every driver follows are store-rules.ts.
  */
 export class LevelStore implements Store {
   private readonly db: Level<string, string>;
@@ -65,21 +35,24 @@ export class LevelStore implements Store {
   private rev = 0;
   /** Lowest revision still in the event log. */
   private firstLogged = 1;
-  /** Texts of objects read lately (a dashboard is read far more often than written); commit() drops what it changes. */
+  /** Texts of objects read lately; commit() drops what it changes. */
   private readonly recent = new RecentTexts(RECENT_TEXT_CHARS);
-  /** Writes waiting for the writer (see `write`). */
-  private readonly pending: PendingWrite[] = [];
-  private draining = false;
+  private readonly group = new GroupCommit(this.writes, (planned) => this.commit(planned));
   /** Bumped by every commit: a read that a commit overtook is not kept in `recent`. */
   private generation = 0;
   /** Set when a write failed for lack of space: health reports the store down until writes work again. */
   private writeFailure?: string;
   private readonly audit: LevelAudit;
+  private readonly history: LevelHistory;
 
-  constructor(private readonly path: string, opts: { eventLogSize?: number } = {}) {
+  constructor(
+    private readonly path: string,
+    opts: { eventLogSize?: number } = {},
+  ) {
     this.db = new Level<string, string>(path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
     this.eventLogSize = opts.eventLogSize ?? 10_000;
     this.audit = new LevelAudit(this.db);
+    this.history = new LevelHistory(this.db);
   }
 
   async open(): Promise<void> {
@@ -91,44 +64,10 @@ export class LevelStore implements Store {
     }
     const stored = await this.db.get(REVISION_KEY);
     this.rev = stored === undefined ? 0 : Number(stored);
-    const first = await this.db.keys({ gte: eventKey(0), lt: `e${SEP}${HIGH}`, limit: 1 }).all();
+    const first = await this.db.keys({ gte: eventKey(0), lt: EVENTS_END, limit: 1 }).all();
     this.firstLogged = first.length ? Number(first[0].slice(2)) : this.rev + 1;
-    if ((await this.db.get(CREATIONS_KEY)) === undefined) await this.recordCreations();
-    if ((await this.db.get(TOMBSTONES_KEY)) === undefined) await this.recordTombstones();
+    await upgradeLevelData(this.db);
     await this.audit.open();
-  }
-
-  /**
-   * Once, on a database written before tombstones were kept: a tombstone for every history whose
-   * object no longer exists (a deleted object kept for restore). Without it, a create of that
-   * name would not know to drop the old history.
-   */
-  private async recordTombstones(): Promise<void> {
-    const orphans = new Set<string>();
-    for await (const key of this.db.keys({ gte: `h${SEP}`, lt: `h${SEP}${HIGH}` })) {
-      const [, kind, project, name] = key.split(SEP);
-      orphans.add(objectKey({ kind, project, name }));
-    }
-    const live = await this.db.getMany([...orphans]);
-    const ops: BatchOp[] = [...orphans].filter((_, i) => live[i] === undefined).map((k) => ({ type: 'put', key: `t${k.slice(1)}`, value: '' }));
-    await this.db.batch([...ops, { type: 'put', key: TOMBSTONES_KEY, value: '1' }]);
-  }
-
-  /**
-   * Once, on a database written before creation revisions were kept: the creation revision of
-   * every object whose ADDED event is still in the log. The others were created before the oldest
-   * retained event (`createdRevision` answers 0 for them).
-   */
-  private async recordCreations(): Promise<void> {
-    const created = new Map<string, number>();
-    for await (const raw of this.db.values({ gt: eventKey(0), lt: `e${SEP}${HIGH}` })) {
-      const e = JSON.parse(raw) as StoreEvent;
-      const key = createdKey(keyOf(e.object));
-      if (e.type === 'ADDED') created.set(key, e.revision);
-      else if (e.type === 'DELETED') created.delete(key);
-    }
-    const ops: BatchOp[] = [...created].map(([key, rev]) => ({ type: 'put', key, value: String(rev) }));
-    await this.db.batch([...ops, { type: 'put', key: CREATIONS_KEY, value: '1' }]);
   }
 
   async close(): Promise<void> {
@@ -217,43 +156,38 @@ export class LevelStore implements Store {
   create(obj: Envelope, opts: CreateOptions = {}): Promise<number> {
     const all = [obj, ...(opts.also ?? [])];
     const keys = all.map((o) => objectKey(keyOf(o)));
-    return this.write(keys, false, async () => {
+    return this.group.write(keys, false, async () => {
       // one read for every key: the new objects must not exist, the parent must; the tombstone
       // says whether the name has an old history
       const tombstone = tombstoneKey(keyOf(obj));
       const found = await this.db.getMany([...keys, tombstone, ...(opts.parent ? [objectKey(opts.parent)] : [])]);
       all.forEach((o, i) => {
-        if (found[i] !== undefined) throw alreadyExists(`${o.kind} "${o.metadata.name}" already exists`);
+        if (found[i] !== undefined) throw taken(o);
       });
-      if (opts.parent && found[all.length + 1] === undefined) {
-        throw notFound(`${opts.parent.kind} "${opts.parent.name}" not found`);
-      }
+      if (opts.parent && found[all.length + 1] === undefined) throw missing(opts.parent);
       const ops: BatchOp[] = all.map((o, i) => ({ type: 'put' as const, key: keys[i], value: jsonOf(o) }));
-      all.forEach((o, i) => ops.push(...managersOps(o, i === 0 && opts.managers ? opts.managers : opts.writer ? recordWrite([], o, opts.writer) : undefined)));
+      all.forEach((o, i) => ops.push(...this.history.managersOps(o, createdManagers(o, i === 0, opts))));
+      const plan = historyPlan(obj, opts.history, 'create');
       if (found[all.length] !== undefined) {
         ops.push({ type: 'del', key: tombstone });
-        // a new object under an old name starts a new history, unless it restores the old one
-        if (!opts.history?.continues) ops.push(...(await this.keysUnder(historyPrefix(keyOf(obj)))).map((key) => ({ type: 'del' as const, key })));
+        if (plan.dropEarlier) ops.push(...(await this.history.dropOps(keyOf(obj))));
       }
-      if (opts.history) ops.push(this.historyOp(obj, opts.writer), ...(opts.history.continues ? await this.retentionOps(obj, opts.history.max) : []));
+      if (plan.record) ops.push(this.history.entryOp(obj, opts.writer ?? NOBODY));
+      if (plan.dropBelow !== undefined) ops.push(...(await this.history.dropOps(keyOf(obj), plan.dropBelow)));
       return { ops, events: all.map((o) => ({ type: 'ADDED' as const, object: o })), audit: opts.audit };
     });
   }
 
   update(obj: Envelope, opts: UpdateOptions): Promise<number> {
     const key = objectKey(keyOf(obj));
-    return this.write([key], false, async () => {
+    return this.group.write([key], false, async () => {
       // the metadata only, not the 10 KB body; usually from `recent` (the caller has just read it)
-      const current = await this.getText(keyOf(obj));
-      if (current === undefined) throw notFound(`${obj.kind} "${obj.metadata.name}" not found`);
-      const stored = current.metadata.version;
-      if (stored !== opts.expectedVersion) {
-        throw conflict(`${obj.kind} "${obj.metadata.name}" is at version ${stored}, not ${opts.expectedVersion}`);
-      }
+      checkUpdate(obj, (await this.getText(keyOf(obj)))?.metadata, opts.expectedVersion);
       const ops: BatchOp[] = [{ type: 'put', key, value: jsonOf(obj) }];
-      if (opts.managers) ops.push(...managersOps(obj, opts.managers));
-      else if (opts.writer) ops.push(...managersOps(obj, recordWrite(await this.managers(keyOf(obj)), obj, opts.writer)));
-      if (opts.history) ops.push(this.historyOp(obj, opts.writer), ...(await this.retentionOps(obj, opts.history.max)));
+      ops.push(...this.history.managersOps(obj, await updatedManagers(obj, opts, () => this.history.managers(keyOf(obj)))));
+      const plan = historyPlan(obj, opts.history, 'update');
+      if (plan.record) ops.push(this.history.entryOp(obj, opts.writer ?? NOBODY));
+      if (plan.dropBelow !== undefined) ops.push(...(await this.history.dropOps(keyOf(obj), plan.dropBelow)));
       return { ops, events: [{ type: 'MODIFIED', object: obj }], audit: opts.audit };
     });
   }
@@ -261,16 +195,10 @@ export class LevelStore implements Store {
   /** Deletes are committed alone: their scans of children must see every earlier write. */
   delete(k: ObjectKey, opts: DeleteOptions = {}): Promise<number> {
     const key = objectKey(k);
-    return this.write([key], true, async () => {
+    return this.group.write([key], true, async () => {
       const current = await this.db.get(key);
-      if (current === undefined) throw notFound(`${k.kind} "${k.name}" not found`);
-      const obj = JSON.parse(current) as Envelope;
-      if (opts.expectedVersion !== undefined && obj.metadata.version !== opts.expectedVersion) {
-        throw conflict(`${k.kind} "${k.name}" is at version ${obj.metadata.version}, not ${opts.expectedVersion}`);
-      }
-      if (opts.expectedUpdatedAt !== undefined && obj.metadata.updatedAt !== opts.expectedUpdatedAt) {
-        throw conflict(`${k.kind} "${k.name}" was written again at ${obj.metadata.updatedAt}`);
-      }
+      const obj = current === undefined ? undefined : (JSON.parse(current) as Envelope);
+      checkDelete(k, obj?.metadata, opts);
       const ops: BatchOp[] = [];
       const events: Omit<StoreEvent, 'revision'>[] = [];
       for (const kind of opts.children?.kinds ?? []) {
@@ -280,65 +208,14 @@ export class LevelStore implements Store {
           ops.push({ type: 'del', key: childKey });
           events.push({ type: 'DELETED', object: JSON.parse(raw) as Envelope });
         }
-        for (const prefix of [`h${SEP}${kind}${SEP}${project}${SEP}`, `w${SEP}${kind}${SEP}${project}${SEP}`, `t${SEP}${kind}${SEP}${project}${SEP}`]) {
-          ops.push(...(await this.keysUnder(prefix)).map((hk) => ({ type: 'del' as const, key: hk })));
-        }
+        for (const p of projectRecordPrefixes(kind, project)) ops.push(...(await this.db.keys({ gte: p, lt: p + HIGH }).all()).map((hk) => ({ type: 'del' as const, key: hk })));
       }
       ops.push({ type: 'del', key }, { type: 'del', key: managersKey(k) });
       // its history stays (restore brings it back): mark the name
-      if ((await this.db.keys({ gte: historyPrefix(k), lt: historyPrefix(k) + HIGH, limit: 1 }).all()).length > 0) ops.push({ type: 'put', key: tombstoneKey(k), value: '' });
-      events.push({ type: 'DELETED', object: obj });
+      if (await this.history.has(k)) ops.push({ type: 'put', key: tombstoneKey(k), value: '' });
+      events.push({ type: 'DELETED', object: obj! });
       return { ops, events, audit: opts.audit };
     });
-  }
-
-  /**
-   * Group commit: a write waits in `pending`; the writer takes every waiting write (up to
-   * MAX_GROUP, stopping at a delete or at a key already in the group), plans them side by side
-   * (their checks read the committed state, which no other write changes meanwhile) and commits
-   * those that passed in one batch, in queue order. Concurrent creates thus share one LevelDB
-   * write instead of queueing for one each.
-   */
-  private write(keys: readonly string[], alone: boolean, plan: () => Promise<Planned>): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ keys, alone, plan, resolve, reject });
-      if (!this.draining) void this.drain();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    this.draining = true;
-    try {
-      while (this.pending.length > 0) await this.writes.run(() => this.commitGroup(this.takeGroup()));
-    } finally {
-      this.draining = false;
-    }
-  }
-
-  private takeGroup(): PendingWrite[] {
-    const group = [this.pending.shift()!];
-    if (group[0].alone) return group;
-    const keys = new Set(group[0].keys);
-    while (group.length < MAX_GROUP && this.pending.length > 0) {
-      const next = this.pending[0];
-      if (next.alone || next.keys.some((k) => keys.has(k))) break;
-      for (const k of next.keys) keys.add(k);
-      group.push(this.pending.shift()!);
-    }
-    return group;
-  }
-
-  private async commitGroup(group: PendingWrite[]): Promise<void> {
-    const outcomes = await Promise.allSettled(group.map((w) => w.plan()));
-    const passed: { write: PendingWrite; planned: Planned }[] = [];
-    outcomes.forEach((o, i) => (o.status === 'fulfilled' ? passed.push({ write: group[i], planned: o.value }) : group[i].reject(o.reason)));
-    if (passed.length === 0) return;
-    try {
-      const revisions = await this.commit(passed.map((p) => p.planned));
-      passed.forEach((p, i) => p.write.resolve(revisions[i]));
-    } catch (e) {
-      for (const p of passed) p.write.reject(e);
-    }
   }
 
   async revision(): Promise<number> {
@@ -347,7 +224,7 @@ export class LevelStore implements Store {
 
   /** Entries of their own go through the writer too: they are numbered in commit order. */
   async appendAudit(entries: readonly AuditDraft[]): Promise<void> {
-    if (entries.length) await this.write([], false, async () => ({ ops: [], events: [], audit: entries }));
+    if (entries.length) await this.group.write([], false, async () => ({ ops: [], events: [], audit: entries }));
   }
 
   listAudit(q: AuditQuery): Promise<AuditPage> {
@@ -368,14 +245,11 @@ export class LevelStore implements Store {
 
   watch(opts: { since?: number; signal: AbortSignal }): AsyncIterable<StoreEvent> {
     const since = opts.since;
-    if (since !== undefined && since > this.rev) throw badRequest(`revision ${since} is in the future (the store is at ${this.rev})`);
-    if (since !== undefined && since < this.firstLogged - 1) {
-      throw new ApiError('Gone', `revision ${since} is older than the retained event log (oldest ${this.firstLogged - 1}); list again and watch from the revision that list returns`);
-    }
+    checkWatchFrom(since, this.rev, this.firstLogged - 1);
     const live = this.hub.open(opts.signal);
     const db = this.db;
     const replay = async function* () {
-      for await (const raw of db.values({ gt: eventKey(since!), lt: `e${SEP}${HIGH}` })) yield JSON.parse(raw) as StoreEvent;
+      for await (const raw of db.values({ gt: eventKey(since!), lt: EVENTS_END })) yield JSON.parse(raw) as StoreEvent;
     };
     return replayThenLive(live, since ?? this.rev, since !== undefined ? replay : undefined);
   }
@@ -399,89 +273,24 @@ export class LevelStore implements Store {
     return created === undefined ? 0 : Number(created);
   }
 
-  async listVersions(k: ObjectKey): Promise<VersionEntry[]> {
-    const prefix = historyPrefix(k);
-    const out: VersionEntry[] = [];
-    for await (const raw of this.db.values({ gte: prefix, lt: prefix + HIGH, reverse: true })) {
-      const r = JSON.parse(raw) as HistoryRecord;
-      out.push({ version: r.object.metadata.version, updatedAt: r.object.metadata.updatedAt, updatedBy: r.updatedBy, manager: r.manager ?? 'unknown' });
-    }
-    return out;
+  listVersions(k: ObjectKey): Promise<VersionEntry[]> {
+    return this.history.list(k);
   }
 
-  async listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
-    const prefix = `t${SEP}${q.kind}${SEP}${q.project}${SEP}`;
-    const out: DeletedEntry[] = [];
-    for await (const key of this.db.keys({ gte: prefix, lt: prefix + HIGH })) {
-      const name = key.slice(prefix.length);
-      const k = { kind: q.kind, project: q.project, name };
-      const [last] = await this.db.values({ gte: historyPrefix(k), lt: historyPrefix(k) + HIGH, reverse: true, limit: 1 }).all();
-      if (last === undefined) continue;
-      const r = JSON.parse(last) as HistoryRecord;
-      out.push({ name, version: r.object.metadata.version, updatedAt: r.object.metadata.updatedAt, updatedBy: r.updatedBy, manager: r.manager ?? 'unknown' });
-    }
-    return out;
+  listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
+    return this.history.listDeleted(q);
   }
 
-  async managers(k: ObjectKey): Promise<ManagerEntry[]> {
-    const raw = await this.db.get(managersKey(k));
-    return raw === undefined ? [] : (JSON.parse(raw) as ManagerEntry[]);
+  managers(k: ObjectKey): Promise<ManagerEntry[]> {
+    return this.history.managers(k);
   }
 
-  /**
-   * One explicit LevelDB snapshot, read by two iterators in step: objects (`o` keys) and history
-   * entries (`h` keys) sort by the same (kind, project, name), so each object's entries are met
-   * just before it and those of deleted objects are skipped.
-   */
-  async *dump(): AsyncIterable<DumpItem> {
-    const snapshot = this.db.snapshot();
-    try {
-      const revision = await this.db.get(REVISION_KEY, { snapshot });
-      yield { type: 'revision', revision: revision === undefined ? 0 : Number(revision) };
-      const history = this.db.iterator({ gte: `h${SEP}`, lt: `h${SEP}${HIGH}`, snapshot });
-      try {
-        let entry = await history.next();
-        for await (const [key, raw] of this.db.iterator({ gte: `o${SEP}`, lt: `o${SEP}${HIGH}`, snapshot })) {
-          const id = key.slice(2);
-          // history keys: h SEP kind SEP project SEP name SEP version; compare their (kind, project, name)
-          while (entry !== undefined && entry[0].slice(2, entry[0].lastIndexOf(SEP)) < id) entry = await history.next();
-          while (entry !== undefined && entry[0].slice(2, entry[0].lastIndexOf(SEP)) === id) {
-            const r = JSON.parse(entry[1]) as HistoryRecord;
-            yield { type: 'version', updatedBy: r.updatedBy, ...(r.manager ? { manager: r.manager } : {}), object: r.object };
-            entry = await history.next();
-          }
-          const managers = await this.db.get(managersKey({ kind: id.split(SEP)[0], project: id.split(SEP)[1], name: id.split(SEP)[2] }), { snapshot });
-          yield { type: 'object', object: JSON.parse(raw) as Envelope, managers: managers === undefined ? [] : (JSON.parse(managers) as ManagerEntry[]) };
-        }
-      } finally {
-        await history.close();
-      }
-    } finally {
-      await snapshot.close();
-    }
+  dump(): AsyncIterable<DumpItem> {
+    return this.history.dump();
   }
 
-  async getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
-    const raw = await this.db.get(historyKey(k, version));
-    return raw === undefined ? undefined : (JSON.parse(raw) as HistoryRecord).object;
-  }
-
-  /** The object's JSON is made once per write (`jsonOf`), not once per copy. */
-  private historyOp(obj: Envelope, writer: Writer = NOBODY): BatchOp {
-    const record = `{"object":${jsonOf(obj)},"updatedBy":${JSON.stringify(writer.by)},"manager":${JSON.stringify(writer.manager)}}`; // a HistoryRecord
-    return { type: 'put', key: historyKey(keyOf(obj), obj.metadata.version), value: record };
-  }
-
-  /** Keeps the `max` versions before the one being written (and that one). */
-  private async retentionOps(obj: Envelope, max: number): Promise<BatchOp[]> {
-    const keep = obj.metadata.version - max;
-    if (keep <= 0) return [];
-    const prefix = historyPrefix(keyOf(obj));
-    return (await this.db.keys({ gte: prefix, lt: prefix + pad(keep, 10) }).all()).map((key) => ({ type: 'del' as const, key }));
-  }
-
-  private async keysUnder(prefix: string): Promise<string[]> {
-    return this.db.keys({ gte: prefix, lt: prefix + HIGH }).all();
+  getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
+    return this.history.get(k, version);
   }
 
   /**
@@ -528,32 +337,6 @@ export class LevelStore implements Store {
   }
 }
 
-/** Stores (or, without one, leaves alone) the managers record of `obj`. */
-function managersOps(obj: Envelope, record: readonly ManagerEntry[] | undefined): BatchOp[] {
-  return record ? [{ type: 'put', key: managersKey(keyOf(obj)), value: JSON.stringify(record) }] : [];
-}
-
-/** Most writes committed in one batch. */
-const MAX_GROUP = 64;
-
-/** What a write puts and deletes, and the events it makes (before revisions are assigned). */
-interface Planned {
-  ops: BatchOp[];
-  events: Omit<StoreEvent, 'revision'>[];
-  /** Audit entries committed with it (numbered at commit). */
-  audit?: readonly AuditDraft[];
-}
-
-interface PendingWrite {
-  /** The object keys it writes: one group never holds two writes of a key. */
-  keys: readonly string[];
-  /** Committed in a group of its own. */
-  alone: boolean;
-  plan: () => Promise<Planned>;
-  resolve: (revision: number) => void;
-  reject: (e: unknown) => void;
-}
-
 /**
  * Bytes a list reads from LevelDB per native call: classic-level's default (16 KB) made a list of
  * a hundred 10 KB dashboards sixty round trips to its thread pool.
@@ -563,77 +346,7 @@ const SCAN_BYTES = 1024 * 1024;
 /** How much object text (in characters) `recent` keeps. */
 const RECENT_TEXT_CHARS = 16 * 1024 * 1024;
 
-/** Stored texts by key, least recently used dropped first once their total length passes `maxChars`. */
-class RecentTexts {
-  private readonly map = new Map<string, StoredText>();
-  private chars = 0;
-
-  constructor(private readonly maxChars: number) {}
-
-  get(key: string): StoredText | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-
-  set(key: string, value: StoredText): void {
-    if (value.text.length > this.maxChars / 16) return; // a few huge objects must not empty it
-    this.delete(key);
-    this.map.set(key, value);
-    this.chars += value.text.length;
-    while (this.chars > this.maxChars) this.delete(this.map.keys().next().value!);
-  }
-
-  delete(key: string): void {
-    const v = this.map.get(key);
-    if (v === undefined) return;
-    this.map.delete(key);
-    this.chars -= v.text.length;
-  }
-}
-
 /** JSON.stringify(e), with the object's JSON the write already made (`jsonOf`). */
 function eventText(e: StoreEvent): string {
   return `{"type":${JSON.stringify(e.type)},"object":${jsonOf(e.object)},"revision":${e.revision}}`;
-}
-
-/** A full disk is the client's 507, not an anonymous 500; nothing was written. */
-function translateWriteError(e: unknown): Error {
-  const text = `${(e as { code?: string }).code ?? ''} ${(e as Error).message ?? ''} ${(e as { cause?: Error }).cause?.message ?? ''}`;
-  if (/no space|ENOSPC|file too large|EFBIG|disk full/i.test(text)) {
-    return new ApiError('InsufficientStorage', 'the server\'s disk is full: nothing was written; free space and retry');
-  }
-  return e as Error;
-}
-
-/**
- * LevelDB files without CURRENT mean a damaged database: opening it would silently start empty
- * (and discard the old tables). Refuse instead.
- */
-function refuseHeadlessDatabase(path: string): void {
-  let files: string[];
-  try {
-    files = readdirSync(path);
-  } catch {
-    return; // a new directory
-  }
-  if (!files.includes('CURRENT') && files.some((f) => /^(MANIFEST-\d+|\d+\.(ldb|log|sst))$/.test(f))) {
-    throw new Error(`the data directory ${path} holds LevelDB files but no CURRENT file: it is damaged; restore it from a backup. dashplane never repairs or empties it automatically`);
-  }
-}
-
-function translateOpenError(e: unknown, path: string): Error {
-  const err = e as { code?: string; cause?: { code?: string; message?: string }; message?: string };
-  const code = err.cause?.code ?? err.code;
-  const detail = err.cause?.message ?? err.message ?? String(e);
-  if (code === 'LEVEL_LOCKED' || /lock/i.test(detail)) {
-    return new Error(`the data directory ${path} is in use by another dashplane process (LevelDB lock held); stop it or use another database.level.path`);
-  }
-  if (code === 'LEVEL_CORRUPTION' || /corrupt/i.test(detail)) {
-    return new Error(`the data directory ${path} is corrupted (${detail}); restore it from a backup. dashplane never repairs it automatically`);
-  }
-  return new Error(`cannot open the data directory ${path}: ${detail}`);
 }

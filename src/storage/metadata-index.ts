@@ -48,7 +48,8 @@ export class MetadataIndex {
     const entries = this.kinds.get(q.kind) ?? [];
     let from = q.project === undefined ? '' : sortKey(q.project, q.namePrefix ?? '');
     const after = q.after ? sortKey(q.after.project, q.after.name) : undefined;
-    let i = lowerBound(entries, after !== undefined && after >= from ? (from = after) : from);
+    if (after !== undefined && after >= from) from = after;
+    let i = lowerBound(entries, from);
     if (after !== undefined && i < entries.length && entries[i].sort === after) i++;
     const out: Envelope[] = [];
     const limit = q.limit ?? Infinity;

@@ -26,7 +26,7 @@ export class PostgresAudit {
     await c.query(
       `INSERT INTO dashplane_audit (id, time, action, "user", kind, project, entry)
        SELECT (e->>'id')::bigint, (e->>'time')::timestamptz, e->>'action', e->>'user', e->>'kind', e->>'project', e
-         FROM jsonb_array_elements($1::jsonb) AS e`,
+         FROM json_array_elements($1::json) AS e`,
       [JSON.stringify(entries)],
     );
     await c.query('SELECT pg_notify($1, $2)', [AUDIT_CHANNEL, String(entries[entries.length - 1].id)]);

@@ -6,7 +6,8 @@ import type { PoolClient } from 'pg';
  * an advisory lock so several replicas starting together migrate exactly once.
  *
  * Every text key column is `COLLATE "C"`: lists sort byte-wise (the contract), whatever the
- * database's default collation.
+ * database's default collation. Documents are `json`, which keeps the text as written (jsonb
+ * would reorder the keys): reads give back what was written, as LevelStore does.
  */
 export interface Migration {
   version: number;
@@ -75,7 +76,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    description: 'field managers: each object\'s managers record, each history entry\'s manager',
+    description: "field managers: each object's managers record, each history entry's manager",
     sql: `
       -- The latest write of each field manager (dashctl, web-ui, api...), newest first: kept beside
       -- the document, which reads serve as stored (a Perses client must not see it).
@@ -108,6 +109,30 @@ export const MIGRATIONS: readonly Migration[] = [
         last bigint NOT NULL
       );
       INSERT INTO dashplane_audit_seq (id, last) VALUES (1, 0);
+    `,
+  },
+  {
+    version: 5,
+    description: 'documents as written: json (the text verbatim) instead of jsonb (keys reordered)',
+    sql: `
+      -- jsonb reorders keys (shorter first, then byte-wise): a document read back differed from
+      -- what was written, and from the same document on LevelDB. json keeps the text as written and
+      -- still answers the -> and ->> operators. What jsonb already reordered cannot be recovered;
+      -- the envelope's own members are put back in the order dashplane writes them (kind,
+      -- metadata, spec), which lets reads find the metadata without parsing the spec.
+      CREATE FUNCTION pg_temp.dashplane_envelope(d jsonb) RETURNS json LANGUAGE sql IMMUTABLE AS $$
+        SELECT (CASE WHEN d ? 'kind' AND d ? 'metadata' AND d ? 'spec' AND d - 'kind' - 'metadata' - 'spec' = '{}'::jsonb
+          THEN '{"kind":' || (d->'kind')::text || ',"metadata":' || (d->'metadata')::text || ',"spec":' || (d->'spec')::text || '}'
+          ELSE d::text END)::json
+      $$;
+      ALTER TABLE dashplane_objects ALTER COLUMN doc TYPE json USING pg_temp.dashplane_envelope(doc::jsonb),
+        ALTER COLUMN managers DROP DEFAULT,
+        ALTER COLUMN managers TYPE json USING managers::text::json,
+        ALTER COLUMN managers SET DEFAULT '[]'::json;
+      ALTER TABLE dashplane_history ALTER COLUMN doc TYPE json USING pg_temp.dashplane_envelope(doc::jsonb);
+      ALTER TABLE dashplane_events ALTER COLUMN object TYPE json USING pg_temp.dashplane_envelope(object::jsonb);
+      ALTER TABLE dashplane_audit ALTER COLUMN entry TYPE json USING entry::text::json;
+      DROP FUNCTION pg_temp.dashplane_envelope(jsonb);
     `,
   },
 ];

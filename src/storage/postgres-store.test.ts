@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { ApiError } from '../errors.js';
+import type { ApiError } from '../errors.js';
 import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
 import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import { PostgresStore } from './postgres-store.js';
 
-describe('PostgresStore', function () {
+describe('PostgresStore', () => {
   let cluster: TestPostgres;
   before(async function () {
     this.timeout(120_000);
@@ -19,6 +19,7 @@ describe('PostgresStore', function () {
     const db = await cluster.createDatabase();
     let store = new PostgresStore({ url: db.url });
     await store.open();
+    const peers: PostgresStore[] = [];
     return {
       store,
       async reopen() {
@@ -27,7 +28,14 @@ describe('PostgresStore', function () {
         await store.open();
         return store;
       },
+      async peer() {
+        const peer = new PostgresStore({ url: db.url });
+        peers.push(peer);
+        await peer.open();
+        return peer;
+      },
       async destroy() {
+        for (const p of peers) await p.close();
         await store.close();
         await db.drop();
       },
@@ -76,7 +84,7 @@ describe('PostgresStore', function () {
         await c.connect();
         const { rows } = await c.query('SELECT version FROM dashplane_schema');
         await c.end();
-        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3, 4]);
+        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3, 4, 5]);
       } finally {
         await a.close();
         await b.close();
@@ -118,7 +126,9 @@ describe('PostgresStore', function () {
         await store.close();
         const c = new pg.Client({ connectionString: db.url });
         await c.connect();
-        await c.query('ALTER TABLE dashplane_objects DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager; DROP TABLE dashplane_audit, dashplane_audit_seq; DELETE FROM dashplane_schema WHERE version >= 3');
+        await c.query(
+          'ALTER TABLE dashplane_objects DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager; DROP TABLE dashplane_audit, dashplane_audit_seq; DELETE FROM dashplane_schema WHERE version >= 3',
+        );
         await c.end();
         store = new PostgresStore({ url: db.url });
         await store.open();
@@ -126,6 +136,48 @@ describe('PostgresStore', function () {
         expect((await store.listVersions(key)).map((v) => [v.updatedBy, v.manager])).to.deep.equal([['alice', 'unknown']]);
         await store.update(obj('Dashboard', 'p', 'd', 1), { expectedVersion: 0, writer: { by: 'bob', manager: 'web-ui' } });
         expect((await store.managers(key)).map((m) => m.manager)).to.deep.equal(['web-ui']);
+      } finally {
+        await store.close();
+        await db.drop();
+      }
+    });
+
+    it('migration 5 turns a database of schema 4 (jsonb) into documents kept as written, the envelope back in kind, metadata, spec order', async () => {
+      const db = await cluster.createDatabase();
+      let store = new PostgresStore({ url: db.url });
+      await store.open();
+      const key = { kind: 'Dashboard', project: 'p', name: 'd' };
+      const d = obj('Dashboard', 'p', 'd', 0, { zz: 1, aa: 2 });
+      try {
+        await store.create(d, { writer: { by: 'alice', manager: 'dashctl' }, history: { max: 5 } });
+        await store.appendAudit([{ time: '2026-01-01T00:00:00.000Z', action: 'login', user: 'alice' }]);
+        await store.close();
+        // back to what schema 4 held: jsonb, keys in its order
+        const c = new pg.Client({ connectionString: db.url });
+        await c.connect();
+        await c.query(`ALTER TABLE dashplane_objects ALTER COLUMN doc TYPE jsonb USING doc::jsonb, ALTER COLUMN managers DROP DEFAULT,
+            ALTER COLUMN managers TYPE jsonb USING managers::jsonb, ALTER COLUMN managers SET DEFAULT '[]'::jsonb;
+          ALTER TABLE dashplane_history ALTER COLUMN doc TYPE jsonb USING doc::jsonb;
+          ALTER TABLE dashplane_events ALTER COLUMN object TYPE jsonb USING object::jsonb;
+          ALTER TABLE dashplane_audit ALTER COLUMN entry TYPE jsonb USING entry::jsonb;
+          DELETE FROM dashplane_schema WHERE version >= 5`);
+        const before = await c.query<{ text: string }>('SELECT doc::text AS text FROM dashplane_objects');
+        expect(before.rows[0].text, 'jsonb: spec before metadata').to.match(/^\{"kind": "Dashboard", "spec": /);
+        await c.end();
+        store = new PostgresStore({ url: db.url });
+        await store.open();
+        const jsonbSpec = { aa: 2, zz: 1 }; // jsonb's order, lost before the migration
+        const envelope = JSON.stringify({ kind: 'Dashboard', metadata: (await store.get(key))!.metadata, spec: jsonbSpec });
+        expect(JSON.stringify(await store.get(key))).to.equal(envelope);
+        expect(JSON.parse((await store.getText(key))!.text.toString())).to.deep.equal(d);
+        expect((await store.getText(key))!.text.toString()).to.match(/^\{"kind":"Dashboard","metadata":\{/);
+        expect(JSON.stringify(await store.getVersion(key, 0))).to.equal(envelope);
+        expect((await store.managers(key)).map((m) => m.manager)).to.deep.equal(['dashctl']);
+        expect((await store.listAudit({ limit: 10 })).entries.map((e) => e.user)).to.deep.equal(['alice']);
+        // what is written from now on is kept as written
+        const d1 = obj('Dashboard', 'p', 'd', 1, { zz: 1, aa: 2 });
+        await store.update(d1, { expectedVersion: 0, writer: { by: 'bob', manager: 'web-ui' }, history: { max: 5 } });
+        expect(JSON.stringify(await store.get(key))).to.equal(JSON.stringify(d1));
       } finally {
         await store.close();
         await db.drop();
@@ -162,7 +214,7 @@ describe('PostgresStore', function () {
       });
     });
 
-    it('replicas: a watch and onEvent on B see A\'s writes, in order, each once', async () => {
+    it("replicas: a watch and onEvent on B see A's writes, in order, each once", async () => {
       await withReplicas(async (a, b) => {
         const heard: number[] = [];
         const off = b.onEvent((e) => heard.push(e.revision));
@@ -186,11 +238,22 @@ describe('PostgresStore', function () {
 
     it('an unreachable or missing database gives a clear error naming it, never the password', async () => {
       const missing = new PostgresStore({ url: cluster.url.replace(/\/[^/]+$/, '/nope').replace('postgres@', 'postgres:s3cret@') });
-      const m1 = await missing.open().then(() => '', (e: Error) => e.message);
-      expect(m1).to.match(/"nope"/).and.to.match(/does not exist/).and.not.match(/s3cret/);
+      const m1 = await missing.open().then(
+        () => '',
+        (e: Error) => e.message,
+      );
+      expect(m1)
+        .to.match(/"nope"/)
+        .and.to.match(/does not exist/)
+        .and.not.match(/s3cret/);
       const down = new PostgresStore({ url: 'postgres://u:s3cret@127.0.0.1:1/db' });
-      const m2 = await down.open().then(() => '', (e: Error) => e.message);
-      expect(m2).to.match(/"db" on 127\.0\.0\.1:1/).and.not.match(/s3cret/);
+      const m2 = await down.open().then(
+        () => '',
+        (e: Error) => e.message,
+      );
+      expect(m2)
+        .to.match(/"db" on 127\.0\.0\.1:1/)
+        .and.not.match(/s3cret/);
     });
 
     it('a store whose database went away reports Unavailable', async () => {
@@ -198,7 +261,10 @@ describe('PostgresStore', function () {
       const store = new PostgresStore({ url: db.url });
       await store.open();
       await store.close();
-      const e = await store.ping().then(() => undefined, (x: unknown) => x);
+      const e = await store.ping().then(
+        () => undefined,
+        (x: unknown) => x,
+      );
       expect((e as ApiError).reason).to.equal('Unavailable');
       await db.drop();
     });

@@ -1,14 +1,19 @@
 import pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
-import { ApiError, alreadyExists, badRequest, conflict, notFound, unavailable } from '../errors.js';
-import { EventHub, replayThenLive } from './event-hub.js';
-import { KeyedMutex, Mutex } from './mutex.js';
-import { migrate } from './postgres-schema.js';
-import type { CreateOptions, DeletedEntry, DeleteOptions, DumpItem, Envelope, HistoryOptions, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry, Writer } from './store.js';
-import { keyOf, recordWrite } from './store.js';
-import { jsonOf } from './json-of.js';
+import { unavailable } from '../errors.js';
+import { jsonOf } from '../lib/json-of.js';
 import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
+import { KeyedMutex } from './mutex.js';
 import { AUDIT_CHANNEL, PostgresAudit } from './postgres-audit.js';
+import { describeDatabase, isRetryable, openError, translate } from './postgres-errors.js';
+import { EVENTS_CHANNEL, PostgresEvents } from './postgres-events.js';
+import { PostgresHistory } from './postgres-history.js';
+import { docColumns, TEXT_COLUMNS, listSql } from './postgres-list.js';
+import { migrate } from './postgres-schema.js';
+import type { CreateOptions, DeletedEntry, DeleteOptions, DumpItem, Envelope, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry } from './store.js';
+import { keyOf } from './store.js';
+import { NOBODY, checkDelete, checkUpdate, createdManagers, historyPlan, missing, taken, updatedManagers } from './store-rules.js';
+import { storedText } from './stored-text.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user@host:port/database (a password in it is never printed). */
@@ -27,50 +32,40 @@ export interface PostgresStoreOptions {
 }
 
 type PendingEvent = Omit<StoreEvent, 'revision'>;
-/** The NOTIFY channel carrying the last revision of each commit. */
-const CHANNEL = 'dashplane_events';
 
 const MAX_ATTEMPTS = 5;
-const PAGE = 500;
-/** An object as its JSON text (PostgreSQL's, not re-serialised here) and its parsed metadata. */
-const TEXT_COLUMNS = `doc::text AS text, doc->'metadata' AS metadata`;
-
-/** The doc column of a list: only kind and metadata when that is all the caller needs. */
-function docColumn(q: ListQuery): string {
-  return q.metadataOnly ? `jsonb_build_object('kind', doc->'kind', 'metadata', doc->'metadata', 'spec', '{}'::jsonb) AS doc` : 'doc';
-}
+const KEY = 'kind = $1 AND project = $2 AND name = $3';
+const keyValues = (k: ObjectKey) => [k.kind, k.project, k.name];
 
 /**
  * The PostgreSQL store (`pg`). Each write is one READ COMMITTED transaction: row locks on the
  * objects it reads (FOR UPDATE, or FOR SHARE on a parent), then the store-wide revision taken from
  * the meta row (its row lock makes revision order commit order, without gaps), the numbered events,
- * the created objects' creation revisions and history entries, all committed together. Serialisation failures and deadlocks are retried,
- * then reported as Conflict; unique violations are AlreadyExists; lost connections Unavailable.
+ * the created objects' creation revisions and history entries, all committed together. Serialisation
+ * failures and deadlocks are retried, then reported as Conflict; unique violations are
+ * AlreadyExists; lost connections Unavailable (postgres-errors.ts). Events reach other replicas
+ * through postgres-events.ts; the rules every driver follows are store-rules.ts.
  */
 export class PostgresStore implements Store {
   private pool?: pg.Pool;
   private readonly locks = new KeyedMutex();
-  private readonly hub = new EventHub();
-  private readonly eventLogSize: number;
   private readonly where: string;
-  /** The last revision published to this process's subscribers (every replica's commits, in order). */
-  private rev = 0;
-  /** Lowest revision still in the event log, as last seen by this process. */
-  private firstLogged = 1;
-  /** Serialises publication: events reach subscribers once each, in revision order. */
-  private readonly publishing = new Mutex();
-  /** The revision read of `sync` in flight, and the one queued behind it. */
-  private syncing?: Promise<void>;
-  private nextSync?: Promise<void>;
-  /** The dedicated LISTEN connection (other replicas' commits). */
-  private listener?: pg.Client;
-  private closed = false;
-  private reconnectTimer?: NodeJS.Timeout;
   private readonly audit = new PostgresAudit((text, values) => this.query(text, values));
+  private readonly history = new PostgresHistory((text, values) => this.query(text, values));
+  private readonly events: PostgresEvents;
 
   constructor(private readonly opts: PostgresStoreOptions) {
-    this.eventLogSize = opts.eventLogSize ?? 10_000;
     this.where = describeDatabase(opts);
+    const { eventLogSize: _e, url, max: _m, ...rest } = opts;
+    this.events = new PostgresEvents({
+      query: (text, values) => this.query(text, values),
+      client: () => new pg.Client({ ...(url ? { connectionString: url } : {}), ...rest }),
+      eventLogSize: opts.eventLogSize ?? 10_000,
+      channels: [AUDIT_CHANNEL],
+      notified: (channel, payload) => {
+        if (channel === AUDIT_CHANNEL) this.audit.notify({ lastId: Number(payload) });
+      },
+    });
   }
 
   async open(): Promise<void> {
@@ -78,7 +73,6 @@ export class PostgresStore implements Store {
     const pool = new pg.Pool({ ...(url ? { connectionString: url } : {}), ...rest, max: this.opts.max ?? 10 });
     // an idle client losing its connection must not crash the process; the next query reports it
     pool.on('error', () => undefined);
-    this.closed = false;
     let client: PoolClient;
     try {
       client = await pool.connect();
@@ -86,13 +80,11 @@ export class PostgresStore implements Store {
       await pool.end().catch(() => undefined);
       throw openError(e, this.where);
     }
+    let start: { revision: string; first: string | null };
     try {
       await migrate(client, this.where);
-      const { rows } = await client.query<{ revision: string; first: string | null }>(
-        'SELECT m.revision, (SELECT min(revision) FROM dashplane_events) AS first FROM dashplane_meta m WHERE m.id = 1',
-      );
-      this.rev = Number(rows[0].revision);
-      this.firstLogged = rows[0].first === null ? this.rev + 1 : Number(rows[0].first);
+      const { rows } = await client.query<{ revision: string; first: string | null }>('SELECT m.revision, (SELECT min(revision) FROM dashplane_events) AS first FROM dashplane_meta m WHERE m.id = 1');
+      start = rows[0];
     } catch (e) {
       client.release(true);
       await pool.end().catch(() => undefined);
@@ -101,81 +93,20 @@ export class PostgresStore implements Store {
     client.release();
     this.pool = pool;
     try {
-      await this.listen();
+      await this.events.start(Number(start.revision), start.first === null ? null : Number(start.first));
     } catch (e) {
+      await this.events.stop();
       this.pool = undefined;
       await pool.end().catch(() => undefined);
       throw openError(e, this.where);
     }
-    // commits made between reading the revision and LISTEN
-    await this.publishing.run(() => this.catchUp()).catch(() => undefined);
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.reconnectTimer);
-    const listener = this.listener;
-    this.listener = undefined;
-    await listener?.end().catch(() => undefined);
+    await this.events.stop();
     const pool = this.pool;
     this.pool = undefined;
     await pool?.end();
-  }
-
-  /**
-   * LISTEN on a dedicated connection: each notification carries a commit's last revision; the
-   * events are then read from the log after the last one published (so none is lost or doubled,
-   * whatever notifications coalesce). A lost connection is re-established with a catch-up.
-   */
-  private async listen(): Promise<void> {
-    const { eventLogSize: _e, url, max: _m, ...rest } = this.opts;
-    const client = new pg.Client({ ...(url ? { connectionString: url } : {}), ...rest });
-    const lost = () => {
-      if (this.listener !== client) return;
-      this.listener = undefined;
-      client.end().catch(() => undefined);
-      this.scheduleReconnect();
-    };
-    client.on('error', lost);
-    client.on('end', lost);
-    client.on('notification', (n) => {
-      if (n.channel === CHANNEL && Number(n.payload) > this.rev) void this.publishing.run(() => this.catchUp()).catch(() => undefined);
-      if (n.channel === AUDIT_CHANNEL) this.audit.notify({ lastId: Number(n.payload) });
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    await client.query(`LISTEN ${AUDIT_CHANNEL}`);
-    this.listener = client;
-  }
-
-  private scheduleReconnect(delay = 200): void {
-    if (this.closed) return;
-    this.reconnectTimer = setTimeout(() => {
-      this.listen().then(
-        () => this.publishing.run(() => this.catchUp()).catch(() => undefined),
-        () => this.scheduleReconnect(Math.min(delay * 2, 5_000)),
-      );
-    }, delay);
-    this.reconnectTimer.unref();
-  }
-
-  /** Publishes every logged event after the last published one (call under `publishing`). */
-  private async catchUp(): Promise<void> {
-    if (!this.pool) return;
-    for (;;) {
-      const { rows } = await this.query<{ revision: string; type: StoreEvent['type']; object: Envelope }>(
-        'SELECT revision, type, object FROM dashplane_events WHERE revision > $1 ORDER BY revision LIMIT $2',
-        [this.rev, PAGE],
-      );
-      if (!rows.length) return;
-      const first = Number(rows[0].revision);
-      // a gap after the last published revision means those events were trimmed meanwhile
-      if (first > this.rev + 1) this.firstLogged = Math.max(this.firstLogged, first);
-      const events = rows.map((r) => ({ type: r.type, revision: Number(r.revision), object: r.object }));
-      this.rev = events[events.length - 1].revision;
-      this.hub.publish(events);
-      if (rows.length < PAGE) return;
-    }
   }
 
   async ping(): Promise<void> {
@@ -183,61 +114,50 @@ export class PostgresStore implements Store {
   }
 
   async get(key: ObjectKey): Promise<Envelope | undefined> {
-    const { rows } = await this.query<{ doc: Envelope }>('SELECT doc FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3', [key.kind, key.project, key.name]);
+    const { rows } = await this.query<{ doc: Envelope }>(`SELECT doc FROM dashplane_objects WHERE ${KEY}`, keyValues(key));
     return rows[0]?.doc;
   }
 
-  /** The document's text straight from PostgreSQL (not parsed here), and its metadata. */
+  /** The document's text as written (not parsed here), and its metadata. */
   async getText(key: ObjectKey): Promise<StoredText | undefined> {
-    const { rows } = await this.query<StoredText>(`SELECT ${TEXT_COLUMNS} FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3`, [key.kind, key.project, key.name]);
-    return rows[0];
+    const { rows } = await this.query<{ text: string }>(`SELECT ${TEXT_COLUMNS} FROM dashplane_objects WHERE ${KEY}`, keyValues(key));
+    return rows.length ? storedText(rows[0].text) : undefined;
   }
 
-  list(q: ListQuery): Promise<Envelope[]> {
-    return this.listWith(docColumn(q), (text, values) => this.query<{ doc: Envelope }>(text, values), q).then((rows) => rows.map((r) => r.doc));
+  async list(q: ListQuery): Promise<Envelope[]> {
+    return (await this.query<{ doc: Envelope }>(...listSql(docColumns(q), q))).rows.map((r) => r.doc);
   }
 
-  listText(q: ListQuery): Promise<StoredText[]> {
-    return this.listWith(TEXT_COLUMNS, (text, values) => this.query<StoredText>(text, values), q);
+  async listText(q: ListQuery): Promise<StoredText[]> {
+    return (await this.query<{ text: string }>(...listSql(TEXT_COLUMNS, q))).rows.map((r) => storedText(r.text));
   }
 
   async snapshot(q: ListQuery): Promise<{ items: Envelope[]; revision: number }> {
-    return this.tx(
-      async (c) => {
-        const items = (await this.listWith(docColumn(q), (text, values) => c.query<{ doc: Envelope }>(text, values), q)).map((r) => r.doc);
-        const { rows } = await c.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
-        return { items, revision: Number(rows[0].revision) };
-      },
-      'ISOLATION LEVEL REPEATABLE READ READ ONLY',
-    );
+    return this.tx(async (c) => {
+      const items = (await c.query<{ doc: Envelope }>(...listSql(docColumns(q), q))).rows.map((r) => r.doc);
+      const { rows } = await c.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
+      return { items, revision: Number(rows[0].revision) };
+    }, 'ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
 
   create(obj: Envelope, opts: CreateOptions = {}): Promise<number> {
     return this.write(async (c) => {
       if (opts.parent) {
-        const p = opts.parent;
         // FOR SHARE: the parent cannot be deleted until this write commits (and a delete that
         // committed first makes this read find nothing)
-        const found = await c.query('SELECT 1 FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3 FOR SHARE', [p.kind, p.project, p.name]);
-        if (!found.rowCount) throw notFound(`${p.kind} "${p.name}" not found`);
+        const found = await c.query(`SELECT 1 FROM dashplane_objects WHERE ${KEY} FOR SHARE`, keyValues(opts.parent));
+        if (!found.rowCount) throw missing(opts.parent);
       }
       const all = [obj, ...(opts.also ?? [])];
-      for (const o of all) {
-        const k = keyOf(o);
-        const managers = o === obj && opts.managers ? opts.managers : opts.writer ? recordWrite([], o, opts.writer) : [];
+      for (const [i, o] of all.entries()) {
         const inserted = await c.query(
-          `INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7::jsonb)
+          `INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers) VALUES ($1, $2, $3, $4::json, $5, $6, $7::json)
            ON CONFLICT (kind, project, name) DO NOTHING`,
-          [k.kind, k.project, k.name, jsonOf(o), o.metadata.version, o.metadata.updatedAt, JSON.stringify(managers)],
+          [...keyValues(keyOf(o)), jsonOf(o), o.metadata.version, o.metadata.updatedAt, JSON.stringify(createdManagers(o, i === 0, opts) ?? [])],
         );
-        if (!inserted.rowCount) throw alreadyExists(`${o.kind} "${o.metadata.name}" already exists`);
+        if (!inserted.rowCount) throw taken(o);
       }
-      if (opts.history) {
-        const k = keyOf(obj);
-        // a new object under an old name starts a new history, unless it restores the old one
-        if (!opts.history.continues) await c.query('DELETE FROM dashplane_history WHERE kind = $1 AND project = $2 AND name = $3', [k.kind, k.project, k.name]);
-        await this.writeHistory(c, obj, opts.history, opts.writer, !!opts.history.continues);
-      }
+      await this.history.apply(c, obj, historyPlan(obj, opts.history, 'create'), opts.writer ?? NOBODY);
       return all.map((o) => ({ type: 'ADDED' as const, object: o }));
     }, opts.audit);
   }
@@ -245,26 +165,17 @@ export class PostgresStore implements Store {
   update(obj: Envelope, opts: UpdateOptions): Promise<number> {
     return this.write(async (c) => {
       const k = keyOf(obj);
-      const { rows } = await c.query<{ version: number; managers: ManagerEntry[] }>('SELECT version, managers FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3 FOR UPDATE', [
-        k.kind,
-        k.project,
-        k.name,
-      ]);
-      if (!rows.length) throw notFound(`${obj.kind} "${obj.metadata.name}" not found`);
-      if (rows[0].version !== opts.expectedVersion) {
-        throw conflict(`${obj.kind} "${obj.metadata.name}" is at version ${rows[0].version}, not ${opts.expectedVersion}`);
-      }
-      const managers = opts.managers ?? (opts.writer ? recordWrite(rows[0].managers, obj, opts.writer) : rows[0].managers);
-      await c.query('UPDATE dashplane_objects SET doc = $4::jsonb, version = $5, updated_at = $6, managers = $7::jsonb WHERE kind = $1 AND project = $2 AND name = $3', [
-        k.kind,
-        k.project,
-        k.name,
+      const { rows } = await c.query<{ version: number; managers: ManagerEntry[] }>(`SELECT version, managers FROM dashplane_objects WHERE ${KEY} FOR UPDATE`, keyValues(k));
+      checkUpdate(obj, rows[0] && { ...obj.metadata, version: rows[0].version }, opts.expectedVersion);
+      const managers = (await updatedManagers(obj, opts, async () => rows[0].managers)) ?? rows[0].managers;
+      await c.query(`UPDATE dashplane_objects SET doc = $4::json, version = $5, updated_at = $6, managers = $7::json WHERE ${KEY}`, [
+        ...keyValues(k),
         jsonOf(obj),
         obj.metadata.version,
         obj.metadata.updatedAt,
         JSON.stringify(managers),
       ]);
-      if (opts.history) await this.writeHistory(c, obj, opts.history, opts.writer, true);
+      await this.history.apply(c, obj, historyPlan(obj, opts.history, 'update'), opts.writer ?? NOBODY);
       return [{ type: 'MODIFIED' as const, object: obj }];
     }, opts.audit);
   }
@@ -273,15 +184,9 @@ export class PostgresStore implements Store {
     return this.write(async (c) => {
       // FOR UPDATE waits for creates holding the parent FOR SHARE; the children are read after
       // (a new statement, a new snapshot), so a child committed meanwhile is deleted too
-      const { rows } = await c.query<{ doc: Envelope }>('SELECT doc FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3 FOR UPDATE', [k.kind, k.project, k.name]);
-      if (!rows.length) throw notFound(`${k.kind} "${k.name}" not found`);
-      const obj = rows[0].doc;
-      if (opts.expectedVersion !== undefined && obj.metadata.version !== opts.expectedVersion) {
-        throw conflict(`${k.kind} "${k.name}" is at version ${obj.metadata.version}, not ${opts.expectedVersion}`);
-      }
-      if (opts.expectedUpdatedAt !== undefined && obj.metadata.updatedAt !== opts.expectedUpdatedAt) {
-        throw conflict(`${k.kind} "${k.name}" was written again at ${obj.metadata.updatedAt}`);
-      }
+      const { rows } = await c.query<{ doc: Envelope }>(`SELECT doc FROM dashplane_objects WHERE ${KEY} FOR UPDATE`, keyValues(k));
+      const obj = rows[0]?.doc;
+      checkDelete(k, obj?.metadata, opts);
       const events: PendingEvent[] = [];
       const kinds = [...(opts.children?.kinds ?? [])];
       if (opts.children && kinds.length) {
@@ -295,16 +200,10 @@ export class PostgresStore implements Store {
         const rank = (kind: string) => kinds.indexOf(kind);
         deleted.rows.sort((a, b) => rank(a.kind) - rank(b.kind) || Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
         for (const r of deleted.rows) events.push({ type: 'DELETED', object: r.doc });
-        await c.query('DELETE FROM dashplane_history WHERE project = $1 AND kind = ANY($2::text[]) AND NOT (kind = $3 AND project = $4 AND name = $5)', [
-          project,
-          kinds,
-          k.kind,
-          k.project,
-          k.name,
-        ]);
+        await c.query('DELETE FROM dashplane_history WHERE project = $1 AND kind = ANY($2::text[]) AND NOT (kind = $3 AND project = $4 AND name = $5)', [project, kinds, k.kind, k.project, k.name]);
       }
-      await c.query('DELETE FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3', [k.kind, k.project, k.name]);
-      events.push({ type: 'DELETED', object: obj });
+      await c.query(`DELETE FROM dashplane_objects WHERE ${KEY}`, keyValues(k));
+      events.push({ type: 'DELETED', object: obj! });
       return events;
     }, opts.audit);
   }
@@ -337,62 +236,15 @@ export class PostgresStore implements Store {
   }
 
   watch(opts: { since?: number; signal: AbortSignal }): AsyncIterable<StoreEvent> {
-    const since = opts.since;
-    if (since !== undefined && since > this.rev) throw badRequest(`revision ${since} is in the future (the store is at ${this.rev})`);
-    if (since !== undefined && since < this.firstLogged - 1) throw gone(since, this.firstLogged - 1);
-    // subscribe before reading the log: nothing committed from now on is missed (duplicates are skipped)
-    const live = this.hub.open(opts.signal);
-    const store = this;
-    const replay = async function* (): AsyncGenerator<StoreEvent> {
-      let cursor = since!;
-      for (;;) {
-        const { rows } = await store.query<{ revision: string; type: StoreEvent['type']; object: Envelope }>(
-          'SELECT revision, type, object FROM dashplane_events WHERE revision > $1 ORDER BY revision LIMIT $2',
-          [cursor, PAGE],
-        );
-        // revisions are gapless: a first event after `since` other than since+1 was trimmed
-        if (cursor === since && rows.length && Number(rows[0].revision) !== since + 1) throw gone(since, Number(rows[0].revision) - 1);
-        for (const r of rows) {
-          if (opts.signal.aborted) return;
-          cursor = Number(r.revision);
-          yield { type: r.type, revision: cursor, object: r.object };
-        }
-        if (rows.length < PAGE) return;
-      }
-    };
-    return replayThenLive(live, since ?? this.rev, since !== undefined ? replay : undefined);
+    return this.events.watch(opts);
   }
 
   onEvent(listener: (e: StoreEvent) => void): () => void {
-    return this.hub.listen(listener);
+    return this.events.listen(listener);
   }
 
-  /**
-   * Other replicas' commits are notified asynchronously: one read of the revision tells whether
-   * to catch up now. Concurrent callers share reads: a caller arriving while one is in flight
-   * (which may have been sent before its call) waits for the next one, shared by all who arrive
-   * meanwhile; under load that is two reads per round trip instead of one per request.
-   */
   sync(): Promise<void> {
-    if (!this.syncing) return this.startSync();
-    this.nextSync ??= this.syncing
-      .catch(() => undefined)
-      .then(() => {
-        this.nextSync = undefined;
-        return this.startSync();
-      });
-    return this.nextSync;
-  }
-
-  private startSync(): Promise<void> {
-    const run = (async () => {
-      const { rows } = await this.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
-      if (Number(rows[0].revision) > this.rev) await this.publishing.run(() => this.catchUp());
-    })().finally(() => {
-      if (this.syncing === run) this.syncing = undefined;
-    });
-    this.syncing = run;
-    return run;
+    return this.events.sync();
   }
 
   /**
@@ -401,10 +253,7 @@ export class PostgresStore implements Store {
    */
   exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
     return this.locks.run(key, async () => {
-      if (!this.pool) throw unavailable(`the PostgreSQL store ${this.where} is not open`);
-      const client = await this.pool.connect().catch((e: unknown) => {
-        throw translate(e, this.where);
-      });
+      const client = await this.connect();
       try {
         await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`dashplane:${key}`]);
         try {
@@ -419,75 +268,33 @@ export class PostgresStore implements Store {
   }
 
   async createdRevision(k: ObjectKey): Promise<number | undefined> {
-    const { rows } = await this.query<{ created_revision: string }>('SELECT created_revision FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3', [k.kind, k.project, k.name]);
+    const { rows } = await this.query<{ created_revision: string }>(`SELECT created_revision FROM dashplane_objects WHERE ${KEY}`, keyValues(k));
     return rows.length ? Number(rows[0].created_revision) : undefined;
   }
 
-  async listVersions(k: ObjectKey): Promise<VersionEntry[]> {
-    const { rows } = await this.query<{ version: number; updated_at: string; updated_by: string; manager: string }>(
-      `SELECT version, doc->'metadata'->>'updatedAt' AS updated_at, updated_by, manager FROM dashplane_history
-       WHERE kind = $1 AND project = $2 AND name = $3 ORDER BY version DESC`,
-      [k.kind, k.project, k.name],
-    );
-    return rows.map((r) => ({ version: r.version, updatedAt: r.updated_at, updatedBy: r.updated_by, manager: r.manager || 'unknown' }));
+  listVersions(k: ObjectKey): Promise<VersionEntry[]> {
+    return this.history.list(k);
   }
 
-  async listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
-    const { rows } = await this.query<{ name: string; version: number; updated_at: string; updated_by: string; manager: string }>(
-      `SELECT DISTINCT ON (h.name) h.name, h.version, h.doc->'metadata'->>'updatedAt' AS updated_at, h.updated_by, h.manager FROM dashplane_history h
-       WHERE h.kind = $1 AND h.project = $2
-         AND NOT EXISTS (SELECT 1 FROM dashplane_objects o WHERE o.kind = h.kind AND o.project = h.project AND o.name = h.name)
-       ORDER BY h.name, h.version DESC`,
-      [q.kind, q.project],
-    );
-    return rows.map((r) => ({ name: r.name, version: r.version, updatedAt: r.updated_at, updatedBy: r.updated_by, manager: r.manager || 'unknown' }));
+  listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
+    return this.history.listDeleted(q);
   }
 
-  async managers(k: ObjectKey): Promise<ManagerEntry[]> {
-    const { rows } = await this.query<{ managers: ManagerEntry[] }>('SELECT managers FROM dashplane_objects WHERE kind = $1 AND project = $2 AND name = $3', [k.kind, k.project, k.name]);
-    return rows[0]?.managers ?? [];
+  managers(k: ObjectKey): Promise<ManagerEntry[]> {
+    return this.history.managers(k);
   }
 
-  async getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
-    const { rows } = await this.query<{ doc: Envelope }>('SELECT doc FROM dashplane_history WHERE kind = $1 AND project = $2 AND name = $3 AND version = $4', [
-      k.kind,
-      k.project,
-      k.name,
-      version,
-    ]);
-    return rows[0]?.doc;
+  getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
+    return this.history.get(k, version);
   }
 
-  /**
-   * One REPEATABLE READ, READ ONLY transaction (one snapshot, writes go on) read through two
-   * cursors in step, both in (kind, project, name) order: objects, and the history entries of
-   * objects that exist (those of deleted objects are left out).
-   */
+  /** One REPEATABLE READ, READ ONLY transaction: one snapshot while writes go on (postgres-history.ts). */
   async *dump(): AsyncIterable<DumpItem> {
     const c = await this.connect();
     let broken = false;
     try {
       await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const { rows } = await c.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
-      yield { type: 'revision', revision: Number(rows[0]?.revision ?? 0) };
-      await c.query('DECLARE dump_objects NO SCROLL CURSOR FOR SELECT kind, project, name, doc, managers FROM dashplane_objects ORDER BY kind, project, name');
-      await c.query(`DECLARE dump_history NO SCROLL CURSOR FOR SELECT h.kind, h.project, h.name, h.updated_by, h.manager, h.doc FROM dashplane_history h
-        JOIN dashplane_objects o ON o.kind = h.kind AND o.project = h.project AND o.name = h.name ORDER BY h.kind, h.project, h.name, h.version`);
-      const fetch = async <R extends pg.QueryResultRow>(cursor: string) => (await c.query<R>(`FETCH ${DUMP_BATCH} FROM ${cursor}`)).rows;
-      type Row = { kind: string; project: string; name: string; doc: Envelope; managers: ManagerEntry[] };
-      let history = await fetch<Row & { updated_by: string; manager: string }>('dump_history');
-      for (let objects = await fetch<Row>('dump_objects'); objects.length > 0; objects = await fetch<Row>('dump_objects')) {
-        for (const o of objects) {
-          for (;;) {
-            if (history.length === 0) history = await fetch('dump_history');
-            const h = history[0];
-            if (!h || h.kind !== o.kind || h.project !== o.project || h.name !== o.name) break;
-            history.shift();
-            yield { type: 'version', updatedBy: h.updated_by, ...(h.manager ? { manager: h.manager } : {}), object: h.doc };
-          }
-          yield { type: 'object', object: o.doc, managers: o.managers };
-        }
-      }
+      yield* this.history.dump(c);
       await c.query('COMMIT');
     } catch (e) {
       await c.query('ROLLBACK').catch(() => (broken = true));
@@ -500,45 +307,6 @@ export class PostgresStore implements Store {
   }
 
   // --- internals ---
-
-  /** Rows of `columns` for a list query, in list order. */
-  private async listWith<R>(columns: string, run: (text: string, values: unknown[]) => Promise<{ rows: R[] }>, q: ListQuery): Promise<R[]> {
-    const values: unknown[] = [q.kind];
-    const where = ['kind = $1'];
-    if (q.project !== undefined) {
-      values.push(q.project);
-      where.push(`project = $${values.length}`);
-    }
-    if (q.namePrefix) {
-      values.push(q.namePrefix);
-      where.push(`starts_with(name, $${values.length})`);
-    }
-    if (q.after) {
-      values.push(q.after.project, q.after.name);
-      where.push(`(project, name) > ($${values.length - 1}::text COLLATE "C", $${values.length}::text COLLATE "C")`);
-    }
-    let text = `SELECT ${columns} FROM dashplane_objects WHERE ${where.join(' AND ')} ORDER BY project, name`;
-    if (q.limit !== undefined) {
-      values.push(q.limit);
-      text += ` LIMIT $${values.length}`;
-    }
-    return (await run(text, values)).rows;
-  }
-
-  /** The history entry of this write; with `retain`, drops entries older than the `max` previous versions. */
-  private async writeHistory(c: PoolClient, obj: Envelope, h: HistoryOptions, writer: Writer | undefined, retain: boolean): Promise<void> {
-    const k = keyOf(obj);
-    const w = writer ?? { by: 'unknown', manager: 'unknown' };
-    await c.query(
-      `INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
-       ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, manager = EXCLUDED.manager, doc = EXCLUDED.doc`,
-      [k.kind, k.project, k.name, obj.metadata.version, w.by, w.manager, jsonOf(obj)],
-    );
-    const keep = obj.metadata.version - h.max;
-    if (retain && keep > 0) {
-      await c.query('DELETE FROM dashplane_history WHERE kind = $1 AND project = $2 AND name = $3 AND version < $4', [k.kind, k.project, k.name, keep]);
-    }
-  }
 
   /**
    * One write: `build` makes the changes and returns its events; then the revision is taken from
@@ -555,7 +323,7 @@ export class PostgresStore implements Store {
       const events = pending.map((e, i) => ({ ...e, revision: first + i }) as StoreEvent);
       await c.query(
         `INSERT INTO dashplane_events (revision, type, object)
-         SELECT (e->>'revision')::bigint, e->>'type', e->'object' FROM jsonb_array_elements($1::jsonb) AS e`,
+         SELECT (e->>'revision')::bigint, e->>'type', e->'object' FROM json_array_elements($1::json) AS e`,
         [JSON.stringify(events)],
       );
       const created = events.filter((e) => e.type === 'ADDED').map((e) => ({ ...keyOf(e.object), revision: e.revision }));
@@ -567,29 +335,15 @@ export class PostgresStore implements Store {
           [JSON.stringify(created)],
         );
       }
-      const trimmed = last - this.eventLogSize >= this.firstLogged;
-      if (trimmed) await c.query('DELETE FROM dashplane_events WHERE revision <= $1', [last - this.eventLogSize]);
+      const trimBelow = this.events.trimBelow(last);
+      if (trimBelow !== undefined) await c.query('DELETE FROM dashplane_events WHERE revision < $1', [trimBelow]);
       // delivered to every listener at commit, in commit order
-      await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(last)]);
-      return { first, events, trimmed, entries: await this.audit.insert(c, audit) };
+      await c.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, String(last)]);
+      return { first, events, trimmed: trimBelow !== undefined, entries: await this.audit.insert(c, audit) };
     });
     this.audit.notify({ lastId: entries.length ? entries[entries.length - 1].id : 0, entries });
-    const last = first + events.length - 1;
-    // the log now starts after what this commit trimmed, whichever path publishes the events below
-    if (trimmed) this.firstLogged = Math.max(this.firstLogged, last - this.eventLogSize + 1);
-    // published before the write returns (onEvent listeners see it first), after every earlier revision
-    await this.publishing.run(async () => {
-      if (this.rev >= last) return;
-      if (this.rev === first - 1) {
-        this.rev = last;
-        this.firstLogged = Math.max(this.firstLogged, last - this.eventLogSize + 1);
-        this.hub.publish(events);
-        return;
-      }
-      // an earlier commit (here or on another replica) is not published yet: read the log
-      await this.catchUp();
-    }).catch(() => undefined); // committed all the same; the next notification catches up
-    return last;
+    await this.events.committed(first, events, trimmed);
+    return first + events.length - 1;
   }
 
   /** A transaction, retried on serialisation failures and deadlocks; errors translated. */
@@ -604,8 +358,7 @@ export class PostgresStore implements Store {
         return result;
       } catch (e) {
         await c.query('ROLLBACK').catch(() => (broken = true));
-        const code = (e as { code?: string }).code;
-        if ((code === '40001' || code === '40P01') && attempt < MAX_ATTEMPTS) {
+        if (isRetryable(e) && attempt < MAX_ATTEMPTS) {
           await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
           continue;
         }
@@ -633,69 +386,4 @@ export class PostgresStore implements Store {
       throw translate(e, this.where);
     }
   }
-}
-
-/** Rows per FETCH of a dump cursor. */
-const DUMP_BATCH = 500;
-
-function gone(since: number, oldest: number): ApiError {
-  return new ApiError('Gone', `revision ${since} is older than the retained event log (oldest ${oldest}); list again and watch from the revision that list returns`);
-}
-
-/** `"db" on host:port` (never the password). */
-function describeDatabase(o: PostgresStoreOptions): string {
-  let host = o.host;
-  let port = o.port;
-  let database = o.database;
-  if (o.url) {
-    try {
-      const u = new URL(o.url);
-      host ??= u.hostname || undefined;
-      port ??= u.port ? Number(u.port) : undefined;
-      database ??= decodeURIComponent(u.pathname.replace(/^\//, '')) || undefined;
-    } catch {
-      // an unparsable URL: pg reports it at open
-    }
-  }
-  return `"${database ?? process.env.PGDATABASE ?? 'postgres'}" on ${host ?? process.env.PGHOST ?? 'localhost'}:${port ?? process.env.PGPORT ?? 5432}`;
-}
-
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
-
-function isConnectionError(e: unknown): boolean {
-  const code = (e as { code?: string }).code ?? '';
-  if (CONNECTION_CODES.has(code) || code.startsWith('08')) return true;
-  return /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|Cannot use a pool after calling end/i.test((e as Error)?.message ?? '');
-}
-
-/** pg errors -> the store's own; anything else passes through. */
-function translate(e: unknown, where: string): Error {
-  if (e instanceof ApiError) return e;
-  const err = e as { code?: string; message?: string; detail?: string };
-  switch (err.code) {
-    case '23505':
-      return alreadyExists(`an object with this kind, project and name already exists${err.detail ? ` (${err.detail})` : ''}`);
-    case '40001':
-    case '40P01':
-      return conflict('a concurrent write to the same objects won; retry');
-    case '22P05':
-    case '22021':
-      return badRequest(`the document holds text PostgreSQL cannot store (${err.message})`);
-    case '53100':
-      return new ApiError('InsufficientStorage', `the PostgreSQL database ${where} is out of disk space: nothing was written; free space and retry`);
-    case '25006':
-      return unavailable(`the PostgreSQL database ${where} is read-only (a standby?): ${err.message}`);
-  }
-  if (isConnectionError(e)) return unavailable(`the PostgreSQL database ${where} is unavailable: ${err.message ?? String(e)}`);
-  return e as Error;
-}
-
-function openError(e: unknown, where: string): Error {
-  const err = e as { code?: string; message?: string };
-  const msg = err.message ?? String(e);
-  if (err.code === '3D000') return new Error(`the PostgreSQL database ${where} does not exist: create it (CREATE DATABASE) or fix database.postgres`);
-  if (err.code === '28P01' || err.code === '28000') return new Error(`cannot log in to the PostgreSQL database ${where}: ${msg}; check the user and password of database.postgres`);
-  if (isConnectionError(e)) return new Error(`cannot reach the PostgreSQL database ${where}: ${msg}`);
-  if (msg.includes(where)) return e as Error;
-  return new Error(`cannot open the PostgreSQL database ${where}: ${msg}`);
 }

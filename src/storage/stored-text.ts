@@ -36,7 +36,8 @@ function stringEnd(text: string, at: number): number {
   if (text.charCodeAt(at) !== 0x22) return -1;
   for (let i = at + 1; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x5c) i++; // backslash: skip the escaped character
+    if (c === 0x5c)
+      i++; // backslash: skip the escaped character
     else if (c === 0x22) return i + 1;
   }
   return -1;

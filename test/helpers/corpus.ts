@@ -53,7 +53,7 @@ export function skippedSummary(): string {
 
 // One note per run, after every suite (a root hook: this module is loaded with the test files).
 if (typeof after === 'function') {
-  after(function () {
+  after(() => {
     const note = skippedSummary();
     if (note) console.log(`\n${note}`);
   });

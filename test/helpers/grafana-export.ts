@@ -9,7 +9,21 @@ export const GRAFANA_EXPORT = {
   templating: { list: [{ type: 'query', name: 'job', datasource: '${DS_PROMETHEUS}', query: 'label_values(up, job)', current: { value: 'prometheus' } }] },
   panels: [
     { type: 'row', title: 'Health', collapsed: false, gridPos: { x: 0, y: 0, w: 24, h: 1 }, panels: [] },
-    { type: 'stat', title: 'Targets up', datasource: '${DS_PROMETHEUS}', gridPos: { x: 0, y: 1, w: 6, h: 5 }, targets: [{ refId: 'A', expr: 'sum(up{job="$job"})' }], fieldConfig: { defaults: { unit: 'none' } } },
-    { type: 'graph', title: 'Scrape duration', datasource: '${DS_PROMETHEUS}', gridPos: { x: 6, y: 1, w: 18, h: 5 }, yaxes: [{ format: 's' }], targets: [{ refId: 'A', expr: 'scrape_duration_seconds{job="$job"}', legendFormat: '{{instance}}' }] },
+    {
+      type: 'stat',
+      title: 'Targets up',
+      datasource: '${DS_PROMETHEUS}',
+      gridPos: { x: 0, y: 1, w: 6, h: 5 },
+      targets: [{ refId: 'A', expr: 'sum(up{job="$job"})' }],
+      fieldConfig: { defaults: { unit: 'none' } },
+    },
+    {
+      type: 'graph',
+      title: 'Scrape duration',
+      datasource: '${DS_PROMETHEUS}',
+      gridPos: { x: 6, y: 1, w: 18, h: 5 },
+      yaxes: [{ format: 's' }],
+      targets: [{ refId: 'A', expr: 'scrape_duration_seconds{job="$job"}', legendFormat: '{{instance}}' }],
+    },
   ],
 };

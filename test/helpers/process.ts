@@ -74,7 +74,11 @@ export async function spawnServer(opts: { dataDir: string; env?: Record<string, 
 /** Runs the server binary expecting it to exit; returns code and output. */
 export function runToExit(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<{ code: number | string; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js'), ...args], { cwd: PACKAGE_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js'), ...args], {
+      cwd: PACKAGE_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (b: Buffer) => (output += b.toString()));
     child.stderr.on('data', (b: Buffer) => (output += b.toString()));

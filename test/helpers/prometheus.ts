@@ -18,7 +18,10 @@ export interface RunningPrometheus {
 function findBinary(): string {
   const candidates = [
     ...(process.env.PROMETHEUS_BIN ? [process.env.PROMETHEUS_BIN] : []),
-    ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, 'prometheus')),
+    ...(process.env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((d) => join(d, 'prometheus')),
     '/usr/bin/prometheus',
   ];
   for (const c of candidates) {
@@ -75,13 +78,7 @@ export async function startPrometheus(opts: { timeoutMs?: number; scrape?: { job
     );
     const child = spawn(
       bin,
-      [
-        `--config.file=${config}`,
-        `--storage.tsdb.path=${join(dir.path, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        '--storage.tsdb.retention.time=1h',
-        '--log.level=warn',
-      ],
+      [`--config.file=${config}`, `--storage.tsdb.path=${join(dir.path, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--storage.tsdb.retention.time=1h', '--log.level=warn'],
       { cwd: dir.path, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';

@@ -85,7 +85,10 @@ export async function signIn(w: WatchedPage, login: string, password: string): P
  * no sample yet: open the page with `refresh=5s` so the panel asks again.
  */
 export async function waitForPanelData(w: WatchedPage, title: string, kind: 'chart' | 'stat' | 'table' = 'stat'): Promise<void> {
-  const p = w.page.locator('section[data-testid="panel"]').filter({ has: w.page.getByRole('heading', { name: title, exact: true }) }).first();
+  const p = w.page
+    .locator('section[data-testid="panel"]')
+    .filter({ has: w.page.getByRole('heading', { name: title, exact: true }) })
+    .first();
   await waitFor(
     `panel "${title}" to show data`,
     async () => {

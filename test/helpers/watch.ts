@@ -57,8 +57,7 @@ export class WatchStream {
         const { value, done } = await reader.read();
         if (done) break;
         buf += decoder.decode(value, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
           const line = buf.slice(0, nl);
           buf = buf.slice(nl + 1);
           if (line.trim() === '') continue;
@@ -93,12 +92,7 @@ export class WatchStream {
 
   /** Waits until `pred` holds for some event (at index >= from) and returns it. */
   async waitForEvent(what: string, pred: (e: WatchEvent) => boolean, timeoutMs = 10_000, from = 0): Promise<WatchEvent> {
-    return waitFor(
-      `${what} (events so far: ${JSON.stringify(this.events.map((e) => [e.type, e.revision, e.object?.metadata.name]))})`,
-      () => this.events.slice(from).find(pred)!,
-      timeoutMs,
-      5,
-    );
+    return waitFor(`${what} (events so far: ${JSON.stringify(this.events.map((e) => [e.type, e.revision, e.object?.metadata.name]))})`, () => this.events.slice(from).find(pred)!, timeoutMs, 5);
   }
 
   /** Waits until at least n changes (non-BOOKMARK events) arrived. */

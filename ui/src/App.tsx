@@ -1,7 +1,7 @@
 import { AppBar, Box, Button, Link, Toolbar, Typography } from '@mui/material';
 import Magnify from 'mdi-material-ui/Magnify';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, ReactNode, Suspense, useEffect, useState } from 'react';
+import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
 import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { getConfig, logout, whoami, type PublicConfig } from './api';
 import { onSignedOut } from './fetch-refresh';
@@ -66,25 +66,25 @@ export function App() {
         element={
           signedIn ? (
             <SessionProvider value={{ authOn, user: me.data?.metadata.name }}>
-            <Layout config={config.data} user={me.data?.metadata.name}>
-              <Routes>
-                <Route path="/" element={<HomePage />} />
-                <Route path="/projects" element={<Navigate to="/" replace />} />
-                <Route path="/projects/:project" element={<ProjectPage />} />
-                <Route path="/import" element={<ImportPage />} />
-                <Route path="/projects/:project/import" element={<ImportPage />} />
-                <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
-                <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
-                <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
-                <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
-                <Route path="/global/:plural/:name/history" element={<HistoryPage />} />
-                <Route path="/admin" element={<AdminPage />} />
-                <Route path="/admin/access" element={<AccessPage />} />
-                <Route path="/explore" element={<ExplorePage />} />
-                <Route path="/projects/:project/explore" element={<ExplorePage />} />
-                <Route path="*" element={<NotFound />} />
-              </Routes>
-            </Layout>
+              <Layout config={config.data} user={me.data?.metadata.name}>
+                <Routes>
+                  <Route path="/" element={<HomePage />} />
+                  <Route path="/projects" element={<Navigate to="/" replace />} />
+                  <Route path="/projects/:project" element={<ProjectPage />} />
+                  <Route path="/import" element={<ImportPage />} />
+                  <Route path="/projects/:project/import" element={<ImportPage />} />
+                  <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
+                  <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
+                  <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
+                  <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
+                  <Route path="/global/:plural/:name/history" element={<HistoryPage />} />
+                  <Route path="/admin" element={<AdminPage />} />
+                  <Route path="/admin/access" element={<AccessPage />} />
+                  <Route path="/explore" element={<ExplorePage />} />
+                  <Route path="/projects/:project/explore" element={<ExplorePage />} />
+                  <Route path="*" element={<NotFound />} />
+                </Routes>
+              </Layout>
             </SessionProvider>
           ) : me.isLoading && me.fetchStatus !== 'idle' ? (
             <Loading />

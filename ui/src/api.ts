@@ -132,15 +132,12 @@ export interface VersionEntry {
   manager?: string;
 }
 
-export const listVersions = (plural: string, project: string | undefined, name: string) =>
-  getJson<VersionEntry[]>(`${resourcePath(plural, project, name)}/versions`);
+export const listVersions = (plural: string, project: string | undefined, name: string) => getJson<VersionEntry[]>(`${resourcePath(plural, project, name)}/versions`);
 
 /** The latest write of each field manager, newest first: the first one wrote the current version. */
-export const listManagers = (plural: string, project: string | undefined, name: string) =>
-  getJson<VersionEntry[]>(`${resourcePath(plural, project, name)}/managers`);
+export const listManagers = (plural: string, project: string | undefined, name: string) => getJson<VersionEntry[]>(`${resourcePath(plural, project, name)}/managers`);
 
-export const getVersion = (plural: string, project: string | undefined, name: string, version: number) =>
-  getJson<Resource>(`${resourcePath(plural, project, name)}/versions/${version}`);
+export const getVersion = (plural: string, project: string | undefined, name: string, version: number) => getJson<Resource>(`${resourcePath(plural, project, name)}/versions/${version}`);
 
 export async function restoreVersion(plural: string, project: string | undefined, name: string, version: number): Promise<Resource> {
   return (await call('POST', `${resourcePath(plural, project, name)}/versions/${version}/restore`)).json() as Promise<Resource>;
@@ -149,7 +146,7 @@ export async function restoreVersion(plural: string, project: string | undefined
 /** A display name if the resource has one (spec.display.name), else its name. */
 export function displayName(r: Resource): string {
   const display = (r.spec as { display?: { name?: string } } | undefined)?.display?.name;
-  return display && display.trim() ? display : r.metadata.name;
+  return display?.trim() ? display : r.metadata.name;
 }
 
 /** POST a new resource; answers the stored object (400 with details when invalid, 409 when the name is taken). */

@@ -28,11 +28,9 @@ export class CachingDatasourceApi implements DatasourceApi {
     return `/proxy/globaldatasources/${enc(name)}`;
   };
 
-  getDatasource = async (project: string, selector: DatasourceSelector): Promise<DatasourceResource | undefined> =>
-    pick(await this.projectDatasources(project), selector);
+  getDatasource = async (project: string, selector: DatasourceSelector): Promise<DatasourceResource | undefined> => pick(await this.projectDatasources(project), selector);
 
-  getGlobalDatasource = async (selector: DatasourceSelector): Promise<GlobalDatasourceResource | undefined> =>
-    pick(await this.globalDatasources(), selector);
+  getGlobalDatasource = async (selector: DatasourceSelector): Promise<GlobalDatasourceResource | undefined> => pick(await this.globalDatasources(), selector);
 
   listDatasources = async (project: string, pluginKind?: string): Promise<DatasourceResource[]> =>
     (await this.projectDatasources(project)).filter((d) => pluginKind === undefined || d.spec.plugin.kind === pluginKind);

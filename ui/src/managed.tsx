@@ -14,15 +14,15 @@ export const GIT_MANAGERS: ReadonlySet<string> = new Set(['dashctl']);
 export function useManagedFromGit(plural: string, project: string | undefined, name: string, version: number | undefined): VersionEntry | undefined {
   const managers = useQuery(['managers', plural, project ?? '', name, version], () => listManagers(plural, project, name), { enabled: version !== undefined, staleTime: 10_000 });
   const last = managers.data?.find((m) => m.version === version);
-  return last && last.manager && GIT_MANAGERS.has(last.manager) ? last : undefined;
+  return last?.manager && GIT_MANAGERS.has(last.manager) ? last : undefined;
 }
 
 /** The banner over an object whose current version came from Git. */
 export function ManagedBanner({ writer, what }: { writer: VersionEntry; what: string }) {
   return (
     <Alert severity="warning" sx={{ mx: 3, mb: 1 }} data-testid="managed-banner">
-      Managed from Git by {writer.updatedBy ?? 'someone'} through {writer.manager} (version {writer.version}, {timeAgo(writer.updatedAt)}): a save here will be overwritten by the next
-      forced apply (a plain apply stops on the conflict). Change {what} in its repository instead.
+      Managed from Git by {writer.updatedBy ?? 'someone'} through {writer.manager} (version {writer.version}, {timeAgo(writer.updatedAt)}): a save here will be overwritten by the next forced apply (a
+      plain apply stops on the conflict). Change {what} in its repository instead.
     </Alert>
   );
 }
@@ -50,8 +50,8 @@ export function useConfirmOverwrite(writer: VersionEntry | undefined, what: stri
       <DialogTitle id="overwrite-title">{action === 'save' ? 'Save over the version from Git?' : 'Edit the version from Git?'}</DialogTitle>
       <DialogContent>
         <DialogContentText>
-          {writer.updatedBy ?? 'Someone'} applied version {writer.version} of {what} through {writer.manager}. {action === 'edit' ? 'What you save' : 'Your save'} becomes the current version, but the repository does not
-          have it: the next apply stops on the conflict, and a forced one replaces your change. Make the change in the repository to keep it.
+          {writer.updatedBy ?? 'Someone'} applied version {writer.version} of {what} through {writer.manager}. {action === 'edit' ? 'What you save' : 'Your save'} becomes the current version, but the
+          repository does not have it: the next apply stops on the conflict, and a forced one replaces your change. Make the change in the repository to keep it.
         </DialogContentText>
       </DialogContent>
       <DialogActions>

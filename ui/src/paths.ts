@@ -4,8 +4,7 @@ import { isNode, parseDocument, type Document } from 'yaml';
 export function parsePath(path: string): (string | number)[] {
   const out: (string | number)[] = [];
   const re = /\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.?([^.[\]]+)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(path)) !== null) {
+  for (let m = re.exec(path); m !== null; m = re.exec(path)) {
     if (m[1] !== undefined) out.push(Number(m[1]));
     else if (m[2] !== undefined) out.push(JSON.parse(m[2]) as string);
     else if (m[3] !== undefined && m[3] !== '(root)') out.push(m[3]);
@@ -24,7 +23,7 @@ export function lineOfPath(text: string, path: string, doc?: Document): number |
     const node = n === 0 ? parsed.contents : parsed.getIn(segments.slice(0, n), true);
     if (isNode(node) && node.range) {
       // for a key's value, point at the key's line when the value starts on a later line
-      const offset = n > 0 ? keyOffset(parsed, segments.slice(0, n)) ?? node.range[0] : node.range[0];
+      const offset = n > 0 ? (keyOffset(parsed, segments.slice(0, n)) ?? node.range[0]) : node.range[0];
       return lineAt(text, offset);
     }
   }

@@ -36,9 +36,7 @@ const PACKAGES: PluginPackage[] = [
   prometheus,
 ];
 
-export const pluginLoader = dynamicImportPluginLoader(
-  PACKAGES.map((p) => ({ resource: p.getPluginModule() as PluginModuleResource, importPlugin: () => Promise.resolve(p) })),
-);
+export const pluginLoader = dynamicImportPluginLoader(PACKAGES.map((p) => ({ resource: p.getPluginModule() as PluginModuleResource, importPlugin: () => Promise.resolve(p) })));
 
 /** The Prometheus explorer's id in the Explore page's `explorer` URL parameter (`<module>-<plugin>`, as @perses-dev/explore names it). */
 export const PROMETHEUS_EXPLORER = `${(prometheus.getPluginModule() as { metadata: { name: string } }).metadata.name}-PrometheusExplorer`;

@@ -1,5 +1,5 @@
 import { CssBaseline, ThemeProvider, useMediaQuery } from '@mui/material';
-import { createContext, ReactNode, useContext, useMemo, useState } from 'react';
+import { createContext, type ReactNode, useContext, useMemo, useState } from 'react';
 import { getTheme } from './theme';
 
 /** The user's choice: a fixed scheme, or whatever the operating system prefers. */

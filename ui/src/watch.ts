@@ -33,8 +33,7 @@ export function watchObject(plural: string, project: string | undefined, name: s
           const { value, done } = await reader.read();
           if (done) break;
           buffer += value;
-          let nl: number;
-          while ((nl = buffer.indexOf('\n')) >= 0) {
+          for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
             const line = buffer.slice(0, nl).trim();
             buffer = buffer.slice(nl + 1);
             if (!line) continue;

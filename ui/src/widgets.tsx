@@ -1,7 +1,7 @@
 import { Alert, Box, Breadcrumbs, CircularProgress, Link, TextField, Typography } from '@mui/material';
-import { ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
-import { ApiError } from './api';
+import type { ApiError } from './api';
 
 export function ErrorMessage({ error }: { error: unknown }) {
   const e = error as Partial<ApiError>;
@@ -65,17 +65,7 @@ export function PageHeader({ crumbs, actions }: { crumbs: Crumb[]; actions?: Rea
 }
 
 export function SearchField({ value, onChange, label }: { value: string; onChange: (v: string) => void; label: string }) {
-  return (
-    <TextField
-      size="small"
-      type="search"
-      label={label}
-      value={value}
-      onChange={(e) => onChange(e.target.value)}
-      sx={{ minWidth: 280 }}
-      inputProps={{ 'aria-label': label }}
-    />
-  );
+  return <TextField size="small" type="search" label={label} value={value} onChange={(e) => onChange(e.target.value)} sx={{ minWidth: 280 }} inputProps={{ 'aria-label': label }} />;
 }
 
 /** Case-insensitive match of every word of the query against a name, display name or tags. */

@@ -21,7 +21,9 @@ function pascal(file: string): string {
 export function schemaComponents(schemasDir: string): Record<string, Json> {
   const files: { dir: string; file: string; name: string }[] = [];
   for (const dir of ['defs', 'kinds']) {
-    for (const file of readdirSync(join(schemasDir, dir)).filter((f) => f.endsWith('.json')).sort()) {
+    for (const file of readdirSync(join(schemasDir, dir))
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       const schema = JSON.parse(readFileSync(join(schemasDir, dir, file), 'utf8')) as Json;
       files.push({ dir, file, name: dir === 'kinds' ? String(schema.title) : pascal(file) });
     }

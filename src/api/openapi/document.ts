@@ -2,7 +2,7 @@ import type { KindRegistry } from '../../kinds/registry.js';
 import { REASONS } from '../error-handler.js';
 import type { ResourceOp } from '../resource-router.js';
 import type { BodyDoc, ResponseDoc, RouteDoc } from '../route-doc.js';
-import type { BuildInfo } from '../system-routes.js';
+import type { BuildInfo } from '../../build-info.js';
 import { schemaComponents } from './components.js';
 import { resourceDoc, takesIfMatch } from './resource-docs.js';
 
@@ -31,7 +31,7 @@ export const UNDOCUMENTED = 'x-dashplane-undocumented';
 
 const PARAMS: Record<string, string> = {
   project: 'The project',
-  name: 'The object\'s name (case-sensitive)',
+  name: "The object's name (case-sensitive)",
   version: 'A version number from the versions list',
   path: 'The rest of the path',
 };
@@ -52,7 +52,8 @@ export function buildOpenApi(o: OpenApiOptions): Json {
     const methods = (Array.isArray(r.method) ? r.method : [r.method]).map((m) => m.toLowerCase()).filter((m) => METHODS.includes(m));
     if (methods.length === 0) continue;
     const path = openApiPath(r.url);
-    const item = (paths[path] ??= {});
+    paths[path] ??= {};
+    const item = paths[path];
     for (const m of methods) item[m] = operation(o, r, m, path);
   }
   const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -93,7 +94,10 @@ function operation(o: OpenApiOptions, r: MountedRoute, method: string, path: str
     schema: { type: 'string' },
   }));
   const query = (doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: { type: q.type ?? 'string' } }));
-  const headers = resource && takesIfMatch(resource.op) ? [{ name: 'If-Match', in: 'header', required: false, description: 'Write only when the stored version is this ETag ("3"); else 412', schema: { type: 'string' } }] : [];
+  const headers =
+    resource && takesIfMatch(resource.op)
+      ? [{ name: 'If-Match', in: 'header', required: false, description: 'Write only when the stored version is this ETag ("3"); else 412', schema: { type: 'string' } }]
+      : [];
   const anonymous = r.config?.anonymous !== undefined && r.config.anonymous !== false;
   const withBody = method !== 'get' && method !== 'delete' && method !== 'options' && method !== 'trace';
   return {
@@ -148,12 +152,41 @@ const EXTRA_SCHEMAS: Record<string, Json> = {
   Tokens: {
     type: 'object',
     required: ['access_token', 'token_type', 'refresh_token', 'expiry', 'expires_in'],
-    properties: { access_token: { type: 'string' }, token_type: { const: 'Bearer' }, refresh_token: { type: 'string' }, expiry: { type: 'string', format: 'date-time' }, expires_in: { type: 'integer' } },
+    properties: {
+      access_token: { type: 'string' },
+      token_type: { const: 'Bearer' },
+      refresh_token: { type: 'string' },
+      expiry: { type: 'string', format: 'date-time' },
+      expires_in: { type: 'integer' },
+    },
   },
   LoginRequest: { type: 'object', required: ['login', 'password'], properties: { login: { type: 'string' }, password: { type: 'string', writeOnly: true } } },
-  VersionEntry: { type: 'object', required: ['version', 'updatedAt', 'updatedBy'], properties: { version: { type: 'integer' }, updatedAt: { type: 'string', format: 'date-time' }, updatedBy: { type: 'string' }, manager: { type: 'string', description: 'The field manager of the write (dashctl, web-ui, api, restore...)' } } },
-  DeletedEntry: { type: 'object', required: ['name', 'version', 'updatedAt', 'updatedBy', 'manager'], properties: { name: { type: 'string' }, version: { type: 'integer', description: 'Its last version' }, updatedAt: { type: 'string', format: 'date-time' }, updatedBy: { type: 'string' }, manager: { type: 'string' } } },
-  ManagerEntry: { type: 'object', required: ['version', 'updatedAt', 'updatedBy', 'manager'], properties: { version: { type: 'integer' }, updatedAt: { type: 'string', format: 'date-time' }, updatedBy: { type: 'string' }, manager: { type: 'string' } } },
+  VersionEntry: {
+    type: 'object',
+    required: ['version', 'updatedAt', 'updatedBy'],
+    properties: {
+      version: { type: 'integer' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      updatedBy: { type: 'string' },
+      manager: { type: 'string', description: 'The field manager of the write (dashctl, web-ui, api, restore...)' },
+    },
+  },
+  DeletedEntry: {
+    type: 'object',
+    required: ['name', 'version', 'updatedAt', 'updatedBy', 'manager'],
+    properties: {
+      name: { type: 'string' },
+      version: { type: 'integer', description: 'Its last version' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      updatedBy: { type: 'string' },
+      manager: { type: 'string' },
+    },
+  },
+  ManagerEntry: {
+    type: 'object',
+    required: ['version', 'updatedAt', 'updatedBy', 'manager'],
+    properties: { version: { type: 'integer' }, updatedAt: { type: 'string', format: 'date-time' }, updatedBy: { type: 'string' }, manager: { type: 'string' } },
+  },
   WatchEvent: {
     type: 'object',
     description: 'One line of a watch stream (application/x-ndjson)',

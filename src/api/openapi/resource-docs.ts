@@ -40,7 +40,11 @@ export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
         description: `Sorted by project, then name (byte-wise).${masked}`,
         query: listQuery(d, op === 'listAll'),
         responses: {
-          200: { description: 'The objects (a JSON array), or with watch=true a stream of WatchEvent lines', schema: { type: 'array', items: ref(d.kind) }, headers: { Link: 'The next page, `<url>; rel="next"`, while more remain' } },
+          200: {
+            description: 'The objects (a JSON array), or with watch=true a stream of WatchEvent lines',
+            schema: { type: 'array', items: ref(d.kind) },
+            headers: { Link: 'The next page, `<url>; rel="next"`, while more remain' },
+          },
           410: ERR('With watch=true: `since` is older than the kept event log; list again'),
         },
       };
@@ -52,7 +56,11 @@ export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
         ...(d.anonymousCreateUnless ? { description: `Anonymous callers may create one (sign-up) unless \`${d.anonymousCreateUnless}\` is true.` } : {}),
         query: [DRY_RUN],
         body,
-        responses: { 200: { ...one, description: `The stored ${d.kind} (200, as Perses; not 201)` }, 400: ERR('Invalid: every problem with its JSON path (`details`)'), 409: ERR('An object of this name exists') },
+        responses: {
+          200: { ...one, description: `The stored ${d.kind} (200, as Perses; not 201)` },
+          400: ERR('Invalid: every problem with its JSON path (`details`)'),
+          409: ERR('An object of this name exists'),
+        },
       };
     case 'get':
       return { tag, summary: `Reads a ${d.kind}`, responses: { 200: one, 404: ERR('No such object') } };
@@ -80,7 +88,11 @@ export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
         responses: { 200: { description: 'Managers', schema: { type: 'array', items: ref('ManagerEntry') } }, 404: ERR('No such object') },
       };
     case 'versions':
-      return { tag, summary: `The kept earlier versions of a ${d.kind}, newest first`, responses: { 200: { description: 'Versions', schema: { type: 'array', items: ref('VersionEntry') } }, 404: ERR('No such object or history') } };
+      return {
+        tag,
+        summary: `The kept earlier versions of a ${d.kind}, newest first`,
+        responses: { 200: { description: 'Versions', schema: { type: 'array', items: ref('VersionEntry') } }, 404: ERR('No such object or history') },
+      };
     case 'version':
       return { tag, summary: `A ${d.kind} as it was at one version`, responses: { 200: { description: `The ${d.kind} at that version`, schema: d.kind }, 404: ERR('That version is not kept') } };
     case 'deleted':

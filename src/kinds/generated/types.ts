@@ -53,6 +53,10 @@ export type ResourceName2 = string;
  */
 export type ResourceName3 = string;
 /**
+ * OpenID Connect providers.
+ */
+export type Oidc = OIDCProviderConfig[];
+/**
  * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
  */
 export type ResourceName4 = string;
@@ -64,6 +68,10 @@ export type ResourceName5 = string;
  * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not be "." or "..", nor start or end with a dot (checked by the server). Names are case-sensitive.
  */
 export type ResourceName6 = string;
+/**
+ * OAuth 2.0 providers.
+ */
+export type Oauth = OAuthProviderConfig[];
 
 export interface DashplaneSchemas {
   Dashboard?: Dashboard;
@@ -85,6 +93,7 @@ export interface DashplaneSchemas {
   User?: User;
   Variable?: Variable;
   ServerConfig?: ServerConfig;
+  ResolvedServerConfig?: ResolvedServerConfig;
 }
 /**
  * A dashboard.
@@ -1037,14 +1046,8 @@ export interface AuthProvidersConfig {
    * Allow login with a user name and password.
    */
   enable_native?: boolean;
-  /**
-   * OpenID Connect providers.
-   */
-  oidc?: OIDCProviderConfig[];
-  /**
-   * OAuth 2.0 providers.
-   */
-  oauth?: OAuthProviderConfig[];
+  oidc?: Oidc;
+  oauth?: Oauth;
 }
 /**
  * An OpenID Connect provider (discovery from the issuer).
@@ -1408,6 +1411,318 @@ export interface AuditConfig {
    * How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as "90d".
    */
   retention?: string;
+  /**
+   * Also append each entry this server records, as one JSON line, to this file ("-": standard output), for shipping to a log system. Unset: the store only.
+   */
+  file?: string;
+}
+/**
+ * Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.
+ */
+export interface ResolvedServerConfig {
+  /**
+   * Address and port the HTTP server listens on.
+   */
+  listen: string;
+  database: ResolvedDatabaseConfig;
+  security: ResolvedSecurityConfig;
+  ephemeral_dashboard: ResolvedEphemeralDashboardConfig;
+  history: ResolvedHistoryConfig;
+  watch: ResolvedWatchConfig;
+  proxy: ResolvedProxyConfig;
+  plugin: ResolvedPluginConfig;
+  http: ResolvedHTTPConfig;
+  log: ResolvedLogConfig;
+  audit: ResolvedAuditConfig;
+}
+/**
+ * Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.
+ */
+export interface ResolvedDatabaseConfig {
+  level: ResolvedLevelDatabaseConfig;
+  postgres?: ResolvedPostgresDatabaseConfig;
+}
+/**
+ * Embedded key-value store on the local disk (single replica).
+ */
+export interface ResolvedLevelDatabaseConfig {
+  /**
+   * Directory of the database.
+   */
+  path: string;
+}
+/**
+ * PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.
+ */
+export interface ResolvedPostgresDatabaseConfig {
+  /**
+   * Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.
+   */
+  url?: string;
+  /**
+   * Server host name.
+   */
+  host?: string;
+  /**
+   * Server port.
+   */
+  port?: number;
+  /**
+   * User name.
+   */
+  user?: string;
+  /**
+   * Database name.
+   */
+  database?: string;
+  /**
+   * File holding the password.
+   */
+  password_file?: string;
+  /**
+   * Maximum number of connections.
+   */
+  pool_size: number;
+  /**
+   * Connect with TLS.
+   */
+  tls?: boolean;
+}
+/**
+ * Authentication, authorization and secret protection.
+ */
+export interface ResolvedSecurityConfig {
+  /**
+   * Require authentication and enforce permissions. When false every request is anonymous and allowed.
+   */
+  enable_auth: boolean;
+  /**
+   * Reject every create, update and delete.
+   */
+  readonly: boolean;
+  /**
+   * Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.
+   */
+  encryption_key?: string;
+  /**
+   * File holding the encryption key.
+   */
+  encryption_key_file?: string;
+  /**
+   * Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed.
+   */
+  previous_encryption_keys: string[];
+  /**
+   * Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected.
+   */
+  secret_files_dir?: string;
+  cookie: ResolvedCookieConfig;
+  authentication: ResolvedAuthenticationConfig;
+  authorization: ResolvedAuthorizationConfig;
+  bootstrap_admin?: ResolvedAdminConfig;
+}
+/**
+ * Attributes of the authentication cookies.
+ */
+export interface ResolvedCookieConfig {
+  /**
+   * SameSite attribute.
+   */
+  same_site: "lax" | "strict" | "none";
+  /**
+   * Secure attribute (send cookies over HTTPS only).
+   */
+  secure: boolean;
+}
+/**
+ * Login and tokens.
+ */
+export interface ResolvedAuthenticationConfig {
+  /**
+   * Lifetime of access tokens. Duration such as "30s", "15m", "1h30m".
+   */
+  access_token_ttl: string;
+  /**
+   * Lifetime of refresh tokens. Duration such as "30s", "15m", "1h30m".
+   */
+  refresh_token_ttl: string;
+  /**
+   * Forbid anonymous creation of users (POST /api/v1/users).
+   */
+  disable_sign_up: boolean;
+  providers: ResolvedAuthProvidersConfig;
+  /**
+   * scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost.
+   */
+  password_hash_cost: number;
+  login_rate_limit: ResolvedLoginRateLimitConfig;
+  /**
+   * Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as "30d", "720h".
+   */
+  max_token_ttl: string;
+}
+/**
+ * Identity providers.
+ */
+export interface ResolvedAuthProvidersConfig {
+  /**
+   * Allow login with a user name and password.
+   */
+  enable_native: boolean;
+  oidc: Oidc;
+  oauth: Oauth;
+}
+/**
+ * Failed native logins allowed before 429 with Retry-After.
+ */
+export interface ResolvedLoginRateLimitConfig {
+  /**
+   * Failures allowed for one login from one client address in a window.
+   */
+  per_login_and_address: number;
+  /**
+   * Failures allowed from one client address in a window, whatever the login.
+   */
+  per_address: number;
+  /**
+   * Length of the counting window. Duration such as "30s", "15m", "1h30m".
+   */
+  window: string;
+}
+/**
+ * Permissions.
+ */
+export interface ResolvedAuthorizationConfig {
+  /**
+   * Permissions every authenticated user has.
+   */
+  guest_permissions: Permission[];
+  /**
+   * Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.
+   */
+  check_latest_update_interval?: string;
+}
+/**
+ * First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole "admin" (* on *) and a GlobalRoleBinding "admin" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.
+ */
+export interface ResolvedAdminConfig {
+  name: ResourceName;
+  /**
+   * Password of the administrator.
+   */
+  password?: string;
+  /**
+   * File holding the password of the administrator.
+   */
+  password_file?: string;
+}
+/**
+ * Ephemeral dashboards.
+ */
+export interface ResolvedEphemeralDashboardConfig {
+  /**
+   * Serve the ephemeraldashboards endpoints.
+   */
+  enable: boolean;
+  /**
+   * Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as "30s", "15m", "1h30m".
+   */
+  cleanup_interval: string;
+}
+/**
+ * Retention of previous versions.
+ */
+export interface ResolvedHistoryConfig {
+  /**
+   * Number of previous versions kept per object.
+   */
+  max_versions: number;
+}
+/**
+ * Watch streams (?watch=true).
+ */
+export interface ResolvedWatchConfig {
+  /**
+   * Events kept for watches that resume with since=<revision>; an older revision answers 410.
+   */
+  event_log_size: number;
+  /**
+   * Longest silence on a watch stream before a BOOKMARK event. Duration such as "30s".
+   */
+  bookmark_interval: string;
+}
+/**
+ * Datasource proxy.
+ */
+export interface ResolvedProxyConfig {
+  /**
+   * Timeout of an upstream request (504 when exceeded). Duration such as "30s", "15m", "1h30m".
+   */
+  timeout: string;
+  /**
+   * Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as "30s", "15m", "1h30m".
+   */
+  max_duration: string;
+  /**
+   * Most upstream requests in flight at once; beyond that the proxy answers 503.
+   */
+  max_concurrent: number;
+  /**
+   * Addresses or CIDR networks the proxy never connects to, checked on the resolved address whatever form the URL uses. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] allows everything).
+   */
+  denied_networks: string[];
+}
+/**
+ * Plugins.
+ */
+export interface ResolvedPluginConfig {
+  /**
+   * Directory with additional plugin schemas to load.
+   */
+  schemas_dir?: string;
+}
+/**
+ * HTTP server limits.
+ */
+export interface ResolvedHTTPConfig {
+  /**
+   * Maximum request body size in bytes.
+   */
+  body_limit: number;
+  /**
+   * Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000).
+   */
+  max_json_depth: number;
+  /**
+   * Time allowed to receive the request headers. Duration such as "30s", "15m", "1h30m".
+   */
+  headers_timeout: string;
+  /**
+   * Time allowed to receive a whole request. Duration such as "30s", "15m", "1h30m".
+   */
+  request_timeout: string;
+  /**
+   * On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as "10s".
+   */
+  shutdown_grace: string;
+}
+/**
+ * Logging.
+ */
+export interface ResolvedLogConfig {
+  /**
+   * Minimum level of the messages written.
+   */
+  level: "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
+}
+/**
+ * The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).
+ */
+export interface ResolvedAuditConfig {
+  /**
+   * How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as "90d".
+   */
+  retention: string;
   /**
    * Also append each entry this server records, as one JSON line, to this file ("-": standard output), for shipping to a log system. Unset: the store only.
    */

@@ -19,7 +19,8 @@ function dataOf(text: string): unknown {
   }
 }
 
-const scalar = (v: unknown, format: 'yaml' | 'json') => (typeof v === 'string' ? (format === 'json' ? JSON.stringify(v) : /^[\w./-]+$/.test(v) && !/^(true|false|null|~|\d.*)$/.test(v) ? v : JSON.stringify(v)) : String(v));
+const scalar = (v: unknown, format: 'yaml' | 'json') =>
+  typeof v === 'string' ? (format === 'json' ? JSON.stringify(v) : /^[\w./-]+$/.test(v) && !/^(true|false|null|~|\d.*)$/.test(v) ? v : JSON.stringify(v)) : String(v);
 
 /** Completion of keys (with their descriptions) and of enumerated values, from the kind's JSON Schema. */
 export function schemaCompletion(get: () => AssistSource | undefined) {
@@ -87,8 +88,7 @@ function pathAt(view: EditorView, pos: number, format: 'yaml' | 'json'): Segment
   // JSON: the string under the cursor, if it is a key
   const col = pos - line.from;
   const re = /"((?:[^"\\]|\\.)*)"\s*:/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(line.text)) !== null) {
+  for (let m = re.exec(line.text); m !== null; m = re.exec(line.text)) {
     if (col >= m.index && col <= m.index + m[0].length) {
       const c = jsonContext(text, line.from + m.index + 1);
       return [...c.parent, JSON.parse(`"${m[1]}"`) as string];

@@ -75,7 +75,13 @@ function branches(l: Located, value: unknown, depth = 0): Located[] {
     if (!list) continue;
     const subs = list.map((sub) => deref({ s: sub, root: x.root }));
     // a branch whose consts fit the value; else every branch (suggest all that could fit)
-    const fitting = subs.filter((sub) => value !== undefined && sub.s.properties && fits({ properties: Object.fromEntries(Object.entries(sub.s.properties).filter(([, p]) => p.const !== undefined)) }, value) && Object.values(sub.s.properties).some((p) => p.const !== undefined));
+    const fitting = subs.filter(
+      (sub) =>
+        value !== undefined &&
+        sub.s.properties &&
+        fits({ properties: Object.fromEntries(Object.entries(sub.s.properties).filter(([, p]) => p.const !== undefined)) }, value) &&
+        Object.values(sub.s.properties).some((p) => p.const !== undefined),
+    );
     for (const sub of fitting.length ? fitting : subs) out.push(...branches(sub, value, depth + 1));
   }
   if (x.s.if) {

@@ -59,7 +59,7 @@ export function DuplicateDialog({ kind, resource, open, onClose, onCreated }: { 
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>Cancel</Button>
-        <Button variant="contained" onClick={create} disabled={busy || problem !== undefined || !project && kind.scope === 'project'}>
+        <Button variant="contained" onClick={create} disabled={busy || problem !== undefined || (!project && kind.scope === 'project')}>
           Duplicate
         </Button>
       </DialogActions>

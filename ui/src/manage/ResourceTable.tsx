@@ -2,7 +2,7 @@ import { Box, Button, Chip, Link, Table, TableBody, TableCell, TableHead, TableR
 import { FormDialog } from './lazy-dialogs';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Plus from 'mdi-material-ui/Plus';
-import { ReactNode, useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { Link as RouterLink, useNavigate } from 'react-router-dom';
 import { list, type Resource } from '../api';
 import { pageOf } from '../links';

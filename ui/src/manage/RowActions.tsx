@@ -107,7 +107,19 @@ export function RowActions({ kind, resource, folders, onDeleted }: { kind: KindU
         />
       )}
       {open === 'move' && folders && <MoveDialog dashboard={resource} folders={folders} open onClose={() => setOpen(undefined)} onMoved={done} />}
-      {open === 'delete' && <DeleteDialog kind={kind} resource={resource} open onClose={() => setOpen(undefined)} onDeleted={() => { done(); onDeleted?.(); }} before={folders ? leaveFolders : undefined} />}
+      {open === 'delete' && (
+        <DeleteDialog
+          kind={kind}
+          resource={resource}
+          open
+          onClose={() => setOpen(undefined)}
+          onDeleted={() => {
+            done();
+            onDeleted?.();
+          }}
+          before={folders ? leaveFolders : undefined}
+        />
+      )}
     </>
   );
 }

@@ -94,7 +94,9 @@ export async function consequencesOf(k: KindUi, r: Resource): Promise<Consequenc
     case 'RoleBinding':
     case 'GlobalRoleBinding': {
       const s = r.spec as { role?: string; subjects?: { name: string }[] };
-      out.affects.push(`${(s.subjects ?? []).map((x) => x.name).join(', ') || 'Nobody'} lose${(s.subjects ?? []).length === 1 ? 's' : ''} the role “${s.role}”${project ? ` in project “${project}”` : ''}.`);
+      out.affects.push(
+        `${(s.subjects ?? []).map((x) => x.name).join(', ') || 'Nobody'} lose${(s.subjects ?? []).length === 1 ? 's' : ''} the role “${s.role}”${project ? ` in project “${project}”` : ''}.`,
+      );
       break;
     }
     case 'User':

@@ -45,7 +45,18 @@ const secretSummary = (r: Resource) => {
 
 export const KINDS: KindUi[] = [
   { kind: 'Project', plural: 'projects', label: 'project', labelPlural: 'projects', scope: 'global', displayPath: display, newSpec: () => ({ display: { name: '' } }) },
-  { kind: 'Dashboard', plural: 'dashboards', label: 'dashboard', labelPlural: 'dashboards', scope: 'project', displayPath: display, view: true, history: true, duplicable: true, newSpec: emptyDashboard },
+  {
+    kind: 'Dashboard',
+    plural: 'dashboards',
+    label: 'dashboard',
+    labelPlural: 'dashboards',
+    scope: 'project',
+    displayPath: display,
+    view: true,
+    history: true,
+    duplicable: true,
+    newSpec: emptyDashboard,
+  },
   {
     kind: 'EphemeralDashboard',
     plural: 'ephemeraldashboards',
@@ -59,17 +70,105 @@ export const KINDS: KindUi[] = [
     summary: (r) => `expires ${(r.spec as { ttl?: string }).ttl} after its last update`,
   },
   { kind: 'Folder', plural: 'folders', label: 'folder', labelPlural: 'folders', scope: 'project', displayPath: display, history: true, newSpec: () => ({ display: { name: '' }, items: [] }) },
-  { kind: 'Datasource', plural: 'datasources', label: 'datasource', labelPlural: 'datasources', scope: 'project', displayPath: display, history: true, duplicable: true, newSpec: prometheus, summary: pluginKind },
-  { kind: 'Variable', plural: 'variables', label: 'variable', labelPlural: 'variables', scope: 'project', displayPath: ['spec', 'spec', 'display', 'name'], history: true, duplicable: true, newSpec: textVariable, summary: variableSummary },
+  {
+    kind: 'Datasource',
+    plural: 'datasources',
+    label: 'datasource',
+    labelPlural: 'datasources',
+    scope: 'project',
+    displayPath: display,
+    history: true,
+    duplicable: true,
+    newSpec: prometheus,
+    summary: pluginKind,
+  },
+  {
+    kind: 'Variable',
+    plural: 'variables',
+    label: 'variable',
+    labelPlural: 'variables',
+    scope: 'project',
+    displayPath: ['spec', 'spec', 'display', 'name'],
+    history: true,
+    duplicable: true,
+    newSpec: textVariable,
+    summary: variableSummary,
+  },
   { kind: 'Secret', plural: 'secrets', label: 'secret', labelPlural: 'secrets', scope: 'project', newSpec: () => ({}), summary: secretSummary },
-  { kind: 'Role', plural: 'roles', label: 'role', labelPlural: 'roles', scope: 'project', duplicable: true, newSpec: () => ({ permissions: [{ actions: ['read'], scopes: ['Dashboard'] }] }), summary: roleSummary },
-  { kind: 'RoleBinding', plural: 'rolebindings', label: 'role binding', labelPlural: 'role bindings', scope: 'project', duplicable: true, newSpec: () => ({ role: '', subjects: [] }), summary: bindingSummary },
-  { kind: 'GlobalDatasource', plural: 'globaldatasources', label: 'global datasource', labelPlural: 'global datasources', scope: 'global', displayPath: display, history: true, duplicable: true, newSpec: prometheus, summary: pluginKind },
-  { kind: 'GlobalVariable', plural: 'globalvariables', label: 'global variable', labelPlural: 'global variables', scope: 'global', displayPath: ['spec', 'spec', 'display', 'name'], history: true, duplicable: true, newSpec: textVariable, summary: variableSummary },
+  {
+    kind: 'Role',
+    plural: 'roles',
+    label: 'role',
+    labelPlural: 'roles',
+    scope: 'project',
+    duplicable: true,
+    newSpec: () => ({ permissions: [{ actions: ['read'], scopes: ['Dashboard'] }] }),
+    summary: roleSummary,
+  },
+  {
+    kind: 'RoleBinding',
+    plural: 'rolebindings',
+    label: 'role binding',
+    labelPlural: 'role bindings',
+    scope: 'project',
+    duplicable: true,
+    newSpec: () => ({ role: '', subjects: [] }),
+    summary: bindingSummary,
+  },
+  {
+    kind: 'GlobalDatasource',
+    plural: 'globaldatasources',
+    label: 'global datasource',
+    labelPlural: 'global datasources',
+    scope: 'global',
+    displayPath: display,
+    history: true,
+    duplicable: true,
+    newSpec: prometheus,
+    summary: pluginKind,
+  },
+  {
+    kind: 'GlobalVariable',
+    plural: 'globalvariables',
+    label: 'global variable',
+    labelPlural: 'global variables',
+    scope: 'global',
+    displayPath: ['spec', 'spec', 'display', 'name'],
+    history: true,
+    duplicable: true,
+    newSpec: textVariable,
+    summary: variableSummary,
+  },
   { kind: 'GlobalSecret', plural: 'globalsecrets', label: 'global secret', labelPlural: 'global secrets', scope: 'global', newSpec: () => ({}), summary: secretSummary },
-  { kind: 'GlobalRole', plural: 'globalroles', label: 'global role', labelPlural: 'global roles', scope: 'global', duplicable: true, newSpec: () => ({ permissions: [{ actions: ['read'], scopes: ['*'] }] }), summary: roleSummary },
-  { kind: 'GlobalRoleBinding', plural: 'globalrolebindings', label: 'global role binding', labelPlural: 'global role bindings', scope: 'global', duplicable: true, newSpec: () => ({ role: '', subjects: [] }), summary: bindingSummary },
-  { kind: 'User', plural: 'users', label: 'user', labelPlural: 'users', scope: 'global', newSpec: () => ({ nativeProvider: { password: '' } }), summary: (r) => [(r.spec as { firstName?: string }).firstName, (r.spec as { lastName?: string }).lastName].filter(Boolean).join(' ') || undefined },
+  {
+    kind: 'GlobalRole',
+    plural: 'globalroles',
+    label: 'global role',
+    labelPlural: 'global roles',
+    scope: 'global',
+    duplicable: true,
+    newSpec: () => ({ permissions: [{ actions: ['read'], scopes: ['*'] }] }),
+    summary: roleSummary,
+  },
+  {
+    kind: 'GlobalRoleBinding',
+    plural: 'globalrolebindings',
+    label: 'global role binding',
+    labelPlural: 'global role bindings',
+    scope: 'global',
+    duplicable: true,
+    newSpec: () => ({ role: '', subjects: [] }),
+    summary: bindingSummary,
+  },
+  {
+    kind: 'User',
+    plural: 'users',
+    label: 'user',
+    labelPlural: 'users',
+    scope: 'global',
+    newSpec: () => ({ nativeProvider: { password: '' } }),
+    summary: (r) => [(r.spec as { firstName?: string }).firstName, (r.spec as { lastName?: string }).lastName].filter(Boolean).join(' ') || undefined,
+  },
 ];
 
 export function kindByPlural(plural: string): KindUi {
@@ -79,7 +178,9 @@ export function kindByPlural(plural: string): KindUi {
 }
 
 /** Kinds that a project Role may grant (global kinds cannot be, docs/api.md §12). */
-export const PROJECT_KIND_NAMES = KINDS.filter((k) => k.scope === 'project').map((k) => k.kind).concat(['Project']);
+export const PROJECT_KIND_NAMES = KINDS.filter((k) => k.scope === 'project')
+  .map((k) => k.kind)
+  .concat(['Project']);
 /** Every kind a GlobalRole may grant. */
 export const ALL_KIND_NAMES = KINDS.map((k) => k.kind);
 

@@ -1,4 +1,4 @@
-import { ComponentType, lazy, Suspense } from 'react';
+import { type ComponentType, lazy, Suspense } from 'react';
 
 /** A component loaded on first render, with its own (empty) loading state: the page around it stays. */
 function deferred<P extends object>(load: () => Promise<ComponentType<P>>) {

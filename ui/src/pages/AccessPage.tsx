@@ -1,6 +1,6 @@
 import { Alert, Box, Button, MenuItem, Paper, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ReactNode, useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { call, enc, getJson, type Resource } from '../api';
 import { ListBody, PageHeader, timeAgo } from '../widgets';
 
@@ -202,9 +202,7 @@ function Audit() {
   const [filters, setFilters] = useState({ user: '', kind: '', project: '', action: '' });
   const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v !== '')).toString();
   const q = useQuery(['audit', query], () => getJson<AuditEntry[]>(`/api/v1/audit?limit=200${query ? `&${query}` : ''}`), { retry: false });
-  const field = (key: keyof typeof filters, label: string) => (
-    <TextField size="small" label={label} value={filters[key]} onChange={(e) => setFilters({ ...filters, [key]: e.target.value })} />
-  );
+  const field = (key: keyof typeof filters, label: string) => <TextField size="small" label={label} value={filters[key]} onChange={(e) => setFilters({ ...filters, [key]: e.target.value })} />;
   return (
     <>
       <Box sx={{ display: 'flex', gap: 1, mb: 1, flexWrap: 'wrap' }}>

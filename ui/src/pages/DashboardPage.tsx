@@ -4,7 +4,7 @@ import type { PanelExtraProps } from '@perses-dev/dashboards';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
-import { ApiError, displayName, getResource, putResource, type Resource } from '../api';
+import { type ApiError, displayName, getResource, putResource, type Resource } from '../api';
 import { kindByPlural } from '../manage/kinds';
 import { RowActions } from '../manage/RowActions';
 import { StarButton } from '../StarButton';

@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useParams } from 'react-router-dom';
 import { parse, parseDocument, stringify, YAMLParseError } from 'yaml';
-import { ApiError, getResource, putResource, type Resource } from '../api';
+import { type ApiError, getResource, putResource, type Resource } from '../api';
 import { CodeEditor, type CodeEditorHandle } from '../editor/CodeEditor';
 import { useSchemas } from '../editor/schemas';
 import { ManagedBanner, useConfirmOverwrite, useManagedFromGit } from '../managed';
@@ -18,7 +18,7 @@ interface Problem {
   line?: number;
 }
 
-const serialize = (obj: unknown, format: Format) => (format === 'json' ? JSON.stringify(obj, null, 2) + '\n' : stringify(obj));
+const serialize = (obj: unknown, format: Format) => (format === 'json' ? `${JSON.stringify(obj, null, 2)}\n` : stringify(obj));
 
 /**
  * Any resource as JSON or YAML. Saving sends If-Match with the version that was loaded: if
@@ -88,7 +88,10 @@ export function EditorPage() {
       const err = e as ApiError;
       if (err.status === 412) {
         setConflict(true);
-        setMessage({ severity: 'warning', text: `Someone else saved this ${kindOf(body)} first, after you opened it. Your text is kept here: load their version to see what changed, then apply your edit again.` });
+        setMessage({
+          severity: 'warning',
+          text: `Someone else saved this ${kindOf(body)} first, after you opened it. Your text is kept here: load their version to see what changed, then apply your edit again.`,
+        });
       } else {
         const doc = parseDocument(text ?? '');
         setProblems((err.details ?? []).map((d) => ({ ...d, line: lineOfPath(text ?? '', d.path, doc) })));

@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { parse } from 'yaml';
-import { ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource } from '../api';
+import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource } from '../api';
 import { CachingDatasourceApi } from '../datasource-api';
 import { MigrationReportView } from '../migration-report';
 import { ErrorMessage, PageHeader } from '../widgets';
@@ -132,7 +132,16 @@ export function ImportPage() {
               </MenuItem>
             ))}
           </TextField>
-          <TextField select size="small" label="Prometheus datasource" value={datasource} onChange={(e) => choose(e.target.value, project)} sx={{ minWidth: 240 }} SelectProps={{ displayEmpty: true }} InputLabelProps={{ shrink: true }}>
+          <TextField
+            select
+            size="small"
+            label="Prometheus datasource"
+            value={datasource}
+            onChange={(e) => choose(e.target.value, project)}
+            sx={{ minWidth: 240 }}
+            SelectProps={{ displayEmpty: true }}
+            InputLabelProps={{ shrink: true }}
+          >
             <MenuItem value="">the project&apos;s default</MenuItem>
             {(datasources.data ?? []).map((d) => (
               <MenuItem key={`${d.global}/${d.name}`} value={d.name}>
@@ -158,7 +167,16 @@ export function ImportPage() {
           <Typography variant="subtitle2" sx={{ px: 3, pt: 1 }} color="text.secondary">
             Preview of {shown.spec.display?.name ?? shown.metadata.name}
           </Typography>
-          <ViewDashboard key={preview!.seq} dashboardResource={shown} datasourceApi={datasourceApi} isReadonly isVariableEnabled isDatasourceEnabled isEditing={false} dashboardTitleComponent={<span />} />
+          <ViewDashboard
+            key={preview!.seq}
+            dashboardResource={shown}
+            datasourceApi={datasourceApi}
+            isReadonly
+            isVariableEnabled
+            isDatasourceEnabled
+            isEditing={false}
+            dashboardTitleComponent={<span />}
+          />
         </Box>
       )}
     </Box>

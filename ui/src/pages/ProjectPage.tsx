@@ -92,20 +92,45 @@ export function ProjectPage() {
             </Box>
           )}
           {tab && (
-          <Box sx={{ px: 3, pt: 2 }}>
-            {tab.plural === 'dashboards' && can('read', 'Folder', project) && <FolderTree project={project} folders={folderList} dashboards={dashboards.data ?? []} />}
-            <ResourceTable
-              key={tab.plural}
-              kind={tab}
-              project={project}
-              query={query}
-              {...(tab.plural === 'dashboards' ? { folders: folderList, extra: { label: 'Folder', cell: (r: Resource) => (listed.has(r.metadata.name) ? whereIs(folderList, r.metadata.name).map((w) => w.label).join(', ') : '') } } : {})}
-            />
-          </Box>
+            <Box sx={{ px: 3, pt: 2 }}>
+              {tab.plural === 'dashboards' && can('read', 'Folder', project) && <FolderTree project={project} folders={folderList} dashboards={dashboards.data ?? []} />}
+              <ResourceTable
+                key={tab.plural}
+                kind={tab}
+                project={project}
+                query={query}
+                {...(tab.plural === 'dashboards'
+                  ? {
+                      folders: folderList,
+                      extra: {
+                        label: 'Folder',
+                        cell: (r: Resource) =>
+                          listed.has(r.metadata.name)
+                            ? whereIs(folderList, r.metadata.name)
+                                .map((w) => w.label)
+                                .join(', ')
+                            : '',
+                      },
+                    }
+                  : {})}
+              />
+            </Box>
           )}
         </>
       )}
-      {title && dialog === 'rename' && <RenameDialog kind={projectKind} resource={title} open onClose={() => setDialog(undefined)} onSaved={() => { setDialog(undefined); void projectQuery.refetch(); void refresh(); }} />}
+      {title && dialog === 'rename' && (
+        <RenameDialog
+          kind={projectKind}
+          resource={title}
+          open
+          onClose={() => setDialog(undefined)}
+          onSaved={() => {
+            setDialog(undefined);
+            void projectQuery.refetch();
+            void refresh();
+          }}
+        />
+      )}
       {title && dialog === 'delete' && (
         <DeleteDialog
           kind={projectKind}

@@ -23,7 +23,7 @@ import {
 // not exported from the package index in 0.52; the same module the package uses
 import { DashboardProviderWithQueryParams } from '@perses-dev/dashboards/dist/context/DashboardProvider/DashboardProviderWithQueryParams.js';
 import { TimeRangeProviderWithQueryParams, useDatasourceStore, useInitialRefreshInterval, useInitialTimeRange, usePluginBuiltinVariableDefinitions } from '@perses-dev/plugin-system';
-import { ReactNode, useMemo, useState } from 'react';
+import { type ReactNode, useMemo, useState } from 'react';
 
 export interface DashboardViewProps {
   dashboardResource: DashboardResource;

@@ -1,7 +1,7 @@
 import { ChartsProvider, generateChartsTheme } from '@perses-dev/components';
 import { PluginRegistry, ValidationProvider } from '@perses-dev/plugin-system';
 import { useTheme } from '@mui/material';
-import { ReactNode, useMemo } from 'react';
+import { type ReactNode, useMemo } from 'react';
 import { defaultPluginKinds, pluginLoader } from '../plugins';
 
 /**

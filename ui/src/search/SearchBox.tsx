@@ -1,7 +1,7 @@
 import { Box, Chip, InputAdornment, List, ListItemButton, ListItemText, TextField, Typography } from '@mui/material';
 import { useQuery } from '@tanstack/react-query';
 import Magnify from 'mdi-material-ui/Magnify';
-import { KeyboardEvent, useEffect, useId, useState } from 'react';
+import { type KeyboardEvent, useEffect, useId, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { fieldLabel, objectPath } from '../links';
 import { search, type SearchHit } from '../profile-api';

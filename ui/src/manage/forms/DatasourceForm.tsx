@@ -89,7 +89,7 @@ function PrometheusFields({ spec, onChange, scope, project }: { spec: PromSpec; 
   };
   const setMode = (mode: 'proxy' | 'direct') => {
     const { directUrl: _d, proxy: _p, ...rest } = spec;
-    const url = direct ? spec.directUrl ?? '' : proxy.url;
+    const url = direct ? (spec.directUrl ?? '') : proxy.url;
     onChange(mode === 'direct' ? { ...rest, directUrl: url } : { ...rest, proxy: { kind: 'HTTPProxy', spec: { url } } });
   };
   const endpoints = proxy.allowedEndpoints;
@@ -107,9 +107,17 @@ function PrometheusFields({ spec, onChange, scope, project }: { spec: PromSpec; 
         onChange={(v) => (direct ? onChange({ ...spec, directUrl: v }) : setProxy({ url: v }))}
         placeholder="http://prometheus:9090"
         required
-        helperText={direct ? 'The browser must reach this URL, and Prometheus must allow it (CORS).' : 'dashplane calls this URL for the users of the datasource; they never see it or its credentials.'}
+        helperText={
+          direct ? 'The browser must reach this URL, and Prometheus must allow it (CORS).' : 'dashplane calls this URL for the users of the datasource; they never see it or its credentials.'
+        }
       />
-      <Field label="Scrape interval" value={spec.scrapeInterval} onChange={(v) => onChange({ ...spec, scrapeInterval: v || undefined })} placeholder="15s" helperText="The smallest step of range queries." />
+      <Field
+        label="Scrape interval"
+        value={spec.scrapeInterval}
+        onChange={(v) => onChange({ ...spec, scrapeInterval: v || undefined })}
+        placeholder="15s"
+        helperText="The smallest step of range queries."
+      />
       {!direct && (
         <>
           <Divider textAlign="left">Allowed endpoints</Divider>
@@ -161,7 +169,13 @@ function PrometheusFields({ spec, onChange, scope, project }: { spec: PromSpec; 
               Add header
             </Button>
           </Box>
-          <Field select label="Credentials (secret)" value={proxy.secret ?? ''} onChange={(v) => setProxy({ secret: v || undefined })} helperText={`A ${secretKind} ${scope === 'project' ? 'of this project' : ''}: basic auth, a bearer token, TLS client certificates.`}>
+          <Field
+            select
+            label="Credentials (secret)"
+            value={proxy.secret ?? ''}
+            onChange={(v) => setProxy({ secret: v || undefined })}
+            helperText={`A ${secretKind} ${scope === 'project' ? 'of this project' : ''}: basic auth, a bearer token, TLS client certificates.`}
+          >
             <MenuItem value="">
               <em>none</em>
             </MenuItem>

@@ -22,7 +22,15 @@ export function RoleBindingForm({ value, onChange, kind, isNew, project }: FormP
   return (
     <Stack spacing={2}>
       {roles.data ? (
-        <Field select label="Role" value={spec.role} onChange={(v) => set({ role: v })} disabled={!isNew} helperText={isNew ? undefined : 'The role of a binding cannot change: delete it and create another.'} required>
+        <Field
+          select
+          label="Role"
+          value={spec.role}
+          onChange={(v) => set({ role: v })}
+          disabled={!isNew}
+          helperText={isNew ? undefined : 'The role of a binding cannot change: delete it and create another.'}
+          required
+        >
           {roles.data.map((r) => (
             <MenuItem key={r.metadata.name} value={r.metadata.name}>
               {r.metadata.name}

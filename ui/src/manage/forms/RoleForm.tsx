@@ -32,11 +32,7 @@ export function RoleForm({ value, onChange, kind }: FormProps) {
                     key={a}
                     label={a === '*' ? 'all' : a}
                     control={
-                      <Checkbox
-                        size="small"
-                        checked={p.actions.includes(a)}
-                        onChange={(e) => setRow(i, { ...p, actions: e.target.checked ? [...p.actions, a] : p.actions.filter((x) => x !== a) })}
-                      />
+                      <Checkbox size="small" checked={p.actions.includes(a)} onChange={(e) => setRow(i, { ...p, actions: e.target.checked ? [...p.actions, a] : p.actions.filter((x) => x !== a) })} />
                     }
                   />
                 ))}

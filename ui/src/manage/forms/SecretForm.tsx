@@ -55,7 +55,10 @@ export function SecretForm({ value, onChange }: FormProps) {
       <WriteOnly label="Client certificate (PEM)" multiline stored={tls.cert} onChange={(v) => setTls({ cert: v })} />
       <WriteOnly label="Client key (PEM)" multiline stored={tls.key} onChange={(v) => setTls({ key: v })} />
       <Field label="Server name" value={tls.serverName} onChange={(v) => setTls({ serverName: v || undefined })} />
-      <FormControlLabel control={<Checkbox checked={tls.insecureSkipVerify === true} onChange={(e) => setTls({ insecureSkipVerify: e.target.checked || undefined })} />} label="Skip certificate verification (insecure)" />
+      <FormControlLabel
+        control={<Checkbox checked={tls.insecureSkipVerify === true} onChange={(e) => setTls({ insecureSkipVerify: e.target.checked || undefined })} />}
+        label="Skip certificate verification (insecure)"
+      />
     </Stack>
   );
 }

@@ -30,7 +30,7 @@ export function UserForm({ value, onChange, isNew }: FormProps) {
         value={spec.nativeProvider?.password === '<secret>' ? '' : spec.nativeProvider?.password}
         onChange={setPassword}
         required={isNew}
-        helperText={isNew ? undefined : 'Leave empty to keep the current password. A new one ends the user\'s other sessions.'}
+        helperText={isNew ? undefined : "Leave empty to keep the current password. A new one ends the user's other sessions."}
       />
     </Stack>
   );

@@ -37,11 +37,19 @@ export function VariableForm({ value, onChange }: FormProps) {
       {spec.kind === 'TextVariable' ? (
         <>
           <Field label="Value" value={inner.value} onChange={(v) => setInner({ value: v })} />
-          <FormControlLabel control={<Checkbox checked={inner.constant === true} onChange={(e) => setInner({ constant: e.target.checked || undefined })} />} label="Constant (users cannot change it)" />
+          <FormControlLabel
+            control={<Checkbox checked={inner.constant === true} onChange={(e) => setInner({ constant: e.target.checked || undefined })} />}
+            label="Constant (users cannot change it)"
+          />
         </>
       ) : (
         <>
-          <Field select label="Values from" value={plugin?.kind} onChange={(k) => setPlugin({ kind: k, spec: k === 'StaticListVariable' ? { values: [] } : k.includes('LabelValues') ? { labelName: '' } : {} })}>
+          <Field
+            select
+            label="Values from"
+            value={plugin?.kind}
+            onChange={(k) => setPlugin({ kind: k, spec: k === 'StaticListVariable' ? { values: [] } : k.includes('LabelValues') ? { labelName: '' } : {} })}
+          >
             {listPlugins.map((k) => (
               <MenuItem key={k} value={k}>
                 {k}
@@ -52,7 +60,17 @@ export function VariableForm({ value, onChange }: FormProps) {
             <Field
               label="Values (comma-separated)"
               value={((plugin.spec.values as (string | { value: string })[] | undefined) ?? []).map((v) => (typeof v === 'string' ? v : v.value)).join(', ')}
-              onChange={(v) => setPlugin({ ...plugin, spec: { values: v.split(',').map((x) => x.trim()).filter(Boolean) } })}
+              onChange={(v) =>
+                setPlugin({
+                  ...plugin,
+                  spec: {
+                    values: v
+                      .split(',')
+                      .map((x) => x.trim())
+                      .filter(Boolean),
+                  },
+                })
+              }
             />
           ) : plugin?.kind?.includes('LabelValues') ? (
             <>

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { ApiError } from '../errors.js';
+import { specOf } from '../kinds/descriptor.js';
+import type { GlobalRoleBinding } from '../kinds/generated/types.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { MANAGER } from '../resources/managers.js';
 import type { ResourceService } from '../resources/service.js';
-import { SYSTEM } from './authorizer.js';
+import { SYSTEM } from '../access/authorizer.js';
 
 export interface BootstrapAdmin {
   name: string;
@@ -33,10 +35,12 @@ export async function bootstrapAdmin(admin: BootstrapAdmin, registry: KindRegist
   if (!created) return undefined;
   await service.create(SYSTEM, roles, { kind: roles.kind, metadata: { name: ADMIN_ROLE }, spec: { permissions: [{ actions: ['*'], scopes: ['*'] }] } }, {}, BY_BOOTSTRAP).catch(existsAsUndefined);
   const subject = { kind: 'User', name: admin.name };
-  const made = await service.create(SYSTEM, bindings, { kind: bindings.kind, metadata: { name: ADMIN_ROLE }, spec: { role: ADMIN_ROLE, subjects: [subject] } }, {}, BY_BOOTSTRAP).catch(existsAsUndefined);
+  const made = await service
+    .create(SYSTEM, bindings, { kind: bindings.kind, metadata: { name: ADMIN_ROLE }, spec: { role: ADMIN_ROLE, subjects: [subject] } }, {}, BY_BOOTSTRAP)
+    .catch(existsAsUndefined);
   if (!made) {
     const binding = await service.get(SYSTEM, bindings, '', ADMIN_ROLE);
-    const spec = binding.spec as { role: string; subjects: { kind: string; name: string }[] };
+    const spec = specOf<GlobalRoleBinding>(binding);
     if (!spec.subjects.some((x) => x.kind === subject.kind && x.name === subject.name)) {
       await service.update(SYSTEM, bindings, { ...binding, spec: { ...spec, subjects: [...spec.subjects, subject] } }, { name: ADMIN_ROLE }, BY_BOOTSTRAP);
     }

@@ -13,3 +13,10 @@ export function parseDuration(text: string): number | undefined {
   }
   return Number.isSafeInteger(ms) ? ms : undefined;
 }
+
+/** Milliseconds of a duration already checked (a resolved configuration's); throws on one that is not. */
+export function durationMs(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new Error(`"${text}" is not a duration`);
+  return ms;
+}

@@ -36,6 +36,23 @@ export class PasswordHasher {
     return real && ok;
   }
 
+  /**
+   * Holds every derivation slot and the whole queue, as a login flood does, until the returned
+   * `release` is called (it resolves once they are free again): from the call on, every hash or
+   * verify is refused with 429. A test hook, for putting a server in that state on demand instead
+   * of racing a flood for it.
+   */
+  hold(): () => Promise<void> {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    // each call takes a slot, or a place in the queue, before it returns (no await before that)
+    const holders = Array.from({ length: this.opts.concurrency + this.opts.maxQueue }, () => this.limited(() => gate).catch(() => undefined));
+    return async () => {
+      open();
+      await Promise.all(holders);
+    };
+  }
+
   /** Whether a stored value is one of our hashes (as opposed to a password still to hash). */
   static isHash(value: unknown): boolean {
     return typeof value === 'string' && value.startsWith(PREFIX);

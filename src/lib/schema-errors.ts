@@ -1,6 +1,19 @@
 import type { ErrorDetail } from '../errors.js';
-import { joinPath } from '../resources/object-path.js';
-import type { AjvLikeError, ValidateFunction } from './descriptor.js';
+import { joinPath } from './object-path.js';
+
+/** A compiled validator (ajv standalone or runtime). */
+export interface ValidateFunction {
+  (data: unknown): boolean;
+  errors?: AjvLikeError[] | null;
+}
+
+/** The fields of an ajv error that dashplane reads. */
+export interface AjvLikeError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
 
 /** Runs a validator and returns every problem as a user-facing detail (empty when valid). */
 export function schemaErrors(validate: ValidateFunction, data: unknown, basePath = ''): ErrorDetail[] {

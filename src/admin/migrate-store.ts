@@ -1,20 +1,11 @@
 import { buildKindRegistry } from '../kinds/index.js';
-import type { Envelope, ManagerEntry, Store } from './store.js';
-import { LevelStore } from './level-store.js';
-import { PostgresStore } from './postgres-store.js';
+import type { Envelope, ManagerEntry, Store } from '../storage/store.js';
 import { SESSION_KIND } from '../auth/sessions.js';
 import { API_TOKEN_KIND } from '../auth/api-tokens.js';
 import { PROFILE_KIND } from '../profiles/profiles.js';
 
 /** Versions kept while copying (the target's own retention applies to later writes). */
 const COPY_ALL_VERSIONS = Number.MAX_SAFE_INTEGER;
-
-/** `level:<path>` or a `postgres://` URL. */
-export function storeFromUri(uri: string): Store {
-  if (uri.startsWith('level:')) return new LevelStore(uri.slice('level:'.length));
-  if (/^postgres(ql)?:\/\//.test(uri)) return new PostgresStore({ url: uri });
-  throw new Error(`"${uri}" is neither level:<directory> nor postgres://user@host:port/database`);
-}
 
 /**
  * `dashplane migrate-store --from A --to B`: copies every object (every kind, sessions included)
@@ -26,7 +17,14 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
   try {
     await to.open();
     try {
-      const kinds = [...buildKindRegistry().all().map((d) => d.kind), SESSION_KIND, API_TOKEN_KIND, PROFILE_KIND];
+      const kinds = [
+        ...buildKindRegistry()
+          .all()
+          .map((d) => d.kind),
+        SESSION_KIND,
+        API_TOKEN_KIND,
+        PROFILE_KIND,
+      ];
       await assertEmpty(to, kinds);
       let objects = 0;
       let versions = 0;
@@ -78,7 +76,6 @@ async function copyAudit(from: Store, to: Store): Promise<number> {
     after = next;
   }
 }
-
 
 /** One object with its history and managers record, read from `from` and written into `to`. */
 async function copyOne(from: Store, to: Store, obj: Envelope): Promise<number> {

@@ -1,28 +1,30 @@
-import type { AuthRouteOptions } from '../api/auth-routes.js';
-import type { ExternalAuthOptions } from '../api/external-auth-routes.js';
-import type { Metrics } from '../api/metrics.js';
-import { auditDraft } from '../audit/drafts.js';
-import type { ServerConfig } from '../config.js';
-import type { KindRegistry } from '../kinds/registry.js';
-import { parseDuration } from '../resources/duration.js';
-import type { ResourceService } from '../resources/service.js';
-import type { SecretBox } from '../secrets/secret-box.js';
-import { ReadCache } from '../storage/read-cache.js';
-import type { Envelope, Store } from '../storage/store.js';
-import { API_TOKEN_KIND, ApiTokens } from './api-tokens.js';
-import type { Authenticator } from './authenticator.js';
-import type { AuthzTarget, Principal } from './authorizer.js';
-import { buildProviders, unverifiedIssuer } from './external.js';
-import type { KeyRing } from './keys.js';
-import { AuthService } from './login.js';
-import type { PasswordHasher } from './passwords.js';
-import { groupGrants, principalGroups } from './provider-groups.js';
-import { RbacAuthorizer, type Permission } from './rbac.js';
-import { SESSION_KIND, SessionStore } from './sessions.js';
-import { TokenAuthenticator } from './token-authenticator.js';
-import { TokenService } from './tokens.js';
-import { UpstreamRefresher } from './upstream-refresh.js';
-import { principalUser } from './user-sync.js';
+import type { AuthRouteOptions } from './api/auth-routes.js';
+import type { ExternalAuthOptions } from './api/external-auth-routes.js';
+import type { Metrics } from './api/metrics.js';
+import { auditDraft } from './audit/drafts.js';
+import type { ResolvedConfig } from './config.js';
+import { specOf } from './kinds/descriptor.js';
+import type { User } from './kinds/generated/types.js';
+import type { KindRegistry } from './kinds/registry.js';
+import { durationMs } from './lib/duration.js';
+import type { ResourceService } from './resources/service.js';
+import type { SecretBox } from './secrets/secret-box.js';
+import { ReadCache } from './storage/read-cache.js';
+import type { Envelope, Store } from './storage/store.js';
+import { API_TOKEN_KIND, ApiTokens } from './auth/api-tokens.js';
+import type { Authenticator } from './auth/authenticator.js';
+import type { AuthzTarget, Principal } from './access/authorizer.js';
+import { buildProviders, unverifiedIssuer } from './auth/external.js';
+import type { KeyRing } from './auth/keys.js';
+import { AuthService } from './auth/login.js';
+import type { PasswordHasher } from './access/passwords.js';
+import { groupGrants, principalGroups } from './auth/provider-groups.js';
+import { RbacAuthorizer, type Permission } from './auth/rbac.js';
+import { SESSION_KIND, SessionStore } from './auth/sessions.js';
+import { TokenAuthenticator } from './auth/token-authenticator.js';
+import { TokenService } from './auth/tokens.js';
+import { UpstreamRefresher } from './auth/upstream-refresh.js';
+import { principalUser } from './auth/user-sync.js';
 
 /** What authentication on (`security.enable_auth`) adds to the server. */
 export interface AuthParts {
@@ -40,7 +42,7 @@ export interface AuthParts {
  * `service` is read at request time (it is built after these parts).
  */
 export function composeAuth(o: {
-  config: Readonly<ServerConfig>;
+  config: Readonly<ResolvedConfig>;
   registry: KindRegistry;
   store: Store;
   keys: KeyRing;
@@ -52,20 +54,23 @@ export function composeAuth(o: {
   warn: (e: unknown) => void;
 }): AuthParts {
   const { config, registry, store, keys } = o;
-  const security = config.security!;
-  const authn = security.authentication!;
-  const accessTtlMs = parseDuration(authn.access_token_ttl!)!;
-  const refreshTtlMs = parseDuration(authn.refresh_token_ttl!)!;
+  const security = config.security;
+  const authn = security.authentication;
+  const accessTtlMs = durationMs(authn.access_token_ttl);
+  const refreshTtlMs = durationMs(authn.refresh_token_ttl);
   const tokens = new TokenService(keys, { accessS: Math.round(accessTtlMs / 1000), refreshS: Math.round(refreshTtlMs / 1000) });
   const userKind = registry.all().find((d) => d.isPrincipal)!;
   // every authenticated request reads its session (or API token) and principal: from memory until they change
-  const principalKinds = registry.all().filter((d) => d.subject === 'principal').map((d) => d.kind);
+  const principalKinds = registry
+    .all()
+    .filter((d) => d.subject === 'principal')
+    .map((d) => d.kind);
   const reads = new ReadCache(store, [SESSION_KIND, API_TOKEN_KIND, ...principalKinds]);
   const sessions = new SessionStore(store, reads);
-  const providers = buildProviders(authn.providers!.oidc, authn.providers!.oauth);
+  const providers = buildProviders(authn.providers.oidc, authn.providers.oauth);
   const all = [...providers.values()];
   const policies = new Map(all.flatMap((p) => (p.groups ? [[p.issuerId, p.groups] as const] : [])));
-  const groupsOf = (user: Envelope) => principalGroups(policies, user.spec);
+  const groupsOf = (user: Envelope) => principalGroups(policies, specOf<User>(user));
   const apiTokens = new ApiTokens({ store, reads, registry, principalOf: (owner) => (owner.kind === userKind.kind ? groupsOf(owner) : {}) });
   const authenticator = new TokenAuthenticator({
     apiTokens,
@@ -95,8 +100,8 @@ export function composeAuth(o: {
     // the 403 is answered even if the entry cannot be written
     await store.appendAudit([auditDraft(p, { action: 'denied', deniedAction: action, ...target, reason })]).catch(o.warn);
   };
-  const authorizer = new RbacAuthorizer({ store, registry, guest: (security.authorization!.guest_permissions ?? []) as Permission[], config, onDenied });
-  const limits = authn.login_rate_limit!;
+  const authorizer = new RbacAuthorizer({ store, registry, guest: security.authorization.guest_permissions as Permission[], config, onDenied });
+  const limits = authn.login_rate_limit;
   const upstream = providers.size > 0 ? new UpstreamRefresher({ providers, box: o.secrets, store, service: o.service, userKind }) : undefined;
   const authService = new AuthService({
     store,
@@ -107,18 +112,18 @@ export function composeAuth(o: {
     refreshTtlMs,
     audit: (entries) => store.appendAudit(entries),
     ...(upstream ? { upstream } : {}),
-    limits: { perLogin: limits.per_login_and_address!, perAddress: limits.per_address!, windowMs: parseDuration(limits.window!)! },
+    limits: { perLogin: limits.per_login_and_address, perAddress: limits.per_address, windowMs: durationMs(limits.window) },
     onFailure: () => o.metrics.loginFailures.inc(),
     onRateLimited: () => o.metrics.loginRateLimited.inc(),
   });
-  const cookie = { sameSite: security.cookie!.same_site!, secure: security.cookie!.secure! };
+  const cookie = { sameSite: security.cookie.same_site, secure: security.cookie.secure };
   const auth = {
     auth: authService,
     rbac: authorizer,
     userKind,
     cookie,
-    enableNative: authn.providers!.enable_native !== false,
-    tokens: { tokens: apiTokens, registry, store, maxTtl: authn.max_token_ttl!, maxTtlMs: parseDuration(authn.max_token_ttl!)!, knownScopes: new Set(registry.scopes.keys()) },
+    enableNative: authn.providers.enable_native !== false,
+    tokens: { tokens: apiTokens, registry, store, maxTtl: authn.max_token_ttl, maxTtlMs: durationMs(authn.max_token_ttl), knownScopes: new Set(registry.scopes.keys()) },
   };
   const external = providers.size > 0 ? { providers, auth: authService, store, userKind, cookie, stateKey: keys.loginStateKey } : undefined;
   return { authenticator, authorizer, auth, ...(external ? { external } : {}), sessions, apiTokens };

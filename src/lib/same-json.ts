@@ -1,5 +1,4 @@
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+import { isObj } from './is-obj.js';
 
 /** Deep equality of JSON values, ignoring key order; a key holding `undefined` counts as absent. */
 export function sameJson(a: unknown, b: unknown): boolean {

@@ -3,7 +3,7 @@ import { statusOf } from '../api/error-handler.js';
 import { ApiError } from '../errors.js';
 import { PasswordHasher } from './passwords.js';
 
-describe('auth/passwords PasswordHasher', function () {
+describe('access/passwords PasswordHasher', function () {
   this.timeout(20_000);
   const hasher = new PasswordHasher({ logN: 10, concurrency: 2, maxQueue: 8 });
 
@@ -56,7 +56,12 @@ describe('auth/passwords PasswordHasher', function () {
     const small = new PasswordHasher({ logN: 14, concurrency: 1, maxQueue: 2 });
     const stored = await small.hash('pw');
     // One runs, two wait, the rest are refused at once.
-    const attempts = Array.from({ length: 6 }, () => small.verify(stored, 'pw').then((ok) => ({ ok }), (e: unknown) => ({ e })));
+    const attempts = Array.from({ length: 6 }, () =>
+      small.verify(stored, 'pw').then(
+        (ok) => ({ ok }),
+        (e: unknown) => ({ e }),
+      ),
+    );
     const results = await Promise.all(attempts);
     const done = results.filter((r) => 'ok' in r);
     const refused = results.filter((r) => 'e' in r).map((r) => (r as { e: unknown }).e);
@@ -80,18 +85,32 @@ describe('auth/passwords PasswordHasher', function () {
     expect(await small.verify(stored, 'pw')).to.equal(true);
   });
 
-  it('a refusal while the queue is full is not remembered: unknown users verify to false again once it drains', async () => {
-    // verify(undefined) derives a dummy hash on first use, through the same bounded queue.
-    const h = new PasswordHasher({ logN: 12, concurrency: 1, maxQueue: 1 });
+  it('hold: every slot and the whole queue taken until release, as a flood would; then work is accepted again', async () => {
+    const h = new PasswordHasher({ logN: 10, concurrency: 2, maxQueue: 3 });
     const stored = await h.hash('pw');
-    const busy = [h.verify(stored, 'a'), h.verify(stored, 'b')]; // one running, one waiting: full
+    const release = h.hold();
+    for (const attempt of [() => h.hash('x'), () => h.verify(stored, 'pw'), () => h.verify(undefined, 'pw')]) {
+      expect(
+        await attempt().then(
+          () => 'done',
+          (e: unknown) => (e as ApiError).reason,
+        ),
+      ).to.equal('TooManyRequests');
+    }
+    await release();
+    expect(await h.verify(stored, 'pw')).to.equal(true);
+  });
+
+  it('a refusal while the queue is full is not remembered: unknown users verify to false again once it drains', async () => {
+    // verify(undefined) derives a dummy hash on first use, outside the bounded queue.
+    const h = new PasswordHasher({ logN: 12, concurrency: 1, maxQueue: 1 });
+    const release = h.hold();
     const during = await h.verify(undefined, 'x').then(
       (v) => v,
       (e: unknown) => (e as ApiError).reason,
     );
-    // The dummy hash is made outside the queue, so this either waits for a slot (false) or is refused.
-    expect(during).to.be.oneOf(['TooManyRequests', false]);
-    await Promise.all(busy);
+    expect(during, 'the first unknown-user verify meets the full queue').to.equal('TooManyRequests');
+    await release();
     const after = await h.verify(undefined, 'x').then(
       (v) => v,
       (e: unknown) => `threw ${(e as ApiError).reason}`,

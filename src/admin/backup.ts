@@ -1,8 +1,8 @@
 import { SESSION_KIND } from '../auth/sessions.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { getPath } from '../resources/object-path.js';
-import { assertEmpty, copyObject, type Version } from './migrate.js';
-import type { Envelope, ManagerEntry, Store } from './store.js';
+import { getPath } from '../lib/object-path.js';
+import { assertEmpty, copyObject, type Version } from './migrate-store.js';
+import type { Envelope, ManagerEntry, Store } from '../storage/store.js';
 
 /** The first line of a backup file. */
 export interface BackupHeader {
@@ -138,4 +138,3 @@ export async function restoreBackup(lines: () => AsyncIterable<string>, target: 
     await to.close();
   }
 }
-

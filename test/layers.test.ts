@@ -1,0 +1,168 @@
+/**
+ * Every import of src/ and cli/ runs downward through the layers of docs/architecture.md
+ * ("Layers"), and no module reaches itself through its imports. The table below is that section's;
+ * a test also checks the two agree.
+ */
+import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { PACKAGE_ROOT } from '../src/paths.js';
+
+/**
+ * Bottom first. Each line holds units (a directory ending in "/", or files joined by "+"); a
+ * module imports only from its own unit and from units on lower lines, never from another unit
+ * of its own line. A path is in the unit of its longest matching prefix.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['src/errors.ts', 'src/paths.ts', 'src/kinds/generated/'],
+  ['src/lib/', 'src/build-info.ts'],
+  ['src/config.ts'],
+  ['src/storage/', 'src/access/', 'src/proxy/', 'src/plugins/', 'src/migrate/'],
+  ['src/kinds/'],
+  ['src/secrets/', 'src/audit/', 'src/schemas/'],
+  ['src/resources/'],
+  ['src/auth/', 'src/controllers/', 'src/profiles/', 'src/search/'],
+  ['src/admin/'],
+  ['src/api/'],
+  ['src/main.ts+src/compose-auth.ts'],
+  ['src/bin/', 'cli/'],
+];
+
+interface Unit {
+  name: string;
+  layer: number;
+  paths: string[];
+}
+
+const UNITS: Unit[] = LAYERS.flatMap((units, layer) => units.map((name) => ({ name, layer, paths: name.split('+') })));
+
+/** The unit of a repository path (longest matching prefix), or undefined. */
+function unitOf(path: string): Unit | undefined {
+  let best: { unit: Unit; length: number } | undefined;
+  for (const unit of UNITS) {
+    for (const p of unit.paths) {
+      const match = p.endsWith('/') ? path.startsWith(p) : path === p;
+      if (match && (!best || p.length > best.length)) best = { unit, length: p.length };
+    }
+  }
+  return best?.unit;
+}
+
+/** Product modules (tests and generated-test helpers aside) under `dir`, as repository paths. */
+function modules(dir: string): string[] {
+  return readdirSync(join(PACKAGE_ROOT, dir), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && !e.name.endsWith('.d.ts'))
+    .map((e) => relative(PACKAGE_ROOT, join(e.parentPath, e.name)).split('\\').join('/'));
+}
+
+/**
+ * The relative module specifiers a source imports: `import ... from`, `export ... from`, bare
+ * `import '...'` and `import('...')`, comments and the contents of other strings aside.
+ */
+function importsOf(source: string): string[] {
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const out: string[] = [];
+  const patterns = [/^\s*(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/gm, /^\s*import\s*['"]([^'"]+)['"]/gm, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
+  for (const re of patterns) for (const m of code.matchAll(re)) out.push(m[1]);
+  return out.filter((s) => s.startsWith('.'));
+}
+
+/** Every import edge between product modules: from -> to, both repository paths. */
+function edges(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of [...modules('src'), ...modules('cli')]) {
+    const targets = importsOf(readFileSync(join(PACKAGE_ROOT, file), 'utf8')).map((s) =>
+      normalize(join(dirname(file), s))
+        .split('\\')
+        .join('/')
+        .replace(/\.js$/, '.ts'),
+    );
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+/** Strongly connected groups of more than one module, or a module importing itself. */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      group.push(w);
+    } while (w !== v);
+    if (group.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(group.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+describe('Layers (docs/architecture.md)', () => {
+  const graph = edges();
+
+  it('every product module belongs to a layer', () => {
+    expect([...graph.keys()].filter((f) => !unitOf(f))).to.deep.equal([]);
+  });
+
+  it("every import runs downward: to the module's own unit or to a unit on a lower line", () => {
+    const upward: string[] = [];
+    for (const [from, targets] of graph) {
+      const a = unitOf(from)!;
+      for (const to of targets) {
+        const b = unitOf(to);
+        if (!b) upward.push(`${from} -> ${to} (not in any layer)`);
+        else if (b !== a && b.layer >= a.layer) upward.push(`${from} (${a.name}, line ${a.layer + 1}) -> ${to} (${b.name}, line ${b.layer + 1})`);
+      }
+    }
+    expect(upward).to.deep.equal([]);
+  });
+
+  it('no import cycle between modules', () => {
+    expect(cycles(graph)).to.deep.equal([]);
+  });
+
+  it('the checks catch what they are for: an upward import and a cycle', () => {
+    expect(importsOf(`import { a } from '../x.js';\nexport type { B } from './b.js';\nimport './side.js';\n// import { no } from './comment.js';\nconst m = await import('./lazy.js');`)).to.deep.equal(
+      ['../x.js', './b.js', './side.js', './lazy.js'],
+    );
+    expect(unitOf('src/kinds/generated/types.ts')!.layer).to.be.lessThan(unitOf('src/kinds/user.ts')!.layer);
+    expect(unitOf('src/storage/store.ts')!.layer).to.be.lessThan(unitOf('src/resources/service.ts')!.layer);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).to.deep.equal([['a', 'b', 'c']]);
+    expect(cycles(new Map([['a', ['a']]]))).to.deep.equal([['a']]);
+  });
+
+  it('docs/architecture.md states the same layers', () => {
+    const doc = readFileSync(join(PACKAGE_ROOT, 'docs', 'architecture.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Layers'), doc.indexOf('\n## ', doc.indexOf('## Layers') + 1));
+    const lines = [...section.matchAll(/^\s*(\d+)\s{2,}(\S.*?)\s{2,}\S/gm)].map((m) => ({ n: Number(m[1]), units: m[2].split(/\s+·\s+/).map((u) => u.replace(/ \+ /g, '+')) }));
+    expect(lines.sort((x, y) => x.n - y.n).map((l) => l.units)).to.deep.equal(LAYERS.map((l) => [...l]));
+  });
+});
