@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PACKAGE_ROOT } from '../../src/paths.js';
 
@@ -21,8 +22,14 @@ export function corpusDir(name: CorpusName): string | undefined {
   return existsSync(join(dir, 'INDEX.json')) ? dir : undefined;
 }
 
-/** Suites skipped in this run for want of a corpus: corpus name -> suite titles. */
-const skipped = new Map<CorpusName, Set<string>>();
+/**
+ * Suites skipped for want of a corpus are noted in a file of this run, so the note comes once at
+ * the end even when the suites run in several worker processes (mocha --parallel): the main
+ * process names the run (`mochaGlobalSetup`, test/global-fixtures.ts) and prints the note. The
+ * variable is not a DASHPLANE_* one: the servers the tests start would warn about an unknown key.
+ */
+export const RUN_ENV = 'MOCHA_DASHPLANE_RUN';
+const skipsFile = () => join(tmpdir(), `dashplane-corpus-skips-${process.env[RUN_ENV] ?? process.pid}`);
 
 /**
  * In a `before` hook or a test (`function () { ... }`, not an arrow): skips it (a hook: its whole
@@ -34,14 +41,21 @@ export function skipWithoutCorpus(ctx: Mocha.Context, name: CorpusName): string 
   if (dir) return dir;
   const runnable = ctx.test as (Mocha.Runnable & { type?: string }) | undefined;
   const title = (runnable?.type === 'hook' ? runnable.parent?.fullTitle() : runnable?.fullTitle()) || 'a suite';
-  if (!skipped.has(name)) skipped.set(name, new Set());
-  skipped.get(name)!.add(title);
+  appendFileSync(skipsFile(), `${JSON.stringify({ name, title })}\n`);
   ctx.skip();
 }
 
-/** The end-of-run note naming the skipped suites and how to get them (empty when none was). */
+/** The end-of-run note naming the skipped suites and how to get them (empty when none was); the record is removed. */
 export function skippedSummary(): string {
-  if (skipped.size === 0) return '';
+  const file = skipsFile();
+  if (!existsSync(file)) return '';
+  const skipped = new Map<CorpusName, Set<string>>();
+  for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+    const { name, title } = JSON.parse(line) as { name: CorpusName; title: string };
+    if (!skipped.has(name)) skipped.set(name, new Set());
+    skipped.get(name)!.add(title);
+  }
+  rmSync(file, { force: true });
   const lines = ['Skipped because a test corpus is missing:'];
   for (const [name, titles] of skipped) for (const t of titles) lines.push(`  - ${t} (needs ${name}/)`);
   lines.push(
@@ -49,12 +63,4 @@ export function skippedSummary(): string {
     'then run npm test again. CONTRIBUTING.md ("Test corpora") says what they contain.',
   );
   return lines.join('\n');
-}
-
-// One note per run, after every suite (a root hook: this module is loaded with the test files).
-if (typeof after === 'function') {
-  after(() => {
-    const note = skippedSummary();
-    if (note) console.log(`\n${note}`);
-  });
 }
