@@ -116,7 +116,9 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     await w.screenshot('manage-folder-tree');
     expect((await stack.api('GET', '/api/v1/projects/team-rocket/folders/services')).body.spec.items).to.deep.equal([{ kind: 'Dashboard', name: 'service-health' }]);
     // the tree may re-render (the folder's watch event) just as the link is clicked: click until it opens
-    const opened = () => /\/projects\/team-rocket\/dashboards\/service-health$/.test(page.url());
+    // (the dashboard page may add its time range to the URL as query parameters)
+    const opened = () => /\/projects\/team-rocket\/dashboards\/service-health(?:\?.*)?$/.test(page.url());
+    let lastClick = 'none yet';
     await waitFor(
       'the dashboard opens from its leaf in the tree',
       async () => {
@@ -124,12 +126,15 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
           await leaf
             .getByRole('link')
             .click({ timeout: 5_000 })
-            .catch(() => undefined);
+            .then(() => (lastClick = `clicked; now at ${page.url()}`))
+            .catch((e: Error) => (lastClick = e.message.split('\n')[0]));
         return opened();
       },
       30_000,
       250,
-    );
+    ).catch((e: Error) => {
+      throw new Error(`${e.message} (last click: ${lastClick})`);
+    });
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
