@@ -25,6 +25,7 @@ export const GLOBAL = '*';
  */
 export class RbacAuthorizer implements Authorizer {
   private readonly grants: GrantsCache;
+  private readonly decisions = new WeakMap<Grants, Set<string>>();
   private readonly contents: ContentsCache;
   private readonly principalKinds: Set<string>;
   private readonly anonymousCreate: Map<string, string>;
@@ -76,8 +77,15 @@ export class RbacAuthorizer implements Authorizer {
     }
     if (this.isPerson(p) && this.principalKinds.has(t.kind) && t.name === p.name && (action === 'read' || action === 'update')) return;
     const g = await this.grants.get();
+    const granted = this.granted(g);
+    const decision = `${this.signatureOf(p)}\u0001${action}\u0001${t.kind}\u0001${t.project ?? '\u0002'}`;
+    if (granted.has(decision)) return;
     const perms = [...this.globalOf(p, g), ...(t.project !== undefined ? this.projectOf(p, g, t.project) : [])];
-    if (grants(perms, action, t.kind)) return;
+    if (grants(perms, action, t.kind)) {
+      if (granted.size >= MAX_REMEMBERED_DECISIONS) granted.clear();
+      granted.add(decision);
+      return;
+    }
     const scoped = objectScoped(perms, action, t.kind);
     if (scoped.length) {
       const contents = await this.contentsFor(scoped);
@@ -148,6 +156,27 @@ export class RbacAuthorizer implements Authorizer {
     return !p.subject || p.subject.kind === this.userKind;
   }
 
+  /**
+   * Whole-kind grants already decided with these grants (principal signature, action, kind,
+   * project): most requests repeat one of a few, and deciding walks every binding of the
+   * principal. A new Grants object (any role, binding or group changed) starts empty.
+   */
+  private granted(g: Grants): Set<string> {
+    let set = this.decisions.get(g);
+    if (!set) {
+      set = new Set();
+      this.decisions.set(g, set);
+    }
+    return set;
+  }
+
+  /** What the grants of a principal depend on besides the roles and bindings: subject, provider groups, mapped roles. */
+  private signatureOf(p: Principal): string {
+    const self = subjectKey(p.subject ?? { kind: this.userKind, name: p.name });
+    if (!p.groups?.length && !p.roles?.length) return self;
+    return JSON.stringify([self, p.groups ?? [], (p.roles ?? []).map((r) => [r.project ?? null, r.role])]);
+  }
+
   /** The principal's own subject key, its Groups' and its provider groups'. */
   private keysOf(p: Principal, g: Grants): string[] {
     const self = subjectKey(p.subject ?? { kind: this.userKind, name: p.name });
@@ -179,6 +208,9 @@ export class RbacAuthorizer implements Authorizer {
     return out;
   }
 }
+
+/** Bounds the remembered decisions (cleared when full): a few per principal and kind in practice. */
+const MAX_REMEMBERED_DECISIONS = 50_000;
 
 function where(project: string | undefined): string {
   return project !== undefined ? ` in project "${project}"` : '';
