@@ -126,6 +126,8 @@ export interface LoadResult {
   total: number;
   non2xx: number;
   errors: number;
+  /** CPU time (user + system) of the `pid` process per request of the measured run, in microseconds. */
+  cpuUs?: number;
 }
 
 /**
@@ -142,8 +144,11 @@ export async function autocannon(o: {
   body?: string;
   idReplacement?: boolean;
   warmupS?: number;
+  /** A server process whose CPU time per request over the measured run goes into `cpuUs`. */
+  pid?: number;
 }): Promise<LoadResult> {
-  if (o.warmupS) await autocannon({ ...o, warmupS: 0, durationS: o.warmupS, amount: undefined });
+  if (o.warmupS) await autocannon({ ...o, warmupS: 0, durationS: o.warmupS, amount: undefined, pid: undefined });
+  const cpuBefore = o.pid === undefined ? 0 : cpuMsOf(o.pid);
   const args = ['-j', '-c', String(o.connections)];
   if (o.amount !== undefined) args.push('-a', String(o.amount));
   else args.push('-d', String(o.durationS ?? 10));
@@ -162,7 +167,17 @@ export async function autocannon(o: {
     child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`autocannon exited ${code}: ${err}`))));
   });
   const j = JSON.parse(out) as { requests: { average: number; total: number }; latency: { p50: number; p99: number; average: number }; non2xx: number; errors: number; duration: number };
-  return { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99, mean: j.latency.average, total: j.requests.total, non2xx: j.non2xx, errors: j.errors };
+  const cpuUs = o.pid === undefined ? undefined : ((cpuMsOf(o.pid) - cpuBefore) * 1000) / j.requests.total;
+  return {
+    rps: j.requests.average,
+    p50: j.latency.p50,
+    p99: j.latency.p99,
+    mean: j.latency.average,
+    total: j.requests.total,
+    non2xx: j.non2xx,
+    errors: j.errors,
+    ...(cpuUs !== undefined ? { cpuUs } : {}),
+  };
 }
 
 /** Fails loudly when a load run got errors or non-2xx answers (a broken run is not a figure). */
@@ -266,3 +281,14 @@ export async function sequentialLatency(url: string, headers: Record<string, str
 
 /** Figures measured earlier in this run, for benchmarks whose reference is another's figure (P8). */
 export const measured = new Map<string, number>();
+
+/** CPU time (user + system) the process has used so far, in milliseconds, from /proc. */
+export function cpuMsOf(pid: number): number {
+  // fields 14 and 15 of /proc/<pid>/stat, after the command name in parentheses
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+/** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s on every architecture Node runs on. */
+const CLOCK_TICKS = 100;

@@ -17,8 +17,8 @@ export async function seedOne(url: string, auth: Record<string, string>): Promis
 }
 
 /** GET load on `path` (round-robin over `urls`). */
-export async function getLoad(urls: string[], path: string, auth: Record<string, string>): Promise<LoadResult> {
-  const r = await autocannon({ url: urls.map((u) => u + path), connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3, headers: auth });
+export async function getLoad(urls: string[], path: string, auth: Record<string, string>, pid?: number): Promise<LoadResult> {
+  const r = await autocannon({ url: urls.map((u) => u + path), connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3, headers: auth, ...(pid !== undefined ? { pid } : {}) });
   assertClean('GET load', r);
   return r;
 }
@@ -35,9 +35,9 @@ export async function run(): Promise<Figure[]> {
     const bytes = Buffer.from(await res.arrayBuffer());
     writeFileSync(join(dir.path, 'body.json'), bytes);
     bare = await startBare(['static', join(dir.path, 'body.json'), res.headers.get('content-type')!]);
-    const ref = await autocannon({ url: bare.url + path, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3 });
+    const ref = await autocannon({ url: bare.url + path, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3, pid: bare.child.pid });
     assertClean('bare GET', ref);
-    const got = await getLoad([server.url], path, auth);
+    const got = await getLoad([server.url], path, auth, server.child.pid);
     const ratio = got.rps / ref.rps;
     measured.set('P1', got.rps);
     const figures = [
@@ -53,6 +53,21 @@ export async function run(): Promise<Figure[]> {
         pass: ratio >= 0.6,
       }),
     ];
+    // context: the server's CPU time per request, steadier than requests/s on a machine shared
+    // with the load generator (the ratio is the bare server's over ours, as for requests/s)
+    figures.push(
+      report({
+        id: 'P1',
+        what: 'context: server CPU time per GET',
+        value: got.cpuUs!,
+        unit: 'us',
+        refWhat: 'bare node:http',
+        reference: ref.cpuUs!,
+        ratio: ref.cpuUs! / got.cpuUs!,
+        target: '-',
+        pass: 'context',
+      }),
+    );
     // context: a Fastify app that only answers the same bytes (no auth, store, logging or metrics)
     framework = await startBare(['fastify-static', join(dir.path, 'body.json'), res.headers.get('content-type')!]);
     const floor = await autocannon({ url: framework.url + path, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3 });

@@ -1,6 +1,7 @@
 /**
  * Profiles dashplane under one benchmark's load: `node dist/bench/profile.js P1` starts the server
- * (or P2P: name-prefix lists) with --cpu-prof, runs the load, stops it and prints the top self-time functions.
+ * (or P2P: name-prefix lists) with --cpu-prof, runs the load, stops it and prints the top self-time functions
+ * (for P3 also the share of each stage of the create path).
  * (Used to find what to fix; see README "Performance".)
  */
 import { readdirSync } from 'node:fs';
@@ -70,5 +71,6 @@ try {
   await server.stop();
 }
 const profDir = join(dir.path, 'prof');
-for (const f of readdirSync(profDir)) console.log(execFileSync(process.execPath, [join(import.meta.dirname, 'profile-summary.js'), join(profDir, f), '30']).toString());
+const stages = which === 'P3' ? ['--stages', 'create'] : [];
+for (const f of readdirSync(profDir)) console.log(execFileSync(process.execPath, [join(import.meta.dirname, 'profile-summary.js'), join(profDir, f), '30', ...stages]).toString());
 dir.cleanup();

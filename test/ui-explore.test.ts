@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
+import { skipWithoutCorpus } from './helpers/corpus.js';
 
 /** The PromQL editor of the n-th query (CodeMirror). */
 const promql = (page: Page, n = 0) => page.getByTestId('explore').locator('.cm-content').nth(n);
@@ -32,6 +33,7 @@ describe('web UI Explore (Chromium, real Prometheus)', function () {
   let w: WatchedPage;
 
   before(async function () {
+    skipWithoutCorpus(this, 'corpus'); // the Perses Demo dashboard
     this.timeout(120_000);
     stack = await startUiStack({ auth: true });
     await stack.project('perses', 'Perses demo');

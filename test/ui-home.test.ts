@@ -3,6 +3,7 @@ import { signUp } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
+import { skipWithoutCorpus } from './helpers/corpus.js';
 
 /** Home: search across projects (Ctrl-K anywhere), starred and recently viewed dashboards kept per user on the server. */
 describe('web UI home, search and Ctrl-K (Chromium, auth on)', function () {
@@ -11,6 +12,7 @@ describe('web UI home, search and Ctrl-K (Chromium, auth on)', function () {
   let w: WatchedPage;
 
   before(async function () {
+    skipWithoutCorpus(this, 'corpus'); // the Perses Demo dashboard
     this.timeout(120_000);
     stack = await startUiStack({ auth: true });
     await stack.project('perses', 'Perses demo');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { ARTIFACTS_DIR, openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
+import { skipWithoutCorpus } from './helpers/corpus.js';
 
 interface ScriptLoad {
   /** file name under /assets */
@@ -38,6 +39,7 @@ describe('web UI cold load: split bundle, precompressed assets (Chromium)', func
   const figures: Record<string, unknown> = {};
 
   before(async function () {
+    skipWithoutCorpus(this, 'corpus'); // the Perses Demo dashboard
     this.timeout(120_000);
     stack = await startUiStack({ auth: true });
     await stack.project('perses', 'Perses demo');

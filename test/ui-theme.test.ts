@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, waitForPanelData, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
+import { skipWithoutCorpus } from './helpers/corpus.js';
 
 /** Relative luminance (0 black .. 1 white) of a CSS rgb() colour. */
 function luminance(rgb: string): number {
@@ -27,6 +28,7 @@ describe('web UI dark mode (Chromium)', function () {
   let stack: UiStack;
 
   before(async function () {
+    skipWithoutCorpus(this, 'corpus'); // the Perses Demo dashboard
     this.timeout(120_000);
     stack = await startUiStack({ auth: true });
     await stack.project('perses', 'Perses demo');

@@ -2,13 +2,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bearer, loginAdmin, startAuthServer, type Tokens } from './auth.js';
 import type { WatchedPage } from './browser.js';
+import { CORPUS_ENV, corpusDir } from './corpus.js';
 import { startNodeExporter, type RunningNodeExporter } from './node-exporter.js';
 import { startPrometheus, type RunningPrometheus } from './prometheus.js';
 import { startTestServer, type ApiResponse, type TestServer } from './server.js';
 import { waitFor } from './wait.js';
 
-/** The Perses Demo dashboard (perses/perses dev data) from the shared corpus. */
-export const DEMO_DASHBOARD = join(process.cwd(), '..', 'shared', 'corpus', 'perses/dev/data/9-dashboard.json');
+/** The Perses Demo dashboard (perses/perses dev data) from the Perses corpus (suites using it call skipWithoutCorpus first). */
+function demoDashboardFile(): string {
+  const dir = corpusDir('corpus');
+  if (!dir) throw new Error(`the Perses corpus is missing (set ${CORPUS_ENV}): the Demo dashboard comes from it`);
+  return join(dir, 'perses/dev/data/9-dashboard.json');
+}
 
 /** A dashplane server (auth on or off) with a real Prometheus scraping a real node exporter. */
 export interface UiStack {
@@ -60,7 +65,7 @@ export async function startUiStack(opts: { auth: boolean }): Promise<UiStack> {
       });
     },
     async demo(project) {
-      const demo = JSON.parse(readFileSync(DEMO_DASHBOARD, 'utf8'))[0];
+      const demo = JSON.parse(readFileSync(demoDashboardFile(), 'utf8'))[0];
       demo.metadata.project = project;
       demo.spec.datasources.PrometheusLocal.plugin.spec.proxy.spec.url = prom.url; // was localhost:9090
       await api('POST', `/api/v1/projects/${project}/dashboards`, demo);
