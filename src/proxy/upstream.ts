@@ -58,8 +58,8 @@ export class Upstream {
     this.inFlight++;
     // The exchange ends at the caller's abort or after maxDurationMs, whichever comes first. One
     // timer per exchange, cleared when it ends: AbortSignal.timeout's timer (and AbortSignal.any's
-    // links) would live for the whole max_duration (5 minutes by default) after each request, and
-    // at a few thousand requests a second those dominated the proxy's CPU (GC and timer lists).
+    // links) would live for the whole max_duration (5 minutes by default) after each request:
+    // hundreds of thousands of live timers under a steady load of a few thousand requests/s.
     const cut = new AbortController();
     const signal = cut.signal;
     const onCallerAbort = () => cut.abort(init.signal.reason);
