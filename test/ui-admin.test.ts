@@ -169,6 +169,7 @@ describe('web UI administration (Chromium, auth on)', function () {
       await row(other.page, 'shared-prometheus').waitFor();
       expect(await other.page.getByRole('button', { name: /^New / }).count()).to.equal(0);
       await other.page.getByRole('button', { name: 'Actions for shared-prometheus' }).click();
+      await other.page.getByRole('menuitem').first().waitFor();
       expect(await other.page.getByRole('menuitem').allInnerTexts()).to.deep.equal(['History', 'View JSON/YAML']);
       expect(other.errors, other.errors.join('\n')).to.deep.equal([]);
     } finally {

@@ -242,6 +242,7 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
       expect(await page.getByRole('button', { name: 'New datasource' }).count()).to.equal(0);
       expect(await page.getByRole('button', { name: 'Delete project' }).count()).to.equal(0);
       await page.getByRole('button', { name: 'Actions for prom' }).click();
+      await page.getByRole('menuitem').first().waitFor();
       const items = await page.getByRole('menuitem').allInnerTexts();
       expect(items).to.deep.equal(['History', 'View JSON/YAML']);
       await page.keyboard.press('Escape');
