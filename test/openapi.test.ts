@@ -9,10 +9,9 @@ import { openApiPath, UNDOCUMENTED } from '../src/api/openapi/document.js';
 import { kindRoutes } from '../src/api/resource-router.js';
 import { REASONS } from '../src/api/error-handler.js';
 import { startAuthServer } from './helpers/auth.js';
-import { openPage } from './helpers/browser.js';
+import { openPage, scrollUntilPresent } from './helpers/browser.js';
 import { readResources } from './helpers/manifests.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { waitFor } from './helpers/wait.js';
 
 type Doc = { openapi: string; paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } } & Record<string, any>;
 
@@ -188,16 +187,7 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
       // Swagger UI renders a long document as it scrolls (only the sections near the view): scroll in steps shorter than a section
       const last = w.page.locator('.opblock-tag', { hasText: 'The web UI' });
       // (scrolled until it is drawn: on a loaded machine the page draws well behind the wheel)
-      await waitFor(
-        'the last section of /api/docs ("The web UI")',
-        async () => {
-          if ((await last.count()) > 0) return true;
-          await w.page.mouse.wheel(0, 800);
-          return false;
-        },
-        40_000,
-        50,
-      );
+      await scrollUntilPresent(w.page, last, 'the last section of /api/docs ("The web UI")', 800, 40_000);
       await last.waitFor({ timeout: 10_000 });
       expect(w.errors).to.deep.equal([]);
     } finally {

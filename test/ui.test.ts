@@ -5,7 +5,7 @@ import type { Locator, Page } from 'playwright-core';
 import { parse, stringify } from 'yaml';
 import { editorContent, editorTopText, setEditorText } from './helpers/editor.js';
 import { bearer, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
-import { openPage, type WatchedPage } from './helpers/browser.js';
+import { openPage, scrollUntilPresent, type WatchedPage } from './helpers/browser.js';
 import { corpusDir, skipWithoutCorpus } from './helpers/corpus.js';
 import { startNodeExporter, type RunningNodeExporter } from './helpers/node-exporter.js';
 import { startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
@@ -29,16 +29,7 @@ function panel(page: Page, title: string): Locator {
 async function expectPanelWithData(w: WatchedPage, title: string, kind: 'chart' | 'table' | 'stat'): Promise<void> {
   const p = panel(w.page, title);
   // Perses mounts panels as they come into view: scroll down until this one exists
-  await waitFor(
-    `panel "${title}" on the page`,
-    async () => {
-      if ((await p.count()) > 0) return true;
-      await w.page.mouse.wheel(0, 400);
-      return false;
-    },
-    15_000,
-    100,
-  );
+  await scrollUntilPresent(w.page, p, `panel "${title}" on the page`, 400, 15_000);
   await p.scrollIntoViewIfNeeded();
   try {
     await waitFor(

@@ -1,7 +1,8 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { PACKAGE_ROOT } from '../../src/paths.js';
+import { waitFor } from './wait.js';
 
 /** Where screenshots go (kept by CI as test artifacts; ignored by git). */
 export const ARTIFACTS_DIR = join(PACKAGE_ROOT, 'test-artifacts', 'ui');
@@ -82,4 +83,21 @@ export async function openPage(baseURL: string, opts: PageOptions = {}): Promise
       await browser.close();
     },
   };
+}
+
+/**
+ * Scrolls the page down in steps of `stepPx` until `target` exists, within `timeoutMs`: pages
+ * that draw only what is near the view (Perses panels, Swagger UI sections) create it on the way.
+ */
+export async function scrollUntilPresent(page: Page, target: Locator, what: string, stepPx: number, timeoutMs: number): Promise<void> {
+  await waitFor(
+    what,
+    async () => {
+      if ((await target.count()) > 0) return true;
+      await page.mouse.wheel(0, stepPx);
+      return false;
+    },
+    timeoutMs,
+    50,
+  );
 }
