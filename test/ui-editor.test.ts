@@ -78,6 +78,11 @@ describe('web UI resource editor (Chromium, CodeMirror + JSON Schema)', function
     await setEditorText(page, TEXT);
     expect(await editorContent(page).getAttribute('aria-label')).to.equal('Dashboard d as YAML');
     const first = page.locator('.cm-line').first();
+    // CodeMirror highlights when its parser gets idle time: on a loaded machine, after the text is set
+    await first
+      .locator('span', { hasText: /^kind$/ })
+      .first()
+      .waitFor();
     const plain = await first.evaluate((e) => getComputedStyle(e).color);
     const colours = await first.locator('span').evaluateAll((spans) => spans.map((e) => `${e.textContent}=${getComputedStyle(e).color}`));
     // the key is drawn in its own colour, not the text's
