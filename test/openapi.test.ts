@@ -177,7 +177,7 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
   });
 
   it('/api/docs works in Chromium under that policy: the operations are listed, no CSP violation or script error', async function () {
-    this.timeout(60_000);
+    this.timeout(120_000);
     const w = await openPage(srv.url);
     try {
       await w.page.goto('/api/docs');
@@ -188,7 +188,10 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
       const last = w.page.locator('.opblock-tag', { hasText: 'The web UI' });
       // (scrolled until it is drawn: on a loaded machine the page draws well behind the wheel)
       await scrollUntilPresent(w.page, last, 'the last section of /api/docs ("The web UI")', 800, 40_000);
-      await last.waitFor({ timeout: 10_000 });
+      // brought into view before it is read: on a loaded machine the section may exist a while
+      // before it is laid out
+      await last.scrollIntoViewIfNeeded({ timeout: 30_000 });
+      expect(await last.textContent()).to.include('The web UI');
       expect(w.errors).to.deep.equal([]);
     } finally {
       await w.close();

@@ -80,7 +80,9 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
     await api('POST', '/api/v1/projects/imported/datasources', {
       kind: 'Datasource',
       metadata: { name: 'prometheus' },
-      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: prom.url } } } } },
+      // scrapeInterval 1s (Prometheus here scrapes every second): Perses' minimum step, so the
+      // newest step of a short range holds samples right after Prometheus starts
+      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: prom.url } } } } },
     });
     w = await openPage(s.url);
     tracker = requestTracker(w.page);

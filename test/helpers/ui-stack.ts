@@ -61,13 +61,16 @@ export async function startUiStack(opts: { auth: boolean }): Promise<UiStack> {
       await api('POST', `/api/v1/projects/${name}/datasources`, {
         kind: 'Datasource',
         metadata: { name: 'prometheus-datasource', project: name },
-        spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: prom.url } } } } },
+        // scrapeInterval 1s (Prometheus here scrapes every second): Perses' minimum step, so the
+        // newest step of a short range holds samples right after Prometheus starts
+        spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: prom.url } } } } },
       });
     },
     async demo(project) {
       const demo = JSON.parse(readFileSync(demoDashboardFile(), 'utf8'))[0];
       demo.metadata.project = project;
       demo.spec.datasources.PrometheusLocal.plugin.spec.proxy.spec.url = prom.url; // was localhost:9090
+      demo.spec.datasources.PrometheusLocal.plugin.spec.scrapeInterval = '1s'; // as project() does
       await api('POST', `/api/v1/projects/${project}/dashboards`, demo);
     },
     async stop() {
