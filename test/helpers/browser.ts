@@ -38,7 +38,10 @@ export interface WatchedPage {
   errors: string[];
   /** the last datasource proxy exchanges (method, path, form body, status, answer start), for failure messages */
   proxyLog: string[];
-  /** Saves a full-page screenshot as test-artifacts/ui/<name>.png. */
+  /**
+   * Saves a screenshot of the view as test-artifacts/ui/<name>.png (not the full page: drawing a
+   * long dashboard whole took up to 30 s of a loaded machine's time; a test scrolls to what matters).
+   */
   screenshot(name: string): Promise<string>;
   /** Closes the page and its browser. */
   close(): Promise<void>;
@@ -75,7 +78,7 @@ export async function openPage(baseURL: string, opts: PageOptions = {}): Promise
     proxyLog,
     async screenshot(name) {
       const path = join(ARTIFACTS_DIR, `${name}.png`);
-      await page.screenshot({ path, fullPage: true });
+      await page.screenshot({ path });
       return path;
     },
     close: async () => {

@@ -1,0 +1,90 @@
+// npm test's mocha configuration: three worker processes, and the test files in the order the
+// workers take them (see CONTRIBUTING.md, "Tests").
+//
+// In parallel mode each file goes, in list order, to the next free worker. Alphabetical order put
+// every Chromium suite (test/ui*.test.js) at the end, three browsers drawing dashboards at once on
+// two cores: pages took 5-10 times longer and the run's tail was all browsers. Here the files go
+// longest first (so no long file starts last), with the browser suites spread through the run in
+// proportion to their share of the time.
+const { readdirSync } = require('node:fs');
+const { join } = require('node:path');
+
+const ROOTS = ['dist/src', 'dist/cli', 'dist/test'];
+
+// Seconds each slow file took in a run of the whole suite (2-core AMD EPYC VM, 2026-11-26).
+// Files not listed count as DEFAULT_SECONDS. A stale figure only changes the order, never what runs.
+const SECONDS = {
+  'dist/test/ui.test.js': 150,
+  'dist/test/dashctl.test.js': 145,
+  'dist/test/ui-import.test.js': 120,
+  'dist/test/reliability.test.js': 105,
+  'dist/test/ui-theme.test.js': 100,
+  'dist/test/ui-explore.test.js': 80,
+  'dist/test/dashctl-completion.test.js': 60,
+  'dist/test/malformed-shapes.test.js': 57,
+  'dist/test/ui-manage.test.js': 55,
+  'dist/test/dashctl-habits.test.js': 52,
+  'dist/test/ui-load.test.js': 48,
+  'dist/test/server-process.test.js': 45,
+  'dist/test/dashctl-contexts.test.js': 43,
+  'dist/test/secrets.test.js': 41,
+  'dist/test/ui-home.test.js': 40,
+  'dist/test/gitops-loop.test.js': 40,
+  'dist/test/backup.test.js': 35,
+  'dist/test/login-hardening.test.js': 32,
+  'dist/test/dashctl-gitops.test.js': 29,
+  'dist/test/ui-admin.test.js': 28,
+  'dist/test/ui-datasource.test.js': 26,
+  'dist/test/replicas-processes.test.js': 25,
+  'dist/src/storage/postgres-store.test.js': 25,
+};
+const DEFAULT_SECONDS = 3;
+
+/** Every *.test.js under `dir`, recursively, sorted. */
+function testFiles(dir) {
+  let entries;
+  try {
+    entries = readdirSync(dir, { recursive: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .map(String)
+    .filter((f) => f.endsWith('.test.js'))
+    .map((f) => join(dir, f).split('\\').join('/'))
+    .sort();
+}
+
+const seconds = (f) => SECONDS[f] ?? DEFAULT_SECONDS;
+const isBrowserSuite = (f) => /^dist\/test\/ui(-[\w-]+)?\.test\.js$/.test(f);
+const longestFirst = (a, b) => seconds(b) - seconds(a) || (a < b ? -1 : 1);
+
+function ordered() {
+  const all = ROOTS.flatMap(testFiles);
+  const browser = all.filter(isBrowserSuite).sort(longestFirst);
+  const other = all.filter((f) => !isBrowserSuite(f)).sort(longestFirst);
+  const sum = (xs) => xs.reduce((n, f) => n + seconds(f), 0);
+  const share = sum(browser) / Math.max(1, sum(other));
+  const out = [];
+  let browserSeconds = 0;
+  let otherSeconds = 0;
+  while (browser.length || other.length) {
+    const takeBrowser = browser.length && (!other.length || browserSeconds <= otherSeconds * share);
+    const f = takeBrowser ? browser.shift() : other.shift();
+    if (takeBrowser) browserSeconds += seconds(f);
+    else otherSeconds += seconds(f);
+    out.push(f);
+  }
+  return out;
+}
+
+module.exports = {
+  spec: ordered(),
+  timeout: 30000,
+  slow: 2000,
+  reporter: 'spec',
+  exit: true,
+  require: ['dist/test/global-fixtures.js'],
+  parallel: true,
+  jobs: 3,
+};
