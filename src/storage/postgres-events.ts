@@ -10,10 +10,10 @@ export const EVENTS_CHANNEL = 'dashplane_events';
 /** Events read from the log per query. */
 const PAGE = 500;
 
-type Query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
+type Query = <R extends pg.QueryResultRow>(text: string, values?: unknown[], name?: string) => Promise<pg.QueryResult<R>>;
 
 export interface PostgresEventsOptions {
-  /** A query on the store's pool. */
+  /** A query on the store's pool (`name`: prepared once per connection). */
   query: Query;
   /** A new client for the dedicated LISTEN connection. */
   client: () => pg.Client;
@@ -23,6 +23,8 @@ export interface PostgresEventsOptions {
   notified: (channel: string, payload: string) => void;
   /** The other channels to LISTEN to. */
   channels: readonly string[];
+  /** Called when events were trimmed from the log before this process read them (some were never published here). */
+  missed?: () => void;
 }
 
 /**
@@ -65,6 +67,11 @@ export class PostgresEvents {
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
+  }
+
+  /** Events kept in the log. */
+  get logSize(): number {
+    return this.o.eventLogSize;
   }
 
   /** The revision below which a write that reached `last` trims the log, or undefined when it keeps everything. */
@@ -141,7 +148,7 @@ export class PostgresEvents {
 
   private startSync(): Promise<void> {
     const run = (async () => {
-      const { rows } = await this.o.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
+      const { rows } = await this.o.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1', [], 'dashplane_revision');
       if (Number(rows[0].revision) > this.rev) await this.publishing.run(() => this.catchUp());
     })().finally(() => {
       if (this.syncing === run) this.syncing = undefined;
@@ -188,7 +195,10 @@ export class PostgresEvents {
       const events = await this.read(this.rev);
       if (!events.length) return;
       // a gap after the last published revision means those events were trimmed meanwhile
-      if (events[0].revision > this.rev + 1) this.firstLogged = Math.max(this.firstLogged, events[0].revision);
+      if (events[0].revision > this.rev + 1) {
+        this.firstLogged = Math.max(this.firstLogged, events[0].revision);
+        this.o.missed?.();
+      }
       this.rev = events[events.length - 1].revision;
       this.hub.publish(events);
       if (events.length < PAGE) return;

@@ -23,13 +23,16 @@ export class PostgresHistory {
   /** Carries out a write's history plan (store-rules.ts) inside its transaction `c`. */
   async apply(c: PoolClient, obj: Envelope, plan: HistoryPlan, writer: Writer): Promise<void> {
     const k = keyOf(obj);
-    if (plan.dropEarlier) await c.query(`DELETE FROM dashplane_history WHERE ${KEY}`, keyValues(k));
-    if (plan.record) {
-      await c.query(
-        `INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc) VALUES ($1, $2, $3, $4, $5, $6, $7::json)
-         ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, manager = EXCLUDED.manager, doc = EXCLUDED.doc`,
-        [...keyValues(k), obj.metadata.version, writer.by, writer.manager, jsonOf(obj)],
-      );
+    const insert = `INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc) VALUES ($1, $2, $3, $4, $5, $6, $7::json)
+         ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, manager = EXCLUDED.manager, doc = EXCLUDED.doc`;
+    const entry = [...keyValues(k), obj.metadata.version, writer.by, writer.manager, jsonOf(obj)];
+    if (plan.dropEarlier && plan.record) {
+      // one round trip: the earlier entries go (all but the version written, which the insert
+      // replaces; one statement must not touch a row twice) and the new one is recorded
+      await c.query({ name: 'dashplane_history_restart', text: `WITH earlier AS (DELETE FROM dashplane_history WHERE ${KEY} AND version <> $4) ${insert}`, values: entry });
+    } else {
+      if (plan.dropEarlier) await c.query(`DELETE FROM dashplane_history WHERE ${KEY}`, keyValues(k));
+      if (plan.record) await c.query(insert, entry);
     }
     if (plan.dropBelow !== undefined) await c.query(`DELETE FROM dashplane_history WHERE ${KEY} AND version < $4`, [...keyValues(k), plan.dropBelow]);
   }

@@ -135,6 +135,18 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP FUNCTION pg_temp.dashplane_envelope(jsonb);
     `,
   },
+  {
+    version: 6,
+    description: 'objects found by their key through the primary key only',
+    sql: `
+      -- With statistics that lag behind a table's growth (a new or fast-growing database), the
+      -- planner took this index for key lookups too (kind and project match, then every object of
+      -- the project filtered by name): a GET or a write's update scanned the whole project. The
+      -- primary key (kind, project, name) serves every query the index served (the objects of some
+      -- kinds in a project).
+      DROP INDEX IF EXISTS dashplane_objects_project;
+    `,
+  },
 ];
 
 /** An arbitrary constant: the advisory lock key taken while migrating. */

@@ -7,9 +7,11 @@ import { KeyedMutex } from './mutex.js';
 import { AUDIT_CHANNEL, PostgresAudit } from './postgres-audit.js';
 import { describeDatabase, isRetryable, openError, translate } from './postgres-errors.js';
 import { EVENTS_CHANNEL, PostgresEvents } from './postgres-events.js';
+import { type Finished, type PendingEvent, PostgresGroupCommit } from './postgres-group-commit.js';
 import { PostgresHistory } from './postgres-history.js';
 import { docColumns, TEXT_COLUMNS, listSql } from './postgres-list.js';
 import { migrate } from './postgres-schema.js';
+import { RecentTexts } from './recent-texts.js';
 import type { CreateOptions, DeletedEntry, DeleteOptions, DumpItem, Envelope, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry } from './store.js';
 import { keyOf } from './store.js';
 import { NOBODY, checkDelete, checkUpdate, createdManagers, historyPlan, missing, taken, updatedManagers } from './store-rules.js';
@@ -31,10 +33,9 @@ export interface PostgresStoreOptions {
   eventLogSize?: number;
 }
 
-type PendingEvent = Omit<StoreEvent, 'revision'>;
-
 const MAX_ATTEMPTS = 5;
 const KEY = 'kind = $1 AND project = $2 AND name = $3';
+const INSERT_OBJECT = 'INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers)';
 const keyValues = (k: ObjectKey) => [k.kind, k.project, k.name];
 
 /**
@@ -53,18 +54,39 @@ export class PostgresStore implements Store {
   private readonly audit = new PostgresAudit((text, values) => this.query(text, values));
   private readonly history = new PostgresHistory((text, values) => this.query(text, values));
   private readonly events: PostgresEvents;
+  /**
+   * Texts of objects read lately, dropped by any replica's event for them (and all of them when
+   * events were missed). `getText` first calls `sync`, which delivers every event committed before
+   * it, so a text served from here is as fresh as a query.
+   */
+  private readonly recent = new RecentTexts(RECENT_TEXT_CHARS);
+  /** Bumped by every event: a read that an event overtook is not kept in `recent`. */
+  private generation = 0;
+  private readonly group = new PostgresGroupCommit(
+    (fn) => this.tx(fn),
+    (c, events, audit) => this.finish(c, events, audit),
+    (e) => translate(e, this.where),
+  );
 
   constructor(private readonly opts: PostgresStoreOptions) {
     this.where = describeDatabase(opts);
     const { eventLogSize: _e, url, max: _m, ...rest } = opts;
     this.events = new PostgresEvents({
-      query: (text, values) => this.query(text, values),
+      query: (text, values, name) => this.query(text, values, name),
       client: () => new pg.Client({ ...(url ? { connectionString: url } : {}), ...rest }),
       eventLogSize: opts.eventLogSize ?? 10_000,
       channels: [AUDIT_CHANNEL],
       notified: (channel, payload) => {
         if (channel === AUDIT_CHANNEL) this.audit.notify({ lastId: Number(payload) });
       },
+      missed: () => {
+        this.generation++;
+        this.recent.clear();
+      },
+    });
+    this.events.listen((e) => {
+      this.generation++;
+      this.recent.delete(textKey(keyOf(e.object)));
     });
   }
 
@@ -114,14 +136,29 @@ export class PostgresStore implements Store {
   }
 
   async get(key: ObjectKey): Promise<Envelope | undefined> {
-    const { rows } = await this.query<{ doc: Envelope }>(`SELECT doc FROM dashplane_objects WHERE ${KEY}`, keyValues(key));
+    const { rows } = await this.query<{ doc: Envelope }>(`SELECT doc FROM dashplane_objects WHERE ${KEY}`, keyValues(key), 'dashplane_get');
     return rows[0]?.doc;
   }
 
-  /** The document's text as written (not parsed here), and its metadata. */
+  /**
+   * The document's text as written (not parsed here), and its metadata: from the texts read
+   * lately when no event changed it (shared: frozen), after a `sync`.
+   */
   async getText(key: ObjectKey): Promise<StoredText | undefined> {
-    const { rows } = await this.query<{ text: string }>(`SELECT ${TEXT_COLUMNS} FROM dashplane_objects WHERE ${KEY}`, keyValues(key));
-    return rows.length ? storedText(rows[0].text) : undefined;
+    await this.events.sync();
+    const k = textKey(key);
+    const hit = this.recent.get(k);
+    if (hit !== undefined) return hit;
+    const generation = this.generation;
+    const { rows } = await this.query<{ text: string }>(`SELECT ${TEXT_COLUMNS} FROM dashplane_objects WHERE ${KEY}`, keyValues(key), 'dashplane_get_text');
+    if (!rows.length) return undefined;
+    const found = storedText(rows[0].text);
+    Object.freeze(found);
+    Object.freeze(found.metadata);
+    if (found.metadata.tags) Object.freeze(found.metadata.tags);
+    // an event delivered during the read may have changed it: keep only what no event overtook
+    if (generation === this.generation) this.recent.set(k, found);
+    return found;
   }
 
   async list(q: ListQuery): Promise<Envelope[]> {
@@ -142,19 +179,29 @@ export class PostgresStore implements Store {
 
   create(obj: Envelope, opts: CreateOptions = {}): Promise<number> {
     return this.write(async (c) => {
-      if (opts.parent) {
-        // FOR SHARE: the parent cannot be deleted until this write commits (and a delete that
-        // committed first makes this read find nothing)
-        const found = await c.query(`SELECT 1 FROM dashplane_objects WHERE ${KEY} FOR SHARE`, keyValues(opts.parent));
-        if (!found.rowCount) throw missing(opts.parent);
-      }
       const all = [obj, ...(opts.also ?? [])];
       for (const [i, o] of all.entries()) {
-        const inserted = await c.query(
-          `INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers) VALUES ($1, $2, $3, $4::json, $5, $6, $7::json)
-           ON CONFLICT (kind, project, name) DO NOTHING`,
-          [...keyValues(keyOf(o)), jsonOf(o), o.metadata.version, o.metadata.updatedAt, JSON.stringify(createdManagers(o, i === 0, opts) ?? [])],
-        );
+        const row = [...keyValues(keyOf(o)), jsonOf(o), o.metadata.version, o.metadata.updatedAt, JSON.stringify(createdManagers(o, i === 0, opts) ?? [])];
+        if (i === 0 && opts.parent) {
+          // one round trip: the parent read FOR SHARE (it cannot be deleted until this write
+          // commits, and a delete that committed first makes the read find nothing), and the
+          // insert only when it was found
+          const { rows } = await c.query<{ parent: number; inserted: number }>({
+            name: 'dashplane_create_child',
+            text: `WITH parent AS (SELECT 1 FROM dashplane_objects WHERE kind = $8 AND project = $9 AND name = $10 FOR SHARE),
+                   inserted AS (${INSERT_OBJECT} SELECT $1, $2, $3, $4::json, $5, $6, $7::json WHERE EXISTS (SELECT 1 FROM parent) ON CONFLICT (kind, project, name) DO NOTHING RETURNING 1)
+                   SELECT (SELECT count(*) FROM parent)::int AS parent, (SELECT count(*) FROM inserted)::int AS inserted`,
+            values: [...row, ...keyValues(opts.parent)],
+          });
+          if (!rows[0].parent) throw missing(opts.parent);
+          if (!rows[0].inserted) throw taken(o);
+          continue;
+        }
+        const inserted = await c.query({
+          name: 'dashplane_create',
+          text: `${INSERT_OBJECT} VALUES ($1, $2, $3, $4::json, $5, $6, $7::json) ON CONFLICT (kind, project, name) DO NOTHING`,
+          values: row,
+        });
         if (!inserted.rowCount) throw taken(o);
       }
       await this.history.apply(c, obj, historyPlan(obj, opts.history, 'create'), opts.writer ?? NOBODY);
@@ -309,41 +356,61 @@ export class PostgresStore implements Store {
   // --- internals ---
 
   /**
-   * One write: `build` makes the changes and returns its events; then the revision is taken from
-   * the meta row, the events are logged and the log trimmed, all in one transaction. After the
-   * commit the events are published in revision order, before the returned promise resolves.
+   * One write: `build` makes the changes (inside a transaction, possibly shared with other writes
+   * of this process: postgres-group-commit.ts) and returns its events. Resolves once committed
+   * and published, to the revision of its last event.
    */
-  private async write(build: (c: PoolClient) => Promise<PendingEvent[]>, audit: readonly AuditDraft[] = []): Promise<number> {
-    const { first, events, trimmed, entries } = await this.tx(async (c) => {
-      const pending = await build(c);
-      // the meta row lock serialises numbering: revision order is commit order, without gaps
-      const { rows } = await c.query<{ revision: string }>('UPDATE dashplane_meta SET revision = revision + $1 WHERE id = 1 RETURNING revision', [pending.length]);
-      const last = Number(rows[0].revision);
-      const first = last - pending.length + 1;
-      const events = pending.map((e, i) => ({ ...e, revision: first + i }) as StoreEvent);
-      await c.query(
-        `INSERT INTO dashplane_events (revision, type, object)
-         SELECT (e->>'revision')::bigint, e->>'type', e->'object' FROM json_array_elements($1::json) AS e`,
-        [JSON.stringify(events)],
-      );
-      const created = events.filter((e) => e.type === 'ADDED').map((e) => ({ ...keyOf(e.object), revision: e.revision }));
-      if (created.length) {
-        await c.query(
-          `UPDATE dashplane_objects o SET created_revision = x.revision
-             FROM jsonb_to_recordset($1::jsonb) AS x(kind text, project text, name text, revision bigint)
-            WHERE o.kind = x.kind AND o.project = x.project AND o.name = x.name`,
-          [JSON.stringify(created)],
-        );
-      }
-      const trimBelow = this.events.trimBelow(last);
-      if (trimBelow !== undefined) await c.query('DELETE FROM dashplane_events WHERE revision < $1', [trimBelow]);
-      // delivered to every listener at commit, in commit order
-      await c.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, String(last)]);
-      return { first, events, trimmed: trimBelow !== undefined, entries: await this.audit.insert(c, audit) };
+  private write(build: (c: PoolClient) => Promise<PendingEvent[]>, audit: readonly AuditDraft[] = []): Promise<number> {
+    return this.group.write({ build, audit });
+  }
+
+  /**
+   * The part of a write transaction its writes share, in one statement (FINISH_SQL): the revision
+   * taken from the meta row, the events logged and the log trimmed, the creation revisions, the
+   * audit entries numbered and inserted, the notifications. Both rows it locks (the revision and
+   * the audit number) are held until the commit, so this is the part of a write that replicas
+   * and parallel groups go through one at a time: one round trip, not one per step. After the
+   * commit the events are published in revision order (`publish`), before the writes' promises
+   * resolve.
+   */
+  private async finish(c: PoolClient, pending: PendingEvent[], audit: readonly AuditDraft[]): Promise<Finished> {
+    const created = pending.flatMap((e, i) => (e.type === 'ADDED' ? [{ key: keyOf(e.object), i: i + 1 }] : []));
+    const col = <T>(xs: readonly T[], f: (x: T) => unknown) => xs.map(f);
+    const { rows } = await c.query<{ base: string; audit_base: string | null }>({
+      name: 'dashplane_finish',
+      text: FINISH_SQL,
+      values: [
+        pending.length,
+        col(pending, (e) => e.type),
+        col(pending, (e) => jsonOf(e.object)),
+        col(created, (x) => x.key.kind),
+        col(created, (x) => x.key.project),
+        col(created, (x) => x.key.name),
+        col(created, (x) => x.i),
+        this.events.logSize,
+        audit.length,
+        col(audit, (d) => d.time),
+        col(audit, (d) => d.action),
+        col(audit, (d) => d.user),
+        col(audit, (d) => d.kind ?? null),
+        col(audit, (d) => d.project ?? null),
+        col(audit, (d) => JSON.stringify(d)),
+        EVENTS_CHANNEL,
+        AUDIT_CHANNEL,
+      ],
     });
-    this.audit.notify({ lastId: entries.length ? entries[entries.length - 1].id : 0, entries });
-    await this.events.committed(first, events, trimmed);
-    return first + events.length - 1;
+    const first = Number(rows[0].base) + 1;
+    const last = first + pending.length - 1;
+    const events = pending.map((e, i) => ({ ...e, revision: first + i }) as StoreEvent);
+    const auditBase = Number(rows[0].audit_base ?? 0);
+    const entries = audit.map((d, i) => ({ id: auditBase + i + 1, ...d }));
+    return {
+      last,
+      publish: async () => {
+        this.audit.notify({ lastId: entries.length ? entries[entries.length - 1].id : 0, entries });
+        await this.events.committed(first, events, this.events.trimBelow(last) !== undefined);
+      },
+    };
   }
 
   /** A transaction, retried on serialisation failures and deadlocks; errors translated. */
@@ -378,12 +445,50 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  /** `name`: a statement prepared once per connection (the hot reads: no parse and plan on each call). */
+  private async query<R extends pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>> {
     if (!this.pool) throw unavailable(`the PostgreSQL store ${this.where} is not open`);
     try {
-      return await this.pool.query<R>(text, values);
+      return await this.pool.query<R>(name ? { name, text, values } : text, name ? undefined : values);
     } catch (e) {
       throw translate(e, this.where);
     }
   }
 }
+
+/** How much object text (in characters) `recent` keeps. */
+const RECENT_TEXT_CHARS = 16 * 1024 * 1024;
+
+const textKey = (k: ObjectKey) => `${k.kind}\u0000${k.project}\u0000${k.name}`;
+
+/**
+ * A write transaction's shared part (see `finish`), one statement. Parameters: $1 the number of
+ * events, $2/$3 their types and objects; $4-$7 the created objects' keys and their event's
+ * position (from 1); $8 the events kept in the log; $9 the number of audit entries, $10-$15 their
+ * columns and their JSON without the id (the id, taken here, is put first, as JSON.stringify of
+ * `{id, ...draft}` writes it); $16/$17 the notification channels. Keys compare in the key columns'
+ * collation, so the update finds its rows through the primary key. Arrays, not VALUES lists: one
+ * text, prepared once per connection, whatever the number of rows (and no parameter limit).
+ */
+const FINISH_SQL = `
+  WITH m AS (UPDATE dashplane_meta SET revision = revision + $1 WHERE id = 1 RETURNING revision - $1 AS base),
+  ev AS (
+    INSERT INTO dashplane_events (revision, type, object)
+    SELECT m.base + e.i, e.type, e.object FROM m, unnest($2::text[], $3::json[]) WITH ORDINALITY AS e(type, object, i)
+  ),
+  cr AS (
+    UPDATE dashplane_objects o SET created_revision = m.base + x.i
+      FROM m, unnest($4::text[], $5::text[], $6::text[], $7::bigint[]) AS x(kind, project, name, i)
+     WHERE o.kind = x.kind COLLATE "C" AND o.project = x.project COLLATE "C" AND o.name = x.name COLLATE "C"
+  ),
+  tr AS (DELETE FROM dashplane_events WHERE revision <= (SELECT base FROM m) + $1 - $8),
+  a AS (UPDATE dashplane_audit_seq SET last = last + $9 WHERE id = 1 AND $9 > 0 RETURNING last - $9 AS base),
+  ai AS (
+    INSERT INTO dashplane_audit (id, time, action, "user", kind, project, entry)
+    SELECT a.base + d.i, d.time::timestamptz, d.action, d.usr, d.kind, d.project, ('{"id":' || (a.base + d.i) || ',' || substr(d.entry, 2))::json
+      FROM a, unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[]) WITH ORDINALITY AS d(time, action, usr, kind, project, entry, i)
+  )
+  SELECT m.base, (SELECT base FROM a) AS audit_base,
+         pg_notify($16, (m.base + $1)::text),
+         CASE WHEN $9 > 0 THEN pg_notify($17, ((SELECT base FROM a) + $9)::text) END
+    FROM m`;

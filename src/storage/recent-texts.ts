@@ -2,7 +2,7 @@ import type { StoredText } from './store.js';
 
 /**
  * Stored texts by key, least recently used dropped first once their total length passes
- * `maxChars`: LevelStore's objects read lately (a dashboard is read far more often than written).
+ * `maxChars`: the objects LevelStore and PostgresStore read lately (a dashboard is read far more often than written).
  */
 export class RecentTexts {
   private readonly map = new Map<string, StoredText>();
@@ -25,6 +25,11 @@ export class RecentTexts {
     this.map.set(key, value);
     this.chars += value.text.length;
     while (this.chars > this.maxChars) this.delete(this.map.keys().next().value!);
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.chars = 0;
   }
 
   delete(key: string): void {

@@ -1,0 +1,155 @@
+import type { PoolClient } from 'pg';
+import type { AuditDraft } from './audit-types.js';
+import { isRetryable } from './postgres-errors.js';
+import type { StoreEvent } from './store.js';
+
+/** The events a write makes, before revisions are assigned. */
+export type PendingEvent = Omit<StoreEvent, 'revision'>;
+
+/** One write: its changes (run inside the group's transaction; returns its events) and its audit entries. */
+export interface GroupedWrite {
+  build: (c: PoolClient) => Promise<PendingEvent[]>;
+  audit: readonly AuditDraft[];
+}
+
+/** What the group's transaction committed: each write's events (or why it failed), in queue order. */
+export type WriteOutcome = { ok: true; events: PendingEvent[] } | { ok: false; error: unknown };
+
+interface Queued extends GroupedWrite {
+  resolve: (revision: number) => void;
+  reject: (e: unknown) => void;
+}
+
+/** What the shared part of a group's transaction wrote: the last revision, and what to publish after the commit. */
+export interface Finished {
+  last: number;
+  publish: () => Promise<void>;
+}
+
+/** Most writes committed in one transaction. */
+const MAX_GROUP = 64;
+
+/**
+ * Groups committed at the same time, each on its own connection: a group runs its writes one
+ * after the other, a few round trips each, so one group at a time left the database idle between
+ * them; several run side by side (their row locks order writes of the same object) and meet only
+ * at the revision row, which each takes once, at its end.
+ */
+const PARALLEL_GROUPS = 4;
+
+/**
+ * PostgresStore's group commit: a write waits in a queue; a committer takes its share of the
+ * waiting writes (up to MAX_GROUP; PARALLEL_GROUPS committers) and runs them one after the other in one transaction, each inside a savepoint
+ * so that one that fails (a taken name, a stale version) is rolled back alone and the others go
+ * on; then the revisions, events and audit entries of all of them are written once and the
+ * transaction commits once. Concurrent writes of one replica thus share one commit (one WAL flush,
+ * one turn of the store-wide revision row lock) instead of queueing for one each; a write alone
+ * in the queue runs without savepoints.
+ */
+export class PostgresGroupCommit {
+  private readonly queue: Queued[] = [];
+  /** Groups being committed now. */
+  private active = 0;
+
+  /**
+   * @param run runs a function in one transaction, retried as a whole on serialisation failures
+   *   and deadlocks, its errors translated
+   * @param finish writes what the writes that passed share (revisions, events, audit entries)
+   * @param translate what a write that failed alone in its savepoint is rejected with
+   */
+  constructor(
+    private readonly run: <T>(fn: (c: PoolClient) => Promise<T>) => Promise<T>,
+    private readonly finish: (c: PoolClient, events: PendingEvent[], audit: AuditDraft[]) => Promise<Finished>,
+    private readonly translate: (e: unknown) => unknown,
+    private readonly parallel = PARALLEL_GROUPS,
+  ) {}
+
+  /** Queues a write; resolves to the revision of its last event once committed. */
+  write(w: GroupedWrite): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ ...w, resolve, reject });
+      if (this.active < this.parallel) void this.drain();
+    });
+  }
+
+  /** One committer: takes a share of the queue at a time, until it is empty. */
+  private async drain(): Promise<void> {
+    this.active++;
+    try {
+      while (this.queue.length > 0) await this.commitGroup(this.queue.splice(0, Math.min(MAX_GROUP, Math.ceil(this.queue.length / this.parallel))));
+    } finally {
+      this.active--;
+    }
+  }
+
+  private async commitGroup(group: Queued[]): Promise<void> {
+    let outcomes: WriteOutcome[];
+    let last: number;
+    let publish: () => Promise<void>;
+    try {
+      ({ outcomes, last, publish } = await this.run(async (c) => {
+        const results = group.length === 1 ? [await this.alone(c, group[0])] : await this.together(c, group);
+        const passed = results.flatMap((r, i) => (r.ok ? [{ r, w: group[i] }] : []));
+        if (!passed.length) return { outcomes: results, last: 0, publish: async () => undefined };
+        const events = passed.flatMap((p) => (p.r.ok ? p.r.events : []));
+        const done = await this.finish(
+          c,
+          events,
+          passed.flatMap((p) => [...p.w.audit]),
+        );
+        return { outcomes: results, ...done };
+      }));
+    } catch (e) {
+      for (const w of group) w.reject(e);
+      return;
+    }
+    await publish();
+    // each write's revision: that of its last event, counted back from the group's last
+    let end = last;
+    for (let i = group.length - 1; i >= 0; i--) {
+      const o = outcomes[i];
+      if (!o.ok) {
+        group[i].reject(this.translate(o.error));
+        continue;
+      }
+      group[i].resolve(end);
+      end -= o.events.length;
+    }
+  }
+
+  /** A write alone: no savepoint (its failure rolls the whole transaction back). */
+  private async alone(c: PoolClient, w: Queued): Promise<WriteOutcome> {
+    return { ok: true, events: await w.build(c) };
+  }
+
+  /** Several writes, each in a savepoint: a failed one is rolled back to it and the next goes on. */
+  private async together(c: PoolClient, group: Queued[]): Promise<WriteOutcome[]> {
+    const out: WriteOutcome[] = [];
+    // the release of one write's savepoint goes with the next one's (one round trip, not two)
+    let held = false;
+    for (const w of group) {
+      await c.query(held ? 'RELEASE SAVEPOINT w; SAVEPOINT w' : 'SAVEPOINT w');
+      held = true;
+      try {
+        out.push({ ok: true, events: await w.build(c) });
+      } catch (e) {
+        // the whole group is retried (serialisation failure, deadlock) or fails (a lost connection)
+        if (isRetryable(e) || !(await rolledBack(c))) throw e;
+        held = false;
+        out.push({ ok: false, error: e });
+      }
+    }
+    // the last savepoint is left open: the commit ends it
+    return out;
+  }
+}
+
+/** Rolls back to the write's savepoint; false when that fails too (the connection is gone). */
+async function rolledBack(c: PoolClient): Promise<boolean> {
+  try {
+    await c.query('ROLLBACK TO SAVEPOINT w; RELEASE SAVEPOINT w');
+    return true;
+  } catch {
+    return false;
+  }
+}
