@@ -1,4 +1,3 @@
-import { Agent, fetch, type Response } from 'undici';
 import { MANAGER_HEADER } from '../src/api/headers.js';
 import { CliError, HttpError, type Detail } from './errors.js';
 
@@ -19,8 +18,6 @@ export interface ApiClientOptions {
   refreshToken?: string;
   /** Called after an automatic refresh, to save the new pair. */
   onTokens?(tokens: TokenPair): void;
-  /** Parallel connections kept alive (default 16). */
-  connections?: number;
 }
 
 export interface RequestOptions {
@@ -52,13 +49,11 @@ export class ApiClient {
   private accessToken?: string;
   private refreshToken?: string;
   private refreshing?: Promise<void>;
-  private readonly agent: Agent;
 
   constructor(private readonly opts: ApiClientOptions) {
     this.url = opts.url;
     this.accessToken = opts.accessToken;
     this.refreshToken = opts.refreshToken;
-    this.agent = new Agent({ connections: opts.connections ?? 16, keepAliveTimeout: 10_000, pipelining: 1 });
   }
 
   /** Any status; throws only when the server cannot be reached. */
@@ -109,9 +104,12 @@ export class ApiClient {
     }
   }
 
-  async close(): Promise<void> {
-    await this.agent.close();
-  }
+  /**
+   * Nothing to release: requests go through Node's own fetch and its shared keep-alive pool, whose
+   * idle connections never hold the process open. (undici's package cost every dashctl run a
+   * seventh of a second of start-up; the server's proxy still uses it.)
+   */
+  async close(): Promise<void> {}
 
   private async send(method: string, path: string, o: RequestOptions, token: string | undefined): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'dashctl', [MANAGER_HEADER]: FIELD_MANAGER, ...(o.headers ?? {}) };
@@ -126,7 +124,7 @@ export class ApiClient {
     if (token && o.auth !== false) headers.authorization = `Bearer ${token}`;
     const target = this.url + path + queryString(o.query);
     try {
-      return await fetch(target, { method, headers, body, dispatcher: this.agent });
+      return await fetch(target, { method, headers, body });
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       throw new CliError(`cannot reach ${this.url} (${cause?.code ?? cause?.message ?? (e as Error).message}); is the server running? (dashctl login URL to change it)`);

@@ -55,7 +55,7 @@ export function makeLoginCommand(env: Env): Command {
         flags.token = (await readStdin()).trim();
         if (!flags.token) throw new CliError('--token-stdin read nothing; pipe the token in, e.g. printf %s "$DASHPLANE_TOKEN" | dashctl login URL --token-stdin');
       }
-      const api = new ApiClient({ url, connections: 1 });
+      const api = new ApiClient({ url });
       try {
         const info = await authInfo(api);
         let tokens: TokenPair | undefined;
@@ -93,7 +93,7 @@ function contextFor(ctx: Context, url: string): string {
 
 /** `-p` is the project, as everywhere in dashctl: one that does not exist is most likely a password given the old way. */
 async function checkProject(url: string, token: string | undefined, project: string): Promise<void> {
-  const api = new ApiClient({ url, accessToken: token, connections: 1 });
+  const api = new ApiClient({ url, accessToken: token });
   try {
     const res = await api.request('GET', objectPath(KINDS.projectKind, project));
     if (res.status === 404)
@@ -105,7 +105,7 @@ async function checkProject(url: string, token: string | undefined, project: str
 
 /** Who a token signs in as (its user or service account); fails when the server refuses it. */
 async function whoami(url: string, token: string | undefined): Promise<string | undefined> {
-  const api = new ApiClient({ url, accessToken: token, connections: 1 });
+  const api = new ApiClient({ url, accessToken: token });
   try {
     const { body } = await api.call('GET', '/api/v1/user/whoami');
     const m = body?.metadata;

@@ -2,10 +2,8 @@ import { Command, Option } from 'commander';
 import { join } from 'node:path';
 import { isApiError } from '../../src/errors.js';
 import type { Dashboard, Datasource } from '../../src/kinds/generated/types.js';
-import { migrateGrafanaDashboard } from '../../src/migrate/dashboard.js';
-import { formatReport, type MigrationReport } from '../../src/migrate/report.js';
+import type { MigrationReport } from '../../src/migrate/report.js';
 import { SCHEMAS_DIR } from '../../src/paths.js';
-import { PluginRegistry } from '../../src/plugins/registry.js';
 import type { ApiClient } from '../api-client.js';
 import type { Env } from '../env.js';
 import { CliError, describeError } from '../errors.js';
@@ -69,6 +67,12 @@ export function makeMigrateCommand(env: Env): Command {
       const project = flags.apply ? ctx.requiredProject(flags.project, 'Dashboard') : flags.project;
       const api = project || flags.online ? ctx.client() : undefined;
       const taken = project ? await dashboardNames(api!, project) : new Set<string>();
+      // the migration and the plugin schemas load with this command, not with every dashctl run
+      const [{ migrateGrafanaDashboard }, { formatReport }, { PluginRegistry }] = await Promise.all([
+        import('../../src/migrate/dashboard.js'),
+        import('../../src/migrate/report.js'),
+        import('../../src/plugins/registry.js'),
+      ]);
       const plugins = flags.online ? undefined : PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'));
       // in a project, queries name its default Prometheus datasource (the server does the same with --online)
       const notes: string[] = [];
