@@ -185,10 +185,7 @@ describe('PostgresStore', () => {
     });
 
     it('group commit: concurrent writes share transactions; one that fails (taken name, stale version, missing parent) is refused alone, the others commit with gap-free revisions', async () => {
-      const db = await cluster.createDatabase();
-      const store = new PostgresStore({ url: db.url });
-      await store.open();
-      try {
+      await withStoreAndClient(async (store, c) => {
         await store.create(obj('Project', '', 'p'));
         await store.create(obj('Dashboard', 'p', 'taken'));
         const revisions: number[] = [];
@@ -219,27 +216,13 @@ describe('PostgresStore', () => {
         expect(entries).to.have.length(36);
         expect(entries).to.not.include.members(['taken', 'orphan']);
         // rows written in one transaction carry the same xmin: fewer transactions than writes
-        const c = new pg.Client({ connectionString: db.url });
-        await c.connect();
-        try {
-          const { rows } = await c.query<{ n: string }>("SELECT count(DISTINCT xmin::text) AS n FROM dashplane_objects WHERE kind = 'Dashboard' AND name LIKE 'd%'");
-          expect(Number(rows[0].n), 'transactions for 36 concurrent creates').to.be.below(36);
-        } finally {
-          await c.end();
-        }
-      } finally {
-        await store.close();
-        await db.drop();
-      }
+        const { rows } = await c.query<{ n: string }>("SELECT count(DISTINCT xmin::text) AS n FROM dashplane_objects WHERE kind = 'Dashboard' AND name LIKE 'd%'");
+        expect(Number(rows[0].n), 'transactions for 36 concurrent creates').to.be.below(36);
+      });
     });
 
     it('key lookups go through the primary key even before statistics know the table grew (migration 6): a GET or an update never scans the project', async () => {
-      const db = await cluster.createDatabase();
-      const store = new PostgresStore({ url: db.url });
-      await store.open();
-      const c = new pg.Client({ connectionString: db.url });
-      await c.connect();
-      try {
+      await withStoreAndClient(async (store, c) => {
         await store.create(obj('Project', '', 'p'));
         // 2,000 objects of one project written behind the planner's back (no ANALYZE since)
         await c.query(
@@ -263,12 +246,24 @@ describe('PostgresStore', () => {
           expect(text, sql).to.not.include('Rows Removed by Filter').and.not.include('dashplane_objects_project');
         }
         expect((await store.getText({ kind: 'Dashboard', project: 'p', name: 'd1999' }))!.metadata.name).to.equal('d1999');
+      });
+    });
+
+    /** A store and a plain client on a new database for `fn`; both closed and the database dropped after. */
+    async function withStoreAndClient(fn: (store: PostgresStore, c: pg.Client) => Promise<void>): Promise<void> {
+      const db = await cluster.createDatabase();
+      const store = new PostgresStore({ url: db.url });
+      await store.open();
+      const c = new pg.Client({ connectionString: db.url });
+      await c.connect();
+      try {
+        await fn(store, c);
       } finally {
         await c.end();
         await store.close();
         await db.drop();
       }
-    });
+    }
 
     /** Two stores (replicas) on a new database for `fn`, closed and the database dropped after. */
     async function withReplicas(fn: (a: PostgresStore, b: PostgresStore) => Promise<void>): Promise<void> {
