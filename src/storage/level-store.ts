@@ -14,7 +14,7 @@ import { RecentTexts } from './recent-texts.js';
 import type { CreateOptions, DeletedEntry, DeleteOptions, DumpItem, Envelope, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry } from './store.js';
 import { keyOf } from './store.js';
 import { NOBODY, checkDelete, checkUpdate, checkWatchFrom, createdManagers, historyPlan, missing, taken, updatedManagers } from './store-rules.js';
-import { storedText } from './stored-text.js';
+import { frozenText, storedText } from './stored-text.js';
 
 /**
  * The embedded default store: LevelDB through `level`. One process owns the directory (LevelDB's
@@ -93,10 +93,7 @@ export class LevelStore implements Store {
     const generation = this.generation;
     const raw = await this.db.get<string, Buffer>(k, { valueEncoding: 'buffer' });
     if (raw === undefined) return undefined;
-    const found = storedText(raw);
-    Object.freeze(found);
-    Object.freeze(found.metadata);
-    if (found.metadata.tags) Object.freeze(found.metadata.tags);
+    const found = frozenText(storedText(raw));
     // a commit that ran during the read may have changed it: keep only what no commit overtook
     if (generation === this.generation) this.recent.set(k, found);
     return found;

@@ -15,7 +15,7 @@ import { RecentTexts } from './recent-texts.js';
 import type { CreateOptions, DeletedEntry, DeleteOptions, DumpItem, Envelope, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry } from './store.js';
 import { keyOf } from './store.js';
 import { NOBODY, checkDelete, checkUpdate, createdManagers, historyPlan, missing, taken, updatedManagers } from './store-rules.js';
-import { storedText } from './stored-text.js';
+import { frozenText, storedText } from './stored-text.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user@host:port/database (a password in it is never printed). */
@@ -152,10 +152,7 @@ export class PostgresStore implements Store {
     const generation = this.generation;
     const { rows } = await this.query<{ text: string }>(`SELECT ${TEXT_COLUMNS} FROM dashplane_objects WHERE ${KEY}`, keyValues(key), 'dashplane_get_text');
     if (!rows.length) return undefined;
-    const found = storedText(rows[0].text);
-    Object.freeze(found);
-    Object.freeze(found.metadata);
-    if (found.metadata.tags) Object.freeze(found.metadata.tags);
+    const found = frozenText(storedText(rows[0].text));
     // an event delivered during the read may have changed it: keep only what no event overtook
     if (generation === this.generation) this.recent.set(k, found);
     return found;

@@ -17,6 +17,13 @@ export function storedText(json: string | Buffer): StoredText {
 
 const HEAD_BYTES = 1024;
 
+/** `t` frozen with its metadata, to be shared by every reader (the stores' caches of texts read lately). */
+export function frozenText(t: StoredText): StoredText {
+  Object.freeze(t.metadata);
+  if (t.metadata.tags) Object.freeze(t.metadata.tags);
+  return Object.freeze(t);
+}
+
 function wholeMetadata(json: string): Metadata {
   return (JSON.parse(json) as { metadata: Metadata }).metadata;
 }
