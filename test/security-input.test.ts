@@ -146,6 +146,16 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 }
 
 /**
+ * The fastest of three runs of `fn` (ms), with every result: a stall of a loaded machine (other
+ * test workers, a browser) during one run is not the server's answer time, while an answer that
+ * is slow by itself is slow every time.
+ */
+async function fastestOfThree<T>(fn: () => Promise<T>): Promise<{ ms: number; values: T[] }> {
+  const runs = [await timed(fn), await timed(fn), await timed(fn)];
+  return { ms: Math.min(...runs.map((r) => r.ms)), values: runs.map((r) => r.value) };
+}
+
+/**
  * A server in a child process, for requests that might crash the process: mocha would swallow an
  * uncaught exception thrown in-process, so only a separate process shows whether it survives.
  */
@@ -393,9 +403,9 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
           .fill(`*${levels[i - 1]}`)
           .join(', ')}]\n`;
       }
-      const { ms, value: r } = await timed(() => unchanged(s, () => s.raw('POST', '/api/v1/projects', text, YAML_CT)));
-      expect(r.status, r.text).to.equal(400);
-      expect(ms, 'round trip in ms').to.be.below(500);
+      const { ms, values } = await unchanged(s, () => fastestOfThree(() => s.raw('POST', '/api/v1/projects', text, YAML_CT)));
+      for (const r of values) expect(r.status, r.text).to.equal(400);
+      expect(ms, 'round trip in ms (the fastest of three)').to.be.below(500);
       expect((await s.api('GET', '/api/v1/projects/lol')).status).to.equal(404);
       await expectHealthy(s);
     });
@@ -414,9 +424,9 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
       it(`INPUT-05 tag ${label}: 400 quickly`, async () => {
         const directive = line.includes('!e!') ? '%TAG !e! tag:evil.example,2000:\n---\n' : '';
         const text = `${directive}kind: Project\nmetadata:\n  ${line}\nspec: {}\n`;
-        const { ms, value: r } = await timed(() => unchanged(s, () => s.raw('POST', '/api/v1/projects', text, YAML_CT)));
-        expect(r.status, r.text).to.equal(400);
-        expect(ms).to.be.below(500);
+        const { ms, values } = await unchanged(s, () => fastestOfThree(() => s.raw('POST', '/api/v1/projects', text, YAML_CT)));
+        for (const r of values) expect(r.status, r.text).to.equal(400);
+        expect(ms, 'round trip in ms (the fastest of three)').to.be.below(500);
       });
     }
 
