@@ -277,6 +277,38 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       }
     });
 
+    it('listText stays current through writes after name-prefix lists and reads (no text read earlier is served once changed)', async () => {
+      const queries: ListQuery[] = [
+        { kind: 'Dashboard', project: 'a', namePrefix: 'a' },
+        { kind: 'Dashboard', project: 'a' },
+        { kind: 'Dashboard', namePrefix: 'a' },
+        { kind: 'Dashboard', project: 'a', namePrefix: 'a', limit: 2 },
+        { kind: 'Dashboard', project: 'a', after: { project: 'a', name: 'a1' } },
+        { kind: 'Dashboard' },
+      ];
+      const same = async (when: string) => {
+        for (const q of queries) {
+          const texts = (await store.listText(q)).map((x) => JSON.parse(x.text.toString()) as unknown);
+          expect(texts, `${when}: ${JSON.stringify(q)}`).to.deep.equal(await store.list(q));
+        }
+      };
+      await store.create(obj('Project', '', 'a'));
+      for (const n of ['a1', 'a2', 'a3', 'b1']) await store.create(obj('Dashboard', 'a', n, 0, { n: 0 }));
+      await store.create(obj('Dashboard', 'b', 'a1', 0, { n: 0 }));
+      await same('first lists');
+      await store.getText({ kind: 'Dashboard', project: 'a', name: 'a2' });
+      await store.update(obj('Dashboard', 'a', 'a1', 1, { n: 1 }), { expectedVersion: 0 });
+      await store.update(obj('Dashboard', 'a', 'a2', 1, { n: 1 }), { expectedVersion: 0 });
+      await store.delete({ kind: 'Dashboard', project: 'a', name: 'a3' });
+      await store.create(obj('Dashboard', 'a', 'a0', 0, { n: 0 }));
+      await same('after updates, a delete and a create');
+      const prefixed = await store.listText(queries[0]);
+      expect(prefixed.map((x) => `${x.metadata.name}:${(JSON.parse(x.text.toString()) as { spec: { n: number } }).spec.n}`)).to.deep.equal(['a0:0', 'a1:1', 'a2:1']);
+      await store.delete({ kind: 'Project', project: '', name: 'a' }, { children: { project: 'a', kinds: ['Dashboard'] } });
+      expect(await store.listText(queries[0])).to.deep.equal([]);
+      await same('after the project went');
+    });
+
     it('the revision increases with every write and survives a reopen', async () => {
       const r0 = await store.revision();
       const r1 = await store.create(obj('Dashboard', 'p', 'x'));
