@@ -9,6 +9,8 @@ import type { ObjectKey } from './store.js';
  * - `c` kind project name: the revision of its ADDED event
  * - `h` kind project name version: a history entry
  * - `t` kind project name: a tombstone (a deleted object whose history is kept)
+ * - `i` kind project name: the object's metadata JSON, written with the object (what the
+ *   metadata index loads without reading every body)
  * - `e` revision: an event of the log
  * - `a` id: an audit entry (level-audit.ts)
  * - `m` ...: the store's own records (revision, upgrades done)
@@ -21,6 +23,9 @@ export const REVISION_KEY = `m${SEP}revision`;
 export const CREATIONS_KEY = `m${SEP}creations`;
 /** Present once every kept history of a deleted object has its tombstone (level-upgrades.ts). */
 export const TOMBSTONES_KEY = `m${SEP}tombstones`;
+
+/** Present once every object has its metadata record (level-upgrades.ts). */
+export const METADATA_RECORDS_KEY = `m${SEP}metadata`;
 
 export const pad = (n: number, width: number) => String(n).padStart(width, '0');
 export const objectKey = (k: ObjectKey) => `o${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
@@ -39,6 +44,11 @@ export const managersKey = (k: ObjectKey) => `w${SEP}${k.kind}${SEP}${k.project}
  * with a tombstone has an old history to drop.
  */
 export const tombstoneKey = (k: ObjectKey) => `t${SEP}${k.kind}${SEP}${k.project}${SEP}${k.name}`;
+/** The metadata record of the object stored under `objKey` (an `o` key). */
+export const metadataRecordKey = (objKey: string) => `i${objKey.slice(1)}`;
+/** Whether `key` is an object's key (an `o` record). */
+export const isObjectKey = (key: string) => key.startsWith(`o${SEP}`);
+
 /** The prefixes of what a project's objects of `kind` leave besides themselves: history, managers, tombstones. */
 export const projectRecordPrefixes = (kind: string, project: string) => ['h', 'w', 't'].map((t) => `${t}${SEP}${kind}${SEP}${project}${SEP}`);
 

@@ -204,6 +204,52 @@ describe('LevelStore tombstones (a create of a new name reads no history)', () =
     }
   });
 
+  it('metadata records: written and removed with their objects; a database written before them gets them at open, and metadata_only lists answer from them', async () => {
+    const dir = tempDir();
+    let store = new LevelStore(dir.path);
+    await store.open();
+    const records = async () => {
+      const raw = new Level<string, string>(dir.path);
+      try {
+        return Object.fromEntries(await raw.iterator({ gte: 'i\x00', lt: 'i\x00\xff' }).all());
+      } finally {
+        await raw.close();
+      }
+    };
+    const tagged = { ...obj('Dashboard', 'p', 'b', 0, { big: 'x'.repeat(5000) }), metadata: { ...obj('Dashboard', 'p', 'b').metadata, tags: ['"}{', 'é'] } };
+    try {
+      await store.create(obj('Project', '', 'p'));
+      for (const n of ['a', 'c', 'gone']) await store.create(obj('Dashboard', 'p', n, 0, { big: 'x'.repeat(5000) }), h);
+      await store.create(tagged, h);
+      await store.update(obj('Dashboard', 'p', 'c', 1, { changed: true }), { expectedVersion: 0, ...h });
+      await store.delete({ kind: 'Dashboard', project: 'p', name: 'gone' });
+      await store.close();
+      const written = await records();
+      expect(Object.keys(written)).to.deep.equal(['i\x00Dashboard\x00p\x00a', 'i\x00Dashboard\x00p\x00b', 'i\x00Dashboard\x00p\x00c', 'i\x00Project\x00\x00p']);
+      expect(JSON.parse(written['i\x00Dashboard\x00p\x00b'])).to.deep.equal(tagged.metadata);
+      expect(JSON.parse(written['i\x00Dashboard\x00p\x00c']).version).to.equal(1);
+      // what an older dashplane left: objects without metadata records, no marker
+      const raw = new Level<string, string>(dir.path);
+      await raw.batch([...Object.keys(written), 'm\x00metadata'].map((k) => ({ type: 'del' as const, key: k })));
+      await raw.close();
+      store = new LevelStore(dir.path);
+      await store.open();
+      const listed = await store.list({ kind: 'Dashboard', project: 'p', metadataOnly: true });
+      expect(listed).to.deep.equal((await store.list({ kind: 'Dashboard', project: 'p' })).map((o) => ({ kind: o.kind, metadata: o.metadata, spec: {} })));
+      expect(listed.map((o) => o.metadata.name)).to.deep.equal(['a', 'b', 'c']);
+      await store.close();
+      expect(await records()).to.deep.equal(written);
+      store = new LevelStore(dir.path);
+      await store.open();
+      await store.delete({ kind: 'Project', project: '', name: 'p' }, { children: { kinds: ['Dashboard'], project: 'p' } });
+      await store.close();
+      expect(await records(), "a project delete removes its children's records").to.deep.equal({});
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+
   it('a project delete removes the tombstones of its deleted children with their histories', async () => {
     await withStore(async (store) => {
       await deletedWithHistory(store);

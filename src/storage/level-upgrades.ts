@@ -1,7 +1,8 @@
 import type { Level } from 'level';
 import { readdirSync } from 'node:fs';
 import { ApiError } from '../errors.js';
-import { type BatchOp, CREATIONS_KEY, EVENTS_END, HIGH, SEP, TOMBSTONES_KEY, createdKey, eventKey, objectKey } from './level-keys.js';
+import { type BatchOp, CREATIONS_KEY, EVENTS_END, HIGH, METADATA_RECORDS_KEY, SEP, TOMBSTONES_KEY, createdKey, eventKey, metadataRecordKey, objectKey } from './level-keys.js';
+import { metadataText } from './stored-text.js';
 import type { StoreEvent } from './store.js';
 import { keyOf } from './store.js';
 
@@ -13,6 +14,23 @@ import { keyOf } from './store.js';
 export async function upgradeLevelData(db: Level<string, string>): Promise<void> {
   if ((await db.get(CREATIONS_KEY)) === undefined) await recordCreations(db);
   if ((await db.get(TOMBSTONES_KEY)) === undefined) await recordTombstones(db);
+  if ((await db.get(METADATA_RECORDS_KEY)) === undefined) await recordMetadata(db);
+}
+
+/**
+ * Once, on a database written before objects had metadata records: one for every object, in
+ * batches (an upgrade stopped half-way runs again whole at the next open; its writes are the same).
+ */
+async function recordMetadata(db: Level<string, string>): Promise<void> {
+  let ops: BatchOp[] = [];
+  for await (const [key, raw] of db.iterator({ gte: `o${SEP}`, lt: `o${SEP}${HIGH}` })) {
+    ops.push({ type: 'put', key: metadataRecordKey(key), value: metadataText(raw) });
+    if (ops.length === 5_000) {
+      await db.batch(ops);
+      ops = [];
+    }
+  }
+  await db.batch([...ops, { type: 'put', key: METADATA_RECORDS_KEY, value: '1' }]);
 }
 
 /**

@@ -24,18 +24,28 @@ export function frozenText(t: StoredText): StoredText {
   return Object.freeze(t);
 }
 
+/** The metadata member's JSON text of an envelope's JSON: a slice of it when it leads (see `storedText`), else serialised from the parsed object. */
+export function metadataText(json: string): string {
+  return leadingMetadataSlice(json) ?? JSON.stringify(wholeMetadata(json));
+}
+
 function wholeMetadata(json: string): Metadata {
   return (JSON.parse(json) as { metadata: Metadata }).metadata;
 }
 
 /** The metadata member when it comes second, after "kind", and ends within `text`. */
 function leadingMetadata(text: string): Metadata | undefined {
+  const slice = leadingMetadataSlice(text);
+  return slice === undefined ? undefined : (JSON.parse(slice) as Metadata);
+}
+
+function leadingMetadataSlice(text: string): string | undefined {
   if (!text.startsWith(HEAD)) return undefined;
   const kindEnd = stringEnd(text, HEAD.length);
   if (kindEnd < 0 || !text.startsWith(METADATA, kindEnd)) return undefined;
   const start = kindEnd + METADATA.length;
   const end = valueEnd(text, start);
-  return end > 0 ? (JSON.parse(text.slice(start, end)) as Metadata) : undefined;
+  return end > 0 ? text.slice(start, end) : undefined;
 }
 
 /** Index just past the JSON string starting at `at` (a `"`), or -1. */
