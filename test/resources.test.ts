@@ -316,6 +316,32 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       expect(r.body[0].spec).to.deep.equal({});
     });
 
+    it('a long list (sent in chunks) is one JSON array of every item in order, with and without metadata_only', async () => {
+      await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'long' }, spec: {} });
+      const at = new Date().toISOString();
+      const want = Array.from({ length: 2345 }, (_, i) => `f-${String(i).padStart(4, '0')}`);
+      for (let i = 0; i < want.length; i += 500)
+        await Promise.all(
+          want.slice(i, i + 500).map((name) =>
+            s.server.store.create(
+              { kind: 'Folder', metadata: { name, project: 'long', createdAt: at, updatedAt: at, version: 0 }, spec: { items: [{ kind: 'Dashboard', name: `é "${name}"` }] } },
+              { parent: { kind: 'Project', project: '', name: 'long' } },
+            ),
+          ),
+        );
+      const full = await fetch(`${s.url}/api/v1/projects/long/folders`);
+      const items = JSON.parse(await full.text()) as { metadata: { name: string }; spec: { items: { name: string }[] } }[];
+      expect(items.map((o) => o.metadata.name)).to.deep.equal(want);
+      expect(items.every((o) => o.spec.items[0].name === `é "${o.metadata.name}"`)).to.equal(true);
+      const meta = JSON.parse(await (await fetch(`${s.url}/api/v1/projects/long/folders?metadata_only=true`)).text()) as { kind: string; metadata: { name: string }; spec: unknown }[];
+      expect(meta.map((o) => o.metadata.name)).to.deep.equal(want);
+      expect(meta.every((o) => o.kind === 'Folder' && JSON.stringify(o.spec) === '{}')).to.equal(true);
+      expect((await s.api('GET', '/api/v1/projects/long/folders?name=f-12')).body).to.have.length(100);
+      const page = await s.api('GET', '/api/v1/projects/long/folders?limit=1500&metadata_only=true');
+      expect(page.body).to.have.length(1500);
+      expect(page.headers.get('link')).to.match(/rel="next"$/);
+    });
+
     it('project query: filters the cross-project route, must match on the project route', async () => {
       expect(names((await s.api('GET', '/api/v1/folders?project=demo')).body)).to.deep.equal(['demo/a']);
       expect((await s.api('GET', '/api/v1/projects/demo/folders?project=other')).status).to.equal(400);

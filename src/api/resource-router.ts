@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
@@ -7,6 +8,7 @@ import { getPath } from '../lib/object-path.js';
 import { HistoryService } from '../resources/history.js';
 import { jsonOf } from '../lib/json-of.js';
 import type { ResourceService, UpdateResult } from '../resources/service.js';
+import type { StoredText } from '../storage/store.js';
 import { UNCHANGED_HEADER } from './headers.js';
 import { fieldManager, flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
 import type { WatchEvent, Watcher, WatchQuery } from '../controllers/watcher.js';
@@ -137,7 +139,7 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
         ...(flag(q, 'metadata_only') ? { metadataOnly: true } : {}),
       });
       if (page.continueToken) void reply.header('Link', `<${nextUrl(req.url, page.continueToken)}>; rel="next"`);
-      return sendJsonText(reply, jsonArray(page.items.map((t) => t.text)));
+      return sendJsonArray(reply, page.items);
     },
 
     async get(req: Req, reply: FastifyReply) {
@@ -211,11 +213,36 @@ const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']');
 
-/** `[a,b,...]` of JSON texts: bytes when any item is bytes (stored bytes are not decoded and encoded again). */
-function jsonArray(items: readonly (string | Buffer)[]): string | Buffer {
-  if (items.every((t) => typeof t === 'string')) return `[${items.join(',')}]`;
+/**
+ * A list's answer, `[a,b,...]` of the items' JSON texts. A long one goes out in chunks of
+ * CHUNK_ITEMS items, each written when the socket takes it: a list of 100,000 never holds its
+ * whole answer (nor, for metadata_only, all its item texts) at once.
+ */
+function sendJsonArray(reply: FastifyReply, items: readonly StoredText[]): FastifyReply {
+  if (items.length <= CHUNK_ITEMS) return sendJsonText(reply, jsonArray(items, 0, items.length));
+  return reply.type('application/json; charset=utf-8').send(Readable.from(arrayChunks(items), { objectMode: false, highWaterMark: 1 }));
+}
+
+const CHUNK_ITEMS = 1000;
+
+function* arrayChunks(items: readonly StoredText[]): Generator<Buffer> {
+  for (let i = 0; i < items.length; i += CHUNK_ITEMS) {
+    const end = Math.min(items.length, i + CHUNK_ITEMS);
+    const part = jsonArray(items, i, end);
+    const bytes = typeof part === 'string' ? Buffer.from(part) : part;
+    // the brackets of the whole array only: a chunk in between is its items with their commas
+    yield bytes.subarray(i === 0 ? 0 : 1, end === items.length ? bytes.length : bytes.length - 1);
+    if (end < items.length) yield COMMA;
+  }
+}
+
+/** `[a,b,...]` of the texts of items[from..to): bytes when any is bytes (stored bytes are not decoded and encoded again). */
+function jsonArray(items: readonly StoredText[], from: number, to: number): string | Buffer {
+  const texts: (string | Buffer)[] = [];
+  for (let i = from; i < to; i++) texts.push(items[i].text);
+  if (texts.every((t) => typeof t === 'string')) return `[${texts.join(',')}]`;
   const parts: Buffer[] = [OPEN];
-  items.forEach((t, i) => {
+  texts.forEach((t, i) => {
     if (i > 0) parts.push(COMMA);
     parts.push(typeof t === 'string' ? Buffer.from(t) : t);
   });

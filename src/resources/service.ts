@@ -8,7 +8,7 @@ import type { HookCall, HookContext, KindDescriptor } from '../kinds/descriptor.
 import type { KindRegistry } from '../kinds/registry.js';
 import { schemaErrors } from '../lib/schema-errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
-import { keyOf, type Envelope, type ObjectKey, type Store, type StoredText, type WriteRecordOptions } from '../storage/store.js';
+import { keyOf, type Envelope, type Metadata, type ObjectKey, type Store, type StoredText, type WriteRecordOptions } from '../storage/store.js';
 import { isObj } from '../lib/is-obj.js';
 import { jsonOf } from '../lib/json-of.js';
 import { KeyedMutex } from '../storage/mutex.js';
@@ -116,7 +116,7 @@ export class ResourceService {
   async listText(p: Principal, d: KindDescriptor, q: ListOptions): Promise<{ items: StoredText[]; continueToken?: string }> {
     if (!servesStoredText(d) || q.metadataOnly || !needsNoSpec(d, q)) {
       const page = await this.list(p, d, q);
-      const shown = q.metadataOnly ? (o: Envelope) => textOf({ kind: o.kind, metadata: o.metadata, spec: {} }) : textOf;
+      const shown = q.metadataOnly ? (o: Envelope) => new MetadataOnlyText(o.kind, o.metadata) : textOf;
       return { ...page, items: page.items.map(shown) };
     }
     return listTextPage(this.opts.store, d, q, await this.readableFor(p, d, q));
@@ -426,6 +426,21 @@ function servesStoredText(d: KindDescriptor): boolean {
 
 function textOf(obj: Envelope): StoredText {
   return { text: jsonOf(obj), metadata: obj.metadata };
+}
+
+/**
+ * A `metadata_only` item, its text written when read: a list of 100,000 renders its items a few
+ * at a time as the answer goes out, instead of holding 100,000 strings at once.
+ */
+class MetadataOnlyText implements StoredText {
+  constructor(
+    private readonly kind: string,
+    readonly metadata: Metadata,
+  ) {}
+
+  get text(): string {
+    return jsonOf({ kind: this.kind, metadata: this.metadata, spec: {} });
+  }
 }
 
 function projectMissing(project: string): ApiError {
