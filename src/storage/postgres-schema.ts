@@ -147,6 +147,23 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP INDEX IF EXISTS dashplane_objects_project;
     `,
   },
+  {
+    version: 7,
+    description: 'documents compressed with lz4 where the server has it',
+    sql: `
+      -- Every write stores its document three times (object, history entry, event), each over
+      -- PostgreSQL's 2 KB threshold and compressed: pglz cost ~0.4 ms of the database's CPU per
+      -- 10 KB create, lz4 a fraction of it. New values only; a server built without lz4 keeps pglz.
+      DO $$
+      BEGIN
+        EXECUTE 'ALTER TABLE dashplane_objects ALTER COLUMN doc SET COMPRESSION lz4';
+        EXECUTE 'ALTER TABLE dashplane_history ALTER COLUMN doc SET COMPRESSION lz4';
+        EXECUTE 'ALTER TABLE dashplane_events ALTER COLUMN object SET COMPRESSION lz4';
+      EXCEPTION WHEN feature_not_supported OR syntax_error THEN
+        RAISE NOTICE 'lz4 is not available: documents stay compressed with pglz';
+      END $$;
+    `,
+  },
 ];
 
 /** An arbitrary constant: the advisory lock key taken while migrating. */

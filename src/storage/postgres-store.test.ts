@@ -84,7 +84,7 @@ describe('PostgresStore', () => {
         await c.connect();
         const { rows } = await c.query('SELECT version FROM dashplane_schema');
         await c.end();
-        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3, 4, 5, 6]);
+        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3, 4, 5, 6, 7]);
       } finally {
         await a.close();
         await b.close();
@@ -246,6 +246,24 @@ describe('PostgresStore', () => {
           expect(text, sql).to.not.include('Rows Removed by Filter').and.not.include('dashplane_objects_project');
         }
         expect((await store.getText({ kind: 'Dashboard', project: 'p', name: 'd1999' }))!.metadata.name).to.equal('d1999');
+      });
+    });
+
+    it('documents are stored compressed with lz4 (migration 7): objects, history entries and events', async () => {
+      await withStoreAndClient(async (store, c) => {
+        await store.create(obj('Project', '', 'p'));
+        await store.create(obj('Dashboard', 'p', 'd', 0, { text: 'panel '.repeat(2000) }), { history: { max: 50 } });
+        const { rows } = await c.query<{ t: string; method: string }>(
+          `SELECT 'objects' AS t, pg_column_compression(doc) AS method FROM dashplane_objects WHERE name = 'd'
+           UNION ALL SELECT 'history', pg_column_compression(doc) FROM dashplane_history WHERE name = 'd'
+           UNION ALL SELECT 'events', pg_column_compression(object) FROM dashplane_events WHERE object->'metadata'->>'name' = 'd'`,
+        );
+        expect(rows).to.deep.equal([
+          { t: 'objects', method: 'lz4' },
+          { t: 'history', method: 'lz4' },
+          { t: 'events', method: 'lz4' },
+        ]);
+        expect((await store.get({ kind: 'Dashboard', project: 'p', name: 'd' }))!.spec).to.deep.equal({ text: 'panel '.repeat(2000) });
       });
     });
 
