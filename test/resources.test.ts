@@ -322,12 +322,14 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       const want = Array.from({ length: 2345 }, (_, i) => `f-${String(i).padStart(4, '0')}`);
       for (let i = 0; i < want.length; i += 500)
         await Promise.all(
-          want.slice(i, i + 500).map((name) =>
-            s.server.store.create(
-              { kind: 'Folder', metadata: { name, project: 'long', createdAt: at, updatedAt: at, version: 0 }, spec: { items: [{ kind: 'Dashboard', name: `é "${name}"` }] } },
-              { parent: { kind: 'Project', project: '', name: 'long' } },
+          want
+            .slice(i, i + 500)
+            .map((name) =>
+              s.server.store.create(
+                { kind: 'Folder', metadata: { name, project: 'long', createdAt: at, updatedAt: at, version: 0 }, spec: { items: [{ kind: 'Dashboard', name: `é "${name}"` }] } },
+                { parent: { kind: 'Project', project: '', name: 'long' } },
+              ),
             ),
-          ),
         );
       const full = await fetch(`${s.url}/api/v1/projects/long/folders`);
       const items = JSON.parse(await full.text()) as { metadata: { name: string }; spec: { items: { name: string }[] } }[];

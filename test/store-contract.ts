@@ -349,6 +349,27 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect(await store.getVersion(key, 0)).to.equal(undefined);
     });
 
+    it("a create under its parent starts the name's history afresh (a deleted namesake's entries go) and records its writer; a refused one records nothing", async () => {
+      const parent = { kind: 'Project', project: '', name: 'p' };
+      const key = { kind: 'Dashboard', project: 'p', name: 'd' };
+      await store.create(obj('Project', '', 'p'));
+      await store.create(obj('Dashboard', 'p', 'd', 0, { v: 0 }), { parent, writer: { by: 'alice', manager: 'dashctl' }, history: { max: 5 } });
+      await store.update(obj('Dashboard', 'p', 'd', 1, { v: 1 }), { expectedVersion: 0, writer: { by: 'alice', manager: 'dashctl' }, history: { max: 5 } });
+      await store.delete(key);
+      expect((await store.listVersions(key)).map((e) => e.version)).to.deep.equal([1, 0]);
+      await store.create(obj('Dashboard', 'p', 'd', 0, { fresh: true }), { parent, writer: { by: 'bob', manager: 'web-ui' }, history: { max: 5 } });
+      expect(await store.listVersions(key)).to.have.length(1);
+      expect((await store.listVersions(key))[0]).to.deep.include({ version: 0, updatedBy: 'bob', manager: 'web-ui' });
+      expect((await store.getVersion(key, 0))!.spec).to.deep.equal({ fresh: true });
+      expect((await rejection(store.create(obj('Dashboard', 'p', 'd', 0, { again: true }), { parent, writer: { by: 'eve', manager: 'api' }, history: { max: 5 } }))).reason).to.equal('AlreadyExists');
+      expect((await rejection(store.create(obj('Dashboard', 'q', 'd', 0), { parent: { ...parent, name: 'q' }, writer: { by: 'eve', manager: 'api' }, history: { max: 5 } }))).reason).to.equal(
+        'NotFound',
+      );
+      expect((await store.listVersions(key))[0]).to.deep.include({ updatedBy: 'bob' });
+      expect((await store.getVersion(key, 0))!.spec).to.deep.equal({ fresh: true });
+      expect(await store.listVersions({ ...key, project: 'q' })).to.deep.equal([]);
+    });
+
     it('deleted objects whose history is kept: listed by name with their last version, until restored, re-created or their project goes', async () => {
       const h = { writer: { by: 'alice', manager: 'web-ui' }, history: { max: 5 } };
       await store.create(obj('Project', '', 'p'));

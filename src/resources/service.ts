@@ -140,7 +140,8 @@ export class ResourceService {
     const project = scopeOf(d, obj.metadata.project);
     await this.opts.authorizer.authorize(p, 'create', authzTarget(d, project, obj.metadata.name));
     const parent = project === undefined ? undefined : this.projectKey(project);
-    if (parent && !(await this.opts.store.get(parent))) throw projectMissing(project!);
+    // the text (from the store's objects read lately; no parse): only its existence matters, and the store checks it again as it writes
+    if (parent && !(await this.opts.store.getText(parent))) throw projectMissing(project!);
     restoreMasked(d, obj, undefined);
     const call = { principal: p };
     await this.validate(d, obj, call);

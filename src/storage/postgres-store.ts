@@ -38,6 +38,23 @@ const KEY = 'kind = $1 AND project = $2 AND name = $3';
 const INSERT_OBJECT = 'INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers)';
 const keyValues = (k: ObjectKey) => [k.kind, k.project, k.name];
 
+/** A child's create ($1-$7 the object's row, $8-$10 the parent's key): the parent read FOR SHARE, the insert only when it was found. */
+const CREATE_CHILD_SQL = `WITH parent AS (SELECT 1 FROM dashplane_objects WHERE kind = $8 AND project = $9 AND name = $10 FOR SHARE),
+  inserted AS (${INSERT_OBJECT} SELECT $1, $2, $3, $4::json, $5, $6, $7::json WHERE EXISTS (SELECT 1 FROM parent) ON CONFLICT (kind, project, name) DO NOTHING RETURNING 1)
+  SELECT (SELECT count(*) FROM parent)::int AS parent, (SELECT count(*) FROM inserted)::int AS inserted`;
+
+/**
+ * CREATE_CHILD_SQL and, when inserted, the name's history started afresh: earlier entries (of a
+ * deleted object of this name) dropped, the first recorded ($11 by, $12 manager). The delete spares
+ * the version written, which the insert replaces (one statement must not touch a row twice).
+ */
+const CREATE_RECORDED_SQL = `WITH parent AS (SELECT 1 FROM dashplane_objects WHERE kind = $8 AND project = $9 AND name = $10 FOR SHARE),
+  inserted AS (${INSERT_OBJECT} SELECT $1, $2, $3, $4::json, $5, $6, $7::json WHERE EXISTS (SELECT 1 FROM parent) ON CONFLICT (kind, project, name) DO NOTHING RETURNING 1),
+  earlier AS (DELETE FROM dashplane_history WHERE ${KEY} AND version <> $5 AND EXISTS (SELECT 1 FROM inserted)),
+  recorded AS (INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc) SELECT $1, $2, $3, $5, $11, $12, $4::json WHERE EXISTS (SELECT 1 FROM inserted)
+    ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, manager = EXCLUDED.manager, doc = EXCLUDED.doc)
+  SELECT (SELECT count(*) FROM parent)::int AS parent, (SELECT count(*) FROM inserted)::int AS inserted`;
+
 /**
  * The PostgreSQL store (`pg`). Each write is one READ COMMITTED transaction: row locks on the
  * objects it reads (FOR UPDATE, or FOR SHARE on a parent), then the store-wide revision taken from
@@ -177,21 +194,25 @@ export class PostgresStore implements Store {
   create(obj: Envelope, opts: CreateOptions = {}): Promise<number> {
     return this.write(async (c) => {
       const all = [obj, ...(opts.also ?? [])];
+      const plan = historyPlan(obj, opts.history, 'create');
+      const writer = opts.writer ?? NOBODY;
+      let recorded = false;
       for (const [i, o] of all.entries()) {
         const row = [...keyValues(keyOf(o)), jsonOf(o), o.metadata.version, o.metadata.updatedAt, JSON.stringify(createdManagers(o, i === 0, opts) ?? [])];
         if (i === 0 && opts.parent) {
           // one round trip: the parent read FOR SHARE (it cannot be deleted until this write
-          // commits, and a delete that committed first makes the read find nothing), and the
-          // insert only when it was found
-          const { rows } = await c.query<{ parent: number; inserted: number }>({
-            name: 'dashplane_create_child',
-            text: `WITH parent AS (SELECT 1 FROM dashplane_objects WHERE kind = $8 AND project = $9 AND name = $10 FOR SHARE),
-                   inserted AS (${INSERT_OBJECT} SELECT $1, $2, $3, $4::json, $5, $6, $7::json WHERE EXISTS (SELECT 1 FROM parent) ON CONFLICT (kind, project, name) DO NOTHING RETURNING 1)
-                   SELECT (SELECT count(*) FROM parent)::int AS parent, (SELECT count(*) FROM inserted)::int AS inserted`,
-            values: [...row, ...keyValues(opts.parent)],
-          });
+          // commits, and a delete that committed first makes the read find nothing), the insert
+          // only when it was found, and (the usual create) the history started afresh from it:
+          // the document is sent once for both
+          const fresh = plan.dropEarlier && plan.record && plan.dropBelow === undefined;
+          const { rows } = await c.query<{ parent: number; inserted: number }>(
+            fresh
+              ? { name: 'dashplane_create_recorded', text: CREATE_RECORDED_SQL, values: [...row, ...keyValues(opts.parent), writer.by, writer.manager] }
+              : { name: 'dashplane_create_child', text: CREATE_CHILD_SQL, values: [...row, ...keyValues(opts.parent)] },
+          );
           if (!rows[0].parent) throw missing(opts.parent);
           if (!rows[0].inserted) throw taken(o);
+          recorded = fresh;
           continue;
         }
         const inserted = await c.query({
@@ -201,7 +222,7 @@ export class PostgresStore implements Store {
         });
         if (!inserted.rowCount) throw taken(o);
       }
-      await this.history.apply(c, obj, historyPlan(obj, opts.history, 'create'), opts.writer ?? NOBODY);
+      if (!recorded) await this.history.apply(c, obj, plan, writer);
       return all.map((o) => ({ type: 'ADDED' as const, object: o }));
     }, opts.audit);
   }
