@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { AuditDraft } from './audit-types.js';
+import { ApiError } from '../errors.js';
 import { isRetryable } from './postgres-errors.js';
 import type { StoreEvent } from './store.js';
 
@@ -10,6 +11,12 @@ export type PendingEvent = Omit<StoreEvent, 'revision'>;
 export interface GroupedWrite {
   build: (c: PoolClient) => Promise<PendingEvent[]>;
   audit: readonly AuditDraft[];
+  /**
+   * The refusals `build` throws (ApiErrors: a taken name, a missing parent) come before it
+   * changed anything: it needs no savepoint of its own. Any other error from it still may have
+   * aborted the transaction: the group then runs again with a savepoint for every write.
+   */
+  clean?: boolean;
 }
 
 /** What the group's transaction committed: each write's events (or why it failed), in queue order. */
@@ -82,13 +89,13 @@ export class PostgresGroupCommit {
     }
   }
 
-  private async commitGroup(group: Queued[]): Promise<void> {
+  private async commitGroup(group: Queued[], guarded = false): Promise<void> {
     let outcomes: WriteOutcome[];
     let last: number;
     let publish: () => Promise<void>;
     try {
       ({ outcomes, last, publish } = await this.run(async (c) => {
-        const results = group.length === 1 ? [await this.alone(c, group[0])] : await this.together(c, group);
+        const results = group.length === 1 ? [await this.alone(c, group[0])] : await this.together(c, group, guarded);
         const passed = results.flatMap((r, i) => (r.ok ? [{ r, w: group[i] }] : []));
         if (!passed.length) return { outcomes: results, last: 0, publish: async () => undefined };
         const events = passed.flatMap((p) => (p.r.ok ? p.r.events : []));
@@ -100,6 +107,7 @@ export class PostgresGroupCommit {
         return { outcomes: results, ...done };
       }));
     } catch (e) {
+      if (e instanceof Unguarded) return this.commitGroup(group, true);
       for (const w of group) w.reject(e);
       return;
     }
@@ -122,25 +130,44 @@ export class PostgresGroupCommit {
     return { ok: true, events: await w.build(c) };
   }
 
-  /** Several writes, each in a savepoint: a failed one is rolled back to it and the next goes on. */
-  private async together(c: PoolClient, group: Queued[]): Promise<WriteOutcome[]> {
+  /**
+   * Several writes, each in a savepoint (`clean` ones without, unless `guarded`): a failed one is
+   * rolled back to it and the next goes on.
+   */
+  private async together(c: PoolClient, group: Queued[], guarded: boolean): Promise<WriteOutcome[]> {
     const out: WriteOutcome[] = [];
     // the release of one write's savepoint goes with the next one's (one round trip, not two)
     let held = false;
     for (const w of group) {
-      await c.query(held ? 'RELEASE SAVEPOINT w; SAVEPOINT w' : 'SAVEPOINT w');
-      held = true;
+      const savepoint = guarded || !w.clean;
+      if (savepoint) {
+        await c.query(held ? 'RELEASE SAVEPOINT w; SAVEPOINT w' : 'SAVEPOINT w');
+        held = true;
+      }
       try {
         out.push({ ok: true, events: await w.build(c) });
       } catch (e) {
         // the whole group is retried (serialisation failure, deadlock) or fails (a lost connection)
-        if (isRetryable(e) || !(await rolledBack(c))) throw e;
+        if (isRetryable(e)) throw e;
+        if (!savepoint) {
+          if (!(e instanceof ApiError)) throw new Unguarded(e);
+          out.push({ ok: false, error: e });
+          continue;
+        }
+        if (!(await rolledBack(c))) throw e;
         held = false;
         out.push({ ok: false, error: e });
       }
     }
     // the last savepoint is left open: the commit ends it
     return out;
+  }
+}
+
+/** A write without a savepoint failed in a way that may have aborted the transaction: the group runs again, guarded. */
+class Unguarded extends Error {
+  constructor(override readonly cause: unknown) {
+    super('a write without a savepoint failed');
   }
 }
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ApiError } from '../errors.js';
 import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
@@ -184,7 +185,7 @@ describe('PostgresStore', () => {
       }
     });
 
-    it('group commit: concurrent writes share transactions; one that fails (taken name, stale version, missing parent) is refused alone, the others commit with gap-free revisions', async () => {
+    it('group commit: concurrent writes share transactions; one that fails (taken name, stale version, missing parent, an error of the database) is refused alone, the others commit with gap-free revisions', async () => {
       await withStoreAndClient(async (store, c) => {
         await store.create(obj('Project', '', 'p'));
         await store.create(obj('Dashboard', 'p', 'taken'));
@@ -195,6 +196,9 @@ describe('PostgresStore', () => {
           if (i === 7) return store.create(obj('Dashboard', 'p', 'taken'), { audit: audit('taken') });
           if (i === 19) return store.update(obj('Dashboard', 'p', 'taken', 5), { expectedVersion: 3 });
           if (i === 23) return store.create(obj('Dashboard', 'gone', 'orphan'), { parent: { kind: 'Project', project: '', name: 'gone' }, audit: audit('orphan') });
+          // the database refuses it (a key too long for the primary key's index): a create needs no
+          // savepoint of its own, so its group runs again with one per write
+          if (i === 13) return store.create(obj('Dashboard', 'p', randomBytes(1600).toString('hex')), { parent: { kind: 'Project', project: '', name: 'p' }, audit: audit('long') });
           // a create whose second object is taken: its first must not be kept either
           if (i === 31) return store.create(obj('Dashboard', 'p', 'half'), { also: [obj('Dashboard', 'p', 'taken')] });
           return store.create(obj('Dashboard', 'p', `d${i}`), { parent: { kind: 'Project', project: '', name: 'p' }, audit: audit(`d${i}`) });
@@ -203,21 +207,23 @@ describe('PostgresStore', () => {
         const refused = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [[i, (o.reason as ApiError).reason]] : []));
         expect(refused).to.deep.equal([
           [7, 'AlreadyExists'],
+          [13, undefined],
           [19, 'Conflict'],
           [23, 'NotFound'],
           [31, 'AlreadyExists'],
         ]);
+        expect(String((outcomes[13] as PromiseRejectedResult).reason)).to.match(/index row size/);
         const resolved = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
-        expect(resolved, 'each write its own event revision, gap-free after the first two').to.have.members(Array.from({ length: 36 }, (_, i) => 3 + i));
-        expect(revisions).to.deep.equal(Array.from({ length: 36 }, (_, i) => 3 + i));
+        expect(resolved, 'each write its own event revision, gap-free after the first two').to.have.members(Array.from({ length: 35 }, (_, i) => 3 + i));
+        expect(revisions).to.deep.equal(Array.from({ length: 35 }, (_, i) => 3 + i));
         expect(await store.get({ kind: 'Dashboard', project: 'p', name: 'half' })).to.equal(undefined);
         expect((await store.get({ kind: 'Dashboard', project: 'p', name: 'taken' }))!.metadata.version).to.equal(0);
         const entries = (await store.listAudit({ limit: 100 })).entries.map((e) => e.name);
-        expect(entries).to.have.length(36);
-        expect(entries).to.not.include.members(['taken', 'orphan']);
+        expect(entries).to.have.length(35);
+        expect(entries).to.not.include.members(['taken', 'orphan', 'long']);
         // rows written in one transaction carry the same xmin: fewer transactions than writes
         const { rows } = await c.query<{ n: string }>("SELECT count(DISTINCT xmin::text) AS n FROM dashplane_objects WHERE kind = 'Dashboard' AND name LIKE 'd%'");
-        expect(Number(rows[0].n), 'transactions for 36 concurrent creates').to.be.below(36);
+        expect(Number(rows[0].n), 'transactions for 35 concurrent creates').to.be.below(35);
       });
     });
 

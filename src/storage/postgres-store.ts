@@ -1,4 +1,5 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
 import { unavailable } from '../errors.js';
 import { jsonOf } from '../lib/json-of.js';
@@ -37,6 +38,13 @@ const MAX_ATTEMPTS = 5;
 const KEY = 'kind = $1 AND project = $2 AND name = $3';
 const INSERT_OBJECT = 'INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers)';
 const keyValues = (k: ObjectKey) => [k.kind, k.project, k.name];
+
+/**
+ * The pg driver, loaded with the first PostgresStore: a server on LevelDB never loads it (150 ms of
+ * its start-up, measured alone). pg is CommonJS, so it loads synchronously.
+ */
+let driver: typeof pg | undefined;
+const pgDriver = (): typeof pg => (driver ??= createRequire(import.meta.url)('pg') as typeof pg);
 
 /** A child's create ($1-$7 the object's row, $8-$10 the parent's key): the parent read FOR SHARE, the insert only when it was found. */
 const CREATE_CHILD_SQL = `WITH parent AS (SELECT 1 FROM dashplane_objects WHERE kind = $8 AND project = $9 AND name = $10 FOR SHARE),
@@ -90,7 +98,7 @@ export class PostgresStore implements Store {
     const { eventLogSize: _e, url, max: _m, ...rest } = opts;
     this.events = new PostgresEvents({
       query: (text, values, name) => this.query(text, values, name),
-      client: () => new pg.Client({ ...(url ? { connectionString: url } : {}), ...rest }),
+      client: () => new (pgDriver().Client)({ ...(url ? { connectionString: url } : {}), ...rest }),
       eventLogSize: opts.eventLogSize ?? 10_000,
       channels: [AUDIT_CHANNEL],
       notified: (channel, payload) => {
@@ -109,7 +117,7 @@ export class PostgresStore implements Store {
 
   async open(): Promise<void> {
     const { eventLogSize: _e, url, ...rest } = this.opts;
-    const pool = new pg.Pool({ ...(url ? { connectionString: url } : {}), ...rest, max: this.opts.max ?? 10 });
+    const pool = new (pgDriver().Pool)({ ...(url ? { connectionString: url } : {}), ...rest, max: this.opts.max ?? 10 });
     // an idle client losing its connection must not crash the process; the next query reports it
     pool.on('error', () => undefined);
     let client: PoolClient;
@@ -192,39 +200,44 @@ export class PostgresStore implements Store {
   }
 
   create(obj: Envelope, opts: CreateOptions = {}): Promise<number> {
-    return this.write(async (c) => {
-      const all = [obj, ...(opts.also ?? [])];
-      const plan = historyPlan(obj, opts.history, 'create');
-      const writer = opts.writer ?? NOBODY;
-      let recorded = false;
-      for (const [i, o] of all.entries()) {
-        const row = [...keyValues(keyOf(o)), jsonOf(o), o.metadata.version, o.metadata.updatedAt, JSON.stringify(createdManagers(o, i === 0, opts) ?? [])];
-        if (i === 0 && opts.parent) {
-          // one round trip: the parent read FOR SHARE (it cannot be deleted until this write
-          // commits, and a delete that committed first makes the read find nothing), the insert
-          // only when it was found, and (the usual create) the history started afresh from it:
-          // the document is sent once for both
-          const fresh = plan.dropEarlier && plan.record && plan.dropBelow === undefined;
-          const { rows } = await c.query<{ parent: number; inserted: number }>(
-            fresh
-              ? { name: 'dashplane_create_recorded', text: CREATE_RECORDED_SQL, values: [...row, ...keyValues(opts.parent), writer.by, writer.manager] }
-              : { name: 'dashplane_create_child', text: CREATE_CHILD_SQL, values: [...row, ...keyValues(opts.parent)] },
-          );
-          if (!rows[0].parent) throw missing(opts.parent);
-          if (!rows[0].inserted) throw taken(o);
-          recorded = fresh;
-          continue;
+    return this.write(
+      async (c) => {
+        const all = [obj, ...(opts.also ?? [])];
+        const plan = historyPlan(obj, opts.history, 'create');
+        const writer = opts.writer ?? NOBODY;
+        let recorded = false;
+        for (const [i, o] of all.entries()) {
+          const row = [...keyValues(keyOf(o)), jsonOf(o), o.metadata.version, o.metadata.updatedAt, JSON.stringify(createdManagers(o, i === 0, opts) ?? [])];
+          if (i === 0 && opts.parent) {
+            // one round trip: the parent read FOR SHARE (it cannot be deleted until this write
+            // commits, and a delete that committed first makes the read find nothing), the insert
+            // only when it was found, and (the usual create) the history started afresh from it:
+            // the document is sent once for both
+            const fresh = plan.dropEarlier && plan.record && plan.dropBelow === undefined;
+            const { rows } = await c.query<{ parent: number; inserted: number }>(
+              fresh
+                ? { name: 'dashplane_create_recorded', text: CREATE_RECORDED_SQL, values: [...row, ...keyValues(opts.parent), writer.by, writer.manager] }
+                : { name: 'dashplane_create_child', text: CREATE_CHILD_SQL, values: [...row, ...keyValues(opts.parent)] },
+            );
+            if (!rows[0].parent) throw missing(opts.parent);
+            if (!rows[0].inserted) throw taken(o);
+            recorded = fresh;
+            continue;
+          }
+          const inserted = await c.query({
+            name: 'dashplane_create',
+            text: `${INSERT_OBJECT} VALUES ($1, $2, $3, $4::json, $5, $6, $7::json) ON CONFLICT (kind, project, name) DO NOTHING`,
+            values: row,
+          });
+          if (!inserted.rowCount) throw taken(o);
         }
-        const inserted = await c.query({
-          name: 'dashplane_create',
-          text: `${INSERT_OBJECT} VALUES ($1, $2, $3, $4::json, $5, $6, $7::json) ON CONFLICT (kind, project, name) DO NOTHING`,
-          values: row,
-        });
-        if (!inserted.rowCount) throw taken(o);
-      }
-      if (!recorded) await this.history.apply(c, obj, plan, writer);
-      return all.map((o) => ({ type: 'ADDED' as const, object: o }));
-    }, opts.audit);
+        if (!recorded) await this.history.apply(c, obj, plan, writer);
+        return all.map((o) => ({ type: 'ADDED' as const, object: o }));
+        // one object: a taken name or a missing parent is found before anything is written
+      },
+      opts.audit,
+      !opts.also?.length,
+    );
   }
 
   update(obj: Envelope, opts: UpdateOptions): Promise<number> {
@@ -378,8 +391,8 @@ export class PostgresStore implements Store {
    * of this process: postgres-group-commit.ts) and returns its events. Resolves once committed
    * and published, to the revision of its last event.
    */
-  private write(build: (c: PoolClient) => Promise<PendingEvent[]>, audit: readonly AuditDraft[] = []): Promise<number> {
-    return this.group.write({ build, audit });
+  private write(build: (c: PoolClient) => Promise<PendingEvent[]>, audit: readonly AuditDraft[] = [], clean = false): Promise<number> {
+    return this.group.write({ build, audit, clean });
   }
 
   /**
