@@ -14,7 +14,8 @@ import type { Envelope, Store } from './storage/store.js';
 import { API_TOKEN_KIND, ApiTokens } from './auth/api-tokens.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { AuthzTarget, Principal } from './access/authorizer.js';
-import { buildProviders, unverifiedIssuer } from './auth/external.js';
+import type { ExternalProvider } from './auth/provider.js';
+import { unverifiedIssuer } from './auth/token-issuer.js';
 import type { KeyRing } from './auth/keys.js';
 import { AuthService } from './auth/login.js';
 import type { PasswordHasher } from './access/passwords.js';
@@ -50,6 +51,8 @@ export function composeAuth(o: {
   passwords: PasswordHasher;
   metrics: Metrics;
   service: () => ResourceService;
+  /** The configured identity providers (`buildProviders`, loaded by the caller only when some are configured). */
+  providers: Map<string, ExternalProvider>;
   /** Where an audit entry that could not be written is reported. */
   warn: (e: unknown) => void;
 }): AuthParts {
@@ -67,7 +70,7 @@ export function composeAuth(o: {
     .map((d) => d.kind);
   const reads = new ReadCache(store, [SESSION_KIND, API_TOKEN_KIND, ...principalKinds]);
   const sessions = new SessionStore(store, reads);
-  const providers = buildProviders(authn.providers.oidc, authn.providers.oauth);
+  const providers = o.providers;
   const all = [...providers.values()];
   const policies = new Map(all.flatMap((p) => (p.groups ? [[p.issuerId, p.groups] as const] : [])));
   const groupsOf = (user: Envelope) => principalGroups(policies, specOf<User>(user));

@@ -5,9 +5,6 @@ import { ApiError, badRequest, isApiError } from '../errors.js';
 import { specOf } from '../kinds/descriptor.js';
 import type { Datasource } from '../kinds/generated/types.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { migrateGrafanaDashboard } from '../migrate/dashboard.js';
-import { checkInput } from '../migrate/grafana-input.js';
-import { summaryHeader } from '../migrate/report.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import type { ResourceService } from '../resources/service.js';
 import { isObj } from '../lib/is-obj.js';
@@ -84,6 +81,12 @@ export function registerMigrateRoutes(app: FastifyInstance, o: MigrateRouteOptio
       datasource = await defaultPrometheus(o, req.principal, q.project);
       if (!datasource) notes.push(`project "${q.project}" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default`);
     }
+    // the migration code (two dozen modules) is loaded by the first migration, not at start-up
+    const [{ migrateGrafanaDashboard }, { checkInput }, { summaryHeader }] = await Promise.all([
+      import('../migrate/dashboard.js'),
+      import('../migrate/grafana-input.js'),
+      import('../migrate/report.js'),
+    ]);
     const { dashboard, report } = migrateGrafanaDashboard(body.grafanaDashboard, {
       input: checkInput(body.input),
       useDefaultDatasource: body.useDefaultDatasource === true,

@@ -2,7 +2,6 @@
  * The configured identity providers (security.authentication.providers): each an OidcProvider or
  * an OAuthProvider, both ExternalProviders (provider.ts).
  */
-import { decodeJwt } from 'jose';
 import { readFileSync } from 'node:fs';
 import type { OAuthProviderConfig, OIDCProviderConfig } from '../kinds/generated/types.js';
 import { OAuthProvider } from './oauth-provider.js';
@@ -10,14 +9,6 @@ import { OidcProvider } from './oidc-provider.js';
 import type { ExternalProvider, ProviderKind } from './provider.js';
 
 /** The `iss` of a JWT without verifying it (to pick the provider that must verify it). */
-export function unverifiedIssuer(token: string): unknown {
-  try {
-    return decodeJwt(token).iss;
-  } catch {
-    return undefined;
-  }
-}
-
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/;
 
 /** Validates the provider list at start: unique slugs, URLs, a readable secret file. */
