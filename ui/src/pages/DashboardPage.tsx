@@ -1,8 +1,8 @@
 import { Alert, Box, Button, Snackbar, Stack, Typography } from '@mui/material';
-import type { DashboardResource } from '@perses-dev/core';
+import { DEFAULT_DASHBOARD_DURATION, DEFAULT_REFRESH_INTERVAL, type DashboardResource } from '@perses-dev/core';
 import type { PanelExtraProps } from '@perses-dev/dashboards';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { type ApiError, displayName, getResource, putResource, type Resource } from '../api';
 import { kindByPlural } from '../manage/kinds';
@@ -16,6 +16,20 @@ import { ExploreAction } from '../perses/ExploreAction';
 import { PersesProviders } from '../perses/PersesProviders';
 import { watchObject } from '../watch';
 import { ErrorMessage, Loading, PageHeader } from '../widgets';
+
+/** Perses' dashboard title is not shown: the page header has the dashboard's name. */
+const NO_TITLE = <span />;
+
+/**
+ * A callback that keeps its identity across renders and calls the latest `fn`: the Perses
+ * dashboard (a memo component) then re-renders only when the dashboard itself changes, not on
+ * every render of this page (its queries, its notices, every URL change).
+ */
+function useStableCallback<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  const latest = useRef(fn);
+  latest.current = fn;
+  return useCallback((...args: A) => latest.current(...args), []);
+}
 
 /**
  * A dashboard rendered by the Perses dashboard components (time range, refresh, variables, rows, panel
@@ -77,14 +91,31 @@ function Dashboard() {
   const fromGit = useManagedFromGit(plural, project, name, dashboard.data?.object.metadata.version);
   // Perses' save cannot be called off once it runs (a rejected save is an uncaught error): ask on entering edit mode
   const overwrite = useConfirmOverwrite(fromGit, 'this dashboard', 'edit');
+  const confirmEdit = useStableCallback(overwrite.confirm);
 
-  if (plural !== 'dashboards' && plural !== 'ephemeraldashboards') return <ErrorMessage error={new Error(`${plural} cannot be viewed as a dashboard`)} />;
-  if (dashboard.isLoading) return <Loading />;
-  if (dashboard.error || !dashboard.data) return <ErrorMessage error={dashboard.error} />;
-  const resource = dashboard.data.object as unknown as DashboardResource;
-  const etag = dashboard.data.etag;
+  // Perses writes the dashboard's time range and refresh interval into the URL (start, refresh)
+  // once the dashboard has rendered, when the URL has none: a change that makes it compute the
+  // time range anew, so every panel and variable rendered again and asked for its data twice.
+  // The same values, put there before the dashboard first renders, leave it nothing to write.
+  // (Once shown, the dashboard stays: a later URL without them is Perses' business, as before.)
+  const spec = (dashboard.data?.object as unknown as DashboardResource | undefined)?.spec;
+  const timeInUrl = !!params.get('start') && !!params.get('refresh');
+  const [timeSetFor, setTimeSetFor] = useState<string>();
+  const timeReady = timeInUrl || timeSetFor === key.join('/');
+  const locationState: unknown = location.state;
+  useLayoutEffect(() => {
+    if (!spec || timeSetFor === key.join('/')) return;
+    if (!timeInUrl) {
+      const next = new URLSearchParams(window.location.search);
+      if (!next.get('start')) next.set('start', spec.duration ?? DEFAULT_DASHBOARD_DURATION);
+      if (!next.get('refresh')) next.set('refresh', spec.refreshInterval ?? DEFAULT_REFRESH_INTERVAL);
+      setParams(next, { replace: true, state: locationState });
+    }
+    setTimeSetFor(key.join('/'));
+  }, [spec, key, timeSetFor, timeInUrl, setParams, locationState]);
   // Perses' own edit mode (panels, variables, datasources) saves here, with If-Match
-  const onSave = async (entity: unknown) => {
+  const onSave = useStableCallback(async (entity: unknown) => {
+    const etag = dashboard.data?.etag;
     try {
       const saved = await putResource(plural, project, name, entity, etag);
       ownSaves.current.add(saved.object.metadata.version ?? -1);
@@ -102,7 +133,12 @@ function Dashboard() {
       if ((e as ApiError).status === 412) throw new Error('Someone else saved this dashboard first: reload the page to see their version, then apply your change again.');
       throw e;
     }
-  };
+  });
+
+  if (plural !== 'dashboards' && plural !== 'ephemeraldashboards') return <ErrorMessage error={new Error(`${plural} cannot be viewed as a dashboard`)} />;
+  if (dashboard.isLoading) return <Loading />;
+  if (dashboard.error || !dashboard.data) return <ErrorMessage error={dashboard.error} />;
+  const resource = dashboard.data.object as unknown as DashboardResource;
   const base = `/projects/${encodeURIComponent(project)}/${plural}/${encodeURIComponent(name)}`;
 
   return (
@@ -130,17 +166,21 @@ function Dashboard() {
       {fromGit && <ManagedBanner writer={fromGit} what="this dashboard" />}
       {overwrite.dialog}
       <Box sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column' }} data-testid="dashboard">
-        <DashboardView
-          // a new version is a new dashboard for the Perses providers; time range and variables stay in the URL
-          key={`${resource.metadata.version}`}
-          dashboardResource={resource}
-          datasourceApi={datasourceApi}
-          onSave={onSave}
-          isEditing={startEditing}
-          panelOptions={panelOptions}
-          confirmEdit={overwrite.confirm}
-          dashboardTitleComponent={<span />}
-        />
+        {!timeReady ? (
+          <Loading />
+        ) : (
+          <DashboardView
+            // a new version is a new dashboard for the Perses providers; time range and variables stay in the URL
+            key={`${resource.metadata.version}`}
+            dashboardResource={resource}
+            datasourceApi={datasourceApi}
+            onSave={onSave}
+            isEditing={startEditing}
+            panelOptions={panelOptions}
+            confirmEdit={confirmEdit}
+            dashboardTitleComponent={NO_TITLE}
+          />
+        )}
       </Box>
       <Snackbar open={notice !== undefined} autoHideDuration={8000} onClose={() => setNotice(undefined)} anchorOrigin={{ vertical: 'top', horizontal: 'center' }}>
         <Alert severity="info" onClose={() => setNotice(undefined)} data-testid="update-notice">

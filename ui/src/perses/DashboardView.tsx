@@ -23,7 +23,7 @@ import {
 // not exported from the package index in 0.52; the same module the package uses
 import { DashboardProviderWithQueryParams } from '@perses-dev/dashboards/dist/context/DashboardProvider/DashboardProviderWithQueryParams.js';
 import { TimeRangeProviderWithQueryParams, useDatasourceStore, useInitialRefreshInterval, useInitialTimeRange, usePluginBuiltinVariableDefinitions } from '@perses-dev/plugin-system';
-import { type ReactNode, useMemo, useState } from 'react';
+import { memo, type ReactNode, useMemo, useState } from 'react';
 
 export interface DashboardViewProps {
   dashboardResource: DashboardResource;
@@ -42,8 +42,13 @@ export interface DashboardViewProps {
  * (the same providers, toolbar, dialogs and edit mode), composed here because 0.52's
  * `ViewDashboard` passes no `panelOptions` to its panels, and dashplane adds an Explore action
  * to each of them.
+ *
+ * A memo component: the page around it re-renders on every URL change (Perses writes the time
+ * range and the variables' values there while the dashboard loads) and on each of its own queries;
+ * re-rendering every panel each time took most of the main thread's time of a first load.
+ * Callers pass stable props (callbacks that keep their identity).
  */
-export function DashboardView(props: DashboardViewProps) {
+export const DashboardView = memo(function DashboardView(props: DashboardViewProps) {
   const { dashboardResource } = props;
   const { spec } = dashboardResource;
   const initialTimeRange = useInitialTimeRange(spec.duration ?? DEFAULT_DASHBOARD_DURATION);
@@ -72,7 +77,7 @@ export function DashboardView(props: DashboardViewProps) {
       </DashboardProviderWithQueryParams>
     </DatasourceStoreProvider>
   );
-}
+});
 
 function builtin(name: string, description: string, value: () => string | undefined): BuiltinVariableDefinition {
   return { kind: 'BuiltinVariable', spec: { name, value: () => value() ?? '', source: 'Dashboard', display: { name, description, hidden: true } } };
