@@ -47,21 +47,23 @@ let driver: typeof pg | undefined;
 const pgDriver = (): typeof pg => (driver ??= createRequire(import.meta.url)('pg') as typeof pg);
 
 /** A child's create ($1-$7 the object's row, $8-$10 the parent's key): the parent read FOR SHARE, the insert only when it was found. */
-const CREATE_CHILD_SQL = `WITH parent AS (SELECT 1 FROM dashplane_objects WHERE kind = $8 AND project = $9 AND name = $10 FOR SHARE),
-  inserted AS (${INSERT_OBJECT} SELECT $1, $2, $3, $4::json, $5, $6, $7::json WHERE EXISTS (SELECT 1 FROM parent) ON CONFLICT (kind, project, name) DO NOTHING RETURNING 1)
-  SELECT (SELECT count(*) FROM parent)::int AS parent, (SELECT count(*) FROM inserted)::int AS inserted`;
+const CHILD_INSERTED = `parent AS (SELECT 1 FROM dashplane_objects WHERE kind = $8 AND project = $9 AND name = $10 FOR SHARE),
+  inserted AS (${INSERT_OBJECT} SELECT $1, $2, $3, $4::json, $5, $6, $7::json WHERE EXISTS (SELECT 1 FROM parent) ON CONFLICT (kind, project, name) DO NOTHING RETURNING 1)`;
+/** What a create statement answers: whether the parent was found, whether the object was inserted. */
+const CREATE_ANSWER = 'SELECT (SELECT count(*) FROM parent)::int AS parent, (SELECT count(*) FROM inserted)::int AS inserted';
+
+const CREATE_CHILD_SQL = `WITH ${CHILD_INSERTED} ${CREATE_ANSWER}`;
 
 /**
  * CREATE_CHILD_SQL and, when inserted, the name's history started afresh: earlier entries (of a
  * deleted object of this name) dropped, the first recorded ($11 by, $12 manager). The delete spares
  * the version written, which the insert replaces (one statement must not touch a row twice).
  */
-const CREATE_RECORDED_SQL = `WITH parent AS (SELECT 1 FROM dashplane_objects WHERE kind = $8 AND project = $9 AND name = $10 FOR SHARE),
-  inserted AS (${INSERT_OBJECT} SELECT $1, $2, $3, $4::json, $5, $6, $7::json WHERE EXISTS (SELECT 1 FROM parent) ON CONFLICT (kind, project, name) DO NOTHING RETURNING 1),
+const CREATE_RECORDED_SQL = `WITH ${CHILD_INSERTED},
   earlier AS (DELETE FROM dashplane_history WHERE ${KEY} AND version <> $5 AND EXISTS (SELECT 1 FROM inserted)),
   recorded AS (INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc) SELECT $1, $2, $3, $5, $11, $12, $4::json WHERE EXISTS (SELECT 1 FROM inserted)
     ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, manager = EXCLUDED.manager, doc = EXCLUDED.doc)
-  SELECT (SELECT count(*) FROM parent)::int AS parent, (SELECT count(*) FROM inserted)::int AS inserted`;
+  ${CREATE_ANSWER}`;
 
 /**
  * The PostgreSQL store (`pg`). Each write is one READ COMMITTED transaction: row locks on the
