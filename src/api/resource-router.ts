@@ -219,34 +219,36 @@ const CLOSE = Buffer.from(']');
  * whole answer (nor, for metadata_only, all its item texts) at once.
  */
 function sendJsonArray(reply: FastifyReply, items: readonly StoredText[]): FastifyReply {
-  if (items.length <= CHUNK_ITEMS) return sendJsonText(reply, jsonArray(items, 0, items.length));
+  if (items.length <= CHUNK_ITEMS) return sendJsonText(reply, joined(items, 0, items.length, true));
   return reply.type('application/json; charset=utf-8').send(Readable.from(arrayChunks(items), { objectMode: false, highWaterMark: 1 }));
 }
 
 const CHUNK_ITEMS = 1000;
 
 function* arrayChunks(items: readonly StoredText[]): Generator<Buffer> {
+  yield OPEN;
   for (let i = 0; i < items.length; i += CHUNK_ITEMS) {
-    const end = Math.min(items.length, i + CHUNK_ITEMS);
-    const part = jsonArray(items, i, end);
-    const bytes = typeof part === 'string' ? Buffer.from(part) : part;
-    // the brackets of the whole array only: a chunk in between is its items with their commas
-    yield bytes.subarray(i === 0 ? 0 : 1, end === items.length ? bytes.length : bytes.length - 1);
-    if (end < items.length) yield COMMA;
+    if (i > 0) yield COMMA;
+    const part = joined(items, i, Math.min(items.length, i + CHUNK_ITEMS), false);
+    yield typeof part === 'string' ? Buffer.from(part) : part;
   }
+  yield CLOSE;
 }
 
-/** `[a,b,...]` of the texts of items[from..to): bytes when any is bytes (stored bytes are not decoded and encoded again). */
-function jsonArray(items: readonly StoredText[], from: number, to: number): string | Buffer {
+/**
+ * `a,b,...` of the texts of items[from..to), in brackets when `brackets` (one copy of the bytes
+ * either way): bytes when any is bytes (stored bytes are not decoded and encoded again).
+ */
+function joined(items: readonly StoredText[], from: number, to: number, brackets: boolean): string | Buffer {
   const texts: (string | Buffer)[] = [];
   for (let i = from; i < to; i++) texts.push(items[i].text);
-  if (texts.every((t) => typeof t === 'string')) return `[${texts.join(',')}]`;
-  const parts: Buffer[] = [OPEN];
+  if (texts.every((t) => typeof t === 'string')) return brackets ? `[${texts.join(',')}]` : texts.join(',');
+  const parts: Buffer[] = brackets ? [OPEN] : [];
   texts.forEach((t, i) => {
     if (i > 0) parts.push(COMMA);
     parts.push(typeof t === 'string' ? Buffer.from(t) : t);
   });
-  parts.push(CLOSE);
+  if (brackets) parts.push(CLOSE);
   return Buffer.concat(parts);
 }
 
