@@ -149,7 +149,9 @@ describe('access/passwords PasswordHasher', function () {
       unknown.push(await time(() => h.verify(undefined, 'x')));
     }
     const med = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
-    // Coarse: the same KDF runs in both cases (a skipped KDF would be >10x faster).
-    expect(med(unknown) / med(known)).to.be.within(0.5, 2);
+    // Coarse: the same KDF runs in both cases. A skipped KDF is over 1,000x faster (microseconds
+    // against tens of milliseconds); the bounds leave room for a machine busy with other tests,
+    // which measured 0.4998 once with bounds of 0.5..2.
+    expect(med(unknown) / med(known)).to.be.within(0.2, 5);
   });
 });
