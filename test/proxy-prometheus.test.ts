@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bearer, login, loginAdmin, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
-import { startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
+import { PERSES_EDITOR_ALLOWED_ENDPOINTS, startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
 import { startTestServer, type ApiResponse, type TestServer } from './helpers/server.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -24,17 +24,6 @@ const dashboardWith = (name: string, datasources: Record<string, unknown>) => ({
   metadata: { name },
   spec: { display: { name }, duration: '1h', datasources, panels: {}, layouts: [] },
 });
-
-/** The default allowedEndpoints of the Perses datasource editor (@perses-dev/prometheus-plugin). */
-const EDITOR_ALLOWED_ENDPOINTS = [
-  { endpointPattern: '/api/v1/labels', method: 'POST' },
-  { endpointPattern: '/api/v1/series', method: 'POST' },
-  { endpointPattern: '/api/v1/metadata', method: 'GET' },
-  { endpointPattern: '/api/v1/query', method: 'POST' },
-  { endpointPattern: '/api/v1/query_range', method: 'POST' },
-  { endpointPattern: '/api/v1/parse_query', method: 'POST' },
-  { endpointPattern: '/api/v1/label/([a-zA-Z0-9_-]+)/values', method: 'GET' },
-];
 
 async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
   const res = await r;
@@ -176,7 +165,7 @@ describe('datasource proxy against a real Prometheus', function () {
       await ok(s.api('POST', '/api/v1/projects/p/datasources', projectDs('direct-p', direct)));
       await ok(s.api('POST', '/api/v1/projects/p/dashboards', dashboardWith('dash-direct', { 'direct-l': direct })));
       // The editor's default allowedEndpoints.
-      await ok(s.api('POST', '/api/v1/projects/p/datasources', projectDs('limited', dsSpec('PrometheusDatasource', prom.url, { allowedEndpoints: EDITOR_ALLOWED_ENDPOINTS }))));
+      await ok(s.api('POST', '/api/v1/projects/p/datasources', projectDs('limited', dsSpec('PrometheusDatasource', prom.url, { allowedEndpoints: PERSES_EDITOR_ALLOWED_ENDPOINTS }))));
       // Secrets, injected by the proxy: checked on the echo server.
       await ok(s.api('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 'basic' }, spec: { basicAuth: { username: 'alice', password: 'pa:ss wörd' } } }));
       await ok(s.api('POST', '/api/v1/globalsecrets', { kind: 'GlobalSecret', metadata: { name: 'g-basic' }, spec: { basicAuth: { username: 'gus', password: 'global-pw' } } }));

@@ -647,6 +647,81 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     expect(up.hits.map((h) => `${h.method} ${h.url}`)).to.deep.equal(['GET /api/v1/query?query=up']);
   });
 
+  it('a datasource changed or deleted between two requests: the next request follows the stored one (project, global, dashboard-local)', async () => {
+    // The proxy keeps what it worked out of a datasource (its checked proxy block, compiled
+    // allowedEndpoints) while the stored object is unchanged: every change must end that.
+    const cases = [
+      {
+        path: `${P}/changing`,
+        put: (spec: Record<string, unknown>) => s.api('PUT', '/api/v1/projects/proj-a/datasources/changing', proxyDs('changing', up.url, spec), asAdmin()),
+        create: () => s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('changing', up.url), asAdmin()),
+        del: () => s.api('DELETE', '/api/v1/projects/proj-a/datasources/changing', undefined, asAdmin()),
+      },
+      {
+        path: '/proxy/globaldatasources/gchanging',
+        put: (spec: Record<string, unknown>) => s.api('PUT', '/api/v1/globaldatasources/gchanging', proxyDs('gchanging', up.url, spec, 'GlobalDatasource'), asAdmin()),
+        create: () => s.api('POST', '/api/v1/globaldatasources', proxyDs('gchanging', up.url, {}, 'GlobalDatasource'), asAdmin()),
+        del: () => s.api('DELETE', '/api/v1/globaldatasources/gchanging', undefined, asAdmin()),
+      },
+      {
+        path: '/proxy/projects/proj-a/dashboards/dchanging/datasources/local',
+        put: (spec: Record<string, unknown>) => s.api('PUT', '/api/v1/projects/proj-a/dashboards/dchanging', dashWithLocal('dchanging', { url: up.url, ...spec }), asAdmin()),
+        create: () => s.api('POST', '/api/v1/projects/proj-a/dashboards', dashWithLocal('dchanging', { url: up.url }), asAdmin()),
+        del: () => s.api('DELETE', '/api/v1/projects/proj-a/dashboards/dchanging', undefined, asAdmin()),
+      },
+    ];
+    for (const c of cases) {
+      up.reset();
+      await ok(c.create());
+      const seen = async () => (await rawRequest(s.url, 'GET', `${c.path}/api/v1/query?query=up`, asAdmin())).status;
+      expect(await seen(), c.path).to.equal(200);
+      // a new base path: the next request goes under it
+      await ok(c.put({ url: `${up.url}/v2` }));
+      expect(await seen(), c.path).to.equal(200);
+      // allowedEndpoints that leave the query out: refused, nothing sent
+      await ok(c.put({ url: up.url, allowedEndpoints: [{ endpointPattern: '/api/v1/labels', method: 'GET' }] }));
+      expect(await seen(), c.path).to.equal(403);
+      // a header to send: it arrives
+      await ok(c.put({ url: up.url, headers: { 'X-Scope-OrgID': 'tenant-2' } }));
+      expect(await seen(), c.path).to.equal(200);
+      expect(
+        up.hits.map((h) => `${h.url} ${h.headers['x-scope-orgid'] ?? '-'}`),
+        c.path,
+      ).to.deep.equal(['/api/v1/query?query=up -', '/v2/api/v1/query?query=up -', '/api/v1/query?query=up tenant-2']);
+      await ok(c.del(), 204);
+      expect(await seen(), c.path).to.equal(404);
+      // the same name again, as it was first: the first spec, not a remembered one
+      await ok(c.create());
+      expect(await seen(), c.path).to.equal(200);
+      expect(up.hits.at(-1)?.headers['x-scope-orgid'], c.path).to.equal(undefined);
+      await ok(c.del(), 204);
+    }
+  });
+
+  it("a datasource's Secret changed or deleted between two requests: the next request sends the stored credentials", async () => {
+    const authOf = async () => {
+      const r = await rawRequest(s.url, 'GET', `${P}/rotating/api/v1/query`, asAdmin());
+      return r.status === 200 ? (JSON.parse(r.body.toString()).headers.authorization ?? '-') : r.status;
+    };
+    const secret = (spec: unknown) => ({ kind: 'Secret', metadata: { name: 'rotating' }, spec });
+    await ok(s.api('POST', '/api/v1/projects/proj-a/secrets', secret({ basicAuth: { username: 'svc', password: 'first' } }), asAdmin()));
+    await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('rotating', up.url, { secret: 'rotating' }), asAdmin()));
+    try {
+      expect(await authOf()).to.equal(`Basic ${b64('svc:first')}`);
+      await ok(s.api('PUT', '/api/v1/projects/proj-a/secrets/rotating', secret({ basicAuth: { username: 'svc', password: 'second' } }), asAdmin()));
+      expect(await authOf()).to.equal(`Basic ${b64('svc:second')}`);
+      await ok(s.api('PUT', '/api/v1/projects/proj-a/secrets/rotating', secret({ authorization: { type: 'Bearer', credentials: 'third' } }), asAdmin()));
+      expect(await authOf()).to.equal('Bearer third');
+      await ok(s.api('DELETE', '/api/v1/projects/proj-a/secrets/rotating', undefined, asAdmin()), 204);
+      expect(await authOf()).to.equal(400);
+      await ok(s.api('POST', '/api/v1/projects/proj-a/secrets', secret({ basicAuth: { username: 'svc', password: 'fourth' } }), asAdmin()));
+      expect(await authOf()).to.equal(`Basic ${b64('svc:fourth')}`);
+    } finally {
+      await s.api('DELETE', '/api/v1/projects/proj-a/datasources/rotating', undefined, asAdmin());
+      await s.api('DELETE', '/api/v1/projects/proj-a/secrets/rotating', undefined, asAdmin());
+    }
+  });
+
   it('PROXY-09: encoded and plain dot segments never leave the datasource base path', async () => {
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('based', `${up.url}/base`), asAdmin()));
     const attempts = [
@@ -856,6 +931,15 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     const r = await rawRequest(s.url, 'GET', `${P}/filesecret/api/v1/query`, asAdmin());
     expect(r.status, r.body.toString()).to.equal(200);
     expect(JSON.parse(r.body.toString()).headers.authorization).to.equal(`Basic ${b64(`svc:${FILE_CANARY}`)}`);
+    // ... on every request: a rotated file (a mounted Secret updated in place) is used at once
+    const rotated = canary('ROTATED');
+    writeFileSync(join(files.path, 'pw.txt'), `${rotated}\n`);
+    try {
+      const again = await rawRequest(s.url, 'GET', `${P}/filesecret/api/v1/query`, asAdmin());
+      expect(JSON.parse(again.body.toString()).headers.authorization).to.equal(`Basic ${b64(`svc:${rotated}`)}`);
+    } finally {
+      writeFileSync(join(files.path, 'pw.txt'), `${FILE_CANARY}\n`);
+    }
     // (d) A symlink inside the directory pointing outside it: its target never goes upstream.
     mkdirSync(join(files.path, 'sub'), { recursive: true });
     symlinkSync('/etc/hostname', join(files.path, 'sub', 'link'));

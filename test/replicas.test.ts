@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AUTH_ENV, bearer, login, loginAdmin, signUp, type Tokens } from './helpers/auth.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -18,7 +20,7 @@ describe('replicas on one PostgreSQL database', function () {
   before(async () => {
     pg = await startPostgres();
     db = await pg.createDatabase();
-    const env = { ...AUTH_ENV, DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: key, DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s' };
+    const env = { ...AUTH_ENV, DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: key, DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s', DASHPLANE_PROXY_DENIED_NETWORKS: '[]' };
     a = await startTestServer({ env });
     b = await startTestServer({ env });
   });
@@ -117,6 +119,34 @@ describe('replicas on one PostgreSQL database', function () {
       results.map((r) => r.status).join(' '),
     ).to.have.length(1);
     expect((await b.api('GET', '/api/v1/projects/shared/datasources?default=true', undefined, bearer(admin))).body).to.have.length(1);
+  });
+
+  it("a datasource changed on A: B's proxy follows it at the next request", async () => {
+    const admin = await loginAdmin(a);
+    const seen: string[] = [];
+    const upstream = http.createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+      const ds = (base: string) => ({
+        kind: 'Datasource',
+        metadata: { name: 'moving' },
+        spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: base } } } } },
+      });
+      const viaB = async () => (await b.api('GET', '/proxy/projects/shared/datasources/moving/api/v1/query?query=up', undefined, bearer(admin))).status;
+      expect((await a.api('POST', '/api/v1/projects/shared/datasources', ds(url), bearer(admin))).status).to.equal(200);
+      expect(await viaB()).to.equal(200);
+      expect((await a.api('PUT', '/api/v1/projects/shared/datasources/moving', ds(`${url}/v2`), bearer(admin))).status).to.equal(200);
+      expect(await viaB()).to.equal(200);
+      expect((await a.api('DELETE', '/api/v1/projects/shared/datasources/moving', undefined, bearer(admin))).status).to.equal(204);
+      expect(await viaB()).to.equal(404);
+      expect(seen).to.deep.equal(['/api/v1/query?query=up', '/v2/api/v1/query?query=up']);
+    } finally {
+      await new Promise((resolve) => upstream.close(resolve));
+    }
   });
 
   it('secrets written on A are usable on B (the same key) and stored encrypted', async () => {

@@ -68,6 +68,28 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect(await store.get({ kind: 'Dashboard', project: 'p', name: 'x' })).to.deep.equal(o);
     });
 
+    it('getText never answers, after a change, a text object it answered before it (what callers derive from a text may be kept by its identity)', async () => {
+      const key = { kind: 'Datasource', project: 'p', name: 'x' };
+      const seen = new Set<object>();
+      const read = async (spec: unknown, when: string) => {
+        const t = await store.getText(key);
+        expect(JSON.parse(t!.text.toString()).spec, when).to.deep.equal(spec);
+        expect(seen.has(t!), `${when}: a text answered before the change`).to.equal(false);
+        // unchanged: the same text or a new one, both right
+        expect(JSON.parse((await store.getText(key))!.text.toString()).spec, `${when}, again`).to.deep.equal(spec);
+        seen.add(t!);
+        seen.add((await store.getText(key))!);
+      };
+      await store.create(obj('Datasource', 'p', 'x', 0, { url: 'a' }));
+      await read({ url: 'a' }, 'created');
+      await store.update(obj('Datasource', 'p', 'x', 1, { url: 'b' }), { expectedVersion: 0 });
+      await read({ url: 'b' }, 'updated');
+      await store.delete(key);
+      expect(await store.getText(key), 'deleted').to.equal(undefined);
+      await store.create(obj('Datasource', 'p', 'x', 0, { url: 'a' }));
+      await read({ url: 'a' }, 'created again with the first spec and version');
+    });
+
     it('create of an existing key is AlreadyExists and keeps the first', async () => {
       await store.create(obj('Dashboard', 'p', 'x', 0, { first: true }));
       expect((await rejection(store.create(obj('Dashboard', 'p', 'x', 0, { first: false })))).reason).to.equal('AlreadyExists');

@@ -2,13 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { readFileSync, realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { ApiError, badRequest } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { Readable } from 'node:stream';
-import { findHTTPProxy, httpProxyProblems } from '../proxy/http-proxy.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from '../proxy/headers.js';
-import { checkAllowed, proxySuffix, upstreamUrl } from '../proxy/path.js';
+import { proxySuffix, upstreamUrl } from '../proxy/path.js';
+import { checkAllowed, type DatasourceSpec, DerivedCache, noLocalDatasource, type ProxyPlan, proxyPlan } from '../proxy/plan.js';
 import { unsavedRequest } from '../proxy/unsaved-request.js';
 import type { Upstream, UpstreamTls } from '../proxy/upstream.js';
 import type { Metrics } from './metrics.js';
@@ -17,7 +17,7 @@ import { assertName } from '../lib/names.js';
 import type { ResourceService } from '../resources/service.js';
 import { DecryptError, type SecretBox } from '../secrets/secret-box.js';
 import { unseal } from '../secrets/sealing.js';
-import type { Store } from '../storage/store.js';
+import type { Envelope, Store } from '../storage/store.js';
 
 export interface ProxyRouteOptions {
   registry: KindRegistry;
@@ -46,6 +46,19 @@ const FAMILIES: Family[] = [
 
 type Params = { project?: string; dashboard?: string; name: string };
 
+/** The datasource's Authorization header and TLS material from its Secret; `files` when *File fields were read (then never kept). */
+interface Credentials {
+  authorization?: string;
+  tls?: UpstreamTls;
+  files?: true;
+}
+
+/** What the proxy keeps of stored objects while they are unchanged (see DerivedCache). */
+interface Caches {
+  plans: DerivedCache<ProxyPlan>;
+  credentials: DerivedCache<Credentials>;
+}
+
 /**
  * The datasource proxy: every method, bodies streamed both ways, credentials from
  * the datasource's Secret, the caller's own credentials and our cookies never forwarded.
@@ -55,9 +68,10 @@ export function registerProxyRoutes(app: FastifyInstance, o: ProxyRouteOptions):
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+    const caches: Caches = { plans: new DerivedCache(), credentials: new DerivedCache() };
     for (const f of FAMILIES) {
       const d = o.registry.byPluralName(f.plural)!;
-      const handler = (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => proxy(o, d, f, req, reply);
+      const handler = (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => proxy(o, caches, d, f, req, reply);
       scope.all(f.path, { config: { proxy: true, doc: proxyDoc(f) } }, handler);
       scope.all(`${f.path}/*`, { config: { proxy: true, doc: proxyDoc(f) } }, handler);
     }
@@ -113,17 +127,28 @@ function unsavedDoc(f: Family): RouteDoc {
   };
 }
 
-async function proxy(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+async function proxy(o: ProxyRouteOptions, caches: Caches, d: KindDescriptor, f: Family, req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
   refuseLoop(req);
   const { project, dashboard, name } = checkedParams(req.params);
-  const holder = await o.service.get(req.principal, d, project ?? '', dashboard ?? name);
-  const spec = d.datasourceSpec!(holder, name) as DatasourceSpec | undefined;
-  if (!spec) throw notFound(`dashboard "${dashboard}" has no datasource "${name}"`);
+  // the stored text, read with the same permission check as a GET: the same object while unchanged
+  const stored = await o.service.getText(req.principal, d, project ?? '', dashboard ?? name);
+  const plan = caches.plans.get(stored, name, () => {
+    const holder = JSON.parse(stored.text.toString()) as Envelope;
+    const spec = d.datasourceSpec!(holder, name) as DatasourceSpec | undefined;
+    if (!spec) throw noLocalDatasource(dashboard ?? '', name);
+    return proxyPlan(name, spec);
+  });
   const [pathPart, query = ''] = (req.raw.url ?? '').split(/\?(.*)/s, 2);
   const rest = pathPart.split('/').slice(f.suffixAt);
   const hasBody =
     req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined);
-  return forward(o, { d, project, name, spec, method: req.method, suffix: rest.length ? `/${rest.join('/')}` : '', query, headers: req.headers, ...(hasBody ? { body: req.raw } : {}) }, req, reply);
+  return forward(
+    o,
+    caches,
+    { d, project, name, plan, method: req.method, suffix: rest.length ? `/${rest.join('/')}` : '', query, headers: req.headers, ...(hasBody ? { body: req.raw } : {}) },
+    req,
+    reply,
+  );
 }
 
 /**
@@ -149,18 +174,20 @@ async function unsaved(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: 
   const body = b.body !== undefined ? Readable.from([Buffer.from(b.body)]) : undefined;
   // The caller's Content-* headers describe the JSON envelope, not the upstream body.
   const headers = Object.fromEntries(Object.entries(req.headers).filter(([n]) => !n.startsWith('content-')));
-  return forward(o, { d, project, name: 'unsaved', spec: b.spec, method: b.method, suffix: rest.length ? `/${rest.join('/')}` : '', query, headers, ...(body ? { body } : {}) }, req, reply);
-}
-
-interface DatasourceSpec {
-  plugin?: { kind?: string; spec?: Record<string, unknown> };
+  return forward(
+    o,
+    undefined,
+    { d, project, name: 'unsaved', plan: proxyPlan('unsaved', b.spec as DatasourceSpec), method: b.method, suffix: rest.length ? `/${rest.join('/')}` : '', query, headers, ...(body ? { body } : {}) },
+    req,
+    reply,
+  );
 }
 
 interface Exchange {
   d: KindDescriptor;
   project: string | undefined;
   name: string;
-  spec: DatasourceSpec;
+  plan: ProxyPlan;
   method: string;
   /** Raw (still encoded) path after the datasource name. */
   suffix: string;
@@ -170,23 +197,12 @@ interface Exchange {
   headers: IncomingHttpHeaders;
 }
 
-/** The common part: proxy block, path checks, credentials, the upstream call, the answer. */
-async function forward(o: ProxyRouteOptions, x: Exchange, req: FastifyRequest, reply: FastifyReply) {
-  // Objects stored before a rule existed may hold shapes it refuses: check before using anything.
-  const problems = httpProxyProblems(x.spec.plugin?.spec);
-  if (problems.length) throw badRequest(`the datasource's proxy block is not valid: ${problems[0].path}: ${problems[0].message}`, problems);
-  const found = findHTTPProxy(x.spec.plugin?.spec);
-  if (!found) {
-    throw badRequest(
-      x.spec.plugin?.spec?.directUrl
-        ? `datasource "${x.name}" has only a directUrl: clients query it directly, not through dashplane; give it a proxy block ({kind: HTTPProxy, spec: {url}}) to use the proxy`
-        : `datasource "${x.name}" has no proxy block ({kind: HTTPProxy, spec: {url}}) in spec.plugin.spec`,
-    );
-  }
+/** The common part: path checks, credentials, the upstream call, the answer. */
+async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exchange, req: FastifyRequest, reply: FastifyReply) {
   const suffix = proxySuffix(x.suffix);
-  checkAllowed(found.spec, x.method, suffix.decoded);
-  const url = upstreamUrl(found.spec.url, suffix.raw, x.query);
-  const credentials = found.spec.secret !== undefined ? await secretCredentials(o, x.d, x.project, found.spec.secret, req) : {};
+  checkAllowed(x.plan, x.method, suffix.decoded);
+  const url = upstreamUrl(x.plan.proxy.url, suffix.raw, x.query);
+  const credentials = x.plan.proxy.secret !== undefined ? await secretCredentials(o, caches, x.d, x.project, x.plan.proxy.secret, req) : {};
   const controller = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
@@ -197,7 +213,7 @@ async function forward(o: ProxyRouteOptions, x: Exchange, req: FastifyRequest, r
   try {
     res = await o.upstream.send(url, {
       method: x.method,
-      headers: upstreamRequestHeaders(x.headers, found.spec.headers, credentials.authorization),
+      headers: upstreamRequestHeaders(x.headers, x.plan.proxy.headers, credentials.authorization),
       ...(x.body ? { body: x.body } : {}),
       ...(credentials.tls ? { tls: credentials.tls } : {}),
       signal: controller.signal,
@@ -222,27 +238,35 @@ function checkedParams(p: Params): Params {
   return p;
 }
 
-/** The Authorization header and TLS material of the datasource's Secret (same scope as the datasource). */
-async function secretCredentials(
-  o: ProxyRouteOptions,
-  d: KindDescriptor,
-  project: string | undefined,
-  secretName: unknown,
-  req: FastifyRequest,
-): Promise<{ authorization?: string; tls?: UpstreamTls }> {
+/**
+ * The Authorization header and TLS material of the datasource's Secret (same scope as the
+ * datasource), decrypted once per stored version of the Secret; values read from *File fields
+ * are read again on every request (a mounted file may be rotated at any time).
+ */
+async function secretCredentials(o: ProxyRouteOptions, caches: Caches | undefined, d: KindDescriptor, project: string | undefined, secretName: unknown, req: FastifyRequest): Promise<Credentials> {
   assertName(secretName, "the datasource's proxy.spec.secret");
   const kind = o.registry.byName(d.secretKind!)!;
-  const stored = await o.store.get({ kind: kind.kind, project: kind.scope === 'project' ? (project ?? '') : '', name: secretName });
+  const stored = await o.store.getText({ kind: kind.kind, project: kind.scope === 'project' ? (project ?? '') : '', name: secretName });
   if (!stored) throw badRequest(`the datasource names ${kind.kind} "${secretName}", which does not exist`);
+  const make = () => credentialsOf(o, kind, JSON.parse(stored.text.toString()) as Envelope, req);
+  return caches ? caches.credentials.get(stored, '', make, (c) => !c.files) : make();
+}
+
+function credentialsOf(o: ProxyRouteOptions, kind: KindDescriptor, stored: Envelope, req: FastifyRequest): Credentials {
   let spec: SecretSpec;
   try {
     spec = unseal(kind, stored, o.secrets).spec as SecretSpec;
   } catch (e) {
     if (!(e instanceof DecryptError)) throw e;
-    req.log.error({ secret: `${kind.kind}/${stored.metadata.project ?? ''}/${secretName}`, reason: e.message }, 'cannot decrypt a datasource secret');
+    req.log.error({ secret: `${kind.kind}/${stored.metadata.project ?? ''}/${stored.metadata.name}`, reason: e.message }, 'cannot decrypt a datasource secret');
     throw new ApiError('BadGateway', "the datasource's secret cannot be used (it does not decrypt); see the server log");
   }
-  const file = (path: string | undefined) => (path ? readSecretFile(o.secretFilesDir, path) : undefined);
+  let files = false;
+  const file = (path: string | undefined) => {
+    if (!path) return undefined;
+    files = true;
+    return readSecretFile(o.secretFilesDir, path);
+  };
   let authorization: string | undefined;
   if (spec.basicAuth) {
     const password = spec.basicAuth.password ?? file(spec.basicAuth.passwordFile) ?? '';
@@ -260,7 +284,7 @@ async function secretCredentials(
         ...(t.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
       }
     : undefined;
-  return { ...(authorization ? { authorization } : {}), ...(tls ? { tls } : {}) };
+  return { ...(authorization ? { authorization } : {}), ...(tls ? { tls } : {}), ...(files ? { files: true as const } : {}) };
 }
 
 interface SecretSpec {

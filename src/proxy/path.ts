@@ -1,5 +1,4 @@
-import { ApiError, badRequest, forbidden } from '../errors.js';
-import { endpointRegExp, type HTTPProxySpec } from './http-proxy.js';
+import { ApiError, badRequest } from '../errors.js';
 
 /**
  * The part of a proxy request URL after the datasource name, checked so it cannot leave the
@@ -23,16 +22,6 @@ export function proxySuffix(rawSuffix: string): { raw: string; decoded: string }
     decoded.push(d);
   }
   return { raw: rawSuffix, decoded: segments.length ? `/${decoded.join('/')}` : '' };
-}
-
-/** `allowedEndpoints`, when present: exact method and a pattern anchored on the whole decoded path (403 otherwise). */
-export function checkAllowed(proxy: HTTPProxySpec, method: string, decodedPath: string): void {
-  const rules = proxy.allowedEndpoints;
-  if (!rules || rules.length === 0) return;
-  for (const r of rules) {
-    if (r.method === method && endpointRegExp(r.endpointPattern)?.test(decodedPath)) return;
-  }
-  throw forbidden(`${method} ${decodedPath || '/'} is not among this datasource's allowedEndpoints`);
 }
 
 /** The upstream URL: the datasource URL's path, then the checked suffix, then the query string. */

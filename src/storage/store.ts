@@ -164,7 +164,11 @@ export interface Store {
   ping(): Promise<void>;
   get(key: ObjectKey): Promise<Envelope | undefined>;
   list(query: ListQuery): Promise<Envelope[]>;
-  /** `get`, as JSON text. */
+  /**
+   * `get`, as JSON text. A store may answer with the same (frozen) object while the stored object
+   * is unchanged, never with one it answered before a change: callers may keep what they derive
+   * from a text by its identity (the proxy does).
+   */
   getText(key: ObjectKey): Promise<StoredText | undefined>;
   /** `list` (without metadataOnly), as JSON texts. */
   listText(query: ListQuery): Promise<StoredText[]>;

@@ -5,6 +5,17 @@ import { freePort, stopChild } from './process.js';
 import { tempDir } from './server.js';
 
 /** A real Prometheus on 127.0.0.1 that scrapes itself every second. */
+/** The default allowedEndpoints of the Perses datasource editor (@perses-dev/prometheus-plugin). */
+export const PERSES_EDITOR_ALLOWED_ENDPOINTS = [
+  { endpointPattern: '/api/v1/labels', method: 'POST' },
+  { endpointPattern: '/api/v1/series', method: 'POST' },
+  { endpointPattern: '/api/v1/metadata', method: 'GET' },
+  { endpointPattern: '/api/v1/query', method: 'POST' },
+  { endpointPattern: '/api/v1/query_range', method: 'POST' },
+  { endpointPattern: '/api/v1/parse_query', method: 'POST' },
+  { endpointPattern: '/api/v1/label/([a-zA-Z0-9_-]+)/values', method: 'GET' },
+];
+
 export interface RunningPrometheus {
   /** `http://127.0.0.1:<port>`, no trailing slash. */
   url: string;

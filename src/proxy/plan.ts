@@ -1,0 +1,80 @@
+import { badRequest, forbidden, notFound } from '../errors.js';
+import { endpointRegExp, findHTTPProxy, type HTTPProxySpec, httpProxyProblems } from './http-proxy.js';
+
+/** A datasource spec as the proxy reads it. */
+export interface DatasourceSpec {
+  plugin?: { kind?: string; spec?: Record<string, unknown> };
+}
+
+/** An `allowedEndpoints` entry, its pattern compiled (anchored on the whole decoded path). */
+interface AllowedEndpoint {
+  method: string;
+  pattern: RegExp;
+}
+
+/** What the proxy needs of one datasource, worked out once from its spec: the checked proxy block, its compiled endpoint rules. */
+export interface ProxyPlan {
+  proxy: HTTPProxySpec;
+  /** Undefined or empty: every method and path may go through. */
+  allowed?: readonly AllowedEndpoint[];
+}
+
+/**
+ * The plan of a datasource spec: its proxy block checked (objects stored before a rule existed
+ * may hold shapes it refuses: nothing is used before this), its endpoint patterns compiled.
+ * Throws the 400 a request through it gets when the block is invalid or missing.
+ */
+export function proxyPlan(name: string, spec: DatasourceSpec): ProxyPlan {
+  const problems = httpProxyProblems(spec.plugin?.spec);
+  if (problems.length) throw badRequest(`the datasource's proxy block is not valid: ${problems[0].path}: ${problems[0].message}`, problems);
+  const found = findHTTPProxy(spec.plugin?.spec);
+  if (!found) {
+    throw badRequest(
+      spec.plugin?.spec?.directUrl
+        ? `datasource "${name}" has only a directUrl: clients query it directly, not through dashplane; give it a proxy block ({kind: HTTPProxy, spec: {url}}) to use the proxy`
+        : `datasource "${name}" has no proxy block ({kind: HTTPProxy, spec: {url}}) in spec.plugin.spec`,
+    );
+  }
+  const rules = found.spec.allowedEndpoints;
+  // httpProxyProblems refused any pattern that does not compile
+  return { proxy: found.spec, ...(rules?.length ? { allowed: rules.map((r) => ({ method: r.method, pattern: endpointRegExp(r.endpointPattern)! })) } : {}) };
+}
+
+/** `allowedEndpoints`, when present: exact method and a pattern matching the whole decoded path (403 otherwise). */
+export function checkAllowed(plan: ProxyPlan, method: string, decodedPath: string): void {
+  if (!plan.allowed?.length) return;
+  for (const r of plan.allowed) if (r.method === method && r.pattern.test(decodedPath)) return;
+  throw forbidden(`${method} ${decodedPath || '/'} is not among this datasource's allowedEndpoints`);
+}
+
+/**
+ * What the proxy works out of a stored object (a datasource's plan, a Secret's credentials), kept
+ * by the object it was read as. Stores hand out the same text object while the stored object is
+ * unchanged (their cache of texts read lately), so a request does not parse the holder (a whole
+ * dashboard, for a dashboard's own datasource), check and compile its proxy block or decrypt its
+ * Secret again. A change is a new text, hence a new value; old ones go with their texts.
+ */
+export class DerivedCache<T> {
+  private readonly values = new WeakMap<object, Map<string, T>>();
+
+  /**
+   * The value for `key` (a datasource name in a dashboard; '' when an object has one) derived
+   * from `source` by `make` the first time; not kept when `keep` says so (e.g. it read files).
+   */
+  get(source: object, key: string, make: () => T, keep: (value: T) => boolean = () => true): T {
+    let byKey = this.values.get(source);
+    const found = byKey?.get(key);
+    if (found !== undefined) return found;
+    const value = make();
+    if (!keep(value)) return value;
+    if (!byKey) {
+      byKey = new Map();
+      this.values.set(source, byKey);
+    }
+    byKey.set(key, value);
+    return value;
+  }
+}
+
+/** 404 for a dashboard without that datasource. */
+export const noLocalDatasource = (dashboard: string, name: string) => notFound(`dashboard "${dashboard}" has no datasource "${name}"`);
