@@ -1059,6 +1059,20 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     await waitFor('the upstream stream to be released after the client abort', () => up.closed.big > closedBefore, 5_000);
     expect(up.bigBytesSent).to.be.lessThan(200 * MB);
     await healthy(s);
+
+    // A client that goes away before the upstream answers: the upstream request is cancelled at
+    // once, not left to proxy.timeout (2 s here).
+    const hangClosed = up.closed.hang;
+    const hits = up.hits.length;
+    const u = new URL(s.url);
+    const waiting = http.get({ host: u.hostname, port: u.port, path: `${P}/plain/hang`, headers: asAdmin(), agent: false });
+    waiting.on('error', () => undefined);
+    await waitFor('the upstream to receive the request', () => up.hits.length > hits, 5_000);
+    const goneAt = Date.now();
+    waiting.destroy();
+    await waitFor('the upstream request to be cancelled after the client left', () => up.closed.hang > hangClosed, 5_000);
+    expect(Date.now() - goneAt, 'ms from the client leaving to the upstream connection closing').to.be.below(1_500);
+    await healthy(s);
     const after = await rawRequest(s.url, 'GET', `${P}/plain/api/v1/query`, asAdmin());
     expect(after.status).to.equal(200);
   });

@@ -10,7 +10,7 @@ import { callerResponseHeaders, upstreamRequestHeaders } from '../proxy/headers.
 import { proxySuffix, upstreamUrl } from '../proxy/path.js';
 import { checkAllowed, type DatasourceSpec, DerivedCache, noLocalDatasource, type ProxyPlan, proxyPlan } from '../proxy/plan.js';
 import { unsavedRequest } from '../proxy/unsaved-request.js';
-import type { Upstream, UpstreamTls } from '../proxy/upstream.js';
+import { callerGone, Cut, type Upstream, type UpstreamTls } from '../proxy/upstream.js';
 import type { Metrics } from './metrics.js';
 import { documented, type RouteDoc } from './route-doc.js';
 import { assertName } from '../lib/names.js';
@@ -203,9 +203,9 @@ async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exch
   checkAllowed(x.plan, x.method, suffix.decoded);
   const url = upstreamUrl(x.plan.proxy.url, suffix.raw, x.query);
   const credentials = x.plan.proxy.secret !== undefined ? await secretCredentials(o, caches, x.d, x.project, x.plan.proxy.secret, req) : {};
-  const controller = new AbortController();
+  const cut = new Cut();
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
+    if (!reply.raw.writableFinished) cut.abort(callerGone());
   });
   const datasource = `${x.d.kind}/${x.project ?? ''}/${x.name}`;
   const end = o.metrics?.proxyRequests.startTimer({ datasource });
@@ -216,7 +216,7 @@ async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exch
       headers: upstreamRequestHeaders(x.headers, x.plan.proxy.headers, credentials.authorization),
       ...(x.body ? { body: x.body } : {}),
       ...(credentials.tls ? { tls: credentials.tls } : {}),
-      signal: controller.signal,
+      cut,
     });
   } catch (e) {
     end?.({ status: (e as { reason?: string }).reason ?? 'error' });
