@@ -84,6 +84,12 @@ describe('GET /metrics (auth off): watch, proxy, reaper', function () {
       });
       expect((await s.raw('GET', '/proxy/projects/p/datasources/echo/api/v1/query')).status).to.equal(200);
       expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: '200' })).to.equal(1);
+      expect((await s.raw('GET', '/proxy/projects/p/datasources/echo/api/v1/query')).status).to.equal(200);
+      expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: '200' })).to.equal(2);
+      // a failed exchange is counted under the error kind
+      await new Promise((r) => upstream.close(r));
+      expect((await s.raw('GET', '/proxy/projects/p/datasources/echo/api/v1/query')).status).to.equal(502);
+      expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: 'BadGateway' })).to.equal(1);
     } finally {
       upstream.close();
     }

@@ -69,15 +69,25 @@ export class Metrics {
     this.observe(this.httpRequests, [route, method, String(status)], seconds);
   }
 
-  /** Label children made once per label set (prom-client hashes the labels on every `observe` otherwise). */
-  private readonly children = new Map<string, { observe(v: number): void }>();
+  /** A datasource proxy exchange, until the upstream's response headers (or its failure). */
+  observeProxy(datasource: string, status: string, seconds: number): void {
+    this.observe(this.proxyRequests, [datasource, status], seconds);
+  }
+
+  /** Label children made once per histogram and label set (prom-client hashes the labels on every `observe` otherwise). */
+  private readonly children = new Map<Histogram, Map<string, { observe(v: number): void }>>();
 
   private observe(h: Histogram, values: string[], seconds: number): void {
-    const key = `${h === this.httpRequests ? 'r' : 's'}\x00${values.join('\x00')}`;
-    let child = this.children.get(key);
+    let byLabels = this.children.get(h);
+    if (!byLabels) {
+      byLabels = new Map();
+      this.children.set(h, byLabels);
+    }
+    const key = values.join('\x00');
+    let child = byLabels.get(key);
     if (!child) {
       child = h.labels(...values);
-      this.children.set(key, child);
+      byLabels.set(key, child);
     }
     child.observe(seconds);
   }

@@ -207,8 +207,8 @@ async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exch
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) cut.abort(callerGone());
   });
-  const datasource = `${x.d.kind}/${x.project ?? ''}/${x.name}`;
-  const end = o.metrics?.proxyRequests.startTimer({ datasource });
+  const started = performance.now();
+  const observe = (status: string) => o.metrics?.observeProxy(`${x.d.kind}/${x.project ?? ''}/${x.name}`, status, (performance.now() - started) / 1000);
   let res;
   try {
     res = await o.upstream.send(url, {
@@ -219,10 +219,10 @@ async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exch
       cut,
     });
   } catch (e) {
-    end?.({ status: (e as { reason?: string }).reason ?? 'error' });
+    observe((e as { reason?: string }).reason ?? 'error');
     throw e;
   }
-  end?.({ status: String(res.statusCode) });
+  observe(String(res.statusCode));
   res.body.on('error', () => reply.raw.destroy());
   return reply.code(res.statusCode).headers(callerResponseHeaders(res.headers)).send(res.body);
 }
