@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BuildInfo } from '../build-info.js';
+import { RequestHistogram } from './histogram.js';
 import { documented } from './route-doc.js';
 
 /**
@@ -9,27 +10,27 @@ import { documented } from './route-doc.js';
  */
 export class Metrics {
   readonly registry = new Registry();
-  readonly httpRequests = new Histogram({
-    name: 'dashplane_http_request_duration_seconds',
-    help: 'HTTP requests by route template, method and status.',
-    labelNames: ['route', 'method', 'status'],
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-    registers: [this.registry],
-  });
-  readonly storeOperations = new Histogram({
-    name: 'dashplane_store_operation_duration_seconds',
-    help: 'Store operations by name and outcome.',
-    labelNames: ['operation', 'outcome'],
-    buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
-    registers: [this.registry],
-  });
-  readonly proxyRequests = new Histogram({
-    name: 'dashplane_proxy_upstream_duration_seconds',
-    help: 'Datasource proxy exchanges (until response headers) by datasource and status (error kind on failure).',
-    labelNames: ['datasource', 'status'],
-    buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 30],
-    registers: [this.registry],
-  });
+  private readonly httpRequests = new RequestHistogram(
+    'dashplane_http_request_duration_seconds',
+    'HTTP requests by route template, method and status.',
+    ['route', 'method', 'status'],
+    [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    this.registry,
+  );
+  private readonly storeOperations = new RequestHistogram(
+    'dashplane_store_operation_duration_seconds',
+    'Store operations by name and outcome.',
+    ['operation', 'outcome'],
+    [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
+    this.registry,
+  );
+  private readonly proxyRequests = new RequestHistogram(
+    'dashplane_proxy_upstream_duration_seconds',
+    'Datasource proxy exchanges (until response headers) by datasource and status (error kind on failure).',
+    ['datasource', 'status'],
+    [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 30],
+    this.registry,
+  );
   readonly reaperDeletions = new Counter({ name: 'dashplane_reaper_deletions_total', help: 'Expired objects deleted by the reaper.', registers: [this.registry] });
   readonly loginFailures = new Counter({ name: 'dashplane_login_failures_total', help: 'Failed native logins.', registers: [this.registry] });
   readonly loginRateLimited = new Counter({ name: 'dashplane_login_rate_limited_total', help: 'Native logins refused by the rate limit (429).', registers: [this.registry] });
@@ -60,36 +61,18 @@ export class Metrics {
       outcome = (e as { reason?: string }).reason ?? 'error';
       throw e;
     } finally {
-      this.observe(this.storeOperations, [operation, outcome], (performance.now() - start) / 1000);
+      this.storeOperations.observe([operation, outcome], (performance.now() - start) / 1000);
     }
   }
 
   /** The per-request histogram. */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    this.observe(this.httpRequests, [route, method, String(status)], seconds);
+    this.httpRequests.observe([route, method, String(status)], seconds);
   }
 
   /** A datasource proxy exchange, until the upstream's response headers (or its failure). */
   observeProxy(datasource: string, status: string, seconds: number): void {
-    this.observe(this.proxyRequests, [datasource, status], seconds);
-  }
-
-  /** Label children made once per histogram and label set (prom-client hashes the labels on every `observe` otherwise). */
-  private readonly children = new Map<Histogram, Map<string, { observe(v: number): void }>>();
-
-  private observe(h: Histogram, values: string[], seconds: number): void {
-    let byLabels = this.children.get(h);
-    if (!byLabels) {
-      byLabels = new Map();
-      this.children.set(h, byLabels);
-    }
-    const key = values.join('\x00');
-    let child = byLabels.get(key);
-    if (!child) {
-      child = h.labels(...values);
-      byLabels.set(key, child);
-    }
-    child.observe(seconds);
+    this.proxyRequests.observe([datasource, status], seconds);
   }
 }
 
