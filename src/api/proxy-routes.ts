@@ -2,13 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { readFileSync, realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import { ApiError, badRequest } from '../errors.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { Readable } from 'node:stream';
 import { callerResponseHeaders, upstreamRequestHeaders } from '../proxy/headers.js';
 import { proxySuffix, upstreamUrl } from '../proxy/path.js';
-import { checkAllowed, type DatasourceSpec, DerivedCache, noLocalDatasource, type ProxyPlan, proxyPlan } from '../proxy/plan.js';
+import { checkAllowed, type DatasourceSpec, DerivedCache, type ProxyPlan, proxyPlan } from '../proxy/plan.js';
 import { unsavedRequest } from '../proxy/unsaved-request.js';
 import { callerGone, Cut, type Upstream, type UpstreamTls } from '../proxy/upstream.js';
 import type { Metrics } from './metrics.js';
@@ -135,7 +135,7 @@ async function proxy(o: ProxyRouteOptions, caches: Caches, d: KindDescriptor, f:
   const plan = caches.plans.get(stored, name, () => {
     const holder = JSON.parse(stored.text.toString()) as Envelope;
     const spec = d.datasourceSpec!(holder, name) as DatasourceSpec | undefined;
-    if (!spec) throw noLocalDatasource(dashboard ?? '', name);
+    if (!spec) throw notFound(`dashboard "${dashboard}" has no datasource "${name}"`);
     return proxyPlan(name, spec);
   });
   const [pathPart, query = ''] = (req.raw.url ?? '').split(/\?(.*)/s, 2);

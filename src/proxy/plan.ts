@@ -1,4 +1,4 @@
-import { badRequest, forbidden, notFound } from '../errors.js';
+import { badRequest, forbidden } from '../errors.js';
 import { endpointRegExp, findHTTPProxy, type HTTPProxySpec, httpProxyProblems } from './http-proxy.js';
 
 /** A datasource spec as the proxy reads it. */
@@ -75,6 +75,3 @@ export class DerivedCache<T> {
     return value;
   }
 }
-
-/** 404 for a dashboard without that datasource. */
-export const noLocalDatasource = (dashboard: string, name: string) => notFound(`dashboard "${dashboard}" has no datasource "${name}"`);
