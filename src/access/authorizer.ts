@@ -20,6 +20,12 @@ export interface Principal {
   token?: { id: string; permissions?: readonly NarrowedPermission[] };
   /** Where the request came from (for the audit log). */
   origin?: { requestId: string; address: string };
+  /**
+   * Authentication called `Store.sync()` for this request (a principal made for one request):
+   * every change committed before the request, on any replica, has reached the caches, so reads
+   * made for the request need no sync of their own.
+   */
+  synced?: boolean;
 }
 
 /** A permission an API token is narrowed to: actions on kinds, optionally only in some projects. */

@@ -246,7 +246,7 @@ function checkedParams(p: Params): Params {
 async function secretCredentials(o: ProxyRouteOptions, caches: Caches | undefined, d: KindDescriptor, project: string | undefined, secretName: unknown, req: FastifyRequest): Promise<Credentials> {
   assertName(secretName, "the datasource's proxy.spec.secret");
   const kind = o.registry.byName(d.secretKind!)!;
-  const stored = await o.store.getText({ kind: kind.kind, project: kind.scope === 'project' ? (project ?? '') : '', name: secretName });
+  const stored = await o.store.getText({ kind: kind.kind, project: kind.scope === 'project' ? (project ?? '') : '', name: secretName }, { synced: req.principal.synced });
   if (!stored) throw badRequest(`the datasource names ${kind.kind} "${secretName}", which does not exist`);
   const make = () => credentialsOf(o, kind, JSON.parse(stored.text.toString()) as Envelope, req);
   return caches ? caches.credentials.get(stored, '', make, (c) => !c.files) : make();

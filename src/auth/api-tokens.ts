@@ -160,7 +160,7 @@ export class ApiTokens {
     const token_ = { id: t.metadata.name, ...(t.spec.permissions ? { permissions: t.spec.permissions } : {}) };
     const subject = d.isPrincipal ? {} : { subject: { ...t.spec.owner } };
     const name = d.principalName ? d.principalName(t.spec.owner.project, t.spec.owner.name) : t.spec.owner.name;
-    return { principal: { name, anonymous: false, ...subject, ...this.o.principalOf?.(owner), token: token_ }, record: t };
+    return { principal: { name, anonymous: false, ...subject, ...this.o.principalOf?.(owner), token: token_, synced: true }, record: t };
   }
 
   /** Records the token's use (last-used time and audit entry), at most once a minute; false when it was recorded lately (or the record changed meanwhile). */

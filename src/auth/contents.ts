@@ -33,8 +33,9 @@ export class ContentsCache {
     );
   }
 
-  get(): Promise<ContentsIndex> {
-    return this.cache.get();
+  /** `synced`: see DerivedCache.get. */
+  get(synced?: boolean): Promise<ContentsIndex> {
+    return this.cache.get(synced);
   }
 
   private async compute(): Promise<ContentsIndex> {

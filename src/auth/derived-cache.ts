@@ -3,8 +3,8 @@ import type { Store } from '../storage/store.js';
 /**
  * A value computed from every object of a few kinds (all roles and bindings; all folders), kept
  * until one of them changes: the store's events (every replica's) drop it, and `get` first calls
- * `sync`, which delivers every event committed before the request, so a change holds on the very
- * next request on any replica.
+ * `sync` (unless the caller just did), which delivers every event committed before the request,
+ * so a change holds on the very next request on any replica.
  */
 export class DerivedCache<T> {
   private current?: Promise<T>;
@@ -24,8 +24,9 @@ export class DerivedCache<T> {
     });
   }
 
-  async get(): Promise<T> {
-    await this.store.sync();
+  /** `synced`: the caller's request has called `store.sync()` already (Principal.synced). */
+  async get(synced = false): Promise<T> {
+    if (!synced) await this.store.sync();
     if (this.current) return this.current;
     const generation = this.generation;
     const computing = this.compute();

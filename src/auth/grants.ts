@@ -73,8 +73,9 @@ export class GrantsCache {
     this.cache = new DerivedCache(o.store, kinds, () => this.compute());
   }
 
-  get(): Promise<Grants> {
-    return this.cache.get();
+  /** `synced`: see DerivedCache.get. */
+  get(synced?: boolean): Promise<Grants> {
+    return this.cache.get(synced);
   }
 
   private async compute(): Promise<Grants> {

@@ -76,7 +76,7 @@ export class RbacAuthorizer implements Authorizer {
       throw await this.denied(p, action, t, `this API token is narrowed to fewer permissions: it may not ${action} ${t.kind}${where(t.project)}; use a token created with that permission`);
     }
     if (this.isPerson(p) && this.principalKinds.has(t.kind) && t.name === p.name && (action === 'read' || action === 'update')) return;
-    const g = await this.grants.get();
+    const g = await this.grants.get(p.synced);
     const granted = this.granted(g);
     const decision = `${this.signatureOf(p)}\u0001${action}\u0001${t.kind}\u0001${t.project ?? '\u0002'}`;
     if (granted.has(decision)) return;
@@ -88,7 +88,7 @@ export class RbacAuthorizer implements Authorizer {
     }
     const scoped = objectScoped(perms, action, t.kind);
     if (scoped.length) {
-      const contents = await this.contentsFor(scoped);
+      const contents = await this.contentsFor(p, scoped);
       if (scoped.some((x) => permits(x, action, t, contents))) return;
     }
     throw await this.refusal(p, action, t);
@@ -99,7 +99,7 @@ export class RbacAuthorizer implements Authorizer {
     if (p.anonymous) throw unauthorized('sign in first: this request needs an access token');
     const narrowed = p.token?.permissions;
     const allowed = (project: string | undefined) => !narrowed || narrowedAllows(narrowed, 'read', { kind, ...(project ? { project } : {}) });
-    const g = await this.grants.get();
+    const g = await this.grants.get(p.synced);
     const global = this.globalOf(p, g);
     if (grants(global, 'read', kind) && allowed(undefined)) return '*';
     const whole = new Set<string>();
@@ -115,7 +115,7 @@ export class RbacAuthorizer implements Authorizer {
       if (!((globalScoped.length || partial.has(at)) && allowed(at || undefined))) throw await this.refusal(p, 'read', { kind, ...(at ? { project: at } : {}) });
     }
     if (at === undefined && opts.requireSome && !whole.size && !partial.size && !(globalScoped.length && allowed(undefined))) throw await this.refusal(p, 'read', { kind });
-    const contents = await this.contentsFor([...globalScoped, ...[...partial.values()].flat()]);
+    const contents = await this.contentsFor(p, [...globalScoped, ...[...partial.values()].flat()]);
     return (project, name) => {
       if (whole.has(project)) return true;
       const t = { kind, name, ...(project ? { project } : {}) };
@@ -125,14 +125,14 @@ export class RbacAuthorizer implements Authorizer {
 
   /** `{"*": global permissions, "<project>": that project's}` for GET /api/v1/users/{name}/permissions. */
   async permissionsOf(p: Principal): Promise<Record<string, Permission[]>> {
-    const g = await this.grants.get();
+    const g = await this.grants.get(p.synced);
     const out: Record<string, Permission[]> = { [GLOBAL]: this.globalOf(p, g) };
     for (const [project, perms] of this.allProjectsOf(p, g)) out[project] = perms;
     return out;
   }
 
-  private async contentsFor(perms: readonly Permission[]): Promise<ContentsIndex | undefined> {
-    return perms.some((x) => x.folders) ? this.contents.get() : undefined;
+  private async contentsFor(p: Principal, perms: readonly Permission[]): Promise<ContentsIndex | undefined> {
+    return perms.some((x) => x.folders) ? this.contents.get(p.synced) : undefined;
   }
 
   private refusal(p: Principal, action: Action, t: AuthzTarget) {

@@ -103,7 +103,7 @@ export class ResourceService {
     if (!servesStoredText(d)) return textOf(await this.get(p, d, project, name));
     await this.opts.authorizer.authorize(p, 'read', authzTarget(d, project, name));
     const key = { kind: d.kind, project: scopeOf(d, project) ?? '', name };
-    return (await this.opts.store.getText(key)) ?? notFoundError(d, key);
+    return (await this.opts.store.getText(key, { synced: p.synced })) ?? notFoundError(d, key);
   }
 
   async list(p: Principal, d: KindDescriptor, q: ListOptions): Promise<ListResult> {
@@ -140,8 +140,8 @@ export class ResourceService {
     const project = scopeOf(d, obj.metadata.project);
     await this.opts.authorizer.authorize(p, 'create', authzTarget(d, project, obj.metadata.name));
     const parent = project === undefined ? undefined : this.projectKey(project);
-    // the text (from the store's objects read lately; no parse): only its existence matters, and the store checks it again as it writes
-    if (parent && !(await this.opts.store.getText(parent))) throw projectMissing(project!);
+    // the text (from the store's objects read lately; no parse, no sync): only its existence matters, and the store checks it again as it writes
+    if (parent && !(await this.opts.store.getText(parent, { synced: true }))) throw projectMissing(project!);
     restoreMasked(d, obj, undefined);
     const call = { principal: p };
     await this.validate(d, obj, call);

@@ -28,7 +28,7 @@ export function describeDatabase(o: DatabaseName): string {
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
 
-function isConnectionError(e: unknown): boolean {
+export function isConnectionError(e: unknown): boolean {
   const code = (e as { code?: string }).code ?? '';
   if (CONNECTION_CODES.has(code) || code.startsWith('08')) return true;
   return /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|Cannot use a pool after calling end/i.test((e as Error)?.message ?? '');

@@ -25,6 +25,12 @@ export interface PostgresEventsOptions {
   channels: readonly string[];
   /** Called when events were trimmed from the log before this process read them (some were never published here). */
   missed?: () => void;
+  /**
+   * This process's writes being committed now, settled once their events are published (none:
+   * undefined). A notification that arrives meanwhile is read after them: their events are
+   * published from memory, not read back from the log.
+   */
+  underway?: () => Promise<void> | undefined;
 }
 
 /**
@@ -96,8 +102,13 @@ export class PostgresEvents {
           this.hub.publish(events);
           return;
         }
-        // an earlier commit (here or on another replica) is not published yet: read the log
-        await this.catchUp();
+        // earlier commits (here or on another replica) are not published yet: read those, not these
+        await this.catchUp(first);
+        if (this.rev === first - 1) {
+          this.rev = last;
+          this.firstLogged = Math.max(this.firstLogged, last - this.o.eventLogSize + 1);
+          this.hub.publish(events);
+        } else if (this.rev < last) await this.catchUp();
       })
       .catch(() => undefined); // committed all the same; the next notification catches up
   }
@@ -130,8 +141,9 @@ export class PostgresEvents {
   }
 
   /**
-   * Other replicas' commits are notified asynchronously: one read of the revision tells whether
-   * to catch up now. Concurrent callers share reads: a caller arriving while one is in flight
+   * Other replicas' commits are notified asynchronously: one read of the log after the last
+   * published revision (empty when there is nothing new) publishes what a notification has not
+   * brought yet. Concurrent callers share reads: a caller arriving while one is in flight
    * (which may have been sent before its call) waits for the next one, shared by all who arrive
    * meanwhile; under load that is two reads per round trip instead of one per request.
    */
@@ -147,12 +159,11 @@ export class PostgresEvents {
   }
 
   private startSync(): Promise<void> {
-    const run = (async () => {
-      const { rows } = await this.o.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1', [], 'dashplane_revision');
-      if (Number(rows[0].revision) > this.rev) await this.publishing.run(() => this.catchUp());
-    })().finally(() => {
-      if (this.syncing === run) this.syncing = undefined;
-    });
+    const run = this.publishing
+      .run(() => this.catchUp())
+      .finally(() => {
+        if (this.syncing === run) this.syncing = undefined;
+      });
     this.syncing = run;
     return run;
   }
@@ -169,8 +180,14 @@ export class PostgresEvents {
     client.on('error', lost);
     client.on('end', lost);
     client.on('notification', (n) => {
-      if (n.channel === EVENTS_CHANNEL && Number(n.payload) > this.rev) void this.publishing.run(() => this.catchUp()).catch(() => undefined);
-      else if (n.channel !== EVENTS_CHANNEL) this.o.notified(n.channel, n.payload ?? '');
+      // checked again when its turn comes: a read queued behind another may find nothing left to read
+      const upTo = Number(n.payload);
+      if (n.channel === EVENTS_CHANNEL && upTo > this.rev) {
+        const read = () => void this.publishing.run(async () => void (upTo > this.rev && (await this.catchUp()))).catch(() => undefined);
+        const underway = this.o.underway?.();
+        if (underway) void underway.then(read);
+        else read();
+      } else if (n.channel !== EVENTS_CHANNEL) this.o.notified(n.channel, n.payload ?? '');
     });
     await client.connect();
     for (const channel of [EVENTS_CHANNEL, ...this.o.channels]) await client.query(`LISTEN ${channel}`);
@@ -188,11 +205,11 @@ export class PostgresEvents {
     this.reconnectTimer.unref();
   }
 
-  /** Publishes every logged event after the last published one (call under `publishing`). */
-  private async catchUp(): Promise<void> {
+  /** Publishes every logged event after the last published one (before revision `before`, when given; call under `publishing`). */
+  private async catchUp(before?: number): Promise<void> {
     if (this.closed) return;
     for (;;) {
-      const events = await this.read(this.rev);
+      const events = await this.read(this.rev, before);
       if (!events.length) return;
       // a gap after the last published revision means those events were trimmed meanwhile
       if (events[0].revision > this.rev + 1) {
@@ -205,12 +222,17 @@ export class PostgresEvents {
     }
   }
 
-  /** A page of logged events after revision `after`. */
-  private async read(after: number): Promise<StoreEvent[]> {
-    const { rows } = await this.o.query<{ revision: string; type: StoreEvent['type']; object: Envelope }>(
-      'SELECT revision, type, object FROM dashplane_events WHERE revision > $1 ORDER BY revision LIMIT $2',
-      [after, PAGE],
-    );
+  /** A page of logged events after revision `after` (and before `before`). */
+  private async read(after: number, before?: number): Promise<StoreEvent[]> {
+    type Row = { revision: string; type: StoreEvent['type']; object: Envelope };
+    const { rows } =
+      before === undefined
+        ? await this.o.query<Row>('SELECT revision, type, object FROM dashplane_events WHERE revision > $1 ORDER BY revision LIMIT $2', [after, PAGE], 'dashplane_events_after')
+        : await this.o.query<Row>(
+            'SELECT revision, type, object FROM dashplane_events WHERE revision > $1 AND revision < $2 ORDER BY revision LIMIT $3',
+            [after, before, PAGE],
+            'dashplane_events_between',
+          );
     return rows.map((r) => ({ type: r.type, revision: Number(r.revision), object: r.object }));
   }
 }

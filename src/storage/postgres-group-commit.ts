@@ -17,6 +17,11 @@ export interface GroupedWrite {
    * aborted the transaction: the group then runs again with a savepoint for every write.
    */
   clean?: boolean;
+  /**
+   * What the store's `batch` needs to make this write together with others in one statement
+   * (opaque here); absent: the write is made inside a transaction.
+   */
+  batch?: unknown;
 }
 
 /** What the group's transaction committed: each write's events (or why it failed), in queue order. */
@@ -32,6 +37,9 @@ export interface Finished {
   last: number;
   publish: () => Promise<void>;
 }
+
+/** What a group made in one statement committed: each write's outcome, in order, and the shared part. */
+export type Batched = Finished & { outcomes: WriteOutcome[] };
 
 /** Most writes committed in one transaction. */
 const MAX_GROUP = 64;
@@ -62,17 +70,23 @@ export class PostgresGroupCommit {
   private readonly queue: Queued[] = [];
   /** Groups being committed now. */
   private active = 0;
+  /** Each group being committed now, until its events are published and its writes settled. */
+  private readonly committing = new Set<Promise<void>>();
 
   /**
    * @param run runs a function in one transaction, retried as a whole on serialisation failures
    *   and deadlocks, its errors translated
    * @param finish writes what the writes that passed share (revisions, events, audit entries)
    * @param translate what a write that failed alone in its savepoint is rejected with
+   * @param batch makes a group whose writes all have `batch` in one statement, committed on its
+   *   own; undefined when the database refused the statement as a whole (nothing was written:
+   *   the group is then made in a transaction, which finds the write at fault)
    */
   constructor(
     private readonly run: <T>(fn: (c: PoolClient) => Promise<T>) => Promise<T>,
     private readonly finish: (c: PoolClient, events: PendingEvent[], audit: AuditDraft[]) => Promise<Finished>,
     private readonly translate: (e: unknown) => unknown,
+    private readonly batch?: (writes: readonly GroupedWrite[]) => Promise<Batched | undefined>,
     private readonly parallel = PARALLEL_GROUPS,
   ) {}
 
@@ -84,17 +98,37 @@ export class PostgresGroupCommit {
     });
   }
 
+  /** Settles once every group being committed now has settled; undefined when none is. */
+  underway(): Promise<void> | undefined {
+    if (!this.committing.size) return undefined;
+    return Promise.all(this.committing).then(() => undefined);
+  }
+
   /** One committer: takes a share of the queue at a time, until it is empty. */
   private async drain(): Promise<void> {
     this.active++;
     try {
-      while (this.queue.length > 0) await this.commitGroup(this.queue.splice(0, Math.min(MAX_GROUP, Math.ceil(this.queue.length / this.parallel))));
+      while (this.queue.length > 0) {
+        const group = this.commitGroup(this.queue.splice(0, Math.min(MAX_GROUP, Math.ceil(this.queue.length / this.parallel))));
+        this.committing.add(group);
+        await group.finally(() => this.committing.delete(group));
+      }
     } finally {
       this.active--;
     }
   }
 
   private async commitGroup(group: Queued[], guarded = false): Promise<void> {
+    if (!guarded && this.batch && group.every((w) => w.batch !== undefined)) {
+      let done: Batched | undefined;
+      try {
+        done = await this.batch(group);
+      } catch (e) {
+        for (const w of group) w.reject(e);
+        return;
+      }
+      if (done) return this.settle(group, done);
+    }
     let outcomes: WriteOutcome[];
     let last: number;
     let publish: () => Promise<void>;
@@ -116,6 +150,11 @@ export class PostgresGroupCommit {
       for (const w of group) w.reject(e);
       return;
     }
+    await this.settle(group, { outcomes, last, publish });
+  }
+
+  /** Publishes what a group committed, then resolves (or rejects) each write. */
+  private async settle(group: Queued[], { outcomes, last, publish }: Batched): Promise<void> {
     await publish();
     // each write's revision: that of its last event, counted back from the group's last
     let end = last;

@@ -164,6 +164,89 @@ export const MIGRATIONS: readonly Migration[] = [
       END $$;
     `,
   },
+  {
+    version: 8,
+    description: 'creates of new objects made together in one statement',
+    sql: `
+      -- A group of new objects' creates (each with its parent, its history started afresh), in one
+      -- statement outside any explicit transaction: one round trip instead of BEGIN, one statement
+      -- per create, the shared statement and COMMIT, and the store-wide revision row is held only
+      -- for the function's last steps. A create whose parent is missing or whose name is taken
+      -- is refused alone (its status says which; nothing of it is written); any other error fails
+      -- the whole statement (nothing is written) and dashplane then makes the group the usual way.
+      -- Arrays hold one element per create ($documents and $managers: one JSON array each, in the
+      -- same order); audit entries name the create they belong to (audit_write, from 1) and are
+      -- written, numbered in order, only for the creates that passed. The events, the creation
+      -- revisions, the log trimming and the notifications are those of a write's shared part.
+      CREATE OR REPLACE FUNCTION dashplane_create_batch(
+        kinds text[], projects text[], names text[], documents json, versions integer[], updated text[], managers json,
+        parent_kinds text[], parent_projects text[], parent_names text[], writers text[], writer_managers text[],
+        log_size bigint, audit_write integer[], audit_time text[], audit_action text[], audit_user text[],
+        audit_kind text[], audit_project text[], audit_entry text[], events_channel text, audit_channel text,
+        OUT statuses text[], OUT base bigint, OUT audit_base bigint)
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        docs json[];
+        mans json[];
+        done integer[] := '{}';
+        n integer;
+        audited integer;
+      BEGIN
+        SELECT array_agg(value ORDER BY i) INTO docs FROM json_array_elements(documents) WITH ORDINALITY AS t(value, i);
+        SELECT array_agg(value ORDER BY i) INTO mans FROM json_array_elements(managers) WITH ORDINALITY AS t(value, i);
+        statuses := array_fill(''::text, ARRAY[cardinality(kinds)]);
+        FOR i IN 1 .. cardinality(kinds) LOOP
+          PERFORM 1 FROM dashplane_objects
+            WHERE kind = parent_kinds[i] COLLATE "C" AND project = parent_projects[i] COLLATE "C" AND name = parent_names[i] COLLATE "C" FOR SHARE;
+          IF NOT FOUND THEN
+            statuses[i] := 'missing';
+            CONTINUE;
+          END IF;
+          INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers)
+            VALUES (kinds[i], projects[i], names[i], docs[i], versions[i], updated[i], mans[i])
+            ON CONFLICT (kind, project, name) DO NOTHING;
+          IF NOT FOUND THEN
+            statuses[i] := 'taken';
+            CONTINUE;
+          END IF;
+          -- the history of an earlier object of this name goes; the version written is replaced
+          DELETE FROM dashplane_history
+            WHERE kind = kinds[i] COLLATE "C" AND project = projects[i] COLLATE "C" AND name = names[i] COLLATE "C" AND version <> versions[i];
+          INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc)
+            VALUES (kinds[i], projects[i], names[i], versions[i], writers[i], writer_managers[i], docs[i])
+            ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, manager = EXCLUDED.manager, doc = EXCLUDED.doc;
+          statuses[i] := 'ok';
+          done := done || i;
+        END LOOP;
+        n := cardinality(done);
+        IF n = 0 THEN
+          RETURN;
+        END IF;
+        UPDATE dashplane_meta SET revision = revision + n WHERE id = 1 RETURNING revision - n INTO base;
+        INSERT INTO dashplane_events (revision, type, object)
+          SELECT base + j, 'ADDED', docs[done[j]] FROM generate_subscripts(done, 1) AS j;
+        -- one key at a time: a join with the list would be planned as a hash join over every object
+        FOR j IN 1 .. n LOOP
+          UPDATE dashplane_objects SET created_revision = base + j
+            WHERE kind = kinds[done[j]] COLLATE "C" AND project = projects[done[j]] COLLATE "C" AND name = names[done[j]] COLLATE "C";
+        END LOOP;
+        DELETE FROM dashplane_events WHERE revision <= base + n - log_size;
+        audited := (SELECT count(*) FROM unnest(audit_write) AS w WHERE w = ANY (done));
+        IF audited > 0 THEN
+          UPDATE dashplane_audit_seq SET last = last + audited WHERE id = 1 RETURNING last - audited INTO audit_base;
+          INSERT INTO dashplane_audit (id, time, action, "user", kind, project, entry)
+            SELECT audit_base + k, d.time::timestamptz, d.action, d.usr, d.kind, d.project, ('{"id":' || (audit_base + k) || ',' || substr(d.entry, 2))::json
+              FROM (SELECT a.*, row_number() OVER (ORDER BY a.i) AS k
+                      FROM unnest(audit_write, audit_time, audit_action, audit_user, audit_kind, audit_project, audit_entry)
+                           WITH ORDINALITY AS a(w, time, action, usr, kind, project, entry, i)
+                     WHERE a.w = ANY (done)) AS d;
+          PERFORM pg_notify(audit_channel, (audit_base + audited)::text);
+        END IF;
+        PERFORM pg_notify(events_channel, (base + n)::text);
+      END
+      $fn$;
+    `,
+  },
 ];
 
 /** An arbitrary constant: the advisory lock key taken while migrating. */

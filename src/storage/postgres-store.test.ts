@@ -5,7 +5,12 @@ import type { ApiError } from '../errors.js';
 import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
 import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
+import type { Envelope, StoreEvent } from './store.js';
 import { PostgresStore } from './postgres-store.js';
+
+const T0 = '2026-11-26T10:00:00.000Z';
+
+type StoreAndClient = (store: PostgresStore, c: pg.Client) => Promise<void>;
 
 describe('PostgresStore', () => {
   let cluster: TestPostgres;
@@ -85,7 +90,7 @@ describe('PostgresStore', () => {
         await c.connect();
         const { rows } = await c.query('SELECT version FROM dashplane_schema');
         await c.end();
-        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3, 4, 5, 6, 7]);
+        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);
       } finally {
         await a.close();
         await b.close();
@@ -227,6 +232,158 @@ describe('PostgresStore', () => {
       });
     });
 
+    it('creates of new objects (history kept) share one statement (migration 8): a taken name, a missing parent or an error of the database is refused alone; the others get what the transaction path gives them', async () => {
+      // calls of the function are counted (pg_stat_user_functions)
+      await withStoreAndClient({ settings: "SET track_functions = 'pl'" }, async (store, c) => {
+        const parent = { kind: 'Project', project: '', name: 'p' };
+        await store.create(obj('Project', '', 'p'));
+        await store.create(obj('Dashboard', 'p', 'taken'), { parent });
+        // an earlier object of a name created again: its history goes, as in the transaction path
+        await store.create(obj('Dashboard', 'p', 'd3', 4), { parent, history: { max: 5 }, writer: { by: 'old', manager: 'api' } });
+        await store.delete({ kind: 'Dashboard', project: 'p', name: 'd3' });
+        const before = await store.revision();
+        const events: StoreEvent[] = [];
+        store.onEvent((e) => events.push(e));
+        const audit = (name: string) => [{ time: '2026-11-26T10:00:00.000Z', action: 'create' as const, user: 'ann', kind: 'Dashboard', project: 'p', name }];
+        const written = new Map<string, Envelope>();
+        const writes = Array.from({ length: 30 }, (_, i) => {
+          const name = i === 5 ? 'taken' : i === 17 ? randomBytes(1600).toString('hex') : `d${i}`;
+          const o = obj('Dashboard', i === 11 ? 'gone' : 'p', name, 0, { i, text: 'x'.repeat(3000) });
+          written.set(name, o);
+          const p = i === 11 ? { kind: 'Project', project: '', name: 'gone' } : parent;
+          return store.create(o, { parent: p, history: { max: 5 }, writer: { by: 'ann', manager: 'dashctl' }, audit: audit(name) });
+        });
+        const outcomes = await Promise.allSettled(writes);
+        const refused = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [[i, (o.reason as ApiError).reason]] : []));
+        expect(refused).to.deep.equal([
+          [5, 'AlreadyExists'],
+          [11, 'NotFound'],
+          [17, undefined],
+        ]);
+        expect(String((outcomes[17] as PromiseRejectedResult).reason)).to.match(/index row size/);
+        const revisions = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+        expect(revisions).to.have.members(Array.from({ length: 27 }, (_, i) => before + 1 + i));
+        expect(events.map((e) => e.revision)).to.deep.equal(Array.from({ length: 27 }, (_, i) => before + 1 + i));
+        for (const e of events) {
+          const name = e.object.metadata.name;
+          expect(e.type).to.equal('ADDED');
+          expect(e.object, `${name}: the object written, published from memory`).to.equal(written.get(name));
+          const key = { kind: 'Dashboard', project: 'p', name };
+          expect((await store.getText(key))!.text.toString()).to.equal(JSON.stringify(written.get(name)));
+          expect(await store.createdRevision(key), `${name}: creation revision`).to.equal(e.revision);
+          expect(await store.listVersions(key), `${name}: history`).to.deep.equal([{ version: 0, updatedAt: written.get(name)!.metadata.updatedAt, updatedBy: 'ann', manager: 'dashctl' }]);
+          expect((await store.managers(key)).map((m) => m.manager)).to.deep.equal(['dashctl']);
+        }
+        const { rows: logged } = await c.query<{ object: string }>('SELECT object::text AS object FROM dashplane_events WHERE revision > $1 ORDER BY revision', [before]);
+        expect(logged.map((r) => r.object)).to.deep.equal(events.map((e) => JSON.stringify(e.object)));
+        const entries = (await store.listAudit({ limit: 100 })).entries.filter((e) => e.user === 'ann');
+        expect(entries.map((e) => e.name).sort()).to.deep.equal(events.map((e) => e.object.metadata.name).sort());
+        const ids = entries.map((e) => e.id).sort((x, y) => x - y);
+        expect(ids, 'audit ids, gap-free')
+          .to.have.length(27)
+          .and.deep.equal(ids.map((_, i) => ids[0] + i));
+        // fewer statements than creates: rows one statement wrote carry the same xmin
+        const { rows } = await c.query<{ n: string }>("SELECT count(DISTINCT xmin::text) AS n FROM dashplane_objects WHERE kind = 'Dashboard' AND name LIKE 'd%'");
+        expect(Number(rows[0].n), 'statements for 27 concurrent creates').to.be.below(27);
+        // the store's connections report their counts as they close
+        await store.close();
+        const calls = async () => Number((await c.query<{ n: string }>("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_user_functions WHERE funcname = 'dashplane_create_batch'")).rows[0].n);
+        const deadline = Date.now() + 10_000;
+        while ((await calls()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        expect(await calls(), 'calls of the create statement').to.be.within(1, 27);
+      });
+    });
+
+    it("migration 8's create statement finds every row by its key: no sequential scan of objects, history or events, however many there are", async () => {
+      await withStoreAndClient(async (store, c) => {
+        await store.create(obj('Project', '', 'p'));
+        await c.query(
+          `INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers)
+           SELECT 'Dashboard', 'p', 'n' || i, '{}', 0, '', '[]' FROM generate_series(1, 3000) AS i;
+           INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc)
+           SELECT 'Dashboard', 'p', 'n' || i, 0, 'x', 'x', '{}' FROM generate_series(1, 3000) AS i;
+           INSERT INTO dashplane_events (revision, type, object) SELECT 1000 + i, 'ADDED', '{}' FROM generate_series(1, 3000) AS i;
+           ANALYZE`,
+        );
+        const docs = ['a', 'b', 'c'].map((n) => obj('Dashboard', 'p', n));
+        await c.query('BEGIN');
+        try {
+          const { rows } = await c.query<{ statuses: string[] }>(
+            `SELECT (dashplane_create_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 100, $13, $14, $15, $16, $17, $18, $19, 'none', 'none')).statuses`,
+            [
+              ['Dashboard', 'Dashboard', 'Dashboard'],
+              ['p', 'p', 'p'],
+              ['a', 'b', 'n7'],
+              JSON.stringify(docs),
+              [0, 0, 0],
+              [T0, T0, T0],
+              '[[],[],[]]',
+              ['Project', 'Project', 'Project'],
+              ['', '', ''],
+              ['p', 'p', 'p'],
+              ['ann', 'ann', 'ann'],
+              ['api', 'api', 'api'],
+              [1, 2],
+              [T0, T0],
+              ['create', 'create'],
+              ['ann', 'ann'],
+              ['Dashboard', 'Dashboard'],
+              ['p', 'p'],
+              ['{"time":"x"}', '{"time":"y"}'],
+            ],
+          );
+          expect(rows[0].statuses).to.deep.equal(['ok', 'ok', 'taken']);
+          const scans = await c.query<{ relname: string; seq_scan: string }>(
+            "SELECT relname, seq_scan FROM pg_stat_xact_user_tables WHERE relname IN ('dashplane_objects', 'dashplane_history', 'dashplane_events') ORDER BY relname",
+          );
+          expect(scans.rows.map((r) => [r.relname, Number(r.seq_scan)])).to.deep.equal([
+            ['dashplane_events', 0],
+            ['dashplane_history', 0],
+            ['dashplane_objects', 0],
+          ]);
+        } finally {
+          await c.query('ROLLBACK');
+        }
+      });
+    });
+
+    it("replicas: concurrent writes on A and B reach each store's listeners in revision order, each once; each store's own writes from memory, the other's from the log", async () => {
+      await withReplicas(async (a, b) => {
+        await a.create(obj('Project', '', 'p'));
+        await b.sync();
+        const parent = { kind: 'Project', project: '', name: 'p' };
+        const heard = { a: [] as StoreEvent[], b: [] as StoreEvent[] };
+        a.onEvent((e) => heard.a.push(e));
+        b.onEvent((e) => heard.b.push(e));
+        const start = await a.revision();
+        const written = new Map<string, Envelope>();
+        const create = (s: PostgresStore, name: string, history: boolean) => {
+          const o = obj('Dashboard', 'p', name, 0, { text: name.repeat(500) });
+          written.set(name, o);
+          return s.create(o, { parent, ...(history ? { history: { max: 3 } } : {}) });
+        };
+        // both paths: creates made in one statement (history kept) and in a transaction (none kept)
+        await Promise.all(Array.from({ length: 40 }, (_, i) => create(i % 2 ? a : b, `c${i}`, i % 4 < 2)));
+        await a.sync();
+        await b.sync();
+        const expected = Array.from({ length: 40 }, (_, i) => start + 1 + i);
+        for (const [self, events] of [
+          [a, heard.a],
+          [b, heard.b],
+        ] as const) {
+          expect(events.map((e) => e.revision)).to.deep.equal(expected);
+          for (const e of events) {
+            const mine = Number(e.object.metadata.name.slice(1)) % 2 === (self === a ? 1 : 0);
+            if (mine) expect(e.object, `${e.object.metadata.name}: its own write, published from memory`).to.equal(written.get(e.object.metadata.name));
+            else {
+              expect(e.object).to.deep.equal(written.get(e.object.metadata.name));
+              expect(e.object === written.get(e.object.metadata.name), `${e.object.metadata.name}: the other store's write, read from the log`).to.equal(false);
+            }
+          }
+        }
+      });
+    });
+
     it('key lookups go through the primary key even before statistics know the table grew (migration 6): a GET or an update never scans the project', async () => {
       await withStoreAndClient(async (store, c) => {
         await store.create(obj('Project', '', 'p'));
@@ -273,13 +430,18 @@ describe('PostgresStore', () => {
       });
     });
 
-    /** A store and a plain client on a new database for `fn`; both closed and the database dropped after. */
-    async function withStoreAndClient(fn: (store: PostgresStore, c: pg.Client) => Promise<void>): Promise<void> {
+    /**
+     * A store and a plain client on a new database for `fn`; both closed and the database dropped
+     * after. `settings`: an ALTER DATABASE action (SET ...) made before the store connects.
+     */
+    async function withStoreAndClient(...args: [fn: StoreAndClient] | [opts: { settings: string }, fn: StoreAndClient]): Promise<void> {
+      const [opts, fn] = args.length === 1 ? [{}, args[0]] : args;
       const db = await cluster.createDatabase();
-      const store = new PostgresStore({ url: db.url });
-      await store.open();
       const c = new pg.Client({ connectionString: db.url });
       await c.connect();
+      if ('settings' in opts) await c.query(`ALTER DATABASE ${new URL(db.url).pathname.slice(1)} ${opts.settings}`);
+      const store = new PostgresStore({ url: db.url });
+      await store.open();
       try {
         await fn(store, c);
       } finally {

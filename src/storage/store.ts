@@ -167,9 +167,11 @@ export interface Store {
   /**
    * `get`, as JSON text. A store may answer with the same (frozen) object while the stored object
    * is unchanged, never with one it answered before a change: callers may keep what they derive
-   * from a text by its identity (the proxy does).
+   * from a text by its identity (the proxy does). A shared store first calls `sync` (as ReadCache
+   * does) unless `synced`: the caller has just called it (Principal.synced), or only checks what
+   * a write checks again atomically.
    */
-  getText(key: ObjectKey): Promise<StoredText | undefined>;
+  getText(key: ObjectKey, opts?: { synced?: boolean }): Promise<StoredText | undefined>;
   /** `list` (without metadataOnly), as JSON texts. */
   listText(query: ListQuery): Promise<StoredText[]>;
   /**
