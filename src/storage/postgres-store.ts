@@ -472,12 +472,10 @@ export class PostgresStore implements Store {
     const creates = writes.map((w) => w.batch as BatchCreate);
     const col = <T>(xs: readonly T[], f: (x: T) => unknown) => xs.map(f);
     const audit = writes.flatMap((w, i) => w.audit.map((d) => ({ w: i + 1, d })));
-    let row: { statuses: string[]; base: string | null; audit_base: string | null };
+    let result: pg.QueryResult<{ statuses: string[]; base: string | null; audit_base: string | null }>;
     try {
       if (!this.pool) throw unavailable(`the PostgreSQL store ${this.where} is not open`);
-      ({
-        rows: [row],
-      } = await this.pool.query({
+      result = await this.pool.query({
         name: 'dashplane_create_batch',
         text: CREATE_BATCH_SQL,
         values: [
@@ -504,11 +502,12 @@ export class PostgresStore implements Store {
           EVENTS_CHANNEL,
           AUDIT_CHANNEL,
         ],
-      }));
+      });
     } catch (e) {
       if (e instanceof ApiError || isConnectionError(e)) throw translate(e, this.where);
       return undefined;
     }
+    const row = result.rows[0];
     const outcomes: WriteOutcome[] = creates.map((x, i) => {
       const status = row.statuses[i];
       if (status === 'ok') return { ok: true, events: [{ type: 'ADDED', object: x.obj }] };
