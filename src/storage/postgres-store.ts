@@ -206,12 +206,11 @@ export class PostgresStore implements Store {
   create(obj: Envelope, opts: CreateOptions = {}): Promise<number> {
     const plan = historyPlan(obj, opts.history, 'create');
     const writer = opts.writer ?? NOBODY;
-    // the usual create (a new object under its parent, its history started afresh) can be made
-    // together with others like it in one statement (createBatch)
+    // the usual create: its history started afresh from the version written
+    const fresh = plan.dropEarlier && plan.record && plan.dropBelow === undefined;
+    // a new object under its parent, so started, can be made together with others like it in one statement (createBatch)
     const batch: BatchCreate | undefined =
-      opts.parent && !opts.also?.length && plan.dropEarlier && plan.record && plan.dropBelow === undefined
-        ? { obj, parent: opts.parent, writer, managers: JSON.stringify(createdManagers(obj, true, opts) ?? []) }
-        : undefined;
+      opts.parent && !opts.also?.length && fresh ? { obj, parent: opts.parent, writer, managers: JSON.stringify(createdManagers(obj, true, opts) ?? []) } : undefined;
     return this.group.write({
       build: async (c) => {
         const all = [obj, ...(opts.also ?? [])];
@@ -223,7 +222,6 @@ export class PostgresStore implements Store {
             // commits, and a delete that committed first makes the read find nothing), the insert
             // only when it was found, and (the usual create) the history started afresh from it:
             // the document is sent once for both
-            const fresh = plan.dropEarlier && plan.record && plan.dropBelow === undefined;
             const { rows } = await c.query<{ parent: number; inserted: number }>(
               fresh
                 ? { name: 'dashplane_create_recorded', text: CREATE_RECORDED_SQL, values: [...row, ...keyValues(opts.parent), writer.by, writer.manager] }
@@ -470,7 +468,6 @@ export class PostgresStore implements Store {
    */
   private async createBatch(writes: readonly GroupedWrite[]): Promise<Batched | undefined> {
     const creates = writes.map((w) => w.batch as BatchCreate);
-    const col = <T>(xs: readonly T[], f: (x: T) => unknown) => xs.map(f);
     const audit = writes.flatMap((w, i) => w.audit.map((d) => ({ w: i + 1, d })));
     let result: pg.QueryResult<{ statuses: string[]; base: string | null; audit_base: string | null }>;
     try {
@@ -479,26 +476,26 @@ export class PostgresStore implements Store {
         name: 'dashplane_create_batch',
         text: CREATE_BATCH_SQL,
         values: [
-          col(creates, (x) => x.obj.kind),
-          col(creates, (x) => x.obj.metadata.project ?? ''),
-          col(creates, (x) => x.obj.metadata.name),
-          `[${col(creates, (x) => jsonOf(x.obj)).join(',')}]`,
-          col(creates, (x) => x.obj.metadata.version),
-          col(creates, (x) => x.obj.metadata.updatedAt),
-          `[${col(creates, (x) => x.managers).join(',')}]`,
-          col(creates, (x) => x.parent.kind),
-          col(creates, (x) => x.parent.project),
-          col(creates, (x) => x.parent.name),
-          col(creates, (x) => x.writer.by),
-          col(creates, (x) => x.writer.manager),
+          creates.map((x) => x.obj.kind),
+          creates.map((x) => x.obj.metadata.project ?? ''),
+          creates.map((x) => x.obj.metadata.name),
+          `[${creates.map((x) => jsonOf(x.obj)).join(',')}]`,
+          creates.map((x) => x.obj.metadata.version),
+          creates.map((x) => x.obj.metadata.updatedAt),
+          `[${creates.map((x) => x.managers).join(',')}]`,
+          creates.map((x) => x.parent.kind),
+          creates.map((x) => x.parent.project),
+          creates.map((x) => x.parent.name),
+          creates.map((x) => x.writer.by),
+          creates.map((x) => x.writer.manager),
           this.events.logSize,
-          col(audit, (a) => a.w),
-          col(audit, (a) => a.d.time),
-          col(audit, (a) => a.d.action),
-          col(audit, (a) => a.d.user),
-          col(audit, (a) => a.d.kind ?? null),
-          col(audit, (a) => a.d.project ?? null),
-          col(audit, (a) => JSON.stringify(a.d)),
+          audit.map((a) => a.w),
+          audit.map((a) => a.d.time),
+          audit.map((a) => a.d.action),
+          audit.map((a) => a.d.user),
+          audit.map((a) => a.d.kind ?? null),
+          audit.map((a) => a.d.project ?? null),
+          audit.map((a) => JSON.stringify(a.d)),
           EVENTS_CHANNEL,
           AUDIT_CHANNEL,
         ],
