@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { tempDir } from '../../test/helpers/server.js';
+import { spyOn } from '../../test/helpers/store-spy.js';
 import { obj } from '../../test/store-contract.js';
 import { LevelStore } from '../storage/level-store.js';
 import type { Store } from '../storage/store.js';
@@ -17,17 +18,9 @@ describe('DerivedCache', () => {
     store = new LevelStore(dir.path);
     await store.open();
     syncs = 0;
-    counted = new Proxy(store, {
-      get(target, prop) {
-        if (prop === 'sync') {
-          return async () => {
-            syncs++;
-            return target.sync();
-          };
-        }
-        const v = Reflect.get(target, prop) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
+    counted = spyOn(store, 'sync', (sync) => {
+      syncs++;
+      return sync();
     });
   });
   afterEach(async () => {

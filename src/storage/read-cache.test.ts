@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { tempDir } from '../../test/helpers/server.js';
+import { spyOn } from '../../test/helpers/store-spy.js';
 import { obj } from '../../test/store-contract.js';
 import { LevelStore } from './level-store.js';
 import { ReadCache } from './read-cache.js';
@@ -20,18 +21,10 @@ describe('ReadCache', () => {
     await store.open();
     reads = 0;
     beforeGet = undefined;
-    counted = new Proxy(store, {
-      get(target, prop) {
-        if (prop === 'get') {
-          return async (k: ObjectKey) => {
-            reads++;
-            await beforeGet?.();
-            return target.get(k);
-          };
-        }
-        const v = Reflect.get(target, prop) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
+    counted = spyOn(store, 'get', async (get, k) => {
+      reads++;
+      await beforeGet?.();
+      return get(k);
     });
   });
   afterEach(async () => {
