@@ -19,6 +19,8 @@ const CONFIG_FILE = join(EXAMPLES, 'config.yaml');
 
 const MASK = '<secret>';
 /** RFC 3339 in UTC, as docs/api.md §4 requires. */
+/** Asks that a PUT of what is stored change nothing (dashctl and the web UI send it). */
+const SKIP = { 'x-dashplane-skip-unchanged': 'true' };
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
 
 type Obj = Record<string, any>;
@@ -251,10 +253,25 @@ describe('kind contract, driven by examples/manifests', () => {
       /** The object with one tag more: a change every kind accepts. */
       const tagged = (o: Obj): Obj => ({ ...o, metadata: { ...o.metadata, tags: [...(o.metadata.tags ?? []), 'contract-edit'] } });
 
-      it('PUT of the object as read back changes nothing (X-Dashplane-Unchanged), except that it renews a kind with a ttl', async () => {
+      it('PUT of the object as read back, twice, bumps the version each time, as Perses does (TestUpdateDashboardIncreaseVersion)', async () => {
         const name = (await create()).metadata.name;
         const before = (await get(name)).body;
-        const r = await s.api('PUT', item(name), before);
+        for (const version of [1, 2]) {
+          const r = await s.api('PUT', item(name), before);
+          expect(r.status, describeResponse(r)).to.equal(200);
+          expect(r.headers.get('x-dashplane-unchanged')).to.equal(null);
+          expect(r.body.metadata.version).to.equal(version);
+          expect(r.headers.get('etag')).to.equal(`"${version}"`);
+          expect(r.body.spec, 'spec unchanged (masked values kept)').to.deep.equal(before.spec);
+          expectNoSecretIn(r, 'PUT response');
+        }
+        expect((await get(name)).body.metadata.version).to.equal(2);
+      });
+
+      it('PUT of the object as read back with X-Dashplane-Skip-Unchanged changes nothing (X-Dashplane-Unchanged), except that it renews a kind with a ttl', async () => {
+        const name = (await create()).metadata.name;
+        const before = (await get(name)).body;
+        const r = await s.api('PUT', item(name), before, SKIP);
         expect(r.status, describeResponse(r)).to.equal(200);
         expectNoSecretIn(r, 'PUT response');
         if (d.ttlPath) {
@@ -363,9 +380,12 @@ describe('kind contract, driven by examples/manifests', () => {
       it('dryRun on PUT answers like the real call and leaves the version unchanged', async () => {
         const name = (await create()).metadata.name;
         const before = (await get(name)).body;
-        const same = await s.api('PUT', `${item(name)}?dryRun=true`, before);
+        const same = await s.api('PUT', `${item(name)}?dryRun=true`, before, SKIP);
         expect(same.status, describeResponse(same)).to.equal(200);
         expect(same.headers.get('x-dashplane-unchanged'), 'unchanged, as the real call would say').to.equal(d.ttlPath ? null : 'true');
+        const plain = await s.api('PUT', `${item(name)}?dryRun=true`, before);
+        expect(plain.headers.get('x-dashplane-unchanged'), 'without the header, a write like any other').to.equal(null);
+        expect(plain.body.metadata.version, 'the version the real call would give').to.equal(1);
         const r = await s.api('PUT', `${item(name)}?dryRun=true`, tagged(before));
         expect(r.status, describeResponse(r)).to.equal(200);
         expect(r.headers.get('x-dashplane-unchanged')).to.equal(null);

@@ -55,6 +55,131 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     });
   });
 
+  describe('what the Perses UI sends', () => {
+    it('a DELETE with Content-Type: application/json and no body (every delete of the Perses UI) is a 204; so is YAML', async () => {
+      for (const [name, type] of [
+        ['ui-json', 'application/json'],
+        ['ui-yaml', 'application/yaml'],
+      ]) {
+        expect((await s.api('POST', '/api/v1/projects/demo/dashboards', dash(name))).status).to.equal(200);
+        const r = await s.api('DELETE', `/api/v1/projects/demo/dashboards/${name}`, undefined, { 'content-type': type });
+        expect(r.status, r.text).to.equal(204);
+        expect((await s.api('GET', `/api/v1/projects/demo/dashboards/${name}`)).status).to.equal(404);
+      }
+    });
+
+    it('a POST with Content-Type: application/json and no body is a 400 naming what the body must be', async () => {
+      const r = await s.api('POST', '/api/v1/projects/demo/dashboards', undefined, { 'content-type': 'application/json' });
+      expect(r.status).to.equal(400);
+      expect(r.body.message).to.equal('the request body must be a Dashboard object with "kind", "metadata" and "spec"');
+    });
+  });
+
+  describe('identity and every problem at once, as Perses checks them', () => {
+    it('a body without kind is a 400 naming the field and the kind to add', async () => {
+      for (const [path, body] of [
+        ['/api/v1/projects/demo/folders', { metadata: { name: 'nokind' }, spec: {} }],
+        ['/api/v1/projects', { metadata: { name: 'nokind' }, spec: {} }],
+        ['/api/v1/projects/demo/dashboards', { ...dash('nokind'), kind: null }],
+      ] as const) {
+        const r = await s.api('POST', path, body);
+        expect(r.status, path).to.equal(400);
+        expect(r.body.details, path).to.deep.include({ path: 'kind', message: r.body.details[0].message });
+        expect(r.body.message, path).to.match(/^kind is missing: add "kind": "(Folder|Project|Dashboard)" to the body$/);
+      }
+      expect((await s.api('GET', '/api/v1/projects/nokind')).status, 'nothing stored').to.equal(404);
+    });
+
+    it('a Project posted without spec is stored and answered with "spec": {}, as Perses writes it', async () => {
+      const r = await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'nospec' } });
+      expect(r.status, r.text).to.equal(200);
+      expect(r.body.spec).to.deep.equal({});
+      expect((await s.api('GET', '/api/v1/projects/nospec')).body.spec).to.deep.equal({});
+    });
+
+    it('a folder may reference a dashboard once in its whole tree; a second reference is a 400 at its path naming the first', async () => {
+      const body = {
+        kind: 'Folder',
+        metadata: { name: 'twice' },
+        spec: {
+          items: [
+            { kind: 'Dashboard', name: 'a' },
+            {
+              kind: 'Folder',
+              name: 'sub',
+              items: [
+                { kind: 'Dashboard', name: 'b' },
+                { kind: 'Dashboard', name: 'a' },
+              ],
+            },
+          ],
+        },
+      };
+      const r = await s.api('POST', '/api/v1/projects/demo/folders', body);
+      expect(r.status).to.equal(400);
+      expect(r.body.details).to.deep.equal([{ path: 'spec.items[1].items[1].name', message: 'dashboard "a" is referenced multiple times in the folder (first at spec.items[0]); keep one' }]);
+      const once = {
+        ...body,
+        spec: {
+          items: [
+            { kind: 'Dashboard', name: 'a' },
+            { kind: 'Folder', name: 'sub', items: [{ kind: 'Dashboard', name: 'b' }] },
+          ],
+        },
+      };
+      expect((await s.api('POST', '/api/v1/projects/demo/folders', once)).status).to.equal(200);
+      expect((await s.api('DELETE', '/api/v1/projects/demo/folders/twice')).status).to.equal(204);
+    });
+
+    it('a bad name comes back with every other problem of the body (reason Invalid), not alone', async () => {
+      const r = await s.api('POST', '/api/v1/projects/demo/dashboards', {
+        kind: 'Dashboard',
+        metadata: { name: 'bad name', tags: [''] },
+        spec: { duration: 'x', panels: {}, layouts: [] },
+      });
+      expect(r.status).to.equal(400);
+      expect(r.body.reason).to.equal('Invalid');
+      const paths = (r.body.details as { path: string }[]).map((x) => x.path);
+      expect(paths[0]).to.equal('metadata.name');
+      expect(paths).to.include.members(['metadata.tags[0]', 'spec.duration']);
+      // a name that is not a string says so (a YAML name: 0123 is a number)
+      const numeric = await s.api('POST', '/api/v1/projects/demo/dashboards', { ...dash('x'), metadata: { name: 5 } });
+      expect(numeric.status).to.equal(400);
+      expect(numeric.body.details[0]).to.deep.equal({ path: 'metadata.name', message: 'must be a string, not a number (in YAML, quote a name such as "0123")' });
+    });
+
+    it('patterns are explained in words: a builtin variable prefix, a duration, a bad panel key named by its path', async () => {
+      const text = (name: string) => ({ kind: 'TextVariable', spec: { name, value: '' } });
+      const r = await s.api('POST', '/api/validate/dashboards', {
+        ...dash('words', { duration: '1hour', variables: [text('__forbidden'), text('123')], panels: { a: panel(), 'a b': panel() }, layouts: grid('#/spec/panels/a') }),
+        metadata: { name: 'words', project: 'demo' },
+      });
+      expect(r.status).to.equal(400);
+      expect(r.body.details).to.deep.include.members([
+        { path: 'spec.duration', message: 'must be a duration such as "30s", "5m", "1h30m" or "7d" (units y, w, d, h, m, s, ms, in that order)' },
+        { path: 'spec.variables[0].spec.name', message: 'must not start with "__": that is the builtin variable prefix' },
+        { path: 'spec.variables[1].spec.name', message: 'must be letters, digits and "_", not only digits (e.g. "instance", "job_2")' },
+        { path: 'spec.panels["a b"]', message: 'is not a valid key here: it may only contain a-z, A-Z, 0-9, "_", "-" and "." (no spaces or other characters)' },
+      ]);
+      expect(
+        r.body.details.filter((x: { path: string }) => x.path === 'spec.panels'),
+        'no second, vaguer detail for the same key',
+      ).to.deep.equal([]);
+    });
+
+    it('POST /api/validate/datasources checks the one-default rule in the named project, as a create would', async () => {
+      expect((await s.api('POST', '/api/v1/projects/demo/datasources', ds('v-first', true, prom()))).status).to.equal(200);
+      const second = { ...ds('v-second', true, prom()), metadata: { name: 'v-second', project: 'demo' } };
+      const r = await s.api('POST', '/api/validate/datasources', second);
+      expect(r.status, r.text).to.equal(400);
+      expect(r.body.details[0].path).to.equal('spec.default');
+      expect(r.body.details[0].message).to.include('"v-first"');
+      const elsewhere = { ...second, metadata: { name: 'v-second', project: 'other' } };
+      expect((await s.api('POST', '/api/validate/datasources', elsewhere)).status, 'another project has its own default').to.equal(200);
+      expect((await s.api('DELETE', '/api/v1/projects/demo/datasources/v-first')).status).to.equal(204);
+    });
+  });
+
   describe('datasources', () => {
     before(async () => {
       expect((await s.api('POST', '/api/v1/projects/demo/datasources', ds('prom', true))).status).to.equal(200);

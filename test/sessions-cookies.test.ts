@@ -260,9 +260,26 @@ describe('sessions and cookies (SESS-01..07)', function () {
       await putUser('tess', { nativeProvider: { password: 'tess-reset' } }, admin);
       for (const [what, t] of Object.entries(reset)) expect(await statuses(t), `${what} after the reset`).to.deep.equal([401, 401]);
       const removed = await twoSessions('ugo');
-      await putUser('ugo', {}, admin);
+      await putUser('ugo', { nativeProvider: { password: null } }, admin);
       for (const [what, t] of Object.entries(removed)) expect(await statuses(t), `${what} after the password was removed`).to.deep.equal([401, 401]);
       expect((await whoami(s, admin)).status, "the administrator's own session").to.equal(200);
+    });
+
+    it('a PUT that leaves the password out (absent or "", as Perses clients send a profile change) keeps it; a sign-up without one is a 400', async () => {
+      const { other } = await twoSessions('wes');
+      for (const spec of [{ firstName: 'Wes' }, { lastName: 'W', nativeProvider: { password: '' } }]) {
+        await putUser('wes', spec, admin);
+        expect((await loginResponse(s, 'wes', 'wes-old')).status, `the password is kept after ${JSON.stringify(spec)}`).to.equal(200);
+      }
+      expect(await statuses(other), 'no session ended').to.deep.equal([200, 200]);
+      const shown = (await s.api('GET', '/api/v1/users/wes', undefined, bearer(admin))).body;
+      expect(shown.spec).to.deep.equal({ lastName: 'W', nativeProvider: { password: '<secret>' } });
+      for (const spec of [{}, { nativeProvider: { password: '' } }, { nativeProvider: {} }]) {
+        const r = await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'nopw' }, spec });
+        expect(r.status, JSON.stringify(spec)).to.equal(400);
+        expect(r.body.details, JSON.stringify(spec)).to.deep.equal([{ path: 'spec.nativeProvider.password', message: 'is required (it cannot be empty)' }]);
+      }
+      expect((await s.api('GET', '/api/v1/users/nopw', undefined, bearer(admin))).status, 'nothing stored').to.equal(404);
     });
 
     it('a PUT that keeps the password ("<secret>" sent back, tags and names changed) ends no session', async () => {

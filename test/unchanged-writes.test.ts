@@ -1,5 +1,7 @@
 /**
- * GitOps you can trust, over HTTP: a PUT that changes nothing is no write (X-Dashplane-Unchanged),
+ * GitOps you can trust, over HTTP: a PUT that changes nothing, sent with X-Dashplane-Skip-Unchanged
+ * (as dashctl and the web UI do), is no write (X-Dashplane-Unchanged); without it, it is a write
+ * like any other, as Perses clients expect,
  * and every write names its field manager (X-Dashplane-Manager or ?fieldManager=), shown in
  * .../versions and .../managers.
  */
@@ -27,6 +29,7 @@ describe('unchanged writes and field managers (HTTP)', function () {
   let s: TestServer;
   const base = '/api/v1/projects/g/dashboards';
   const manager = (m: string) => ({ 'x-dashplane-manager': m });
+  const skip = { 'x-dashplane-skip-unchanged': 'true' };
 
   before(async () => {
     s = await startTestServer();
@@ -41,7 +44,9 @@ describe('unchanged writes and field managers (HTTP)', function () {
       await watch.waitForEvent('the initial ADDED', (e) => e.type === 'ADDED');
       for (const path of [`${base}/d`, `${base}/d?dryRun=true`]) {
         // tags in another order, older form (no duration), server metadata of the client's own
-        const same = await ok(s.api('PUT', path, { ...dash('T', ['a', 'b', 'a']), metadata: { name: 'd', tags: ['a', 'b'], version: 7, updatedAt: '2000-01-01T00:00:00Z' } }, manager('web-ui')));
+        const same = await ok(
+          s.api('PUT', path, { ...dash('T', ['a', 'b', 'a']), metadata: { name: 'd', tags: ['a', 'b'], version: 7, updatedAt: '2000-01-01T00:00:00Z' } }, { ...manager('web-ui'), ...skip }),
+        );
         expect(same.headers.get('x-dashplane-unchanged'), path).to.equal('true');
         expect(same.headers.get('etag'), path).to.equal('"0"');
         expect(same.body, path).to.deep.equal(created.body);
@@ -64,7 +69,7 @@ describe('unchanged writes and field managers (HTTP)', function () {
     await ok(s.api('PUT', `${base}/im`, { ...dash('T2'), metadata: { name: 'im' } }));
     const r = await ok(s.api('PUT', `${base}/im`, { ...dash('T2'), metadata: { name: 'im' } }, { 'if-match': '"0"' }), 412);
     expect(r.body.message).to.include('version 1, not 0');
-    const same = await ok(s.api('PUT', `${base}/im`, { ...dash('T2'), metadata: { name: 'im' } }, { 'if-match': '"1"' }));
+    const same = await ok(s.api('PUT', `${base}/im`, { ...dash('T2'), metadata: { name: 'im' } }, { 'if-match': '"1"', ...skip }));
     expect(same.headers.get('x-dashplane-unchanged')).to.equal('true');
   });
 
@@ -73,13 +78,13 @@ describe('unchanged writes and field managers (HTTP)', function () {
     await ok(s.api('POST', path, secret('pw-1')));
     for (const body of [secret('pw-1'), secret('<secret>')]) {
       for (const q of ['?dryRun=true', '']) {
-        const r = await ok(s.api('PUT', `${path}/s${q}`, body));
+        const r = await ok(s.api('PUT', `${path}/s${q}`, body, skip));
         expect(r.headers.get('x-dashplane-unchanged'), `${body.spec.basicAuth.password}${q}`).to.equal('true');
         expect(r.text).to.not.include('pw-1');
       }
     }
     for (const q of ['?dryRun=true', '']) {
-      const r = await ok(s.api('PUT', `${path}/s${q}`, secret('pw-2')));
+      const r = await ok(s.api('PUT', `${path}/s${q}`, secret('pw-2'), skip));
       expect(r.headers.get('x-dashplane-unchanged'), q).to.equal(null);
     }
     expect((await ok(s.api('GET', `${path}/s`))).body.metadata.version).to.equal(1);
@@ -108,9 +113,13 @@ describe('unchanged writes and field managers (HTTP)', function () {
     const restored = await ok(s.api('POST', `${base}/m/versions/0/restore`, undefined, manager('dashctl')));
     expect(restored.body.metadata.version).to.equal(4);
     expect((await ok(s.api('GET', `${base}/m/managers`))).body[0]).to.deep.include({ version: 4, manager: 'restore' });
-    const again = await ok(s.api('POST', `${base}/m/versions/4/restore`));
+    const again = await ok(s.api('POST', `${base}/m/versions/4/restore`, undefined, skip));
     expect(again.headers.get('x-dashplane-unchanged'), 'restoring the current content').to.equal('true');
     expect(again.body.metadata.version).to.equal(4);
+    // the Perses UI's header on a request without a body
+    const plain = await ok(s.api('POST', `${base}/m/versions/4/restore`, undefined, { 'content-type': 'application/json' }));
+    expect(plain.headers.get('x-dashplane-unchanged'), 'without the header, a restore is a new version').to.equal(null);
+    expect(plain.body.metadata.version).to.equal(5);
     // every kind has managers, with or without history
     expect((await ok(s.api('GET', '/api/v1/projects/g/secrets/s/managers'))).body[0]).to.deep.include({ version: 1, manager: 'api' });
     expect((await s.api('GET', `${base}/nothing/managers`)).status).to.equal(404);
@@ -142,15 +151,18 @@ describe('unchanged writes and field managers (HTTP)', function () {
       const one = await login(a, 'alice', 'first-password');
       const two = await login(a, 'alice', 'first-password');
       const body = { kind: 'User', metadata: { name: 'alice' }, spec: { nativeProvider: { password: 'first-password' } } };
-      const r = await a.api('PUT', '/api/v1/users/alice', body, { ...bearer(one), ...manager('web-ui') });
+      const r = await a.api('PUT', '/api/v1/users/alice', body, { ...bearer(one), ...manager('web-ui'), ...skip });
       expect(r.status, r.text).to.equal(200);
       expect(r.headers.get('x-dashplane-unchanged')).to.equal('true');
+      const written = await a.api('PUT', '/api/v1/users/alice', body, bearer(one));
+      expect(written.body.metadata?.version, 'without the header: a new version').to.equal(1);
+      expect((await a.api('GET', '/api/v1/user/whoami', undefined, bearer(two))).status, 'the same password written again ends no session').to.equal(200);
       expect((await a.api('GET', '/api/v1/user/whoami', undefined, bearer(two))).status, 'the other session lives on').to.equal(200);
       const renamed = await a.api('PUT', '/api/v1/users/alice', { ...body, spec: { ...body.spec, firstName: 'Alice' } }, { ...bearer(one), ...manager('web-ui') });
       expect(renamed.headers.get('x-dashplane-unchanged')).to.equal(null);
       expect((await a.api('GET', '/api/v1/user/whoami', undefined, bearer(two))).status, 'a change that keeps the password keeps the sessions').to.equal(200);
       const managers = await a.api('GET', '/api/v1/users/alice/managers', undefined, bearer(one));
-      expect(managers.body[0]).to.deep.include({ version: 1, updatedBy: 'alice', manager: 'web-ui' });
+      expect(managers.body[0]).to.deep.include({ version: 2, updatedBy: 'alice', manager: 'web-ui' });
     });
   });
 });

@@ -27,7 +27,11 @@ export function registerBodyParsers(app: FastifyInstance, maxDepth: number): voi
     payload.on('data', (chunk: Buffer) => ((out as unknown as { receivedEncodedLength: number }).receivedEncodedLength += chunk.length));
     return out;
   });
+  // An empty body is no body, whatever its Content-Type: the Perses UI sends
+  // `Content-Type: application/json` with every DELETE (and a restore takes no body either).
+  // A route that needs a body says so itself, as when no Content-Type is sent.
   app.addContentTypeParser(JSON_TYPES, { parseAs: 'string' }, (_req, text, done) => {
+    if ((text as unknown as string).trim() === '') return done(null, undefined);
     try {
       done(null, parseJson(text as unknown as string, maxDepth));
     } catch (e) {
@@ -35,6 +39,7 @@ export function registerBodyParsers(app: FastifyInstance, maxDepth: number): voi
     }
   });
   app.addContentTypeParser(YAML_TYPES, { parseAs: 'string' }, (_req, text, done) => {
+    if ((text as unknown as string).trim() === '') return done(null, undefined);
     try {
       done(null, parseYamlBody(text as unknown as string, maxDepth));
     } catch (e) {

@@ -5,3 +5,10 @@ export const MANAGER_HEADER = 'X-Dashplane-Manager';
 
 /** Response header of a PUT (or restore) that changed nothing: same version, no history entry, no watch event. */
 export const UNCHANGED_HEADER = 'X-Dashplane-Unchanged';
+
+/**
+ * Request header of a PUT (or restore): `true` asks that a write whose content equals what is
+ * stored change nothing (answered with UNCHANGED_HEADER). Without it such a PUT is a write like
+ * any other (version + 1), as Perses clients expect.
+ */
+export const SKIP_UNCHANGED_HEADER = 'X-Dashplane-Skip-Unchanged';

@@ -1,6 +1,6 @@
 import { badRequest } from '../errors.js';
 import { checkManager } from '../resources/managers.js';
-import { MANAGER_HEADER } from './headers.js';
+import { MANAGER_HEADER, SKIP_UNCHANGED_HEADER } from './headers.js';
 import { assertName } from '../lib/names.js';
 
 export type Query = Record<string, string | string[] | undefined>;
@@ -57,4 +57,12 @@ export function fieldManager(headers: Record<string, string | string[] | undefin
     throw badRequest(`the X-Dashplane-Manager header ("${fromHeader}") and query parameter fieldManager ("${fromQuery}") name different managers; send one of them`);
   }
   return fromHeader ?? fromQuery;
+}
+
+/** X-Dashplane-Skip-Unchanged: `true` or `false` (absent: false); anything else is a 400 naming the header. */
+export function skipUnchanged(headers: Record<string, string | string[] | undefined>): boolean {
+  const v = headers[SKIP_UNCHANGED_HEADER.toLowerCase()];
+  if (v === undefined || v === 'false') return false;
+  if (v === 'true') return true;
+  throw badRequest(`the ${SKIP_UNCHANGED_HEADER} header must be true or false, not ${JSON.stringify(Array.isArray(v) ? v.join(', ') : v)}`);
 }

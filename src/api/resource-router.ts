@@ -10,7 +10,7 @@ import { jsonOf } from '../lib/json-of.js';
 import type { ResourceService, UpdateResult } from '../resources/service.js';
 import type { StoredText } from '../storage/store.js';
 import { UNCHANGED_HEADER } from './headers.js';
-import { fieldManager, flag, ifMatch, nameParam, positiveInt, single, type Query } from './request-options.js';
+import { fieldManager, flag, ifMatch, nameParam, positiveInt, single, skipUnchanged, type Query } from './request-options.js';
 import type { WatchEvent, Watcher, WatchQuery } from '../controllers/watcher.js';
 
 /** Largest page a list may ask for. */
@@ -160,7 +160,17 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
     async update(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
       const manager = fieldManager(req.headers, req.query);
-      const done = await service.update(req.principal, d, req.body, { name: name!, ...(project !== undefined ? { project } : {}) }, { ...writeOptions(req), ...(manager ? { manager } : {}) });
+      const done = await service.update(
+        req.principal,
+        d,
+        req.body,
+        { name: name!, ...(project !== undefined ? { project } : {}) },
+        {
+          ...writeOptions(req),
+          ...(manager ? { manager } : {}),
+          skipUnchanged: skipUnchanged(req.headers),
+        },
+      );
       return sendWritten(reply, done);
     },
 
@@ -176,7 +186,7 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
 
     async restore(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
-      return sendWritten(reply, await history.restore(req.principal, d, project ?? '', name!, versionParam(req.params)));
+      return sendWritten(reply, await history.restore(req.principal, d, project ?? '', name!, versionParam(req.params), skipUnchanged(req.headers)));
     },
 
     async deleted(req: Req) {

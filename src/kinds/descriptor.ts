@@ -88,6 +88,11 @@ export interface KindDescriptor<T extends Envelope = Envelope> {
   hooks?: KindHooks<T>;
   /** Dotted paths of sensitive fields: stored, never returned (masked as "<secret>"). */
   sensitive?: readonly string[];
+  /**
+   * Sensitive fields that must be set on create and that an update leaving them out (absent or
+   * "") keeps, as Perses does for a User's password; `null` in an update removes the value.
+   */
+  keptWhenOmitted?: readonly string[];
   /** Dotted paths of fields stored encrypted (AES-256-GCM), decrypted only for use (the proxy). */
   encrypted?: readonly string[];
   /** Fields that cannot change after creation. */

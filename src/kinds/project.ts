@@ -37,5 +37,11 @@ export const project: KindDescriptor = {
   validate: Project,
   isProjectScope: true,
   searchable: true,
-  hooks: { companions: defaultRoles },
+  hooks: {
+    companions: defaultRoles,
+    /** A Project without a spec (Perses' own samples have some) gets the empty one Perses writes back. */
+    normalize(body) {
+      if (body.spec === undefined || body.spec === null) body.spec = {};
+    },
+  },
 };

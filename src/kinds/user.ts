@@ -15,6 +15,7 @@ export const user: KindDescriptor<UserObject> = {
   scope: 'global',
   validate: User,
   sensitive: [PASSWORD],
+  keptWhenOmitted: [PASSWORD],
   isPrincipal: true,
   subject: 'principal',
   tokenOwner: true,

@@ -5,7 +5,8 @@ const NAME_RE = /^[a-zA-Z0-9_.-]{1,75}$/;
 
 /** Why a name is not valid, or undefined when it is. */
 export function nameProblem(name: unknown): string | undefined {
-  if (typeof name !== 'string' || name === '') return 'is required (1 to 75 characters of a-z, A-Z, 0-9, "_", "-", ".")';
+  if (name === undefined || name === null || name === '') return 'is required (1 to 75 characters of a-z, A-Z, 0-9, "_", "-", ".")';
+  if (typeof name !== 'string') return `must be a string, not a ${Array.isArray(name) ? 'list' : typeof name} (in YAML, quote a name such as "0123")`;
   if (name.length > 75) return `is ${name.length} characters long; at most 75 are allowed`;
   if (!NAME_RE.test(name)) return 'may only contain a-z, A-Z, 0-9, "_", "-" and "." (no spaces, slashes or other characters)';
   if (name.startsWith('.') || name.endsWith('.')) return 'must not start or end with "."';

@@ -22,6 +22,32 @@ export function setPathIfParentExists(obj: unknown, path: string, value: unknown
   return true;
 }
 
+/** Sets a value at a dotted path, making the missing parent objects; false when a parent is not an object. */
+export function setPath(obj: unknown, path: string, value: unknown): boolean {
+  const parts = path.split('.');
+  let cur: unknown = obj;
+  for (const part of parts.slice(0, -1)) {
+    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return false;
+    const rec = cur as Record<string, unknown>;
+    if (rec[part] === undefined) rec[part] = {};
+    cur = rec[part];
+  }
+  if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return false;
+  (cur as Record<string, unknown>)[parts[parts.length - 1]] = value;
+  return true;
+}
+
+/** Deletes the value at a dotted path, if its parent exists. */
+export function deletePath(obj: unknown, path: string): void {
+  const parts = path.split('.');
+  const parent = getPath(obj, parts.slice(0, -1).join('.'));
+  if (parts.length === 1) {
+    if (obj !== null && typeof obj === 'object') delete (obj as Record<string, unknown>)[parts[0]];
+    return;
+  }
+  if (parent !== null && typeof parent === 'object' && !Array.isArray(parent)) delete (parent as Record<string, unknown>)[parts[parts.length - 1]];
+}
+
 /** Appends a key or index to a dotted path: `a.b` + 3 -> `a.b[3]`, `a` + `x` -> `a.x`. */
 export function joinPath(base: string, key: string | number): string {
   if (typeof key === 'number') return `${base}[${key}]`;

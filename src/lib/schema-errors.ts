@@ -13,7 +13,19 @@ export interface AjvLikeError {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** Set on the errors of a `propertyNames` rule: the key that broke it. */
+  propertyName?: string;
 }
+
+/** What the schemas' patterns mean, in words (a pattern alone tells a user little). */
+const PATTERN_WORDS: Record<string, (value: unknown) => string> = {
+  '^(?!__)\\w*[^0-9\\W]\\w*$': (v) =>
+    typeof v === 'string' && v.startsWith('__') ? 'must not start with "__": that is the builtin variable prefix' : 'must be letters, digits and "_", not only digits (e.g. "instance", "job_2")',
+  '^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$': () => 'must be a duration such as "30s", "5m", "1h30m" or "7d" (units y, w, d, h, m, s, ms, in that order)',
+  '^[a-zA-Z0-9_.-]+$': () => 'may only contain a-z, A-Z, 0-9, "_", "-" and "." (no spaces or other characters)',
+  '^#/spec/panels/[a-zA-Z0-9_.-]+$': () => 'must be "#/spec/panels/<key>" naming a panel of this dashboard',
+  '^\\S(?:.*\\S)?$': () => 'must not start or end with spaces',
+};
 
 /** Runs a validator and returns every problem as a user-facing detail (empty when valid). */
 export function schemaErrors(validate: ValidateFunction, data: unknown, basePath = ''): ErrorDetail[] {
@@ -27,6 +39,7 @@ export function toDetails(errors: readonly AjvLikeError[], data: unknown, basePa
   const seen = new Set<string>();
   for (const e of errors) {
     if (e.keyword === 'if') continue; // "must match then schema": the real error is reported too
+    if (e.keyword === 'propertyNames') continue; // "property name must be valid": the key's own error is reported too
     const { path, message } = describe(e, data, basePath);
     const id = `${path}\u0000${message}`;
     if (seen.has(id)) continue;
@@ -37,8 +50,14 @@ export function toDetails(errors: readonly AjvLikeError[], data: unknown, basePa
 }
 
 function describe(e: AjvLikeError, data: unknown, basePath: string): ErrorDetail {
-  const path = pointerToPath(e.instancePath, data, basePath);
+  const at = pointerToPath(e.instancePath, data, basePath);
+  // a key that breaks its object's propertyNames rule: the key is at fault, named by its path
+  const path = e.propertyName !== undefined ? joinPath(at, e.propertyName) : at;
   const p = e.params;
+  if (e.propertyName !== undefined && e.keyword === 'pattern') {
+    return { path, message: `is not a valid key here: it ${PATTERN_WORDS[String(p.pattern)]?.(e.propertyName) ?? `must match the pattern ${String(p.pattern)}`}` };
+  }
+  if (e.propertyName !== undefined && e.keyword === 'maxLength') return { path, message: `is not a valid key here: it must be at most ${String(p.limit)} characters long` };
   switch (e.keyword) {
     case 'required':
       return { path: joinPath(path, String(p.missingProperty)), message: 'is required' };
@@ -48,8 +67,10 @@ function describe(e: AjvLikeError, data: unknown, basePath: string): ErrorDetail
       return { path, message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
     case 'const':
       return { path, message: `must be ${JSON.stringify(p.allowedValue)}` };
-    case 'pattern':
-      return { path, message: `must match the pattern ${String(p.pattern)}` };
+    case 'pattern': {
+      const words = PATTERN_WORDS[String(p.pattern)];
+      return { path, message: words ? words(valueAt(data, e.instancePath)) : `must match the pattern ${String(p.pattern)}` };
+    }
     case 'type':
       return { path, message: `must be ${article(String(p.type))}` };
     default:
@@ -79,4 +100,15 @@ export function pointerToPath(pointer: string, data: unknown, basePath = ''): st
     }
   }
   return path;
+}
+
+/** The value a JSON pointer names in `data` (undefined when it names nothing). */
+function valueAt(data: unknown, pointer: string): unknown {
+  let cur: unknown = data;
+  if (pointer === '') return cur;
+  for (const raw of pointer.slice(1).split('/')) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[seg] : undefined;
+  }
+  return cur;
 }

@@ -59,14 +59,14 @@ export class HistoryService {
     return [entry ?? { version, updatedAt, updatedBy: 'unknown', manager: 'unknown' }, ...record];
   }
 
-  /** Makes the content of `version` the new latest version (re-creating a deleted object); unchanged when it is the latest content already. */
-  async restore(p: Principal, d: KindDescriptor, project: string, name: string, version: number): Promise<UpdateResult> {
+  /** Makes the content of `version` the new latest version (re-creating a deleted object); with `skipUnchanged`, unchanged when it is the latest content already. */
+  async restore(p: Principal, d: KindDescriptor, project: string, name: string, version: number, skipUnchanged = false): Promise<UpdateResult> {
     const old = await this.getVersion(p, d, project, name, version);
     const body = { kind: d.kind, metadata: { name, ...(d.scope === 'project' ? { project } : {}), ...(old.metadata.tags ? { tags: old.metadata.tags } : {}) }, spec: old.spec };
     const target = { name, ...(d.scope === 'project' ? { project } : {}) };
     const key = historyKey(d, project, name);
     const by = { manager: MANAGER.restore };
-    if (await this.o.store.get(key)) return this.o.service.update(p, d, body, target, by);
+    if (await this.o.store.get(key)) return this.o.service.update(p, d, body, target, { ...by, skipUnchanged });
     // a deleted object comes back with the next version number and keeps its history
     const last = (await this.o.store.listVersions(key))[0]?.version ?? version;
     return { object: await this.o.service.create(p, d, body, target, { continueHistoryAt: last + 1, ...by }), unchanged: false };

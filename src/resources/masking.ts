@@ -1,7 +1,7 @@
 import { invalid, type ErrorDetail } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { Envelope } from '../storage/store.js';
-import { getPath, setPathIfParentExists } from '../lib/object-path.js';
+import { deletePath, getPath, setPath, setPathIfParentExists } from '../lib/object-path.js';
 
 /** What responses show instead of a sensitive value. */
 export const SECRET_MASK = '<secret>';
@@ -30,4 +30,25 @@ export function restoreMasked(d: KindDescriptor, obj: Envelope, current: Envelop
     else setPathIfParentExists(obj, path, kept);
   }
   if (problems.length) throw invalid(problems);
+}
+
+/**
+ * The kind's `keptWhenOmitted` fields: on update, left out (absent or "") means keep the stored
+ * value and `null` means remove it; on create (no `current`) they are required.
+ */
+export function keepOmitted(d: KindDescriptor, obj: Envelope, current: Envelope | undefined): void {
+  const problems: ErrorDetail[] = [];
+  for (const path of d.keptWhenOmitted ?? []) {
+    const sent = getPath(obj, path);
+    if (sent === null) {
+      deletePath(obj, path);
+      if (!current) problems.push({ path, message: 'is required' });
+      continue;
+    }
+    if (sent !== undefined && sent !== '') continue;
+    const kept = current ? getPath(current, path) : undefined;
+    if (kept !== undefined && kept !== '') setPath(obj, path, kept);
+    else if (!current) problems.push({ path, message: 'is required (it cannot be empty)' });
+  }
+  if (problems.length) throw invalid(problems, d.kind);
 }

@@ -1,8 +1,9 @@
-import { badRequest, invalid } from '../errors.js';
+import { badRequest, invalid, type ErrorDetail } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { Envelope, Metadata } from '../storage/store.js';
-import { assertName } from '../lib/names.js';
+import { nameProblem } from '../lib/names.js';
 import { isObj, type Obj } from '../lib/is-obj.js';
+import { schemaErrors } from '../lib/schema-errors.js';
 
 /** Where the request said the object lives (path parameters), when it said so. */
 export interface Target {
@@ -16,16 +17,25 @@ export interface Target {
  */
 export function identify(d: KindDescriptor, body: unknown, target: Target, requireProject = true): Envelope {
   if (!isObj(body)) throw badRequest(`the request body must be a ${d.kind} object with "kind", "metadata" and "spec"`);
-  if (body.kind !== undefined && (typeof body.kind !== 'string' || body.kind.toLowerCase() !== d.kind.toLowerCase())) {
+  if (body.kind === undefined || body.kind === null) {
+    throw badRequest(`kind is missing: add "kind": "${d.kind}" to the body`, [{ path: 'kind', message: `is required: "${d.kind}"` }]);
+  }
+  if (typeof body.kind !== 'string' || body.kind.toLowerCase() !== d.kind.toLowerCase()) {
     throw badRequest(`kind ${JSON.stringify(body.kind)} does not match this endpoint, which serves ${d.kind}`, [{ path: 'kind', message: `must be "${d.kind}"` }]);
   }
   const meta: Obj = isObj(body.metadata) ? { ...body.metadata } : {};
   if (body.metadata !== undefined && !isObj(body.metadata)) throw invalid([{ path: 'metadata', message: 'must be an object' }]);
+  // A bad name or project is reported with every other problem of the body (the schema's), not alone.
+  const names: ErrorDetail[] = [];
+  const checkName = (field: string, value: unknown) => {
+    const problem = nameProblem(value);
+    if (problem) names.push({ path: field, message: problem });
+  };
   meta.name = matchPath('metadata.name', meta.name, target.name);
-  assertName(meta.name, 'metadata.name');
+  checkName('metadata.name', meta.name);
   if (d.scope === 'project') {
     meta.project = matchPath('metadata.project', meta.project, target.project);
-    if (requireProject || meta.project !== '') assertName(meta.project, 'metadata.project');
+    if (requireProject || meta.project !== '') checkName('metadata.project', meta.project);
   } else if (meta.project !== undefined && meta.project !== '') {
     throw badRequest(`metadata.project is not allowed: ${d.kind} is a global kind; remove it (or use the project-scoped kind)`, [
       { path: 'metadata.project', message: 'not allowed on a global kind' },
@@ -34,7 +44,23 @@ export function identify(d: KindDescriptor, body: unknown, target: Target, requi
     delete meta.project;
   }
   const { kind: _k, metadata: _m, spec, ...rest } = body;
-  return { kind: d.kind, metadata: meta as unknown as Metadata, ...(spec !== undefined ? { spec } : {}), ...rest } as Envelope;
+  const obj = { kind: d.kind, metadata: meta as unknown as Metadata, ...(spec !== undefined ? { spec } : {}), ...rest } as Envelope;
+  if (names.length) throw invalid([...names, ...otherProblems(d, obj, names)], d.kind);
+  return obj;
+}
+
+/** The schema's problems with a body whose name is not valid, at other paths than the name's. */
+function otherProblems(d: KindDescriptor, obj: Envelope, names: ErrorDetail[]): ErrorDetail[] {
+  const copy = structuredClone(obj) as unknown as Record<string, unknown>;
+  try {
+    d.hooks?.normalize?.(copy);
+  } catch {
+    // an older form the hook cannot read is left to the schema
+  }
+  const meta = copy.metadata as Obj;
+  for (const n of names) meta[n.path.slice('metadata.'.length)] = 'x'; // already reported
+  Object.assign(meta, { createdAt: '1970-01-01T00:00:00Z', updatedAt: '1970-01-01T00:00:00Z', version: 0 });
+  return schemaErrors(d.validate, copy);
 }
 
 /** An empty body value takes the path's; a different one is a 400. */

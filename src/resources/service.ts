@@ -14,7 +14,7 @@ import { jsonOf } from '../lib/json-of.js';
 import { KeyedMutex } from '../storage/mutex.js';
 import { isExpired, listPage, listTextPage, needsNoSpec, type ListOptions, type ListResult } from './listing.js';
 import { credentialStamp, type CredentialChange } from './credentials.js';
-import { mask, restoreMasked } from './masking.js';
+import { keepOmitted, mask, restoreMasked } from './masking.js';
 import { getPath } from '../lib/object-path.js';
 import { identify, stampMetadata, type Target } from './prepare.js';
 import { forgetSubject } from './forget-subject.js';
@@ -51,6 +51,8 @@ export interface WriteOptions {
   continueHistoryAt?: number;
   /** The field manager making the write (`dashctl`, `web-ui`...; default `api`), recorded with it. */
   manager?: string;
+  /** An update whose content equals what is stored writes nothing (`UpdateResult.unchanged`); otherwise it is a write like any other. */
+  skipUnchanged?: boolean;
 }
 
 /** What an update did: the object as stored now (masked), and whether the write changed nothing. */
@@ -143,6 +145,7 @@ export class ResourceService {
     // the text (from the store's objects read lately; no parse, no sync): only its existence matters, and the store checks it again as it writes
     if (parent && !(await this.opts.store.getText(parent, { synced: true }))) throw projectMissing(project!);
     restoreMasked(d, obj, undefined);
+    if (!p.internal) keepOmitted(d, obj, undefined); // the server's own users (an identity provider's) have no password
     const call = { principal: p };
     await this.validate(d, obj, call);
     await this.authorizeSecretRefs(p, d, obj);
@@ -166,7 +169,7 @@ export class ResourceService {
     return mask(d, obj);
   }
 
-  /** Replaces an object; a body holding what is stored already changes nothing (see `UpdateResult`). */
+  /** Replaces an object; with `skipUnchanged`, a body holding what is stored already changes nothing (see `UpdateResult`). */
   async update(p: Principal, d: KindDescriptor, body: unknown, target: { name: string; project?: string }, w: WriteOptions = {}): Promise<UpdateResult> {
     const key: ObjectKey = { kind: d.kind, project: scopeOf(d, target.project) ?? '', name: target.name };
     await this.opts.authorizer.authorize(p, 'update', authzTarget(d, target.project, target.name));
@@ -182,11 +185,12 @@ export class ResourceService {
       const obj = this.prepare(d, body, target, { createdAt: current.metadata.createdAt, version: version + 1 });
       immutableProblems(d, obj, current);
       restoreMasked(d, obj, current);
+      keepOmitted(d, obj, current);
       const call = { principal: p, current };
       await this.validate(d, obj, call);
       await this.authorizeSecretRefs(p, d, obj);
       await this.authorizeContents(p, d, obj, current);
-      if (await this.changesNothing(d, obj, current)) return { object: mask(d, current), unchanged: true };
+      if (await this.changesNothing(d, obj, current, w.skipUnchanged === true)) return { object: mask(d, current), unchanged: true };
       if (w.dryRun) return { object: mask(d, obj), unchanged: false };
       await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
       seal(d, obj, current, this.opts.secrets);
@@ -225,13 +229,14 @@ export class ResourceService {
   }
 
   /**
-   * Whether writing `obj` over `current` would change nothing. Sensitive values that did not change
-   * take their stored form first (no new ciphertext or hash, no session ended). A kind with a ttl
-   * is always written: its updatedAt is its lease, and the same body sent again renews it.
+   * Whether the update may be skipped: the caller asked to skip unchanged writes and writing `obj`
+   * over `current` would change nothing. Sensitive values that did not change take their stored
+   * form first either way (no new ciphertext or hash, no session ended). A kind with a ttl is
+   * always written: its updatedAt is its lease, and the same body sent again renews it.
    */
-  private async changesNothing(d: KindDescriptor, obj: Envelope, current: Envelope): Promise<boolean> {
+  private async changesNothing(d: KindDescriptor, obj: Envelope, current: Envelope, skipUnchanged: boolean): Promise<boolean> {
     await keepStoredSecrets(d, obj, current, this.opts.secrets, this.hookContext);
-    return !d.ttlPath && sameContent(obj, current);
+    return skipUnchanged && !d.ttlPath && sameContent(obj, current);
   }
 
   /** Tells `credentialsChanging` when this update changes a principal's credentials (a new, reset or removed password). */
@@ -267,11 +272,28 @@ export class ResourceService {
     });
   }
 
-  /** Full validation without storing (POST /api/validate/...): no project existence check. */
+  /**
+   * Full validation without storing (POST /api/validate/...): no project existence check. The
+   * scope-wide rules (one default datasource per plugin kind) are checked against the named
+   * project, or the global scope, when the caller may read that kind there (the route is
+   * anonymous: it must not tell who may not read them what is stored).
+   */
   async validateOnly(p: Principal, d: KindDescriptor, body: unknown): Promise<void> {
     const obj = this.prepare(d, body, {}, { version: 0 }, false);
-    if (obj.metadata.project === '') obj.metadata.project = VALIDATE_PROJECT;
-    await this.validate(d, obj, { principal: p }, false);
+    const named = obj.metadata.project !== '';
+    if (!named) obj.metadata.project = VALIDATE_PROJECT;
+    const checkScope = d.singleFlag !== undefined && (d.scope === 'global' || named) && (await this.mayRead(p, d, obj.metadata.project, obj.metadata.name));
+    await this.validate(d, obj, { principal: p }, checkScope);
+  }
+
+  private async mayRead(p: Principal, d: KindDescriptor, project: string | undefined, name: string): Promise<boolean> {
+    try {
+      await this.opts.authorizer.authorize(p, 'read', authzTarget(d, d.scope === 'project' ? project : undefined, name));
+      return true;
+    } catch (e) {
+      if (e instanceof ApiError && (e.reason === 'Forbidden' || e.reason === 'Unauthorized')) return false;
+      throw e;
+    }
   }
 
   /** Schema, then semantic hooks, then scope-wide rules; every problem at once. */

@@ -52,7 +52,8 @@ async function toError(res: Response): Promise<ApiError> {
 }
 
 /** The field manager the server records with every write the UI makes (shown in the history). */
-const FIELD_MANAGER = { 'X-Dashplane-Manager': 'web-ui' };
+/** ...and a save or restore that changes nothing writes nothing (no new version, no history entry). */
+const FIELD_MANAGER = { 'X-Dashplane-Manager': 'web-ui', 'X-Dashplane-Skip-Unchanged': 'true' };
 
 /** Every call of the UI to the API: cookies, JSON, the field manager; a non-2xx answer throws an ApiError. */
 export async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
