@@ -5,6 +5,7 @@
  * changed password ending the user's other sessions.
  */
 import { expect } from 'chai';
+import http from 'node:http';
 import { bearer, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
 import { cookieHeader, setCookies } from './helpers/client.js';
 import type { ApiResponse, TestServer } from './helpers/server.js';
@@ -209,6 +210,49 @@ describe('sessions and cookies (SESS-01..07)', function () {
         expect(issued.length, what).to.equal(1);
       }
       expect(outcomes).to.have.length(6);
+    });
+
+    it('SESS-04: eight refreshes with the same token that reach the server together (eight open connections) all get the same new pair, and the session lives on', async () => {
+      // connections opened beforehand, so the eight requests reach the server together, as from a
+      // client already talking to it; a request sent after the rotation finished is a reuse (SESS-02)
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+      const post = (token: string) =>
+        new Promise<{ status: number; text: string; body: Tokens }>((resolve, reject) => {
+          const payload = JSON.stringify({ refresh_token: token });
+          const req = http.request(`${s.url}${REFRESH}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text, body: res.statusCode === 200 ? JSON.parse(text) : {} }));
+          });
+          req.on('error', reject);
+          req.end(payload);
+        });
+      const warm = () =>
+        Promise.all(
+          Array.from(
+            { length: 8 },
+            () =>
+              new Promise<void>((resolve, reject) => {
+                http.get(`${s.url}/api/v1/health`, { agent }, (res) => res.resume().on('end', resolve)).on('error', reject);
+              }),
+          ),
+        );
+      try {
+        for (let round = 0; round < 5; round++) {
+          const t = await loginUma();
+          await warm();
+          const all = await Promise.all(Array.from({ length: 8 }, () => post(t.refresh_token)));
+        const what = `round ${round}: ${all.map((r) => `${r.status} ${r.text.slice(0, 80)}`).join(' | ')}`;
+          expect(all.map((r) => r.status), what).to.deep.equal(Array(8).fill(200));
+          expect(new Set(all.map((r) => r.body.refresh_token)).size, what).to.equal(1);
+          const next = all[0].body;
+          expect((await whoami(s, next)).status, `the new access token works (${what})`).to.equal(200);
+          expect((await refresh(s, next.refresh_token)).status, `the new refresh token works (${what})`).to.equal(200);
+        }
+      } finally {
+        agent.destroy();
+      }
     });
   });
 

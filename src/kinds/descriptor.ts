@@ -34,7 +34,7 @@ export interface HookCall {
  */
 export interface KindHooks<T extends Envelope = Envelope> {
   /** Rewrites older forms in place, before schema validation (e.g. User spec.password): `body` is unchecked. */
-  normalize?(body: Record<string, unknown>): void;
+  normalize?(body: Record<string, unknown>, ctx?: HookContext): void;
   /**
    * Semantic checks; every problem with its path. It also runs when the schema refused the object
    * (so that every problem is reported at once), its result then ignored if it throws: read

@@ -35,12 +35,17 @@ function scopeProblems(obj: RoleObject | GlobalRoleObject, ctx: HookContext, pro
   return out;
 }
 
-/** Perses accepts actions in any case ("Read"); they are stored lower-case. */
-function lowerCaseActions(body: Record<string, unknown>): void {
+/**
+ * Perses accepts actions and scopes in any case ("Read", "dashboard"); actions are stored
+ * lower-case, scopes as the kind's own name ("Dashboard").
+ */
+function canonicalPermissions(body: Record<string, unknown>, ctx?: HookContext): void {
   const perms = isObj(body.spec) ? body.spec.permissions : undefined;
   if (!Array.isArray(perms)) return;
+  const kinds = new Map([...(ctx?.kinds.keys() ?? [])].map((k) => [k.toLowerCase(), k]));
   for (const p of perms) {
     if (isObj(p) && Array.isArray(p.actions)) p.actions = p.actions.map((a: unknown) => (typeof a === 'string' ? a.toLowerCase() : a));
+    if (isObj(p) && Array.isArray(p.scopes)) p.scopes = p.scopes.map((s: unknown) => (typeof s === 'string' ? (kinds.get(s.toLowerCase()) ?? s) : s));
   }
 }
 
@@ -50,7 +55,7 @@ export const role: KindDescriptor<RoleObject> = {
   scope: 'project',
   validate: Role,
   authz: 'role',
-  hooks: { normalize: lowerCaseActions, validate: (obj, ctx) => scopeProblems(obj, ctx, true) },
+  hooks: { normalize: canonicalPermissions, validate: (obj, ctx) => scopeProblems(obj, ctx, true) },
 };
 
 export const globalRole: KindDescriptor<GlobalRoleObject> = {
@@ -60,5 +65,5 @@ export const globalRole: KindDescriptor<GlobalRoleObject> = {
   scope: 'global',
   validate: GlobalRole,
   authz: 'role',
-  hooks: { normalize: lowerCaseActions, validate: (obj, ctx) => scopeProblems(obj, ctx, false) },
+  hooks: { normalize: canonicalPermissions, validate: (obj, ctx) => scopeProblems(obj, ctx, false) },
 };

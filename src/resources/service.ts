@@ -388,7 +388,7 @@ export class ResourceService {
   /** Identity checks, older forms rewritten, server metadata stamped. */
   private prepare(d: KindDescriptor, body: unknown, target: Target, meta: { createdAt?: string; version: number }, requireProject = true): Envelope {
     const obj = identify(d, body, target, requireProject);
-    d.hooks?.normalize?.(obj as unknown as Record<string, unknown>);
+    d.hooks?.normalize?.(obj as unknown as Record<string, unknown>, this.hookContext);
     const at = this.now().toISOString();
     stampMetadata(obj, { createdAt: meta.createdAt ?? at, updatedAt: at, version: meta.version });
     return obj;
