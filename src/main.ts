@@ -103,7 +103,8 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   const keeper = sessions;
   const service = new ResourceService({ registry, store, plugins, authorizer, passwords, secrets, config, ...(keeper ? { credentialsChanging: (c: CredentialChange) => keeper.keepCaller(c) } : {}) });
   serviceRef.current = service;
-  const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval) });
+  const revocation = authenticator.revocation;
+  const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), ...(revocation ? { revocation } : {}) });
   watcherRef = watcher;
   const px = config.proxy;
   const upstream = new Upstream({ timeoutMs: durationMs(px.timeout), maxDurationMs: durationMs(px.max_duration), maxConcurrent: px.max_concurrent, deniedNetworks: px.denied_networks });

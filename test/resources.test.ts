@@ -384,7 +384,11 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       expect(upper.status).to.equal(200);
       expect(upper.body.spec.permissions[0].actions).to.deep.equal(['read']);
       // scopes too, as Perses' GetScope: stored as the kind's own name
-      const lower = await s.api('POST', '/api/v1/projects/demo/roles', { kind: 'Role', metadata: { name: 'lower' }, spec: { permissions: [{ actions: ['READ'], scopes: ['dashboard', 'VARIABLE'] }] } });
+      const lower = await s.api('POST', '/api/v1/projects/demo/roles', {
+        kind: 'Role',
+        metadata: { name: 'lower' },
+        spec: { permissions: [{ actions: ['READ'], scopes: ['dashboard', 'VARIABLE'] }] },
+      });
       expect(lower.status, lower.text).to.equal(200);
       expect(lower.body.spec.permissions[0]).to.deep.equal({ actions: ['read'], scopes: ['Dashboard', 'Variable'] });
     });

@@ -243,8 +243,11 @@ describe('sessions and cookies (SESS-01..07)', function () {
           const t = await loginUma();
           await warm();
           const all = await Promise.all(Array.from({ length: 8 }, () => post(t.refresh_token)));
-        const what = `round ${round}: ${all.map((r) => `${r.status} ${r.text.slice(0, 80)}`).join(' | ')}`;
-          expect(all.map((r) => r.status), what).to.deep.equal(Array(8).fill(200));
+          const what = `round ${round}: ${all.map((r) => `${r.status} ${r.text.slice(0, 80)}`).join(' | ')}`;
+          expect(
+            all.map((r) => r.status),
+            what,
+          ).to.deep.equal(Array(8).fill(200));
           expect(new Set(all.map((r) => r.body.refresh_token)).size, what).to.equal(1);
           const next = all[0].body;
           expect((await whoami(s, next)).status, `the new access token works (${what})`).to.equal(200);

@@ -376,5 +376,37 @@ describe('watch streams (docs/api.md §6)', function () {
       // and a new project watch is refused
       expect(((await watch('/api/v1/projects/pa/folders?watch=true', 'vera')) as { status: number }).status).to.equal(403);
     });
+
+    it('a logout, a changed password or a revoked API token ends the watch streams it authenticated; another session goes on', async () => {
+      await signUp(s, 'wren');
+      await ok(s.api('POST', '/api/v1/projects/pb/rolebindings', binding('wren-viewer', 'viewer', 'wren'), asAdmin()));
+      const open = async (headers: Record<string, string>) => {
+        const w = await WatchStream.must(`${s.url}/api/v1/projects/pb/folders?watch=true`, headers);
+        opened.push(w);
+        await w.waitForEvent('the snapshot', (e) => e.type === 'ADDED');
+        return w;
+      };
+      const write = (title: string) => ok(s.api('PUT', '/api/v1/projects/pb/folders/pb-old', folder('pb-old', title), asAdmin()));
+      // a logout ends its session's stream at the next change, not another session's
+      const [one, two] = [await login(s, 'wren'), await login(s, 'wren')];
+      const [w1, w2] = [await open(bearer(one)), await open(bearer(two))];
+      await ok(s.api('GET', '/api/auth/logout', undefined, bearer(one)), 204);
+      await write('after-logout');
+      await w1.waitEnded(5_000);
+      await w2.waitForEvent('the change, on the other session', (e) => e.type === 'MODIFIED' && e.object?.spec.display.name === 'after-logout');
+      expect(JSON.stringify(w1.events)).to.not.include('after-logout');
+      // a password change (here by an administrator) ends every stream of the user
+      await ok(s.api('PUT', '/api/v1/users/wren', { kind: 'User', metadata: { name: 'wren' }, spec: { nativeProvider: { password: 'wren-new-password' } } }, asAdmin()));
+      await w2.waitEnded(5_000);
+      // an API token's stream ends when the token is revoked
+      const fresh = await login(s, 'wren', 'wren-new-password');
+      const created = await s.api('POST', '/api/v1/user/tokens', { name: 'watcher', ttl: '1h' }, bearer(fresh));
+      expect(created.status, created.text).to.equal(200);
+      const w3 = await open(bearer(created.body.token));
+      await ok(s.api('DELETE', `/api/v1/user/tokens/${created.body.id}`, undefined, bearer(fresh)), 204);
+      await write('after-revoke');
+      await w3.waitEnded(5_000);
+      expect(JSON.stringify(w3.events)).to.not.include('after-revoke');
+    });
   });
 });

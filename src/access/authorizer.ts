@@ -28,6 +28,14 @@ export interface Principal {
   synced?: boolean;
 }
 
+/** What ends an authenticated principal after it was authenticated (a logout, a revoked token, a changed password). */
+export interface Revocation {
+  /** Whether a change of `changed` (an object of any kind) may have ended `p` (cheap, no I/O). */
+  concerns(p: Principal, changed: { kind: string; metadata: { name: string } }): boolean;
+  /** Whether `p` is still authenticated, as of the store now. */
+  stillValid(p: Principal): Promise<boolean>;
+}
+
 /** A permission an API token is narrowed to: actions on kinds, optionally only in some projects. */
 export interface NarrowedPermission {
   actions: string[];

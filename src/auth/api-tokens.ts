@@ -163,6 +163,15 @@ export class ApiTokens {
     return { principal: { name, anonymous: false, ...subject, ...this.o.principalOf?.(owner), token: token_, synced: true }, record: t };
   }
 
+  /** Whether the token `id` still authenticates: not revoked, not expired, its owner the same object. */
+  async isLive(id: string): Promise<boolean> {
+    const t = (await this.o.reads.get(key(id))) as ApiToken | undefined;
+    if (!t || Date.parse(t.spec.expiresAt) <= this.now()) return false;
+    const d = this.o.registry.byName(t.spec.owner.kind);
+    const owner = d ? await this.o.reads.get({ kind: d.kind, project: t.spec.owner.project ?? '', name: t.spec.owner.name }) : undefined;
+    return owner !== undefined && owner.metadata.createdAt === t.spec.ownerCreatedAt;
+  }
+
   /** Records the token's use (last-used time and audit entry), at most once a minute; false when it was recorded lately (or the record changed meanwhile). */
   async touch(t: ApiToken, by: Principal): Promise<boolean> {
     const now = this.now();

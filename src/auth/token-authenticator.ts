@@ -5,9 +5,10 @@ import { credentialStamp } from '../resources/credentials.js';
 import type { Envelope, Store } from '../storage/store.js';
 import { API_TOKEN_PREFIX, type ApiTokens } from './api-tokens.js';
 import type { Authenticator } from './authenticator.js';
-import type { Principal } from '../access/authorizer.js';
+import type { Principal, Revocation } from '../access/authorizer.js';
 import { COOKIE_PAYLOAD, COOKIE_SIGNATURE, parseCookies } from './cookies.js';
-import { CREDENTIALS_CHANGED, holdsCredential, type Reads, type SessionStore } from './sessions.js';
+import { CREDENTIALS_CHANGED, holdsCredential, SESSION_KIND, type Reads, type SessionStore } from './sessions.js';
+import { API_TOKEN_KIND } from './api-tokens.js';
 import type { TokenService } from './tokens.js';
 
 /**
@@ -33,6 +34,22 @@ export class TokenAuthenticator implements Authenticator {
       groupsOf?: (user: Envelope) => Pick<Principal, 'groups' | 'roles'>;
     },
   ) {}
+
+  /** A watch stream ends when its session is revoked (logout, reuse), its user deleted or re-created, its password changed, or its API token revoked. */
+  readonly revocation: Revocation = {
+    concerns: (p, changed) =>
+      (changed.kind === SESSION_KIND && changed.metadata.name === p.sessionId) ||
+      (changed.kind === API_TOKEN_KIND && changed.metadata.name === p.token?.id) ||
+      (changed.kind === this.o.userKind.kind && changed.metadata.name === p.name && !p.subject),
+    stillValid: async (p) => {
+      if (p.token) return (await this.o.apiTokens?.isLive(p.token.id)) === true;
+      if (!p.sessionId) return true;
+      const session = await this.o.sessions.get(p.sessionId);
+      if (!session || session.spec.user !== p.name) return false;
+      const user = await this.o.reads.get({ kind: this.o.userKind.kind, project: '', name: p.name });
+      return user !== undefined && user.metadata.createdAt === session.spec.userCreatedAt && holdsCredential(session, credentialStamp(this.o.userKind, user));
+    },
+  };
 
   async authenticate(headers: IncomingHttpHeaders, origin?: Principal['origin']): Promise<Principal | undefined> {
     const found = credentials(headers);

@@ -1,4 +1,4 @@
-import type { Authorizer, Principal, Visible } from '../access/authorizer.js';
+import type { Authorizer, Principal, Revocation, Visible } from '../access/authorizer.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { ApiError } from '../errors.js';
@@ -34,7 +34,17 @@ export class Watcher {
   /** Snapshots being read, by query (see `snapshot`). */
   private readonly snapshots = new Map<string, Promise<{ items: Envelope[]; revision: number }>>();
 
-  constructor(private readonly o: { store: Store; registry: KindRegistry; authorizer: Authorizer; bookmarkMs: number; now?: () => number }) {
+  constructor(
+    private readonly o: {
+      store: Store;
+      registry: KindRegistry;
+      authorizer: Authorizer;
+      bookmarkMs: number;
+      now?: () => number;
+      /** What ends a stream's principal (a logout, a revoked token): the stream ends with it. */
+      revocation?: Revocation;
+    },
+  ) {
     this.rbacKinds = new Set(
       o.registry
         .all()
@@ -198,6 +208,7 @@ export class Watcher {
         const e = next.value;
         revision = e.revision;
         incarnations.observe(e);
+        if (this.o.revocation?.concerns(p, e.object) && !(await this.o.revocation.stillValid(p))) return; // logged out, revoked
         let show: boolean;
         try {
           if (this.rbacKinds.has(e.object.kind)) await reread();
