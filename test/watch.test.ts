@@ -193,6 +193,29 @@ describe('watch streams (docs/api.md §6)', function () {
       expect(((await WatchStream.open(`${s.url}/api/v1/projects/w1/folders?watch=true&project=w2`)) as { status: number }).status).to.equal(400);
     });
 
+    it('an object entering a filter is ADDED and one leaving it DELETED, as in Kubernetes: the stream then equals the list; resumed with since, too', async () => {
+      const dsd = (name: string, isDefault: boolean, plugin = 'PrometheusDatasource') => ({ ...ds(name, plugin), spec: { ...ds(name, plugin).spec, default: isDefault } });
+      await ok(s.api('POST', '/api/v1/projects', project('w3')));
+      await ok(s.api('POST', '/api/v1/projects/w3/datasources', dsd('m-1', true)));
+      await ok(s.api('POST', '/api/v1/projects/w3/datasources', dsd('m-2', false)));
+      const since = await rev();
+      const defaults = await watch('/api/v1/projects/w3/datasources?watch=true&default=true');
+      const resumed = await watch(`/api/v1/projects/w3/datasources?watch=true&default=true&since=${since}`);
+      await ok(s.api('PUT', '/api/v1/projects/w3/datasources/m-1', dsd('m-1', false))); // leaves
+      await ok(s.api('PUT', '/api/v1/projects/w3/datasources/m-2', dsd('m-2', true))); // enters
+      await ok(s.api('PUT', '/api/v1/projects/w3/datasources/m-2', { ...dsd('m-2', true), metadata: { name: 'm-2', tags: ['t'] } })); // stays
+      await ok(s.api('PUT', '/api/v1/projects/w3/datasources/m-1', { ...dsd('m-1', false), metadata: { name: 'm-1', tags: ['t'] } })); // stays out
+      await ok(s.api('POST', '/api/v1/projects/w3/datasources', dsd('m-3', false))); // never in
+      await ok(s.api('DELETE', '/api/v1/projects/w3/datasources/m-3'), 204);
+      await ok(s.api('DELETE', '/api/v1/projects/w3/datasources/m-2'), 204); // leaves by deletion
+      const last = await rev();
+      await Promise.all([defaults, resumed].map((w) => w.settle(last)));
+      expect(defaults.summary()).to.deep.equal(['ADDED w3/m-1', 'DELETED w3/m-1', 'ADDED w3/m-2', 'MODIFIED w3/m-2', 'DELETED w3/m-2']);
+      // resumed: objects written before the resume may be held: m-1's leaving is a DELETED, m-2's entering a MODIFIED
+      expect(resumed.summary()).to.deep.equal(['DELETED w3/m-1', 'MODIFIED w3/m-2', 'MODIFIED w3/m-2', 'DELETED w3/m-2']);
+      expect((await s.api('GET', '/api/v1/projects/w3/datasources?default=true')).body).to.deep.equal([]);
+    });
+
     it('a BOOKMARK arrives within the configured interval (1 s) with a revision >= the last event', async () => {
       const w = await watch('/api/v1/projects/w1/folders?watch=true&name=bm');
       await ok(s.api('POST', '/api/v1/projects/w1/folders', folder('bm-1')));

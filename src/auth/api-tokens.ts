@@ -165,10 +165,11 @@ export class ApiTokens {
 
   /** Whether the token `id` still authenticates: not revoked, not expired, its owner the same object. */
   async isLive(id: string): Promise<boolean> {
-    const t = (await this.o.reads.get(key(id))) as ApiToken | undefined;
+    // the store itself: the change that woke the caller may not have reached the caches yet
+    const t = (await this.o.store.get(key(id))) as ApiToken | undefined;
     if (!t || Date.parse(t.spec.expiresAt) <= this.now()) return false;
     const d = this.o.registry.byName(t.spec.owner.kind);
-    const owner = d ? await this.o.reads.get({ kind: d.kind, project: t.spec.owner.project ?? '', name: t.spec.owner.name }) : undefined;
+    const owner = d ? await this.o.store.get({ kind: d.kind, project: t.spec.owner.project ?? '', name: t.spec.owner.name }) : undefined;
     return owner !== undefined && owner.metadata.createdAt === t.spec.ownerCreatedAt;
   }
 

@@ -67,9 +67,13 @@ export class SessionStore {
     return session;
   }
 
-  /** The live session, or undefined when it never existed, was revoked or has expired. */
-  async get(id: string, opts: { synced?: boolean } = {}): Promise<Session | undefined> {
-    const s = (await this.reads.get(key(id), opts)) as Session | undefined;
+  /**
+   * The live session, or undefined when it never existed, was revoked or has expired. `store`:
+   * read the store itself, not the cache (for a reader woken by the very event that changed it,
+   * which the cache may not have seen yet).
+   */
+  async get(id: string, opts: { synced?: boolean; store?: boolean } = {}): Promise<Session | undefined> {
+    const s = (await (opts.store ? this.store.get(key(id)) : this.reads.get(key(id), opts))) as Session | undefined;
     if (!s || Date.parse(s.spec.expiresAt) <= this.now()) return undefined;
     return s;
   }

@@ -44,9 +44,10 @@ export class TokenAuthenticator implements Authenticator {
     stillValid: async (p) => {
       if (p.token) return (await this.o.apiTokens?.isLive(p.token.id)) === true;
       if (!p.sessionId) return true;
-      const session = await this.o.sessions.get(p.sessionId);
+      // the store itself: the change that woke the caller may not have reached the caches yet
+      const session = await this.o.sessions.get(p.sessionId, { store: true });
       if (!session || session.spec.user !== p.name) return false;
-      const user = await this.o.reads.get({ kind: this.o.userKind.kind, project: '', name: p.name });
+      const user = await this.o.store.get({ kind: this.o.userKind.kind, project: '', name: p.name });
       return user !== undefined && user.metadata.createdAt === session.spec.userCreatedAt && holdsCredential(session, credentialStamp(this.o.userKind, user));
     },
   };

@@ -138,7 +138,9 @@ export class Watcher {
     const now = this.o.now ?? Date.now;
     const matches = filterPredicate(d, q.filters);
     const projectOf = (o: Envelope) => (d.isProjectScope ? o.metadata.name : (o.metadata.project ?? ''));
-    const wanted = (o: Envelope) => o.kind === d.kind && (q.project === undefined || o.metadata.project === q.project) && (!q.namePrefix || o.metadata.name.startsWith(q.namePrefix)) && matches(o);
+    // kind, project and name never change for an object; the filters' fields (spec.default...) may
+    const wanted = (o: Envelope) => o.kind === d.kind && (q.project === undefined || o.metadata.project === q.project) && (!q.namePrefix || o.metadata.name.startsWith(q.namePrefix));
+    const moves = new FilterMoves(Object.keys(q.filters ?? {}).length > 0, q.since === undefined);
     const incarnations = new Incarnations({ store: this.o.store, projectKind: this.o.registry.projectKind.kind });
     /** Permissions read again, and with them what is known of projects (never older than they are). */
     const reread = async () => {
@@ -190,7 +192,10 @@ export class Watcher {
         } catch {
           return; // lost read permission on the watched project
         }
-        if (show) yield { type: 'ADDED', revision: startRev, object: mask(d, o) };
+        if (show && matches(o)) {
+          moves.sent(o);
+          yield { type: 'ADDED', revision: startRev, object: mask(d, o) };
+        }
       }
       for (;;) {
         pending ??= it.next();
@@ -216,9 +221,10 @@ export class Watcher {
         } catch {
           return; // lost read permission on the watched project
         }
-        if (show) {
+        const type = show ? moves.typeOf(e.type, e.object, matches(e.object)) : undefined;
+        if (type) {
           bookmarkAt = Date.now() + this.o.bookmarkMs;
-          yield { type: e.type, revision: e.revision, object: mask(d, e.object) };
+          yield { type, revision: e.revision, object: mask(d, e.object) };
         }
       }
     } finally {
@@ -232,4 +238,54 @@ export class Watcher {
     if (d.scope === 'project' || d.isProjectScope) return this.o.authorizer.readable(p, d.kind);
     return this.o.authorizer.readable(p, d.kind, '');
   }
+}
+
+/**
+ * Objects entering and leaving a watch's filters (`default=true`, `kind=...`), as a Kubernetes
+ * watch reports them: a change that makes an object match is an ADDED, one that makes it stop
+ * matching a DELETED (with the object as it is now), so a client's view built from the stream
+ * equals the list. A stream that started with the current objects knows which ones the client
+ * holds; one resumed with `since` does not, and reports a non-matching change of an object it
+ * has not placed yet as DELETED once (the client may hold it from before).
+ */
+class FilterMoves {
+  /** Keys the client holds (the last event sent for them matched), and keys it does not. */
+  private readonly held = new Set<string>();
+  private readonly notHeld = new Set<string>();
+
+  constructor(
+    private readonly filtered: boolean,
+    /** The stream started with every current object (no `since`). */
+    private readonly knowsAll: boolean,
+  ) {}
+
+  sent(o: Envelope): void {
+    if (this.filtered) this.held.add(keyText(o));
+  }
+
+  /** The event to send for a store event of a visible object, or undefined for none. */
+  typeOf(type: WatchEvent['type'], o: Envelope, matches: boolean): WatchEvent['type'] | undefined {
+    if (!this.filtered) return type;
+    const k = keyText(o);
+    const held = this.held.has(k);
+    const unknown = !held && !this.notHeld.has(k) && !this.knowsAll;
+    if (type === 'DELETED') {
+      this.held.delete(k);
+      this.notHeld.delete(k);
+      return held || (unknown && matches) ? 'DELETED' : undefined;
+    }
+    if (!matches) {
+      this.held.delete(k);
+      this.notHeld.add(k);
+      return held || (unknown && type === 'MODIFIED') ? 'DELETED' : undefined;
+    }
+    this.held.add(k);
+    this.notHeld.delete(k);
+    if (type === 'ADDED' || held || unknown) return type;
+    return 'ADDED';
+  }
+}
+
+function keyText(o: Envelope): string {
+  return `${o.metadata.project ?? ''}\u0000${o.metadata.name}`;
 }
