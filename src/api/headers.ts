@@ -5,3 +5,5 @@ export const MANAGER_HEADER = 'X-Dashplane-Manager';
 
 /** Response header of a PUT (or restore) that changed nothing: same version, no history entry, no watch event. */
 export const UNCHANGED_HEADER = 'X-Dashplane-Unchanged';
+
+export const SKIP_UNCHANGED_HEADER = 'X-Dashplane-Skip-Unchanged';
