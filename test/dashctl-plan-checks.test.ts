@@ -1,0 +1,98 @@
+/**
+ * What apply's plan checks before anything is written, against a real server: the
+ * one-default-datasource rule, against the server and within the input.
+ */
+import { expect } from 'chai';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dashctl, show, summary, type Run } from './helpers/dashctl.js';
+import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
+
+const prometheus = (kind: string, name: string, isDefault: boolean, project?: string) =>
+  [
+    `kind: ${kind}`,
+    'metadata:',
+    `  name: ${name}`,
+    ...(project ? [`  project: ${project}`] : []),
+    'spec:',
+    `  default: ${isDefault}`,
+    `  plugin: {kind: PrometheusDatasource, spec: {directUrl: "http://${name}:9090"}}`,
+    '',
+  ].join('\n');
+
+const folder = (name: string, project: string) => `kind: Folder\nmetadata: {name: ${name}, project: ${project}}\nspec: {}\n`;
+
+describe('dashctl plan checks', function () {
+  this.timeout(120_000);
+  let srv: TestServer;
+  let tmp: ReturnType<typeof tempDir>;
+  const run = (args: string[], o?: { input?: string }): Promise<Run> => dashctl(join(tmp.path, 'config.json'), args, o);
+  const file = (name: string, text: string) => {
+    const path = join(tmp.path, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const status = async (path: string) => (await srv.api('GET', path)).status;
+
+  before(async () => {
+    srv = await startTestServer();
+    tmp = tempDir('dashctl-plan-checks-');
+    const r = await run(['login', srv.url]);
+    expect(r.code, show(r)).to.equal(0);
+    for (const p of ['demo', 'other']) expect((await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} })).status).to.equal(200);
+    const gds = await srv.api('POST', '/api/v1/globaldatasources', {
+      kind: 'GlobalDatasource',
+      metadata: { name: 'prom-a' },
+      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://prom-a:9090' } } },
+    });
+    expect(gds.status, gds.text).to.equal(200);
+  });
+  after(async () => {
+    await srv?.stop();
+    tmp?.remove();
+  });
+
+  describe('at most one default datasource per plugin kind in a scope', () => {
+    it('a default GlobalDatasource while another is the default on the server: refused by the plan, nothing written (exit 1)', async () => {
+      const f = file('gds-b.yaml', [folder('f-a', 'demo'), prometheus('GlobalDatasource', 'prom-b', true)].join('---\n'));
+      const r = await run(['apply', '-f', f]);
+      expect(r.code, show(r)).to.equal(1);
+      expect(r.stdout, show(r)).to.include('refused 1').and.include('nothing applied');
+      expect(summary(r), show(r)).to.deep.equal({ created: 0, configured: 0, unchanged: 0, pruned: 0, failed: 1 });
+      expect(r.stderr, show(r))
+        .to.include('GlobalDatasource prom-b')
+        .and.include('spec.default: GlobalDatasource "prom-a" is already the default datasource for PrometheusDatasource')
+        .and.include(`(${f}:9)`);
+      expect(await status('/api/v1/projects/demo/folders/f-a'), 'nothing written').to.equal(404);
+      expect(await status('/api/v1/globaldatasources/prom-b')).to.equal(404);
+    });
+
+    it('two default PrometheusDatasources of one project in the input: refused naming both files, nothing written (exit 1)', async () => {
+      const one = file('ds-1.yaml', [folder('f-b', 'demo'), prometheus('Datasource', 'ds-1', true, 'demo')].join('---\n'));
+      const two = file('ds-2.yaml', prometheus('Datasource', 'ds-2', true, 'demo'));
+      // the same claim in another project is fine
+      const elsewhere = file('ds-3.yaml', prometheus('Datasource', 'ds-3', true, 'other'));
+      const r = await run(['apply', '-f', one, '-f', two, '-f', elsewhere]);
+      expect(r.code, show(r)).to.equal(1);
+      expect(summary(r), show(r)).to.deep.equal({ created: 0, configured: 0, unchanged: 0, pruned: 0, failed: 1 });
+      expect(r.stderr, show(r)).to.include(
+        `error: ${two} Datasource demo/ds-2: spec.default is true here (${two}:6) and in ${one}#1:10 (Datasource demo/ds-1): there can be only one default datasource for PrometheusDatasource in project "demo"`,
+      );
+      expect(r.stderr).not.to.include('ds-3');
+      for (const path of ['/api/v1/projects/demo/folders/f-b', '/api/v1/projects/demo/datasources/ds-1', '/api/v1/projects/demo/datasources/ds-2', '/api/v1/projects/other/datasources/ds-3']) {
+        expect(await status(path), path).to.equal(404);
+      }
+    });
+
+    it('moving the default from one datasource to another within the input is planned and applied', async () => {
+      const f = file('move.yaml', [prometheus('GlobalDatasource', 'prom-b', true), prometheus('GlobalDatasource', 'prom-a', false)].join('---\n'));
+      const dry = await run(['apply', '-f', f, '--dry-run']);
+      expect(dry.code, show(dry)).to.equal(0);
+      const r = await run(['apply', '-f', f]);
+      expect(r.code, show(r)).to.equal(0);
+      expect(summary(r), show(r)).to.deep.equal({ created: 1, configured: 1, unchanged: 0, pruned: 0, failed: 0 });
+      expect((await srv.api('GET', '/api/v1/globaldatasources/prom-b')).body.spec.default).to.equal(true);
+      expect((await srv.api('GET', '/api/v1/globaldatasources/prom-a')).body.spec.default).to.equal(false);
+    });
+  });
+});
