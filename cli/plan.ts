@@ -21,6 +21,8 @@ export interface Step {
   version?: number;
   /** The body to send (a bare project for --create-project). */
   body: Record<string, unknown>;
+  /** The stored object as read while planning a `configure` (diff shows the change against it). */
+  live?: Record<string, unknown>;
 }
 
 /** An object that cannot be applied, found while planning. */
@@ -121,7 +123,7 @@ async function planTarget(api: ApiClient, t: Target, o: PlanOptions, pc: PlanCon
       const check = await dryRunWrite(api, t, 'PUT', path, Number.isInteger(version) ? { headers: { 'if-match': `"${version}"` } } : {}, pc.givers);
       if (check.status !== 200) throw toHttpError('PUT', path, check);
       if (check.headers.get(UNCHANGED_HEADER) === 'true') return { ...base, action: 'unchanged' };
-      return { ...base, action: 'configure', ...(Number.isInteger(version) ? { version } : {}) };
+      return { ...base, action: 'configure', live: live.body, ...(Number.isInteger(version) ? { version } : {}) };
     }
     // 400: a name the URL cannot hold; the dry-run POST below reports it with its JSON path.
     if (live.status !== 404 && live.status !== 400) throw toHttpError('GET', path, live);

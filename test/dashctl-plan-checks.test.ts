@@ -1,6 +1,7 @@
 /**
- * What apply's plan checks before anything is written, against a real server: the
- * one-default-datasource rule, against the server and within the input.
+ * What apply's plan and diff check before anything is written, against a real server: the
+ * one-default-datasource rule (against the server and within the input), and the server's checks
+ * in diff (exit 2).
  */
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
@@ -22,7 +23,10 @@ const prometheus = (kind: string, name: string, isDefault: boolean, project?: st
 
 const folder = (name: string, project: string) => `kind: Folder\nmetadata: {name: ${name}, project: ${project}}\nspec: {}\n`;
 
-describe('dashctl plan checks', function () {
+/** How many times `text` occurs in `s`. */
+const occurrences = (s: string, text: string) => s.split(text).length - 1;
+
+describe('dashctl plan checks: default datasources, diff refusals', function () {
   this.timeout(120_000);
   let srv: TestServer;
   let tmp: ReturnType<typeof tempDir>;
@@ -65,6 +69,9 @@ describe('dashctl plan checks', function () {
         .and.include(`(${f}:9)`);
       expect(await status('/api/v1/projects/demo/folders/f-a'), 'nothing written').to.equal(404);
       expect(await status('/api/v1/globaldatasources/prom-b')).to.equal(404);
+      const d = await run(['diff', '-f', f]);
+      expect(d.code, show(d)).to.equal(2);
+      expect(d.stderr).to.include('"prom-a" is already the default').and.include('apply would refuse 1 object(s)');
     });
 
     it('two default PrometheusDatasources of one project in the input: refused naming both files, nothing written (exit 1)', async () => {
@@ -82,6 +89,9 @@ describe('dashctl plan checks', function () {
       for (const path of ['/api/v1/projects/demo/folders/f-b', '/api/v1/projects/demo/datasources/ds-1', '/api/v1/projects/demo/datasources/ds-2', '/api/v1/projects/other/datasources/ds-3']) {
         expect(await status(path), path).to.equal(404);
       }
+      const d = await run(['diff', '-f', one, '-f', two]);
+      expect(d.code, show(d)).to.equal(2);
+      expect(d.stderr).to.include('Datasource demo/ds-2: spec.default is true here');
     });
 
     it('moving the default from one datasource to another within the input is planned and applied', async () => {
@@ -93,6 +103,66 @@ describe('dashctl plan checks', function () {
       expect(summary(r), show(r)).to.deep.equal({ created: 1, configured: 1, unchanged: 0, pruned: 0, failed: 0 });
       expect((await srv.api('GET', '/api/v1/globaldatasources/prom-b')).body.spec.default).to.equal(true);
       expect((await srv.api('GET', '/api/v1/globaldatasources/prom-a')).body.spec.default).to.equal(false);
+    });
+  });
+
+  describe('diff runs the checks of apply', () => {
+    it('an object apply would refuse (bad duration, unknown panel plugin) is an error naming its paths and lines (exit 2); the rest is still diffed', async () => {
+      const f = file(
+        'bad-dash.yaml',
+        [
+          'kind: Dashboard',
+          'metadata: {name: bad, project: demo}',
+          'spec:',
+          '  display: {name: bad}',
+          '  duration: 1 hour',
+          '  panels:',
+          '    p:',
+          '      kind: Panel',
+          '      spec:',
+          '        display: {name: p}',
+          '        plugin: {kind: NoSuchChart, spec: {}}',
+          '  layouts: []',
+          '',
+        ].join('\n'),
+      );
+      const ok = file('ok-folder.yaml', folder('fine', 'demo'));
+      const d = await run(['diff', '-f', f, '-f', ok]);
+      expect(d.code, show(d)).to.equal(2);
+      expect(d.stderr, show(d))
+        .to.include(`${f} Dashboard demo/bad: invalid Dashboard`)
+        .and.include(`spec.duration: must match the pattern`)
+        .and.include(`(${f}:5)`)
+        .and.include('unknown Panel plugin kind "NoSuchChart"')
+        .and.include(`(${f}:11)`)
+        .and.include('apply would refuse 1 object(s), reported above, and write nothing');
+      expect(d.stdout).to.include(`+++ ${ok} Folder/demo/fine`).and.not.include('Dashboard/demo/bad');
+      const a = await run(['apply', '-f', f, '-f', ok]);
+      expect(a.code, show(a)).to.equal(1);
+      expect(await status('/api/v1/projects/demo/folders/fine')).to.equal(404);
+    });
+
+    it('a name the URL cannot hold is reported as apply reports it: metadata.name with its line', async () => {
+      const f = file('space.yaml', 'kind: Folder\nmetadata:\n  name: a b\n  project: demo\nspec: {}\n');
+      for (const cmd of ['diff', 'apply']) {
+        const r = await run([cmd, '-f', f]);
+        expect(r.code, show(r)).to.equal(cmd === 'diff' ? 2 : 1);
+        expect(r.stderr, show(r)).to.include(`metadata.name: may only contain`).and.include(`(${f}:3)`).and.not.include('URL path');
+      }
+    });
+
+    it('an object in a missing project: the label is printed once, and --create-project shows the new project', async () => {
+      const f = file('game.yaml', folder('aoe4', 'game'));
+      for (const cmd of ['apply', 'diff']) {
+        const r = await run([cmd, '-f', f]);
+        expect(r.code, show(r)).to.equal(cmd === 'diff' ? 2 : 1);
+        expect(r.stderr, show(r)).to.include(`${f} Folder game/aoe4: project "game" does not exist; create it first, or apply with --create-project`);
+        expect(occurrences(r.stderr, 'Folder game/aoe4'), show(r)).to.equal(1);
+      }
+      const d = await run(['diff', '-f', f, '--create-project']);
+      expect(d.code, show(d)).to.equal(1);
+      expect(d.stdout).to.include('+++ (--create-project) Project/game').and.include(`+++ ${f} Folder/game/aoe4`);
+      expect(await status('/api/v1/projects/game')).to.equal(404);
     });
   });
 });
