@@ -1,7 +1,7 @@
 /**
  * What apply's plan and diff check before anything is written, against a real server: the
- * one-default-datasource rule (against the server and within the input), and the server's checks
- * in diff (exit 2).
+ * one-default-datasource rule (against the server and within the input), the server's checks
+ * in diff (exit 2), and inputs holding no resource.
  */
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ const folder = (name: string, project: string) => `kind: Folder\nmetadata: {name
 /** How many times `text` occurs in `s`. */
 const occurrences = (s: string, text: string) => s.split(text).length - 1;
 
-describe('dashctl plan checks: default datasources, diff refusals', function () {
+describe('dashctl plan checks: default datasources, diff refusals, empty inputs', function () {
   this.timeout(120_000);
   let srv: TestServer;
   let tmp: ReturnType<typeof tempDir>;
@@ -163,6 +163,34 @@ describe('dashctl plan checks: default datasources, diff refusals', function () 
       expect(d.code, show(d)).to.equal(1);
       expect(d.stdout).to.include('+++ (--create-project) Project/game').and.include(`+++ ${f} Folder/game/aoe4`);
       expect(await status('/api/v1/projects/game')).to.equal(404);
+    });
+  });
+
+  describe('an input holding no resource is an error', () => {
+    it('an empty file, a file of comments, an empty JSON list: apply exit 1, diff exit 2, naming the file', async () => {
+      for (const [name, text] of [
+        ['empty.yaml', ''],
+        ['comments.yaml', '# nothing yet\n---\n'],
+        ['none.json', '[]\n'],
+      ]) {
+        const f = file(name, text);
+        const a = await run(['apply', '-f', f]);
+        expect(a.code, show(a)).to.equal(1);
+        expect(a.stderr, show(a)).to.include(`no resources found in ${f}`);
+        expect(a.stdout, show(a)).not.to.include('created 0');
+        const d = await run(['diff', '-f', f]);
+        expect(d.code, show(d)).to.equal(2);
+        expect(d.stderr, show(d)).to.include(`no resources found in ${f}`);
+      }
+    });
+
+    it('empty standard input (-f -): apply exit 1, diff exit 2', async () => {
+      const a = await run(['apply', '-f', '-'], { input: '' });
+      expect(a.code, show(a)).to.equal(1);
+      expect(a.stderr).to.include('no resources found in <stdin>');
+      const d = await run(['diff', '-f', '-'], { input: '\n' });
+      expect(d.code, show(d)).to.equal(2);
+      expect(d.stderr).to.include('no resources found in <stdin>');
     });
   });
 });
