@@ -1,7 +1,7 @@
 /**
  * What apply's plan and diff check before anything is written, against a real server: the
  * one-default-datasource rule (against the server and within the input), the server's checks
- * in diff (exit 2), and inputs holding no resource.
+ * in diff (exit 2), inputs holding no resource, and the positions and labels of the messages.
  */
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ const folder = (name: string, project: string) => `kind: Folder\nmetadata: {name
 /** How many times `text` occurs in `s`. */
 const occurrences = (s: string, text: string) => s.split(text).length - 1;
 
-describe('dashctl plan checks: default datasources, diff refusals, empty inputs', function () {
+describe('dashctl plan checks: default datasources, diff refusals, empty inputs, message positions', function () {
   this.timeout(120_000);
   let srv: TestServer;
   let tmp: ReturnType<typeof tempDir>;
@@ -192,5 +192,17 @@ describe('dashctl plan checks: default datasources, diff refusals, empty inputs'
       expect(d.code, show(d)).to.equal(2);
       expect(d.stderr).to.include('no resources found in <stdin>');
     });
+  });
+
+  it('broken JSON is reported with its line and column, not an offset', async () => {
+    const f = file('broken.json', '{\n  "kind": "Folder",\n  "metadata": {"name": "x" "project": "demo"},\n  "spec": {}\n}\n');
+    for (const args of [
+      ['apply', '-f', f],
+      ['lint', '-f', f],
+    ]) {
+      const r = await run(args);
+      expect(r.code, show(r)).to.equal(1);
+      expect(r.stderr, show(r)).to.include(`${f}:3:28: not valid JSON`).and.not.include('position');
+    }
   });
 });
