@@ -1,4 +1,4 @@
-import { MANAGER_HEADER } from '../src/api/headers.js';
+import { MANAGER_HEADER, SKIP_UNCHANGED_HEADER } from '../src/api/headers.js';
 import { CliError, HttpError, type Detail } from './errors.js';
 
 /** The field manager dashctl's writes record (the server keeps it with each version; apply checks it). */
@@ -41,8 +41,10 @@ export interface ApiResponse<T = any> {
 
 /**
  * The one HTTP client of dashctl: keep-alive connections, JSON in and out, the access token and
- * the field manager (X-Dashplane-Manager: dashctl) on every call, and one automatic refresh (POST /api/auth/refresh) on a 401, shared by every
- * request in flight so a rotated refresh token is never presented twice.
+ * the field manager (X-Dashplane-Manager: dashctl) on every call, X-Dashplane-Skip-Unchanged: true
+ * on every PUT (a PUT of the stored content writes nothing and answers X-Dashplane-Unchanged), and
+ * one automatic refresh (POST /api/auth/refresh) on a 401, shared by every request in flight so a
+ * rotated refresh token is never presented twice.
  */
 export class ApiClient {
   readonly url: string;
@@ -113,6 +115,8 @@ export class ApiClient {
 
   private async send(method: string, path: string, o: RequestOptions, token: string | undefined): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'dashctl', [MANAGER_HEADER]: FIELD_MANAGER, ...(o.headers ?? {}) };
+    // dashctl never wants a PUT of unchanged content to make a new version (apply, its dry-run checks, edit)
+    if (method === 'PUT') headers[SKIP_UNCHANGED_HEADER] = 'true';
     let body: string | undefined;
     if (o.raw) {
       body = o.raw.text;

@@ -2,7 +2,8 @@ import type { ApiClient } from './api-client.js';
 import { UNCHANGED_HEADER } from '../src/api/headers.js';
 import { collectionPath, KINDS, objectPath, phaseOf } from './kinds.js';
 import { mapPool } from './pool.js';
-import { claimsFlag, type Plan, type Step } from './plan.js';
+import { claimsFlag } from './flag-claims.js';
+import type { Plan, Step } from './plan.js';
 import { isObj } from '../src/lib/is-obj.js';
 import type { Target } from './targets.js';
 

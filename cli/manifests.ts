@@ -41,16 +41,18 @@ const EXTENSIONS = /\.(ya?ml|json)$/i;
  * Every resource in the given paths: files, directories (recursively: *.yaml, *.yml, *.json,
  * hidden entries skipped) and `-` for standard input. JSON objects and arrays, multi-document
  * YAML, Kubernetes `List`s and perses-operator `Perses*` custom resources. A file that cannot be
- * parsed stops everything with its name and position.
+ * parsed stops everything with its name and position, and so does an input (a file, a directory,
+ * stdin) holding no resource at all.
  */
 export async function loadManifests(paths: readonly string[], stdin: () => Promise<string> = readStdin): Promise<Loaded> {
   if (!paths.length) throw new CliError('no input: give -f FILE, -f DIRECTORY or -f - (standard input)');
   const out: Loaded = { manifests: [], skipped: [] };
-  const inputs: ({ file: string; text: string } | { file: string })[] = [];
-  for (const p of paths) {
-    if (p === '-') inputs.push({ file: '<stdin>', text: await stdin() });
-    else for (const file of expand(p)) inputs.push({ file });
+  const inputs: ({ file: string; text: string; arg: number } | { file: string; arg: number })[] = [];
+  for (const [arg, p] of paths.entries()) {
+    if (p === '-') inputs.push({ file: '<stdin>', text: await stdin(), arg });
+    else for (const file of expand(p)) inputs.push({ file, arg });
   }
+  const found = paths.map(() => 0);
   const onDisk = inputs.filter((x) => !('text' in x)).map((x) => x.file);
   const parsed = onDisk.length >= WORKER_THRESHOLD ? await parseInWorkers(onDisk) : new Map<string, RawPiece[] | string>();
   for (const input of inputs) {
@@ -58,9 +60,19 @@ export async function loadManifests(paths: readonly string[], stdin: () => Promi
     let pieces = parsed.get(input.file);
     if (typeof pieces === 'string') throw new CliError(pieces);
     pieces ??= parsePieces(input.file, text());
+    found[input.arg] += pieces.length;
     addManifests(input.file, pieces, lineFinder(text), out);
   }
+  const empty = paths.findIndex((_, i) => found[i] === 0);
+  if (empty >= 0) throw new CliError(noResources(paths[empty], inputs.filter((x) => x.arg === empty).length));
   return out;
+}
+
+/** Why an input given with -f holding no resource at all (an empty file, only comments, `[]`) is refused. */
+function noResources(p: string, files: number): string {
+  if (p === '-') return 'no resources found in <stdin> (standard input was empty); pipe in YAML or JSON resources';
+  const what = statSync(p).isDirectory() ? `none of its ${files} *.yaml, *.yml or *.json files holds one` : 'the file is empty, or holds only comments or an empty list';
+  return `no resources found in ${p} (${what}); give files with at least one resource (kind, metadata, spec)`;
 }
 
 /** Below this many files, parsing in this thread is quicker than starting workers. */

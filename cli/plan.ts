@@ -1,8 +1,8 @@
-import { getPath } from '../src/lib/object-path.js';
 import { UNCHANGED_HEADER } from '../src/api/headers.js';
 import type { ApiClient } from './api-client.js';
 import { toHttpError } from './api-client.js';
 import { CliError } from './errors.js';
+import { dryRunWrite, duplicateClaims, flagGivers } from './flag-claims.js';
 import { collectionPath, KINDS, objectPath } from './kinds.js';
 import { conflictOf, unchangedOnServer } from './ownership.js';
 import { mapPool } from './pool.js';
@@ -21,6 +21,8 @@ export interface Step {
   version?: number;
   /** The body to send (a bare project for --create-project). */
   body: Record<string, unknown>;
+  /** The stored object as read while planning a `configure` (diff shows the change against it). */
+  live?: Record<string, unknown>;
 }
 
 /** An object that cannot be applied, found while planning. */
@@ -51,21 +53,34 @@ export interface PlanOptions {
 
 const PROJECT_MISSING = /metadata\.project "([^"]*)" doesn't exist$/;
 
+/** What planning one object needs to know about the rest of the plan. */
+interface PlanContext {
+  /** Projects this apply creates: their objects cannot be dry-run yet. */
+  created: Set<string>;
+  /** Objects of the input that give a scope-wide flag up (see flag-claims.ts). */
+  givers: ReadonlySet<string>;
+}
+
 /**
  * The plan of an apply, computed without writing anything: every object is read and compared
  * (secret values by the server) to be `unchanged`, refused when another field manager changed it
  * since dashctl last applied it, and otherwise checked by the server exactly as the write would be
- * (a `dryRun=true` POST or PUT: validation, permissions, references). Two cases cannot be
- * dry-run, because the object depends on another write of the same plan, and are validated with
- * `/api/validate` instead: an object in a project this apply creates, and an object claiming a
- * scope-wide flag (a default datasource) that another object of the plan may be giving up.
+ * (a `dryRun=true` POST or PUT: validation, permissions, references, at most one default
+ * datasource per plugin kind in a scope). Two claims of such a flag within the input are refused
+ * before anything is sent; a claim the server refuses only because an object the input gives the
+ * flag up holds it today is checked with the flag off. An object in a project this apply creates
+ * cannot be dry-run and is validated with `/api/validate` instead.
  */
 export async function makePlan(api: ApiClient, targets: readonly Target[], o: PlanOptions): Promise<Plan> {
   const plan: Plan = { steps: [], refused: [], prunes: [] };
-  const [projects, globals, projectScoped] = phases(targets);
-  const created = new Set<string>();
+  const duplicates = duplicateClaims(targets);
+  plan.refused.push(...duplicates);
+  const refusedEarly = new Set<Target>(duplicates.map((r) => r.target));
+  const [projects, globals, projectScoped] = phases(targets.filter((t) => !refusedEarly.has(t)));
+  const pc: PlanContext = { created: new Set<string>(), givers: flagGivers(targets) };
+  const created = pc.created;
   const planOne = async (t: Target) => {
-    const r = await planTarget(api, t, o, created);
+    const r = await planTarget(api, t, o, pc);
     o.onStep?.();
     if ('error' in r) plan.refused.push(r);
     else plan.steps.push(r);
@@ -95,7 +110,7 @@ export async function makePlan(api: ApiClient, targets: readonly Target[], o: Pl
   return plan;
 }
 
-async function planTarget(api: ApiClient, t: Target, o: PlanOptions, created: ReadonlySet<string>): Promise<Step | Refusal> {
+async function planTarget(api: ApiClient, t: Target, o: PlanOptions, pc: PlanContext): Promise<Step | Refusal> {
   const base = { target: t, label: t.label, body: t.m.object };
   const path = objectPath(t.d, t.name, t.project);
   try {
@@ -104,25 +119,22 @@ async function planTarget(api: ApiClient, t: Target, o: PlanOptions, created: Re
       if (await unchangedOnServer(api, t, path, live.body)) return { ...base, action: 'unchanged' };
       const version = Number(live.body?.metadata?.version);
       const conflict = o.forceConflicts ? undefined : await conflictOf(api, path, version);
-      if (conflict) return { target: t, label: t.label, error: new CliError(`${t.label}: ${conflict}`) };
-      if (claimsFlag(t)) await validateOnly(api, t);
-      else {
-        const check = await api.request('PUT', path, { body: t.m.object, query: { dryRun: true }, headers: Number.isInteger(version) ? { 'if-match': `"${version}"` } : undefined });
-        if (check.status !== 200) throw toHttpError('PUT', path, check);
-        if (check.headers.get(UNCHANGED_HEADER) === 'true') return { ...base, action: 'unchanged' };
-      }
-      return { ...base, action: 'configure', ...(Number.isInteger(version) ? { version } : {}) };
+      if (conflict) return { target: t, label: t.label, error: new CliError(conflict) };
+      const check = await dryRunWrite(api, t, 'PUT', path, Number.isInteger(version) ? { headers: { 'if-match': `"${version}"` } } : {}, pc.givers);
+      if (check.status !== 200) throw toHttpError('PUT', path, check);
+      if (check.headers.get(UNCHANGED_HEADER) === 'true') return { ...base, action: 'unchanged' };
+      return { ...base, action: 'configure', live: live.body, ...(Number.isInteger(version) ? { version } : {}) };
     }
     // 400: a name the URL cannot hold; the dry-run POST below reports it with its JSON path.
     if (live.status !== 404 && live.status !== 400) throw toHttpError('GET', path, live);
-    if (claimsFlag(t) || (t.project !== undefined && created.has(t.project))) {
+    if (t.project !== undefined && pc.created.has(t.project)) {
       await validateOnly(api, t);
       return { ...base, action: 'create' };
     }
-    const check = await api.request('POST', collectionPath(t.d, t.project), { body: t.m.object, query: { dryRun: true } });
+    const check = await dryRunWrite(api, t, 'POST', collectionPath(t.d, t.project), {}, pc.givers);
     if (check.status === 200 || check.status === 201) return { ...base, action: 'create' };
     if (check.status === 400 && PROJECT_MISSING.test(String(check.body?.message))) {
-      throw new CliError(`${t.label}: project "${t.project}" does not exist; create it first, or apply with --create-project`);
+      throw new CliError(`project "${t.project}" does not exist; create it first, or apply with --create-project`);
     }
     throw toHttpError('POST', collectionPath(t.d, t.project), check);
   } catch (error) {
@@ -130,15 +142,10 @@ async function planTarget(api: ApiClient, t: Target, o: PlanOptions, created: Re
   }
 }
 
-/** Full server-side validation of the object alone (no project or scope-wide checks). */
+/** Full server-side validation of the object alone (no project or scope-wide checks: a new project has no other object). */
 async function validateOnly(api: ApiClient, t: Target): Promise<void> {
   const res = await api.request('POST', `/api/validate/${t.d.plural}`, { body: t.m.object });
   if (res.status !== 200 && res.status !== 204) throw toHttpError('POST', `/api/validate/${t.d.plural}`, res);
-}
-
-/** Objects claiming a scope-wide flag (a default datasource): written one at a time, after the rest. */
-export function claimsFlag(t: Target): boolean {
-  return t.d.singleFlag !== undefined && getPath(t.m.object, t.d.singleFlag.flag) === true;
 }
 
 /** `create 2, configure 1, unchanged 14, prune 1` */

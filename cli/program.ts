@@ -16,8 +16,9 @@ import { makeTokenCommand } from './commands/token.js';
 import { makeConfigCommand, makeProjectCommand } from './commands/settings.js';
 import { clientVersion, makeVersionCommand } from './commands/version.js';
 import type { Env } from './env.js';
+import { hintHabits } from './habits.js';
 
-/** The dashctl program: one makeXCommand per subcommand, and the global `--context`. */
+/** The dashctl program: one makeXCommand per subcommand, the global `--context`, and hints for kubectl's and percli's options. */
 export function buildProgram(env: Env): Command {
   const program = new Command('dashctl')
     .description('command-line client of dashplane (and Perses-compatible servers)')
@@ -47,5 +48,6 @@ export function buildProgram(env: Env): Command {
     makeCompletionCommand,
   ];
   for (const make of makers) program.addCommand(make(env));
+  hintHabits(program);
   return program;
 }

@@ -34,7 +34,7 @@ export function parsePieces(file: string, text: string): RawPiece[] {
       return pieces;
     } catch (e) {
       if (e instanceof CliError) throw e;
-      if (isJsonFile) throw new CliError(`${file}: not valid JSON: ${(e as Error).message}`);
+      if (isJsonFile) throw jsonError(file, text, e as Error);
     }
   }
   const fast = fastLoad(text);
@@ -59,6 +59,19 @@ export function parsePieces(file: string, text: string): RawPiece[] {
     take(d.toJS({ maxAliasCount: 100 }), i);
   });
   return pieces;
+}
+
+/**
+ * `file:5:3: not valid JSON: Expected ',' or '}' after property value`: JSON.parse names an
+ * offset (`at position 68`, with `(line 5 column 3)` on newer engines); the user needs the line.
+ */
+function jsonError(file: string, text: string, e: Error): CliError {
+  const m = /^(.*?)(?: in JSON)? at position (\d+)(?: \(line \d+ column \d+\))?$/s.exec(e.message);
+  const offset = m ? Number(m[2]) : /Unexpected end of JSON input/.test(e.message) ? text.length : undefined;
+  if (offset === undefined) return new CliError(`${file}: not valid JSON: ${e.message}`);
+  const before = text.slice(0, offset).split('\n');
+  const message = m ? m[1] : e.message;
+  return new CliError(`${file}:${before.length}:${before[before.length - 1].length + 1}: not valid JSON: ${message}`);
 }
 
 /**

@@ -109,6 +109,7 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
     expect(refused.stdout, show(refused)).to.include('plan: create 0, configure 0, unchanged 17, prune 0, refused 1');
     expect(summary(refused), show(refused)).to.deep.equal({ created: 0, configured: 0, unchanged: 0, pruned: 0, failed: 1 });
     expect(refused.stderr).to.include(`Dashboard demo/node-overview: ${who}`).and.include('--force-conflicts');
+    expect(refused.stderr.split('Dashboard demo/node-overview').length, 'the label once').to.equal(2);
     expect((await srv.api('GET', DASHBOARD)).body.spec.display.name, 'not overwritten').to.equal('Edited in the UI');
 
     const forced = await run(['apply', '-f', dir, '--force-conflicts']);

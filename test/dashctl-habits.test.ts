@@ -123,6 +123,25 @@ describe('dashctl kubectl habits (end to end)', function () {
     expect(server.stdout.trim()).to.equal(VERSION);
   });
 
+  it("kubectl's and percli's options that dashctl spells differently get a hint naming the dashctl option", async () => {
+    const cases: [string[], string][] = [
+      [['get', 'dash', '-a'], "unknown option '-a'; did you mean -A / --all-projects (every project)?"],
+      [['get', 'dash', '--all'], "unknown option '--all'; did you mean -A / --all-projects (every project)?"],
+      [['get', 'dash', '--all-namespaces'], "unknown option '--all-namespaces'; did you mean -A / --all-projects (every project)?"],
+      [['get', 'dash', '-n', 'team-a'], "unknown option '-n'; did you mean -p / --project <name>"],
+      [['apply', '-d', 'dir'], "unknown option '-d'; did you mean -f / --filename <path> (a directory is read recursively)?"],
+      [['apply', '--force', '-f', 'dir'], "unknown option '--force'; did you mean --force-conflicts (overwrite objects another field manager changed since dashctl applied them) or --force-project"],
+    ];
+    for (const [args, hint] of cases) {
+      const r = await run(args);
+      expect(r.code, show(r)).to.equal(1);
+      expect(r.stderr, show(r)).to.include(hint);
+    }
+    // no hint where the command has no such option
+    const none = await run(['delete', 'dash', 'x', '--force']);
+    expect(none.stderr, show(none)).to.equal("error: unknown option '--force'\n");
+  });
+
   it('whoami with authentication off: anonymous, exit 0', async () => {
     const r = await run(['whoami']);
     expect(r.code, show(r)).to.equal(0);

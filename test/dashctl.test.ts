@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { AUTH_ENV } from './helpers/auth.js';
+import { AUTH_ENV, bearer, loginAdmin } from './helpers/auth.js';
 import { DASHCTL_BIN as BIN, dashctl, savedContext, show, type Run } from './helpers/dashctl.js';
 import { corpusDir, skipWithoutCorpus } from './helpers/corpus.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
@@ -463,6 +463,39 @@ describe('dashctl with authentication on', function () {
     expect(after.refreshToken).to.not.equal(saved.refreshToken);
     // A refresh token used twice would have revoked the session: the new pair still works.
     expect((await srv.api('GET', '/api/v1/projects/team', undefined, { authorization: `Bearer ${after.accessToken}` })).status).to.equal(200);
+  });
+
+  it("login -p: a project the user cannot read is refused (nothing saved) unless the project list holds it; a viewer's diff reports what apply would refuse (exit 2)", async () => {
+    const a = bearer(await loginAdmin(srv));
+    const post = async (path: string, body: unknown) => {
+      const res = await srv.api('POST', path, body, a);
+      expect(res.status, `${path}: ${res.text}`).to.equal(200);
+    };
+    for (const p of ['carol-team', 'hidden']) await post('/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} });
+    await post('/api/v1/users', { kind: 'User', metadata: { name: 'carol' }, spec: { nativeProvider: { password: 'carol-password' } } });
+    await post('/api/v1/projects/carol-team/rolebindings', { kind: 'RoleBinding', metadata: { name: 'carol' }, spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'carol' }] } });
+    const carol = join(tmp.path, 'carol.json');
+    for (const project of ['nope', 'hidden']) {
+      const r = await dashctl(carol, ['login', srv.url, '-u', 'carol', '--password-stdin', '-p', project], { input: 'carol-password\n' });
+      expect(r.code, show(r)).to.equal(1);
+      expect(r.stderr, show(r)).to.include(`project "${project}" does not exist or you cannot read it; nothing was saved`).and.not.include('give a password');
+      expect(existsSync(carol), 'nothing saved').to.equal(false);
+    }
+    const ok = await dashctl(carol, ['login', srv.url, '-u', 'carol', '--password-stdin', '-p', 'carol-team'], { input: 'carol-password\n' });
+    expect(ok.code, show(ok)).to.equal(0);
+    expect(savedContext(carol).project).to.equal('carol-team');
+
+    const manifest = JSON.stringify({ kind: 'Folder', metadata: { name: 'mine' }, spec: {} });
+    const diff = await dashctl(carol, ['diff', '-f', '-'], { input: manifest });
+    expect(diff.code, show(diff)).to.equal(2);
+    expect(diff.stderr, show(diff)).to.include('Folder carol-team/mine: user "carol" may not create Folder in project "carol-team"').and.include('apply would refuse 1 object(s)');
+
+    // an admin who gave a password is not told to give one
+    const admin = join(tmp.path, 'admin-nope.json');
+    const nope = await dashctl(admin, ['login', srv.url, '-u', 'admin', '--password-stdin', '-p', 'nope'], { input: 'admin-password\n' });
+    expect(nope.code, show(nope)).to.equal(1);
+    expect(nope.stderr, show(nope)).to.include(`project "nope" does not exist on ${srv.url}; nothing was saved`).and.not.include('give a password');
+    expect(existsSync(admin)).to.equal(false);
   });
 
   it('--token logs in with a given token; logout revokes the session and forgets the tokens', async () => {

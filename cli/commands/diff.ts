@@ -1,34 +1,40 @@
 import { Command } from 'commander';
-import { toHttpError, type ApiClient } from '../api-client.js';
+import { isObj } from '../../src/lib/is-obj.js';
+import type { ApiClient } from '../api-client.js';
 import { canonical, desiredForm, hasUnverifiableSecrets, withoutServerFields } from '../compare.js';
 import { conflictOf, secretsCheck } from '../ownership.js';
 import type { Env } from '../env.js';
-import { CliError } from '../errors.js';
+import { CliError, describeError } from '../errors.js';
 import { objectPath } from '../kinds.js';
 import { loadManifests, where } from '../manifests.js';
 import { paint, toYaml } from '../output.js';
 import { mapPool } from '../pool.js';
-import { findPrunable } from '../prune.js';
-import { describeFailure, resolveTargets, type Target } from '../targets.js';
+import { makePlan, type Step } from '../plan.js';
+import { describeFailure, resolveTargets } from '../targets.js';
 import { unifiedDiff } from '../unified-diff.js';
 import { collect } from './apply.js';
 
 /**
  * `dashctl diff -f PATH`: what apply would change, as a unified diff of YAML per object
  * (server-owned metadata ignored; secret values, which the server never shows, compared by the
- * server). An object another field manager changed since dashctl last applied it is marked: apply
- * would refuse it. With `--prune --prune-tag T`, the objects apply --prune would delete are shown
- * as removed and counted. Exit 0: no changes, 1: changes, 2: an error (like kubectl diff).
+ * server). The objects are planned exactly as apply plans them (plan.ts: read, compared, and each
+ * create and update checked by the server with a dry run): an object apply would refuse (invalid,
+ * not permitted, in a missing project, a second default datasource...) is reported as an error
+ * naming its file, line and JSON paths, and the exit code is 2. An object another field manager
+ * changed since dashctl last applied it is headed `# CONFLICT` (apply refuses it unless
+ * --force-conflicts). With `--prune --prune-tag T`, the objects apply --prune would delete are
+ * shown as removed and counted. Exit 0: no changes, 1: changes, 2: an error (like kubectl diff).
  */
 export function makeDiffCommand(env: Env): Command {
   return new Command('diff')
-    .description('show what apply would change, as a unified YAML diff per object (exit 0 none, 1 changes, 2 error)')
+    .description('show what apply would change, as a unified YAML diff per object (exit 0 none, 1 changes, 2 error or an object apply would refuse)')
     .requiredOption('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', collect, [])
     .option('-p, --project <name>', 'project for project-scoped resources without metadata.project (an object naming another project is an error)')
     .option('--force-project', 'with -p: diff objects that name another project as if moved into -p')
+    .option('--create-project', 'as apply --create-project: missing projects are shown as new ones')
     .option('--prune', 'also show the objects apply --prune would delete (needs --prune-tag)')
     .option('--prune-tag <tag>', 'only objects with this tag are pruned')
-    .action(async (flags: { filename: string[]; project?: string; forceProject?: boolean; prune?: boolean; pruneTag?: string }) => {
+    .action(async (flags: { filename: string[]; project?: string; forceProject?: boolean; createProject?: boolean; prune?: boolean; pruneTag?: string }) => {
       const ctx = env.ctx();
       const io = ctx.io;
       try {
@@ -38,34 +44,44 @@ export function makeDiffCommand(env: Env): Command {
         const { targets, unresolved } = resolveTargets(loaded.manifests, { flag: flags.project, fallback: ctx.project(undefined), force: Boolean(flags.forceProject) });
         if (unresolved.length) throw new CliError(unresolved.map((u) => `${where(u.m)}: ${u.message}`).join('\n'), 2);
         const api = ctx.client();
-        let errors = 0;
-        const diffs = await mapPool(targets, 16, async (t) => {
-          try {
-            return await diffOne(api, t);
-          } catch (e) {
-            errors++;
-            io.err(`error: ${describeFailure(t, e)}\n`);
-            return '';
-          }
+        // conflicts are shown (headed # CONFLICT), not refused: diff checks them itself
+        const plan = await makePlan(api, targets, {
+          createProject: Boolean(flags.createProject),
+          forceConflicts: true,
+          concurrency: 16,
+          ...(flags.prune ? { pruneTag: flags.pruneTag! } : {}),
         });
+        let errors = plan.refused.length;
+        for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}\n`);
+        const diffs = await mapPool(
+          plan.steps.filter((s) => s.action !== 'unchanged'),
+          16,
+          async (s) => {
+            try {
+              return await diffStep(api, s);
+            } catch (e) {
+              errors++;
+              io.err(`error: ${s.target ? describeFailure(s.target, e) : `${s.label}: ${describeError(e)}`}\n`);
+              return '';
+            }
+          },
+        );
         let changed = 0;
         for (const d of diffs.filter(Boolean)) {
           changed++;
           io.out(colourDiff(d, io.tty));
         }
-        if (flags.prune) {
-          const doomed = await findPrunable(api, targets, flags.pruneTag!);
-          const removed = await mapPool(doomed, 16, async (x) => {
-            const path = objectPath(x.d, x.name, x.project);
-            const live = await api.call('GET', path);
-            const name = x.label.replace(' ', '/');
-            return `# PRUNE: ${name} carries tag "${flags.pruneTag}" and is not in the input; apply --prune would delete it\n${unifiedDiff(toYaml(canonical(withoutServerFields(live.body))), '', { from: `live/${name}`, to: '/dev/null' })}`;
-          });
-          for (const d of removed) {
-            changed++;
-            io.out(colourDiff(d, io.tty));
-          }
+        const removed = await mapPool(plan.prunes, 16, async (x) => {
+          const path = objectPath(x.d, x.name, x.project);
+          const live = await api.call('GET', path);
+          const name = x.label.replace(' ', '/');
+          return `# PRUNE: ${name} carries tag "${flags.pruneTag}" and is not in the input; apply --prune would delete it\n${unifiedDiff(toYaml(canonical(withoutServerFields(live.body))), '', { from: `live/${name}`, to: '/dev/null' })}`;
+        });
+        for (const d of removed) {
+          changed++;
+          io.out(colourDiff(d, io.tty));
         }
+        if (plan.refused.length) io.err(`error: apply would refuse ${plan.refused.length} object(s), reported above, and write nothing\n`);
         if (errors) process.exitCode = 2;
         else process.exitCode = changed ? 1 : 0;
       } catch (e) {
@@ -76,23 +92,26 @@ export function makeDiffCommand(env: Env): Command {
     });
 }
 
-async function diffOne(api: ApiClient, t: Target): Promise<string> {
-  const path = objectPath(t.d, t.name, t.project);
-  const res = await api.request('GET', path);
-  let live = '';
-  if (res.status === 200) live = toYaml(canonical(withoutServerFields(res.body)));
-  else if (res.status !== 404) throw toHttpError('GET', path, res);
+/** The diff of one planned create or update ('' when only server-side forms differ). */
+async function diffStep(api: ApiClient, s: Step): Promise<string> {
+  const t = s.target;
+  if (!t) {
+    // a project --create-project adds
+    const name = s.label.replace(' ', '/');
+    return unifiedDiff('', toYaml(canonical(s.body)), { from: '/dev/null', to: `(--create-project) ${name}` });
+  }
   const wanted = toYaml(canonical(desiredForm(t.d, t.m.object, t.name, t.project)));
   const name = t.label.replace(' ', '/');
+  if (s.action === 'create' || !s.live) return unifiedDiff('', wanted, { from: '/dev/null', to: `${where(t.m)} ${name}` });
+  const path = objectPath(t.d, t.name, t.project);
   const header = `--- live/${name}\n+++ ${where(t.m)} ${name}\n`;
-  let out = unifiedDiff(live, wanted, { from: res.status === 200 ? `live/${name}` : '/dev/null', to: `${where(t.m)} ${name}` });
-  if (res.status !== 200) return out;
-  if (hasUnverifiableSecrets(t.d, t.m.object)) {
+  let out = unifiedDiff(toYaml(canonical(withoutServerFields(s.live))), wanted, { from: `live/${name}`, to: `${where(t.m)} ${name}` });
+  if (!out && hasUnverifiableSecrets(t.d, t.m.object)) {
     const check = await secretsCheck(api, t, path);
-    if (!check.unchanged && !out) out = `${header}# secret values differ from the live ones (${check.why ?? 'the server compared them'}); apply will write them\n`;
+    if (!check.unchanged) out = `${header}# secret values differ from the live ones (${check.why ?? 'the server compared them'}); apply will write them\n`;
   }
   if (!out) return '';
-  const conflict = await conflictOf(api, path, res.body.metadata.version);
+  const conflict = await conflictOf(api, path, Number(isObj(s.live.metadata) ? s.live.metadata.version : undefined));
   return conflict ? `# CONFLICT: ${name} ${conflict}\n${out}` : out;
 }
 

@@ -6,7 +6,7 @@ import { contextNameFor, normaliseUrl } from '../config-file.js';
 import type { Context } from '../context.js';
 import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
-import { KINDS, objectPath } from '../kinds.js';
+import { collectionPath, KINDS, objectPath } from '../kinds.js';
 import type { Io } from '../output.js';
 import { ask } from '../prompt.js';
 
@@ -64,7 +64,7 @@ export function makeLoginCommand(env: Env): Command {
         else if (flags.clientId || flags.clientSecret) tokens = await clientCredentials(api, info, flags);
         else if (flags.provider) tokens = await deviceCode(api, info, flags.provider, ctx.io);
         else tokens = await native(api, info, flags, ctx.io);
-        if (flags.project !== undefined) await checkProject(url, tokens?.access_token, flags.project);
+        if (flags.project !== undefined) await checkProject(url, tokens?.access_token, flags.project, flags.password !== undefined);
         // a token given as is is checked before it is saved: a typo must not replace a working login
         const checked = flags.token && info.enabled ? await whoami(url, flags.token) : undefined;
         const name = contextFor(ctx, url);
@@ -91,13 +91,27 @@ function contextFor(ctx: Context, url: string): string {
   return same ? same[0] : contextNameFor(url, Object.keys(ctx.file.contexts));
 }
 
-/** `-p` is the project, as everywhere in dashctl: one that does not exist is most likely a password given the old way. */
-async function checkProject(url: string, token: string | undefined, project: string): Promise<void> {
+/**
+ * `-p` is the project, as everywhere in dashctl, and it must exist: one that does not is most
+ * likely a password given the old way (said so unless a password was given). The server answers
+ * 403 rather than 404 for a project the user may not read (so as not to tell whether it exists);
+ * the list of projects (GET /api/v1/projects, the ones the user may read) then decides.
+ */
+async function checkProject(url: string, token: string | undefined, project: string, passwordGiven: boolean): Promise<void> {
   const api = new ApiClient({ url, accessToken: token });
+  const advice = passwordGiven
+    ? 'check the name (log in without -p, then dashctl get projects lists the projects you can read)'
+    : '-p is --project (as in every dashctl command): give a password with --password-stdin or --password';
   try {
-    const res = await api.request('GET', objectPath(KINDS.projectKind, project));
-    if (res.status === 404)
-      throw new CliError(`project "${project}" does not exist on ${url}; nothing was saved. -p is --project (as in every dashctl command): give a password with --password-stdin or --password`);
+    const path = objectPath(KINDS.projectKind, project);
+    const res = await api.request('GET', path);
+    if (res.status === 404) throw new CliError(`project "${project}" does not exist on ${url}; nothing was saved. ${advice.charAt(0).toUpperCase()}${advice.slice(1)}`);
+    if (res.status !== 403) return;
+    const list = await api.request('GET', collectionPath(KINDS.projectKind));
+    if (list.status !== 200 || !Array.isArray(list.body)) throw toHttpError('GET', collectionPath(KINDS.projectKind), list);
+    if (!list.body.some((p: { metadata?: { name?: unknown } }) => p?.metadata?.name === project)) {
+      throw new CliError(`project "${project}" does not exist or you cannot read it; nothing was saved (${url}). Ask an owner of the project for access, or ${advice}`);
+    }
   } finally {
     await api.close();
   }
