@@ -115,8 +115,8 @@ export class ApiClient {
 
   private async send(method: string, path: string, o: RequestOptions, token: string | undefined): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'dashctl', [MANAGER_HEADER]: FIELD_MANAGER, ...(o.headers ?? {}) };
-    // dashctl never wants a PUT of unchanged content to make a new version (apply, its dry-run checks, edit)
-    if (method === 'PUT') headers[SKIP_UNCHANGED_HEADER] = 'true';
+    // dashctl never wants a write of unchanged content to make a new version (apply, its dry-run checks, edit, history --restore)
+    if (method === 'PUT' || (method === 'POST' && /\/versions\/\d+\/restore(?:\?|$)/.test(path))) headers[SKIP_UNCHANGED_HEADER] = 'true';
     let body: string | undefined;
     if (o.raw) {
       body = o.raw.text;

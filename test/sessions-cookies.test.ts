@@ -186,6 +186,19 @@ describe('sessions and cookies (SESS-01..07)', function () {
       expect(replay.status, replay.text).to.equal(401);
       expect(replay.headers.getSetCookie()).to.deep.equal([]);
       expect((await whoami(s, r.body as Tokens)).status).to.equal(401);
+
+      // The Perses UI signs out by navigating to the URL: the browser is sent home, as Perses does.
+      const nav = browserCookies(await loginResponse(s, 'uma', 'uma-password'));
+      const page = await fetch(`${s.url}/api/auth/logout`, { headers: { ...nav, accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }, redirect: 'manual' });
+      expect(page.status).to.equal(302);
+      expect(page.headers.get('location')).to.equal('/');
+      expect(
+        page.headers
+          .getSetCookie()
+          .map((c) => c.split('=')[0])
+          .sort(),
+      ).to.deep.equal(['jwtPayload', 'jwtRefreshToken', 'jwtSignature']);
+      expect((await s.api('GET', '/api/v1/user/whoami', undefined, nav)).status, 'signed out').to.equal(401);
     });
 
     it('SESS-04: two concurrent refreshes with the same token: the same new pair or one 401, never two live refresh tokens', async () => {

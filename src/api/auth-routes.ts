@@ -64,13 +64,19 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
 
   app.get(
     '/api/auth/logout',
-    documented({ tag: 'Authentication', summary: 'Ends the session on the server and clears the cookies', responses: { 204: { description: 'Signed out' } } }),
+    documented({
+      tag: 'Authentication',
+      summary: 'Ends the session on the server and clears the cookies',
+      responses: { 204: { description: 'Signed out' }, 302: { description: 'Signed out; a browser navigating here (Accept: text/html) goes to / (as with Perses)' } },
+    }),
     async (req, reply) => {
       await o.auth.logout(req.principal);
       void reply.header(
         'set-cookie',
         AUTH_COOKIES.map((name) => serializeCookie(name, '', { ...o.cookie, httpOnly: name !== COOKIE_PAYLOAD, maxAge: 0 })),
       );
+      // the Perses UI signs out by navigating to this URL, and Perses answers with a redirect home
+      if (/\btext\/html\b/.test(String(req.headers.accept ?? ''))) return reply.redirect('/', 302);
       return reply.code(204).send();
     },
   );

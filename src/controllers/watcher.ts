@@ -94,7 +94,10 @@ export class Watcher {
     const created = await this.o.store.createdRevision({ kind: this.o.registry.projectKind.kind, project: '', name: q.project });
     // since = created - 1 has seen everything before the project: nothing of an earlier one is missed
     if (created !== undefined && q.since < created - 1) {
-      throw new ApiError('Gone', `revision ${q.since} is older than project "${q.project}" (created at revision ${created}); list again and watch from the revision that list returns`);
+      throw new ApiError(
+        'Gone',
+        `revision ${q.since} is older than project "${q.project}" (created at revision ${created}); watch again without since: the stream starts with every current object (an ADDED event each), then goes live`,
+      );
     }
   }
 

@@ -24,12 +24,17 @@ export function proxySuffix(rawSuffix: string): { raw: string; decoded: string }
   return { raw: rawSuffix, decoded: segments.length ? `/${decoded.join('/')}` : '' };
 }
 
-/** The upstream URL: the datasource URL's path, then the checked suffix, then the query string. */
+/**
+ * The upstream URL: the datasource URL's path, then the checked suffix; its query string (a
+ * tenant, an API version), then the caller's, as Perses' reverse proxy joins them.
+ */
 export function upstreamUrl(base: string, suffix: string, query: string): URL {
   const url = new URL(base);
   const basePath = url.pathname.replace(/\/+$/, '');
   url.pathname = basePath + suffix;
-  url.search = query;
+  const own = url.search.replace(/^\?/, '');
+  const asked = query.replace(/^\?/, '');
+  url.search = own && asked ? `${own}&${asked}` : own + asked;
   if (!url.pathname.startsWith(basePath)) throw new ApiError('BadRequest', 'the proxied path leaves the datasource URL');
   return url;
 }

@@ -90,5 +90,8 @@ export function checkWatchFrom(since: number | undefined, revision: number, olde
 
 /** The event log no longer holds the events after `since` (the oldest it can replay from is `oldest`). */
 export function gone(since: number, oldest: number): ApiError {
-  return new ApiError('Gone', `revision ${since} is older than the retained event log (oldest ${oldest}); list again and watch from the revision that list returns`);
+  return new ApiError(
+    'Gone',
+    `revision ${since} is older than the retained event log (oldest ${oldest}); watch again without since: the stream starts with every current object (an ADDED event each), then goes live`,
+  );
 }
