@@ -90,6 +90,17 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       expect((await s.api('GET', '/api/v1/projects/nokind')).status, 'nothing stored').to.equal(404);
     });
 
+    it('a name or project with ".." anywhere is a 400, as in Perses (its list_test: per..ses, perses.., ..perses, ...)', async () => {
+      for (const bad of ['per..ses', 'perses..', '..perses', '...']) {
+        const list = await s.api('GET', `/api/v1/variables?project=${encodeURIComponent(bad)}`);
+        expect(list.status, `?project=${bad}`).to.equal(400);
+        const created = await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: bad }, spec: {} });
+        expect(created.status, `Project ${bad}`).to.equal(400);
+        expect(created.body.details[0].path).to.equal('metadata.name');
+      }
+      expect((await s.api('GET', '/api/v1/variables?project=demo')).status).to.equal(200);
+    });
+
     it('a Project posted without spec is stored and answered with "spec": {}, as Perses writes it', async () => {
       const r = await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'nospec' } });
       expect(r.status, r.text).to.equal(200);

@@ -1,6 +1,6 @@
 import { badRequest } from '../errors.js';
 
-/** Resource names: `^[a-zA-Z0-9_.-]{1,75}$`, not `.`/`..`, no leading or trailing dot. */
+/** Resource names: `^[a-zA-Z0-9_.-]{1,75}$`, no leading or trailing dot, no `..` anywhere. */
 const NAME_RE = /^[a-zA-Z0-9_.-]{1,75}$/;
 
 /** Why a name is not valid, or undefined when it is. */
@@ -10,6 +10,7 @@ export function nameProblem(name: unknown): string | undefined {
   if (name.length > 75) return `is ${name.length} characters long; at most 75 are allowed`;
   if (!NAME_RE.test(name)) return 'may only contain a-z, A-Z, 0-9, "_", "-" and "." (no spaces, slashes or other characters)';
   if (name.startsWith('.') || name.endsWith('.')) return 'must not start or end with "."';
+  if (name.includes('..')) return 'must not contain ".." (as in Perses: it would read as a parent folder in a path)';
   return undefined;
 }
 

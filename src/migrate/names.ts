@@ -1,12 +1,11 @@
 import { badRequest } from '../errors.js';
+import { nameProblem } from '../lib/names.js';
 
-/** A resource name: 1-75 letters, digits, "_", "." or "-", not starting or ending with a dot. */
-const NAME = /^[a-zA-Z0-9_.-]{1,75}$/;
 const MAX = 75;
 
-/** Whether `name` is a valid resource name. */
+/** Whether `name` is a valid resource name (the server's rule: src/lib/names.ts). */
 export function isValidName(name: string): boolean {
-  return NAME.test(name) && !name.startsWith('.') && !name.endsWith('.');
+  return nameProblem(name) === undefined;
 }
 
 /** A title as a name: lower case, runs of other characters as "-" ("Kubernetes / Pods" -> "kubernetes-pods"). */
@@ -16,6 +15,7 @@ export function slugify(text: string): string {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9_.-]+/g, '-')
+    .replace(/\.{2,}/g, '.')
     .replace(/^[-.]+|[-.]+$/g, '')
     .slice(0, MAX)
     .replace(/[-.]+$/, '');
