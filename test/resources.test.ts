@@ -377,6 +377,10 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       expect(r.text).to.not.include('CANARY');
       const stored = await s.server.store.get({ kind: 'User', project: '', name: 'alice' });
       expect((stored!.spec as { nativeProvider: { password: string } }).nativeProvider.password).to.not.equal(undefined);
+      // both forms with different values: which one was meant? a 400 naming the older one
+      const both = await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'both' }, spec: { password: 'one-pw-1', nativeProvider: { password: 'two-pw-2' } } });
+      expect(both.status).to.equal(400);
+      expect(both.body.details[0].path).to.equal('spec.password');
     });
 
     it('a Role may not name a global kind; a GlobalRole may; unknown scopes are rejected', async () => {

@@ -1,5 +1,5 @@
 import { PasswordHasher } from '../access/passwords.js';
-import type { ErrorDetail } from '../errors.js';
+import { invalid, type ErrorDetail } from '../errors.js';
 import { getPath, setPathIfParentExists } from '../lib/object-path.js';
 import { isObj } from '../lib/is-obj.js';
 import type { KindDescriptor } from './descriptor.js';
@@ -28,6 +28,9 @@ export const user: KindDescriptor<UserObject> = {
       // a nativeProvider that is not an object is left for the schema to report
       if (!isObj(spec) || spec.password === undefined || (spec.nativeProvider !== undefined && !isObj(spec.nativeProvider))) return;
       const native = isObj(spec.nativeProvider) ? spec.nativeProvider : {};
+      if (native.password !== undefined && native.password !== spec.password) {
+        throw invalid([{ path: 'spec.password', message: 'is the older form of spec.nativeProvider.password, which is given too with another value; send one of them' }], 'User');
+      }
       if (native.password === undefined) native.password = spec.password;
       spec.nativeProvider = native;
       delete spec.password;
