@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { migrateGrafanaDashboard, type MigrateOptions, type MigrationResult } from '../src/migrate/dashboard.js';
+
+/**
+ * Real Grafana dashboards (test/data/grafana, sources in its SOURCES.md), each showing a case an
+ * audit found the migration getting wrong: what it keeps, and what its report says.
+ */
+const DATA = join(process.cwd(), 'test', 'data', 'grafana');
+const load = (file: string): any => JSON.parse(readFileSync(join(DATA, file), 'utf8'));
+const migrate = (file: string, opts: MigrateOptions = {}): MigrationResult => migrateGrafanaDashboard(load(file), opts);
+const dashboardNotes = (r: MigrationResult): string[] => r.report.entries.find((e) => e.subject === 'dashboard')!.notes;
+const panelsOf = (r: MigrationResult): any[] => r.dashboard.spec.layouts.flatMap((l: any) => l.spec.items).map((i: any) => r.dashboard.spec.panels[i.content.$ref.split('/').pop()]);
+
+describe('Grafana migration of real dashboards the audit found mishandled', () => {
+  it('keeps the legacy rows[] of a dashboard that also has panels[], after them, as Grafana does (v16.span_zero_demo)', () => {
+    const r = migrate('grafana__migration-testdata_v16.span_zero_demo.json');
+    expect(r.report.summary.panels.total).to.equal(18);
+    expect(r.report.summary.queries.total).to.equal(27);
+    const layouts = r.dashboard.spec.layouts;
+    expect(layouts.map((l: any) => l.spec.display?.title ?? null)).to.deep.equal([null, 'Application Service']);
+    expect(layouts[0].spec.items).to.have.length(1);
+    expect(layouts[1].spec.items).to.have.length(17);
+    // below the panel of panels[] (3 grid lines high)
+    expect(Math.min(...layouts[1].spec.items.map((i: any) => i.y))).to.be.at.least(3);
+  });
+
+  it('keeps panels whose repeatPanelId is 0 or repeatByRow false, and names every copy left out (v27.repeated_panels_and_constant_variable)', () => {
+    const r = migrate('grafana__migration-testdata_v27.repeated_panels_and_constant_variable.json');
+    expect(panelsOf(r).map((p) => p.spec.display.name)).to.deep.equal([
+      'Normal Panel',
+      'Panel with falsy repeatByRow',
+      'Panel with falsy repeatPanelId',
+      'Normal nested panel',
+      'Nested panel with falsy repeatPanelId',
+    ]);
+    expect(dashboardNotes(r)).to.include(
+      '2 panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: graph "" (copy of panel panel1), graph "" (copy of panel panel2)',
+    );
+  });
+
+  it('names the copies of a repeated legacy row it leaves out (linkerd2 conduit-dashboard)', () => {
+    const r = migrate('linkerd2__conduit-dashboard.json');
+    expect(r.report.summary.panels.total).to.equal(13);
+    expect(dashboardNotes(r)).to.include('1 panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: row "$target_deployment" (with 4 panel(s))');
+  });
+});
