@@ -45,4 +45,15 @@ describe('Grafana migration of real dashboards the audit found mishandled', () =
     expect(r.report.summary.panels.total).to.equal(13);
     expect(dashboardNotes(r)).to.include('1 panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: row "$target_deployment" (with 4 panel(s))');
   });
+
+  it('keeps a datasource named through input when the caller also gives one (ingress-nginx request-handling-performance)', () => {
+    const r = migrate('ingress-nginx__request-handling-performance.json', { input: { DS_PROMETHEUS: 'thanos' }, datasource: 'prom' });
+    const datasources = panelsOf(r)
+      .flatMap((p) => p.spec.queries ?? [])
+      .map((q: any) => q.spec.plugin.spec.datasource);
+    expect(datasources).to.have.length(13);
+    expect(datasources.every((d: any) => d?.name === 'thanos')).to.equal(true);
+    const variable = r.report.entries.find((e) => e.source === 'datasource variable "DS_PROMETHEUS"')!;
+    expect(variable.notes).to.deep.equal(['queries that used $DS_PROMETHEUS now use the datasource "thanos" given as input DS_PROMETHEUS (the web UI has no datasource picker)']);
+  });
 });

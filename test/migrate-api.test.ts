@@ -78,6 +78,13 @@ describe('POST /api/migrate', () => {
     });
     const own = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT });
     expect(own.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'main' });
+    // a datasource named through input is kept: neither the project's default nor ?datasource= replaces it
+    for (const path of ['/api/migrate?project=ops', '/api/migrate?project=ops&datasource=main']) {
+      const input = await s.api('POST', path, { grafanaDashboard: GRAFANA_EXPORT, input: { DS_PROMETHEUS: 'thanos' } });
+      expect(input.status, input.text).to.equal(200);
+      expect(input.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, path).to.deep.equal({ kind: 'PrometheusDatasource', name: 'thanos' });
+      expect(input.body.spec.variables[0].spec.plugin.spec.datasource, path).to.deep.equal({ kind: 'PrometheusDatasource', name: 'thanos' });
+    }
     const none = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT, useDefaultDatasource: true });
     expect(none.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.equal(undefined);
   });

@@ -104,7 +104,7 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext): Migrat
     }
     case 'datasource': {
       const kind = String(v.query) === 'loki' ? 'LokiDatasource' : 'PrometheusDatasource';
-      notes.push(`queries that used $${name} now use ${ctx.ds.target(kind)} (the web UI has no datasource picker)`);
+      notes.push(`queries that used $${name} now use ${ctx.ds.target(kind, name)} (the web UI has no datasource picker)`);
       return { entry: { ...entry('approximated', `${kind} of the project`), path: undefined } };
     }
     case 'query': {
