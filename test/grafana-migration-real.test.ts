@@ -56,4 +56,10 @@ describe('Grafana migration of real dashboards the audit found mishandled', () =
     const variable = r.report.entries.find((e) => e.source === 'datasource variable "DS_PROMETHEUS"')!;
     expect(variable.notes).to.deep.equal(['queries that used $DS_PROMETHEUS now use the datasource "thanos" given as input DS_PROMETHEUS (the web UI has no datasource picker)']);
   });
+
+  it('gives a dashboard whose time zone is "default" no time zone, the browser\'s (monitoring-mixins couchdb-logs)', () => {
+    const r = migrate('monitoring-mixins__couchdb-logs.json');
+    expect(load('monitoring-mixins__couchdb-logs.json').timezone).to.equal('default');
+    expect(r.dashboard.spec).not.to.have.property('timezone');
+  });
 });

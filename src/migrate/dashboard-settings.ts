@@ -57,6 +57,24 @@ export function refreshOf(refresh: unknown, notes: string[]): string | undefined
   return undefined;
 }
 
+/**
+ * Grafana's `timezone` -> Perses `timezone`: "browser", "default" (the user's or organisation's
+ * choice, which is the browser's unless set) and "" are no time zone; "utc" is "UTC"; an IANA name
+ * is kept when the runtime knows it (the web UI formats with Intl, which throws on unknown names).
+ */
+export function timezoneOf(timezone: unknown, notes: string[]): string | undefined {
+  const tz = str(timezone);
+  if (tz === undefined || tz === 'browser' || tz === 'default') return undefined;
+  if (tz.toLowerCase() === 'utc') return 'UTC';
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return tz;
+  } catch {
+    notes.push(`the time zone "${tz}" is not known: the browser's time zone is used`);
+    return undefined;
+  }
+}
+
 /** Grafana tags as metadata tags: at most 20, 1-50 characters, trimmed, without duplicates. */
 export function tagsOf(tags: unknown, notes: string[]): string[] | undefined {
   const out = [

@@ -1,4 +1,4 @@
-import { annotationsOf, dashboardLinks, durationOf, refreshOf, tagsOf } from './dashboard-settings.js';
+import { annotationsOf, dashboardLinks, durationOf, refreshOf, tagsOf, timezoneOf } from './dashboard-settings.js';
 import { DatasourceResolver, type DatasourceOptions } from './datasources.js';
 import { replaceInputs, unwrapGrafanaDashboard } from './grafana-input.js';
 import { layoutPanels } from './layout.js';
@@ -73,7 +73,7 @@ export function migrateGrafanaDashboard(input: unknown, opts: MigrateOptions = {
     layouts,
     duration: durationOf(grafana.time, notes, opts.now) ?? '1h',
     refreshInterval: refreshOf(grafana.refresh, notes),
-    timezone: grafana.timezone === 'utc' ? 'UTC' : grafana.timezone === 'browser' || !str(grafana.timezone) ? undefined : grafana.timezone,
+    timezone: timezoneOf(grafana.timezone, notes),
     links: links.links.length > 0 ? links.links : undefined,
     annotations: annotations.annotations.length > 0 ? annotations.annotations : undefined,
   });
