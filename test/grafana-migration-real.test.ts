@@ -62,4 +62,13 @@ describe('Grafana migration of real dashboards the audit found mishandled', () =
     expect(load('monitoring-mixins__couchdb-logs.json').timezone).to.equal('default');
     expect(r.dashboard.spec).not.to.have.property('timezone');
   });
+
+  it('migrates the text2 panels of Grafana 7.1-7.2 as text panels (v26.text2_to_text)', () => {
+    const r = migrate('grafana__migration-testdata_v26.text2_to_text.json');
+    expect(r.report.summary.panels).to.include({ total: 3, placeholder: 0 });
+    const panels = panelsOf(r);
+    expect(panels.map((p) => p.spec.plugin.kind)).to.deep.equal(['Markdown', 'Markdown', 'Markdown']);
+    expect(panels[0].spec.plugin.spec.text).to.equal('');
+    expect(panels[2].spec.plugin.spec.text).to.match(/^# React Text Panel from Angular Panel\n# \$constant\n/);
+  });
 });

@@ -21,6 +21,8 @@ const MAPPERS: Record<string, PanelMapper> = {
   table: (p, ctx) => (arr(p.styles).length > 0 && arr(p.transformations).length === 0 && arr(obj(p.fieldConfig).overrides).length === 0 ? legacyTablePanel(p, ctx) : tablePanel(p, ctx)),
   'table-old': legacyTablePanel,
   text: textPanel,
+  // the React text panel of Grafana 7.1-7.2, renamed back to `text` by schema 26: the same options
+  text2: textPanel,
   piechart: pieChartPanel,
   heatmap: heatmapPanel,
   histogram: histogramPanel,
