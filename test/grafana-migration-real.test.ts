@@ -71,4 +71,26 @@ describe('Grafana migration of real dashboards the audit found mishandled', () =
     expect(panels[0].spec.plugin.spec.text).to.equal('');
     expect(panels[2].spec.plugin.spec.text).to.match(/^# React Text Panel from Angular Panel\n# \$constant\n/);
   });
+
+  it('keeps unit, decimals, reducer and thresholds of Grafana 6.0 gauges (options-gauge, v18.gauge_options)', () => {
+    const r = migrate('grafana__migration-testdata_v18.gauge_options.json');
+    const [complete, partial, buggy] = panelsOf(r).map((p) => p.spec.plugin);
+    expect(complete).to.deep.equal({
+      kind: 'GaugeChart',
+      spec: {
+        calculation: 'last',
+        format: { unit: 'milliseconds', decimalPlaces: 2 },
+        thresholds: {
+          steps: [
+            { value: 0, color: '#73bf69' },
+            { value: 50, color: '#fade2a' },
+            { value: 100, color: '#f2495c' },
+          ],
+        },
+      },
+    });
+    expect(partial.spec).to.deep.equal({ calculation: 'last', format: { unit: 'percent', decimalPlaces: 1 }, max: 100 });
+    expect(buggy.spec).to.deep.equal({ calculation: 'mean', format: { unit: 'bytes', decimalPlaces: 0 } });
+    expect(r.report.entries[0].notes).to.deep.equal(['prefix "Value: " is not shown', 'suffix " ms" is not shown']);
+  });
 });

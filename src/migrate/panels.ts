@@ -1,3 +1,4 @@
+import { upgradeFieldOptions } from './legacy-field-options.js';
 import { barChartPanel, barGaugePanel, graphSeriesPanel, heatmapPanel, histogramPanel, pieChartPanel } from './panel-bars.js';
 import type { MappedPanel, PanelMapper } from './panel-mapper.js';
 import { logsPanel, placeholderPanel, statusHistoryPanel, textPanel } from './panel-misc.js';
@@ -38,6 +39,9 @@ const NO_EQUIVALENT: Record<string, string> = {
   annolist: 'Annotation lists show Grafana annotations, which do not move to dashplane.',
   news: 'News feeds have no equivalent.',
 };
+
+/** Panel types whose Grafana 6 settings (`options-gauge`, `options.valueOptions`, `options.fieldOptions`) are upgraded first. */
+const FIELD_OPTIONS_TYPES = new Set(['gauge', 'bargauge', 'stat']);
 
 /** The Grafana panel types that have a mapper. */
 export const MAPPED_PANEL_TYPES: readonly string[] = Object.keys(MAPPERS);
@@ -83,10 +87,12 @@ function mapped(panel: Obj, ctx: QueryContext): MappedPanel {
  * One Grafana panel -> a Perses panel and its report entry. Every panel becomes a panel: mapped
  * to the nearest plugin, or a Markdown placeholder that names the Grafana type and title.
  */
-export function migratePanel(panel: Obj, path: string, ctx: QueryContext): { panel: Obj; entry: ReportEntry } {
+export function migratePanel(grafanaPanel: Obj, path: string, ctx: QueryContext): { panel: Obj; entry: ReportEntry } {
+  const upgradeNotes: string[] = [];
+  const panel = FIELD_OPTIONS_TYPES.has(grafanaPanel.type) ? upgradeFieldOptions(grafanaPanel, upgradeNotes) : grafanaPanel;
   const result = mapped(panel, ctx);
   if (result.placeholder) for (const t of arr(panel.targets)) if (isObj(t)) ctx.report.countQuery('placeholder');
-  const notes = [...result.notes];
+  const notes = [...upgradeNotes, ...result.notes];
   const links = linksOf(panel, notes);
   for (const key of ['timeFrom', 'timeShift'])
     if (str(panel[key])) notes.push(`the panel's own time ${key === 'timeFrom' ? 'range' : 'shift'} "${panel[key]}" is not supported: it follows the dashboard time range`);
