@@ -93,4 +93,31 @@ describe('Grafana migration of real dashboards the audit found mishandled', () =
     expect(buggy.spec).to.deep.equal({ calculation: 'mean', format: { unit: 'bytes', decimalPlaces: 0 } });
     expect(r.report.entries[0].notes).to.deep.equal(['prefix "Value: " is not shown', 'suffix " ms" is not shown']);
   });
+
+  it('keeps the graph thresholds of schemas before 13 (grid.threshold1/2) and the colour of "custom" ones (v13.graph_thresholds)', () => {
+    const r = migrate('grafana__migration-testdata_v13.graph_thresholds.json');
+    expect(panelsOf(r).map((p) => p.spec.plugin.spec.thresholds?.steps)).to.deep.equal([
+      [
+        { value: 200, color: '#fade2a' },
+        { value: 400, color: '#f2495c' },
+      ],
+      [
+        { value: 100, color: '#73bf69' },
+        { value: 300, color: '#5794f2' },
+      ],
+      [{ value: 150, color: '#ff9830' }],
+      [
+        { value: 50, color: '#b877d9' },
+        { value: 200, color: '#fade2a' },
+      ],
+      undefined,
+    ]);
+  });
+
+  it('names the data links on values it does not carry, in every Grafana form (v20.variable_syntax_links)', () => {
+    const r = migrate('grafana__migration-testdata_v20.variable_syntax_links.json');
+    const links = r.report.entries.filter((e) => e.subject === 'panel').map((e) => e.notes.find((n) => n.startsWith('data links on values are not carried')));
+    expect(links.map((n) => n?.match(/"[^"]+" \(/g)?.length)).to.deep.equal([2, 2, 2, 2, undefined]);
+    expect(links[2]).to.include('"Combined link" (http://combined.com?series=$__series_name&field=$__field_name&time=__value_time)');
+  });
 });

@@ -65,6 +65,13 @@ function linksOf(panel: Obj, notes: string[]): Obj[] | undefined {
   return out.length > 0 ? out : undefined;
 }
 
+/** The data links on values, named for a note: Grafana 7+ `fieldConfig.defaults.links`, the graph's `options.dataLinks` (6.x), `options.fieldOptions.defaults.links` (6.x). */
+function dataLinksOf(panel: Obj): string[] {
+  const options = obj(panel.options);
+  const links = [...arr(obj(obj(panel.fieldConfig).defaults).links), ...arr(options.dataLinks), ...arr(obj(obj(options.fieldOptions).defaults).links)];
+  return links.filter(isObj).map((l) => `"${str(l.title) ?? ''}" (${str(l.url) ?? 'no URL'})`);
+}
+
 function mapped(panel: Obj, ctx: QueryContext): MappedPanel {
   const type = str(panel.type);
   if (!type && isObj(panel.libraryPanel)) {
@@ -96,7 +103,8 @@ export function migratePanel(grafanaPanel: Obj, path: string, ctx: QueryContext)
   const links = linksOf(panel, notes);
   for (const key of ['timeFrom', 'timeShift'])
     if (str(panel[key])) notes.push(`the panel's own time ${key === 'timeFrom' ? 'range' : 'shift'} "${panel[key]}" is not supported: it follows the dashboard time range`);
-  if (arr(obj(obj(panel.fieldConfig).defaults).links).length > 0) notes.push('data links on values are not carried');
+  const dataLinks = dataLinksOf(panel);
+  if (dataLinks.length > 0) notes.push(`data links on values are not carried (Perses links belong to the whole panel): ${dataLinks.join(', ')}`);
   const placeholders = result.queries.filter((q) => String(obj(obj(obj(q).spec).plugin).spec?.query ?? '').startsWith('# Grafana ')).length;
   const warning =
     placeholders > 0 ? `Migrated from Grafana: ${placeholders} of ${result.queries.length} queries could not be migrated and return no data (their text is kept in the query).` : undefined;
