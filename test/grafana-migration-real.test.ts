@@ -120,4 +120,12 @@ describe('Grafana migration of real dashboards the audit found mishandled', () =
     expect(links.map((n) => n?.match(/"[^"]+" \(/g)?.length)).to.deep.equal([2, 2, 2, 2, undefined]);
     expect(links[2]).to.include('"Combined link" (http://combined.com?series=$__series_name&field=$__field_name&time=__value_time)');
   });
+
+  it('names the transformations of panels that are not tables, which Perses cannot apply (monitoring-mixins couchdb-logs)', () => {
+    const r = migrate('monitoring-mixins__couchdb-logs.json');
+    const noted = r.report.entries.filter((e) => e.notes.some((n) => n.startsWith('transformations are not applied')));
+    expect(noted.map((e) => [e.source, e.result, e.notes.find((n) => n.startsWith('transformations'))])).to.deep.equal([
+      ['timeseries "Logs volume"', 'TimeSeriesChart', 'transformations are not applied (only Perses tables have transforms): renameByRegex'],
+    ]);
+  });
 });

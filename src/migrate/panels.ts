@@ -103,6 +103,10 @@ export function migratePanel(grafanaPanel: Obj, path: string, ctx: QueryContext)
   const links = linksOf(panel, notes);
   for (const key of ['timeFrom', 'timeShift'])
     if (str(panel[key])) notes.push(`the panel's own time ${key === 'timeFrom' ? 'range' : 'shift'} "${panel[key]}" is not supported: it follows the dashboard time range`);
+  const transformations = arr(panel.transformations).filter((t) => isObj(t) && t.disabled !== true);
+  // the Table mapper carries or names its transformations; the other Perses panels take none
+  if (transformations.length > 0 && !result.placeholder && result.plugin.kind !== 'Table')
+    notes.push(`transformations are not applied (only Perses tables have transforms): ${transformations.map((t) => String(t.id)).join(', ')}`);
   const dataLinks = dataLinksOf(panel);
   if (dataLinks.length > 0) notes.push(`data links on values are not carried (Perses links belong to the whole panel): ${dataLinks.join(', ')}`);
   const placeholders = result.queries.filter((q) => String(obj(obj(obj(q).spec).plugin).spec?.query ?? '').startsWith('# Grafana ')).length;
