@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { formatReport } from '../src/migrate/report.js';
 import { migrateGrafanaDashboard, type MigrateOptions, type MigrationResult } from '../src/migrate/dashboard.js';
 
 /**
@@ -127,5 +128,35 @@ describe('Grafana migration of real dashboards the audit found mishandled', () =
     expect(noted.map((e) => [e.source, e.result, e.notes.find((n) => n.startsWith('transformations'))])).to.deep.equal([
       ['timeseries "Logs volume"', 'TimeSeriesChart', 'transformations are not applied (only Perses tables have transforms): renameByRegex'],
     ]);
+  });
+
+  it('reads the variables, time range and graphs of schema 1 (services.filter, graphite panels, v2.panels-and-services)', () => {
+    const r = migrate('grafana__migration-testdata_v2.panels-and-services.json');
+    expect(r.dashboard.spec.duration).to.equal('6h');
+    expect(r.dashboard.spec.variables.map((v: any) => `${v.spec.name} ${v.spec.plugin.kind}`)).to.deep.equal(['server PrometheusLabelValuesVariable', 'env StaticListVariable']);
+    expect(r.report.summary.panels).to.include({ total: 4, placeholder: 0 });
+    expect(panelsOf(r)[0].spec.plugin.spec).to.deep.equal({ legend: { position: 'bottom', mode: 'list' }, yAxis: { format: { unit: 'percent' }, min: 0, max: 100 } });
+  });
+
+  it('reads the pulldown annotations and the filter and untyped variables of schemas before 6 (v6.pulldowns_and_templating)', () => {
+    const r = migrate('grafana__migration-testdata_v6.pulldowns_and_templating.json');
+    expect(r.report.summary.variables).to.include({ total: 4, mapped: 4 });
+    expect(r.report.entries.filter((e) => e.subject === 'annotation').map((e) => `${e.source} ${e.outcome}`)).to.deep.equal(['annotation "deployment" mapped', 'annotation "alerts" dropped']);
+    expect(r.dashboard.spec.annotations[0].plugin.spec.expr).to.equal('ALERTS{alertname="DeploymentStarted"}');
+    expect(formatReport(r.report, true)).not.to.include('undefined');
+  });
+
+  it('hides the variables of schemas before 12 that had hideVariable', () => {
+    const r = migrateGrafanaDashboard({
+      title: 'old',
+      schemaVersion: 11,
+      templating: {
+        list: [
+          { name: 'a', type: 'textbox', query: 'x', hideVariable: true },
+          { name: 'b', type: 'textbox', query: 'y', hideLabel: true },
+        ],
+      },
+    });
+    expect(r.dashboard.spec.variables.map((v: any) => v.spec.display)).to.deep.equal([{ hidden: true }, { hidden: false }]);
   });
 });

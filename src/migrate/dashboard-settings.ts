@@ -117,8 +117,10 @@ export function annotationsOf(annotations: unknown, ds: DatasourceResolver): { a
   for (const a of arr(obj(annotations).list)) {
     if (!isObj(a)) continue;
     const source = `annotation "${str(a.name) ?? ''}"`;
-    const type = ds.typeOf(a.datasource) ?? (str(a.expr) ? 'prometheus' : undefined);
-    if (a.builtIn === 1 || a.builtIn === true || type !== 'prometheus' || !str(a.expr)) {
+    // the Prometheus annotations of the first Grafana versions had their PromQL in `query`
+    const expr = str(a.expr) ?? (typeof a.query === 'string' ? str(a.query) : undefined);
+    const type = ds.typeOf(a.datasource) ?? (expr ? 'prometheus' : undefined);
+    if (a.builtIn === 1 || a.builtIn === true || type !== 'prometheus' || !expr) {
       const why =
         a.builtIn || type === 'grafana' || type === 'dashboard' ? "Grafana's own annotations and alerts stay in Grafana" : `annotations from a ${type ?? 'non-Prometheus'} source have no equivalent`;
       entries.push({ subject: 'annotation', source, outcome: 'dropped', notes: [why] });
@@ -131,7 +133,7 @@ export function annotationsOf(annotations: unknown, ds: DatasourceResolver): { a
             .map((t: string) => t.trim())
             .filter(Boolean)
         : undefined;
-    const spec = defined({ datasource: ds.selector('PrometheusDatasource', a.datasource), expr: a.expr, title: str(a.titleFormat), legend: str(a.textFormat), tags: tags?.length ? tags : undefined });
+    const spec = defined({ datasource: ds.selector('PrometheusDatasource', a.datasource), expr, title: str(a.titleFormat), legend: str(a.textFormat), tags: tags?.length ? tags : undefined });
     entries.push({ subject: 'annotation', source, path: `spec.annotations[${out.length}]`, result: 'PrometheusPromQLAnnotation', outcome: 'mapped', notes: [] });
     out.push({ display: defined({ name: str(a.name) ?? 'annotation', hidden: a.enable === false ? true : undefined, color: str(a.iconColor) }), plugin: { kind: 'PrometheusPromQLAnnotation', spec } });
   }

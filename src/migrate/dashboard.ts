@@ -2,6 +2,7 @@ import { annotationsOf, dashboardLinks, durationOf, refreshOf, tagsOf, timezoneO
 import { DatasourceResolver, type DatasourceOptions } from './datasources.js';
 import { replaceInputs, unwrapGrafanaDashboard } from './grafana-input.js';
 import { layoutPanels } from './layout.js';
+import { upgradeLegacyDashboard } from './legacy-dashboard.js';
 import { dashboardName } from './names.js';
 import { migratePanel } from './panels.js';
 import type { QueryContext } from './queries.js';
@@ -43,7 +44,7 @@ const ZERO_TIME = '0001-01-01T00:00:00Z';
  * Throws a BadRequest ApiError when the input is not a Grafana dashboard.
  */
 export function migrateGrafanaDashboard(input: unknown, opts: MigrateOptions = {}): MigrationResult {
-  const grafana = replaceInputs(unwrapGrafanaDashboard(input, opts.source), opts.input);
+  const grafana = upgradeLegacyDashboard(replaceInputs(unwrapGrafanaDashboard(input, opts.source), opts.input));
   const report = new ReportBuilder();
   const ds = new DatasourceResolver(grafana, opts);
   const ctx: QueryContext = { ds, report, hasPlugin: opts.hasPlugin ?? (() => true) };
