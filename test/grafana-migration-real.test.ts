@@ -159,4 +159,16 @@ describe('Grafana migration of real dashboards the audit found mishandled', () =
     });
     expect(r.dashboard.spec.variables.map((v: any) => v.spec.display)).to.deep.equal([{ hidden: true }, { hidden: false }]);
   });
+
+  it('refuses the Grafana 12 v2 schema, naming it and the classic export to use (e2e-repeats v2)', () => {
+    expect(() => migrate('grafana__e2e-repeats_Repeating-a-row-with-a-repeating-vertical-panel_v2.json')).to.throw(
+      'grafanaDashboard is a Grafana dashboard in the v2 schema (apiVersion dashboard.grafana.app/v2: spec.elements and spec.layout), which dashplane does not read: export the classic JSON model instead',
+    );
+  });
+
+  it('reads the classic model inside a Grafana 12 v1 resource, named after its metadata.name', () => {
+    const r = migrateGrafanaDashboard({ apiVersion: 'dashboard.grafana.app/v1beta1', kind: 'Dashboard', metadata: { name: 'abc' }, spec: { title: 'T', panels: [{ type: 'text', title: 'a' }] } });
+    expect(r.dashboard.metadata.name).to.equal('abc');
+    expect(r.report.summary.panels.total).to.equal(1);
+  });
 });

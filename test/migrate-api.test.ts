@@ -94,6 +94,12 @@ describe('POST /api/migrate', () => {
       ['/api/migrate', { input: {} }, 400, /^grafanaDashboard cannot be empty/],
       ['/api/migrate', { grafanaDashboard: { foo: 1 } }, 400, /^grafanaDashboard is not a Grafana dashboard/],
       ['/api/migrate', { grafanaDashboard: { kind: 'Dashboard', metadata: {}, spec: {} } }, 400, /already a Perses dashboard/],
+      [
+        '/api/migrate',
+        { grafanaDashboard: { apiVersion: 'dashboard.grafana.app/v2beta1', kind: 'Dashboard', metadata: { name: 'x' }, spec: { title: 'x', elements: {}, layout: {} } } },
+        400,
+        /^grafanaDashboard is a Grafana dashboard in the v2 schema \(apiVersion dashboard\.grafana\.app\/v2beta1.*export the classic JSON model instead/,
+      ],
       ['/api/migrate', { grafanaDashboard: GRAFANA_EXPORT, input: { DS_PROMETHEUS: 3 } }, 400, /^input\.DS_PROMETHEUS must be a string/],
       ['/api/migrate', { grafanaDashboard: GRAFANA_EXPORT, useDefaultDatasource: 'yes' }, 400, /^useDefaultDatasource must be true or false/],
       ['/api/migrate?name=has%20space', { grafanaDashboard: GRAFANA_EXPORT }, 400, /^name: "has space" is not a valid dashboard name/],
