@@ -171,4 +171,40 @@ describe('Grafana migration of real dashboards the audit found mishandled', () =
     expect(r.dashboard.metadata.name).to.equal('abc');
     expect(r.report.summary.panels.total).to.equal(1);
   });
+
+  it("says a query on the -- Dashboard -- datasource reuses another panel's results, naming the panel (panel-common shared_queries)", () => {
+    const r = migrate('grafana__panel-common_shared_queries.json');
+    const entry = r.report.entries.find((e) => e.source === 'gauge "Last non-null"')!;
+    expect(entry.notes).to.include(
+      'query A is kept as a placeholder query that returns no data: it reused the results of panel 2 (Grafana\'s "-- Dashboard --" datasource), and Perses panels cannot share results: copy that panel\'s queries here',
+    );
+    expect(formatReport(r.report)).not.to.match(/unknown/);
+  });
+
+  it('names the label a structured Loki variable query lists (monitoring-mixins couchdb-logs)', () => {
+    const notes = migrate('monitoring-mixins__couchdb-logs.json').report.entries.flatMap((e) => (e.subject === 'variable' ? e.notes : []));
+    expect(notes).to.include('the loki query "label_values({}, job)" cannot run in dashplane: the variable offers the values saved with the dashboard');
+    expect(notes.join()).not.to.include('query ""');
+  });
+
+  it('quotes multi-line query texts on one line in notes (ingress-nginx request-handling-performance)', () => {
+    const r = migrate('ingress-nginx__request-handling-performance.json');
+    const hidden = r.report.entries.flatMap((e) => e.notes).find((n) => n.includes('was hidden in Grafana'))!;
+    expect(hidden).to.equal('query A was hidden in Grafana and is not migrated: "sum (rate(nginx_ingress_controller_response_size_bucket{ ingress =~ \\"$ingress\\", }[1m])) by (le)"');
+  });
+
+  it('says why a query is a placeholder when the server has a plugin of its datasource type', () => {
+    const panel = { type: 'timeseries', title: 'Influx', datasource: { type: 'influxdb', uid: 'x' }, targets: [{ refId: 'A', query: 'SELECT 1' }] };
+    const notesWith = (has: boolean) => migrateGrafanaDashboard({ title: 't', panels: [panel] }, { hasPlugin: (k) => has || !k.startsWith('InfluxDB') }).report.entries[0].notes;
+    expect(notesWith(true)).to.deep.equal([
+      'query A (influxdb) is kept as a placeholder query that returns no data: dashplane has the InfluxDBTimeSeriesQuery plugin, but the migration does not translate influxdb queries into it: recreate the query with it; the original: "SELECT 1"',
+    ]);
+    expect(notesWith(false)[0]).to.include(': dashplane has no influxdb plugin;');
+  });
+
+  it('names a library panel without a name by its uid, and a dashboard without uid or title as such', () => {
+    const r = migrateGrafanaDashboard({ panels: [{ libraryPanel: { uid: 'lib-7' }, gridPos: { x: 0, y: 0, w: 6, h: 4 } }] });
+    expect(r.report.entries[0].source).to.equal('library panel "lib-7"');
+    expect(dashboardNotes(r)).to.deep.equal(['the dashboard has neither a uid nor a title to name it after: it is named "grafana-dashboard"']);
+  });
 });

@@ -47,8 +47,9 @@ const FIELD_OPTIONS_TYPES = new Set(['gauge', 'bargauge', 'stat']);
 export const MAPPED_PANEL_TYPES: readonly string[] = Object.keys(MAPPERS);
 
 function describe(panel: Obj): string {
-  const type = str(panel.type) ?? (isObj(panel.libraryPanel) ? 'library panel' : 'panel');
-  return `${type} "${str(panel.title) ?? ''}"`;
+  const library = obj(panel.libraryPanel);
+  if (!str(panel.type) && isObj(panel.libraryPanel)) return `library panel "${str(panel.title) ?? str(library.name) ?? str(library.uid) ?? ''}"`;
+  return `${str(panel.type) ?? 'panel'} "${str(panel.title) ?? ''}"`;
 }
 
 /** Grafana panel links -> Perses links (a link needs a URL; old dashboard-name links have none). */
