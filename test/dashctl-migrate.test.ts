@@ -77,6 +77,9 @@ describe('dashctl migrate', function () {
     });
     const named = await dashctl(config, ['migrate', '-f', exportFile, '-p', 'ops', '-o', 'json'], withServer());
     expect(JSON.parse(named.stdout).spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, show(named)).to.deep.equal({ kind: 'PrometheusDatasource', name: 'main' });
+    const input = await dashctl(config, ['migrate', '-f', exportFile, '-p', 'ops', '-o', 'json', '--input', 'DS_PROMETHEUS=thanos'], withServer());
+    expect(JSON.parse(input.stdout).spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, show(input)).to.deep.equal({ kind: 'PrometheusDatasource', name: 'thanos' });
+    expect(input.stderr).not.to.include('"main"');
     const names = (await s.api('GET', '/api/v1/projects/ops/dashboards')).body.map((d: any) => d.metadata.name);
     expect(names).to.deep.equal(['svc-overview', 'svc-overview-2']);
     const missing = await dashctl(config, ['migrate', '-f', exportFile, '-p', 'nope', '--apply'], withServer());

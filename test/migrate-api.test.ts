@@ -78,6 +78,13 @@ describe('POST /api/migrate', () => {
     });
     const own = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT });
     expect(own.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'main' });
+    // a datasource named through input is kept: neither the project's default nor ?datasource= replaces it
+    for (const path of ['/api/migrate?project=ops', '/api/migrate?project=ops&datasource=main']) {
+      const input = await s.api('POST', path, { grafanaDashboard: GRAFANA_EXPORT, input: { DS_PROMETHEUS: 'thanos' } });
+      expect(input.status, input.text).to.equal(200);
+      expect(input.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, path).to.deep.equal({ kind: 'PrometheusDatasource', name: 'thanos' });
+      expect(input.body.spec.variables[0].spec.plugin.spec.datasource, path).to.deep.equal({ kind: 'PrometheusDatasource', name: 'thanos' });
+    }
     const none = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT, useDefaultDatasource: true });
     expect(none.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.equal(undefined);
   });
@@ -87,6 +94,12 @@ describe('POST /api/migrate', () => {
       ['/api/migrate', { input: {} }, 400, /^grafanaDashboard cannot be empty/],
       ['/api/migrate', { grafanaDashboard: { foo: 1 } }, 400, /^grafanaDashboard is not a Grafana dashboard/],
       ['/api/migrate', { grafanaDashboard: { kind: 'Dashboard', metadata: {}, spec: {} } }, 400, /already a Perses dashboard/],
+      [
+        '/api/migrate',
+        { grafanaDashboard: { apiVersion: 'dashboard.grafana.app/v2beta1', kind: 'Dashboard', metadata: { name: 'x' }, spec: { title: 'x', elements: {}, layout: {} } } },
+        400,
+        /^grafanaDashboard is a Grafana dashboard in the v2 schema \(apiVersion dashboard\.grafana\.app\/v2beta1.*export the classic JSON model instead/,
+      ],
       ['/api/migrate', { grafanaDashboard: GRAFANA_EXPORT, input: { DS_PROMETHEUS: 3 } }, 400, /^input\.DS_PROMETHEUS must be a string/],
       ['/api/migrate', { grafanaDashboard: GRAFANA_EXPORT, useDefaultDatasource: 'yes' }, 400, /^useDefaultDatasource must be true or false/],
       ['/api/migrate?name=has%20space', { grafanaDashboard: GRAFANA_EXPORT }, 400, /^name: "has space" is not a valid dashboard name/],

@@ -1,8 +1,16 @@
 import { expect } from 'chai';
 import { DatasourceResolver } from './datasources.js';
-import { annotationsOf, dashboardLinks, durationOf, refreshOf, tagsOf } from './dashboard-settings.js';
+import { annotationsOf, dashboardLinks, durationOf, refreshOf, tagsOf, timezoneOf } from './dashboard-settings.js';
 
 describe('migrate: dashboard settings', () => {
+  it('keeps IANA time zones, makes "utc" UTC, and leaves "browser", "default" and unknown zones to the browser', () => {
+    const notes: string[] = [];
+    expect(['utc', 'Europe/Paris', 'browser', 'default', '', undefined].map((tz) => timezoneOf(tz, notes))).to.deep.equal(['UTC', 'Europe/Paris', undefined, undefined, undefined, undefined]);
+    expect(notes).to.deep.equal([]);
+    expect(timezoneOf('Mars/Olympus', notes)).to.equal(undefined);
+    expect(notes).to.deep.equal(['the time zone "Mars/Olympus" is not known: the browser\'s time zone is used']);
+  });
+
   it('turns relative time ranges into durations, in the largest exact unit', () => {
     const notes: string[] = [];
     expect(durationOf({ from: 'now-6h', to: 'now' }, notes)).to.equal('6h');

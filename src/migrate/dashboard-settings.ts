@@ -57,6 +57,24 @@ export function refreshOf(refresh: unknown, notes: string[]): string | undefined
   return undefined;
 }
 
+/**
+ * Grafana's `timezone` -> Perses `timezone`: "browser", "default" (the user's or organisation's
+ * choice, which is the browser's unless set) and "" are no time zone; "utc" is "UTC"; an IANA name
+ * is kept when the runtime knows it (the web UI formats with Intl, which throws on unknown names).
+ */
+export function timezoneOf(timezone: unknown, notes: string[]): string | undefined {
+  const tz = str(timezone);
+  if (tz === undefined || tz === 'browser' || tz === 'default') return undefined;
+  if (tz.toLowerCase() === 'utc') return 'UTC';
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return tz;
+  } catch {
+    notes.push(`the time zone "${tz}" is not known: the browser's time zone is used`);
+    return undefined;
+  }
+}
+
 /** Grafana tags as metadata tags: at most 20, 1-50 characters, trimmed, without duplicates. */
 export function tagsOf(tags: unknown, notes: string[]): string[] | undefined {
   const out = [
@@ -99,8 +117,10 @@ export function annotationsOf(annotations: unknown, ds: DatasourceResolver): { a
   for (const a of arr(obj(annotations).list)) {
     if (!isObj(a)) continue;
     const source = `annotation "${str(a.name) ?? ''}"`;
-    const type = ds.typeOf(a.datasource) ?? (str(a.expr) ? 'prometheus' : undefined);
-    if (a.builtIn === 1 || a.builtIn === true || type !== 'prometheus' || !str(a.expr)) {
+    // the Prometheus annotations of the first Grafana versions had their PromQL in `query`
+    const expr = str(a.expr) ?? (typeof a.query === 'string' ? str(a.query) : undefined);
+    const type = ds.typeOf(a.datasource) ?? (expr ? 'prometheus' : undefined);
+    if (a.builtIn === 1 || a.builtIn === true || type !== 'prometheus' || !expr) {
       const why =
         a.builtIn || type === 'grafana' || type === 'dashboard' ? "Grafana's own annotations and alerts stay in Grafana" : `annotations from a ${type ?? 'non-Prometheus'} source have no equivalent`;
       entries.push({ subject: 'annotation', source, outcome: 'dropped', notes: [why] });
@@ -113,7 +133,7 @@ export function annotationsOf(annotations: unknown, ds: DatasourceResolver): { a
             .map((t: string) => t.trim())
             .filter(Boolean)
         : undefined;
-    const spec = defined({ datasource: ds.selector('PrometheusDatasource', a.datasource), expr: a.expr, title: str(a.titleFormat), legend: str(a.textFormat), tags: tags?.length ? tags : undefined });
+    const spec = defined({ datasource: ds.selector('PrometheusDatasource', a.datasource), expr, title: str(a.titleFormat), legend: str(a.textFormat), tags: tags?.length ? tags : undefined });
     entries.push({ subject: 'annotation', source, path: `spec.annotations[${out.length}]`, result: 'PrometheusPromQLAnnotation', outcome: 'mapped', notes: [] });
     out.push({ display: defined({ name: str(a.name) ?? 'annotation', hidden: a.enable === false ? true : undefined, color: str(a.iconColor) }), plugin: { kind: 'PrometheusPromQLAnnotation', spec } });
   }

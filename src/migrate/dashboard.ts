@@ -1,7 +1,8 @@
-import { annotationsOf, dashboardLinks, durationOf, refreshOf, tagsOf } from './dashboard-settings.js';
+import { annotationsOf, dashboardLinks, durationOf, refreshOf, tagsOf, timezoneOf } from './dashboard-settings.js';
 import { DatasourceResolver, type DatasourceOptions } from './datasources.js';
 import { replaceInputs, unwrapGrafanaDashboard } from './grafana-input.js';
 import { layoutPanels } from './layout.js';
+import { upgradeLegacyDashboard } from './legacy-dashboard.js';
 import { dashboardName } from './names.js';
 import { migratePanel } from './panels.js';
 import type { QueryContext } from './queries.js';
@@ -43,7 +44,7 @@ const ZERO_TIME = '0001-01-01T00:00:00Z';
  * Throws a BadRequest ApiError when the input is not a Grafana dashboard.
  */
 export function migrateGrafanaDashboard(input: unknown, opts: MigrateOptions = {}): MigrationResult {
-  const grafana = replaceInputs(unwrapGrafanaDashboard(input, opts.source), opts.input);
+  const grafana = upgradeLegacyDashboard(replaceInputs(unwrapGrafanaDashboard(input, opts.source), opts.input));
   const report = new ReportBuilder();
   const ds = new DatasourceResolver(grafana, opts);
   const ctx: QueryContext = { ds, report, hasPlugin: opts.hasPlugin ?? (() => true) };
@@ -73,7 +74,7 @@ export function migrateGrafanaDashboard(input: unknown, opts: MigrateOptions = {
     layouts,
     duration: durationOf(grafana.time, notes, opts.now) ?? '1h',
     refreshInterval: refreshOf(grafana.refresh, notes),
-    timezone: grafana.timezone === 'utc' ? 'UTC' : grafana.timezone === 'browser' || !str(grafana.timezone) ? undefined : grafana.timezone,
+    timezone: timezoneOf(grafana.timezone, notes),
     links: links.links.length > 0 ? links.links : undefined,
     annotations: annotations.annotations.length > 0 ? annotations.annotations : undefined,
   });

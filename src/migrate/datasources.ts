@@ -77,14 +77,18 @@ export class DatasourceResolver {
   /** The datasource selector a migrated query or variable carries, or undefined for the project's default of `kind`. */
   selector(kind: string, ref: unknown): Obj | undefined {
     if (this.opts.useDefaultDatasource) return undefined;
-    if (kind === 'PrometheusDatasource' && this.opts.datasource) return { kind, name: this.opts.datasource };
     const text = isObj(ref) ? str(ref.uid) : str(ref);
+    // a datasource the caller named through `input` is kept, even when a project's default or `datasource` is given
+    if (text && this.chosen.has(text)) return { kind, name: text };
+    if (kind === 'PrometheusDatasource' && this.opts.datasource) return { kind, name: this.opts.datasource };
     if (text && kind === 'PrometheusDatasource' && !variableName(text)) this.prometheusRefs.add(text);
-    return text && this.chosen.has(text) ? { kind, name: text } : undefined;
+    return undefined;
   }
 
-  /** Human words for where the queries go, for report notes. */
-  target(kind: string): string {
+  /** Human words for where the queries go, for report notes; `variable`: the datasource variable or input they used. */
+  target(kind: string, variable?: string): string {
+    const given = variable !== undefined && !this.opts.useDefaultDatasource ? this.opts.input?.[variable] : undefined;
+    if (given !== undefined) return `the datasource "${given}" given as input ${variable}`;
     if (kind === 'PrometheusDatasource' && this.opts.datasource) return `the datasource "${this.opts.datasource}"`;
     return `the project's default ${kind}`;
   }

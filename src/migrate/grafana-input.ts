@@ -1,5 +1,5 @@
 import { badRequest } from '../errors.js';
-import { isObj, type Obj } from './read.js';
+import { isObj, obj, type Obj } from './read.js';
 
 /**
  * The Grafana dashboard inside what a user hands over: the dashboard itself, Grafana's HTTP API
@@ -10,6 +10,17 @@ export function unwrapGrafanaDashboard(input: unknown, field = 'grafanaDashboard
   if (!isObj(input)) throw badRequest(`${field} must be a Grafana dashboard JSON object (in Grafana: Share > Export > Save to file)`);
   const looksLike = (d: Obj) => Array.isArray(d.panels) || Array.isArray(d.rows) || typeof d.title === 'string' || isObj(d.templating);
   if (isObj(input.dashboard) && !looksLike(input)) return unwrapGrafanaDashboard(input.dashboard, /\s/.test(field) ? `the "dashboard" field of ${field}` : `${field}.dashboard`);
+  const apiVersion = typeof input.apiVersion === 'string' ? input.apiVersion : '';
+  if (apiVersion.startsWith('dashboard.grafana.app/') && input.kind === 'Dashboard' && isObj(input.spec)) {
+    // Grafana 12's resource form: v0/v1 wrap the classic JSON model in spec; v2 is another schema
+    if (!/^dashboard\.grafana\.app\/v[01]/.test(apiVersion) || isObj(input.spec.elements) || isObj(input.spec.layout)) {
+      throw badRequest(
+        `${field} is a Grafana dashboard in the v2 schema (apiVersion ${apiVersion}: spec.elements and spec.layout), which dashplane does not read: export the classic JSON model instead (in Grafana: Export > Export as JSON, with the classic/v1 model) and migrate that`,
+      );
+    }
+    const uid = input.spec.uid ?? obj(input.metadata).name;
+    return unwrapGrafanaDashboard({ ...input.spec, uid }, /\s/.test(field) ? `the "spec" field of ${field}` : `${field}.spec`);
+  }
   if (input.kind === 'Dashboard' && isObj(input.spec)) {
     throw badRequest(`${field} is already a Perses dashboard (kind: Dashboard): apply it as it is instead of migrating it`);
   }

@@ -45,7 +45,14 @@ describe('migrate: layout', () => {
     const notes: string[] = [];
     const sections = layoutPanels({ panels: [panel('x', { x: 0, y: 0, w: 8, h: 4 }, { repeat: 'v' }), panel('x', { x: 8, y: 0, w: 8, h: 4 }, { repeatPanelId: 1 })] }, notes);
     expect(keysOf(sections)).to.deep.equal([[null, ['0']]]);
-    expect(notes.join()).to.match(/1 panel\(s\) Grafana had copied/);
+    expect(notes.join()).to.match(/1 panel\(s\) or row\(s\) Grafana had copied for a repeat were left out, .*: timeseries "x" \(copy of panel 1\)$/);
+  });
+
+  it('keeps a panel whose repeatPanelId is 0 (falsy: not a copy)', () => {
+    const notes: string[] = [];
+    const sections = layoutPanels({ panels: [panel('x', { x: 0, y: 0, w: 8, h: 4 }, { repeatPanelId: 0 }), panel('y', { x: 8, y: 0, w: 8, h: 4 }, { repeatedByRow: false })] }, notes);
+    expect(keysOf(sections)).to.deep.equal([[null, ['0', '1']]]);
+    expect(notes).to.deep.equal([]);
   });
 
   it('takes library panels from the export and places panels without a position two per line', () => {

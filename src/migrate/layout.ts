@@ -1,4 +1,4 @@
-import { hasLegacyRows, upgradeLegacyRows } from './legacy-rows.js';
+import { hasLegacyRows, isLegacyRowCopy, upgradeLegacyRows } from './legacy-rows.js';
 import { arr, defined, isObj, num, obj, str, type Obj } from './read.js';
 
 /** One panel in its place: the key it gets in `spec.panels`, the Grafana panel, its grid item (without content). */
@@ -52,23 +52,52 @@ function resolveLibraryPanel(panel: Obj, elements: Obj, notes: string[]): Obj {
   return { ...model, gridPos: panel.gridPos ?? model.gridPos, title: panel.title ?? model.title, libraryPanel: undefined };
 }
 
+/** The lowest grid line the panels reach. */
+function bottomOf(panels: Obj[]): number {
+  return Math.max(0, ...panels.map((p) => (num(obj(p.gridPos).y) ?? 0) + (num(obj(p.gridPos).h) ?? 0)));
+}
+
+/** Whether Grafana made this panel or row as a copy for a repeat (only truthy markers count: `repeatPanelId: 0` is no copy). */
+function isCopy(p: Obj): boolean {
+  return Boolean(p.repeatPanelId) || Boolean(p.repeatedByRow) || (p.type === 'row' && Boolean(p.repeatIteration));
+}
+
+/** How the report names a copy left out. */
+function copyName(p: Obj): string {
+  const what = p.type === 'row' ? 'row' : `${str(p.type) ?? 'panel'}`;
+  const of = p.repeatPanelId ? ` (copy of panel ${String(p.repeatPanelId)})` : '';
+  const inside = p.type === 'row' && arr(p.panels).length > 0 ? ` (with ${arr(p.panels).length} panel(s))` : '';
+  return `${what} "${str(p.title) ?? ''}"${of}${inside}`;
+}
+
+/**
+ * The dashboard's panels in the `panels[]` form. Grafana's upgrade of schemas before 16 appends
+ * the panels of the legacy `rows[]` to `panels[]` (a dashboard may have both), and so does this,
+ * below the last panel. `copies` gets the names of the legacy row copies left out.
+ */
+function sourcePanels(dashboard: Obj, copies: string[]): Obj[] {
+  const panels = arr(dashboard.panels).filter(isObj);
+  if (!hasLegacyRows(dashboard)) return panels;
+  for (const row of arr(dashboard.rows).filter(isObj)) if (isLegacyRowCopy(row)) copies.push(copyName({ ...row, type: 'row' }));
+  return [...panels, ...upgradeLegacyRows(dashboard.rows, bottomOf(panels))];
+}
+
 /**
  * The Grafana panels in Perses Grid sections, in dashboard order: rows (collapsed ones hold their
  * panels, expanded ones are followed by theirs) and the legacy `rows[]` layout. Panel keys are
  * "i" (a panel above the first row) and "i_j" (panel j of row i), as Perses names them.
- * Copies Grafana made of repeated panels and rows are left out: the repeat comes back from the
- * original's repeat variable.
+ * Copies Grafana made of repeated panels and rows are left out, each named in a note: the repeat
+ * comes back from the original's repeat variable.
  */
 export function layoutPanels(dashboard: Obj, notes: string[]): Section[] {
-  const source = hasLegacyRows(dashboard) ? upgradeLegacyRows(dashboard.rows) : arr(dashboard.panels).filter(isObj);
+  const copies: string[] = [];
+  const source = sourcePanels(dashboard, copies);
   const elements = obj(dashboard.__elements);
-  let copies = 0;
-  const isCopy = (p: Obj) => p.repeatPanelId != null || p.repeatedByRow != null || (p.type === 'row' && p.repeatIteration != null);
   // fold the panels that follow an expanded row into it
   const top: Obj[] = [];
   for (const p of source) {
     if (isCopy(p)) {
-      copies++;
+      copies.push(copyName(p));
       continue;
     }
     const lastRow = top.length > 0 && top[top.length - 1].type === 'row' ? top[top.length - 1] : undefined;
@@ -87,7 +116,7 @@ export function layoutPanels(dashboard: Obj, notes: string[]): Section[] {
     }
     const panels: PlacedPanel[] = [];
     arr(p.panels).forEach((child: Obj, j: number) => {
-      if (isCopy(child)) return void copies++;
+      if (isCopy(child)) return void copies.push(copyName(child));
       const panel = resolveLibraryPanel(child, elements, notes);
       panels.push({ key: `${i}_${j}`, panel, item: defined({ ...gridItem(panel.gridPos, flow), repeatVariable: repeatOf(panel) }) });
     });
@@ -98,6 +127,6 @@ export function layoutPanels(dashboard: Obj, notes: string[]): Section[] {
     sections.push(defined({ display: { title: str(p.title) ?? '', collapse: { open: p.collapsed !== true } }, repeatVariable: str(p.repeat), panels }) as Section);
   });
   if (loose.length > 0) sections.unshift({ panels: loose });
-  if (copies > 0) notes.push(`${copies} panel(s) Grafana had copied for a repeat were left out: the repeated original stands for them`);
+  if (copies.length > 0) notes.push(`${copies.length} panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: ${copies.join(', ')}`);
   return sections;
 }

@@ -23,14 +23,22 @@ function showsRows(rows: Obj[]): boolean {
   return rows.some((r) => r.showTitle === true || r.collapse === true || str(r.repeat) !== undefined) || rows.length > 1;
 }
 
-/** `rows[]` -> `panels[]` (row panels with their panels nested, or plain panels when no row shows a header). */
-export function upgradeLegacyRows(rows: unknown): Obj[] {
+/** Whether a legacy row is a copy Grafana made of a repeated row (only a truthy id or iteration marks one). */
+export function isLegacyRowCopy(row: Obj): boolean {
+  return Boolean(row.repeatRowId) || Boolean(row.repeatIteration);
+}
+
+/**
+ * `rows[]` -> `panels[]` (row panels with their panels nested, or plain panels when no row shows a
+ * header), starting at grid line `startY`. Copies of repeated rows are left out: `isLegacyRowCopy`.
+ */
+export function upgradeLegacyRows(rows: unknown, startY = 0): Obj[] {
   const list = arr(rows).filter(isObj);
   const headers = showsRows(list);
   const out: Obj[] = [];
-  let y = 0;
+  let y = startY;
   for (const row of list) {
-    if (row.repeatRowId != null || row.repeatIteration != null) continue; // a copy Grafana made of a repeated row
+    if (isLegacyRowCopy(row)) continue;
     const rowHeight = gridHeight(row.height, DEFAULT_ROW_HEIGHT_PX);
     const rowPanel: Obj = { type: 'row', title: str(row.title) ?? '', collapsed: row.collapse === true, gridPos: { x: 0, y, w: COLUMNS, h: 1 }, panels: [] };
     if (str(row.repeat)) rowPanel.repeat = row.repeat;
@@ -61,7 +69,7 @@ export function upgradeLegacyRows(rows: unknown): Obj[] {
   return out;
 }
 
-/** Whether a dashboard uses the legacy layout: `rows[]` and no `panels[]`. */
+/** Whether a dashboard has panels in the legacy `rows[]` layout (alone, or next to `panels[]`). */
 export function hasLegacyRows(dashboard: Obj): boolean {
-  return arr(dashboard.rows).length > 0 && arr(obj(dashboard).panels).length === 0;
+  return arr(obj(dashboard).rows).some((r) => arr(obj(r).panels).length > 0);
 }

@@ -34,8 +34,11 @@ export function dashboardName(uid: unknown, title: unknown, taken: ReadonlySet<s
   let base = wanted;
   if (base === undefined && typeof uid === 'string' && isValidName(uid)) base = uid;
   if (base === undefined) {
-    base = (typeof title === 'string' && slugify(title)) || (typeof uid === 'string' && slugify(uid)) || 'grafana-dashboard';
-    notes.push(typeof uid === 'string' && uid !== '' ? `the uid "${uid}" is not a valid name: the dashboard is named "${base}"` : `the dashboard has no uid: it is named "${base}" after its title`);
+    const fromTitle = typeof title === 'string' ? slugify(title) : '';
+    base = fromTitle || (typeof uid === 'string' && slugify(uid)) || 'grafana-dashboard';
+    if (typeof uid === 'string' && uid !== '') notes.push(`the uid "${uid}" is not a valid name: the dashboard is named "${base}"`);
+    else if (fromTitle) notes.push(`the dashboard has no uid: it is named "${base}" after its title`);
+    else notes.push(`the dashboard has neither a uid nor a title to name it after: it is named "${base}"`);
   }
   let name = base;
   for (let i = 2; taken.has(name); i++) {

@@ -64,7 +64,7 @@ export function statusHistoryPanel(panel: Obj, ctx: QueryContext): MappedPanel {
  */
 export function placeholderPanel(panel: Obj, reason: string): MappedPanel {
   const type = str(panel.type) ?? (isObj(panel.libraryPanel) ? 'library panel' : 'unknown');
-  const title = str(panel.title) ?? '(untitled)';
+  const title = str(panel.title) ?? str(obj(panel.libraryPanel).name) ?? str(obj(panel.libraryPanel).uid) ?? '(untitled)';
   const queries = arr(panel.targets)
     .filter(isObj)
     .map((t) => `${t.refId ?? '-'}: ${targetText(t)}`);

@@ -1,3 +1,4 @@
+import { toHexColor } from './colors.js';
 import { fieldFormat, formatOf, thresholdsOf } from './field-config.js';
 import { legacyLegendOf, legendOf } from './legend.js';
 import { querySettingsOf } from './overrides.js';
@@ -78,13 +79,28 @@ export function timeSeriesPanel(panel: Obj, ctx: QueryContext): MappedPanel {
 
 const LEGACY_THRESHOLD_COLORS: Record<string, string> = { critical: '#f2495c', warning: '#ff9830', ok: '#73bf69' };
 
-/** Legacy graph thresholds (`[{value, op, colorMode, lineColor}]`) as Perses steps. */
-function legacyThresholds(list: unknown, notes: string[]): Obj | undefined {
-  const steps = arr(list)
+/**
+ * The two thresholds of graph panels before schema 13 (`grid.threshold1`, `threshold2` and their
+ * colours) in the later list form, as Grafana's upgrade makes them: "custom" colours, and "below"
+ * thresholds when the first is above the second.
+ */
+function gridThresholds(grid: unknown): Obj[] {
+  const g = obj(grid);
+  const list = [1, 2]
+    .filter((i) => num(g[`threshold${i}`]) !== undefined)
+    .map((i) => ({ value: num(g[`threshold${i}`])!, colorMode: 'custom', [g.thresholdLine === true ? 'lineColor' : 'fillColor']: g[`threshold${i}Color`] }));
+  const op = list.length === 2 && list[0].value > list[1].value ? 'lt' : 'gt';
+  return list.map((t) => ({ ...t, op }));
+}
+
+/** Legacy graph thresholds (`[{value, op, colorMode, lineColor}]`, and the older `grid` ones) as Perses steps. */
+function legacyThresholds(panel: Obj, notes: string[]): Obj | undefined {
+  const list = [...arr(panel.thresholds), ...gridThresholds(panel.grid)];
+  const steps = list
     .filter((t) => isObj(t) && num(t.value) !== undefined)
-    .map((t) => defined({ value: num(t.value)!, color: LEGACY_THRESHOLD_COLORS[t.colorMode] ?? t.lineColor ?? t.fillColor }))
+    .map((t) => defined({ value: num(t.value)!, color: LEGACY_THRESHOLD_COLORS[t.colorMode] ?? toHexColor(t.lineColor ?? t.fillColor ?? t.color) }))
     .sort((a, b) => a.value - b.value);
-  if (arr(list).some((t) => obj(t).op === 'lt')) notes.push('"below" thresholds are drawn as "above" thresholds');
+  if (list.some((t) => obj(t).op === 'lt')) notes.push('"below" thresholds are drawn as "above" thresholds');
   return steps.length > 0 ? { steps } : undefined;
 }
 
@@ -113,7 +129,7 @@ export function graphPanel(panel: Obj, ctx: QueryContext): MappedPanel {
     legend: legacyLegendOf(panel.legend),
     yAxis: axis,
     visual: nonEmpty(visual) ? visual : undefined,
-    thresholds: legacyThresholds(panel.thresholds, notes),
+    thresholds: legacyThresholds(panel, notes),
     querySettings: settings.length > 0 ? settings : undefined,
   });
   return { plugin: { kind: 'TimeSeriesChart', spec }, queries: q.queries, notes };

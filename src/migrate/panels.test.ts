@@ -9,6 +9,51 @@ const run = (panel: object, c = ctx()) => migratePanel(panel, 'spec.panels.0', c
 const target = { refId: 'A', expr: 'up', legendFormat: '{{instance}}' };
 
 describe('migrate: panels', () => {
+  it('upgrades the Grafana 6 fieldOptions and valueOptions of gauges, bar gauges and stats before mapping them', () => {
+    const fieldOptions = run({
+      type: 'bargauge',
+      title: 'Disk',
+      targets: [target],
+      options: {
+        orientation: 'horizontal',
+        fieldOptions: {
+          calcs: ['max'],
+          defaults: { unit: 'percent', decimals: 1, max: 90 },
+          thresholds: [
+            { color: 'red', value: 80 },
+            { color: 'green', value: null },
+          ],
+        },
+      },
+    });
+    expect(fieldOptions.panel.spec.plugin.spec).to.deep.include({ calculation: 'max', format: { unit: 'percent', decimalPlaces: 1 } });
+    const valueOptions = run({
+      type: 'gauge',
+      title: 'Load',
+      targets: [target],
+      options: {
+        valueOptions: { unit: 'percentunit', stat: 'avg', decimals: 2, suffix: '!' },
+        maxValue: 2,
+        thresholds: [
+          { color: 'green', value: null },
+          { color: 'red', value: 1.5 },
+        ],
+      },
+    });
+    expect(valueOptions.panel.spec.plugin.spec).to.deep.equal({
+      calculation: 'mean',
+      format: { unit: 'percent-decimal', decimalPlaces: 2 },
+      thresholds: {
+        steps: [
+          { value: 0, color: '#73bf69' },
+          { value: 1.5, color: '#f2495c' },
+        ],
+      },
+      max: 2,
+    });
+    expect(valueOptions.entry.notes).to.deep.equal(['suffix "!" is not shown']);
+  });
+
   it('maps a legacy singlestat to a StatChart with thresholds, value maps and sparkline, or to a GaugeChart', () => {
     const base = {
       type: 'singlestat',

@@ -1,3 +1,4 @@
+import { upgradeFieldOptions } from './legacy-field-options.js';
 import { barChartPanel, barGaugePanel, graphSeriesPanel, heatmapPanel, histogramPanel, pieChartPanel } from './panel-bars.js';
 import type { MappedPanel, PanelMapper } from './panel-mapper.js';
 import { logsPanel, placeholderPanel, statusHistoryPanel, textPanel } from './panel-misc.js';
@@ -21,6 +22,8 @@ const MAPPERS: Record<string, PanelMapper> = {
   table: (p, ctx) => (arr(p.styles).length > 0 && arr(p.transformations).length === 0 && arr(obj(p.fieldConfig).overrides).length === 0 ? legacyTablePanel(p, ctx) : tablePanel(p, ctx)),
   'table-old': legacyTablePanel,
   text: textPanel,
+  // the React text panel of Grafana 7.1-7.2, renamed back to `text` by schema 26: the same options
+  text2: textPanel,
   piechart: pieChartPanel,
   heatmap: heatmapPanel,
   histogram: histogramPanel,
@@ -37,12 +40,16 @@ const NO_EQUIVALENT: Record<string, string> = {
   news: 'News feeds have no equivalent.',
 };
 
+/** Panel types whose Grafana 6 settings (`options-gauge`, `options.valueOptions`, `options.fieldOptions`) are upgraded first. */
+const FIELD_OPTIONS_TYPES = new Set(['gauge', 'bargauge', 'stat']);
+
 /** The Grafana panel types that have a mapper. */
 export const MAPPED_PANEL_TYPES: readonly string[] = Object.keys(MAPPERS);
 
 function describe(panel: Obj): string {
-  const type = str(panel.type) ?? (isObj(panel.libraryPanel) ? 'library panel' : 'panel');
-  return `${type} "${str(panel.title) ?? ''}"`;
+  const library = obj(panel.libraryPanel);
+  if (!str(panel.type) && isObj(panel.libraryPanel)) return `library panel "${str(panel.title) ?? str(library.name) ?? str(library.uid) ?? ''}"`;
+  return `${str(panel.type) ?? 'panel'} "${str(panel.title) ?? ''}"`;
 }
 
 /** Grafana panel links -> Perses links (a link needs a URL; old dashboard-name links have none). */
@@ -57,6 +64,13 @@ function linksOf(panel: Obj, notes: string[]): Obj[] | undefined {
     out.push(defined({ name: str(l.title), url: l.url, targetBlank: l.targetBlank === true ? true : undefined, renderVariables: l.url.includes('$') ? true : undefined }));
   }
   return out.length > 0 ? out : undefined;
+}
+
+/** The data links on values, named for a note: Grafana 7+ `fieldConfig.defaults.links`, the graph's `options.dataLinks` (6.x), `options.fieldOptions.defaults.links` (6.x). */
+function dataLinksOf(panel: Obj): string[] {
+  const options = obj(panel.options);
+  const links = [...arr(obj(obj(panel.fieldConfig).defaults).links), ...arr(options.dataLinks), ...arr(obj(obj(options.fieldOptions).defaults).links)];
+  return links.filter(isObj).map((l) => `"${str(l.title) ?? ''}" (${str(l.url) ?? 'no URL'})`);
 }
 
 function mapped(panel: Obj, ctx: QueryContext): MappedPanel {
@@ -81,14 +95,21 @@ function mapped(panel: Obj, ctx: QueryContext): MappedPanel {
  * One Grafana panel -> a Perses panel and its report entry. Every panel becomes a panel: mapped
  * to the nearest plugin, or a Markdown placeholder that names the Grafana type and title.
  */
-export function migratePanel(panel: Obj, path: string, ctx: QueryContext): { panel: Obj; entry: ReportEntry } {
+export function migratePanel(grafanaPanel: Obj, path: string, ctx: QueryContext): { panel: Obj; entry: ReportEntry } {
+  const upgradeNotes: string[] = [];
+  const panel = FIELD_OPTIONS_TYPES.has(grafanaPanel.type) ? upgradeFieldOptions(grafanaPanel, upgradeNotes) : grafanaPanel;
   const result = mapped(panel, ctx);
   if (result.placeholder) for (const t of arr(panel.targets)) if (isObj(t)) ctx.report.countQuery('placeholder');
-  const notes = [...result.notes];
+  const notes = [...upgradeNotes, ...result.notes];
   const links = linksOf(panel, notes);
   for (const key of ['timeFrom', 'timeShift'])
     if (str(panel[key])) notes.push(`the panel's own time ${key === 'timeFrom' ? 'range' : 'shift'} "${panel[key]}" is not supported: it follows the dashboard time range`);
-  if (arr(obj(obj(panel.fieldConfig).defaults).links).length > 0) notes.push('data links on values are not carried');
+  const transformations = arr(panel.transformations).filter((t) => isObj(t) && t.disabled !== true);
+  // the Table mapper carries or names its transformations; the other Perses panels take none
+  if (transformations.length > 0 && !result.placeholder && result.plugin.kind !== 'Table')
+    notes.push(`transformations are not applied (only Perses tables have transforms): ${transformations.map((t) => String(t.id)).join(', ')}`);
+  const dataLinks = dataLinksOf(panel);
+  if (dataLinks.length > 0) notes.push(`data links on values are not carried (Perses links belong to the whole panel): ${dataLinks.join(', ')}`);
   const placeholders = result.queries.filter((q) => String(obj(obj(obj(q).spec).plugin).spec?.query ?? '').startsWith('# Grafana ')).length;
   const warning =
     placeholders > 0 ? `Migrated from Grafana: ${placeholders} of ${result.queries.length} queries could not be migrated and return no data (their text is kept in the query).` : undefined;

@@ -1,5 +1,5 @@
 import type { DatasourceResolver } from './datasources.js';
-import { arr, defined, isObj, num, str, type Obj } from './read.js';
+import { arr, defined, isObj, num, quoted, str, type Obj } from './read.js';
 import type { ReportBuilder } from './report.js';
 
 /** What the query mappers need from the dashboard being migrated. */
@@ -34,12 +34,13 @@ const VARIABLE_REF = /^\$([\w.-]+|\{[\w.-]+\})$/;
 
 /** Grafana's plugin type of a target whose datasource says nothing: told from the target's fields. */
 function typeFromShape(t: Obj, logs: boolean): string {
+  if (t.panelId !== undefined && t.panelId !== null) return 'dashboard';
   if (typeof t.expr === 'string') return logs ? 'loki' : 'prometheus';
   if (t.scenarioId !== undefined) return 'testdata';
   if (typeof t.target === 'string') return 'graphite';
   if (typeof t.rawSql === 'string') return 'sql';
   if (t.bucketAggs !== undefined || t.timeField !== undefined) return 'elasticsearch';
-  if (t.measurement !== undefined || t.resultFormat !== undefined) return 'influxdb';
+  if (t.measurement !== undefined || t.resultFormat !== undefined || Array.isArray(t.groupBy)) return 'influxdb';
   if (t.namespace !== undefined && t.metricName !== undefined) return 'cloudwatch';
   return 'unknown';
 }
@@ -67,11 +68,24 @@ function minStep(t: Obj, panel: Obj, notes: string[]): string | undefined {
   return undefined;
 }
 
-function placeholder(type: string, t: Obj): Obj {
+/** Perses query plugins of Grafana datasource types the migration does not translate into (their query models differ). */
+const UNTRANSLATED_PLUGINS: Record<string, string> = { influxdb: 'InfluxDBTimeSeriesQuery', cloudwatch: 'CloudWatchTimeSeriesQuery', tempo: 'TempoTraceQuery' };
+
+/** Why a target of `type` is not migrated, in words for notes and placeholder queries. */
+function whyNot(type: string, t: Obj, ctx: QueryContext): string {
+  if (type === 'dashboard')
+    return `it reused the results of panel ${String(t.panelId)} (Grafana's "-- Dashboard --" datasource), and Perses panels cannot share results: copy that panel's queries here`;
+  if (type === 'unknown') return 'its datasource type cannot be told from the dashboard';
+  const plugin = UNTRANSLATED_PLUGINS[type];
+  if (plugin && ctx.hasPlugin(plugin)) return `dashplane has the ${plugin} plugin, but the migration does not translate ${type} queries into it: recreate the query with it`;
+  return `dashplane has no ${type} plugin`;
+}
+
+function placeholder(type: string, t: Obj, why: string): Obj {
   const lines = targetText(t)
     .replace(/[\u0000-\u0009\u000b-\u001f]/g, ' ')
     .split('\n');
-  const text = [`# Grafana ${type} query ${t.refId ?? ''} was not migrated: dashplane has no ${type} plugin. Original query:`, ...lines.map((l) => `#   ${l}`), PLACEHOLDER_SELECTOR].join('\n');
+  const text = [`# Grafana ${type} query ${t.refId ?? ''} was not migrated: ${why}. Original query:`, ...lines.map((l) => `#   ${l}`), PLACEHOLDER_SELECTOR].join('\n');
   return { kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: text } } } };
 }
 
@@ -91,7 +105,7 @@ export function migrateTargets(panel: Obj, ctx: QueryContext, logs = false): Pan
     if (/prometheus|thanos|mimir|cortex|victoriametrics/i.test(type)) type = 'prometheus';
     const id = t.refId ? `query ${t.refId}` : 'a query';
     if (t.hide === true) {
-      out.notes.push(`${id} was hidden in Grafana and is not migrated: ${targetText(t)}`);
+      out.notes.push(`${id} was hidden in Grafana and is not migrated: ${quoted(targetText(t))}`);
       ctx.report.countQuery('dropped');
       continue;
     }
@@ -124,12 +138,14 @@ export function migrateTargets(panel: Obj, ctx: QueryContext, logs = false): Pan
       ctx.report.countQuery('mapped');
     } else if (!logs) {
       out.refs.push({ refId: str(t.refId), legend: str(t.legendFormat), index: out.queries.length });
-      out.queries.push(placeholder(type, t));
-      out.notes.push(`${id} (${type}) is kept as a placeholder query that returns no data: ${targetText(t).slice(0, 200)}`);
+      const why = whyNot(type, t, ctx);
+      out.queries.push(placeholder(type, t, why));
+      const original = type === 'dashboard' ? '' : `; the original: ${quoted(targetText(t))}`;
+      out.notes.push(`${type === 'dashboard' ? id : `${id} (${type})`} is kept as a placeholder query that returns no data: ${why}${original}`);
       out.placeholders++;
       ctx.report.countQuery('placeholder');
     } else {
-      out.notes.push(`${id} (${type}) cannot feed a log panel and is not migrated: ${targetText(t).slice(0, 200)}`);
+      out.notes.push(`${id} (${type}) cannot feed a log panel and is not migrated: ${quoted(targetText(t))}`);
       ctx.report.countQuery('dropped');
     }
   }

@@ -62,3 +62,9 @@ export function regexSource(text: string): string {
   const m = /^\/(.*)\/[gimsuy]*$/s.exec(text);
   return m ? m[1] : text;
 }
+
+/** A text (a query, most often) quoted on one line for a report note: whitespace runs as one space, cut at `max` characters. */
+export function quoted(text: string, max = 160): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return JSON.stringify(line.length > max ? `${line.slice(0, max - 1)}…` : line);
+}

@@ -1,5 +1,5 @@
 import type { QueryContext } from './queries.js';
-import { arr, defined, isObj, obj, regexSource, str, type Obj } from './read.js';
+import { arr, defined, isObj, obj, quoted, regexSource, str, type Obj } from './read.js';
 import type { ReportEntry } from './report.js';
 import { prometheusVariable } from './variable-queries.js';
 
@@ -66,8 +66,15 @@ function listVariable(v: Obj, plugin: Obj, notes: string[], capturingRegexp?: st
   return { kind: 'ListVariable', spec };
 }
 
+/** A variable's query as text: Grafana's string, a structured query's `query`, its `definition`, or what a Loki/Tempo label query lists. */
 function queryText(v: Obj): string {
-  return typeof v.query === 'string' ? v.query : (str(obj(v.query).query) ?? str(v.definition) ?? '');
+  if (typeof v.query === 'string') return v.query;
+  const q = obj(v.query);
+  const text = str(q.query) ?? str(v.definition);
+  if (text) return text;
+  if (str(q.label)) return str(q.stream) ? `label_values(${q.stream}, ${q.label})` : `label_values(${q.label})`;
+  const { refId: _r, ...rest } = q;
+  return Object.keys(rest).length > 0 ? JSON.stringify(rest) : '';
 }
 
 /** Whether a query of an unknown datasource still reads as a Prometheus variable function. */
@@ -104,7 +111,7 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext): Migrat
     }
     case 'datasource': {
       const kind = String(v.query) === 'loki' ? 'LokiDatasource' : 'PrometheusDatasource';
-      notes.push(`queries that used $${name} now use ${ctx.ds.target(kind)} (the web UI has no datasource picker)`);
+      notes.push(`queries that used $${name} now use ${ctx.ds.target(kind, name)} (the web UI has no datasource picker)`);
       return { entry: { ...entry('approximated', `${kind} of the project`), path: undefined } };
     }
     case 'query': {
@@ -116,7 +123,11 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext): Migrat
         const plugin = { kind: prom.plugin.kind, spec: defined({ datasource: selector, ...prom.plugin.spec }) };
         return { variable: listVariable(v, plugin, notes, prom.capturingRegexp), entry: entry('mapped', prom.plugin.kind) };
       }
-      notes.push(`the ${type ?? 'unknown'} query "${text}" cannot run in dashplane: the variable offers the values saved with the dashboard`);
+      notes.push(
+        text
+          ? `the ${type ?? 'unknown'} query ${quoted(text)} cannot run in dashplane: the variable offers the values saved with the dashboard`
+          : `the variable has no query (datasource type: ${type ?? 'unknown'}): it offers the values saved with the dashboard`,
+      );
       return {
         variable: listVariable(v, { kind: 'StaticListVariable', spec: { values: staticValues({ ...v, query: undefined }) } }, [], null),
         entry: entry('placeholder', 'StaticListVariable (placeholder)'),

@@ -1,0 +1,210 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { formatReport } from '../src/migrate/report.js';
+import { migrateGrafanaDashboard, type MigrateOptions, type MigrationResult } from '../src/migrate/dashboard.js';
+
+/**
+ * Real Grafana dashboards (test/data/grafana, sources in its SOURCES.md), each showing a case an
+ * audit found the migration getting wrong: what it keeps, and what its report says.
+ */
+const DATA = join(process.cwd(), 'test', 'data', 'grafana');
+const load = (file: string): any => JSON.parse(readFileSync(join(DATA, file), 'utf8'));
+const migrate = (file: string, opts: MigrateOptions = {}): MigrationResult => migrateGrafanaDashboard(load(file), opts);
+const dashboardNotes = (r: MigrationResult): string[] => r.report.entries.find((e) => e.subject === 'dashboard')!.notes;
+const panelsOf = (r: MigrationResult): any[] => r.dashboard.spec.layouts.flatMap((l: any) => l.spec.items).map((i: any) => r.dashboard.spec.panels[i.content.$ref.split('/').pop()]);
+
+describe('Grafana migration of real dashboards the audit found mishandled', () => {
+  it('keeps the legacy rows[] of a dashboard that also has panels[], after them, as Grafana does (v16.span_zero_demo)', () => {
+    const r = migrate('grafana__migration-testdata_v16.span_zero_demo.json');
+    expect(r.report.summary.panels.total).to.equal(18);
+    expect(r.report.summary.queries.total).to.equal(27);
+    const layouts = r.dashboard.spec.layouts;
+    expect(layouts.map((l: any) => l.spec.display?.title ?? null)).to.deep.equal([null, 'Application Service']);
+    expect(layouts[0].spec.items).to.have.length(1);
+    expect(layouts[1].spec.items).to.have.length(17);
+    // below the panel of panels[] (3 grid lines high)
+    expect(Math.min(...layouts[1].spec.items.map((i: any) => i.y))).to.be.at.least(3);
+  });
+
+  it('keeps panels whose repeatPanelId is 0 or repeatByRow false, and names every copy left out (v27.repeated_panels_and_constant_variable)', () => {
+    const r = migrate('grafana__migration-testdata_v27.repeated_panels_and_constant_variable.json');
+    expect(panelsOf(r).map((p) => p.spec.display.name)).to.deep.equal([
+      'Normal Panel',
+      'Panel with falsy repeatByRow',
+      'Panel with falsy repeatPanelId',
+      'Normal nested panel',
+      'Nested panel with falsy repeatPanelId',
+    ]);
+    expect(dashboardNotes(r)).to.include(
+      '2 panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: graph "" (copy of panel panel1), graph "" (copy of panel panel2)',
+    );
+  });
+
+  it('names the copies of a repeated legacy row it leaves out (linkerd2 conduit-dashboard)', () => {
+    const r = migrate('linkerd2__conduit-dashboard.json');
+    expect(r.report.summary.panels.total).to.equal(13);
+    expect(dashboardNotes(r)).to.include('1 panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: row "$target_deployment" (with 4 panel(s))');
+  });
+
+  it('keeps a datasource named through input when the caller also gives one (ingress-nginx request-handling-performance)', () => {
+    const r = migrate('ingress-nginx__request-handling-performance.json', { input: { DS_PROMETHEUS: 'thanos' }, datasource: 'prom' });
+    const datasources = panelsOf(r)
+      .flatMap((p) => p.spec.queries ?? [])
+      .map((q: any) => q.spec.plugin.spec.datasource);
+    expect(datasources).to.have.length(13);
+    expect(datasources.every((d: any) => d?.name === 'thanos')).to.equal(true);
+    const variable = r.report.entries.find((e) => e.source === 'datasource variable "DS_PROMETHEUS"')!;
+    expect(variable.notes).to.deep.equal(['queries that used $DS_PROMETHEUS now use the datasource "thanos" given as input DS_PROMETHEUS (the web UI has no datasource picker)']);
+  });
+
+  it('gives a dashboard whose time zone is "default" no time zone, the browser\'s (monitoring-mixins couchdb-logs)', () => {
+    const r = migrate('monitoring-mixins__couchdb-logs.json');
+    expect(load('monitoring-mixins__couchdb-logs.json').timezone).to.equal('default');
+    expect(r.dashboard.spec).not.to.have.property('timezone');
+  });
+
+  it('migrates the text2 panels of Grafana 7.1-7.2 as text panels (v26.text2_to_text)', () => {
+    const r = migrate('grafana__migration-testdata_v26.text2_to_text.json');
+    expect(r.report.summary.panels).to.include({ total: 3, placeholder: 0 });
+    const panels = panelsOf(r);
+    expect(panels.map((p) => p.spec.plugin.kind)).to.deep.equal(['Markdown', 'Markdown', 'Markdown']);
+    expect(panels[0].spec.plugin.spec.text).to.equal('');
+    expect(panels[2].spec.plugin.spec.text).to.match(/^# React Text Panel from Angular Panel\n# \$constant\n/);
+  });
+
+  it('keeps unit, decimals, reducer and thresholds of Grafana 6.0 gauges (options-gauge, v18.gauge_options)', () => {
+    const r = migrate('grafana__migration-testdata_v18.gauge_options.json');
+    const [complete, partial, buggy] = panelsOf(r).map((p) => p.spec.plugin);
+    expect(complete).to.deep.equal({
+      kind: 'GaugeChart',
+      spec: {
+        calculation: 'last',
+        format: { unit: 'milliseconds', decimalPlaces: 2 },
+        thresholds: {
+          steps: [
+            { value: 0, color: '#73bf69' },
+            { value: 50, color: '#fade2a' },
+            { value: 100, color: '#f2495c' },
+          ],
+        },
+      },
+    });
+    expect(partial.spec).to.deep.equal({ calculation: 'last', format: { unit: 'percent', decimalPlaces: 1 }, max: 100 });
+    expect(buggy.spec).to.deep.equal({ calculation: 'mean', format: { unit: 'bytes', decimalPlaces: 0 } });
+    expect(r.report.entries[0].notes).to.deep.equal(['prefix "Value: " is not shown', 'suffix " ms" is not shown']);
+  });
+
+  it('keeps the graph thresholds of schemas before 13 (grid.threshold1/2) and the colour of "custom" ones (v13.graph_thresholds)', () => {
+    const r = migrate('grafana__migration-testdata_v13.graph_thresholds.json');
+    expect(panelsOf(r).map((p) => p.spec.plugin.spec.thresholds?.steps)).to.deep.equal([
+      [
+        { value: 200, color: '#fade2a' },
+        { value: 400, color: '#f2495c' },
+      ],
+      [
+        { value: 100, color: '#73bf69' },
+        { value: 300, color: '#5794f2' },
+      ],
+      [{ value: 150, color: '#ff9830' }],
+      [
+        { value: 50, color: '#b877d9' },
+        { value: 200, color: '#fade2a' },
+      ],
+      undefined,
+    ]);
+  });
+
+  it('names the data links on values it does not carry, in every Grafana form (v20.variable_syntax_links)', () => {
+    const r = migrate('grafana__migration-testdata_v20.variable_syntax_links.json');
+    const links = r.report.entries.filter((e) => e.subject === 'panel').map((e) => e.notes.find((n) => n.startsWith('data links on values are not carried')));
+    expect(links.map((n) => n?.match(/"[^"]+" \(/g)?.length)).to.deep.equal([2, 2, 2, 2, undefined]);
+    expect(links[2]).to.include('"Combined link" (http://combined.com?series=$__series_name&field=$__field_name&time=__value_time)');
+  });
+
+  it('names the transformations of panels that are not tables, which Perses cannot apply (monitoring-mixins couchdb-logs)', () => {
+    const r = migrate('monitoring-mixins__couchdb-logs.json');
+    const noted = r.report.entries.filter((e) => e.notes.some((n) => n.startsWith('transformations are not applied')));
+    expect(noted.map((e) => [e.source, e.result, e.notes.find((n) => n.startsWith('transformations'))])).to.deep.equal([
+      ['timeseries "Logs volume"', 'TimeSeriesChart', 'transformations are not applied (only Perses tables have transforms): renameByRegex'],
+    ]);
+  });
+
+  it('reads the variables, time range and graphs of schema 1 (services.filter, graphite panels, v2.panels-and-services)', () => {
+    const r = migrate('grafana__migration-testdata_v2.panels-and-services.json');
+    expect(r.dashboard.spec.duration).to.equal('6h');
+    expect(r.dashboard.spec.variables.map((v: any) => `${v.spec.name} ${v.spec.plugin.kind}`)).to.deep.equal(['server PrometheusLabelValuesVariable', 'env StaticListVariable']);
+    expect(r.report.summary.panels).to.include({ total: 4, placeholder: 0 });
+    expect(panelsOf(r)[0].spec.plugin.spec).to.deep.equal({ legend: { position: 'bottom', mode: 'list' }, yAxis: { format: { unit: 'percent' }, min: 0, max: 100 } });
+  });
+
+  it('reads the pulldown annotations and the filter and untyped variables of schemas before 6 (v6.pulldowns_and_templating)', () => {
+    const r = migrate('grafana__migration-testdata_v6.pulldowns_and_templating.json');
+    expect(r.report.summary.variables).to.include({ total: 4, mapped: 4 });
+    expect(r.report.entries.filter((e) => e.subject === 'annotation').map((e) => `${e.source} ${e.outcome}`)).to.deep.equal(['annotation "deployment" mapped', 'annotation "alerts" dropped']);
+    expect(r.dashboard.spec.annotations[0].plugin.spec.expr).to.equal('ALERTS{alertname="DeploymentStarted"}');
+    expect(formatReport(r.report, true)).not.to.include('undefined');
+  });
+
+  it('hides the variables of schemas before 12 that had hideVariable', () => {
+    const r = migrateGrafanaDashboard({
+      title: 'old',
+      schemaVersion: 11,
+      templating: {
+        list: [
+          { name: 'a', type: 'textbox', query: 'x', hideVariable: true },
+          { name: 'b', type: 'textbox', query: 'y', hideLabel: true },
+        ],
+      },
+    });
+    expect(r.dashboard.spec.variables.map((v: any) => v.spec.display)).to.deep.equal([{ hidden: true }, { hidden: false }]);
+  });
+
+  it('refuses the Grafana 12 v2 schema, naming it and the classic export to use (e2e-repeats v2)', () => {
+    expect(() => migrate('grafana__e2e-repeats_Repeating-a-row-with-a-repeating-vertical-panel_v2.json')).to.throw(
+      'grafanaDashboard is a Grafana dashboard in the v2 schema (apiVersion dashboard.grafana.app/v2: spec.elements and spec.layout), which dashplane does not read: export the classic JSON model instead',
+    );
+  });
+
+  it('reads the classic model inside a Grafana 12 v1 resource, named after its metadata.name', () => {
+    const r = migrateGrafanaDashboard({ apiVersion: 'dashboard.grafana.app/v1beta1', kind: 'Dashboard', metadata: { name: 'abc' }, spec: { title: 'T', panels: [{ type: 'text', title: 'a' }] } });
+    expect(r.dashboard.metadata.name).to.equal('abc');
+    expect(r.report.summary.panels.total).to.equal(1);
+  });
+
+  it("says a query on the -- Dashboard -- datasource reuses another panel's results, naming the panel (panel-common shared_queries)", () => {
+    const r = migrate('grafana__panel-common_shared_queries.json');
+    const entry = r.report.entries.find((e) => e.source === 'gauge "Last non-null"')!;
+    expect(entry.notes).to.include(
+      'query A is kept as a placeholder query that returns no data: it reused the results of panel 2 (Grafana\'s "-- Dashboard --" datasource), and Perses panels cannot share results: copy that panel\'s queries here',
+    );
+    expect(formatReport(r.report)).not.to.match(/unknown/);
+  });
+
+  it('names the label a structured Loki variable query lists (monitoring-mixins couchdb-logs)', () => {
+    const notes = migrate('monitoring-mixins__couchdb-logs.json').report.entries.flatMap((e) => (e.subject === 'variable' ? e.notes : []));
+    expect(notes).to.include('the loki query "label_values({}, job)" cannot run in dashplane: the variable offers the values saved with the dashboard');
+    expect(notes.join()).not.to.include('query ""');
+  });
+
+  it('quotes multi-line query texts on one line in notes (ingress-nginx request-handling-performance)', () => {
+    const r = migrate('ingress-nginx__request-handling-performance.json');
+    const hidden = r.report.entries.flatMap((e) => e.notes).find((n) => n.includes('was hidden in Grafana'))!;
+    expect(hidden).to.equal('query A was hidden in Grafana and is not migrated: "sum (rate(nginx_ingress_controller_response_size_bucket{ ingress =~ \\"$ingress\\", }[1m])) by (le)"');
+  });
+
+  it('says why a query is a placeholder when the server has a plugin of its datasource type', () => {
+    const panel = { type: 'timeseries', title: 'Influx', datasource: { type: 'influxdb', uid: 'x' }, targets: [{ refId: 'A', query: 'SELECT 1' }] };
+    const notesWith = (has: boolean) => migrateGrafanaDashboard({ title: 't', panels: [panel] }, { hasPlugin: (k) => has || !k.startsWith('InfluxDB') }).report.entries[0].notes;
+    expect(notesWith(true)).to.deep.equal([
+      'query A (influxdb) is kept as a placeholder query that returns no data: dashplane has the InfluxDBTimeSeriesQuery plugin, but the migration does not translate influxdb queries into it: recreate the query with it; the original: "SELECT 1"',
+    ]);
+    expect(notesWith(false)[0]).to.include(': dashplane has no influxdb plugin;');
+  });
+
+  it('names a library panel without a name by its uid, and a dashboard without uid or title as such', () => {
+    const r = migrateGrafanaDashboard({ panels: [{ libraryPanel: { uid: 'lib-7' }, gridPos: { x: 0, y: 0, w: 6, h: 4 } }] });
+    expect(r.report.entries[0].source).to.equal('library panel "lib-7"');
+    expect(dashboardNotes(r)).to.deep.equal(['the dashboard has neither a uid nor a title to name it after: it is named "grafana-dashboard"']);
+  });
+});
