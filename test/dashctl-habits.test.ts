@@ -214,7 +214,7 @@ describe('dashctl kubectl habits (end to end)', function () {
       expect(log, 'the editor ran twice').to.have.length(2);
       expect(log[1])
         .to.match(/^# The edit could not be saved/)
-        .and.match(/^# +spec\.duration: must match/m);
+        .and.match(/^# +spec\.duration: must be a duration such as/m);
       expect(log[1])
         .to.match(/^ {2}duration: 5x$/m)
         .and.match(/^kind: Dashboard$/m);

@@ -131,7 +131,7 @@ describe('dashctl plan checks: default datasources, diff refusals, empty inputs,
       expect(d.code, show(d)).to.equal(2);
       expect(d.stderr, show(d))
         .to.include(`${f} Dashboard demo/bad: invalid Dashboard`)
-        .and.include(`spec.duration: must match the pattern`)
+        .and.include(`spec.duration: must be a duration such as "30s"`)
         .and.include(`(${f}:5)`)
         .and.include('unknown Panel plugin kind "NoSuchChart"')
         .and.include(`(${f}:11)`)

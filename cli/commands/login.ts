@@ -109,9 +109,13 @@ async function checkProject(url: string, token: string | undefined, project: str
     if (res.status !== 403) return;
     const list = await api.request('GET', collectionPath(KINDS.projectKind));
     if (list.status !== 200 || !Array.isArray(list.body)) throw toHttpError('GET', collectionPath(KINDS.projectKind), list);
-    if (!list.body.some((p: { metadata?: { name?: unknown } }) => p?.metadata?.name === project)) {
-      throw new CliError(`project "${project}" does not exist or you cannot read it; nothing was saved (${url}). Ask an owner of the project for access, or ${advice}`);
+    if (list.body.some((p: { metadata?: { name?: unknown } }) => p?.metadata?.name === project)) return;
+    // a grant inside the project (a role binding, a token narrowed to some kinds there) without
+    // read on the Project object itself: reading any of its kinds shows the project is there
+    for (const d of KINDS.projectScoped()) {
+      if ((await api.request('GET', `${collectionPath(d, project)}?limit=1`)).status === 200) return;
     }
+    throw new CliError(`project "${project}" does not exist or you cannot read it; nothing was saved (${url}). Ask an owner of the project for access, or ${advice}`);
   } finally {
     await api.close();
   }
