@@ -10,6 +10,7 @@ export type Reason =
   | 'Unauthorized'
   | 'Forbidden'
   | 'NotFound'
+  | 'MethodNotAllowed'
   | 'AlreadyExists'
   | 'Conflict'
   | 'PreconditionFailed'

@@ -608,6 +608,20 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       const r = await s.api('GET', '/api/v1/nothings');
       expect(r.status).to.equal(404);
       expect(r.body.message).to.be.a('string');
+      expect((await s.api('PUT', '/nothing/at/all')).status, 'not a UI page either').to.equal(404);
+    });
+
+    it('a served path with another method is a 405 whose Allow header names the methods (as Perses and Kubernetes answer)', async () => {
+      for (const [method, path, allow] of [
+        ['PATCH', '/api/v1/projects/demo', 'DELETE, GET, HEAD, PUT'],
+        ['PUT', '/api/v1/projects/demo/dashboards', 'GET, HEAD, POST'],
+        ['DELETE', '/API/V1/Projects/', 'GET, HEAD, POST'],
+      ]) {
+        const r = await s.api(method, path);
+        expect(r.status, `${method} ${path}`).to.equal(405);
+        expect(r.headers.get('allow'), `${method} ${path}`).to.equal(allow);
+        expect(r.body).to.deep.equal({ message: `${method} is not allowed on ${path}; use ${allow}`, reason: 'MethodNotAllowed' });
+      }
     });
   });
 });
