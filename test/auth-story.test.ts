@@ -306,6 +306,7 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
       const user = (name: string) => ({ kind: 'User', metadata: { name }, spec: { nativeProvider: { password: `${name}-password` } } });
       let r = await closed.api('POST', '/api/v1/users', user('mallory'));
       expect(r.status, r.text).to.equal(401);
+      expect(r.body.message).to.equal('sign-up is turned off on this server (security.authentication.disable_sign_up); ask an administrator to create your User, then sign in');
       expect(await closed.server.store.get({ kind: 'User', project: '', name: 'mallory' })).to.equal(undefined);
       const root = await loginAdmin(closed);
       r = await closed.api('POST', '/api/v1/users', user('nina'), bearer(root));

@@ -140,7 +140,8 @@ export function buildApp(o: AppOptions): FastifyInstance {
  * marked `anonymous` (login, health, sign-up, ...) also serve callers without valid credentials.
  */
 async function authenticate(authenticator: Authenticator, request: FastifyRequest): Promise<Principal> {
-  const flag = (request.routeOptions.config as { anonymous?: boolean | ((url: string) => boolean) } | undefined)?.anonymous;
+  const config = request.routeOptions.config as { anonymous?: boolean | ((url: string) => boolean); unauthenticated?: string } | undefined;
+  const flag = config?.anonymous;
   const anonymousRoute = typeof flag === 'function' ? flag(request.url) : flag === true;
   const origin = { requestId: request.id, address: request.ip };
   try {
@@ -151,7 +152,7 @@ async function authenticate(authenticator: Authenticator, request: FastifyReques
     return { ...ANONYMOUS, origin };
   }
   if (anonymousRoute) return { ...ANONYMOUS, origin };
-  throw unauthorized('sign in first: send "Authorization: Bearer <access token>" (POST /api/auth/providers/native/login gives one)');
+  throw unauthorized(config?.unauthenticated ?? 'sign in first: send "Authorization: Bearer <access token>" (POST /api/auth/providers/native/login gives one)');
 }
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

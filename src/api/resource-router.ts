@@ -87,9 +87,18 @@ export function registerResourceRoutes(app: FastifyInstance, registry: KindRegis
     };
     // Sign-up: anonymous callers may create unless the configuration turns it off.
     const signUp = d.scope === 'global' && d.anonymousCreateUnless !== undefined && getPath(config, d.anonymousCreateUnless) !== true;
+    const signUpOff = d.scope === 'global' && d.anonymousCreateUnless !== undefined && !signUp;
     for (const r of kindRoutes(d)) {
       const anonymous = signUp && r.op === 'create';
-      app.route({ method: r.method, url: r.url, config: { resource: { kind: d.kind, op: r.op }, ...(anonymous ? { anonymous } : {}) }, handler: byOp[r.op] as never });
+      // an anonymous sign-up where it is turned off is told so, not just to sign in
+      const unauthenticated =
+        signUpOff && r.op === 'create' ? `sign-up is turned off on this server (${d.anonymousCreateUnless}); ask an administrator to create your ${d.kind}, then sign in` : undefined;
+      app.route({
+        method: r.method,
+        url: r.url,
+        config: { resource: { kind: d.kind, op: r.op }, ...(anonymous ? { anonymous } : {}), ...(unauthenticated ? { unauthenticated } : {}) },
+        handler: byOp[r.op] as never,
+      });
     }
   }
 }
