@@ -147,7 +147,7 @@ describe('dashctl plan checks: default datasources, diff refusals, empty inputs,
       for (const cmd of ['diff', 'apply']) {
         const r = await run([cmd, '-f', f]);
         expect(r.code, show(r)).to.equal(cmd === 'diff' ? 2 : 1);
-        expect(r.stderr, show(r)).to.include(`metadata.name: may only contain`).and.include(`(${f}:3)`).and.not.include('URL path');
+        expect(r.stderr, show(r)).to.include(`metadata.name: the name is invalid: it may only contain`).and.include(`(${f}:3)`).and.not.include('URL path');
       }
     });
 

@@ -755,13 +755,13 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
   });
 
   it("the datasource URL's own query string (a tenant) is kept, before the caller's, as Perses' reverse proxy joins them", async () => {
-    await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('tenant', `${up.url}/base/?tenant=x`), asAdmin()));
+    await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('with-tenant', `${up.url}/base/?tenant=x`), asAdmin()));
     for (const [suffix, expected] of [
       ['/api/v1/query?query=up', '/base/api/v1/query?tenant=x&query=up'],
       ['/api/v1/labels', '/base/api/v1/labels?tenant=x'],
     ]) {
       const before = up.hits.length;
-      const r = await rawRequest(s.url, 'GET', `${P}/tenant${suffix}`, asAdmin());
+      const r = await rawRequest(s.url, 'GET', `${P}/with-tenant${suffix}`, asAdmin());
       expect(r.status, String(r.body)).to.equal(200);
       expect(up.hits.slice(before).map((h) => h.url)).to.deep.equal([expected]);
     }

@@ -156,7 +156,7 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       // a name that is not a string says so (a YAML name: 0123 is a number)
       const numeric = await s.api('POST', '/api/v1/projects/demo/dashboards', { ...dash('x'), metadata: { name: 5 } });
       expect(numeric.status).to.equal(400);
-      expect(numeric.body.details[0]).to.deep.equal({ path: 'metadata.name', message: 'must be a string, not a number (in YAML, quote a name such as "0123")' });
+      expect(numeric.body.details[0]).to.deep.equal({ path: 'metadata.name', message: 'the name is invalid: it must be a string, not a number (in YAML, quote a name such as "0123")' });
     });
 
     it('patterns are explained in words: a builtin variable prefix, a duration, a bad panel key named by its path', async () => {

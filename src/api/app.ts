@@ -152,7 +152,7 @@ async function authenticate(authenticator: Authenticator, request: FastifyReques
     return { ...ANONYMOUS, origin };
   }
   if (anonymousRoute) return { ...ANONYMOUS, origin };
-  throw unauthorized(config?.unauthenticated ?? 'sign in first: send "Authorization: Bearer <access token>" (POST /api/auth/providers/native/login gives one)');
+  throw unauthorized(config?.unauthenticated ?? 'missing or malformed jwt: sign in first, and send "Authorization: Bearer <access token>" (POST /api/auth/providers/native/login gives one)');
 }
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -6,7 +6,7 @@ import type { IssuedTokens } from '../auth/tokens.js';
 import { forbidden, notFound } from '../errors.js';
 import { mask } from '../resources/masking.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
-import { assertName } from '../lib/names.js';
+import { assertName, nameProblem } from '../lib/names.js';
 import type { ResourceService } from '../resources/service.js';
 import { documented, type ResponseDoc } from './route-doc.js';
 import { registerTokenRoutes, type TokenRouteOptions } from './token-routes.js';
@@ -112,7 +112,8 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
       },
     }),
     async (req) => {
-      assertName(req.params.name, 'name in the URL path');
+      // a user name from a delegating provider may hold ":" (Kubernetes' "kube:admin"); anything else a name may not is a 400
+      if (nameProblem(req.params.name.replace(/:/g, '-')) !== undefined) assertName(req.params.name, 'name in the URL path');
       if (req.params.name !== req.principal.name) throw forbidden('you can only read your own permissions');
       return o.rbac.permissionsOf(req.principal);
     },

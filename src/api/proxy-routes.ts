@@ -234,8 +234,19 @@ function refuseLoop(req: FastifyRequest): void {
 function checkedParams(p: Params): Params {
   if (p.project !== undefined) assertName(p.project, 'project in the URL path');
   if (p.dashboard !== undefined) assertName(p.dashboard, 'dashboard in the URL path');
-  assertName(p.name, 'datasource name in the URL path');
+  // a dashboard's own datasource is a key of its spec.datasources, which may hold any title
+  // ("Victoria Metrics" in Perses' own test dashboard): only looked up there, never a storage key
+  if (p.dashboard !== undefined) assertLocalName(p.name);
+  else assertName(p.name, 'datasource name in the URL path');
   return p;
+}
+
+function assertLocalName(name: string): void {
+  if (name === '' || name === '.' || name === '..' || name.length > 256 || /[/\\\u0000-\u001f\u007f]/.test(name)) {
+    throw badRequest(
+      `the name is invalid: datasource name in the URL path ${JSON.stringify(name)} must be a key of the dashboard's spec.datasources (1 to 256 characters, no slash or control character)`,
+    );
+  }
 }
 
 /**

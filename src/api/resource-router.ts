@@ -107,8 +107,9 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
   /** Path parameters, checked before they touch a storage key. */
   const target = (req: Req) => {
     const { project, name } = req.params;
-    if (project !== undefined) assertName(project, 'project in the URL path');
+    // the name first, as Perses checks them
     if (name !== undefined) assertName(name, 'name in the URL path');
+    if (project !== undefined) assertName(project, 'project in the URL path');
     return { project, name };
   };
 

@@ -14,8 +14,11 @@ export function nameProblem(name: unknown): string | undefined {
   return undefined;
 }
 
+/** Perses' words for a bad name, which its clients and tests look for. */
+export const invalidNameWords = (field: string) => (/project/.test(field) ? 'the project name is invalid' : 'the name is invalid');
+
 /** Throws a 400 naming `field` when `name` is not a valid resource name. */
 export function assertName(name: unknown, field: string): asserts name is string {
   const problem = nameProblem(name);
-  if (problem) throw badRequest(`${field} ${JSON.stringify(String(name))} ${problem}`, [{ path: field, message: problem }]);
+  if (problem) throw badRequest(`${invalidNameWords(field)}: ${field} ${JSON.stringify(String(name))} ${problem}`, [{ path: field, message: problem }]);
 }

@@ -1,7 +1,7 @@
 import { badRequest, invalid, type ErrorDetail } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { Envelope, Metadata } from '../storage/store.js';
-import { nameProblem } from '../lib/names.js';
+import { invalidNameWords, nameProblem } from '../lib/names.js';
 import { isObj, type Obj } from '../lib/is-obj.js';
 import { schemaErrors } from '../lib/schema-errors.js';
 
@@ -17,10 +17,11 @@ export interface Target {
  */
 export function identify(d: KindDescriptor, body: unknown, target: Target, requireProject = true): Envelope {
   if (!isObj(body)) throw badRequest(`the request body must be a ${d.kind} object with "kind", "metadata" and "spec"`);
-  if (body.kind === undefined || body.kind === null) {
+  const kindMissing = body.kind === undefined || body.kind === null;
+  if (kindMissing && !namesProblems(d, body, target, requireProject)) {
     throw badRequest(`kind is missing: add "kind": "${d.kind}" to the body`, [{ path: 'kind', message: `is required: "${d.kind}"` }]);
   }
-  if (typeof body.kind !== 'string' || body.kind.toLowerCase() !== d.kind.toLowerCase()) {
+  if (!kindMissing && (typeof body.kind !== 'string' || body.kind.toLowerCase() !== d.kind.toLowerCase())) {
     throw badRequest(`kind ${JSON.stringify(body.kind)} does not match this endpoint, which serves ${d.kind}`, [{ path: 'kind', message: `must be "${d.kind}"` }]);
   }
   const meta: Obj = isObj(body.metadata) ? { ...body.metadata } : {};
@@ -29,7 +30,7 @@ export function identify(d: KindDescriptor, body: unknown, target: Target, requi
   const names: ErrorDetail[] = [];
   const checkName = (field: string, value: unknown) => {
     const problem = nameProblem(value);
-    if (problem) names.push({ path: field, message: problem });
+    if (problem) names.push({ path: field, message: `${invalidNameWords(field)}: it ${problem}` });
   };
   meta.name = matchPath('metadata.name', meta.name, target.name);
   checkName('metadata.name', meta.name);
@@ -45,8 +46,18 @@ export function identify(d: KindDescriptor, body: unknown, target: Target, requi
   }
   const { kind: _k, metadata: _m, spec, ...rest } = body;
   const obj = { kind: d.kind, metadata: meta as unknown as Metadata, ...(spec !== undefined ? { spec } : {}), ...rest } as Envelope;
+  if (kindMissing) names.push({ path: 'kind', message: `is required: "${d.kind}"` });
   if (names.length) throw invalid([...names, ...otherProblems(d, obj, names)], d.kind);
   return obj;
+}
+
+/** Whether the body's name or project (as `identify` reads them) is not a valid name. */
+function namesProblems(d: KindDescriptor, body: Obj, target: Target, requireProject: boolean): boolean {
+  const meta: Obj = isObj(body.metadata) ? body.metadata : {};
+  if (nameProblem(target.name ?? meta.name) !== undefined) return true;
+  if (d.scope !== 'project') return false;
+  const project = meta.project === undefined || meta.project === null || meta.project === '' ? target.project : meta.project;
+  return (requireProject || project !== undefined) && nameProblem(project) !== undefined;
 }
 
 /** The schema's problems with a body whose name is not valid, at other paths than the name's. */
