@@ -5,8 +5,9 @@ import { formatReport } from '../src/migrate/report.js';
 import { migrateGrafanaDashboard, type MigrateOptions, type MigrationResult } from '../src/migrate/dashboard.js';
 
 /**
- * Real Grafana dashboards (test/data/grafana, sources in its SOURCES.md), each showing a case an
- * audit found the migration getting wrong: what it keeps, and what its report says.
+ * Grafana dashboards (test/data/grafana, listed in its SOURCES.md), each showing a case an audit
+ * found the migration getting wrong: what it keeps, and what its report says. Some are real
+ * dashboards; the others are small ones written for these tests, each showing one schema feature.
  */
 const DATA = join(process.cwd(), 'test', 'data', 'grafana');
 const load = (file: string): any => JSON.parse(readFileSync(join(DATA, file), 'utf8'));
@@ -14,30 +15,27 @@ const migrate = (file: string, opts: MigrateOptions = {}): MigrationResult => mi
 const dashboardNotes = (r: MigrationResult): string[] => r.report.entries.find((e) => e.subject === 'dashboard')!.notes;
 const panelsOf = (r: MigrationResult): any[] => r.dashboard.spec.layouts.flatMap((l: any) => l.spec.items).map((i: any) => r.dashboard.spec.panels[i.content.$ref.split('/').pop()]);
 
-describe('Grafana migration of real dashboards the audit found mishandled', () => {
-  it('keeps the legacy rows[] of a dashboard that also has panels[], after them, as Grafana does (v16.span_zero_demo)', () => {
-    const r = migrate('grafana__migration-testdata_v16.span_zero_demo.json');
-    expect(r.report.summary.panels.total).to.equal(18);
-    expect(r.report.summary.queries.total).to.equal(27);
+describe('Grafana migration of the dashboards the audit found mishandled', () => {
+  it('keeps the legacy rows[] of a dashboard that also has panels[], after them, as Grafana does (legacy-rows-and-panels)', () => {
+    const r = migrate('legacy-rows-and-panels.json');
+    expect(r.report.summary.panels.total).to.equal(4);
+    expect(r.report.summary.queries.total).to.equal(4);
     const layouts = r.dashboard.spec.layouts;
-    expect(layouts.map((l: any) => l.spec.display?.title ?? null)).to.deep.equal([null, 'Application Service']);
-    expect(layouts[0].spec.items).to.have.length(1);
-    expect(layouts[1].spec.items).to.have.length(17);
-    // below the panel of panels[] (3 grid lines high)
-    expect(Math.min(...layouts[1].spec.items.map((i: any) => i.y))).to.be.at.least(3);
+    expect(layouts.map((l: any) => l.spec.display?.title ?? null)).to.deep.equal([null, 'Checkout service']);
+    expect(panelsOf(r).map((p) => p.spec.display.name)).to.deep.equal(['About', 'Orders per second', 'Failed payments', 'Open carts']);
+    // below the panel of panels[] (3 grid lines high) and the row's header
+    expect(layouts[1].spec.items.map((i: any) => [i.x, i.y])).to.deep.equal([
+      [0, 4],
+      [12, 4],
+      [0, 10],
+    ]);
   });
 
-  it('keeps panels whose repeatPanelId is 0 or repeatByRow false, and names every copy left out (v27.repeated_panels_and_constant_variable)', () => {
-    const r = migrate('grafana__migration-testdata_v27.repeated_panels_and_constant_variable.json');
-    expect(panelsOf(r).map((p) => p.spec.display.name)).to.deep.equal([
-      'Normal Panel',
-      'Panel with falsy repeatByRow',
-      'Panel with falsy repeatPanelId',
-      'Normal nested panel',
-      'Nested panel with falsy repeatPanelId',
-    ]);
+  it('keeps panels whose repeatPanelId is 0 or repeatedByRow false, and names every copy left out (falsy-repeat-markers)', () => {
+    const r = migrate('falsy-repeat-markers.json');
+    expect(panelsOf(r).map((p) => p.spec.display.name)).to.deep.equal(['Load on $host', 'Memory (repeatedByRow false)', 'Disk (repeatPanelId 0)', 'Packets in on $host', 'Errors (repeatPanelId 0)']);
     expect(dashboardNotes(r)).to.include(
-      '2 panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: graph "" (copy of panel panel1), graph "" (copy of panel panel2)',
+      '2 panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: timeseries "Load on $host" (copy of panel 10), stat "Packets in on $host" (copy of panel 21)',
     );
   });
 
@@ -64,62 +62,75 @@ describe('Grafana migration of real dashboards the audit found mishandled', () =
     expect(r.dashboard.spec).not.to.have.property('timezone');
   });
 
-  it('migrates the text2 panels of Grafana 7.1-7.2 as text panels (v26.text2_to_text)', () => {
-    const r = migrate('grafana__migration-testdata_v26.text2_to_text.json');
+  it('migrates the text2 panels of Grafana 7.1-7.2 as text panels (text2-panels)', () => {
+    const r = migrate('text2-panels.json');
     expect(r.report.summary.panels).to.include({ total: 3, placeholder: 0 });
-    const panels = panelsOf(r);
-    expect(panels.map((p) => p.spec.plugin.kind)).to.deep.equal(['Markdown', 'Markdown', 'Markdown']);
-    expect(panels[0].spec.plugin.spec.text).to.equal('');
-    expect(panels[2].spec.plugin.spec.text).to.match(/^# React Text Panel from Angular Panel\n# \$constant\n/);
-  });
-
-  it('keeps unit, decimals, reducer and thresholds of Grafana 6.0 gauges (options-gauge, v18.gauge_options)', () => {
-    const r = migrate('grafana__migration-testdata_v18.gauge_options.json');
-    const [complete, partial, buggy] = panelsOf(r).map((p) => p.spec.plugin);
-    expect(complete).to.deep.equal({
-      kind: 'GaugeChart',
-      spec: {
-        calculation: 'last',
-        format: { unit: 'milliseconds', decimalPlaces: 2 },
-        thresholds: {
-          steps: [
-            { value: 0, color: '#73bf69' },
-            { value: 50, color: '#fade2a' },
-            { value: 100, color: '#f2495c' },
-          ],
-        },
-      },
-    });
-    expect(partial.spec).to.deep.equal({ calculation: 'last', format: { unit: 'percent', decimalPlaces: 1 }, max: 100 });
-    expect(buggy.spec).to.deep.equal({ calculation: 'mean', format: { unit: 'bytes', decimalPlaces: 0 } });
-    expect(r.report.entries[0].notes).to.deep.equal(['prefix "Value: " is not shown', 'suffix " ms" is not shown']);
-  });
-
-  it('keeps the graph thresholds of schemas before 13 (grid.threshold1/2) and the colour of "custom" ones (v13.graph_thresholds)', () => {
-    const r = migrate('grafana__migration-testdata_v13.graph_thresholds.json');
-    expect(panelsOf(r).map((p) => p.spec.plugin.spec.thresholds?.steps)).to.deep.equal([
-      [
-        { value: 200, color: '#fade2a' },
-        { value: 400, color: '#f2495c' },
-      ],
-      [
-        { value: 100, color: '#73bf69' },
-        { value: 300, color: '#5794f2' },
-      ],
-      [{ value: 150, color: '#ff9830' }],
-      [
-        { value: 50, color: '#b877d9' },
-        { value: 200, color: '#fade2a' },
-      ],
-      undefined,
+    expect(panelsOf(r).map((p) => p.spec.plugin)).to.deep.equal([
+      { kind: 'Markdown', spec: { text: '' } },
+      { kind: 'Markdown', spec: { text: '## Escalation\nPage the **storage** on-call first.' } },
+      { kind: 'Markdown', spec: { text: '<p>Status: <a href="https://status.example.com">status.example.com</a></p>' } },
     ]);
   });
 
-  it('names the data links on values it does not carry, in every Grafana form (v20.variable_syntax_links)', () => {
-    const r = migrate('grafana__migration-testdata_v20.variable_syntax_links.json');
+  it('keeps unit, decimals, reducer, range and thresholds of Grafana 6 gauges (options-gauge, valueOptions, fieldOptions: gauge-grafana6-options)', () => {
+    const r = migrate('gauge-grafana6-options.json');
+    const [optionsGauge, valueOptions, fieldOptions] = panelsOf(r).map((p) => p.spec.plugin);
+    expect(optionsGauge).to.deep.equal({
+      kind: 'GaugeChart',
+      spec: {
+        calculation: 'mean',
+        format: { unit: 'milliseconds', decimalPlaces: 1 },
+        thresholds: {
+          steps: [
+            { value: 0, color: '#73bf69' },
+            { value: 300, color: '#ff9830' },
+            { value: 800, color: '#f2495c' },
+          ],
+        },
+        max: 1000,
+      },
+    });
+    expect(valueOptions.spec).to.deep.equal({ calculation: 'max', format: { unit: 'bytes', decimalPlaces: 0 }, thresholds: { steps: [{ value: 0, color: '#5794f2' }] }, max: 2000000000000 });
+    // a percent unit meant the range 0-100 before Grafana 8
+    expect(fieldOptions.spec).to.deep.equal({
+      calculation: 'last-number',
+      format: { unit: 'percent', decimalPlaces: 1 },
+      thresholds: {
+        steps: [
+          { value: 0, color: '#f2495c' },
+          { value: 90, color: '#73bf69' },
+        ],
+      },
+      max: 100,
+    });
+    expect(r.report.entries[0].notes).to.deep.equal(['prefix "p90 " is not shown', 'suffix " (avg)" is not shown']);
+  });
+
+  it('keeps the graph thresholds of schemas before 13 (grid.threshold1/2) with their colours (graph-grid-thresholds)', () => {
+    const r = migrate('graph-grid-thresholds.json');
+    expect(panelsOf(r).map((p) => p.spec.plugin.spec.thresholds?.steps)).to.deep.equal([
+      [
+        { value: 70, color: '#ed8128' },
+        { value: 90, color: '#f53636' },
+      ],
+      [
+        { value: 5, color: '#E24D42' },
+        { value: 20, color: '#5794f2' },
+      ],
+      [{ value: 600, color: '#ff9830' }],
+      undefined,
+    ]);
+    // threshold1 above threshold2: Grafana made both "below" thresholds
+    expect(r.report.entries[1].notes).to.deep.equal(['"below" thresholds are drawn as "above" thresholds']);
+  });
+
+  it('names the data links on values it does not carry, in every Grafana form (data-links-grafana6-forms)', () => {
+    const r = migrate('data-links-grafana6-forms.json');
     const links = r.report.entries.filter((e) => e.subject === 'panel').map((e) => e.notes.find((n) => n.startsWith('data links on values are not carried')));
-    expect(links.map((n) => n?.match(/"[^"]+" \(/g)?.length)).to.deep.equal([2, 2, 2, 2, undefined]);
-    expect(links[2]).to.include('"Combined link" (http://combined.com?series=$__series_name&field=$__field_name&time=__value_time)');
+    expect(links.map((n) => n?.match(/"[^"]+" \(/g)?.length)).to.deep.equal([2, 2, 2, undefined]);
+    expect(links[0]).to.include('"Traces of this route" (https://traces.example.com/search?route=${__series_name}&at=${__value_time})');
+    expect(links[1]).to.include('"Error logs" (https://logs.example.com/?q=route%3D${__field_name}&value=${__value_numeric})');
+    expect(links[2]).to.include('"Latency SLO" (https://slo.example.com/api-latency)');
   });
 
   it('names the transformations of panels that are not tables, which Perses cannot apply (monitoring-mixins couchdb-logs)', () => {
@@ -130,19 +141,27 @@ describe('Grafana migration of real dashboards the audit found mishandled', () =
     ]);
   });
 
-  it('reads the variables, time range and graphs of schema 1 (services.filter, graphite panels, v2.panels-and-services)', () => {
-    const r = migrate('grafana__migration-testdata_v2.panels-and-services.json');
-    expect(r.dashboard.spec.duration).to.equal('6h');
-    expect(r.dashboard.spec.variables.map((v: any) => `${v.spec.name} ${v.spec.plugin.kind}`)).to.deep.equal(['server PrometheusLabelValuesVariable', 'env StaticListVariable']);
+  it('reads the variables, time range and graphs of schema 1 (services.filter, graphite panels: schema1-services-filter)', () => {
+    const r = migrate('schema1-services-filter.json');
+    expect(r.dashboard.spec.duration).to.equal('12h');
+    expect((r.dashboard.spec.variables ?? []).map((v: any) => `${v.spec.name} ${v.spec.plugin.kind}`)).to.deep.equal(['instance PrometheusLabelValuesVariable', 'stage StaticListVariable']);
     expect(r.report.summary.panels).to.include({ total: 4, placeholder: 0 });
+    expect(panelsOf(r).map((p) => p.spec.plugin.kind)).to.deep.equal(['TimeSeriesChart', 'TimeSeriesChart', 'TimeSeriesChart', 'Markdown']);
     expect(panelsOf(r)[0].spec.plugin.spec).to.deep.equal({ legend: { position: 'bottom', mode: 'list' }, yAxis: { format: { unit: 'percent' }, min: 0, max: 100 } });
+    expect(panelsOf(r)[1].spec.plugin.spec).to.deep.equal({ yAxis: { format: { unit: 'decimal' } } });
   });
 
-  it('reads the pulldown annotations and the filter and untyped variables of schemas before 6 (v6.pulldowns_and_templating)', () => {
-    const r = migrate('grafana__migration-testdata_v6.pulldowns_and_templating.json');
+  it('reads the pulldown annotations and the filter and untyped variables of schemas before 6 (schema5-pulldowns-and-filter-variables)', () => {
+    const r = migrate('schema5-pulldowns-and-filter-variables.json');
     expect(r.report.summary.variables).to.include({ total: 4, mapped: 4 });
-    expect(r.report.entries.filter((e) => e.subject === 'annotation').map((e) => `${e.source} ${e.outcome}`)).to.deep.equal(['annotation "deployment" mapped', 'annotation "alerts" dropped']);
-    expect(r.dashboard.spec.annotations[0].plugin.spec.expr).to.equal('ALERTS{alertname="DeploymentStarted"}');
+    expect((r.dashboard.spec.variables ?? []).map((v: any) => `${v.spec.name} ${v.spec.plugin.kind}`)).to.deep.equal([
+      'node PrometheusLabelValuesVariable',
+      'job PrometheusLabelValuesVariable',
+      'mount StaticListVariable',
+      'step StaticListVariable',
+    ]);
+    expect(r.report.entries.filter((e) => e.subject === 'annotation').map((e) => `${e.source} ${e.outcome}`)).to.deep.equal(['annotation "reboots" mapped', 'annotation "maintenance" dropped']);
+    expect(r.dashboard.spec.annotations[0].plugin.spec.expr).to.equal('changes(node_boot_time_seconds[5m]) > 0');
     expect(formatReport(r.report, true)).not.to.include('undefined');
   });
 
@@ -160,9 +179,9 @@ describe('Grafana migration of real dashboards the audit found mishandled', () =
     expect(r.dashboard.spec.variables.map((v: any) => v.spec.display)).to.deep.equal([{ hidden: true }, { hidden: false }]);
   });
 
-  it('refuses the Grafana 12 v2 schema, naming it and the classic export to use (e2e-repeats v2)', () => {
-    expect(() => migrate('grafana__e2e-repeats_Repeating-a-row-with-a-repeating-vertical-panel_v2.json')).to.throw(
-      'grafanaDashboard is a Grafana dashboard in the v2 schema (apiVersion dashboard.grafana.app/v2: spec.elements and spec.layout), which dashplane does not read: export the classic JSON model instead',
+  it('refuses the Grafana 12 v2 schema, naming it and the classic export to use (grafana12-v2-schema)', () => {
+    expect(() => migrate('grafana12-v2-schema.json')).to.throw(
+      'grafanaDashboard is a Grafana dashboard in the v2 schema (apiVersion dashboard.grafana.app/v2beta1: spec.elements and spec.layout), which dashplane does not read: export the classic JSON model instead',
     );
   });
 
@@ -172,12 +191,12 @@ describe('Grafana migration of real dashboards the audit found mishandled', () =
     expect(r.report.summary.panels.total).to.equal(1);
   });
 
-  it("says a query on the -- Dashboard -- datasource reuses another panel's results, naming the panel (panel-common shared_queries)", () => {
-    const r = migrate('grafana__panel-common_shared_queries.json');
-    const entry = r.report.entries.find((e) => e.source === 'gauge "Last non-null"')!;
-    expect(entry.notes).to.include(
-      'query A is kept as a placeholder query that returns no data: it reused the results of panel 2 (Grafana\'s "-- Dashboard --" datasource), and Perses panels cannot share results: copy that panel\'s queries here',
-    );
+  it("says a query on the -- Dashboard -- datasource reuses another panel's results, naming the panel (dashboard-datasource-shared-results)", () => {
+    const r = migrate('dashboard-datasource-shared-results.json');
+    const entry = r.report.entries.find((e) => e.source === 'stat "Signups, latest hour"')!;
+    expect(entry.notes).to.deep.equal([
+      'query A is kept as a placeholder query that returns no data: it reused the results of panel 7 (Grafana\'s "-- Dashboard --" datasource), and Perses panels cannot share results: copy that panel\'s queries here',
+    ]);
     expect(formatReport(r.report)).not.to.match(/unknown/);
   });
 
