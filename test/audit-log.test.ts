@@ -68,7 +68,7 @@ async function story(a: TestServer, b: TestServer, project: string): Promise<{ c
   await must(b, admin, 'POST', `/api/v1/projects/${project}/secrets`, { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: canaries[1] } } });
   await must(a, admin, 'POST', `/api/v1/projects/${project}/dashboards`, dashboard('d'));
   await must(b, admin, 'PUT', `/api/v1/projects/${project}/dashboards/d`, dashboard('d', 'changed'));
-  await must(a, admin, 'PUT', `/api/v1/projects/${project}/dashboards/d`, dashboard('d', 'changed'));
+  await must(a, admin, 'PUT', `/api/v1/projects/${project}/dashboards/d`, dashboard('d', 'changed'), { 'x-dashplane-skip-unchanged': 'true' });
   await must(b, admin, 'DELETE', `/api/v1/projects/${project}/dashboards/d?dryRun=true`);
   expect((await a.api('DELETE', `/api/v1/projects/${project}/dashboards/d`, undefined, bob)).status).to.equal(403);
   expect((await b.api('GET', '/api/v1/audit', undefined, bob)).status, 'bob may not read the audit log').to.equal(403);
