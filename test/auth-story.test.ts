@@ -199,6 +199,9 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
     expect(r.status, r.text).to.equal(200);
     expect(r.body.security.enable_auth).to.equal(true);
     expect(r.text).to.not.include('admin-password');
+    // nor the administrator's login: an anonymous caller learns nothing of whom to attack
+    if (r.body.security.bootstrap_admin) expect(r.body.security.bootstrap_admin.name).to.equal('<secret>');
+    expect(JSON.stringify(r.body)).to.not.match(/"admin"/);
     r = await s.api('GET', '/api/v1/health');
     expect(r.status, r.text).to.equal(200);
     expect(r.body.database).to.equal(true);

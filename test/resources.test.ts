@@ -176,6 +176,15 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
         r.body.details.filter((x: { path: string }) => x.path === 'spec.panels'),
         'no second, vaguer detail for the same key',
       ).to.deep.equal([]);
+      // keys Perses clients refuse when they read the dashboard back (percli could not list the project)
+      for (const key of ['.a', 'a.', 'a..b']) {
+        const dotted = await s.api('POST', '/api/validate/dashboards', { ...dash('dots', { panels: { [key]: panel() }, layouts: [] }), metadata: { name: 'dots', project: 'demo' } });
+        expect(dotted.status, key).to.equal(400);
+        expect(
+          dotted.body.details.map((x: { path: string }) => x.path),
+          key,
+        ).to.deep.equal([`spec.panels[${JSON.stringify(key)}]`]);
+      }
     });
 
     it('POST /api/validate/datasources checks the one-default rule in the named project, as a create would', async () => {
@@ -577,6 +586,29 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       const r = await s.api('GET', '/api/config');
       expect(r.body.security.enable_auth).to.equal(false);
       expect(r.body.security.authentication.providers).to.be.an('object');
+      // what the Perses web UI reads as it starts (ui/app/src/context/Config.tsx): it throws without frontend
+      expect(r.body.frontend).to.deep.include({ explorer: { enable: false }, time_range: { disable_custom: false } });
+      for (const section of ['datasource', 'variable']) {
+        expect(r.body[section], section).to.deep.equal({ global: { disable: false }, project: { disable: false }, disable_local: false });
+      }
+      expect(r.body.ephemeral_dashboard.enable).to.be.a('boolean');
+    });
+
+    it('POST /api/v1/view (the Perses UI reports each dashboard it rendered) is a 204 for a readable dashboard, 404 for a missing one', async () => {
+      expect((await s.api('POST', '/api/v1/projects/demo/dashboards', dash('viewed'))).status).to.equal(200);
+      const seen = await s.api('POST', '/api/v1/view', { project: 'demo', dashboard: 'viewed', render_time: 0.4, render_errors: 0 });
+      expect(seen.status, seen.text).to.equal(204);
+      expect((await s.api('POST', '/api/v1/view', { project: 'demo', dashboard: 'nothing-here', render_time: 0.1, render_errors: 0 })).status).to.equal(404);
+      const bad = await s.api('POST', '/api/v1/view', { project: 'demo' });
+      expect(bad.status).to.equal(400);
+      expect(bad.body.message).to.include('dashboard');
+      expect((await s.api('DELETE', '/api/v1/projects/demo/dashboards/viewed')).status).to.equal(204);
+    });
+
+    it("nothing is a web UI page under /plugins: the Perses UI's plugin modules are a JSON 404, not the page", async () => {
+      const r = await s.api('GET', '/plugins/Prometheus/mf-manifest.json');
+      expect(r.status).to.equal(404);
+      expect(r.body.reason).to.equal('NotFound');
     });
 
     it('validate answers 200 with an empty body, or 400 with details; stores nothing', async () => {

@@ -57,8 +57,17 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
     ),
     async (req, reply) => {
       const fromBody = (req.body as { refresh_token?: unknown } | undefined)?.refresh_token;
-      const token = typeof fromBody === 'string' ? fromBody : parseCookies(req.headers).get(COOKIE_REFRESH);
-      return sendTokens(reply, await o.auth.refresh(token), o.cookie);
+      const fromCookie = parseCookies(req.headers).get(COOKIE_REFRESH);
+      const token = typeof fromBody === 'string' ? fromBody : fromCookie;
+      try {
+        return sendTokens(reply, await o.auth.refresh(token), o.cookie);
+      } catch (e) {
+        // A refresh cookie that failed is dead: clear the cookies, so the next refresh a browser
+        // makes has none and gets the 400 that sends the Perses web UI to its sign-in page (it
+        // answers every 401, including a refresh's own, with another refresh).
+        if (fromCookie !== undefined && token === fromCookie) void reply.header('set-cookie', clearedCookies(o.cookie));
+        throw e;
+      }
     },
   );
 
@@ -71,10 +80,7 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
     }),
     async (req, reply) => {
       await o.auth.logout(req.principal);
-      void reply.header(
-        'set-cookie',
-        AUTH_COOKIES.map((name) => serializeCookie(name, '', { ...o.cookie, httpOnly: name !== COOKIE_PAYLOAD, maxAge: 0 })),
-      );
+      void reply.header('set-cookie', clearedCookies(o.cookie));
       // the Perses UI signs out by navigating to this URL, and Perses answers with a redirect home
       if (/\btext\/html\b/.test(String(req.headers.accept ?? ''))) return reply.redirect('/', 302);
       return reply.code(204).send();
@@ -118,6 +124,11 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
       return o.rbac.permissionsOf(req.principal);
     },
   );
+}
+
+/** Set-Cookie lines that remove the session cookies. */
+function clearedCookies(cookie: AuthRouteOptions['cookie']): string[] {
+  return AUTH_COOKIES.map((name) => serializeCookie(name, '', { ...cookie, httpOnly: name !== COOKIE_PAYLOAD, maxAge: 0 }));
 }
 
 /** The answer of every route that signs in. */

@@ -5,8 +5,11 @@ import { extname, join, relative, sep } from 'node:path';
 import { notFound } from '../errors.js';
 import { documented } from './route-doc.js';
 
-/** Paths the UI never answers: an unknown API or proxy route stays a JSON 404. */
-const RESERVED = /^\/(?:api|proxy|metrics)(?:\/|$)/i;
+/**
+ * Paths the UI never answers: an unknown API or proxy route stays a JSON 404, and so do Perses'
+ * remote plugin modules (/plugins/<module>/...), which the Perses UI would otherwise parse as HTML.
+ */
+const RESERVED = /^\/(?:api|proxy|metrics|plugins)(?:\/|$)/i;
 
 /** Vite puts content-hashed files under assets/: they never change, so browsers keep them a year. */
 const HASHED = /^assets\//;
@@ -73,7 +76,7 @@ export function isUiPath(url: string): boolean {
 
 /**
  * Serves the built web UI: files by path, hashed assets with long cache headers, and index.html
- * for every other GET (client-side routes) except under /api, /proxy and /metrics.
+ * for every other GET (client-side routes) except under /api, /proxy, /metrics and /plugins.
  */
 export function registerStaticRoutes(app: FastifyInstance, o: StaticRouteOptions): void {
   const assets = loadAssets(o.dir);
@@ -96,7 +99,7 @@ export function registerStaticRoutes(app: FastifyInstance, o: StaticRouteOptions
       {
         tag: 'Web UI',
         summary: 'The web UI: its files, and index.html for every other path (client-side routes)',
-        description: 'Never answers under /api, /proxy or /metrics (those stay JSON 404s).',
+        description: 'Never answers under /api, /proxy, /metrics or /plugins (those stay JSON 404s).',
         params: { path: 'A UI file or client-side route' },
         responses: { 200: { description: 'The file, or the UI page', type: 'text/html' }, 304: { description: 'Not modified (If-None-Match)' } },
       },

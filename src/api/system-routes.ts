@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { publicConfig, type ResolvedConfig } from '../config.js';
-import { unauthorized } from '../errors.js';
+import { badRequest, unauthorized } from '../errors.js';
+import { isObj } from '../lib/is-obj.js';
+import { assertName } from '../lib/names.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import type { ResourceService } from '../resources/service.js';
@@ -17,9 +19,20 @@ export interface SystemRouteOptions {
   build: BuildInfo;
 }
 
+/**
+ * Sections of Perses' configuration that the Perses web UI reads as it starts (it throws without
+ * `frontend`), with Perses' defaults: dashplane has no such settings, it serves every kind at
+ * every scope and has no explorer page of Perses'.
+ */
+const PERSES_UI_SECTIONS = Object.freeze({
+  frontend: { explorer: { enable: false }, time_range: { disable_custom: false }, important_dashboards: [], information: '' },
+  datasource: { global: { disable: false }, project: { disable: false }, disable_local: false },
+  variable: { global: { disable: false }, project: { disable: false }, disable_local: false },
+});
+
 /** /api/config, /api/v1/health, /api/v1/plugins, /api/validate/{plural}, whoami (auth off). */
 export function registerSystemRoutes(app: FastifyInstance, o: SystemRouteOptions): void {
-  const shownConfig = publicConfig(o.config);
+  const shownConfig = { ...PERSES_UI_SECTIONS, ...(publicConfig(o.config) as Record<string, unknown>) };
   app.get(
     '/api/config',
     documented(
@@ -32,6 +45,28 @@ export function registerSystemRoutes(app: FastifyInstance, o: SystemRouteOptions
       true,
     ),
     async () => shownConfig,
+  );
+
+  // The Perses web UI reports every dashboard it rendered (fire and forget); Perses checks read
+  // on the dashboard and answers 404 for a missing one. dashplane keeps no view statistics.
+  app.post(
+    '/api/v1/view',
+    documented({
+      tag: 'System',
+      summary: 'A dashboard was viewed (what the Perses web UI reports after rendering one); nothing is kept',
+      body: { description: '`{"project", "dashboard", "render_time", "render_errors"}`', schema: { type: 'object' }, required: true },
+      responses: { 204: { description: 'Noted' }, 404: { description: 'No such dashboard', schema: 'Error' } },
+    }),
+    async (req, reply) => {
+      const b = req.body;
+      if (!isObj(b) || typeof b.project !== 'string' || typeof b.dashboard !== 'string') {
+        throw badRequest('the body must name the dashboard viewed: {"project": "...", "dashboard": "...", "render_time": <seconds>, "render_errors": <count>}');
+      }
+      assertName(b.dashboard, 'dashboard');
+      assertName(b.project, 'project');
+      await o.service.getText(req.principal, o.registry.byName('Dashboard')!, b.project, b.dashboard);
+      return reply.code(204).send();
+    },
   );
 
   const health = { type: 'object', properties: { version: { type: 'string' }, commit: { type: 'string' }, buildTime: { type: 'string' }, database: { type: 'boolean' } } };

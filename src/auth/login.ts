@@ -109,7 +109,8 @@ export class AuthService {
    * (two tabs) get the same new pair.
    */
   refresh(token: string | undefined): Promise<IssuedTokens> {
-    if (!token) return Promise.reject(unauthorized('no refresh token: send {"refresh_token": ...} or the jwtRefreshToken cookie'));
+    // a 400 as in Perses: the Perses web UI sends the user to sign in on a 400 from refresh (on a 401 it refreshes again)
+    if (!token) return Promise.reject(badRequest('no refresh token: send {"refresh_token": ...} or the jwtRefreshToken cookie; sign in again'));
     const claims = this.o.tokens.verifyRefresh(token);
     const flight = `${claims.sid}:${claims.jti}`;
     let result = this.inFlight.get(flight);

@@ -39,6 +39,9 @@ export function dashboardProblems(spec: unknown, plugins: PluginRegistry, base =
 function panelProblems(panels: unknown, plugins: PluginRegistry, base: string): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const [key, panel] of entries(panels)) {
+    // Perses' clients check each key as a name when they read a dashboard back: one they refuse
+    // would make a whole list unreadable to percli
+    if (/^\.|\.$|\.\./.test(key)) out.push({ path: joinPath(base, key), message: 'is not a valid key here: it must not start or end with "." nor hold ".." (Perses clients refuse such a key)' });
     const pspec = isObj(panel) ? panel.spec : undefined;
     if (!isObj(pspec)) continue;
     const path = joinPath(joinPath(base, key), 'spec');
