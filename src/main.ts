@@ -168,7 +168,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     await store.close();
     throw e;
   }
-  const exposed = openInstallationWarning(security, registry.all().find((d) => d.isProjectScope)!.kind);
+  const exposed = openInstallationWarning(security, registry.all().find((d) => d.isProjectScope)!.kind, config.proxy.denied_networks);
   if (exposed) startupLog.push(exposed);
   for (const line of startupLog) {
     if (line.startsWith('warning: ')) app.log.warn(line);

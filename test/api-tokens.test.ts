@@ -96,6 +96,12 @@ describe('service accounts and API tokens (issue 20)', function () {
       expect(await status(s, n, 'GET', '/api/v1/projects/p2/dashboards/d'), 'another project').to.equal(403);
       expect(await status(s, n, 'PUT', '/api/v1/projects/p1/dashboards/d', dashboard('d')), 'another action').to.equal(403);
       expect(await status(s, n, 'GET', '/api/v1/projects/p1/folders'), 'another kind').to.equal(403);
+      // it still says whom it signs in as (dashctl login --token reads it), not a read of the User kind
+      const me = await s.api('GET', '/api/v1/user/whoami', undefined, n);
+      expect(me.status, me.text).to.equal(200);
+      expect(me.body.metadata.name).to.equal('alice');
+      expect(me.body.spec.nativeProvider.password).to.equal('<secret>');
+      expect(await status(s, n, 'GET', '/api/v1/users/alice'), 'the User kind itself stays out of reach').to.equal(403);
       expect(await status(s, n, 'PUT', '/api/v1/users/alice', { kind: 'User', metadata: { name: 'alice' }, spec: { nativeProvider: { password: 'x' } } }), 'not even her own password').to.equal(403);
       const all = await must(s, n, 'GET', '/api/v1/dashboards');
       expect(

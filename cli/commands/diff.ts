@@ -27,7 +27,7 @@ import { collect } from './apply.js';
  */
 export function makeDiffCommand(env: Env): Command {
   return new Command('diff')
-    .description('show what apply would change, as a unified YAML diff per object (exit 0 none, 1 changes, 2 error or an object apply would refuse)')
+    .description('show what apply would change, as a unified YAML diff per object (exit 0 none, 1 changes or a # CONFLICT, 2 error or an object apply would refuse as invalid)')
     .requiredOption('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', collect, [])
     .option('-p, --project <name>', 'project for project-scoped resources without metadata.project (an object naming another project is an error)')
     .option('--force-project', 'with -p: diff objects that name another project as if moved into -p')

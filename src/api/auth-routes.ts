@@ -95,9 +95,9 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
       responses: { 200: { description: 'The User (or ServiceAccount)', schema: 'User' } },
     }),
     async (req) => {
-      const s = req.principal.subject;
-      if (!s) return o.service.get(req.principal, o.userKind, '', req.principal.name);
-      // a service account (API token): its own object, whatever it may read
+      // the caller's own object (a User, or the service account an API token stands for), whatever
+      // it may read: a token narrowed to dashboards still says whom it signs in as
+      const s = req.principal.subject ?? { kind: o.userKind.kind, name: req.principal.name };
       const found = await o.tokens.store.get({ kind: s.kind, project: s.project ?? '', name: s.name });
       if (!found) throw notFound(`${s.kind} "${s.name}" no longer exists`);
       return mask(o.tokens.registry.byName(s.kind)!, found);

@@ -15,4 +15,20 @@ describe('openInstallationWarning', () => {
     expect(warning({ enable_auth: true, authentication: { providers: { enable_native: false } }, authorization: { guest_permissions: createProject } }, 'Project')).to.equal(undefined);
     expect(warning({ enable_auth: true, authorization: { guest_permissions: [{ actions: ['read'], scopes: ['*'] }] } }, 'Project')).to.equal(undefined);
   });
+  it('is silent when proxy.denied_networks holds every private and loopback network (or wider ones), and warns when one is missing', () => {
+    const open = { enable_auth: true, authorization: { guest_permissions: createProject } } as unknown as SecurityConfig;
+    const all = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', 'fc00::/7', '::1/128', '169.254.0.0/16'];
+    expect(openInstallationWarning(open, 'Project', all)).to.equal(undefined);
+    expect(openInstallationWarning(open, 'Project', ['0.0.0.0/0', '::/0']), 'everything denied').to.equal(undefined);
+    expect(openInstallationWarning(open, 'Project', ['10.0.0.0/8']), 'only one of them').to.be.a('string');
+    expect(
+      openInstallationWarning(
+        open,
+        'Project',
+        all.filter((n) => n !== 'fc00::/7'),
+      ),
+      'IPv6 private left open',
+    ).to.be.a('string');
+    expect(openInstallationWarning(open, 'Project', [...all.filter((n) => n !== '172.16.0.0/12'), '172.16.0.0/16']), 'a narrower range does not cover').to.be.a('string');
+  });
 });
