@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
 import { dashctl, show } from './helpers/dashctl.js';
 import { GRAFANA_EXPORT } from './helpers/grafana-export.js';
@@ -38,6 +39,19 @@ describe('dashctl migrate', function () {
     expect(dashboard.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'prom' });
     expect(r.stderr).to.include(`# ${exportFile} -> Dashboard svc-overview`);
     expect(r.stderr.trim().split('\n').pop()).to.equal('2 panels (2 mapped); 1 variables (1 mapped); 2 queries (2 mapped); 0 other settings');
+  });
+
+  it("the README's example (examples/grafana/node-overview.json) migrates whole and is applied to a project", async () => {
+    const example = fileURLToPath(new URL('../../examples/grafana/node-overview.json', import.meta.url));
+    const local = await dashctl(config, ['migrate', '-f', example]);
+    expect(local.code, show(local)).to.equal(0);
+    expect(local.stderr.trim().split('\n').pop()).to.equal('3 panels (3 mapped); 1 variables (1 mapped); 3 queries (3 mapped); 0 other settings');
+    await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'examples' }, spec: {} });
+    const applied = await dashctl(config, ['migrate', '-f', example, '-p', 'examples', '--apply'], withServer());
+    expect(applied.code, show(applied)).to.equal(0);
+    const stored = await s.api('GET', '/api/v1/projects/examples/dashboards/node-overview-grafana');
+    expect(stored.status, stored.text).to.equal(200);
+    expect(Object.keys(stored.body.spec.panels)).to.have.length(3);
   });
 
   it('reads folders recursively and standard input, and prints JSON with -o json', async () => {
