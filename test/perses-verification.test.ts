@@ -78,7 +78,7 @@ describe('names, projects and credentials as Perses API tests check them (auth o
       const r = await s.api('POST', '/api/v1/variables', { metadata: { name: 'myResource', project } }, auth);
       expect(r.status, project).to.equal(400);
       expect(r.body.message, project).to.include('the project name is invalid');
-      expect(r.body.details.map((d: { path: string }) => d.path)).to.include.members(['metadata.project', 'kind']);
+      expect(r.body.details.map((d: { path: string }) => d.path)).to.deep.equal(['metadata.project', 'kind', 'spec']);
     }
   });
 

@@ -69,7 +69,7 @@ function otherProblems(d: KindDescriptor, obj: Envelope, names: ErrorDetail[]): 
     // an older form the hook cannot read is left to the schema
   }
   const meta = copy.metadata as Obj;
-  for (const n of names) meta[n.path.slice('metadata.'.length)] = 'x'; // already reported
+  for (const n of names) if (n.path.startsWith('metadata.')) meta[n.path.slice('metadata.'.length)] = 'x'; // already reported
   Object.assign(meta, { createdAt: '1970-01-01T00:00:00Z', updatedAt: '1970-01-01T00:00:00Z', version: 0 });
   return schemaErrors(d.validate, copy);
 }
