@@ -51,16 +51,18 @@ async function toError(res: Response): Promise<ApiError> {
   }
 }
 
-/** The field manager the server records with every write the UI makes (shown in the history). */
-/** ...and a save or restore that changes nothing writes nothing (no new version, no history entry). */
-const FIELD_MANAGER = { 'X-Dashplane-Manager': 'web-ui', 'X-Dashplane-Skip-Unchanged': 'true' };
+/**
+ * Headers of every call: the field manager the server records with each write the UI makes (shown
+ * in the history), and that a save or restore changing nothing writes nothing (no new version).
+ */
+const WRITE_HEADERS = { 'X-Dashplane-Manager': 'web-ui', 'X-Dashplane-Skip-Unchanged': 'true' };
 
-/** Every call of the UI to the API: cookies, JSON, the field manager; a non-2xx answer throws an ApiError. */
+/** Every call of the UI to the API: cookies, JSON, the write headers; a non-2xx answer throws an ApiError. */
 export async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
   const res = await fetch(url, {
     method,
     credentials: 'same-origin',
-    headers: { Accept: 'application/json', ...FIELD_MANAGER, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    headers: { Accept: 'application/json', ...WRITE_HEADERS, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!res.ok) throw await toError(res);
