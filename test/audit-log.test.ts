@@ -78,7 +78,7 @@ async function story(a: TestServer, b: TestServer, project: string): Promise<{ c
   await waitFor('the token use to be recorded', async () => (await entriesAfter(a, admin, before)).some((e) => e.action === 'token-use'));
   await must(a, admin, 'DELETE', `/api/v1/user/tokens/${pat.id}`);
   await must(b, admin, 'DELETE', `/api/v1/projects/${project}/dashboards/d`);
-  await must(a, admin, 'DELETE', `/api/v1/users/bob-${project}`);
+  await must(a, admin, 'DELETE', `/api/v1/users/bob-${project}`, undefined, { 'x-dashplane-manager': 'web-ui' });
   await must(b, admin, 'DELETE', `/api/v1/projects/${project}`);
   await must(a, admin, 'GET', '/api/auth/logout');
   const entries = await entriesAfter(b, bearer(adminTokens), before);
@@ -103,7 +103,7 @@ async function story(a: TestServer, b: TestServer, project: string): Promise<{ c
     'token-use admin User/admin',
     'token-revoke admin User/admin',
     `delete admin Dashboard/${p}/d 1-> via api`,
-    `delete admin User/bob-${p} 0-> via api`,
+    `delete admin User/bob-${p} 0-> via web-ui`,
     `delete admin Project/${p}/${p} 0-> via api`,
     'logout admin  []',
   ]);

@@ -34,6 +34,15 @@ describe('web UI with authentication off (Chromium)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
+  it('offers no personal API tokens (there are no users), and makes no call that would fail', async () => {
+    const { page } = w;
+    w.errors.length = 0;
+    await page.goto('/admin/access');
+    await page.getByText('Authentication is off on this server: there are no users, so no personal API tokens.').waitFor();
+    expect(await page.getByRole('button', { name: 'Create token' }).count()).to.equal(0);
+    expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+  });
+
   it('creates a project and a dashboard, stars it, and finds it on the home page (one anonymous profile)', async () => {
     const { page } = w;
     await page.goto('/');

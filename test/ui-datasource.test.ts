@@ -82,13 +82,28 @@ describe('web UI datasource form and Save & test (Chromium, real Prometheus)', f
     expect(await result.innerText()).to.equal(`Saved, but the test failed: 502 Bad Gateway: ${direct.body.message}`);
     await w.screenshot('datasource-test-unreachable');
 
-    // back to the real URL, but without the build-info endpoint among the allowed ones
+    // back to the real URL, without the build-info endpoint among the allowed ones (as Perses'
+    // own editor lists them): the test asks with a query the endpoints let through
     await dialog.getByLabel('Prometheus URL').fill(stack.prom.url);
     await dialog.getByRole('button', { name: 'Remove endpoint GET /api/v1/status/buildinfo' }).click();
     await dialog.getByRole('button', { name: 'Save & test' }).click();
-    await waitFor('the 403', async () => /^Saved, but the test failed: 403 Forbidden: /.test(await result.innerText()));
-    expect(await result.innerText()).to.contain('/api/v1/status/buildinfo');
+    await waitFor('the test through a query', async () => /^Saved and tested: Prometheus answered POST \/api\/v1\/query in \d+ ms\.$/.test(await result.innerText()));
     await dialog.getByRole('button', { name: 'Close' }).click();
+
+    // no endpoint a test can use: the proxy's refusal is shown as it answers
+    const auth = { authorization: `Bearer ${stack.admin!.access_token}` };
+    const current = (await stack.s.api('GET', '/api/v1/projects/obs/datasources/main-prometheus', undefined, auth)).body;
+    current.spec.plugin.spec.proxy.spec.allowedEndpoints = [{ endpointPattern: '/api/v1/series', method: 'GET' }];
+    expect((await stack.s.api('PUT', '/api/v1/projects/obs/datasources/main-prometheus', current, auth)).status).to.equal(200);
+    await page.reload();
+    await page.getByRole('button', { name: 'Actions for main-prometheus' }).click();
+    await page.getByRole('menuitem', { name: 'Edit', exact: true }).click();
+    const again = page.getByRole('dialog', { name: /Edit datasource/ });
+    await again.getByRole('button', { name: 'Save & test' }).click();
+    const refused = again.getByTestId('datasource-test');
+    await waitFor('the 403', async () => /^Saved, but the test failed: 403 Forbidden: /.test(await refused.innerText().catch(() => '')));
+    expect(await refused.innerText()).to.contain('/api/v1/status/buildinfo');
+    await again.getByRole('button', { name: 'Close' }).click();
     // these failures are the test's answers, shown in the dialog: the console has only the browser's own failed-load lines
     expect(
       w.errors.filter((e) => !/Failed to load resource: the server responded with a status of (502|403)/.test(e)),

@@ -183,6 +183,7 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
     await api('DELETE', '/api/v1/globaldatasources/shared');
     await page.goto('/admin?tab=deleted');
     await page.locator('[data-testid="deleted-row"][data-name="shared"]').waitFor();
+    expect(await page.getByText('You may not manage any global object.').count(), 'an administrator is not told she may manage nothing').to.equal(0);
     await page.getByRole('button', { name: 'Restore shared' }).click();
     await page.getByTestId('undeleted').waitFor();
     expect((await api('GET', '/api/v1/globaldatasources/shared')).body.spec.plugin.spec.directUrl).to.equal('http://prom.example:9090');

@@ -409,8 +409,14 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
   it('signs up a new user, who sees no project until granted one', async () => {
     const { page } = w;
     await page.goto('/signin');
+    // a failed sign-in first: its message must not follow to the sign-up form
+    await page.getByLabel('User name').fill('newcomer');
+    await page.getByLabel('Password').fill('not-yet-a-user');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByText('wrong login or password').waitFor();
     await page.getByRole('button', { name: 'Sign up' }).click();
     await page.getByRole('heading', { name: 'Create an account' }).waitFor();
+    expect(await page.getByText('wrong login or password').count(), "the sign-in form's error is gone").to.equal(0);
     await page.getByLabel('User name').fill('newcomer');
     await page.getByLabel('Password').fill('newcomer-password');
     await page.getByRole('button', { name: 'Sign up' }).click();

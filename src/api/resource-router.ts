@@ -211,7 +211,8 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
 
     async remove(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
-      await service.delete(req.principal, d, project, name!, writeOptions(req));
+      const manager = fieldManager(req.headers, req.query);
+      await service.delete(req.principal, d, project, name!, { ...writeOptions(req), ...(manager ? { manager } : {}) });
       return reply.code(204).send();
     },
   };

@@ -13,27 +13,67 @@ export interface TestResult {
 
 const enc = encodeURIComponent;
 
-/** The call a test makes: Prometheus' build information, through dashplane's proxy (or directly for a directUrl). */
+type Endpoint = { endpointPattern?: unknown; method?: unknown };
+type PromSpec = { kind?: string; spec?: { directUrl?: string; proxy?: { spec?: { allowedEndpoints?: Endpoint[] } } } };
+
+/** The calls a test may make, best first: the build information names the version; a query or the label names prove the rest. */
+const PROBES: readonly { method: string; path: string; body?: string }[] = [
+  { method: 'GET', path: '/api/v1/status/buildinfo' },
+  { method: 'GET', path: '/api/v1/query?query=1' },
+  { method: 'POST', path: '/api/v1/query', body: 'query=1' },
+  { method: 'GET', path: '/api/v1/labels' },
+];
+
+/**
+ * The call a test makes, through dashplane's proxy (or directly for a directUrl): the first probe
+ * the datasource's allowedEndpoints let through (matched whole, as the proxy does), else the first.
+ */
+export function testCall(kind: KindUi, r: Resource): { url: string; method: string; body?: string } | undefined {
+  const plugin = (r.spec as { plugin?: PromSpec }).plugin;
+  if (plugin?.kind !== 'PrometheusDatasource') return undefined;
+  const base = plugin.spec?.directUrl
+    ? plugin.spec.directUrl.replace(/\/+$/, '')
+    : kind.scope === 'project'
+      ? `/proxy/projects/${enc(r.metadata.project!)}/datasources/${enc(r.metadata.name)}`
+      : `/proxy/globaldatasources/${enc(r.metadata.name)}`;
+  const allowed = plugin.spec?.directUrl ? undefined : plugin.spec?.proxy?.spec?.allowedEndpoints;
+  const probe = (Array.isArray(allowed) && allowed.length > 0 && PROBES.find((p) => allowed.some((e) => lets(e, p.method, p.path.split('?')[0])))) || PROBES[0];
+  return { url: `${base}${probe.path}`, method: probe.method, ...(probe.body ? { body: probe.body } : {}) };
+}
+
+/** The URL a test calls (undefined: the datasource cannot be tested here). */
 export function testUrl(kind: KindUi, r: Resource): string | undefined {
-  const spec = (r.spec as { plugin?: { kind?: string; spec?: { directUrl?: string } } }).plugin;
-  if (spec?.kind !== 'PrometheusDatasource') return undefined;
-  if (spec.spec?.directUrl) return `${spec.spec.directUrl.replace(/\/+$/, '')}/api/v1/status/buildinfo`;
-  const base = kind.scope === 'project' ? `/proxy/projects/${enc(r.metadata.project!)}/datasources/${enc(r.metadata.name)}` : `/proxy/globaldatasources/${enc(r.metadata.name)}`;
-  return `${base}/api/v1/status/buildinfo`;
+  return testCall(kind, r)?.url;
+}
+
+function lets(e: Endpoint, method: string, path: string): boolean {
+  if (typeof e.endpointPattern !== 'string' || typeof e.method !== 'string' || e.method.toUpperCase() !== method) return false;
+  try {
+    return new RegExp(`^(?:${e.endpointPattern})$`).test(path);
+  } catch {
+    return false;
+  }
 }
 
 /**
- * Queries the saved datasource as the dashboards will (GET /api/v1/status/buildinfo through the
- * proxy): the Prometheus version on success, else the status and the exact message of whoever
- * answered (dashplane's proxy or Prometheus), or the network error.
+ * Queries the saved datasource as the dashboards will (through the proxy, with a call its
+ * allowedEndpoints let through): the Prometheus version (or that it answered) on success, else
+ * the status and the exact message of whoever answered (dashplane's proxy or Prometheus), or the
+ * network error.
  */
 export async function testDatasource(kind: KindUi, r: Resource): Promise<TestResult> {
-  const url = testUrl(kind, r);
+  const call = testCall(kind, r);
   const started = performance.now();
-  if (!url) return { ok: false, text: 'Only Prometheus datasources can be tested here.', ms: 0 };
+  if (!call) return { ok: false, text: 'Only Prometheus datasources can be tested here.', ms: 0 };
+  const { url } = call;
   let res: Response;
   try {
-    res = await fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+    res = await fetch(url, {
+      method: call.method,
+      credentials: 'same-origin',
+      headers: { Accept: 'application/json', ...(call.body ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(call.body ? { body: call.body } : {}),
+    });
   } catch (e) {
     return { ok: false, text: `No answer from ${url}: ${(e as Error).message}`, ms: Math.round(performance.now() - started) };
   }
@@ -48,6 +88,7 @@ export async function testDatasource(kind: KindUi, r: Resource): Promise<TestRes
   if (res.ok && body?.status === 'success' && body.data?.version) {
     return { ok: true, status: res.status, ms, text: `Prometheus ${body.data.version}${body.data.revision ? ` (revision ${body.data.revision.slice(0, 12)})` : ''} answered in ${ms} ms.` };
   }
+  if (res.ok && body?.status === 'success') return { ok: true, status: res.status, ms, text: `Prometheus answered ${call.method} ${url.slice(url.indexOf('/api/v1/'))} in ${ms} ms.` };
   const why = body?.message ?? body?.error ?? (text.trim().slice(0, 300) || res.statusText);
   return { ok: false, status: res.status, ms, text: `${res.status} ${res.statusText}: ${why}` };
 }

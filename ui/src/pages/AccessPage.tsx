@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
 import { call, enc, getJson, type Resource } from '../api';
 import { ListBody, PageHeader, timeAgo } from '../widgets';
+import { useSession } from '../permissions';
 
 // Teams, robots and the audit trail (issue 20): groups, service accounts, the caller's API
 // tokens (created with a one-time display of the secret, revoked) and the audit log with filters.
@@ -117,6 +118,15 @@ function ServiceAccounts() {
 }
 
 function Tokens() {
+  const { authOn } = useSession();
+  if (!authOn) {
+    // personal tokens belong to a signed-in user: with authentication off there is none
+    return <Typography color="text.secondary">Authentication is off on this server: there are no users, so no personal API tokens.</Typography>;
+  }
+  return <TokenList />;
+}
+
+function TokenList() {
   const queryClient = useQueryClient();
   const q = useQuery(['tokens'], () => getJson<TokenInfo[]>('/api/v1/user/tokens'), { retry: false });
   const [name, setName] = useState('');

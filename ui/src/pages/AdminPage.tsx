@@ -41,7 +41,7 @@ export function AdminPage() {
           </>
         }
       />
-      {ready && !tab && (
+      {ready && !tab && !showDeleted && (
         <Typography sx={{ px: 3 }} color="text.secondary">
           You may not manage any global object.
         </Typography>

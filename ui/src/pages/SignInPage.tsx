@@ -85,7 +85,14 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
           {signUpAllowed && (
             <Typography variant="body2">
               {mode === 'signin' ? 'No account yet? ' : 'Already have an account? '}
-              <Link component="button" type="button" onClick={() => setMode(mode === 'signin' ? 'signup' : 'signin')}>
+              <Link
+                component="button"
+                type="button"
+                onClick={() => {
+                  setError(undefined); // the other form's message does not belong here
+                  setMode(mode === 'signin' ? 'signup' : 'signin');
+                }}
+              >
                 {mode === 'signin' ? 'Sign up' : 'Sign in'}
               </Link>
             </Typography>
