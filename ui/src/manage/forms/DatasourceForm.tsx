@@ -174,7 +174,7 @@ function PrometheusFields({ spec, onChange, scope, project }: { spec: PromSpec; 
             label="Credentials (secret)"
             value={proxy.secret ?? ''}
             onChange={(v) => setProxy({ secret: v || undefined })}
-            helperText={`A ${secretKind} ${scope === 'project' ? 'of this project' : ''}: basic auth, a bearer token, TLS client certificates.`}
+            helperText={`A ${secretKind}${scope === 'project' ? ' of this project' : ''}: basic auth, a bearer token, TLS client certificates.`}
           >
             <MenuItem value="">
               <em>none</em>
