@@ -136,6 +136,10 @@ describe('unchanged writes and field managers (HTTP)', function () {
       expect(r.body.message, path).to.match(message);
     }
     expect((await ok(s.api('POST', base, { ...dash('x'), metadata: { name: 'bad' } }, manager('-x')), 400)).body.message).to.include('X-Dashplane-Manager');
+    for (const value of ['yes', '1', 'TRUE', '', 'true, true']) {
+      const r = await ok(s.api('PUT', `${base}/d`, dash('T9'), { 'x-dashplane-skip-unchanged': value }), 400);
+      expect(r.body.message, value).to.equal(`the X-Dashplane-Skip-Unchanged header must be true or false, not ${JSON.stringify(value)}`);
+    }
     expect((await s.api('GET', `${base}/bad`)).status, 'nothing stored').to.equal(404);
   });
 
