@@ -9,32 +9,28 @@ export function getPath(obj: unknown, path: string): unknown {
   return cur;
 }
 
-/** Sets a value at a dotted path when every parent object exists; returns whether it did. */
-export function setPathIfParentExists(obj: unknown, path: string, value: unknown): boolean {
+/**
+ * Sets a value at a dotted path; returns whether it did. A missing parent object is made when
+ * `makeParents` is set, otherwise the value is not set; a parent that is not a plain object
+ * (an array, a scalar) always stops it.
+ */
+export function setPath(obj: unknown, path: string, value: unknown, opts: { makeParents?: boolean } = { makeParents: true }): boolean {
   const parts = path.split('.');
   let cur: unknown = obj;
   for (const part of parts.slice(0, -1)) {
-    if (cur === null || typeof cur !== 'object') return false;
-    cur = (cur as Record<string, unknown>)[part];
+    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return false;
+    const rec = cur as Record<string, unknown>;
+    if (rec[part] === undefined && opts.makeParents) rec[part] = {};
+    cur = rec[part];
   }
   if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return false;
   (cur as Record<string, unknown>)[parts[parts.length - 1]] = value;
   return true;
 }
 
-/** Sets a value at a dotted path, making the missing parent objects; false when a parent is not an object. */
-export function setPath(obj: unknown, path: string, value: unknown): boolean {
-  const parts = path.split('.');
-  let cur: unknown = obj;
-  for (const part of parts.slice(0, -1)) {
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return false;
-    const rec = cur as Record<string, unknown>;
-    if (rec[part] === undefined) rec[part] = {};
-    cur = rec[part];
-  }
-  if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return false;
-  (cur as Record<string, unknown>)[parts[parts.length - 1]] = value;
-  return true;
+/** Sets a value at a dotted path when every parent object exists; returns whether it did. */
+export function setPathIfParentExists(obj: unknown, path: string, value: unknown): boolean {
+  return setPath(obj, path, value, { makeParents: false });
 }
 
 /** Deletes the value at a dotted path, if its parent exists. */
