@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createSecretKey } from 'node:crypto';
 import { basename, join } from 'node:path';
+import jwt from 'jsonwebtoken';
+import { loadKeyRing } from '../src/auth/keys.js';
 import { AUTH_ENV, bearer, loginAdmin } from './helpers/auth.js';
 import { DASHCTL_BIN as BIN, dashctl, savedContext, show, type Run } from './helpers/dashctl.js';
 import { corpusDir, skipWithoutCorpus } from './helpers/corpus.js';
@@ -434,11 +437,20 @@ describe('dashctl with authentication on', function () {
     expect(who.stdout.trim(), show(who)).to.equal('admin');
   });
 
-  it('refreshes the expired access token during an apply (16 requests in flight) and saves the new pair', async function () {
-    // Tokens are accepted up to 30 s past their expiry (clock skew): 2 s + 30 s.
-    this.timeout(90_000);
+  it('refreshes the expired access token during an apply (16 requests in flight) and saves the new pair', async () => {
+    // Tokens are accepted up to 30 s past their expiry (clock skew): rather than wait for that,
+    // the saved access token is replaced by the same claims signed with the server's key, expired
+    // a minute ago (the key is the one the server generated in its data directory).
     const saved = savedContext(cfg);
-    await waitFor('the access token to expire', async () => (await srv.api('GET', '/api/v1/user/whoami', undefined, { authorization: `Bearer ${saved.accessToken}` })).status === 401, 45_000, 250);
+    const nowS = Math.floor(Date.now() / 1000);
+    const claims = JSON.parse(Buffer.from(saved.accessToken!.split('.')[1], 'base64url').toString('utf8'));
+    const key = createSecretKey(loadKeyRing({ dataDir: srv.dataDir }).accessTokenKey);
+    const expired = jwt.sign({ ...claims, iat: nowS - 120, nbf: nowS - 120, exp: nowS - 60 }, key, { algorithm: 'HS512', noTimestamp: true });
+    const file = JSON.parse(readFileSync(cfg, 'utf8'));
+    file.contexts[file.currentContext].accessToken = expired;
+    writeFileSync(cfg, JSON.stringify(file), { mode: 0o600 });
+    expect((await srv.api('GET', '/api/v1/user/whoami', undefined, { authorization: `Bearer ${expired}` })).status).to.equal(401);
+    const before = savedContext(cfg);
     const dir = join(tmp.path, 'many');
     mkdirSync(dir, { recursive: true });
     const folders = Array.from({ length: 50 }, (_, i) => `kind: Folder\nmetadata: {name: f${i}}\nspec: {}\n`);
@@ -447,8 +459,8 @@ describe('dashctl with authentication on', function () {
     expect(r.code, show(r)).to.equal(0);
     expect(summary(r)).to.deep.equal(counts(51, 0, 0));
     const after = savedContext(cfg);
-    expect(after.refreshToken).to.not.equal(saved.refreshToken);
-    expect(after.accessToken).to.not.equal(saved.accessToken);
+    expect(after.refreshToken).to.not.equal(before.refreshToken);
+    expect(after.accessToken).to.not.equal(before.accessToken);
     expect(statSync(cfg).mode & 0o777).to.equal(0o600);
   });
 
