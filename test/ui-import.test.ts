@@ -7,8 +7,7 @@ import { bearer, loginAdmin, startAuthServer, type Tokens } from './helpers/auth
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { GRAFANA_EXPORT } from './helpers/grafana-export.js';
 import { corpusDashboards, hasGrafanaCorpus, NO_CORPUS } from './helpers/grafana-corpus.js';
-import { startNodeExporter, type RunningNodeExporter } from './helpers/node-exporter.js';
-import { startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
+import { startMonitoring, type Monitoring } from './helpers/monitoring.js';
 import { tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -57,8 +56,7 @@ async function scrollThrough(page: Page, settled: () => Promise<void>): Promise<
 
 describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', function () {
   this.timeout(240_000);
-  let nodeExporter: RunningNodeExporter;
-  let prom: RunningPrometheus;
+  let monitoring: Monitoring;
   let s: TestServer;
   let admin: Tokens;
   let w: WatchedPage;
@@ -72,9 +70,8 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
 
   before(async function () {
     this.timeout(120_000);
-    nodeExporter = await startNodeExporter();
+    monitoring = await startMonitoring();
     s = await startAuthServer();
-    prom = await startPrometheus({ scrape: [{ job: 'node', target: nodeExporter.target }] });
     admin = await loginAdmin(s);
     await api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'imported' }, spec: {} });
     await api('POST', '/api/v1/projects/imported/datasources', {
@@ -82,7 +79,7 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
       metadata: { name: 'prometheus' },
       // scrapeInterval 1s (Prometheus here scrapes every second): Perses' minimum step, so the
       // newest step of a short range holds samples right after Prometheus starts
-      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: prom.url } } } } },
+      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: monitoring.prom.url } } } } },
     });
     w = await openPage(s.url);
     tracker = requestTracker(w.page);
@@ -97,8 +94,7 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
     this.timeout(30_000);
     await w?.close();
     await s?.stop();
-    await prom?.stop();
-    await nodeExporter?.stop();
+    await monitoring?.stop();
     files.remove();
   });
 

@@ -10,17 +10,18 @@ export interface RunningNodeExporter {
   stop(): Promise<void>;
 }
 
-const BIN = process.env.NODE_EXPORTER_BIN ?? '/usr/bin/prometheus-node-exporter';
+/** $NODE_EXPORTER_BIN, else Debian's. */
+export const NODE_EXPORTER_BIN = process.env.NODE_EXPORTER_BIN ?? '/usr/bin/prometheus-node-exporter';
 
 export async function startNodeExporter(): Promise<RunningNodeExporter> {
   try {
-    accessSync(BIN, constants.X_OK);
+    accessSync(NODE_EXPORTER_BIN, constants.X_OK);
   } catch {
-    throw new Error(`${BIN} was not found. .ci/run installs the Debian package prometheus-node-exporter; install it the same way (or set NODE_EXPORTER_BIN).`);
+    throw new Error(`${NODE_EXPORTER_BIN} was not found. .ci/run installs the Debian package prometheus-node-exporter; install it the same way (or set NODE_EXPORTER_BIN).`);
   }
   const port = await freePort();
   const target = `127.0.0.1:${port}`;
-  const child = spawn(BIN, [`--web.listen-address=${target}`, '--log.level=warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(NODE_EXPORTER_BIN, [`--web.listen-address=${target}`, '--log.level=warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let out = '';
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
   const stop = () => stopChild(child);

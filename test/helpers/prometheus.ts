@@ -26,7 +26,7 @@ export interface RunningPrometheus {
 }
 
 /** The prometheus binary: $PROMETHEUS_BIN, else the first `prometheus` on $PATH, else /usr/bin/prometheus. */
-function findBinary(): string {
+export function prometheusBinary(): string {
   const candidates = [
     ...(process.env.PROMETHEUS_BIN ? [process.env.PROMETHEUS_BIN] : []),
     ...(process.env.PATH ?? '')
@@ -49,6 +49,22 @@ function findBinary(): string {
   );
 }
 
+/** A configuration scraping Prometheus itself (on `port`) and `scrape`, every second. */
+export function prometheusConfig(port: number, scrape: { job: string; target: string }[]): string {
+  return [
+    'global:',
+    '  scrape_interval: 1s',
+    '  scrape_timeout: 1s',
+    '  evaluation_interval: 1s',
+    'scrape_configs:',
+    '  - job_name: prometheus',
+    '    static_configs:',
+    `      - targets: ['127.0.0.1:${port}']`,
+    ...scrape.flatMap((s) => [`  - job_name: ${s.job}`, '    static_configs:', `      - targets: ['${s.target}']`]),
+    '',
+  ].join('\n');
+}
+
 async function ok(url: string, init?: RequestInit): Promise<Response | undefined> {
   try {
     const res = await fetch(url, { ...init, signal: AbortSignal.timeout(2_000) });
@@ -64,7 +80,7 @@ async function ok(url: string, init?: RequestInit): Promise<Response | undefined
  * samples; tries another port if the chosen one was taken in the meantime.
  */
 export async function startPrometheus(opts: { timeoutMs?: number; scrape?: { job: string; target: string }[] } = {}): Promise<RunningPrometheus> {
-  const bin = findBinary();
+  const bin = prometheusBinary();
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   let lastError = '';
   for (let attempt = 0; attempt < 3 && Date.now() < deadline; attempt++) {
@@ -72,21 +88,7 @@ export async function startPrometheus(opts: { timeoutMs?: number; scrape?: { job
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const config = join(dir.path, 'prometheus.yml');
-    writeFileSync(
-      config,
-      [
-        'global:',
-        '  scrape_interval: 1s',
-        '  scrape_timeout: 1s',
-        '  evaluation_interval: 1s',
-        'scrape_configs:',
-        '  - job_name: prometheus',
-        '    static_configs:',
-        `      - targets: ['127.0.0.1:${port}']`,
-        ...(opts.scrape ?? []).flatMap((s) => [`  - job_name: ${s.job}`, '    static_configs:', `      - targets: ['${s.target}']`]),
-        '',
-      ].join('\n'),
-    );
+    writeFileSync(config, prometheusConfig(port, opts.scrape ?? []));
     const child = spawn(
       bin,
       [`--config.file=${config}`, `--storage.tsdb.path=${join(dir.path, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--storage.tsdb.retention.time=1h', '--log.level=warn'],

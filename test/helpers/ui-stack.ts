@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { bearer, loginAdmin, startAuthServer, type Tokens } from './auth.js';
 import type { WatchedPage } from './browser.js';
 import { CORPUS_ENV, corpusDir } from './corpus.js';
-import { startNodeExporter, type RunningNodeExporter } from './node-exporter.js';
-import { startPrometheus, type RunningPrometheus } from './prometheus.js';
+import { startMonitoring } from './monitoring.js';
+import type { RunningPrometheus } from './prometheus.js';
 import { startTestServer, type ApiResponse, type TestServer } from './server.js';
 import { waitFor } from './wait.js';
 
@@ -30,21 +30,11 @@ export interface UiStack {
   stop(): Promise<void>;
 }
 
-/** Starts node exporter, dashplane and Prometheus; waits until Prometheus holds node samples. */
+/** Starts dashplane next to a Prometheus holding node exporter samples (the run's shared pair, or one of its own). */
 export async function startUiStack(opts: { auth: boolean }): Promise<UiStack> {
-  const nodeExporter: RunningNodeExporter = await startNodeExporter();
+  const monitoring = await startMonitoring();
+  const prom = monitoring.prom;
   const s = opts.auth ? await startAuthServer() : await startTestServer();
-  const prom = await startPrometheus({ scrape: [{ job: 'node', target: nodeExporter.target }] });
-  await waitFor(
-    'two node exporter samples in Prometheus',
-    async () => {
-      const r = await fetch(`${prom.url}/api/v1/query?query=${encodeURIComponent('count_over_time(node_memory_MemTotal_bytes[1m])')}`);
-      const body = (await r.json()) as { data: { result: { value: [number, string] }[] } };
-      return Number(body.data.result[0]?.value[1] ?? 0) >= 2;
-    },
-    20_000,
-    250,
-  );
   const admin = opts.auth ? await loginAdmin(s) : undefined;
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const r = await s.api(method, path, body, { ...(admin ? bearer(admin) : {}), ...headers });
@@ -75,8 +65,7 @@ export async function startUiStack(opts: { auth: boolean }): Promise<UiStack> {
     },
     async stop() {
       await s.stop();
-      await prom.stop();
-      await nodeExporter.stop();
+      await monitoring.stop();
     },
   };
 }
