@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import { tempDir } from '../../test/helpers/server.js';
@@ -121,6 +123,46 @@ describe('LevelStore opening', () => {
     } finally {
       await first.close();
       dir.remove();
+    }
+  });
+
+  it('a store made long before it is opened checks the directory first: a damaged one is left as it is, a new one opens (REL-11)', async () => {
+    const ticks = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    };
+    // a database that lost its CURRENT file
+    const damaged = tempDir();
+    const fresh = tempDir();
+    try {
+      const made = new LevelStore(damaged.path);
+      await made.open();
+      await made.create(obj('Project', '', 'kept'));
+      await made.close();
+      unlinkSync(join(damaged.path, 'CURRENT'));
+      const files = () =>
+        Object.fromEntries(
+          readdirSync(damaged.path)
+            .filter((f) => !/^(LOG|LOG\.old|LOCK)$/.test(f))
+            .map((f) => [f, readFileSync(join(damaged.path, f)).toString('base64')]),
+        );
+      const before = files();
+
+      const late = new LevelStore(damaged.path);
+      await ticks(); // what migrate-store did: the target made, the source opened first
+      let message = '';
+      await late.open().catch((e: Error) => (message = e.message));
+      expect(message).to.match(/holds LevelDB files but no CURRENT file/);
+      expect(files(), 'nothing created, dropped or rewritten').to.deep.equal(before);
+      await late.close();
+
+      const other = new LevelStore(fresh.path);
+      await ticks();
+      await other.open();
+      expect(await other.revision()).to.equal(0);
+      await other.close();
+    } finally {
+      damaged.remove();
+      fresh.remove();
     }
   });
 });

@@ -55,7 +55,8 @@ import { frozenText, metadataText, storedText } from './stored-text.js';
  * the rules every driver follows are store-rules.ts.
  */
 export class LevelStore implements Store {
-  private readonly db: Level<string, string>;
+  /** Made by open(), not by the constructor (see there). */
+  private db!: Level<string, string>;
   private readonly writes = new Mutex();
   private readonly locks = new KeyedMutex();
   private readonly hub = new EventHub();
@@ -72,21 +73,25 @@ export class LevelStore implements Store {
   private generation = 0;
   /** Set when a write failed for lack of space: health reports the store down until writes work again. */
   private writeFailure?: string;
-  private readonly audit: LevelAudit;
-  private readonly history: LevelHistory;
+  private audit!: LevelAudit;
+  private history!: LevelHistory;
 
   constructor(
     private readonly path: string,
     opts: { eventLogSize?: number } = {},
   ) {
-    this.db = new Level<string, string>(path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
     this.eventLogSize = opts.eventLogSize ?? 10_000;
-    this.audit = new LevelAudit(this.db);
-    this.history = new LevelHistory(this.db);
   }
 
   async open(): Promise<void> {
     refuseHeadlessDatabase(this.path);
+    // The Level is made only now, after that check: a Level opens itself a microtask after it is
+    // made, creating a database where there is none. Made in the constructor, a store opened
+    // later than that (migrate-store opens its source first) saw its own half-made database as
+    // damaged, and a damaged directory was "created" over, its tables dropped, before the check.
+    this.db = new Level<string, string>(this.path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    this.audit = new LevelAudit(this.db);
+    this.history = new LevelHistory(this.db);
     try {
       await this.db.open();
     } catch (e) {
@@ -101,11 +106,12 @@ export class LevelStore implements Store {
   }
 
   async close(): Promise<void> {
+    if (!this.db) return; // never opened
     await this.writes.run(() => this.db.close());
   }
 
   async ping(): Promise<void> {
-    if (this.db.status !== 'open') throw new ApiError('Unavailable', 'the database is not open');
+    if (this.db?.status !== 'open') throw new ApiError('Unavailable', 'the database is not open');
     if (this.writeFailure) throw new ApiError('Unavailable', `writes are failing: ${this.writeFailure}`);
     await this.db.get(REVISION_KEY);
   }
