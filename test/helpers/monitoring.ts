@@ -14,7 +14,7 @@ import { waitFor } from './wait.js';
  * starts and the wait for samples, and Explore's instant queries (their time aligned down to the
  * minute) found nothing until Prometheus had run past a minute boundary.
  */
-export const MONITORING_ENV = 'DASHPLANE_TEST_MONITORING';
+export const MONITORING_ENV = 'MOCHA_DASHPLANE_MONITORING';
 
 /** What the variable holds. */
 interface SharedMonitoring {
