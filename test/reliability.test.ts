@@ -97,7 +97,10 @@ class Ledger {
 describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
   this.timeout(60_000);
 
-  it('REL-04: SIGKILL during a write storm of 8 writers, 10 rounds killed after different numbers of acknowledged writes: every acknowledged write survives', async () => {
+  it('REL-04: SIGKILL during a write storm of 8 writers, 10 rounds killed after different numbers of acknowledged writes: every acknowledged write survives', async function () {
+    // eleven server starts and up to 4,000 writes: 30-40 s on a quiet two-core machine, more when
+    // the other test workers and browsers load it
+    this.timeout(150_000);
     const dir = tempDir();
     const ledger = new Ledger();
     let srv: ServerProcess | undefined;
