@@ -5,10 +5,10 @@
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Metadata the server owns: never part of a comparison or a diff. */
-export const SERVER_OWNED = ['createdAt', 'updatedAt', 'version'] as const;
+/** Metadata the server owns (with older Perses exports' spellings): never part of a comparison or a diff. */
+export const SERVER_OWNED = ['createdAt', 'updatedAt', 'version', 'created_at', 'updated_at'] as const;
 
-/** A copy without createdAt/updatedAt/version. */
+/** A copy without createdAt/updatedAt/version (and created_at/updated_at). */
 export function withoutServerFields(obj: Obj): Obj {
   const copy = { ...obj };
   if (isObj(copy.metadata)) {

@@ -82,6 +82,57 @@ describe('names, projects and credentials as Perses API tests check them (auth o
     }
   });
 
+  it("a dashboard without panels or layouts (an SDK's empty dashboard, or Perses' own answer with them null) is accepted as an empty one", async () => {
+    const empty = await s.api('POST', '/api/v1/projects/perses/dashboards', { kind: 'Dashboard', metadata: { name: 'empty', project: 'perses' }, spec: {} }, auth);
+    expect(empty.status, empty.text).to.equal(200);
+    expect(empty.body.spec).to.deep.equal({ duration: '1h', panels: {}, layouts: [] });
+    const nulls = await s.api(
+      'PUT',
+      '/api/v1/projects/perses/dashboards/empty',
+      { kind: 'Dashboard', metadata: { name: 'empty', project: 'perses' }, spec: { duration: '5m', panels: null, layouts: null } },
+      auth,
+    );
+    expect(nulls.status, nulls.text).to.equal(200);
+    expect(nulls.body.spec).to.deep.equal({ duration: '5m', panels: {}, layouts: [] });
+    const checked = await s.api('POST', '/api/validate/dashboards', { kind: 'Dashboard', metadata: { name: 'x', project: 'perses' }, spec: { duration: '5m' } }, auth);
+    expect(checked.status, checked.text).to.equal(200);
+    const ephemeral = await s.api('POST', '/api/v1/projects/perses/ephemeraldashboards', { kind: 'EphemeralDashboard', metadata: { name: 'brief' }, spec: { ttl: '1h' } }, auth);
+    expect(ephemeral.status, ephemeral.text).to.equal(200);
+    expect(ephemeral.body.spec).to.deep.equal({ ttl: '1h', duration: '1h', panels: {}, layouts: [] });
+  });
+
+  it('metadata spelled as older Perses exports spell it (created_at, updated_at) is server-owned and ignored, like createdAt', async () => {
+    const old = { kind: 'Dashboard', metadata: { name: 'exported', project: 'perses', created_at: '2023-05-02T10:00:00Z', updated_at: '2023-05-02T10:00:00Z', version: 7 }, spec: {} };
+    const r = await s.api('POST', '/api/v1/projects/perses/dashboards', old, auth);
+    expect(r.status, r.text).to.equal(200);
+    expect(Object.keys(r.body.metadata).sort()).to.deep.equal(['createdAt', 'name', 'project', 'updatedAt', 'version']);
+    expect(r.body.metadata.version).to.equal(0);
+    // an unknown field is still refused, naming it
+    const labels = await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'labelled', labels: { team: 'x' } }, spec: {} }, auth);
+    expect(labels.status).to.equal(400);
+    expect(labels.body.details.map((d: { path: string }) => d.path)).to.deep.equal(['metadata.labels']);
+  });
+
+  it("a Variable's name is checked as a variable name, as Perses does: not digits alone, at most one '-' or '.', no builtin prefix __", async () => {
+    const make = (kind: string, name: string) => ({ kind, metadata: { name, ...(kind === 'Variable' ? { project: 'perses' } : {}) }, spec: { kind: 'TextVariable', spec: { value: 'v' } } });
+    for (const [kind, path] of [
+      ['Variable', '/api/v1/projects/perses/variables'],
+      ['GlobalVariable', '/api/v1/globalvariables'],
+      ['Variable', '/api/validate/variables'],
+    ]) {
+      for (const name of ['sdk-var-1', '123', '__x', 'a.b-c']) {
+        const r = await s.api('POST', path, make(kind, name), auth);
+        expect(r.status, `${path} ${name}`).to.equal(400);
+        expect(r.body.message, `${path} ${name}`).to.include(`variable name '${name}'`);
+        expect(r.body.details.map((d: { path: string }) => d.path)).to.deep.equal(['metadata.name']);
+      }
+    }
+    for (const name of ['job', 'env_2', 'a-b', '_1']) {
+      const r = await s.api('POST', '/api/v1/globalvariables', make('GlobalVariable', name), auth);
+      expect(r.status, `${name}: ${r.text}`).to.equal(200);
+    }
+  });
+
   it('the permissions route: your own 200, a delegated name with ":" (kube:admin) reaches the check (403), traversal is a 400', async () => {
     expect((await raw(s, 'GET', '/api/v1/users/admin/permissions', auth)).status).to.equal(200);
     expect((await raw(s, 'GET', '/api/v1/users/kube%3Aadmin/permissions', auth)).status).to.equal(403);

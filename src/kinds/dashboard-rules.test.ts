@@ -17,10 +17,18 @@ describe('dashboard rules', () => {
       const v = listVariable('x');
       const body = { kind: 'Dashboard', spec: { variables: v } as Record<string, unknown> };
       normalizeDashboard(body);
-      expect(body.spec).to.deep.equal({ variables: [v], duration: '1h' });
-      const dated = { spec: { duration: '6h', variables: [] } };
+      expect(body.spec).to.deep.equal({ variables: [v], duration: '1h', panels: {}, layouts: [] });
+      const dated = { spec: { duration: '6h', variables: [], panels: { a: markdown() }, layouts: [] } };
       normalizeDashboard(dated);
-      expect(dated.spec).to.deep.equal({ duration: '6h', variables: [] });
+      expect(dated.spec).to.deep.equal({ duration: '6h', variables: [], panels: { a: markdown() }, layouts: [] });
+    });
+
+    it('an absent or null panels map and layouts list are empty ones (Perses accepts both and answers null)', () => {
+      for (const spec of [{}, { panels: null, layouts: null }]) {
+        const body = { spec: spec as Record<string, unknown> };
+        normalizeDashboard(body);
+        expect(body.spec).to.deep.equal({ duration: '1h', panels: {}, layouts: [] });
+      }
     });
 
     it('leaves a body without an object spec alone (the schema reports it)', () => {

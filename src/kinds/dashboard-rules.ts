@@ -19,6 +19,10 @@ export function normalizeDashboard(body: Obj): void {
   if (!isObj(spec)) return;
   if (isObj(spec.variables)) spec.variables = [spec.variables];
   if (spec.duration === undefined) spec.duration = DEFAULT_DURATION;
+  // Perses accepts a dashboard without panels or layouts (an empty one, as SDKs create it) and
+  // answers them as null: absent or null, they are an empty map and list here
+  if (spec.panels === undefined || spec.panels === null) spec.panels = {};
+  if (spec.layouts === undefined || spec.layouts === null) spec.layouts = [];
 }
 
 /**

@@ -1,9 +1,33 @@
+import type { ErrorDetail } from '../errors.js';
 import { variableProblems } from './dashboard-rules.js';
 import type { KindDescriptor, KindHooks } from './descriptor.js';
 import { GlobalVariable, Variable } from './generated/validators.js';
 
+/**
+ * The name of a Variable resource is the name dashboards use it by (`$job`), so Perses checks it
+ * as a variable name (internal/api/validate/validate.go): at least one character that is not a
+ * digit (a name of digits alone would read as PromQL's `$1`), and not the built-in prefix `__`.
+ * Perses' own expression, so nothing it accepts is refused: the one character outside `\w` it
+ * lets through is also the one non-digit it requires.
+ */
+const RESOURCE_VARIABLE_NAME_RE = /^\w*?[^0-9]\w*$/;
+
+function nameProblems(name: unknown): ErrorDetail[] {
+  if (typeof name !== 'string' || name === '') return [];
+  if (!RESOURCE_VARIABLE_NAME_RE.test(name)) {
+    return [
+      {
+        path: 'metadata.name',
+        message: `variable name '${name}' is not valid: dashboards use it as $${name}, so it must be letters, digits and "_" (with at most one "-" or "."), and not digits alone`,
+      },
+    ];
+  }
+  if (name.startsWith('__')) return [{ path: 'metadata.name', message: `variable name '${name}' can not have builtin variable prefix: __ (reserved for built-in variables)` }];
+  return [];
+}
+
 const hooks: KindHooks = {
-  validate: (obj, ctx) => variableProblems(obj.spec, ctx.plugins, 'spec'),
+  validate: (obj, ctx) => [...nameProblems(obj.metadata?.name), ...variableProblems(obj.spec, ctx.plugins, 'spec')],
 };
 
 export const variable: KindDescriptor = {

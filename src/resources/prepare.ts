@@ -84,12 +84,17 @@ function matchPath(field: string, fromBody: unknown, fromPath: string | undefine
   return fromBody;
 }
 
-/** Server-owned metadata wins over client values; tags are de-duplicated and sorted. */
+/** Older Perses exports' spellings of createdAt and updatedAt. */
+const LEGACY_SERVER_OWNED = ['created_at', 'updated_at'];
+
+/** Server-owned metadata wins over client values (older spellings dropped); tags are de-duplicated and sorted. */
 export function stampMetadata(obj: Envelope, fields: { createdAt: string; updatedAt: string; version: number }): void {
   const m = obj.metadata as unknown as Obj;
   m.createdAt = fields.createdAt;
   m.updatedAt = fields.updatedAt;
   m.version = fields.version;
+  // what Perses wrote before its metadata was camelCase: server-owned too, so ignored alike
+  for (const legacy of LEGACY_SERVER_OWNED) delete m[legacy];
   if (m.tags === null) delete m.tags;
   if (Array.isArray(m.tags) && m.tags.every((t) => typeof t === 'string')) m.tags = [...new Set(m.tags as string[])].sort();
 }
