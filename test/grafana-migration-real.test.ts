@@ -200,10 +200,34 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
     expect(formatReport(r.report)).not.to.match(/unknown/);
   });
 
-  it('names the label a structured Loki variable query lists (monitoring-mixins couchdb-logs)', () => {
-    const notes = migrate('monitoring-mixins__couchdb-logs.json').report.entries.flatMap((e) => (e.subject === 'variable' ? e.notes : []));
-    expect(notes).to.include('the loki query "label_values({}, job)" cannot run in dashplane: the variable offers the values saved with the dashboard');
-    expect(notes.join()).not.to.include('query ""');
+  it('keeps the Loki variables of a Loki datasource variable as Loki variables (monitoring-mixins couchdb-logs)', () => {
+    const r = migrate('monitoring-mixins__couchdb-logs.json');
+    const plugins = (r.dashboard.spec.variables ?? []).filter((v: any) => v.kind === 'ListVariable').map((v: any) => v.spec.plugin);
+    expect(plugins.slice(0, 2)).to.deep.equal([
+      { kind: 'LokiLabelValuesVariable', spec: { labelName: 'job', matchers: [] } },
+      { kind: 'LokiLabelValuesVariable', spec: { labelName: 'couchdb_cluster', matchers: ['{job=~"$job"}'] } },
+    ]);
+    expect(r.report.entries.filter((e) => e.subject === 'variable' && e.result?.startsWith('LokiLabel')).map((e) => e.outcome)).to.deep.equal(['mapped', 'mapped', 'mapped', 'mapped']);
+  });
+
+  it("keeps Loki variables without a datasource of their own on the export's only datasource input, Loki, not on Prometheus (loki-variables-export)", () => {
+    for (const opts of [{}, { input: { DS_LOGS: 'loki-eu' } }, { datasource: 'prom' }] as MigrateOptions[]) {
+      const r = migrate('loki-variables-export.json', opts);
+      const datasource = opts.input ? { datasource: { kind: 'LokiDatasource', name: 'loki-eu' } } : {};
+      expect(
+        (r.dashboard.spec.variables ?? []).map((v: any) => v.spec.plugin),
+        JSON.stringify(opts),
+      ).to.deep.equal([
+        { kind: 'LokiLabelValuesVariable', spec: { ...datasource, labelName: 'app', matchers: [] } },
+        { kind: 'LokiLabelValuesVariable', spec: { ...datasource, labelName: 'level', matchers: ['{app=~"$app"}'] } },
+        { kind: 'LokiLabelNamesVariable', spec: { ...datasource, matchers: [] } },
+      ]);
+      expect(r.report.summary.variables).to.include({ total: 3, mapped: 3 });
+      expect(formatReport(r.report, true)).not.to.match(/Prometheus/);
+    }
+    // without the Loki plugins: saved values, said so
+    const bare = migrate('loki-variables-export.json', { hasPlugin: (k) => !k.startsWith('Loki') });
+    expect(bare.report.summary.variables).to.include({ total: 3, placeholder: 3 });
   });
 
   it('quotes multi-line query texts on one line in notes (ingress-nginx request-handling-performance)', () => {

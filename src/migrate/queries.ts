@@ -1,4 +1,4 @@
-import type { DatasourceResolver } from './datasources.js';
+import { normalizeType, type DatasourceResolver } from './datasources.js';
 import { arr, defined, isObj, num, quoted, str, type Obj } from './read.js';
 import type { ReportBuilder } from './report.js';
 
@@ -102,7 +102,7 @@ export function migrateTargets(panel: Obj, ctx: QueryContext, logs = false): Pan
     const ref = t.datasource ?? panel.datasource;
     let type = ctx.ds.typeOf(ref) ?? typeFromShape(t, logs);
     if (type === 'mixed' || type === 'dashboard' || type === 'grafana') type = typeFromShape(t, logs);
-    if (/prometheus|thanos|mimir|cortex|victoriametrics/i.test(type)) type = 'prometheus';
+    type = normalizeType(type) ?? type;
     const id = t.refId ? `query ${t.refId}` : 'a query';
     if (t.hide === true) {
       out.notes.push(`${id} was hidden in Grafana and is not migrated: ${quoted(targetText(t))}`);

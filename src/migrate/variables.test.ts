@@ -3,8 +3,8 @@ import { DatasourceResolver } from './datasources.js';
 import { ReportBuilder } from './report.js';
 import { migrateVariables } from './variables.js';
 
-function migrate(list: object[], opts = {}) {
-  const dashboard = { templating: { list } };
+function migrate(list: object[], opts = {}, more: object = {}) {
+  const dashboard = { templating: { list }, ...more };
   return migrateVariables(dashboard, { ds: new DatasourceResolver(dashboard, opts), report: new ReportBuilder(), hasPlugin: () => true });
 }
 
@@ -114,5 +114,40 @@ describe('migrate: variables', () => {
     expect(entries[0].notes[0]).to.equal('queries that used $ds now use the datasource "prom" (the web UI has no datasource picker)');
     expect(entries[2].notes[0]).to.match(/unknown query "servers\.\*" cannot run/);
     expect(entries[3].notes.join()).to.match(/same name comes first/);
+  });
+
+  it('maps Loki variable queries to Loki variables: structured, label_values with and without selector, label_names; a datasource named by a log panel is Loki', () => {
+    const logs = { panels: [{ type: 'logs', datasource: 'Logs', targets: [{ refId: 'A', expr: '{job="x"}' }] }] };
+    const { variables, entries } = migrate(
+      [
+        { type: 'query', name: 'a', datasource: 'Logs', query: 'label_values(jobid)' },
+        { type: 'query', name: 'b', datasource: { type: 'loki', uid: 'x' }, query: 'label_values({}, job)' },
+        { type: 'query', name: 'c', datasource: { type: 'loki', uid: 'x' }, query: 'label_values({job="$a"}, pod)', regex: '/^(api.*)$/' },
+        { type: 'query', name: 'd', datasource: { type: 'loki', uid: 'x' }, query: { refId: 'LokiVariableQueryEditor-VariableQuery', type: 0, stream: '{job="x"}' } },
+        { type: 'query', name: 'e', query: { refId: 'LokiVariableQueryEditor-VariableQuery', type: 1, label: 'level' } },
+      ],
+      {},
+      logs,
+    );
+    expect(variables.map((v) => [v.spec.plugin, v.spec.capturingRegexp])).to.deep.equal([
+      [{ kind: 'LokiLabelValuesVariable', spec: { labelName: 'jobid', matchers: [] } }, undefined],
+      [{ kind: 'LokiLabelValuesVariable', spec: { labelName: 'job', matchers: [] } }, undefined],
+      [{ kind: 'LokiLabelValuesVariable', spec: { labelName: 'pod', matchers: ['{job="$a"}'] } }, '^(api.*)$'],
+      [{ kind: 'LokiLabelNamesVariable', spec: { matchers: ['{job="x"}'] } }, undefined],
+      [{ kind: 'LokiLabelValuesVariable', spec: { labelName: 'level', matchers: [] } }, undefined],
+    ]);
+    expect(entries.map((e) => e.outcome)).to.deep.equal(['mapped', 'mapped', 'mapped', 'mapped', 'mapped']);
+  });
+
+  it('names the Loki datasource given as input for a variable without a datasource in an export whose only input is Loki', () => {
+    const inputs = { __inputs: [{ name: 'DS_LOKI', type: 'datasource', pluginId: 'loki' }] };
+    const variable = { type: 'query', name: 'app', query: { refId: 'A', type: 1, label: 'app' } };
+    expect(migrate([variable], { input: { DS_LOKI: 'myloki' } }, inputs).variables[0].spec.plugin).to.deep.equal({
+      kind: 'LokiLabelValuesVariable',
+      spec: { datasource: { kind: 'LokiDatasource', name: 'myloki' }, labelName: 'app', matchers: [] },
+    });
+    // a label_values text on the same export is Loki too, not Prometheus
+    const text = migrate([{ type: 'query', name: 'app', query: 'label_values(app)' }], { datasource: 'prom' }, inputs);
+    expect(text.variables[0].spec.plugin).to.deep.equal({ kind: 'LokiLabelValuesVariable', spec: { labelName: 'app', matchers: [] } });
   });
 });

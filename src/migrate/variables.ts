@@ -1,7 +1,8 @@
+import { normalizeType } from './datasources.js';
 import type { QueryContext } from './queries.js';
 import { arr, defined, isObj, obj, quoted, regexSource, str, type Obj } from './read.js';
 import type { ReportEntry } from './report.js';
-import { prometheusVariable } from './variable-queries.js';
+import { lokiVariable, prometheusVariable } from './variable-queries.js';
 
 /** Grafana template variables -> Perses variables, each with its report entry. */
 
@@ -80,6 +81,28 @@ function queryText(v: Obj): string {
 /** Whether a query of an unknown datasource still reads as a Prometheus variable function. */
 const PROMETHEUS_FUNCTION = /^\s*(label_values|label_names|metrics|query_result)\s*\(/;
 
+/** The datasource type a structured variable query is written for, told from its fields (Grafana's query editors). */
+function typeFromQueryShape(query: unknown): string | undefined {
+  if (!isObj(query)) return undefined;
+  const editor = /^(\w+)VariableQueryEditor/.exec(String(query.refId ?? ''))?.[1]?.toLowerCase();
+  if (editor) return editor;
+  if (query.qryType !== undefined) return 'prometheus';
+  if (typeof query.type === 'number' && (query.label !== undefined || query.stream !== undefined)) return 'loki';
+  return undefined;
+}
+
+/**
+ * The datasource a query variable ran on and its type: its own datasource; without one (or one of
+ * unknown type), what its structured query's fields tell, else Grafana's default datasource as far
+ * as the dashboard tells it (the export's only datasource input).
+ */
+function sourceOf(v: Obj, ctx: QueryContext): { ref: unknown; type?: string } {
+  const own = v.datasource !== undefined && v.datasource !== null && v.datasource !== '';
+  const fallback = own ? undefined : ctx.ds.defaultRef();
+  const type = normalizeType(ctx.ds.typeOf(v.datasource) ?? typeFromQueryShape(v.query) ?? fallback?.type);
+  return { ref: own ? v.datasource : normalizeType(fallback?.type) === type ? fallback?.ref : undefined, type };
+}
+
 /** One Grafana variable -> Perses variable and report entry. */
 export function migrateVariable(v: Obj, path: string, ctx: QueryContext): MigratedVariable {
   const name = str(v.name) ?? '';
@@ -115,11 +138,18 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext): Migrat
       return { entry: { ...entry('approximated', `${kind} of the project`), path: undefined } };
     }
     case 'query': {
-      const type = ctx.ds.typeOf(v.datasource);
+      const { ref, type } = sourceOf(v, ctx);
       const text = queryText(v);
+      if (type === 'loki') {
+        const loki = lokiVariable(v.query);
+        if (loki && ctx.hasPlugin(loki.kind)) {
+          const plugin = { kind: loki.kind, spec: defined({ datasource: ctx.ds.selector('LokiDatasource', ref), ...loki.spec }) };
+          return { variable: listVariable(v, plugin, notes), entry: entry('mapped', loki.kind) };
+        }
+      }
       const prom = type === 'prometheus' || ((type === undefined || type === 'unknown') && PROMETHEUS_FUNCTION.test(text)) ? prometheusVariable(text, str(v.regex), notes) : undefined;
       if (prom) {
-        const selector = ctx.ds.selector('PrometheusDatasource', v.datasource);
+        const selector = ctx.ds.selector('PrometheusDatasource', ref);
         const plugin = { kind: prom.plugin.kind, spec: defined({ datasource: selector, ...prom.plugin.spec }) };
         return { variable: listVariable(v, plugin, notes, prom.capturingRegexp), entry: entry('mapped', prom.plugin.kind) };
       }
