@@ -41,6 +41,33 @@ describe('migrate: layout', () => {
     expect(notes.join()).to.match(/empty row "Empty"/);
   });
 
+  it('keeps the top-level panels after a collapsed row visible, in a section without header after it (Grafana shows them; only expanded rows take the panels that follow)', () => {
+    const sections = layoutPanels(
+      {
+        panels: [
+          panel('first', { x: 0, y: 0, w: 24, h: 4 }),
+          { type: 'row', title: 'Closed', collapsed: true, gridPos: { x: 0, y: 4, w: 24, h: 1 }, panels: [panel('inside', { x: 0, y: 5, w: 24, h: 6 })] },
+          panel('after a', { x: 0, y: 5, w: 12, h: 8 }),
+          panel('after b', { x: 12, y: 5, w: 12, h: 8 }),
+          { type: 'row', title: 'Open', collapsed: false, gridPos: { x: 0, y: 13, w: 24, h: 1 }, panels: [] },
+          panel('in open', { x: 0, y: 14, w: 24, h: 8 }),
+        ],
+      },
+      [],
+    );
+    expect(keysOf(sections)).to.deep.equal([
+      [null, ['0']],
+      ['Closed', ['1_0']],
+      [null, ['2', '3']],
+      ['Open', ['4_0']],
+    ]);
+    expect(sections.map((s) => s.display?.collapse.open)).to.deep.equal([undefined, false, undefined, true]);
+    expect(sections[2].panels.map((p) => p.item)).to.deep.equal([
+      { x: 0, y: 5, width: 12, height: 8 },
+      { x: 12, y: 5, width: 12, height: 8 },
+    ]);
+  });
+
   it('leaves out the copies Grafana saved for repeated panels, saying so', () => {
     const notes: string[] = [];
     const sections = layoutPanels({ panels: [panel('x', { x: 0, y: 0, w: 8, h: 4 }, { repeat: 'v' }), panel('x', { x: 8, y: 0, w: 8, h: 4 }, { repeatPanelId: 1 })] }, notes);
