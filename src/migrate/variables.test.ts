@@ -90,6 +90,33 @@ describe('migrate: variables', () => {
     expect(entries[1].notes[0]).to.match(/"auto" interval/);
   });
 
+  it('gives an interval variable saved on "auto" a listed default: the interval nearest to what auto chose, never the $__auto_interval marker', () => {
+    const interval = (more: object) => ({
+      type: 'interval',
+      name: 'iv',
+      auto: true,
+      auto_count: 30,
+      auto_min: '10s',
+      query: '1m,10m,30m,1h,1d',
+      current: { text: 'auto', value: '$__auto_interval_iv' },
+      options: [{ text: 'auto', value: '$__auto_interval_iv' }, ...['1m', '10m', '30m', '1h', '1d'].map((x) => ({ text: x, value: x }))],
+      ...more,
+    });
+    const sixHours = migrate([interval({})], {}, { time: { from: 'now-6h', to: 'now' } });
+    expect(sixHours.variables[0].spec).to.include({ defaultValue: '10m' });
+    expect(sixHours.variables[0].spec.plugin.spec.values).to.deep.equal(['1m', '10m', '30m', '1h', '1d']);
+    expect(sixHours.entries[0].notes).to.deep.equal([
+      'the "auto" interval option is not supported: the default is 10m, the listed interval nearest to the 12m "auto" chose (the dashboard\'s 6h in 30 steps, at least 10s)',
+    ]);
+    // a week in 10 steps; no time range: Perses' 1h, at least 30m
+    expect(migrate([interval({ auto_count: 10 })], {}, { time: { from: 'now-7d', to: 'now' } }).variables[0].spec.defaultValue).to.equal('1d');
+    expect(migrate([interval({ auto_min: '30m' })]).variables[0].spec.defaultValue).to.equal('30m');
+    // no listed duration: no default (Perses takes the first value)
+    const odd = migrate([interval({ query: 'fast,slow', options: [] })]);
+    expect(odd.variables[0].spec).not.to.have.property('defaultValue');
+    expect(odd.entries[0].notes).to.deep.equal(['the "auto" interval option is not supported: the first listed interval is the default']);
+  });
+
   it('resolves datasource variables, drops ad hoc filters and duplicates, and keeps other queries as their saved values', () => {
     const { variables, entries } = migrate(
       [

@@ -1,6 +1,7 @@
+import { durationOf } from './dashboard-settings.js';
 import { normalizeType } from './datasources.js';
 import type { QueryContext } from './queries.js';
-import { arr, defined, isObj, obj, quoted, regexSource, str, type Obj } from './read.js';
+import { arr, defined, isObj, num, obj, quoted, regexSource, str, type Obj } from './read.js';
 import type { ReportEntry } from './report.js';
 import { lokiVariable, prometheusVariable } from './variable-queries.js';
 
@@ -103,8 +104,51 @@ function sourceOf(v: Obj, ctx: QueryContext): { ref: unknown; type?: string } {
   return { ref: own ? v.datasource : normalizeType(fallback?.type) === type ? fallback?.ref : undefined, type };
 }
 
-/** One Grafana variable -> Perses variable and report entry. */
-export function migrateVariable(v: Obj, path: string, ctx: QueryContext): MigratedVariable {
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3, M: 30 * 86400e3, y: 365 * 86400e3 };
+
+/** A duration ("10m", "1h30m", "7d") in milliseconds; undefined when it is not one. */
+function durationMs(text: string): number | undefined {
+  const t = text.trim();
+  if (!/^(\d+(\.\d+)?(ms|s|m|h|d|w|M|y))+$/.test(t)) return undefined;
+  let ms = 0;
+  for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d|w|M|y)/g)) ms += Number(m[1]) * UNIT_MS[m[2]];
+  return ms;
+}
+
+/** Whether a saved value is Grafana's marker of the "auto" interval option (`$__auto_interval_<name>`). */
+function isAutoMarker(value: unknown): boolean {
+  return typeof value === 'string' && value.startsWith('$__auto');
+}
+
+/** Milliseconds as a short duration for notes ("12m", "90s"). */
+function shortDuration(ms: number): string {
+  for (const unit of ['d', 'h', 'm', 's'] as const) if (ms >= UNIT_MS[unit] && ms % UNIT_MS[unit] === 0) return `${ms / UNIT_MS[unit]}${unit}`;
+  return `${Math.round(ms / 1000)}s`;
+}
+
+/**
+ * The listed interval nearest (by ratio) to what Grafana's "auto" option chose over the
+ * dashboard's time range: the range in `auto_count` steps (30), at least `auto_min` (10s).
+ */
+function autoInterval(v: Obj, values: (string | Obj)[], range: string): { value: string; interval: string; count: number; min: string } | undefined {
+  const rangeMs = durationMs(range);
+  const count = Math.max(1, Math.floor(num(v.auto_count) ?? 30));
+  const min = str(v.auto_min) && durationMs(v.auto_min) !== undefined ? v.auto_min : '10s';
+  if (rangeMs === undefined) return undefined;
+  const target = Math.max(rangeMs / count, durationMs(min)!);
+  let best: { value: string; distance: number } | undefined;
+  for (const item of values) {
+    const value = typeof item === 'string' ? item : String(item.value);
+    const ms = durationMs(value);
+    if (ms === undefined || ms <= 0) continue;
+    const distance = Math.abs(Math.log(ms / target));
+    if (!best || distance < best.distance) best = { value, distance };
+  }
+  return best && { value: best.value, interval: shortDuration(Math.round(target)), count, min };
+}
+
+/** One Grafana variable -> Perses variable and report entry; `range`: the migrated dashboard's time range (Perses duration). */
+export function migrateVariable(v: Obj, path: string, ctx: QueryContext, range = '1h'): MigratedVariable {
   const name = str(v.name) ?? '';
   const notes: string[] = [];
   const entry = (outcome: ReportEntry['outcome'], result?: string): ReportEntry => ({
@@ -129,8 +173,23 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext): Migrat
       return { variable: { kind: 'TextVariable', spec: defined({ name, display: display(v), value: String(defaultValue(v) ?? str(v.query) ?? '') }) }, entry: entry('mapped', 'TextVariable') };
     case 'custom':
     case 'interval': {
-      if (v.type === 'interval' && v.auto === true) notes.push('the "auto" interval option is not supported: pick one of the listed intervals');
-      return { variable: listVariable(v, { kind: 'StaticListVariable', spec: { values: staticValues(v) } }, notes), entry: entry('mapped', 'StaticListVariable') };
+      const values = staticValues(v);
+      if (v.type !== 'interval' || (v.auto !== true && !isAutoMarker(defaultValue(v)))) {
+        return { variable: listVariable(v, { kind: 'StaticListVariable', spec: { values } }, notes), entry: entry('mapped', 'StaticListVariable') };
+      }
+      if (!isAutoMarker(defaultValue(v))) {
+        notes.push('the "auto" interval option is not supported: the variable offers the listed intervals only');
+        return { variable: listVariable(v, { kind: 'StaticListVariable', spec: { values } }, notes), entry: entry('mapped', 'StaticListVariable') };
+      }
+      // "auto" was the saved choice: its marker ($__auto_interval_x) is no value of the list
+      const auto = autoInterval(v, values, range);
+      notes.push(
+        auto
+          ? `the "auto" interval option is not supported: the default is ${auto.value}, the listed interval nearest to the ${auto.interval} "auto" chose (the dashboard's ${range} in ${auto.count} steps, at least ${auto.min})`
+          : 'the "auto" interval option is not supported: the first listed interval is the default',
+      );
+      const current = { ...v, current: auto ? { value: auto.value } : undefined };
+      return { variable: listVariable(current, { kind: 'StaticListVariable', spec: { values } }, notes), entry: entry('mapped', 'StaticListVariable') };
     }
     case 'datasource': {
       const kind = String(v.query) === 'loki' ? 'LokiDatasource' : 'PrometheusDatasource';
@@ -172,14 +231,14 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext): Migrat
   }
 }
 
-/** Every variable of `templating.list`, in order; duplicates after the first are dropped with a note. */
-export function migrateVariables(dashboard: Obj, ctx: QueryContext): { variables: Obj[]; entries: ReportEntry[] } {
+/** Every variable of `templating.list`, in order; duplicates after the first are dropped with a note. `range`: the migrated dashboard's time range. */
+export function migrateVariables(dashboard: Obj, ctx: QueryContext, range = durationOf(dashboard.time, []) ?? '1h'): { variables: Obj[]; entries: ReportEntry[] } {
   const variables: Obj[] = [];
   const entries: ReportEntry[] = [];
   const seen = new Set<string>();
   for (const v of arr(obj(dashboard.templating).list)) {
     if (!isObj(v)) continue;
-    const m = migrateVariable(v, `spec.variables[${variables.length}]`, ctx);
+    const m = migrateVariable(v, `spec.variables[${variables.length}]`, ctx, range);
     if (m.variable && seen.has(m.variable.spec.name)) {
       entries.push({ ...m.entry, outcome: 'dropped', path: undefined, notes: [...m.entry.notes, 'a variable of the same name comes first'] });
       continue;
