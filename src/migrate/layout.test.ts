@@ -131,6 +131,23 @@ describe('migrate: layout', () => {
     expect(panels[1].panels[0].gridPos).to.deep.equal({ x: 0, y: 19, w: 24, h: 5 });
   });
 
+  it('lays out legacy rows without headers when none has a title shown, is collapsed or repeats, as Grafana does, however many rows', () => {
+    const rows = [
+      { title: 'CPU', showTitle: false, height: '250px', panels: [{ type: 'graph', title: 'a', span: 6 }] },
+      { title: 'Memory', height: '250px', panels: [{ type: 'graph', title: 'b', span: 12 }] },
+    ];
+    expect(upgradeLegacyRows(rows).map((p) => [p.type, p.title, p.gridPos])).to.deep.equal([
+      ['graph', 'a', { x: 0, y: 0, w: 12, h: 7 }],
+      ['graph', 'b', { x: 0, y: 7, w: 24, h: 7 }],
+    ]);
+    expect(keysOf(layoutPanels({ rows }, []))).to.deep.equal([[null, ['0', '1']]]);
+    // one row with its title shown: every row gets its header
+    expect(keysOf(layoutPanels({ rows: [rows[0], { ...rows[1], showTitle: true }] }, []))).to.deep.equal([
+      ['CPU', ['0_0']],
+      ['Memory', ['1_0']],
+    ]);
+  });
+
   it('puts the panels of a single untitled legacy row on the top level', () => {
     const panels = upgradeLegacyRows([{ title: 'Row', showTitle: false, panels: [{ title: 'a', span: 12 }] }]);
     expect(panels.map((p) => p.title)).to.deep.equal(['a']);

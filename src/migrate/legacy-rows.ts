@@ -18,9 +18,13 @@ function gridHeight(height: unknown, fallbackPx: number): number {
   return Math.max(1, Math.ceil(px / PX_PER_UNIT));
 }
 
-/** Whether row headers are shown: some row has a visible title, is collapsed or repeats. */
+/**
+ * Whether row headers are shown: some row has a visible title, is collapsed or repeats, the test
+ * of Grafana's upgrade (DashboardMigrator.upgradeToGridLayout); otherwise every panel is on the
+ * top level, with no header, however many rows there were.
+ */
 function showsRows(rows: Obj[]): boolean {
-  return rows.some((r) => r.showTitle === true || r.collapse === true || str(r.repeat) !== undefined) || rows.length > 1;
+  return rows.some((r) => r.showTitle === true || r.collapse === true || str(r.repeat) !== undefined);
 }
 
 /** Whether a legacy row is a copy Grafana made of a repeated row (only a truthy id or iteration marks one). */
