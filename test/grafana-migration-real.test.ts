@@ -245,6 +245,33 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
     expect(notesWith(false)[0]).to.include(': dashplane has no influxdb plugin;');
   });
 
+  it('makes a library panel reference without its definition in the file a placeholder, even with a type; takes __elements over the reference', () => {
+    const gridPos = { x: 0, y: 0, w: 12, h: 8 };
+    const reference = {
+      id: 4,
+      type: 'table',
+      title: 'Error rate per service',
+      gridPos,
+      libraryPanel: { uid: 'lib-err', name: 'Error rate' },
+      fieldConfig: { defaults: {}, overrides: [] },
+      options: {},
+    };
+    const inline = { ...reference, id: 5, title: 'Inline copy', libraryPanel: { uid: 'lib-inline', name: 'Inline' }, targets: [{ refId: 'A', expr: 'sum(rate(errors_total[5m]))' }] };
+    const r = migrateGrafanaDashboard({ title: 'libs', panels: [reference, inline] });
+    expect(r.report.entries.slice(0, 2).map((e) => [e.source, e.result, e.outcome])).to.deep.equal([
+      ['library panel "Error rate per service"', 'Markdown (placeholder)', 'placeholder'],
+      ['table "Inline copy"', 'Table', 'mapped'],
+    ]);
+    expect(r.report.entries[0].notes[0]).to.match(/library panel whose definition is not in this file/);
+    expect(r.dashboard.spec.panels['0'].spec.plugin.spec.text).to.match(/^\*\*Not migrated from Grafana\*\*: "Error rate per service" is a `table` panel\. It is a Grafana library panel/);
+    const exported = migrateGrafanaDashboard({
+      title: 'libs',
+      panels: [reference],
+      __elements: { 'lib-err': { uid: 'lib-err', model: { type: 'stat', title: 'Error rate', targets: [{ refId: 'A', expr: 'up' }] } } },
+    });
+    expect(exported.report.entries[0]).to.include({ source: 'stat "Error rate per service"', result: 'StatChart' });
+  });
+
   it('names a library panel without a name by its uid, and a dashboard without uid or title as such', () => {
     const r = migrateGrafanaDashboard({ panels: [{ libraryPanel: { uid: 'lib-7' }, gridPos: { x: 0, y: 0, w: 6, h: 4 } }] });
     expect(r.report.entries[0].source).to.equal('library panel "lib-7"');

@@ -42,10 +42,10 @@ function repeatOf(panel: Obj): Obj | undefined {
   });
 }
 
-/** A library panel reference, resolved from the export's `__elements` when it is there. */
+/** A library panel reference, resolved from the export's `__elements` when it is there (Grafana shows the library's model, whatever the reference holds). */
 function resolveLibraryPanel(panel: Obj, elements: Obj, notes: string[]): Obj {
   const ref = obj(panel.libraryPanel);
-  if (str(panel.type) || !str(ref.uid)) return panel;
+  if (!str(ref.uid)) return panel;
   const model = obj(obj(elements[ref.uid]).model);
   if (!str(model.type)) return panel;
   notes.push(`library panel "${str(ref.name) ?? ref.uid}" was taken from the export's __elements`);
