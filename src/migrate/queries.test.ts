@@ -97,6 +97,26 @@ describe('migrate: queries and datasources', () => {
     expect(ctx.report.build().summary.queries).to.include({ total: 2, placeholder: 2 });
   });
 
+  it('tells InfluxDB targets (raw InfluxQL, or the query builder) from Graphite ones, although both carry a target string', () => {
+    const ctx = context(dashboard);
+    const r = migrateTargets(
+      {
+        targets: [
+          { refId: 'A', target: '', rawQuery: true, query: 'SELECT mean("value") FROM "cpu" WHERE $timeFilter GROUP BY time($__interval)' },
+          { refId: 'B', target: '', measurement: 'cpu', resultFormat: 'time_series', groupBy: [{ type: 'time', params: ['$__interval'] }], select: [[{ type: 'field', params: ['value'] }]] },
+          { refId: 'C', target: 'servers.*.cpu' },
+        ],
+      },
+      ctx,
+    );
+    expect(r.notes.map((n) => n.split(':')[0])).to.deep.equal([
+      'query A (influxdb) is kept as a placeholder query that returns no data',
+      'query B (influxdb) is kept as a placeholder query that returns no data',
+      'query C (graphite) is kept as a placeholder query that returns no data',
+    ]);
+    expect(specs(r)[0].query).to.match(/^# Grafana influxdb query A was not migrated: dashplane has the InfluxDBTimeSeriesQuery plugin, but the migration does not translate influxdb queries into it/);
+  });
+
   it('leaves out hidden and empty targets, and Loki targets when the server has no Loki plugin, with notes', () => {
     const ctx = context(dashboard, {}, (k) => !k.startsWith('Loki'));
     const r = migrateTargets(

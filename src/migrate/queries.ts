@@ -37,10 +37,11 @@ function typeFromShape(t: Obj, logs: boolean): string {
   if (t.panelId !== undefined && t.panelId !== null) return 'dashboard';
   if (typeof t.expr === 'string') return logs ? 'loki' : 'prometheus';
   if (t.scenarioId !== undefined) return 'testdata';
+  // before Graphite: InfluxDB targets of Grafana's editor carry an empty `target` too
+  if (t.rawQuery !== undefined || t.measurement !== undefined || t.resultFormat !== undefined || Array.isArray(t.groupBy) || Array.isArray(t.select)) return 'influxdb';
   if (typeof t.target === 'string') return 'graphite';
   if (typeof t.rawSql === 'string') return 'sql';
   if (t.bucketAggs !== undefined || t.timeField !== undefined) return 'elasticsearch';
-  if (t.measurement !== undefined || t.resultFormat !== undefined || Array.isArray(t.groupBy)) return 'influxdb';
   if (t.namespace !== undefined && t.metricName !== undefined) return 'cloudwatch';
   return 'unknown';
 }
