@@ -117,6 +117,21 @@ describe('migrate: variables', () => {
     expect(odd.entries[0].notes).to.deep.equal(['the "auto" interval option is not supported: the first listed interval is the default']);
   });
 
+  it('routes only Prometheus and Loki datasource variables to a datasource of the project; another type is dropped, saying its queries are placeholders', () => {
+    const { variables, entries } = migrate([
+      { type: 'datasource', name: 'cw', query: 'cloudwatch', current: { text: 'CloudWatch', value: 'CloudWatch' } },
+      { type: 'datasource', name: 'mimir', query: 'grafana-mimir-datasource' },
+      { type: 'datasource', name: 'logs', query: 'loki' },
+    ]);
+    expect(variables).to.deep.equal([]);
+    expect(entries.map((e) => [e.outcome, e.result ?? null])).to.deep.equal([
+      ['dropped', null],
+      ['approximated', 'PrometheusDatasource of the project'],
+      ['approximated', 'LokiDatasource of the project'],
+    ]);
+    expect(entries[0].notes).to.deep.equal(['it chose a cloudwatch datasource, and the migration does not translate cloudwatch queries: the queries that used $cw are kept as placeholder queries']);
+  });
+
   it('resolves datasource variables, drops ad hoc filters and duplicates, and keeps other queries as their saved values', () => {
     const { variables, entries } = migrate(
       [

@@ -192,7 +192,17 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext, range =
       return { variable: listVariable(current, { kind: 'StaticListVariable', spec: { values } }, notes), entry: entry('mapped', 'StaticListVariable') };
     }
     case 'datasource': {
-      const kind = String(v.query) === 'loki' ? 'LokiDatasource' : 'PrometheusDatasource';
+      const type = normalizeType(ctx.ds.variables.get(name));
+      const kind = type === 'prometheus' ? 'PrometheusDatasource' : type === 'loki' ? 'LokiDatasource' : undefined;
+      if (!kind) {
+        // the queries of such a datasource are placeholders: no datasource of the project runs them
+        notes.push(
+          type && type !== 'unknown'
+            ? `it chose a ${type} datasource, and the migration does not translate ${type} queries: the queries that used $${name} are kept as placeholder queries`
+            : `it names no datasource type: the queries that used $${name} are migrated by their own fields`,
+        );
+        return { entry: entry('dropped') };
+      }
       notes.push(`queries that used $${name} now use ${ctx.ds.target(kind, name)} (the web UI has no datasource picker)`);
       return { entry: { ...entry('approximated', `${kind} of the project`), path: undefined } };
     }
