@@ -23,7 +23,7 @@ describe('migrate: queries and datasources', () => {
     },
   };
 
-  it('maps Prometheus targets: expr, legend, min step (target, panel or legacy step), instant, resolution', () => {
+  it('maps Prometheus targets: expr, legend, min step (target, else panel), instant, resolution', () => {
     const ctx = context(dashboard);
     const r = migrateTargets(
       {
@@ -40,9 +40,25 @@ describe('migrate: queries and datasources', () => {
     expect(specs(r)).to.deep.equal([
       { kind: 'TimeSeriesQuery', plugin: 'PrometheusTimeSeriesQuery', query: 'rate(x${interval})', seriesNameFormat: '{{pod}}', minStep: '30s', instant: true },
       { kind: 'TimeSeriesQuery', plugin: 'PrometheusTimeSeriesQuery', query: 'up', minStep: '1m', resolution: 2 },
-      { kind: 'TimeSeriesQuery', plugin: 'PrometheusTimeSeriesQuery', query: 'up', minStep: '' },
+      // an empty interval falls back to the panel's; Grafana 4's leftover step is no setting
+      { kind: 'TimeSeriesQuery', plugin: 'PrometheusTimeSeriesQuery', query: 'up', minStep: '1m' },
     ]);
     expect(ctx.report.build().summary.queries).to.include({ total: 3, mapped: 3 });
+  });
+
+  it("does not take Grafana 4's step, the step it computed and wrote back onto the target, for a min step", () => {
+    const r = migrateTargets(
+      {
+        datasource: '${DS_PROM}',
+        targets: [
+          { refId: 'A', expr: 'up', step: 1800, intervalFactor: 2 },
+          { refId: 'B', expr: 'up', step: 240, interval: '' },
+        ],
+      },
+      context(dashboard),
+    );
+    expect(specs(r).map((q) => q.minStep)).to.deep.equal([undefined, undefined]);
+    expect(r.notes).to.deep.equal([]);
   });
 
   it('resolves datasource variables and inputs to the project default, or to the chosen datasource', () => {

@@ -59,10 +59,14 @@ function modernVariables(expr: string): string {
   return expr.replace(/\[\[(\w+)(?::(\w+))?\]\]/g, (_m, name: string, fmt?: string) => (fmt ? `\${${name}:${fmt}}` : `\${${name}}`));
 }
 
-/** A target's min step: its `interval`, the panel's, or the legacy `step` in seconds. */
+/**
+ * A target's min step: its `interval`, else (also when empty) the panel's, as Grafana takes
+ * `target.interval || options.interval`. The `step` Grafana 4 left on targets is not read: it
+ * wrote the step it had computed for the last time range back onto the target, no setting.
+ */
 function minStep(t: Obj, panel: Obj, notes: string[]): string | undefined {
-  const raw = typeof t.interval === 'string' ? t.interval : typeof panel.interval === 'string' && panel.interval !== '' ? panel.interval : undefined;
-  if (raw === undefined) return num(t.step) !== undefined ? `${Math.round(num(t.step)!)}s` : undefined;
+  const raw = str(t.interval) ?? str(panel.interval);
+  if (raw === undefined) return undefined;
   const v = raw.replace(/^>/, '').trim();
   if (DURATION.test(v) || VARIABLE_REF.test(v)) return v;
   notes.push(`query ${t.refId ?? ''} min interval "${raw}" is not a duration: dropped`);
