@@ -132,6 +132,45 @@ describe('migrate: variables', () => {
     expect(entries[0].notes).to.deep.equal(['it chose a cloudwatch datasource, and the migration does not translate cloudwatch queries: the queries that used $cw are kept as placeholder queries']);
   });
 
+  it('offers the saved selection of a variable whose query cannot run, with its options if any, and says which', () => {
+    const graphite = { datasource: { type: 'graphite', uid: 'g' }, query: 'servers.*' };
+    const { variables, entries } = migrate([
+      { ...graphite, type: 'query', name: 'a', current: { text: 'web01', value: 'web01' }, options: [] },
+      {
+        ...graphite,
+        type: 'query',
+        name: 'b',
+        multi: true,
+        current: { value: ['web01', 'web02'] },
+        options: [
+          { text: 'web01', value: 'web01' },
+          { text: 'web03', value: 'web03' },
+        ],
+      },
+      { ...graphite, type: 'query', name: 'c', current: {}, options: [] },
+      { ...graphite, type: 'query', name: 'd', current: { text: 'All', value: '$__all' }, options: [] },
+      { ...graphite, type: 'query', name: 'e', includeAll: true, current: { text: 'All', value: ['$__all'] }, options: [] },
+    ]);
+    expect(variables.map((v) => [v.spec.plugin.spec.values, v.spec.defaultValue])).to.deep.equal([
+      [['web01'], 'web01'],
+      [
+        ['web01', 'web03', 'web02'],
+        ['web01', 'web02'],
+      ],
+      [[], undefined],
+      [[], undefined],
+      [[], '$__all'],
+    ]);
+    expect(entries.map((e) => e.notes[0].replace('the graphite query "servers.*" cannot run in dashplane; ', ''))).to.deep.equal([
+      'no options were saved with the dashboard: the variable offers only its saved selection "web01"',
+      'the variable offers the 2 value(s) saved with the dashboard and its saved selection "web02"',
+      'no values were saved with the dashboard: the variable offers none until values are listed in it',
+      'no values were saved with the dashboard: the variable offers none until values are listed in it',
+      'no values were saved with the dashboard: the variable offers none until values are listed in it',
+    ]);
+    expect(entries.every((e) => e.outcome === 'placeholder')).to.equal(true);
+  });
+
   it('resolves datasource variables, drops ad hoc filters and duplicates, and keeps other queries as their saved values', () => {
     const { variables, entries } = migrate(
       [

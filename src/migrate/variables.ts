@@ -50,6 +50,34 @@ function staticValues(v: Obj): (string | Obj)[] {
   return typeof v.query === 'string' ? parseCustom(v.query) : [];
 }
 
+/**
+ * What a variable whose query cannot run offers instead: the options saved with the dashboard and
+ * its saved selection (Grafana saves the selection even when it saves no options), with a note
+ * that says which. The variable comes back with a default among those values (or All).
+ */
+function savedValues(v: Obj): { values: (string | Obj)[]; variable: Obj; note: string } {
+  const options = staticValues({ ...v, query: undefined });
+  const listed = new Set(options.map((o) => (typeof o === 'string' ? o : String(o.value))));
+  const value = obj(v.current).value;
+  const selection = (Array.isArray(value) ? value : [value]).filter((x): x is string => typeof x === 'string' && x !== ALL && !x.startsWith('$__auto'));
+  const extra = selection.filter((x) => !listed.has(x));
+  const values = [...options, ...extra];
+  const all = defaultValue(v) === ALL;
+  // a default must be one of the values, or All when the variable offers All
+  const keep = all ? v.includeAll === true : selection.length > 0;
+  const variable = keep ? v : { ...v, current: undefined };
+  const shown = (list: string[]) => list.map((x) => JSON.stringify(x)).join(', ');
+  let note: string;
+  if (options.length > 0) {
+    note = `the variable offers the ${options.length} value(s) saved with the dashboard${extra.length > 0 ? ` and its saved selection ${shown(extra)}` : ''}`;
+  } else if (extra.length > 0) {
+    note = `no options were saved with the dashboard: the variable offers only its saved selection ${shown(extra)}`;
+  } else {
+    note = 'no values were saved with the dashboard: the variable offers none until values are listed in it';
+  }
+  return { values, variable, note };
+}
+
 function listVariable(v: Obj, plugin: Obj, notes: string[], capturingRegexp?: string | null): Obj {
   const regex = capturingRegexp === undefined ? (str(v.regex) ? regexSource(v.regex) : undefined) : (capturingRegexp ?? undefined);
   const sort = SORTS[Number(v.sort ?? 0)];
@@ -222,13 +250,16 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext, range =
         const plugin = { kind: prom.plugin.kind, spec: defined({ datasource: selector, ...prom.plugin.spec }) };
         return { variable: listVariable(v, plugin, notes, prom.capturingRegexp), entry: entry('mapped', prom.plugin.kind) };
       }
-      notes.push(
-        text
-          ? `the ${type ?? 'unknown'} query ${quoted(text)} cannot run in dashplane: the variable offers the values saved with the dashboard`
-          : `the variable has no query (datasource type: ${type ?? 'unknown'}): it offers the values saved with the dashboard`,
-      );
+      const loki = type === 'loki' ? lokiVariable(v.query) : undefined;
+      const why = loki
+        ? `the server has no ${loki.kind} plugin`
+        : text
+          ? `the ${type ?? 'unknown'} query ${quoted(text)} cannot run in dashplane`
+          : `the variable has no query (datasource type: ${type ?? 'unknown'})`;
+      const saved = savedValues(v);
+      notes.push(`${why}; ${saved.note}`);
       return {
-        variable: listVariable(v, { kind: 'StaticListVariable', spec: { values: staticValues({ ...v, query: undefined }) } }, [], null),
+        variable: listVariable(saved.variable, { kind: 'StaticListVariable', spec: { values: saved.values } }, [], null),
         entry: entry('placeholder', 'StaticListVariable (placeholder)'),
       };
     }
