@@ -193,6 +193,15 @@ describe('migrate: panels', () => {
     expect(bars.panel.spec.plugin).to.deep.equal({ kind: 'BarChart', spec: { calculation: 'max', orientation: 'vertical' } });
   });
 
+  it('says percentage stacking is plain stacking only when the legacy graph stacks (Grafana ignores percentage without stack)', () => {
+    const note = 'percentage stacking is shown as plain stacking';
+    const graph = (stack: boolean) => run({ type: 'graph', title: 'g', targets: [target], lines: true, stack, percentage: true });
+    expect(graph(true).entry.notes).to.deep.equal([note]);
+    expect(graph(true).panel.spec.plugin.spec.visual).to.deep.equal({ display: 'line', stack: 'all' });
+    expect(graph(false).entry).to.include({ outcome: 'mapped' });
+    expect(graph(false).panel.spec.plugin.spec.visual).to.deep.equal({ display: 'line' });
+  });
+
   it('turns a panel without equivalent into a Markdown placeholder naming its type and title, with its queries', () => {
     const r = run({ type: 'grafana-worldmap-panel', title: 'Where', description: 'map', targets: [{ refId: 'A', expr: 'sum by (country) (up)' }] });
     expect(r.entry).to.include({ outcome: 'placeholder', source: 'grafana-worldmap-panel "Where"', result: 'Markdown (placeholder)' });
