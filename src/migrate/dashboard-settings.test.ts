@@ -76,4 +76,23 @@ describe('migrate: dashboard settings', () => {
     ]);
     expect(entries.map((e) => e.outcome)).to.deep.equal(['dropped', 'mapped', 'dropped']);
   });
+
+  it('says why an annotation without a query is dropped: a Prometheus one has no expr; no type and no expr', () => {
+    const { annotations, entries } = annotationsOf(
+      {
+        list: [
+          { name: 'Empty', datasource: { type: 'prometheus', uid: 'p' }, enable: true },
+          { name: 'Defaulted', datasource: null },
+          { name: 'Search', datasource: { type: 'elasticsearch', uid: 'e' }, query: 'tags:deploy' },
+        ],
+      },
+      new DatasourceResolver({}, {}),
+    );
+    expect(annotations).to.deep.equal([]);
+    expect(entries.map((e) => e.notes)).to.deep.equal([
+      ['the Prometheus annotation has no query (expr), so Grafana showed nothing for it'],
+      ['its datasource type cannot be told, and it has no PromQL query (expr)'],
+      ['annotations from elasticsearch datasources have no equivalent'],
+    ]);
+  });
 });

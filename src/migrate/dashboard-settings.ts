@@ -122,7 +122,13 @@ export function annotationsOf(annotations: unknown, ds: DatasourceResolver): { a
     const type = ds.typeOf(a.datasource) ?? (expr ? 'prometheus' : undefined);
     if (a.builtIn === 1 || a.builtIn === true || type !== 'prometheus' || !expr) {
       const why =
-        a.builtIn || type === 'grafana' || type === 'dashboard' ? "Grafana's own annotations and alerts stay in Grafana" : `annotations from a ${type ?? 'non-Prometheus'} source have no equivalent`;
+        a.builtIn || type === 'grafana' || type === 'dashboard'
+          ? "Grafana's own annotations and alerts stay in Grafana"
+          : type === 'prometheus'
+            ? 'the Prometheus annotation has no query (expr), so Grafana showed nothing for it'
+            : type === undefined
+              ? 'its datasource type cannot be told, and it has no PromQL query (expr)'
+              : `annotations from ${type} datasources have no equivalent`;
       entries.push({ subject: 'annotation', source, outcome: 'dropped', notes: [why] });
       continue;
     }

@@ -133,6 +133,14 @@ describe('migrate: queries and datasources', () => {
     expect(specs(r)[0].query).to.match(/^# Grafana influxdb query A was not migrated: dashplane has the InfluxDBTimeSeriesQuery plugin, but the migration does not translate influxdb queries into it/);
   });
 
+  it("says a target on Grafana's built-in datasource queried it, not that its type cannot be told", () => {
+    const grafana = { type: 'datasource', uid: 'grafana' };
+    const r = migrateTargets({ datasource: grafana, targets: [{ refId: 'A', datasource: grafana, queryType: 'randomWalk' }] }, context(dashboard));
+    expect(r.notes).to.deep.equal([
+      'query A (grafana) is kept as a placeholder query that returns no data: it queried Grafana\'s built-in datasource (randomWalk), which exists only inside Grafana (random walks, live channels, files, dashboard search); the original: "{\\"queryType\\":\\"randomWalk\\"}"',
+    ]);
+  });
+
   it('leaves out hidden and empty targets, and Loki targets when the server has no Loki plugin, with notes', () => {
     const ctx = context(dashboard, {}, (k) => !k.startsWith('Loki'));
     const r = migrateTargets(

@@ -81,6 +81,8 @@ function whyNot(type: string, t: Obj, ctx: QueryContext): string {
   if (type === 'dashboard')
     return `it reused the results of panel ${String(t.panelId)} (Grafana's "-- Dashboard --" datasource), and Perses panels cannot share results: copy that panel's queries here`;
   if (type === 'unknown') return 'its datasource type cannot be told from the dashboard';
+  if (type === 'grafana')
+    return `it queried Grafana's built-in datasource${str(t.queryType) ? ` (${t.queryType})` : ''}, which exists only inside Grafana (random walks, live channels, files, dashboard search)`;
   const plugin = UNTRANSLATED_PLUGINS[type];
   if (plugin && ctx.hasPlugin(plugin)) return `dashplane has the ${plugin} plugin, but the migration does not translate ${type} queries into it: recreate the query with it`;
   return `dashplane has no ${type} plugin`;
@@ -106,7 +108,11 @@ export function migrateTargets(panel: Obj, ctx: QueryContext, logs = false): Pan
     if (!isObj(t)) continue;
     const ref = t.datasource ?? panel.datasource;
     let type = ctx.ds.typeOf(ref) ?? typeFromShape(t, logs);
-    if (type === 'mixed' || type === 'dashboard' || type === 'grafana') type = typeFromShape(t, logs);
+    if (type === 'mixed' || type === 'dashboard' || type === 'grafana') {
+      // a target on Grafana's built-in datasource ({type: "datasource", uid: "grafana"}) stays one unless its fields say otherwise
+      const shape = typeFromShape(t, logs);
+      type = shape === 'unknown' && type === 'grafana' ? 'grafana' : shape;
+    }
     type = normalizeType(type) ?? type;
     const id = t.refId ? `query ${t.refId}` : 'a query';
     if (t.hide === true) {
