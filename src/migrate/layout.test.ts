@@ -131,6 +131,17 @@ describe('migrate: layout', () => {
     expect(panels[1].panels[0].gridPos).to.deep.equal({ x: 0, y: 19, w: 24, h: 5 });
   });
 
+  it('starts the legacy row after a collapsed one right below its header, as Grafana does (collapsed panels take no room)', () => {
+    const panels = upgradeLegacyRows([
+      { title: 'Closed', collapse: true, height: 190, panels: [{ title: 'a', span: 12 }] },
+      { title: 'Open', height: 190, panels: [{ title: 'b', span: 12 }] },
+    ]);
+    expect(panels.map((p) => [p.title, p.gridPos.y, p.panels.map((c: any) => c.gridPos.y)])).to.deep.equal([
+      ['Closed', 0, [1]],
+      ['Open', 1, [2]],
+    ]);
+  });
+
   it('lays out legacy rows without headers when none has a title shown, is collapsed or repeats, as Grafana does, however many rows', () => {
     const rows = [
       { title: 'CPU', showTitle: false, height: '250px', panels: [{ type: 'graph', title: 'a', span: 6 }] },

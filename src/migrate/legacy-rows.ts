@@ -47,6 +47,7 @@ export function upgradeLegacyRows(rows: unknown, startY = 0): Obj[] {
     const rowPanel: Obj = { type: 'row', title: str(row.title) ?? '', collapsed: row.collapse === true, gridPos: { x: 0, y, w: COLUMNS, h: 1 }, panels: [] };
     if (str(row.repeat)) rowPanel.repeat = row.repeat;
     if (headers) y++;
+    const top = y;
     let x = 0;
     let lineHeight = 0;
     const placed: Obj[] = [];
@@ -63,6 +64,8 @@ export function upgradeLegacyRows(rows: unknown, startY = 0): Obj[] {
       lineHeight = Math.max(lineHeight, h);
     }
     y += placed.length > 0 ? lineHeight : 0;
+    // a collapsed row's panels take no room on the grid: the next row starts right below its header, as in Grafana's upgrade
+    if (headers && rowPanel.collapsed) y = top;
     if (headers) {
       rowPanel.panels = placed;
       out.push(rowPanel);
