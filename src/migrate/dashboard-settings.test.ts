@@ -42,6 +42,17 @@ describe('migrate: dashboard settings', () => {
     expect(notes).to.have.length(1);
   });
 
+  it('says a refresh that is not a string (60, true) is no refresh interval, as Grafana reads it', () => {
+    const notes: string[] = [];
+    expect(refreshOf(60, notes)).to.equal(undefined);
+    expect(refreshOf(true, notes)).to.equal(undefined);
+    expect(refreshOf(null, notes)).to.equal(undefined);
+    expect(notes).to.deep.equal([
+      'the refresh setting 60 is not a duration (Grafana reads it as none): the dashboard does not refresh by itself',
+      'the refresh setting true is not a duration (Grafana reads it as none): the dashboard does not refresh by itself',
+    ]);
+  });
+
   it('keeps tags that are valid metadata tags', () => {
     const notes: string[] = [];
     expect(tagsOf([' kubernetes ', 'kubernetes', 'x'.repeat(51), 'prometheus', 3], notes)).to.deep.equal(['kubernetes', 'prometheus']);

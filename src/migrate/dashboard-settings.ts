@@ -49,9 +49,14 @@ export function durationOf(time: unknown, notes: string[], now = Date.now()): st
   return msToDuration(from - to);
 }
 
-/** `refresh: "1m"` -> Perses `refreshInterval` (false and "" mean none). */
+/** `refresh: "1m"` -> Perses `refreshInterval` (false, null and "" mean none; another value is noted). */
 export function refreshOf(refresh: unknown, notes: string[]): string | undefined {
-  if (typeof refresh !== 'string' || refresh === '') return undefined;
+  if (refresh === undefined || refresh === null || refresh === false || refresh === '') return undefined;
+  if (typeof refresh !== 'string') {
+    // Grafana's schema 40 upgrade resets such a refresh to none
+    notes.push(`the refresh setting ${JSON.stringify(refresh)} is not a duration (Grafana reads it as none): the dashboard does not refresh by itself`);
+    return undefined;
+  }
   if (DURATION.test(refresh)) return refresh;
   notes.push(`the refresh interval "${refresh}" is not a duration: the dashboard does not refresh by itself`);
   return undefined;
