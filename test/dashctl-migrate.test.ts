@@ -41,6 +41,19 @@ describe('dashctl migrate', function () {
     expect(r.stderr.trim().split('\n').pop()).to.equal('2 panels (2 mapped); 1 variables (1 mapped); 2 queries (2 mapped); 0 other settings');
   });
 
+  it('keeps the Loki variables of an export on the Loki datasource named by --input, not on Prometheus', async () => {
+    const file = fileURLToPath(new URL('../../test/data/grafana/loki-variables-export.json', import.meta.url));
+    const r = await dashctl(config, ['migrate', '-f', file, '--input', 'DS_LOGS=myloki', '-v']);
+    expect(r.code, show(r)).to.equal(0);
+    const plugins = parse(r.stdout).spec.variables.map((v: any) => v.spec.plugin);
+    expect(plugins.map((p: any) => [p.kind, p.spec.datasource])).to.deep.equal([
+      ['LokiLabelValuesVariable', { kind: 'LokiDatasource', name: 'myloki' }],
+      ['LokiLabelValuesVariable', { kind: 'LokiDatasource', name: 'myloki' }],
+      ['LokiLabelNamesVariable', { kind: 'LokiDatasource', name: 'myloki' }],
+    ]);
+    expect(r.stderr).not.to.include('Prometheus');
+  });
+
   it("the README's example (examples/grafana/node-overview.json) migrates whole and is applied to a project", async () => {
     const example = fileURLToPath(new URL('../../examples/grafana/node-overview.json', import.meta.url));
     const local = await dashctl(config, ['migrate', '-f', example]);

@@ -200,10 +200,34 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
     expect(formatReport(r.report)).not.to.match(/unknown/);
   });
 
-  it('names the label a structured Loki variable query lists (monitoring-mixins couchdb-logs)', () => {
-    const notes = migrate('monitoring-mixins__couchdb-logs.json').report.entries.flatMap((e) => (e.subject === 'variable' ? e.notes : []));
-    expect(notes).to.include('the loki query "label_values({}, job)" cannot run in dashplane: the variable offers the values saved with the dashboard');
-    expect(notes.join()).not.to.include('query ""');
+  it('keeps the Loki variables of a Loki datasource variable as Loki variables (monitoring-mixins couchdb-logs)', () => {
+    const r = migrate('monitoring-mixins__couchdb-logs.json');
+    const plugins = (r.dashboard.spec.variables ?? []).filter((v: any) => v.kind === 'ListVariable').map((v: any) => v.spec.plugin);
+    expect(plugins.slice(0, 2)).to.deep.equal([
+      { kind: 'LokiLabelValuesVariable', spec: { labelName: 'job', matchers: [] } },
+      { kind: 'LokiLabelValuesVariable', spec: { labelName: 'couchdb_cluster', matchers: ['{job=~"$job"}'] } },
+    ]);
+    expect(r.report.entries.filter((e) => e.subject === 'variable' && e.result?.startsWith('LokiLabel')).map((e) => e.outcome)).to.deep.equal(['mapped', 'mapped', 'mapped', 'mapped']);
+  });
+
+  it("keeps Loki variables without a datasource of their own on the export's only datasource input, Loki, not on Prometheus (loki-variables-export)", () => {
+    for (const opts of [{}, { input: { DS_LOGS: 'loki-eu' } }, { datasource: 'prom' }] as MigrateOptions[]) {
+      const r = migrate('loki-variables-export.json', opts);
+      const datasource = opts.input ? { datasource: { kind: 'LokiDatasource', name: 'loki-eu' } } : {};
+      expect(
+        (r.dashboard.spec.variables ?? []).map((v: any) => v.spec.plugin),
+        JSON.stringify(opts),
+      ).to.deep.equal([
+        { kind: 'LokiLabelValuesVariable', spec: { ...datasource, labelName: 'app', matchers: [] } },
+        { kind: 'LokiLabelValuesVariable', spec: { ...datasource, labelName: 'level', matchers: ['{app=~"$app"}'] } },
+        { kind: 'LokiLabelNamesVariable', spec: { ...datasource, matchers: [] } },
+      ]);
+      expect(r.report.summary.variables).to.include({ total: 3, mapped: 3 });
+      expect(formatReport(r.report, true)).not.to.match(/Prometheus/);
+    }
+    // without the Loki plugins: saved values, said so
+    const bare = migrate('loki-variables-export.json', { hasPlugin: (k) => !k.startsWith('Loki') });
+    expect(bare.report.summary.variables).to.include({ total: 3, placeholder: 3 });
   });
 
   it('quotes multi-line query texts on one line in notes (ingress-nginx request-handling-performance)', () => {
@@ -219,6 +243,33 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
       'query A (influxdb) is kept as a placeholder query that returns no data: dashplane has the InfluxDBTimeSeriesQuery plugin, but the migration does not translate influxdb queries into it: recreate the query with it; the original: "SELECT 1"',
     ]);
     expect(notesWith(false)[0]).to.include(': dashplane has no influxdb plugin;');
+  });
+
+  it('makes a library panel reference without its definition in the file a placeholder, even with a type; takes __elements over the reference', () => {
+    const gridPos = { x: 0, y: 0, w: 12, h: 8 };
+    const reference = {
+      id: 4,
+      type: 'table',
+      title: 'Error rate per service',
+      gridPos,
+      libraryPanel: { uid: 'lib-err', name: 'Error rate' },
+      fieldConfig: { defaults: {}, overrides: [] },
+      options: {},
+    };
+    const inline = { ...reference, id: 5, title: 'Inline copy', libraryPanel: { uid: 'lib-inline', name: 'Inline' }, targets: [{ refId: 'A', expr: 'sum(rate(errors_total[5m]))' }] };
+    const r = migrateGrafanaDashboard({ title: 'libs', panels: [reference, inline] });
+    expect(r.report.entries.slice(0, 2).map((e) => [e.source, e.result, e.outcome])).to.deep.equal([
+      ['library panel "Error rate per service"', 'Markdown (placeholder)', 'placeholder'],
+      ['table "Inline copy"', 'Table', 'mapped'],
+    ]);
+    expect(r.report.entries[0].notes[0]).to.match(/library panel whose definition is not in this file/);
+    expect(r.dashboard.spec.panels['0'].spec.plugin.spec.text).to.match(/^\*\*Not migrated from Grafana\*\*: "Error rate per service" is a `table` panel\. It is a Grafana library panel/);
+    const exported = migrateGrafanaDashboard({
+      title: 'libs',
+      panels: [reference],
+      __elements: { 'lib-err': { uid: 'lib-err', model: { type: 'stat', title: 'Error rate', targets: [{ refId: 'A', expr: 'up' }] } } },
+    });
+    expect(exported.report.entries[0]).to.include({ source: 'stat "Error rate per service"', result: 'StatChart' });
   });
 
   it('names a library panel without a name by its uid, and a dashboard without uid or title as such', () => {

@@ -42,6 +42,17 @@ describe('migrate: dashboard settings', () => {
     expect(notes).to.have.length(1);
   });
 
+  it('says a refresh that is not a string (60, true) is no refresh interval, as Grafana reads it', () => {
+    const notes: string[] = [];
+    expect(refreshOf(60, notes)).to.equal(undefined);
+    expect(refreshOf(true, notes)).to.equal(undefined);
+    expect(refreshOf(null, notes)).to.equal(undefined);
+    expect(notes).to.deep.equal([
+      'the refresh setting 60 is not a duration (Grafana reads it as none): the dashboard does not refresh by itself',
+      'the refresh setting true is not a duration (Grafana reads it as none): the dashboard does not refresh by itself',
+    ]);
+  });
+
   it('keeps tags that are valid metadata tags', () => {
     const notes: string[] = [];
     expect(tagsOf([' kubernetes ', 'kubernetes', 'x'.repeat(51), 'prometheus', 3], notes)).to.deep.equal(['kubernetes', 'prometheus']);
@@ -75,5 +86,24 @@ describe('migrate: dashboard settings', () => {
       { display: { name: 'Deploys', hidden: true, color: 'red' }, plugin: { kind: 'PrometheusPromQLAnnotation', spec: { expr: 'changes(x[5m]) > 0', title: '{{job}}', tags: ['job', 'env'] } } },
     ]);
     expect(entries.map((e) => e.outcome)).to.deep.equal(['dropped', 'mapped', 'dropped']);
+  });
+
+  it('says why an annotation without a query is dropped: a Prometheus one has no expr; no type and no expr', () => {
+    const { annotations, entries } = annotationsOf(
+      {
+        list: [
+          { name: 'Empty', datasource: { type: 'prometheus', uid: 'p' }, enable: true },
+          { name: 'Defaulted', datasource: null },
+          { name: 'Search', datasource: { type: 'elasticsearch', uid: 'e' }, query: 'tags:deploy' },
+        ],
+      },
+      new DatasourceResolver({}, {}),
+    );
+    expect(annotations).to.deep.equal([]);
+    expect(entries.map((e) => e.notes)).to.deep.equal([
+      ['the Prometheus annotation has no query (expr), so Grafana showed nothing for it'],
+      ['its datasource type cannot be told, and it has no PromQL query (expr)'],
+      ['annotations from elasticsearch datasources have no equivalent'],
+    ]);
   });
 });

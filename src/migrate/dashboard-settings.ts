@@ -49,9 +49,14 @@ export function durationOf(time: unknown, notes: string[], now = Date.now()): st
   return msToDuration(from - to);
 }
 
-/** `refresh: "1m"` -> Perses `refreshInterval` (false and "" mean none). */
+/** `refresh: "1m"` -> Perses `refreshInterval` (false, null and "" mean none; another value is noted). */
 export function refreshOf(refresh: unknown, notes: string[]): string | undefined {
-  if (typeof refresh !== 'string' || refresh === '') return undefined;
+  if (refresh === undefined || refresh === null || refresh === false || refresh === '') return undefined;
+  if (typeof refresh !== 'string') {
+    // Grafana's schema 40 upgrade resets such a refresh to none
+    notes.push(`the refresh setting ${JSON.stringify(refresh)} is not a duration (Grafana reads it as none): the dashboard does not refresh by itself`);
+    return undefined;
+  }
   if (DURATION.test(refresh)) return refresh;
   notes.push(`the refresh interval "${refresh}" is not a duration: the dashboard does not refresh by itself`);
   return undefined;
@@ -122,7 +127,13 @@ export function annotationsOf(annotations: unknown, ds: DatasourceResolver): { a
     const type = ds.typeOf(a.datasource) ?? (expr ? 'prometheus' : undefined);
     if (a.builtIn === 1 || a.builtIn === true || type !== 'prometheus' || !expr) {
       const why =
-        a.builtIn || type === 'grafana' || type === 'dashboard' ? "Grafana's own annotations and alerts stay in Grafana" : `annotations from a ${type ?? 'non-Prometheus'} source have no equivalent`;
+        a.builtIn || type === 'grafana' || type === 'dashboard'
+          ? "Grafana's own annotations and alerts stay in Grafana"
+          : type === 'prometheus'
+            ? 'the Prometheus annotation has no query (expr), so Grafana showed nothing for it'
+            : type === undefined
+              ? 'its datasource type cannot be told, and it has no PromQL query (expr)'
+              : `annotations from ${type} datasources have no equivalent`;
       entries.push({ subject: 'annotation', source, outcome: 'dropped', notes: [why] });
       continue;
     }

@@ -50,7 +50,9 @@ export function migrateGrafanaDashboard(input: unknown, opts: MigrateOptions = {
   const ctx: QueryContext = { ds, report, hasPlugin: opts.hasPlugin ?? (() => true) };
   const notes: string[] = [...(opts.notes ?? [])];
 
-  const { variables, entries: variableEntries } = migrateVariables(grafana, ctx);
+  const durationNotes: string[] = [];
+  const duration = durationOf(grafana.time, durationNotes, opts.now) ?? '1h';
+  const { variables, entries: variableEntries } = migrateVariables(grafana, ctx, duration);
   const sections = layoutPanels(grafana, notes);
   const panels: Obj = {};
   const layouts = sections.map((section) => {
@@ -67,12 +69,13 @@ export function migrateGrafanaDashboard(input: unknown, opts: MigrateOptions = {
   const links = dashboardLinks(grafana.links);
   const annotations = annotationsOf(grafana.annotations, ds);
   for (const e of [...links.entries, ...annotations.entries]) report.add(e);
+  notes.push(...durationNotes);
   const spec = defined({
     display: defined({ name: str(grafana.title) ?? '', description: str(grafana.description) }),
     variables: variables.length > 0 ? variables : undefined,
     panels,
     layouts,
-    duration: durationOf(grafana.time, notes, opts.now) ?? '1h',
+    duration,
     refreshInterval: refreshOf(grafana.refresh, notes),
     timezone: timezoneOf(grafana.timezone, notes),
     links: links.links.length > 0 ? links.links : undefined,

@@ -18,6 +18,11 @@ export function variableName(text: string): string | undefined {
     .find((g) => g !== undefined);
 }
 
+/** Grafana plugin types that speak the Prometheus API, as one type: "prometheus". */
+export function normalizeType(type: string | undefined): string | undefined {
+  return type !== undefined && /prometheus|thanos|mimir|cortex|victoriametrics/i.test(type) ? 'prometheus' : type;
+}
+
 const SPECIAL_UIDS: Record<string, string> = { '-- Mixed --': 'mixed', '-- Grafana --': 'grafana', '-- Dashboard --': 'dashboard', grafana: 'grafana' };
 
 /**
@@ -35,6 +40,10 @@ export class DatasourceResolver {
   readonly variables = new Map<string, string>();
   /** Distinct literal Prometheus references seen (uids, names), for the "several datasources" note. */
   readonly prometheusRefs = new Set<string>();
+  /** Datasource names the dashboard's log panels query with LogQL: Loki datasources, although the dashboard names no type. */
+  private readonly learned = new Map<string, string>();
+  /** The datasource inputs of the export, in order: name -> plugin type. */
+  private readonly inputs: [string, string][] = [];
 
   constructor(
     dashboard: Obj,
@@ -44,6 +53,7 @@ export class DatasourceResolver {
       if (!isObj(input) || input.type !== 'datasource' || !str(input.name)) continue;
       const type = str(input.pluginId) ?? 'unknown';
       this.types.set(input.name, type);
+      this.inputs.push([input.name, type]);
       const given = opts.input?.[input.name];
       if (given !== undefined) this.chosen.set(given, type);
     }
@@ -55,6 +65,41 @@ export class DatasourceResolver {
         this.types.set(v.name, type);
       }
     }
+    this.learnFromLogPanels(dashboard);
+  }
+
+  /**
+   * Datasources named only by a name ("Loki") that a log panel queries with an `expr`: Grafana
+   * sends a log panel's queries to Loki, so that name is a Loki datasource wherever it is used.
+   */
+  private learnFromLogPanels(dashboard: Obj): void {
+    const walk = (panels: unknown): void => {
+      for (const p of arr(panels)) {
+        if (!isObj(p)) continue;
+        walk(p.panels);
+        if (p.type !== 'logs') continue;
+        for (const t of arr(p.targets)) {
+          const name = str(obj(t).datasource) ?? (obj(t).datasource === undefined ? str(p.datasource) : undefined);
+          if (name && typeof obj(t).expr === 'string' && this.typeOf(name) === undefined && !variableName(name)) this.learned.set(name, 'loki');
+        }
+      }
+    };
+    walk(dashboard.panels);
+    for (const row of arr(dashboard.rows)) walk(obj(row).panels);
+  }
+
+  /**
+   * Where a variable without a datasource of its own sent its query: Grafana's default datasource,
+   * which in an export "for sharing externally" is its datasource input when there is one only
+   * (or several of one type). Undefined when the dashboard does not tell.
+   */
+  defaultRef(): { ref?: string; type: string } | undefined {
+    const types = new Set(this.inputs.map(([, type]) => type));
+    if (types.size !== 1 || types.has('unknown')) return undefined;
+    const [type] = types;
+    if (this.inputs.length > 1) return { type };
+    const [name] = this.inputs[0];
+    return { ref: this.opts.input?.[name] ?? `\${${name}}`, type };
   }
 
   /** The Grafana plugin type a reference points at ("prometheus", "loki", "mixed", "testdata"...), undefined when it cannot be told. */
@@ -71,7 +116,7 @@ export class DatasourceResolver {
     const variable = variableName(text);
     if (variable) return this.types.get(variable);
     const chosen = this.chosen.get(text);
-    return chosen && chosen !== 'unknown' ? chosen : undefined;
+    return chosen && chosen !== 'unknown' ? chosen : this.learned.get(text);
   }
 
   /** The datasource selector a migrated query or variable carries, or undefined for the project's default of `kind`. */

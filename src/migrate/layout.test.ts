@@ -41,6 +41,33 @@ describe('migrate: layout', () => {
     expect(notes.join()).to.match(/empty row "Empty"/);
   });
 
+  it('keeps the top-level panels after a collapsed row visible, in a section without header after it (Grafana shows them; only expanded rows take the panels that follow)', () => {
+    const sections = layoutPanels(
+      {
+        panels: [
+          panel('first', { x: 0, y: 0, w: 24, h: 4 }),
+          { type: 'row', title: 'Closed', collapsed: true, gridPos: { x: 0, y: 4, w: 24, h: 1 }, panels: [panel('inside', { x: 0, y: 5, w: 24, h: 6 })] },
+          panel('after a', { x: 0, y: 5, w: 12, h: 8 }),
+          panel('after b', { x: 12, y: 5, w: 12, h: 8 }),
+          { type: 'row', title: 'Open', collapsed: false, gridPos: { x: 0, y: 13, w: 24, h: 1 }, panels: [] },
+          panel('in open', { x: 0, y: 14, w: 24, h: 8 }),
+        ],
+      },
+      [],
+    );
+    expect(keysOf(sections)).to.deep.equal([
+      [null, ['0']],
+      ['Closed', ['1_0']],
+      [null, ['2', '3']],
+      ['Open', ['4_0']],
+    ]);
+    expect(sections.map((s) => s.display?.collapse.open)).to.deep.equal([undefined, false, undefined, true]);
+    expect(sections[2].panels.map((p) => p.item)).to.deep.equal([
+      { x: 0, y: 5, width: 12, height: 8 },
+      { x: 12, y: 5, width: 12, height: 8 },
+    ]);
+  });
+
   it('leaves out the copies Grafana saved for repeated panels, saying so', () => {
     const notes: string[] = [];
     const sections = layoutPanels({ panels: [panel('x', { x: 0, y: 0, w: 8, h: 4 }, { repeat: 'v' }), panel('x', { x: 8, y: 0, w: 8, h: 4 }, { repeatPanelId: 1 })] }, notes);
@@ -102,6 +129,34 @@ describe('migrate: layout', () => {
     ]);
     expect(panels[1].gridPos.y).to.equal(18);
     expect(panels[1].panels[0].gridPos).to.deep.equal({ x: 0, y: 19, w: 24, h: 5 });
+  });
+
+  it('starts the legacy row after a collapsed one right below its header, as Grafana does (collapsed panels take no room)', () => {
+    const panels = upgradeLegacyRows([
+      { title: 'Closed', collapse: true, height: 190, panels: [{ title: 'a', span: 12 }] },
+      { title: 'Open', height: 190, panels: [{ title: 'b', span: 12 }] },
+    ]);
+    expect(panels.map((p) => [p.title, p.gridPos.y, p.panels.map((c: any) => c.gridPos.y)])).to.deep.equal([
+      ['Closed', 0, [1]],
+      ['Open', 1, [2]],
+    ]);
+  });
+
+  it('lays out legacy rows without headers when none has a title shown, is collapsed or repeats, as Grafana does, however many rows', () => {
+    const rows = [
+      { title: 'CPU', showTitle: false, height: '250px', panels: [{ type: 'graph', title: 'a', span: 6 }] },
+      { title: 'Memory', height: '250px', panels: [{ type: 'graph', title: 'b', span: 12 }] },
+    ];
+    expect(upgradeLegacyRows(rows).map((p) => [p.type, p.title, p.gridPos])).to.deep.equal([
+      ['graph', 'a', { x: 0, y: 0, w: 12, h: 7 }],
+      ['graph', 'b', { x: 0, y: 7, w: 24, h: 7 }],
+    ]);
+    expect(keysOf(layoutPanels({ rows }, []))).to.deep.equal([[null, ['0', '1']]]);
+    // one row with its title shown: every row gets its header
+    expect(keysOf(layoutPanels({ rows: [rows[0], { ...rows[1], showTitle: true }] }, []))).to.deep.equal([
+      ['CPU', ['0_0']],
+      ['Memory', ['1_0']],
+    ]);
   });
 
   it('puts the panels of a single untitled legacy row on the top level', () => {

@@ -8,9 +8,9 @@ export interface PlacedPanel {
   item: Obj;
 }
 
-/** A Perses Grid section: a titled (collapsible) Grafana row, or the panels above the first row. */
+/** A Perses Grid section: a titled (collapsible) Grafana row, or top-level panels (above the first row, or after a collapsed one). */
 export interface Section {
-  /** Absent for the panels above the first row, which Grafana shows without a header. */
+  /** Absent for top-level panels, which Grafana shows without a header. */
   display?: { title: string; collapse: { open: boolean } };
   repeatVariable?: string;
   panels: PlacedPanel[];
@@ -42,10 +42,10 @@ function repeatOf(panel: Obj): Obj | undefined {
   });
 }
 
-/** A library panel reference, resolved from the export's `__elements` when it is there. */
+/** A library panel reference, resolved from the export's `__elements` when it is there (Grafana shows the library's model, whatever the reference holds). */
 function resolveLibraryPanel(panel: Obj, elements: Obj, notes: string[]): Obj {
   const ref = obj(panel.libraryPanel);
-  if (str(panel.type) || !str(ref.uid)) return panel;
+  if (!str(ref.uid)) return panel;
   const model = obj(obj(elements[ref.uid]).model);
   if (!str(model.type)) return panel;
   notes.push(`library panel "${str(ref.name) ?? ref.uid}" was taken from the export's __elements`);
@@ -84,8 +84,9 @@ function sourcePanels(dashboard: Obj, copies: string[]): Obj[] {
 
 /**
  * The Grafana panels in Perses Grid sections, in dashboard order: rows (collapsed ones hold their
- * panels, expanded ones are followed by theirs) and the legacy `rows[]` layout. Panel keys are
- * "i" (a panel above the first row) and "i_j" (panel j of row i), as Perses names them.
+ * panels, expanded ones are followed by theirs), top-level panels (above the first row or after a
+ * collapsed one) in sections without header, and the legacy `rows[]` layout. Panel keys are "i"
+ * (a top-level panel) and "i_j" (panel j of row i), as Perses names them.
  * Copies Grafana made of repeated panels and rows are left out, each named in a note: the repeat
  * comes back from the original's repeat variable.
  */
@@ -93,27 +94,37 @@ export function layoutPanels(dashboard: Obj, notes: string[]): Section[] {
   const copies: string[] = [];
   const source = sourcePanels(dashboard, copies);
   const elements = obj(dashboard.__elements);
-  // fold the panels that follow an expanded row into it
+  // fold the panels that follow an expanded row into it; a collapsed row holds its own panels,
+  // and the top-level panels after it stay visible below it in Grafana (as in Perses' migration)
   const top: Obj[] = [];
+  let expanded: Obj | undefined;
   for (const p of source) {
     if (isCopy(p)) {
       copies.push(copyName(p));
       continue;
     }
-    const lastRow = top.length > 0 && top[top.length - 1].type === 'row' ? top[top.length - 1] : undefined;
-    if (p.type === 'row') top.push({ ...p, panels: [...arr(p.panels).filter(isObj)] });
-    else if (lastRow) lastRow.panels.push(p);
+    if (p.type === 'row') {
+      const row: Obj = { ...p, panels: [...arr(p.panels).filter(isObj)] };
+      top.push(row);
+      expanded = row.collapsed === true ? undefined : row;
+    } else if (expanded) expanded.panels.push(p);
     else top.push(p);
   }
   const flow = { x: 0, y: 0 };
   const sections: Section[] = [];
-  const loose: PlacedPanel[] = [];
+  // top-level panels in a section without header: those above the first row, and those after a collapsed row
+  let loose: PlacedPanel[] | undefined;
   top.forEach((p, i) => {
     if (p.type !== 'row') {
       const panel = resolveLibraryPanel(p, elements, notes);
+      if (!loose) {
+        loose = [];
+        sections.push({ panels: loose });
+      }
       loose.push({ key: String(i), panel, item: defined({ ...gridItem(panel.gridPos, flow), repeatVariable: repeatOf(panel) }) });
       return;
     }
+    loose = undefined;
     const panels: PlacedPanel[] = [];
     arr(p.panels).forEach((child: Obj, j: number) => {
       if (isCopy(child)) return void copies.push(copyName(child));
@@ -126,7 +137,6 @@ export function layoutPanels(dashboard: Obj, notes: string[]): Section[] {
     }
     sections.push(defined({ display: { title: str(p.title) ?? '', collapse: { open: p.collapsed !== true } }, repeatVariable: str(p.repeat), panels }) as Section);
   });
-  if (loose.length > 0) sections.unshift({ panels: loose });
   if (copies.length > 0) notes.push(`${copies.length} panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: ${copies.join(', ')}`);
   return sections;
 }

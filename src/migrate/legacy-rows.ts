@@ -18,9 +18,13 @@ function gridHeight(height: unknown, fallbackPx: number): number {
   return Math.max(1, Math.ceil(px / PX_PER_UNIT));
 }
 
-/** Whether row headers are shown: some row has a visible title, is collapsed or repeats. */
+/**
+ * Whether row headers are shown: some row has a visible title, is collapsed or repeats, the test
+ * of Grafana's upgrade (DashboardMigrator.upgradeToGridLayout); otherwise every panel is on the
+ * top level, with no header, however many rows there were.
+ */
 function showsRows(rows: Obj[]): boolean {
-  return rows.some((r) => r.showTitle === true || r.collapse === true || str(r.repeat) !== undefined) || rows.length > 1;
+  return rows.some((r) => r.showTitle === true || r.collapse === true || str(r.repeat) !== undefined);
 }
 
 /** Whether a legacy row is a copy Grafana made of a repeated row (only a truthy id or iteration marks one). */
@@ -43,6 +47,7 @@ export function upgradeLegacyRows(rows: unknown, startY = 0): Obj[] {
     const rowPanel: Obj = { type: 'row', title: str(row.title) ?? '', collapsed: row.collapse === true, gridPos: { x: 0, y, w: COLUMNS, h: 1 }, panels: [] };
     if (str(row.repeat)) rowPanel.repeat = row.repeat;
     if (headers) y++;
+    const top = y;
     let x = 0;
     let lineHeight = 0;
     const placed: Obj[] = [];
@@ -59,6 +64,8 @@ export function upgradeLegacyRows(rows: unknown, startY = 0): Obj[] {
       lineHeight = Math.max(lineHeight, h);
     }
     y += placed.length > 0 ? lineHeight : 0;
+    // a collapsed row's panels take no room on the grid: the next row starts right below its header, as in Grafana's upgrade
+    if (headers && rowPanel.collapsed) y = top;
     if (headers) {
       rowPanel.panels = placed;
       out.push(rowPanel);

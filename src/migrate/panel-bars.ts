@@ -3,7 +3,7 @@ import { calculationOf, fieldFormat, formatOf, mappingsOf, reduceCalculation, th
 import { legendOf } from './legend.js';
 import type { MappedPanel } from './panel-mapper.js';
 import { migrateTargets, type QueryContext } from './queries.js';
-import { arr, defined, num, obj, str, type Obj } from './read.js';
+import { arr, defined, isObj, num, obj, str, type Obj } from './read.js';
 
 /** BarChart, PieChart, HistogramChart and HeatMapChart: the panels that summarise or distribute values. */
 
@@ -13,6 +13,27 @@ function colorNotes(defaults: Obj, notes: string[], plugin: string): void {
   if (arr(defaults.mappings).length > 0) notes.push(`${plugin} does not show value mappings (${mappingsOf(defaults.mappings, []).length} dropped)`);
 }
 
+/** An override property in a few words, for notes: `name "Errors"`, `colour red`, or its id. */
+function describeProperty(p: Obj): string {
+  if (p.id === 'displayName' && typeof p.value === 'string') return `name ${JSON.stringify(p.value)}`;
+  if (p.id === 'color') return `colour ${String(obj(p.value).fixedColor ?? obj(p.value).mode ?? '')}`.trim();
+  return String(p.id);
+}
+
+/** What BarChart cannot carry of a panel's colours and overrides (it draws every bar from one palette, styled alike). */
+function barStyleNotes(fieldConfig: Obj, notes: string[]): void {
+  const color = obj(obj(fieldConfig.defaults).color);
+  if ((color.mode === 'fixed' || color.mode === 'shades') && str(color.fixedColor)) notes.push(`the fixed colour "${color.fixedColor}" is not carried: BarChart colours bars from its palette`);
+  const overrides = arr(fieldConfig.overrides)
+    .filter(isObj)
+    .map((o) => {
+      const m = obj(o.matcher);
+      const props = arr(o.properties).filter(isObj).map(describeProperty);
+      return `${String(m.id)} ${JSON.stringify(m.options)}${props.length > 0 ? ` (${props.join(', ')})` : ''}`;
+    });
+  if (overrides.length > 0) notes.push(`${overrides.length} per-series override(s) are not carried (BarChart styles all bars alike): ${overrides.join('; ')}`);
+}
+
 /** `bargauge` -> BarChart (one bar per series, reduced by the panel's reducer). */
 export function barGaugePanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const q = migrateTargets(panel, ctx);
@@ -20,6 +41,7 @@ export function barGaugePanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const defaults = obj(obj(panel.fieldConfig).defaults);
   const options = obj(panel.options);
   colorNotes(defaults, notes, 'BarChart');
+  barStyleNotes(obj(panel.fieldConfig), notes);
   if (num(defaults.max) !== undefined || num(defaults.min) !== undefined) notes.push('bar min/max are not supported: bars scale to the largest value');
   const spec = defined({
     calculation: reduceCalculation(options, notes),
@@ -36,6 +58,7 @@ export function barChartPanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const defaults = obj(obj(panel.fieldConfig).defaults);
   const options = obj(panel.options);
   colorNotes(defaults, notes, 'BarChart');
+  barStyleNotes(obj(panel.fieldConfig), notes);
   if (options.stacking === 'normal' || options.stacking === 'percent') notes.push('stacked bars are drawn side by side');
   const spec = defined({
     calculation: 'last-number',

@@ -31,6 +31,27 @@ function allMappings(fieldConfig: Obj, notes: string[]): Obj[] {
   return out;
 }
 
+/**
+ * The thresholds of a stat or gauge: its colour scheme's fixed colour (Grafana colours the value
+ * with it, whatever the thresholds) as the only colour, else its thresholds. Other schemes
+ * (palette, continuous) are noted: Perses colours by thresholds.
+ */
+function colorThresholds(defaults: Obj, notes: string[]): Obj | undefined {
+  const color = obj(defaults.color);
+  const mode = str(color.mode);
+  if (mode === 'fixed' || mode === 'shades') {
+    const fixed = toHexColor(color.fixedColor);
+    if (fixed) {
+      if (mode === 'shades') notes.push('shades of the fixed colour are drawn in the fixed colour itself');
+      return { defaultColor: fixed, steps: [{ value: 0, color: fixed }] };
+    }
+    if (color.fixedColor !== undefined) notes.push(`fixed colour "${String(color.fixedColor)}" is not a colour Perses accepts: the value is coloured by thresholds`);
+  } else if (mode && mode !== 'thresholds') {
+    notes.push(`colour scheme "${mode}" is not supported: the value is coloured by thresholds`);
+  }
+  return thresholdsOf(defaults.thresholds);
+}
+
 /** `stat` -> StatChart. */
 export function statPanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const q = migrateTargets(panel, ctx);
@@ -43,7 +64,7 @@ export function statPanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const spec = defined({
     calculation: reduceCalculation(options, notes),
     format: fieldFormat(defaults, notes),
-    thresholds: thresholdsOf(defaults.thresholds),
+    thresholds: colorThresholds(defaults, notes),
     colorMode: COLOR_MODES[options.colorMode],
     sparkline: options.graphMode === 'area' ? {} : undefined,
     metricLabel: metricLabelOf(options, q.refs),
@@ -63,15 +84,16 @@ export function gaugePanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const spec = defined({
     calculation: reduceCalculation(obj(panel.options), notes),
     format: fieldFormat(defaults, notes),
-    thresholds: thresholdsOf(defaults.thresholds),
+    thresholds: colorThresholds(defaults, notes),
     max: num(defaults.max),
   });
   return { plugin: { kind: 'GaugeChart', spec }, queries: q.queries, notes };
 }
 
-/** Legacy singlestat value/range maps (only the kind `mappingType` selects), or its 7.x `mappings`. */
-function singlestatMappings(panel: Obj, notes: string[]): Obj[] {
+/** Legacy singlestat value/range maps (only the kind `mappingType` selects), or its 7.x `mappings`, else those of its `fieldConfig.defaults`. */
+function singlestatMappings(panel: Obj, defaults: Obj, notes: string[]): Obj[] {
   if (arr(panel.mappings).length > 0) return mappingsOf(panel.mappings, notes);
+  if (arr(panel.valueMaps).length === 0 && arr(panel.rangeMaps).length === 0) return mappingsOf(defaults.mappings, notes);
   if (panel.mappingType === 2 || panel.mappingType === '2')
     return mappingsOf(
       arr(panel.rangeMaps).map((m) => ({ ...obj(m), type: 2 })),
@@ -83,23 +105,32 @@ function singlestatMappings(panel: Obj, notes: string[]): Obj[] {
   );
 }
 
-/** Legacy `singlestat` -> StatChart, or GaugeChart when its gauge was shown. */
+/**
+ * Legacy `singlestat` -> StatChart, or GaugeChart when its gauge was shown. Its legacy settings
+ * (format, decimals, thresholds, value maps, gauge range) come first; a singlestat saved with a
+ * `fieldConfig` (unit, decimals, thresholds, mappings, min/max) has those read where the legacy
+ * ones are missing, as Grafana's upgrade to stat and gauge keeps them.
+ */
 export function singlestatPanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const q = migrateTargets(panel, ctx);
   const notes = [...q.notes];
+  const defaults = obj(obj(panel.fieldConfig).defaults);
   const valueName = panel.valueName ?? 'avg';
   const calculation = calculationOf(valueName === 'name' ? 'lastNotNull' : valueName, notes);
   if (valueName === 'name') notes.push('showing the series name instead of a value is not supported: the value is shown');
-  const format = formatOf(panel.format, panel.decimals, notes);
-  const thresholds = legacyThresholds(panel.thresholds, panel.colors);
+  const format = formatOf(str(panel.format) ?? defaults.unit, panel.decimals ?? defaults.decimals, notes);
+  const thresholds = legacyThresholds(panel.thresholds, panel.colors) ?? colorThresholds(defaults, notes);
   for (const key of ['prefix', 'postfix']) if (str(panel[key])) notes.push(`${key} "${panel[key]}" is not shown`);
   const gauge = obj(panel.gauge);
+  const mappings = singlestatMappings(panel, defaults, notes);
   if (gauge.show === true) {
-    const spec = defined({ calculation, format, thresholds, max: num(gauge.maxValue) });
+    const min = num(gauge.minValue) ?? num(defaults.min);
+    if ((min ?? 0) !== 0) notes.push(`gauge minimum ${min} is not supported: the gauge starts at 0`);
+    if (mappings.length > 0) notes.push(`value mappings are not shown by GaugeChart (${mappings.length} dropped)`);
+    const spec = defined({ calculation, format, thresholds, max: num(gauge.maxValue) ?? num(defaults.max) });
     return { plugin: { kind: 'GaugeChart', spec }, queries: q.queries, notes };
   }
   const sparkline = obj(panel.sparkline);
-  const mappings = singlestatMappings(panel, notes);
   const spec = defined({
     calculation,
     format,

@@ -121,7 +121,8 @@ export function graphPanel(panel: Obj, ctx: QueryContext): MappedPanel {
   if (num(panel.fill) !== undefined) visual.areaOpacity = clamp(num(panel.fill)! / 10, 0, 1);
   if (panel.points === true) visual.showPoints = 'always';
   if (panel.stack === true) visual.stack = 'all';
-  if (panel.percentage === true) notes.push('percentage stacking is shown as plain stacking');
+  // Grafana stacks by percentage only when it stacks at all (stackpercent: stack ? percentage : false)
+  if (panel.stack === true && panel.percentage === true) notes.push('percentage stacking is shown as plain stacking');
   if (panel.steppedLine === true) notes.push('stepped lines are drawn as straight lines');
   if (panel.nullPointMode === 'connected') visual.connectNulls = true;
   const settings = querySettingsOf(panel, q.refs, notes);

@@ -101,6 +101,58 @@ describe('migrate: panels', () => {
     expect(gauge.entry).to.include({ outcome: 'mapped', result: 'GaugeChart' });
   });
 
+  it('keeps the fieldConfig of a singlestat that has one: mappings, unit, range (Grafana keeps them when it upgrades it)', () => {
+    const mappings = [{ type: 'value', options: { 0: { color: 'red', text: 'Down' }, 1: { color: 'green', text: 'Up' } } }];
+    const stat = run({ type: 'singlestat', title: 'Up', targets: [target], fieldConfig: { defaults: { mappings } } });
+    expect(stat.panel.spec.plugin.spec.mappings).to.deep.equal([
+      { kind: 'Value', spec: { value: '0', result: { value: 'Down', color: '#f2495c' } } },
+      { kind: 'Value', spec: { value: '1', result: { value: 'Up', color: '#73bf69' } } },
+    ]);
+    const gauge = run({ type: 'singlestat', title: 'Idle', gauge: { show: true }, targets: [target], fieldConfig: { defaults: { unit: 'percent', min: 10, max: 100, mappings } } });
+    expect(gauge.panel.spec.plugin).to.deep.equal({ kind: 'GaugeChart', spec: { calculation: 'mean', format: { unit: 'percent' }, max: 100 } });
+    expect(gauge.entry.notes).to.deep.equal(['gauge minimum 10 is not supported: the gauge starts at 0', 'value mappings are not shown by GaugeChart (2 dropped)']);
+  });
+
+  it('colours a stat or gauge with its fixed colour, and notes the colour schemes Perses does not have', () => {
+    const fixed = run({
+      type: 'stat',
+      title: 'Errors',
+      targets: [target],
+      fieldConfig: { defaults: { color: { mode: 'fixed', fixedColor: 'orange' }, thresholds: { steps: [{ value: null, color: 'green' }] } } },
+    });
+    expect(fixed.panel.spec.plugin.spec.thresholds).to.deep.equal({ defaultColor: '#ff9830', steps: [{ value: 0, color: '#ff9830' }] });
+    expect(fixed.entry.outcome).to.equal('mapped');
+    const gauge = run({ type: 'gauge', title: 'Load', targets: [target], fieldConfig: { defaults: { color: { mode: 'fixed', fixedColor: '#123456' } } } });
+    expect(gauge.panel.spec.plugin.spec.thresholds).to.deep.equal({ defaultColor: '#123456', steps: [{ value: 0, color: '#123456' }] });
+    const palette = run({ type: 'stat', title: 'p', targets: [target], fieldConfig: { defaults: { color: { mode: 'palette-classic' } } } });
+    expect(palette.entry.notes).to.deep.equal(['colour scheme "palette-classic" is not supported: the value is coloured by thresholds']);
+  });
+
+  it('names the overrides and fixed colour of a bar chart, which BarChart cannot carry', () => {
+    const r = run({
+      type: 'barchart',
+      title: 'Logs by level',
+      targets: [target, { refId: 'B', expr: 'up' }],
+      fieldConfig: {
+        defaults: { color: { mode: 'fixed', fixedColor: 'blue' } },
+        overrides: [
+          {
+            matcher: { id: 'byFrameRefID', options: 'A' },
+            properties: [
+              { id: 'displayName', value: 'Lines' },
+              { id: 'color', value: { mode: 'fixed', fixedColor: 'super-light-blue' } },
+            ],
+          },
+          { matcher: { id: 'byName', options: 'B' }, properties: [{ id: 'custom.hideFrom', value: { viz: true } }] },
+        ],
+      },
+    });
+    expect(r.entry.notes.slice(1)).to.deep.equal([
+      'the fixed colour "blue" is not carried: BarChart colours bars from its palette',
+      '2 per-series override(s) are not carried (BarChart styles all bars alike): byFrameRefID "A" (name "Lines", colour super-light-blue); byName "B" (custom.hideFrom)',
+    ]);
+  });
+
   it('maps heatmap, histogram, state-timeline and bar chart panels to their Perses plugins, noting what differs', () => {
     const kinds = ['heatmap', 'histogram', 'state-timeline', 'barchart', 'bargauge', 'piechart', 'logs'].map((type) => {
       const r = run({ type, title: type, targets: [target] });
@@ -139,6 +191,15 @@ describe('migrate: panels', () => {
     expect(r.entry.notes.join()).to.match(/series override "zindex"/);
     const bars = run({ type: 'graph', title: 'x', xaxis: { mode: 'series', values: ['max'] }, targets: [target] });
     expect(bars.panel.spec.plugin).to.deep.equal({ kind: 'BarChart', spec: { calculation: 'max', orientation: 'vertical' } });
+  });
+
+  it('says percentage stacking is plain stacking only when the legacy graph stacks (Grafana ignores percentage without stack)', () => {
+    const note = 'percentage stacking is shown as plain stacking';
+    const graph = (stack: boolean) => run({ type: 'graph', title: 'g', targets: [target], lines: true, stack, percentage: true });
+    expect(graph(true).entry.notes).to.deep.equal([note]);
+    expect(graph(true).panel.spec.plugin.spec.visual).to.deep.equal({ display: 'line', stack: 'all' });
+    expect(graph(false).entry).to.include({ outcome: 'mapped' });
+    expect(graph(false).panel.spec.plugin.spec.visual).to.deep.equal({ display: 'line' });
   });
 
   it('turns a panel without equivalent into a Markdown placeholder naming its type and title, with its queries', () => {

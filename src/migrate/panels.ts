@@ -46,9 +46,20 @@ const FIELD_OPTIONS_TYPES = new Set(['gauge', 'bargauge', 'stat']);
 /** The Grafana panel types that have a mapper. */
 export const MAPPED_PANEL_TYPES: readonly string[] = Object.keys(MAPPERS);
 
+/**
+ * Whether a panel is a reference to a Grafana library panel whose definition is not in the file:
+ * no type, or no queries and no options (Grafana saves only the reference, its grid place and
+ * title; it loads the rest from the library). Library panels of the export's `__elements` were
+ * put in place already (layout.ts).
+ */
+function isLibraryReference(panel: Obj): boolean {
+  if (!isObj(panel.libraryPanel)) return false;
+  return !str(panel.type) || (arr(panel.targets).length === 0 && Object.keys(obj(panel.options)).length === 0 && panel.content === undefined);
+}
+
 function describe(panel: Obj): string {
   const library = obj(panel.libraryPanel);
-  if (!str(panel.type) && isObj(panel.libraryPanel)) return `library panel "${str(panel.title) ?? str(library.name) ?? str(library.uid) ?? ''}"`;
+  if (isLibraryReference(panel)) return `library panel "${str(panel.title) ?? str(library.name) ?? str(library.uid) ?? ''}"`;
   return `${str(panel.type) ?? 'panel'} "${str(panel.title) ?? ''}"`;
 }
 
@@ -75,7 +86,7 @@ function dataLinksOf(panel: Obj): string[] {
 
 function mapped(panel: Obj, ctx: QueryContext): MappedPanel {
   const type = str(panel.type);
-  if (!type && isObj(panel.libraryPanel)) {
+  if (isLibraryReference(panel)) {
     return placeholderPanel(
       panel,
       'It is a Grafana library panel whose definition is not in this file: export the dashboard "for sharing externally" (which embeds library panels) and migrate that file.',

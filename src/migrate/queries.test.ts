@@ -23,7 +23,7 @@ describe('migrate: queries and datasources', () => {
     },
   };
 
-  it('maps Prometheus targets: expr, legend, min step (target, panel or legacy step), instant, resolution', () => {
+  it('maps Prometheus targets: expr, legend, min step (target, else panel), instant, resolution', () => {
     const ctx = context(dashboard);
     const r = migrateTargets(
       {
@@ -40,9 +40,25 @@ describe('migrate: queries and datasources', () => {
     expect(specs(r)).to.deep.equal([
       { kind: 'TimeSeriesQuery', plugin: 'PrometheusTimeSeriesQuery', query: 'rate(x${interval})', seriesNameFormat: '{{pod}}', minStep: '30s', instant: true },
       { kind: 'TimeSeriesQuery', plugin: 'PrometheusTimeSeriesQuery', query: 'up', minStep: '1m', resolution: 2 },
-      { kind: 'TimeSeriesQuery', plugin: 'PrometheusTimeSeriesQuery', query: 'up', minStep: '' },
+      // an empty interval falls back to the panel's; Grafana 4's leftover step is no setting
+      { kind: 'TimeSeriesQuery', plugin: 'PrometheusTimeSeriesQuery', query: 'up', minStep: '1m' },
     ]);
     expect(ctx.report.build().summary.queries).to.include({ total: 3, mapped: 3 });
+  });
+
+  it("does not take Grafana 4's step, the step it computed and wrote back onto the target, for a min step", () => {
+    const r = migrateTargets(
+      {
+        datasource: '${DS_PROM}',
+        targets: [
+          { refId: 'A', expr: 'up', step: 1800, intervalFactor: 2 },
+          { refId: 'B', expr: 'up', step: 240, interval: '' },
+        ],
+      },
+      context(dashboard),
+    );
+    expect(specs(r).map((q) => q.minStep)).to.deep.equal([undefined, undefined]);
+    expect(r.notes).to.deep.equal([]);
   });
 
   it('resolves datasource variables and inputs to the project default, or to the chosen datasource', () => {
@@ -95,6 +111,34 @@ describe('migrate: queries and datasources', () => {
     ]);
     expect(r.placeholders).to.equal(2);
     expect(ctx.report.build().summary.queries).to.include({ total: 2, placeholder: 2 });
+  });
+
+  it('tells InfluxDB targets (raw InfluxQL, or the query builder) from Graphite ones, although both carry a target string', () => {
+    const ctx = context(dashboard);
+    const r = migrateTargets(
+      {
+        targets: [
+          { refId: 'A', target: '', rawQuery: true, query: 'SELECT mean("value") FROM "cpu" WHERE $timeFilter GROUP BY time($__interval)' },
+          { refId: 'B', target: '', measurement: 'cpu', resultFormat: 'time_series', groupBy: [{ type: 'time', params: ['$__interval'] }], select: [[{ type: 'field', params: ['value'] }]] },
+          { refId: 'C', target: 'servers.*.cpu' },
+        ],
+      },
+      ctx,
+    );
+    expect(r.notes.map((n) => n.split(':')[0])).to.deep.equal([
+      'query A (influxdb) is kept as a placeholder query that returns no data',
+      'query B (influxdb) is kept as a placeholder query that returns no data',
+      'query C (graphite) is kept as a placeholder query that returns no data',
+    ]);
+    expect(specs(r)[0].query).to.match(/^# Grafana influxdb query A was not migrated: dashplane has the InfluxDBTimeSeriesQuery plugin, but the migration does not translate influxdb queries into it/);
+  });
+
+  it("says a target on Grafana's built-in datasource queried it, not that its type cannot be told", () => {
+    const grafana = { type: 'datasource', uid: 'grafana' };
+    const r = migrateTargets({ datasource: grafana, targets: [{ refId: 'A', datasource: grafana, queryType: 'randomWalk' }] }, context(dashboard));
+    expect(r.notes).to.deep.equal([
+      'query A (grafana) is kept as a placeholder query that returns no data: it queried Grafana\'s built-in datasource (randomWalk), which exists only inside Grafana (random walks, live channels, files, dashboard search); the original: "{\\"queryType\\":\\"randomWalk\\"}"',
+    ]);
   });
 
   it('leaves out hidden and empty targets, and Loki targets when the server has no Loki plugin, with notes', () => {

@@ -1,4 +1,4 @@
-import type { DatasourceResolver } from './datasources.js';
+import { normalizeType, type DatasourceResolver } from './datasources.js';
 import { arr, defined, isObj, num, quoted, str, type Obj } from './read.js';
 import type { ReportBuilder } from './report.js';
 
@@ -37,10 +37,11 @@ function typeFromShape(t: Obj, logs: boolean): string {
   if (t.panelId !== undefined && t.panelId !== null) return 'dashboard';
   if (typeof t.expr === 'string') return logs ? 'loki' : 'prometheus';
   if (t.scenarioId !== undefined) return 'testdata';
+  // before Graphite: InfluxDB targets of Grafana's editor carry an empty `target` too
+  if (t.rawQuery !== undefined || t.measurement !== undefined || t.resultFormat !== undefined || Array.isArray(t.groupBy) || Array.isArray(t.select)) return 'influxdb';
   if (typeof t.target === 'string') return 'graphite';
   if (typeof t.rawSql === 'string') return 'sql';
   if (t.bucketAggs !== undefined || t.timeField !== undefined) return 'elasticsearch';
-  if (t.measurement !== undefined || t.resultFormat !== undefined || Array.isArray(t.groupBy)) return 'influxdb';
   if (t.namespace !== undefined && t.metricName !== undefined) return 'cloudwatch';
   return 'unknown';
 }
@@ -58,10 +59,14 @@ function modernVariables(expr: string): string {
   return expr.replace(/\[\[(\w+)(?::(\w+))?\]\]/g, (_m, name: string, fmt?: string) => (fmt ? `\${${name}:${fmt}}` : `\${${name}}`));
 }
 
-/** A target's min step: its `interval`, the panel's, or the legacy `step` in seconds. */
+/**
+ * A target's min step: its `interval`, else (also when empty) the panel's, as Grafana takes
+ * `target.interval || options.interval`. The `step` Grafana 4 left on targets is not read: it
+ * wrote the step it had computed for the last time range back onto the target, no setting.
+ */
 function minStep(t: Obj, panel: Obj, notes: string[]): string | undefined {
-  const raw = typeof t.interval === 'string' ? t.interval : typeof panel.interval === 'string' && panel.interval !== '' ? panel.interval : undefined;
-  if (raw === undefined) return num(t.step) !== undefined ? `${Math.round(num(t.step)!)}s` : undefined;
+  const raw = str(t.interval) ?? str(panel.interval);
+  if (raw === undefined) return undefined;
   const v = raw.replace(/^>/, '').trim();
   if (DURATION.test(v) || VARIABLE_REF.test(v)) return v;
   notes.push(`query ${t.refId ?? ''} min interval "${raw}" is not a duration: dropped`);
@@ -76,6 +81,8 @@ function whyNot(type: string, t: Obj, ctx: QueryContext): string {
   if (type === 'dashboard')
     return `it reused the results of panel ${String(t.panelId)} (Grafana's "-- Dashboard --" datasource), and Perses panels cannot share results: copy that panel's queries here`;
   if (type === 'unknown') return 'its datasource type cannot be told from the dashboard';
+  if (type === 'grafana')
+    return `it queried Grafana's built-in datasource${str(t.queryType) ? ` (${t.queryType})` : ''}, which exists only inside Grafana (random walks, live channels, files, dashboard search)`;
   const plugin = UNTRANSLATED_PLUGINS[type];
   if (plugin && ctx.hasPlugin(plugin)) return `dashplane has the ${plugin} plugin, but the migration does not translate ${type} queries into it: recreate the query with it`;
   return `dashplane has no ${type} plugin`;
@@ -101,8 +108,12 @@ export function migrateTargets(panel: Obj, ctx: QueryContext, logs = false): Pan
     if (!isObj(t)) continue;
     const ref = t.datasource ?? panel.datasource;
     let type = ctx.ds.typeOf(ref) ?? typeFromShape(t, logs);
-    if (type === 'mixed' || type === 'dashboard' || type === 'grafana') type = typeFromShape(t, logs);
-    if (/prometheus|thanos|mimir|cortex|victoriametrics/i.test(type)) type = 'prometheus';
+    if (type === 'mixed' || type === 'dashboard' || type === 'grafana') {
+      // a target on Grafana's built-in datasource ({type: "datasource", uid: "grafana"}) stays one unless its fields say otherwise
+      const shape = typeFromShape(t, logs);
+      type = shape === 'unknown' && type === 'grafana' ? 'grafana' : shape;
+    }
+    type = normalizeType(type) ?? type;
     const id = t.refId ? `query ${t.refId}` : 'a query';
     if (t.hide === true) {
       out.notes.push(`${id} was hidden in Grafana and is not migrated: ${quoted(targetText(t))}`);

@@ -1,7 +1,7 @@
-import { regexSource, type Obj } from './read.js';
+import { isObj, regexSource, str, type Obj } from './read.js';
 
 /**
- * Grafana's Prometheus variable queries — `label_values`, `label_names`, `metrics`,
+ * Grafana's Prometheus and Loki variable queries — `label_values`, `label_names`, `metrics`,
  * `query_result` and plain PromQL — as Perses Prometheus variable plugins.
  */
 
@@ -71,4 +71,38 @@ export function prometheusVariable(query: string, regex: string | undefined, not
   if (label) return { plugin: { kind: 'PrometheusPromQLVariable', spec: { expr, labelName: label } }, capturingRegexp: fromRegex ? null : undefined };
   notes.push(`no label to list could be found in "${query}" (Grafana listed whole series): the metric name is listed`);
   return { plugin: { kind: 'PrometheusPromQLVariable', spec: { expr, labelName: '__name__' } } };
+}
+
+/** Grafana's structured Loki variable query types (LokiVariableQueryType). */
+const LOKI_LABEL_NAMES = 0;
+const LOKI_LABEL_VALUES = 1;
+
+/** A Loki stream selector as Perses matchers: Grafana sends none for an empty one (`{}`). */
+function lokiMatchers(stream: string | undefined): string[] {
+  const s = stream?.trim() ?? '';
+  return s === '' || /^\{\s*\}$/.test(s) ? [] : [s];
+}
+
+/**
+ * Grafana Loki variable query -> Perses Loki variable plugin: the structured form
+ * `{type: 0|1, label, stream}` of Grafana 9+, or the text `label_names()`,
+ * `label_values(label)`, `label_values({selector}, label)`. Undefined for anything else, which
+ * Grafana's Loki variables do not run either.
+ */
+export function lokiVariable(query: unknown): { kind: string; spec: Obj } | undefined {
+  if (isObj(query) && typeof query.query !== 'string') {
+    if (Number(query.type) === LOKI_LABEL_NAMES) return { kind: 'LokiLabelNamesVariable', spec: { matchers: lokiMatchers(str(query.stream)) } };
+    const label = str(query.label)?.trim();
+    if (Number(query.type) === LOKI_LABEL_VALUES && label && /^[a-zA-Z_]\w*$/.test(label))
+      return { kind: 'LokiLabelValuesVariable', spec: { labelName: label, matchers: lokiMatchers(str(query.stream)) } };
+    return undefined;
+  }
+  const text = isObj(query) ? String(query.query) : typeof query === 'string' ? query : '';
+  const names = callArgs(text, 'label_names');
+  if (names !== undefined) return names.trim() === '' ? { kind: 'LokiLabelNamesVariable', spec: { matchers: [] } } : undefined;
+  const values = callArgs(text, 'label_values');
+  if (values === undefined) return undefined;
+  const [selector, label] = splitLastArg(values);
+  if (!/^[a-zA-Z_]\w*$/.test(label)) return undefined;
+  return { kind: 'LokiLabelValuesVariable', spec: { labelName: label, matchers: lokiMatchers(selector) } };
 }
