@@ -37,16 +37,47 @@ export function schemaErrors(validate: ValidateFunction, data: unknown, basePath
 export function toDetails(errors: readonly AjvLikeError[], data: unknown, basePath = ''): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
+  const respelled = misspelledRequired(errors);
   for (const e of errors) {
     if (e.keyword === 'if') continue; // "must match then schema": the real error is reported too
     if (e.keyword === 'propertyNames') continue; // "property name must be valid": the key's own error is reported too
-    const { path, message } = describe(e, data, basePath);
+    if (e.keyword === 'required' && respelled.taken.has(`${e.instancePath}/${String(e.params.missingProperty)}`)) continue; // said with the misspelling
+    const described = describe(e, data, basePath);
+    const meant = e.keyword === 'additionalProperties' ? respelled.meant.get(`${e.instancePath}/${String(e.params.additionalProperty)}`) : undefined;
+    const { path, message } = meant ? { path: described.path, message: `is not a known field here: did you mean "${meant}" (which is required)?` } : described;
     const id = `${path}\u0000${message}`;
     if (seen.has(id)) continue;
     seen.add(id);
-    out.push({ path: path || '(root)', message });
+    // a misspelling explained goes first: it is the likeliest cause of the other problems (the
+    // branches of a oneOf the misspelled key left unmatched)
+    if (meant) out.unshift({ path: path || '(root)', message });
+    else out.push({ path: path || '(root)', message });
   }
   return out;
+}
+
+/** A key reduced to what spelling variants share: `direct_url`, `directURL` and `directUrl` alike. */
+const loose = (key: string) => key.toLowerCase().replace(/[_-]/g, '');
+
+/**
+ * Unknown keys that are a required key spelled otherwise (`direct_url` for `directUrl`, as older
+ * Perses wrote it): `meant` maps the unknown key (parent pointer + key) to the required one, and
+ * `taken` holds the required keys so explained, whose own "is required" would only repeat it.
+ */
+function misspelledRequired(errors: readonly AjvLikeError[]): { meant: Map<string, string>; taken: Set<string> } {
+  const missing = new Map<string, string[]>();
+  for (const e of errors) if (e.keyword === 'required') missing.set(e.instancePath, [...(missing.get(e.instancePath) ?? []), String(e.params.missingProperty)]);
+  const meant = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const e of errors) {
+    if (e.keyword !== 'additionalProperties') continue;
+    const key = String(e.params.additionalProperty);
+    const match = (missing.get(e.instancePath) ?? []).find((m) => loose(m) === loose(key));
+    if (match === undefined) continue;
+    meant.set(`${e.instancePath}/${key}`, match);
+    taken.add(`${e.instancePath}/${match}`);
+  }
+  return { meant, taken };
 }
 
 function describe(e: AjvLikeError, data: unknown, basePath: string): ErrorDetail {
