@@ -34,8 +34,15 @@ export function desiredForm(d: KindDescriptor, input: Obj, name: string, project
  * "<secret>": then nobody can tell whether it changed, so it has to be written.
  */
 export function hasUnverifiableSecrets(d: KindDescriptor, input: Obj): boolean {
+  // in the form the server stores: an older form (a User's spec.password) holds the same secret
+  const obj = structuredClone(input);
+  try {
+    d.hooks?.normalize?.(obj);
+  } catch {
+    return true; // the server refuses it, naming the field: it has to be sent
+  }
   return (d.sensitive ?? []).some((path) => {
-    const v = getPath(input, path);
+    const v = getPath(obj, path);
     return v !== undefined && v !== null && v !== '' && v !== SECRET_MASK;
   });
 }

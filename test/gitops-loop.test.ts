@@ -157,4 +157,23 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
     expect(filled.code, show(filled)).to.equal(0);
     expect(await status('/api/v1/projects/elsewhere/folders/no-project')).to.equal(200);
   });
+
+  it("a User's password in the older spec.password form: clean after apply, a rotation is seen by diff and written by apply", async () => {
+    const file = join(tmp.path, 'old-user.yaml');
+    const user = (password: string) => `kind: User\nmetadata:\n  name: old-form\nspec:\n  firstName: Old\n  password: ${password}\n`;
+    writeFileSync(file, user('first-Passw0rd'));
+    expect(summary(await run(['apply', '-f', file]))).to.deep.include({ created: 1, failed: 0 });
+    const clean = await run(['diff', '-f', file]);
+    expect(clean.code, show(clean)).to.equal(0);
+    expect(summary(await run(['apply', '-f', file]))).to.deep.include({ unchanged: 1 });
+    expect((await srv.api('GET', '/api/v1/users/old-form')).body.metadata.version).to.equal(0);
+
+    writeFileSync(file, user('rotated-Passw0rd'));
+    const diff = await run(['diff', '-f', file]);
+    expect(diff.code, show(diff)).to.equal(1);
+    expect(diff.stdout).to.include('secret values differ').and.not.include('rotated-Passw0rd');
+    expect(summary(await run(['apply', '-f', file]))).to.deep.include({ configured: 1, failed: 0 });
+    expect((await srv.api('GET', '/api/v1/users/old-form')).body.metadata.version).to.equal(1);
+    expect((await run(['diff', '-f', file])).code).to.equal(0);
+  });
 });
