@@ -34,4 +34,17 @@ describe('dashctl: the one project rule', () => {
     expect(targets.map((t) => t.label)).to.deep.equal(['GlobalVariable g']);
     expect(unresolved[0].message).to.match(/has no metadata.project/);
   });
+
+  it('a project or name that is not a string (an unrendered {{PROJECT}} is a YAML map) is unresolved, saying so, with -p or without', () => {
+    const templated = () => manifest({ kind: 'Datasource', metadata: { name: 'ds', project: { '{{PROJECT}}': null } }, spec: {} });
+    for (const flag of [undefined, 'proj1']) {
+      const { targets, unresolved } = resolveTargets([templated()], { flag });
+      expect(targets).to.deep.equal([]);
+      expect(unresolved[0].message).to.equal(
+        'Datasource metadata.project: must be a string, not a map; an unrendered template such as {{PROJECT}} reads as one in YAML: render it, or quote a literal name',
+      );
+    }
+    const numbered = resolveTargets([manifest({ kind: 'Folder', metadata: { name: 123, project: 'p' }, spec: {} })], {});
+    expect(numbered.unresolved[0].message).to.equal('Folder metadata.name: must be a string, not the number 123 (in YAML, quote a name such as "0123")');
+  });
 });

@@ -61,6 +61,11 @@ export function resolveTargets(manifests: readonly Manifest[], choice: ProjectCh
       continue;
     }
     const meta = isObj(m.object.metadata) ? m.object.metadata : {};
+    const odd = (['name', 'project'] as const).find((f) => meta[f] !== undefined && meta[f] !== null && typeof meta[f] !== 'string');
+    if (odd) {
+      unresolved.push({ m, message: `${d.kind} metadata.${odd}: ${notAString(meta[odd])}` });
+      continue;
+    }
     const name = typeof meta.name === 'string' ? meta.name : '';
     if (!name && requireName) {
       unresolved.push({ m, message: `${d.kind} without metadata.name` });
@@ -96,6 +101,13 @@ export function resolveTargets(manifests: readonly Manifest[], choice: ProjectCh
     targets.push({ m, d, name, ...(project !== undefined ? { project } : {}), label: label(d, name, project), key });
   }
   return { targets, unresolved };
+}
+
+/** Why a name field that is not a string is wrong, in words (`{{PROJECT}}` unquoted is a YAML map). */
+function notAString(v: unknown): string {
+  if (isObj(v)) return 'must be a string, not a map; an unrendered template such as {{PROJECT}} reads as one in YAML: render it, or quote a literal name';
+  if (Array.isArray(v)) return 'must be a string, not a list';
+  return `must be a string, not the ${typeof v} ${JSON.stringify(v)} (in YAML, quote a name such as "0123")`;
 }
 
 /** Targets grouped by apply phase: Projects, other global kinds, project kinds. */
