@@ -88,7 +88,8 @@ export class LevelStore implements Store {
     // The Level is made only now, after that check: a Level opens itself a microtask after it is
     // made, creating a database where there is none. Made in the constructor, a store opened
     // later than that (migrate-store opens its source first) saw its own half-made database as
-    // damaged, and a damaged directory was "created" over, its tables dropped, before the check.
+    // damaged, and a damaged directory was "created" over (a new MANIFEST and CURRENT written
+    // beside its old files) before the check could refuse it.
     this.db = new Level<string, string>(this.path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
     this.audit = new LevelAudit(this.db);
     this.history = new LevelHistory(this.db);
