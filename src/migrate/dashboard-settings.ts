@@ -5,10 +5,11 @@ import type { ReportEntry } from './report.js';
 /** Dashboard-wide settings: time range, refresh, time zone, tags, links and annotations. */
 
 const DURATION = /^(\d+y)?(\d+w)?(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?$/;
-const UNIT_MS: Record<string, number> = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3, M: 30 * 86400e3, y: 365 * 86400e3 };
+/** Grafana's duration units in milliseconds (months of 30 days, years of 365). */
+export const UNIT_MS: Record<string, number> = { ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3, M: 30 * 86400e3, y: 365 * 86400e3 };
 
 /** Milliseconds as a Perses duration in its largest exact unit ("90m" stays "90m", 7200000 is "2h"). */
-function msToDuration(ms: number): string {
+export function msToDuration(ms: number): string {
   for (const [unit, size] of [
     ['w', UNIT_MS.w],
     ['d', UNIT_MS.d],

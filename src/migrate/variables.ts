@@ -1,4 +1,4 @@
-import { durationOf } from './dashboard-settings.js';
+import { durationOf, msToDuration, UNIT_MS } from './dashboard-settings.js';
 import { normalizeType } from './datasources.js';
 import type { QueryContext } from './queries.js';
 import { arr, defined, isObj, num, obj, quoted, regexSource, str, type Obj } from './read.js';
@@ -132,8 +132,6 @@ function sourceOf(v: Obj, ctx: QueryContext): { ref: unknown; type?: string } {
   return { ref: own ? v.datasource : normalizeType(fallback?.type) === type ? fallback?.ref : undefined, type };
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3, M: 30 * 86400e3, y: 365 * 86400e3 };
-
 /** A duration ("10m", "1h30m", "7d") in milliseconds; undefined when it is not one. */
 function durationMs(text: string): number | undefined {
   const t = text.trim();
@@ -146,12 +144,6 @@ function durationMs(text: string): number | undefined {
 /** Whether a saved value is Grafana's marker of the "auto" interval option (`$__auto_interval_<name>`). */
 function isAutoMarker(value: unknown): boolean {
   return typeof value === 'string' && value.startsWith('$__auto');
-}
-
-/** Milliseconds as a short duration for notes ("12m", "90s"). */
-function shortDuration(ms: number): string {
-  for (const unit of ['d', 'h', 'm', 's'] as const) if (ms >= UNIT_MS[unit] && ms % UNIT_MS[unit] === 0) return `${ms / UNIT_MS[unit]}${unit}`;
-  return `${Math.round(ms / 1000)}s`;
 }
 
 /**
@@ -172,7 +164,7 @@ function autoInterval(v: Obj, values: (string | Obj)[], range: string): { value:
     const distance = Math.abs(Math.log(ms / target));
     if (!best || distance < best.distance) best = { value, distance };
   }
-  return best && { value: best.value, interval: shortDuration(Math.round(target)), count, min };
+  return best && { value: best.value, interval: msToDuration(Math.round(target)), count, min };
 }
 
 /** One Grafana variable -> Perses variable and report entry; `range`: the migrated dashboard's time range (Perses duration). */
