@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { parseAllDocuments } from 'yaml';
+import { yamlModule } from '../src/lib/yaml-module.js';
 import { CliError } from './errors.js';
 
 /** The editor a user chose: `$EDITOR`, else `$VISUAL`, else `vi` (a command line: it may carry arguments). */
@@ -40,7 +40,7 @@ export function withoutComments(text: string): string {
 
 /** The one YAML document of an edited file, or the parser's message. */
 export function parseEdited(text: string): { value: unknown } | { error: string } {
-  const docs = parseAllDocuments(text);
+  const docs = yamlModule().parseAllDocuments(text);
   if (!Array.isArray(docs)) return { value: undefined };
   if (docs.length !== 1) return { error: `expected one YAML document, found ${docs.length}` };
   const problem = docs[0].errors[0];

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { yamlModule } from '../src/lib/yaml-module.js';
 import { CliError } from './errors.js';
 import { readStdin } from './manifests.js';
 
@@ -40,7 +40,7 @@ function parseText(label: string, text: string): GrafanaFile[] {
     value = JSON.parse(text);
   } catch (jsonError) {
     try {
-      value = parse(text);
+      value = yamlModule().parse(text);
     } catch (e) {
       const why = /^\s*[[{]/.test(text) ? (jsonError as Error).message : (e as Error).message.split('\n')[0];
       throw new CliError(`${label}: not a JSON or YAML document: ${why}`);

@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import { yamlModule } from '../src/lib/yaml-module.js';
 
 /** Where a command writes, and whether that is a terminal (colour, prompts, progress). */
 export interface Io {
@@ -63,7 +63,7 @@ export function age(iso: unknown, now = Date.now()): string {
 
 /** YAML as dashctl prints it (no line folding, so it can be applied again verbatim). */
 export function toYaml(v: unknown): string {
-  return stringify(v, { lineWidth: 0, aliasDuplicateObjects: false });
+  return yamlModule().stringify(v, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
 /** Several objects as YAML documents separated by `---`. */

@@ -1,5 +1,6 @@
 import jsyaml from 'js-yaml';
-import { LineCounter, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
+import { yamlModule } from '../src/lib/yaml-module.js';
 import { DEFAULT_MAX_DEPTH, jsonTextDepthExceeds, NestingError, parseYamlDocuments, valueDepthExceeds } from '../src/lib/nesting.js';
 import { CliError } from './errors.js';
 import { isObj, type Obj } from '../src/lib/is-obj.js';
@@ -42,7 +43,7 @@ export function parsePieces(file: string, text: string): RawPiece[] {
     fast.forEach((v, i) => take(v, i));
     return pieces;
   }
-  const counter = new LineCounter();
+  const counter = new (yamlModule().LineCounter)();
   let docs: Document.Parsed[];
   try {
     docs = parseYamlDocuments(text, DEFAULT_MAX_DEPTH, { lineCounter: counter });
@@ -115,7 +116,7 @@ export function lineFinder(text: () => string): (doc: number, path: (string | nu
   return (doc, path) => {
     try {
       if (!parsed) {
-        const counter = new LineCounter();
+        const counter = new (yamlModule().LineCounter)();
         parsed = { docs: parseYamlDocuments(text(), DEFAULT_MAX_DEPTH, { lineCounter: counter }), counter };
       }
       const d = parsed.docs[doc];

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { yamlModule } from './lib/yaml-module.js';
 import { ServerConfig as validateConfig } from './kinds/generated/validators.js';
 import type { ResolvedServerConfig, ServerConfig } from './kinds/generated/types.js';
 import { schemaErrors } from './lib/schema-errors.js';
@@ -73,7 +73,7 @@ export function loadConfig(src: ConfigSources = {}): { config: Readonly<Resolved
       throw new ConfigError(`cannot read the configuration file ${src.file}: ${(e as Error).message}`);
     }
     try {
-      raw = (parseYaml(text, { schema: 'core', maxAliasCount: 100 }) ?? {}) as Record<string, unknown>;
+      raw = (yamlModule().parse(text, { schema: 'core', maxAliasCount: 100 }) ?? {}) as Record<string, unknown>;
     } catch (e) {
       throw new ConfigError(`the configuration file ${src.file} is not valid YAML: ${(e as Error).message}`);
     }

@@ -1,7 +1,15 @@
-import jwt from 'jsonwebtoken';
+import type JsonWebToken from 'jsonwebtoken';
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { unauthorized } from '../errors.js';
 import type { KeyRing } from './keys.js';
+
+let jwtModule: typeof JsonWebToken | undefined;
+/** jsonwebtoken (with jws and semver), loaded at the first token signed or checked, not at start. */
+function jwt(): typeof JsonWebToken {
+  jwtModule ??= createRequire(import.meta.url)('jsonwebtoken') as typeof JsonWebToken;
+  return jwtModule;
+}
 
 /** How far clocks may disagree when checking exp and nbf. */
 const CLOCK_SKEW_S = 30;
@@ -66,8 +74,11 @@ export class TokenService {
   issue(s: { user: string; sessionId: string; provider: string; slug: string; refreshId: string }): IssuedTokens {
     const nowS = Math.floor(this.now() / 1000);
     const accessExp = nowS + this.ttl.accessS;
-    const access = jwt.sign({ sub: s.user, pkd: s.provider, pid: s.slug, sid: s.sessionId, nbf: nowS, iat: nowS, exp: accessExp }, this.accessKey, { algorithm: 'HS512', noTimestamp: true });
-    const refresh = jwt.sign({ sub: s.user, sid: s.sessionId, jti: s.refreshId, typ: 'refresh', iat: nowS, exp: nowS + this.ttl.refreshS }, this.refreshKey, { algorithm: 'HS512', noTimestamp: true });
+    const access = jwt().sign({ sub: s.user, pkd: s.provider, pid: s.slug, sid: s.sessionId, nbf: nowS, iat: nowS, exp: accessExp }, this.accessKey, { algorithm: 'HS512', noTimestamp: true });
+    const refresh = jwt().sign({ sub: s.user, sid: s.sessionId, jti: s.refreshId, typ: 'refresh', iat: nowS, exp: nowS + this.ttl.refreshS }, this.refreshKey, {
+      algorithm: 'HS512',
+      noTimestamp: true,
+    });
     return {
       body: { access_token: access, token_type: 'Bearer', refresh_token: refresh, expiry: new Date(accessExp * 1000).toISOString(), expires_in: this.ttl.accessS },
       accessMaxAge: this.ttl.accessS,
@@ -96,9 +107,9 @@ export class TokenService {
   private verify(token: string, key: KeyObject, what: string): Record<string, unknown> {
     let claims: unknown;
     try {
-      claims = jwt.verify(token, key, { algorithms: ['HS512'], clockTolerance: CLOCK_SKEW_S, clockTimestamp: Math.floor(this.now() / 1000) });
+      claims = jwt().verify(token, key, { algorithms: ['HS512'], clockTolerance: CLOCK_SKEW_S, clockTimestamp: Math.floor(this.now() / 1000) });
     } catch (e) {
-      const expired = e instanceof jwt.TokenExpiredError;
+      const expired = e instanceof jwt().TokenExpiredError;
       throw unauthorized(expired ? `the ${what} has expired; ${what === 'access token' ? 'refresh it or ' : ''}log in again` : `the ${what} is invalid; log in again`);
     }
     const c = claims as Record<string, unknown>;

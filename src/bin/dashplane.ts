@@ -2,11 +2,9 @@
 import { parseArgs } from 'node:util';
 import { readBuildInfo } from '../build-info.js';
 import { ConfigError, loadConfig, type ResolvedConfig } from '../config.js';
-import { startServer } from '../main.js';
-import { rotateSecrets } from '../admin/rotate-secrets.js';
-import { migrateStore } from '../admin/migrate-store.js';
-import { storeFromUri } from '../admin/open-store.js';
-import { backup, restore } from './backup-commands.js';
+
+// Each command imports what it runs when it runs: --help, --version and a bad argument answer at
+// once, without loading the server (Fastify, LevelDB, the kinds) first.
 
 const USAGE = `usage: dashplane [--config FILE] [--listen HOST:PORT]      start the server
        dashplane --version                                   print the version
@@ -63,6 +61,7 @@ async function main(): Promise<void> {
   if (command === 'migrate-store') {
     if (!args.from || !args.to) fail(`migrate-store needs --from and --to\n${USAGE}`, 2);
     try {
+      const [{ migrateStore }, { storeFromUri }] = await Promise.all([import('../admin/migrate-store.js'), import('../admin/open-store.js')]);
       await migrateStore(storeFromUri(args.from), storeFromUri(args.to), (line) => console.log(`dashplane: ${line}`));
     } catch (e) {
       fail((e as Error).message, 1);
@@ -74,11 +73,13 @@ async function main(): Promise<void> {
     if (!args.to) fail(`backup needs --to FILE\n${USAGE}`, 2);
     const a = { to: args.to, ...(args.server ? { server: args.server } : {}), ...(args.from ? { from: args.from } : {}), history: !args['no-history'], sessions: !args['no-sessions'] };
     const token = args.token ?? process.env.DASHPLANE_TOKEN;
+    const { backup } = await import('./backup-commands.js');
     await backup({ ...a, ...(token ? { token } : {}) }, say).catch((e: Error) => fail(e.message, 1));
     return;
   }
   if (command === 'restore') {
     if (!args.from || !args.to) fail(`restore needs --from FILE and --to STORE\n${USAGE}`, 2);
+    const { restore } = await import('./backup-commands.js');
     await restore(args.from, args.to, say).catch((e: Error) => fail(e.message, 1));
     return;
   }
@@ -92,6 +93,7 @@ async function main(): Promise<void> {
   }
   for (const w of loaded.warnings) console.error(`dashplane: warning: ${w}`);
   if (command === 'secrets rotate') {
+    const { rotateSecrets } = await import('../admin/rotate-secrets.js');
     await rotateSecrets(loaded.config, (line) => console.log(`dashplane: ${line}`)).catch((e: Error) => fail(e.message, 1));
     return;
   }
@@ -101,6 +103,7 @@ async function main(): Promise<void> {
 async function serve(config: Readonly<ResolvedConfig>): Promise<void> {
   let server;
   try {
+    const { startServer } = await import('../main.js');
     server = await startServer(config);
   } catch (e) {
     fail((e as Error).message, 1);

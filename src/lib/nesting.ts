@@ -1,4 +1,5 @@
-import { Composer, Lexer, Parser, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions } from 'yaml';
+import type { Document, DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';
+import { yamlModule } from './yaml-module.js';
 
 /**
  * Nesting limits applied before or while a parser builds anything. Parsers recurse once per
@@ -49,6 +50,7 @@ const STACK_SLACK = 2;
  * to twice as deep: check the value's depth afterwards for the exact limit.)
  */
 export function parseYamlDocuments(text: string, maxDepth: number, options: ParseOptions & DocumentOptions & SchemaOptions = {}): Document.Parsed[] {
+  const { Composer, Lexer, Parser } = yamlModule();
   const parser = new Parser(options.lineCounter?.addNewLine);
   options.lineCounter?.addNewLine(0); // what Parser.parse does first
   const tokens = [];

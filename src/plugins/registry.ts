@@ -44,14 +44,25 @@ export class PluginRegistry {
 
   /** Loads the built-in catalog from `builtinDir` and, when given, every `*.json` file of `extraDir`. */
   static load(builtinDir: string, extraDir?: string): PluginRegistry {
-    const ajv = new Ajv({ allErrors: true, strict: true });
-    const files = readdirSync(builtinDir).filter((f) => f.endsWith('.json') && f !== 'catalog.json');
-    for (const f of files) ajv.addSchema(readJson(join(builtinDir, f)) as object);
-    // compiled on first use: compiling all of them took half of the server's start (and memory for
-    // plugins a server may never see)
-    const byFile = (file: string) => {
-      const schema = readJson(join(builtinDir, file)) as { $id: string };
-      return compiledOnFirstUse(() => ajv.getSchema(schema.$id) as ValidateFunction);
+    const schemas = new Map<string, Record<string, unknown>>();
+    for (const f of readdirSync(builtinDir).filter((n) => n.endsWith('.json') && n !== 'catalog.json')) {
+      schemas.set(f, readJson(join(builtinDir, f)) as Record<string, unknown>);
+    }
+    // The built-in schemas reach Ajv, and each is compiled, only when a validator first runs:
+    // checking them against the meta-schema and compiling them took a tenth of the server's start
+    // (and memory for plugins a server may never see). src/plugins/registry.test.ts compiles them all.
+    let builtins: Ajv | undefined;
+    const builtinAjv = (): Ajv => {
+      if (!builtins) {
+        builtins = newAjv();
+        for (const schema of schemas.values()) builtins.addSchema(schema);
+      }
+      return builtins;
+    };
+    const byFile = (file: string): Pick<PluginInfo, 'validate' | 'schema'> => {
+      const schema = schemas.get(file);
+      if (!schema) throw new Error(`schemas/plugins/catalog.json names ${file}, which is not in ${builtinDir}`);
+      return { validate: compiledOnFirstUse(() => builtinAjv().getSchema(schema.$id as string) as ValidateFunction), schema };
     };
     const catalog = readJson(join(builtinDir, 'catalog.json')) as CatalogEntry[];
     const entries: PluginInfo[] = catalog.map((e) => ({
@@ -59,9 +70,10 @@ export class PluginRegistry {
       type: e.type,
       module: e.module ?? e.kind,
       ...(e.synonymOf ? { synonymOf: e.synonymOf } : {}),
-      ...(typeof e.schema === 'string' ? { validate: byFile(e.schema), schema: readJson(join(builtinDir, e.schema)) as Record<string, unknown> } : {}),
+      ...(typeof e.schema === 'string' ? byFile(e.schema) : {}),
     }));
-    if (extraDir) entries.push(...loadExtra(ajv, extraDir));
+    // a plugin.schemas_dir schema may $ref a built-in one
+    if (extraDir) entries.push(...loadExtra(builtinAjv(), extraDir));
     return new PluginRegistry(entries);
   }
 
@@ -98,6 +110,10 @@ export class PluginRegistry {
       .map((p) => p.kind)
       .sort();
   }
+}
+
+function newAjv(): Ajv {
+  return new Ajv({ allErrors: true, strict: true });
 }
 
 /** A validator that compiles its schema the first time it runs. */
