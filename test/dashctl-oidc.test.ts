@@ -42,7 +42,7 @@ describe('dashctl login through an OIDC provider', function () {
         stderr += b.toString();
         onStderr?.(stderr);
       });
-      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
   }
 

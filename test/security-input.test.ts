@@ -171,7 +171,7 @@ process.on('SIGTERM', () => s.stop().then(() => process.exit(0)));`;
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<void>((resolve) =>
-    child.on('exit', (c) => {
+    child.on('close', (c) => {
       code = c ?? -1;
       resolve();
     }),

@@ -31,7 +31,8 @@ export function dashctl(configFile: string, args: string[], o: { env?: Record<st
       child.kill('SIGKILL');
       reject(new Error(`dashctl ${args.join(' ')} did not exit in time\n${stdout}\n${stderr}`));
     }, o.timeoutMs ?? 50_000);
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': at 'exit' the child's output may still be in the pipes
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code: code ?? signal ?? -1, stdout, stderr });
     });

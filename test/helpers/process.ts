@@ -51,7 +51,8 @@ export async function spawnServer(opts: { dataDir: string; env?: Record<string, 
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  // 'close', not 'exit': at 'exit' the last lines of output may still be in the pipes
+  const exited = new Promise<number | string>((resolve) => child.on('close', (code, signal) => resolve(code ?? signal ?? -1)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start within ${opts.timeoutMs ?? 20_000} ms:\n${out}`)), opts.timeoutMs ?? 20_000);
     const check = () => {
@@ -86,7 +87,7 @@ export function runToExit(args: string[], env: Record<string, string> = {}, time
       child.kill('SIGKILL');
       reject(new Error(`did not exit within ${timeoutMs} ms:\n${output}`));
     }, timeoutMs);
-    child.on('exit', (code, signal) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code: code ?? signal ?? -1, output });
     });
