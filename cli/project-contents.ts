@@ -14,8 +14,11 @@ export interface ProjectContents {
   unreadable: KindDescriptor[];
 }
 
-/** Lists every project-scoped kind inside `project`, and the history of the objects of kinds that keep one. */
-export async function projectContents(api: ApiClient, project: string): Promise<ProjectContents> {
+/**
+ * Lists every project-scoped kind inside `project`, and (unless `versions` is false) counts the
+ * history of the objects of kinds that keep one (a request per object).
+ */
+export async function projectContents(api: ApiClient, project: string, o: { versions?: boolean } = {}): Promise<ProjectContents> {
   const unreadable: KindDescriptor[] = [];
   const listed = await mapPool(KINDS.projectScoped(), 4, async (d) => {
     try {
@@ -28,7 +31,7 @@ export async function projectContents(api: ApiClient, project: string): Promise<
       return { d, items: [] };
     }
   });
-  const withHistory = listed.filter((l) => l.d.history).flatMap((l) => l.items.map((o) => objectPath(l.d, String(o.metadata?.name), project)));
+  const withHistory = o.versions === false ? [] : listed.filter((l) => l.d.history).flatMap((l) => l.items.map((o) => objectPath(l.d, String(o.metadata?.name), project)));
   const perObject = await mapPool(withHistory, 16, async (path) => {
     const res = await api.request('GET', `${path}/versions`);
     return res.status === 200 && Array.isArray(res.body) ? res.body.length : 0;
@@ -40,9 +43,21 @@ export async function projectContents(api: ApiClient, project: string): Promise<
   };
 }
 
+/** The objects counted, all kinds together. */
+export function objectCount(c: ProjectContents): number {
+  return c.counts.reduce((a, x) => a + x.count, 0);
+}
+
+/** `the 3 object(s) in it: dashboards 2, datasources 1`, for one line of a plan. */
+export function insideText(c: ProjectContents): string {
+  const total = objectCount(c);
+  const unreadable = c.unreadable.length ? `, and the ${c.unreadable.map((d) => d.plural).join(', ')} you may not list there` : '';
+  return total ? `the ${total} object(s) in it: ${c.counts.map((x) => `${x.d.plural} ${x.count}`).join(', ')}${unreadable}` : `no objects in it${unreadable}`;
+}
+
 /** `Project team-a holds ...` lines: one per kind, the history, or that it is empty. */
 export function describeContents(project: string, c: ProjectContents): string {
-  const total = c.counts.reduce((a, x) => a + x.count, 0);
+  const total = objectCount(c);
   const width = Math.max(0, ...c.counts.map((x) => x.d.plural.length), 'earlier versions'.length);
   const lines = [
     total ? `Deleting project ${project} also deletes ${total} object(s) in it, and their history:` : `Project ${project} holds no objects${c.unreadable.length ? ' that you can list' : ''}.`,

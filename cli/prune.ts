@@ -3,6 +3,7 @@ import type { ApiClient } from './api-client.js';
 import { collectionPath, label, objectPath, phaseOf } from './kinds.js';
 import { listAll } from './listing.js';
 import { mapPool } from './pool.js';
+import { projectContents, type ProjectContents } from './project-contents.js';
 import type { Target } from './targets.js';
 
 /** A stored object that prune would delete. */
@@ -11,18 +12,25 @@ export interface Doomed {
   name: string;
   project?: string;
   label: string;
+  /** For a project: what deleting it takes with it (every object in it, tagged or not). */
+  inside?: ProjectContents;
 }
 
 /**
  * Objects of the applied kinds, in the projects the input touches (global kinds: everywhere),
- * that carry `tag` and are absent from the input.
+ * that carry `tag` and are absent from the input. A project that objects of the input are in is
+ * never pruned (deleting it would delete them), and a pruned project carries what is in it.
  */
 export async function findPrunable(api: ApiClient, targets: readonly Target[], tag: string): Promise<Doomed[]> {
   const wanted = new Set(targets.map((t) => t.key));
   const kinds = new Map<string, KindDescriptor>(targets.map((t) => [t.d.kind, t.d]));
   const projects = new Set<string>();
+  const holdingInput = new Set<string>();
   for (const t of targets) {
-    if (t.project !== undefined) projects.add(t.project);
+    if (t.project !== undefined) {
+      projects.add(t.project);
+      holdingInput.add(t.project);
+    }
     if (t.d.isProjectScope) projects.add(t.name);
   }
   const scopes: { d: KindDescriptor; project?: string }[] = [];
@@ -39,9 +47,14 @@ export async function findPrunable(api: ApiClient, targets: readonly Target[], t
     return items
       .filter((o) => Array.isArray(o.metadata?.tags) && o.metadata.tags.includes(tag))
       .map((o) => ({ d, name: String(o.metadata.name), project }))
-      .filter((o) => !wanted.has([d.kind, o.project ?? '', o.name].join('\u0000')));
+      .filter((o) => !wanted.has([d.kind, o.project ?? '', o.name].join('\u0000')))
+      .filter((o) => !(d.isProjectScope && holdingInput.has(o.name)));
   });
-  return found.flat().map((o) => ({ ...o, label: label(o.d, o.name, o.project) }));
+  return mapPool(found.flat(), 4, async (o) => ({
+    ...o,
+    label: label(o.d, o.name, o.project),
+    ...(o.d.isProjectScope ? { inside: await projectContents(api, o.name, { versions: false }) } : {}),
+  }));
 }
 
 /** Deletes in reverse apply order (project kinds, global kinds, Projects); each result reported. */

@@ -2,8 +2,8 @@
  * The GitOps loop end to end, as a pipeline runs it: a real Git repository of manifests (the
  * examples, a Secret and a User among them), `dashctl diff` exit codes at each commit (add, change,
  * a secret value, remove), `apply --prune` with and without --yes and without a terminal (plan,
- * then all or nothing), an edit by another field manager between two applies, --force-conflicts,
- * and the one project rule.
+ * then all or nothing), pruned projects and what they hold, an edit by another field manager
+ * between two applies, --force-conflicts, and the one project rule.
  */
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
@@ -156,6 +156,35 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
     const filled = await run(['apply', '-f', loose, '-p', 'elsewhere']);
     expect(filled.code, show(filled)).to.equal(0);
     expect(await status('/api/v1/projects/elsewhere/folders/no-project')).to.equal(200);
+  });
+
+  it('pruning tagged projects: the plan counts what each holds; a project that objects of the input are in is never pruned', async () => {
+    const dir = join(tmp.path, 'projects');
+    mkdirSync(dir);
+    const tagged = (name: string) => ({ kind: 'Project', metadata: { name, tags: ['teams'] }, spec: {} });
+    const plainFolder = (project: string, name: string) => ({ kind: 'Folder', metadata: { name, project }, spec: { display: { name }, items: [] } });
+    for (const p of ['old-team', 'used']) expect((await srv.api('POST', '/api/v1/projects', tagged(p))).status).to.equal(200);
+    for (const f of ['one', 'two']) expect((await srv.api('POST', '/api/v1/projects/old-team/folders', plainFolder('old-team', f))).status).to.equal(200);
+    // the input: one tagged project, and a folder in "used", a tagged project the input does not list
+    writeFileSync(join(dir, 'kept.yaml'), 'kind: Project\nmetadata:\n  name: kept\n  tags: [teams]\nspec: {}\n');
+    writeFileSync(join(dir, 'folder.yaml'), 'kind: Folder\nmetadata:\n  name: from-git\n  project: used\nspec:\n  display:\n    name: from-git\n  items: []\n');
+
+    const diff = await run(['diff', '-f', dir, '--prune', '--prune-tag', 'teams']);
+    expect(diff.code, show(diff)).to.equal(1);
+    expect(diff.stdout)
+      .to.include('# PRUNE: Project/old-team carries tag "teams" and is not in the input; apply --prune would delete it, with the 2 object(s) in it: folders 2')
+      .and.not.include('Project/used');
+    const refused = await run(['apply', '-f', dir, '--prune', '--prune-tag', 'teams']);
+    expect(refused.code, show(refused)).to.equal(1);
+    expect(refused.stdout).to.include('plan: create 2, configure 0, unchanged 0, prune 1').and.include('- Project old-team (prune, with the 2 object(s) in it: folders 2)');
+    expect(refused.stdout).to.include('(nothing applied: the plan deletes 1 object(s) and the 2 object(s) inside the pruned project(s); run again with --yes to carry it out)');
+
+    const done = await run(['apply', '-f', dir, '--prune', '--prune-tag', 'teams', '--yes']);
+    expect(done.code, show(done)).to.equal(0);
+    expect(summary(done)).to.deep.equal({ created: 2, configured: 0, unchanged: 0, pruned: 1, failed: 0 });
+    expect(await status('/api/v1/projects/used/folders/from-git'), 'the folder just applied is still there').to.equal(200);
+    expect(await status('/api/v1/projects/old-team')).to.equal(404);
+    expect((await run(['diff', '-f', dir, '--prune', '--prune-tag', 'teams'])).code).to.equal(0);
   });
 
   it("a User's password in the older spec.password form: clean after apply, a rotation is seen by diff and written by apply", async () => {

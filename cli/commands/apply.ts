@@ -5,6 +5,7 @@ import { CliError, describeError } from '../errors.js';
 import { loadManifests, where } from '../manifests.js';
 import { paint, type Colour, type Io } from '../output.js';
 import { makePlan, planCounts, type Plan } from '../plan.js';
+import { insideText, objectCount } from '../project-contents.js';
 import { Progress } from '../progress.js';
 import { confirm } from '../prompt.js';
 import { deleteAll } from '../prune.js';
@@ -94,8 +95,8 @@ export function makeApplyCommand(env: Env): Command {
         return summary();
       }
       if (plan.prunes.length && !flags.yes) {
-        if (!io.inTty) return nothing(`the plan deletes ${plan.prunes.length} object(s); run again with --yes to carry it out`);
-        if (!(await confirm(`Apply this plan, deleting ${plan.prunes.length} object(s)?`))) return nothing('declined');
+        if (!io.inTty) return nothing(`the plan deletes ${deletions(plan)}; run again with --yes to carry it out`);
+        if (!(await confirm(`Apply this plan, deleting ${deletions(plan)}?`))) return nothing('declined');
       }
 
       const progress = new Progress(io, plan.steps.length, 'applying');
@@ -135,7 +136,13 @@ function printPlan(io: Io, plan: Plan, quiet: boolean): void {
   io.out(`plan: ${planCounts(plan)}\n`);
   if (quiet) return;
   for (const s of plan.steps.filter((x) => x.action !== 'unchanged')) io.out(`  ${SIGNS[s.action]} ${s.label} (${s.action})\n`);
-  for (const x of plan.prunes) io.out(`  - ${x.label} (prune)\n`);
+  for (const x of plan.prunes) io.out(`  - ${x.label} (prune${x.inside ? `, with ${insideText(x.inside)}` : ''})\n`);
+}
+
+/** `2 object(s)`, and what the pruned projects hold: `1 object(s) and the 3 object(s) inside the pruned project(s)` */
+function deletions(plan: Plan): string {
+  const inside = plan.prunes.reduce((n, x) => n + (x.inside ? objectCount(x.inside) : 0), 0);
+  return `${plan.prunes.length} object(s)${inside ? ` and the ${inside} object(s) inside the pruned project(s)` : ''}`;
 }
 
 function hint(error: unknown): string {

@@ -10,6 +10,7 @@ import { loadManifests, where } from '../manifests.js';
 import { paint, toYaml } from '../output.js';
 import { mapPool } from '../pool.js';
 import { makePlan, type Step } from '../plan.js';
+import { insideText } from '../project-contents.js';
 import { describeFailure, resolveTargets } from '../targets.js';
 import { unifiedDiff } from '../unified-diff.js';
 import { collect } from './apply.js';
@@ -75,7 +76,7 @@ export function makeDiffCommand(env: Env): Command {
           const path = objectPath(x.d, x.name, x.project);
           const live = await api.call('GET', path);
           const name = x.label.replace(' ', '/');
-          return `# PRUNE: ${name} carries tag "${flags.pruneTag}" and is not in the input; apply --prune would delete it\n${unifiedDiff(toYaml(canonical(withoutServerFields(live.body))), '', { from: `live/${name}`, to: '/dev/null' })}`;
+          return `# PRUNE: ${name} carries tag "${flags.pruneTag}" and is not in the input; apply --prune would delete it${x.inside ? `, with ${insideText(x.inside)}` : ''}\n${unifiedDiff(toYaml(canonical(withoutServerFields(live.body))), '', { from: `live/${name}`, to: '/dev/null' })}`;
         });
         for (const d of removed) {
           changed++;
