@@ -57,6 +57,23 @@ export async function findPrunable(api: ApiClient, targets: readonly Target[], t
   }));
 }
 
+/**
+ * The warning for objects of the input that do not carry the prune tag (undefined when all do):
+ * they are applied, but prune never deletes them, even once they leave the input.
+ */
+export function untaggedWarning(targets: readonly Target[], tag: string): string | undefined {
+  const missing = targets.filter((t) => {
+    const tags = (t.m.object.metadata as { tags?: unknown } | undefined)?.tags;
+    return !(Array.isArray(tags) && tags.includes(tag));
+  });
+  if (!missing.length) return undefined;
+  const shown = `${missing
+    .slice(0, 5)
+    .map((t) => t.label)
+    .join(', ')}${missing.length > 5 ? `, and ${missing.length - 5} more` : ''}`;
+  return `${missing.length} object(s) of the input do not carry tag "${tag}" (${shown}): --prune never deletes them, even once they leave the input; add "${tag}" to their metadata.tags`;
+}
+
 /** Deletes in reverse apply order (project kinds, global kinds, Projects); each result reported. */
 export async function deleteAll(api: ApiClient, doomed: readonly Doomed[], o: { dryRun: boolean; concurrency: number; onResult(x: Doomed, error?: unknown): void }): Promise<number> {
   let failed = 0;

@@ -110,6 +110,11 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
     expect(await status('/api/v1/projects/demo/folders/team-c')).to.equal(200);
     expect(await status('/api/v1/projects/demo/folders/team-b')).to.equal(404);
     expect((await run(['diff', '-f', repo, '--prune', '--prune-tag', 'gitops'])).code).to.equal(0);
+    // the examples do not carry the tag (a warning says so); the team folders all do
+    expect(done.stderr).to.include('do not carry tag "gitops"');
+    const tagged = await run(['diff', '-f', join(repo, 'team'), '--prune', '--prune-tag', 'gitops']);
+    expect(tagged.code, show(tagged)).to.equal(0);
+    expect(tagged.stderr).to.not.include('do not carry tag');
   });
 
   it('an edit in the web UI between two applies: the next apply refuses and writes nothing, naming who; --force-conflicts takes it back', async () => {
@@ -178,6 +183,8 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
     expect(refused.code, show(refused)).to.equal(1);
     expect(refused.stdout).to.include('plan: create 2, configure 0, unchanged 0, prune 1').and.include('- Project old-team (prune, with the 2 object(s) in it: folders 2)');
     expect(refused.stdout).to.include('(nothing applied: the plan deletes 1 object(s) and the 2 object(s) inside the pruned project(s); run again with --yes to carry it out)');
+    // the folder lacks the tag: it is applied, but would never be pruned
+    expect(refused.stderr).to.include('warning: 1 object(s) of the input do not carry tag "teams" (Folder used/from-git): --prune never deletes them');
 
     const done = await run(['apply', '-f', dir, '--prune', '--prune-tag', 'teams', '--yes']);
     expect(done.code, show(done)).to.equal(0);

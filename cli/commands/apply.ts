@@ -8,7 +8,7 @@ import { makePlan, planCounts, type Plan } from '../plan.js';
 import { insideText, objectCount } from '../project-contents.js';
 import { Progress } from '../progress.js';
 import { confirm } from '../prompt.js';
-import { deleteAll } from '../prune.js';
+import { deleteAll, untaggedWarning } from '../prune.js';
 import { describeFailure, resolveTargets } from '../targets.js';
 
 interface ApplyFlags {
@@ -72,6 +72,8 @@ export function makeApplyCommand(env: Env): Command {
         counts.failed = unresolved.length;
         return nothing(`${unresolved.length} manifest(s) cannot be sent`);
       }
+      const untagged = flags.prune ? untaggedWarning(targets, flags.pruneTag!) : undefined;
+      if (untagged) io.err(`warning: ${untagged}\n`);
 
       const api = ctx.client();
       const planning = new Progress(io, targets.length, 'planning');

@@ -11,6 +11,7 @@ import { paint, toYaml } from '../output.js';
 import { mapPool } from '../pool.js';
 import { makePlan, type Step } from '../plan.js';
 import { insideText } from '../project-contents.js';
+import { untaggedWarning } from '../prune.js';
 import { describeFailure, resolveTargets } from '../targets.js';
 import { unifiedDiff } from '../unified-diff.js';
 import { collect } from './apply.js';
@@ -44,6 +45,8 @@ export function makeDiffCommand(env: Env): Command {
         for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
         const { targets, unresolved } = resolveTargets(loaded.manifests, { flag: flags.project, fallback: ctx.project(undefined), force: Boolean(flags.forceProject) });
         if (unresolved.length) throw new CliError(unresolved.map((u) => `${where(u.m)}: ${u.message}`).join('\n'), 2);
+        const untagged = flags.prune ? untaggedWarning(targets, flags.pruneTag!) : undefined;
+        if (untagged) io.err(`warning: ${untagged}\n`);
         const api = ctx.client();
         // conflicts are shown (headed # CONFLICT), not refused: diff checks them itself
         const plan = await makePlan(api, targets, {
