@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Level } from 'level';
+import pg from 'pg';
 import { keyIdOf } from '../src/secrets/secret-box.js';
 import { buildKindRegistry } from '../src/kinds/index.js';
 import { LevelStore } from '../src/storage/level-store.js';
@@ -9,6 +11,7 @@ import { PostgresStore } from '../src/storage/postgres-store.js';
 import { startPostgres } from './helpers/postgres.js';
 import { runToExit, spawnServer, type ServerProcess } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
+import { WatchStream } from './helpers/watch.js';
 
 const CANARY = `CANARY-${randomBytes(6).toString('hex')}`;
 const json = (method: string, body?: unknown) => ({ method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
@@ -24,6 +27,23 @@ async function storedSecrets(dataDir: string): Promise<{ kind: string; name: str
   } finally {
     await store.close();
   }
+}
+
+/** Every record of a LevelDB directory (objects, history, events, everything), as [key, value] texts. */
+async function allRecords(dataDir: string): Promise<[string, string][]> {
+  const db = new Level<string, string>(dataDir);
+  await db.open();
+  try {
+    return await db.iterator().all();
+  } finally {
+    await db.close();
+  }
+}
+
+/** The records holding a value sealed with `key`, by key (none is the goal of a rotation). */
+async function sealedWith(dataDir: string, key: string): Promise<string[]> {
+  const mark = `v1:${keyIdOf(Buffer.from(key, 'hex'))}:`;
+  return (await allRecords(dataDir)).filter(([, v]) => v.includes(mark)).map(([k]) => JSON.stringify(k));
 }
 
 /** Every file below `dir`, as raw bytes. */
@@ -116,12 +136,57 @@ describe('secrets at rest (SECRET-*)', function () {
         expect(JSON.stringify(s.spec)).to.not.include(`v1:${keyIdOf(Buffer.from(k1, 'hex'))}:`);
         expect(JSON.stringify(s.spec)).to.include(`v1:${id2}:`);
       }
+      // no record at all, the event log's copies included, holds a value sealed with k1
+      expect(await sealedWith(dir.path, k1), 'records still sealed with k1').to.deep.equal([]);
+      expect(rotated.output).to.match(/re-encrypted the copies of secrets in \d+ retained events/);
       srv = await spawnServer({ dataDir: dir.path, env: { DASHPLANE_ENCRYPTION_KEY: k2 } });
       const r = await fetch(`${srv.url}/api/v1/projects/p/secrets/s1`);
       expect(((await r.json()) as any).spec.basicAuth.password).to.equal('<secret>');
       await stop(srv);
       const again = await runToExit(['secrets', 'rotate'], { ...env, DASHPLANE_ENCRYPTION_KEY: k2 });
       expect(again.output).to.match(/0 values in 0 of 3 objects/);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('SECRET-09: an event still sealed with a key already removed (a rotation by an older dashplane) does not stop the next rotation, and goes', async () => {
+    const dir = tempDir();
+    try {
+      const [k1, k2, k3] = [hexKey(), hexKey(), hexKey()];
+      const env = { DASHPLANE_DATABASE_LEVEL_PATH: dir.path };
+      const srv = await spawnServer({ dataDir: dir.path, env: { DASHPLANE_ENCRYPTION_KEY: k1 } });
+      await seed(srv.url);
+      await stop(srv);
+      // what an older rotation left: the event log's copies still sealed with k1
+      const mark1 = `v1:${keyIdOf(Buffer.from(k1, 'hex'))}:`;
+      const oldEvents = (await allRecords(dir.path)).filter(([k, v]) => k.startsWith('e\u0000') && v.includes(mark1));
+      expect(oldEvents.length).to.be.greaterThan(0);
+      const first = await runToExit(['secrets', 'rotate'], { ...env, DASHPLANE_ENCRYPTION_KEY: k2, DASHPLANE_SECURITY_PREVIOUS_ENCRYPTION_KEYS: JSON.stringify([k1]) });
+      expect(first.code, first.output).to.equal(0);
+      const db = new Level<string, string>(dir.path);
+      await db.batch(oldEvents.map(([key, value]) => ({ type: 'put' as const, key, value })));
+      await db.close();
+      // k1 is gone from the configuration: the objects are all k2, only those event copies are k1
+      const next = await runToExit(['secrets', 'rotate'], { ...env, DASHPLANE_ENCRYPTION_KEY: k3, DASHPLANE_SECURITY_PREVIOUS_ENCRYPTION_KEYS: JSON.stringify([k2]) });
+      expect(next.code, next.output).to.equal(0);
+      expect(next.output).to.match(/sealed with keys no longer configured were replaced/);
+      expect(await sealedWith(dir.path, k1)).to.deep.equal([]);
+      expect(await sealedWith(dir.path, k2)).to.deep.equal([]);
+      const back = await spawnServer({ dataDir: dir.path, env: { DASHPLANE_ENCRYPTION_KEY: k3 } });
+      try {
+        // a watch from the start replays the replaced copies, masked like any other
+        const w = await WatchStream.must(`${back.url}/api/v1/projects/p/secrets?watch=true&since=1`);
+        try {
+          const e = await w.waitForEvent('the ADDED event of s1', (x) => x.type === 'ADDED' && x.object?.metadata?.name === 's1');
+          expect((e.object as any).spec.basicAuth.password).to.equal('<secret>');
+        } finally {
+          await w.close();
+        }
+        expect((await fetch(`${back.url}/api/v1/projects/p/secrets/s1`)).status, 'k3 alone reads everything').to.equal(200);
+      } finally {
+        await stop(back);
+      }
     } finally {
       dir.remove();
     }
@@ -153,6 +218,14 @@ describe('secrets at rest (SECRET-*)', function () {
         }
       } finally {
         await store.close();
+      }
+      const c = new pg.Client({ connectionString: db.url });
+      await c.connect();
+      try {
+        const { rows } = await c.query('SELECT revision FROM dashplane_events WHERE object::text LIKE $1', [`%v1:${keyIdOf(Buffer.from(k1, 'hex'))}:%`]);
+        expect(rows, 'events still holding values sealed with k1').to.deep.equal([]);
+      } finally {
+        await c.end();
       }
       srv = await spawnServer({ dataDir: join(dir.path, 'not-used'), env: { ...env, DASHPLANE_ENCRYPTION_KEY: k2 } });
       expect((await fetch(`${srv.url}/api/v1/projects/p/secrets/s1`)).status, 'the new key alone reads everything').to.equal(200);

@@ -327,6 +327,28 @@ export class LevelStore implements Store {
     return this.hub.listen(listener);
   }
 
+  async rewriteLoggedObjects(change: (obj: Envelope) => Envelope | undefined): Promise<number> {
+    let rewritten = 0;
+    let ops: { type: 'put'; key: string; value: string }[] = [];
+    // the iterator reads a snapshot, so the writes below do not disturb it
+    for await (const [key, raw] of this.db.iterator({ gte: eventKey(0), lt: EVENTS_END })) {
+      const e = JSON.parse(raw) as StoreEvent;
+      const object = change(e.object);
+      if (!object) continue;
+      ops.push({ type: 'put', key, value: eventText({ ...e, object }) });
+      rewritten++;
+      if (ops.length >= 500) {
+        await this.db.batch(ops);
+        ops = [];
+      }
+    }
+    if (ops.length) await this.db.batch(ops);
+    // LevelDB keeps overwritten values in its files until a compaction reaches them. (In Node,
+    // `level` is classic-level, which can compact; its cross-platform types do not say so.)
+    await (this.db as unknown as { compactRange(start: string, end: string): Promise<void> }).compactRange('\u0000', `${HIGH}${HIGH}`);
+    return rewritten;
+  }
+
   /** Every commit is published before it returns (one process owns the directory). */
   async sync(): Promise<void> {}
 

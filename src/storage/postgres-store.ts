@@ -309,6 +309,22 @@ export class PostgresStore implements Store {
     return this.audit.lastId();
   }
 
+  async rewriteLoggedObjects(change: (obj: Envelope) => Envelope | undefined): Promise<number> {
+    let rewritten = 0;
+    let after = -1;
+    for (;;) {
+      const { rows } = await this.query<{ revision: string; object: Envelope }>('SELECT revision, object FROM dashplane_events WHERE revision > $1 ORDER BY revision LIMIT 500', [after]);
+      if (!rows.length) return rewritten;
+      for (const row of rows) {
+        const object = change(row.object);
+        if (!object) continue;
+        await this.query('UPDATE dashplane_events SET object = $2::json WHERE revision = $1', [row.revision, jsonOf(object)]);
+        rewritten++;
+      }
+      after = Number(rows[rows.length - 1].revision);
+    }
+  }
+
   pruneAudit(before: string): Promise<number> {
     return this.audit.prune(before);
   }

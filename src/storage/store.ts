@@ -239,6 +239,15 @@ export interface Store {
   lastAuditId(): Promise<number>;
   /** Deletes the audit entries older than `before` (RFC 3339); returns how many. */
   pruneAudit(before: string): Promise<number>;
+  /**
+   * Rewrites the objects held by the retained event log, for an administrator's command run
+   * while no server uses the store (`secrets rotate`: no copy of a value sealed with a retired key
+   * may outlive the rotation there). `change` gets each event's object and returns its
+   * replacement, or undefined to keep it; revisions, types and order are unchanged. Returns how
+   * many events were rewritten. LevelStore then compacts its files, so the replaced values are
+   * gone from the disk too.
+   */
+  rewriteLoggedObjects(change: (obj: Envelope) => Envelope | undefined): Promise<number>;
   /** Calls `listener` after every audit commit: this process's (with the entries) and other replicas'. */
   onAudit(listener: (n: AuditNotice) => void): () => void;
 }
