@@ -44,6 +44,30 @@ const keyValues = (k: ObjectKey) => [k.kind, k.project, k.name];
  * its start-up, measured alone). pg is CommonJS, so it loads synchronously.
  */
 let driver: typeof pg | undefined;
+/**
+ * The driver's connection settings. pg lets a connection string override every field given beside
+ * it, an absent password included (it becomes ''), so a password from password_file or the
+ * environment went unused with a `url`: it goes into the URL's query instead (pg reads
+ * `?password=`), unless the URL holds one of its own.
+ */
+export function driverConfig(opts: PostgresStoreOptions): pg.ClientConfig {
+  const { eventLogSize: _e, max: _m, url, password, ...rest } = opts;
+  if (!url) return { ...rest, ...(password !== undefined ? { password } : {}) };
+  return { ...rest, connectionString: password === undefined ? url : withPassword(url, password) };
+}
+
+function withPassword(url: string, password: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url; // not a URL (a socket path): pg reads it as it is
+  }
+  if (u.password || u.searchParams.has('password')) return url;
+  u.searchParams.set('password', password);
+  return u.toString();
+}
+
 const pgDriver = (): typeof pg => (driver ??= createRequire(import.meta.url)('pg') as typeof pg);
 
 /** A child's create ($1-$7 the object's row, $8-$10 the parent's key): the parent read FOR SHARE, the insert only when it was found. */
@@ -98,10 +122,9 @@ export class PostgresStore implements Store {
 
   constructor(private readonly opts: PostgresStoreOptions) {
     this.where = describeDatabase(opts);
-    const { eventLogSize: _e, url, max: _m, ...rest } = opts;
     this.events = new PostgresEvents({
       query: (text, values, name) => this.query(text, values, name),
-      client: () => new (pgDriver().Client)({ ...(url ? { connectionString: url } : {}), ...rest }),
+      client: () => new (pgDriver().Client)(driverConfig(opts)),
       eventLogSize: opts.eventLogSize ?? 10_000,
       channels: [AUDIT_CHANNEL],
       notified: (channel, payload) => {
@@ -120,8 +143,7 @@ export class PostgresStore implements Store {
   }
 
   async open(): Promise<void> {
-    const { eventLogSize: _e, url, ...rest } = this.opts;
-    const pool = new (pgDriver().Pool)({ ...(url ? { connectionString: url } : {}), ...rest, max: this.opts.max ?? 10 });
+    const pool = new (pgDriver().Pool)({ ...driverConfig(this.opts), max: this.opts.max ?? 10 });
     // an idle client losing its connection must not crash the process; the next query reports it
     pool.on('error', () => undefined);
     let client: PoolClient;

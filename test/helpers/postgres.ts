@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,6 +14,11 @@ export interface TestPostgres {
   url: string;
   /** A new empty database on the cluster; `drop` removes it. */
   createDatabase(): Promise<{ url: string; drop(): Promise<void> }>;
+  /**
+   * A login role that must give `password` (scram-sha-256; every other role keeps trust auth),
+   * owning a new database: what a production database looks like.
+   */
+  createPasswordDatabase(role: string, password: string): Promise<{ host: string; port: number; database: string }>;
   /** Stops the cluster at once and removes its directory. */
   stop(): Promise<void>;
 }
@@ -102,6 +107,18 @@ export async function startPostgres(opts: { timeoutMs?: number } = {}): Promise<
         const name = `dashplane_t${process.pid}_${++counter}`;
         await admin((c) => c.query(`CREATE DATABASE ${name}`));
         return { url: `${base}/${name}`, drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))) };
+      },
+      async createPasswordDatabase(role: string, password: string) {
+        const database = `dashplane_p${process.pid}_${++counter}`;
+        await admin(async (c) => {
+          await c.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password.replace(/'/g, "''")}'`);
+          await c.query(`CREATE DATABASE ${database} OWNER ${role}`);
+        });
+        // the first matching line of pg_hba.conf wins: this role must authenticate
+        const hba = join(data, 'pg_hba.conf');
+        writeFileSync(hba, `host all ${role} 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, 'utf8')}`);
+        await admin((c) => c.query('SELECT pg_reload_conf()'));
+        return { host: '127.0.0.1', port, database };
       },
       async stop() {
         try {
