@@ -90,6 +90,24 @@ describe('version history (docs/api.md §7)', function () {
       expect((await s.api('POST', `${base}/d3/versions/99/restore`)).status).to.equal(404);
     });
 
+    it('restore takes ?dryRun=true (answers what it would store, stores nothing) and If-Match (412 on another version), on a live and on a deleted object', async () => {
+      const answers = await history('d6', 3);
+      const dry = await ok(s.api('POST', `${base}/d6/versions/0/restore?dryRun=true`));
+      expect(dry.body.metadata.version).to.equal(4);
+      expect(dry.body.spec).to.deep.equal(answers[0].spec);
+      const now = await ok(s.api('GET', `${base}/d6`));
+      expect(now.body.metadata.version, 'a dry run writes no version').to.equal(3);
+      expect(now.body.spec).to.deep.equal(answers[3].spec);
+      expect((await versions('d6')).map((v) => v.version)).to.deep.equal([2, 1, 0]);
+      expect((await s.api('POST', `${base}/d6/versions/0/restore`, undefined, { 'if-match': '"2"' })).status).to.equal(412);
+      expect((await ok(s.api('POST', `${base}/d6/versions/0/restore`, undefined, { 'if-match': '"3"' }))).body.metadata.version).to.equal(4);
+      await ok(s.api('DELETE', `${base}/d6`), 204);
+      await ok(s.api('POST', `${base}/d6/versions/1/restore?dryRun=true`));
+      expect((await s.api('GET', `${base}/d6`)).status, 'a dry run does not bring a deleted object back').to.equal(404);
+      expect((await s.api('POST', `${base}/d6/versions/1/restore`, undefined, { 'if-match': '"4"' })).status, 'no version of a deleted object can match').to.equal(412);
+      expect((await s.api('GET', `${base}/d6`)).status).to.equal(404);
+    });
+
     it('kinds without history (Secret, GlobalSecret, User, EphemeralDashboard) answer 404 on /versions', async () => {
       await ok(s.api('POST', '/api/v1/projects/h/secrets', { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: 'p' } } }));
       await ok(s.api('PUT', '/api/v1/projects/h/secrets/s', { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: 'p2' } } }));

@@ -196,7 +196,7 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
 
     async restore(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
-      return sendWritten(reply, await history.restore(req.principal, d, project ?? '', name!, versionParam(req.params), skipUnchanged(req.headers)));
+      return sendWritten(reply, await history.restore(req.principal, d, project ?? '', name!, versionParam(req.params), { ...writeOptions(req), skipUnchanged: skipUnchanged(req.headers) }));
     },
 
     async deleted(req: Req) {

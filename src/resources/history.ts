@@ -1,10 +1,10 @@
 import type { Principal } from '../access/authorizer.js';
-import { notFound } from '../errors.js';
+import { notFound, preconditionFailed } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { DeletedEntry, Envelope, ManagerEntry, ObjectKey, Store, VersionEntry } from '../storage/store.js';
 import { MANAGER } from './managers.js';
 import { mask } from './masking.js';
-import type { ResourceService, UpdateResult } from './service.js';
+import type { ResourceService, UpdateResult, WriteOptions } from './service.js';
 
 /**
  * Version history of the kinds that keep one (docs/api.md §7): list, read, restore; and every object's field
@@ -60,16 +60,18 @@ export class HistoryService {
   }
 
   /** Makes the content of `version` the new latest version (re-creating a deleted object); with `skipUnchanged`, unchanged when it is the latest content already. */
-  async restore(p: Principal, d: KindDescriptor, project: string, name: string, version: number, skipUnchanged = false): Promise<UpdateResult> {
+  /** Writes `version` back as the newest one (a deleted object comes back); `w` as for any write (dryRun, If-Match, skipUnchanged). */
+  async restore(p: Principal, d: KindDescriptor, project: string, name: string, version: number, w: Pick<WriteOptions, 'dryRun' | 'ifMatch' | 'skipUnchanged'> = {}): Promise<UpdateResult> {
     const old = await this.getVersion(p, d, project, name, version);
     const body = { kind: d.kind, metadata: { name, ...(d.scope === 'project' ? { project } : {}), ...(old.metadata.tags ? { tags: old.metadata.tags } : {}) }, spec: old.spec };
     const target = { name, ...(d.scope === 'project' ? { project } : {}) };
     const key = historyKey(d, project, name);
     const by = { manager: MANAGER.restore };
-    if (await this.o.store.get(key)) return this.o.service.update(p, d, body, target, { ...by, skipUnchanged });
+    if (await this.o.store.get(key)) return this.o.service.update(p, d, body, target, { ...w, ...by });
+    if (w.ifMatch !== undefined) throw preconditionFailed(`${d.kind} "${name}" is deleted: If-Match "${w.ifMatch}" cannot match`);
     // a deleted object comes back with the next version number and keeps its history
     const last = (await this.o.store.listVersions(key))[0]?.version ?? version;
-    return { object: await this.o.service.create(p, d, body, target, { continueHistoryAt: last + 1, ...by }), unchanged: false };
+    return { object: await this.o.service.create(p, d, body, target, { continueHistoryAt: last + 1, ...by, ...(w.dryRun ? { dryRun: true } : {}) }), unchanged: false };
   }
 }
 
