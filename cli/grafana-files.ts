@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { yamlModule } from '../src/lib/yaml-module.js';
+import { DEFAULT_MAX_DEPTH, jsonTextDepthExceeds, NestingError, parseYamlDocuments, valueDepthExceeds } from '../src/lib/nesting.js';
 import { CliError } from './errors.js';
 import { readStdin } from './manifests.js';
 
@@ -34,18 +34,35 @@ function expand(path: string): string[] {
   return files;
 }
 
+/**
+ * The dashboards of one file. Nesting is bounded before or while parsing, as for dashctl's other
+ * files (src/lib/nesting.ts): a small file nested very deep would otherwise exhaust the stack or
+ * the memory of the parser.
+ */
 function parseText(label: string, text: string): GrafanaFile[] {
+  const tooDeep = () => new CliError(`${label}: nested more than ${DEFAULT_MAX_DEPTH} levels deep (dashctl and the server read at most ${DEFAULT_MAX_DEPTH}); this is not a Grafana dashboard`);
   let value: unknown;
+  const looksJson = /^\s*[[{]/.test(text);
+  if (looksJson && jsonTextDepthExceeds(text, DEFAULT_MAX_DEPTH)) throw tooDeep();
   try {
     value = JSON.parse(text);
   } catch (jsonError) {
+    let docs;
     try {
-      value = yamlModule().parse(text);
+      docs = parseYamlDocuments(text, DEFAULT_MAX_DEPTH);
     } catch (e) {
-      const why = /^\s*[[{]/.test(text) ? (jsonError as Error).message : (e as Error).message.split('\n')[0];
+      if (e instanceof NestingError) throw tooDeep();
+      throw new CliError(`${label}: not a JSON or YAML document: ${(e as Error).message.split('\n')[0]}`);
+    }
+    const bad = docs.find((d) => d.errors.length);
+    if (bad || docs.length === 0) {
+      const why = looksJson ? (jsonError as Error).message : (bad?.errors[0].message.split('\n')[0] ?? 'the file is empty');
       throw new CliError(`${label}: not a JSON or YAML document: ${why}`);
     }
+    if (docs.length > 1) throw new CliError(`${label}: holds ${docs.length} YAML documents; give one dashboard (or a list of them) per file`);
+    value = docs[0].toJS({ maxAliasCount: 100 });
   }
+  if (valueDepthExceeds(value, DEFAULT_MAX_DEPTH)) throw tooDeep();
   if (Array.isArray(value)) return value.map((json, i) => ({ label: `${label}#${i}`, json }));
   return [{ label, json: value }];
 }

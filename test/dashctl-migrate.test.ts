@@ -89,6 +89,25 @@ describe('dashctl migrate', function () {
     expect(noProject.stderr).to.match(/Dashboard is project-scoped: pass -p PROJECT/);
   });
 
+  it('refuses files nested deeper than the server reads (INPUT-04: a 200 KB YAML bomb, deep JSON, on standard input too) before parsing them whole', async () => {
+    const yamlBomb = join(dir.path, 'bomb.yaml');
+    writeFileSync(yamlBomb, `a: ${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+    const jsonBomb = join(dir.path, 'bomb.json');
+    writeFileSync(jsonBomb, `{"panels":${'['.repeat(200_000)}${']'.repeat(200_000)}}`);
+    for (const args of [
+      ['-f', yamlBomb],
+      ['-f', jsonBomb],
+      ['-f', jsonBomb, '--online'],
+    ]) {
+      const r = await dashctl(config, ['migrate', ...args], withServer());
+      expect(r.code, show(r)).to.equal(1);
+      expect(r.stderr).to.include('nested more than 100 levels deep');
+    }
+    const piped = await dashctl(config, ['migrate', '-f', '-'], { input: `a: ${'{b: '.repeat(5_000)}1${'}'.repeat(5_000)}` });
+    expect(piped.code, show(piped)).to.equal(1);
+    expect(piped.stderr).to.include('<stdin>: nested more than 100 levels deep');
+  });
+
   it('creates the dashboards in a project with --apply, under a new name when the name is taken', async () => {
     const first = await dashctl(config, ['migrate', '-f', exportFile, '--project', 'ops', '--apply'], withServer());
     expect(first.code, show(first)).to.equal(0);
