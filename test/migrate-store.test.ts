@@ -98,4 +98,23 @@ describe('dashplane migrate-store', function () {
       level2.remove();
     }
   });
+
+  it('a LevelDB source that does not exist or holds no database is refused, and nothing is created (a mistyped path copied nothing and succeeded)', async () => {
+    const dir = tempDir();
+    try {
+      const missing = join(dir.path, 'typo');
+      const target = join(dir.path, 'target');
+      const r = await runToExit(['migrate-store', '--from', `level:${missing}`, '--to', `level:${target}`]);
+      expect(r.code, r.output).to.equal(1);
+      expect(r.output).to.include(`level:${missing}: no such directory`);
+      const backup = await runToExit(['backup', '--from', `level:${dir.path}`, '--to', join(dir.path, 'b.ndjson')]);
+      expect(backup.code, backup.output).to.equal(1);
+      expect(backup.output).to.include('holds no dashplane data');
+      const { existsSync, readdirSync } = await import('node:fs');
+      expect(existsSync(missing), 'no database made at the mistyped path').to.equal(false);
+      expect(readdirSync(dir.path), 'nothing written at all').to.deep.equal([]);
+    } finally {
+      dir.remove();
+    }
+  });
 });

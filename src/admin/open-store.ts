@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ServerConfig } from '../config.js';
 import { LevelStore } from '../storage/level-store.js';
 import { PostgresStore } from '../storage/postgres-store.js';
@@ -40,9 +41,19 @@ export function openStore(config: Readonly<StoreConfig>, env: Readonly<Record<st
 /**
  * The store a command-line URI names (`migrate-store`, backup and restore): `level:<path>` or a
  * `postgres://` URL, opened as a configuration naming it would be (the URL carries any password).
+ * With `existing` (a source to read from), a LevelDB directory must already hold a database.
  */
-export function storeFromUri(uri: string): Store {
-  if (uri.startsWith('level:')) return openStore({ database: { level: { path: uri.slice('level:'.length) } } }, {});
+export function storeFromUri(uri: string, o: { existing?: boolean } = {}): Store {
+  if (uri.startsWith('level:')) {
+    const path = uri.slice('level:'.length);
+    // LevelDB creates a database where there is none: a mistyped source would copy nothing, and succeed
+    if (o.existing && !existsSync(join(path, 'CURRENT'))) {
+      throw new Error(
+        `${uri}: ${existsSync(path) ? 'this directory holds no dashplane data (no LevelDB database in it)' : 'no such directory'}; check the path (it is the server's database.level.path, ./data by default)`,
+      );
+    }
+    return openStore({ database: { level: { path } } }, {});
+  }
   if (/^postgres(ql)?:\/\//.test(uri)) return openStore({ database: { postgres: { url: uri } } }, {});
   throw new Error(`"${uri}" is neither level:<directory> nor postgres://user@host:port/database`);
 }

@@ -68,7 +68,7 @@ async function fromServer(a: BackupArgs): Promise<Readable> {
 }
 
 async function fromStore(a: BackupArgs, out: NodeJS.WritableStream): Promise<void> {
-  const store = storeFromUri(a.from!);
+  const store = storeFromUri(a.from!, { existing: true });
   await store.open();
   try {
     const lines = backupLines(store, buildKindRegistry(), { history: a.history, sessions: a.sessions, version: readBuildInfo().version });

@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     if (!args.from || !args.to) fail(`migrate-store needs --from and --to\n${USAGE}`, 2);
     try {
       const [{ migrateStore }, { storeFromUri }] = await Promise.all([import('../admin/migrate-store.js'), import('../admin/open-store.js')]);
-      await migrateStore(storeFromUri(args.from), storeFromUri(args.to), (line) => console.log(`dashplane: ${line}`));
+      await migrateStore(storeFromUri(args.from, { existing: true }), storeFromUri(args.to), (line) => console.log(`dashplane: ${line}`));
     } catch (e) {
       fail((e as Error).message, 1);
     }
