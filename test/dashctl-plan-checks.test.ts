@@ -177,7 +177,7 @@ describe('dashctl plan checks: default datasources, diff refusals, empty inputs,
         const a = await run(['apply', '-f', f]);
         expect(a.code, show(a)).to.equal(1);
         expect(a.stderr, show(a)).to.include(`no resources found in ${f}`);
-        expect(a.stdout, show(a)).not.to.include('created 0');
+        expect(a.stdout, show(a)).to.include('failed 1 (nothing applied: the input cannot be read)');
         const d = await run(['diff', '-f', f]);
         expect(d.code, show(d)).to.equal(2);
         expect(d.stderr, show(d)).to.include(`no resources found in ${f}`);
@@ -203,6 +203,22 @@ describe('dashctl plan checks: default datasources, diff refusals, empty inputs,
       const r = await run(args);
       expect(r.code, show(r)).to.equal(1);
       expect(r.stderr, show(r)).to.include(`${f}:3:28: not valid JSON`).and.not.include('position');
+    }
+  });
+
+  it('an input that cannot be read (broken, missing, empty) still ends with the summary line', async () => {
+    const broken = file('broken-again.json', '{"kind": ');
+    const empty = file('nothing-here.yaml', '# nothing here\n');
+    for (const [path, why] of [
+      [broken, 'not valid JSON'],
+      [join(broken, '..', 'no-such-file.yaml'), 'no such file or directory'],
+      [empty, 'no resources found'],
+    ]) {
+      const r = await run(['apply', '-f', path]);
+      expect(r.code, show(r)).to.equal(1);
+      expect(r.stderr, show(r)).to.include(why);
+      expect(summary(r), show(r)).to.deep.equal({ created: 0, configured: 0, unchanged: 0, pruned: 0, failed: 1 });
+      expect(r.stdout).to.include('(nothing applied: the input cannot be read)');
     }
   });
 });

@@ -64,7 +64,16 @@ export function makeApplyCommand(env: Env): Command {
         process.exitCode = 1;
       };
 
-      const loaded = await loadManifests(flags.filename);
+      let loaded;
+      try {
+        loaded = await loadManifests(flags.filename);
+      } catch (e) {
+        // an input that cannot be read ends like any other refused run: the error, then the summary
+        if (!(e instanceof CliError)) throw e;
+        io.err(`error: ${e.message}\n`);
+        counts.failed = 1;
+        return nothing('the input cannot be read');
+      }
       for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
       const { targets, unresolved } = resolveTargets(loaded.manifests, { flag: flags.project, fallback: ctx.project(undefined), force: Boolean(flags.forceProject) });
       for (const u of unresolved) io.err(`error: ${where(u.m)}: ${u.message}\n`);
