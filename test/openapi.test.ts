@@ -126,6 +126,17 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
     expect(doc.components.schemas.Error.properties.reason.enum).to.deep.equal([...REASONS]);
   });
 
+  it('names every write input the server honours (dryRun, fieldManager, If-Match, X-Dashplane-Manager, X-Dashplane-Skip-Unchanged) and the X-Dashplane-Unchanged answer', () => {
+    const one = doc.paths['/api/v1/projects/{project}/dashboards/{name}'];
+    const names = (op: any) => (op.parameters ?? []).map((p: any) => `${p.in}:${p.name}`);
+    expect(names(one.put)).to.include.members(['query:dryRun', 'query:fieldManager', 'header:If-Match', 'header:X-Dashplane-Manager', 'header:X-Dashplane-Skip-Unchanged']);
+    expect(one.put.responses['200'].headers).to.have.keys('ETag', 'X-Dashplane-Unchanged');
+    expect(names(one.delete)).to.include.members(['query:dryRun', 'query:fieldManager', 'header:If-Match', 'header:X-Dashplane-Manager']);
+    expect(names(doc.paths['/api/v1/projects/{project}/dashboards'].post)).to.include.members(['query:dryRun', 'query:fieldManager', 'header:X-Dashplane-Manager']);
+    const restore = doc.paths['/api/v1/projects/{project}/dashboards/{name}/versions/{version}/restore'].post;
+    expect(names(restore)).to.include.members(['query:dryRun', 'header:If-Match', 'header:X-Dashplane-Skip-Unchanged']);
+  });
+
   it("its kind schemas accept every example manifest and refuse a broken one (they are the server's schemas)", () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     ajv.addSchema({ ...doc, $id: 'https://dashplane.test/openapi.json' } as never);

@@ -4,7 +4,7 @@ import type { ResourceOp } from '../resource-router.js';
 import type { BodyDoc, ResponseDoc, RouteDoc } from '../route-doc.js';
 import type { BuildInfo } from '../../build-info.js';
 import { schemaComponents } from './components.js';
-import { resourceDoc, takesIfMatch } from './resource-docs.js';
+import { requestHeaders, resourceDoc } from './resource-docs.js';
 
 type Json = Record<string, unknown>;
 
@@ -94,10 +94,7 @@ function operation(o: OpenApiOptions, r: MountedRoute, method: string, path: str
     schema: { type: 'string' },
   }));
   const query = (doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: { type: q.type ?? 'string' } }));
-  const headers =
-    resource && takesIfMatch(resource.op)
-      ? [{ name: 'If-Match', in: 'header', required: false, description: 'Write only when the stored version is this ETag ("3"); else 412', schema: { type: 'string' } }]
-      : [];
+  const headers = (resource ? requestHeaders(resource.op) : []).map((h) => ({ ...h, in: 'header', required: false, schema: { type: 'string' } }));
   const anonymous = r.config?.anonymous !== undefined && r.config.anonymous !== false;
   const withBody = method !== 'get' && method !== 'delete' && method !== 'options' && method !== 'trace';
   return {

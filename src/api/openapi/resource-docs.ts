@@ -1,11 +1,17 @@
 import type { KindDescriptor } from '../../kinds/descriptor.js';
 import type { ResourceOp } from '../resource-router.js';
+import { MANAGER_HEADER, SKIP_UNCHANGED_HEADER, UNCHANGED_HEADER } from '../headers.js';
 import type { QueryDoc, RouteDoc } from '../route-doc.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const DRY_RUN: QueryDoc = { name: 'dryRun', type: 'boolean', description: 'Authenticate, authorize and validate, answer as the real call would, store nothing' };
 const ETAG = { ETag: 'The object\'s version, `"<version>"`: send it back as If-Match' };
+const FIELD_MANAGER: QueryDoc = {
+  name: 'fieldManager',
+  description: `Who makes this write (dashctl, web-ui, a pipeline's name; default api), recorded in the history and .../managers; the ${MANAGER_HEADER} header says the same`,
+};
+const UNCHANGED = { [UNCHANGED_HEADER]: `"true" when the body equals what is stored and ${SKIP_UNCHANGED_HEADER}: true was sent: nothing was written` };
 const ERR = (description: string) => ({ description, schema: 'Error' });
 
 /** The query parameters of a list (and of its watch stream). */
@@ -54,7 +60,7 @@ export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
         tag,
         summary: op === 'createAny' ? `Creates a ${d.kind} in the project named by its metadata.project` : `Creates a ${d.kind}`,
         ...(d.anonymousCreateUnless ? { description: `Anonymous callers may create one (sign-up) unless \`${d.anonymousCreateUnless}\` is true.` } : {}),
-        query: [DRY_RUN],
+        query: [DRY_RUN, FIELD_MANAGER],
         body,
         responses: {
           200: { ...one, description: `The stored ${d.kind} (200, as Perses; not 201)` },
@@ -69,15 +75,15 @@ export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
         tag,
         summary: `Replaces a ${d.kind} (never creates one)`,
         description: 'With If-Match, only when the stored version is that one. An empty metadata.name or project is taken from the path; a different one is a 400.',
-        query: [DRY_RUN],
+        query: [DRY_RUN, FIELD_MANAGER],
         body,
-        responses: { 200: one, 400: ERR('Invalid'), 404: ERR('No such object'), 412: ERR('If-Match names another version than the stored one') },
+        responses: { 200: { ...one, headers: { ...ETAG, ...UNCHANGED } }, 400: ERR('Invalid'), 404: ERR('No such object'), 412: ERR('If-Match names another version than the stored one') },
       };
     case 'delete':
       return {
         tag,
         summary: `Deletes a ${d.kind}${d.isProjectScope ? ' and everything in it, in one atomic write' : ''}`,
-        query: [DRY_RUN],
+        query: [DRY_RUN, FIELD_MANAGER],
         responses: { 204: { description: 'Deleted' }, 404: ERR('No such object'), 412: ERR('If-Match names another version than the stored one') },
       };
     case 'managers':
@@ -106,12 +112,36 @@ export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
       return {
         tag,
         summary: `Makes an earlier version of a ${d.kind} the new latest one (also brings back a deleted object)`,
-        responses: { 200: { ...one, description: `The ${d.kind} as stored now (its version counter still goes up)` }, 404: ERR('That version is not kept') },
+        description: 'Recorded as made by the field manager restore. With If-Match, only when the object is at that version (a deleted one matches none).',
+        query: [DRY_RUN],
+        responses: {
+          200: { ...one, headers: { ...ETAG, ...UNCHANGED }, description: `The ${d.kind} as stored now (its version counter still goes up)` },
+          404: ERR('That version is not kept'),
+          412: ERR('If-Match names another version than the stored one'),
+        },
       };
   }
 }
 
-/** Whether the route takes an If-Match header. */
-export function takesIfMatch(op: ResourceOp): boolean {
-  return op === 'update' || op === 'delete';
+/** The request headers a resource route takes, besides credentials. */
+export function requestHeaders(op: ResourceOp): { name: string; description: string }[] {
+  const ifMatch = { name: 'If-Match', description: 'Write only when the stored version is this ETag ("3"); else 412' };
+  const manager = { name: MANAGER_HEADER, description: 'Who makes this write (as ?fieldManager=)' };
+  const skip = {
+    name: SKIP_UNCHANGED_HEADER,
+    description: `"true": a body equal to what is stored writes nothing (no new version, history entry or event) and is answered with ${UNCHANGED_HEADER}: true; without it such a write is a write like any other`,
+  };
+  switch (op) {
+    case 'create':
+    case 'createAny':
+      return [manager];
+    case 'update':
+      return [ifMatch, manager, skip];
+    case 'delete':
+      return [ifMatch, manager];
+    case 'restore':
+      return [ifMatch, skip];
+    default:
+      return [];
+  }
 }
