@@ -1,15 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parseCookies, serializeCookie, type CookieOptions } from '../auth/cookies.js';
+import { externalSignIn, presented, type SignInAttempt } from '../auth/external-sign-in.js';
 import { OAuthError, type ExternalProvider } from '../auth/provider.js';
 import type { AuthService } from '../auth/login.js';
-import type { IssuedTokens } from '../auth/tokens.js';
-import { syncUser, type ExternalIdentity } from '../auth/user-sync.js';
+import type { ExternalIdentity } from '../auth/user-sync.js';
 import { badRequest, notFound } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Store } from '../storage/store.js';
 import { sendTokens, tokenCookies, TOKENS } from './auth-routes.js';
+import { statusOf } from './error-handler.js';
 import { documented, type RouteDoc } from './route-doc.js';
 
 export interface ExternalAuthOptions {
@@ -24,6 +25,7 @@ export interface ExternalAuthOptions {
 }
 
 const STATE_COOKIE = 'dashplaneLogin';
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const STATE_TTL_S = 600;
 /** A same-origin path: one leading slash, no second slash or backslash after it, no whitespace or controls. */
 const SAFE_REDIRECT = /^\/(?![/\\])[^\s\x00-\x1f\\]*$/;
@@ -91,14 +93,19 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
       const clear = serializeCookie(STATE_COOKIE, '', { ...o.cookie, sameSite: 'lax', httpOnly: true, maxAge: 0 });
       void reply.header('set-cookie', clear);
       const saved = verify(o.stateKey, parseCookies(req.headers).get(STATE_COOKIE));
-      if (!saved || saved.slug !== `${p.kind}/${p.slug}` || saved.exp < Date.now()) throw badRequest('the login has expired or was started elsewhere; start it again');
-      if (typeof req.query.state !== 'string' || req.query.state !== saved.state) throw badRequest('the login state does not match; start the login again');
-      if (used.has(saved.state)) throw badRequest('this login response was already used; start the login again');
-      used.set(saved.state, saved.exp);
-      for (const [s, exp] of used) if (exp < Date.now()) used.delete(s);
-      const tokens = await audited(o, p, req, async () => login(o, p, await p.finishLogin(origin(req), req.query, saved)));
+      const attempt = { presented: [...presented(req.query), saved?.state, saved?.nonce, saved?.verifier] };
+      const tokens = await externalSignIn(o, p, req.principal, attempt, async () => {
+        if (!saved || saved.slug !== `${p.kind}/${p.slug}` || saved.exp < Date.now()) throw badRequest('the login has expired or was started elsewhere; start it again');
+        if (typeof req.query.state !== 'string' || req.query.state !== saved.state) throw badRequest('the login state does not match; start the login again');
+        if (used.has(saved.state)) throw badRequest('this login response was already used; start the login again');
+        used.set(saved.state, saved.exp);
+        for (const [s, exp] of used) if (exp < Date.now()) used.delete(s);
+        return p.finishLogin(origin(req), req.query, saved);
+      });
       void reply.header('set-cookie', [clear, ...tokenCookies(tokens, o.cookie)]);
-      return reply.redirect(saved.redirect && SAFE_REDIRECT.test(saved.redirect) ? saved.redirect : '/', 302);
+      // signed in, so the login state was good
+      const back = saved?.redirect;
+      return reply.redirect(back && SAFE_REDIRECT.test(back) ? back : '/', 302);
     },
   );
 
@@ -118,7 +125,7 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
         },
         true,
       ),
-      handler: async (req, reply) => oauthErrors(() => provider(o, req.params).deviceCode(), reply),
+      handler: async (req, reply) => oauthErrors(reply, () => provider(o, req.params).deviceCode()),
     });
     scope.route<{ Params: Params; Body: Record<string, string> | undefined; Querystring: Record<string, string> }>({
       method: ['GET', 'POST'],
@@ -134,50 +141,61 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
             types: ['application/x-www-form-urlencoded'],
             schema: { type: 'object', properties: { grant_type: { type: 'string' }, device_code: { type: 'string' } } },
           },
-          responses: { 200: TOKENS, 400: OAUTH_ERROR },
+          responses: {
+            200: TOKENS,
+            400: OAUTH_ERROR,
+            401: {
+              ...OAUTH_ERROR,
+              description: 'Client credentials sent with HTTP Basic authentication and refused (`invalid_client`, RFC 6749 §5.2)',
+              headers: { 'WWW-Authenticate': 'Basic realm="dashplane"' },
+            },
+          },
         },
         true,
       ),
       handler: async (req, reply) => {
         const p = provider(o, req.params);
         const form = { ...(req.query ?? {}), ...(req.body ?? {}) };
-        const identity = await oauthErrors(async () => {
-          if (form.grant_type === 'urn:ietf:params:oauth:grant-type:device_code') {
-            if (!form.device_code) throw new OAuthError('invalid_request', 'device_code is required');
-            return p.deviceToken(form.device_code);
-          }
-          if (form.grant_type === 'client_credentials') {
-            const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-            const [id, secret] = basic ? Buffer.from(basic[1], 'base64').toString('utf8').split(/:(.*)/s, 2) : [form.client_id, form.client_secret];
-            if (!id || !secret) throw new OAuthError('invalid_client', 'send the client id and secret with HTTP Basic authentication');
-            return p.clientCredentials(decodeURIComponent(id), decodeURIComponent(secret));
-          }
-          throw new OAuthError('unsupported_grant_type', 'grant_type must be urn:ietf:params:oauth:grant-type:device_code or client_credentials');
-        }, reply);
-        if (!identity) return reply;
-        return sendTokens(reply, await audited(o, p, req, () => login(o, p, identity)), o.cookie);
+        const basic = basicCredentials(req.headers.authorization);
+        const client = basic ?? (form.client_id && form.client_secret ? { id: form.client_id, secret: form.client_secret } : undefined);
+        const clientCredentials = form.grant_type === 'client_credentials';
+        const attempt: SignInAttempt = {
+          presented: [...presented(form), basic?.encoded, basic?.id, basic?.secret],
+          ...(clientCredentials && client?.id ? { claimed: p.clientIdentity(client.id) } : {}),
+        };
+        // RFC 6749 §5.2: a client refused after authenticating with HTTP Basic is answered 401 with a Basic challenge
+        return oauthErrors(reply, async () => sendTokens(reply, await externalSignIn(o, p, req.principal, attempt, () => exchange(p, form, client)), o.cookie), clientCredentials && !!basic);
       },
     });
   });
 }
 
-async function login(o: ExternalAuthOptions, p: ExternalProvider, identity: ExternalIdentity): Promise<{ tokens: IssuedTokens; user: string }> {
-  const user = await syncUser(identity, o);
-  return { tokens: await o.auth.openSession(user, p.kind, p.slug, identity.upstreamRefreshToken), user: user.metadata.name };
+/** The provider's side of a token request: a device code redeemed, or the caller's client credentials checked. */
+async function exchange(p: ExternalProvider, form: Record<string, string>, client: { id: string; secret: string } | undefined): Promise<ExternalIdentity> {
+  if (form.grant_type === DEVICE_GRANT) {
+    if (!form.device_code) throw new OAuthError('invalid_request', 'device_code is required');
+    return p.deviceToken(form.device_code);
+  }
+  if (form.grant_type === 'client_credentials') {
+    if (!client?.id || !client.secret) throw new OAuthError('invalid_client', 'send the client id and secret with HTTP Basic authentication');
+    return p.clientCredentials(client.id, client.secret);
+  }
+  throw new OAuthError('unsupported_grant_type', `grant_type must be ${DEVICE_GRANT} or client_credentials`);
 }
 
-/** A sign-in through a provider, audited: a login, or a failed login with the reason (the provider's pending answers aside). */
-async function audited(o: ExternalAuthOptions, p: ExternalProvider, req: FastifyRequest, fn: () => Promise<{ tokens: IssuedTokens; user: string }>): Promise<IssuedTokens> {
-  const provider = `${p.kind}/${p.slug}`;
-  try {
-    const { tokens, user } = await fn();
-    await o.auth.record(req.principal, { action: 'login', user, provider });
-    return tokens;
-  } catch (e) {
-    if (!(e instanceof OAuthError && e.code === 'authorization_pending'))
-      await o.auth.record(req.principal, { action: 'login-failed', user: '-', provider, reason: (e as Error).message.slice(0, 300) });
-    throw e;
-  }
+/** HTTP Basic credentials: the client id and secret, form-encoded inside as RFC 6749 §2.3.1 says (a value that is not is taken as sent). */
+function basicCredentials(header: string | undefined): { encoded: string; id: string; secret: string } | undefined {
+  const m = /^Basic\s+(\S+)$/i.exec(header ?? '');
+  if (!m) return undefined;
+  const [id = '', secret = ''] = Buffer.from(m[1], 'base64').toString('utf8').split(/:(.*)/s, 2);
+  const decoded = (v: string) => {
+    try {
+      return decodeURIComponent(v);
+    } catch {
+      return v;
+    }
+  };
+  return { encoded: m[1], id: decoded(id), secret: decoded(secret) };
 }
 
 function provider(o: ExternalAuthOptions, params: Params): ExternalProvider {
@@ -186,14 +204,19 @@ function provider(o: ExternalAuthOptions, params: Params): ExternalProvider {
   return p;
 }
 
-/** OAuth protocol errors answered the OAuth way (`{error, error_description}`), others as usual. */
-async function oauthErrors<T>(fn: () => Promise<T>, reply?: FastifyReply): Promise<T | undefined> {
+/**
+ * OAuth protocol errors answered the OAuth way (`{error, error_description}`), others as usual;
+ * `basicAuth`: the caller authenticated its client with HTTP Basic, so a refused client is a 401
+ * with a Basic challenge (RFC 6749 §5.2).
+ */
+async function oauthErrors<T>(reply: FastifyReply, fn: () => Promise<T>, basicAuth = false): Promise<T | FastifyReply> {
   try {
     return await fn();
   } catch (e) {
-    if (!(e instanceof OAuthError) || !reply) throw e;
-    void reply.code(400).send({ error: e.code, error_description: e.message });
-    return undefined;
+    if (!(e instanceof OAuthError)) throw e;
+    const challenge = basicAuth && e.code === 'invalid_client';
+    if (challenge) void reply.header('www-authenticate', 'Basic realm="dashplane"');
+    return reply.code(statusOf(challenge ? 'Unauthorized' : e.reason)).send({ error: e.code, error_description: e.message });
   }
 }
 

@@ -55,6 +55,7 @@ export class AuditKeeper {
             return (line: string) => void this.out?.write(line);
           })();
     this.unsubscribe = this.o.store.onAudit((n: AuditNotice) => {
+      // kind first: an entry about an object keeps its own (the object's kind), the others say AuditEvent (docs/teams.md)
       for (const e of n.entries ?? []) write(`${JSON.stringify({ kind: AUDIT_KIND, ...e })}\n`);
     });
   }

@@ -122,6 +122,10 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
     if (this.insecure()) oidc.allowInsecureRequests(config);
     const scopes = this.clientCredentialScopes();
     await this.protocol(() => oidc.clientCredentialsGrant(config, scopes?.length ? { scope: scopes.join(' ') } : {}));
+    return this.clientIdentity(clientId);
+  }
+
+  clientIdentity(clientId: string): ExternalIdentity {
     return { login: loginName(clientId, clientId), issuer: this.issuerId, subject: `client:${clientId}` };
   }
 

@@ -40,6 +40,8 @@ export interface ExternalProvider {
   deviceToken(deviceCode: string): Promise<ExternalIdentity>;
   /** Client credentials of the caller's own client at the provider: the user is that client. */
   clientCredentials(clientId: string, clientSecret: string): Promise<ExternalIdentity>;
+  /** Who client credentials for `clientId` would sign in as, before the provider checked them. */
+  clientIdentity(clientId: string): ExternalIdentity;
   /** Whether this provider accepts its own access tokens as Bearer tokens, and for this token's issuer. */
   acceptsTokenFrom(issuer: unknown): boolean;
   /** A provider-signed access token as an identity (only where `acceptsTokenFrom`). */

@@ -76,12 +76,20 @@ export async function syncUser(id: ExternalIdentity, o: { store: Store; service:
 }
 
 /**
+ * The existing user `id` signs in as: named `id.login`, bound to (issuer, subject), without a
+ * native password. Undefined for anyone else; nothing is written.
+ */
+export async function boundUser(id: Pick<ExternalIdentity, 'login' | 'issuer' | 'subject'>, o: { store: Store; userKind: KindDescriptor }): Promise<Envelope | undefined> {
+  const existing = await o.store.get({ kind: o.userKind.kind, project: '', name: id.login });
+  const spec = existing && specOf<User>(existing);
+  const bound = (spec?.oauthProviders ?? []).some((b) => b.issuer === id.issuer && b.subject === id.subject);
+  return existing && bound && !spec?.nativeProvider?.password ? existing : undefined;
+}
+
+/**
  * The user a provider token stands for: the existing user bound to (issuer, subject) without
  * writing anything, else a new or refused user as at login.
  */
 export async function principalUser(id: ExternalIdentity, o: { store: Store; service: ResourceService; userKind: KindDescriptor }): Promise<Envelope> {
-  const existing = await o.store.get({ kind: o.userKind.kind, project: '', name: id.login });
-  const spec = existing && specOf<User>(existing);
-  const bound = (spec?.oauthProviders ?? []).some((b) => b.issuer === id.issuer && b.subject === id.subject);
-  return existing && bound && !spec?.nativeProvider?.password ? existing : syncUser(id, o);
+  return (await boundUser(id, o)) ?? syncUser(id, o);
 }

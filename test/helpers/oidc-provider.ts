@@ -56,6 +56,11 @@ export interface TestOidcProvider {
   addAccount(a: IdpAccount): void;
   /** Registers more redirect URIs for the web client (e.g. a dashplane started after the provider). */
   allowRedirectUri(...uris: string[]): void;
+  /**
+   * Answers the next `polls` token requests with `slow_down` (RFC 8628 §3.5), as providers that
+   * enforce the device polling interval do (oidc-provider never sends it).
+   */
+  slowDown(polls: number): void;
   /** Approves a device user code as `accountId` through the provider's /device pages. */
   approveDevice(userCode: string, accountId: string): Promise<void>;
   /** Drives a browser login through this provider (see `browserLogin`). */
@@ -435,8 +440,16 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
   provider.on('server_error', (_ctx: unknown, err: Error) => console.error('oidc-provider server_error', err));
 
   const callback = provider.callback();
+  let slowDowns = 0;
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', issuer);
+    if (slowDowns > 0 && req.method === 'POST' && url.pathname === '/token') {
+      slowDowns--;
+      req.resume();
+      res.writeHead(400, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(JSON.stringify({ error: 'slow_down', error_description: 'you are polling too quickly and should back off at a reasonable rate' }));
+      return;
+    }
     const m = /^\/interaction\/([^/]+)(?:\/(login|confirm))?$/.exec(url.pathname);
     if (!m) {
       callback(req, res);
@@ -498,6 +511,9 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
     allowRedirectUri: (...uris) => {
       for (const u of uris) redirectUris.add(u);
       registerWebClient();
+    },
+    slowDown: (polls) => {
+      slowDowns = polls;
     },
     async approveDevice(userCode, accountId) {
       const b = new Browser();
