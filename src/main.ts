@@ -119,7 +119,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     ...(external ? { external: { ...external, service } } : {}),
     watcher,
     metrics,
-    audit: { store, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval) },
+    audit: { store, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), projectKind: registry.projectKind.kind },
     proxy: { registry, service, store, secrets, upstream, metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build,
     ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist') },

@@ -1,30 +1,36 @@
 /**
  * Security regression: a deleted project's past must never reach whoever re-creates its name.
  *
- * alice fills project "reborn" (dashboards with history, datasource with proxy headers, secret,
- * variable, folder, role, role bindings, ephemeral dashboard), every value carrying a canary, then deletes it. bob
- * (open sign-up, guest `create` on Project) creates "reborn" again and asks for the old project's
- * past every way the API offers: watches with since=1 on every project-scoped route and every
- * cross-project route, the versions of a dashboard name the old project held, one old version,
- * and a restore. None may carry a canary or an event older than bob's project. Run on LevelDB
- * (one server) and on PostgreSQL (two replicas: alice writes on one, bob reads on the other).
+ * alice fills project "reborn" (its own spec, dashboards with history, datasource with proxy
+ * headers, secret, variable, folder, role, role bindings, ephemeral dashboard), every value
+ * carrying a canary (and one object's name, so that the audit log holds it too), then deletes it.
+ * bob (open sign-up, guest `create` on Project) creates "reborn" again and asks for the old
+ * project's past every way the API offers: watches with since=1 on every project-scoped route and
+ * every cross-project route, the project list's own watch, the versions of a dashboard name the
+ * old project held, one old version, a restore, and the audit log (list, pages, watch). None may
+ * carry a canary, an event older than bob's project or an entry of alice's, while the
+ * administrator (global read) still sees all of it. Run on LevelDB (one server) and on PostgreSQL
+ * (two replicas: alice writes on one, bob reads on the other).
  */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { AUTH_ENV, bearer, login, loginAdmin, signUp, type Tokens } from './helpers/auth.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
 import { WatchStream } from './helpers/watch.js';
 
 const CANARY = 'OLD-PROJECT-CANARY-5d1e';
 const P = 'reborn';
+/** The old project's own spec: what the project list's events carry. */
+const OLD_PROJECT = { kind: 'Project', metadata: { name: P }, spec: { display: { name: `${CANARY}-title`, description: `${CANARY} confidential merger target` } } };
 
 const panel = (text: string) => ({ kind: 'Panel', spec: { display: { name: 'p' }, plugin: { kind: 'Markdown', spec: { text } } } });
 const grid = () => [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 12, height: 4, content: { $ref: '#/spec/panels/a' } }] } }];
 const dash = (name: string, title: string) => ({ kind: 'Dashboard', metadata: { name }, spec: { display: { name: title }, duration: '1h', panels: { a: panel(title) }, layouts: grid() } });
 const oldObjects = (): [string, unknown][] => [
   ['dashboards', dash('d1', `${CANARY}-v0`)],
-  ['folders', { kind: 'Folder', metadata: { name: 'f1' }, spec: { display: { name: CANARY }, items: [] } }],
+  ['folders', { kind: 'Folder', metadata: { name: `f-${CANARY}` }, spec: { display: { name: CANARY }, items: [] } }],
   ['variables', { kind: 'Variable', metadata: { name: 'v1' }, spec: { kind: 'TextVariable', spec: { value: CANARY } } }],
   ['secrets', { kind: 'Secret', metadata: { name: 's1' }, spec: { basicAuth: { username: `${CANARY}-user`, password: `${CANARY}-password` } } }],
   [
@@ -82,7 +88,8 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
       liveAdmin = await WatchStream.must(`${reader.url}/api/v1/dashboards?watch=true`, bearer(await loginAdmin(reader)));
       opened.push(liveBob, liveAdmin);
 
-      await ok(writer.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: P }, spec: {} }, bearer(alice)));
+      await ok(writer.api('POST', '/api/v1/projects', OLD_PROJECT, bearer(alice)));
+      await ok(writer.api('PUT', `/api/v1/projects/${P}`, { ...OLD_PROJECT, spec: { display: { ...OLD_PROJECT.spec.display, name: `${CANARY}-renamed` } } }, bearer(alice)));
       for (const [plural, body] of oldObjects()) await ok(writer.api('POST', `/api/v1/projects/${P}/${plural}`, body, bearer(alice)));
       for (let v = 1; v <= 2; v++) await ok(writer.api('PUT', `/api/v1/projects/${P}/dashboards/d1`, dash('d1', `${CANARY}-v${v}`), bearer(alice)));
       await ok(writer.api('POST', `/api/v1/projects/${P}/dashboards`, dash('gone', `${CANARY}-deleted`), bearer(alice)));
@@ -174,10 +181,87 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
       }
     });
 
-    it('the project list may show the old project being deleted (no content in it)', async () => {
+    it("the project list's watch shows bob only his own project; the administrator's shows the old one too", async () => {
       const [w] = (await replay(['/api/v1/projects'])) as WatchStream[];
       expect(w).to.be.instanceOf(WatchStream);
-      expect(JSON.stringify(w.events)).to.not.include(CANARY);
+      expectNothingOld(w, 'projects');
+      expect(w.summary()).to.deep.equal([`ADDED /${P}`]);
+      expect(w.changes()[0].object!.spec).to.deep.equal({});
+      const admin = await WatchStream.must(`${reader.url}/api/v1/projects?watch=true&since=1`, bearer(await loginAdmin(reader)));
+      opened.push(admin);
+      await admin.settle(await reader.server.store.revision());
+      expect(admin.summary()).to.deep.equal([`ADDED /${P}`, `MODIFIED /${P}`, `DELETED /${P}`, `ADDED /${P}`]);
+      expect(admin.changes()[1].object!.spec.display.description).to.equal(OLD_PROJECT.spec.display.description);
+    });
+
+    describe('the audit log', () => {
+      type Entry = { id: number; action: string; user: string; kind?: string; project?: string; name?: string };
+      /** The id of the entry of bob's creation of his project (the administrator sees both creations). */
+      let bobsStart: number;
+      before(async () => {
+        const creations = (await ok(reader.api('GET', `/api/v1/audit?project=${P}&kind=Project&action=create`, undefined, bearer(await loginAdmin(reader))))).body as Entry[];
+        expect(creations.map((e) => e.user)).to.deep.equal(['bob', 'alice']);
+        bobsStart = creations[0].id;
+      });
+      /** bob sees his project's entries and nothing of alice's: no canary, nobody else, nothing before his project. */
+      const expectBobsOnly = (entries: Entry[], what: string) => {
+        expect(JSON.stringify(entries), what).to.not.include(CANARY);
+        for (const e of entries) expect(e.id, `${what}: ${e.action} ${e.user} ${e.kind}/${e.name} of the old project`).to.be.at.least(bobsStart);
+        expect(
+          entries.map((e) => `${e.action} ${e.user} ${e.kind}/${e.name}`),
+          what,
+        ).to.include.members([`create bob Project/${P}`, 'create bob RoleBinding/owner', 'create bob Dashboard/d1']);
+      };
+      /** Every page of a list, following Link rel="next". */
+      const allPages = async (path: string, tokens: Tokens): Promise<Entry[]> => {
+        const out: Entry[] = [];
+        for (let next: string | undefined = path; next; ) {
+          const r = await ok(reader.api('GET', next, undefined, bearer(tokens)));
+          out.push(...(r.body as Entry[]));
+          next = /<([^>]+)>; rel="next"/.exec(r.headers.get('link') ?? '')?.[1];
+        }
+        return out;
+      };
+
+      it("the list, with or without the project filter and page by page, shows bob only his project's entries", async () => {
+        for (const path of [`/api/v1/audit?project=${P}`, '/api/v1/audit', `/api/v1/audit?project=${P}&limit=1`, '/api/v1/audit?limit=2']) {
+          expectBobsOnly(await allPages(path, bob), path);
+        }
+      });
+
+      it("the administrator's list still shows the old project's entries", async () => {
+        const entries = await allPages(`/api/v1/audit?project=${P}&limit=1000`, await loginAdmin(reader));
+        expect(entries.map((e) => `${e.action} ${e.user} ${e.kind}/${e.name}`)).to.include.members([
+          `create alice Project/${P}`,
+          `create alice Folder/f-${CANARY}`,
+          'update alice Dashboard/d1',
+          `delete alice Project/${P}`,
+          `create bob Project/${P}`,
+        ]);
+      });
+
+      it("a watch from the first entry sends bob only his project's entries; the administrator's sends the old ones too", async () => {
+        const last = await reader.server.store.lastAuditId();
+        const admin = await loginAdmin(reader);
+        const streams = await Promise.all(
+          [`/api/v1/audit?watch=true&since=0`, `/api/v1/audit?watch=true&since=0&project=${P}`, `/api/v1/audit?watch=true&since=0&project=${P}`].map((path, i) =>
+            WatchStream.must(reader.url + path, bearer(i < 2 ? bob : admin)),
+          ),
+        );
+        opened.push(...streams);
+        // every entry up to `last` was sent once a BOOKMARK at or after it came
+        for (const w of streams) await waitFor(`a BOOKMARK at ${last} or later`, () => w.events.some((e) => e.type === 'BOOKMARK' && e.revision >= last));
+        const [all, project, adminView] = streams.map((w) => w.changes().map((e) => e.object as unknown as Entry));
+        expectBobsOnly(all, 'watch');
+        expectBobsOnly(project, `watch of ${P}`);
+        expect(JSON.stringify(adminView)).to.include(CANARY);
+        expect(adminView.filter((e) => e.kind === 'Project' && e.action !== 'denied').map((e) => `${e.action} ${e.user}`)).to.deep.equal([
+          'create alice',
+          'update alice',
+          'delete alice',
+          'create bob',
+        ]);
+      });
     });
 
     it("the old project's history is gone: versions, one version and restore are 404 and restore changes nothing", async () => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authorizer, Visible } from '../access/authorizer.js';
+import { AuditIncarnations } from '../audit/incarnations.js';
 import { badRequest } from '../errors.js';
 import { AUDIT_KIND } from '../kinds/audit-event.js';
 import type { AuditEntry, AuditQuery } from '../storage/audit-types.js';
@@ -13,6 +14,8 @@ export interface AuditRouteOptions {
   authorizer: Authorizer;
   /** Longest silence of a watch before a BOOKMARK. */
   bookmarkMs: number;
+  /** The kind of projects (whose creations and deletions tell a project's incarnations apart). */
+  projectKind: string;
 }
 
 type Filters = Omit<AuditQuery, 'limit' | 'beforeId' | 'afterId'>;
@@ -24,12 +27,14 @@ const MAX_BATCHES = 20;
  * `GET /api/v1/audit`: the audit log, newest first, filtered (user, kind, project, action, from,
  * to) and paginated (limit, continue, Link rel="next"); `watch=true[&since=<id>]` streams new
  * entries as newline-delimited JSON. `read` on AuditEvent globally shows every entry; in a
- * project, the entries about that project.
+ * project, the entries about that project since it was created (never those of an earlier project
+ * of the same name: see AuditIncarnations).
  */
 const AUDIT_DOC = documented({
   tag: 'Audit',
   summary: 'The audit log, newest first: every write, login, token use and permission denial',
-  description: '`read` on AuditEvent globally shows every entry; in a project Role, the entries about that project. Entries hold names and versions, never contents or secrets.',
+  description:
+    '`read` on AuditEvent globally shows every entry; in a project Role, the entries about that project since it was created (none of an earlier, deleted project of the same name). Entries hold names and versions, never contents or secrets.',
   query: [
     { name: 'user', description: 'Only entries of this user (sa:<project>/<name> for a service account)' },
     { name: 'kind', description: 'Only entries about this kind' },
@@ -52,18 +57,24 @@ export function registerAuditRoutes(app: FastifyInstance, o: AuditRouteOptions):
   });
   app.get<{ Querystring: Query }>('/api/v1/audit', AUDIT_DOC, async (req, reply) => {
     const filters = auditFilters(req.query);
-    const visible = () =>
-      filters.project !== undefined ? o.authorizer.readable(req.principal, AUDIT_KIND, filters.project) : o.authorizer.readable(req.principal, AUDIT_KIND, undefined, { requireSome: true });
+    /** '*' for a reader of the whole log; else which projects' entries (403 when none, or not the project asked for). */
+    const visible = async (): Promise<Visible> => {
+      if (filters.project === undefined) return o.authorizer.readable(req.principal, AUDIT_KIND, undefined, { requireSome: true });
+      const there = await o.authorizer.readable(req.principal, AUDIT_KIND, filters.project);
+      // every entry of the project: the reader may still read only its current incarnation's
+      return there === '*' ? o.authorizer.readable(req.principal, AUDIT_KIND) : there;
+    };
     const shown = await visible();
     if (flag(req.query, 'watch')) return watch(req, reply, o, filters, visible, shown, streams);
     const { limit, beforeId } = auditPage(req.query);
     const out: AuditEntry[] = [];
     const want = shown === '*' ? limit + 1 : BATCH;
+    const incarnations = new AuditIncarnations({ store: o.store, projectKind: o.projectKind });
     let cursor = beforeId;
     let exhausted = false;
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const page = await o.store.listAudit({ ...filters, ...(cursor !== undefined ? { beforeId: cursor } : {}), limit: want });
-      for (const e of page.entries) if (isShown(shown, e)) out.push(e);
+      out.push(...(await shownOf(shown, page.entries, incarnations)));
       const last = page.next ?? page.entries[page.entries.length - 1]?.id;
       exhausted = page.next === undefined && page.entries.length < want;
       if (last !== undefined) cursor = last;
@@ -76,8 +87,13 @@ export function registerAuditRoutes(app: FastifyInstance, o: AuditRouteOptions):
   });
 }
 
-function isShown(shown: Visible, e: AuditEntry): boolean {
-  return shown === '*' || (e.project !== undefined && shown(e.project, e.name ?? ''));
+/**
+ * The entries `shown` lets the caller see: all of them for a reader of the whole log; for a reader
+ * of some projects, those about these projects as they are now (after their current creation).
+ */
+async function shownOf(shown: Visible, entries: readonly AuditEntry[], incarnations: AuditIncarnations): Promise<readonly AuditEntry[]> {
+  if (shown === '*') return entries;
+  return incarnations.current(entries.filter((e) => e.project !== undefined && shown(e.project, e.name ?? '')));
 }
 
 /** New entries as they are committed (on any replica), from `since` (an id) or from now. */
@@ -109,15 +125,14 @@ async function watch(
   res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'application/x-ndjson; charset=utf-8', 'x-accel-buffering': 'no', connection: 'close' });
   res.flushHeaders();
   let shown = first;
+  const incarnations = new AuditIncarnations({ store: o.store, projectKind: o.projectKind });
   let timer: NodeJS.Timeout | undefined;
   try {
     while (!ac.signal.aborted) {
       woken = new Promise<void>((r) => (wake = r));
       const page = await o.store.listAudit({ ...filters, afterId: cursor, limit: BATCH });
-      for (const e of page.entries) {
-        cursor = e.id;
-        if (isShown(shown, e)) res.write(`{"type":"ADDED","revision":${e.id},"object":${JSON.stringify(e)}}\n`);
-      }
+      for (const e of await shownOf(shown, page.entries, incarnations)) res.write(`{"type":"ADDED","revision":${e.id},"object":${JSON.stringify(e)}}\n`);
+      if (page.entries.length) cursor = page.entries[page.entries.length - 1].id;
       if (page.next !== undefined) cursor = Math.max(cursor, page.next);
       if (page.next !== undefined || page.entries.length === BATCH) continue;
       const bookmark = new Promise<'bookmark'>((r) => (timer = setTimeout(() => r('bookmark'), o.bookmarkMs)));

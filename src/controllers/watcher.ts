@@ -26,7 +26,8 @@ export interface WatchQuery {
  * Watch streams: store events -> the callers that may see them. Same filters and permissions
  * as the list; permissions are re-read whenever a role or binding changes, so a watcher that
  * loses access stops receiving that project's events. Events and snapshot items of an earlier
- * project of the same name (deleted, then created again) are never sent (see Incarnations).
+ * project of the same name (deleted, then created again) are never sent (see Incarnations), nor,
+ * to a reader who may not read every project, that earlier project's own events.
  */
 export class Watcher {
   private readonly streams = new Set<AbortController>();
@@ -150,10 +151,19 @@ export class Watcher {
       readable = await this.readable(p, d, q);
       incarnations.forget();
     };
-    /** `o`, as of `rev`, is in the project of its name that exists now (or in none: then permissions read now decide). */
+    /**
+     * The project whose incarnation `o` is judged by: a project-scoped object's; a project's own,
+     * unless the reader may read every project (a reader of some projects reads them as they are
+     * now: an earlier project of the same name, its spec included, is none of its business).
+     */
+    const incarnationOf = (o: Envelope): string | undefined => {
+      if (d.scope === 'project') return o.metadata.project ?? '';
+      return d.isProjectScope && readable !== '*' ? o.metadata.name : undefined;
+    };
+    /** `o`, as of `rev`, is in (or is) the project of its name that exists now (or in none: then permissions read now decide). */
     const ofCurrentProject = async (o: Envelope, rev: number): Promise<boolean> => {
-      if (d.scope !== 'project') return true;
-      const project = o.metadata.project ?? '';
+      const project = incarnationOf(o);
+      if (project === undefined) return true;
       let start = incarnations.known(project);
       if (start === undefined) start = await incarnations.lookUp(project);
       if (start === null) {
@@ -170,8 +180,9 @@ export class Watcher {
      */
     const visibleNow = (o: Envelope, rev: number): boolean | undefined => {
       if (!wanted(o)) return false;
-      if (d.scope === 'project') {
-        const start = incarnations.known(o.metadata.project ?? '');
+      const project = incarnationOf(o);
+      if (project !== undefined) {
+        const start = incarnations.known(project);
         if (start === undefined || start === null) return undefined;
         if (rev < start) return false;
       }
