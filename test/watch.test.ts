@@ -272,6 +272,26 @@ describe('watch streams (docs/api.md §6)', function () {
       }
     });
 
+    it('metadata_only=true: every event carries the object as a metadata_only list item, {kind, metadata, spec: {}} (snapshot and live)', async () => {
+      await ok(s.api('POST', '/api/v1/projects', project('wm')));
+      await ok(s.api('POST', '/api/v1/projects/wm/folders', folder('m1', 'FULL-SPEC-CANARY')));
+      const w = await watch('/api/v1/projects/wm/folders?watch=true&metadata_only=true');
+      const full = await watch('/api/v1/projects/wm/folders?watch=true');
+      await ok(s.api('POST', '/api/v1/projects/wm/folders', folder('m2', 'FULL-SPEC-CANARY')));
+      await ok(s.api('DELETE', '/api/v1/projects/wm/folders/m1'), 204);
+      const last = await rev();
+      await Promise.all([w.settle(last), full.settle(last)]);
+      expect(w.summary()).to.deep.equal(['ADDED wm/m1', 'ADDED wm/m2', 'DELETED wm/m1']);
+      expect(w.summary()).to.deep.equal(full.summary());
+      for (const e of w.changes()) {
+        expect(Object.keys(e.object!)).to.deep.equal(['kind', 'metadata', 'spec']);
+        expect(e.object!.spec).to.deep.equal({});
+        expect(e.object!.metadata).to.include({ project: 'wm' });
+      }
+      expect(JSON.stringify(w.events)).to.not.include('FULL-SPEC-CANARY');
+      expect(JSON.stringify(full.events), 'the same events in full on the other stream').to.include('FULL-SPEC-CANARY');
+    });
+
     it('secrets in events are "<secret>" (snapshot and live)', async () => {
       const secret = (name: string, password: string) => ({ kind: 'Secret', metadata: { name }, spec: { basicAuth: { username: 'u', password } } });
       await ok(s.api('POST', '/api/v1/projects/w1/secrets', secret('s1', 'PASSWORD-CANARY-1')));

@@ -133,12 +133,19 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
         const since = single(q, 'since');
         if (since !== undefined && !/^\d{1,15}$/.test(since)) throw badRequest(`query parameter "since" must be a revision number, not ${JSON.stringify(since)}`);
         const project1 = d.scope === 'project' ? (project ?? queryProject) : undefined;
-        return streamWatch(req, reply, watcher, d, {
-          ...(project1 !== undefined ? { project: project1 } : {}),
-          ...(namePrefix ? { namePrefix } : {}),
-          filters,
-          ...(since !== undefined ? { since: Number(since) } : {}),
-        });
+        return streamWatch(
+          req,
+          reply,
+          watcher,
+          d,
+          {
+            ...(project1 !== undefined ? { project: project1 } : {}),
+            ...(namePrefix ? { namePrefix } : {}),
+            filters,
+            ...(since !== undefined ? { since: Number(since) } : {}),
+          },
+          flag(q, 'metadata_only') ? metadataLine : eventLine,
+        );
       }
       const page = await service.listText(req.principal, d, {
         ...(d.scope === 'project' && (project ?? queryProject) !== undefined ? { project: project ?? queryProject } : {}),
@@ -284,7 +291,7 @@ function versionParam(params: { version?: string }): number {
  * refusal is an ordinary 403/410; then the stream runs until the client leaves or the server
  * shuts down.
  */
-async function streamWatch(req: FastifyRequest, reply: FastifyReply, watcher: Watcher, d: KindDescriptor, q: WatchQuery) {
+async function streamWatch(req: FastifyRequest, reply: FastifyReply, watcher: Watcher, d: KindDescriptor, q: WatchQuery, lineOf: (e: WatchEvent) => Buffer) {
   const ac = new AbortController();
   const events = await watcher.open(req.principal, d, q, ac.signal);
   req.raw.once('close', () => ac.abort());
@@ -304,7 +311,7 @@ async function streamWatch(req: FastifyRequest, reply: FastifyReply, watcher: Wa
   try {
     for await (const e of events) {
       if (res.destroyed) break;
-      if (!res.write(eventLine(e))) await drained(res);
+      if (!res.write(lineOf(e))) await drained(res);
     }
     res.end();
   } catch {
@@ -337,6 +344,18 @@ function eventLine(e: WatchEvent): Buffer {
   if (cached && cached.type === e.type && cached.revision === e.revision) return cached.line;
   const line = Buffer.from(`{"type":${JSON.stringify(e.type)},"revision":${e.revision},"object":${jsonOf(e.object)}}\n`);
   eventLines.set(e.object, { type: e.type, revision: e.revision, line });
+  return line;
+}
+
+/** The same line with `?metadata_only=true`: the object as a metadata_only list item, `{kind, metadata, spec: {}}`. */
+const metadataLines = new WeakMap<object, { type: string; revision: number; line: Buffer }>();
+function metadataLine(e: WatchEvent): Buffer {
+  if (!e.object) return eventLine(e);
+  const cached = metadataLines.get(e.object);
+  if (cached && cached.type === e.type && cached.revision === e.revision) return cached.line;
+  const object = { kind: e.object.kind, metadata: e.object.metadata, spec: {} };
+  const line = Buffer.from(`${JSON.stringify({ type: e.type, revision: e.revision, object })}\n`);
+  metadataLines.set(e.object, { type: e.type, revision: e.revision, line });
   return line;
 }
 
