@@ -1,4 +1,4 @@
-import { MANAGER_HEADER, SKIP_UNCHANGED_HEADER } from '../src/api/headers.js';
+import { MANAGER_HEADER, SKIP_UNCHANGED_HEADER, VERSION_HEADER } from '../src/api/headers.js';
 import { CliError, HttpError, type Detail } from './errors.js';
 
 /** The field manager dashctl's writes record (the server keeps it with each version; apply checks it). */
@@ -44,13 +44,15 @@ export interface ApiResponse<T = any> {
  * the field manager (X-Dashplane-Manager: dashctl) on every call, X-Dashplane-Skip-Unchanged: true
  * on every PUT (a PUT of the stored content writes nothing and answers X-Dashplane-Unchanged), and
  * one automatic refresh (POST /api/auth/refresh) on a 401, shared by every request in flight so a
- * rotated refresh token is never presented twice.
+ * rotated refresh token is never presented twice. A request with `dryRun` in its query is sent only
+ * to a server known to honour it (`honoursDryRun`): anywhere else it would be a real write.
  */
 export class ApiClient {
   readonly url: string;
   private accessToken?: string;
   private refreshToken?: string;
   private refreshing?: Promise<void>;
+  private dryRunSupport?: Promise<boolean>;
 
   constructor(private readonly opts: ApiClientOptions) {
     this.url = opts.url;
@@ -58,9 +60,13 @@ export class ApiClient {
     this.refreshToken = opts.refreshToken;
   }
 
-  /** Any status; throws only when the server cannot be reached. */
+  /**
+   * Any status; throws only when the server cannot be reached, or when `o.query` asks for a dry run
+   * of a server that does not honour one (then nothing is sent).
+   */
   // biome-ignore lint/suspicious/noExplicitAny: see ApiResponse
   async request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<ApiResponse<T>> {
+    if (asksDryRun(o.query)) await this.requireDryRun(`a dry run (${method} ${path})`);
     const used = this.accessToken;
     let res = await this.send(method, path, o, used);
     if (res.status === 401 && o.auth !== false && this.refreshToken) {
@@ -70,6 +76,26 @@ export class ApiClient {
     }
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: parseJson(text) as T, text };
+  }
+
+  /**
+   * Whether the server honours `?dryRun=true`. dashplane does, and says it is dashplane with the
+   * X-Dashplane-Version header on every answer; a Perses server ignores the parameter and carries
+   * the write out. Asked once per client (one run) with an anonymous GET /api/v1/health; throws
+   * only when the server cannot be reached.
+   */
+  honoursDryRun(): Promise<boolean> {
+    this.dryRunSupport ??= this.request('GET', '/api/v1/health', { auth: false }).then((res) => res.headers.get(VERSION_HEADER) !== null);
+    return this.dryRunSupport;
+  }
+
+  /** Refuses `what` (e.g. `apply --dry-run`) unless the server honours dry runs, before anything is sent for it; `instead` ends the message. */
+  async requireDryRun(what: string, instead = ''): Promise<void> {
+    if (await this.honoursDryRun()) return;
+    throw new CliError(
+      `${what} needs a server that honours dryRun=true (dashplane); ${this.url} does not say it is dashplane (no ${VERSION_HEADER} header), ` +
+        `and a server that ignores dryRun (Perses) would carry the write out: nothing was sent${instead ? `; ${instead}` : ''}`,
+    );
   }
 
   /** Like `request`, but a non-2xx answer throws an `HttpError` carrying the server's message and details. */
@@ -151,6 +177,12 @@ export class ApiClient {
     });
     await this.refreshing;
   }
+}
+
+/** Whether a query asks for a dry run (`dryRun` present and not false). */
+function asksDryRun(q: RequestOptions['query']): boolean {
+  const v = q?.dryRun;
+  return v !== undefined && v !== false && v !== 'false';
 }
 
 function queryString(q: RequestOptions['query']): string {

@@ -59,7 +59,8 @@ const HOLDER = /^\S+ "([^"]+)" is already the /;
  * the server refuses only because another object holds the flag today is accepted when the input
  * gives that object's flag up (apply writes claims after every other object of their phase): the
  * dry run is then repeated with the flag off, so every other check (schema, references,
- * permissions) still answers for it.
+ * permissions) still answers for it. Only for a server that honours dry runs (plan.ts asks first;
+ * ApiClient refuses the request otherwise).
  */
 export async function dryRunWrite(api: ApiClient, t: Target, method: 'POST' | 'PUT', path: string, o: RequestOptions, givers: ReadonlySet<string>): Promise<ApiResponse> {
   const res = await api.request(method, path, { ...o, body: t.m.object, query: { dryRun: true } });

@@ -15,8 +15,8 @@ interface ManagerEntry {
  * Whether applying `t` over `live` (as GET answered it) would change nothing. Compared locally,
  * except the sensitive values the server never shows: when the manifest carries some and
  * everything else is the same, the server is asked (a dry-run PUT, whose X-Dashplane-Unchanged
- * says so); no secret value comes back. A server that cannot tell (a Perses server, a refusal)
- * makes it a change, as before.
+ * says so); no secret value comes back. A server that cannot tell (a Perses server, which is not
+ * asked, or a refusal) makes it a change.
  */
 export async function unchangedOnServer(api: ApiClient, t: Target, path: string, live: Record<string, unknown>): Promise<boolean> {
   if (!sameJson(desiredForm(t.d, t.m.object, t.name, t.project), withoutServerFields(live))) return false;
@@ -24,8 +24,12 @@ export async function unchangedOnServer(api: ApiClient, t: Target, path: string,
   return (await secretsCheck(api, t, path)).unchanged;
 }
 
-/** The server's answer to "would this write change the secret values?": a dry-run PUT. */
+/**
+ * The server's answer to "would this write change the secret values?": a dry-run PUT. A server
+ * that does not honour dry runs (Perses) is not asked (the PUT would be a write): a change.
+ */
 export async function secretsCheck(api: ApiClient, t: Target, path: string): Promise<{ unchanged: boolean; why?: string }> {
+  if (!(await api.honoursDryRun())) return { unchanged: false, why: 'the server does not honour dryRun, so it cannot compare them' };
   const res = await api.request('PUT', path, { body: t.m.object, query: { dryRun: true } });
   if (res.status === 200) return { unchanged: res.headers.get(UNCHANGED_HEADER) === 'true' };
   return { unchanged: false, why: `the server could not compare them: ${String(res.body?.message ?? `HTTP ${res.status}`)}` };

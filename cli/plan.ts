@@ -1,4 +1,5 @@
-import { UNCHANGED_HEADER } from '../src/api/headers.js';
+import type { KindDescriptor } from '../src/kinds/descriptor.js';
+import { UNCHANGED_HEADER, VERSION_HEADER } from '../src/api/headers.js';
 import type { ApiClient } from './api-client.js';
 import { toHttpError } from './api-client.js';
 import { CliError } from './errors.js';
@@ -37,6 +38,8 @@ export interface Plan {
   steps: Step[];
   refused: Refusal[];
   prunes: Doomed[];
+  /** What could not be checked (a server without dry runs): one line for stderr. */
+  warning?: string;
 }
 
 export interface PlanOptions {
@@ -53,12 +56,18 @@ export interface PlanOptions {
 
 const PROJECT_MISSING = /metadata\.project "([^"]*)" doesn't exist$/;
 
-/** What planning one object needs to know about the rest of the plan. */
+/** What planning one object needs to know about the server and the rest of the plan. */
 interface PlanContext {
+  /** The server honours `dryRun=true` (dashplane); otherwise nothing is dry-run (see makePlan). */
+  dryRun: boolean;
   /** Projects this apply creates: their objects cannot be dry-run yet. */
   created: Set<string>;
   /** Objects of the input that give a scope-wide flag up (see flag-claims.ts). */
   givers: ReadonlySet<string>;
+  /** Without dry runs: the kinds the server offers no /api/validate route for (so not validated). */
+  unvalidated: Set<string>;
+  /** Without dry runs: the existence check of each project the input puts objects in, made once. */
+  projectChecks: Map<string, Promise<void>>;
 }
 
 /**
@@ -70,14 +79,27 @@ interface PlanContext {
  * before anything is sent; a claim the server refuses only because an object the input gives the
  * flag up holds it today is checked with the flag off. An object in a project this apply creates
  * cannot be dry-run and is validated with `/api/validate` instead.
+ *
+ * A server that does not honour `dryRun` (Perses ignores it and carries the write out) gets no
+ * dry run at all: each object is validated with `/api/validate/{plural}` where the server offers
+ * it, and the project of a new one is read; the checks only a dry run makes are skipped and named
+ * by `plan.warning`.
  */
 export async function makePlan(api: ApiClient, targets: readonly Target[], o: PlanOptions): Promise<Plan> {
   const plan: Plan = { steps: [], refused: [], prunes: [] };
+  let dryRun: boolean;
+  try {
+    dryRun = await api.honoursDryRun();
+  } catch (error) {
+    // the server cannot be reached: nothing can be planned
+    plan.refused = targets.map((t) => ({ target: t, label: t.label, error }));
+    return plan;
+  }
   const duplicates = duplicateClaims(targets);
   plan.refused.push(...duplicates);
   const refusedEarly = new Set<Target>(duplicates.map((r) => r.target));
   const [projects, globals, projectScoped] = phases(targets.filter((t) => !refusedEarly.has(t)));
-  const pc: PlanContext = { created: new Set<string>(), givers: flagGivers(targets) };
+  const pc: PlanContext = { dryRun, created: new Set<string>(), givers: flagGivers(targets), unvalidated: new Set<string>(), projectChecks: new Map() };
   const created = pc.created;
   const planOne = async (t: Target) => {
     const r = await planTarget(api, t, o, pc);
@@ -97,14 +119,23 @@ export async function makePlan(api: ApiClient, targets: readonly Target[], o: Pl
       const label = `${pk.kind} ${name}`;
       if (got.status !== 404) return void plan.refused.push({ label, error: toHttpError('GET', objectPath(pk, name), got) });
       const body = { kind: pk.kind, metadata: { name }, spec: {} };
-      const check = await api.request('POST', collectionPath(pk), { body, query: { dryRun: true } });
-      if (check.status !== 200) return void plan.refused.push({ label, error: toHttpError('POST', collectionPath(pk), check) });
+      if (pc.dryRun) {
+        const check = await api.request('POST', collectionPath(pk), { body, query: { dryRun: true } });
+        if (check.status !== 200) return void plan.refused.push({ label, error: toHttpError('POST', collectionPath(pk), check) });
+      } else {
+        try {
+          await validateOnly(api, pk, body, pc);
+        } catch (error) {
+          return void plan.refused.push({ label, error });
+        }
+      }
       created.add(name);
       plan.steps.push({ label, action: 'create', body });
     });
   }
   await mapPool([...globals, ...projectScoped], o.concurrency, planOne);
   if (o.pruneTag !== undefined) plan.prunes = await findPrunable(api, targets, o.pruneTag);
+  if (!pc.dryRun) plan.warning = withoutDryRun(api.url, pc.unvalidated);
   const order = new Map(targets.map((t, i) => [t, i]));
   plan.steps.sort((a, b) => (a.target ? order.get(a.target)! : -1) - (b.target ? order.get(b.target)! : -1));
   return plan;
@@ -120,15 +151,25 @@ async function planTarget(api: ApiClient, t: Target, o: PlanOptions, pc: PlanCon
       const version = Number(live.body?.metadata?.version);
       const conflict = o.forceConflicts ? undefined : await conflictOf(api, path, version);
       if (conflict) return { target: t, label: t.label, error: new CliError(conflict) };
+      const planned = { ...base, action: 'configure' as const, live: live.body, ...(Number.isInteger(version) ? { version } : {}) };
+      if (!pc.dryRun) {
+        await validateOnly(api, t.d, t.m.object, pc);
+        return planned;
+      }
       const check = await dryRunWrite(api, t, 'PUT', path, Number.isInteger(version) ? { headers: { 'if-match': `"${version}"` } } : {}, pc.givers);
       if (check.status !== 200) throw toHttpError('PUT', path, check);
       if (check.headers.get(UNCHANGED_HEADER) === 'true') return { ...base, action: 'unchanged' };
-      return { ...base, action: 'configure', live: live.body, ...(Number.isInteger(version) ? { version } : {}) };
+      return planned;
     }
     // 400: a name the URL cannot hold; the dry-run POST below reports it with its JSON path.
-    if (live.status !== 404 && live.status !== 400) throw toHttpError('GET', path, live);
+    if (live.status !== 404 && (live.status !== 400 || !pc.dryRun)) throw toHttpError('GET', path, live);
     if (t.project !== undefined && pc.created.has(t.project)) {
-      await validateOnly(api, t);
+      await validateOnly(api, t.d, t.m.object, pc);
+      return { ...base, action: 'create' };
+    }
+    if (!pc.dryRun) {
+      if (t.project !== undefined) await projectExists(api, t.project, pc);
+      await validateOnly(api, t.d, t.m.object, pc);
       return { ...base, action: 'create' };
     }
     const check = await dryRunWrite(api, t, 'POST', collectionPath(t.d, t.project), {}, pc.givers);
@@ -142,10 +183,39 @@ async function planTarget(api: ApiClient, t: Target, o: PlanOptions, pc: PlanCon
   }
 }
 
-/** Full server-side validation of the object alone (no project or scope-wide checks: a new project has no other object). */
-async function validateOnly(api: ApiClient, t: Target): Promise<void> {
-  const res = await api.request('POST', `/api/validate/${t.d.plural}`, { body: t.m.object });
-  if (res.status !== 200 && res.status !== 204) throw toHttpError('POST', `/api/validate/${t.d.plural}`, res);
+/**
+ * Full server-side validation of the object alone (no project or scope-wide checks: a new project
+ * has no other object). A server without dry runs may have no such route for the kind (Perses
+ * validates dashboards, datasources and variables only): the kind is then noted as not validated.
+ */
+async function validateOnly(api: ApiClient, d: KindDescriptor, body: unknown, pc: PlanContext): Promise<void> {
+  const path = `/api/validate/${d.plural}`;
+  const res = await api.request('POST', path, { body });
+  if (res.status === 200 || res.status === 204) return;
+  if (!pc.dryRun && (res.status === 404 || res.status === 405)) return void pc.unvalidated.add(d.kind);
+  throw toHttpError('POST', path, res);
+}
+
+/** Without dry runs: a project the input puts a new object in must exist (read once per project; only a 404 refuses). */
+function projectExists(api: ApiClient, project: string, pc: PlanContext): Promise<void> {
+  let check = pc.projectChecks.get(project);
+  if (!check) {
+    check = api.request('GET', objectPath(KINDS.projectKind, project)).then((res) => {
+      if (res.status === 404) throw new CliError(`project "${project}" does not exist; create it first, or apply with --create-project`);
+    });
+    pc.projectChecks.set(project, check);
+  }
+  return check;
+}
+
+/** The warning of a plan made without dry runs: what was checked instead, and what was not. */
+function withoutDryRun(url: string, unvalidated: ReadonlySet<string>): string {
+  const kinds = [...unvalidated].sort();
+  return (
+    `${url} does not honour dryRun (no ${VERSION_HEADER} header: not a dashplane server), so nothing was dry-run: objects were checked with POST /api/validate/{plural}` +
+    `${kinds.length ? ` (which this server lacks for ${kinds.join(', ')}: those were not validated)` : ''} and the projects of new objects were read; ` +
+    'not checked: permissions, references and the one default datasource per plugin kind (apply reports a refusal when it writes), and secret values (an object holding some counts as changed)'
+  );
 }
 
 /** `create 2, configure 1, unchanged 14, prune 1` */

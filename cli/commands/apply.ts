@@ -33,7 +33,9 @@ const COLOURS: Record<Outcome | 'pruned', Colour> = { created: 'green', configur
  * printed; any object that cannot be applied (an unknown kind, a project contradicting -p, a
  * conflict with another field manager, a validation or permission error) stops the run before the
  * first write. Prunes need --yes or a yes at a terminal; without either, nothing is written.
- * Every run ends with the summary line.
+ * Every run ends with the summary line. Against a server that does not honour dryRun (Perses) the
+ * plan is checked with what it offers instead (plan.ts; one warning says what is not checked), and
+ * --dry-run is refused before anything is sent.
  */
 export function makeApplyCommand(env: Env): Command {
   return new Command('apply')
@@ -42,7 +44,7 @@ export function makeApplyCommand(env: Env): Command {
     .option('-p, --project <name>', 'project for project-scoped resources without metadata.project (an object naming another project is an error)')
     .option('--force-project', 'with -p: move objects that name another project into -p')
     .option('--create-project', 'create missing projects first')
-    .option('--dry-run', 'make and check the plan (dryRun=true on the server), print it, write nothing')
+    .option('--dry-run', 'make and check the plan (dryRun=true on the server: dashplane only), print it, write nothing')
     .option('--prune', 'delete objects of the applied kinds, in the touched projects, that carry --prune-tag and are absent from the input')
     .option('--prune-tag <tag>', 'only objects with this tag are pruned (required with --prune)')
     .option('-y, --yes', 'carry out a plan that prunes without asking')
@@ -54,6 +56,8 @@ export function makeApplyCommand(env: Env): Command {
       const io = ctx.io;
       if (flags.prune && !flags.pruneTag) throw new CliError('--prune needs --prune-tag TAG: only objects carrying that tag are ever pruned');
       if (flags.forceProject && !flags.project) throw new CliError('--force-project moves objects into the project given with -p PROJECT; add -p');
+      // a dry run of a server that ignores dryRun (Perses) would be the real writes
+      if (flags.dryRun) await ctx.client().requireDryRun('apply --dry-run', 'dashctl diff -f PATH shows the plan without writing');
       const concurrency = Math.max(1, Number(flags.concurrency) || 16);
       const dry = flags.dryRun ? ' (dry run)' : '';
       const counts = { created: 0, configured: 0, unchanged: 0, pruned: 0, failed: 0 };
@@ -94,6 +98,7 @@ export function makeApplyCommand(env: Env): Command {
         onStep: () => planning.tick(),
       });
       planning.clear();
+      if (plan.warning) io.err(`warning: ${plan.warning}\n`);
       printPlan(io, plan, Boolean(flags.quiet));
       for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}${hint(r.error)}\n`);
       if (plan.refused.length) {

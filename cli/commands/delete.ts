@@ -30,7 +30,7 @@ export function makeDeleteCommand(env: Env): Command {
     .argument('[names...]', 'object names')
     .option('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', collect, [])
     .option('-p, --project <name>', 'project for project-scoped objects (default: the saved default project)')
-    .option('--dry-run', 'check (dryRun=true) without deleting')
+    .option('--dry-run', 'check (dryRun=true: dashplane only) without deleting')
     .option('--ignore-not-found', 'an object that does not exist is not an error')
     .option('-y, --yes', 'delete projects (and everything in them) without asking')
     .action(async (kind: string | undefined, names: string[], flags: DeleteFlags) => {
@@ -50,6 +50,8 @@ export function makeDeleteCommand(env: Env): Command {
         doomed = names.map((name) => ({ d, name, project, label: label(d, name, project) }));
       }
       const dry = flags.dryRun ? ' (dry run)' : '';
+      // a dry run of a server that ignores dryRun (Perses) would be the real deletes
+      if (flags.dryRun) await ctx.client().requireDryRun('delete --dry-run');
       await confirmProjects(ctx, doomed, flags);
       let failed = 0;
       await deleteAll(ctx.client(), doomed, {

@@ -26,6 +26,8 @@ import { collect } from './apply.js';
  * changed since dashctl last applied it is headed `# CONFLICT` (apply refuses it unless
  * --force-conflicts). With `--prune --prune-tag T`, the objects apply --prune would delete are
  * shown as removed and counted. Exit 0: no changes, 1: changes, 2: an error (like kubectl diff).
+ * diff never writes: against a server that does not honour dryRun (Perses) nothing is dry-run
+ * (plan.ts), and one warning says what is not checked.
  */
 export function makeDiffCommand(env: Env): Command {
   return new Command('diff')
@@ -55,6 +57,7 @@ export function makeDiffCommand(env: Env): Command {
           concurrency: 16,
           ...(flags.prune ? { pruneTag: flags.pruneTag! } : {}),
         });
+        if (plan.warning) io.err(`warning: ${plan.warning}\n`);
         let errors = plan.refused.length;
         for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}\n`);
         const diffs = await mapPool(
@@ -112,7 +115,7 @@ async function diffStep(api: ApiClient, s: Step): Promise<string> {
   let out = unifiedDiff(toYaml(canonical(withoutServerFields(s.live))), wanted, { from: `live/${name}`, to: `${where(t.m)} ${name}` });
   if (!out && hasUnverifiableSecrets(t.d, t.m.object)) {
     const check = await secretsCheck(api, t, path);
-    if (!check.unchanged) out = `${header}# secret values differ from the live ones (${check.why ?? 'the server compared them'}); apply will write them\n`;
+    if (!check.unchanged) out = `${header}# ${check.why ? `secret values not compared (${check.why})` : 'secret values differ from the live ones (the server compared them)'}; apply will write them\n`;
   }
   if (!out) return '';
   const conflict = await conflictOf(api, path, Number(isObj(s.live.metadata) ? s.live.metadata.version : undefined));

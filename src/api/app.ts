@@ -25,6 +25,7 @@ import type { MountedRoute } from './openapi/document.js';
 import { registerOpenApiRoutes } from './openapi-routes.js';
 import { registerMigrateRoutes } from './migrate-routes.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
+import { VERSION_HEADER } from './headers.js';
 import { registerSchemaRoutes } from './schema-routes.js';
 import { registerResourceRoutes } from './resource-router.js';
 import { registerStaticRoutes, type StaticRouteOptions } from './static-routes.js';
@@ -98,6 +99,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   });
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', request.id);
+    void reply.header(VERSION_HEADER, o.build.version);
     void reply.header('X-Content-Type-Options', 'nosniff');
     void reply.header('Cache-Control', 'no-store');
     if ((request.query as Record<symbol, unknown>)[TOO_MANY_PARAMS]) throw badRequest(`the URL has more than ${MAX_QUERY_PARAMS} query parameters`);

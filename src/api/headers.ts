@@ -12,3 +12,10 @@ export const UNCHANGED_HEADER = 'X-Dashplane-Unchanged';
  * any other (version + 1), as Perses clients expect.
  */
 export const SKIP_UNCHANGED_HEADER = 'X-Dashplane-Skip-Unchanged';
+
+/**
+ * Response header on every answer: the server's version. It tells a client that the server is
+ * dashplane, and so honours dashplane's extensions such as `?dryRun=true`, which a Perses server
+ * ignores (carrying the write out); dashctl checks it before relying on a dry run.
+ */
+export const VERSION_HEADER = 'X-Dashplane-Version';
