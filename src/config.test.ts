@@ -75,6 +75,14 @@ describe('configuration', () => {
     expect(warnings).to.deep.equal(['ignoring environment variable DASHPLANE_PORT: it names no configuration key']);
   });
 
+  it('identity providers configured while authentication is off are named in a warning (they would be silently unused)', () => {
+    const providers =
+      'security:\n  authentication:\n    providers:\n      oidc:\n        - slug_id: corp\n          name: Corp\n          client_id: dashplane\n          issuer: https://idp.example.com\n';
+    const off = loadConfig({ file: file('p.yaml', providers) });
+    expect(off.warnings).to.deep.equal(['security.authentication.providers names 1 identity provider(s), but security.enable_auth is false: nobody signs in, so they are not used']);
+    expect(loadConfig({ file: file('p2.yaml', providers), env: { DASHPLANE_SECURITY_ENABLE_AUTH: 'true' } }).warnings).to.deep.equal([]);
+  });
+
   it('an unknown key is an error naming it', () => {
     const msg = configError(() => loadConfig({ file: file('b.yaml', 'histroy:\n  max_versions: 3\n') }));
     expect(msg).to.match(/histroy/);

@@ -60,7 +60,8 @@ export class ConfigError extends Error {}
 
 /**
  * Reads the configuration once: YAML file, DASHPLANE_* environment overrides, --listen; checks it
- * against schemas/config.json, fills defaults and freezes it. `warnings` lists ignored variables.
+ * against schemas/config.json, fills defaults and freezes it. `warnings` lists ignored variables
+ * and settings that have no effect.
  */
 export function loadConfig(src: ConfigSources = {}): { config: Readonly<ResolvedConfig>; warnings: string[] } {
   const warnings: string[] = [];
@@ -90,7 +91,13 @@ export function loadConfig(src: ConfigSources = {}): { config: Readonly<Resolved
   }
   applyShortcutEnv(raw, src.env ?? {});
   if (src.listen !== undefined) raw.listen = src.listen;
-  return { config: resolveConfig(raw), warnings };
+  const config = resolveConfig(raw);
+  const providers = config.security.authentication.providers;
+  const configured = [...(providers.oidc ?? []), ...(providers.oauth ?? [])].length;
+  if (configured && !config.security.enable_auth) {
+    warnings.push(`security.authentication.providers names ${configured} identity provider(s), but security.enable_auth is false: nobody signs in, so they are not used`);
+  }
+  return { config, warnings };
 }
 
 /**

@@ -16,6 +16,7 @@ export function buildProviders(oidcList: readonly OIDCProviderConfig[] = [], oau
   const out = new Map<string, ExternalProvider>();
   const add = (kind: ProviderKind, c: OIDCProviderConfig | OAuthProviderConfig, urls: readonly string[], where: string, make: () => ExternalProvider) => {
     if (out.has(`${kind}/${c.slug_id}`)) throw new Error(`${where}: slug_id "${c.slug_id}" is used twice`);
+    if (c.client_secret && c.client_secret_file) throw new Error(`${where}: set client_secret or client_secret_file, not both`);
     if (c.client_secret_file) {
       try {
         readFileSync(c.client_secret_file, 'utf8');
