@@ -157,6 +157,10 @@ describe('service accounts and API tokens (issue 20)', function () {
       expect(await status(s, alice, 'GET', '/api/v1/projects/p1/rolebindings/ci-edits'), 'its only binding goes').to.equal(404);
       await must(s, alice, 'POST', '/api/v1/projects/p1/serviceaccounts', { kind: 'ServiceAccount', metadata: { name: 'ci' }, spec: {} });
       expect(await status(s, ci, 'GET', '/api/v1/projects/p1/dashboards/d'), 'a new one of the same name does not revive it').to.equal(401);
+      expect(await must(s, alice, 'GET', '/api/v1/projects/p1/serviceaccounts/ci/tokens'), 'nor lists the old tokens as its own').to.deep.equal([]);
+      expect(await status(s, alice, 'DELETE', `/api/v1/projects/p1/serviceaccounts/ci/tokens/${t.id}`), 'nor revokes them').to.equal(404);
+      const fresh = await must(s, alice, 'POST', '/api/v1/projects/p1/serviceaccounts/ci/tokens', { name: 'again', ttl: '1d' });
+      expect((await must(s, alice, 'GET', '/api/v1/projects/p1/serviceaccounts/ci/tokens')).map((x: { id: string }) => x.id)).to.deep.equal([fresh.id]);
     });
 
     it('a global service account bound by a GlobalRoleBinding', async () => {

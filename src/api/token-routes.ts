@@ -91,7 +91,8 @@ async function ownerObject(o: TokenRouteOptions, d: KindDescriptor, project: str
 
 async function list(o: TokenRouteOptions, p: Principal, d: KindDescriptor, project: string | undefined, name: string, self: boolean) {
   if (!self) await o.service.authorize(p, 'read', d, project, name);
-  return o.tokens.list(ownerOf(d, await ownerObject(o, d, project, name)));
+  const owner = await ownerObject(o, d, project, name);
+  return o.tokens.list(ownerOf(d, owner), owner.metadata.createdAt);
 }
 
 async function create(o: TokenRouteOptions, p: Principal, d: KindDescriptor, project: string | undefined, name: string, body: unknown, reply: FastifyReply) {
@@ -111,6 +112,7 @@ async function revoke(o: TokenRouteOptions, p: Principal, d: KindDescriptor, pro
   if (!/^[0-9a-f]{16}$/.test(id)) throw badRequest(`token id ${JSON.stringify(id.slice(0, 40))} is not an id from the list of tokens (16 hexadecimal digits)`);
   if (self && p.token?.permissions && p.token.id !== id) throw forbidden('a narrowed API token may revoke only itself; use a session or an unrestricted token');
   if (!self && p.token?.id !== id) await o.service.authorize(p, 'update', d, project, name);
-  await o.tokens.revoke(p, ownerOf(d, await ownerObject(o, d, project, name)), id);
+  const owner = await ownerObject(o, d, project, name);
+  await o.tokens.revoke(p, ownerOf(d, owner), owner.metadata.createdAt, id);
   return reply.code(204).send();
 }

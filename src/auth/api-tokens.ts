@@ -118,24 +118,27 @@ export class ApiTokens {
     }
   }
 
-  /** The tokens of one owner, newest first. */
-  async list(owner: TokenOwner): Promise<TokenInfo[]> {
+  /**
+   * The tokens of one owner, newest first. `ownerCreatedAt` is the owner's as stored now: the
+   * tokens of an earlier owner of the same name (deleted, then re-created) are not its own.
+   */
+  async list(owner: TokenOwner, ownerCreatedAt: string): Promise<TokenInfo[]> {
     const all = (await this.o.store.list({ kind: API_TOKEN_KIND })) as ApiToken[];
     return all
-      .filter((t) => sameOwner(t.spec.owner, owner))
+      .filter((t) => sameOwner(t.spec.owner, owner) && t.spec.ownerCreatedAt === ownerCreatedAt)
       .map(infoOf)
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
   }
 
-  /** One token of `owner` (404 when it has no token of that id). */
-  async get(owner: TokenOwner, id: string): Promise<ApiToken> {
+  /** One token of `owner` (404 when it has no token of that id); `ownerCreatedAt` as for `list`. */
+  async get(owner: TokenOwner, ownerCreatedAt: string, id: string): Promise<ApiToken> {
     const t = /^[0-9a-f]{16}$/.test(id) ? ((await this.o.store.get(key(id))) as ApiToken | undefined) : undefined;
-    if (!t || !sameOwner(t.spec.owner, owner)) throw notFound(`no token "${id}" here (see the list of tokens)`);
+    if (!t || !sameOwner(t.spec.owner, owner) || t.spec.ownerCreatedAt !== ownerCreatedAt) throw notFound(`no token "${id}" here (see the list of tokens)`);
     return t;
   }
 
-  async revoke(by: Principal, owner: TokenOwner, id: string): Promise<ApiToken> {
-    const t = await this.get(owner, id);
+  async revoke(by: Principal, owner: TokenOwner, ownerCreatedAt: string, id: string): Promise<ApiToken> {
+    const t = await this.get(owner, ownerCreatedAt, id);
     await this.o.store.delete(key(id), { audit: [this.audited(by, 'token-revoke', t)] }).catch((e: unknown) => {
       if (!(e instanceof ApiError && e.reason === 'NotFound')) throw e;
     });
