@@ -247,5 +247,11 @@ describe('dashctl kubectl habits (end to end)', function () {
     expect(r.stdout).to.include('Project team-x deleted');
     expect((await srv.api('GET', '/api/v1/projects/team-x')).status).to.equal(404);
     expect((await srv.api('GET', '/api/v1/projects/team-x/dashboards/one')).status).to.equal(404);
+    // a project that does not exist: nothing to confirm, the delete says so
+    const missing = await run(['delete', 'project', 'team-x']);
+    expect(missing.code, show(missing)).to.equal(1);
+    expect(missing.stderr).to.include('Project team-x').and.include('not found').and.not.include('--yes');
+    const ignored = await run(['delete', 'project', 'team-x', '--ignore-not-found']);
+    expect(ignored.code, show(ignored)).to.equal(0);
   });
 });

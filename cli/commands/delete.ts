@@ -73,13 +73,15 @@ async function confirmProjects(ctx: Context, doomed: readonly Doomed[], flags: D
   const projects = doomed.filter((x) => x.d.isProjectScope);
   if (!projects.length) return;
   const api = ctx.client();
+  const existing: Doomed[] = [];
   for (const p of projects) {
     const res = await api.request('GET', objectPath(p.d, p.name));
-    if (res.status !== 200) continue; // reported by the delete itself (404 and --ignore-not-found included)
+    if (res.status !== 200) continue; // reported by the delete itself (404 and --ignore-not-found included), with nothing to confirm
+    existing.push(p);
     ctx.io.err(describeContents(p.name, await projectContents(api, p.name)));
   }
-  if (flags.dryRun || flags.yes) return;
-  const names = projects.map((p) => p.name).join(', ');
+  if (flags.dryRun || flags.yes || !existing.length) return;
+  const names = existing.map((p) => p.name).join(', ');
   if (!ctx.io.inTty) throw new CliError(`refusing to delete project ${names} and everything in it without confirmation; run again with --yes`);
   if (!(await confirm(`Delete project ${names} and everything in it?`))) throw new CliError('nothing deleted');
 }
