@@ -357,6 +357,10 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
         expect(r.status, `ttl ${JSON.stringify(ttl)}`).to.equal(400);
         expect(JSON.stringify(r.body.details)).to.include('spec.ttl');
       }
+      const zero = await s.api('POST', '/api/v1/projects/demo/ephemeraldashboards', eph('e3', '0h0m'));
+      expect(zero.body.details, 'a zero ttl is explained in words, not as a regular expression').to.deep.equal([
+        { path: 'spec.ttl', message: 'must be a duration greater than zero, such as "30m", "24h" or "7d"' },
+      ]);
     });
   });
 

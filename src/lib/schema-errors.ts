@@ -25,6 +25,8 @@ const PATTERN_WORDS: Record<string, (value: unknown) => string> = {
   '^[a-zA-Z0-9_.-]+$': () => 'may only contain a-z, A-Z, 0-9, "_", "-" and "." (no spaces or other characters)',
   '^#/spec/panels/[a-zA-Z0-9_.-]+$': () => 'must be "#/spec/panels/<key>" naming a panel of this dashboard',
   '^\\S(?:.*\\S)?$': () => 'must not start or end with spaces',
+  // a duration that is not zero (EphemeralDashboard ttl)
+  '[1-9]': () => 'must be a duration greater than zero, such as "30m", "24h" or "7d"',
 };
 
 /** Runs a validator and returns every problem as a user-facing detail (empty when valid). */
