@@ -54,6 +54,36 @@ describe('request log: buffered, complete at exit; REL-08 stdout on a full devic
     }
   });
 
+  it('a request its client gave up on (a watch closed by the browser) has its line too, marked abandoned', async () => {
+    const dir = tempDir();
+    try {
+      const srv = await spawnServer({ dataDir: dir.path });
+      const ac = new AbortController();
+      const res = await fetch(`${srv.url}/api/v1/projects?watch=true`, { headers: { 'x-request-id': 'watch-left-by-client' }, signal: ac.signal });
+      expect(res.status).to.equal(200);
+      ac.abort();
+      const line = () =>
+        srv
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('watch-left-by-client'))
+          .map((l) => JSON.parse(l) as Record<string, unknown>)[0];
+      // the log is written in blocks at each turn of the server's event loop: a later request flushes it
+      await waitFor(
+        "the abandoned request's line",
+        async () => {
+          await fetch(`${srv.url}/api/v1/health`);
+          return line() !== undefined;
+        },
+        10_000,
+      );
+      expect(line()).to.deep.include({ msg: 'request', method: 'GET', route: '/api/v1/projects', status: 200, abandoned: true });
+      await stopChild(srv.child);
+    } finally {
+      dir.remove();
+    }
+  });
+
   it('REL-08: stdout on /dev/full: requests are answered, the process stays up and exits 0 on SIGTERM', async () => {
     const dir = tempDir();
     const full = openSync('/dev/full', 'w');

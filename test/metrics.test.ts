@@ -95,6 +95,39 @@ describe('GET /metrics (auth off): watch, proxy, reaper', function () {
     }
   });
 
+  it('requests the client gave up on are counted too: a watch it closed (its status), a proxied query it cancelled (499; proxy status "cancelled")', async () => {
+    const watchRoute = { route: '/api/v1/projects/:project/variables', method: 'GET', status: '200' };
+    const before = sample(await metrics(), 'dashplane_http_request_duration_seconds_count', watchRoute) ?? 0;
+    const w = await WatchStream.must(`${s.url}/api/v1/projects/p/variables?watch=true`);
+    await w.close();
+    await waitFor('the closed watch to be counted', async () => (sample(await metrics(), 'dashplane_http_request_duration_seconds_count', watchRoute) ?? 0) === before + 1, 5_000);
+
+    let answer: (() => void) | undefined;
+    const slow = createServer((_req, res) => {
+      answer = () => res.end('{}');
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(slow.address() as { port: number }).port}`;
+      await s.api('POST', '/api/v1/projects/p/datasources', {
+        kind: 'Datasource',
+        metadata: { name: 'slow' },
+        spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url } } } } },
+      });
+      const ac = new AbortController();
+      const pending = fetch(`${s.url}/proxy/projects/p/datasources/slow/api/v1/query`, { signal: ac.signal }).catch(() => undefined);
+      await waitFor('the upstream to be called', () => answer !== undefined, 5_000);
+      ac.abort();
+      await pending;
+      const proxyRoute = { route: '/proxy/projects/:project/datasources/:name/*', method: 'GET', status: '499' };
+      await waitFor('the cancelled query to be counted', async () => sample(await metrics(), 'dashplane_http_request_duration_seconds_count', proxyRoute) === 1, 5_000);
+      expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/slow', status: 'cancelled' })).to.equal(1);
+    } finally {
+      answer?.();
+      slow.close();
+    }
+  });
+
   it('the example monitoring dashboard (examples/monitoring) is a valid dashboard', async () => {
     const { readResources } = await import('./helpers/manifests.js');
     const { PACKAGE_ROOT } = await import('../src/paths.js');

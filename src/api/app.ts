@@ -68,6 +68,9 @@ export interface AppOptions {
   logger: boolean | Record<string, unknown> | Logger;
 }
 
+/** The status logged for a request whose client left before any answer (nginx's "client closed request"). */
+const CLIENT_CLOSED_REQUEST = 499;
+
 /** Builds the Fastify application: hygiene hooks, parsers, error handler, routes. */
 export function buildApp(o: AppOptions): FastifyInstance {
   const http = o.config.http;
@@ -98,6 +101,15 @@ export function buildApp(o: AppOptions): FastifyInstance {
     );
   });
   app.addHook('onRequest', async (request, reply) => {
+    // A request its client gave up on (a watch closed by the browser, a query it cancelled) ends
+    // without 'finish', so Fastify runs no onResponse hook: its log line and metric are written here.
+    reply.raw.once('close', () => {
+      if (reply.raw.writableFinished || reply.raw.errored) return; // answered (or failed): onResponse has it
+      const route = request.routeOptions.url ?? 'unmatched';
+      const status = reply.raw.headersSent ? reply.statusCode : CLIENT_CLOSED_REQUEST;
+      request.log.info({ user: request.principal?.name, method: request.method, route, status, ms: Math.round(reply.elapsedTime * 10) / 10, abandoned: true }, 'request');
+      o.metrics.observeRequest(route, request.method, status, reply.elapsedTime / 1000);
+    });
     void reply.header('X-Request-Id', request.id);
     void reply.header(VERSION_HEADER, o.build.version);
     void reply.header('X-Content-Type-Options', 'nosniff');

@@ -10,7 +10,7 @@ import { callerResponseHeaders, upstreamRequestHeaders } from '../proxy/headers.
 import { proxySuffix, upstreamUrl } from '../proxy/path.js';
 import { checkAllowed, type DatasourceSpec, DerivedCache, type ProxyPlan, proxyPlan } from '../proxy/plan.js';
 import { unsavedRequest } from '../proxy/unsaved-request.js';
-import { callerGone, Cut, type Upstream, type UpstreamTls } from '../proxy/upstream.js';
+import { callerGone, cancelledByCaller, Cut, type Upstream, type UpstreamTls } from '../proxy/upstream.js';
 import type { Metrics } from './metrics.js';
 import { documented, type RouteDoc } from './route-doc.js';
 import { assertName } from '../lib/names.js';
@@ -219,7 +219,7 @@ async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exch
       cut,
     });
   } catch (e) {
-    observe((e as { reason?: string }).reason ?? 'error');
+    observe(cancelledByCaller(cut) ? 'cancelled' : ((e as { reason?: string }).reason ?? 'error'));
     throw e;
   }
   observe(String(res.statusCode));

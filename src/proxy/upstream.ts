@@ -59,6 +59,9 @@ export class Cut extends EventEmitter {
 /** The reason of a cut by the caller (the client closed its connection). */
 export const callerGone = () => new DOMException('the client closed the connection', 'AbortError');
 
+/** Whether `cut` ended the exchange because the caller went away (not a timeout). */
+export const cancelledByCaller = (cut: Cut): boolean => cut.aborted && (cut.reason as Error).name === 'AbortError';
+
 /**
  * Sends one request upstream with undici: streaming both ways, redirects never followed, the
  * resolved address checked against the denylist (so every spelling of an address is caught and
@@ -191,7 +194,7 @@ function translate(e: unknown, cut: Cut, https: boolean): ApiError {
   if ((errors && (e instanceof errors.HeadersTimeoutError || e instanceof errors.BodyTimeoutError)) || err.name === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new ApiError('GatewayTimeout', 'the datasource did not answer in time (proxy.timeout)');
   }
-  if (cut.aborted && (cut.reason as Error).name === 'AbortError') return new ApiError('BadRequest', 'the request was cancelled by the client');
+  if (cancelledByCaller(cut)) return new ApiError('BadRequest', 'the request was cancelled by the client');
   if (err.name === 'AbortError') return new ApiError('GatewayTimeout', 'the datasource exchange took longer than proxy.max_duration');
   if (code && /CERT|SELF_SIGNED|VERIFY|ALTNAME|TLS|SSL/i.test(code)) {
     return new ApiError('BadGateway', `the datasource's TLS certificate was not accepted (${code}); check the Secret's tlsConfig (ca, serverName)`);
