@@ -56,14 +56,109 @@ function modules(dir: string): string[] {
 }
 
 /**
+ * The source with comments removed and every string, template and regular-expression literal
+ * replaced by a placeholder (`"#N"` for string N of `strings`). A scanner, not regular expressions
+ * over the text: `/*` inside a string (a route such as `${base}/*`) must not hide the code after it.
+ * A `/` starts a regular expression where an expression may start (after an operator, an opening
+ * bracket, a comma or a keyword such as `return`), else it divides.
+ */
+function scanSource(source: string): { code: string; strings: string[] } {
+  const strings: string[] = [];
+  let code = '';
+  let i = 0;
+  /** Where `}` closes a `${...}` of a template literal instead of a block. */
+  const templateDepths: number[] = [];
+  let depth = 0;
+  const regexMayStart = () => {
+    const before = code.trimEnd();
+    if (before === '' || /[(,=:[!&|?{};+\-*%<>~^]$/.test(before)) return true;
+    return /\b(?:return|typeof|case|in|of|new|delete|void|throw|else|do|await|yield)$/.test(before);
+  };
+  const readQuoted = (quote: string): string => {
+    let text = '';
+    i++;
+    while (i < source.length && source[i] !== quote) {
+      if (source[i] === '\\') text += source[i++];
+      text += source[i++];
+    }
+    i++;
+    return text;
+  };
+  /** Reads template text up to the closing backtick or to a `${`, which it enters. */
+  const readTemplate = () => {
+    while (i < source.length) {
+      const c = source[i];
+      if (c === '\\') i += 2;
+      else if (c === '`') {
+        i++;
+        code += '"#T"';
+        return;
+      } else if (c === '$' && source[i + 1] === '{') {
+        i += 2;
+        code += '"#T"+(';
+        templateDepths.push(depth);
+        depth++;
+        return;
+      } else i++;
+    }
+  };
+  while (i < source.length) {
+    const c = source[i];
+    const next = source[i + 1];
+    if (c === '/' && next === '/') {
+      while (i < source.length && source[i] !== '\n') i++;
+    } else if (c === '/' && next === '*') {
+      const end = source.indexOf('*/', i + 2);
+      i = end < 0 ? source.length : end + 2;
+      code += ' ';
+    } else if (c === "'" || c === '"') {
+      strings.push(readQuoted(c));
+      code += `"#${strings.length - 1}"`;
+    } else if (c === '`') {
+      i++;
+      readTemplate();
+    } else if (c === '/' && regexMayStart()) {
+      i++;
+      let inClass = false;
+      while (i < source.length && (inClass || source[i] !== '/') && source[i] !== '\n') {
+        if (source[i] === '\\') i++;
+        else if (source[i] === '[') inClass = true;
+        else if (source[i] === ']') inClass = false;
+        i++;
+      }
+      i++;
+      while (/[a-z]/.test(source[i] ?? '')) i++;
+      code += '/R/';
+    } else if (c === '{') {
+      depth++;
+      code += c;
+      i++;
+    } else if (c === '}') {
+      depth--;
+      i++;
+      if (templateDepths.length && templateDepths[templateDepths.length - 1] === depth) {
+        templateDepths.pop();
+        code += ')+';
+        readTemplate();
+      } else code += c;
+    } else {
+      code += c;
+      i++;
+    }
+  }
+  return { code, strings };
+}
+
+/**
  * The relative module specifiers a source imports: `import ... from`, `export ... from`, bare
- * `import '...'` and `import('...')`, comments and the contents of other strings aside.
+ * `import '...'` and `import('...')`, wherever they stand on a line; comments and the contents of
+ * other strings aside.
  */
 function importsOf(source: string): string[] {
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const { code, strings } = scanSource(source);
   const out: string[] = [];
-  const patterns = [/^\s*(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/gm, /^\s*import\s*['"]([^'"]+)['"]/gm, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
-  for (const re of patterns) for (const m of code.matchAll(re)) out.push(m[1]);
+  const patterns = [/\b(?:import|export)\s[^;"]*?\bfrom\s*"#(\d+)"/g, /\bimport\s*"#(\d+)"/g, /\bimport\(\s*"#(\d+)"\s*\)/g];
+  for (const re of patterns) for (const m of code.matchAll(re)) out.push(strings[Number(m[1])]);
   return out.filter((s) => s.startsWith('.'));
 }
 
@@ -144,6 +239,17 @@ describe('Layers (docs/architecture.md)', () => {
     expect(importsOf(`import { a } from '../x.js';\nexport type { B } from './b.js';\nimport './side.js';\n// import { no } from './comment.js';\nconst m = await import('./lazy.js');`)).to.deep.equal(
       ['../x.js', './b.js', './side.js', './lazy.js'],
     );
+    // what a comment-stripping regular expression missed: '/*' in a string hid the code after it,
+    // and only the first import of a line was seen
+    const tricky = [
+      'const route = `${base}/*`;',
+      "app.get('/api/*', h); void import('../up.js');",
+      'const re = /[\'"]/g; const s = \'import("./in-a-string.js")\';',
+      'const t = `a ${`nested ${x}`} import("./in-a-template.js")`;',
+      "/* block */ import { c } from './c.js'; import { d } from './d.js';",
+      'const half = total / 2; const m2 = await import(`./template-path.js`);',
+    ].join('\n');
+    expect(importsOf(tricky)).to.deep.equal(['./c.js', './d.js', '../up.js']);
     expect(unitOf('src/kinds/generated/types.ts')!.layer).to.be.lessThan(unitOf('src/kinds/user.ts')!.layer);
     expect(unitOf('src/storage/store.ts')!.layer).to.be.lessThan(unitOf('src/resources/service.ts')!.layer);
     expect(
