@@ -29,7 +29,7 @@ export interface ConfigSources {
  */
 export const NAMED_ENV_VARS: Readonly<Record<string, string>> = Object.freeze({
   DASHPLANE_CONFIG: 'The configuration file, when `--config` is not given.',
-  DASHPLANE_ENCRYPTION_KEY: 'The master key (64 hex characters or base64 of 32 bytes): sets `security.encryption_key`.',
+  DASHPLANE_ENCRYPTION_KEY: 'The master key (64 hex characters, base64 of 32 bytes, or a string of exactly 32 bytes as Perses writes it): sets `security.encryption_key`.',
   DASHPLANE_ADMIN_USER: 'With `DASHPLANE_ADMIN_PASSWORD`: the first administrator, created at start when no user of that name exists (sets `security.bootstrap_admin`).',
   DASHPLANE_ADMIN_PASSWORD: "The first administrator's password (needs `DASHPLANE_ADMIN_USER`).",
   DASHPLANE_DATABASE_POSTGRES_PASSWORD: 'The PostgreSQL password, when neither the URL nor `database.postgres.password_file` holds it.',

@@ -986,7 +986,7 @@ export interface SecurityConfig {
    */
   readonly?: boolean;
   /**
-   * Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.
+   * Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).
    */
   encryption_key?: string;
   /**
@@ -994,7 +994,7 @@ export interface SecurityConfig {
    */
   encryption_key_file?: string;
   /**
-   * Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed.
+   * Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed.
    */
   previous_encryption_keys?: string[];
   /**
@@ -1509,7 +1509,7 @@ export interface ResolvedSecurityConfig {
    */
   readonly: boolean;
   /**
-   * Key used to encrypt secrets at rest (32 bytes, hex or base64). Prefer encryption_key_file or the environment.
+   * Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).
    */
   encryption_key?: string;
   /**
@@ -1517,7 +1517,7 @@ export interface ResolvedSecurityConfig {
    */
   encryption_key_file?: string;
   /**
-   * Keys that encrypted secrets before the current one (64 hex characters or base64 each): still read, never written. After `dashplane secrets rotate` they can be removed.
+   * Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed.
    */
   previous_encryption_keys: string[];
   /**
