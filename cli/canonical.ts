@@ -1,9 +1,8 @@
 // The canonical form of an object that dashctl diffs (and the web UI's history compares): keys
-// in a fixed order and no server-owned metadata, so only real changes show. No dependencies: the
-// web UI bundles this file.
+// in a fixed order and no server-owned metadata, so only real changes show. The web UI bundles
+// this file: it imports only dependency-free modules.
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+import { isObj, type Obj } from '../src/lib/is-obj.js';
 
 /** Metadata the server owns (with older Perses exports' spellings): never part of a comparison or a diff. */
 export const SERVER_OWNED = ['createdAt', 'updatedAt', 'version', 'created_at', 'updated_at'] as const;

@@ -1,3 +1,5 @@
+import { isObj } from '../lib/is-obj.js';
+
 /**
  * The `iss` claim of a JWT, read without verifying anything: only to pick the identity provider
  * whose keys then verify the token. Undefined for anything that is not a JWS compact token with a
@@ -8,7 +10,7 @@ export function unverifiedIssuer(token: string): unknown {
   if (parts.length !== 3) return undefined;
   try {
     const claims: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
-    return claims !== null && typeof claims === 'object' && !Array.isArray(claims) ? (claims as { iss?: unknown }).iss : undefined;
+    return isObj(claims) ? claims.iss : undefined;
   } catch {
     return undefined;
   }

@@ -1,5 +1,7 @@
 /** Dotted-path helpers (`spec.plugin.kind`) for the declarative parts of kind descriptors. */
 
+import { isObj } from './is-obj.js';
+
 export function getPath(obj: unknown, path: string): unknown {
   let cur: unknown = obj;
   for (const part of path.split('.')) {
@@ -41,7 +43,7 @@ export function deletePath(obj: unknown, path: string): void {
     if (obj !== null && typeof obj === 'object') delete (obj as Record<string, unknown>)[parts[0]];
     return;
   }
-  if (parent !== null && typeof parent === 'object' && !Array.isArray(parent)) delete (parent as Record<string, unknown>)[parts[parts.length - 1]];
+  if (isObj(parent)) delete parent[parts[parts.length - 1]];
 }
 
 /** Appends a key or index to a dotted path: `a.b` + 3 -> `a.b[3]`, `a` + `x` -> `a.x`. */
