@@ -2,7 +2,7 @@
  * Profiles dashplane under one benchmark's load: `node dist/bench/profile.js P1` starts the server
  * (or P2P: name-prefix lists) with --cpu-prof, runs the load, stops it and prints the top self-time functions
  * (for P3 also the share of each stage of the create path).
- * (Used to find what to fix; see README "Performance".)
+ * (Used to find what to fix; see docs/performance.md.)
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
