@@ -34,22 +34,23 @@ export type Can = (action: Action, kind: string, project?: string, name?: string
 /**
  * What the signed-in user may do, so pages show only the buttons that will work: global
  * permissions (`*`) count everywhere, a project's only in it; users may read and update
- * themselves. With auth off everything is allowed. Until the answer arrives nothing is offered.
+ * themselves. With auth off everything is allowed. Until the answer arrives nothing is offered
+ * (`failed`: the answer will not come, so nothing is).
  */
-export function useCan(): { can: Can; ready: boolean } {
+export function useCan(): { can: Can; ready: boolean; failed: boolean } {
   const { authOn, user } = useSession();
   const perms = useQuery(['permissions', user], () => getJson<Record<string, Permission[]>>(`/api/v1/users/${enc(user!)}/permissions`), {
     enabled: authOn && !!user,
     staleTime: 30_000,
   });
   return useMemo(() => {
-    if (!authOn) return { can: () => true, ready: true };
+    if (!authOn) return { can: () => true, ready: true, failed: false };
     const data = perms.data;
     const can: Can = (action, kind, project, name) => {
       if (!data) return false;
       if (kind === 'User' && name === user && (action === 'read' || action === 'update')) return true;
       return grants(data['*'], action, kind) || (project !== undefined && grants(data[project], action, kind));
     };
-    return { can, ready: data !== undefined };
-  }, [authOn, user, perms.data]);
+    return { can, ready: data !== undefined, failed: perms.isError };
+  }, [authOn, user, perms.data, perms.isError]);
 }

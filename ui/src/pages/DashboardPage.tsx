@@ -12,6 +12,7 @@ import { ManagedBanner, useConfirmOverwrite, useManagedFromGit } from '../manage
 import { recordView } from '../profile-api';
 import { CachingDatasourceApi } from '../datasource-api';
 import { DashboardView } from '../perses/DashboardView';
+import { useExternalVariables } from '../perses/external-variables';
 import { ExploreAction } from '../perses/ExploreAction';
 import { PersesProviders } from '../perses/PersesProviders';
 import { watchObject } from '../watch';
@@ -52,6 +53,8 @@ function Dashboard() {
   const datasourceApi = useMemo(() => new CachingDatasourceApi(), [project, name]);
   // each panel's header gets an Explore button (its queries, the variables' values, the time range)
   const panelOptions = useMemo(() => ({ extra: (p: PanelExtraProps) => <ExploreAction {...p} project={project} dashboard={plural === 'dashboards' ? name : ''} /> }), [project, name, plural]);
+  // the project's and the global variables, as Perses shows them (wait for them: Perses reads them once)
+  const externalVariables = useExternalVariables(project);
   const location = useLocation();
   const navigate = useNavigate();
   // ?edit=true: open in Perses' edit mode (a new dashboard, to add its first panel)
@@ -166,7 +169,12 @@ function Dashboard() {
       {fromGit && <ManagedBanner writer={fromGit} what="this dashboard" />}
       {overwrite.dialog}
       <Box sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column' }} data-testid="dashboard">
-        {!timeReady ? (
+        {externalVariables.failures.length > 0 && (
+          <Alert severity="warning" sx={{ mx: 2, mt: 1 }} data-testid="external-variables-error">
+            Shown without the {externalVariables.failures.join('; ')}
+          </Alert>
+        )}
+        {!timeReady || !externalVariables.definitions ? (
           <Loading />
         ) : (
           <DashboardView
@@ -179,6 +187,7 @@ function Dashboard() {
             panelOptions={panelOptions}
             confirmEdit={confirmEdit}
             dashboardTitleComponent={NO_TITLE}
+            externalVariableDefinitions={externalVariables.definitions}
           />
         )}
       </Box>

@@ -17,6 +17,7 @@ import {
   useEditMode,
   VariableProviderWithQueryParams,
   type DatasourceApi,
+  type ExternalVariableDefinition,
   type OnSaveDashboard,
   type PanelOptions,
 } from '@perses-dev/dashboards';
@@ -35,6 +36,12 @@ export interface DashboardViewProps {
   /** Asked before edit mode starts; false keeps the view mode (e.g. a dashboard managed from Git). */
   confirmEdit?: () => Promise<boolean>;
   dashboardTitleComponent?: ReactNode;
+  /**
+   * Variables from outside the dashboard, one list per source, the first winning over the next
+   * (the project's, then the global ones); a dashboard variable of the same name wins over all.
+   * Read once, when the dashboard mounts.
+   */
+  externalVariableDefinitions?: ExternalVariableDefinition[];
 }
 
 /**
@@ -66,7 +73,7 @@ export const DashboardView = memo(function DashboardView(props: DashboardViewPro
     <DatasourceStoreProvider dashboardResource={dashboardResource} datasourceApi={props.datasourceApi}>
       <DashboardProviderWithQueryParams initialState={{ isEditMode: props.isEditing, dashboardResource }}>
         <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>
-          <VariableProviderWithQueryParams initialVariableDefinitions={spec.variables} builtinVariableDefinitions={builtins}>
+          <VariableProviderWithQueryParams initialVariableDefinitions={spec.variables} externalVariableDefinitions={props.externalVariableDefinitions} builtinVariableDefinitions={builtins}>
             <Box sx={{ display: 'flex', width: '100%', height: '100%', position: 'relative', overflow: 'hidden' }}>
               <ErrorBoundary FallbackComponent={ErrorAlert}>
                 <DashboardBody {...props} />
@@ -84,7 +91,7 @@ function builtin(name: string, description: string, value: () => string | undefi
 }
 
 /** `DashboardApp`: toolbar, the dashboard with its panels, and the edit-mode dialogs. */
-function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitleComponent, confirmEdit }: DashboardViewProps) {
+function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitleComponent, confirmEdit }: Omit<DashboardViewProps, 'externalVariableDefinitions'>) {
   const chartsTheme = useChartsTheme();
   const { isEditMode, setEditMode } = useEditMode();
   const { dashboard, setDashboard } = useDashboard();
