@@ -43,6 +43,26 @@ describe('web UI with authentication off (Chromium)', function () {
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
+  it("shows the project's and the global variables on a dashboard (everything is readable)", async () => {
+    const { page } = w;
+    const text = (value: string) => ({ kind: 'TextVariable', spec: { value } });
+    const created = async (path: string, body: unknown) => expect((await s.api('POST', path, body)).status, path).to.equal(200);
+    await created('/api/v1/projects/demo/variables', { kind: 'Variable', metadata: { name: 'env', project: 'demo' }, spec: text('node') });
+    await created('/api/v1/globalvariables', { kind: 'GlobalVariable', metadata: { name: 'region' }, spec: text('eu') });
+    await created('/api/v1/projects/demo/dashboards', { kind: 'Dashboard', metadata: { name: 'vars', project: 'demo' }, spec: { duration: '1h', panels: {}, layouts: [] } });
+    const lists: string[] = [];
+    page.on('request', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (/^\/api\/v1\/(projects\/demo\/variables|globalvariables)$/.test(path)) lists.push(path);
+    });
+    await page.goto('/projects/demo/dashboards/vars');
+    expect(await page.getByTestId('variable-env').locator('input').inputValue()).to.equal('node');
+    expect(await page.getByTestId('variable-region').locator('input').inputValue()).to.equal('eu');
+    expect(lists.sort()).to.deep.equal(['/api/v1/globalvariables', '/api/v1/projects/demo/variables']);
+    page.removeAllListeners('request');
+    expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+  });
+
   it('creates a project and a dashboard, stars it, and finds it on the home page (one anonymous profile)', async () => {
     const { page } = w;
     await page.goto('/');
