@@ -171,6 +171,40 @@ describe('user profile and search (web UI API)', function () {
       expect((await a('GET', '/api/v1/search?query=a&limit=0')).status).to.equal(400);
       expect(await names('ZZZnothing')).to.deep.equal([]);
     });
+    it('shows as the reason a field holding every word of a multi-word query, not the first holding one', async () => {
+      const a = as(alice);
+      const d = dash('mixed', 'Mixed bag', { panelTitle: 'RAM Used' });
+      const spec = d.spec as Record<string, unknown>;
+      const panels = spec.panels as Record<string, unknown>;
+      // a variable before the panels: "stat" is in its plugin kind, first in the stored text
+      const mixed = {
+        ...d,
+        spec: {
+          display: spec.display,
+          duration: spec.duration,
+          variables: [{ kind: 'ListVariable', spec: { name: 'size', plugin: { kind: 'StaticListVariable', spec: { values: ['lg'] } } } }],
+          panels: {
+            ...panels,
+            b: { kind: 'Panel', spec: { display: { name: 'Stat Lg tiles' }, plugin: { kind: 'TimeSeriesChart', spec: {} } } },
+            c: { kind: 'Panel', spec: { display: { name: 'RAM Total' }, plugin: { kind: 'TimeSeriesChart', spec: {} } } },
+          },
+          layouts: spec.layouts,
+        },
+      };
+      await ok(a('POST', '/api/v1/projects/team-a/dashboards', mixed), 200);
+      const why = async (query: string) => {
+        const hits = (await ok(a('GET', `/api/v1/search?query=${encodeURIComponent(query)}`))).body;
+        expect(hits.map((h: any) => h.name)).to.deep.equal(['mixed']);
+        return hits[0].match;
+      };
+      expect(await why('Stat Lg')).to.deep.equal({ path: 'spec.panels.b.spec.display.name', text: 'Stat Lg tiles' });
+      expect(await why('RAM Total')).to.deep.equal({ path: 'spec.panels.c.spec.display.name', text: 'RAM Total' });
+      // a word only in the title (Mixed) does not stop the field with the other words from being the reason
+      expect(await why('mixed ram total')).to.deep.equal({ path: 'spec.panels.c.spec.display.name', text: 'RAM Total' });
+      // no field holds both words: the one holding the first stays the reason
+      expect((await why('used tiles')).text).to.equal('RAM Used');
+      await ok(a('DELETE', '/api/v1/projects/team-a/dashboards/mixed'), 204);
+    });
   });
 
   describe('auth off', () => {

@@ -55,6 +55,16 @@ describe('web UI administration (Chromium, auth on)', function () {
     await dialog.getByRole('button', { name: 'Close' }).click();
     await row(page, 'shared-prometheus').waitFor();
     await w.screenshot('admin-global-datasources');
+    // a global object comes back from the administration page, not from a project
+    await page.getByRole('button', { name: 'Actions for shared-prometheus' }).click();
+    await page.getByRole('menuitem', { name: 'Delete', exact: true }).click();
+    const confirm = await dialogTitled(page, /Delete global datasource/);
+    await waitFor('the consequences', async () => (await confirm.getByTestId('delete-consequences').innerText()).includes('history is kept'));
+    expect(await confirm.getByTestId('delete-consequences').innerText())
+      .to.contain('Administration → “Recently deleted”')
+      .and.not.contain('in the project');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 

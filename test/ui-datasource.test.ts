@@ -130,6 +130,30 @@ describe('web UI datasource form and Save & test (Chromium, real Prometheus)', f
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
+  it('says a direct URL serves other clients, not this web UI, and does not blame the datasource in Save & test', async () => {
+    const { page } = w;
+    w.errors.length = 0;
+    await page.goto('/projects/obs?tab=datasources');
+    await page.getByRole('button', { name: 'New datasource' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('heading', { name: 'New datasource' }).waitFor();
+    await dialog.getByTestId('name-field').fill('direct-prom');
+    expect(await dialog.getByTestId('direct-url-note').innerText()).to.contain('only through its proxy');
+    await dialog.getByRole('button', { name: 'Browser calls it directly' }).click();
+    await waitFor('the warning', async () => (await dialog.getByTestId('direct-url-note').innerText()).includes("connect-src 'self'"));
+    await dialog.getByLabel('Prometheus URL').fill(stack.prom.url);
+    await dialog.getByRole('button', { name: 'Save & test' }).click();
+    const result = dialog.getByTestId('datasource-test');
+    await result.waitFor();
+    const text = await result.innerText();
+    expect(text).to.match(new RegExp(`^Saved, not tested: this page cannot call ${stack.prom.url.replace(/[.]/g, '\\.')}: `));
+    expect(text).to.contain("Content-Security-Policy (connect-src 'self')").and.not.contain('No answer');
+    expect((await stack.api('GET', '/api/v1/projects/obs/datasources/direct-prom')).body.spec.plugin.spec.directUrl).to.equal(stack.prom.url);
+    await w.screenshot('datasource-direct-url');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+  });
+
   it('edits other kinds of datasource as a YAML spec', async () => {
     const { page } = w;
     await page.getByRole('button', { name: 'New datasource' }).click();

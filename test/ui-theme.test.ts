@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, waitForPanelData, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
@@ -19,6 +19,29 @@ function contrast(a: string, b: string): number {
   const [l1, l2] = [luminance(a), luminance(b)].sort((x, y) => y - x);
   return (l1 + 0.05) / (l2 + 0.05);
 }
+
+/**
+ * An element's text colour and the colour behind it, as the eye sees them: its translucent
+ * backgrounds (a hovered row's tint) and its ancestors' composited down to the first opaque one.
+ */
+const seenColours = (l: Locator) =>
+  l.evaluate((el) => {
+    const parse = (c: string) => {
+      const m = (c.match(/[\d.]+/g) ?? ['0', '0', '0', '0']).map(Number);
+      return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1];
+    };
+    const layers: number[][] = [];
+    for (let e: Element | null = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c[3] > 0) layers.push(c);
+      if (c[3] === 1) break;
+    }
+    let bg = [255, 255, 255];
+    for (const c of layers.reverse()) bg = bg.map((v, i) => c[i] * c[3] + v * (1 - c[3]));
+    const f = parse(getComputedStyle(el).color);
+    const fg = bg.map((v, i) => f[i] * f[3] + v * (1 - f[3]));
+    return { fg: `rgb(${fg.join(', ')})`, bg: `rgb(${bg.join(', ')})` };
+  });
 
 const bodyColours = (page: Page) => page.evaluate(() => ({ bg: getComputedStyle(document.body).backgroundColor, fg: getComputedStyle(document.body).color }));
 
@@ -104,6 +127,36 @@ describe('web UI dark mode (Chromium)', function () {
       expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
     } finally {
       await w.close();
+    }
+  });
+
+  it('keeps buttons and small links at WCAG AA contrast (4.5:1) in both modes', async () => {
+    // a second version of the Demo, so its history page shows a diff with folded lines
+    const demo = (await stack.api('GET', '/api/v1/projects/perses/dashboards/Demo')).body;
+    demo.spec.duration = demo.spec.duration === '2h' ? '3h' : '2h';
+    await stack.api('PUT', '/api/v1/projects/perses/dashboards/Demo', demo);
+    for (const scheme of ['light', 'dark'] as const) {
+      const w = await openPage(stack.s.url, { colorScheme: scheme });
+      try {
+        await signIn(w, 'admin', 'admin-password');
+        const check = async (what: string, l: Locator) => {
+          await l.waitFor();
+          const { fg, bg } = await seenColours(l);
+          expect(contrast(fg, bg), `${scheme}: ${what}: ${fg} on ${bg}`).to.be.at.least(4.5);
+        };
+        await w.page.goto('/');
+        await check('New project', w.page.getByRole('button', { name: 'New project' }));
+        await w.page.goto('/projects/perses');
+        await check('New dashboard', w.page.getByRole('button', { name: 'New dashboard' }));
+        await check('Delete project', w.page.getByRole('button', { name: 'Delete project' }));
+        await w.page.goto('/admin');
+        await check('New global datasource', w.page.getByRole('button', { name: 'New global datasource' }));
+        await w.page.goto('/projects/perses/dashboards/Demo/history');
+        await check('unchanged lines', w.page.getByTestId('diff-fold').first());
+        expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+      } finally {
+        await w.close();
+      }
     }
   });
 });

@@ -63,7 +63,7 @@ function matchObject(d: KindDescriptor, obj: Envelope, words: string[]): SearchH
   const titleText = typeof title === 'string' ? title : undefined;
   const tags = obj.metadata.tags ?? [];
   let score = 0;
-  let match: SearchHit['match'];
+  const fieldWords: string[] = [];
   for (const w of words) {
     const best = [
       obj.metadata.name.toLowerCase().includes(w) ? WEIGHT.name : 0,
@@ -75,11 +75,14 @@ function matchObject(d: KindDescriptor, obj: Envelope, words: string[]): SearchH
       score += best + (obj.metadata.name.toLowerCase() === w || titleText?.toLowerCase() === w ? 2 : 0);
       continue;
     }
-    const found = findText(obj.spec, 'spec', w, 'spec.display.name');
-    if (!found) return undefined;
+    if (!findText(obj.spec, 'spec', [w], 'spec.display.name')) return undefined;
     score += WEIGHT.field;
-    match ??= { path: found.path, text: snippet(found.text, w) };
+    fieldWords.push(w);
   }
+  // the reason shown: the field holding the most of the words found only in the spec ("RAM Total" is
+  // the panel titled so, not the first field holding "ram")
+  const found = fieldWords.length ? findText(obj.spec, 'spec', fieldWords, 'spec.display.name') : undefined;
+  const match = found ? { path: found.path, text: snippet(found.text, fieldWords.find((w) => found.text.toLowerCase().includes(w)) ?? fieldWords[0]) } : undefined;
   return {
     kind: d.kind,
     plural: d.plural,
@@ -92,24 +95,27 @@ function matchObject(d: KindDescriptor, obj: Envelope, words: string[]): SearchH
   };
 }
 
-/** The first string inside `value` (depth first, keys in order) that contains `word`. */
-function findText(value: unknown, path: string, word: string, skip: string, depth = 0): { path: string; text: string } | undefined {
-  if (depth > 40) return undefined;
-  if (typeof value === 'string') return path !== skip && value.toLowerCase().includes(word) ? { path, text: value } : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const f = findText(value[i], joinPath(path, i), word, skip, depth + 1);
-      if (f) return f;
+/**
+ * The string inside `value` (depth first, keys in order) holding the most of `words`, the first of
+ * those when several hold as many; undefined when none holds any.
+ */
+function findText(value: unknown, path: string, words: string[], skip: string): { path: string; text: string } | undefined {
+  let best: { path: string; text: string; count: number } | undefined;
+  const walk = (v: unknown, at: string, depth: number): void => {
+    if (depth > 40 || best?.count === words.length) return;
+    if (typeof v === 'string') {
+      if (at === skip) return;
+      const lower = v.toLowerCase();
+      const count = words.filter((w) => lower.includes(w)).length;
+      if (count > 0 && count > (best?.count ?? 0)) best = { path: at, text: v, count };
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) walk(v[i], joinPath(at, i), depth + 1);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) walk(x, joinPath(at, k), depth + 1);
     }
-    return undefined;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const f = findText(v, joinPath(path, k), word, skip, depth + 1);
-      if (f) return f;
-    }
-  }
-  return undefined;
+  };
+  walk(value, path, 0);
+  return best ? { path: best.path, text: best.text } : undefined;
 }
 
 /** The text around the first occurrence of `word`, on one line. */

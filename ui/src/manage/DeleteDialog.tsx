@@ -59,7 +59,11 @@ export function DeleteDialog({ kind, resource, open, onClose, onDeleted, before 
                   {a}
                 </Alert>
               ))}
-              <DialogContentText>{c.data?.restorable ? 'Its history is kept: you can bring it back from “Recently deleted” in the project.' : 'This cannot be undone.'}</DialogContentText>
+              <DialogContentText>
+                {c.data?.restorable
+                  ? `Its history is kept: you can bring it back from ${kind.scope === 'global' ? 'Administration → “Recently deleted”' : '“Recently deleted” in the project'}.`
+                  : 'This cannot be undone.'}
+              </DialogContentText>
             </>
           )}
           {needsTyping && <TextField size="small" label={`Type “${name}” to confirm`} value={typed} onChange={(e) => setTyped(e.target.value)} autoFocus />}

@@ -123,8 +123,8 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
           )}
           <ApiErrorAlert error={error} />
           {test && (
-            <Alert ref={resultRef} severity={test.ok ? 'success' : 'error'} data-testid="datasource-test" role="status">
-              {test.ok ? 'Saved and tested: ' : 'Saved, but the test failed: '}
+            <Alert ref={resultRef} severity={test.ok ? 'success' : test.untested ? 'warning' : 'error'} data-testid="datasource-test" role="status">
+              {test.ok ? 'Saved and tested: ' : test.untested ? 'Saved, not tested: ' : 'Saved, but the test failed: '}
               {test.text}
             </Alert>
           )}

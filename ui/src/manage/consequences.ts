@@ -1,4 +1,5 @@
-import { list, type Resource } from '../api';
+import { getJson, list, type Resource } from '../api';
+import { dashboardUses, implicitDatasourceKinds, type PluginModuleInfo } from './datasource-users';
 import { whereIs } from './folders';
 import { KINDS, type KindUi } from './kinds';
 
@@ -23,16 +24,6 @@ async function tryList(plural: string, project?: string, query: Record<string, s
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 const names = (rs: Resource[]) => rs.map((r) => `“${r.metadata.name}”`).join(', ');
-
-/** Datasource selectors (`{kind, name?}` under a `datasource` key) anywhere in a dashboard spec. */
-function selectors(value: unknown, out: { kind?: string; name?: string }[] = [], depth = 0): { kind?: string; name?: string }[] {
-  if (depth > 30 || value === null || typeof value !== 'object') return out;
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (k === 'datasource' && v !== null && typeof v === 'object' && !Array.isArray(v)) out.push(v as { kind?: string; name?: string });
-    else selectors(v, out, depth + 1);
-  }
-  return out;
-}
 
 /** The secret a datasource's proxy names, wherever the proxy block is. */
 function secretOf(value: unknown, depth = 0): string | undefined {
@@ -72,7 +63,9 @@ export async function consequencesOf(k: KindUi, r: Resource): Promise<Consequenc
       const pluginKind = (r.spec as { plugin?: { kind?: string } }).plugin?.kind;
       const isDefault = (r.spec as { default?: boolean }).default === true;
       const dashboards = (await tryList('dashboards', k.scope === 'project' ? project : undefined)) ?? [];
-      const users = dashboards.filter((d) => selectors(d.spec).some((s) => s.kind === pluginKind && (s.name === name || (isDefault && !s.name))));
+      const modules = await getJson<PluginModuleInfo[]>('/api/v1/plugins').catch(() => [] as PluginModuleInfo[]);
+      const implicit = implicitDatasourceKinds(modules);
+      const users = dashboards.filter((d) => dashboardUses(d.spec, { pluginKind, name, isDefault }, implicit));
       if (users.length) out.affects.push(`${plural(users.length, 'dashboard uses', 'dashboards use')} it and will show errors: ${names(users.slice(0, 8))}${users.length > 8 ? '…' : ''}.`);
       break;
     }

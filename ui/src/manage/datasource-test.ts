@@ -6,6 +6,8 @@ export interface TestResult {
   ok: boolean;
   /** One line: what answered, or exactly what went wrong. */
   text: string;
+  /** Not tried: the page may not make the call (a directUrl, under the page's connect-src 'self'). */
+  untested?: boolean;
   /** The answer's status, when there was one. */
   status?: number;
   ms: number;
@@ -25,7 +27,7 @@ const PROBES: readonly { method: string; path: string; body?: string }[] = [
 ];
 
 /**
- * The call a test makes, through dashplane's proxy (or directly for a directUrl): the first probe
+ * The call a test makes, through dashplane's proxy (for a directUrl, the call the page may not make): the first probe
  * the datasource's allowedEndpoints let through (matched whole, as the proxy does), else the first.
  */
 export function testCall(kind: KindUi, r: Resource): { url: string; method: string; body?: string } | undefined {
@@ -65,6 +67,16 @@ export async function testDatasource(kind: KindUi, r: Resource): Promise<TestRes
   const call = testCall(kind, r);
   const started = performance.now();
   if (!call) return { ok: false, text: 'Only Prometheus datasources can be tested here.', ms: 0 };
+  const directUrl = (r.spec as { plugin?: PromSpec }).plugin?.spec?.directUrl;
+  if (directUrl) {
+    // the browser would block the call before it leaves (connect-src 'self', src/api/static-routes.ts): say so rather than "No answer"
+    return {
+      ok: false,
+      untested: true,
+      ms: 0,
+      text: `this page cannot call ${directUrl}: dashplane's Content-Security-Policy (connect-src 'self') lets its pages call only dashplane, so its web UI reaches datasources only through the proxy. The direct URL serves other clients; choose “Through dashplane (proxy)” to use and test it here.`,
+    };
+  }
   const { url } = call;
   let res: Response;
   try {

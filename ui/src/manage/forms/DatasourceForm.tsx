@@ -1,4 +1,4 @@
-import { Box, Button, Checkbox, Divider, FormControlLabel, IconButton, MenuItem, Stack, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
+import { Alert, Box, Button, Checkbox, Divider, FormControlLabel, IconButton, MenuItem, Stack, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
 import { useQuery } from '@tanstack/react-query';
 import DeleteOutline from 'mdi-material-ui/DeleteOutline';
 import Plus from 'mdi-material-ui/Plus';
@@ -101,6 +101,16 @@ function PrometheusFields({ spec, onChange, scope, project }: { spec: PromSpec; 
         <ToggleButton value="proxy">Through dashplane (proxy)</ToggleButton>
         <ToggleButton value="direct">Browser calls it directly</ToggleButton>
       </ToggleButtonGroup>
+      {direct ? (
+        <Alert severity="warning" data-testid="direct-url-note">
+          dashplane's web UI cannot use a direct URL: its pages may call only dashplane (Content-Security-Policy <code>connect-src 'self'</code>), so the browser blocks the call and its dashboards
+          show errors. A direct URL serves other clients of this datasource (Perses, scripts); for dashboards here, choose “Through dashplane (proxy)”.
+        </Alert>
+      ) : (
+        <Typography variant="body2" color="text.secondary" data-testid="direct-url-note">
+          dashplane's web UI reaches datasources only through its proxy; a direct URL serves other clients (Perses, scripts).
+        </Typography>
+      )}
       <Field
         label="Prometheus URL"
         value={direct ? spec.directUrl : proxy.url}
@@ -108,7 +118,9 @@ function PrometheusFields({ spec, onChange, scope, project }: { spec: PromSpec; 
         placeholder="http://prometheus:9090"
         required
         helperText={
-          direct ? 'The browser must reach this URL, and Prometheus must allow it (CORS).' : 'dashplane calls this URL for the users of the datasource; they never see it or its credentials.'
+          direct
+            ? 'Clients that call it directly must reach this URL, and Prometheus must allow them (CORS).'
+            : 'dashplane calls this URL for the users of the datasource; they never see it or its credentials.'
         }
       />
       <Field
