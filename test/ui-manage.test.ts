@@ -17,6 +17,35 @@ async function menu(page: Page, name: string, item: string): Promise<void> {
   await page.getByRole('menuitem', { name: item, exact: true }).click();
 }
 
+/** A dashboard with one panel on the project's default Prometheus datasource. */
+const OPS_DASHBOARD = {
+  kind: 'Dashboard',
+  metadata: { name: 'ops', project: 'team-rocket' },
+  spec: {
+    duration: '5m',
+    panels: {
+      up: {
+        kind: 'Panel',
+        spec: {
+          display: { name: 'Up targets' },
+          plugin: { kind: 'StatChart', spec: { calculation: 'last-number' } },
+          queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'count(up)' } } } }],
+        },
+      },
+    },
+    layouts: [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 6, height: 4, content: { $ref: '#/spec/panels/up' } }] } }],
+  },
+};
+
+/** The API requests of a page that were answered 403, as they happen. */
+function refusedRequests(page: Page): string[] {
+  const out: string[] = [];
+  page.on('response', (r) => {
+    if (r.status() === 403) out.push(`${r.request().method()} ${new URL(r.url()).pathname} -> 403`);
+  });
+  return out;
+}
+
 /** Create, rename, duplicate, move, delete: projects, dashboards, folders, datasources, variables, secrets, roles, bindings. */
 describe('web UI: create and manage (Chromium, auth on)', function () {
   this.timeout(120_000);
@@ -60,6 +89,22 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     // Perses' edit mode: its toolbar offers to add a panel and to save
     await page.getByRole('button', { name: 'Save', exact: true }).waitFor();
     await w.screenshot('manage-new-dashboard-edit-mode');
+    // the save's answer arrives after the watch stream's event of the version it made (the order
+    // in which the page once stayed in edit mode): hold the real answer until the page shows that version
+    const saved = '**/api/v1/projects/team-rocket/dashboards/service-health';
+    await page.route(saved, async (route) => {
+      if (route.request().method() !== 'PUT') return route.fallback();
+      const answer = await route.fetch();
+      await waitFor('version 1 from the watch stream', async () =>
+        /version 1/.test(
+          await page
+            .getByTestId('dashboard-version')
+            .innerText()
+            .catch(() => ''),
+        ),
+      );
+      await route.fulfill({ response: answer });
+    });
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const confirm = page.getByRole('button', { name: 'Save Changes' });
     await waitFor('the save confirmation or the saved notice', async () => (await confirm.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0);
@@ -73,6 +118,11 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
       ),
     );
     await waitFor('?edit gone from the URL', () => !page.url().includes('edit=true'));
+    await page.unroute(saved);
+    // and the page left Perses' edit mode: the Edit button is back, Save and Cancel are gone
+    await page.getByRole('button', { name: 'Edit', exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Save', exact: true }).count()).to.equal(0);
+    expect(await page.getByRole('button', { name: 'Cancel', exact: true }).count()).to.equal(0);
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
@@ -253,6 +303,84 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
       await page.getByTestId('project-row').first().waitFor();
       expect(await page.getByRole('button', { name: 'New project' }).count()).to.equal(1); // guests may create projects
       expect(viewer.errors, viewer.errors.join('\n')).to.deep.equal([]);
+    } finally {
+      await viewer.close();
+    }
+  });
+
+  it('shows a viewer a dashboard without Edit, and the JSON/YAML page without an enabled Save', async () => {
+    await stack.api('POST', '/api/v1/projects/team-rocket/dashboards', OPS_DASHBOARD);
+    const viewer = await openPage(stack.s.url);
+    try {
+      await signIn(viewer, 'viewer', 'viewer-password');
+      const { page } = viewer;
+      await page.goto('/projects/team-rocket/dashboards/ops');
+      await page.getByTestId('dashboard-toolbar').waitFor();
+      await page.getByText('Up targets', { exact: true }).first().waitFor();
+      expect(await page.getByRole('button', { name: 'Edit', exact: true }).count()).to.equal(0);
+      expect(await page.getByTestId('edit-json-link').innerText()).to.equal('View JSON/YAML');
+      // ?edit=true does not give a viewer Perses' edit mode either
+      await page.goto('/projects/team-rocket/dashboards/ops?edit=true');
+      await page.getByTestId('dashboard-toolbar').waitFor();
+      await page.getByText('Up targets', { exact: true }).first().waitFor();
+      expect(await page.getByRole('button', { name: 'Save', exact: true }).count()).to.equal(0);
+      // the JSON/YAML page shows it, without an enabled Save
+      await page.getByTestId('edit-json-link').click();
+      await page.waitForURL(/\/dashboards\/ops\/edit$/);
+      await page.getByTestId('save').waitFor();
+      expect(await page.getByTestId('save').isDisabled()).to.equal(true);
+      expect(viewer.errors, viewer.errors.join('\n')).to.deep.equal([]);
+    } finally {
+      await viewer.close();
+    }
+  });
+
+  it('sends no request that a viewer may not make (a dashboard, Explore, Import, Teams)', async () => {
+    const viewer = await openPage(stack.s.url);
+    const refused = refusedRequests(viewer.page);
+    try {
+      await signIn(viewer, 'viewer', 'viewer-password');
+      const { page } = viewer;
+      await page.goto('/projects/team-rocket/dashboards/ops');
+      await page.getByText('Up targets', { exact: true }).first().waitFor();
+      // pages that list global datasources, groups and global service accounts for those who may read them
+      await page.goto('/projects/team-rocket/explore');
+      await page.getByTestId('explore').waitFor();
+      await page.goto('/projects/team-rocket/import');
+      await page.getByTestId('import-preview').waitFor();
+      expect(refused, refused.join('\n')).to.deep.equal([]);
+      await page.goto('/admin/access');
+      await page.getByText('No service accounts you may see.').waitFor();
+      await page.getByText('Your permissions do not include reading groups.').waitFor();
+      expect(refused, refused.join('\n')).to.deep.equal([]);
+      expect(viewer.errors, viewer.errors.join('\n')).to.deep.equal([]);
+    } finally {
+      await viewer.close();
+    }
+  });
+
+  it('shows why a save failed when the permissions changed after the page loaded', async () => {
+    await stack.api('POST', '/api/v1/projects/team-rocket/rolebindings', {
+      kind: 'RoleBinding',
+      metadata: { name: 'viewer-edits' },
+      spec: { role: 'editor', subjects: [{ kind: 'User', name: 'viewer' }] },
+    });
+    const viewer = await openPage(stack.s.url);
+    try {
+      await signIn(viewer, 'viewer', 'viewer-password');
+      const { page } = viewer;
+      await page.goto('/projects/team-rocket/dashboards/ops');
+      await page.getByRole('button', { name: 'Edit', exact: true }).click();
+      await stack.api('DELETE', '/api/v1/projects/team-rocket/rolebindings/viewer-edits');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      const confirm = page.getByRole('button', { name: 'Save Changes' });
+      const error = page.getByTestId('save-error');
+      await waitFor('the confirmation or the error', async () => (await confirm.count()) > 0 || (await error.count()) > 0);
+      if ((await confirm.count()) > 0) await confirm.click();
+      await waitFor('the reason on the page', async () => /^Not saved: .*forbidden|^Not saved: .*may not|^Not saved: .*permission/i.test(await error.innerText().catch(() => '')));
+      expect(await confirm.count()).to.equal(0);
+      // still in edit mode, with the changes
+      expect(await page.getByRole('button', { name: 'Save', exact: true }).count()).to.equal(1);
     } finally {
       await viewer.close();
     }

@@ -1,6 +1,8 @@
 import type { DatasourceResource, DatasourceSelector, GlobalDatasourceResource } from '@perses-dev/core';
 import type { DatasourceApi } from '@perses-dev/dashboards';
+import { useMemo } from 'react';
 import { enc, list } from './api';
+import { useCan } from './permissions';
 
 /** How long a fetched datasource list is reused (a page renders many panels at once). */
 const LIST_TTL_MS = 30_000;
@@ -17,10 +19,14 @@ type AnyDatasource = DatasourceResource | GlobalDatasourceResource;
  * project (and one for global datasources) serves every panel of the page;
  * selectors without a name mean the default datasource of that plugin kind, and names match
  * exactly first, then case-insensitively (Perses lower-cases names; dashplane keeps them).
+ * `readGlobal` false (the user's permissions say a list of global datasources would answer 403)
+ * sends no such request: there are none for this user.
  */
 export class CachingDatasourceApi implements DatasourceApi {
   private readonly projectLists = new Map<string, Cached<DatasourceResource>>();
   private globalList?: Cached<GlobalDatasourceResource>;
+
+  constructor(private readonly readGlobal = true) {}
 
   buildProxyUrl = ({ project, dashboard, name }: { project?: string; dashboard?: string; name: string }): string => {
     if (project && dashboard) return `/proxy/projects/${enc(project)}/dashboards/${enc(dashboard)}/datasources/${enc(name)}`;
@@ -50,17 +56,29 @@ export class CachingDatasourceApi implements DatasourceApi {
   }
 
   private globalDatasources(): Promise<GlobalDatasourceResource[]> {
+    if (!this.readGlobal) return Promise.resolve([]);
     const hit = this.globalList;
     if (hit && Date.now() - hit.at < LIST_TTL_MS) return hit.value;
     const value = list<GlobalDatasourceResource>('globaldatasources').catch((e) => {
       this.globalList = undefined;
-      // a viewer without read on global datasources still sees project ones
+      // permissions changed since they were loaded: a viewer without read on global datasources still sees project ones
       if ((e as { status?: number }).status === 403) return [];
       throw e;
     });
     this.globalList = { at: Date.now(), value };
     return value;
   }
+}
+
+/**
+ * The page's CachingDatasourceApi, which lists global datasources only if the signed-in user may
+ * read them (GET /api/v1/users/{me}/permissions; all with auth off): undefined until those
+ * permissions are known. A new `scope` (e.g. another dashboard) starts with empty lists.
+ */
+export function useDatasourceApi(scope = ''): CachingDatasourceApi | undefined {
+  const { can, ready } = useCan();
+  const readGlobal = can('read', 'GlobalDatasource');
+  return useMemo(() => (ready ? new CachingDatasourceApi(readGlobal) : undefined), [ready, readGlobal, scope]);
 }
 
 function pick<T extends AnyDatasource>(all: T[], selector: DatasourceSelector): T | undefined {

@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
 import { call, enc, getJson, type Resource } from '../api';
 import { ListBody, PageHeader, timeAgo } from '../widgets';
-import { useSession } from '../permissions';
+import { useCan, useSession } from '../permissions';
 
 // Teams, robots and the audit trail (issue 20): groups, service accounts, the caller's API
 // tokens (created with a one-time display of the secret, revoked) and the audit log with filters.
@@ -57,7 +57,10 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 }
 
 function Groups() {
-  const q = useQuery(['groups'], () => getJson<Resource<{ members: string[] }>[]>('/api/v1/groups'), { retry: false });
+  const { can, ready } = useCan();
+  // a user who may not read groups is not sent to ask (the answer would be 403)
+  const q = useQuery(['groups'], () => getJson<Resource<{ members: string[] }>[]>('/api/v1/groups'), { retry: false, enabled: ready && can('read', 'Group') });
+  if (ready && !can('read', 'Group')) return <Typography color="text.secondary">Your permissions do not include reading groups.</Typography>;
   return (
     <ListBody query={q} empty={q.data?.length === 0 ? 'No groups.' : undefined}>
       <Table size="small" aria-label="groups">
@@ -81,15 +84,18 @@ function Groups() {
 }
 
 function ServiceAccounts() {
+  const { can, ready } = useCan();
+  const readGlobal = can('read', 'GlobalServiceAccount');
   const q = useQuery(
-    ['serviceaccounts'],
+    ['serviceaccounts', readGlobal],
     async () => {
-      const [global, project] = await Promise.allSettled([getJson<Resource[]>('/api/v1/globalserviceaccounts'), getJson<Resource[]>('/api/v1/serviceaccounts')]);
+      // global ones only for a user who may read them (the answer would be 403)
+      const [global, project] = await Promise.allSettled([readGlobal ? getJson<Resource[]>('/api/v1/globalserviceaccounts') : Promise.resolve([]), getJson<Resource[]>('/api/v1/serviceaccounts')]);
       const ok = [global, project].filter((r): r is PromiseFulfilledResult<Resource[]> => r.status === 'fulfilled');
       if (!ok.length) throw (global as PromiseRejectedResult).reason;
       return ok.flatMap((r) => r.value);
     },
-    { retry: false },
+    { retry: false, enabled: ready },
   );
   return (
     <ListBody query={q} empty={q.data?.length === 0 ? 'No service accounts you may see.' : undefined}>

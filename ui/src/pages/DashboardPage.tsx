@@ -10,7 +10,8 @@ import { RowActions } from '../manage/RowActions';
 import { StarButton } from '../StarButton';
 import { ManagedBanner, useConfirmOverwrite, useManagedFromGit } from '../managed';
 import { recordView } from '../profile-api';
-import { CachingDatasourceApi } from '../datasource-api';
+import { useDatasourceApi } from '../datasource-api';
+import { useCan } from '../permissions';
 import { DashboardView } from '../perses/DashboardView';
 import { useExternalVariables } from '../perses/external-variables';
 import { ExploreAction } from '../perses/ExploreAction';
@@ -50,16 +51,22 @@ function Dashboard() {
   const key = useMemo(() => ['resource', plural, project, name], [plural, project, name]);
   const queryClient = useQueryClient();
   const dashboard = useQuery(key, () => getResource(plural, project, name));
-  const datasourceApi = useMemo(() => new CachingDatasourceApi(), [project, name]);
+  const datasourceApi = useDatasourceApi(`${project}/${name}`);
   // each panel's header gets an Explore button (its queries, the variables' values, the time range)
   const panelOptions = useMemo(() => ({ extra: (p: PanelExtraProps) => <ExploreAction {...p} project={project} dashboard={plural === 'dashboards' ? name : ''} /> }), [project, name, plural]);
   // the project's and the global variables, as Perses shows them (wait for them: Perses reads them once)
   const externalVariables = useExternalVariables(project);
   const location = useLocation();
   const navigate = useNavigate();
-  // ?edit=true: open in Perses' edit mode (a new dashboard, to add its first panel)
+  // ?edit=true: the version first shown opens in Perses' edit mode (a new dashboard, to add its
+  // first panel). Every later version (the one a save made, which can arrive by the watch stream
+  // before the save's answer, or someone else's) opens in view mode.
   const [params, setParams] = useSearchParams();
-  const [startEditing, setStartEditing] = useState(params.get('edit') === 'true');
+  const editOnOpen = useRef<boolean | number>(params.get('edit') === 'true');
+  if (editOnOpen.current === true && dashboard.data) editOnOpen.current = dashboard.data.object.metadata.version ?? 0;
+  // what the user may do (GET /api/v1/users/{me}/permissions): a viewer gets no Edit, no edit mode
+  const { can, ready: permissionsKnown } = useCan();
+  const mayEdit = (plural === 'dashboards' || plural === 'ephemeraldashboards') && can('update', kindByPlural(plural).kind, project, name);
   const restored = (location.state as { restored?: number } | null)?.restored;
   const [notice, setNotice] = useState<string | undefined>(restored !== undefined ? `Restored: this is now version ${restored}.` : undefined);
   // versions this page saved itself: their watch events are not news
@@ -122,9 +129,8 @@ function Dashboard() {
     try {
       const saved = await putResource(plural, project, name, entity, etag);
       ownSaves.current.add(saved.object.metadata.version ?? -1);
-      if (startEditing) {
-        // the saved version re-mounts the dashboard: in view mode from now on
-        setStartEditing(false);
+      if (params.get('edit') !== null) {
+        // the saved version re-mounts the dashboard in view mode: the URL says so too
         const next = new URLSearchParams(window.location.search);
         next.delete('edit');
         setParams(next, { replace: true });
@@ -159,8 +165,8 @@ function Dashboard() {
                 History
               </Button>
             )}
-            <Button size="small" component={RouterLink} to={`${base}/edit`}>
-              Edit JSON/YAML
+            <Button size="small" component={RouterLink} to={`${base}/edit`} data-testid="edit-json-link">
+              {mayEdit ? 'Edit JSON/YAML' : 'View JSON/YAML'}
             </Button>
             <RowActions kind={kindByPlural(plural)} resource={dashboard.data.object} onDeleted={() => navigate(`/projects/${encodeURIComponent(project)}`, { replace: true })} />
           </Stack>
@@ -174,7 +180,7 @@ function Dashboard() {
             Shown without the {externalVariables.failures.join('; ')}
           </Alert>
         )}
-        {!timeReady || !externalVariables.definitions ? (
+        {!timeReady || !permissionsKnown || !datasourceApi || !externalVariables.definitions ? (
           <Loading />
         ) : (
           <DashboardView
@@ -183,7 +189,8 @@ function Dashboard() {
             dashboardResource={resource}
             datasourceApi={datasourceApi}
             onSave={onSave}
-            isEditing={startEditing}
+            isEditing={editOnOpen.current === resource.metadata.version}
+            mayEdit={mayEdit}
             panelOptions={panelOptions}
             confirmEdit={confirmEdit}
             dashboardTitleComponent={NO_TITLE}

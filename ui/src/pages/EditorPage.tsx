@@ -8,6 +8,7 @@ import { CodeEditor, type CodeEditorHandle } from '../editor/CodeEditor';
 import { useSchemas } from '../editor/schemas';
 import { ManagedBanner, useConfirmOverwrite, useManagedFromGit } from '../managed';
 import { lineOfPath } from '../paths';
+import { useCan } from '../permissions';
 import { ErrorMessage, Loading, PageHeader } from '../widgets';
 
 type Format = 'yaml' | 'json';
@@ -41,6 +42,7 @@ export function EditorPage() {
   const fromGit = useManagedFromGit(plural, project, name, etag === undefined ? undefined : Number(etag.replace(/\D/g, '')));
   const overwrite = useConfirmOverwrite(fromGit, `this ${plural.replace(/s$/, '')}`);
   const schemas = useSchemas(plural);
+  const { can } = useCan();
 
   useEffect(() => {
     if (loaded.data && text === undefined) {
@@ -137,6 +139,8 @@ export function EditorPage() {
   if (loaded.error || !loaded.data) return <ErrorMessage error={loaded.error} />;
   const object = loaded.data.object as Resource;
   const viewable = plural === 'dashboards' || plural === 'ephemeraldashboards';
+  // a user who may not update it gets no enabled Save (it would answer 403); a project is its own scope
+  const mayUpdate = can('update', object.kind, project ?? (plural === 'projects' ? name : undefined), name);
   const crumbs = project
     ? [
         { label: project, to: `/projects/${encodeURIComponent(project)}${plural === 'dashboards' ? '' : `?tab=${plural}`}` },
@@ -154,7 +158,7 @@ export function EditorPage() {
         actions={
           <Stack direction="row" spacing={1} alignItems="center">
             <Typography variant="caption" color="text.secondary">
-              {object.kind} · editing version {etag?.replace(/"/g, '')}
+              {object.kind} · {mayUpdate ? 'editing' : 'read-only (you may not update it):'} version {etag?.replace(/"/g, '')}
             </Typography>
             <ToggleButtonGroup size="small" exclusive value={format} onChange={(_e, v: Format | null) => switchFormat(v)} aria-label="format">
               <ToggleButton value="yaml">YAML</ToggleButton>
@@ -163,10 +167,10 @@ export function EditorPage() {
             <Button size="small" onClick={reload} disabled={busy}>
               Reload
             </Button>
-            <Button size="small" variant="outlined" onClick={() => submit(true)} disabled={busy}>
+            <Button size="small" variant="outlined" onClick={() => submit(true)} disabled={busy || !mayUpdate}>
               Validate
             </Button>
-            <Button size="small" variant="contained" onClick={() => submit(false)} disabled={busy} data-testid="save">
+            <Button size="small" variant="contained" onClick={() => submit(false)} disabled={busy || !mayUpdate} data-testid="save">
               Save
             </Button>
             {viewable && project && (

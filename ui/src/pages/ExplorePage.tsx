@@ -5,10 +5,9 @@ import { ExplorerManagerProviderWithQueryParams, ExploreToolbar } from '@perses-
 import { PrometheusExplorer } from '@perses-dev/prometheus-plugin';
 import { TimeRangeProviderWithQueryParams, useInitialRefreshInterval, useInitialTimeRange } from '@perses-dev/plugin-system';
 import { useQuery } from '@tanstack/react-query';
-import { useMemo } from 'react';
 import { Link as RouterLink, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { displayName, getResource, list } from '../api';
-import { CachingDatasourceApi } from '../datasource-api';
+import { useDatasourceApi } from '../datasource-api';
 import { PersesProviders } from '../perses/PersesProviders';
 import { ErrorMessage, Loading, PageHeader } from '../widgets';
 
@@ -35,7 +34,7 @@ function Explore() {
   const dashboardName = params.get('dashboard') ?? undefined;
   const projects = useQuery(['list', 'projects'], () => list('projects'));
   const dashboard = useQuery(['resource', 'dashboards', project ?? '', dashboardName ?? ''], () => getResource('dashboards', project, dashboardName!), { enabled: !!project && !!dashboardName });
-  const datasourceApi = useMemo(() => new CachingDatasourceApi(), []);
+  const datasourceApi = useDatasourceApi();
   const initialTimeRange = useInitialTimeRange('1h');
   const initialRefreshInterval = useInitialRefreshInterval('0s');
 
@@ -45,7 +44,7 @@ function Explore() {
     next.delete('dashboard');
     navigate(`${p ? `/projects/${enc(p)}` : ''}/explore?${next}`);
   };
-  if (dashboardName && dashboard.isLoading) return <Loading />;
+  if (!datasourceApi || (dashboardName && dashboard.isLoading)) return <Loading />;
   if (dashboard.error) return <ErrorMessage error={dashboard.error} />;
   const dashboardResource = dashboard.data?.object as unknown as DashboardResource | undefined;
 

@@ -2,11 +2,12 @@ import { Alert, Box, Button, MenuItem, Stack, TextField, Typography } from '@mui
 import type { DashboardResource } from '@perses-dev/core';
 import { ViewDashboard } from '@perses-dev/dashboards';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { parse } from 'yaml';
 import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource } from '../api';
-import { CachingDatasourceApi } from '../datasource-api';
+import { useDatasourceApi } from '../datasource-api';
+import { useCan } from '../permissions';
 import { MigrationReportView } from '../migration-report';
 import { ErrorMessage, PageHeader } from '../widgets';
 
@@ -23,9 +24,9 @@ const isPersesDashboard = (v: unknown): v is Resource => {
   return !!o && typeof o === 'object' && o.kind === 'Dashboard' && !!o.spec && typeof o.spec === 'object';
 };
 
-/** The Prometheus datasources a migrated dashboard may use: the project's and the global ones. */
-async function prometheusDatasources(project: string): Promise<{ name: string; global: boolean }[]> {
-  const [own, global] = await Promise.all([list('datasources', project), list('globaldatasources').catch(() => [] as Resource[])]);
+/** The Prometheus datasources a migrated dashboard may use: the project's and the global ones (if the user may read them). */
+async function prometheusDatasources(project: string, readGlobal: boolean): Promise<{ name: string; global: boolean }[]> {
+  const [own, global] = await Promise.all([list('datasources', project), readGlobal ? list('globaldatasources').catch(() => [] as Resource[]) : []]);
   const prom = (r: Resource) => /^(Prometheus|Metrics)Datasource$/.test(String((r.spec as { plugin?: { kind?: string } }).plugin?.kind));
   return [...own.filter(prom).map((r) => ({ name: r.metadata.name, global: false })), ...global.filter(prom).map((r) => ({ name: r.metadata.name, global: true }))];
 }
@@ -40,14 +41,16 @@ export function ImportPage() {
   const navigate = useNavigate();
   const projects = useQuery(['list', 'projects'], () => list('projects'));
   const [project, setProject] = useState(fromPath ?? '');
-  const datasources = useQuery(['import-datasources', project], () => prometheusDatasources(project), { enabled: project !== '' });
+  const { can, ready } = useCan();
+  const readGlobal = can('read', 'GlobalDatasource');
+  const datasources = useQuery(['import-datasources', project, readGlobal], () => prometheusDatasources(project, readGlobal), { enabled: project !== '' && ready });
   const [text, setText] = useState('');
   const [name, setName] = useState('');
   const [datasource, setDatasource] = useState('');
   const [preview, setPreview] = useState<Preview>();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
-  const datasourceApi = useMemo(() => new CachingDatasourceApi(), []);
+  const datasourceApi = useDatasourceApi();
 
   useEffect(() => {
     if (!project && projects.data?.length) setProject(projects.data[0].metadata.name);
@@ -162,7 +165,7 @@ export function ImportPage() {
         {preview?.from === 'Perses' && <Alert severity="info">This is already a Perses dashboard: it is imported as it is.</Alert>}
         {preview?.report && <MigrationReportView report={preview.report} />}
       </Stack>
-      {shown && (
+      {shown && datasourceApi && (
         <Box sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column', borderTop: 1, borderColor: 'divider' }} data-testid="import-preview-dashboard">
           <Typography variant="subtitle2" sx={{ px: 3, pt: 1 }} color="text.secondary">
             Preview of {shown.spec.display?.name ?? shown.metadata.name}

@@ -1,13 +1,16 @@
-import { Box } from '@mui/material';
+import { Alert, Box, Stack, useMediaQuery, useTheme } from '@mui/material';
 import { ChartsProvider, ErrorAlert, ErrorBoundary, useChartsTheme } from '@perses-dev/components';
 import { DEFAULT_DASHBOARD_DURATION, DEFAULT_REFRESH_INTERVAL, type BuiltinVariableDefinition, type DashboardResource } from '@perses-dev/core';
 import {
   Dashboard,
   DashboardDiscardChangesConfirmationDialog,
+  DashboardStickyToolbar,
   DashboardToolbar,
   DatasourceStoreProvider,
   DeletePanelDialog,
   DeletePanelGroupDialog,
+  DownloadButton,
+  EditJsonButton,
   EditJsonDialog,
   PanelDrawer,
   PanelGroupDialog,
@@ -15,6 +18,7 @@ import {
   useDashboard,
   useDiscardChangesConfirmationDialog,
   useEditMode,
+  useSaveChangesConfirmationDialog,
   VariableProviderWithQueryParams,
   type DatasourceApi,
   type ExternalVariableDefinition,
@@ -23,13 +27,26 @@ import {
 } from '@perses-dev/dashboards';
 // not exported from the package index in 0.52; the same module the package uses
 import { DashboardProviderWithQueryParams } from '@perses-dev/dashboards/dist/context/DashboardProvider/DashboardProviderWithQueryParams.js';
-import { TimeRangeProviderWithQueryParams, useDatasourceStore, useInitialRefreshInterval, useInitialTimeRange, usePluginBuiltinVariableDefinitions } from '@perses-dev/plugin-system';
+import {
+  TimeRangeControls,
+  TimeRangeProviderWithQueryParams,
+  useDatasourceStore,
+  useInitialRefreshInterval,
+  useInitialTimeRange,
+  usePluginBuiltinVariableDefinitions,
+} from '@perses-dev/plugin-system';
 import { memo, type ReactNode, useMemo, useState } from 'react';
 
 export interface DashboardViewProps {
   dashboardResource: DashboardResource;
   datasourceApi: DatasourceApi;
+  /** Open in edit mode (ignored when `mayEdit` is false). */
   isEditing: boolean;
+  /**
+   * Whether the user may save this dashboard (their permissions): without it there is no Edit
+   * button and no edit mode, so nothing offers a save that would answer 403.
+   */
+  mayEdit: boolean;
   onSave: OnSaveDashboard;
   /** Actions on each panel's header in view mode (e.g. Explore). */
   panelOptions?: PanelOptions;
@@ -71,7 +88,7 @@ export const DashboardView = memo(function DashboardView(props: DashboardViewPro
   );
   return (
     <DatasourceStoreProvider dashboardResource={dashboardResource} datasourceApi={props.datasourceApi}>
-      <DashboardProviderWithQueryParams initialState={{ isEditMode: props.isEditing, dashboardResource }}>
+      <DashboardProviderWithQueryParams initialState={{ isEditMode: props.isEditing && props.mayEdit, dashboardResource }}>
         <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>
           <VariableProviderWithQueryParams initialVariableDefinitions={spec.variables} externalVariableDefinitions={props.externalVariableDefinitions} builtinVariableDefinitions={builtins}>
             <Box sx={{ display: 'flex', width: '100%', height: '100%', position: 'relative', overflow: 'hidden' }}>
@@ -91,8 +108,22 @@ function builtin(name: string, description: string, value: () => string | undefi
 }
 
 /** `DashboardApp`: toolbar, the dashboard with its panels, and the edit-mode dialogs. */
-function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitleComponent, confirmEdit }: Omit<DashboardViewProps, 'externalVariableDefinitions'>) {
+function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitleComponent, confirmEdit, mayEdit }: Omit<DashboardViewProps, 'externalVariableDefinitions'>) {
   const chartsTheme = useChartsTheme();
+  const { closeSaveChangesConfirmationDialog } = useSaveChangesConfirmationDialog();
+  // Perses' Save button shows nothing when a save fails (e.g. permissions changed meanwhile): the
+  // reason is shown here, the edit mode and its changes stay
+  const [saveError, setSaveError] = useState<string>();
+  const save: OnSaveDashboard = async (entity) => {
+    setSaveError(undefined);
+    try {
+      return await onSave(entity);
+    } catch (e) {
+      setSaveError((e as Error).message);
+      closeSaveChangesConfirmationDialog();
+      throw e;
+    }
+  };
   const { isEditMode, setEditMode } = useEditMode();
   const { dashboard, setDashboard } = useDashboard();
   const [original, setOriginal] = useState<typeof dashboard>();
@@ -105,6 +136,7 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
     setSavedDatasources(dashboard.spec.datasources ?? {});
   };
   const onCancelButtonClick = () => {
+    setSaveError(undefined);
     if (JSON.stringify(dashboard) === JSON.stringify(original)) {
       setEditMode(false);
       return;
@@ -120,19 +152,28 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
   };
   return (
     <Box sx={{ flexGrow: 1, overflowX: 'hidden', overflowY: 'auto', display: 'flex', flexDirection: 'column' }}>
-      <DashboardToolbar
-        dashboardName={dashboardResource.metadata.name}
-        dashboardTitleComponent={dashboardTitleComponent}
-        onSave={onSave}
-        isReadonly={false}
-        isVariableEnabled
-        isDatasourceEnabled
-        onEditButtonClick={onEditButtonClick}
-        onCancelButtonClick={onCancelButtonClick}
-      />
+      {mayEdit ? (
+        <DashboardToolbar
+          dashboardName={dashboardResource.metadata.name}
+          dashboardTitleComponent={dashboardTitleComponent}
+          onSave={save}
+          isReadonly={false}
+          isVariableEnabled
+          isDatasourceEnabled
+          onEditButtonClick={onEditButtonClick}
+          onCancelButtonClick={onCancelButtonClick}
+        />
+      ) : (
+        <ViewOnlyToolbar dashboardTitleComponent={dashboardTitleComponent} />
+      )}
+      {saveError !== undefined && (
+        <Alert severity="error" sx={{ mx: 2, mt: 1 }} onClose={() => setSaveError(undefined)} data-testid="save-error">
+          Not saved: {saveError}
+        </Alert>
+      )}
       <Box sx={{ paddingTop: 2, paddingX: 2, height: '100%' }}>
         <ErrorBoundary FallbackComponent={ErrorAlert}>
-          <Dashboard emptyDashboardProps={{ onEditButtonClick }} panelOptions={panelOptions} />
+          <Dashboard emptyDashboardProps={mayEdit ? { onEditButtonClick } : {}} panelOptions={panelOptions} />
         </ErrorBoundary>
         <ChartsProvider chartsTheme={chartsTheme} enablePinning={false} enableSyncGrouping={false}>
           <PanelDrawer />
@@ -145,5 +186,32 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
         <SaveChangesConfirmationDialog />
       </Box>
     </Box>
+  );
+}
+
+/**
+ * `DashboardToolbar` in view mode for a user who may not save the dashboard: the same variables,
+ * time range, download and JSON view, without the Edit button (Perses' `isReadonly` keeps it).
+ */
+function ViewOnlyToolbar({ dashboardTitleComponent }: { dashboardTitleComponent?: ReactNode }) {
+  const isBiggerThanMd = useMediaQuery(useTheme().breakpoints.up('md'));
+  return (
+    <Stack data-testid="dashboard-toolbar">
+      {dashboardTitleComponent && <Box sx={{ px: 2, py: 1.5, display: 'flex' }}>{dashboardTitleComponent}</Box>}
+      <Box sx={{ display: 'flex', width: '100%', alignItems: 'start', padding: (theme) => theme.spacing(1, 2, 0, 2), flexDirection: isBiggerThanMd ? 'row' : 'column', flexWrap: 'nowrap', gap: 1 }}>
+        <Box width="100%">
+          <ErrorBoundary FallbackComponent={ErrorAlert}>
+            <DashboardStickyToolbar sx={{ backgroundColor: ({ palette }) => palette.background.default }} />
+          </ErrorBoundary>
+        </Box>
+        <Stack direction="row" ml="auto" flexWrap="wrap" justifyContent="end">
+          <Stack direction="row" spacing={1} mt={1} ml={1}>
+            <TimeRangeControls />
+            <DownloadButton />
+            <EditJsonButton isReadonly />
+          </Stack>
+        </Stack>
+      </Box>
+    </Stack>
   );
 }
