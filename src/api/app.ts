@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { Authenticator } from '../auth/authenticator.js';
@@ -71,6 +71,11 @@ export interface AppOptions {
 /** The status logged for a request whose client left before any answer (nginx's "client closed request"). */
 const CLIENT_CLOSED_REQUEST = 499;
 
+/** The one log line of a request: who, what (the route template), its status and how long it took. */
+function logRequest(request: FastifyRequest, reply: FastifyReply, status: number, extra: { abandoned?: true } = {}): void {
+  request.log.info({ user: request.principal?.name, method: request.method, route: request.routeOptions.url ?? 'unmatched', status, ms: Math.round(reply.elapsedTime * 10) / 10, ...extra }, 'request');
+}
+
 /** Builds the Fastify application: hygiene hooks, parsers, error handler, routes. */
 export function buildApp(o: AppOptions): FastifyInstance {
   const http = o.config.http;
@@ -94,21 +99,15 @@ export function buildApp(o: AppOptions): FastifyInstance {
   app.addHook('onRoute', (r) => {
     routes.push({ method: r.method, url: r.url, config: r.config as MountedRoute['config'] });
   });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { user: request.principal?.name, method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request',
-    );
-  });
+  app.addHook('onResponse', async (request, reply) => logRequest(request, reply, reply.statusCode));
   app.addHook('onRequest', async (request, reply) => {
     // A request its client gave up on (a watch closed by the browser, a query it cancelled) ends
     // without 'finish', so Fastify runs no onResponse hook: its log line and metric are written here.
     reply.raw.once('close', () => {
       if (reply.raw.writableFinished || reply.raw.errored) return; // answered (or failed): onResponse has it
-      const route = request.routeOptions.url ?? 'unmatched';
       const status = reply.raw.headersSent ? reply.statusCode : CLIENT_CLOSED_REQUEST;
-      request.log.info({ user: request.principal?.name, method: request.method, route, status, ms: Math.round(reply.elapsedTime * 10) / 10, abandoned: true }, 'request');
-      o.metrics.observeRequest(route, request.method, status, reply.elapsedTime / 1000);
+      logRequest(request, reply, status, { abandoned: true });
+      o.metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, status, reply.elapsedTime / 1000);
     });
     void reply.header('X-Request-Id', request.id);
     void reply.header(VERSION_HEADER, o.build.version);

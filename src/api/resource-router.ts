@@ -334,30 +334,26 @@ function drained(res: FastifyReply['raw']): Promise<void> {
   });
 }
 
-/** Lines of watch streams: every watcher of an event gets the same bytes, made once. */
-const eventLines = new WeakMap<object, { type: string; revision: number; line: Buffer }>();
-
-/** `JSON.stringify(e)` + newline as UTF-8, shared by every stream that sends the same event. */
-function eventLine(e: WatchEvent): Buffer {
-  if (!e.object) return Buffer.from(`${JSON.stringify(e)}\n`);
-  const cached = eventLines.get(e.object);
-  if (cached && cached.type === e.type && cached.revision === e.revision) return cached.line;
-  const line = Buffer.from(`{"type":${JSON.stringify(e.type)},"revision":${e.revision},"object":${jsonOf(e.object)}}\n`);
-  eventLines.set(e.object, { type: e.type, revision: e.revision, line });
-  return line;
+/**
+ * The line of a watch event, `JSON.stringify(e)` + newline as UTF-8, with the object as `objectJson`
+ * gives it: made once per event and shared by every stream that sends that form of it.
+ */
+function cachedLines(objectJson: (o: NonNullable<WatchEvent['object']>) => string): (e: WatchEvent) => Buffer {
+  const lines = new WeakMap<object, { type: string; revision: number; line: Buffer }>();
+  return (e) => {
+    if (!e.object) return Buffer.from(`${JSON.stringify(e)}\n`);
+    const cached = lines.get(e.object);
+    if (cached && cached.type === e.type && cached.revision === e.revision) return cached.line;
+    const line = Buffer.from(`{"type":${JSON.stringify(e.type)},"revision":${e.revision},"object":${objectJson(e.object)}}\n`);
+    lines.set(e.object, { type: e.type, revision: e.revision, line });
+    return line;
+  };
 }
 
-/** The same line with `?metadata_only=true`: the object as a metadata_only list item, `{kind, metadata, spec: {}}`. */
-const metadataLines = new WeakMap<object, { type: string; revision: number; line: Buffer }>();
-function metadataLine(e: WatchEvent): Buffer {
-  if (!e.object) return eventLine(e);
-  const cached = metadataLines.get(e.object);
-  if (cached && cached.type === e.type && cached.revision === e.revision) return cached.line;
-  const object = { kind: e.object.kind, metadata: e.object.metadata, spec: {} };
-  const line = Buffer.from(`${JSON.stringify({ type: e.type, revision: e.revision, object })}\n`);
-  metadataLines.set(e.object, { type: e.type, revision: e.revision, line });
-  return line;
-}
+/** Lines of watch streams: the object as stored. */
+const eventLine = cachedLines(jsonOf);
+/** With `?metadata_only=true`: the object as a metadata_only list item, `{kind, metadata, spec: {}}`. */
+const metadataLine = cachedLines((o) => JSON.stringify({ kind: o.kind, metadata: o.metadata, spec: {} }));
 
 function writeOptions(req: Req): { dryRun: boolean; ifMatch?: number } {
   const version = ifMatch(req.headers['if-match']);
