@@ -99,6 +99,12 @@ describe('configuration', () => {
     expect(msg).to.match(/http\.headers_timeout.*http\.request_timeout/);
   });
 
+  it('a proxy.denied_networks entry that is not an address or network in its usual form is an error naming the entry', () => {
+    const msg = configError(() => loadConfig({ env: { DASHPLANE_PROXY_DENIED_NETWORKS: '["10.0.0.0/8", "10/8", "999.1.1.1", "::1/129"]' } }));
+    expect(msg).to.contain('proxy.denied_networks[1]: "10/8"').and.contain('[2]').and.contain('[3]').and.not.contain('[0]');
+    expect(loadConfig({ env: { DASHPLANE_PROXY_DENIED_NETWORKS: '["10.0.0.0/8", "fd00::/8", "192.168.1.5"]' } }).config.proxy.denied_networks).to.have.length(3);
+  });
+
   it('a missing or malformed file is an error naming the file', () => {
     expect(configError(() => loadConfig({ file: join(dir.path, 'nope.yaml') }))).to.match(/nope\.yaml/);
     expect(configError(() => loadConfig({ file: file('d.yaml', 'listen: [unclosed\n') }))).to.match(/d\.yaml is not valid YAML/);

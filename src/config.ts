@@ -7,6 +7,7 @@ import { schemaErrors } from './lib/schema-errors.js';
 import { SCHEMAS_DIR } from './paths.js';
 import { parseDuration } from './lib/duration.js';
 import { isObj } from './lib/is-obj.js';
+import { parseCidr } from './lib/ip-address.js';
 
 export type { ServerConfig };
 
@@ -116,6 +117,7 @@ export function resolveConfig(written: Readonly<ServerConfig> = {}): Readonly<Re
   // checked against the schema and every default filled in: what ResolvedConfig describes
   const config = raw as unknown as ResolvedConfig;
   checkTimeouts(config);
+  checkNetworks(config);
   return deepFreeze(config);
 }
 
@@ -138,6 +140,15 @@ function checkTimeouts(config: ResolvedConfig): void {
   const request = parseDuration(config.http.request_timeout);
   if (headers !== undefined && request !== undefined && request > 0 && headers > request) {
     throw new ConfigError(`invalid configuration: http.headers_timeout (${config.http.headers_timeout}) must not be longer than http.request_timeout (${config.http.request_timeout})`);
+  }
+}
+
+/** Every proxy.denied_networks entry is an address or a CIDR network in its usual form (the schema only checks the characters). */
+function checkNetworks(config: ResolvedConfig): void {
+  const bad = config.proxy.denied_networks.map((n, i) => [n, i] as const).filter(([n]) => !parseCidr(n));
+  if (bad.length) {
+    const list = bad.map(([n, i]) => `  - proxy.denied_networks[${i}]: "${n}" is not an address or CIDR network; write it like 10.0.0.0/8, 192.168.1.5 or fd00::/8`);
+    throw new ConfigError(`invalid configuration:\n${list.join('\n')}`);
   }
 }
 
