@@ -28,6 +28,7 @@ import { instrumentStore } from './storage/instrumented-store.js';
 import { Watcher } from './controllers/watcher.js';
 import { PluginRegistry } from './plugins/registry.js';
 import { Upstream } from './proxy/upstream.js';
+import { DeniedNetworks } from './proxy/denied-networks.js';
 import { durationMs } from './lib/duration.js';
 import type { CredentialChange } from './resources/credentials.js';
 import { ResourceService } from './resources/service.js';
@@ -107,7 +108,9 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), ...(revocation ? { revocation } : {}) });
   watcherRef = watcher;
   const px = config.proxy;
-  const upstream = new Upstream({ timeoutMs: durationMs(px.timeout), maxDurationMs: durationMs(px.max_duration), maxConcurrent: px.max_concurrent, deniedNetworks: px.denied_networks });
+  const denied = DeniedNetworks.fromConfig(px, security.enable_auth);
+  startupLog.push(denied.describe());
+  const upstream = new Upstream({ timeoutMs: durationMs(px.timeout), maxDurationMs: durationMs(px.max_duration), maxConcurrent: px.max_concurrent, denied });
   const app = buildApp({
     config,
     registry,
@@ -168,7 +171,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     await store.close();
     throw e;
   }
-  const exposed = openInstallationWarning(security, registry.all().find((d) => d.isProjectScope)!.kind, config.proxy.denied_networks);
+  const exposed = openInstallationWarning(security, registry.all().find((d) => d.isProjectScope)!.kind, denied.networks);
   if (exposed) startupLog.push(exposed);
   for (const line of startupLog) {
     if (line.startsWith('warning: ')) app.log.warn(line);

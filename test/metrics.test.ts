@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createServer } from 'node:http';
-import { AUTH_ENV } from './helpers/auth.js';
+import { AUTH_ENV, LOOPBACK_UPSTREAMS } from './helpers/auth.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { WatchStream } from './helpers/watch.js';
@@ -22,7 +22,7 @@ describe('GET /metrics', function () {
   let s: TestServer;
   const metrics = async () => (await s.raw('GET', '/metrics')).text;
   before(async () => {
-    s = await startTestServer({ env: AUTH_ENV });
+    s = await startTestServer({ env: { ...AUTH_ENV, ...LOOPBACK_UPSTREAMS } });
   });
   after(() => s.stop());
 

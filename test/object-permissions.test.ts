@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { AUTH_ENV, bearer, login, loginAdmin, signUp, startAuthServer } from './helpers/auth.js';
+import { AUTH_ENV, bearer, LOOPBACK_UPSTREAMS, login, loginAdmin, signUp, startAuthServer } from './helpers/auth.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { WatchStream } from './helpers/watch.js';
@@ -85,7 +85,7 @@ describe('object-level permissions: resources and folders (issue 20)', function 
     let admin: Auth;
     let olga: Auth;
     before(async () => {
-      s = await startAuthServer({ DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s' });
+      s = await startAuthServer({ DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s', ...LOOPBACK_UPSTREAMS });
       await setUp(s, upstreamUrl, 'olga', 'lvl');
       admin = bearer(await loginAdmin(s));
       olga = bearer(await login(s, 'olga'));

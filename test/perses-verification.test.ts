@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bearer, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
+import { bearer, LOOPBACK_UPSTREAMS, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
 import type { TestServer } from './helpers/server.js';
 
 /** A request whose path is sent byte for byte (fetch and URL would resolve "..", "%2e%2e"). */
@@ -41,7 +41,7 @@ describe('names, projects and credentials as Perses API tests check them (auth o
   const variable = (project: string, name: string) => ({ kind: 'Variable', metadata: { name, project }, spec: { kind: 'TextVariable', spec: { value: 'v' } } });
 
   before(async () => {
-    s = await startAuthServer();
+    s = await startAuthServer(LOOPBACK_UPSTREAMS);
     admin = await loginAdmin(s);
     auth = bearer(admin);
     expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'perses' }, spec: {} }, auth)).status).to.equal(200);

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bearer, login, loginAdmin, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
+import { bearer, LOOPBACK_UPSTREAMS, login, loginAdmin, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
 import { PERSES_EDITOR_ALLOWED_ENDPOINTS, startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
 import { startTestServer, type ApiResponse, type TestServer } from './helpers/server.js';
 
@@ -399,7 +399,7 @@ describe('datasource proxy against a real Prometheus', function () {
     const t: Record<string, Tokens> = {};
 
     before(async () => {
-      s = await startAuthServer();
+      s = await startAuthServer(LOOPBACK_UPSTREAMS);
       admin = await loginAdmin(s);
       for (const name of ['olga', 'nobody']) {
         await signUp(s, name);

@@ -17,7 +17,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { LevelStore } from '../src/storage/level-store.js';
-import { AUTH_ENV, bearer, login, loginAdmin, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
+import { AUTH_ENV, bearer, LOOPBACK_UPSTREAMS, login, loginAdmin, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
 import { startTestServer, tempDir, type ApiResponse, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
@@ -303,6 +303,7 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     DASHPLANE_PROXY_MAX_DURATION: '5s',
     DASHPLANE_PROXY_MAX_CONCURRENT: '50',
     DASHPLANE_PROXY_DENIED_NETWORKS: '["127.0.0.2/32"]',
+    ...LOOPBACK_UPSTREAMS,
   };
   const files = tempDir('dashplane-secret-files-');
   const FILE_CANARY = canary('FILE');
@@ -894,7 +895,9 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
   it('PROXY-06/07: upstream headers our origin would obey (CORS grants, Clear-Site-Data, Refresh, Link, HSTS, Alt-Svc, ...) do not reach the caller', async () => {
     const r = await rawRequest(s.url, 'GET', `${P}/plain/obey`, asAdmin());
     expect(r.status).to.equal(200);
-    for (const name of Object.keys(OBEYED_BY_BROWSERS)) expect(r.headers, name).to.not.have.property(name);
+    // Cross-Origin-Resource-Policy is ours (same-origin), never the upstream's (cross-origin)
+    for (const name of Object.keys(OBEYED_BY_BROWSERS)) if (name !== 'cross-origin-resource-policy') expect(r.headers, name).to.not.have.property(name);
+    expect(r.headers['cross-origin-resource-policy']).to.equal('same-origin');
     expect(r.headers).to.include({ etag: '"v1"', 'cache-control': 'max-age=5', 'x-upstream': 'kept', 'content-type': 'application/json', 'content-security-policy': 'sandbox' });
   });
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AUTH_ENV, bearer, login, loginAdmin, signUp, type Tokens } from './helpers/auth.js';
+import { AUTH_ENV, bearer, LOOPBACK_UPSTREAMS, login, loginAdmin, signUp, type Tokens } from './helpers/auth.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
@@ -20,7 +20,14 @@ describe('replicas on one PostgreSQL database', function () {
   before(async () => {
     pg = await startPostgres();
     db = await pg.createDatabase();
-    const env = { ...AUTH_ENV, DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: key, DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s', DASHPLANE_PROXY_DENIED_NETWORKS: '[]' };
+    const env = {
+      ...AUTH_ENV,
+      DASHPLANE_DATABASE_POSTGRES_URL: db.url,
+      DASHPLANE_ENCRYPTION_KEY: key,
+      DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s',
+      DASHPLANE_PROXY_DENIED_NETWORKS: '[]',
+      ...LOOPBACK_UPSTREAMS,
+    };
     a = await startTestServer({ env });
     b = await startTestServer({ env });
   });

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { stringify } from 'yaml';
-import { bearer, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
+import { bearer, LOOPBACK_UPSTREAMS, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { GRAFANA_EXPORT } from './helpers/grafana-export.js';
 import { corpusDashboards, hasGrafanaCorpus, NO_CORPUS } from './helpers/grafana-corpus.js';
@@ -71,7 +71,7 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
   before(async function () {
     this.timeout(120_000);
     monitoring = await startMonitoring();
-    s = await startAuthServer();
+    s = await startAuthServer(LOOPBACK_UPSTREAMS);
     admin = await loginAdmin(s);
     await api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'imported' }, spec: {} });
     await api('POST', '/api/v1/projects/imported/datasources', {

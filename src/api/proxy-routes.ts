@@ -1,20 +1,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
-import { readFileSync, realpathSync } from 'node:fs';
-import { resolve, sep } from 'node:path';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { Readable } from 'node:stream';
+import { type Credentials, credentialsOf } from '../proxy/credentials.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from '../proxy/headers.js';
-import { proxySuffix, upstreamUrl } from '../proxy/path.js';
+import { proxySuffix, splitTarget, upstreamUrl } from '../proxy/path.js';
 import { checkAllowed, type DatasourceSpec, DerivedCache, type ProxyPlan, proxyPlan } from '../proxy/plan.js';
 import { unsavedRequest } from '../proxy/unsaved-request.js';
-import { callerGone, cancelledByCaller, Cut, type Upstream, type UpstreamTls } from '../proxy/upstream.js';
+import { callerGone, cancelledByCaller, Cut, type Upstream } from '../proxy/upstream.js';
 import type { Metrics } from './metrics.js';
 import { documented, type RouteDoc } from './route-doc.js';
 import { assertName } from '../lib/names.js';
 import type { ResourceService } from '../resources/service.js';
+import type { SecretSpec } from '../kinds/generated/types.js';
 import { DecryptError, type SecretBox } from '../secrets/secret-box.js';
 import { unseal } from '../secrets/sealing.js';
 import type { Envelope, Store } from '../storage/store.js';
@@ -45,13 +45,6 @@ const FAMILIES: Family[] = [
 ];
 
 type Params = { project?: string; dashboard?: string; name: string };
-
-/** The datasource's Authorization header and TLS material from its Secret; `files` when *File fields were read (then never kept). */
-interface Credentials {
-  authorization?: string;
-  tls?: UpstreamTls;
-  files?: true;
-}
 
 /** What the proxy keeps of stored objects while they are unchanged (see DerivedCache). */
 interface Caches {
@@ -138,17 +131,10 @@ async function proxy(o: ProxyRouteOptions, caches: Caches, d: KindDescriptor, f:
     if (!spec) throw notFound(`dashboard "${dashboard}" has no datasource "${name}"`);
     return proxyPlan(name, spec);
   });
-  const [pathPart, query = ''] = (req.raw.url ?? '').split(/\?(.*)/s, 2);
-  const rest = pathPart.split('/').slice(f.suffixAt);
+  const { suffix, query } = splitTarget(req.raw.url ?? '', f.suffixAt);
   const hasBody =
     req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined);
-  return forward(
-    o,
-    caches,
-    { d, project, name, plan, method: req.method, suffix: rest.length ? `/${rest.join('/')}` : '', query, headers: req.headers, ...(hasBody ? { body: req.raw } : {}) },
-    req,
-    reply,
-  );
+  return forward(o, caches, { d, project, name, plan, method: req.method, suffix, query, headers: req.headers, ...(hasBody ? { body: req.raw } : {}) }, req, reply);
 }
 
 /**
@@ -169,18 +155,11 @@ async function unsaved(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: 
     spec: dashboard ? { datasources: { unsaved: b.spec } } : b.spec,
   };
   for (const secret of new Set(d.secretRefs?.(holder) ?? [])) await o.service.authorize(req.principal, 'read', o.registry.byName(d.secretKind!)!, project, secret);
-  const [pathPart, query = ''] = (req.raw.url ?? '').split(/\?(.*)/s, 2);
-  const rest = pathPart.split('/').slice(f.suffixAt);
+  const { suffix, query } = splitTarget(req.raw.url ?? '', f.suffixAt);
   const body = b.body !== undefined ? Readable.from([Buffer.from(b.body)]) : undefined;
   // The caller's Content-* headers describe the JSON envelope, not the upstream body.
   const headers = Object.fromEntries(Object.entries(req.headers).filter(([n]) => !n.startsWith('content-')));
-  return forward(
-    o,
-    undefined,
-    { d, project, name: 'unsaved', plan: proxyPlan('unsaved', b.spec as DatasourceSpec), method: b.method, suffix: rest.length ? `/${rest.join('/')}` : '', query, headers, ...(body ? { body } : {}) },
-    req,
-    reply,
-  );
+  return forward(o, undefined, { d, project, name: 'unsaved', plan: proxyPlan('unsaved', b.spec as DatasourceSpec), method: b.method, suffix, query, headers, ...(body ? { body } : {}) }, req, reply);
 }
 
 interface Exchange {
@@ -211,9 +190,10 @@ async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exch
   const observe = (status: string) => o.metrics?.observeProxy(`${x.d.kind}/${x.project ?? ''}/${x.name}`, status, (performance.now() - started) / 1000);
   let res;
   try {
+    const { authorization } = credentials;
     res = await o.upstream.send(url, {
       method: x.method,
-      headers: upstreamRequestHeaders(x.headers, x.plan.proxy.headers, credentials.authorization),
+      headers: upstreamRequestHeaders(x.headers, x.plan.proxy.headers, authorization),
       ...(x.body ? { body: x.body } : {}),
       ...(credentials.tls ? { tls: credentials.tls } : {}),
       cut,
@@ -224,7 +204,7 @@ async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exch
   }
   observe(String(res.statusCode));
   res.body.on('error', () => reply.raw.destroy());
-  return reply.code(res.statusCode).headers(callerResponseHeaders(res.headers)).send(res.body);
+  return reply.code(res.statusCode).headers(callerResponseHeaders(res.statusCode, res.headers)).send(res.body);
 }
 
 function refuseLoop(req: FastifyRequest): void {
@@ -259,61 +239,20 @@ async function secretCredentials(o: ProxyRouteOptions, caches: Caches | undefine
   const kind = o.registry.byName(d.secretKind!)!;
   const stored = await o.store.getText({ kind: kind.kind, project: kind.scope === 'project' ? (project ?? '') : '', name: secretName }, { synced: req.principal.synced });
   if (!stored) throw badRequest(`the datasource names ${kind.kind} "${secretName}", which does not exist`);
-  const make = () => credentialsOf(o, kind, JSON.parse(stored.text.toString()) as Envelope, req);
+  const make = () => decryptedCredentials(o, kind, JSON.parse(stored.text.toString()) as Envelope, req);
   return caches ? caches.credentials.get(stored, '', make, (c) => !c.files) : make();
 }
 
-function credentialsOf(o: ProxyRouteOptions, kind: KindDescriptor, stored: Envelope, req: FastifyRequest): Credentials {
+/** The credentials of a stored Secret: decrypted (a value that does not decrypt is a 502, logged), then read. */
+function decryptedCredentials(o: ProxyRouteOptions, kind: KindDescriptor, stored: Envelope, req: FastifyRequest): Credentials {
+  const id = `${kind.kind}/${stored.metadata.project ?? ''}/${stored.metadata.name}`;
   let spec: SecretSpec;
   try {
     spec = unseal(kind, stored, o.secrets).spec as SecretSpec;
   } catch (e) {
     if (!(e instanceof DecryptError)) throw e;
-    req.log.error({ secret: `${kind.kind}/${stored.metadata.project ?? ''}/${stored.metadata.name}`, reason: e.message }, 'cannot decrypt a datasource secret');
+    req.log.error({ secret: id, reason: e.message }, 'cannot decrypt a datasource secret');
     throw new ApiError('BadGateway', "the datasource's secret cannot be used (it does not decrypt); see the server log");
   }
-  let files = false;
-  const file = (path: string | undefined) => {
-    if (!path) return undefined;
-    files = true;
-    return readSecretFile(o.secretFilesDir, path);
-  };
-  let authorization: string | undefined;
-  if (spec.basicAuth) {
-    const password = spec.basicAuth.password ?? file(spec.basicAuth.passwordFile) ?? '';
-    authorization = `Basic ${Buffer.from(`${spec.basicAuth.username ?? ''}:${password}`).toString('base64')}`;
-  } else if (spec.authorization) {
-    authorization = `${spec.authorization.type || 'Bearer'} ${spec.authorization.credentials ?? file(spec.authorization.credentialsFile) ?? ''}`;
-  }
-  const t = spec.tlsConfig;
-  const tls: UpstreamTls | undefined = t
-    ? {
-        ...((t.ca ?? file(t.caFile)) ? { ca: t.ca ?? file(t.caFile) } : {}),
-        ...((t.cert ?? file(t.certFile)) ? { cert: t.cert ?? file(t.certFile) } : {}),
-        ...((t.key ?? file(t.keyFile)) ? { key: t.key ?? file(t.keyFile) } : {}),
-        ...(t.serverName ? { serverName: t.serverName } : {}),
-        ...(t.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
-      }
-    : undefined;
-  return { ...(authorization ? { authorization } : {}), ...(tls ? { tls } : {}), ...(files ? { files: true as const } : {}) };
-}
-
-interface SecretSpec {
-  basicAuth?: { username?: string; password?: string; passwordFile?: string };
-  authorization?: { type?: string; credentials?: string; credentialsFile?: string };
-  tlsConfig?: { ca?: string; caFile?: string; cert?: string; certFile?: string; key?: string; keyFile?: string; serverName?: string; insecureSkipVerify?: boolean };
-}
-
-/** A *File value, read only when its real path is inside security.secret_files_dir. */
-function readSecretFile(dir: string | undefined, path: string): string {
-  const refused = new ApiError('BadGateway', "a file named by the datasource's secret cannot be used; see the server configuration (security.secret_files_dir)");
-  if (!dir) throw refused;
-  try {
-    const root = realpathSync(dir);
-    const real = realpathSync(resolve(root, path));
-    if (!real.startsWith(root + sep)) throw refused;
-    return readFileSync(real, 'utf8').trim();
-  } catch {
-    throw refused;
-  }
+  return credentialsOf({ spec, id, version: stored.metadata.version }, o.secretFilesDir);
 }

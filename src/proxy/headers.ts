@@ -60,7 +60,6 @@ const RESPONSE_DROP = new Set([
   'service-worker-allowed',
   'timing-allow-origin',
   'origin-agent-cluster',
-  'content-length',
   'content-security-policy',
   'x-content-type-options',
 ]);
@@ -101,8 +100,59 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, configured
   return out;
 }
 
-/** What the caller gets: upstream headers minus hop-by-hop and those our origin must not obey, plus our sandboxing. */
-export function callerResponseHeaders(upstream: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+/**
+ * Types a browser never runs as script, applies as style or renders as a document of our origin:
+ * with `nosniff` a `<script src>` or a style sheet of these is refused, and a page opening one
+ * shows data. What datasources answer: JSON (Prometheus, Loki, Tempo), protobuf, plain text,
+ * metrics text, event streams, raster images. Types ending in `+json` are passive too.
+ */
+const PASSIVE_TYPES = new Set([
+  'application/json',
+  'application/x-ndjson',
+  'application/jsonl',
+  'application/stream+json',
+  'text/plain',
+  'text/csv',
+  'text/tab-separated-values',
+  'text/event-stream',
+  'application/openmetrics-text',
+  'application/octet-stream',
+  'application/protobuf',
+  'application/x-protobuf',
+  'application/vnd.google.protobuf',
+  'application/grpc',
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/avif',
+]);
+/** A media type's essence (type/subtype, RFC 9110 tokens), lower case. */
+const ESSENCE_RE = /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/;
+
+/**
+ * Whether an upstream Content-Type may reach the caller as it is: one value whose essence is a
+ * passive type. Script, style and document types (HTML, XHTML, SVG, XML, JavaScript, CSS, PDF),
+ * unknown, malformed and repeated values are not: a page of our origin must never load an
+ * upstream's answer as code, whatever the upstream calls it.
+ */
+function passiveType(value: string | string[] | undefined): boolean {
+  if (typeof value !== 'string') return false;
+  const essence = value.split(';', 1)[0].trim().toLowerCase();
+  return ESSENCE_RE.test(essence) && (PASSIVE_TYPES.has(essence) || essence.endsWith('+json'));
+}
+
+/** Statuses that have no body: a missing Content-Type is right there. */
+const NO_BODY = new Set([204, 304]);
+
+/**
+ * What the caller gets: upstream headers minus hop-by-hop and those our origin must not obey
+ * (Content-Length passes: the body is passed on unchanged), plus our own: `nosniff`, a sandbox
+ * CSP, `Cross-Origin-Resource-Policy: same-origin`, and for any answer whose type is not passive
+ * (missing included) `application/octet-stream` with `Content-Disposition: attachment`: the bytes
+ * are the upstream's, but no browser runs, applies or renders them on the UI origin.
+ */
+export function callerResponseHeaders(status: number, upstream: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const drop = connectionTokens(upstream);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(upstream)) {
@@ -110,7 +160,12 @@ export function callerResponseHeaders(upstream: Record<string, string | string[]
     if (value === undefined || HOP_BY_HOP.has(n) || RESPONSE_DROP.has(n) || drop.has(n) || RESPONSE_DROP_PREFIXES.some((p) => n.startsWith(p))) continue;
     out[n] = value;
   }
+  if (!passiveType(out['content-type']) && !(out['content-type'] === undefined && NO_BODY.has(status))) {
+    out['content-type'] = 'application/octet-stream';
+    out['content-disposition'] = 'attachment';
+  }
   out['x-content-type-options'] = 'nosniff';
   out['content-security-policy'] = 'sandbox';
+  out['cross-origin-resource-policy'] = 'same-origin';
   return out;
 }

@@ -1,6 +1,29 @@
 import { ApiError, badRequest } from '../errors.js';
 
 /**
+ * A request target in origin form: `/path?query` as it came, or the path and query of an
+ * absolute-form target (`http://host/path?query`, RFC 9112 §3.2.2), cut where the router cuts
+ * it (the authority ends at the first "/" or "?"), so the route and the proxied path agree.
+ */
+export function originForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  const m = /^https?:\/\/[^/?#]+/i.exec(target);
+  if (!m || target.includes('#')) throw badRequest('the request target must be a path ("/proxy/...") or an absolute http(s) URL');
+  const rest = target.slice(m[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
+/**
+ * The parts of a proxy request target after the first `skip` path segments (the route up to the
+ * datasource name): the raw (still encoded) suffix, "" or starting with "/", and the query.
+ */
+export function splitTarget(target: string, skip: number): { suffix: string; query: string } {
+  const [pathPart, query = ''] = originForm(target).split(/\?(.*)/s, 2);
+  const rest = pathPart.split('/').slice(skip);
+  return { suffix: rest.length ? `/${rest.join('/')}` : '', query };
+}
+
+/**
  * The part of a proxy request URL after the datasource name, checked so it cannot leave the
  * datasource's base path: every segment is percent-decoded once and may not be `.`, `..`, or hold
  * a slash or backslash (`/..%2f`, `%2e%2e`, `..%5c` all refused with 400).

@@ -1,10 +1,10 @@
 import { lookup } from 'node:dns';
 import { EventEmitter } from 'node:events';
-import { BlockList, isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { createRequire } from 'node:module';
 import type { Agent, Dispatcher } from 'undici';
 import { ApiError } from '../errors.js';
+import type { DeniedNetworks, DenyReason } from './denied-networks.js';
 
 /**
  * undici, loaded with the first request upstream: a server whose datasources are never proxied
@@ -28,9 +28,20 @@ export interface UpstreamOptions {
   /** The whole exchange, body included, is cut after this. */
   maxDurationMs: number;
   maxConcurrent: number;
-  /** Addresses and CIDR networks never connected to. */
-  deniedNetworks: readonly string[];
+  /** Addresses never connected to, whatever form they are written or resolved in. */
+  denied: DeniedNetworks;
 }
+
+/** Whom an exchange is with, as error messages name it. */
+export interface UpstreamTarget {
+  /** The setting holding the URL, e.g. "the datasource URL". */
+  url: string;
+  /** The server, e.g. "the datasource". */
+  peer: string;
+}
+
+/** The default target: a datasource's URL. */
+export const DATASOURCE: UpstreamTarget = { url: 'the datasource URL', peer: 'the datasource' };
 
 export interface UpstreamResponse {
   statusCode: number;
@@ -68,25 +79,17 @@ export const cancelledByCaller = (cut: Cut): boolean => cut.aborted && (cut.reas
  * the connection goes to the address that was checked), at most `maxConcurrent` in flight.
  */
 export class Upstream {
-  private readonly denied = new BlockList();
   private readonly agents = new Map<string, Agent>();
   private inFlight = 0;
-  private readonly decided = new Map<string, boolean>();
 
-  constructor(private readonly o: UpstreamOptions) {
-    for (const net of o.deniedNetworks) {
-      const [addr, bits] = net.split('/');
-      const type = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
-      if (bits === undefined) this.denied.addAddress(addr, type);
-      else this.denied.addSubnet(addr, Number(bits), type);
-    }
-  }
+  constructor(private readonly o: UpstreamOptions) {}
 
-  async send(url: URL, init: { method: string; headers: Record<string, string>; body?: Readable; tls?: UpstreamTls; cut: Cut }): Promise<UpstreamResponse> {
-    // The DNS hook below never runs for an address literal: check those here (every spelling
-    // — decimal, hex, short forms, ::ffff: — has been normalised by the URL parser).
-    const literal = url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
-    if (isIP(literal) && this.isDenied(literal)) throw new ApiError('Forbidden', 'the datasource URL points to an address the proxy may not reach (proxy.denied_networks)');
+  async send(url: URL, init: { method: string; headers: Record<string, string>; body?: Readable; tls?: UpstreamTls; cut: Cut; target?: UpstreamTarget }): Promise<UpstreamResponse> {
+    const target = init.target ?? DATASOURCE;
+    // The DNS hook below never runs for an address literal: check those here, with the same
+    // normalisation (the URL parser wrote IPv4 as a dotted quad; IPv6 may embed an IPv4).
+    const reason = this.o.denied.hostReason(url.hostname);
+    if (reason) throw deniedError(reason, target);
     if (this.inFlight >= this.o.maxConcurrent) throw new ApiError('Unavailable', 'the proxy is busy (proxy.max_concurrent requests in flight); retry shortly', undefined, { 'Retry-After': '1' });
     this.inFlight++;
     // The exchange ends at the caller's cut or after maxDurationMs, whichever comes first. One
@@ -121,7 +124,7 @@ export class Upstream {
       return { statusCode: res.statusCode, headers: res.headers, body: res.body };
     } catch (e) {
       release();
-      throw translate(e, cut, url.protocol === 'https:');
+      throw translate(e, cut, url.protocol === 'https:', target);
     }
   }
 
@@ -145,8 +148,10 @@ export class Upstream {
             lookup(hostname, { ...options, all: true }, (err, addresses) => {
               if (err) return callback(err, '', 4);
               const list = addresses as unknown as { address: string; family: number }[];
-              const bad = list.find((a) => this.isDenied(a.address));
-              if (bad) return callback(Object.assign(new Error(`address ${bad.address} is denied by proxy.denied_networks`), { code: 'EDENIED' }), '', 4);
+              for (const a of list) {
+                const reason = this.o.denied.reason(a.address);
+                if (reason) return callback(Object.assign(new Error(`address ${a.address} is denied`), { code: 'EDENIED', denied: reason }), '', 4);
+              }
               if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: unknown) => void)(null, list);
               callback(null, list[0].address, list[0].family);
             });
@@ -158,49 +163,34 @@ export class Upstream {
     }
     return agent;
   }
-
-  /** Whether an address is in the denylist; remembered per address (the list never changes). */
-  private isDenied(address: string): boolean {
-    let denied = this.decided.get(address);
-    if (denied === undefined) {
-      denied = this.checkDenied(address);
-      if (this.decided.size >= MAX_DECIDED_ADDRESSES) this.decided.clear();
-      this.decided.set(address, denied);
-    }
-    return denied;
-  }
-
-  private checkDenied(address: string): boolean {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return this.denied.check(mapped[1], 'ipv4');
-    const hexMapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-    if (hexMapped) {
-      const [hi, lo] = [parseInt(hexMapped[1], 16), parseInt(hexMapped[2], 16)];
-      return this.denied.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
-    }
-    return this.denied.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
-  }
 }
 
-/** Bounds the remembered denylist answers (cleared when full). */
-const MAX_DECIDED_ADDRESSES = 1000;
+/** The 403 of a denied address, saying which rule refused it and how an administrator changes it. */
+function deniedError(reason: DenyReason, target: UpstreamTarget): ApiError {
+  return new ApiError(
+    'Forbidden',
+    reason === 'loopback'
+      ? `${target.url} points to this host (a loopback address), which the proxy does not reach while authentication is on; an administrator can allow it with proxy.allow_loopback: true`
+      : `${target.url} points to an address the proxy may not reach (proxy.denied_networks)`,
+  );
+}
 
 /** Upstream failures as API errors, never echoing the upstream URL (it may hold secrets). */
-function translate(e: unknown, cut: Cut, https: boolean): ApiError {
-  const err = e as { code?: string; name?: string; cause?: { code?: string } };
+function translate(e: unknown, cut: Cut, https: boolean, target: UpstreamTarget): ApiError {
+  const err = e as { code?: string; name?: string; denied?: DenyReason; cause?: { code?: string; denied?: DenyReason } };
   const code = err.code ?? err.cause?.code;
-  if (code === 'EDENIED') return new ApiError('Forbidden', 'the datasource URL points to an address the proxy may not reach (proxy.denied_networks)');
+  if (code === 'EDENIED') return deniedError(err.denied ?? err.cause?.denied ?? 'listed', target);
   const errors = lib?.errors;
   if ((errors && (e instanceof errors.HeadersTimeoutError || e instanceof errors.BodyTimeoutError)) || err.name === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new ApiError('GatewayTimeout', 'the datasource did not answer in time (proxy.timeout)');
+    return new ApiError('GatewayTimeout', `${target.peer} did not answer in time (proxy.timeout)`);
   }
   if (cancelledByCaller(cut)) return new ApiError('BadRequest', 'the request was cancelled by the client');
-  if (err.name === 'AbortError') return new ApiError('GatewayTimeout', 'the datasource exchange took longer than proxy.max_duration');
+  if (err.name === 'AbortError') return new ApiError('GatewayTimeout', `the exchange with ${target.peer} took longer than proxy.max_duration`);
   if (code && /CERT|SELF_SIGNED|VERIFY|ALTNAME|TLS|SSL/i.test(code)) {
-    return new ApiError('BadGateway', `the datasource's TLS certificate was not accepted (${code}); check the Secret's tlsConfig (ca, serverName)`);
+    return new ApiError('BadGateway', `the TLS certificate of ${target.peer} was not accepted (${code}); check the Secret's tlsConfig (ca, serverName)`);
   }
   if (https && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET')) {
-    return new ApiError('BadGateway', `the datasource closed the TLS connection (${code}); if it requires a client certificate, give the Secret tlsConfig.cert and key`);
+    return new ApiError('BadGateway', `${target.peer} closed the TLS connection (${code}); if it requires a client certificate, give the Secret tlsConfig.cert and key`);
   }
-  return new ApiError('BadGateway', `the datasource could not be reached (${code ?? 'connection failed'})`);
+  return new ApiError('BadGateway', `${target.peer} could not be reached (${code ?? 'connection failed'})`);
 }

@@ -10,6 +10,13 @@ export const AUTH_ENV: Record<string, string> = {
   DASHPLANE_SECURITY_AUTHENTICATION_PASSWORD_HASH_COST: '10',
 };
 
+/**
+ * The opt-in of an operator whose datasources run on the same host (proxy.allow_loopback): with
+ * authentication on the proxy refuses loopback addresses otherwise. For servers whose upstreams
+ * (Prometheus, the tests' fake servers) listen on 127.0.0.1.
+ */
+export const LOOPBACK_UPSTREAMS: Record<string, string> = { DASHPLANE_PROXY_ALLOW_LOOPBACK: 'true' };
+
 export function startAuthServer(env: Record<string, string> = {}): Promise<TestServer> {
   return startTestServer({ env: { ...AUTH_ENV, ...env } });
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bearer, loginAdmin, startAuthServer, type Tokens } from './auth.js';
+import { bearer, LOOPBACK_UPSTREAMS, loginAdmin, startAuthServer, type Tokens } from './auth.js';
 import type { WatchedPage } from './browser.js';
 import { CORPUS_ENV, corpusDir } from './corpus.js';
 import { startMonitoring } from './monitoring.js';
@@ -34,7 +34,7 @@ export interface UiStack {
 export async function startUiStack(opts: { auth: boolean }): Promise<UiStack> {
   const monitoring = await startMonitoring();
   const prom = monitoring.prom;
-  const s = opts.auth ? await startAuthServer() : await startTestServer();
+  const s = opts.auth ? await startAuthServer(LOOPBACK_UPSTREAMS) : await startTestServer();
   const admin = opts.auth ? await loginAdmin(s) : undefined;
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const r = await s.api(method, path, body, { ...(admin ? bearer(admin) : {}), ...headers });

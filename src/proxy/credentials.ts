@@ -1,0 +1,69 @@
+import { readFileSync, realpathSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
+import { ApiError } from '../errors.js';
+import type { SecretSpec } from '../kinds/generated/types.js';
+import type { UpstreamTls } from './upstream.js';
+
+/**
+ * What the proxy sends with a datasource's requests, from its Secret: an Authorization header
+ * (basicAuth, authorization); TLS material; `files` when *File fields were read (then never kept:
+ * a file may change).
+ */
+export interface Credentials {
+  authorization?: string;
+  tls?: UpstreamTls;
+  files?: true;
+}
+
+/** The Secret a datasource names: its decrypted spec, its identity (kind/project/name) and stored version. */
+export interface SecretSource {
+  spec: SecretSpec;
+  id: string;
+  version: number;
+}
+
+/**
+ * The credentials of a decrypted Secret spec. *File fields are read from `filesDir`
+ * (security.secret_files_dir) only.
+ */
+export function credentialsOf(secret: SecretSource, filesDir: string | undefined): Credentials {
+  const { spec } = secret;
+  let files = false;
+  const file = (path: string | undefined) => {
+    if (!path) return undefined;
+    files = true;
+    return readSecretFile(filesDir, path);
+  };
+  let authorization: string | undefined;
+  if (spec.basicAuth) {
+    const password = spec.basicAuth.password ?? file(spec.basicAuth.passwordFile) ?? '';
+    authorization = `Basic ${Buffer.from(`${spec.basicAuth.username ?? ''}:${password}`).toString('base64')}`;
+  } else if (spec.authorization) {
+    authorization = `${spec.authorization.type || 'Bearer'} ${spec.authorization.credentials ?? file(spec.authorization.credentialsFile) ?? ''}`;
+  }
+  const t = spec.tlsConfig;
+  const tls: UpstreamTls | undefined = t
+    ? {
+        ...((t.ca ?? file(t.caFile)) ? { ca: t.ca ?? file(t.caFile) } : {}),
+        ...((t.cert ?? file(t.certFile)) ? { cert: t.cert ?? file(t.certFile) } : {}),
+        ...((t.key ?? file(t.keyFile)) ? { key: t.key ?? file(t.keyFile) } : {}),
+        ...(t.serverName ? { serverName: t.serverName } : {}),
+        ...(t.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
+      }
+    : undefined;
+  return { ...(authorization ? { authorization } : {}), ...(tls ? { tls } : {}), ...(files ? { files: true as const } : {}) };
+}
+
+/** A *File value, read only when its real path is inside security.secret_files_dir. */
+export function readSecretFile(dir: string | undefined, path: string): string {
+  const refused = new ApiError('BadGateway', "a file named by the datasource's secret cannot be used; see the server configuration (security.secret_files_dir)");
+  if (!dir) throw refused;
+  try {
+    const root = realpathSync(dir);
+    const real = realpathSync(resolve(root, path));
+    if (!real.startsWith(root + sep)) throw refused;
+    return readFileSync(real, 'utf8').trim();
+  } catch {
+    throw refused;
+  }
+}
