@@ -29,6 +29,7 @@ import { Watcher } from './controllers/watcher.js';
 import { PluginRegistry } from './plugins/registry.js';
 import { Upstream } from './proxy/upstream.js';
 import { DeniedNetworks } from './proxy/denied-networks.js';
+import { OAuthTokens } from './proxy/oauth-tokens.js';
 import { durationMs } from './lib/duration.js';
 import type { CredentialChange } from './resources/credentials.js';
 import { ResourceService } from './resources/service.js';
@@ -123,7 +124,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     watcher,
     metrics,
     audit: { store, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), projectKind: registry.projectKind.kind },
-    proxy: { registry, service, store, secrets, upstream, metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
+    proxy: { registry, service, store, secrets, upstream, tokens: new OAuthTokens(upstream), metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build,
     ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist') },
     logger: opts.logger ?? serverLogger(config.log.level),

@@ -6,6 +6,7 @@ import type { KindRegistry } from '../kinds/registry.js';
 import { Readable } from 'node:stream';
 import { type Credentials, credentialsOf } from '../proxy/credentials.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from '../proxy/headers.js';
+import type { OAuthTokens } from '../proxy/oauth-tokens.js';
 import { proxySuffix, splitTarget, upstreamUrl } from '../proxy/path.js';
 import { checkAllowed, type DatasourceSpec, DerivedCache, type ProxyPlan, proxyPlan } from '../proxy/plan.js';
 import { unsavedRequest } from '../proxy/unsaved-request.js';
@@ -25,6 +26,8 @@ export interface ProxyRouteOptions {
   store: Store;
   secrets: SecretBox;
   upstream: Upstream;
+  /** OAuth client-credentials tokens of Secrets with `oauth`. */
+  tokens: OAuthTokens;
   /** security.secret_files_dir, for *File secret fields. */
   secretFilesDir?: string;
   metrics?: Metrics;
@@ -95,8 +98,17 @@ function proxyDoc(f: Family): RouteDoc {
     params: PROXY_PARAMS,
     body: { description: 'Passed to the upstream as it is', types: ['*/*'] },
     responses: {
-      200: { description: "The upstream's answer (any status), with Content-Security-Policy: sandbox and nosniff", type: '*/*' },
-      502: { description: 'Upstream refused or reset the connection', schema: 'Error' },
+      200: {
+        description:
+          "The upstream's answer (any status), with Content-Security-Policy: sandbox, nosniff and Cross-Origin-Resource-Policy: same-origin; a type that is not a data type (HTML, SVG, XML, JavaScript, CSS, unknown) is answered as application/octet-stream with Content-Disposition: attachment",
+        type: '*/*',
+      },
+      403: {
+        description:
+          "The caller may not read the datasource, or its URL (or its Secret's oauth.tokenURL) points to a denied address (proxy.denied_networks; loopback with auth on unless proxy.allow_loopback)",
+        schema: 'Error',
+      },
+      502: { description: "Upstream refused or reset the connection, or the OAuth token endpoint refused the Secret's client credentials", schema: 'Error' },
       503: { description: 'Too many proxied requests in flight (proxy.max_concurrent)', schema: 'Error' },
       504: { description: 'No response headers within proxy.timeout', schema: 'Error' },
       508: { description: 'The request already went through a dashplane proxy', schema: 'Error' },
@@ -182,6 +194,7 @@ async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exch
   checkAllowed(x.plan, x.method, suffix.decoded);
   const url = upstreamUrl(x.plan.proxy.url, suffix.raw, x.query);
   const credentials = x.plan.proxy.secret !== undefined ? await secretCredentials(o, caches, x.d, x.project, x.plan.proxy.secret, req) : {};
+  const { oauth } = credentials;
   const cut = new Cut();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) cut.abort(callerGone());
@@ -190,7 +203,7 @@ async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exch
   const observe = (status: string) => o.metrics?.observeProxy(`${x.d.kind}/${x.project ?? ''}/${x.name}`, status, (performance.now() - started) / 1000);
   let res;
   try {
-    const { authorization } = credentials;
+    const authorization = oauth ? await o.tokens.authorization(oauth, credentials.tls, (fields, msg) => req.log.warn(fields, msg)) : credentials.authorization;
     res = await o.upstream.send(url, {
       method: x.method,
       headers: upstreamRequestHeaders(x.headers, x.plan.proxy.headers, authorization),
@@ -203,6 +216,8 @@ async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exch
     throw e;
   }
   observe(String(res.statusCode));
+  // a token the datasource refuses (revoked before it expired) is not used again
+  if (oauth && res.statusCode === 401) o.tokens.forget(oauth);
   res.body.on('error', () => reply.raw.destroy());
   return reply.code(res.statusCode).headers(callerResponseHeaders(res.statusCode, res.headers)).send(res.body);
 }

@@ -1,6 +1,7 @@
 import { resolve, sep } from 'node:path';
 import type { ErrorDetail } from '../errors.js';
-import { getPath } from '../lib/object-path.js';
+import { getPath, joinPath } from '../lib/object-path.js';
+import { urlProblems } from '../proxy/http-proxy.js';
 import type { KindDescriptor, KindHooks } from './descriptor.js';
 import type { GlobalSecret as GlobalSecretObject, Secret as SecretObject, SecretSpec } from './generated/types.js';
 import { GlobalSecret, Secret } from './generated/validators.js';
@@ -56,6 +57,21 @@ function secretProblems(spec: SecretSpec): ErrorDetail[] {
   const auth = AUTH_BLOCKS.filter((b) => getPath(spec, b) !== undefined);
   if (auth.length > 1) {
     out.push({ path: `spec.${auth[1]}`, message: `${auth.map((b) => `spec.${b}`).join(' and ')} are mutually exclusive; keep one` });
+  }
+  if (spec.oauth) out.push(...oauthProblems(spec.oauth));
+  return out;
+}
+
+/** Form parameters the proxy sets itself in a token request (Go's oauth2 refuses them too); `grant_type` may be overridden. */
+const OWN_PARAMS = ['client_id', 'client_secret'];
+
+/** The token endpoint is one the proxy can call, and endpointParams leave the client's own parameters alone. */
+function oauthProblems(oauth: NonNullable<SecretSpec['oauth']>): ErrorDetail[] {
+  const out = urlProblems(oauth.tokenURL, 'spec.oauth.tokenURL', { example: 'https://auth.example.com/oauth2/token', credentials: 'put them in clientID and clientSecret' });
+  for (const k of Object.keys(oauth.endpointParams ?? {})) {
+    const path = joinPath('spec.oauth.endpointParams', k);
+    if (OWN_PARAMS.includes(k)) out.push({ path, message: `is sent by the proxy itself; set spec.oauth.${k === 'client_id' ? 'clientID' : 'clientSecret'} instead` });
+    else if (k === 'scope' && oauth.scopes?.length) out.push({ path, message: 'conflicts with spec.oauth.scopes; list the scopes there only' });
   }
   return out;
 }

@@ -2,15 +2,17 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { ApiError } from '../errors.js';
 import type { SecretSpec } from '../kinds/generated/types.js';
+import type { OAuthClient } from './oauth-tokens.js';
 import type { UpstreamTls } from './upstream.js';
 
 /**
- * What the proxy sends with a datasource's requests, from its Secret: an Authorization header
- * (basicAuth, authorization); TLS material; `files` when *File fields were read (then never kept:
- * a file may change).
+ * What the proxy sends with a datasource's requests, from its Secret: a fixed Authorization
+ * header (basicAuth, authorization), or an OAuth client whose token is fetched at request time;
+ * TLS material; `files` when *File fields were read (then never kept: a file may change).
  */
 export interface Credentials {
   authorization?: string;
+  oauth?: OAuthClient;
   tls?: UpstreamTls;
   files?: true;
 }
@@ -35,11 +37,24 @@ export function credentialsOf(secret: SecretSource, filesDir: string | undefined
     return readSecretFile(filesDir, path);
   };
   let authorization: string | undefined;
+  let oauth: OAuthClient | undefined;
   if (spec.basicAuth) {
     const password = spec.basicAuth.password ?? file(spec.basicAuth.passwordFile) ?? '';
     authorization = `Basic ${Buffer.from(`${spec.basicAuth.username ?? ''}:${password}`).toString('base64')}`;
   } else if (spec.authorization) {
     authorization = `${spec.authorization.type || 'Bearer'} ${spec.authorization.credentials ?? file(spec.authorization.credentialsFile) ?? ''}`;
+  } else if (spec.oauth) {
+    const o = spec.oauth;
+    oauth = {
+      id: secret.id,
+      version: secret.version,
+      clientID: o.clientID,
+      clientSecret: o.clientSecret ?? file(o.clientSecretFile) ?? '',
+      tokenURL: o.tokenURL,
+      scopes: o.scopes ?? [],
+      endpointParams: o.endpointParams ?? {},
+      authStyle: o.authStyle ?? 0,
+    };
   }
   const t = spec.tlsConfig;
   const tls: UpstreamTls | undefined = t
@@ -51,7 +66,7 @@ export function credentialsOf(secret: SecretSource, filesDir: string | undefined
         ...(t.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
       }
     : undefined;
-  return { ...(authorization ? { authorization } : {}), ...(tls ? { tls } : {}), ...(files ? { files: true as const } : {}) };
+  return { ...(authorization ? { authorization } : {}), ...(oauth ? { oauth } : {}), ...(tls ? { tls } : {}), ...(files ? { files: true as const } : {}) };
 }
 
 /** A *File value, read only when its real path is inside security.secret_files_dir. */

@@ -75,16 +75,25 @@ export function httpProxyProblems(pluginSpec: unknown, base = 'spec.plugin.spec'
   return out;
 }
 
-function urlProblems(value: unknown, path: string): ErrorDetail[] {
-  if (typeof value !== 'string') return [{ path, message: `must be a string, an absolute URL such as http://prometheus:9090 (got ${typeName(value)})` }];
+/** What an upstream URL setting is, for its messages: an example value, and where credentials go instead. */
+export interface UrlSetting {
+  example: string;
+  credentials: string;
+}
+
+const DATASOURCE_URL: UrlSetting = { example: 'http://prometheus:9090', credentials: 'put credentials in a Secret and name it in spec.secret' };
+
+/** Problems of a URL the proxy connects to: an absolute http(s) URL without a user or password. */
+export function urlProblems(value: unknown, path: string, setting: UrlSetting = DATASOURCE_URL): ErrorDetail[] {
+  if (typeof value !== 'string') return [{ path, message: `must be a string, an absolute URL such as ${setting.example} (got ${typeName(value)})` }];
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return [{ path, message: 'must be an absolute URL such as http://prometheus:9090' }];
+    return [{ path, message: `must be an absolute URL such as ${setting.example}` }];
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return [{ path, message: 'must use http or https' }];
-  if (url.username || url.password) return [{ path, message: 'must not contain a user or password; put credentials in a Secret and name it in spec.secret' }];
+  if (url.username || url.password) return [{ path, message: `must not contain a user or password; ${setting.credentials}` }];
   return [];
 }
 
