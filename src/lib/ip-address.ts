@@ -148,7 +148,7 @@ export function tunnelledIPv4(a: IpAddress): IpAddress[] {
   return out.map(v4);
 }
 
-/** An address in its usual text form (dotted IPv4; IPv6 uncompressed groups), for log lines and messages. */
+/** An address as text: dotted IPv4, or IPv6 as eight uncompressed groups (what a BlockList or a URL parser reads back). */
 export function formatIp(a: IpAddress): string {
   if (!a.v6) return [24n, 16n, 8n, 0n].map((s) => String((a.value >> s) & 255n)).join('.');
   return Array.from({ length: 8 }, (_, i) => ((a.value >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(':');
