@@ -29,6 +29,7 @@ import { Watcher } from './controllers/watcher.js';
 import { PluginRegistry } from './plugins/registry.js';
 import { Upstream } from './proxy/upstream.js';
 import { durationMs } from './lib/duration.js';
+import { deferredLog } from './lib/log-fn.js';
 import type { CredentialChange } from './resources/credentials.js';
 import { ResourceService } from './resources/service.js';
 import type { Store } from './storage/store.js';
@@ -65,7 +66,9 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   const build = readBuildInfo();
   let watcherRef: Watcher | undefined;
   const metrics = new Metrics(build, () => watcherRef?.openStreams ?? 0);
-  const store = instrumentStore(openStore(config), metrics);
+  // the store may log before the server's logger exists (a data directory narrowed at open)
+  const storeLog = deferredLog();
+  const store = instrumentStore(openStore(config, process.env, { log: storeLog.log }), metrics);
   await store.open();
   const startupLog: string[] = [];
   let secrets: SecretBox;
@@ -135,6 +138,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     onDeleted: () => metrics.reaperDeletions.inc(),
   });
   lateLog.warn = (e) => app.log.warn({ err: e }, 'an audit entry could not be written');
+  storeLog.attach((level, msg, err) => app.log[level](err === undefined ? {} : { err }, msg));
   const auditKeeper = new AuditKeeper({
     store,
     retentionMs: durationMs(config.audit.retention),
