@@ -9,6 +9,7 @@ import { openInstallationWarning } from './auth/exposure.js';
 import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
 import { allowAll, readOnly, type Authorizer } from './access/authorizer.js';
 import { AuditKeeper } from './audit/audit-keeper.js';
+import type { AuditCoalescer } from './audit/coalescer.js';
 import { bootstrapAdmin } from './admin/bootstrap.js';
 import { loadKeyRing } from './auth/keys.js';
 import { PasswordHasher } from './access/passwords.js';
@@ -80,6 +81,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   const serviceRef: { current?: ResourceService } = {};
   let sessions: SessionStore | undefined;
   let apiTokens: ApiTokens | undefined;
+  let auditCounts: AuditCoalescer | undefined;
   /** Warnings of parts built before the app (its logger). */
   const lateLog = { warn: (_e: unknown): void => undefined };
   try {
@@ -95,6 +97,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
       const parts = composeAuth({ config, registry, store, keys, secrets, passwords, metrics, providers, service: () => serviceRef.current!, warn: (e) => lateLog.warn(e) });
       ({ authenticator, authorizer, auth, external, sessions } = parts);
       apiTokens = parts.apiTokens;
+      auditCounts = parts.audit;
       if (external) startupLog.push(`identity providers: ${[...external.providers.keys()].join(', ')}`);
     }
     if (security.readonly) authorizer = readOnly(authorizer);
@@ -180,6 +183,8 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   }
   const stopBackground = async () => {
     timers.forEach(clearInterval);
+    // the refusals still being counted are written first, so the audit file receives them too
+    await auditCounts?.stop();
     await reaper.stop();
     await auditKeeper.stop();
   };
