@@ -24,7 +24,8 @@ COPY schemas ./schemas
 COPY --from=build /src/dist/src ./dist/src
 COPY --from=build /src/dist/cli ./dist/cli
 COPY --from=build /src/ui/dist ./ui/dist
-RUN mkdir -p /var/lib/dashplane && chown node:node /var/lib/dashplane
+# the data directory is the server's alone (a new named volume takes this mode)
+RUN mkdir -p /var/lib/dashplane && chown node:node /var/lib/dashplane && chmod 700 /var/lib/dashplane
 USER node
 VOLUME ["/var/lib/dashplane"]
 EXPOSE 8080

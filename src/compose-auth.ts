@@ -1,6 +1,7 @@
 import type { AuthRouteOptions } from './api/auth-routes.js';
 import type { ExternalAuthOptions } from './api/external-auth-routes.js';
 import type { Metrics } from './api/metrics.js';
+import { AuditCoalescer } from './audit/coalescer.js';
 import { auditDraft } from './audit/drafts.js';
 import type { ResolvedConfig } from './config.js';
 import { specOf } from './kinds/descriptor.js';
@@ -35,11 +36,14 @@ export interface AuthParts {
   external?: Omit<ExternalAuthOptions, 'service'>;
   sessions: SessionStore;
   apiTokens: ApiTokens;
+  /** Where denials and failed logins are recorded, repeats counted: stop it before the store closes. */
+  audit: AuditCoalescer;
 }
 
 /**
  * Builds the authentication and authorization parts from the configuration: tokens, sessions,
- * API tokens, identity providers (with their groups), RBAC with its denials audited, logins.
+ * API tokens, identity providers (with their groups), RBAC with its denials audited (repeats
+ * counted, src/audit/coalescer.ts), logins.
  * `service` is read at request time (it is built after these parts).
  */
 export function composeAuth(o: {
@@ -98,10 +102,12 @@ export function composeAuth(o: {
         }
       : {}),
   });
+  // a caller repeating a refused request must not fill the audit log (VOLUME-01)
+  const audit = new AuditCoalescer({ append: (entries) => store.appendAudit(entries), windowMs: durationMs(config.audit.coalesce_window), warn: o.warn });
   const onDenied = async (p: Principal, action: string, t: AuthzTarget, reason: string) => {
     const target = { kind: t.kind, ...(t.project !== undefined ? { project: t.project } : {}), ...(t.name !== undefined ? { name: t.name } : {}) };
     // the 403 is answered even if the entry cannot be written
-    await store.appendAudit([auditDraft(p, { action: 'denied', deniedAction: action, ...target, reason })]).catch(o.warn);
+    await audit.record([auditDraft(p, { action: 'denied', deniedAction: action, ...target, reason })]).catch(o.warn);
   };
   const authorizer = new RbacAuthorizer({ store, registry, guest: security.authorization.guest_permissions as Permission[], config, onDenied });
   const limits = authn.login_rate_limit;
@@ -113,7 +119,7 @@ export function composeAuth(o: {
     sessions,
     tokens,
     refreshTtlMs,
-    audit: (entries) => store.appendAudit(entries),
+    audit: (entries) => audit.record(entries),
     ...(upstream ? { upstream } : {}),
     limits: { perLogin: limits.per_login_and_address, perAddress: limits.per_address, windowMs: durationMs(limits.window) },
     onFailure: () => o.metrics.loginFailures.inc(),
@@ -129,5 +135,5 @@ export function composeAuth(o: {
     tokens: { tokens: apiTokens, registry, store, maxTtl: authn.max_token_ttl, maxTtlMs: durationMs(authn.max_token_ttl), knownScopes: new Set(registry.scopes.keys()) },
   };
   const external = providers.size > 0 ? { providers, auth: authService, store, userKind, cookie, stateKey: keys.loginStateKey } : undefined;
-  return { authenticator, authorizer, auth, ...(external ? { external } : {}), sessions, apiTokens };
+  return { authenticator, authorizer, auth, ...(external ? { external } : {}), sessions, apiTokens, audit };
 }

@@ -9,6 +9,7 @@ import { openInstallationWarning } from './auth/exposure.js';
 import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
 import { allowAll, readOnly, type Authorizer } from './access/authorizer.js';
 import { AuditKeeper } from './audit/audit-keeper.js';
+import type { AuditCoalescer } from './audit/coalescer.js';
 import { bootstrapAdmin } from './admin/bootstrap.js';
 import { loadKeyRing } from './auth/keys.js';
 import { PasswordHasher } from './access/passwords.js';
@@ -31,6 +32,7 @@ import { Upstream } from './proxy/upstream.js';
 import { DeniedNetworks } from './proxy/denied-networks.js';
 import { OAuthTokens } from './proxy/oauth-tokens.js';
 import { durationMs } from './lib/duration.js';
+import { deferredLog } from './lib/log-fn.js';
 import type { CredentialChange } from './resources/credentials.js';
 import { ResourceService } from './resources/service.js';
 import type { Store } from './storage/store.js';
@@ -67,7 +69,9 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   const build = readBuildInfo();
   let watcherRef: Watcher | undefined;
   const metrics = new Metrics(build, () => watcherRef?.openStreams ?? 0);
-  const store = instrumentStore(openStore(config), metrics);
+  // the store may log before the server's logger exists (a data directory narrowed at open)
+  const storeLog = deferredLog();
+  const store = instrumentStore(openStore(config, process.env, { log: storeLog.log }), metrics);
   await store.open();
   const startupLog: string[] = [];
   let secrets: SecretBox;
@@ -79,6 +83,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   const serviceRef: { current?: ResourceService } = {};
   let sessions: SessionStore | undefined;
   let apiTokens: ApiTokens | undefined;
+  let auditCounts: AuditCoalescer | undefined;
   /** Warnings of parts built before the app (its logger). */
   const lateLog = { warn: (_e: unknown): void => undefined };
   try {
@@ -94,6 +99,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
       const parts = composeAuth({ config, registry, store, keys, secrets, passwords, metrics, providers, service: () => serviceRef.current!, warn: (e) => lateLog.warn(e) });
       ({ authenticator, authorizer, auth, external, sessions } = parts);
       apiTokens = parts.apiTokens;
+      auditCounts = parts.audit;
       if (external) startupLog.push(`identity providers: ${[...external.providers.keys()].join(', ')}`);
     }
     if (security.readonly) authorizer = readOnly(authorizer);
@@ -139,6 +145,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     onDeleted: () => metrics.reaperDeletions.inc(),
   });
   lateLog.warn = (e) => app.log.warn({ err: e }, 'an audit entry could not be written');
+  storeLog.attach((level, msg, err) => app.log[level](err === undefined ? {} : { err }, msg));
   const auditKeeper = new AuditKeeper({
     store,
     retentionMs: durationMs(config.audit.retention),
@@ -180,6 +187,8 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   }
   const stopBackground = async () => {
     timers.forEach(clearInterval);
+    // the refusals still being counted are written first, so the audit file receives them too
+    await auditCounts?.stop();
     await reaper.stop();
     await auditKeeper.stop();
   };

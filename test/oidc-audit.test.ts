@@ -77,6 +77,9 @@ describe('sign-ins through an identity provider in the audit log (issue 20)', fu
     const entry = (slug: string, extra: Record<string, unknown> = {}) => ({ slug_id: slug, name: slug, client_id: idp.clientId, client_secret: idp.clientSecret, issuer: idp.issuer, ...extra });
     s = await startAuthServer({
       DASHPLANE_AUDIT_FILE: file,
+      // each refused attempt its own entry: these tests read what one refusal records (repeats are
+      // counted in one entry per window otherwise: VOLUME-01, audit-volume.test.ts)
+      DASHPLANE_AUDIT_COALESCE_WINDOW: '0s',
       DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([
         entry('corp', { device_code: { scopes: ['openid', 'profile', 'email'] } }),
         // prompt=none without a session at the provider: the provider answers the login with an error

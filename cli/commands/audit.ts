@@ -86,7 +86,7 @@ function print(io: Io, entries: Entry[], format: string, header: boolean): void 
   const rows = entries.map((e) => [
     e.time,
     e.user,
-    e.action === 'denied' ? `denied ${e.deniedAction}` : e.action,
+    (e.action === 'denied' ? `denied ${e.deniedAction}` : e.action) + (e.count !== undefined ? ` ×${e.count}` : ''),
     [e.kind, e.project, e.name].filter((x) => x !== undefined).join('/') || '-',
     e.versionBefore !== undefined || e.versionAfter !== undefined ? `${e.versionBefore ?? ''}->${e.versionAfter ?? ''}` : '-',
     e.manager ?? e.provider ?? '-',

@@ -62,7 +62,7 @@ export function loadKeyRing(opts: { key?: string; keyFile?: string; previous?: r
     source = opts.keyFile;
   } else {
     const file = join(opts.dataDir, GENERATED_KEY_FILE);
-    mkdirSync(opts.dataDir, { recursive: true });
+    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
     try {
       writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
       source = `${file} (generated now)`;

@@ -27,6 +27,11 @@ function fail(message: string, code: number): never {
 }
 
 async function main(): Promise<void> {
+  // Whatever dashplane creates is its user's alone: the database's files (LevelDB creates them with
+  // the umask's modes, as they come), the generated key, the audit file, backups, a restored or
+  // migrated store (files 0600, directories 0700). A program that calls startServer itself keeps
+  // its own umask; its data directory is still made 0700 (src/storage/private-dir.ts).
+  process.umask(process.umask() | 0o077);
   let parsed;
   try {
     parsed = parseArgs({

@@ -34,6 +34,15 @@ export interface AuditEntry {
   deniedAction?: string;
   /** Why a login failed or an action was denied (the server's message, never a secret). */
   reason?: string;
+  /**
+   * How many refusals (denials, failed logins) this entry stands for, when it counts the repeats of
+   * one within a window (`audit.coalesce_window`); an entry without it stands for one. It then
+   * holds only the fields they all had alike (`user` `*` for several).
+   */
+  count?: number;
+  /** The time of the first and of the last refusal it counts (`time` is when it was written). */
+  firstTime?: string;
+  lastTime?: string;
 }
 
 /** An entry before the store numbers it. */

@@ -67,22 +67,34 @@ export class LevelAudit {
     return { entries };
   }
 
-  /** Deletes entries older than `before`, oldest first, in batches. */
-  async prune(before: string): Promise<number> {
+  /**
+   * Deletes entries older than `before`, oldest first, a page at a time: `read` finds a page (as
+   * the store's reads run), `del` deletes it (as its writes run).
+   */
+  async prune(before: string, io: { read: <T>(fn: () => Promise<T>) => Promise<T>; del: (keys: string[]) => Promise<void> }): Promise<number> {
     const limit = Date.parse(before);
     let n = 0;
-    let batch: string[] = [];
-    for await (const [key, raw] of this.db.iterator({ gte: PREFIX, lt: PREFIX + HIGH })) {
-      const t = Date.parse((JSON.parse(raw) as AuditEntry).time);
-      if (t >= limit + TIME_SLACK_MS) break;
-      if (t < limit) batch.push(key);
-      if (batch.length >= 1000) {
-        await this.db.batch(batch.map((k) => ({ type: 'del' as const, key: k })));
-        n += batch.length;
-        batch = [];
-      }
+    let from = PREFIX;
+    for (;;) {
+      const page = await io.read(async () => {
+        const keys: string[] = [];
+        let last: string | undefined;
+        for await (const [key, raw] of this.db.iterator({ gt: from, lt: PREFIX + HIGH })) {
+          last = key;
+          const t = Date.parse((JSON.parse(raw) as AuditEntry).time);
+          if (t >= limit + TIME_SLACK_MS) return { keys, last: undefined };
+          if (t < limit) keys.push(key);
+          if (keys.length >= PRUNE_PAGE) return { keys, last };
+        }
+        return { keys, last: undefined };
+      });
+      if (page.keys.length) await io.del(page.keys);
+      n += page.keys.length;
+      if (page.last === undefined) return n;
+      from = page.last;
     }
-    if (batch.length) await this.db.batch(batch.map((k) => ({ type: 'del' as const, key: k })));
-    return n + batch.length;
   }
 }
+
+/** Entries deleted in one batch. */
+const PRUNE_PAGE = 1000;

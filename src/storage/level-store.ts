@@ -1,11 +1,13 @@
 import { Level } from 'level';
 import { ApiError } from '../errors.js';
 import { jsonOf } from '../lib/json-of.js';
+import { consoleLog, type LogFn } from '../lib/log-fn.js';
 import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
 import { EventHub, replayThenLive } from './event-hub.js';
 import { LevelAudit } from './level-audit.js';
 import { GroupCommit, type Planned } from './level-group-commit.js';
 import { LevelHistory } from './level-history.js';
+import { dropProbeFile, LevelRecovery } from './level-recovery.js';
 import {
   type BatchOp,
   EVENTS_END,
@@ -22,9 +24,10 @@ import {
   scopePrefix,
   tombstoneKey,
 } from './level-keys.js';
-import { refuseHeadlessDatabase, translateOpenError, translateWriteError, upgradeLevelData } from './level-upgrades.js';
+import { refuseHeadlessDatabase, translateOpenError, upgradeLevelData } from './level-upgrades.js';
 import { MetadataIndex } from './metadata-index.js';
 import { KeyedMutex, Mutex } from './mutex.js';
+import { privateDir } from './private-dir.js';
 import { RecentTexts } from './recent-texts.js';
 import type {
   CreateOptions,
@@ -71,19 +74,25 @@ export class LevelStore implements Store {
   private readonly group = new GroupCommit(this.writes, (planned) => this.commit(planned));
   /** Bumped by every commit: a read that a commit overtook is not kept in `recent`. */
   private generation = 0;
-  /** Set when a write failed for lack of space: health reports the store down until writes work again. */
-  private writeFailure?: string;
+  /** After a failed write: writes refused until the database is re-opened; reads go through it. */
+  private readonly recovery: LevelRecovery;
+  private readonly log: LogFn;
   private audit!: LevelAudit;
   private history!: LevelHistory;
 
   constructor(
     private readonly path: string,
-    opts: { eventLogSize?: number } = {},
+    opts: { eventLogSize?: number; log?: LogFn } = {},
   ) {
     this.eventLogSize = opts.eventLogSize ?? 10_000;
+    this.log = opts.log ?? consoleLog;
+    this.recovery = new LevelRecovery({ path, db: () => this.db, writes: this.writes, log: this.log });
   }
 
   async open(): Promise<void> {
+    const narrowed = privateDir(this.path);
+    if (narrowed) this.log('warn', narrowed);
+    dropProbeFile(this.path);
     refuseHeadlessDatabase(this.path);
     // The Level is made only now, after that check: a Level opens itself a microtask after it is
     // made, creating a database where there is none. Made in the constructor, a store opened
@@ -107,14 +116,15 @@ export class LevelStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.recovery.stop();
     if (!this.db) return; // never opened
     await this.writes.run(() => this.db.close());
   }
 
   async ping(): Promise<void> {
+    this.recovery.checkHealth();
     if (this.db?.status !== 'open') throw new ApiError('Unavailable', 'the database is not open');
-    if (this.writeFailure) throw new ApiError('Unavailable', `writes are failing: ${this.writeFailure}`);
-    await this.db.get(REVISION_KEY);
+    await this.recovery.read(() => this.db.get(REVISION_KEY));
   }
 
   async get(key: ObjectKey): Promise<Envelope | undefined> {
@@ -128,7 +138,7 @@ export class LevelStore implements Store {
     const hit = this.recent.get(k);
     if (hit !== undefined) return hit;
     const generation = this.generation;
-    const raw = await this.db.get<string, Buffer>(k, { valueEncoding: 'buffer' });
+    const raw = await this.recovery.read(() => this.db.get<string, Buffer>(k, { valueEncoding: 'buffer' }));
     if (raw === undefined) return undefined;
     const found = frozenText(storedText(raw));
     // a commit that ran during the read may have changed it: keep only what no commit overtook
@@ -163,7 +173,7 @@ export class LevelStore implements Store {
     const found = keys.map((k) => this.recent.get(k));
     const missing = keys.filter((_, i) => found[i] === undefined);
     if (missing.length === 0) return found as StoredText[];
-    const raws = await this.db.getMany<string, Buffer>(missing, { valueEncoding: 'buffer' });
+    const raws = await this.recovery.read(() => this.db.getMany<string, Buffer>(missing, { valueEncoding: 'buffer' }));
     const keep = generation === this.generation && missing.length <= RECENT_FROM_LIST;
     let j = 0;
     const out: StoredText[] = [];
@@ -194,15 +204,17 @@ export class LevelStore implements Store {
     else range.gte = from;
     // names in the range all match the prefix unless it spans every project
     const options = { ...range, valueEncoding, highWaterMarkBytes: SCAN_BYTES };
-    if (q.project !== undefined || !q.namePrefix) return this.db.values<string, V>({ ...options, ...(q.limit !== undefined ? { limit: q.limit } : {}) }).all();
-    const out: V[] = [];
+    if (q.project !== undefined || !q.namePrefix) return this.recovery.read(() => this.db.values<string, V>({ ...options, ...(q.limit !== undefined ? { limit: q.limit } : {}) }).all());
     const limit = q.limit ?? Infinity;
-    for await (const [key, raw] of this.db.iterator<string, V>(options)) {
-      if (q.namePrefix && !key.slice(key.lastIndexOf(SEP) + 1).startsWith(q.namePrefix)) continue;
-      out.push(raw);
-      if (out.length >= limit) break;
-    }
-    return out;
+    return this.recovery.read(async () => {
+      const out: V[] = [];
+      for await (const [key, raw] of this.db.iterator<string, V>(options)) {
+        if (q.namePrefix && !key.slice(key.lastIndexOf(SEP) + 1).startsWith(q.namePrefix)) continue;
+        out.push(raw);
+        if (out.length >= limit) break;
+      }
+      return out;
+    });
   }
 
   /**
@@ -297,15 +309,19 @@ export class LevelStore implements Store {
   }
 
   listAudit(q: AuditQuery): Promise<AuditPage> {
-    return this.audit.list(q);
+    return this.recovery.read(() => this.audit.list(q));
   }
 
   async lastAuditId(): Promise<number> {
     return this.audit.lastId;
   }
 
+  /** Each page of old entries is found as a read, then deleted as a write (under the write lock, as every write). */
   pruneAudit(before: string): Promise<number> {
-    return this.audit.prune(before);
+    return this.audit.prune(before, {
+      read: (fn) => this.recovery.read(fn),
+      del: (keys) => this.writes.run(() => this.batch(keys.map((key) => ({ type: 'del' as const, key })))),
+    });
   }
 
   onAudit(listener: (n: AuditNotice) => void): () => void {
@@ -317,10 +333,10 @@ export class LevelStore implements Store {
     checkWatchFrom(since, this.rev, this.firstLogged - 1);
     const live = this.hub.open(opts.signal);
     const db = this.db;
-    const replay = async function* () {
+    const read = async function* () {
       for await (const raw of db.values({ gt: eventKey(since!), lt: EVENTS_END })) yield JSON.parse(raw) as StoreEvent;
     };
-    return replayThenLive(live, since ?? this.rev, since !== undefined ? replay : undefined);
+    return replayThenLive(live, since ?? this.rev, since !== undefined ? () => this.recovery.iterate(read) : undefined);
   }
 
   onEvent(listener: (e: StoreEvent) => void): () => void {
@@ -338,11 +354,13 @@ export class LevelStore implements Store {
       ops.push({ type: 'put', key, value: eventText({ ...e, object }) });
       rewritten++;
       if (ops.length >= 500) {
-        await this.db.batch(ops);
+        const page = ops;
+        await this.writes.run(() => this.batch(page));
         ops = [];
       }
     }
-    if (ops.length) await this.db.batch(ops);
+    const rest = ops;
+    if (rest.length) await this.writes.run(() => this.batch(rest));
     // LevelDB keeps overwritten values in its files until a compaction reaches them. (In Node,
     // `level` is classic-level, which can compact; its cross-platform types do not say so.)
     await (this.db as unknown as { compactRange(start: string, end: string): Promise<void> }).compactRange('\u0000', `${HIGH}${HIGH}`);
@@ -359,29 +377,42 @@ export class LevelStore implements Store {
 
   async createdRevision(k: ObjectKey): Promise<number | undefined> {
     // one read of both: the same LevelDB snapshot
-    const [created, obj] = await this.db.getMany([createdKey(k), objectKey(k)]);
+    const [created, obj] = await this.recovery.read(() => this.db.getMany([createdKey(k), objectKey(k)]));
     if (obj === undefined) return undefined;
     return created === undefined ? 0 : Number(created);
   }
 
   listVersions(k: ObjectKey): Promise<VersionEntry[]> {
-    return this.history.list(k);
+    return this.recovery.read(() => this.history.list(k));
   }
 
   listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
-    return this.history.listDeleted(q);
+    return this.recovery.read(() => this.history.listDeleted(q));
   }
 
   managers(k: ObjectKey): Promise<ManagerEntry[]> {
-    return this.history.managers(k);
+    return this.recovery.read(() => this.history.managers(k));
   }
 
   dump(): AsyncIterable<DumpItem> {
-    return this.history.dump();
+    return this.recovery.iterate(() => this.history.dump());
   }
 
   getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
-    return this.history.get(k, version);
+    return this.recovery.read(() => this.history.get(k, version));
+  }
+
+  /**
+   * Every write to LevelDB, under `writes`: none while a failed one is not behind a re-open yet
+   * (level-recovery.ts); a failure is answered as the recovery says (507 for a full disk).
+   */
+  private async batch(ops: BatchOp[]): Promise<void> {
+    this.recovery.check();
+    try {
+      await this.db.batch(ops);
+    } catch (e) {
+      throw this.recovery.failed(e);
+    }
   }
 
   /**
@@ -409,14 +440,7 @@ export class LevelStore implements Store {
     for (let r = this.firstLogged; r < firstKept; r++) trim.push({ type: 'del', key: eventKey(r) });
     const ops = withMetadataRecords(writes.flatMap((w) => w.ops));
     const audit = this.audit.number(writes.flatMap((w) => w.audit ?? []));
-    try {
-      await this.db.batch([...ops, ...eventOps, ...audit.ops, ...trim, { type: 'put', key: REVISION_KEY, value: String(last) }]);
-    } catch (e) {
-      const err = translateWriteError(e);
-      if (err instanceof ApiError) this.writeFailure = err.message;
-      throw err;
-    }
-    this.writeFailure = undefined;
+    await this.batch([...ops, ...eventOps, ...audit.ops, ...trim, { type: 'put', key: REVISION_KEY, value: String(last) }]);
     this.generation++;
     for (const op of ops) this.recent.delete(op.key);
     this.rev = last;

@@ -33,17 +33,17 @@ export interface Tokens {
 export const bearer = (t: Tokens | string) => ({ authorization: `Bearer ${typeof t === 'string' ? t : t.access_token}` });
 
 /** Signs up (open sign-up) and returns the created user as the server answered. */
-export async function signUp(s: TestServer, name: string, password = `${name}-password`): Promise<void> {
+export async function signUp(s: Pick<TestServer, 'api'>, name: string, password = `${name}-password`): Promise<void> {
   const r = await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name }, spec: { nativeProvider: { password } } });
   expect(r.status, r.text).to.equal(200);
 }
 
 /** Native login; asserts 200 and returns the token body. */
-export async function login(s: TestServer, name: string, password = `${name}-password`): Promise<Tokens> {
+export async function login(s: Pick<TestServer, 'api'>, name: string, password = `${name}-password`): Promise<Tokens> {
   const r = await s.api('POST', '/api/auth/providers/native/login', { login: name, password });
   expect(r.status, r.text).to.equal(200);
   return r.body as Tokens;
 }
 
 /** The admin created at start by AUTH_ENV. */
-export const loginAdmin = (s: TestServer) => login(s, 'admin', 'admin-password');
+export const loginAdmin = (s: Pick<TestServer, 'api'>) => login(s, 'admin', 'admin-password');

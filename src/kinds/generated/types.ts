@@ -1424,6 +1424,10 @@ export interface AuditConfig {
    */
   retention?: string;
   /**
+   * Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. "0s" writes every refusal as its own entry. Duration such as "10s".
+   */
+  coalesce_window?: string;
+  /**
    * Also append each entry this server records, as one JSON line, to this file ("-": standard output), for shipping to a log system. Unset: the store only.
    */
   file?: string;
@@ -1739,6 +1743,10 @@ export interface ResolvedAuditConfig {
    * How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as "90d".
    */
   retention: string;
+  /**
+   * Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. "0s" writes every refusal as its own entry. Duration such as "10s".
+   */
+  coalesce_window: string;
   /**
    * Also append each entry this server records, as one JSON line, to this file ("-": standard output), for shipping to a log system. Unset: the store only.
    */

@@ -251,7 +251,10 @@ function Audit() {
               <TableRow key={e.id}>
                 <TableCell>{new Date(e.time).toLocaleString()}</TableCell>
                 <TableCell>{e.user}</TableCell>
-                <TableCell>{e.action === 'denied' ? `denied ${e.deniedAction}` : e.action}</TableCell>
+                <TableCell>
+                  {e.action === 'denied' ? `denied ${e.deniedAction}` : e.action}
+                  {e.count !== undefined ? ` ×${e.count}` : ''}
+                </TableCell>
                 <TableCell>{[e.kind, e.project, e.name].filter((x) => x !== undefined).join('/') || '-'}</TableCell>
                 <TableCell>{e.versionBefore !== undefined || e.versionAfter !== undefined ? `${e.versionBefore ?? ''}→${e.versionAfter ?? ''}` : '-'}</TableCell>
                 <TableCell>{e.manager ?? e.provider ?? '-'}</TableCell>
