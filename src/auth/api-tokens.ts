@@ -7,6 +7,7 @@ import type { NarrowedPermission, Principal } from '../access/authorizer.js';
 import type { Reads } from './sessions.js';
 import type { TokenRequest } from './token-request.js';
 import { auditDraft } from '../audit/drafts.js';
+import { MANAGER } from '../resources/managers.js';
 import type { AuditDraft } from '../storage/audit-types.js';
 
 /**
@@ -110,7 +111,7 @@ export class ApiTokens {
         },
       };
       try {
-        await this.o.store.create(record, { writer: { by: by.name, manager: 'api-tokens' }, audit: [this.audited(by, 'token-create', record)] });
+        await this.o.store.create(record, { writer: { by: by.name, manager: MANAGER.apiTokens }, audit: [this.audited(by, 'token-create', record)] });
         return { token, info: infoOf(record) };
       } catch (e) {
         if (!(e instanceof ApiError && e.reason === 'AlreadyExists') || attempt >= 3) throw e;
