@@ -74,7 +74,7 @@ export function composeAuth(o: {
   const all = [...providers.values()];
   const policies = new Map(all.flatMap((p) => (p.groups ? [[p.issuerId, p.groups] as const] : [])));
   const groupsOf = (user: Envelope) => principalGroups(policies, specOf<User>(user));
-  const apiTokens = new ApiTokens({ store, reads, registry, principalOf: (owner) => (owner.kind === userKind.kind ? groupsOf(owner) : {}) });
+  const apiTokens = new ApiTokens({ store, reads, registry, maxPerOwner: authn.max_tokens_per_owner, principalOf: (owner) => (owner.kind === userKind.kind ? groupsOf(owner) : {}) });
   const authenticator = new TokenAuthenticator({
     apiTokens,
     tokens,

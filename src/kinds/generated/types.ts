@@ -1045,6 +1045,10 @@ export interface AuthenticationConfig {
    * Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as "30d", "720h".
    */
   max_token_ttl?: string;
+  /**
+   * Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires.
+   */
+  max_tokens_per_owner?: number;
 }
 /**
  * Identity providers.
@@ -1568,6 +1572,10 @@ export interface ResolvedAuthenticationConfig {
    * Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as "30d", "720h".
    */
   max_token_ttl: string;
+  /**
+   * Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires.
+   */
+  max_tokens_per_owner: number;
 }
 /**
  * Identity providers.
