@@ -30,7 +30,7 @@ import { PluginRegistry } from './plugins/registry.js';
 import { Upstream } from './proxy/upstream.js';
 import { durationMs } from './lib/duration.js';
 import type { CredentialChange } from './resources/credentials.js';
-import { ResourceService } from './resources/service.js';
+import { ResourceService, type ServiceOptions } from './resources/service.js';
 import type { Store } from './storage/store.js';
 
 /** A running server: its app, store and the address it listens on. */
@@ -77,6 +77,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   const serviceRef: { current?: ResourceService } = {};
   let sessions: SessionStore | undefined;
   let apiTokens: ApiTokens | undefined;
+  let namedByGrants: ServiceOptions['namedByGrants'];
   /** Warnings of parts built before the app (its logger). */
   const lateLog = { warn: (_e: unknown): void => undefined };
   try {
@@ -92,6 +93,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
       const parts = composeAuth({ config, registry, store, keys, secrets, passwords, metrics, providers, service: () => serviceRef.current!, warn: (e) => lateLog.warn(e) });
       ({ authenticator, authorizer, auth, external, sessions } = parts);
       apiTokens = parts.apiTokens;
+      namedByGrants = (subject) => parts.authorizer.namesSubject(subject);
       if (external) startupLog.push(`identity providers: ${[...external.providers.keys()].join(', ')}`);
     }
     if (security.readonly) authorizer = readOnly(authorizer);
@@ -101,7 +103,17 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   }
   // a user changing their own password keeps the session they did it in
   const keeper = sessions;
-  const service = new ResourceService({ registry, store, plugins, authorizer, passwords, secrets, config, ...(keeper ? { credentialsChanging: (c: CredentialChange) => keeper.keepCaller(c) } : {}) });
+  const service = new ResourceService({
+    registry,
+    store,
+    plugins,
+    authorizer,
+    passwords,
+    secrets,
+    config,
+    ...(keeper ? { credentialsChanging: (c: CredentialChange) => keeper.keepCaller(c) } : {}),
+    ...(namedByGrants ? { namedByGrants } : {}),
+  });
   serviceRef.current = service;
   const revocation = authenticator.revocation;
   const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), ...(revocation ? { revocation } : {}) });

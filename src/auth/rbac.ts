@@ -5,7 +5,7 @@ import type { Store } from '../storage/store.js';
 import type { Action, Authorizer, AuthzTarget, Principal, Visible } from '../access/authorizer.js';
 import { ContentsCache, type ContentsIndex } from './contents.js';
 import type { ResolvedConfig } from '../config.js';
-import { GrantsCache, roleKey, subjectKey, type Grants, type Permission } from './grants.js';
+import { GrantsCache, roleKey, subjectKey, type Grants, type Permission, type Subject } from './grants.js';
 import { grants, narrowedAllows, narrowedProjects, objectScoped, permits } from './permits.js';
 import type { SignUpLimit } from './sign-up-limit.js';
 
@@ -139,6 +139,11 @@ export class RbacAuthorizer implements Authorizer {
       const t = { kind, name, ...(project ? { project } : {}) };
       return allowed(project || undefined) && [...globalScoped, ...(partial.get(project) ?? [])].some((x) => permits(x, 'read', t, contents));
     };
+  }
+
+  /** Whether any binding or group names `s` (as the store is now, every replica's writes included). */
+  async namesSubject(s: Subject): Promise<boolean> {
+    return (await this.grants.get()).named.has(subjectKey(s));
   }
 
   /** `{"*": global permissions, "<project>": that project's}` for GET /api/v1/users/{name}/permissions. */

@@ -69,7 +69,7 @@ export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
         responses: {
           200: { ...one, description: `The stored ${d.kind} (200, as Perses; not 201)` },
           400: ERR('Invalid: every problem with its JSON path (`details`)'),
-          409: ERR('An object of this name exists'),
+          409: ERR(d.anonymousCreateUnless ? 'An object of this name exists, or (a sign-up) a stored binding or group names it' : 'An object of this name exists'),
           ...(d.anonymousCreateUnless ? { 429: ERR('Too many sign-ups from this client address; `Retry-After` says when to try again') } : {}),
         },
       };
