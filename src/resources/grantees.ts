@@ -1,5 +1,5 @@
-import type { ErrorDetail } from '../errors.js';
-import type { KindDescriptor } from '../kinds/descriptor.js';
+import { ApiError, invalid, type ErrorDetail } from '../errors.js';
+import type { HookCall, KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { getPath } from '../lib/object-path.js';
 import type { Envelope, Store } from '../storage/store.js';
@@ -58,6 +58,36 @@ export async function missingGrantees(o: { store: Pick<Store, 'get' | 'list'>; r
   const added = granteesOf(o.registry, d, obj).filter((g) => !before.has(keyOf(g)));
   const exists = await existing(o, added);
   return added.filter((g) => !exists.has(keyOf(g))).map((g) => ({ path: g.path, message: missingMessage(o.registry, g) }));
+}
+
+/** What `grantProblems` reads: the store, the kinds, and the RBAC grants' named subjects (with auth on). */
+export interface GrantChecks {
+  store: Pick<Store, 'get' | 'list'>;
+  registry: KindRegistry;
+  /** Whether a binding or a group names this principal (as stored now). */
+  namedByGrants?(s: { kind: string; name: string; project?: string }): Promise<boolean>;
+}
+
+/**
+ * A grant designates an identity that exists, and a self-service sign-up is never given a grant
+ * written before it existed (GRANT-01): a binding or group naming a principal that does not
+ * exist is a 400 at that subject's path; a sign-up under a name some binding or group names
+ * (one written before this rule, or restored from a backup) is a 409.
+ */
+export async function grantProblems(o: GrantChecks, d: KindDescriptor, obj: Envelope, call: HookCall): Promise<void> {
+  if (namesGrantees(d)) {
+    const problems = await missingGrantees(o, d, obj, call.current);
+    if (problems.length) throw invalid(problems, d.kind);
+  }
+  if (!call.signUp || d.subject !== 'principal') return;
+  const subject = { kind: d.kind, name: obj.metadata.name, ...(d.scope === 'project' ? { project: obj.metadata.project } : {}) };
+  if (await o.namedByGrants?.(subject)) {
+    throw new ApiError(
+      'Conflict',
+      `the name "${obj.metadata.name}" is reserved: roles were granted to a ${d.kind} of this name before one existed, and only an administrator or an identity provider may create it; choose another name, or ask an administrator`,
+      [{ path: 'metadata.name', message: 'is reserved for a user an administrator or an identity provider creates' }],
+    );
+  }
 }
 
 /** The keys of those of `grantees` that exist: read one by one, or (many of a kind) in one list. */

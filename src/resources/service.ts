@@ -18,7 +18,7 @@ import { keepOmitted, mask, restoreMasked } from './masking.js';
 import { getPath } from '../lib/object-path.js';
 import { identify, stampMetadata, type Target } from './prepare.js';
 import { forgetSubject } from './forget-subject.js';
-import { missingGrantees, namesGrantees } from './grantees.js';
+import { grantProblems, namesGrantees, type GrantChecks } from './grantees.js';
 import { MANAGER, writerOf } from './managers.js';
 import { auditDraft } from '../audit/drafts.js';
 import type { AuditDraft } from '../storage/audit-types.js';
@@ -87,6 +87,7 @@ export class ResourceService {
   private readonly hookContext: HookContext;
   private readonly now: () => Date;
   private readonly updates = new KeyedMutex();
+  private readonly grantChecks: GrantChecks;
 
   /** The store the service writes to (for read-only companions such as history). */
   get store(): Store {
@@ -96,6 +97,7 @@ export class ResourceService {
   constructor(private readonly opts: ServiceOptions) {
     this.now = opts.now ?? (() => new Date());
     this.hookContext = { store: opts.store, plugins: opts.plugins, kinds: opts.registry.scopes, projectKind: opts.registry.projectKind.kind, passwords: opts.passwords, config: opts.config };
+    this.grantChecks = { store: opts.store, registry: opts.registry, ...(opts.namedByGrants ? { namedByGrants: opts.namedByGrants } : {}) };
   }
 
   async get(p: Principal, d: KindDescriptor, project: string, name: string): Promise<Envelope> {
@@ -161,7 +163,7 @@ export class ResourceService {
     await this.authorizeContents(p, d, obj, undefined);
     const companions = await this.companionsOf(d, obj, call);
     if (w.dryRun) {
-      await this.grantProblems(d, obj, call);
+      await grantProblems(this.grantChecks, d, obj, call);
       if (await this.opts.store.get(keyOf(obj))) throw alreadyExists(`${d.kind} "${obj.metadata.name}" already exists`);
       return mask(d, obj);
     }
@@ -202,7 +204,7 @@ export class ResourceService {
       await this.authorizeContents(p, d, obj, current);
       if (await this.changesNothing(d, obj, current, w.skipUnchanged === true)) return { object: mask(d, current), unchanged: true };
       if (w.dryRun) {
-        await this.grantProblems(d, obj, call);
+        await grantProblems(this.grantChecks, d, obj, call);
         return { object: mask(d, obj), unchanged: false };
       }
       await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
@@ -255,31 +257,9 @@ export class ResourceService {
     if (!namesGrantees(d) && !(call.signUp && d.subject === 'principal')) return write();
     return this.opts.store.exclusive(GRANTEES_LOCK, async () => {
       await this.opts.store.sync();
-      await this.grantProblems(d, obj, call);
+      await grantProblems(this.grantChecks, d, obj, call);
       return write();
     });
-  }
-
-  /**
-   * A grant designates an identity that exists, and a self-service sign-up is never given a grant
-   * written before it existed (GRANT-01): a binding or group naming a principal that does not
-   * exist is a 400 at that subject's path; a sign-up under a name some binding or group names
-   * (one written before this rule, or restored from a backup) is a 409.
-   */
-  private async grantProblems(d: KindDescriptor, obj: Envelope, call: HookCall): Promise<void> {
-    if (namesGrantees(d)) {
-      const problems = await missingGrantees({ store: this.opts.store, registry: this.opts.registry }, d, obj, call.current);
-      if (problems.length) throw invalid(problems, d.kind);
-    }
-    if (!call.signUp || d.subject !== 'principal') return;
-    const subject = { kind: d.kind, name: obj.metadata.name, ...(d.scope === 'project' ? { project: obj.metadata.project } : {}) };
-    if (await this.opts.namedByGrants?.(subject)) {
-      throw new ApiError(
-        'Conflict',
-        `the name "${obj.metadata.name}" is reserved: roles were granted to a ${d.kind} of this name before one existed, and only an administrator or an identity provider may create it; choose another name, or ask an administrator`,
-        [{ path: 'metadata.name', message: 'is reserved for a user an administrator or an identity provider creates' }],
-      );
-    }
   }
 
   /**
