@@ -5,7 +5,7 @@ import { buildApp } from './api/app.js';
 import { serverLogger } from './api/log-destination.js';
 import type { AuthRouteOptions } from './api/auth-routes.js';
 import type { ExternalAuthOptions } from './api/external-auth-routes.js';
-import { openInstallationWarning } from './auth/exposure.js';
+import { openInstallationWarning, signUpBesideProvidersWarning } from './auth/exposure.js';
 import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
 import { allowAll, readOnly, type Authorizer } from './access/authorizer.js';
 import { AuditKeeper } from './audit/audit-keeper.js';
@@ -182,6 +182,8 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   }
   const exposed = openInstallationWarning(security, registry.all().find((d) => d.isProjectScope)!.kind, config.proxy.denied_networks);
   if (exposed) startupLog.push(exposed);
+  const squattable = signUpBesideProvidersWarning(security);
+  if (squattable) startupLog.push(squattable);
   for (const line of startupLog) {
     if (line.startsWith('warning: ')) app.log.warn(line);
     else app.log.info(line);
