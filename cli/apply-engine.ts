@@ -1,6 +1,6 @@
 import type { ApiClient } from './api-client.js';
 import { UNCHANGED_HEADER } from '../src/api/headers.js';
-import { collectionPath, KINDS, objectPath, phaseOf } from './kinds.js';
+import { collectionPath, KINDS, objectPath, PHASES, phaseOf } from './kinds.js';
 import { mapPool } from './pool.js';
 import { claimsFlag } from './flag-claims.js';
 import type { Plan, Step } from './plan.js';
@@ -26,10 +26,11 @@ export interface ApplyResult {
 const OUTCOME = { create: 'created', configure: 'configured', unchanged: 'unchanged' } as const;
 
 /**
- * Carries out the writes of a plan (see plan.ts) in three phases (Projects, other global kinds,
- * project kinds), each in parallel except the objects claiming a scope-wide flag, which go one at
- * a time after the rest. An update is conditional on the version it was planned against
- * (If-Match): an object changed since the plan was made fails instead of being overwritten.
+ * Carries out the writes of a plan (see plan.ts) in the phases of phaseOf (Projects, then
+ * principals before the grants naming them, global kinds before project kinds), each in
+ * parallel except the objects claiming a scope-wide flag, which go one at a time after the rest.
+ * An update is conditional on the version it was planned against (If-Match): an object changed
+ * since the plan was made fails instead of being overwritten.
  */
 export async function applyPlan(api: ApiClient, plan: Plan, o: ApplyOptions): Promise<ApplyResult[]> {
   const results: ApplyResult[] = [];
@@ -39,7 +40,7 @@ export async function applyPlan(api: ApiClient, plan: Plan, o: ApplyOptions): Pr
   };
   for (const s of plan.steps.filter((x) => x.action === 'unchanged')) report({ ...(s.target ? { target: s.target } : {}), label: s.label, outcome: 'unchanged' });
   const writes = plan.steps.filter((x) => x.action !== 'unchanged');
-  for (const phase of [0, 1, 2]) {
+  for (const phase of PHASES) {
     const inPhase = writes.filter((s) => (s.target ? phaseOf(s.target.d) : 0) === phase);
     const claims = inPhase.filter((s) => s.target && claimsFlag(s.target));
     await mapPool(

@@ -9,6 +9,8 @@ import { conflictOf, unchangedOnServer } from './ownership.js';
 import { mapPool } from './pool.js';
 import { findPrunable, type Doomed } from './prune.js';
 import { phases, type Target } from './targets.js';
+import { granteesOf } from '../src/resources/grantees.js';
+import type { Envelope } from '../src/storage/store.js';
 
 export type Action = 'create' | 'configure' | 'unchanged';
 
@@ -68,6 +70,8 @@ interface PlanContext {
   unvalidated: Set<string>;
   /** Without dry runs: the existence check of each project the input puts objects in, made once. */
   projectChecks: Map<string, Promise<void>>;
+  /** Principals this apply creates (`kind/project/name`): a grant naming one cannot be dry-run yet. */
+  newPrincipals: Set<string>;
 }
 
 /**
@@ -77,8 +81,9 @@ interface PlanContext {
  * (a `dryRun=true` POST or PUT: validation, permissions, references, at most one default
  * datasource per plugin kind in a scope). Two claims of such a flag within the input are refused
  * before anything is sent; a claim the server refuses only because an object the input gives the
- * flag up holds it today is checked with the flag off. An object in a project this apply creates
- * cannot be dry-run and is validated with `/api/validate` instead.
+ * flag up holds it today is checked with the flag off. An object in a project this apply creates,
+ * and a binding or group naming a principal this apply creates, cannot be dry-run and is
+ * validated with `/api/validate` instead.
  *
  * A server that does not honour `dryRun` (Perses ignores it and carries the write out) gets no
  * dry run at all: each object is validated with `/api/validate/{plural}` where the server offers
@@ -98,8 +103,8 @@ export async function makePlan(api: ApiClient, targets: readonly Target[], o: Pl
   const duplicates = duplicateClaims(targets);
   plan.refused.push(...duplicates);
   const refusedEarly = new Set<Target>(duplicates.map((r) => r.target));
-  const [projects, globals, projectScoped] = phases(targets.filter((t) => !refusedEarly.has(t)));
-  const pc: PlanContext = { dryRun, created: new Set<string>(), givers: flagGivers(targets), unvalidated: new Set<string>(), projectChecks: new Map() };
+  const [projects, globalPrincipals, globals, projectPrincipals, projectScoped] = phases(targets.filter((t) => !refusedEarly.has(t)));
+  const pc: PlanContext = { dryRun, created: new Set<string>(), givers: flagGivers(targets), unvalidated: new Set<string>(), projectChecks: new Map(), newPrincipals: new Set() };
   const created = pc.created;
   const planOne = async (t: Target) => {
     const r = await planTarget(api, t, o, pc);
@@ -111,7 +116,7 @@ export async function makePlan(api: ApiClient, targets: readonly Target[], o: Pl
   for (const s of plan.steps) if (s.action === 'create' && s.target?.d.isProjectScope) created.add(s.target.name);
   if (o.createProject) {
     const inInput = new Set(projects.map((t) => t.name));
-    const needed = [...new Set(projectScoped.map((t) => t.project!))].filter((p) => !inInput.has(p)).sort();
+    const needed = [...new Set([...projectPrincipals, ...projectScoped].map((t) => t.project!))].filter((p) => !inInput.has(p)).sort();
     await mapPool(needed, o.concurrency, async (name) => {
       const pk = KINDS.projectKind;
       const got = await api.request('GET', objectPath(pk, name));
@@ -133,6 +138,8 @@ export async function makePlan(api: ApiClient, targets: readonly Target[], o: Pl
       plan.steps.push({ label, action: 'create', body });
     });
   }
+  await mapPool([...globalPrincipals, ...projectPrincipals], o.concurrency, planOne);
+  for (const s of plan.steps) if (s.action === 'create' && s.target?.d.subject === 'principal') pc.newPrincipals.add(principalKey(s.target.d, s.target.name, s.target.project));
   await mapPool([...globals, ...projectScoped], o.concurrency, planOne);
   if (o.pruneTag !== undefined) plan.prunes = await findPrunable(api, targets, o.pruneTag);
   if (!pc.dryRun) plan.warning = withoutDryRun(api.url, pc.unvalidated);
@@ -152,7 +159,7 @@ async function planTarget(api: ApiClient, t: Target, o: PlanOptions, pc: PlanCon
       const conflict = o.forceConflicts ? undefined : await conflictOf(api, path, version);
       if (conflict) return { target: t, label: t.label, error: new CliError(conflict) };
       const planned = { ...base, action: 'configure' as const, live: live.body, ...(Number.isInteger(version) ? { version } : {}) };
-      if (!pc.dryRun) {
+      if (!pc.dryRun || grantsToNew(t, pc)) {
         await validateOnly(api, t.d, t.m.object, pc);
         return planned;
       }
@@ -163,7 +170,7 @@ async function planTarget(api: ApiClient, t: Target, o: PlanOptions, pc: PlanCon
     }
     // 400: a name the URL cannot hold; the dry-run POST below reports it with its JSON path.
     if (live.status !== 404 && (live.status !== 400 || !pc.dryRun)) throw toHttpError('GET', path, live);
-    if (t.project !== undefined && pc.created.has(t.project)) {
+    if ((t.project !== undefined && pc.created.has(t.project)) || grantsToNew(t, pc)) {
       await validateOnly(api, t.d, t.m.object, pc);
       return { ...base, action: 'create' };
     }
@@ -181,6 +188,23 @@ async function planTarget(api: ApiClient, t: Target, o: PlanOptions, pc: PlanCon
   } catch (error) {
     return { target: t, label: t.label, error };
   }
+}
+
+/**
+ * Whether `t` (a binding or a group) names a principal this apply creates: the server refuses a
+ * grant naming a principal that does not exist yet, so such a grant is validated alone instead
+ * of dry-run, and written after the principal (apply's phases).
+ */
+function grantsToNew(t: Target, pc: PlanContext): boolean {
+  if (pc.newPrincipals.size === 0) return false;
+  return granteesOf(KINDS, t.d, t.m.object as unknown as Envelope).some((g) => {
+    const d = KINDS.byName(g.kind);
+    return d !== undefined && pc.newPrincipals.has(principalKey(d, g.name, d.scope === 'project' ? t.project : undefined));
+  });
+}
+
+function principalKey(d: KindDescriptor, name: string, project: string | undefined): string {
+  return `${d.kind}/${d.scope === 'project' ? (project ?? '') : ''}/${name}`;
 }
 
 /**

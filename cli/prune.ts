@@ -1,6 +1,6 @@
 import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import type { ApiClient } from './api-client.js';
-import { collectionPath, label, objectPath, phaseOf } from './kinds.js';
+import { collectionPath, label, objectPath, PHASES, phaseOf } from './kinds.js';
 import { listAll } from './listing.js';
 import { mapPool } from './pool.js';
 import { projectContents, type ProjectContents } from './project-contents.js';
@@ -74,10 +74,10 @@ export function untaggedWarning(targets: readonly Target[], tag: string): string
   return `${missing.length} object(s) of the input do not carry tag "${tag}" (${shown}): --prune never deletes them, even once they leave the input; add "${tag}" to their metadata.tags`;
 }
 
-/** Deletes in reverse apply order (project kinds, global kinds, Projects); each result reported. */
+/** Deletes in reverse apply order (project kinds, global kinds, Projects; grants before the principals they name); each result reported. */
 export async function deleteAll(api: ApiClient, doomed: readonly Doomed[], o: { dryRun: boolean; concurrency: number; onResult(x: Doomed, error?: unknown): void }): Promise<number> {
   let failed = 0;
-  for (const phase of [2, 1, 0]) {
+  for (const phase of [...PHASES].reverse()) {
     await mapPool(
       doomed.filter((x) => phaseOf(x.d) === phase),
       o.concurrency,

@@ -1,6 +1,6 @@
 import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import type { HttpError } from './errors.js';
-import { KINDS, label, nearestKind, phaseOf } from './kinds.js';
+import { KINDS, label, nearestKind, PHASES, phaseOf } from './kinds.js';
 import { where, type Manifest } from './manifests.js';
 import { isObj } from '../src/lib/is-obj.js';
 
@@ -110,9 +110,9 @@ function notAString(v: unknown): string {
   return `must be a string, not the ${typeof v} ${JSON.stringify(v)} (in YAML, quote a name such as "0123")`;
 }
 
-/** Targets grouped by apply phase: Projects, other global kinds, project kinds. */
+/** Targets grouped by apply phase (see phaseOf): Projects, global principals, other global kinds, project principals, other project kinds. */
 export function phases(targets: readonly Target[]): Target[][] {
-  const out: Target[][] = [[], [], []];
+  const out: Target[][] = PHASES.map(() => []);
   for (const t of targets) out[phaseOf(t.d)].push(t);
   return out;
 }

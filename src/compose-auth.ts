@@ -22,6 +22,7 @@ import { AuthService } from './auth/login.js';
 import type { PasswordHasher } from './access/passwords.js';
 import { groupGrants, principalGroups } from './auth/provider-groups.js';
 import { RbacAuthorizer, type Permission } from './auth/rbac.js';
+import { SignUpLimit } from './auth/sign-up-limit.js';
 import { SESSION_KIND, SessionStore } from './auth/sessions.js';
 import { TokenAuthenticator } from './auth/token-authenticator.js';
 import { TokenService } from './auth/tokens.js';
@@ -78,7 +79,7 @@ export function composeAuth(o: {
   const all = [...providers.values()];
   const policies = new Map(all.flatMap((p) => (p.groups ? [[p.issuerId, p.groups] as const] : [])));
   const groupsOf = (user: Envelope) => principalGroups(policies, specOf<User>(user));
-  const apiTokens = new ApiTokens({ store, reads, registry, principalOf: (owner) => (owner.kind === userKind.kind ? groupsOf(owner) : {}) });
+  const apiTokens = new ApiTokens({ store, reads, registry, maxPerOwner: authn.max_tokens_per_owner, principalOf: (owner) => (owner.kind === userKind.kind ? groupsOf(owner) : {}) });
   const authenticator = new TokenAuthenticator({
     apiTokens,
     tokens,
@@ -109,7 +110,9 @@ export function composeAuth(o: {
     // the 403 is answered even if the entry cannot be written
     await audit.record([auditDraft(p, { action: 'denied', deniedAction: action, ...target, reason })]).catch(o.warn);
   };
-  const authorizer = new RbacAuthorizer({ store, registry, guest: security.authorization.guest_permissions as Permission[], config, onDenied });
+  const signUpLimit = authn.sign_up_rate_limit;
+  const signUps = new SignUpLimit({ perAddress: signUpLimit.per_address, windowMs: durationMs(signUpLimit.window), onLimited: () => o.metrics.signUpRateLimited.inc() });
+  const authorizer = new RbacAuthorizer({ store, registry, guest: security.authorization.guest_permissions as Permission[], config, onDenied, signUps });
   const limits = authn.login_rate_limit;
   const upstream = providers.size > 0 ? new UpstreamRefresher({ providers, box: o.secrets, store, service: o.service, userKind }) : undefined;
   const authService = new AuthService({

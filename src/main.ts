@@ -5,7 +5,7 @@ import { buildApp } from './api/app.js';
 import { serverLogger } from './api/log-destination.js';
 import type { AuthRouteOptions } from './api/auth-routes.js';
 import type { ExternalAuthOptions } from './api/external-auth-routes.js';
-import { openInstallationWarning } from './auth/exposure.js';
+import { openInstallationWarning, signUpBesideProvidersWarning } from './auth/exposure.js';
 import { anonymousAuthenticator, type Authenticator } from './auth/authenticator.js';
 import { allowAll, readOnly, type Authorizer } from './access/authorizer.js';
 import { AuditKeeper } from './audit/audit-keeper.js';
@@ -34,7 +34,7 @@ import { OAuthTokens } from './proxy/oauth-tokens.js';
 import { durationMs } from './lib/duration.js';
 import { deferredLog } from './lib/log-fn.js';
 import type { CredentialChange } from './resources/credentials.js';
-import { ResourceService } from './resources/service.js';
+import { ResourceService, type ServiceOptions } from './resources/service.js';
 import type { Store } from './storage/store.js';
 
 /** A running server: its app, store and the address it listens on. */
@@ -84,6 +84,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   let sessions: SessionStore | undefined;
   let apiTokens: ApiTokens | undefined;
   let auditCounts: AuditCoalescer | undefined;
+  let namedByGrants: ServiceOptions['namedByGrants'];
   /** Warnings of parts built before the app (its logger). */
   const lateLog = { warn: (_e: unknown): void => undefined };
   try {
@@ -100,6 +101,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
       ({ authenticator, authorizer, auth, external, sessions } = parts);
       apiTokens = parts.apiTokens;
       auditCounts = parts.audit;
+      namedByGrants = (subject) => parts.authorizer.namesSubject(subject);
       if (external) startupLog.push(`identity providers: ${[...external.providers.keys()].join(', ')}`);
     }
     if (security.readonly) authorizer = readOnly(authorizer);
@@ -109,7 +111,17 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   }
   // a user changing their own password keeps the session they did it in
   const keeper = sessions;
-  const service = new ResourceService({ registry, store, plugins, authorizer, passwords, secrets, config, ...(keeper ? { credentialsChanging: (c: CredentialChange) => keeper.keepCaller(c) } : {}) });
+  const service = new ResourceService({
+    registry,
+    store,
+    plugins,
+    authorizer,
+    passwords,
+    secrets,
+    config,
+    ...(keeper ? { credentialsChanging: (c: CredentialChange) => keeper.keepCaller(c) } : {}),
+    ...(namedByGrants ? { namedByGrants } : {}),
+  });
   serviceRef.current = service;
   const revocation = authenticator.revocation;
   const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), ...(revocation ? { revocation } : {}) });
@@ -181,6 +193,8 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   }
   const exposed = openInstallationWarning(security, registry.all().find((d) => d.isProjectScope)!.kind, denied.networks);
   if (exposed) startupLog.push(exposed);
+  const squattable = signUpBesideProvidersWarning(security);
+  if (squattable) startupLog.push(squattable);
   for (const line of startupLog) {
     if (line.startsWith('warning: ')) app.log.warn(line);
     else app.log.info(line);

@@ -221,6 +221,61 @@ describe('service accounts and API tokens (issue 20)', function () {
     });
   });
 
+  describe('tokens per owner (security.authentication.max_tokens_per_owner)', () => {
+    let s: TestServer;
+    before(async () => {
+      s = await startAuthServer({ DASHPLANE_SECURITY_AUTHENTICATION_MAX_TOKENS_PER_OWNER: '3' });
+    });
+    after(() => s?.stop());
+
+    it('VOLUME-02 (tokens): past the cap, parallel creations of a user or a service account get a clear 429 with Retry-After; others are unaffected; a revoked or expired token makes room', async () => {
+      const admin = bearer(await loginAdmin(s));
+      await signUp(s, 'tina');
+      await signUp(s, 'tom');
+      const tina = bearer(await login(s, 'tina'));
+      const tom = bearer(await login(s, 'tom'));
+      // one that expires soon: it counts until it expires
+      const brief = await must(s, tina, 'POST', '/api/v1/user/tokens', { name: 'brief', expiresAt: new Date(Date.now() + 3000).toISOString() });
+      const flood = await Promise.all(Array.from({ length: 12 }, (_, i) => s.api('POST', '/api/v1/user/tokens', { name: `t${i}`, ttl: '1d' }, tina)));
+      expect(
+        flood.filter((r) => r.status === 200),
+        'exactly up to the cap, however many arrive at once',
+      ).to.have.length(2);
+      const refused = flood.filter((r) => r.status !== 200);
+      expect(refused).to.have.length(10);
+      for (const r of refused) {
+        expect(r.status, r.text).to.equal(429);
+        expect(r.body.message).to.equal(
+          'User "tina" has 3 unexpired API tokens, the most security.authentication.max_tokens_per_owner allows (3); revoke tokens that are no longer used first: ' +
+            'list them with GET /api/v1/users/tina/tokens (dashctl token list), revoke one with DELETE /api/v1/users/tina/tokens/{id} (dashctl token revoke ID)',
+        );
+        // until the first of them (brief) expires
+        expect(Number(r.headers.get('retry-after')), r.text).to.be.within(1, 3);
+      }
+      expect(await must(s, tina, 'GET', '/api/v1/user/tokens')).to.have.length(3);
+      expect((await s.api('POST', '/api/v1/user/tokens', { name: 'mine', ttl: '1h' }, tom)).status, "another user's own tokens").to.equal(200);
+      await waitFor('the brief token to expire and make room', async () => (await s.api('POST', '/api/v1/user/tokens', { name: 'after-expiry', ttl: '1h' }, tina)).status === 200);
+      expect(
+        (await must(s, tina, 'GET', '/api/v1/user/tokens')).map((t: { id: string }) => t.id),
+        'the expired one is listed until the sweep, but no longer counts',
+      ).to.include(brief.id);
+      expect((await s.api('POST', '/api/v1/user/tokens', { name: 'one-more', ttl: '1h' }, tina)).status).to.equal(429);
+      const live = (await must(s, tina, 'GET', '/api/v1/user/tokens')).find((t: { name: string }) => t.name === 'after-expiry');
+      await must(s, tina, 'DELETE', `/api/v1/user/tokens/${live.id}`);
+      expect((await s.api('POST', '/api/v1/user/tokens', { name: 'after-revoke', ttl: '1h' }, tina)).status, 'a revoked token makes room').to.equal(200);
+
+      // a service account's tokens, created by whoever may update it
+      await must(s, tom, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'capped' }, spec: {} });
+      await must(s, tom, 'POST', '/api/v1/projects/capped/serviceaccounts', { kind: 'ServiceAccount', metadata: { name: 'ci' }, spec: {} });
+      const base = '/api/v1/projects/capped/serviceaccounts/ci/tokens';
+      for (let i = 0; i < 3; i++) await must(s, i % 2 ? tom : admin, 'POST', base, { name: `ci-${i}`, ttl: '1d' });
+      const r = await s.api('POST', base, { name: 'ci-3', ttl: '1d' }, admin);
+      expect(r.status, r.text).to.equal(429);
+      expect(r.body.message).to.include('ServiceAccount "ci" has 3 unexpired API tokens').and.include(`GET ${base} (dashctl token list --owner serviceaccount/ci -p capped)`);
+      expect(Number(r.headers.get('retry-after'))).to.be.greaterThan(80_000);
+    });
+  });
+
   describe('on two PostgreSQL replicas', () => {
     let pg: TestPostgres;
     let db: { url: string; drop(): Promise<void> };

@@ -295,6 +295,49 @@ describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () 
     expect(r.body).to.deep.equal([]);
   });
 
+  it('AUTHZ-09: creating a project whose name is taken, or an object in a project one cannot read, answers exactly as for a free name to a caller who may not create there; to one who may, the 409 names nothing but the name', async () => {
+    const same = (taken: ApiResponse, free: ApiResponse, takenName: string, freeName: string, what: string) => {
+      expect(taken.status, `${what}: ${taken.text}`).to.equal(403);
+      expect(taken.text.replaceAll(takenName, 'X'), what).to.equal(free.text.replaceAll(freeName, 'X'));
+    };
+    // callers who may not create projects: a token narrowed to reading dashboards, a service account without bindings
+    const narrowed = await ok(s.api('POST', '/api/v1/user/tokens', { name: 'read-only', ttl: '1h', permissions: [{ actions: ['read'], scopes: ['Dashboard'] }] }, as('nobody')));
+    await ok(s.api('POST', '/api/v1/globalserviceaccounts', { kind: 'GlobalServiceAccount', metadata: { name: 'robot' }, spec: {} }, bearer(admin)));
+    const robot = await ok(s.api('POST', '/api/v1/globalserviceaccounts/robot/tokens', { name: 'ci', ttl: '1h' }, bearer(admin)));
+    for (const [who, auth] of [
+      ['narrowed token', bearer(narrowed.body.token)],
+      ['service account', bearer(robot.body.token)],
+    ] as const) {
+      for (const query of ['', '?dryRun=true']) {
+        const taken = await s.api('POST', `/api/v1/projects${query}`, project('proj-b'), auth);
+        const free = await s.api('POST', `/api/v1/projects${query}`, project('free-proj'), auth);
+        same(taken, free, 'proj-b', 'free-proj', `${who} creating a project${query}`);
+      }
+    }
+    expect((await s.api('GET', '/api/v1/projects/free-proj', undefined, bearer(admin))).status, 'nothing made').to.equal(404);
+    // objects in a project the caller cannot read: the same 403 whether the project (or the object's name) exists or not
+    for (const [plural, body] of [
+      ['dashboards', dash('b-secret-1')],
+      ['dashboards', dash('fresh')],
+      ['roles', role('viewer', [{ actions: ['read'], scopes: ['*'] }])],
+      ['rolebindings', binding('owner', 'owner', 'nobody')],
+    ] as const) {
+      for (const query of ['', '?dryRun=true']) {
+        const taken = await s.api('POST', `/api/v1/projects/proj-b/${plural}${query}`, body, as('nobody'));
+        const free = await s.api('POST', `/api/v1/projects/no-such-proj/${plural}${query}`, body, as('nobody'));
+        same(taken, free, 'proj-b', 'no-such-proj', `${plural}/${body.metadata.name}${query}`);
+      }
+    }
+    // a caller who may create projects (the guest permission) learns that the name is taken, and nothing more
+    for (const query of ['', '?dryRun=true']) {
+      const r = await s.api('POST', `/api/v1/projects${query}`, project('proj-b'), as('nobody'));
+      expect(r.status, r.text).to.equal(409);
+      expect(r.body).to.deep.equal({ message: 'Project "proj-b" already exists', reason: 'AlreadyExists' });
+      expect(r.headers.get('etag')).to.equal(null);
+    }
+    expect(await storedB()).to.contain(B_CANARY);
+  });
+
   it('existence of a project: GET answers alike for unreadable and missing projects; a create that collides says only that the name is taken', async () => {
     // GET, PUT, DELETE and child routes: the same 403 whether proj-b exists or not (only the name differs)
     const scrub = (r: ApiResponse) => `${r.status} ${r.text.replaceAll('proj-b', 'X').replaceAll('no-such-proj', 'X')}`;

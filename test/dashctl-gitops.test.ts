@@ -136,4 +136,26 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
     expect(summary(r)).to.deep.include({ configured: 1 });
     expect((await srv.api('GET', `${folder}/made-in-ui/managers`)).body.map((m: { manager: string }) => m.manager)).to.deep.equal(['dashctl', 'web-ui']);
   });
+
+  it('GRANT-01: one apply creates the users and service accounts before the bindings and groups naming them (listed first); a grant naming a principal found nowhere stops the plan', async () => {
+    const config = join(tmp.path, 'config.json');
+    const grants = [
+      'kind: RoleBinding\nmetadata: {name: deployers, project: demo}\nspec:\n  role: dashboard-editor\n  subjects: [{kind: ServiceAccount, name: deployer}, {kind: User, name: zoe}]',
+      'kind: Group\nmetadata: {name: zoe-team}\nspec: {members: [zoe]}',
+      'kind: GlobalRoleBinding\nmetadata: {name: zoe-everywhere}\nspec: {role: viewer-everywhere, subjects: [{kind: User, name: zoe}]}',
+    ];
+    const principals = ['kind: User\nmetadata: {name: zoe}\nspec: {nativeProvider: {password: zoe-password}}', 'kind: ServiceAccount\nmetadata: {name: deployer, project: demo}\nspec: {}'];
+    const diff = await dashctl(config, ['diff', '-f', '-'], { input: [...grants, ...principals].join('\n---\n') });
+    expect(diff.code, `diff plans them all: ${show(diff)}`).to.equal(1);
+    const r = await dashctl(config, ['apply', '-f', '-'], { input: [...grants, ...principals].join('\n---\n') });
+    expect(r.code, show(r)).to.equal(0);
+    expect(summary(r)).to.deep.include({ created: 5, failed: 0 });
+    expect((await srv.api('GET', '/api/v1/groups/zoe-team')).body.spec.members).to.deep.equal(['zoe']);
+
+    const stray = 'kind: RoleBinding\nmetadata: {name: strays, project: demo}\nspec:\n  role: dashboard-editor\n  subjects: [{kind: User, name: zoe}, {kind: User, name: nobody-here}]';
+    const refused = await dashctl(config, ['apply', '-f', '-'], { input: stray });
+    expect(refused.code, show(refused)).to.equal(1);
+    expect(refused.stderr).to.include('spec.subjects[1].name: User "nobody-here" does not exist');
+    expect((await srv.api('GET', '/api/v1/projects/demo/rolebindings/strays')).status, 'nothing written').to.equal(404);
+  });
 });

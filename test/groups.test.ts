@@ -32,15 +32,18 @@ async function groupStory(writer: TestServer, reader: TestServer, suffix: string
   const expectRead = async (status: number, what: string) => {
     for (let i = 0; i < 2; i++) expect((await reader.api('GET', `/api/v1/projects/${project}/folders/f`, undefined, as)).status, what).to.equal(status);
   };
+  // members are users that exist
+  const other = `someone-else-${suffix}`;
+  await signUp(writer, other);
   await must(writer, admin, 'POST', '/api/v1/groups', group(team, [user]));
   await expectRead(403, 'a group without bindings grants nothing');
   await must(writer, admin, 'POST', `/api/v1/projects/${project}/rolebindings`, binding('sre-view', 'viewer', [{ kind: 'Group', name: team }]));
   await expectRead(200, 'the group is bound to viewer');
   const perms = await reader.api('GET', `/api/v1/users/${user}/permissions`, undefined, as);
   expect(perms.body[project], 'permissions through the group').to.deep.equal([{ actions: ['read'], scopes: ['*'] }]);
-  await must(writer, admin, 'PUT', `/api/v1/groups/${team}`, group(team, ['someone-else']));
+  await must(writer, admin, 'PUT', `/api/v1/groups/${team}`, group(team, [other]));
   await expectRead(403, 'removed from the group');
-  await must(writer, admin, 'PUT', `/api/v1/groups/${team}`, group(team, ['someone-else', user]));
+  await must(writer, admin, 'PUT', `/api/v1/groups/${team}`, group(team, [other, user]));
   await expectRead(200, 'added back');
   await must(writer, admin, 'DELETE', `/api/v1/projects/${project}/rolebindings/sre-view`);
   await expectRead(403, 'the group binding deleted');
@@ -73,6 +76,7 @@ describe('groups (issue 20)', function () {
 
     it('a deleted user leaves every group, so a new user of that name inherits nothing', async () => {
       await signUp(s, 'hugo');
+      await signUp(s, 'ivy');
       await must(s, admin, 'POST', '/api/v1/groups', group('leavers', ['hugo', 'ivy']));
       await must(s, admin, 'DELETE', '/api/v1/users/hugo');
       expect((await must(s, admin, 'GET', '/api/v1/groups/leavers')).spec.members).to.deep.equal(['ivy']);

@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import { buildKindRegistry } from '../src/kinds/index.js';
+import { granteesOf } from '../src/resources/grantees.js';
+import type { Envelope } from '../src/storage/store.js';
 import { readResources } from './helpers/manifests.js';
 import { startTestServer, type ApiResponse, type TestServer } from './helpers/server.js';
 
@@ -100,6 +102,14 @@ describe('example server configuration (examples/config.yaml)', () => {
   });
 });
 
+/**
+ * The principals the examples' grants name (bindings' subjects, groups' members): a grant names
+ * principals that exist (GRANT-01), so each is created first, as a copy of its kind's example.
+ */
+const grantees = examples.flatMap((e) => granteesOf(registry, e.d, e.manifest as unknown as Envelope));
+const prerequisites = [...new Map(grantees.map((g) => [`${g.kind}/${g.name}`, g])).values()];
+const prerequisite = (d: KindDescriptor, name: string) => prerequisites.some((g) => g.kind === d.kind && g.name === name);
+
 describe('kind contract, driven by examples/manifests', () => {
   let s: TestServer;
 
@@ -107,6 +117,13 @@ describe('kind contract, driven by examples/manifests', () => {
     s = await startTestServer();
     const r = await s.api('POST', `/api/v1/${projectExample.d.plural}`, projectExample.manifest);
     if (r.status !== 200) throw new Error(`cannot create project ${PROJECT} from ${projectExample.file}: ${describeResponse(r)}`);
+    for (const g of prerequisites) {
+      const e = examples.find((x) => x.d.kind === g.kind);
+      if (!e) throw new Error(`the examples grant roles to ${g.kind} "${g.name}" but hold no ${g.kind} to copy`);
+      const path = e.d.scope === 'project' ? `/api/v1/projects/${PROJECT}/${e.d.plural}` : `/api/v1/${e.d.plural}`;
+      const made = await s.api('POST', path, { ...e.manifest, metadata: { ...e.manifest.metadata, name: g.name } });
+      if (made.status !== 200) throw new Error(`cannot create ${g.kind} ${g.name}, which the examples' grants name: ${describeResponse(made)}`);
+    }
   });
 
   after(async () => {
@@ -172,8 +189,8 @@ describe('kind contract, driven by examples/manifests', () => {
       });
 
       it('create answers 200 with the stored object, server metadata and masked secrets', async () => {
-        // The project itself was created in before(); every other example is created as written.
-        const name = d.isProjectScope ? fresh() : baseName;
+        // The project itself, and the principals the examples' grants name, were created in before(); every other example is created as written.
+        const name = d.isProjectScope || prerequisite(d, baseName) ? fresh() : baseName;
         const r = await s.api('POST', collection, withName(name));
         expect(r.status, describeResponse(r)).to.equal(200);
         created.push(name);

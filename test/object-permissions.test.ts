@@ -56,9 +56,10 @@ async function setUp(s: TestServer, upstream: string, user: string, tag: string)
     { actions: ['read'], scopes: ['Datasource'], resources: ['prom'] },
   ];
   await must(s, admin, 'POST', `${P}/roles`, { kind: 'Role', metadata: { name: 'ops-team' }, spec: { permissions } });
+  // a group lists users that exist
+  await signUp(s, user);
   await must(s, admin, 'POST', '/api/v1/groups', { kind: 'Group', metadata: { name: `ops-${tag}` }, spec: { members: [user] } });
   await must(s, admin, 'POST', `${P}/rolebindings`, { kind: 'RoleBinding', metadata: { name: 'ops-team' }, spec: { role: 'ops-team', subjects: [{ kind: 'Group', name: `ops-${tag}` }] } });
-  await signUp(s, user);
 }
 
 const names = (items: any[]) => items.map((o) => o.metadata.name).sort();

@@ -516,6 +516,9 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
           return r;
         };
         await ok(s5.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'payroll' }, spec: {} }, bearer(admin5)));
+        // a grant names a user that exists: alice is created for the provider ahead of her first sign-in
+        const awaiting = { kind: 'User', metadata: { name: 'alice' }, spec: { oauthProviders: [{ issuer: idp.issuer }] } };
+        await ok(s5.api('POST', '/api/v1/users', awaiting, bearer(admin5)));
         await ok(
           s5.api(
             'POST',
@@ -532,7 +535,7 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
         ] as const) {
           const l = await login5(account);
           expectRejected(l.callback, what, [400, 401, 403]);
-          expect((await getUser('alice', s5, admin5)).status, `${what}: user alice created`).to.equal(404);
+          expect((await getUser('alice', s5, admin5)).body.spec, `${what}: user alice bound to it`).to.deep.equal(awaiting.spec);
         }
 
         // The real alice (verified corp address) does get the binding: the check above is not vacuous.

@@ -88,4 +88,15 @@ describe('an open installation says so when it starts', function () {
     expect(await started({ ...AUTH_ENV, DASHPLANE_SECURITY_AUTHENTICATION_DISABLE_SIGN_UP: 'true' })).not.to.contain('open installation');
     expect(await started({ ...AUTH_ENV, DASHPLANE_SECURITY_AUTHORIZATION_GUEST_PERMISSIONS: '[]' })).not.to.contain('open installation');
   });
+
+  it('GRANT-02: sign-up open beside an identity provider: a warning saying provider users are created before roles are granted to them (none with sign-up closed)', async () => {
+    const provider = { DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([{ slug_id: 'corp', name: 'Corp', client_id: 'c', client_secret: 's', issuer: 'http://127.0.0.1:9' }]) };
+    const out = await started({ ...AUTH_ENV, ...provider });
+    const line = out.split('\n').find((l) => l.includes('native sign-up is open beside identity providers'));
+    expect(line, out).to.be.a('string');
+    expect(JSON.parse(line!).level).to.equal(40);
+    expect(line).to.contain('oauthProviders').and.to.contain('disable_sign_up');
+    expect(await started({ ...AUTH_ENV, ...provider, DASHPLANE_SECURITY_AUTHENTICATION_DISABLE_SIGN_UP: 'true' })).not.to.contain('beside identity providers');
+    expect(await started(AUTH_ENV)).not.to.contain('beside identity providers');
+  });
 });

@@ -82,6 +82,8 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
       }
       await signUp(writer, 'alice');
       await signUp(writer, 'bob');
+      // the old project's binding names her: a grant names a user that exists
+      await signUp(writer, 'carol-canary');
       alice = await login(writer, 'alice');
       bob = await login(reader, 'bob');
       liveBob = await WatchStream.must(`${reader.url}/api/v1/dashboards?watch=true`, bearer(bob));

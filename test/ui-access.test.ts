@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { bearer, loginAdmin, startAuthServer } from './helpers/auth.js';
+import { bearer, loginAdmin, signUp, startAuthServer } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import type { TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
@@ -14,6 +14,8 @@ describe('web UI: teams, tokens and audit page (Chromium)', function () {
     s = await startAuthServer();
     const admin = bearer(await loginAdmin(s));
     const post = async (path: string, body: unknown) => expect((await s.api('POST', path, body, admin)).status, path).to.equal(200);
+    // a group lists users that exist
+    for (const name of ['alice', 'bob']) await signUp(s, name);
     await post('/api/v1/groups', { kind: 'Group', metadata: { name: 'sre' }, spec: { members: ['alice', 'bob'] } });
     await post('/api/v1/globalserviceaccounts', { kind: 'GlobalServiceAccount', metadata: { name: 'backup' }, spec: {} });
     w = await openPage(s.url);

@@ -143,6 +143,34 @@ describe('unchanged writes and field managers (HTTP)', function () {
     expect((await s.api('GET', `${base}/bad`)).status, 'nothing stored').to.equal(404);
   });
 
+  it("INPUT-20: a client naming one of the server's own field managers (any case or separator) is a 400 naming the header or parameter, on create, update and delete; nothing changes", async () => {
+    await ok(s.api('POST', base, { ...dash('kept'), metadata: { name: 'owned' } }, manager('dashctl')));
+    const before = (await ok(s.api('GET', `${base}/owned/managers`))).body;
+    // the server writes as these (a restore, the bootstrap, a sign-in, the reaper and a deleted user's cleanup, token records, unrecorded history)
+    const reserved = ['restore', 'bootstrap', 'sign-in', 'dashplane', 'api-tokens', 'unknown', 'Restore', 'SIGN-IN', 'sign_in', 'signin', 'Dash.Plane', 'API_TOKENS', 'Bootstrap'];
+    for (const name of reserved) {
+      const writes: [string, string, unknown, Record<string, string>, string][] = [
+        ['POST', base, { ...dash('claimed'), metadata: { name: 'claimed' } }, manager(name), 'the X-Dashplane-Manager header'],
+        ['POST', `${base}?fieldManager=${name}`, { ...dash('claimed'), metadata: { name: 'claimed' } }, {}, 'query parameter "fieldManager"'],
+        ['PUT', `${base}/owned`, { ...dash('claimed'), metadata: { name: 'owned' } }, manager(name), 'the X-Dashplane-Manager header'],
+        ['PUT', `${base}/owned?fieldManager=${name}`, { ...dash('claimed'), metadata: { name: 'owned' } }, {}, 'query parameter "fieldManager"'],
+        ['DELETE', `${base}/owned`, undefined, manager(name), 'the X-Dashplane-Manager header'],
+        ['DELETE', `${base}/owned?fieldManager=${name}`, undefined, {}, 'query parameter "fieldManager"'],
+      ];
+      for (const [method, path, body, headers, source] of writes) {
+        const r = await ok(s.api(method, path, body, headers), 400);
+        expect(r.body.message, `${method} ${path} ${name}`).to.include(source).and.include(`"${name}"`).and.include('only dashplane itself writes as');
+      }
+    }
+    expect((await s.api('GET', `${base}/claimed`)).status, 'nothing created').to.equal(404);
+    const after = await ok(s.api('GET', `${base}/owned`));
+    expect(after.body.spec.display.name, 'nothing updated').to.equal('kept');
+    expect((await ok(s.api('GET', `${base}/owned/managers`))).body, 'no write recorded').to.deep.equal(before);
+    // clients' own names still work, dashctl's and the web UI's included
+    for (const name of ['dashctl', 'web-ui', 'api', 'restorer', 'my-script']) await ok(s.api('PUT', `${base}/owned`, { ...dash(name), metadata: { name: 'owned' } }, manager(name)));
+    await ok(s.api('DELETE', `${base}/owned?fieldManager=dashctl`), 204);
+  });
+
   describe('with authentication on', () => {
     let a: TestServer;
     before(async () => {

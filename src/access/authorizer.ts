@@ -72,6 +72,11 @@ export interface Authorizer {
    * with `requireSome` when nothing at all may be read).
    */
   readable(principal: Principal, kind: string, where?: string, opts?: { requireSome?: boolean }): Promise<Visible>;
+  /**
+   * Whether `principal` creating `target` is a self-service sign-up: allowed only because anyone
+   * may create that kind while sign-up is open, not by a permission of the principal's.
+   */
+  isSignUp(principal: Principal, target: AuthzTarget): Promise<boolean>;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ name: 'anonymous', anonymous: true });
@@ -80,6 +85,7 @@ export const ANONYMOUS: Principal = Object.freeze({ name: 'anonymous', anonymous
 export const allowAll: Authorizer = Object.freeze({
   authorize: async () => undefined,
   readable: async () => '*' as const,
+  isSignUp: async () => false,
 });
 
 /** `security.readonly`: reads go to `inner`, every write is refused. */
@@ -90,5 +96,6 @@ export function readOnly(inner: Authorizer): Authorizer {
       return inner.authorize(principal, action, target);
     },
     readable: (principal, kind, where, opts) => inner.readable(principal, kind, where, opts),
+    isSignUp: (principal, target) => inner.isSignUp(principal, target),
   };
 }

@@ -34,6 +34,7 @@ export class Metrics {
   readonly reaperDeletions = new Counter({ name: 'dashplane_reaper_deletions_total', help: 'Expired objects deleted by the reaper.', registers: [this.registry] });
   readonly loginFailures = new Counter({ name: 'dashplane_login_failures_total', help: 'Failed native logins.', registers: [this.registry] });
   readonly loginRateLimited = new Counter({ name: 'dashplane_login_rate_limited_total', help: 'Native logins refused by the rate limit (429).', registers: [this.registry] });
+  readonly signUpRateLimited = new Counter({ name: 'dashplane_sign_up_rate_limited_total', help: 'Self-service sign-ups refused by the rate limit (429).', registers: [this.registry] });
 
   constructor(build: BuildInfo, watchStreams: () => number) {
     new Gauge({ name: 'dashplane_build_info', help: 'Build information (always 1).', labelNames: ['version', 'commit'], registers: [this.registry] }).set(

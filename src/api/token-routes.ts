@@ -61,7 +61,10 @@ const CREATE = (whose: string): RouteDoc => ({
     description: '{"name", "ttl" | "expiresAt", "permissions"?: [{actions, scopes, projects?}]}: an expiry is required, at most security.authentication.max_token_ttl ahead',
     schema: { type: 'object', required: ['name'] },
   },
-  responses: { 200: { description: 'The token: its information and `token` (dp_<id>_<secret>), shown once', schema: { type: 'object' } } },
+  responses: {
+    200: { description: 'The token: its information and `token` (dp_<id>_<secret>), shown once', schema: { type: 'object' } },
+    429: { description: 'The owner holds security.authentication.max_tokens_per_owner unexpired tokens: revoke one first (`Retry-After`: until the first expires)', schema: 'Error' },
+  },
 });
 const REVOKE = (whose: string): RouteDoc => ({
   tag: 'API tokens',

@@ -7,6 +7,7 @@ import type { NarrowedPermission, Principal } from '../access/authorizer.js';
 import type { Reads } from './sessions.js';
 import type { TokenRequest } from './token-request.js';
 import { auditDraft } from '../audit/drafts.js';
+import { MANAGER } from '../resources/managers.js';
 import type { AuditDraft } from '../storage/audit-types.js';
 
 /**
@@ -83,6 +84,8 @@ export class ApiTokens {
       now?: () => number;
       /** Turns a token's owner object into the principal the token acts as (groups and roles of a user). */
       principalOf?: (owner: Envelope) => Partial<Principal>;
+      /** Unexpired tokens one owner may hold (security.authentication.max_tokens_per_owner); no cap when absent. */
+      maxPerOwner?: number;
     },
   ) {}
 
@@ -90,8 +93,39 @@ export class ApiTokens {
     return (this.o.now ?? Date.now)();
   }
 
-  /** A new token for `owner` (an existing object): the secret, returned only here, and its record. */
-  async create(by: Principal, d: KindDescriptor, owner: Envelope, req: TokenRequest): Promise<{ token: string; info: TokenInfo }> {
+  /**
+   * A new token for `owner` (an existing object): the secret, returned only here, and its record.
+   * An owner holding `maxPerOwner` unexpired tokens gets a 429 instead; the count and the write
+   * are made alone among the owner's token creations (on every replica), so parallel requests
+   * cannot pass the cap together.
+   */
+  create(by: Principal, d: KindDescriptor, owner: Envelope, req: TokenRequest): Promise<{ token: string; info: TokenInfo }> {
+    const o = ownerOf(d, owner);
+    return this.o.store.exclusive(`api-tokens/${o.kind}/${o.project ?? ''}/${o.name}`, async () => {
+      await this.checkCap(d, o, owner.metadata.createdAt);
+      return this.write(by, d, owner, req);
+    });
+  }
+
+  /** 429 when the owner already holds the most unexpired tokens allowed; Retry-After: until the first of them expires. */
+  private async checkCap(d: KindDescriptor, owner: TokenOwner, ownerCreatedAt: string): Promise<void> {
+    const max = this.o.maxPerOwner;
+    if (max === undefined) return;
+    const live = (await this.list(owner, ownerCreatedAt)).filter((t) => Date.parse(t.expiresAt) > this.now());
+    if (live.length < max) return;
+    const firstExpiry = Math.min(...live.map((t) => Date.parse(t.expiresAt)));
+    const path = `${d.scope === 'project' ? `/api/v1/projects/${owner.project}` : '/api/v1'}/${d.plural}/${owner.name}/tokens`;
+    const dashctl = d.isPrincipal ? '' : ` --owner ${d.kind.toLowerCase()}/${owner.name}${owner.project !== undefined ? ` -p ${owner.project}` : ''}`;
+    throw new ApiError(
+      'TooManyRequests',
+      `${d.kind} "${owner.name}" has ${live.length} unexpired API tokens, the most security.authentication.max_tokens_per_owner allows (${max}); ` +
+        `revoke tokens that are no longer used first: list them with GET ${path} (dashctl token list${dashctl}), revoke one with DELETE ${path}/{id} (dashctl token revoke ID${dashctl})`,
+      undefined,
+      { 'Retry-After': String(Math.max(1, Math.ceil((firstExpiry - this.now()) / 1000))) },
+    );
+  }
+
+  private async write(by: Principal, d: KindDescriptor, owner: Envelope, req: TokenRequest): Promise<{ token: string; info: TokenInfo }> {
     const at = new Date(this.now()).toISOString();
     for (let attempt = 0; ; attempt++) {
       const id = randomBytes(8).toString('hex');
@@ -110,7 +144,7 @@ export class ApiTokens {
         },
       };
       try {
-        await this.o.store.create(record, { writer: { by: by.name, manager: 'api-tokens' }, audit: [this.audited(by, 'token-create', record)] });
+        await this.o.store.create(record, { writer: { by: by.name, manager: MANAGER.apiTokens }, audit: [this.audited(by, 'token-create', record)] });
         return { token, info: infoOf(record) };
       } catch (e) {
         if (!(e instanceof ApiError && e.reason === 'AlreadyExists') || attempt >= 3) throw e;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { SecurityConfig } from '../kinds/generated/types.js';
-import { openInstallationWarning } from './exposure.js';
+import { openInstallationWarning, signUpBesideProvidersWarning } from './exposure.js';
 
 describe('openInstallationWarning', () => {
   const warning = (security: unknown, kind: string) => openInstallationWarning(security as SecurityConfig, kind);
@@ -30,5 +30,20 @@ describe('openInstallationWarning', () => {
       'IPv6 private left open',
     ).to.be.a('string');
     expect(openInstallationWarning(open, 'Project', [...all.filter((n) => n !== '172.16.0.0/12'), '172.16.0.0/16']), 'a narrower range does not cover').to.be.a('string');
+  });
+});
+
+describe('signUpBesideProvidersWarning', () => {
+  const warning = (security: unknown) => signUpBesideProvidersWarning(security as SecurityConfig);
+  const oidc = { oidc: [{ slug_id: 'corp', issuer: 'https://sso.corp.example' }] };
+  it('warns when native sign-up is open and an OIDC or OAuth provider is configured', () => {
+    expect(warning({ enable_auth: true, authentication: { providers: oidc } })).to.match(/^warning: native sign-up is open beside identity providers/);
+    expect(warning({ enable_auth: true, authentication: { providers: { oauth: [{ slug_id: 'forge' }] } } })).to.be.a('string');
+  });
+  it('is silent with auth off, sign-up closed, native login off, or no provider', () => {
+    expect(warning({ enable_auth: false, authentication: { providers: oidc } })).to.equal(undefined);
+    expect(warning({ enable_auth: true, authentication: { disable_sign_up: true, providers: oidc } })).to.equal(undefined);
+    expect(warning({ enable_auth: true, authentication: { providers: { ...oidc, enable_native: false } } })).to.equal(undefined);
+    expect(warning({ enable_auth: true, authentication: { providers: { oidc: [] } } })).to.equal(undefined);
   });
 });

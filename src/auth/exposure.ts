@@ -26,5 +26,21 @@ export function openInstallationWarning(security: SecurityConfig, projectKind: s
   );
 }
 
+/**
+ * The start-up warning of native sign-up open beside identity providers: dashplane cannot know the
+ * name a provider user will get before it signs in or an administrator creates it, so a stranger
+ * may sign up under it first, and a role later granted to that name goes to the stranger
+ * (GRANT-02, docs/auth.md). Undefined with auth off, sign-up closed, native login off or no provider.
+ */
+export function signUpBesideProvidersWarning(security: SecurityConfig): string | undefined {
+  const authn = security.authentication;
+  if (!security.enable_auth || authn?.disable_sign_up || authn?.providers?.enable_native === false) return undefined;
+  if (!authn?.providers?.oidc?.length && !authn?.providers?.oauth?.length) return undefined;
+  return (
+    'warning: native sign-up is open beside identity providers: anyone may sign up under the name a provider user will get before that user first signs in. ' +
+    'Create provider users before granting them roles (POST /api/v1/users with spec.oauthProviders [{"issuer": ...}]), or set security.authentication.disable_sign_up: true'
+  );
+}
+
 /** The networks an installation's own services usually live on. */
 const INTERNAL_NETWORKS = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', 'fc00::/7', '::1/128'].map((n) => parseCidr(n)!);

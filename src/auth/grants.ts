@@ -32,6 +32,8 @@ export interface Grants {
   memberOf: ReadonlyMap<string, string[]>;
   /** roleKey -> permissions of every Role and GlobalRole (for configured role mappings). */
   roles: ReadonlyMap<string, Permission[]>;
+  /** Keys of every subject a binding names (whether its role exists or not) and of every group member. */
+  named: ReadonlySet<string>;
 }
 
 /** The identity of a subject in `Grants`. */
@@ -89,15 +91,20 @@ export class GrantsCache {
     ]);
     const roles = new Map<string, Permission[]>();
     for (const r of [...globalRoles, ...projectRoles]) roles.set(roleKey(r.metadata.project ?? '', r.metadata.name), permissionsIn(r));
+    const named = new Set<string>();
     const global = new Map<string, Permission[]>();
     for (const b of globalBindings) {
       const perms = roles.get(roleKey('', (b.spec as Binding).role));
-      if (perms) for (const key of this.subjectsOf(b)) global.set(key, [...(global.get(key) ?? []), ...perms]);
+      for (const key of this.subjectsOf(b)) {
+        named.add(key);
+        if (perms) global.set(key, [...(global.get(key) ?? []), ...perms]);
+      }
     }
     const projects = new Map<string, Map<string, Permission[]>>();
     for (const b of projectBindings) {
       const project = b.metadata.project!;
       const perms = roles.get(roleKey(project, (b.spec as Binding).role));
+      for (const key of this.subjectsOf(b)) named.add(key);
       if (!perms) continue;
       for (const key of this.subjectsOf(b)) {
         const mine = projects.get(key) ?? new Map<string, Permission[]>();
@@ -111,11 +118,12 @@ export class GrantsCache {
         const group = subjectKey({ kind: g.kind, name: obj.metadata.name });
         for (const name of new Set(namesAt(obj, g.members!.path))) {
           const member = subjectKey({ kind: g.members!.kind, name });
+          named.add(member);
           memberOf.set(member, [...(memberOf.get(member) ?? []), group]);
         }
       }
     });
-    return { global, projects, memberOf, roles };
+    return { global, projects, memberOf, roles, named };
   }
 
   /** The subject keys a binding names (each once); a project-scoped subject kind is the binding's project's. */

@@ -1,5 +1,6 @@
 import * as oidc from 'openid-client';
 import { unauthorized } from '../errors.js';
+import { oauthIssuer } from '../lib/issuers.js';
 import type { OAuthProviderConfig } from '../kinds/generated/types.js';
 import { ProtocolProvider, type TokenResponse } from './protocol-provider.js';
 
@@ -13,7 +14,7 @@ export class OAuthProvider extends ProtocolProvider<OAuthProviderConfig> {
   protected readonly idTokens = false;
 
   get issuerId(): string {
-    return new URL(this.c.auth_url).origin;
+    return oauthIssuer(this.c);
   }
 
   protected get loginClaim(): string {

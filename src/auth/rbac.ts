@@ -5,8 +5,9 @@ import type { Store } from '../storage/store.js';
 import type { Action, Authorizer, AuthzTarget, Principal, Visible } from '../access/authorizer.js';
 import { ContentsCache, type ContentsIndex } from './contents.js';
 import type { ResolvedConfig } from '../config.js';
-import { GrantsCache, roleKey, subjectKey, type Grants, type Permission } from './grants.js';
+import { GrantsCache, roleKey, subjectKey, type Grants, type Permission, type Subject } from './grants.js';
 import { grants, narrowedAllows, narrowedProjects, objectScoped, permits } from './permits.js';
+import type { SignUpLimit } from './sign-up-limit.js';
 
 export type { Permission };
 export { grants };
@@ -42,6 +43,8 @@ export class RbacAuthorizer implements Authorizer {
       config: Readonly<ResolvedConfig>;
       /** Told of every refusal of an authenticated principal before it is answered (the audit log). */
       onDenied?: (p: Principal, action: Action, t: AuthzTarget, message: string) => Promise<void>;
+      /** Counts self-service sign-ups per client address (429 past the limit). */
+      signUps?: SignUpLimit;
     },
   ) {
     const all = opts.registry.all();
@@ -70,28 +73,43 @@ export class RbacAuthorizer implements Authorizer {
 
   async authorize(p: Principal, action: Action, t: AuthzTarget): Promise<void> {
     if (p.internal) return;
-    if (action === 'create' && this.anonymousCreateAllowed(t.kind)) return;
+    if (action === 'create' && (await this.isSignUp(p, t))) return this.opts.signUps?.admit(p);
     if (p.anonymous) throw unauthorized('sign in first: this request needs an access token');
+    const refused = await this.refusalOf(p, action, t);
+    if (refused !== undefined) throw await this.denied(p, action, t, refused);
+  }
+
+  /**
+   * Whether `p` creating `t` is a self-service sign-up: sign-up is open for the kind and no
+   * permission of `p` allows the create (an administrator's create is not one).
+   */
+  async isSignUp(p: Principal, t: AuthzTarget): Promise<boolean> {
+    if (p.internal || !this.anonymousCreateAllowed(t.kind)) return false;
+    return p.anonymous || (await this.refusalOf(p, 'create', t)) !== undefined;
+  }
+
+  /** Why `p` may not do `action` on `t` (the 403's message), or undefined when it may. Records nothing. */
+  private async refusalOf(p: Principal, action: Action, t: AuthzTarget): Promise<string | undefined> {
     if (p.token?.permissions && !narrowedAllows(p.token.permissions, action, t)) {
-      throw await this.denied(p, action, t, `this API token is narrowed to fewer permissions: it may not ${action} ${t.kind}${where(t.project)}; use a token created with that permission`);
+      return `this API token is narrowed to fewer permissions: it may not ${action} ${t.kind}${where(t.project)}; use a token created with that permission`;
     }
-    if (this.isPerson(p) && this.principalKinds.has(t.kind) && t.name === p.name && (action === 'read' || action === 'update')) return;
+    if (this.isPerson(p) && this.principalKinds.has(t.kind) && t.name === p.name && (action === 'read' || action === 'update')) return undefined;
     const g = await this.grants.get(p.synced);
     const granted = this.granted(g);
     const decision = `${this.signatureOf(p)}\u0001${action}\u0001${t.kind}\u0001${t.project ?? '\u0002'}`;
-    if (granted.has(decision)) return;
+    if (granted.has(decision)) return undefined;
     const perms = [...this.globalOf(p, g), ...(t.project !== undefined ? this.projectOf(p, g, t.project) : [])];
     if (grants(perms, action, t.kind)) {
       if (granted.size >= MAX_REMEMBERED_DECISIONS) granted.clear();
       granted.add(decision);
-      return;
+      return undefined;
     }
     const scoped = objectScoped(perms, action, t.kind);
     if (scoped.length) {
       const contents = await this.contentsFor(p, scoped);
-      if (scoped.some((x) => permits(x, action, t, contents))) return;
+      if (scoped.some((x) => permits(x, action, t, contents))) return undefined;
     }
-    throw await this.refusal(p, action, t);
+    return this.refusalMessage(p, action, t);
   }
 
   async readable(p: Principal, kind: string, at?: string, opts: { requireSome?: boolean } = {}): Promise<Visible> {
@@ -123,6 +141,11 @@ export class RbacAuthorizer implements Authorizer {
     };
   }
 
+  /** Whether any binding or group names `s` (as the store is now, every replica's writes included). */
+  async namesSubject(s: Subject): Promise<boolean> {
+    return (await this.grants.get()).named.has(subjectKey(s));
+  }
+
   /** `{"*": global permissions, "<project>": that project's}` for GET /api/v1/users/{name}/permissions. */
   async permissionsOf(p: Principal): Promise<Record<string, Permission[]>> {
     const g = await this.grants.get(p.synced);
@@ -136,8 +159,12 @@ export class RbacAuthorizer implements Authorizer {
   }
 
   private refusal(p: Principal, action: Action, t: AuthzTarget) {
+    return this.denied(p, action, t, this.refusalMessage(p, action, t));
+  }
+
+  private refusalMessage(p: Principal, action: Action, t: AuthzTarget): string {
     const who = this.isPerson(p) ? `user "${p.name}"` : `${p.subject!.kind} "${p.name}"`;
-    return this.denied(p, action, t, `${who} may not ${action} ${t.kind}${where(t.project)}; ask an owner or administrator for a role that grants it`);
+    return `${who} may not ${action} ${t.kind}${where(t.project)}; ask an owner or administrator for a role that grants it`;
   }
 
   /** The 403 to throw, once the refusal is recorded. */

@@ -57,7 +57,9 @@ export function subjectOf(value: unknown): string | undefined {
 /**
  * Creates or updates the User of an external login. A user is bound to the (issuer, subject)
  * that created it: a user with a native password, or bound to another provider or subject, is
- * never taken over, and accounts are never merged by e-mail.
+ * never taken over, and accounts are never merged by e-mail. A user an administrator created for
+ * this provider (`{"issuer"}` without a subject, no password) is bound to the first identity of
+ * that provider signing in under its name.
  */
 export async function syncUser(id: ExternalIdentity, o: { store: Store; service: ResourceService; userKind: KindDescriptor }): Promise<Envelope> {
   const binding: OAuthBinding = { issuer: id.issuer, subject: id.subject, ...(id.email ? { email: id.email } : {}), ...(id.groups ? { groups: id.groups } : {}) };
@@ -67,12 +69,18 @@ export async function syncUser(id: ExternalIdentity, o: { store: Store; service:
     return o.service.create(SYSTEM, o.userKind, { kind: o.userKind.kind, metadata: { name: id.login }, spec: { ...profile, oauthProviders: [binding] } }, {}, BY_SIGN_IN);
   }
   const spec = specOf<User>(existing);
-  const mine = (spec.oauthProviders ?? []).some((b) => b.issuer === id.issuer && b.subject === id.subject);
-  if (!mine || spec.nativeProvider?.password) {
+  const mine = (b: OAuthBinding) => b.issuer === id.issuer && b.subject === id.subject;
+  const awaited = (b: OAuthBinding) => b.issuer === id.issuer && b.subject === undefined;
+  const entries = spec.oauthProviders ?? [];
+  const claims = !entries.some(mine) && entries.some(awaited);
+  if (!(entries.some(mine) || claims) || spec.nativeProvider?.password) {
     throw forbidden(`the user name "${id.login}" already belongs to another account; dashplane never merges accounts (ask an administrator)`);
   }
-  const bindings = (spec.oauthProviders ?? []).map((b) => (b.issuer === id.issuer && b.subject === id.subject ? binding : b));
-  return (await o.service.update(SYSTEM, o.userKind, { ...existing, spec: { ...spec, ...profile, oauthProviders: bindings } }, { name: id.login }, BY_SIGN_IN)).object;
+  // a claim binds the user to this identity alone (no other provider may claim it after), and only
+  // the version read (of two identities claiming it at once, one wins)
+  const bindings = claims ? [binding, ...entries.filter((b) => b.subject !== undefined)] : entries.map((b) => (mine(b) ? binding : b));
+  const write = { ...BY_SIGN_IN, ...(claims ? { ifMatch: existing.metadata.version } : {}) };
+  return (await o.service.update(SYSTEM, o.userKind, { ...existing, spec: { ...spec, ...profile, oauthProviders: bindings } }, { name: id.login }, write)).object;
 }
 
 /**

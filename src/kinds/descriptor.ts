@@ -26,6 +26,8 @@ export interface HookCall {
   principal: Principal;
   /** The stored object on update; undefined on create. */
   current?: Envelope;
+  /** A create allowed only because sign-up is open (a self-service sign-up), not by a permission. */
+  signUp?: boolean;
 }
 
 /**
@@ -93,6 +95,11 @@ export interface KindDescriptor<T extends Envelope = Envelope> {
    * "") keeps, as Perses does for a User's password; `null` in an update removes the value.
    */
   keptWhenOmitted?: readonly string[];
+  /**
+   * Dotted path of the external identities a principal signs in with (User spec.oauthProviders):
+   * a principal created with some needs none of its `keptWhenOmitted` credentials.
+   */
+  externalIdentities?: string;
   /** Dotted paths of fields stored encrypted (AES-256-GCM), decrypted only for use (the proxy). */
   encrypted?: readonly string[];
   /** Fields that cannot change after creation. */

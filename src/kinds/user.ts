@@ -2,6 +2,7 @@ import { PasswordHasher } from '../access/passwords.js';
 import { invalid, type ErrorDetail } from '../errors.js';
 import { getPath, setPathIfParentExists } from '../lib/object-path.js';
 import { isObj } from '../lib/is-obj.js';
+import { configuredIssuers } from '../lib/issuers.js';
 import type { KindDescriptor } from './descriptor.js';
 import type { User as UserObject } from './generated/types.js';
 import { User } from './generated/validators.js';
@@ -16,6 +17,7 @@ export const user: KindDescriptor<UserObject> = {
   validate: User,
   sensitive: [PASSWORD],
   keptWhenOmitted: [PASSWORD],
+  externalIdentities: OAUTH,
   isPrincipal: true,
   subject: 'principal',
   tokenOwner: true,
@@ -35,11 +37,16 @@ export const user: KindDescriptor<UserObject> = {
       spec.nativeProvider = native;
       delete spec.password;
     },
-    /** External identities are recorded by dashplane at sign-in, never set by a client (INPUT-17). */
-    validate(obj, _ctx, call): ErrorDetail[] {
+    /**
+     * External identities are recorded by dashplane at sign-in, never set by a client (INPUT-17),
+     * except that an administrator creates a user for an identity provider ahead of its first
+     * sign-in (GRANT-02): `[{"issuer": <a configured provider's issuer>}]`, without a password.
+     */
+    validate(obj, ctx, call): ErrorDetail[] {
       if (call.principal.internal) return [];
       const before = JSON.stringify(call.current ? getPath(call.current, OAUTH) : undefined);
       if (JSON.stringify(getPath(obj, OAUTH)) === before) return [];
+      if (!call.current && !call.signUp) return awaitedProblems(obj, configuredIssuers(ctx.config.security));
       return [{ path: OAUTH, message: 'is recorded by dashplane when the user signs in through an external provider; remove it from the request' }];
     },
     /** The same password sent again (not its hash) is checked against the stored hash, never hashed again. */
@@ -56,3 +63,21 @@ export const user: KindDescriptor<UserObject> = {
     },
   },
 };
+
+/**
+ * What is wrong with the identities an administrator gives a new user: each must be
+ * `{"issuer": ...}` alone, naming a configured provider (its first sign-in through that provider
+ * under this name records the rest), and such a user has no password.
+ */
+function awaitedProblems(obj: UserObject, issuers: readonly string[]): ErrorDetail[] {
+  const known = issuers.length ? `one of ${issuers.map((i) => JSON.stringify(i)).join(', ')}` : 'the issuer of a configured identity provider (none is configured)';
+  const problems: ErrorDetail[] = (obj.spec.oauthProviders ?? []).flatMap((b, i) => {
+    const path = `${OAUTH}[${i}]`;
+    const extra = Object.keys(b).filter((k) => k !== 'issuer');
+    if (extra.length) return [{ path: `${path}.${extra[0]}`, message: `is recorded by dashplane at the user's first sign-in; give only "issuer" to create a user for an identity provider` }];
+    if (!issuers.includes(b.issuer ?? '')) return [{ path: `${path}.issuer`, message: `must be ${known}` }];
+    return [];
+  });
+  if (getPath(obj, PASSWORD) !== undefined) problems.push({ path: PASSWORD, message: `a user of an identity provider (${OAUTH}) signs in there and has no password; remove one of them` });
+  return problems;
+}

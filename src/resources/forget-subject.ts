@@ -5,6 +5,7 @@ import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { keyOf, type Envelope, type Store } from '../storage/store.js';
 import { MANAGER } from './managers.js';
+import { SUBJECTS_PATH } from './grantees.js';
 import { getPath, setPathIfParentExists } from '../lib/object-path.js';
 
 interface SubjectRef {
@@ -39,11 +40,11 @@ export async function forgetSubject(o: { store: Store; registry: KindRegistry; n
   const same = (s: SubjectRef, where: string | undefined) => s.kind === d.kind && s.name === name && (d.scope !== 'project' || where === project);
   for (const b of o.registry.all().filter((k) => k.authz === 'binding')) {
     for (const obj of await o.store.list({ kind: b.kind, ...(d.scope === 'project' ? { project } : {}) })) {
-      const subjects = (getPath(obj, 'spec.subjects') ?? []) as SubjectRef[];
+      const subjects = (getPath(obj, SUBJECTS_PATH) ?? []) as SubjectRef[];
       const kept = subjects.filter((s) => !same(s, obj.metadata.project));
       if (kept.length === subjects.length) continue;
       if (kept.length === 0) await o.store.delete(keyOf(obj), { expectedVersion: obj.metadata.version, audit: audit('delete', obj) });
-      else await rewrite(o, obj, 'spec.subjects', kept, audit('update', obj));
+      else await rewrite(o, obj, SUBJECTS_PATH, kept, audit('update', obj));
     }
   }
   for (const g of o.registry.all().filter((k) => k.members?.kind === d.kind)) {

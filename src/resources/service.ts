@@ -18,6 +18,7 @@ import { keepOmitted, mask, restoreMasked } from './masking.js';
 import { getPath } from '../lib/object-path.js';
 import { identify, stampMetadata, type Target } from './prepare.js';
 import { forgetSubject } from './forget-subject.js';
+import { grantProblems, namesGrantees, type GrantChecks } from './grantees.js';
 import { MANAGER, writerOf } from './managers.js';
 import { auditDraft } from '../audit/drafts.js';
 import type { AuditDraft } from '../storage/audit-types.js';
@@ -37,6 +38,8 @@ export interface ServiceOptions {
   now?: () => Date;
   /** Called before an update that changes a principal's credentials is written (sessions keep the caller's own). */
   credentialsChanging?(change: CredentialChange): Promise<void>;
+  /** Whether a binding or a group names this principal (the RBAC grants, as stored now): a sign-up may not take such a name. */
+  namedByGrants?(s: { kind: string; name: string; project?: string }): Promise<boolean>;
 }
 
 export interface WriteOptions {
@@ -68,6 +71,9 @@ export interface UpdateResult {
 /** Stands in for an absent project when only validating. */
 const VALIDATE_PROJECT = 'validation';
 
+/** The lock (Store.exclusive) of the writes that name principals in grants, sign-ups and principal deletions. */
+const GRANTEES_LOCK = 'grantees';
+
 /** How often an update without If-Match re-reads after losing a race before giving up. */
 const MAX_UPDATE_RETRIES = 50;
 
@@ -81,6 +87,7 @@ export class ResourceService {
   private readonly hookContext: HookContext;
   private readonly now: () => Date;
   private readonly updates = new KeyedMutex();
+  private readonly grantChecks: GrantChecks;
 
   /** The store the service writes to (for read-only companions such as history). */
   get store(): Store {
@@ -90,6 +97,7 @@ export class ResourceService {
   constructor(private readonly opts: ServiceOptions) {
     this.now = opts.now ?? (() => new Date());
     this.hookContext = { store: opts.store, plugins: opts.plugins, kinds: opts.registry.scopes, projectKind: opts.registry.projectKind.kind, passwords: opts.passwords, config: opts.config };
+    this.grantChecks = { store: opts.store, registry: opts.registry, ...(opts.namedByGrants ? { namedByGrants: opts.namedByGrants } : {}) };
   }
 
   async get(p: Principal, d: KindDescriptor, project: string, name: string): Promise<Envelope> {
@@ -140,18 +148,22 @@ export class ResourceService {
   private async createNow(p: Principal, d: KindDescriptor, body: unknown, target: Target, w: WriteOptions): Promise<Envelope> {
     const obj = this.prepare(d, body, target, { version: w.continueHistoryAt ?? 0 });
     const project = scopeOf(d, obj.metadata.project);
-    await this.opts.authorizer.authorize(p, 'create', authzTarget(d, project, obj.metadata.name));
+    const authz = authzTarget(d, project, obj.metadata.name);
+    await this.opts.authorizer.authorize(p, 'create', authz);
+    const signUp = d.anonymousCreateUnless !== undefined && (await this.opts.authorizer.isSignUp(p, authz));
     const parent = project === undefined ? undefined : this.projectKey(project);
     // the text (from the store's objects read lately; no parse, no sync): only its existence matters, and the store checks it again as it writes
     if (parent && !(await this.opts.store.getText(parent, { synced: true }))) throw projectMissing(project!);
     restoreMasked(d, obj, undefined);
-    if (!p.internal) keepOmitted(d, obj, undefined); // the server's own users (an identity provider's) have no password
-    const call = { principal: p };
+    // the server's own users (an identity provider's), and those created for one, have no password
+    if (!p.internal && !hasExternalIdentities(d, obj)) keepOmitted(d, obj, undefined);
+    const call: HookCall = { principal: p, ...(signUp ? { signUp } : {}) };
     await this.validate(d, obj, call);
     await this.authorizeSecretRefs(p, d, obj);
     await this.authorizeContents(p, d, obj, undefined);
     const companions = await this.companionsOf(d, obj, call);
     if (w.dryRun) {
+      await grantProblems(this.grantChecks, d, obj, call);
       if (await this.opts.store.get(keyOf(obj))) throw alreadyExists(`${d.kind} "${obj.metadata.name}" already exists`);
       return mask(d, obj);
     }
@@ -161,7 +173,7 @@ export class ResourceService {
     try {
       const record = this.recordOf(d, p, w, w.continueHistoryAt !== undefined);
       const audit = [obj, ...companions].map((o) => this.audited(p, w, 'create', o));
-      await this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}), ...record, audit });
+      await this.grantGuard(d, obj, call, () => this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}), ...record, audit }));
     } catch (e) {
       if (e instanceof ApiError && e.reason === 'NotFound' && project !== undefined) throw projectMissing(project);
       throw e;
@@ -191,12 +203,15 @@ export class ResourceService {
       await this.authorizeSecretRefs(p, d, obj);
       await this.authorizeContents(p, d, obj, current);
       if (await this.changesNothing(d, obj, current, w.skipUnchanged === true)) return { object: mask(d, current), unchanged: true };
-      if (w.dryRun) return { object: mask(d, obj), unchanged: false };
+      if (w.dryRun) {
+        await grantProblems(this.grantChecks, d, obj, call);
+        return { object: mask(d, obj), unchanged: false };
+      }
       await d.hooks?.beforeWrite?.(obj, this.hookContext, call);
       seal(d, obj, current, this.opts.secrets);
       await this.credentialsChanging(p, d, current, obj);
       try {
-        await this.opts.store.update(obj, { expectedVersion: version, ...this.recordOf(d, p, w), audit: [this.audited(p, w, 'update', obj, version)] });
+        await this.grantGuard(d, obj, call, () => this.opts.store.update(obj, { expectedVersion: version, ...this.recordOf(d, p, w), audit: [this.audited(p, w, 'update', obj, version)] }));
         return { object: mask(d, obj), unchanged: false };
       } catch (e) {
         if (!(e instanceof ApiError && e.reason === 'Conflict')) throw e;
@@ -214,18 +229,37 @@ export class ResourceService {
     if (w.ifUpdatedAt !== undefined && current.metadata.updatedAt !== w.ifUpdatedAt) throw preconditionFailed(`${d.kind} "${name}" was written again`);
     if (w.dryRun) return;
     const children = d.isProjectScope ? { project: name, kinds: this.opts.registry.projectScoped().map((k) => k.kind) } : undefined;
-    try {
-      await this.opts.store.delete(key, {
-        ...(w.ifMatch !== undefined ? { expectedVersion: w.ifMatch } : {}),
-        ...(w.ifUpdatedAt !== undefined ? { expectedUpdatedAt: w.ifUpdatedAt } : {}),
-        ...(children ? { children } : {}),
-        audit: [this.audited(p, w, 'delete', current, current.metadata.version)],
-      });
-    } catch (e) {
-      if (e instanceof ApiError && e.reason === 'Conflict') throw preconditionFailed(`${d.kind} "${name}" was changed by someone else; read it again and retry with its new version`);
-      throw e;
-    }
-    if (d.subject === 'principal') await forgetSubject({ store: this.opts.store, registry: this.opts.registry, now: this.now }, d, scopeOf(d, project), name, p);
+    const remove = async () => {
+      try {
+        await this.opts.store.delete(key, {
+          ...(w.ifMatch !== undefined ? { expectedVersion: w.ifMatch } : {}),
+          ...(w.ifUpdatedAt !== undefined ? { expectedUpdatedAt: w.ifUpdatedAt } : {}),
+          ...(children ? { children } : {}),
+          audit: [this.audited(p, w, 'delete', current, current.metadata.version)],
+        });
+      } catch (e) {
+        if (e instanceof ApiError && e.reason === 'Conflict') throw preconditionFailed(`${d.kind} "${name}" was changed by someone else; read it again and retry with its new version`);
+        throw e;
+      }
+      if (d.subject === 'principal') await forgetSubject({ store: this.opts.store, registry: this.opts.registry, now: this.now }, d, scopeOf(d, project), name, p);
+    };
+    // a principal leaves every grant before a binding naming it can be written again (see grantGuard)
+    await (d.subject === 'principal' ? this.opts.store.exclusive(GRANTEES_LOCK, remove) : remove());
+  }
+
+  /**
+   * Runs `write` alone among the writes that name principals in grants (bindings, groups), the
+   * self-service sign-ups and the deletions of principals, on every replica, right after
+   * `grantProblems` found nothing: a binding cannot name a user deleted while it was checked, and
+   * a sign-up cannot take a name a grant was given while it was checked. Other writes run as they are.
+   */
+  private async grantGuard<T>(d: KindDescriptor, obj: Envelope, call: HookCall, write: () => Promise<T>): Promise<T> {
+    if (!namesGrantees(d) && !(call.signUp && d.subject === 'principal')) return write();
+    return this.opts.store.exclusive(GRANTEES_LOCK, async () => {
+      await this.opts.store.sync();
+      await grantProblems(this.grantChecks, d, obj, call);
+      return write();
+    });
   }
 
   /**
@@ -424,6 +458,12 @@ export class ResourceService {
   private projectKey(project: string): ObjectKey {
     return { kind: this.opts.registry.projectKind.kind, project: '', name: project };
   }
+}
+
+/** Whether `obj` names external identities it signs in with (see KindDescriptor.externalIdentities). */
+function hasExternalIdentities(d: KindDescriptor, obj: Envelope): boolean {
+  const ids = d.externalIdentities === undefined ? undefined : getPath(obj, d.externalIdentities);
+  return Array.isArray(ids) && ids.length > 0;
 }
 
 function scopeOf(d: KindDescriptor, project: string | undefined): string | undefined {

@@ -174,6 +174,7 @@ export function dropProbeFile(path: string): void {
 
 /** A read of a closed database (a re-open that failed, or the store closing): 503, not an anonymous 500. */
 function translateReadError(e: unknown): unknown {
-  if ((e as { code?: string }).code === 'LEVEL_DATABASE_NOT_OPEN') return new ApiError('Unavailable', 'the database is not open (the server is stopping, or re-opening it after a failed write); retry in a moment');
+  if ((e as { code?: string }).code === 'LEVEL_DATABASE_NOT_OPEN')
+    return new ApiError('Unavailable', 'the database is not open (the server is stopping, or re-opening it after a failed write); retry in a moment');
   return e;
 }

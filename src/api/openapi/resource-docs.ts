@@ -59,13 +59,18 @@ export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
       return {
         tag,
         summary: op === 'createAny' ? `Creates a ${d.kind} in the project named by its metadata.project` : `Creates a ${d.kind}`,
-        ...(d.anonymousCreateUnless ? { description: `Anonymous callers may create one (sign-up) unless \`${d.anonymousCreateUnless}\` is true.` } : {}),
+        ...(d.anonymousCreateUnless
+          ? {
+              description: `Anonymous callers may create one (sign-up) unless \`${d.anonymousCreateUnless}\` is true; sign-ups are limited per client address (security.authentication.sign_up_rate_limit).`,
+            }
+          : {}),
         query: [DRY_RUN, FIELD_MANAGER],
         body,
         responses: {
           200: { ...one, description: `The stored ${d.kind} (200, as Perses; not 201)` },
           400: ERR('Invalid: every problem with its JSON path (`details`)'),
-          409: ERR('An object of this name exists'),
+          409: ERR(d.anonymousCreateUnless ? 'An object of this name exists, or (a sign-up) a stored binding or group names it' : 'An object of this name exists'),
+          ...(d.anonymousCreateUnless ? { 429: ERR('Too many sign-ups from this client address; `Retry-After` says when to try again') } : {}),
         },
       };
     case 'get':

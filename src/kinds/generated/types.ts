@@ -1041,10 +1041,15 @@ export interface AuthenticationConfig {
    */
   password_hash_cost?: number;
   login_rate_limit?: LoginRateLimitConfig;
+  sign_up_rate_limit?: SignUpRateLimitConfig;
   /**
    * Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as "30d", "720h".
    */
   max_token_ttl?: string;
+  /**
+   * Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires.
+   */
+  max_tokens_per_owner?: number;
 }
 /**
  * Identity providers.
@@ -1278,6 +1283,19 @@ export interface LoginRateLimitConfig {
   per_login_and_address?: number;
   /**
    * Failures allowed from one client address in a window, whatever the login.
+   */
+  per_address?: number;
+  /**
+   * Length of the counting window. Duration such as "30s", "15m", "1h30m".
+   */
+  window?: string;
+}
+/**
+ * Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.
+ */
+export interface SignUpRateLimitConfig {
+  /**
+   * Sign-ups allowed from one client address in a window.
    */
   per_address?: number;
   /**
@@ -1572,10 +1590,15 @@ export interface ResolvedAuthenticationConfig {
    */
   password_hash_cost: number;
   login_rate_limit: ResolvedLoginRateLimitConfig;
+  sign_up_rate_limit: ResolvedSignUpRateLimitConfig;
   /**
    * Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as "30d", "720h".
    */
   max_token_ttl: string;
+  /**
+   * Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires.
+   */
+  max_tokens_per_owner: number;
 }
 /**
  * Identity providers.
@@ -1598,6 +1621,19 @@ export interface ResolvedLoginRateLimitConfig {
   per_login_and_address: number;
   /**
    * Failures allowed from one client address in a window, whatever the login.
+   */
+  per_address: number;
+  /**
+   * Length of the counting window. Duration such as "30s", "15m", "1h30m".
+   */
+  window: string;
+}
+/**
+ * Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.
+ */
+export interface ResolvedSignUpRateLimitConfig {
+  /**
+   * Sign-ups allowed from one client address in a window.
    */
   per_address: number;
   /**
