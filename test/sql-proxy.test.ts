@@ -336,6 +336,11 @@ describe('SQL proxy: the denylist on the database host', function () {
         expect(r.status, `${host}: ${r.text}`).to.equal(403);
         expect(r.body.message, host).to.match(message).and.include('proxy.spec.host');
       }
+      const c = new pg.Client({ connectionString: cluster.url });
+      await c.connect();
+      const n = (await c.query("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'dashplane-sql-proxy'")).rows[0].n;
+      await c.end();
+      expect(Number(n), 'connections the proxy opened').to.equal(0);
     } finally {
       await s.stop();
     }
