@@ -1,4 +1,12 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
+
+/**
+ * The pg driver, loaded with the first SQL query: a server whose SQL datasources are never queried
+ * does not load it (about 100 ms of start-up). pg is CommonJS, so it loads synchronously.
+ */
+let driver: typeof pg | undefined;
+const pgDriver = (): typeof pg => (driver ??= createRequire(import.meta.url)('pg') as typeof pg);
 
 /** Where a pool's datasource comes from: what a change or deletion of which stored object ends it. */
 export interface PoolOwner {
@@ -114,7 +122,7 @@ export class SqlPools {
   }
 
   private open(key: string | undefined, owner: PoolOwner | undefined, fingerprint: string, config: pg.PoolConfig): Entry {
-    const pool = new pg.Pool(key ? config : { ...config, max: 1 });
+    const pool = new (pgDriver().Pool)(key ? config : { ...config, max: 1 });
     // an idle connection the server closed: the pool drops it; nothing to answer
     pool.on('error', () => undefined);
     const entry: Entry = { pool, fingerprint, owner: owner ?? { holder: '', name: '' }, taken: 0 };
