@@ -99,7 +99,7 @@ export function configurationMarkdown(): string {
 }
 
 /** Checklist IDs: `AUTHZ-01`, also `SECRET-04/05` and `SESS-01..07`. */
-const ID_FORMS = /\b(AUTHZ|PROXY|JWT|SESS|OIDC|LOGIN|INPUT|SECRET|REL)-(\d{2})((?:\/\d{2})*)(?:\.\.(\d{2}))?/g;
+const ID_FORMS = /\b(AUTHZ|PROXY|JWT|SESS|OIDC|LOGIN|INPUT|SECRET|REL|SQL)-(\d{2})((?:\/\d{2})*)(?:\.\.(\d{2}))?/g;
 
 function idsIn(text: string): string[] {
   const out: string[] = [];
