@@ -104,7 +104,8 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   const service = new ResourceService({ registry, store, plugins, authorizer, passwords, secrets, config, ...(keeper ? { credentialsChanging: (c: CredentialChange) => keeper.keepCaller(c) } : {}) });
   serviceRef.current = service;
   const revocation = authenticator.revocation;
-  const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), ...(revocation ? { revocation } : {}) });
+  const backlog = { maxEvents: config.watch.max_backlog_events, maxBytes: config.watch.max_backlog_bytes };
+  const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), backlog, ...(revocation ? { revocation } : {}) });
   watcherRef = watcher;
   const px = config.proxy;
   const upstream = new Upstream({ timeoutMs: durationMs(px.timeout), maxDurationMs: durationMs(px.max_duration), maxConcurrent: px.max_concurrent, deniedNetworks: px.denied_networks });
@@ -119,7 +120,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     ...(external ? { external: { ...external, service } } : {}),
     watcher,
     metrics,
-    audit: { store, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), projectKind: registry.projectKind.kind },
+    audit: { store, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), projectKind: registry.projectKind.kind, ...(revocation ? { revocation } : {}) },
     proxy: { registry, service, store, secrets, upstream, metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build,
     ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist') },

@@ -1,9 +1,12 @@
-import type { StoreEvent } from './store.js';
+import { jsonOf } from '../lib/json-of.js';
+import type { StoreEvent, WatchBacklog } from './store.js';
 
 /**
  * Fan-out of live store events to in-process subscribers. `open` registers the subscriber at
  * once (so nothing published after the call is missed) and returns an async iterator over the
- * events, ending when `signal` aborts.
+ * events, ending when `signal` aborts, or when more than its `backlog` waits for it. Every
+ * subscriber gets the same events in the same order, so what waits for all of them together is
+ * what waits for the one furthest behind: one backlog's worth.
  */
 export class EventHub {
   private readonly subscribers = new Set<(e: StoreEvent) => void>();
@@ -18,11 +21,16 @@ export class EventHub {
     return () => this.subscribers.delete(listener);
   }
 
-  open(signal: AbortSignal): AsyncIterableIterator<StoreEvent> {
-    const queue: StoreEvent[] = [];
+  open(signal: AbortSignal, backlog?: WatchBacklog): AsyncIterableIterator<StoreEvent> {
+    const queue = new WaitingEvents(backlog);
     let wake: (() => void) | undefined;
+    let overflowed = false;
     const push = (e: StoreEvent) => {
-      queue.push(e);
+      if (!queue.push(e)) {
+        overflowed = true;
+        this.subscribers.delete(push);
+        backlog!.overflow();
+      }
       wake?.();
     };
     // an abort ends the subscription even if nobody reads on (a consumer that never started)
@@ -35,17 +43,18 @@ export class EventHub {
     const close = () => {
       this.subscribers.delete(push);
       signal.removeEventListener('abort', onAbort);
+      queue.clear();
     };
     const iterator: AsyncIterableIterator<StoreEvent> = {
       [Symbol.asyncIterator]: () => iterator,
       next: async () => {
-        while (queue.length === 0 && !signal.aborted) await new Promise<void>((r) => (wake = r));
+        while (queue.empty && !signal.aborted && !overflowed) await new Promise<void>((r) => (wake = r));
         wake = undefined;
-        if (signal.aborted) {
+        if (signal.aborted || overflowed) {
           close();
           return { done: true, value: undefined };
         }
-        return { done: false, value: queue.shift()! };
+        return { done: false, value: queue.shift() };
       },
       return: async () => {
         close();
@@ -54,6 +63,43 @@ export class EventHub {
     };
     if (signal.aborted) close();
     return iterator;
+  }
+}
+
+/** A subscriber's waiting events, their count and size held within `bound` (none: unbounded). */
+class WaitingEvents {
+  private readonly events: StoreEvent[] = [];
+  private readonly sizes: number[] = [];
+  private bytes = 0;
+
+  constructor(private readonly bound: WatchBacklog | undefined) {}
+
+  get empty(): boolean {
+    return this.events.length === 0;
+  }
+
+  /** Queues `e`; false (and nothing kept) when that passes the bound (one event alone never does). */
+  push(e: StoreEvent): boolean {
+    const size = this.bound ? jsonOf(e.object).length : 0;
+    if (this.bound && (this.events.length >= this.bound.maxEvents || (this.events.length > 0 && this.bytes + size > this.bound.maxBytes))) {
+      this.clear();
+      return false;
+    }
+    this.events.push(e);
+    this.sizes.push(size);
+    this.bytes += size;
+    return true;
+  }
+
+  shift(): StoreEvent {
+    this.bytes -= this.sizes.shift()!;
+    return this.events.shift()!;
+  }
+
+  clear(): void {
+    this.events.length = 0;
+    this.sizes.length = 0;
+    this.bytes = 0;
   }
 }
 
