@@ -238,6 +238,10 @@ describe('watch limits (docs/api.md §6)', function () {
       await streams.bearer.waitForEvent('the snapshot', (e) => e.type === 'ADDED');
       const ends = await Promise.all(Object.entries(streams).map(([what, w]) => endedAtExpiry(w, expOf(t), what)));
       expect(ends[2].object!.message, 'the audit watch').to.match(/access token/);
+      // the expired token (still within the 30 s of clock skew other requests accept) opens no stream: 401, refresh first
+      const stale = (await WatchStream.open(`${s.url}/api/v1/projects/sp/folders?watch=true`, bearer(t))) as { status: number; text: string };
+      expect(stale.status, stale.text).to.equal(401);
+      expect(JSON.parse(stale.text).message).to.match(/expired at .*refresh it/);
       // written after the end: a watch resumed from the final event's revision has it
       await ok(s.api('PUT', '/api/v1/projects/sp/folders/f0', { ...folder('f0'), spec: { display: { name: 'after-the-end' }, items: [] } }, await asAdmin()));
       const again = await watch(`/api/v1/projects/sp/folders?watch=true&since=${ends[0].revision}`, await asAdmin());
@@ -258,33 +262,40 @@ describe('watch limits (docs/api.md §6)', function () {
       }
     });
 
-    it('STREAM-01: a logout or a revoked API token ends an audit watch with a final 401 ERROR, before any later entry', async () => {
-      await signUp(s, 'ada');
-      await ok(
-        s.api(
-          'POST',
-          '/api/v1/globalrolebindings',
-          { kind: 'GlobalRoleBinding', metadata: { name: 'ada-admin' }, spec: { role: 'admin', subjects: [{ kind: 'User', name: 'ada' }] } },
-          await asAdmin(),
-        ),
-      );
-      // a session of ada (its access token expires, but the watch ends at the logout first)
-      const session = await login(s, 'ada');
-      const token = await ok(s.api('POST', '/api/v1/user/tokens', { name: 'auditor', ttl: '1h' }, bearer(session)));
-      const byToken = await watch('/api/v1/audit?watch=true', bearer(token.body.token));
-      await ok(s.api('DELETE', `/api/v1/user/tokens/${token.body.id}`, undefined, bearer(await login(s, 'ada'))), 204);
-      await ok(s.api('POST', '/api/v1/projects', project('after-revoke'), await asAdmin()));
-      await byToken.waitEnded(5_000);
-      expect(byToken.error()?.object).to.include({ code: 401, reason: 'Unauthorized' });
-      expect(byToken.error()!.object!.message).to.match(/revoked/);
-      expect(JSON.stringify(byToken.events)).to.not.include('after-revoke');
-      const fresh = await login(s, 'ada');
-      const bySession = await watch('/api/v1/audit?watch=true', bearer(fresh));
-      await ok(s.api('GET', '/api/auth/logout', undefined, bearer(fresh)), 204);
-      await ok(s.api('POST', '/api/v1/projects', project('after-logout'), await asAdmin()));
-      await bySession.waitEnded(5_000);
-      expect(bySession.error()?.object).to.include({ code: 401, reason: 'Unauthorized' });
-      expect(JSON.stringify(bySession.events)).to.not.include('after-logout');
+    it('STREAM-01: a logout or a revoked API token ends an audit watch with a final 401 ERROR, before any later entry (a lost permission, with a 403)', async () => {
+      // access tokens that outlive the test here: each stream ends for the reason under test
+      const t = await startAuthServer({ DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s' });
+      try {
+        const admin = bearer(await loginAdmin(t));
+        const audit = async (headers: Record<string, string>) => {
+          const w = await WatchStream.must(`${t.url}/api/v1/audit?watch=true`, headers);
+          opened.push(w);
+          return w;
+        };
+        /** After `change`, a write by someone else; `w` ends with `code` before that write's entry. */
+        const endsBefore = async (w: WatchStream, change: () => Promise<unknown>, code: number, message: RegExp, marker: string) => {
+          await change();
+          await ok(t.api('POST', '/api/v1/projects', project(marker), admin));
+          await w.waitEnded(5_000);
+          expect(w.error()?.object, marker).to.include({ code });
+          expect(w.error()!.object!.message, marker).to.match(message);
+          expect(JSON.stringify(w.events), marker).to.not.include(marker);
+        };
+        await signUp(t, 'ada');
+        const grant = { kind: 'GlobalRoleBinding', metadata: { name: 'ada-admin' }, spec: { role: 'admin', subjects: [{ kind: 'User', name: 'ada' }] } };
+        await ok(t.api('POST', '/api/v1/globalrolebindings', grant, admin));
+        const session = await login(t, 'ada');
+        const token = await ok(t.api('POST', '/api/v1/user/tokens', { name: 'auditor', ttl: '1h' }, bearer(session)));
+        const byToken = await audit(bearer(token.body.token));
+        await endsBefore(byToken, () => ok(t.api('DELETE', `/api/v1/user/tokens/${token.body.id}`, undefined, bearer(session)), 204), 401, /API token .*revoked/, 'after-revoke');
+        const bySession = await audit(bearer(session));
+        await endsBefore(bySession, () => ok(t.api('GET', '/api/auth/logout', undefined, bearer(session)), 204), 401, /session ended/, 'after-logout');
+        const lasting = await ok(t.api('POST', '/api/v1/user/tokens', { name: 'reader', ttl: '1h' }, bearer(await login(t, 'ada'))));
+        const reader = await audit(bearer(lasting.body.token));
+        await endsBefore(reader, () => ok(t.api('DELETE', '/api/v1/globalrolebindings/ada-admin', undefined, admin), 204), 403, /may not read AuditEvent/, 'after-unbind');
+      } finally {
+        await t.stop();
+      }
     });
   });
 

@@ -1,3 +1,4 @@
+import { unauthorized } from '../errors.js';
 import { StreamEnd } from '../lib/stream-end.js';
 import type { Principal } from './authorizer.js';
 
@@ -16,6 +17,17 @@ export function expiredEnd(p: Principal): StreamEnd {
 export function revokedEnd(p: Principal): StreamEnd {
   if (p.token) return new StreamEnd('Unauthorized', 'the API token of this stream was revoked, or its owner deleted', 'use a token that is still valid');
   return new StreamEnd('Unauthorized', "this stream's session ended (logged out, revoked, or the password changed)", 'sign in again');
+}
+
+/**
+ * Refuses (401) to open a long-lived response with a credential already past its expiry (checks
+ * accept 30 s of clock skew): a stream that would end at once is a client's cue to reconnect
+ * with the same token, while a 401 is its cue to refresh it first.
+ */
+export function refuseExpired(p: Principal, now: () => number = Date.now): void {
+  if (p.expiresAt === undefined || p.expiresAt > now()) return;
+  const end = expiredEnd(p);
+  throw unauthorized(`${end.why}; ${end.fix}`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { refuseExpired } from '../access/credential-end.js';
 import { ApiError } from '../errors.js';
 import { statusOf } from './error-handler.js';
 
@@ -20,11 +21,13 @@ export class LongStreams {
   constructor(private readonly o: { maxPerUser: number; graceMs: number; retryAfterS: number }) {}
 
   /**
-   * Answers `req` with the lines of `open`, once the caller has a free slot. `open` runs first and
+   * Answers `req` with the lines of `open`, once the caller has a free slot and if its credential
+   * has not expired yet (401: refresh it first). `open` runs first and
    * may refuse (403, 410: answered as usual); the source ends when `life` aborts (the client left,
    * the server closes) or aborts it itself with a StreamEnd, and then ends its lines with an error.
    */
   async serve(req: FastifyRequest, reply: FastifyReply, open: (life: AbortController) => Promise<AsyncIterable<StreamLine>>): Promise<void> {
+    refuseExpired(req.principal);
     const release = this.take(req);
     const life = new AbortController();
     let lines: AsyncIterable<StreamLine>;
