@@ -139,6 +139,8 @@ async function* entries(a: {
   let shown = a.first;
   const incarnations = new AuditIncarnations({ store: o.store, projectKind: o.projectKind });
   let timer: NodeJS.Timeout | undefined;
+  /** The last id when a BOOKMARK fell due: it may claim it once a page read after it is sent (another replica's entries may not be listed yet). */
+  let bookmarkTo: number | undefined;
   try {
     while (!ended.aborted) {
       woken = new Promise<void>((r) => (wake = r));
@@ -148,12 +150,24 @@ async function* entries(a: {
       }
       if (ended.aborted) break;
       const page = await o.store.listAudit({ ...filters, afterId: cursor, limit: BATCH });
-      for (const e of await shownOf(shown, page.entries, incarnations)) yield `{"type":"ADDED","revision":${e.id},"object":${JSON.stringify(e)}}\n`;
+      let cut = false;
+      for (const e of await shownOf(shown, page.entries, incarnations)) {
+        // ended meanwhile (the credential expired): the rest is sent to whoever watches again
+        if (ended.aborted) {
+          cut = true;
+          cursor = e.id - 1;
+          break;
+        }
+        yield `{"type":"ADDED","revision":${e.id},"object":${JSON.stringify(e)}}\n`;
+      }
+      if (cut) break;
       if (page.entries.length) cursor = page.entries[page.entries.length - 1].id;
       if (page.next !== undefined) cursor = Math.max(cursor, page.next);
       if (page.next !== undefined || page.entries.length === BATCH) continue;
+      if (bookmarkTo !== undefined) yield `{"type":"BOOKMARK","revision":${Math.max(cursor, bookmarkTo)}}\n`;
+      bookmarkTo = undefined;
       const bookmark = new Promise<'bookmark'>((r) => (timer = setTimeout(() => r('bookmark'), o.bookmarkMs)));
-      if ((await Promise.race([woken, bookmark])) === 'bookmark') yield `{"type":"BOOKMARK","revision":${Math.max(cursor, await o.store.lastAuditId())}}\n`;
+      if ((await Promise.race([woken, bookmark])) === 'bookmark') bookmarkTo = await o.store.lastAuditId();
       clearTimeout(timer);
       shown = await a.visible(); // a watcher who lost the permission stops here
     }
