@@ -107,7 +107,12 @@ async function watch(req: FastifyRequest<{ Querystring: Query }>, reply: Fastify
   const since = single(req.query, 'since');
   if (since !== undefined && !/^\d{1,15}$/.test(since)) throw badRequest(`query parameter "since" must be an audit entry id, not ${JSON.stringify(since)}`);
   const from = since !== undefined ? Number(since) : await o.store.lastAuditId();
-  return o.streams.serve(req, reply, async (life) => entries({ o, filters, visible, first, from, principal: req.principal, life }));
+  return o.streams.serve(
+    req,
+    reply,
+    async (life) => entries({ o, filters, visible, first, from, principal: req.principal, life }),
+    (line) => line,
+  );
 }
 
 /**

@@ -21,18 +21,18 @@ export class LongStreams {
   constructor(private readonly o: { maxPerUser: number; graceMs: number; retryAfterS: number }) {}
 
   /**
-   * Answers `req` with the lines of `open`, once the caller has a free slot and if its credential
+   * Answers `req` with the lines of what `open` returns (`lineOf` each), once the caller has a free slot and if its credential
    * has not expired yet (401: refresh it first). `open` runs first and
    * may refuse (403, 410: answered as usual); the source ends when `life` aborts (the client left,
    * the server closes) or aborts it itself with a StreamEnd, and then ends its lines with an error.
    */
-  async serve(req: FastifyRequest, reply: FastifyReply, open: (life: AbortController) => Promise<AsyncIterable<StreamLine>>): Promise<void> {
+  async serve<T>(req: FastifyRequest, reply: FastifyReply, open: (life: AbortController) => Promise<AsyncIterable<T>>, lineOf: (item: T) => StreamLine): Promise<void> {
     refuseExpired(req.principal);
     const release = this.take(req);
     const life = new AbortController();
-    let lines: AsyncIterable<StreamLine>;
+    let items: AsyncIterable<T>;
     try {
-      lines = await open(life);
+      items = await open(life);
     } catch (e) {
       release();
       life.abort();
@@ -49,8 +49,9 @@ export class LongStreams {
     res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'application/x-ndjson; charset=utf-8', 'x-accel-buffering': 'no', connection: 'close' });
     res.flushHeaders();
     try {
-      for await (const line of lines) {
+      for await (const item of items) {
         if (res.destroyed) break;
+        const line = lineOf(item);
         if (!res.write(typeof line === 'string' || Buffer.isBuffer(line) ? line : errorLine(line.error, line.revision))) await drained(res, life.signal);
       }
     } catch (e) {

@@ -295,12 +295,9 @@ function versionParam(params: { version?: string }): number {
  * or was revoked: docs/api.md §6).
  */
 function streamWatch(req: FastifyRequest, reply: FastifyReply, watcher: Watcher, streams: LongStreams, d: KindDescriptor, q: WatchQuery, lineOf: (e: WatchEvent) => Buffer) {
-  return streams.serve(req, reply, async (life) => linesOf(await watcher.open(req.principal, d, q, life), lineOf));
-}
-
-/** Events as lines (one shared Buffer per event), the final ERROR as its error. */
-async function* linesOf(events: AsyncIterable<WatchEvent>, lineOf: (e: WatchEvent) => Buffer): AsyncGenerator<StreamLine> {
-  for await (const e of events) yield e.type === 'ERROR' ? { error: e.error, ...(e.revision !== undefined ? { revision: e.revision } : {}) } : lineOf(e);
+  // events as lines (one shared Buffer per event), the final ERROR as its error
+  const line = (e: WatchEvent): StreamLine => (e.type === 'ERROR' ? { error: e.error, ...(e.revision !== undefined ? { revision: e.revision } : {}) } : lineOf(e));
+  return streams.serve(req, reply, (life) => watcher.open(req.principal, d, q, life), line);
 }
 
 /**
