@@ -80,7 +80,7 @@ export function describeEventsContract(current: () => Store, fixture: () => Stor
     }
   });
 
-  it('watch with a backlog: live events a consumer has not taken are bounded by count and by size; past the bound it is told once, they are dropped and its events end, while one that keeps up goes on', async () => {
+  it('watch with a backlog: live events a consumer has not taken are bounded by count and by size; past the bound it is told once, they are dropped and its events end, while one that keeps up goes on; one write of many events never passes it by itself', async () => {
     const store = current();
     const r0 = await store.create(obj('Dashboard', 'p', 'first'));
     const big = 'x'.repeat(4000);
@@ -120,6 +120,18 @@ export function describeEventsContract(current: () => Store, fixture: () => Stor
       expect(await w.events.next()).to.deep.equal({ done: true, value: undefined });
       w.ac.abort();
     }
+    // one write of more events than the bound (a project deleted with its objects) does not pass it by itself
+    await store.create(obj('Project', '', 'burst'));
+    for (let i = 0; i < 6; i++) await store.create(obj('Dashboard', 'burst', `d${i}`, 0, { big }));
+    const burst = watchWith(3, 10_000);
+    const removed = await store.delete({ kind: 'Project', project: '', name: 'burst' }, { children: { project: 'burst', kinds: ['Dashboard'] } });
+    const got: string[] = [];
+    for (let n = await burst.events.next(); !n.done; n = await burst.events.next()) {
+      got.push(`${n.value.type} ${n.value.object.kind}`);
+      if (n.value.revision === removed) burst.ac.abort();
+    }
+    expect(got).to.deep.equal([...Array.from({ length: 6 }, () => 'DELETED Dashboard'), 'DELETED Project']);
+    expect(burst.told()).to.equal(0);
   });
 
   it('ping: resolves while the store serves; Unavailable once it is closed', async () => {

@@ -9,10 +9,14 @@ import type { StoreEvent, WatchBacklog } from './store.js';
  * what waits for the one furthest behind: one backlog's worth.
  */
 export class EventHub {
-  private readonly subscribers = new Set<(e: StoreEvent) => void>();
+  /** Called for each event; `first`: it is the first of the events one write published. */
+  private readonly subscribers = new Set<(e: StoreEvent, first: boolean) => void>();
 
+  /** The events of one write (or of writes committed together), in revision order. */
   publish(events: StoreEvent[]): void {
-    for (const e of events) for (const s of this.subscribers) s(e);
+    events.forEach((e, i) => {
+      for (const s of this.subscribers) s(e, i === 0);
+    });
   }
 
   /** Synchronous listeners (cache invalidation): called for every event as it is published. */
@@ -25,8 +29,8 @@ export class EventHub {
     const queue = new WaitingEvents(backlog);
     let wake: (() => void) | undefined;
     let overflowed = false;
-    const push = (e: StoreEvent) => {
-      if (!queue.push(e)) {
+    const push = (e: StoreEvent, first: boolean) => {
+      if (!queue.push(e, first)) {
         overflowed = true;
         this.subscribers.delete(push);
         backlog!.overflow();
@@ -66,7 +70,12 @@ export class EventHub {
   }
 }
 
-/** A subscriber's waiting events, their count and size held within `bound` (none: unbounded). */
+/**
+ * A subscriber's waiting events, their count and size held within `bound` (none: unbounded). The
+ * bound is checked as each write's events arrive, against those of earlier writes still waiting:
+ * one write of many events (a project's deletion, an import) never passes it by itself (they
+ * were all in memory for the write anyway), and a subscriber that takes them goes on.
+ */
 class WaitingEvents {
   private readonly events: StoreEvent[] = [];
   private readonly sizes: number[] = [];
@@ -78,13 +87,17 @@ class WaitingEvents {
     return this.events.length === 0;
   }
 
-  /** Queues `e`; false (and nothing kept) when that passes the bound (one event alone never does). */
-  push(e: StoreEvent): boolean {
-    const size = this.bound ? jsonOf(e.object).length : 0;
-    if (this.bound && (this.events.length >= this.bound.maxEvents || (this.events.length > 0 && this.bytes + size > this.bound.maxBytes))) {
+  /** Queues `e` (`first` of its write's events); false, and nothing kept, when earlier writes' waiting events pass the bound. */
+  push(e: StoreEvent, first: boolean): boolean {
+    if (!this.bound) {
+      this.events.push(e);
+      return true;
+    }
+    if (first && (this.events.length >= this.bound.maxEvents || this.bytes > this.bound.maxBytes)) {
       this.clear();
       return false;
     }
+    const size = jsonOf(e.object).length;
     this.events.push(e);
     this.sizes.push(size);
     this.bytes += size;
@@ -92,7 +105,7 @@ class WaitingEvents {
   }
 
   shift(): StoreEvent {
-    this.bytes -= this.sizes.shift()!;
+    if (this.bound) this.bytes -= this.sizes.shift()!;
     return this.events.shift()!;
   }
 

@@ -77,10 +77,12 @@ export interface WatchOptions {
 }
 
 /**
- * How far a watch's consumer may fall behind the live events. Past either bound its waiting
- * events are dropped, `overflow` is called (once, synchronously) and the events end: the
- * consumer resumes from the last revision it took. The events of the log replayed for `since`
- * are read as the consumer takes them and never wait.
+ * How far a watch's consumer may fall behind the live events. When a write's events arrive while
+ * more than either bound of earlier writes' events still wait, the waiting events are dropped,
+ * `overflow` is called (once, synchronously) and the events end: the consumer resumes from the
+ * last revision it took. One write's events never pass the bound by themselves (a project's
+ * deletion with its objects). The events of the log replayed for `since` are read as the
+ * consumer takes them and never wait.
  */
 export interface WatchBacklog {
   maxEvents: number;

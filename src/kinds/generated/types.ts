@@ -1347,7 +1347,7 @@ export interface WatchConfig {
    */
   bookmark_interval?: string;
   /**
-   * Most JSON (in bytes) of the events a watch stream may have waiting for its client, not counting the one being written. A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and disconnected. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum.
+   * Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum.
    */
   max_backlog_bytes?: number;
   /**
@@ -1671,7 +1671,7 @@ export interface ResolvedWatchConfig {
    */
   bookmark_interval: string;
   /**
-   * Most JSON (in bytes) of the events a watch stream may have waiting for its client, not counting the one being written. A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and disconnected. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum.
+   * Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum.
    */
   max_backlog_bytes: number;
   /**
