@@ -26,6 +26,7 @@ const SECONDS = {
   'dist/test/dashctl-habits.test.js': 52,
   'dist/test/ui-load.test.js': 48,
   'dist/test/server-process.test.js': 45,
+  'dist/test/watch-limits.test.js': 45,
   'dist/test/dashctl-contexts.test.js': 43,
   'dist/test/secrets.test.js': 41,
   'dist/test/ui-home.test.js': 40,

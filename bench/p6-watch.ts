@@ -101,7 +101,8 @@ export async function watchLatencies(o: { watchUrls: string[]; writeUrl: string;
 
 export async function run(): Promise<Figure[]> {
   const dir = tempDir('p6');
-  const server = await startDashplane({ dir: dir.path, env: AUTH_ENV });
+  // one user holds every stream here: past the default watch.max_streams_per_user (100)
+  const server = await startDashplane({ dir: dir.path, env: { ...AUTH_ENV, DASHPLANE_WATCH_MAX_STREAMS_PER_USER: String(WATCHERS + 100) } });
   try {
     const auth = await adminAuth(server.url);
     await api(server.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'bench' }, spec: {} }, auth);

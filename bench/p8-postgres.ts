@@ -41,7 +41,9 @@ export async function run(): Promise<Figure[]> {
   const replicas: Child[] = [];
   try {
     const db = await pg.createDatabase();
-    const env = { ...AUTH_ENV, DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
+    // one user holds every stream, as many as watch.max_streams_per_user allows by default (100): room for the ones closing
+    const streams = { DASHPLANE_WATCH_MAX_STREAMS_PER_USER: String(2 * WATCHERS) };
+    const env = { ...AUTH_ENV, ...streams, DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
     for (const name of ['a', 'b', 'c']) {
       const d = join(dir.path, name);
       mkdirSync(d);

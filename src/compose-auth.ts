@@ -98,7 +98,12 @@ export function composeAuth(o: {
             const id = await p.verifyAccessToken(token);
             const user = await principalUser(id, { store, service: o.service(), userKind });
             // the token's own groups claim, when it has one: what the provider says now
-            return { name: user.metadata.name, anonymous: false, ...(p.groups && id.groups ? groupGrants(id.groups, p.groups) : groupsOf(user)) };
+            return {
+              name: user.metadata.name,
+              anonymous: false,
+              ...(id.expiresAt !== undefined ? { expiresAt: id.expiresAt } : {}),
+              ...(p.groups && id.groups ? groupGrants(id.groups, p.groups) : groupsOf(user)),
+            };
           },
         }
       : {}),

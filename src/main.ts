@@ -125,7 +125,8 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   });
   serviceRef.current = service;
   const revocation = authenticator.revocation;
-  const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), ...(revocation ? { revocation } : {}) });
+  const backlog = { maxEvents: config.watch.max_backlog_events, maxBytes: config.watch.max_backlog_bytes };
+  const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), backlog, ...(revocation ? { revocation } : {}) });
   watcherRef = watcher;
   const px = config.proxy;
   const denied = DeniedNetworks.fromConfig(px, security.enable_auth);
@@ -157,7 +158,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     ...(external ? { external: { ...external, service } } : {}),
     watcher,
     metrics,
-    audit: { store, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), projectKind: registry.projectKind.kind },
+    audit: { store, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), projectKind: registry.projectKind.kind, ...(revocation ? { revocation } : {}) },
     proxy: { registry, service, store, secrets, upstream, tokens: new OAuthTokens(upstream), sql, metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build,
     ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist') },

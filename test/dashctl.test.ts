@@ -464,6 +464,29 @@ describe('dashctl with authentication on', function () {
     expect(statSync(cfg).mode & 0o777).to.equal(0o600);
   });
 
+  it('get --watch outlives its access token: the stream the server ends at the expiry is opened again from its revision, with a refreshed token', async () => {
+    await srv.api('POST', '/api/v1/projects/team/folders', { kind: 'Folder', metadata: { name: 'before-expiry' }, spec: {} }, bearer(await loginAdmin(srv)));
+    const child: ChildProcess = spawn(process.execPath, [BIN, 'get', 'folders', '-p', 'team', '--prefix', 'before-expiry', '--watch'], {
+      env: { ...process.env, DASHCTL_CONFIG: cfg, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+    try {
+      await waitFor('the initial ADDED event', () => /ADDED\s+before-expiry/.test(out), 20_000);
+      // the access tokens of this server live 2 s: the one the watch opened with has expired by then
+      const exp = JSON.parse(Buffer.from(savedContext(cfg).accessToken!.split('.')[1], 'base64url').toString('utf8')).exp * 1000;
+      await waitFor('the access token to expire', () => Date.now() > exp + 500, 10_000);
+      await srv.api('PUT', '/api/v1/projects/team/folders/before-expiry', { kind: 'Folder', metadata: { name: 'before-expiry' }, spec: { display: { name: 'after' } } }, bearer(await loginAdmin(srv)));
+      await waitFor(`the change made after the expiry (${out})`, () => /MODIFIED\s+before-expiry/.test(out), 20_000);
+      expect(child.exitCode, out).to.equal(null);
+      expect(out).to.not.match(/ERROR|starts over/);
+    } finally {
+      child.kill();
+    }
+  });
+
   it('a rejected access token is refreshed with the rotated refresh token (the session was not revoked by a replay)', async () => {
     const saved = savedContext(cfg);
     const [h, p] = saved.accessToken!.split('.');

@@ -4,6 +4,7 @@ import jwt from 'jsonwebtoken';
 import { startAuthServer, loginAdmin, bearer, signUp } from './helpers/auth.js';
 import { startFakeOidcProvider, type FakeOidcProvider } from './helpers/oidc-provider.js';
 import type { TestServer } from './helpers/server.js';
+import { WatchStream } from './helpers/watch.js';
 
 describe('provider access tokens accepted as Bearer tokens (accept_access_tokens) [beyond]', function () {
   this.timeout(30_000);
@@ -60,6 +61,21 @@ describe('provider access tokens accepted as Bearer tokens (accept_access_tokens
     for (const [i, token] of bad.entries()) {
       const r = await s.api('GET', '/api/v1/user/whoami', undefined, bearer(token));
       expect(r.status, `case ${i}: ${r.text}`).to.equal(401);
+    }
+  });
+
+  it("STREAM-01: a watch and an audit watch opened with a provider access token end at the token's exp with a final 401 ERROR", async () => {
+    const admin = await loginAdmin(s);
+    const grant = { kind: 'GlobalRoleBinding', metadata: { name: 'watcher-admin' }, spec: { role: 'admin', subjects: [{ kind: 'User', name: 'ci-watcher' }] } };
+    expect((await s.api('POST', '/api/v1/globalrolebindings', grant, bearer(admin))).status).to.equal(200);
+    const exp = now() + 2;
+    const token = idp.sign(claims({ sub: 'watcher-sub', client_id: 'ci-watcher', exp }));
+    const streams = [await WatchStream.must(`${s.url}/api/v1/projects?watch=true`, bearer(token)), await WatchStream.must(`${s.url}/api/v1/audit?watch=true`, bearer(token))];
+    for (const w of streams) {
+      await w.waitEnded(15_000);
+      expect(w.endedAt!).to.be.at.least(exp * 1000 - 50);
+      expect(w.error()?.object).to.include({ code: 401, reason: 'Unauthorized' });
+      expect(w.error()!.object!.message).to.match(/access token of this stream expired at .*identity provider/);
     }
   });
 

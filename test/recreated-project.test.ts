@@ -149,14 +149,33 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
       expect(fresh[5].summary()).to.deep.equal([`ADDED ${P}/owner`, `ADDED ${P}/editor`, `ADDED ${P}/viewer`]);
     });
 
-    it('a watch with since=1 on every cross-project route carries nothing of the old project', async () => {
-      const answers = await replay(projectKinds.map((plural) => `/api/v1/${plural}`));
+    it('STREAM-02: a watch with since=1 on every cross-project route carries nothing of the old project, and never skips its deletions silently: bob is told to list again (410), the administrator gets them', async () => {
+      const answers = await Promise.all(
+        projectKinds.map(async (plural) => {
+          const w = await WatchStream.must(`${reader.url}/api/v1/${plural}?watch=true&since=1`, bearer(bob));
+          opened.push(w);
+          await w.waitEnded();
+          return w;
+        }),
+      );
       answers.forEach((w, i) => {
-        expect(w, `${projectKinds[i]}: ${(w as { text?: string }).text}`).to.be.instanceOf(WatchStream);
-        expectNothingOld(w as WatchStream, projectKinds[i]);
+        expectNothingOld(w, projectKinds[i]);
+        // the old project's deletions are not bob's to see, nor can the stream tell whether he held its objects
+        const end = w.error();
+        expect(end?.object, `${projectKinds[i]}: ${JSON.stringify(w.events)}`).to.include({ kind: 'Status', code: 410, reason: 'Gone' });
+        expect(end!.revision, 'no revision: list again').to.equal(undefined);
+        expect(end!.object!.message).to.match(/watch again without since/);
+        expect(end!.object!.message).to.not.include(P);
       });
-      // bob's own project is there: the filter is by incarnation, not by name
-      const [dashboards, bindings] = [answers[0], answers[6]] as WatchStream[];
+      // the administrator's resumed watch carries every event of both projects, the deletions included, as the live one did
+      const admin = await WatchStream.must(`${reader.url}/api/v1/dashboards?watch=true&since=1`, bearer(await loginAdmin(reader)));
+      opened.push(admin);
+      await admin.settle(await reader.server.store.revision());
+      const old = `${P}/d1`;
+      expect(admin.summary()).to.deep.equal([`ADDED ${old}`, `MODIFIED ${old}`, `MODIFIED ${old}`, `ADDED ${P}/gone`, `DELETED ${P}/gone`, `DELETED ${old}`, `ADDED ${old}`]);
+      // from just before bob's project, bob's own project is there: the filter is by incarnation, not by name
+      const fresh = (await replay(projectKinds.map((plural) => `/api/v1/${plural}?since=${bornAt - 1}`))) as WatchStream[];
+      const [dashboards, bindings] = [fresh[0], fresh[6]];
       expect(dashboards.summary()).to.deep.equal([`ADDED ${P}/d1`]);
       expect(dashboards.changes()[0].object!.spec.display.name).to.equal('bob-d1');
       expect(bindings.summary()).to.deep.equal([`ADDED ${P}/owner`]);
@@ -184,7 +203,13 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
     });
 
     it("the project list's watch shows bob only his own project; the administrator's shows the old one too", async () => {
-      const [w] = (await replay(['/api/v1/projects'])) as WatchStream[];
+      // resumed from before the old project's deletion: told to list again, nothing of it shown
+      const resumed = await WatchStream.must(`${reader.url}/api/v1/projects?watch=true&since=1`, bearer(bob));
+      opened.push(resumed);
+      await resumed.waitEnded();
+      expectNothingOld(resumed, 'projects');
+      expect(resumed.error()?.object).to.include({ code: 410, reason: 'Gone' });
+      const [w] = (await replay([`/api/v1/projects?since=${bornAt - 1}`])) as WatchStream[];
       expect(w).to.be.instanceOf(WatchStream);
       expectNothingOld(w, 'projects');
       expect(w.summary()).to.deep.equal([`ADDED /${P}`]);

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { ApiError } from '../src/errors.js';
 import type { Store, StoreEvent } from '../src/storage/store.js';
 import { obj, rejection, type StoreFixture } from './store-contract.js';
+import { waitFor } from './helpers/wait.js';
 
 const T = '2026-01-01T00:00:00.000Z';
 const key = (name: string) => ({ kind: 'Dashboard', project: 'p', name });
@@ -77,6 +78,60 @@ export function describeEventsContract(current: () => Store, fixture: () => Stor
       await peer.sync();
       expect(peerHeard.has(rev), `write ${i} reached the other replica`).to.equal(true);
     }
+  });
+
+  it('watch with a backlog: live events a consumer has not taken are bounded by count and by size; past the bound it is told once, they are dropped and its events end, while one that keeps up goes on; one write of many events never passes it by itself', async () => {
+    const store = current();
+    const r0 = await store.create(obj('Dashboard', 'p', 'first'));
+    const big = 'x'.repeat(4000);
+    const watchWith = (maxEvents: number, maxBytes: number) => {
+      const ac = new AbortController();
+      let told = 0;
+      const events = store.watch({ signal: ac.signal, backlog: { maxEvents, maxBytes, overflow: () => told++ } })[Symbol.asyncIterator]();
+      return { ac, events, told: () => told };
+    };
+    const byCount = watchWith(3, 1_000_000);
+    const bySize = watchWith(1000, 10_000);
+    const keepsUp = watchWith(3, 10_000);
+    const taken: number[] = [];
+    const reading = (async () => {
+      for (;;) {
+        const n = await keepsUp.events.next();
+        if (n.done) return;
+        taken.push(n.value.revision);
+        if (taken.length === 6) keepsUp.ac.abort();
+      }
+    })();
+    // each write waits for the reader to take the one before: it keeps up
+    let last = r0;
+    for (let i = 0; i < 6; i++) {
+      last = await store.create(obj('Dashboard', 'p', `b${i}`, 0, { big }));
+      await waitFor(`the reader to take write ${i}`, () => taken.length === i + 1, 5_000, 2);
+    }
+    await reading;
+    expect(taken, 'the reader that keeps up took every event').to.deep.equal(Array.from({ length: 6 }, (_, i) => r0 + 1 + i));
+    expect(keepsUp.told()).to.equal(0);
+    expect(last).to.equal(r0 + 6);
+    // 6 events waited for the others: past 3 events, and past 10,000 bytes (three objects of 4 KB), each was told once
+    expect(byCount.told()).to.equal(1);
+    expect(bySize.told()).to.equal(1);
+    // what waited was dropped: their events end at once (a consumer resumes from the log with since)
+    for (const w of [byCount, bySize]) {
+      expect(await w.events.next()).to.deep.equal({ done: true, value: undefined });
+      w.ac.abort();
+    }
+    // one write of more events than the bound (a project deleted with its objects) does not pass it by itself
+    await store.create(obj('Project', '', 'burst'));
+    for (let i = 0; i < 6; i++) await store.create(obj('Dashboard', 'burst', `d${i}`, 0, { big }));
+    const burst = watchWith(3, 10_000);
+    const removed = await store.delete({ kind: 'Project', project: '', name: 'burst' }, { children: { project: 'burst', kinds: ['Dashboard'] } });
+    const got: string[] = [];
+    for (let n = await burst.events.next(); !n.done; n = await burst.events.next()) {
+      got.push(`${n.value.type} ${n.value.object.kind}`);
+      if (n.value.revision === removed) burst.ac.abort();
+    }
+    expect(got).to.deep.equal([...Array.from({ length: 6 }, () => 'DELETED Dashboard'), 'DELETED Project']);
+    expect(burst.told()).to.equal(0);
   });
 
   it('ping: resolves while the store serves; Unavailable once it is closed', async () => {

@@ -114,13 +114,16 @@ function cell(v: unknown): string {
   return typeof v === 'string' ? v.replace(/\s+/g, ' ') : JSON.stringify(v);
 }
 
-/** Streams `?watch=true`: every event as a table row, a JSON line, a YAML document or `TYPE kind/project/name`. */
+/**
+ * Streams `?watch=true`: every event as a table row, a JSON line, a YAML document or `TYPE kind/project/name`.
+ * A stream the server ends with an ERROR event (the access token expired, dashctl fell behind) is
+ * opened again from the revision it names (refreshing the token), or from the start when it names none.
+ */
 async function watch(io: Io, api: ApiClient, d: KindDescriptor, path: string, only: { prefix?: string; names?: string[] }, format: OutputFormat, cross: boolean): Promise<void> {
   let headerShown = false;
   const colours = { ADDED: 'green', MODIFIED: 'yellow', DELETED: 'red' } as const;
   const prefix = only.names?.length === 1 ? only.names[0] : only.prefix;
-  await api.stream(path, { watch: true, name: prefix }, (ev: Obj) => {
-    if (ev.type === 'BOOKMARK') return;
+  const print = (ev: Obj) => {
     const o = ev.object ?? {};
     if (only.names && !only.names.includes(o.metadata?.name)) return;
     if (format === 'json') return io.out(`${JSON.stringify(ev)}\n`);
@@ -140,5 +143,18 @@ async function watch(io: Io, api: ApiClient, d: KindDescriptor, path: string, on
     if (!headerShown) io.out(line(header));
     headerShown = true;
     io.out(line(row));
-  });
+  };
+  let since: number | undefined;
+  for (;;) {
+    let ended: Obj | undefined;
+    await api.stream(path, { watch: true, name: prefix, since }, (ev: Obj) => {
+      if (ev.type === 'ERROR') ended = ev;
+      else since = ev.revision;
+      if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') print(ev);
+    });
+    // the server closed the stream without a word (it shut down): done
+    if (!ended) return;
+    since = typeof ended.revision === 'number' ? ended.revision : undefined;
+    if (since === undefined) io.err(`the watch starts over: ${ended.object?.message ?? 'the server ended it'}\n`);
+  }
 }

@@ -21,6 +21,12 @@ export interface Principal {
   /** Where the request came from (for the audit log). */
   origin?: { requestId: string; address: string };
   /**
+   * When the credential that authenticated the principal expires, in milliseconds since the epoch
+   * (an access token's `exp`, an API token's expiry); absent for credentials that do not expire.
+   * Long-lived responses end then (credential-end.ts).
+   */
+  expiresAt?: number;
+  /**
    * Authentication called `Store.sync()` for this request (a principal made for one request):
    * every change committed before the request, on any replica, has reached the caches, so reads
    * made for the request need no sync of their own.

@@ -19,6 +19,7 @@ import { registerBodyParsers } from './body-parsers.js';
 import { registerExternalAuthRoutes, type ExternalAuthOptions } from './external-auth-routes.js';
 import type { Watcher } from '../controllers/watcher.js';
 import { registerErrorHandler } from './error-handler.js';
+import { LongStreams } from './long-streams.js';
 import { registerMetrics, type Metrics } from './metrics.js';
 import { registerProfileRoutes } from './profile-routes.js';
 import type { MountedRoute } from './openapi/document.js';
@@ -56,7 +57,7 @@ export interface AppOptions {
   watcher: Watcher;
   metrics: Metrics;
   /** The audit log route. */
-  audit: AuditRouteOptions;
+  audit: Omit<AuditRouteOptions, 'streams'>;
   /** External identity providers (auth on and providers configured). */
   external?: ExternalAuthOptions;
   /** Login, refresh, logout, whoami, permissions: present when auth is on. */
@@ -122,8 +123,12 @@ export function buildApp(o: AppOptions): FastifyInstance {
   registerBodyParsers(app, http.max_json_depth!);
   registerSystemRoutes(app, o);
   registerMigrateRoutes(app, o);
-  registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher);
-  registerAuditRoutes(app, o.audit);
+  const watch = o.config.watch;
+  // a stream whose client vanished is noticed at its next BOOKMARK at the latest
+  const bookmarkMs = durationMs(watch.bookmark_interval);
+  const streams = new LongStreams({ maxPerUser: watch.max_streams_per_user, graceMs: bookmarkMs, retryAfterS: Math.max(1, Math.ceil(bookmarkMs / 1000)) });
+  registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher, streams);
+  registerAuditRoutes(app, { ...o.audit, streams });
   registerProfileRoutes(app, { registry: o.registry, service: o.service });
   registerSchemaRoutes(app, { registry: o.registry, plugins: o.plugins, schemasDir: SCHEMAS_DIR });
   // Shutting down: answers close their connections, so in-flight keep-alive clients do not hold
@@ -131,7 +136,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
-    o.watcher.closeAll();
+    streams.closeAll();
   });
   app.addHook('onSend', async (_req, reply) => {
     if (closing) void reply.header('Connection', 'close');

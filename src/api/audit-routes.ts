@@ -1,12 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Authorizer, Visible } from '../access/authorizer.js';
+import { endAtExpiry, revokedEnd } from '../access/credential-end.js';
+import type { Authorizer, Principal, Revocation, Visible } from '../access/authorizer.js';
 import { AuditIncarnations } from '../audit/incarnations.js';
 import { badRequest } from '../errors.js';
+import { streamEndOf } from '../lib/stream-end.js';
 import { AUDIT_KIND } from '../kinds/audit-event.js';
 import type { AuditEntry, AuditQuery } from '../storage/audit-types.js';
 import type { Store } from '../storage/store.js';
 import { auditFilters, auditPage, continueToken } from './audit-query.js';
 import { flag, single, type Query } from './request-options.js';
+import type { LongStreams, StreamLine } from './long-streams.js';
 import { documented } from './route-doc.js';
 
 export interface AuditRouteOptions {
@@ -16,6 +19,10 @@ export interface AuditRouteOptions {
   bookmarkMs: number;
   /** The kind of projects (whose creations and deletions tell a project's incarnations apart). */
   projectKind: string;
+  /** What ends a principal's authentication (logout, revoked token): its audit watches end with it. */
+  revocation?: Revocation;
+  /** The long-lived responses (the per-user cap, writing, the final ERROR). */
+  streams: LongStreams;
 }
 
 type Filters = Omit<AuditQuery, 'limit' | 'beforeId' | 'afterId'>;
@@ -47,14 +54,13 @@ const AUDIT_DOC = documented({
     { name: 'watch', description: 'true: stream new entries as newline-delimited JSON', type: 'boolean' },
     { name: 'since', description: 'With watch: entries after this id', type: 'integer' },
   ],
-  responses: { 200: { description: 'Entries (or an application/x-ndjson stream with watch=true)', schema: { type: 'array', items: { type: 'object' } } } },
+  responses: {
+    200: { description: 'Entries (or an application/x-ndjson stream with watch=true)', schema: { type: 'array', items: { type: 'object' } } },
+    429: { description: 'With watch=true: the caller holds watch.max_streams_per_user open streams already; `Retry-After`', schema: 'Error' },
+  },
 });
 
 export function registerAuditRoutes(app: FastifyInstance, o: AuditRouteOptions): void {
-  const streams = new Set<AbortController>();
-  app.addHook('preClose', async () => {
-    for (const s of streams) s.abort();
-  });
   app.get<{ Querystring: Query }>('/api/v1/audit', AUDIT_DOC, async (req, reply) => {
     const filters = auditFilters(req.query);
     /** '*' for a reader of the whole log; else which projects' entries (403 when none, or not the project asked for). */
@@ -65,7 +71,7 @@ export function registerAuditRoutes(app: FastifyInstance, o: AuditRouteOptions):
       return there === '*' ? o.authorizer.readable(req.principal, AUDIT_KIND) : there;
     };
     const shown = await visible();
-    if (flag(req.query, 'watch')) return watch(req, reply, o, filters, visible, shown, streams);
+    if (flag(req.query, 'watch')) return watch(req, reply, o, filters, visible, shown);
     const { limit, beforeId } = auditPage(req.query);
     const out: AuditEntry[] = [];
     const want = shown === '*' ? limit + 1 : BATCH;
@@ -97,56 +103,87 @@ async function shownOf(shown: Visible, entries: readonly AuditEntry[], incarnati
 }
 
 /** New entries as they are committed (on any replica), from `since` (an id) or from now. */
-async function watch(
-  req: FastifyRequest<{ Querystring: Query }>,
-  reply: FastifyReply,
-  o: AuditRouteOptions,
-  filters: Filters,
-  visible: () => Promise<Visible>,
-  first: Visible,
-  streams: Set<AbortController>,
-) {
+async function watch(req: FastifyRequest<{ Querystring: Query }>, reply: FastifyReply, o: AuditRouteOptions, filters: Filters, visible: () => Promise<Visible>, first: Visible) {
   const since = single(req.query, 'since');
   if (since !== undefined && !/^\d{1,15}$/.test(since)) throw badRequest(`query parameter "since" must be an audit entry id, not ${JSON.stringify(since)}`);
-  let cursor = since !== undefined ? Number(since) : await o.store.lastAuditId();
-  const ac = new AbortController();
-  streams.add(ac);
+  const from = since !== undefined ? Number(since) : await o.store.lastAuditId();
+  return o.streams.serve(
+    req,
+    reply,
+    async (life) => entries({ o, filters, visible, first, from, principal: req.principal, life }),
+    (line) => line,
+  );
+}
+
+/**
+ * The lines of an audit watch: entries after `from` as they are committed, BOOKMARKs, and a final
+ * ERROR when the stream's credential expires or is revoked (no entry committed after a revocation
+ * is sent). Entries are read a page at a time as the client takes them: nothing waits in memory.
+ */
+async function* entries(a: {
+  o: AuditRouteOptions;
+  filters: Filters;
+  visible: () => Promise<Visible>;
+  first: Visible;
+  from: number;
+  principal: Principal;
+  life: AbortController;
+}): AsyncGenerator<StreamLine> {
+  const { o, filters, principal: p, life } = a;
+  const ended = life.signal;
+  let cursor = a.from;
   let wake: () => void = () => undefined;
   let woken = new Promise<void>((r) => (wake = r));
-  const off = o.store.onAudit((n) => n.lastId > cursor && wake());
-  const stop = () => {
-    ac.abort();
-    wake();
-  };
-  req.raw.once('close', stop);
-  reply.raw.once('close', stop);
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'application/x-ndjson; charset=utf-8', 'x-accel-buffering': 'no', connection: 'close' });
-  res.flushHeaders();
-  let shown = first;
+  const offAudit = o.store.onAudit((n) => n.lastId > cursor && wake());
+  // a change that may end the principal is checked before the next entries go out
+  let suspect = false;
+  const offEvents = o.revocation ? o.store.onEvent((e) => (suspect ||= o.revocation!.concerns(p, e.object))) : () => undefined;
+  const stopExpiry = endAtExpiry(p, life);
+  const onEnd = () => wake();
+  ended.addEventListener('abort', onEnd);
+  let shown = a.first;
   const incarnations = new AuditIncarnations({ store: o.store, projectKind: o.projectKind });
   let timer: NodeJS.Timeout | undefined;
+  /** The last id when a BOOKMARK fell due: it may claim it once a page read after it is sent (another replica's entries may not be listed yet). */
+  let bookmarkTo: number | undefined;
   try {
-    while (!ac.signal.aborted) {
+    while (!ended.aborted) {
       woken = new Promise<void>((r) => (wake = r));
+      if (suspect) {
+        suspect = false;
+        if (!(await o.revocation!.stillValid(p))) life.abort(revokedEnd(p));
+      }
+      if (ended.aborted) break;
       const page = await o.store.listAudit({ ...filters, afterId: cursor, limit: BATCH });
-      for (const e of await shownOf(shown, page.entries, incarnations)) res.write(`{"type":"ADDED","revision":${e.id},"object":${JSON.stringify(e)}}\n`);
+      let cut = false;
+      for (const e of await shownOf(shown, page.entries, incarnations)) {
+        // ended meanwhile (the credential expired): the rest is sent to whoever watches again
+        if (ended.aborted) {
+          cut = true;
+          cursor = e.id - 1;
+          break;
+        }
+        yield `{"type":"ADDED","revision":${e.id},"object":${JSON.stringify(e)}}\n`;
+      }
+      if (cut) break;
       if (page.entries.length) cursor = page.entries[page.entries.length - 1].id;
       if (page.next !== undefined) cursor = Math.max(cursor, page.next);
       if (page.next !== undefined || page.entries.length === BATCH) continue;
+      if (bookmarkTo !== undefined) yield `{"type":"BOOKMARK","revision":${Math.max(cursor, bookmarkTo)}}\n`;
+      bookmarkTo = undefined;
       const bookmark = new Promise<'bookmark'>((r) => (timer = setTimeout(() => r('bookmark'), o.bookmarkMs)));
-      if ((await Promise.race([woken, bookmark])) === 'bookmark') res.write(`{"type":"BOOKMARK","revision":${Math.max(cursor, await o.store.lastAuditId())}}\n`);
+      if ((await Promise.race([woken, bookmark])) === 'bookmark') bookmarkTo = await o.store.lastAuditId();
       clearTimeout(timer);
-      shown = await visible(); // a watcher who lost the permission stops here
+      shown = await a.visible(); // a watcher who lost the permission stops here
     }
-    res.end();
-  } catch {
-    res.destroy();
+    const end = streamEndOf(ended);
+    if (end) yield { error: end.error(cursor), revision: cursor };
   } finally {
     clearTimeout(timer);
-    off();
-    streams.delete(ac);
+    offAudit();
+    offEvents();
+    stopExpiry();
+    ended.removeEventListener('abort', onEnd);
   }
 }
 

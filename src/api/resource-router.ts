@@ -12,6 +12,7 @@ import type { StoredText } from '../storage/store.js';
 import { UNCHANGED_HEADER } from './headers.js';
 import { fieldManager, flag, ifMatch, nameParam, positiveInt, single, skipUnchanged, type Query } from './request-options.js';
 import type { WatchEvent, Watcher, WatchQuery } from '../controllers/watcher.js';
+import type { LongStreams, StreamLine } from './long-streams.js';
 
 /** Largest page a list may ask for. */
 const MAX_LIMIT = 10_000;
@@ -67,10 +68,10 @@ export function servedKinds(registry: KindRegistry, config: unknown): KindDescri
 }
 
 /** Mounts the routes of `kindRoutes` for every served kind, from the registry. */
-export function registerResourceRoutes(app: FastifyInstance, registry: KindRegistry, service: ResourceService, config: unknown, watcher: Watcher): void {
+export function registerResourceRoutes(app: FastifyInstance, registry: KindRegistry, service: ResourceService, config: unknown, watcher: Watcher, streams: LongStreams): void {
   const history = new HistoryService({ service, store: service.store });
   for (const d of servedKinds(registry, config)) {
-    const h = handlers(d, service, history, watcher);
+    const h = handlers(d, service, history, watcher, streams);
     const byOp: Record<ResourceOp, (req: Req, reply: FastifyReply) => unknown> = {
       list: h.list,
       listAll: h.list,
@@ -103,7 +104,7 @@ export function registerResourceRoutes(app: FastifyInstance, registry: KindRegis
   }
 }
 
-function handlers(d: KindDescriptor, service: ResourceService, history: HistoryService, watcher: Watcher) {
+function handlers(d: KindDescriptor, service: ResourceService, history: HistoryService, watcher: Watcher, streams: LongStreams) {
   /** Path parameters, checked before they touch a storage key. */
   const target = (req: Req) => {
     const { project, name } = req.params;
@@ -137,6 +138,7 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
           req,
           reply,
           watcher,
+          streams,
           d,
           {
             ...(project1 !== undefined ? { project: project1 } : {}),
@@ -288,50 +290,14 @@ function versionParam(params: { version?: string }): number {
 
 /**
  * `?watch=true`: newline-delimited JSON events. Permission and `since` are checked first, so a
- * refusal is an ordinary 403/410; then the stream runs until the client leaves or the server
- * shuts down.
+ * refusal is an ordinary 403/410; then the stream runs until the client leaves, the server shuts
+ * down, or the watcher ends it with a final ERROR (the client fell behind, its credential expired
+ * or was revoked: docs/api.md §6).
  */
-async function streamWatch(req: FastifyRequest, reply: FastifyReply, watcher: Watcher, d: KindDescriptor, q: WatchQuery, lineOf: (e: WatchEvent) => Buffer) {
-  const ac = new AbortController();
-  const events = await watcher.open(req.principal, d, q, ac.signal);
-  req.raw.once('close', () => ac.abort());
-  reply.raw.once('close', () => ac.abort());
-  // Headers go out at once (a client waiting for them must not wait for the first event); the
-  // connection closes with the stream, so shutdown does not wait for it.
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, {
-    ...(reply.getHeaders() as Record<string, string>),
-    'content-type': 'application/x-ndjson; charset=utf-8',
-    'x-accel-buffering': 'no',
-    connection: 'close',
-  });
-  res.flushHeaders();
-  // Events straight to the socket (one shared Buffer per event), waiting only when it is full.
-  try {
-    for await (const e of events) {
-      if (res.destroyed) break;
-      if (!res.write(lineOf(e))) await drained(res);
-    }
-    res.end();
-  } catch {
-    res.destroy();
-  } finally {
-    ac.abort();
-  }
-}
-
-/** Resolves when a full response can take more, or when it closes. */
-function drained(res: FastifyReply['raw']): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.once('drain', done);
-    res.once('close', done);
-  });
+function streamWatch(req: FastifyRequest, reply: FastifyReply, watcher: Watcher, streams: LongStreams, d: KindDescriptor, q: WatchQuery, lineOf: (e: WatchEvent) => Buffer) {
+  // events as lines (one shared Buffer per event), the final ERROR as its error
+  const line = (e: WatchEvent): StreamLine => (e.type === 'ERROR' ? { error: e.error, ...(e.revision !== undefined ? { revision: e.revision } : {}) } : lineOf(e));
+  return streams.serve(req, reply, (life) => watcher.open(req.principal, d, q, life), line);
 }
 
 /**
@@ -341,7 +307,7 @@ function drained(res: FastifyReply['raw']): Promise<void> {
 function cachedLines(objectJson: (o: NonNullable<WatchEvent['object']>) => string): (e: WatchEvent) => Buffer {
   const lines = new WeakMap<object, { type: string; revision: number; line: Buffer }>();
   return (e) => {
-    if (!e.object) return Buffer.from(`${JSON.stringify(e)}\n`);
+    if (!e.object) return Buffer.from(`${JSON.stringify({ type: e.type, revision: e.revision })}\n`);
     const cached = lines.get(e.object);
     if (cached && cached.type === e.type && cached.revision === e.revision) return cached.line;
     const line = Buffer.from(`{"type":${JSON.stringify(e.type)},"revision":${e.revision},"object":${objectJson(e.object)}}\n`);

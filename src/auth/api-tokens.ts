@@ -197,7 +197,7 @@ export class ApiTokens {
     const token_ = { id: t.metadata.name, ...(t.spec.permissions ? { permissions: t.spec.permissions } : {}) };
     const subject = d.isPrincipal ? {} : { subject: { ...t.spec.owner } };
     const name = d.principalName ? d.principalName(t.spec.owner.project, t.spec.owner.name) : t.spec.owner.name;
-    return { principal: { name, anonymous: false, ...subject, ...this.o.principalOf?.(owner), token: token_, synced: true }, record: t };
+    return { principal: { name, anonymous: false, ...subject, ...this.o.principalOf?.(owner), token: token_, expiresAt: Date.parse(t.spec.expiresAt), synced: true }, record: t };
   }
 
   /** Whether the token `id` still authenticates: not revoked, not expired, its owner the same object. */

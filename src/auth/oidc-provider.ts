@@ -85,6 +85,7 @@ export class OidcProvider extends ProtocolProvider<OIDCProviderConfig> {
       issuer: c.issuer,
       subject,
       ...(typeof claims.email === 'string' ? { email: claims.email } : {}),
+      expiresAt: (claims.exp as number) * 1000,
       // a token without the claim leaves the groups of the user's last sign-in
       ...(this.groups && claims[this.groups.claim] !== undefined ? { groups: groupsFromClaims(claims, this.groups) } : {}),
     };

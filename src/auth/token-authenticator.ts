@@ -68,7 +68,7 @@ export class TokenAuthenticator implements Authenticator {
     const user = await this.o.reads.get({ kind: this.o.userKind.kind, project: '', name: claims.sub }, { synced: true });
     if (!user || user.metadata.createdAt !== session.spec.userCreatedAt) throw unauthorized('this user no longer exists; log in again');
     if (!holdsCredential(session, credentialStamp(this.o.userKind, user))) throw unauthorized(CREDENTIALS_CHANGED);
-    return { name: claims.sub, anonymous: false, sessionId: claims.sid, viaCookie: found.viaCookie, ...this.o.groupsOf?.(user), synced: true };
+    return { name: claims.sub, anonymous: false, sessionId: claims.sid, viaCookie: found.viaCookie, expiresAt: claims.exp * 1000, ...this.o.groupsOf?.(user), synced: true };
   }
 
   /** A `dp_` token: checked against the store as of now (a revocation on any replica holds); its use recorded at most once a minute. */

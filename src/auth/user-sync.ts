@@ -22,6 +22,8 @@ export interface ExternalIdentity {
   groups?: string[];
   /** The provider's refresh token (kept encrypted with the session, to read the groups again at refresh). Never stored on the user. */
   upstreamRefreshToken?: string;
+  /** A provider access token presented as a Bearer token: its `exp`, in milliseconds since the epoch. */
+  expiresAt?: number;
 }
 
 /** A user's binding to an external identity (spec.oauthProviders[]). */

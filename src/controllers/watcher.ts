@@ -1,18 +1,36 @@
+import { endAtExpiry, revokedEnd } from '../access/credential-end.js';
 import type { Authorizer, Principal, Revocation, Visible } from '../access/authorizer.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { ApiError } from '../errors.js';
+import { StreamEnd, streamEndOf } from '../lib/stream-end.js';
 import { filterPredicate, isExpired } from '../resources/listing.js';
 import { mask } from '../resources/masking.js';
 import type { Envelope, ListQuery, Store, StoreEvent } from '../storage/store.js';
-import { Incarnations } from './incarnations.js';
+import { FilterMoves } from './filter-moves.js';
+import { StreamView } from './stream-view.js';
 
-/** What a watch stream carries (docs/api.md §6). */
-export interface WatchEvent {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
-  revision: number;
-  object?: Envelope;
+/**
+ * What a watch stream carries (docs/api.md §6): changes, BOOKMARKs, and a final ERROR when the
+ * stream ends before its client leaves, with the revision to resume from (absent: list again).
+ */
+export type WatchEvent =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; revision: number; object: Envelope }
+  | { type: 'BOOKMARK'; revision: number; object?: undefined }
+  | { type: 'ERROR'; revision?: number; error: ApiError; object?: undefined };
+
+/** How far one stream may fall behind the live events (watch.max_backlog_events, watch.max_backlog_bytes). */
+export interface WatchLimits {
+  maxEvents: number;
+  maxBytes: number;
 }
+
+/** How a stream ends that cannot show a deletion its client may need (StreamView.unsentDeletion). */
+const GAP = new StreamEnd(
+  'Gone',
+  'this watch cannot show the deletions of objects the client may hold, of a project that was deleted (or deleted and created again): its permissions say nothing of that project any more',
+  'drop the objects held',
+);
 
 export interface WatchQuery {
   project?: string;
@@ -24,10 +42,12 @@ export interface WatchQuery {
 
 /**
  * Watch streams: store events -> the callers that may see them. Same filters and permissions
- * as the list; permissions are re-read whenever a role or binding changes, so a watcher that
- * loses access stops receiving that project's events. Events and snapshot items of an earlier
- * project of the same name (deleted, then created again) are never sent (see Incarnations), nor,
- * to a reader who may not read every project, that earlier project's own events.
+ * as the list (StreamView); permissions are re-read whenever a role or binding changes, so a
+ * watcher that loses access stops receiving that project's events. A reader of some projects is
+ * never sent the objects of an earlier project of the same name (deleted, then created again);
+ * where that hides a deletion its client may need, the stream ends with a 410 ERROR (list again)
+ * rather than pass over it. A stream also ends, with an ERROR saying where to resume, when its
+ * client falls behind or its credential expires or is revoked.
  */
 export class Watcher {
   private readonly streams = new Set<AbortController>();
@@ -41,6 +61,7 @@ export class Watcher {
       registry: KindRegistry;
       authorizer: Authorizer;
       bookmarkMs: number;
+      backlog: WatchLimits;
       now?: () => number;
       /** What ends a stream's principal (a logout, a revoked token): the stream ends with it. */
       revocation?: Revocation;
@@ -56,16 +77,16 @@ export class Watcher {
 
   /**
    * Checks permissions and `since` (throwing 403/410 before anything is sent), then returns the
-   * events to stream until `signal` aborts or the watcher closes.
+   * events to stream until `life` aborts: its owner aborts it when the client leaves; the watcher
+   * aborts it with a StreamEnd when the client falls behind (backlog), its credential expires or
+   * is revoked, and then ends the events with an ERROR; and without one when the server closes.
    */
-  async open(p: Principal, d: KindDescriptor, q: WatchQuery, signal: AbortSignal): Promise<AsyncIterable<WatchEvent>> {
-    const controller = new AbortController();
-    const stop = AbortSignal.any([signal, controller.signal]);
+  async open(p: Principal, d: KindDescriptor, q: WatchQuery, life: AbortController): Promise<AsyncIterable<WatchEvent>> {
+    const stop = life.signal;
     const readable = await this.readable(p, d, q);
     await this.refuseEarlierIncarnation(d, q);
     let start = q.since;
     let initial: Envelope[] = [];
-    const live = () => this.o.store.watch({ since: start, signal: stop });
     if (start === undefined) {
       const snap = await this.snapshot({
         kind: d.kind,
@@ -75,10 +96,24 @@ export class Watcher {
       start = snap.revision;
       initial = snap.items;
     }
-    const events: AsyncIterable<StoreEvent> = live();
-    this.streams.add(controller);
-    stop.addEventListener('abort', () => this.streams.delete(controller), { once: true });
-    return this.stream(p, d, q, readable, initial, start, events, stop);
+    // a resumed stream replays the log up to here: the past its permissions, read now, cannot judge
+    const replayedTo = q.since === undefined ? start : await this.o.store.revision();
+    const limits = this.o.backlog;
+    const fellBehind = new StreamEnd(
+      'Gone',
+      `this watch fell behind: more than ${limits.maxEvents} events or ${limits.maxBytes} bytes of events were waiting for its client (watch.max_backlog_events, watch.max_backlog_bytes)`,
+      'read the stream as it comes, or watch fewer objects (one project, a name prefix)',
+    );
+    const events = this.o.store.watch({ since: start, signal: stop, backlog: { ...limits, overflow: () => life.abort(fellBehind) } });
+    this.streams.add(life);
+    const stopExpiry = endAtExpiry(p, life, this.o.now);
+    const closed = () => {
+      this.streams.delete(life);
+      stopExpiry();
+    };
+    if (stop.aborted) closed();
+    else stop.addEventListener('abort', closed, { once: true });
+    return this.stream({ p, d, q, readable, initial, startRev: start, replayedTo, events, stop });
   }
 
   /**
@@ -123,123 +158,111 @@ export class Watcher {
     return this.streams.size;
   }
 
-  /** Ends every open stream (server shutdown). */
-  closeAll(): void {
-    for (const c of this.streams) c.abort();
-  }
-
-  private async *stream(
-    p: Principal,
-    d: KindDescriptor,
-    q: WatchQuery,
-    readable0: Visible,
-    initial: Envelope[],
-    startRev: number,
-    events: AsyncIterable<StoreEvent>,
-    stop: AbortSignal,
-  ): AsyncGenerator<WatchEvent> {
-    let readable = readable0;
+  private async *stream(o: {
+    p: Principal;
+    d: KindDescriptor;
+    q: WatchQuery;
+    readable: Visible;
+    initial: Envelope[];
+    startRev: number;
+    /** The revision a resumed stream replays up to (its start for one that is not resumed). */
+    replayedTo: number;
+    events: AsyncIterable<StoreEvent>;
+    stop: AbortSignal;
+  }): AsyncGenerator<WatchEvent> {
+    const { p, d, q, initial, startRev, stop } = o;
     const now = this.o.now ?? Date.now;
     const matches = filterPredicate(d, q.filters);
-    const projectOf = (o: Envelope) => (d.isProjectScope ? o.metadata.name : (o.metadata.project ?? ''));
-    // kind, project and name never change for an object; the filters' fields (spec.default...) may
-    const wanted = (o: Envelope) => o.kind === d.kind && (q.project === undefined || o.metadata.project === q.project) && (!q.namePrefix || o.metadata.name.startsWith(q.namePrefix));
     const moves = new FilterMoves(Object.keys(q.filters ?? {}).length > 0, q.since === undefined);
-    const incarnations = new Incarnations({ store: this.o.store, projectKind: this.o.registry.projectKind.kind });
-    /** Permissions read again, and with them what is known of projects (never older than they are). */
-    const reread = async () => {
-      readable = await this.readable(p, d, q);
-      incarnations.forget();
-    };
-    /**
-     * The project whose incarnation `o` is judged by: a project-scoped object's; a project's own,
-     * unless the reader may read every project (a reader of some projects reads them as they are
-     * now: an earlier project of the same name, its spec included, is none of its business).
-     */
-    const incarnationOf = (o: Envelope): string | undefined => {
-      if (d.scope === 'project') return o.metadata.project ?? '';
-      return d.isProjectScope && readable !== '*' ? o.metadata.name : undefined;
-    };
-    /** `o`, as of `rev`, is in (or is) the project of its name that exists now (or in none: then permissions read now decide). */
-    const ofCurrentProject = async (o: Envelope, rev: number): Promise<boolean> => {
-      const project = incarnationOf(o);
-      if (project === undefined) return true;
-      let start = incarnations.known(project);
-      if (start === undefined) start = await incarnations.lookUp(project);
-      if (start === null) {
-        // no such project now: judge with permissions read after it went, then look again
-        await reread();
-        start = await incarnations.lookUp(project);
-      }
-      return start === null || rev >= start;
-    };
-    const visible = async (o: Envelope, rev: number) => wanted(o) && (await ofCurrentProject(o, rev)) && (readable === '*' || readable(projectOf(o), o.metadata.name));
-    /**
-     * `visible` without a store read or an await when everything it needs is known (the usual
-     * case: a thousand streams of one project each pay for every event); undefined otherwise.
-     */
-    const visibleNow = (o: Envelope, rev: number): boolean | undefined => {
-      if (!wanted(o)) return false;
-      const project = incarnationOf(o);
-      if (project !== undefined) {
-        const start = incarnations.known(project);
-        if (start === undefined || start === null) return undefined;
-        if (rev < start) return false;
-      }
-      return readable === '*' || readable(projectOf(o), o.metadata.name);
-    };
+    const view = new StreamView({
+      d,
+      q,
+      store: this.o.store,
+      projectKind: this.o.registry.projectKind.kind,
+      readable: o.readable,
+      read: () => this.readable(p, d, q),
+      replayedTo: o.replayedTo,
+    });
+    /** Everything up to this revision was sent to the client or is not for it. */
     let revision = startRev;
-    const it = events[Symbol.asyncIterator]();
+    /** The final event for `end`: with the revision to resume from, unless the client must list again. */
+    const ending = (end: StreamEnd, resumable = true): WatchEvent => ({ type: 'ERROR', ...(resumable ? { revision } : {}), error: end.error(resumable ? revision : undefined) });
+    const it = o.events[Symbol.asyncIterator]();
     // One pending next() at a time: a bookmark tick must not drop the event still on its way.
     let pending: Promise<IteratorResult<StoreEvent>> | undefined;
     // A BOOKMARK is due bookmarkMs after the last line sent, however busy other kinds or projects are.
     let bookmarkAt = Date.now() + this.o.bookmarkMs;
     // One timer per bookmark interval, not one per event: it stays armed across events and, when
-    // it fires early (lines went out meanwhile), is armed again for the rest of the interval.
+    // it fires early (lines went out meanwhile), is armed again for the rest of the interval. It
+    // settles the wait it finds (a fresh promise per wait: one long-lived promise raced against
+    // each event kept every event alive until it settled, and ran a 160 MB server out of memory).
     let timer: NodeJS.Timeout | undefined;
-    let bookmark: Promise<'bookmark'> | undefined;
+    let tick: ((v: 'bookmark') => void) | undefined;
     try {
       for (const o of initial) {
+        // ended before the client had every current object: it cannot resume
+        const end = streamEndOf(stop);
+        if (end) return yield ending(end, false);
         let show: boolean;
         try {
-          show = (await visible(o, startRev)) && !isExpired(d, o, now());
+          show = (await view.visible(o, startRev)) && !isExpired(d, o, now());
         } catch {
           return; // lost read permission on the watched project
         }
         if (show && matches(o)) {
           moves.sent(o);
+          view.sent(o);
           yield { type: 'ADDED', revision: startRev, object: mask(d, o) };
         }
       }
       for (;;) {
+        const end = streamEndOf(stop);
+        if (end) return yield ending(end);
         pending ??= it.next();
-        bookmark ??= new Promise<'bookmark'>((r) => (timer = setTimeout(() => r('bookmark'), Math.max(0, bookmarkAt - Date.now()))));
-        const next = await Promise.race([pending, bookmark]);
+        const event = pending;
+        const next = await new Promise<IteratorResult<StoreEvent> | 'bookmark'>((resolve, reject) => {
+          tick = resolve;
+          event.then(resolve, reject);
+          timer ??= setTimeout(
+            () => {
+              timer = undefined;
+              tick?.('bookmark');
+            },
+            Math.max(0, bookmarkAt - Date.now()),
+          );
+        });
+        tick = undefined;
         if (next === 'bookmark') {
-          bookmark = undefined;
           if (Date.now() < bookmarkAt) continue;
           bookmarkAt = Date.now() + this.o.bookmarkMs;
-          yield { type: 'BOOKMARK', revision: Math.max(revision, await this.o.store.revision()) };
+          // the revision processed, not the store's: events up to the store's may still be on their way
+          yield { type: 'BOOKMARK', revision };
           continue;
         }
         pending = undefined;
-        if (next.done || stop.aborted) return;
+        if (next.done || stop.aborted) {
+          const end = streamEndOf(stop);
+          if (end) yield ending(end);
+          return;
+        }
         const e = next.value;
-        revision = e.revision;
-        incarnations.observe(e);
-        if (this.o.revocation?.concerns(p, e.object) && !(await this.o.revocation.stillValid(p))) return; // logged out, revoked
+        view.observe(e);
+        if (this.o.revocation?.concerns(p, e.object) && !(await this.o.revocation.stillValid(p))) return yield ending(revokedEnd(p));
         let show: boolean;
         try {
-          if (this.rbacKinds.has(e.object.kind)) await reread();
-          show = visibleNow(e.object, e.revision) ?? (await visible(e.object, e.revision));
+          if (this.rbacKinds.has(e.object.kind)) await view.reread();
+          show = view.visibleNow(e.object, e.revision) ?? (await view.visible(e.object, e.revision));
+          if (!show && (await view.unsentDeletion(e))) return yield ending(GAP, false);
         } catch {
           return; // lost read permission on the watched project
         }
         const type = show ? moves.typeOf(e.type, e.object, matches(e.object)) : undefined;
         if (type) {
           bookmarkAt = Date.now() + this.o.bookmarkMs;
+          view.sent(e.object);
           yield { type, revision: e.revision, object: mask(d, e.object) };
         }
+        revision = e.revision;
       }
     } finally {
       clearTimeout(timer);
@@ -252,54 +275,4 @@ export class Watcher {
     if (d.scope === 'project' || d.isProjectScope) return this.o.authorizer.readable(p, d.kind);
     return this.o.authorizer.readable(p, d.kind, '');
   }
-}
-
-/**
- * Objects entering and leaving a watch's filters (`default=true`, `kind=...`), as a Kubernetes
- * watch reports them: a change that makes an object match is an ADDED, one that makes it stop
- * matching a DELETED (with the object as it is now), so a client's view built from the stream
- * equals the list. A stream that started with the current objects knows which ones the client
- * holds; one resumed with `since` does not, and reports a non-matching change of an object it
- * has not placed yet as DELETED once (the client may hold it from before).
- */
-class FilterMoves {
-  /** Keys the client holds (the last event sent for them matched), and keys it does not. */
-  private readonly held = new Set<string>();
-  private readonly notHeld = new Set<string>();
-
-  constructor(
-    private readonly filtered: boolean,
-    /** The stream started with every current object (no `since`). */
-    private readonly knowsAll: boolean,
-  ) {}
-
-  sent(o: Envelope): void {
-    if (this.filtered) this.held.add(keyText(o));
-  }
-
-  /** The event to send for a store event of a visible object, or undefined for none. */
-  typeOf(type: WatchEvent['type'], o: Envelope, matches: boolean): WatchEvent['type'] | undefined {
-    if (!this.filtered) return type;
-    const k = keyText(o);
-    const held = this.held.has(k);
-    const unknown = !held && !this.notHeld.has(k) && !this.knowsAll;
-    if (type === 'DELETED') {
-      this.held.delete(k);
-      this.notHeld.delete(k);
-      return held || (unknown && matches) ? 'DELETED' : undefined;
-    }
-    if (!matches) {
-      this.held.delete(k);
-      this.notHeld.add(k);
-      return held || (unknown && type === 'MODIFIED') ? 'DELETED' : undefined;
-    }
-    this.held.add(k);
-    this.notHeld.delete(k);
-    if (type === 'ADDED' || held || unknown) return type;
-    return 'ADDED';
-  }
-}
-
-function keyText(o: Envelope): string {
-  return `${o.metadata.project ?? ''}\u0000${o.metadata.name}`;
 }

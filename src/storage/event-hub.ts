@@ -1,15 +1,22 @@
-import type { StoreEvent } from './store.js';
+import { jsonOf } from '../lib/json-of.js';
+import type { StoreEvent, WatchBacklog } from './store.js';
 
 /**
  * Fan-out of live store events to in-process subscribers. `open` registers the subscriber at
  * once (so nothing published after the call is missed) and returns an async iterator over the
- * events, ending when `signal` aborts.
+ * events, ending when `signal` aborts, or when more than its `backlog` waits for it. Every
+ * subscriber gets the same events in the same order, so what waits for all of them together is
+ * what waits for the one furthest behind: one backlog's worth.
  */
 export class EventHub {
-  private readonly subscribers = new Set<(e: StoreEvent) => void>();
+  /** Called for each event; `first`: it is the first of the events one write published. */
+  private readonly subscribers = new Set<(e: StoreEvent, first: boolean) => void>();
 
+  /** The events of one write (or of writes committed together), in revision order. */
   publish(events: StoreEvent[]): void {
-    for (const e of events) for (const s of this.subscribers) s(e);
+    events.forEach((e, i) => {
+      for (const s of this.subscribers) s(e, i === 0);
+    });
   }
 
   /** Synchronous listeners (cache invalidation): called for every event as it is published. */
@@ -18,11 +25,16 @@ export class EventHub {
     return () => this.subscribers.delete(listener);
   }
 
-  open(signal: AbortSignal): AsyncIterableIterator<StoreEvent> {
-    const queue: StoreEvent[] = [];
+  open(signal: AbortSignal, backlog?: WatchBacklog): AsyncIterableIterator<StoreEvent> {
+    const queue = new WaitingEvents(backlog);
     let wake: (() => void) | undefined;
-    const push = (e: StoreEvent) => {
-      queue.push(e);
+    let overflowed = false;
+    const push = (e: StoreEvent, first: boolean) => {
+      if (!queue.push(e, first)) {
+        overflowed = true;
+        this.subscribers.delete(push);
+        backlog!.overflow();
+      }
       wake?.();
     };
     // an abort ends the subscription even if nobody reads on (a consumer that never started)
@@ -35,17 +47,18 @@ export class EventHub {
     const close = () => {
       this.subscribers.delete(push);
       signal.removeEventListener('abort', onAbort);
+      queue.clear();
     };
     const iterator: AsyncIterableIterator<StoreEvent> = {
       [Symbol.asyncIterator]: () => iterator,
       next: async () => {
-        while (queue.length === 0 && !signal.aborted) await new Promise<void>((r) => (wake = r));
+        while (queue.empty && !signal.aborted && !overflowed) await new Promise<void>((r) => (wake = r));
         wake = undefined;
-        if (signal.aborted) {
+        if (signal.aborted || overflowed) {
           close();
           return { done: true, value: undefined };
         }
-        return { done: false, value: queue.shift()! };
+        return { done: false, value: queue.shift() };
       },
       return: async () => {
         close();
@@ -54,6 +67,52 @@ export class EventHub {
     };
     if (signal.aborted) close();
     return iterator;
+  }
+}
+
+/**
+ * A subscriber's waiting events, their count and size held within `bound` (none: unbounded). The
+ * bound is checked as each write's events arrive, against those of earlier writes still waiting:
+ * one write of many events (a project's deletion, an import) never passes it by itself (they
+ * were all in memory for the write anyway), and a subscriber that takes them goes on.
+ */
+class WaitingEvents {
+  private readonly events: StoreEvent[] = [];
+  private readonly sizes: number[] = [];
+  private bytes = 0;
+
+  constructor(private readonly bound: WatchBacklog | undefined) {}
+
+  get empty(): boolean {
+    return this.events.length === 0;
+  }
+
+  /** Queues `e` (`first` of its write's events); false, and nothing kept, when earlier writes' waiting events pass the bound. */
+  push(e: StoreEvent, first: boolean): boolean {
+    if (!this.bound) {
+      this.events.push(e);
+      return true;
+    }
+    if (first && (this.events.length >= this.bound.maxEvents || this.bytes > this.bound.maxBytes)) {
+      this.clear();
+      return false;
+    }
+    const size = jsonOf(e.object).length;
+    this.events.push(e);
+    this.sizes.push(size);
+    this.bytes += size;
+    return true;
+  }
+
+  shift(): StoreEvent {
+    if (this.bound) this.bytes -= this.sizes.shift()!;
+    return this.events.shift()!;
+  }
+
+  clear(): void {
+    this.events.length = 0;
+    this.sizes.length = 0;
+    this.bytes = 0;
   }
 }
 

@@ -41,6 +41,7 @@ import type {
   ObjectKey,
   Store,
   StoreEvent,
+  WatchOptions,
   StoredText,
   UpdateOptions,
   VersionEntry,
@@ -328,10 +329,10 @@ export class LevelStore implements Store {
     return this.audit.listen(listener);
   }
 
-  watch(opts: { since?: number; signal: AbortSignal }): AsyncIterable<StoreEvent> {
+  watch(opts: WatchOptions): AsyncIterable<StoreEvent> {
     const since = opts.since;
     checkWatchFrom(since, this.rev, this.firstLogged - 1);
-    const live = this.hub.open(opts.signal);
+    const live = this.hub.open(opts.signal, opts.backlog);
     const db = this.db;
     const read = async function* () {
       for await (const raw of db.values({ gt: eventKey(since!), lt: EVENTS_END })) yield JSON.parse(raw) as StoreEvent;

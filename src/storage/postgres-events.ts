@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { EventHub, replayThenLive } from './event-hub.js';
 import { Mutex } from './mutex.js';
-import type { Envelope, StoreEvent } from './store.js';
+import type { Envelope, StoreEvent, WatchOptions } from './store.js';
 import { checkWatchFrom, gone } from './store-rules.js';
 
 /** The NOTIFY channel carrying the last revision of each commit. */
@@ -117,11 +117,11 @@ export class PostgresEvents {
     return this.hub.listen(listener);
   }
 
-  watch(opts: { since?: number; signal: AbortSignal }): AsyncIterable<StoreEvent> {
+  watch(opts: WatchOptions): AsyncIterable<StoreEvent> {
     const since = opts.since;
     checkWatchFrom(since, this.rev, this.firstLogged - 1);
     // subscribe before reading the log: nothing committed from now on is missed (duplicates are skipped)
-    const live = this.hub.open(opts.signal);
+    const live = this.hub.open(opts.signal, opts.backlog);
     const read = (after: number) => this.read(after);
     const replay = async function* (): AsyncGenerator<StoreEvent> {
       let cursor = since!;

@@ -13,7 +13,22 @@ import { PostgresHistory } from './postgres-history.js';
 import { docColumns, TEXT_COLUMNS, listSql } from './postgres-list.js';
 import { migrate } from './postgres-schema.js';
 import { RecentTexts } from './recent-texts.js';
-import type { CreateOptions, DeletedEntry, DeleteOptions, DumpItem, Envelope, ListQuery, ManagerEntry, ObjectKey, Store, StoreEvent, StoredText, UpdateOptions, VersionEntry } from './store.js';
+import type {
+  CreateOptions,
+  DeletedEntry,
+  DeleteOptions,
+  DumpItem,
+  Envelope,
+  ListQuery,
+  ManagerEntry,
+  ObjectKey,
+  Store,
+  StoreEvent,
+  StoredText,
+  UpdateOptions,
+  VersionEntry,
+  WatchOptions,
+} from './store.js';
 import { keyOf } from './store.js';
 import { NOBODY, checkDelete, checkUpdate, createdManagers, historyPlan, missing, taken, updatedManagers } from './store-rules.js';
 import { frozenText, storedText } from './stored-text.js';
@@ -360,7 +375,7 @@ export class PostgresStore implements Store {
     return Number(rows[0].revision);
   }
 
-  watch(opts: { since?: number; signal: AbortSignal }): AsyncIterable<StoreEvent> {
+  watch(opts: WatchOptions): AsyncIterable<StoreEvent> {
     return this.events.watch(opts);
   }
 

@@ -69,6 +69,28 @@ export interface StoreEvent {
   object: Envelope;
 }
 
+/** What `Store.watch` is asked for. */
+export interface WatchOptions {
+  since?: number;
+  signal: AbortSignal;
+  backlog?: WatchBacklog;
+}
+
+/**
+ * How far a watch's consumer may fall behind the live events. When a write's events arrive while
+ * more than either bound of earlier writes' events still wait, the waiting events are dropped,
+ * `overflow` is called (once, synchronously) and the events end: the consumer resumes from the
+ * last revision it took. One write's events never pass the bound by themselves (a project's
+ * deletion with its objects). The events of the log replayed for `since` are read as the
+ * consumer takes them and never wait.
+ */
+export interface WatchBacklog {
+  maxEvents: number;
+  /** Of the waiting events' objects as JSON (`jsonOf`: made once per object, shared with whoever sends it). */
+  maxBytes: number;
+  overflow(): void;
+}
+
 export interface DeleteOptions {
   expectedVersion?: number;
   /** Also require this updatedAt: tells a re-created object (version 0 again) from the one seen. */
@@ -192,9 +214,10 @@ export interface Store {
   snapshot(query: ListQuery): Promise<{ items: Envelope[]; revision: number }>;
   /**
    * Events with a revision above `since` (default: from now on), in order, each once, until
-   * `signal` aborts. ApiError Gone when `since` is older than the retained event log.
+   * `signal` aborts. ApiError Gone when `since` is older than the retained event log. With
+   * `backlog`, live events waiting for the consumer are bounded (see WatchBacklog).
    */
-  watch(opts: { since?: number; signal: AbortSignal }): AsyncIterable<StoreEvent>;
+  watch(opts: WatchOptions): AsyncIterable<StoreEvent>;
   /** Calls `listener` synchronously for every event, in revision order: this process's commits and (shared stores) other replicas' (cache invalidation). */
   onEvent(listener: (e: StoreEvent) => void): () => void;
   /**

@@ -1,10 +1,10 @@
 import { waitFor } from './wait.js';
 
-/** One line of a watch stream (docs/api.md §6). */
+/** One line of a watch stream (docs/api.md §6); an ERROR's object is `{kind: "Status", code, reason, message}`. */
 export interface WatchEvent {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
   revision: number;
-  object?: { kind: string; metadata: { name: string; project?: string; version: number; updatedAt: string }; spec: any };
+  object?: { kind: string; metadata: { name: string; project?: string; version: number; updatedAt: string }; spec: any; code?: number; reason?: string; message?: string };
 }
 
 /**
@@ -78,9 +78,14 @@ export class WatchStream {
     }
   }
 
-  /** Events other than BOOKMARK. */
+  /** Events other than BOOKMARK and ERROR. */
   changes(): WatchEvent[] {
-    return this.events.filter((e) => e.type !== 'BOOKMARK');
+    return this.events.filter((e) => e.type !== 'BOOKMARK' && e.type !== 'ERROR');
+  }
+
+  /** The final ERROR event, if the server ended the stream with one. */
+  error(): WatchEvent | undefined {
+    return this.events.find((e) => e.type === 'ERROR');
   }
 
   /** `TYPE project/name` of every change, for readable comparisons. */
@@ -92,7 +97,18 @@ export class WatchStream {
 
   /** Waits until `pred` holds for some event (at index >= from) and returns it. */
   async waitForEvent(what: string, pred: (e: WatchEvent) => boolean, timeoutMs = 10_000, from = 0): Promise<WatchEvent> {
-    return waitFor(`${what} (events so far: ${JSON.stringify(this.events.map((e) => [e.type, e.revision, e.object?.metadata.name]))})`, () => this.events.slice(from).find(pred)!, timeoutMs, 5);
+    const events = () => JSON.stringify(this.events.map((e) => [e.type, e.revision, e.object?.metadata?.name ?? e.object?.message]));
+    return waitFor(
+      `${what} (events so far: ${events()})`,
+      () => {
+        const found = this.events.slice(from).find(pred);
+        // an ended stream gets nothing more: say so now rather than at the deadline
+        if (!found && this.ended) throw new Error(`the stream ended without ${what}; its events: ${events()}`);
+        return found!;
+      },
+      timeoutMs,
+      5,
+    );
   }
 
   /** Waits until at least n changes (non-BOOKMARK events) arrived. */

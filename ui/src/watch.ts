@@ -1,15 +1,18 @@
 import { resourcePath, type Resource } from './api';
 
 export interface WatchEvent {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
-  revision: number;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  /** In an ERROR, where to resume (absent: start over). */
+  revision?: number;
   object?: Resource;
 }
 
 /**
  * Follows one object through the API's watch stream (docs/api.md §6): `?watch=true&name=<name>` on its
  * list route, newline-delimited JSON. Reconnects with `since` after a dropped connection (with a
- * growing pause), and from scratch after 410. Returns a function that stops watching.
+ * growing pause), and from scratch after 410. A stream the server ends with an ERROR event (the
+ * access token expired, the client fell behind) is resumed at once from the revision it names (the
+ * request refreshes the token), or from scratch when it names none. Returns a function that stops watching.
  */
 export function watchObject(plural: string, project: string | undefined, name: string, onObject: (e: WatchEvent) => void): () => void {
   const abort = new AbortController();
@@ -29,18 +32,24 @@ export function watchObject(plural: string, project: string | undefined, name: s
         pause = 1000;
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = '';
-        for (;;) {
+        let ended = false;
+        while (!ended) {
           const { value, done } = await reader.read();
           if (done) break;
           buffer += value;
-          for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+          for (let nl = buffer.indexOf('\n'); nl >= 0 && !ended; nl = buffer.indexOf('\n')) {
             const line = buffer.slice(0, nl).trim();
             buffer = buffer.slice(nl + 1);
             if (!line) continue;
             const event = JSON.parse(line) as WatchEvent;
             since = event.revision;
-            if (event.type !== 'BOOKMARK' && event.object?.metadata.name === name) onObject(event);
+            if (event.type === 'ERROR') ended = true;
+            else if (event.type !== 'BOOKMARK' && event.object?.metadata.name === name) onObject(event);
           }
+        }
+        if (ended) {
+          void reader.cancel();
+          continue;
         }
       } catch {
         if (abort.signal.aborted) return;

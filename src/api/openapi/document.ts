@@ -186,9 +186,14 @@ const EXTRA_SCHEMAS: Record<string, Json> = {
   },
   WatchEvent: {
     type: 'object',
-    description: 'One line of a watch stream (application/x-ndjson)',
-    required: ['type', 'revision'],
-    properties: { type: { enum: ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'] }, revision: { type: 'integer' }, object: { type: 'object', description: 'The object (absent in a BOOKMARK)' } },
+    description:
+      'One line of a watch stream (application/x-ndjson). A stream that ends before its client leaves (the client fell behind, its credential expired or was revoked) ends with an ERROR whose object is {kind: "Status", code, reason, message}; its revision, when present, is where to resume with since (absent: watch again without since)',
+    required: ['type'],
+    properties: {
+      type: { enum: ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'] },
+      revision: { type: 'integer' },
+      object: { type: 'object', description: 'The object (absent in a BOOKMARK; a Status in an ERROR)' },
+    },
   },
 };
 

@@ -52,6 +52,7 @@ export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
             headers: { Link: 'The next page, `<url>; rel="next"`, while more remain' },
           },
           410: ERR('With watch=true: `since` is older than the kept event log; list again'),
+          429: ERR('With watch=true: the caller holds watch.max_streams_per_user open streams already; `Retry-After`'),
         },
       };
     case 'create':

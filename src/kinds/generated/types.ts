@@ -1364,6 +1364,18 @@ export interface WatchConfig {
    * Longest silence on a watch stream before a BOOKMARK event. Duration such as "30s".
    */
   bookmark_interval?: string;
+  /**
+   * Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum.
+   */
+  max_backlog_bytes?: number;
+  /**
+   * Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log.
+   */
+  max_backlog_events?: number;
+  /**
+   * Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own).
+   */
+  max_streams_per_user?: number;
 }
 /**
  * Datasource proxy.
@@ -1724,6 +1736,18 @@ export interface ResolvedWatchConfig {
    * Longest silence on a watch stream before a BOOKMARK event. Duration such as "30s".
    */
   bookmark_interval: string;
+  /**
+   * Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum.
+   */
+  max_backlog_bytes: number;
+  /**
+   * Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log.
+   */
+  max_backlog_events: number;
+  /**
+   * Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own).
+   */
+  max_streams_per_user: number;
 }
 /**
  * Datasource proxy.

@@ -8686,7 +8686,7 @@ return errors === 0;
 }
 
 export const ServerConfig = validate101;
-const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction; past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: the database stops after this many (plus one, to tell), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}}},"additionalProperties":false};
+const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."},"max_backlog_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum."},"max_backlog_events":{"type":"integer","minimum":1,"default":1000,"description":"Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log."},"max_streams_per_user":{"type":"integer","minimum":1,"default":100,"description":"Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own)."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction; past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: the database stops after this many (plus one, to tell), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}}},"additionalProperties":false};
 const pattern25 = new RegExp("^https?://[^\\s]+$", "u");
 const pattern28 = new RegExp("^[^\\s]*$", "u");
 const pattern52 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
@@ -11782,7 +11782,7 @@ if(data.watch !== undefined){
 let data121 = data.watch;
 if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
 for(const key24 in data121){
-if(!((key24 === "event_log_size") || (key24 === "bookmark_interval"))){
+if(!(((((key24 === "event_log_size") || (key24 === "bookmark_interval")) || (key24 === "max_backlog_bytes")) || (key24 === "max_backlog_events")) || (key24 === "max_streams_per_user"))){
 const err250 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err250];
@@ -11853,9 +11853,10 @@ vErrors.push(err255);
 errors++;
 }
 }
-}
-else {
-const err256 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data121.max_backlog_bytes !== undefined){
+let data124 = data121.max_backlog_bytes;
+if(!(((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124))) && (isFinite(data124)))){
+const err256 = {instancePath:instancePath+"/watch/max_backlog_bytes",schemaPath:"#/properties/watch/properties/max_backlog_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -11864,13 +11865,9 @@ vErrors.push(err256);
 }
 errors++;
 }
-}
-if(data.proxy !== undefined){
-let data124 = data.proxy;
-if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
-for(const key25 in data124){
-if(!((((((key25 === "timeout") || (key25 === "max_duration")) || (key25 === "max_concurrent")) || (key25 === "denied_networks")) || (key25 === "allow_loopback")) || (key25 === "sql"))){
-const err257 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+if((typeof data124 == "number") && (isFinite(data124))){
+if(data124 < 1024 || isNaN(data124)){
+const err257 = {instancePath:instancePath+"/watch/max_backlog_bytes",schemaPath:"#/properties/watch/properties/max_backlog_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -11880,11 +11877,11 @@ vErrors.push(err257);
 errors++;
 }
 }
-if(data124.timeout !== undefined){
-let data125 = data124.timeout;
-if(typeof data125 === "string"){
-if(func2(data125) < 1){
-const err258 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data121.max_backlog_events !== undefined){
+let data125 = data121.max_backlog_events;
+if(!(((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125))) && (isFinite(data125)))){
+const err258 = {instancePath:instancePath+"/watch/max_backlog_events",schemaPath:"#/properties/watch/properties/max_backlog_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -11893,8 +11890,9 @@ vErrors.push(err258);
 }
 errors++;
 }
-if(!pattern9.test(data125)){
-const err259 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if((typeof data125 == "number") && (isFinite(data125))){
+if(data125 < 1 || isNaN(data125)){
+const err259 = {instancePath:instancePath+"/watch/max_backlog_events",schemaPath:"#/properties/watch/properties/max_backlog_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -11904,8 +11902,11 @@ vErrors.push(err259);
 errors++;
 }
 }
-else {
-const err260 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data121.max_streams_per_user !== undefined){
+let data126 = data121.max_streams_per_user;
+if(!(((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126))) && (isFinite(data126)))){
+const err260 = {instancePath:instancePath+"/watch/max_streams_per_user",schemaPath:"#/properties/watch/properties/max_streams_per_user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -11914,12 +11915,9 @@ vErrors.push(err260);
 }
 errors++;
 }
-}
-if(data124.max_duration !== undefined){
-let data126 = data124.max_duration;
-if(typeof data126 === "string"){
-if(func2(data126) < 1){
-const err261 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data126 == "number") && (isFinite(data126))){
+if(data126 < 1 || isNaN(data126)){
+const err261 = {instancePath:instancePath+"/watch/max_streams_per_user",schemaPath:"#/properties/watch/properties/max_streams_per_user/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -11928,8 +11926,11 @@ vErrors.push(err261);
 }
 errors++;
 }
-if(!pattern9.test(data126)){
-const err262 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+}
+else {
+const err262 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -11939,8 +11940,12 @@ vErrors.push(err262);
 errors++;
 }
 }
-else {
-const err263 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.proxy !== undefined){
+let data127 = data.proxy;
+if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+for(const key25 in data127){
+if(!((((((key25 === "timeout") || (key25 === "max_duration")) || (key25 === "max_concurrent")) || (key25 === "denied_networks")) || (key25 === "allow_loopback")) || (key25 === "sql"))){
+const err263 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err263];
 }
@@ -11950,10 +11955,11 @@ vErrors.push(err263);
 errors++;
 }
 }
-if(data124.max_concurrent !== undefined){
-let data127 = data124.max_concurrent;
-if(!(((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127))) && (isFinite(data127)))){
-const err264 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data127.timeout !== undefined){
+let data128 = data127.timeout;
+if(typeof data128 === "string"){
+if(func2(data128) < 1){
+const err264 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err264];
 }
@@ -11962,9 +11968,8 @@ vErrors.push(err264);
 }
 errors++;
 }
-if((typeof data127 == "number") && (isFinite(data127))){
-if(data127 < 1 || isNaN(data127)){
-const err265 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!pattern9.test(data128)){
+const err265 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err265];
 }
@@ -11974,16 +11979,8 @@ vErrors.push(err265);
 errors++;
 }
 }
-}
-if(data124.denied_networks !== undefined){
-let data128 = data124.denied_networks;
-if(Array.isArray(data128)){
-const len14 = data128.length;
-for(let i14=0; i14<len14; i14++){
-let data129 = data128[i14];
-if(typeof data129 === "string"){
-if(!pattern52.test(data129)){
-const err266 = {instancePath:instancePath+"/proxy/denied_networks/" + i14,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
+else {
+const err266 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err266];
 }
@@ -11993,8 +11990,11 @@ vErrors.push(err266);
 errors++;
 }
 }
-else {
-const err267 = {instancePath:instancePath+"/proxy/denied_networks/" + i14,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data127.max_duration !== undefined){
+let data129 = data127.max_duration;
+if(typeof data129 === "string"){
+if(func2(data129) < 1){
+const err267 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err267];
 }
@@ -12003,10 +12003,8 @@ vErrors.push(err267);
 }
 errors++;
 }
-}
-}
-else {
-const err268 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!pattern9.test(data129)){
+const err268 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err268];
 }
@@ -12016,9 +12014,8 @@ vErrors.push(err268);
 errors++;
 }
 }
-if(data124.allow_loopback !== undefined){
-if(typeof data124.allow_loopback !== "boolean"){
-const err269 = {instancePath:instancePath+"/proxy/allow_loopback",schemaPath:"#/properties/proxy/properties/allow_loopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err269 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err269];
 }
@@ -12028,12 +12025,10 @@ vErrors.push(err269);
 errors++;
 }
 }
-if(data124.sql !== undefined){
-let data131 = data124.sql;
-if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
-for(const key26 in data131){
-if(!((((key26 === "statement_timeout") || (key26 === "max_rows")) || (key26 === "max_bytes")) || (key26 === "max_connections"))){
-const err270 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+if(data127.max_concurrent !== undefined){
+let data130 = data127.max_concurrent;
+if(!(((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130))) && (isFinite(data130)))){
+const err270 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err270];
 }
@@ -12042,12 +12037,9 @@ vErrors.push(err270);
 }
 errors++;
 }
-}
-if(data131.statement_timeout !== undefined){
-let data132 = data131.statement_timeout;
-if(typeof data132 === "string"){
-if(func2(data132) < 1){
-const err271 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data130 == "number") && (isFinite(data130))){
+if(data130 < 1 || isNaN(data130)){
+const err271 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err271];
 }
@@ -12056,8 +12048,17 @@ vErrors.push(err271);
 }
 errors++;
 }
-if(!pattern9.test(data132)){
-const err272 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+if(data127.denied_networks !== undefined){
+let data131 = data127.denied_networks;
+if(Array.isArray(data131)){
+const len14 = data131.length;
+for(let i14=0; i14<len14; i14++){
+let data132 = data131[i14];
+if(typeof data132 === "string"){
+if(!pattern52.test(data132)){
+const err272 = {instancePath:instancePath+"/proxy/denied_networks/" + i14,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err272];
 }
@@ -12068,7 +12069,7 @@ errors++;
 }
 }
 else {
-const err273 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err273 = {instancePath:instancePath+"/proxy/denied_networks/" + i14,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err273];
 }
@@ -12078,10 +12079,9 @@ vErrors.push(err273);
 errors++;
 }
 }
-if(data131.max_rows !== undefined){
-let data133 = data131.max_rows;
-if(!(((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133))) && (isFinite(data133)))){
-const err274 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err274 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err274];
 }
@@ -12090,9 +12090,10 @@ vErrors.push(err274);
 }
 errors++;
 }
-if((typeof data133 == "number") && (isFinite(data133))){
-if(data133 > 10000000 || isNaN(data133)){
-const err275 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"};
+}
+if(data127.allow_loopback !== undefined){
+if(typeof data127.allow_loopback !== "boolean"){
+const err275 = {instancePath:instancePath+"/proxy/allow_loopback",schemaPath:"#/properties/proxy/properties/allow_loopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err275];
 }
@@ -12101,8 +12102,13 @@ vErrors.push(err275);
 }
 errors++;
 }
-if(data133 < 1 || isNaN(data133)){
-const err276 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data127.sql !== undefined){
+let data134 = data127.sql;
+if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+for(const key26 in data134){
+if(!((((key26 === "statement_timeout") || (key26 === "max_rows")) || (key26 === "max_bytes")) || (key26 === "max_connections"))){
+const err276 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err276];
 }
@@ -12112,11 +12118,11 @@ vErrors.push(err276);
 errors++;
 }
 }
-}
-if(data131.max_bytes !== undefined){
-let data134 = data131.max_bytes;
-if(!(((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134))) && (isFinite(data134)))){
-const err277 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data134.statement_timeout !== undefined){
+let data135 = data134.statement_timeout;
+if(typeof data135 === "string"){
+if(func2(data135) < 1){
+const err277 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err277];
 }
@@ -12125,9 +12131,8 @@ vErrors.push(err277);
 }
 errors++;
 }
-if((typeof data134 == "number") && (isFinite(data134))){
-if(data134 < 1024 || isNaN(data134)){
-const err278 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(!pattern9.test(data135)){
+const err278 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err278];
 }
@@ -12137,11 +12142,8 @@ vErrors.push(err278);
 errors++;
 }
 }
-}
-if(data131.max_connections !== undefined){
-let data135 = data131.max_connections;
-if(!(((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135))) && (isFinite(data135)))){
-const err279 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err279 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err279];
 }
@@ -12150,9 +12152,11 @@ vErrors.push(err279);
 }
 errors++;
 }
-if((typeof data135 == "number") && (isFinite(data135))){
-if(data135 > 100 || isNaN(data135)){
-const err280 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+}
+if(data134.max_rows !== undefined){
+let data136 = data134.max_rows;
+if(!(((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136))) && (isFinite(data136)))){
+const err280 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err280];
 }
@@ -12161,8 +12165,9 @@ vErrors.push(err280);
 }
 errors++;
 }
-if(data135 < 1 || isNaN(data135)){
-const err281 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data136 == "number") && (isFinite(data136))){
+if(data136 > 10000000 || isNaN(data136)){
+const err281 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"};
 if(vErrors === null){
 vErrors = [err281];
 }
@@ -12171,11 +12176,8 @@ vErrors.push(err281);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err282 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data136 < 1 || isNaN(data136)){
+const err282 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err282];
 }
@@ -12186,8 +12188,10 @@ errors++;
 }
 }
 }
-else {
-const err283 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data134.max_bytes !== undefined){
+let data137 = data134.max_bytes;
+if(!(((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137))) && (isFinite(data137)))){
+const err283 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err283];
 }
@@ -12196,13 +12200,9 @@ vErrors.push(err283);
 }
 errors++;
 }
-}
-if(data.plugin !== undefined){
-let data136 = data.plugin;
-if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
-for(const key27 in data136){
-if(!(key27 === "schemas_dir")){
-const err284 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+if((typeof data137 == "number") && (isFinite(data137))){
+if(data137 < 1024 || isNaN(data137)){
+const err284 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err284];
 }
@@ -12212,9 +12212,11 @@ vErrors.push(err284);
 errors++;
 }
 }
-if(data136.schemas_dir !== undefined){
-if(typeof data136.schemas_dir !== "string"){
-const err285 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data134.max_connections !== undefined){
+let data138 = data134.max_connections;
+if(!(((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138))) && (isFinite(data138)))){
+const err285 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err285];
 }
@@ -12223,10 +12225,9 @@ vErrors.push(err285);
 }
 errors++;
 }
-}
-}
-else {
-const err286 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data138 == "number") && (isFinite(data138))){
+if(data138 > 100 || isNaN(data138)){
+const err286 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err286];
 }
@@ -12235,13 +12236,8 @@ vErrors.push(err286);
 }
 errors++;
 }
-}
-if(data.http !== undefined){
-let data138 = data.http;
-if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
-for(const key28 in data138){
-if(!(((((key28 === "body_limit") || (key28 === "max_json_depth")) || (key28 === "headers_timeout")) || (key28 === "request_timeout")) || (key28 === "shutdown_grace"))){
-const err287 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
+if(data138 < 1 || isNaN(data138)){
+const err287 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err287];
 }
@@ -12251,10 +12247,10 @@ vErrors.push(err287);
 errors++;
 }
 }
-if(data138.body_limit !== undefined){
-let data139 = data138.body_limit;
-if(!(((typeof data139 == "number") && (!(data139 % 1) && !isNaN(data139))) && (isFinite(data139)))){
-const err288 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+else {
+const err288 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err288];
 }
@@ -12263,9 +12259,10 @@ vErrors.push(err288);
 }
 errors++;
 }
-if((typeof data139 == "number") && (isFinite(data139))){
-if(data139 < 1024 || isNaN(data139)){
-const err289 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+}
+else {
+const err289 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err289];
 }
@@ -12275,11 +12272,12 @@ vErrors.push(err289);
 errors++;
 }
 }
-}
-if(data138.max_json_depth !== undefined){
-let data140 = data138.max_json_depth;
-if(!(((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140))) && (isFinite(data140)))){
-const err290 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.plugin !== undefined){
+let data139 = data.plugin;
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+for(const key27 in data139){
+if(!(key27 === "schemas_dir")){
+const err290 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err290];
 }
@@ -12288,9 +12286,10 @@ vErrors.push(err290);
 }
 errors++;
 }
-if((typeof data140 == "number") && (isFinite(data140))){
-if(data140 > 1000 || isNaN(data140)){
-const err291 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+if(data139.schemas_dir !== undefined){
+if(typeof data139.schemas_dir !== "string"){
+const err291 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err291];
 }
@@ -12299,8 +12298,10 @@ vErrors.push(err291);
 }
 errors++;
 }
-if(data140 < 1 || isNaN(data140)){
-const err292 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+else {
+const err292 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err292];
 }
@@ -12310,12 +12311,12 @@ vErrors.push(err292);
 errors++;
 }
 }
-}
-if(data138.headers_timeout !== undefined){
-let data141 = data138.headers_timeout;
-if(typeof data141 === "string"){
-if(func2(data141) < 1){
-const err293 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.http !== undefined){
+let data141 = data.http;
+if(data141 && typeof data141 == "object" && !Array.isArray(data141)){
+for(const key28 in data141){
+if(!(((((key28 === "body_limit") || (key28 === "max_json_depth")) || (key28 === "headers_timeout")) || (key28 === "request_timeout")) || (key28 === "shutdown_grace"))){
+const err293 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err293];
 }
@@ -12324,8 +12325,11 @@ vErrors.push(err293);
 }
 errors++;
 }
-if(!pattern9.test(data141)){
-const err294 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data141.body_limit !== undefined){
+let data142 = data141.body_limit;
+if(!(((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142))) && (isFinite(data142)))){
+const err294 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err294];
 }
@@ -12334,9 +12338,9 @@ vErrors.push(err294);
 }
 errors++;
 }
-}
-else {
-const err295 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data142 == "number") && (isFinite(data142))){
+if(data142 < 1024 || isNaN(data142)){
+const err295 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err295];
 }
@@ -12346,11 +12350,11 @@ vErrors.push(err295);
 errors++;
 }
 }
-if(data138.request_timeout !== undefined){
-let data142 = data138.request_timeout;
-if(typeof data142 === "string"){
-if(func2(data142) < 1){
-const err296 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data141.max_json_depth !== undefined){
+let data143 = data141.max_json_depth;
+if(!(((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143))) && (isFinite(data143)))){
+const err296 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err296];
 }
@@ -12359,8 +12363,9 @@ vErrors.push(err296);
 }
 errors++;
 }
-if(!pattern9.test(data142)){
-const err297 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if((typeof data143 == "number") && (isFinite(data143))){
+if(data143 > 1000 || isNaN(data143)){
+const err297 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err297];
 }
@@ -12369,9 +12374,8 @@ vErrors.push(err297);
 }
 errors++;
 }
-}
-else {
-const err298 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data143 < 1 || isNaN(data143)){
+const err298 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err298];
 }
@@ -12381,11 +12385,12 @@ vErrors.push(err298);
 errors++;
 }
 }
-if(data138.shutdown_grace !== undefined){
-let data143 = data138.shutdown_grace;
-if(typeof data143 === "string"){
-if(func2(data143) < 1){
-const err299 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data141.headers_timeout !== undefined){
+let data144 = data141.headers_timeout;
+if(typeof data144 === "string"){
+if(func2(data144) < 1){
+const err299 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err299];
 }
@@ -12394,8 +12399,8 @@ vErrors.push(err299);
 }
 errors++;
 }
-if(!pattern9.test(data143)){
-const err300 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(!pattern9.test(data144)){
+const err300 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err300];
 }
@@ -12406,7 +12411,7 @@ errors++;
 }
 }
 else {
-const err301 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err301 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err301];
 }
@@ -12416,9 +12421,11 @@ vErrors.push(err301);
 errors++;
 }
 }
-}
-else {
-const err302 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data141.request_timeout !== undefined){
+let data145 = data141.request_timeout;
+if(typeof data145 === "string"){
+if(func2(data145) < 1){
+const err302 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err302];
 }
@@ -12427,13 +12434,8 @@ vErrors.push(err302);
 }
 errors++;
 }
-}
-if(data.log !== undefined){
-let data144 = data.log;
-if(data144 && typeof data144 == "object" && !Array.isArray(data144)){
-for(const key29 in data144){
-if(!(key29 === "level")){
-const err303 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
+if(!pattern9.test(data145)){
+const err303 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err303];
 }
@@ -12443,10 +12445,8 @@ vErrors.push(err303);
 errors++;
 }
 }
-if(data144.level !== undefined){
-let data145 = data144.level;
-if(typeof data145 !== "string"){
-const err304 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err304 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err304];
 }
@@ -12455,8 +12455,12 @@ vErrors.push(err304);
 }
 errors++;
 }
-if(!(((((((data145 === "trace") || (data145 === "debug")) || (data145 === "info")) || (data145 === "warn")) || (data145 === "error")) || (data145 === "fatal")) || (data145 === "silent"))){
-const err305 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+if(data141.shutdown_grace !== undefined){
+let data146 = data141.shutdown_grace;
+if(typeof data146 === "string"){
+if(func2(data146) < 1){
+const err305 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err305];
 }
@@ -12465,10 +12469,8 @@ vErrors.push(err305);
 }
 errors++;
 }
-}
-}
-else {
-const err306 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data146)){
+const err306 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err306];
 }
@@ -12478,12 +12480,8 @@ vErrors.push(err306);
 errors++;
 }
 }
-if(data.audit !== undefined){
-let data146 = data.audit;
-if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
-for(const key30 in data146){
-if(!(((key30 === "retention") || (key30 === "coalesce_window")) || (key30 === "file"))){
-const err307 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties"};
+else {
+const err307 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err307];
 }
@@ -12493,11 +12491,9 @@ vErrors.push(err307);
 errors++;
 }
 }
-if(data146.retention !== undefined){
-let data147 = data146.retention;
-if(typeof data147 === "string"){
-if(func2(data147) < 1){
-const err308 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err308 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err308];
 }
@@ -12506,8 +12502,13 @@ vErrors.push(err308);
 }
 errors++;
 }
-if(!pattern9.test(data147)){
-const err309 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data.log !== undefined){
+let data147 = data.log;
+if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
+for(const key29 in data147){
+if(!(key29 === "level")){
+const err309 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err309];
 }
@@ -12517,8 +12518,10 @@ vErrors.push(err309);
 errors++;
 }
 }
-else {
-const err310 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data147.level !== undefined){
+let data148 = data147.level;
+if(typeof data148 !== "string"){
+const err310 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err310];
 }
@@ -12527,12 +12530,8 @@ vErrors.push(err310);
 }
 errors++;
 }
-}
-if(data146.coalesce_window !== undefined){
-let data148 = data146.coalesce_window;
-if(typeof data148 === "string"){
-if(func2(data148) < 1){
-const err311 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!(((((((data148 === "trace") || (data148 === "debug")) || (data148 === "info")) || (data148 === "warn")) || (data148 === "error")) || (data148 === "fatal")) || (data148 === "silent"))){
+const err311 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err311];
 }
@@ -12541,8 +12540,10 @@ vErrors.push(err311);
 }
 errors++;
 }
-if(!pattern9.test(data148)){
-const err312 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err312 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err312];
 }
@@ -12552,8 +12553,12 @@ vErrors.push(err312);
 errors++;
 }
 }
-else {
-const err313 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.audit !== undefined){
+let data149 = data.audit;
+if(data149 && typeof data149 == "object" && !Array.isArray(data149)){
+for(const key30 in data149){
+if(!(((key30 === "retention") || (key30 === "coalesce_window")) || (key30 === "file"))){
+const err313 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err313];
 }
@@ -12563,11 +12568,11 @@ vErrors.push(err313);
 errors++;
 }
 }
-if(data146.file !== undefined){
-let data149 = data146.file;
-if(typeof data149 === "string"){
-if(func2(data149) < 1){
-const err314 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data149.retention !== undefined){
+let data150 = data149.retention;
+if(typeof data150 === "string"){
+if(func2(data150) < 1){
+const err314 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err314];
 }
@@ -12576,9 +12581,8 @@ vErrors.push(err314);
 }
 errors++;
 }
-}
-else {
-const err315 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data150)){
+const err315 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err315];
 }
@@ -12588,9 +12592,8 @@ vErrors.push(err315);
 errors++;
 }
 }
-}
 else {
-const err316 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err316 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err316];
 }
@@ -12600,14 +12603,86 @@ vErrors.push(err316);
 errors++;
 }
 }
-}
-else {
-const err317 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data149.coalesce_window !== undefined){
+let data151 = data149.coalesce_window;
+if(typeof data151 === "string"){
+if(func2(data151) < 1){
+const err317 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err317];
 }
 else {
 vErrors.push(err317);
+}
+errors++;
+}
+if(!pattern9.test(data151)){
+const err318 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err318];
+}
+else {
+vErrors.push(err318);
+}
+errors++;
+}
+}
+else {
+const err319 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err319];
+}
+else {
+vErrors.push(err319);
+}
+errors++;
+}
+}
+if(data149.file !== undefined){
+let data152 = data149.file;
+if(typeof data152 === "string"){
+if(func2(data152) < 1){
+const err320 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err320];
+}
+else {
+vErrors.push(err320);
+}
+errors++;
+}
+}
+else {
+const err321 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err321];
+}
+else {
+vErrors.push(err321);
+}
+errors++;
+}
+}
+}
+else {
+const err322 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err322];
+}
+else {
+vErrors.push(err322);
+}
+errors++;
+}
+}
+}
+else {
+const err323 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err323];
+}
+else {
+vErrors.push(err323);
 }
 errors++;
 }
