@@ -143,10 +143,19 @@ describe('names, projects and credentials as Perses API tests check them (auth o
     }
   });
 
-  it('a request without credentials is a 401 in Perses\' words ("missing or malformed jwt")', async () => {
-    const r = await raw(s, 'GET', '/api/v1/projects');
-    expect(r.status).to.equal(401);
-    expect(r.body.message).to.include('missing or malformed jwt');
+  it('a request without credentials, or with a malformed Authorization header or half the cookies, is a 401 whose message is exactly Perses\' "missing or malformed jwt" (its Go client matches it), the help in details', async () => {
+    for (const [headers, where, help] of [
+      [{}, 'Authorization', 'sign in first'],
+      [{ authorization: 'Basic YWRtaW46YWRtaW4=' }, 'Authorization', 'must be "Bearer <access token>"'],
+      [{ cookie: 'jwtPayload=abc' }, 'Cookie', 'jwtPayload and jwtSignature'],
+    ] as const) {
+      const r = await raw(s, 'GET', '/api/v1/projects', headers);
+      expect(r.status, where).to.equal(401);
+      expect(r.body.message, JSON.stringify(headers)).to.equal('missing or malformed jwt');
+      expect(r.body.details, JSON.stringify(headers)).to.have.length(1);
+      expect(r.body.details[0].path).to.equal(where);
+      expect(r.body.details[0].message).to.include(help);
+    }
   });
 
   it('a dashboard\'s own datasource named with a space ("Victoria Metrics", as in Perses\' test dashboard) is proxied', async () => {

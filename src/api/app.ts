@@ -5,7 +5,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { ANONYMOUS, type Principal } from '../access/authorizer.js';
 import { AUTH_COOKIES, parseCookies } from '../auth/cookies.js';
 import type { ResolvedConfig } from '../config.js';
-import { ApiError, badRequest, forbidden, unauthorized } from '../errors.js';
+import { ApiError, badRequest, forbidden, missingJwt, unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import { durationMs } from '../lib/duration.js';
@@ -170,7 +170,8 @@ async function authenticate(authenticator: Authenticator, request: FastifyReques
     return { ...ANONYMOUS, origin };
   }
   if (anonymousRoute) return { ...ANONYMOUS, origin };
-  throw unauthorized(config?.unauthenticated ?? 'missing or malformed jwt: sign in first, and send "Authorization: Bearer <access token>" (POST /api/auth/providers/native/login gives one)');
+  if (config?.unauthenticated) throw unauthorized(config.unauthenticated);
+  throw missingJwt('sign in first, and send "Authorization: Bearer <access token>" (POST /api/auth/providers/native/login gives one)');
 }
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
