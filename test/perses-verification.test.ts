@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bearer, LOOPBACK_UPSTREAMS, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
+import { bearer, login, LOOPBACK_UPSTREAMS, loginAdmin, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
 import type { TestServer } from './helpers/server.js';
 
 /** A request whose path is sent byte for byte (fetch and URL would resolve "..", "%2e%2e"). */
@@ -131,6 +131,19 @@ describe('names, projects and credentials as Perses API tests check them (auth o
       const r = await s.api('POST', '/api/v1/globalvariables', make('GlobalVariable', name), auth);
       expect(r.status, `${name}: ${r.text}`).to.equal(200);
     }
+  });
+
+  it('a list under a project that does not exist is a 400 naming it, after the permission check: a user who may not read there gets the same 403 for an existing and a missing project', async () => {
+    const missing = await raw(s, 'GET', '/api/v1/projects/not-existing-project/variables', auth);
+    expect(missing.status).to.equal(400);
+    expect(missing.body.message).to.equal('metadata.project "not-existing-project" doesn\'t exist');
+    await signUp(s, 'outsider');
+    const outsider = bearer(await login(s, 'outsider'));
+    const forbidden = await raw(s, 'GET', '/api/v1/projects/not-existing-project/variables', outsider);
+    const existing = await raw(s, 'GET', '/api/v1/projects/perses/variables', outsider);
+    expect([forbidden.status, existing.status]).to.deep.equal([403, 403]);
+    expect(forbidden.body.message).to.equal(existing.body.message.replace('perses', 'not-existing-project'));
+    expect((await raw(s, 'GET', '/api/v1/projects/not-existing-project/variables')).status, 'anonymous').to.equal(401);
   });
 
   it('the permissions route: your own 200, a delegated name with ":" (kube:admin) reaches the check (403), traversal is a 400', async () => {

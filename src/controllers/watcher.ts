@@ -2,7 +2,7 @@ import type { Authorizer, Principal, Revocation, Visible } from '../access/autho
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { ApiError } from '../errors.js';
-import { filterPredicate, isExpired } from '../resources/listing.js';
+import { filterPredicate, isExpired, requireProject } from '../resources/listing.js';
 import { mask } from '../resources/masking.js';
 import type { Envelope, ListQuery, Store, StoreEvent } from '../storage/store.js';
 import { Incarnations } from './incarnations.js';
@@ -16,6 +16,8 @@ export interface WatchEvent {
 
 export interface WatchQuery {
   project?: string;
+  /** `project` comes from the URL path: a project that does not exist is a 400, as for the list. */
+  projectInPath?: boolean;
   namePrefix?: string;
   filters?: Record<string, string>;
   /** Resume after this revision; without it the stream starts with the current objects. */
@@ -62,6 +64,7 @@ export class Watcher {
     const controller = new AbortController();
     const stop = AbortSignal.any([signal, controller.signal]);
     const readable = await this.readable(p, d, q);
+    if (d.scope === 'project' && q.project !== undefined && q.projectInPath) await requireProject(this.o.store, this.o.registry.projectKind.kind, q.project, p.synced);
     await this.refuseEarlierIncarnation(d, q);
     let start = q.since;
     let initial: Envelope[] = [];
