@@ -1274,7 +1274,7 @@ export interface OAuthProviderConfig {
    */
   device_auth_url?: string;
   /**
-   * Property of the user-info answer that names the dashplane user.
+   * Property of the user-info answer that names the dashplane user. Without it, "login", then "username" (as Perses reads them); a profile with neither is named after its e-mail address (its local part when allowed_email_domains names a single domain). A profile without "id" is identified by that login, else its e-mail address (docs/auth.md).
    */
   custom_login_property?: string;
   /**
