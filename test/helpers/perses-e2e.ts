@@ -9,7 +9,6 @@
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from './server.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: resources as the server answers them
 export type Obj = Record<string, any>;
 
 /** Perses' DefaultConfig: authentication off, its test encryption key, ephemeral dashboards on. */
