@@ -20,6 +20,7 @@ export type Reason =
   | 'TooManyRequests'
   | 'HeaderFieldsTooLarge'
   | 'Internal'
+  | 'NotImplemented'
   | 'BadGateway'
   | 'GatewayTimeout'
   | 'Unavailable'

@@ -31,6 +31,7 @@ import { PluginRegistry } from './plugins/registry.js';
 import { Upstream } from './proxy/upstream.js';
 import { DeniedNetworks } from './proxy/denied-networks.js';
 import { OAuthTokens } from './proxy/oauth-tokens.js';
+import { SqlProxy } from './proxy/sql/sql-proxy.js';
 import { durationMs } from './lib/duration.js';
 import { deferredLog } from './lib/log-fn.js';
 import type { CredentialChange } from './resources/credentials.js';
@@ -130,6 +131,21 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   const denied = DeniedNetworks.fromConfig(px, security.enable_auth);
   startupLog.push(denied.describe());
   const upstream = new Upstream({ timeoutMs: durationMs(px.timeout), maxDurationMs: durationMs(px.max_duration), maxConcurrent: px.max_concurrent, denied });
+  const sql = new SqlProxy({
+    limits: {
+      statementTimeoutMs: durationMs(px.sql.statement_timeout),
+      maxRows: px.sql.max_rows,
+      maxBytes: px.sql.max_bytes,
+      maxConnections: px.sql.max_connections,
+      connectTimeoutMs: durationMs(px.timeout),
+    },
+    statementTimeout: px.sql.statement_timeout,
+    maxConcurrent: px.max_concurrent,
+    denied,
+    onEvent: (listener) => store.onEvent(listener),
+  });
+  /** The proxies' connections: undici's agents, the SQL pools. */
+  const proxies = { close: () => Promise.all([upstream.close(), sql.close()]).then(() => undefined) };
   const app = buildApp({
     config,
     registry,
@@ -142,7 +158,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     watcher,
     metrics,
     audit: { store, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), projectKind: registry.projectKind.kind },
-    proxy: { registry, service, store, secrets, upstream, tokens: new OAuthTokens(upstream), metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
+    proxy: { registry, service, store, secrets, upstream, tokens: new OAuthTokens(upstream), sql, metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build,
     ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist') },
     logger: opts.logger ?? serverLogger(config.log.level),
@@ -187,7 +203,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     await reaper.stop();
     await auditKeeper.stop();
     await app.close();
-    await upstream.close();
+    await proxies.close();
     await store.close();
     throw e;
   }
@@ -206,7 +222,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     await reaper.stop();
     await auditKeeper.stop();
   };
-  return running(app, store, service, passwords, config, stopBackground, upstream);
+  return running(app, store, service, passwords, config, stopBackground, proxies);
 }
 
 function running(
@@ -216,7 +232,7 @@ function running(
   passwords: PasswordHasher,
   config: Readonly<ResolvedConfig>,
   stopBackground: () => Promise<void>,
-  upstream: Upstream,
+  proxies: { close(): Promise<void> },
 ): RunningServer {
   const addr = app.server.address();
   const { host, port } = parseListen(config.listen);
@@ -236,7 +252,7 @@ function running(
         const grace = setTimeout(() => app.server.closeAllConnections(), durationMs(config.http.shutdown_grace)).unref();
         await app.close();
         clearTimeout(grace);
-        await upstream.close();
+        await proxies.close();
         await store.close();
       })()),
   };

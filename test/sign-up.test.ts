@@ -64,7 +64,10 @@ describe('sign-up limits (VOLUME-02)', function () {
         during.map((r) => r.ms),
         0.5,
       );
-      expect(d, `median login ${d.toFixed(0)} ms during the flood, ${q.toFixed(0)} ms before`).to.be.lessThan(2.5 * q + 50);
+      // The bound is loose (a busy 2-core CI machine also serves the flood's 429s on the same cores): what
+      // it catches is logins queued behind sign-up hashes, several times slower; the hashes themselves are
+      // counted exactly below (5 accounts).
+      expect(d, `median login ${d.toFixed(0)} ms during the flood, ${q.toFixed(0)} ms before`).to.be.lessThan(4 * q + 200);
     } finally {
       stop = true;
       await Promise.all(flood);

@@ -8,17 +8,21 @@ import { type Credentials, credentialsOf } from '../proxy/credentials.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from '../proxy/headers.js';
 import type { OAuthTokens } from '../proxy/oauth-tokens.js';
 import { proxySuffix, splitTarget, upstreamUrl } from '../proxy/path.js';
-import { checkAllowed, type DatasourceSpec, DerivedCache, type ProxyPlan, proxyPlan } from '../proxy/plan.js';
+import { checkAllowed, type DatasourceSpec, DerivedCache, type HttpPlan, type ProxyPlan, proxyPlan } from '../proxy/plan.js';
+import type { PoolOwner } from '../proxy/sql/sql-pools.js';
+import type { SqlProxy } from '../proxy/sql/sql-proxy.js';
 import { unsavedRequest } from '../proxy/unsaved-request.js';
 import { callerGone, cancelledByCaller, Cut, type Upstream } from '../proxy/upstream.js';
 import type { Metrics } from './metrics.js';
-import { documented, type RouteDoc } from './route-doc.js';
+import { answerSql } from './sql-proxy-route.js';
+import { documented } from './route-doc.js';
+import { type Family, proxyDoc, unsavedDoc } from './proxy-docs.js';
 import { assertName } from '../lib/names.js';
 import type { ResourceService } from '../resources/service.js';
 import type { SecretSpec } from '../kinds/generated/types.js';
 import { DecryptError, type SecretBox } from '../secrets/secret-box.js';
 import { unseal } from '../secrets/sealing.js';
-import type { Envelope, Store } from '../storage/store.js';
+import type { Envelope, ObjectKey, Store } from '../storage/store.js';
 
 export interface ProxyRouteOptions {
   registry: KindRegistry;
@@ -28,17 +32,11 @@ export interface ProxyRouteOptions {
   upstream: Upstream;
   /** OAuth client-credentials tokens of Secrets with `oauth`. */
   tokens: OAuthTokens;
+  /** Queries of SQL datasources (`{kind: SQLProxy}`). */
+  sql: SqlProxy;
   /** security.secret_files_dir, for *File secret fields. */
   secretFilesDir?: string;
   metrics?: Metrics;
-}
-
-/** A route family: which kind holds the datasource and where the suffix starts in the path. */
-interface Family {
-  path: string;
-  plural: string;
-  /** Index of the first path segment after the datasource name. */
-  suffixAt: number;
 }
 
 const FAMILIES: Family[] = [
@@ -81,57 +79,6 @@ export function registerProxyRoutes(app: FastifyInstance, o: ProxyRouteOptions):
   }
 }
 
-const PROXY_PARAMS: Record<string, string> = {
-  project: 'The project',
-  dashboard: 'The dashboard holding the datasource in spec.datasources',
-  name: 'The datasource',
-  path: 'The rest of the path, appended to the datasource URL',
-};
-
-/** A proxy route in the OpenAPI document. */
-function proxyDoc(f: Family): RouteDoc {
-  return {
-    tag: 'Proxy',
-    summary: `Forwards the request to the ${f.plural === 'globaldatasources' ? 'global datasource' : f.plural === 'dashboards' ? "dashboard's own datasource" : 'datasource'}'s URL, with the credentials of its Secret`,
-    description:
-      'Any method; the path after the datasource name and the query string are appended to the datasource URL; bodies are streamed both ways. Needs `read` on the datasource kind. See docs/api.md, "Datasource proxy".',
-    params: PROXY_PARAMS,
-    body: { description: 'Passed to the upstream as it is', types: ['*/*'] },
-    responses: {
-      200: {
-        description:
-          "The upstream's answer (any status), with Content-Security-Policy: sandbox, nosniff and Cross-Origin-Resource-Policy: same-origin; a type that is not a data type (HTML, SVG, XML, JavaScript, CSS, unknown) is answered as application/octet-stream with Content-Disposition: attachment",
-        type: '*/*',
-      },
-      403: {
-        description:
-          "The caller may not read the datasource, or its URL (or its Secret's oauth.tokenURL) points to a denied address (proxy.denied_networks; loopback with auth on unless proxy.allow_loopback)",
-        schema: 'Error',
-      },
-      502: { description: "Upstream refused or reset the connection, or the OAuth token endpoint refused the Secret's client credentials", schema: 'Error' },
-      503: { description: 'Too many proxied requests in flight (proxy.max_concurrent)', schema: 'Error' },
-      504: { description: 'No response headers within proxy.timeout', schema: 'Error' },
-      508: { description: 'The request already went through a dashplane proxy', schema: 'Error' },
-    },
-  };
-}
-
-/** A connection test of a datasource being edited, in the OpenAPI document. */
-function unsavedDoc(f: Family): RouteDoc {
-  return {
-    tag: 'Proxy',
-    summary: `Proxies a request through a ${f.plural === 'dashboards' ? 'dashboard datasource' : 'datasource'} that is not saved yet (Perses' connection test)`,
-    description: 'Needs the permission to save that datasource and to read the Secret it names.',
-    params: PROXY_PARAMS,
-    body: {
-      description: '`{method, spec, body?}`: the datasource spec and the request to send',
-      schema: { type: 'object', required: ['spec'], properties: { method: { type: 'string' }, spec: { $ref: '#/components/schemas/DatasourceSpec' }, body: { type: 'string' } } },
-      required: true,
-    },
-    responses: { 200: { description: "The upstream's answer (any status)", type: '*/*' } },
-  };
-}
-
 async function proxy(o: ProxyRouteOptions, caches: Caches, d: KindDescriptor, f: Family, req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
   refuseLoop(req);
   const { project, dashboard, name } = checkedParams(req.params);
@@ -146,7 +93,8 @@ async function proxy(o: ProxyRouteOptions, caches: Caches, d: KindDescriptor, f:
   const { suffix, query } = splitTarget(req.raw.url ?? '', f.suffixAt);
   const hasBody =
     req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined);
-  return forward(o, caches, { d, project, name, plan, method: req.method, suffix, query, headers: req.headers, ...(hasBody ? { body: req.raw } : {}) }, req, reply);
+  const owner = { holder: `${d.kind}/${project ?? ''}/${dashboard ?? name}`, name };
+  return serve(o, caches, { d, project, name, plan, method: req.method, suffix, query, headers: req.headers, owner, ...(hasBody ? { body: req.raw } : {}) }, req, reply);
 }
 
 /**
@@ -171,14 +119,16 @@ async function unsaved(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: 
   const body = b.body !== undefined ? Readable.from([Buffer.from(b.body)]) : undefined;
   // The caller's Content-* headers describe the JSON envelope, not the upstream body.
   const headers = Object.fromEntries(Object.entries(req.headers).filter(([n]) => !n.startsWith('content-')));
-  return forward(o, undefined, { d, project, name: 'unsaved', plan: proxyPlan('unsaved', b.spec as DatasourceSpec), method: b.method, suffix, query, headers, ...(body ? { body } : {}) }, req, reply);
+  return serve(o, undefined, { d, project, name: 'unsaved', plan: proxyPlan('unsaved', b.spec as DatasourceSpec), method: b.method, suffix, query, headers, ...(body ? { body } : {}) }, req, reply);
 }
 
-interface Exchange {
+interface Exchange<P extends ProxyPlan = ProxyPlan> {
   d: KindDescriptor;
   project: string | undefined;
   name: string;
-  plan: ProxyPlan;
+  plan: P;
+  /** The stored datasource (its SQL connection pool); none for an unsaved one. */
+  owner?: Omit<PoolOwner, 'secret'>;
   method: string;
   /** Raw (still encoded) path after the datasource name. */
   suffix: string;
@@ -188,8 +138,30 @@ interface Exchange {
   headers: IncomingHttpHeaders;
 }
 
-/** The common part: path checks, credentials, the upstream call, the answer. */
-async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exchange, req: FastifyRequest, reply: FastifyReply) {
+/** Serves an exchange with the proxy of its datasource's proxy block: HTTP (forward) or SQL (answerSql). */
+function serve(o: ProxyRouteOptions, caches: Caches | undefined, x: Exchange, req: FastifyRequest, reply: FastifyReply) {
+  const { plan } = x;
+  if (plan.kind === 'HTTPProxy') return forward(o, caches, { ...x, plan }, req, reply);
+  const secret = plan.proxy.secret;
+  const key = secret === undefined ? undefined : secretKey(o, x.d, x.project, secret);
+  return answerSql(
+    o.sql,
+    {
+      plan,
+      method: x.method,
+      id: `${x.d.kind}/${x.project ?? ''}/${x.name}`,
+      credentials: async () => (secret === undefined ? undefined : secretCredentials(o, caches, x.d, x.project, secret, req)),
+      ...(x.body ? { body: x.body } : {}),
+      ...(x.owner ? { owner: { ...x.owner, ...(key ? { secret: `${key.kind}/${key.project}/${key.name}` } : {}) } } : {}),
+      ...(key ? { secretLabel: `${key.kind} "${key.name}"` } : {}),
+    },
+    reply,
+    o.metrics,
+  );
+}
+
+/** The common part of HTTP datasources: path checks, credentials, the upstream call, the answer. */
+async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exchange<HttpPlan>, req: FastifyRequest, reply: FastifyReply) {
   const suffix = proxySuffix(x.suffix);
   checkAllowed(x.plan, x.method, suffix.decoded);
   const url = upstreamUrl(x.plan.proxy.url, suffix.raw, x.query);
@@ -250,12 +222,19 @@ function assertLocalName(name: string): void {
  * are read again on every request (a mounted file may be rotated at any time).
  */
 async function secretCredentials(o: ProxyRouteOptions, caches: Caches | undefined, d: KindDescriptor, project: string | undefined, secretName: unknown, req: FastifyRequest): Promise<Credentials> {
-  assertName(secretName, "the datasource's proxy.spec.secret");
-  const kind = o.registry.byName(d.secretKind!)!;
-  const stored = await o.store.getText({ kind: kind.kind, project: kind.scope === 'project' ? (project ?? '') : '', name: secretName }, { synced: req.principal.synced });
+  const key = secretKey(o, d, project, secretName);
+  const kind = o.registry.byName(key.kind)!;
+  const stored = await o.store.getText(key, { synced: req.principal.synced });
   if (!stored) throw badRequest(`the datasource names ${kind.kind} "${secretName}", which does not exist`);
   const make = () => decryptedCredentials(o, kind, JSON.parse(stored.text.toString()) as Envelope, req);
   return caches ? caches.credentials.get(stored, '', make, (c) => !c.files) : make();
+}
+
+/** Where the Secret a datasource names is stored: a Secret of its project, a GlobalSecret for a GlobalDatasource. */
+function secretKey(o: ProxyRouteOptions, d: KindDescriptor, project: string | undefined, secretName: unknown): ObjectKey {
+  assertName(secretName, "the datasource's proxy.spec.secret");
+  const kind = o.registry.byName(d.secretKind!)!;
+  return { kind: kind.kind, project: kind.scope === 'project' ? (project ?? '') : '', name: secretName };
 }
 
 /** The credentials of a stored Secret: decrypted (a value that does not decrypt is a 502, logged), then read. */

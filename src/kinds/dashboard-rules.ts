@@ -1,6 +1,6 @@
 import type { ErrorDetail } from '../errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
-import { httpProxyProblems } from '../proxy/http-proxy.js';
+import { proxyProblems } from '../proxy/proxy-block.js';
 import { joinPath } from '../lib/object-path.js';
 import { isObj, type Obj } from '../lib/is-obj.js';
 
@@ -118,7 +118,7 @@ function localDatasourceProblems(datasources: unknown, plugins: PluginRegistry, 
     if (!isObj(ds)) continue;
     const path = joinPath(base, name);
     out.push(...plugins.check(ds.plugin, ['Datasource'], joinPath(path, 'plugin')));
-    if (isObj(ds.plugin)) out.push(...httpProxyProblems(ds.plugin.spec, joinPath(joinPath(path, 'plugin'), 'spec')));
+    if (isObj(ds.plugin)) out.push(...proxyProblems(ds.plugin.spec, joinPath(joinPath(path, 'plugin'), 'spec')));
     const kind = isObj(ds.plugin) ? ds.plugin.kind : undefined;
     if (ds.default !== true || typeof kind !== 'string') continue;
     const first = defaults.get(kind);

@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../errors.js';
-import { secretNames } from '../proxy/http-proxy.js';
+import { proxySecretNames } from '../proxy/proxy-block.js';
 import { parseDuration } from '../lib/duration.js';
 import { isObj } from '../lib/is-obj.js';
 import { dashboardProblems, normalizeDashboard } from './dashboard-rules.js';
@@ -18,7 +18,7 @@ const localDatasources = {
   secretRefs: (obj: AnyDashboard) =>
     Object.values(localSpecs(obj))
       .map((ds) => ds?.plugin?.spec)
-      .flatMap((s) => secretNames(s)),
+      .flatMap((s) => proxySecretNames(s)),
   datasourceSpec: (obj: AnyDashboard, name?: string) => (name !== undefined && Object.hasOwn(localSpecs(obj), name) ? localSpecs(obj)[name] : undefined),
 };
 

@@ -1,4 +1,4 @@
-import { httpProxyProblems, secretNames } from '../proxy/http-proxy.js';
+import { proxyProblems, proxySecretNames } from '../proxy/proxy-block.js';
 import type { KindDescriptor, KindHooks, ListFilter, SingleFlagRule } from './descriptor.js';
 import type { Datasource as DatasourceObject, GlobalDatasource as GlobalDatasourceObject } from './generated/types.js';
 import { Datasource, GlobalDatasource } from './generated/validators.js';
@@ -7,11 +7,11 @@ type AnyDatasource = DatasourceObject | GlobalDatasourceObject;
 const pluginSpec = (obj: AnyDatasource) => obj.spec.plugin?.spec;
 
 const hooks: KindHooks<AnyDatasource> = {
-  validate: (obj, ctx) => [...ctx.plugins.check(obj.spec.plugin, ['Datasource'], 'spec.plugin'), ...httpProxyProblems(pluginSpec(obj))],
+  validate: (obj, ctx) => [...ctx.plugins.check(obj.spec.plugin, ['Datasource'], 'spec.plugin'), ...proxyProblems(pluginSpec(obj))],
 };
 /** A datasource object is itself the datasource spec the proxy uses. */
 const proxyParts = {
-  secretRefs: (obj: AnyDatasource) => secretNames(pluginSpec(obj)),
+  secretRefs: (obj: AnyDatasource) => proxySecretNames(pluginSpec(obj)),
   datasourceSpec: (obj: AnyDatasource) => obj.spec,
 };
 const listFilters: ListFilter[] = [

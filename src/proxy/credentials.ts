@@ -8,10 +8,12 @@ import type { UpstreamTls } from './upstream.js';
 /**
  * What the proxy sends with a datasource's requests, from its Secret: a fixed Authorization
  * header (basicAuth, authorization), or an OAuth client whose token is fetched at request time;
- * TLS material; `files` when *File fields were read (then never kept: a file may change).
+ * the basicAuth user and password themselves (a database login); TLS material; `files` when
+ * *File fields were read (then never kept: a file may change).
  */
 export interface Credentials {
   authorization?: string;
+  basic?: { username: string; password: string };
   oauth?: OAuthClient;
   tls?: UpstreamTls;
   files?: true;
@@ -37,10 +39,11 @@ export function credentialsOf(secret: SecretSource, filesDir: string | undefined
     return readSecretFile(filesDir, path);
   };
   let authorization: string | undefined;
+  let basic: Credentials['basic'];
   let oauth: OAuthClient | undefined;
   if (spec.basicAuth) {
-    const password = spec.basicAuth.password ?? file(spec.basicAuth.passwordFile) ?? '';
-    authorization = `Basic ${Buffer.from(`${spec.basicAuth.username ?? ''}:${password}`).toString('base64')}`;
+    basic = { username: spec.basicAuth.username ?? '', password: spec.basicAuth.password ?? file(spec.basicAuth.passwordFile) ?? '' };
+    authorization = `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
   } else if (spec.authorization) {
     authorization = `${spec.authorization.type || 'Bearer'} ${spec.authorization.credentials ?? file(spec.authorization.credentialsFile) ?? ''}`;
   } else if (spec.oauth) {
@@ -66,7 +69,7 @@ export function credentialsOf(secret: SecretSource, filesDir: string | undefined
         ...(t.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
       }
     : undefined;
-  return { ...(authorization ? { authorization } : {}), ...(oauth ? { oauth } : {}), ...(tls ? { tls } : {}), ...(files ? { files: true as const } : {}) };
+  return { ...(authorization ? { authorization } : {}), ...(basic ? { basic } : {}), ...(oauth ? { oauth } : {}), ...(tls ? { tls } : {}), ...(files ? { files: true as const } : {}) };
 }
 
 /** A *File value, read only when its real path is inside security.secret_files_dir. */

@@ -1,3 +1,5 @@
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import { contains, type IpAddress, type IpNetwork, mappedIPv4, parseCidr, parseIp, tunnelledIPv4 } from '../lib/ip-address.js';
 
 /** Why the proxy refuses an address: listed in proxy.denied_networks, or loopback denied while authentication is on. */
@@ -80,6 +82,23 @@ export class DeniedNetworks {
     if (/^(?:.+\.)?localhost\.?$/i.test(hostname)) return this.reason('127.0.0.1') ?? this.reason('::1');
     return undefined;
   }
+
+  /**
+   * A DNS lookup for the proxy's connections (undici's, the SQL proxy's sockets): every address
+   * the name resolves to is checked, and one denied fails the lookup with code `EDENIED` and
+   * `denied` (the reason), so the connection goes only to an address that was checked.
+   */
+  readonly lookup: LookupFunction = (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 4);
+      for (const a of addresses) {
+        const reason = this.reason(a.address);
+        if (reason) return callback(Object.assign(new Error(`address ${a.address} is denied`), { code: 'EDENIED', denied: reason }), '', 4);
+      }
+      if (options.all) return (callback as unknown as (e: null, a: unknown) => void)(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
 
   private check(a: IpAddress): DenyReason | null {
     const mapped = mappedIPv4(a);

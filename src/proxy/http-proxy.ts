@@ -1,9 +1,9 @@
 import type { ErrorDetail } from '../errors.js';
 import { nameProblem } from '../lib/names.js';
 import { joinPath } from '../lib/object-path.js';
-import { isObj, type Obj } from '../lib/is-obj.js';
+import { isObj } from '../lib/is-obj.js';
 
-/** The proxy block of a datasource plugin spec, once `httpProxyProblems` found nothing wrong. */
+/** The proxy block of a datasource plugin spec, once `httpProxySpecProblems` found nothing wrong. */
 export interface HTTPProxySpec {
   url: string;
   allowedEndpoints?: { endpointPattern: string; method: string }[];
@@ -11,8 +11,6 @@ export interface HTTPProxySpec {
   secret?: string;
 }
 
-/** How deep inside a plugin spec proxy blocks are looked for (the same limit for checking and using). */
-const MAX_DEPTH = 8;
 /** The methods an `allowedEndpoints` entry may name (the same set as Perses). */
 const ENDPOINT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** An HTTP header name (RFC 9110 token). */
@@ -20,30 +18,8 @@ const TOKEN_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** An HTTP header value: visible characters, spaces and tabs; no CR, LF, NUL or other controls. */
 const HEADER_VALUE_RE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
-const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
-
-/** Every `{kind: "HTTPProxy"}` object inside a plugin spec (blocks inside blocks too), breadth-first, with its path. */
-function proxyBlocks(pluginSpec: unknown, base: string): { block: Obj; path: string }[] {
-  const out: { block: Obj; path: string }[] = [];
-  const queue: { v: unknown; path: string; depth: number }[] = [{ v: pluginSpec, path: base, depth: 0 }];
-  for (let i = 0; i < queue.length; i++) {
-    const { v, path, depth } = queue[i];
-    if (!isObj(v) || depth > MAX_DEPTH) continue;
-    if (v.kind === 'HTTPProxy') out.push({ block: v, path });
-    for (const [k, child] of Object.entries(v)) queue.push({ v: child, path: joinPath(path, k), depth: depth + 1 });
-  }
-  return out;
-}
-
-/**
- * The proxy block `{kind: "HTTPProxy", spec}` of a plugin spec (Perses puts it at `proxy`), with
- * its path. Its fields have the types of `HTTPProxySpec` only when `httpProxyProblems` is empty:
- * callers check that first.
- */
-export function findHTTPProxy(pluginSpec: unknown, base = 'spec.plugin.spec'): { spec: HTTPProxySpec; path: string } | undefined {
-  const first = proxyBlocks(pluginSpec, base)[0];
-  return first && isObj(first.block.spec) ? { spec: first.block.spec as unknown as HTTPProxySpec, path: first.path } : undefined;
-}
+/** How a JSON value is named in messages: "a string", "an object", "null". */
+export const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
 
 /** An `allowedEndpoints` pattern as the proxy matches it: anchored on the whole path; undefined when it does not compile. */
 export function endpointRegExp(pattern: string): RegExp | undefined {
@@ -55,20 +31,14 @@ export function endpointRegExp(pattern: string): RegExp | undefined {
 }
 
 /**
- * Every problem of the proxy block of a plugin spec, with its JSON path: at most one block; `url`
- * an absolute http(s) URL without credentials; `secret` absent or a resource name; `headers`
- * names and values that are valid HTTP; `allowedEndpoints` entries with a compilable pattern and
- * an upper-case method. Run before a save, and before the proxy authorizes or looks up anything.
+ * Every problem of the `spec` of an HTTPProxy block (at `specPath`), with its JSON path: `url` an
+ * absolute http(s) URL without credentials; `secret` absent or a resource name; `headers` names and
+ * values that are valid HTTP; `allowedEndpoints` entries with a compilable pattern and an
+ * upper-case method. When it is empty the spec has the types of `HTTPProxySpec`.
  */
-export function httpProxyProblems(pluginSpec: unknown, base = 'spec.plugin.spec'): ErrorDetail[] {
-  const blocks = proxyBlocks(pluginSpec, base);
-  if (blocks.length === 0) return [];
-  const { block, path } = blocks[0];
-  const out: ErrorDetail[] = blocks.slice(1).map((b) => ({ path: b.path, message: `a datasource has a single proxy block and one is already at ${path}; remove this one` }));
-  const specPath = joinPath(path, 'spec');
-  if (!isObj(block.spec)) return [...out, { path: specPath, message: `must be an object {"url": ..., "secret"?: ..., "headers"?: ..., "allowedEndpoints"?: ...}, not ${typeName(block.spec)}` }];
-  const spec = block.spec;
-  out.push(...urlProblems(spec.url, joinPath(specPath, 'url')));
+export function httpProxySpecProblems(spec: unknown, specPath: string): ErrorDetail[] {
+  if (!isObj(spec)) return [{ path: specPath, message: `must be an object {"url": ..., "secret"?: ..., "headers"?: ..., "allowedEndpoints"?: ...}, not ${typeName(spec)}` }];
+  const out = urlProblems(spec.url, joinPath(specPath, 'url'));
   if (spec.secret !== undefined) out.push(...secretProblems(spec.secret, joinPath(specPath, 'secret')));
   if (spec.headers !== undefined) out.push(...headerProblems(spec.headers, joinPath(specPath, 'headers')));
   if (spec.allowedEndpoints !== undefined) out.push(...endpointProblems(spec.allowedEndpoints, joinPath(specPath, 'allowedEndpoints')));
@@ -97,7 +67,8 @@ export function urlProblems(value: unknown, path: string, setting: UrlSetting = 
   return [];
 }
 
-function secretProblems(value: unknown, path: string): ErrorDetail[] {
+/** Problems of a proxy block's `secret`: absent is fine (checked by the caller), else a resource name. */
+export function secretProblems(value: unknown, path: string): ErrorDetail[] {
   const fix = 'the name of a Secret of the same project (a GlobalSecret for a GlobalDatasource), or leave "secret" out for no credentials';
   if (typeof value !== 'string') return [{ path, message: `must be a string, ${fix} (got ${typeName(value)})` }];
   const problem = nameProblem(value);
@@ -128,9 +99,4 @@ function endpointProblems(value: unknown, path: string): ErrorDetail[] {
     if (typeof e.method !== 'string' || !ENDPOINT_METHODS.includes(e.method)) out.push({ path: joinPath(p, 'method'), message: `must be one of ${ENDPOINT_METHODS.join(', ')} (upper case)` });
   });
   return out;
-}
-
-/** Names of the secrets the proxy blocks of these plugin specs use (every block, so none escapes a permission check). */
-export function secretNames(...pluginSpecs: unknown[]): string[] {
-  return pluginSpecs.flatMap((s) => proxyBlocks(s, '').map((b) => (isObj(b.block.spec) ? b.block.spec.secret : undefined))).filter((s): s is string => typeof s === 'string' && s !== '');
 }

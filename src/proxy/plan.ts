@@ -1,5 +1,7 @@
 import { badRequest, forbidden } from '../errors.js';
-import { endpointRegExp, findHTTPProxy, type HTTPProxySpec, httpProxyProblems } from './http-proxy.js';
+import { endpointRegExp, type HTTPProxySpec } from './http-proxy.js';
+import { findProxy, proxyProblems } from './proxy-block.js';
+import type { SQLProxySpec } from './sql/sql-proxy-spec.js';
 
 /** A datasource spec as the proxy reads it. */
 export interface DatasourceSpec {
@@ -12,12 +14,22 @@ interface AllowedEndpoint {
   pattern: RegExp;
 }
 
-/** What the proxy needs of one datasource, worked out once from its spec: the checked proxy block, its compiled endpoint rules. */
-export interface ProxyPlan {
+/** What the HTTP proxy needs of one datasource: its checked HTTPProxy block, its compiled endpoint rules. */
+export interface HttpPlan {
+  kind: 'HTTPProxy';
   proxy: HTTPProxySpec;
   /** Undefined or empty: every method and path may go through. */
   allowed?: readonly AllowedEndpoint[];
 }
+
+/** What the SQL proxy needs of one datasource: its checked SQLProxy block. */
+export interface SqlPlan {
+  kind: 'SQLProxy';
+  proxy: SQLProxySpec;
+}
+
+/** What the proxy needs of one datasource, worked out once from its spec; `kind` says which proxy serves it. */
+export type ProxyPlan = HttpPlan | SqlPlan;
 
 /**
  * The plan of a datasource spec: its proxy block checked (objects stored before a rule existed
@@ -25,23 +37,24 @@ export interface ProxyPlan {
  * Throws the 400 a request through it gets when the block is invalid or missing.
  */
 export function proxyPlan(name: string, spec: DatasourceSpec): ProxyPlan {
-  const problems = httpProxyProblems(spec.plugin?.spec);
+  const problems = proxyProblems(spec.plugin?.spec);
   if (problems.length) throw badRequest(`the datasource's proxy block is not valid: ${problems[0].path}: ${problems[0].message}`, problems);
-  const found = findHTTPProxy(spec.plugin?.spec);
+  const found = findProxy(spec.plugin?.spec);
   if (!found) {
     throw badRequest(
       spec.plugin?.spec?.directUrl
         ? `datasource "${name}" has only a directUrl: clients query it directly, not through dashplane; give it a proxy block ({kind: HTTPProxy, spec: {url}}) to use the proxy`
-        : `datasource "${name}" has no proxy block ({kind: HTTPProxy, spec: {url}}) in spec.plugin.spec`,
+        : `datasource "${name}" has no proxy block ({kind: HTTPProxy, spec: {url}}, or {kind: SQLProxy, spec: {driver, host, database}}) in spec.plugin.spec`,
     );
   }
+  if (found.kind === 'SQLProxy') return { kind: 'SQLProxy', proxy: found.spec };
   const rules = found.spec.allowedEndpoints;
-  // httpProxyProblems refused any pattern that does not compile
-  return { proxy: found.spec, ...(rules?.length ? { allowed: rules.map((r) => ({ method: r.method, pattern: endpointRegExp(r.endpointPattern)! })) } : {}) };
+  // proxyProblems refused any pattern that does not compile
+  return { kind: 'HTTPProxy', proxy: found.spec, ...(rules?.length ? { allowed: rules.map((r) => ({ method: r.method, pattern: endpointRegExp(r.endpointPattern)! })) } : {}) };
 }
 
 /** `allowedEndpoints`, when present: exact method and a pattern matching the whole decoded path (403 otherwise). */
-export function checkAllowed(plan: ProxyPlan, method: string, decodedPath: string): void {
+export function checkAllowed(plan: HttpPlan, method: string, decodedPath: string): void {
   if (!plan.allowed?.length) return;
   for (const r of plan.allowed) if (r.method === method && r.pattern.test(decodedPath)) return;
   throw forbidden(`${method} ${decodedPath || '/'} is not among this datasource's allowedEndpoints`);

@@ -1,5 +1,5 @@
 import { badRequest, invalid, type ErrorDetail } from '../errors.js';
-import { httpProxyProblems } from './http-proxy.js';
+import { proxyProblems } from './proxy-block.js';
 import { isObj } from '../lib/is-obj.js';
 
 /** The methods the unsaved-datasource route may send upstream. */
@@ -32,7 +32,7 @@ export function unsavedRequest(raw: unknown): UnsavedRequest {
   if (isObj(spec)) {
     const plugin = spec.plugin;
     if (plugin !== undefined && !isObj(plugin)) problems.push({ path: 'spec.plugin', message: 'must be an object {"kind": ..., "spec": ...}' });
-    else if (isObj(plugin)) problems.push(...httpProxyProblems(plugin.spec, 'spec.plugin.spec'));
+    else if (isObj(plugin)) problems.push(...proxyProblems(plugin.spec, 'spec.plugin.spec'));
   }
   if (problems.length) throw invalid(problems, 'unsaved-datasource request');
   return { method: method as string, spec: spec as UnsavedRequest['spec'], ...(typeof body === 'string' ? { body } : {}) };

@@ -1,4 +1,3 @@
-import { lookup } from 'node:dns';
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { createRequire } from 'node:module';
@@ -144,18 +143,7 @@ export class Upstream {
           ...(tls.key ? { key: tls.key } : {}),
           ...(tls.serverName ? { servername: tls.serverName } : {}),
           rejectUnauthorized: !tls.insecureSkipVerify,
-          lookup: (hostname, options, callback) => {
-            lookup(hostname, { ...options, all: true }, (err, addresses) => {
-              if (err) return callback(err, '', 4);
-              const list = addresses as unknown as { address: string; family: number }[];
-              for (const a of list) {
-                const reason = this.o.denied.reason(a.address);
-                if (reason) return callback(Object.assign(new Error(`address ${a.address} is denied`), { code: 'EDENIED', denied: reason }), '', 4);
-              }
-              if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: unknown) => void)(null, list);
-              callback(null, list[0].address, list[0].family);
-            });
-          },
+          lookup: this.o.denied.lookup,
         },
         keepAliveTimeout: 30_000,
       });
@@ -166,7 +154,7 @@ export class Upstream {
 }
 
 /** The 403 of a denied address, saying which rule refused it and how an administrator changes it. */
-function deniedError(reason: DenyReason, target: UpstreamTarget): ApiError {
+export function deniedError(reason: DenyReason, target: UpstreamTarget): ApiError {
   return new ApiError(
     'Forbidden',
     reason === 'loopback'

@@ -1423,6 +1423,28 @@ export interface ProxyConfig {
    * With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied.
    */
   allow_loopback?: boolean;
+  sql?: SQLProxyConfig;
+}
+/**
+ * The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL). Every query runs in a read-only transaction; these bound what one query may cost.
+ */
+export interface SQLProxyConfig {
+  /**
+   * Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction; past it the query is cancelled and the proxy answers 504. Duration such as "10s", "1m".
+   */
+  statement_timeout?: string;
+  /**
+   * Most rows a query answers: the database stops after this many (plus one, to tell), and the answer says it was cut ("truncated").
+   */
+  max_rows?: number;
+  /**
+   * Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked "truncated".
+   */
+  max_bytes?: number;
+  /**
+   * Connections of each SQL datasource's pool, at most (a datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted.
+   */
+  max_connections?: number;
 }
 /**
  * Plugins.
@@ -1795,6 +1817,28 @@ export interface ResolvedProxyConfig {
    * With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied.
    */
   allow_loopback: boolean;
+  sql: ResolvedSQLProxyConfig;
+}
+/**
+ * The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL). Every query runs in a read-only transaction; these bound what one query may cost.
+ */
+export interface ResolvedSQLProxyConfig {
+  /**
+   * Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction; past it the query is cancelled and the proxy answers 504. Duration such as "10s", "1m".
+   */
+  statement_timeout: string;
+  /**
+   * Most rows a query answers: the database stops after this many (plus one, to tell), and the answer says it was cut ("truncated").
+   */
+  max_rows: number;
+  /**
+   * Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked "truncated".
+   */
+  max_bytes: number;
+  /**
+   * Connections of each SQL datasource's pool, at most (a datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted.
+   */
+  max_connections: number;
 }
 /**
  * Plugins.
