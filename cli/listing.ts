@@ -3,6 +3,15 @@ import type { ApiClient } from './api-client.js';
 // biome-ignore lint/suspicious/noExplicitAny: objects of any kind as the server sent them
 type Obj = Record<string, any>;
 
+/** The end of the server's (and Perses') message for a project that does not exist: a create into it, a list under it. */
+export const PROJECT_MISSING = /metadata\.project "([^"]*)" doesn't exist$/;
+
+/** Whether `e` is the 400 a server answers for a project that does not exist (a list under it, since dashplane 0.x as Perses does). */
+export function isProjectMissing(e: unknown): boolean {
+  const err = e as { status?: number; message?: unknown };
+  return err.status === 400 && PROJECT_MISSING.test(String(err.message));
+}
+
 /** Items per page when listing (the server pages with `limit` + a `Link: rel="next"` header). */
 const PAGE = 500;
 

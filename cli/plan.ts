@@ -8,6 +8,7 @@ import { collectionPath, KINDS, objectPath } from './kinds.js';
 import { conflictOf, unchangedOnServer } from './ownership.js';
 import { mapPool } from './pool.js';
 import { findPrunable, type Doomed } from './prune.js';
+import { PROJECT_MISSING } from './listing.js';
 import { phases, type Target } from './targets.js';
 import { granteesOf } from '../src/resources/grantees.js';
 import type { Envelope } from '../src/storage/store.js';
@@ -55,8 +56,6 @@ export interface PlanOptions {
   /** Called as each object is planned (progress). */
   onStep?(): void;
 }
-
-const PROJECT_MISSING = /metadata\.project "([^"]*)" doesn't exist$/;
 
 /** What planning one object needs to know about the server and the rest of the plan. */
 interface PlanContext {

@@ -1,7 +1,7 @@
 import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import type { ApiClient } from './api-client.js';
 import { collectionPath, KINDS, objectPath } from './kinds.js';
-import { listAll } from './listing.js';
+import { isProjectMissing, listAll } from './listing.js';
 import { mapPool } from './pool.js';
 
 /** What deleting a project takes with it. */
@@ -25,9 +25,9 @@ export async function projectContents(api: ApiClient, project: string, o: { vers
       return { d, items: await listAll(api, collectionPath(d, project), { metadata_only: true }) };
     } catch (e) {
       const status = (e as { status?: number }).status;
-      // 404: the kind is switched off on this server (enabledBy); 403: not ours to see.
+      // 404: the kind is switched off on this server (enabledBy); 403: not ours to see; a project that does not exist holds nothing.
       if (status === 403) unreadable.push(d);
-      else if (status !== 404) throw e;
+      else if (status !== 404 && !isProjectMissing(e)) throw e;
       return { d, items: [] };
     }
   });

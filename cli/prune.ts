@@ -1,7 +1,7 @@
 import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import type { ApiClient } from './api-client.js';
 import { collectionPath, label, objectPath, PHASES, phaseOf } from './kinds.js';
-import { listAll } from './listing.js';
+import { isProjectMissing, listAll } from './listing.js';
 import { mapPool } from './pool.js';
 import { projectContents, type ProjectContents } from './project-contents.js';
 import type { Target } from './targets.js';
@@ -40,8 +40,8 @@ export async function findPrunable(api: ApiClient, targets: readonly Target[], t
   }
   const found = await mapPool(scopes, 8, async ({ d, project }) => {
     const items = await listAll(api, collectionPath(d, project)).catch((e: unknown) => {
-      // A project this run could not create has nothing to prune.
-      if ((e as { status?: number }).status === 404) return [];
+      // A project this run could not create (or a kind switched off) has nothing to prune.
+      if ((e as { status?: number }).status === 404 || isProjectMissing(e)) return [];
       throw e;
     });
     return items

@@ -105,6 +105,37 @@ describe('configuration', () => {
     expect(loadConfig({ env: { DASHPLANE_PROXY_DENIED_NETWORKS: '["10.0.0.0/8", "fd00::/8", "192.168.1.5"]' } }).config.proxy.denied_networks).to.have.length(3);
   });
 
+  it("a Perses configuration's security.cors loads as written (Perses' keys, YAML and environment), off by default with Perses' defaults", () => {
+    expect(resolveConfig().security.cors).to.deep.equal({ enable: false, allow_origins: ['*'], allow_methods: [], allow_headers: [], allow_credentials: false, expose_headers: [], max_age: 0 });
+    const perses = file(
+      'cors.yaml',
+      'security:\n  cors:\n    enable: true\n    allow_origins: ["https://gitlab.com", "https://github.com"]\n    allow_methods: ["OPTIONS", "GET"]\n    allow_headers: ["Content-Type"]\n    expose_headers: ["ETag"]\n    allow_credentials: true\n    max_age: 86400\n',
+    );
+    const { config } = loadConfig({ file: perses, env: { DASHPLANE_SECURITY_CORS_MAX_AGE: '600' } });
+    expect(config.security.cors).to.deep.equal({
+      enable: true,
+      allow_origins: ['https://gitlab.com', 'https://github.com'],
+      allow_methods: ['OPTIONS', 'GET'],
+      allow_headers: ['Content-Type'],
+      expose_headers: ['ETag'],
+      allow_credentials: true,
+      max_age: 600,
+    });
+    expect(configError(() => loadConfig({ file: file('cors2.yaml', 'security:\n  cors:\n    enable: true\n    allow_orgins: ["https://a.example"]\n') }))).to.match(/security\.cors.*allow_orgins/);
+  });
+
+  it('security.cors never allows credentials to every origin: "*" (also as the default origins) with allow_credentials is an error saying to list the origins', () => {
+    for (const env of [
+      { DASHPLANE_SECURITY_CORS_ALLOW_CREDENTIALS: 'true' },
+      { DASHPLANE_SECURITY_CORS_ALLOW_CREDENTIALS: 'true', DASHPLANE_SECURITY_CORS_ALLOW_ORIGINS: '["https://a.example", "*"]' },
+    ]) {
+      expect(configError(() => loadConfig({ env }))).to.match(/security\.cors\.allow_credentials.*security\.cors\.allow_origins.*list the origins/);
+    }
+    expect(
+      loadConfig({ env: { DASHPLANE_SECURITY_CORS_ALLOW_CREDENTIALS: 'true', DASHPLANE_SECURITY_CORS_ALLOW_ORIGINS: '["https://*.example.com"]' } }).config.security.cors.allow_credentials,
+    ).to.equal(true);
+  });
+
   it('a missing or malformed file is an error naming the file', () => {
     expect(configError(() => loadConfig({ file: join(dir.path, 'nope.yaml') }))).to.match(/nope\.yaml/);
     expect(configError(() => loadConfig({ file: file('d.yaml', 'listen: [unclosed\n') }))).to.match(/d\.yaml is not valid YAML/);

@@ -118,6 +118,7 @@ export function resolveConfig(written: Readonly<ServerConfig> = {}): Readonly<Re
   const config = raw as unknown as ResolvedConfig;
   checkTimeouts(config);
   checkNetworks(config);
+  checkCors(config);
   return deepFreeze(config);
 }
 
@@ -149,6 +150,19 @@ function checkNetworks(config: ResolvedConfig): void {
   if (bad.length) {
     const list = bad.map(([n, i]) => `  - proxy.denied_networks[${i}]: "${n}" is not an address or CIDR network; write it like 10.0.0.0/8, 192.168.1.5 or fd00::/8`);
     throw new ConfigError(`invalid configuration:\n${list.join('\n')}`);
+  }
+}
+
+/**
+ * Credentials are never allowed to every origin: browsers refuse `*` with credentials, and
+ * reflecting any origin instead would let every web site act as the signed-in user.
+ */
+function checkCors(config: ResolvedConfig): void {
+  const cors = config.security.cors;
+  if (cors.allow_credentials && cors.allow_origins.includes('*')) {
+    throw new ConfigError(
+      'invalid configuration: security.cors.allow_credentials is true while security.cors.allow_origins allows "*" (its default): list the origins trusted with credentials, e.g. allow_origins: ["https://dashboards.example.com"]',
+    );
   }
 }
 

@@ -64,6 +64,12 @@ export const conflict = (message: string) => new ApiError('Conflict', message);
 export const preconditionFailed = (message: string) => new ApiError('PreconditionFailed', message);
 export const forbidden = (message: string) => new ApiError('Forbidden', message);
 export const unauthorized = (message: string) => new ApiError('Unauthorized', message);
+
+/**
+ * A request without usable credentials: the message is exactly Perses' (its Go client and tests
+ * match it), the help a user acts on is in `details` at `where` (the header or cookies to send).
+ */
+export const missingJwt = (help: string, where = 'Authorization') => new ApiError('Unauthorized', 'missing or malformed jwt', [{ path: where, message: help }]);
 export const internal = (message = 'internal server error') => new ApiError('Internal', message);
 export const unavailable = (message: string) => new ApiError('Unavailable', message);
 

@@ -29,7 +29,9 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       }
       expect((await s.api('DELETE', '/api/v1/projects/a')).status).to.equal(204);
       for (const plural of ['dashboards', 'ephemeraldashboards', 'secrets', 'folders']) {
-        expect((await s.api('GET', `/api/v1/projects/a/${plural}`)).body).to.deep.equal([]);
+        // the project is gone: its lists are a 400 (Perses' answer), and nothing of it is left across projects
+        expect((await s.api('GET', `/api/v1/projects/a/${plural}`)).status).to.equal(400);
+        expect((await s.api('GET', `/api/v1/${plural}?project=a`)).body).to.deep.equal([]);
         expect((await s.api('GET', `/api/v1/projects/ab/${plural}`)).body).to.have.length(1);
       }
       expect((await s.api('GET', '/api/v1/projects/a/dashboards/d')).status).to.equal(404);
@@ -517,9 +519,22 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     });
 
     it('a list is an array, never null', async () => {
+      expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'nothing-here' }, spec: {} })).status).to.equal(200);
       const r = await s.api('GET', '/api/v1/projects/nothing-here/variables');
       expect(r.status).to.equal(200);
       expect(r.text).to.equal('[]');
+    });
+
+    it("a list or watch under a project that does not exist is a 400 in Perses' words (percli matches them); ?project= on the cross-project route is a filter ([]); GET of one object there stays a 404", async () => {
+      for (const path of ['/api/v1/projects/no-such-project/variables', '/api/v1/projects/no-such-project/dashboards?metadata_only=true', '/api/v1/projects/no-such-project/variables?watch=true']) {
+        const r = await s.api('GET', path);
+        expect(r.status, path).to.equal(400);
+        expect(r.body.message, path).to.equal('metadata.project "no-such-project" doesn\'t exist');
+        expect(r.body.details, path).to.deep.equal([{ path: 'project', message: 'create project "no-such-project" first' }]);
+      }
+      const filtered = await s.api('GET', '/api/v1/variables?project=no-such-project');
+      expect([filtered.status, filtered.text]).to.deep.equal([200, '[]']);
+      expect((await s.api('GET', '/api/v1/projects/no-such-project/variables/v')).status).to.equal(404);
     });
   });
 

@@ -5,7 +5,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { ANONYMOUS, type Principal } from '../access/authorizer.js';
 import { AUTH_COOKIES, parseCookies } from '../auth/cookies.js';
 import type { ResolvedConfig } from '../config.js';
-import { ApiError, badRequest, forbidden, unauthorized } from '../errors.js';
+import { ApiError, badRequest, forbidden, missingJwt, unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import { durationMs } from '../lib/duration.js';
@@ -18,6 +18,7 @@ import { registerBackupRoutes } from './backup-routes.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { registerExternalAuthRoutes, type ExternalAuthOptions } from './external-auth-routes.js';
 import type { Watcher } from '../controllers/watcher.js';
+import { CorsPolicy } from './cors.js';
 import { registerErrorHandler } from './error-handler.js';
 import { LongStreams } from './long-streams.js';
 import { registerMetrics, type Metrics } from './metrics.js';
@@ -29,6 +30,7 @@ import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { VERSION_HEADER } from './headers.js';
 import { registerSchemaRoutes } from './schema-routes.js';
 import { registerResourceRoutes } from './resource-router.js';
+import { routeMethods } from './route-methods.js';
 import { registerStaticRoutes, type StaticRouteOptions } from './static-routes.js';
 import type { BuildInfo } from '../build-info.js';
 import { registerSystemRoutes } from './system-routes.js';
@@ -101,6 +103,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
     routes.push({ method: r.method, url: r.url, config: r.config as MountedRoute['config'] });
   });
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply, reply.statusCode));
+  const cors = o.config.security.cors.enable ? new CorsPolicy(o.config.security.cors, routeMethods(routes)) : undefined;
   app.addHook('onRequest', async (request, reply) => {
     // A request its client gave up on (a watch closed by the browser, a query it cancelled) ends
     // without 'finish', so Fastify runs no onResponse hook: its log line and metric are written here.
@@ -114,9 +117,11 @@ export function buildApp(o: AppOptions): FastifyInstance {
     void reply.header(VERSION_HEADER, o.build.version);
     void reply.header('X-Content-Type-Options', 'nosniff');
     void reply.header('Cache-Control', 'no-store');
+    // a preflight is answered before authentication (browsers send it without credentials)
+    if (cors?.apply(request, reply)) return reply.code(204).send();
     if ((request.query as Record<symbol, unknown>)[TOO_MANY_PARAMS]) throw badRequest(`the URL has more than ${MAX_QUERY_PARAMS} query parameters`);
     request.principal = await authenticate(o.authenticator, request);
-    refuseCrossSite(request);
+    refuseCrossSite(request, cors);
   });
   registerErrorHandler(app);
   registerMetrics(app, o.metrics);
@@ -170,26 +175,28 @@ async function authenticate(authenticator: Authenticator, request: FastifyReques
     return { ...ANONYMOUS, origin };
   }
   if (anonymousRoute) return { ...ANONYMOUS, origin };
-  throw unauthorized(config?.unauthenticated ?? 'missing or malformed jwt: sign in first, and send "Authorization: Bearer <access token>" (POST /api/auth/providers/native/login gives one)');
+  if (config?.unauthenticated) throw unauthorized(config.unauthenticated);
+  throw missingJwt('sign in first, and send "Authorization: Bearer <access token>" (POST /api/auth/providers/native/login gives one)');
 }
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const OWN_PAGES = "requests authenticated by cookies must come from this server's own pages, or from an origin security.cors trusts with credentials";
 const BODY_TYPES = /^(?:application\/(?:[\w.-]+\+)?json|application\/(?:x-)?yaml|text\/(?:x-)?yaml)\s*(?:;.*)?$/i;
 
 /**
  * A browser sends our cookies with cross-site requests too: a state-changing request carrying
- * them must come from our own origin and send JSON or YAML (no form or text/plain posts).
- * Bearer-token clients are not affected.
+ * them must come from our own origin (or one the operator trusts with credentials through
+ * security.cors) and send JSON or YAML (no form or text/plain posts). Bearer-token clients are
+ * not affected.
  */
-function refuseCrossSite(request: FastifyRequest): void {
+function refuseCrossSite(request: FastifyRequest, cors: CorsPolicy | undefined): void {
   if (!UNSAFE_METHODS.has(request.method) || request.headers.authorization !== undefined) return;
   const cookies = parseCookies(request.headers);
   if (!AUTH_COOKIES.some((c) => cookies.has(c))) return;
-  if (request.headers['sec-fetch-site'] === 'cross-site') throw forbidden("cross-site request refused: requests authenticated by cookies must come from this server's own pages");
   const origin = request.headers.origin;
-  if (origin !== undefined && originHost(origin) !== request.headers.host) {
-    throw forbidden(`request from origin ${origin} refused: requests authenticated by cookies must come from this server's own pages`);
-  }
+  const trusted = origin !== undefined && cors?.trustsCredentialsFrom(origin) === true;
+  if (request.headers['sec-fetch-site'] === 'cross-site' && !trusted) throw forbidden(`cross-site request refused: ${OWN_PAGES}`);
+  if (origin !== undefined && !trusted && originHost(origin) !== request.headers.host) throw forbidden(`request from origin ${origin} refused: ${OWN_PAGES}`);
   const type = request.headers['content-type'];
   const proxied = (request.routeOptions.config as { proxy?: boolean } | undefined)?.proxy === true; // datasource APIs take forms
   if (type !== undefined && !proxied && !BODY_TYPES.test(type)) {

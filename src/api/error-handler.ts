@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ApiError, type Reason } from '../errors.js';
+import { routeMethods } from './route-methods.js';
 
 /** The only table from error reasons to HTTP status codes. */
 const STATUS: Record<Reason, number> = {
@@ -53,36 +54,16 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (api.headers) void reply.headers(api.headers);
     void reply.code(status).send({ message: api.message, reason: api.reason, ...(api.details ? { details: api.details } : {}) });
   });
-  let routes: { methods: Set<string>; pattern: RegExp }[] | undefined;
+  const methodsOf = routeMethods(app.routeTable ?? []);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
     // a path served for other methods is a 405 naming them (as Perses' router and Kubernetes answer)
-    routes ??= routePatterns(app.routeTable ?? []);
-    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => [...r.methods]))].sort();
+    const allowed = methodsOf(path);
     if (allowed.length > 0) {
       void reply.code(405).header('Allow', allowed.join(', '));
       return reply.send({ message: `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}`, reason: 'MethodNotAllowed' });
     }
     void reply.code(404).send({ message: `no route for ${request.method} ${path}`, reason: 'NotFound' });
-  });
-}
-
-/** Route templates (`/api/v1/projects/:project/dashboards`, `/proxy/.../*`) as case-insensitive patterns of paths, with their methods. */
-function routePatterns(table: readonly { method: string | string[]; url: string }[]): { methods: Set<string>; pattern: RegExp }[] {
-  const byUrl = new Map<string, Set<string>>();
-  for (const r of table) {
-    if (r.url === '/*') continue; // a catch-all (the web UI's pages) says nothing about a path
-    const methods = byUrl.get(r.url) ?? new Set<string>();
-    for (const m of Array.isArray(r.method) ? r.method : [r.method]) methods.add(m);
-    byUrl.set(r.url, methods);
-  }
-  return [...byUrl].map(([url, methods]) => {
-    const body = url
-      .replace(/\/+$/, '')
-      .split('/')
-      .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('/');
-    return { methods, pattern: new RegExp(`^${body}/?$`, 'i') };
   });
 }
 

@@ -142,6 +142,7 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
           d,
           {
             ...(project1 !== undefined ? { project: project1 } : {}),
+            ...(d.scope === 'project' && project !== undefined ? { projectInPath: true } : {}),
             ...(namePrefix ? { namePrefix } : {}),
             filters,
             ...(since !== undefined ? { since: Number(since) } : {}),
@@ -151,6 +152,7 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
       }
       const page = await service.listText(req.principal, d, {
         ...(d.scope === 'project' && (project ?? queryProject) !== undefined ? { project: project ?? queryProject } : {}),
+        ...(d.scope === 'project' && project !== undefined ? { projectInPath: true } : {}),
         ...(namePrefix ? { namePrefix } : {}),
         filters,
         ...(limit !== undefined ? { limit } : {}),

@@ -3,6 +3,7 @@ import { unauthorized } from '../errors.js';
 import { oauthIssuer } from '../lib/issuers.js';
 import type { OAuthProviderConfig } from '../kinds/generated/types.js';
 import { ProtocolProvider, type TokenResponse } from './protocol-provider.js';
+import { subjectOf } from './user-sync.js';
 
 /**
  * A plain OAuth 2.0 provider (GitHub-like): configured endpoints, no ID token, the user's profile
@@ -17,8 +18,9 @@ export class OAuthProvider extends ProtocolProvider<OAuthProviderConfig> {
     return oauthIssuer(this.c);
   }
 
-  protected get loginClaim(): string {
-    return this.c.custom_login_property ?? 'login';
+  /** custom_login_property, else `login` then `username`, as Perses reads them. */
+  protected get loginClaims(): string[] {
+    return this.c.custom_login_property ? [this.c.custom_login_property] : ['login', 'username'];
   }
 
   protected urls(): string[] {
@@ -27,13 +29,13 @@ export class OAuthProvider extends ProtocolProvider<OAuthProviderConfig> {
 
   protected async load(secret: string | undefined): Promise<oidc.Configuration> {
     const c = this.c;
-    const config = new oidc.Configuration(
-      { issuer: this.issuerId, authorization_endpoint: c.auth_url, token_endpoint: c.token_url, ...(c.device_auth_url ? { device_authorization_endpoint: c.device_auth_url } : {}) },
-      c.client_id,
-      secret,
+    return this.lenient(
+      new oidc.Configuration(
+        { issuer: this.issuerId, authorization_endpoint: c.auth_url, token_endpoint: c.token_url, ...(c.device_auth_url ? { device_authorization_endpoint: c.device_auth_url } : {}) },
+        c.client_id,
+        secret,
+      ),
     );
-    if (this.insecure()) oidc.allowInsecureRequests(config);
-    return config;
   }
 
   protected async profile(config: oidc.Configuration, tokens: TokenResponse): Promise<Record<string, unknown>> {
@@ -45,5 +47,19 @@ export class OAuthProvider extends ProtocolProvider<OAuthProviderConfig> {
   /** An OAuth profile has no verification claim: only an explicit `email_verified: false` refuses. */
   protected unverified(verified: unknown): boolean {
     return verified === false;
+  }
+
+  /**
+   * A profile without `id` (some providers answer only a login or only an e-mail, which Perses
+   * accepts): its login, else its e-mail address unless marked unverified. The provider must not
+   * give that name or address to someone else later (docs/auth.md).
+   */
+  protected override fallbackSubject(all: Record<string, unknown>): string | undefined {
+    const login = this.loginClaims.map((c) => subjectOf(all[c])).find((v) => v !== undefined);
+    return login ?? (this.unverified(all.email_verified) ? undefined : subjectOf(all.email));
+  }
+
+  protected override subjectSources(): string {
+    return `id, ${this.loginClaims.join(', ')} or email`;
   }
 }

@@ -2,6 +2,7 @@ import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { unauthorized } from '../errors.js';
 import type { OIDCProviderConfig } from '../kinds/generated/types.js';
+import { lenientFetch } from './lenient-fetch.js';
 import { ProtocolProvider, type TokenResponse } from './protocol-provider.js';
 import { groupsFromClaims } from './provider-groups.js';
 import { loginName, subjectOf, type ExternalIdentity } from './user-sync.js';
@@ -20,8 +21,8 @@ export class OidcProvider extends ProtocolProvider<OIDCProviderConfig> {
     return this.c.issuer;
   }
 
-  protected get loginClaim(): string {
-    return this.c.login_claim ?? 'preferred_username';
+  protected get loginClaims(): string[] {
+    return [this.c.login_claim ?? 'preferred_username'];
   }
 
   protected urls(): string[] {
@@ -41,7 +42,7 @@ export class OidcProvider extends ProtocolProvider<OIDCProviderConfig> {
   }
 
   protected load(secret: string | undefined): Promise<oidc.Configuration> {
-    const opts = this.insecure() ? { execute: [oidc.allowInsecureRequests] } : {};
+    const opts = { [oidc.customFetch]: lenientFetch, ...(this.insecure() ? { execute: [oidc.allowInsecureRequests] } : {}) };
     return oidc.discovery(new URL(this.c.discovery_url ?? this.c.issuer), this.c.client_id, secret, undefined, opts);
   }
 
@@ -79,7 +80,7 @@ export class OidcProvider extends ProtocolProvider<OIDCProviderConfig> {
     }
     const subject = subjectOf(claims.sub);
     if (!subject) throw unauthorized(`the access token from provider "${this.slug}" has no usable subject (sub must be a non-empty string)`);
-    const login = claims[this.loginClaim] ?? claims.client_id ?? claims.azp;
+    const login = claims[this.loginClaims[0]] ?? claims.client_id ?? claims.azp;
     return {
       login: loginName(login, subject),
       issuer: c.issuer,

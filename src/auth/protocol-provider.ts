@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { ApiError, badRequest, forbidden, unauthorized } from '../errors.js';
 import type { OAuthProviderConfig, OIDCProviderConfig } from '../kinds/generated/types.js';
 import { OAuthError, type ExternalProvider, type LoginStart, type ProviderKind } from './provider.js';
+import { lenientFetch } from './lenient-fetch.js';
 import { groupPolicy, groupsFromClaims, type GroupPolicy } from './provider-groups.js';
 import { loginName, subjectOf, type ExternalIdentity } from './user-sync.js';
 
@@ -34,8 +35,8 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
   protected abstract readonly defaultScopes: readonly string[];
   /** A nonce and an ID token are part of the code flow (OIDC). */
   protected abstract readonly idTokens: boolean;
-  /** The claim (or profile field) the user's login name is read from. */
-  protected abstract readonly loginClaim: string;
+  /** The claims (or profile fields) the user's login name is read from, the first present wins. */
+  protected abstract readonly loginClaims: readonly string[];
   /** The URLs this provider is reached at (http only for loopback ones). */
   protected abstract urls(): string[];
   /** The protocol configuration: discovery, or the configured endpoints. */
@@ -44,6 +45,10 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
   protected abstract profile(config: oidc.Configuration, tokens: TokenResponse, sub: string | undefined): Promise<Record<string, unknown>>;
   /** Whether an address the provider reports must be refused as unverified. */
   protected abstract unverified(verified: unknown): boolean;
+  /** The subject of a profile without `sub` or `id` (undefined: refused). */
+  protected fallbackSubject(_all: Record<string, unknown>): string | undefined {
+    return undefined;
+  }
   /** PKCE in the code flow (on unless the configuration turns it off). */
   protected usesPkce(): boolean {
     return true;
@@ -118,8 +123,7 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
 
   async clientCredentials(clientId: string, clientSecret: string): Promise<ExternalIdentity> {
     const base = await this.configuration();
-    const config = new oidc.Configuration(base.serverMetadata(), clientId, clientSecret);
-    if (this.insecure()) oidc.allowInsecureRequests(config);
+    const config = this.lenient(new oidc.Configuration(base.serverMetadata(), clientId, clientSecret));
     const scopes = this.clientCredentialScopes();
     await this.protocol(() => oidc.clientCredentialsGrant(config, scopes?.length ? { scope: scopes.join(' ') } : {}));
     return this.clientIdentity(clientId);
@@ -142,14 +146,14 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
     const claims: Record<string, unknown> = { ...(tokens.claims() ?? {}) };
     const info = await this.profile(config, tokens, typeof claims.sub === 'string' ? claims.sub : expected);
     const all = { ...info, ...claims };
-    const subject = subjectOf(all.sub ?? all.id);
-    if (!subject) throw unauthorized(`provider "${this.slug}" returned no usable subject for the user (sub or id must be a non-empty string or an integer)`);
+    const subject = subjectOf(all.sub ?? all.id) ?? this.fallbackSubject(all);
+    if (!subject) throw unauthorized(`provider "${this.slug}" returned no usable subject for the user (${this.subjectSources()} must be a non-empty string or an integer)`);
     if (expected !== undefined && subject !== expected) throw unauthorized(`provider "${this.slug}" answered the refresh for another user; log in again`);
     const email = typeof all.email === 'string' ? all.email : undefined;
     this.checkDomain(email, all.email_verified);
     const [first, ...rest] = typeof all.name === 'string' ? all.name.split(' ') : [];
     return {
-      login: loginName(all[this.loginClaim], subject),
+      login: loginName(this.loginClaims.map((c) => all[c]).find((v) => v !== undefined) ?? this.emailLogin(email), subject),
       issuer: this.issuerId,
       subject,
       ...(email ? { email } : {}),
@@ -158,6 +162,23 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
       ...(this.groups ? { groups: groupsFromClaims(all, this.groups) } : {}),
       ...(tokens.refresh_token ? { upstreamRefreshToken: tokens.refresh_token } : {}),
     };
+  }
+
+  /** Where a subject is read from, for the message of a profile without one. */
+  protected subjectSources(): string {
+    return 'sub or id';
+  }
+
+  /**
+   * The login of a user the provider knows only by e-mail: the address's local part when the
+   * provider admits a single domain (every user's address ends in it, so the local part names one
+   * person), else none (the whole address, as the subject, names the user: alice@evil.example
+   * never takes the name alice, nor what is granted to it).
+   */
+  private emailLogin(email: string | undefined): string | undefined {
+    const domains = this.c.allowed_email_domains ?? [];
+    const [local, domain] = email?.split('@') ?? [];
+    return domains.length === 1 && local && domain?.toLowerCase() === domains[0].toLowerCase() ? local : undefined;
   }
 
   private checkDomain(email: string | undefined, verified: unknown): void {
@@ -175,6 +196,13 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
 
   protected insecure(): boolean {
     return this.urls().some((u) => new URL(u).protocol === 'http:');
+  }
+
+  /** A configuration reading provider answers as Perses does (lenientFetch), over http for loopback providers. */
+  protected lenient(config: oidc.Configuration): oidc.Configuration {
+    config[oidc.customFetch] = lenientFetch;
+    if (this.insecure()) oidc.allowInsecureRequests(config);
+    return config;
   }
 
   private secret(): string {

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { unauthorized } from '../errors.js';
+import { missingJwt, unauthorized } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import { credentialStamp } from '../resources/credentials.js';
 import type { Envelope, Store } from '../storage/store.js';
@@ -86,13 +86,13 @@ function credentials(headers: IncomingHttpHeaders): { token: string; viaCookie: 
   const auth = headers.authorization;
   if (auth !== undefined) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (!m) throw unauthorized('the Authorization header must be "Bearer <access token>"');
+    if (!m) throw missingJwt('the Authorization header must be "Bearer <access token>"');
     return { token: m[1], viaCookie: false };
   }
   const cookies = parseCookies(headers);
   const payload = cookies.get(COOKIE_PAYLOAD);
   const signature = cookies.get(COOKIE_SIGNATURE);
   if (payload === undefined && signature === undefined) return undefined;
-  if (!payload || !signature) throw unauthorized('the jwtPayload and jwtSignature cookies must both be present; log in again');
+  if (!payload || !signature) throw missingJwt('the jwtPayload and jwtSignature cookies must both be present; log in again', 'Cookie');
   return { token: `${payload}.${signature}`, viaCookie: true };
 }

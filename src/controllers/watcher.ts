@@ -4,7 +4,7 @@ import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { ApiError } from '../errors.js';
 import { StreamEnd, streamEndOf } from '../lib/stream-end.js';
-import { filterPredicate, isExpired } from '../resources/listing.js';
+import { filterPredicate, isExpired, requireProject } from '../resources/listing.js';
 import { mask } from '../resources/masking.js';
 import type { Envelope, ListQuery, Store, StoreEvent } from '../storage/store.js';
 import { FilterMoves } from './filter-moves.js';
@@ -34,6 +34,8 @@ const GAP = new StreamEnd(
 
 export interface WatchQuery {
   project?: string;
+  /** `project` comes from the URL path: a project that does not exist is a 400, as for the list. */
+  projectInPath?: boolean;
   namePrefix?: string;
   filters?: Record<string, string>;
   /** Resume after this revision; without it the stream starts with the current objects. */
@@ -84,6 +86,7 @@ export class Watcher {
   async open(p: Principal, d: KindDescriptor, q: WatchQuery, life: AbortController): Promise<AsyncIterable<WatchEvent>> {
     const stop = life.signal;
     const readable = await this.readable(p, d, q);
+    if (d.scope === 'project' && q.project !== undefined && q.projectInPath) await requireProject(this.o.store, this.o.registry.projectKind.kind, q.project, p.synced);
     await this.refuseEarlierIncarnation(d, q);
     let start = q.since;
     let initial: Envelope[] = [];

@@ -1,5 +1,5 @@
 import type { Visible } from '../access/authorizer.js';
-import { badRequest } from '../errors.js';
+import { type ApiError, badRequest } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { Envelope, ListQuery, Metadata, Store, StoredText } from '../storage/store.js';
 import { parseDuration } from '../lib/duration.js';
@@ -17,6 +17,22 @@ export interface ListOptions {
   continueToken?: string;
   /** The caller shows only kind and metadata (items may have `spec: {}`). */
   metadataOnly?: boolean;
+  /** `project` comes from the URL path (`/projects/{project}/...`): a project that does not exist is a 400 (see `requireProject`). */
+  projectInPath?: boolean;
+}
+
+/** The 400 of a project that does not exist, in Perses' words (percli matches `metadata.project "<name>" doesn't exist`); `path`: where it was named. */
+export function projectMissing(project: string, path = 'metadata.project'): ApiError {
+  return badRequest(`metadata.project "${project}" doesn't exist`, [{ path, message: `create project "${project}" first` }]);
+}
+
+/**
+ * A list or watch under `/projects/{project}/` of a project that does not exist is a 400, as
+ * Perses answers, not an empty list: the caller named a wrong project. Called after the permission
+ * check, so whoever may not read there learns nothing about which projects exist.
+ */
+export async function requireProject(store: Store, projectKind: string, project: string, synced: boolean | undefined): Promise<void> {
+  if (!(await store.getText({ kind: projectKind, project: '', name: project }, { synced: synced === true }))) throw projectMissing(project, 'project');
 }
 
 export interface ListResult {

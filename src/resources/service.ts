@@ -3,7 +3,7 @@ import type { PasswordHasher } from '../access/passwords.js';
 import type { ResolvedConfig } from '../config.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { seal } from '../secrets/sealing.js';
-import { ApiError, alreadyExists, badRequest, invalid, notFound, preconditionFailed, type ErrorDetail } from '../errors.js';
+import { ApiError, alreadyExists, invalid, notFound, preconditionFailed, type ErrorDetail } from '../errors.js';
 import type { HookCall, HookContext, KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { schemaErrors } from '../lib/schema-errors.js';
@@ -12,7 +12,7 @@ import { keyOf, type Envelope, type Metadata, type ObjectKey, type Store, type S
 import { isObj } from '../lib/is-obj.js';
 import { jsonOf } from '../lib/json-of.js';
 import { KeyedMutex } from '../storage/mutex.js';
-import { isExpired, listPage, listTextPage, needsNoSpec, type ListOptions, type ListResult } from './listing.js';
+import { isExpired, listPage, listTextPage, needsNoSpec, projectMissing, requireProject, type ListOptions, type ListResult } from './listing.js';
 import { credentialStamp, type CredentialChange } from './credentials.js';
 import { keepOmitted, mask, restoreMasked } from './masking.js';
 import { getPath } from '../lib/object-path.js';
@@ -132,9 +132,16 @@ export class ResourceService {
     return listTextPage(this.opts.store, d, q, await this.readableFor(p, d, q));
   }
 
-  /** Checks the caller may list `d` here (403 when nothing may be read); which objects they may see. */
-  private readableFor(p: Principal, d: KindDescriptor, q: ListOptions): Promise<Visible> {
-    if (d.scope === 'project' && q.project !== undefined) return this.opts.authorizer.readable(p, d.kind, q.project);
+  /**
+   * Checks the caller may list `d` here (403 when nothing may be read), then that a project named
+   * in the URL path exists (400); which objects they may see.
+   */
+  private async readableFor(p: Principal, d: KindDescriptor, q: ListOptions): Promise<Visible> {
+    if (d.scope === 'project' && q.project !== undefined) {
+      const readable = await this.opts.authorizer.readable(p, d.kind, q.project);
+      if (q.projectInPath) await requireProject(this.opts.store, this.opts.registry.projectKind.kind, q.project, p.synced);
+      return readable;
+    }
     if (d.scope === 'project' || d.isProjectScope) return this.opts.authorizer.readable(p, d.kind);
     return this.opts.authorizer.readable(p, d.kind, '');
   }
@@ -504,10 +511,6 @@ class MetadataOnlyText implements StoredText {
   get text(): string {
     return jsonOf({ kind: this.kind, metadata: this.metadata, spec: {} });
   }
-}
-
-function projectMissing(project: string): ApiError {
-  return badRequest(`metadata.project "${project}" doesn't exist`, [{ path: 'metadata.project', message: `create project "${project}" first` }]);
 }
 
 function stale(d: KindDescriptor, key: ObjectKey, stored: number, expected: number): ApiError {

@@ -1002,6 +1002,7 @@ export interface SecurityConfig {
    */
   secret_files_dir?: string;
   cookie?: CookieConfig;
+  cors?: CorsConfig;
   authentication?: AuthenticationConfig;
   authorization?: AuthorizationConfig;
   bootstrap_admin?: AdminConfig;
@@ -1018,6 +1019,39 @@ export interface CookieConfig {
    * Secure attribute (send cookies over HTTPS only).
    */
   secure?: boolean;
+}
+/**
+ * Cross-origin resource sharing: lets web pages served from other origins call the API from a browser. The keys and answers are Perses' (a Perses configuration's security.cors works unchanged). Off by default: no CORS headers are sent and OPTIONS requests are answered 405. A cookie-authenticated write is accepted from another origin only when allow_credentials is true and the origin is in allow_origins (see docs/security.md).
+ */
+export interface CorsConfig {
+  /**
+   * Send CORS headers and answer preflight (OPTIONS) requests with 204.
+   */
+  enable?: boolean;
+  /**
+   * Origins (scheme://host[:port], as browsers send them in Origin) allowed to read answers. "*" allows every origin and is answered as Access-Control-Allow-Origin: *; "*" inside an entry matches any characters and "?" one (https://*.example.com). An allowed origin is answered with itself. "*" cannot be combined with allow_credentials.
+   */
+  allow_origins?: string[];
+  /**
+   * Access-Control-Allow-Methods of a preflight answer, joined with ",". Empty: the methods the requested path is served with ("OPTIONS, GET, POST" for /api/v1/projects).
+   */
+  allow_methods?: string[];
+  /**
+   * Access-Control-Allow-Headers of a preflight answer, joined with ",". Empty: the headers the preflight asks for (Access-Control-Request-Headers) are allowed.
+   */
+  allow_headers?: string[];
+  /**
+   * Answer Access-Control-Allow-Credentials: true, so browsers send and expose cookies and Authorization on cross-origin requests. Needs an explicit allow_origins list; cookie-authenticated writes from those origins are then accepted.
+   */
+  allow_credentials?: boolean;
+  /**
+   * Access-Control-Expose-Headers of answers to allowed origins (e.g. ETag, Link, X-Dashplane-Version), joined with ",".
+   */
+  expose_headers?: string[];
+  /**
+   * Access-Control-Max-Age in seconds: how long a browser may reuse a preflight answer. 0 sends no header; a negative value sends 0 (never reuse).
+   */
+  max_age?: number;
 }
 /**
  * Login and tokens.
@@ -1240,7 +1274,7 @@ export interface OAuthProviderConfig {
    */
   device_auth_url?: string;
   /**
-   * Property of the user-info answer that names the dashplane user.
+   * Property of the user-info answer that names the dashplane user. Without it, "login", then "username" (as Perses reads them); a profile with neither is named after its e-mail address (its local part when allowed_email_domains names a single domain). A profile without "id" is identified by that login, else its e-mail address (docs/auth.md).
    */
   custom_login_property?: string;
   /**
@@ -1585,6 +1619,7 @@ export interface ResolvedSecurityConfig {
    */
   secret_files_dir?: string;
   cookie: ResolvedCookieConfig;
+  cors: ResolvedCorsConfig;
   authentication: ResolvedAuthenticationConfig;
   authorization: ResolvedAuthorizationConfig;
   bootstrap_admin?: ResolvedAdminConfig;
@@ -1601,6 +1636,39 @@ export interface ResolvedCookieConfig {
    * Secure attribute (send cookies over HTTPS only).
    */
   secure: boolean;
+}
+/**
+ * Cross-origin resource sharing: lets web pages served from other origins call the API from a browser. The keys and answers are Perses' (a Perses configuration's security.cors works unchanged). Off by default: no CORS headers are sent and OPTIONS requests are answered 405. A cookie-authenticated write is accepted from another origin only when allow_credentials is true and the origin is in allow_origins (see docs/security.md).
+ */
+export interface ResolvedCorsConfig {
+  /**
+   * Send CORS headers and answer preflight (OPTIONS) requests with 204.
+   */
+  enable: boolean;
+  /**
+   * Origins (scheme://host[:port], as browsers send them in Origin) allowed to read answers. "*" allows every origin and is answered as Access-Control-Allow-Origin: *; "*" inside an entry matches any characters and "?" one (https://*.example.com). An allowed origin is answered with itself. "*" cannot be combined with allow_credentials.
+   */
+  allow_origins: string[];
+  /**
+   * Access-Control-Allow-Methods of a preflight answer, joined with ",". Empty: the methods the requested path is served with ("OPTIONS, GET, POST" for /api/v1/projects).
+   */
+  allow_methods: string[];
+  /**
+   * Access-Control-Allow-Headers of a preflight answer, joined with ",". Empty: the headers the preflight asks for (Access-Control-Request-Headers) are allowed.
+   */
+  allow_headers: string[];
+  /**
+   * Answer Access-Control-Allow-Credentials: true, so browsers send and expose cookies and Authorization on cross-origin requests. Needs an explicit allow_origins list; cookie-authenticated writes from those origins are then accepted.
+   */
+  allow_credentials: boolean;
+  /**
+   * Access-Control-Expose-Headers of answers to allowed origins (e.g. ETag, Link, X-Dashplane-Version), joined with ",".
+   */
+  expose_headers: string[];
+  /**
+   * Access-Control-Max-Age in seconds: how long a browser may reuse a preflight answer. 0 sends no header; a negative value sends 0 (never reuse).
+   */
+  max_age: number;
 }
 /**
  * Login and tokens.

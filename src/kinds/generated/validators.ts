@@ -8686,10 +8686,11 @@ return errors === 0;
 }
 
 export const ServerConfig = validate101;
-const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."},"max_backlog_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum."},"max_backlog_events":{"type":"integer","minimum":1,"default":1000,"description":"Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log."},"max_streams_per_user":{"type":"integer","minimum":1,"default":100,"description":"Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own)."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction; past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: the database stops after this many (plus one, to tell), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}}},"additionalProperties":false};
-const pattern25 = new RegExp("^https?://[^\\s]+$", "u");
-const pattern28 = new RegExp("^[^\\s]*$", "u");
-const pattern52 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
+const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"cors":{"title":"CorsConfig","description":"Cross-origin resource sharing: lets web pages served from other origins call the API from a browser. The keys and answers are Perses' (a Perses configuration's security.cors works unchanged). Off by default: no CORS headers are sent and OPTIONS requests are answered 405. A cookie-authenticated write is accepted from another origin only when allow_credentials is true and the origin is in allow_origins (see docs/security.md).","type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Send CORS headers and answer preflight (OPTIONS) requests with 204."},"allow_origins":{"type":"array","items":{"type":"string","minLength":1},"default":["*"],"description":"Origins (scheme://host[:port], as browsers send them in Origin) allowed to read answers. \"*\" allows every origin and is answered as Access-Control-Allow-Origin: *; \"*\" inside an entry matches any characters and \"?\" one (https://*.example.com). An allowed origin is answered with itself. \"*\" cannot be combined with allow_credentials."},"allow_methods":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z]+$"},"default":[],"description":"Access-Control-Allow-Methods of a preflight answer, joined with \",\". Empty: the methods the requested path is served with (\"OPTIONS, GET, POST\" for /api/v1/projects)."},"allow_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Allow-Headers of a preflight answer, joined with \",\". Empty: the headers the preflight asks for (Access-Control-Request-Headers) are allowed."},"allow_credentials":{"type":"boolean","default":false,"description":"Answer Access-Control-Allow-Credentials: true, so browsers send and expose cookies and Authorization on cross-origin requests. Needs an explicit allow_origins list; cookie-authenticated writes from those origins are then accepted."},"expose_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Expose-Headers of answers to allowed origins (e.g. ETag, Link, X-Dashplane-Version), joined with \",\"."},"max_age":{"type":"integer","default":0,"description":"Access-Control-Max-Age in seconds: how long a browser may reuse a preflight answer. 0 sends no header; a negative value sends 0 (never reuse)."}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"description":"Property of the user-info answer that names the dashplane user. Without it, \"login\", then \"username\" (as Perses reads them); a profile with neither is named after its e-mail address (its local part when allowed_email_domains names a single domain). A profile without \"id\" is identified by that login, else its e-mail address (docs/auth.md)."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."},"max_backlog_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum."},"max_backlog_events":{"type":"integer","minimum":1,"default":1000,"description":"Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log."},"max_streams_per_user":{"type":"integer","minimum":1,"default":100,"description":"Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own)."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction; past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: the database stops after this many (plus one, to tell), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}}},"additionalProperties":false};
+const pattern22 = new RegExp("^[A-Za-z]+$", "u");
+const pattern26 = new RegExp("^https?://[^\\s]+$", "u");
+const pattern29 = new RegExp("^[^\\s]*$", "u");
+const pattern53 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
@@ -9136,12 +9137,12 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data13.authentication !== undefined){
-let data24 = data13.authentication;
+if(data13.cors !== undefined){
+let data24 = data13.cors;
 if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
 for(const key6 in data24){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties, key6))){
-const err35 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(!(((((((key6 === "enable") || (key6 === "allow_origins")) || (key6 === "allow_methods")) || (key6 === "allow_headers")) || (key6 === "allow_credentials")) || (key6 === "expose_headers")) || (key6 === "max_age"))){
+const err35 = {instancePath:instancePath+"/security/cors",schemaPath:"#/properties/security/properties/cors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -9151,11 +9152,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data24.access_token_ttl !== undefined){
-let data25 = data24.access_token_ttl;
-if(typeof data25 === "string"){
-if(func2(data25) < 1){
-const err36 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data24.enable !== undefined){
+if(typeof data24.enable !== "boolean"){
+const err36 = {instancePath:instancePath+"/security/cors/enable",schemaPath:"#/properties/security/properties/cors/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -9164,8 +9163,16 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(!pattern9.test(data25)){
-const err37 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data24.allow_origins !== undefined){
+let data26 = data24.allow_origins;
+if(Array.isArray(data26)){
+const len1 = data26.length;
+for(let i1=0; i1<len1; i1++){
+let data27 = data26[i1];
+if(typeof data27 === "string"){
+if(func2(data27) < 1){
+const err37 = {instancePath:instancePath+"/security/cors/allow_origins/" + i1,schemaPath:"#/properties/security/properties/cors/properties/allow_origins/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -9176,7 +9183,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err38 = {instancePath:instancePath+"/security/cors/allow_origins/" + i1,schemaPath:"#/properties/security/properties/cors/properties/allow_origins/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -9186,11 +9193,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data24.refresh_token_ttl !== undefined){
-let data26 = data24.refresh_token_ttl;
-if(typeof data26 === "string"){
-if(func2(data26) < 1){
-const err39 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err39 = {instancePath:instancePath+"/security/cors/allow_origins",schemaPath:"#/properties/security/properties/cors/properties/allow_origins/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -9199,8 +9204,16 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern9.test(data26)){
-const err40 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data24.allow_methods !== undefined){
+let data28 = data24.allow_methods;
+if(Array.isArray(data28)){
+const len2 = data28.length;
+for(let i2=0; i2<len2; i2++){
+let data29 = data28[i2];
+if(typeof data29 === "string"){
+if(!pattern22.test(data29)){
+const err40 = {instancePath:instancePath+"/security/cors/allow_methods/" + i2,schemaPath:"#/properties/security/properties/cors/properties/allow_methods/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]+$"},message:"must match pattern \""+"^[A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -9211,7 +9224,7 @@ errors++;
 }
 }
 else {
-const err41 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err41 = {instancePath:instancePath+"/security/cors/allow_methods/" + i2,schemaPath:"#/properties/security/properties/cors/properties/allow_methods/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -9221,9 +9234,9 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data24.disable_sign_up !== undefined){
-if(typeof data24.disable_sign_up !== "boolean"){
-const err42 = {instancePath:instancePath+"/security/authentication/disable_sign_up",schemaPath:"#/properties/security/properties/authentication/properties/disable_sign_up/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err42 = {instancePath:instancePath+"/security/cors/allow_methods",schemaPath:"#/properties/security/properties/cors/properties/allow_methods/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -9233,12 +9246,15 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data24.providers !== undefined){
-let data28 = data24.providers;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-for(const key7 in data28){
-if(!(((key7 === "enable_native") || (key7 === "oidc")) || (key7 === "oauth"))){
-const err43 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(data24.allow_headers !== undefined){
+let data30 = data24.allow_headers;
+if(Array.isArray(data30)){
+const len3 = data30.length;
+for(let i3=0; i3<len3; i3++){
+let data31 = data30[i3];
+if(typeof data31 === "string"){
+if(func2(data31) < 1){
+const err43 = {instancePath:instancePath+"/security/cors/allow_headers/" + i3,schemaPath:"#/properties/security/properties/cors/properties/allow_headers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -9248,9 +9264,8 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data28.enable_native !== undefined){
-if(typeof data28.enable_native !== "boolean"){
-const err44 = {instancePath:instancePath+"/security/authentication/providers/enable_native",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/enable_native/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err44 = {instancePath:instancePath+"/security/cors/allow_headers/" + i3,schemaPath:"#/properties/security/properties/cors/properties/allow_headers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -9260,15 +9275,9 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data28.oidc !== undefined){
-let data30 = data28.oidc;
-if(Array.isArray(data30)){
-const len1 = data30.length;
-for(let i1=0; i1<len1; i1++){
-let data31 = data30[i1];
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-if(data31.slug_id === undefined){
-const err45 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
+}
+else {
+const err45 = {instancePath:instancePath+"/security/cors/allow_headers",schemaPath:"#/properties/security/properties/cors/properties/allow_headers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -9277,8 +9286,10 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(data31.name === undefined){
-const err46 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data24.allow_credentials !== undefined){
+if(typeof data24.allow_credentials !== "boolean"){
+const err46 = {instancePath:instancePath+"/security/cors/allow_credentials",schemaPath:"#/properties/security/properties/cors/properties/allow_credentials/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -9287,8 +9298,16 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(data31.client_id === undefined){
-const err47 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
+}
+if(data24.expose_headers !== undefined){
+let data33 = data24.expose_headers;
+if(Array.isArray(data33)){
+const len4 = data33.length;
+for(let i4=0; i4<len4; i4++){
+let data34 = data33[i4];
+if(typeof data34 === "string"){
+if(func2(data34) < 1){
+const err47 = {instancePath:instancePath+"/security/cors/expose_headers/" + i4,schemaPath:"#/properties/security/properties/cors/properties/expose_headers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -9297,8 +9316,9 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(data31.issuer === undefined){
-const err48 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
+}
+else {
+const err48 = {instancePath:instancePath+"/security/cors/expose_headers/" + i4,schemaPath:"#/properties/security/properties/cors/properties/expose_headers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -9307,9 +9327,10 @@ vErrors.push(err48);
 }
 errors++;
 }
-for(const key8 in data31){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key8))){
-const err49 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/security/cors/expose_headers",schemaPath:"#/properties/security/properties/cors/properties/expose_headers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -9319,11 +9340,10 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data31.slug_id !== undefined){
-let data32 = data31.slug_id;
-if(typeof data32 === "string"){
-if(func2(data32) > 75){
-const err50 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data24.max_age !== undefined){
+let data35 = data24.max_age;
+if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
+const err50 = {instancePath:instancePath+"/security/cors/max_age",schemaPath:"#/properties/security/properties/cors/properties/max_age/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -9332,8 +9352,10 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(func2(data32) < 1){
-const err51 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/security/cors",schemaPath:"#/properties/security/properties/cors/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -9342,8 +9364,13 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(!pattern0.test(data32)){
-const err52 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+if(data13.authentication !== undefined){
+let data36 = data13.authentication;
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+for(const key7 in data36){
+if(!(func12.call(schema89.properties.security.properties.authentication.properties, key7))){
+const err52 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -9353,8 +9380,11 @@ vErrors.push(err52);
 errors++;
 }
 }
-else {
-const err53 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.access_token_ttl !== undefined){
+let data37 = data36.access_token_ttl;
+if(typeof data37 === "string"){
+if(func2(data37) < 1){
+const err53 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -9363,12 +9393,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-if(data31.name !== undefined){
-let data33 = data31.name;
-if(typeof data33 === "string"){
-if(func2(data33) < 1){
-const err54 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data37)){
+const err54 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -9379,7 +9405,7 @@ errors++;
 }
 }
 else {
-const err55 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err55 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -9389,11 +9415,11 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data31.client_id !== undefined){
-let data34 = data31.client_id;
-if(typeof data34 === "string"){
-if(func2(data34) < 1){
-const err56 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data36.refresh_token_ttl !== undefined){
+let data38 = data36.refresh_token_ttl;
+if(typeof data38 === "string"){
+if(func2(data38) < 1){
+const err56 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -9402,9 +9428,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-else {
-const err57 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data38)){
+const err57 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -9414,9 +9439,8 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(data31.client_secret !== undefined){
-if(typeof data31.client_secret !== "string"){
-const err58 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err58 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -9426,9 +9450,9 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data31.client_secret_file !== undefined){
-if(typeof data31.client_secret_file !== "string"){
-const err59 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.disable_sign_up !== undefined){
+if(typeof data36.disable_sign_up !== "boolean"){
+const err59 = {instancePath:instancePath+"/security/authentication/disable_sign_up",schemaPath:"#/properties/security/properties/authentication/properties/disable_sign_up/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -9438,11 +9462,12 @@ vErrors.push(err59);
 errors++;
 }
 }
-if(data31.redirect_uri !== undefined){
-let data37 = data31.redirect_uri;
-if(typeof data37 === "string"){
-if(!pattern25.test(data37)){
-const err60 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data36.providers !== undefined){
+let data40 = data36.providers;
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+for(const key8 in data40){
+if(!(((key8 === "enable_native") || (key8 === "oidc")) || (key8 === "oauth"))){
+const err60 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -9452,8 +9477,9 @@ vErrors.push(err60);
 errors++;
 }
 }
-else {
-const err61 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.enable_native !== undefined){
+if(typeof data40.enable_native !== "boolean"){
+const err61 = {instancePath:instancePath+"/security/authentication/providers/enable_native",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/enable_native/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -9463,15 +9489,15 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data31.scopes !== undefined){
-let data38 = data31.scopes;
-if(Array.isArray(data38)){
-const len2 = data38.length;
-for(let i2=0; i2<len2; i2++){
-let data39 = data38[i2];
-if(typeof data39 === "string"){
-if(func2(data39) < 1){
-const err62 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/scopes/" + i2,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data40.oidc !== undefined){
+let data42 = data40.oidc;
+if(Array.isArray(data42)){
+const len5 = data42.length;
+for(let i5=0; i5<len5; i5++){
+let data43 = data42[i5];
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+if(data43.slug_id === undefined){
+const err62 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -9480,9 +9506,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-else {
-const err63 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/scopes/" + i2,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.name === undefined){
+const err63 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -9491,10 +9516,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-}
-else {
-const err64 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data43.client_id === undefined){
+const err64 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -9503,13 +9526,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-if(data31.url_params !== undefined){
-let data40 = data31.url_params;
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-for(const key9 in data40){
-if(typeof data40[key9] !== "string"){
-const err65 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/url_params/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.issuer === undefined){
+const err65 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -9518,10 +9536,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-}
-else {
-const err66 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key9 in data43){
+if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key9))){
+const err66 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -9531,15 +9548,11 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data31.allowed_email_domains !== undefined){
-let data42 = data31.allowed_email_domains;
-if(Array.isArray(data42)){
-const len3 = data42.length;
-for(let i3=0; i3<len3; i3++){
-let data43 = data42[i3];
-if(typeof data43 === "string"){
-if(func2(data43) < 1){
-const err67 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_email_domains/" + i3,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data43.slug_id !== undefined){
+let data44 = data43.slug_id;
+if(typeof data44 === "string"){
+if(func2(data44) > 75){
+const err67 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -9548,9 +9561,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-}
-else {
-const err68 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_email_domains/" + i3,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data44) < 1){
+const err68 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -9559,10 +9571,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-}
-else {
-const err69 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!pattern0.test(data44)){
+const err69 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -9572,11 +9582,8 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(data31.issuer !== undefined){
-let data44 = data31.issuer;
-if(typeof data44 === "string"){
-if(!pattern25.test(data44)){
-const err70 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+else {
+const err70 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -9586,8 +9593,11 @@ vErrors.push(err70);
 errors++;
 }
 }
-else {
-const err71 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.name !== undefined){
+let data45 = data43.name;
+if(typeof data45 === "string"){
+if(func2(data45) < 1){
+const err71 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -9597,11 +9607,8 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(data31.discovery_url !== undefined){
-let data45 = data31.discovery_url;
-if(typeof data45 === "string"){
-if(!pattern25.test(data45)){
-const err72 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+else {
+const err72 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -9611,8 +9618,11 @@ vErrors.push(err72);
 errors++;
 }
 }
-else {
-const err73 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.client_id !== undefined){
+let data46 = data43.client_id;
+if(typeof data46 === "string"){
+if(func2(data46) < 1){
+const err73 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -9622,9 +9632,8 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(data31.disable_pkce !== undefined){
-if(typeof data31.disable_pkce !== "boolean"){
-const err74 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/disable_pkce",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/disable_pkce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err74 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -9634,11 +9643,9 @@ vErrors.push(err74);
 errors++;
 }
 }
-if(data31.login_claim !== undefined){
-let data47 = data31.login_claim;
-if(typeof data47 === "string"){
-if(func2(data47) < 1){
-const err75 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data43.client_secret !== undefined){
+if(typeof data43.client_secret !== "string"){
+const err75 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -9648,8 +9655,9 @@ vErrors.push(err75);
 errors++;
 }
 }
-else {
-const err76 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.client_secret_file !== undefined){
+if(typeof data43.client_secret_file !== "string"){
+const err76 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -9659,12 +9667,11 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(data31.device_code !== undefined){
-let data48 = data31.device_code;
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-for(const key10 in data48){
-if(!((key10 === "scopes") || (key10 === "url_params"))){
-const err77 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+if(data43.redirect_uri !== undefined){
+let data49 = data43.redirect_uri;
+if(typeof data49 === "string"){
+if(!pattern26.test(data49)){
+const err77 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -9674,15 +9681,8 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(data48.scopes !== undefined){
-let data49 = data48.scopes;
-if(Array.isArray(data49)){
-const len4 = data49.length;
-for(let i4=0; i4<len4; i4++){
-let data50 = data49[i4];
-if(typeof data50 === "string"){
-if(func2(data50) < 1){
-const err78 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/scopes/" + i4,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err78 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -9692,8 +9692,15 @@ vErrors.push(err78);
 errors++;
 }
 }
-else {
-const err79 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/scopes/" + i4,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.scopes !== undefined){
+let data50 = data43.scopes;
+if(Array.isArray(data50)){
+const len6 = data50.length;
+for(let i6=0; i6<len6; i6++){
+let data51 = data50[i6];
+if(typeof data51 === "string"){
+if(func2(data51) < 1){
+const err79 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/scopes/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -9703,9 +9710,8 @@ vErrors.push(err79);
 errors++;
 }
 }
-}
 else {
-const err80 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err80 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/scopes/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -9715,12 +9721,9 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data48.url_params !== undefined){
-let data51 = data48.url_params;
-if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
-for(const key11 in data51){
-if(typeof data51[key11] !== "string"){
-const err81 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/url_params/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err81 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -9730,9 +9733,12 @@ vErrors.push(err81);
 errors++;
 }
 }
-}
-else {
-const err82 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data43.url_params !== undefined){
+let data52 = data43.url_params;
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+for(const key10 in data52){
+if(typeof data52[key10] !== "string"){
+const err82 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/url_params/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -9744,7 +9750,7 @@ errors++;
 }
 }
 else {
-const err83 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err83 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -9754,12 +9760,15 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data31.client_credentials !== undefined){
-let data53 = data31.client_credentials;
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-for(const key12 in data53){
-if(!(key12 === "scopes")){
-const err84 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+if(data43.allowed_email_domains !== undefined){
+let data54 = data43.allowed_email_domains;
+if(Array.isArray(data54)){
+const len7 = data54.length;
+for(let i7=0; i7<len7; i7++){
+let data55 = data54[i7];
+if(typeof data55 === "string"){
+if(func2(data55) < 1){
+const err84 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_email_domains/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -9769,15 +9778,8 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(data53.scopes !== undefined){
-let data54 = data53.scopes;
-if(Array.isArray(data54)){
-const len5 = data54.length;
-for(let i5=0; i5<len5; i5++){
-let data55 = data54[i5];
-if(typeof data55 === "string"){
-if(func2(data55) < 1){
-const err85 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials/scopes/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err85 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_email_domains/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -9787,8 +9789,9 @@ vErrors.push(err85);
 errors++;
 }
 }
+}
 else {
-const err86 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials/scopes/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err86 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -9798,9 +9801,11 @@ vErrors.push(err86);
 errors++;
 }
 }
-}
-else {
-const err87 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data43.issuer !== undefined){
+let data56 = data43.issuer;
+if(typeof data56 === "string"){
+if(!pattern26.test(data56)){
+const err87 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -9810,9 +9815,8 @@ vErrors.push(err87);
 errors++;
 }
 }
-}
 else {
-const err88 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err88 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -9822,11 +9826,11 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(data31.accept_access_tokens !== undefined){
-let data56 = data31.accept_access_tokens;
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
-if(data56.audience === undefined){
-const err89 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/required",keyword:"required",params:{missingProperty: "audience"},message:"must have required property '"+"audience"+"'"};
+if(data43.discovery_url !== undefined){
+let data57 = data43.discovery_url;
+if(typeof data57 === "string"){
+if(!pattern26.test(data57)){
+const err89 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -9835,9 +9839,9 @@ vErrors.push(err89);
 }
 errors++;
 }
-for(const key13 in data56){
-if(!(key13 === "audience")){
-const err90 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+else {
+const err90 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -9847,11 +9851,9 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data56.audience !== undefined){
-let data57 = data56.audience;
-if(typeof data57 === "string"){
-if(func2(data57) < 1){
-const err91 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data43.disable_pkce !== undefined){
+if(typeof data43.disable_pkce !== "boolean"){
+const err91 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/disable_pkce",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/disable_pkce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -9861,8 +9863,11 @@ vErrors.push(err91);
 errors++;
 }
 }
-else {
-const err92 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.login_claim !== undefined){
+let data59 = data43.login_claim;
+if(typeof data59 === "string"){
+if(func2(data59) < 1){
+const err92 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -9872,9 +9877,8 @@ vErrors.push(err92);
 errors++;
 }
 }
-}
 else {
-const err93 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err93 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -9884,11 +9888,12 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(data31.groups_claim !== undefined){
-let data58 = data31.groups_claim;
-if(typeof data58 === "string"){
-if(func2(data58) < 1){
-const err94 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data43.device_code !== undefined){
+let data60 = data43.device_code;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+for(const key11 in data60){
+if(!((key11 === "scopes") || (key11 === "url_params"))){
+const err94 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -9898,8 +9903,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-else {
-const err95 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data60.scopes !== undefined){
+let data61 = data60.scopes;
+if(Array.isArray(data61)){
+const len8 = data61.length;
+for(let i8=0; i8<len8; i8++){
+let data62 = data61[i8];
+if(typeof data62 === "string"){
+if(func2(data62) < 1){
+const err95 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/scopes/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -9909,11 +9921,8 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data31.groups_prefix !== undefined){
-let data59 = data31.groups_prefix;
-if(typeof data59 === "string"){
-if(func2(data59) > 64){
-const err96 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+else {
+const err96 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/scopes/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -9922,8 +9931,10 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(!pattern28.test(data59)){
-const err97 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
+}
+}
+else {
+const err97 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -9933,8 +9944,12 @@ vErrors.push(err97);
 errors++;
 }
 }
-else {
-const err98 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data60.url_params !== undefined){
+let data63 = data60.url_params;
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+for(const key12 in data63){
+if(typeof data63[key12] !== "string"){
+const err98 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/url_params/" + key12.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -9944,11 +9959,9 @@ vErrors.push(err98);
 errors++;
 }
 }
-if(data31.allowed_groups !== undefined){
-let data60 = data31.allowed_groups;
-if(Array.isArray(data60)){
-if(data60.length > 1000){
-const err99 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+}
+else {
+const err99 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -9957,12 +9970,10 @@ vErrors.push(err99);
 }
 errors++;
 }
-const len6 = data60.length;
-for(let i6=0; i6<len6; i6++){
-let data61 = data60[i6];
-if(typeof data61 === "string"){
-if(func2(data61) > 192){
-const err100 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+}
+}
+else {
+const err100 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -9971,8 +9982,13 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(func2(data61) < 1){
-const err101 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data43.client_credentials !== undefined){
+let data65 = data43.client_credentials;
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+for(const key13 in data65){
+if(!(key13 === "scopes")){
+const err101 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -9982,8 +9998,15 @@ vErrors.push(err101);
 errors++;
 }
 }
-else {
-const err102 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data65.scopes !== undefined){
+let data66 = data65.scopes;
+if(Array.isArray(data66)){
+const len9 = data66.length;
+for(let i9=0; i9<len9; i9++){
+let data67 = data66[i9];
+if(typeof data67 === "string"){
+if(func2(data67) < 1){
+const err102 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/scopes/" + i9,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -9993,9 +10016,8 @@ vErrors.push(err102);
 errors++;
 }
 }
-}
 else {
-const err103 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err103 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/scopes/" + i9,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -10005,11 +10027,9 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(data31.role_mappings !== undefined){
-let data62 = data31.role_mappings;
-if(Array.isArray(data62)){
-if(data62.length > 1000){
-const err104 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+}
+else {
+const err104 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -10018,12 +10038,10 @@ vErrors.push(err104);
 }
 errors++;
 }
-const len7 = data62.length;
-for(let i7=0; i7<len7; i7++){
-let data63 = data62[i7];
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-if(data63.group === undefined){
-const err105 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/required",keyword:"required",params:{missingProperty: "group"},message:"must have required property '"+"group"+"'"};
+}
+}
+else {
+const err105 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -10032,9 +10050,12 @@ vErrors.push(err105);
 }
 errors++;
 }
-for(const key14 in data63){
-if(!((((key14 === "group") || (key14 === "global_role")) || (key14 === "project")) || (key14 === "role"))){
-const err106 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+if(data43.accept_access_tokens !== undefined){
+let data68 = data43.accept_access_tokens;
+if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
+if(data68.audience === undefined){
+const err106 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/required",keyword:"required",params:{missingProperty: "audience"},message:"must have required property '"+"audience"+"'"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -10043,12 +10064,9 @@ vErrors.push(err106);
 }
 errors++;
 }
-}
-if(data63.group !== undefined){
-let data64 = data63.group;
-if(typeof data64 === "string"){
-if(func2(data64) > 192){
-const err107 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+for(const key14 in data68){
+if(!(key14 === "audience")){
+const err107 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -10057,8 +10075,12 @@ vErrors.push(err107);
 }
 errors++;
 }
-if(func2(data64) < 1){
-const err108 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data68.audience !== undefined){
+let data69 = data68.audience;
+if(typeof data69 === "string"){
+if(func2(data69) < 1){
+const err108 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -10069,7 +10091,7 @@ errors++;
 }
 }
 else {
-const err109 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err109 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -10079,11 +10101,9 @@ vErrors.push(err109);
 errors++;
 }
 }
-if(data63.global_role !== undefined){
-let data65 = data63.global_role;
-if(typeof data65 === "string"){
-if(func2(data65) > 75){
-const err110 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+}
+else {
+const err110 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -10092,8 +10112,12 @@ vErrors.push(err110);
 }
 errors++;
 }
-if(func2(data65) < 1){
-const err111 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data43.groups_claim !== undefined){
+let data70 = data43.groups_claim;
+if(typeof data70 === "string"){
+if(func2(data70) < 1){
+const err111 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -10102,8 +10126,9 @@ vErrors.push(err111);
 }
 errors++;
 }
-if(!pattern0.test(data65)){
-const err112 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+else {
+const err112 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -10113,8 +10138,11 @@ vErrors.push(err112);
 errors++;
 }
 }
-else {
-const err113 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.groups_prefix !== undefined){
+let data71 = data43.groups_prefix;
+if(typeof data71 === "string"){
+if(func2(data71) > 64){
+const err113 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -10123,12 +10151,8 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-if(data63.project !== undefined){
-let data66 = data63.project;
-if(typeof data66 === "string"){
-if(func2(data66) > 75){
-const err114 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(!pattern29.test(data71)){
+const err114 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -10137,8 +10161,9 @@ vErrors.push(err114);
 }
 errors++;
 }
-if(func2(data66) < 1){
-const err115 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err115 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -10147,8 +10172,12 @@ vErrors.push(err115);
 }
 errors++;
 }
-if(!pattern0.test(data66)){
-const err116 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+if(data43.allowed_groups !== undefined){
+let data72 = data43.allowed_groups;
+if(Array.isArray(data72)){
+if(data72.length > 1000){
+const err116 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -10157,9 +10186,12 @@ vErrors.push(err116);
 }
 errors++;
 }
-}
-else {
-const err117 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len10 = data72.length;
+for(let i10=0; i10<len10; i10++){
+let data73 = data72[i10];
+if(typeof data73 === "string"){
+if(func2(data73) > 192){
+const err117 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -10168,12 +10200,8 @@ vErrors.push(err117);
 }
 errors++;
 }
-}
-if(data63.role !== undefined){
-let data67 = data63.role;
-if(typeof data67 === "string"){
-if(func2(data67) > 75){
-const err118 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(func2(data73) < 1){
+const err118 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -10182,8 +10210,9 @@ vErrors.push(err118);
 }
 errors++;
 }
-if(func2(data67) < 1){
-const err119 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err119 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -10192,8 +10221,10 @@ vErrors.push(err119);
 }
 errors++;
 }
-if(!pattern0.test(data67)){
-const err120 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+}
+else {
+const err120 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -10203,8 +10234,11 @@ vErrors.push(err120);
 errors++;
 }
 }
-else {
-const err121 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.role_mappings !== undefined){
+let data74 = data43.role_mappings;
+if(Array.isArray(data74)){
+if(data74.length > 1000){
+const err121 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -10213,10 +10247,12 @@ vErrors.push(err121);
 }
 errors++;
 }
-}
-}
-else {
-const err122 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const len11 = data74.length;
+for(let i11=0; i11<len11; i11++){
+let data75 = data74[i11];
+if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
+if(data75.group === undefined){
+const err122 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/required",keyword:"required",params:{missingProperty: "group"},message:"must have required property '"+"group"+"'"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -10225,10 +10261,9 @@ vErrors.push(err122);
 }
 errors++;
 }
-}
-}
-else {
-const err123 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key15 in data75){
+if(!((((key15 === "group") || (key15 === "global_role")) || (key15 === "project")) || (key15 === "role"))){
+const err123 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -10238,9 +10273,11 @@ vErrors.push(err123);
 errors++;
 }
 }
-}
-else {
-const err124 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data75.group !== undefined){
+let data76 = data75.group;
+if(typeof data76 === "string"){
+if(func2(data76) > 192){
+const err124 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -10249,10 +10286,8 @@ vErrors.push(err124);
 }
 errors++;
 }
-}
-}
-else {
-const err125 = {instancePath:instancePath+"/security/authentication/providers/oidc",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(func2(data76) < 1){
+const err125 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -10262,15 +10297,8 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data28.oauth !== undefined){
-let data68 = data28.oauth;
-if(Array.isArray(data68)){
-const len8 = data68.length;
-for(let i8=0; i8<len8; i8++){
-let data69 = data68[i8];
-if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
-if(data69.slug_id === undefined){
-const err126 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
+else {
+const err126 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -10279,8 +10307,12 @@ vErrors.push(err126);
 }
 errors++;
 }
-if(data69.name === undefined){
-const err127 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data75.global_role !== undefined){
+let data77 = data75.global_role;
+if(typeof data77 === "string"){
+if(func2(data77) > 75){
+const err127 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -10289,8 +10321,8 @@ vErrors.push(err127);
 }
 errors++;
 }
-if(data69.client_id === undefined){
-const err128 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
+if(func2(data77) < 1){
+const err128 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -10299,8 +10331,8 @@ vErrors.push(err128);
 }
 errors++;
 }
-if(data69.auth_url === undefined){
-const err129 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "auth_url"},message:"must have required property '"+"auth_url"+"'"};
+if(!pattern0.test(data77)){
+const err129 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -10309,8 +10341,9 @@ vErrors.push(err129);
 }
 errors++;
 }
-if(data69.token_url === undefined){
-const err130 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "token_url"},message:"must have required property '"+"token_url"+"'"};
+}
+else {
+const err130 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -10319,8 +10352,12 @@ vErrors.push(err130);
 }
 errors++;
 }
-if(data69.user_infos_url === undefined){
-const err131 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "user_infos_url"},message:"must have required property '"+"user_infos_url"+"'"};
+}
+if(data75.project !== undefined){
+let data78 = data75.project;
+if(typeof data78 === "string"){
+if(func2(data78) > 75){
+const err131 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -10329,9 +10366,8 @@ vErrors.push(err131);
 }
 errors++;
 }
-for(const key15 in data69){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key15))){
-const err132 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+if(func2(data78) < 1){
+const err132 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -10340,12 +10376,8 @@ vErrors.push(err132);
 }
 errors++;
 }
-}
-if(data69.slug_id !== undefined){
-let data70 = data69.slug_id;
-if(typeof data70 === "string"){
-if(func2(data70) > 75){
-const err133 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(!pattern0.test(data78)){
+const err133 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -10354,8 +10386,9 @@ vErrors.push(err133);
 }
 errors++;
 }
-if(func2(data70) < 1){
-const err134 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err134 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -10364,8 +10397,12 @@ vErrors.push(err134);
 }
 errors++;
 }
-if(!pattern0.test(data70)){
-const err135 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+if(data75.role !== undefined){
+let data79 = data75.role;
+if(typeof data79 === "string"){
+if(func2(data79) > 75){
+const err135 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -10374,9 +10411,8 @@ vErrors.push(err135);
 }
 errors++;
 }
-}
-else {
-const err136 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data79) < 1){
+const err136 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -10385,12 +10421,8 @@ vErrors.push(err136);
 }
 errors++;
 }
-}
-if(data69.name !== undefined){
-let data71 = data69.name;
-if(typeof data71 === "string"){
-if(func2(data71) < 1){
-const err137 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern0.test(data79)){
+const err137 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -10401,7 +10433,7 @@ errors++;
 }
 }
 else {
-const err138 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err138 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -10411,11 +10443,9 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(data69.client_id !== undefined){
-let data72 = data69.client_id;
-if(typeof data72 === "string"){
-if(func2(data72) < 1){
-const err139 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err139 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -10425,8 +10455,9 @@ vErrors.push(err139);
 errors++;
 }
 }
+}
 else {
-const err140 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err140 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -10436,9 +10467,9 @@ vErrors.push(err140);
 errors++;
 }
 }
-if(data69.client_secret !== undefined){
-if(typeof data69.client_secret !== "string"){
-const err141 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err141 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -10448,9 +10479,9 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(data69.client_secret_file !== undefined){
-if(typeof data69.client_secret_file !== "string"){
-const err142 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err142 = {instancePath:instancePath+"/security/authentication/providers/oidc",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -10460,11 +10491,15 @@ vErrors.push(err142);
 errors++;
 }
 }
-if(data69.redirect_uri !== undefined){
-let data75 = data69.redirect_uri;
-if(typeof data75 === "string"){
-if(!pattern25.test(data75)){
-const err143 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data40.oauth !== undefined){
+let data80 = data40.oauth;
+if(Array.isArray(data80)){
+const len12 = data80.length;
+for(let i12=0; i12<len12; i12++){
+let data81 = data80[i12];
+if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+if(data81.slug_id === undefined){
+const err143 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -10473,9 +10508,8 @@ vErrors.push(err143);
 }
 errors++;
 }
-}
-else {
-const err144 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data81.name === undefined){
+const err144 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -10484,16 +10518,8 @@ vErrors.push(err144);
 }
 errors++;
 }
-}
-if(data69.scopes !== undefined){
-let data76 = data69.scopes;
-if(Array.isArray(data76)){
-const len9 = data76.length;
-for(let i9=0; i9<len9; i9++){
-let data77 = data76[i9];
-if(typeof data77 === "string"){
-if(func2(data77) < 1){
-const err145 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/scopes/" + i9,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data81.client_id === undefined){
+const err145 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -10502,9 +10528,8 @@ vErrors.push(err145);
 }
 errors++;
 }
-}
-else {
-const err146 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/scopes/" + i9,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data81.auth_url === undefined){
+const err146 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "auth_url"},message:"must have required property '"+"auth_url"+"'"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -10513,10 +10538,8 @@ vErrors.push(err146);
 }
 errors++;
 }
-}
-}
-else {
-const err147 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data81.token_url === undefined){
+const err147 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "token_url"},message:"must have required property '"+"token_url"+"'"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -10525,13 +10548,8 @@ vErrors.push(err147);
 }
 errors++;
 }
-}
-if(data69.url_params !== undefined){
-let data78 = data69.url_params;
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
-for(const key16 in data78){
-if(typeof data78[key16] !== "string"){
-const err148 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/url_params/" + key16.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data81.user_infos_url === undefined){
+const err148 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "user_infos_url"},message:"must have required property '"+"user_infos_url"+"'"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -10540,10 +10558,9 @@ vErrors.push(err148);
 }
 errors++;
 }
-}
-}
-else {
-const err149 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key16 in data81){
+if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key16))){
+const err149 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -10553,15 +10570,11 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(data69.allowed_email_domains !== undefined){
-let data80 = data69.allowed_email_domains;
-if(Array.isArray(data80)){
-const len10 = data80.length;
-for(let i10=0; i10<len10; i10++){
-let data81 = data80[i10];
-if(typeof data81 === "string"){
-if(func2(data81) < 1){
-const err150 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_email_domains/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data81.slug_id !== undefined){
+let data82 = data81.slug_id;
+if(typeof data82 === "string"){
+if(func2(data82) > 75){
+const err150 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -10570,9 +10583,8 @@ vErrors.push(err150);
 }
 errors++;
 }
-}
-else {
-const err151 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_email_domains/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data82) < 1){
+const err151 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -10581,10 +10593,8 @@ vErrors.push(err151);
 }
 errors++;
 }
-}
-}
-else {
-const err152 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!pattern0.test(data82)){
+const err152 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -10594,11 +10604,8 @@ vErrors.push(err152);
 errors++;
 }
 }
-if(data69.auth_url !== undefined){
-let data82 = data69.auth_url;
-if(typeof data82 === "string"){
-if(!pattern25.test(data82)){
-const err153 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+else {
+const err153 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -10608,8 +10615,11 @@ vErrors.push(err153);
 errors++;
 }
 }
-else {
-const err154 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data81.name !== undefined){
+let data83 = data81.name;
+if(typeof data83 === "string"){
+if(func2(data83) < 1){
+const err154 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -10619,11 +10629,8 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(data69.token_url !== undefined){
-let data83 = data69.token_url;
-if(typeof data83 === "string"){
-if(!pattern25.test(data83)){
-const err155 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+else {
+const err155 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -10633,8 +10640,11 @@ vErrors.push(err155);
 errors++;
 }
 }
-else {
-const err156 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data81.client_id !== undefined){
+let data84 = data81.client_id;
+if(typeof data84 === "string"){
+if(func2(data84) < 1){
+const err156 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -10644,11 +10654,8 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(data69.user_infos_url !== undefined){
-let data84 = data69.user_infos_url;
-if(typeof data84 === "string"){
-if(!pattern25.test(data84)){
-const err157 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+else {
+const err157 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -10658,8 +10665,9 @@ vErrors.push(err157);
 errors++;
 }
 }
-else {
-const err158 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data81.client_secret !== undefined){
+if(typeof data81.client_secret !== "string"){
+const err158 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -10669,11 +10677,9 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(data69.logout_url !== undefined){
-let data85 = data69.logout_url;
-if(typeof data85 === "string"){
-if(!pattern25.test(data85)){
-const err159 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data81.client_secret_file !== undefined){
+if(typeof data81.client_secret_file !== "string"){
+const err159 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -10683,8 +10689,11 @@ vErrors.push(err159);
 errors++;
 }
 }
-else {
-const err160 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data81.redirect_uri !== undefined){
+let data87 = data81.redirect_uri;
+if(typeof data87 === "string"){
+if(!pattern26.test(data87)){
+const err160 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -10694,11 +10703,8 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(data69.device_auth_url !== undefined){
-let data86 = data69.device_auth_url;
-if(typeof data86 === "string"){
-if(!pattern25.test(data86)){
-const err161 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+else {
+const err161 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -10708,8 +10714,15 @@ vErrors.push(err161);
 errors++;
 }
 }
-else {
-const err162 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data81.scopes !== undefined){
+let data88 = data81.scopes;
+if(Array.isArray(data88)){
+const len13 = data88.length;
+for(let i13=0; i13<len13; i13++){
+let data89 = data88[i13];
+if(typeof data89 === "string"){
+if(func2(data89) < 1){
+const err162 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/scopes/" + i13,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -10719,11 +10732,8 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(data69.custom_login_property !== undefined){
-let data87 = data69.custom_login_property;
-if(typeof data87 === "string"){
-if(func2(data87) < 1){
-const err163 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err163 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/scopes/" + i13,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -10733,8 +10743,9 @@ vErrors.push(err163);
 errors++;
 }
 }
+}
 else {
-const err164 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err164 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -10744,11 +10755,12 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(data69.groups_claim !== undefined){
-let data88 = data69.groups_claim;
-if(typeof data88 === "string"){
-if(func2(data88) < 1){
-const err165 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data81.url_params !== undefined){
+let data90 = data81.url_params;
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+for(const key17 in data90){
+if(typeof data90[key17] !== "string"){
+const err165 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/url_params/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -10758,8 +10770,9 @@ vErrors.push(err165);
 errors++;
 }
 }
+}
 else {
-const err166 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err166 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -10769,11 +10782,15 @@ vErrors.push(err166);
 errors++;
 }
 }
-if(data69.groups_prefix !== undefined){
-let data89 = data69.groups_prefix;
-if(typeof data89 === "string"){
-if(func2(data89) > 64){
-const err167 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(data81.allowed_email_domains !== undefined){
+let data92 = data81.allowed_email_domains;
+if(Array.isArray(data92)){
+const len14 = data92.length;
+for(let i14=0; i14<len14; i14++){
+let data93 = data92[i14];
+if(typeof data93 === "string"){
+if(func2(data93) < 1){
+const err167 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/allowed_email_domains/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -10782,8 +10799,9 @@ vErrors.push(err167);
 }
 errors++;
 }
-if(!pattern28.test(data89)){
-const err168 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
+}
+else {
+const err168 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/allowed_email_domains/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -10793,8 +10811,9 @@ vErrors.push(err168);
 errors++;
 }
 }
+}
 else {
-const err169 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err169 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -10804,11 +10823,11 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(data69.allowed_groups !== undefined){
-let data90 = data69.allowed_groups;
-if(Array.isArray(data90)){
-if(data90.length > 1000){
-const err170 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(data81.auth_url !== undefined){
+let data94 = data81.auth_url;
+if(typeof data94 === "string"){
+if(!pattern26.test(data94)){
+const err170 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -10817,12 +10836,9 @@ vErrors.push(err170);
 }
 errors++;
 }
-const len11 = data90.length;
-for(let i11=0; i11<len11; i11++){
-let data91 = data90[i11];
-if(typeof data91 === "string"){
-if(func2(data91) > 192){
-const err171 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+}
+else {
+const err171 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -10831,8 +10847,12 @@ vErrors.push(err171);
 }
 errors++;
 }
-if(func2(data91) < 1){
-const err172 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data81.token_url !== undefined){
+let data95 = data81.token_url;
+if(typeof data95 === "string"){
+if(!pattern26.test(data95)){
+const err172 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -10843,7 +10863,7 @@ errors++;
 }
 }
 else {
-const err173 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err173 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -10853,9 +10873,11 @@ vErrors.push(err173);
 errors++;
 }
 }
-}
-else {
-const err174 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data81.user_infos_url !== undefined){
+let data96 = data81.user_infos_url;
+if(typeof data96 === "string"){
+if(!pattern26.test(data96)){
+const err174 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -10865,11 +10887,8 @@ vErrors.push(err174);
 errors++;
 }
 }
-if(data69.role_mappings !== undefined){
-let data92 = data69.role_mappings;
-if(Array.isArray(data92)){
-if(data92.length > 1000){
-const err175 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+else {
+const err175 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -10878,12 +10897,12 @@ vErrors.push(err175);
 }
 errors++;
 }
-const len12 = data92.length;
-for(let i12=0; i12<len12; i12++){
-let data93 = data92[i12];
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
-if(data93.group === undefined){
-const err176 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/required",keyword:"required",params:{missingProperty: "group"},message:"must have required property '"+"group"+"'"};
+}
+if(data81.logout_url !== undefined){
+let data97 = data81.logout_url;
+if(typeof data97 === "string"){
+if(!pattern26.test(data97)){
+const err176 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -10892,9 +10911,9 @@ vErrors.push(err176);
 }
 errors++;
 }
-for(const key17 in data93){
-if(!((((key17 === "group") || (key17 === "global_role")) || (key17 === "project")) || (key17 === "role"))){
-const err177 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+}
+else {
+const err177 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -10904,11 +10923,11 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(data93.group !== undefined){
-let data94 = data93.group;
-if(typeof data94 === "string"){
-if(func2(data94) > 192){
-const err178 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+if(data81.device_auth_url !== undefined){
+let data98 = data81.device_auth_url;
+if(typeof data98 === "string"){
+if(!pattern26.test(data98)){
+const err178 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -10917,8 +10936,9 @@ vErrors.push(err178);
 }
 errors++;
 }
-if(func2(data94) < 1){
-const err179 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err179 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -10928,8 +10948,11 @@ vErrors.push(err179);
 errors++;
 }
 }
-else {
-const err180 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data81.custom_login_property !== undefined){
+let data99 = data81.custom_login_property;
+if(typeof data99 === "string"){
+if(func2(data99) < 1){
+const err180 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -10939,11 +10962,8 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(data93.global_role !== undefined){
-let data95 = data93.global_role;
-if(typeof data95 === "string"){
-if(func2(data95) > 75){
-const err181 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+else {
+const err181 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -10952,8 +10972,12 @@ vErrors.push(err181);
 }
 errors++;
 }
-if(func2(data95) < 1){
-const err182 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data81.groups_claim !== undefined){
+let data100 = data81.groups_claim;
+if(typeof data100 === "string"){
+if(func2(data100) < 1){
+const err182 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -10962,8 +10986,9 @@ vErrors.push(err182);
 }
 errors++;
 }
-if(!pattern0.test(data95)){
-const err183 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+else {
+const err183 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -10973,8 +10998,11 @@ vErrors.push(err183);
 errors++;
 }
 }
-else {
-const err184 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data81.groups_prefix !== undefined){
+let data101 = data81.groups_prefix;
+if(typeof data101 === "string"){
+if(func2(data101) > 64){
+const err184 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -10983,12 +11011,8 @@ vErrors.push(err184);
 }
 errors++;
 }
-}
-if(data93.project !== undefined){
-let data96 = data93.project;
-if(typeof data96 === "string"){
-if(func2(data96) > 75){
-const err185 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(!pattern29.test(data101)){
+const err185 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -10997,8 +11021,9 @@ vErrors.push(err185);
 }
 errors++;
 }
-if(func2(data96) < 1){
-const err186 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err186 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -11007,8 +11032,12 @@ vErrors.push(err186);
 }
 errors++;
 }
-if(!pattern0.test(data96)){
-const err187 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+if(data81.allowed_groups !== undefined){
+let data102 = data81.allowed_groups;
+if(Array.isArray(data102)){
+if(data102.length > 1000){
+const err187 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -11017,9 +11046,12 @@ vErrors.push(err187);
 }
 errors++;
 }
-}
-else {
-const err188 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len15 = data102.length;
+for(let i15=0; i15<len15; i15++){
+let data103 = data102[i15];
+if(typeof data103 === "string"){
+if(func2(data103) > 192){
+const err188 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/allowed_groups/" + i15,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -11028,12 +11060,8 @@ vErrors.push(err188);
 }
 errors++;
 }
-}
-if(data93.role !== undefined){
-let data97 = data93.role;
-if(typeof data97 === "string"){
-if(func2(data97) > 75){
-const err189 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(func2(data103) < 1){
+const err189 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/allowed_groups/" + i15,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -11042,8 +11070,9 @@ vErrors.push(err189);
 }
 errors++;
 }
-if(func2(data97) < 1){
-const err190 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err190 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/allowed_groups/" + i15,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -11052,8 +11081,10 @@ vErrors.push(err190);
 }
 errors++;
 }
-if(!pattern0.test(data97)){
-const err191 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+}
+else {
+const err191 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -11063,8 +11094,11 @@ vErrors.push(err191);
 errors++;
 }
 }
-else {
-const err192 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data81.role_mappings !== undefined){
+let data104 = data81.role_mappings;
+if(Array.isArray(data104)){
+if(data104.length > 1000){
+const err192 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -11073,10 +11107,12 @@ vErrors.push(err192);
 }
 errors++;
 }
-}
-}
-else {
-const err193 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const len16 = data104.length;
+for(let i16=0; i16<len16; i16++){
+let data105 = data104[i16];
+if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+if(data105.group === undefined){
+const err193 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/required",keyword:"required",params:{missingProperty: "group"},message:"must have required property '"+"group"+"'"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -11085,10 +11121,9 @@ vErrors.push(err193);
 }
 errors++;
 }
-}
-}
-else {
-const err194 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key18 in data105){
+if(!((((key18 === "group") || (key18 === "global_role")) || (key18 === "project")) || (key18 === "role"))){
+const err194 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -11098,9 +11133,11 @@ vErrors.push(err194);
 errors++;
 }
 }
-}
-else {
-const err195 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data105.group !== undefined){
+let data106 = data105.group;
+if(typeof data106 === "string"){
+if(func2(data106) > 192){
+const err195 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -11109,10 +11146,8 @@ vErrors.push(err195);
 }
 errors++;
 }
-}
-}
-else {
-const err196 = {instancePath:instancePath+"/security/authentication/providers/oauth",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(func2(data106) < 1){
+const err196 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -11122,9 +11157,8 @@ vErrors.push(err196);
 errors++;
 }
 }
-}
 else {
-const err197 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err197 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -11134,10 +11168,11 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(data24.password_hash_cost !== undefined){
-let data98 = data24.password_hash_cost;
-if(!(((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98))) && (isFinite(data98)))){
-const err198 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data105.global_role !== undefined){
+let data107 = data105.global_role;
+if(typeof data107 === "string"){
+if(func2(data107) > 75){
+const err198 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/global_role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -11146,9 +11181,8 @@ vErrors.push(err198);
 }
 errors++;
 }
-if((typeof data98 == "number") && (isFinite(data98))){
-if(data98 > 20 || isNaN(data98)){
-const err199 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
+if(func2(data107) < 1){
+const err199 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -11157,8 +11191,8 @@ vErrors.push(err199);
 }
 errors++;
 }
-if(data98 < 10 || isNaN(data98)){
-const err200 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(!pattern0.test(data107)){
+const err200 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11168,13 +11202,8 @@ vErrors.push(err200);
 errors++;
 }
 }
-}
-if(data24.login_rate_limit !== undefined){
-let data99 = data24.login_rate_limit;
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
-for(const key18 in data99){
-if(!(((key18 === "per_login_and_address") || (key18 === "per_address")) || (key18 === "window"))){
-const err201 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+else {
+const err201 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/global_role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11184,10 +11213,11 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(data99.per_login_and_address !== undefined){
-let data100 = data99.per_login_and_address;
-if(!(((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100))) && (isFinite(data100)))){
-const err202 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data105.project !== undefined){
+let data108 = data105.project;
+if(typeof data108 === "string"){
+if(func2(data108) > 75){
+const err202 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11196,9 +11226,8 @@ vErrors.push(err202);
 }
 errors++;
 }
-if((typeof data100 == "number") && (isFinite(data100))){
-if(data100 < 1 || isNaN(data100)){
-const err203 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(func2(data108) < 1){
+const err203 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11207,12 +11236,8 @@ vErrors.push(err203);
 }
 errors++;
 }
-}
-}
-if(data99.per_address !== undefined){
-let data101 = data99.per_address;
-if(!(((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101))) && (isFinite(data101)))){
-const err204 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern0.test(data108)){
+const err204 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11221,9 +11246,9 @@ vErrors.push(err204);
 }
 errors++;
 }
-if((typeof data101 == "number") && (isFinite(data101))){
-if(data101 < 1 || isNaN(data101)){
-const err205 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err205 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11233,12 +11258,11 @@ vErrors.push(err205);
 errors++;
 }
 }
-}
-if(data99.window !== undefined){
-let data102 = data99.window;
-if(typeof data102 === "string"){
-if(func2(data102) < 1){
-const err206 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data105.role !== undefined){
+let data109 = data105.role;
+if(typeof data109 === "string"){
+if(func2(data109) > 75){
+const err206 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -11247,8 +11271,8 @@ vErrors.push(err206);
 }
 errors++;
 }
-if(!pattern9.test(data102)){
-const err207 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(func2(data109) < 1){
+const err207 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -11257,9 +11281,8 @@ vErrors.push(err207);
 }
 errors++;
 }
-}
-else {
-const err208 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern0.test(data109)){
+const err208 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11269,9 +11292,8 @@ vErrors.push(err208);
 errors++;
 }
 }
-}
 else {
-const err209 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err209 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16+"/role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11281,12 +11303,9 @@ vErrors.push(err209);
 errors++;
 }
 }
-if(data24.sign_up_rate_limit !== undefined){
-let data103 = data24.sign_up_rate_limit;
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
-for(const key19 in data103){
-if(!((key19 === "per_address") || (key19 === "window"))){
-const err210 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+}
+else {
+const err210 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings/" + i16,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -11296,10 +11315,9 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(data103.per_address !== undefined){
-let data104 = data103.per_address;
-if(!(((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104))) && (isFinite(data104)))){
-const err211 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err211 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -11308,9 +11326,10 @@ vErrors.push(err211);
 }
 errors++;
 }
-if((typeof data104 == "number") && (isFinite(data104))){
-if(data104 < 1 || isNaN(data104)){
-const err212 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+else {
+const err212 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -11321,11 +11340,8 @@ errors++;
 }
 }
 }
-if(data103.window !== undefined){
-let data105 = data103.window;
-if(typeof data105 === "string"){
-if(func2(data105) < 1){
-const err213 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err213 = {instancePath:instancePath+"/security/authentication/providers/oauth",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -11334,8 +11350,10 @@ vErrors.push(err213);
 }
 errors++;
 }
-if(!pattern9.test(data105)){
-const err214 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err214 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -11345,8 +11363,10 @@ vErrors.push(err214);
 errors++;
 }
 }
-else {
-const err215 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.password_hash_cost !== undefined){
+let data110 = data36.password_hash_cost;
+if(!(((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110))) && (isFinite(data110)))){
+const err215 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -11355,10 +11375,9 @@ vErrors.push(err215);
 }
 errors++;
 }
-}
-}
-else {
-const err216 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data110 == "number") && (isFinite(data110))){
+if(data110 > 20 || isNaN(data110)){
+const err216 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -11367,12 +11386,8 @@ vErrors.push(err216);
 }
 errors++;
 }
-}
-if(data24.max_token_ttl !== undefined){
-let data106 = data24.max_token_ttl;
-if(typeof data106 === "string"){
-if(func2(data106) < 1){
-const err217 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data110 < 10 || isNaN(data110)){
+const err217 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -11381,8 +11396,14 @@ vErrors.push(err217);
 }
 errors++;
 }
-if(!pattern9.test(data106)){
-const err218 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+if(data36.login_rate_limit !== undefined){
+let data111 = data36.login_rate_limit;
+if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+for(const key19 in data111){
+if(!(((key19 === "per_login_and_address") || (key19 === "per_address")) || (key19 === "window"))){
+const err218 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -11392,8 +11413,10 @@ vErrors.push(err218);
 errors++;
 }
 }
-else {
-const err219 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data111.per_login_and_address !== undefined){
+let data112 = data111.per_login_and_address;
+if(!(((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112))) && (isFinite(data112)))){
+const err219 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -11402,11 +11425,9 @@ vErrors.push(err219);
 }
 errors++;
 }
-}
-if(data24.max_tokens_per_owner !== undefined){
-let data107 = data24.max_tokens_per_owner;
-if(!(((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107))) && (isFinite(data107)))){
-const err220 = {instancePath:instancePath+"/security/authentication/max_tokens_per_owner",schemaPath:"#/properties/security/properties/authentication/properties/max_tokens_per_owner/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data112 == "number") && (isFinite(data112))){
+if(data112 < 1 || isNaN(data112)){
+const err220 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -11415,9 +11436,12 @@ vErrors.push(err220);
 }
 errors++;
 }
-if((typeof data107 == "number") && (isFinite(data107))){
-if(data107 < 1 || isNaN(data107)){
-const err221 = {instancePath:instancePath+"/security/authentication/max_tokens_per_owner",schemaPath:"#/properties/security/properties/authentication/properties/max_tokens_per_owner/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data111.per_address !== undefined){
+let data113 = data111.per_address;
+if(!(((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113))) && (isFinite(data113)))){
+const err221 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -11426,11 +11450,9 @@ vErrors.push(err221);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err222 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data113 == "number") && (isFinite(data113))){
+if(data113 < 1 || isNaN(data113)){
+const err222 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -11440,12 +11462,12 @@ vErrors.push(err222);
 errors++;
 }
 }
-if(data13.authorization !== undefined){
-let data108 = data13.authorization;
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
-for(const key20 in data108){
-if(!((key20 === "guest_permissions") || (key20 === "check_latest_update_interval"))){
-const err223 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+}
+if(data111.window !== undefined){
+let data114 = data111.window;
+if(typeof data114 === "string"){
+if(func2(data114) < 1){
+const err223 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -11454,20 +11476,8 @@ vErrors.push(err223);
 }
 errors++;
 }
-}
-if(data108.guest_permissions !== undefined){
-let data109 = data108.guest_permissions;
-if(Array.isArray(data109)){
-const len13 = data109.length;
-for(let i13=0; i13<len13; i13++){
-if(!(validate66(data109[i13], {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,parentData:data109,parentDataProperty:i13,rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err224 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!pattern9.test(data114)){
+const err224 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -11477,11 +11487,8 @@ vErrors.push(err224);
 errors++;
 }
 }
-if(data108.check_latest_update_interval !== undefined){
-let data111 = data108.check_latest_update_interval;
-if(typeof data111 === "string"){
-if(func2(data111) < 1){
-const err225 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err225 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -11490,8 +11497,10 @@ vErrors.push(err225);
 }
 errors++;
 }
-if(!pattern9.test(data111)){
-const err226 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err226 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -11501,8 +11510,12 @@ vErrors.push(err226);
 errors++;
 }
 }
-else {
-const err227 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.sign_up_rate_limit !== undefined){
+let data115 = data36.sign_up_rate_limit;
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+for(const key20 in data115){
+if(!((key20 === "per_address") || (key20 === "window"))){
+const err227 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -11512,9 +11525,10 @@ vErrors.push(err227);
 errors++;
 }
 }
-}
-else {
-const err228 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data115.per_address !== undefined){
+let data116 = data115.per_address;
+if(!(((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116))) && (isFinite(data116)))){
+const err228 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -11523,12 +11537,9 @@ vErrors.push(err228);
 }
 errors++;
 }
-}
-if(data13.bootstrap_admin !== undefined){
-let data112 = data13.bootstrap_admin;
-if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
-if(data112.name === undefined){
-const err229 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if((typeof data116 == "number") && (isFinite(data116))){
+if(data116 < 1 || isNaN(data116)){
+const err229 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -11537,9 +11548,13 @@ vErrors.push(err229);
 }
 errors++;
 }
-for(const key21 in data112){
-if(!(((key21 === "name") || (key21 === "password")) || (key21 === "password_file"))){
-const err230 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+}
+}
+if(data115.window !== undefined){
+let data117 = data115.window;
+if(typeof data117 === "string"){
+if(func2(data117) < 1){
+const err230 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -11548,12 +11563,8 @@ vErrors.push(err230);
 }
 errors++;
 }
-}
-if(data112.name !== undefined){
-let data113 = data112.name;
-if(typeof data113 === "string"){
-if(func2(data113) > 75){
-const err231 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(!pattern9.test(data117)){
+const err231 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -11562,8 +11573,9 @@ vErrors.push(err231);
 }
 errors++;
 }
-if(func2(data113) < 1){
-const err232 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err232 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -11572,8 +11584,10 @@ vErrors.push(err232);
 }
 errors++;
 }
-if(!pattern0.test(data113)){
-const err233 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+}
+else {
+const err233 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -11583,8 +11597,11 @@ vErrors.push(err233);
 errors++;
 }
 }
-else {
-const err234 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.max_token_ttl !== undefined){
+let data118 = data36.max_token_ttl;
+if(typeof data118 === "string"){
+if(func2(data118) < 1){
+const err234 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -11593,10 +11610,8 @@ vErrors.push(err234);
 }
 errors++;
 }
-}
-if(data112.password !== undefined){
-if(typeof data112.password !== "string"){
-const err235 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data118)){
+const err235 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -11606,9 +11621,8 @@ vErrors.push(err235);
 errors++;
 }
 }
-if(data112.password_file !== undefined){
-if(typeof data112.password_file !== "string"){
-const err236 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err236 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -11618,9 +11632,10 @@ vErrors.push(err236);
 errors++;
 }
 }
-}
-else {
-const err237 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data36.max_tokens_per_owner !== undefined){
+let data119 = data36.max_tokens_per_owner;
+if(!(((typeof data119 == "number") && (!(data119 % 1) && !isNaN(data119))) && (isFinite(data119)))){
+const err237 = {instancePath:instancePath+"/security/authentication/max_tokens_per_owner",schemaPath:"#/properties/security/properties/authentication/properties/max_tokens_per_owner/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -11629,10 +11644,9 @@ vErrors.push(err237);
 }
 errors++;
 }
-}
-}
-else {
-const err238 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data119 == "number") && (isFinite(data119))){
+if(data119 < 1 || isNaN(data119)){
+const err238 = {instancePath:instancePath+"/security/authentication/max_tokens_per_owner",schemaPath:"#/properties/security/properties/authentication/properties/max_tokens_per_owner/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -11642,12 +11656,10 @@ vErrors.push(err238);
 errors++;
 }
 }
-if(data.ephemeral_dashboard !== undefined){
-let data116 = data.ephemeral_dashboard;
-if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
-for(const key22 in data116){
-if(!((key22 === "enable") || (key22 === "cleanup_interval"))){
-const err239 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+}
+}
+else {
+const err239 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -11657,9 +11669,12 @@ vErrors.push(err239);
 errors++;
 }
 }
-if(data116.enable !== undefined){
-if(typeof data116.enable !== "boolean"){
-const err240 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data13.authorization !== undefined){
+let data120 = data13.authorization;
+if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
+for(const key21 in data120){
+if(!((key21 === "guest_permissions") || (key21 === "check_latest_update_interval"))){
+const err240 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -11669,11 +11684,19 @@ vErrors.push(err240);
 errors++;
 }
 }
-if(data116.cleanup_interval !== undefined){
-let data118 = data116.cleanup_interval;
-if(typeof data118 === "string"){
-if(func2(data118) < 1){
-const err241 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data120.guest_permissions !== undefined){
+let data121 = data120.guest_permissions;
+if(Array.isArray(data121)){
+const len17 = data121.length;
+for(let i17=0; i17<len17; i17++){
+if(!(validate66(data121[i17], {instancePath:instancePath+"/security/authorization/guest_permissions/" + i17,parentData:data121,parentDataProperty:i17,rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err241 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -11682,8 +11705,12 @@ vErrors.push(err241);
 }
 errors++;
 }
-if(!pattern9.test(data118)){
-const err242 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data120.check_latest_update_interval !== undefined){
+let data123 = data120.check_latest_update_interval;
+if(typeof data123 === "string"){
+if(func2(data123) < 1){
+const err242 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -11692,9 +11719,8 @@ vErrors.push(err242);
 }
 errors++;
 }
-}
-else {
-const err243 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data123)){
+const err243 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -11704,9 +11730,8 @@ vErrors.push(err243);
 errors++;
 }
 }
-}
 else {
-const err244 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err244 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -11716,12 +11741,9 @@ vErrors.push(err244);
 errors++;
 }
 }
-if(data.history !== undefined){
-let data119 = data.history;
-if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
-for(const key23 in data119){
-if(!(key23 === "max_versions")){
-const err245 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+}
+else {
+const err245 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -11731,10 +11753,11 @@ vErrors.push(err245);
 errors++;
 }
 }
-if(data119.max_versions !== undefined){
-let data120 = data119.max_versions;
-if(!(((typeof data120 == "number") && (!(data120 % 1) && !isNaN(data120))) && (isFinite(data120)))){
-const err246 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data13.bootstrap_admin !== undefined){
+let data124 = data13.bootstrap_admin;
+if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
+if(data124.name === undefined){
+const err246 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -11743,9 +11766,9 @@ vErrors.push(err246);
 }
 errors++;
 }
-if((typeof data120 == "number") && (isFinite(data120))){
-if(data120 > 10000 || isNaN(data120)){
-const err247 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+for(const key22 in data124){
+if(!(((key22 === "name") || (key22 === "password")) || (key22 === "password_file"))){
+const err247 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -11754,8 +11777,12 @@ vErrors.push(err247);
 }
 errors++;
 }
-if(data120 < 1 || isNaN(data120)){
-const err248 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data124.name !== undefined){
+let data125 = data124.name;
+if(typeof data125 === "string"){
+if(func2(data125) > 75){
+const err248 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -11764,11 +11791,8 @@ vErrors.push(err248);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err249 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func2(data125) < 1){
+const err249 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -11777,13 +11801,8 @@ vErrors.push(err249);
 }
 errors++;
 }
-}
-if(data.watch !== undefined){
-let data121 = data.watch;
-if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
-for(const key24 in data121){
-if(!(((((key24 === "event_log_size") || (key24 === "bookmark_interval")) || (key24 === "max_backlog_bytes")) || (key24 === "max_backlog_events")) || (key24 === "max_streams_per_user"))){
-const err250 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+if(!pattern0.test(data125)){
+const err250 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -11793,10 +11812,8 @@ vErrors.push(err250);
 errors++;
 }
 }
-if(data121.event_log_size !== undefined){
-let data122 = data121.event_log_size;
-if(!(((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122))) && (isFinite(data122)))){
-const err251 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err251 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -11805,9 +11822,10 @@ vErrors.push(err251);
 }
 errors++;
 }
-if((typeof data122 == "number") && (isFinite(data122))){
-if(data122 < 100 || isNaN(data122)){
-const err252 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+}
+if(data124.password !== undefined){
+if(typeof data124.password !== "string"){
+const err252 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -11817,12 +11835,9 @@ vErrors.push(err252);
 errors++;
 }
 }
-}
-if(data121.bookmark_interval !== undefined){
-let data123 = data121.bookmark_interval;
-if(typeof data123 === "string"){
-if(func2(data123) < 1){
-const err253 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data124.password_file !== undefined){
+if(typeof data124.password_file !== "string"){
+const err253 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -11831,8 +11846,10 @@ vErrors.push(err253);
 }
 errors++;
 }
-if(!pattern9.test(data123)){
-const err254 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err254 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -11842,8 +11859,9 @@ vErrors.push(err254);
 errors++;
 }
 }
+}
 else {
-const err255 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err255 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -11853,10 +11871,12 @@ vErrors.push(err255);
 errors++;
 }
 }
-if(data121.max_backlog_bytes !== undefined){
-let data124 = data121.max_backlog_bytes;
-if(!(((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124))) && (isFinite(data124)))){
-const err256 = {instancePath:instancePath+"/watch/max_backlog_bytes",schemaPath:"#/properties/watch/properties/max_backlog_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.ephemeral_dashboard !== undefined){
+let data128 = data.ephemeral_dashboard;
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+for(const key23 in data128){
+if(!((key23 === "enable") || (key23 === "cleanup_interval"))){
+const err256 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -11865,9 +11885,10 @@ vErrors.push(err256);
 }
 errors++;
 }
-if((typeof data124 == "number") && (isFinite(data124))){
-if(data124 < 1024 || isNaN(data124)){
-const err257 = {instancePath:instancePath+"/watch/max_backlog_bytes",schemaPath:"#/properties/watch/properties/max_backlog_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+if(data128.enable !== undefined){
+if(typeof data128.enable !== "boolean"){
+const err257 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -11877,11 +11898,11 @@ vErrors.push(err257);
 errors++;
 }
 }
-}
-if(data121.max_backlog_events !== undefined){
-let data125 = data121.max_backlog_events;
-if(!(((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125))) && (isFinite(data125)))){
-const err258 = {instancePath:instancePath+"/watch/max_backlog_events",schemaPath:"#/properties/watch/properties/max_backlog_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data128.cleanup_interval !== undefined){
+let data130 = data128.cleanup_interval;
+if(typeof data130 === "string"){
+if(func2(data130) < 1){
+const err258 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -11890,9 +11911,8 @@ vErrors.push(err258);
 }
 errors++;
 }
-if((typeof data125 == "number") && (isFinite(data125))){
-if(data125 < 1 || isNaN(data125)){
-const err259 = {instancePath:instancePath+"/watch/max_backlog_events",schemaPath:"#/properties/watch/properties/max_backlog_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!pattern9.test(data130)){
+const err259 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -11902,11 +11922,8 @@ vErrors.push(err259);
 errors++;
 }
 }
-}
-if(data121.max_streams_per_user !== undefined){
-let data126 = data121.max_streams_per_user;
-if(!(((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126))) && (isFinite(data126)))){
-const err260 = {instancePath:instancePath+"/watch/max_streams_per_user",schemaPath:"#/properties/watch/properties/max_streams_per_user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err260 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -11915,9 +11932,10 @@ vErrors.push(err260);
 }
 errors++;
 }
-if((typeof data126 == "number") && (isFinite(data126))){
-if(data126 < 1 || isNaN(data126)){
-const err261 = {instancePath:instancePath+"/watch/max_streams_per_user",schemaPath:"#/properties/watch/properties/max_streams_per_user/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+else {
+const err261 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -11927,10 +11945,12 @@ vErrors.push(err261);
 errors++;
 }
 }
-}
-}
-else {
-const err262 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.history !== undefined){
+let data131 = data.history;
+if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
+for(const key24 in data131){
+if(!(key24 === "max_versions")){
+const err262 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -11940,12 +11960,10 @@ vErrors.push(err262);
 errors++;
 }
 }
-if(data.proxy !== undefined){
-let data127 = data.proxy;
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
-for(const key25 in data127){
-if(!((((((key25 === "timeout") || (key25 === "max_duration")) || (key25 === "max_concurrent")) || (key25 === "denied_networks")) || (key25 === "allow_loopback")) || (key25 === "sql"))){
-const err263 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+if(data131.max_versions !== undefined){
+let data132 = data131.max_versions;
+if(!(((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132))) && (isFinite(data132)))){
+const err263 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err263];
 }
@@ -11954,12 +11972,9 @@ vErrors.push(err263);
 }
 errors++;
 }
-}
-if(data127.timeout !== undefined){
-let data128 = data127.timeout;
-if(typeof data128 === "string"){
-if(func2(data128) < 1){
-const err264 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data132 == "number") && (isFinite(data132))){
+if(data132 > 10000 || isNaN(data132)){
+const err264 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
 if(vErrors === null){
 vErrors = [err264];
 }
@@ -11968,8 +11983,8 @@ vErrors.push(err264);
 }
 errors++;
 }
-if(!pattern9.test(data128)){
-const err265 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(data132 < 1 || isNaN(data132)){
+const err265 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err265];
 }
@@ -11979,8 +11994,10 @@ vErrors.push(err265);
 errors++;
 }
 }
+}
+}
 else {
-const err266 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err266 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err266];
 }
@@ -11990,11 +12007,12 @@ vErrors.push(err266);
 errors++;
 }
 }
-if(data127.max_duration !== undefined){
-let data129 = data127.max_duration;
-if(typeof data129 === "string"){
-if(func2(data129) < 1){
-const err267 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.watch !== undefined){
+let data133 = data.watch;
+if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
+for(const key25 in data133){
+if(!(((((key25 === "event_log_size") || (key25 === "bookmark_interval")) || (key25 === "max_backlog_bytes")) || (key25 === "max_backlog_events")) || (key25 === "max_streams_per_user"))){
+const err267 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err267];
 }
@@ -12003,8 +12021,11 @@ vErrors.push(err267);
 }
 errors++;
 }
-if(!pattern9.test(data129)){
-const err268 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data133.event_log_size !== undefined){
+let data134 = data133.event_log_size;
+if(!(((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134))) && (isFinite(data134)))){
+const err268 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err268];
 }
@@ -12013,9 +12034,9 @@ vErrors.push(err268);
 }
 errors++;
 }
-}
-else {
-const err269 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data134 == "number") && (isFinite(data134))){
+if(data134 < 100 || isNaN(data134)){
+const err269 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err269];
 }
@@ -12025,10 +12046,12 @@ vErrors.push(err269);
 errors++;
 }
 }
-if(data127.max_concurrent !== undefined){
-let data130 = data127.max_concurrent;
-if(!(((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130))) && (isFinite(data130)))){
-const err270 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data133.bookmark_interval !== undefined){
+let data135 = data133.bookmark_interval;
+if(typeof data135 === "string"){
+if(func2(data135) < 1){
+const err270 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err270];
 }
@@ -12037,9 +12060,8 @@ vErrors.push(err270);
 }
 errors++;
 }
-if((typeof data130 == "number") && (isFinite(data130))){
-if(data130 < 1 || isNaN(data130)){
-const err271 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!pattern9.test(data135)){
+const err271 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err271];
 }
@@ -12049,16 +12071,8 @@ vErrors.push(err271);
 errors++;
 }
 }
-}
-if(data127.denied_networks !== undefined){
-let data131 = data127.denied_networks;
-if(Array.isArray(data131)){
-const len14 = data131.length;
-for(let i14=0; i14<len14; i14++){
-let data132 = data131[i14];
-if(typeof data132 === "string"){
-if(!pattern52.test(data132)){
-const err272 = {instancePath:instancePath+"/proxy/denied_networks/" + i14,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
+else {
+const err272 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err272];
 }
@@ -12068,8 +12082,10 @@ vErrors.push(err272);
 errors++;
 }
 }
-else {
-const err273 = {instancePath:instancePath+"/proxy/denied_networks/" + i14,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data133.max_backlog_bytes !== undefined){
+let data136 = data133.max_backlog_bytes;
+if(!(((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136))) && (isFinite(data136)))){
+const err273 = {instancePath:instancePath+"/watch/max_backlog_bytes",schemaPath:"#/properties/watch/properties/max_backlog_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err273];
 }
@@ -12078,10 +12094,9 @@ vErrors.push(err273);
 }
 errors++;
 }
-}
-}
-else {
-const err274 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if((typeof data136 == "number") && (isFinite(data136))){
+if(data136 < 1024 || isNaN(data136)){
+const err274 = {instancePath:instancePath+"/watch/max_backlog_bytes",schemaPath:"#/properties/watch/properties/max_backlog_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err274];
 }
@@ -12091,9 +12106,11 @@ vErrors.push(err274);
 errors++;
 }
 }
-if(data127.allow_loopback !== undefined){
-if(typeof data127.allow_loopback !== "boolean"){
-const err275 = {instancePath:instancePath+"/proxy/allow_loopback",schemaPath:"#/properties/proxy/properties/allow_loopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data133.max_backlog_events !== undefined){
+let data137 = data133.max_backlog_events;
+if(!(((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137))) && (isFinite(data137)))){
+const err275 = {instancePath:instancePath+"/watch/max_backlog_events",schemaPath:"#/properties/watch/properties/max_backlog_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err275];
 }
@@ -12102,13 +12119,9 @@ vErrors.push(err275);
 }
 errors++;
 }
-}
-if(data127.sql !== undefined){
-let data134 = data127.sql;
-if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
-for(const key26 in data134){
-if(!((((key26 === "statement_timeout") || (key26 === "max_rows")) || (key26 === "max_bytes")) || (key26 === "max_connections"))){
-const err276 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+if((typeof data137 == "number") && (isFinite(data137))){
+if(data137 < 1 || isNaN(data137)){
+const err276 = {instancePath:instancePath+"/watch/max_backlog_events",schemaPath:"#/properties/watch/properties/max_backlog_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err276];
 }
@@ -12118,11 +12131,11 @@ vErrors.push(err276);
 errors++;
 }
 }
-if(data134.statement_timeout !== undefined){
-let data135 = data134.statement_timeout;
-if(typeof data135 === "string"){
-if(func2(data135) < 1){
-const err277 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data133.max_streams_per_user !== undefined){
+let data138 = data133.max_streams_per_user;
+if(!(((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138))) && (isFinite(data138)))){
+const err277 = {instancePath:instancePath+"/watch/max_streams_per_user",schemaPath:"#/properties/watch/properties/max_streams_per_user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err277];
 }
@@ -12131,8 +12144,9 @@ vErrors.push(err277);
 }
 errors++;
 }
-if(!pattern9.test(data135)){
-const err278 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if((typeof data138 == "number") && (isFinite(data138))){
+if(data138 < 1 || isNaN(data138)){
+const err278 = {instancePath:instancePath+"/watch/max_streams_per_user",schemaPath:"#/properties/watch/properties/max_streams_per_user/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err278];
 }
@@ -12142,8 +12156,10 @@ vErrors.push(err278);
 errors++;
 }
 }
+}
+}
 else {
-const err279 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err279 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err279];
 }
@@ -12153,10 +12169,12 @@ vErrors.push(err279);
 errors++;
 }
 }
-if(data134.max_rows !== undefined){
-let data136 = data134.max_rows;
-if(!(((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136))) && (isFinite(data136)))){
-const err280 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.proxy !== undefined){
+let data139 = data.proxy;
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+for(const key26 in data139){
+if(!((((((key26 === "timeout") || (key26 === "max_duration")) || (key26 === "max_concurrent")) || (key26 === "denied_networks")) || (key26 === "allow_loopback")) || (key26 === "sql"))){
+const err280 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err280];
 }
@@ -12165,9 +12183,12 @@ vErrors.push(err280);
 }
 errors++;
 }
-if((typeof data136 == "number") && (isFinite(data136))){
-if(data136 > 10000000 || isNaN(data136)){
-const err281 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"};
+}
+if(data139.timeout !== undefined){
+let data140 = data139.timeout;
+if(typeof data140 === "string"){
+if(func2(data140) < 1){
+const err281 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err281];
 }
@@ -12176,8 +12197,8 @@ vErrors.push(err281);
 }
 errors++;
 }
-if(data136 < 1 || isNaN(data136)){
-const err282 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!pattern9.test(data140)){
+const err282 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err282];
 }
@@ -12187,11 +12208,8 @@ vErrors.push(err282);
 errors++;
 }
 }
-}
-if(data134.max_bytes !== undefined){
-let data137 = data134.max_bytes;
-if(!(((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137))) && (isFinite(data137)))){
-const err283 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err283 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err283];
 }
@@ -12200,9 +12218,12 @@ vErrors.push(err283);
 }
 errors++;
 }
-if((typeof data137 == "number") && (isFinite(data137))){
-if(data137 < 1024 || isNaN(data137)){
-const err284 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+if(data139.max_duration !== undefined){
+let data141 = data139.max_duration;
+if(typeof data141 === "string"){
+if(func2(data141) < 1){
+const err284 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err284];
 }
@@ -12211,12 +12232,8 @@ vErrors.push(err284);
 }
 errors++;
 }
-}
-}
-if(data134.max_connections !== undefined){
-let data138 = data134.max_connections;
-if(!(((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138))) && (isFinite(data138)))){
-const err285 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern9.test(data141)){
+const err285 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err285];
 }
@@ -12225,9 +12242,9 @@ vErrors.push(err285);
 }
 errors++;
 }
-if((typeof data138 == "number") && (isFinite(data138))){
-if(data138 > 100 || isNaN(data138)){
-const err286 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+}
+else {
+const err286 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err286];
 }
@@ -12236,8 +12253,11 @@ vErrors.push(err286);
 }
 errors++;
 }
-if(data138 < 1 || isNaN(data138)){
-const err287 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data139.max_concurrent !== undefined){
+let data142 = data139.max_concurrent;
+if(!(((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142))) && (isFinite(data142)))){
+const err287 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err287];
 }
@@ -12246,11 +12266,9 @@ vErrors.push(err287);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err288 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data142 == "number") && (isFinite(data142))){
+if(data142 < 1 || isNaN(data142)){
+const err288 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err288];
 }
@@ -12261,8 +12279,15 @@ errors++;
 }
 }
 }
-else {
-const err289 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data139.denied_networks !== undefined){
+let data143 = data139.denied_networks;
+if(Array.isArray(data143)){
+const len18 = data143.length;
+for(let i18=0; i18<len18; i18++){
+let data144 = data143[i18];
+if(typeof data144 === "string"){
+if(!pattern53.test(data144)){
+const err289 = {instancePath:instancePath+"/proxy/denied_networks/" + i18,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err289];
 }
@@ -12272,12 +12297,8 @@ vErrors.push(err289);
 errors++;
 }
 }
-if(data.plugin !== undefined){
-let data139 = data.plugin;
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-for(const key27 in data139){
-if(!(key27 === "schemas_dir")){
-const err290 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+else {
+const err290 = {instancePath:instancePath+"/proxy/denied_networks/" + i18,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err290];
 }
@@ -12287,9 +12308,9 @@ vErrors.push(err290);
 errors++;
 }
 }
-if(data139.schemas_dir !== undefined){
-if(typeof data139.schemas_dir !== "string"){
-const err291 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err291 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err291];
 }
@@ -12299,9 +12320,9 @@ vErrors.push(err291);
 errors++;
 }
 }
-}
-else {
-const err292 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data139.allow_loopback !== undefined){
+if(typeof data139.allow_loopback !== "boolean"){
+const err292 = {instancePath:instancePath+"/proxy/allow_loopback",schemaPath:"#/properties/proxy/properties/allow_loopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err292];
 }
@@ -12311,12 +12332,12 @@ vErrors.push(err292);
 errors++;
 }
 }
-if(data.http !== undefined){
-let data141 = data.http;
-if(data141 && typeof data141 == "object" && !Array.isArray(data141)){
-for(const key28 in data141){
-if(!(((((key28 === "body_limit") || (key28 === "max_json_depth")) || (key28 === "headers_timeout")) || (key28 === "request_timeout")) || (key28 === "shutdown_grace"))){
-const err293 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
+if(data139.sql !== undefined){
+let data146 = data139.sql;
+if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
+for(const key27 in data146){
+if(!((((key27 === "statement_timeout") || (key27 === "max_rows")) || (key27 === "max_bytes")) || (key27 === "max_connections"))){
+const err293 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err293];
 }
@@ -12326,10 +12347,11 @@ vErrors.push(err293);
 errors++;
 }
 }
-if(data141.body_limit !== undefined){
-let data142 = data141.body_limit;
-if(!(((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142))) && (isFinite(data142)))){
-const err294 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data146.statement_timeout !== undefined){
+let data147 = data146.statement_timeout;
+if(typeof data147 === "string"){
+if(func2(data147) < 1){
+const err294 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err294];
 }
@@ -12338,9 +12360,8 @@ vErrors.push(err294);
 }
 errors++;
 }
-if((typeof data142 == "number") && (isFinite(data142))){
-if(data142 < 1024 || isNaN(data142)){
-const err295 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(!pattern9.test(data147)){
+const err295 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err295];
 }
@@ -12350,11 +12371,8 @@ vErrors.push(err295);
 errors++;
 }
 }
-}
-if(data141.max_json_depth !== undefined){
-let data143 = data141.max_json_depth;
-if(!(((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143))) && (isFinite(data143)))){
-const err296 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err296 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err296];
 }
@@ -12363,9 +12381,11 @@ vErrors.push(err296);
 }
 errors++;
 }
-if((typeof data143 == "number") && (isFinite(data143))){
-if(data143 > 1000 || isNaN(data143)){
-const err297 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+if(data146.max_rows !== undefined){
+let data148 = data146.max_rows;
+if(!(((typeof data148 == "number") && (!(data148 % 1) && !isNaN(data148))) && (isFinite(data148)))){
+const err297 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err297];
 }
@@ -12374,8 +12394,9 @@ vErrors.push(err297);
 }
 errors++;
 }
-if(data143 < 1 || isNaN(data143)){
-const err298 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data148 == "number") && (isFinite(data148))){
+if(data148 > 10000000 || isNaN(data148)){
+const err298 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"};
 if(vErrors === null){
 vErrors = [err298];
 }
@@ -12384,13 +12405,8 @@ vErrors.push(err298);
 }
 errors++;
 }
-}
-}
-if(data141.headers_timeout !== undefined){
-let data144 = data141.headers_timeout;
-if(typeof data144 === "string"){
-if(func2(data144) < 1){
-const err299 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data148 < 1 || isNaN(data148)){
+const err299 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err299];
 }
@@ -12399,8 +12415,12 @@ vErrors.push(err299);
 }
 errors++;
 }
-if(!pattern9.test(data144)){
-const err300 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+if(data146.max_bytes !== undefined){
+let data149 = data146.max_bytes;
+if(!(((typeof data149 == "number") && (!(data149 % 1) && !isNaN(data149))) && (isFinite(data149)))){
+const err300 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err300];
 }
@@ -12409,9 +12429,9 @@ vErrors.push(err300);
 }
 errors++;
 }
-}
-else {
-const err301 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data149 == "number") && (isFinite(data149))){
+if(data149 < 1024 || isNaN(data149)){
+const err301 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err301];
 }
@@ -12421,11 +12441,11 @@ vErrors.push(err301);
 errors++;
 }
 }
-if(data141.request_timeout !== undefined){
-let data145 = data141.request_timeout;
-if(typeof data145 === "string"){
-if(func2(data145) < 1){
-const err302 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data146.max_connections !== undefined){
+let data150 = data146.max_connections;
+if(!(((typeof data150 == "number") && (!(data150 % 1) && !isNaN(data150))) && (isFinite(data150)))){
+const err302 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err302];
 }
@@ -12434,8 +12454,9 @@ vErrors.push(err302);
 }
 errors++;
 }
-if(!pattern9.test(data145)){
-const err303 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if((typeof data150 == "number") && (isFinite(data150))){
+if(data150 > 100 || isNaN(data150)){
+const err303 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err303];
 }
@@ -12444,9 +12465,8 @@ vErrors.push(err303);
 }
 errors++;
 }
-}
-else {
-const err304 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data150 < 1 || isNaN(data150)){
+const err304 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err304];
 }
@@ -12456,11 +12476,10 @@ vErrors.push(err304);
 errors++;
 }
 }
-if(data141.shutdown_grace !== undefined){
-let data146 = data141.shutdown_grace;
-if(typeof data146 === "string"){
-if(func2(data146) < 1){
-const err305 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err305 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err305];
 }
@@ -12469,8 +12488,10 @@ vErrors.push(err305);
 }
 errors++;
 }
-if(!pattern9.test(data146)){
-const err306 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err306 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err306];
 }
@@ -12480,8 +12501,12 @@ vErrors.push(err306);
 errors++;
 }
 }
-else {
-const err307 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.plugin !== undefined){
+let data151 = data.plugin;
+if(data151 && typeof data151 == "object" && !Array.isArray(data151)){
+for(const key28 in data151){
+if(!(key28 === "schemas_dir")){
+const err307 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err307];
 }
@@ -12491,9 +12516,9 @@ vErrors.push(err307);
 errors++;
 }
 }
-}
-else {
-const err308 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data151.schemas_dir !== undefined){
+if(typeof data151.schemas_dir !== "string"){
+const err308 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err308];
 }
@@ -12503,12 +12528,9 @@ vErrors.push(err308);
 errors++;
 }
 }
-if(data.log !== undefined){
-let data147 = data.log;
-if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
-for(const key29 in data147){
-if(!(key29 === "level")){
-const err309 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
+}
+else {
+const err309 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err309];
 }
@@ -12518,10 +12540,12 @@ vErrors.push(err309);
 errors++;
 }
 }
-if(data147.level !== undefined){
-let data148 = data147.level;
-if(typeof data148 !== "string"){
-const err310 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.http !== undefined){
+let data153 = data.http;
+if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
+for(const key29 in data153){
+if(!(((((key29 === "body_limit") || (key29 === "max_json_depth")) || (key29 === "headers_timeout")) || (key29 === "request_timeout")) || (key29 === "shutdown_grace"))){
+const err310 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err310];
 }
@@ -12530,8 +12554,11 @@ vErrors.push(err310);
 }
 errors++;
 }
-if(!(((((((data148 === "trace") || (data148 === "debug")) || (data148 === "info")) || (data148 === "warn")) || (data148 === "error")) || (data148 === "fatal")) || (data148 === "silent"))){
-const err311 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+if(data153.body_limit !== undefined){
+let data154 = data153.body_limit;
+if(!(((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154))) && (isFinite(data154)))){
+const err311 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err311];
 }
@@ -12540,10 +12567,9 @@ vErrors.push(err311);
 }
 errors++;
 }
-}
-}
-else {
-const err312 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data154 == "number") && (isFinite(data154))){
+if(data154 < 1024 || isNaN(data154)){
+const err312 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err312];
 }
@@ -12553,12 +12579,11 @@ vErrors.push(err312);
 errors++;
 }
 }
-if(data.audit !== undefined){
-let data149 = data.audit;
-if(data149 && typeof data149 == "object" && !Array.isArray(data149)){
-for(const key30 in data149){
-if(!(((key30 === "retention") || (key30 === "coalesce_window")) || (key30 === "file"))){
-const err313 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties"};
+}
+if(data153.max_json_depth !== undefined){
+let data155 = data153.max_json_depth;
+if(!(((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155))) && (isFinite(data155)))){
+const err313 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err313];
 }
@@ -12567,12 +12592,9 @@ vErrors.push(err313);
 }
 errors++;
 }
-}
-if(data149.retention !== undefined){
-let data150 = data149.retention;
-if(typeof data150 === "string"){
-if(func2(data150) < 1){
-const err314 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data155 == "number") && (isFinite(data155))){
+if(data155 > 1000 || isNaN(data155)){
+const err314 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err314];
 }
@@ -12581,8 +12603,8 @@ vErrors.push(err314);
 }
 errors++;
 }
-if(!pattern9.test(data150)){
-const err315 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(data155 < 1 || isNaN(data155)){
+const err315 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err315];
 }
@@ -12592,8 +12614,12 @@ vErrors.push(err315);
 errors++;
 }
 }
-else {
-const err316 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data153.headers_timeout !== undefined){
+let data156 = data153.headers_timeout;
+if(typeof data156 === "string"){
+if(func2(data156) < 1){
+const err316 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err316];
 }
@@ -12602,12 +12628,8 @@ vErrors.push(err316);
 }
 errors++;
 }
-}
-if(data149.coalesce_window !== undefined){
-let data151 = data149.coalesce_window;
-if(typeof data151 === "string"){
-if(func2(data151) < 1){
-const err317 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data156)){
+const err317 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err317];
 }
@@ -12616,8 +12638,9 @@ vErrors.push(err317);
 }
 errors++;
 }
-if(!pattern9.test(data151)){
-const err318 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err318 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err318];
 }
@@ -12627,8 +12650,11 @@ vErrors.push(err318);
 errors++;
 }
 }
-else {
-const err319 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data153.request_timeout !== undefined){
+let data157 = data153.request_timeout;
+if(typeof data157 === "string"){
+if(func2(data157) < 1){
+const err319 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err319];
 }
@@ -12637,12 +12663,8 @@ vErrors.push(err319);
 }
 errors++;
 }
-}
-if(data149.file !== undefined){
-let data152 = data149.file;
-if(typeof data152 === "string"){
-if(func2(data152) < 1){
-const err320 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data157)){
+const err320 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err320];
 }
@@ -12653,7 +12675,7 @@ errors++;
 }
 }
 else {
-const err321 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err321 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err321];
 }
@@ -12663,9 +12685,11 @@ vErrors.push(err321);
 errors++;
 }
 }
-}
-else {
-const err322 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data153.shutdown_grace !== undefined){
+let data158 = data153.shutdown_grace;
+if(typeof data158 === "string"){
+if(func2(data158) < 1){
+const err322 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err322];
 }
@@ -12674,15 +12698,220 @@ vErrors.push(err322);
 }
 errors++;
 }
-}
-}
-else {
-const err323 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data158)){
+const err323 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err323];
 }
 else {
 vErrors.push(err323);
+}
+errors++;
+}
+}
+else {
+const err324 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err324];
+}
+else {
+vErrors.push(err324);
+}
+errors++;
+}
+}
+}
+else {
+const err325 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err325];
+}
+else {
+vErrors.push(err325);
+}
+errors++;
+}
+}
+if(data.log !== undefined){
+let data159 = data.log;
+if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
+for(const key30 in data159){
+if(!(key30 === "level")){
+const err326 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err326];
+}
+else {
+vErrors.push(err326);
+}
+errors++;
+}
+}
+if(data159.level !== undefined){
+let data160 = data159.level;
+if(typeof data160 !== "string"){
+const err327 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err327];
+}
+else {
+vErrors.push(err327);
+}
+errors++;
+}
+if(!(((((((data160 === "trace") || (data160 === "debug")) || (data160 === "info")) || (data160 === "warn")) || (data160 === "error")) || (data160 === "fatal")) || (data160 === "silent"))){
+const err328 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err328];
+}
+else {
+vErrors.push(err328);
+}
+errors++;
+}
+}
+}
+else {
+const err329 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err329];
+}
+else {
+vErrors.push(err329);
+}
+errors++;
+}
+}
+if(data.audit !== undefined){
+let data161 = data.audit;
+if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
+for(const key31 in data161){
+if(!(((key31 === "retention") || (key31 === "coalesce_window")) || (key31 === "file"))){
+const err330 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err330];
+}
+else {
+vErrors.push(err330);
+}
+errors++;
+}
+}
+if(data161.retention !== undefined){
+let data162 = data161.retention;
+if(typeof data162 === "string"){
+if(func2(data162) < 1){
+const err331 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err331];
+}
+else {
+vErrors.push(err331);
+}
+errors++;
+}
+if(!pattern9.test(data162)){
+const err332 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err332];
+}
+else {
+vErrors.push(err332);
+}
+errors++;
+}
+}
+else {
+const err333 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err333];
+}
+else {
+vErrors.push(err333);
+}
+errors++;
+}
+}
+if(data161.coalesce_window !== undefined){
+let data163 = data161.coalesce_window;
+if(typeof data163 === "string"){
+if(func2(data163) < 1){
+const err334 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err334];
+}
+else {
+vErrors.push(err334);
+}
+errors++;
+}
+if(!pattern9.test(data163)){
+const err335 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err335];
+}
+else {
+vErrors.push(err335);
+}
+errors++;
+}
+}
+else {
+const err336 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err336];
+}
+else {
+vErrors.push(err336);
+}
+errors++;
+}
+}
+if(data161.file !== undefined){
+let data164 = data161.file;
+if(typeof data164 === "string"){
+if(func2(data164) < 1){
+const err337 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err337];
+}
+else {
+vErrors.push(err337);
+}
+errors++;
+}
+}
+else {
+const err338 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err338];
+}
+else {
+vErrors.push(err338);
+}
+errors++;
+}
+}
+}
+else {
+const err339 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err339];
+}
+else {
+vErrors.push(err339);
+}
+errors++;
+}
+}
+}
+else {
+const err340 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err340];
+}
+else {
+vErrors.push(err340);
 }
 errors++;
 }
