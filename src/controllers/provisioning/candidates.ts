@@ -4,7 +4,7 @@ import { isObj } from '../../lib/is-obj.js';
 import type { Candidate, ProblemType } from './apply.js';
 import type { FileDocument } from './read-folder.js';
 
-/** A resource of a source, and what it is (or why it cannot be written). */
+/** A resource of a source: what it is, and why it is not written (when it is not). */
 export interface Found {
   source: number;
   doc: FileDocument;
@@ -51,12 +51,8 @@ export function ordered(found: Found[], claimedEarlier: (source: number, key: st
     const key = keyText(f.candidate);
     const earlier = first.get(key);
     const other = earlier ? where(earlier) : claimedEarlier(f.source, key);
-    if (other !== undefined) {
-      f.problem = { type: 'duplicate', message: `also in ${other}, which is written; this copy is skipped (keep one of them)` };
-      delete f.candidate;
-    } else {
-      first.set(key, f);
-    }
+    if (other !== undefined) f.problem = { type: 'duplicate', message: `also in ${other}, which is written; this copy is skipped (keep one of them)` };
+    else first.set(key, f);
   }
   const phase = (f: Found) => (f.candidate ? phaseOf(f.candidate.d) : -1);
   return found

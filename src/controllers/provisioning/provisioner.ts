@@ -197,7 +197,7 @@ export class Provisioner {
     for (const f of ordered(found, claimed, where)) {
       if (this.stopped) return;
       const s = this.sources[f.source];
-      if (f.candidate) {
+      if (f.candidate && !f.problem) {
         await new Promise((r) => setImmediate(r));
         const r = await this.applier.apply(f.candidate);
         if (r.outcome === 'problem') f.problem = r;
