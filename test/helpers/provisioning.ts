@@ -50,16 +50,23 @@ export async function sources(s: Pick<ProvisioningServer, 'api'>, headers: Recor
   return (r.body as { sources: SourceStatus[] }).sources;
 }
 
-/** Source `i` once its first pass is done. */
-export async function firstPass(s: Pick<ProvisioningServer, 'api'>, i = 0, headers: Record<string, string> = {}): Promise<SourceStatus> {
-  return waitFor<SourceStatus | false>(
-    `the first provisioning pass of source ${i}`,
+/** Source `i` once `pred` holds for it. */
+export async function sourceWhen(s: Pick<ProvisioningServer, 'api'>, what: string, pred: (st: SourceStatus) => boolean, i = 0, headers: Record<string, string> = {}): Promise<SourceStatus> {
+  let found: SourceStatus | undefined;
+  await waitFor(
+    `${what} (source ${i}; last: ${JSON.stringify(found)})`,
     async () => {
-      const found = (await sources(s, headers))[i];
-      return found.passes > 0 && found;
+      found = (await sources(s, headers))[i];
+      return pred(found);
     },
     20_000,
-  ) as Promise<SourceStatus>;
+  );
+  return found!;
+}
+
+/** Source `i` once its first pass is done. */
+export function firstPass(s: Pick<ProvisioningServer, 'api'>, i = 0, headers: Record<string, string> = {}): Promise<SourceStatus> {
+  return sourceWhen(s, 'the first provisioning pass', (st) => st.passes > 0, i, headers);
 }
 
 /**

@@ -1521,7 +1521,7 @@ export interface ProvisioningGitSource {
    */
   interval?: string;
   /**
-   * The user name sent with password_file over HTTP(S) (hosts that take an access token accept any name).
+   * The user name sent with password_file over HTTP(S) (with an access token, most hosts take any name).
    */
   username?: string;
   /**
