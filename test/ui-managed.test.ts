@@ -39,6 +39,18 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
   };
   const stored = async () => (await s.api('GET', '/api/v1/projects/git/dashboards/from-git', undefined, bearer(admin))).body;
   const banner = () => w.page.getByTestId('managed-banner');
+  /** The JSON/YAML editor of a managed object, its banner and its text shown. */
+  const openEditor = async (url: string) => {
+    await w.page.goto(url);
+    await banner().waitFor();
+    await waitFor('the text', async () =>
+      (
+        await editorContent(w.page)
+          .innerText()
+          .catch(() => '')
+      ).includes('kind: Dashboard'),
+    );
+  };
 
   before(async () => {
     writeResources(join(dir.path, 'provisioning'), 'prov.yaml', [project('prov'), provisioned('prov', 'provisioned', 'Provisioned')]);
@@ -108,15 +120,7 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
   it('asks before the JSON/YAML editor saves over it too', async () => {
     const { page } = w;
     w.errors.length = 0;
-    await page.goto('/projects/git/dashboards/from-git/edit');
-    await banner().waitFor();
-    await waitFor('the text', async () =>
-      (
-        await editorContent(page)
-          .innerText()
-          .catch(() => '')
-      ).includes('kind: Dashboard'),
-    );
+    await openEditor('/projects/git/dashboards/from-git/edit');
     const current = await stored();
     current.spec.display.name = 'Edited in the UI';
     await setEditorText(page, stringify(current));
@@ -148,15 +152,7 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
       /^Provisioned by the server from its provisioning files \(version 0, .*\): a save here is kept, but provisioning then stops updating this dashboard and reports the conflict until its file holds the same change\. Change this dashboard in its provisioning file instead\.$/,
     );
     await w.screenshot('provisioned-banner');
-    await page.goto('/projects/prov/dashboards/provisioned/edit');
-    await banner().waitFor();
-    await waitFor('the text', async () =>
-      (
-        await editorContent(page)
-          .innerText()
-          .catch(() => '')
-      ).includes('kind: Dashboard'),
-    );
+    await openEditor('/projects/prov/dashboards/provisioned/edit');
     const current = (await s.api('GET', path, undefined, bearer(admin))).body;
     current.spec.display.name = 'Edited in the UI';
     await setEditorText(page, stringify(current));
