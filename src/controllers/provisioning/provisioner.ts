@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, watch, type FSWatcher } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, watch, type FSWatcher } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KindRegistry } from '../../kinds/registry.js';
@@ -81,7 +82,8 @@ export class Provisioner {
     const reader = (confine: boolean) => new FolderReader({ parsers: o.parsers, maxBytes: o.maxFileBytes, confine });
     const base = { passes: 0, files: 0, objects: 0, problems: [] };
     const folders = o.folders.map((folder) => ({ status: { source: folder, type: 'folder' as const, interval: o.interval, ...base }, intervalMs: o.intervalMs, root: folder, reader: reader(false) }));
-    if (o.git.length && !o.workDir) this.tempDir = mkdtempSync(join(tmpdir(), 'dashplane-git-'));
+    // made at start (and only then): a name nobody can guess, created by this process alone
+    if (o.git.length && !o.workDir) this.tempDir = join(tmpdir(), `dashplane-git-${randomBytes(8).toString('hex')}`);
     const workDir = o.workDir ?? this.tempDir!;
     const git = o.git.map((g) => {
       const checkout = new GitCheckout({
@@ -101,6 +103,7 @@ export class Provisioner {
   /** Starts the first pass of every source (in the background) and their timers. */
   start(): void {
     if (!this.sources.length) return;
+    if (this.tempDir) mkdirSync(this.tempDir, { mode: 0o700 });
     const folders = this.sources.filter((s) => !s.checkout).length;
     this.o.log('info', `provisioning from ${folders} folder(s) and ${this.sources.length - folders} Git repositories, as field manager provisioning`);
     for (const s of this.sources) {
@@ -205,6 +208,7 @@ export class Provisioner {
       }
       if (f.problem) problems.get(s)!.push({ ...placeFields(f), ...(f.candidate ? { object: f.candidate.label } : {}), type: f.problem.type, message: f.problem.message });
     }
+    if (this.stopped) return;
     for (const s of batch) this.record(s, problems.get(s)!, started, writesBefore.get(s)!);
   }
 

@@ -112,15 +112,18 @@ export class FolderReader {
             }
             const st = await stat(path);
             kind = st.isDirectory() ? 'dir' : st.isFile() ? 'file' : undefined;
-            if (kind === 'dir' && seen.has(real)) continue;
-            if (kind === 'dir') seen.add(real);
           } catch (err) {
             problems.push({ file: name, message: `a symbolic link that leads nowhere (${errText(err)})` });
             continue;
           }
         }
-        if (kind === 'dir') await visit(path, name);
-        else if (kind === 'file' && EXTENSIONS.test(e.name)) files.push({ path, rel: name });
+        if (kind === 'dir') {
+          // each directory once, however many links lead to it (and none back up the tree)
+          const real = await realpath(path).catch(() => path);
+          if (seen.has(real)) continue;
+          seen.add(real);
+          await visit(path, name);
+        } else if (kind === 'file' && EXTENSIONS.test(e.name)) files.push({ path, rel: name });
       }
     };
     await visit(root, '');
