@@ -105,7 +105,7 @@ describe('configuration', () => {
     expect(loadConfig({ env: { DASHPLANE_PROXY_DENIED_NETWORKS: '["10.0.0.0/8", "fd00::/8", "192.168.1.5"]' } }).config.proxy.denied_networks).to.have.length(3);
   });
 
-  it("provisioning: Perses' keys as a Perses configuration writes them; an interval of 0 and a Git URL holding credentials are errors naming the key and the fix", () => {
+  it("provisioning: Perses' keys as a Perses configuration writes them; an interval of 0 and (PROV-01) a Git URL holding credentials are errors naming the key and the fix", () => {
     const perses = file('perses.yaml', 'provisioning:\n  folders:\n    - /etc/perses/provisioning\n  interval: 5m\n  enable_watch: true\n');
     expect(loadConfig({ file: perses }).config.provisioning).to.deep.equal({ folders: ['/etc/perses/provisioning'], interval: '5m', enable_watch: true, git: [], git_timeout: '2m' });
     expect(loadConfig({}).config.provisioning).to.include({ interval: '1h', enable_watch: false });

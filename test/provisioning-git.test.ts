@@ -31,7 +31,7 @@ describe('provisioning from Git repositories (provisioning.git)', function () {
   });
   after(() => dir.remove());
 
-  it('a branch and a tag, cloned at start; commits and a moved tag pushed during the test are read at the next interval; only the path named is read, and no symbolic link out of the repository', async () => {
+  it('a branch and a tag, cloned at start; commits and a moved tag pushed during the test are read at the next interval; only the path named is read; PROV-02: no symbolic link out of the repository is followed', async () => {
     repo = await TestRepo.create();
     writeResources(dir.path, 'outside.yaml', [project('outside')]);
     const first = await repo.commit('first', {
@@ -73,7 +73,7 @@ describe('provisioning from Git repositories (provisioning.git)', function () {
     expect(s.logLines().some((l) => l.msg === `provisioning: git:${repo!.url}#main:dashboards (commit ${third.slice(0, 12)}): updated 1`)).to.equal(true);
   });
 
-  it('a fetch that fails keeps the objects as they are and is reported (status route, metric, one log line); the next good fetch clears it', async () => {
+  it('PROV-03: a fetch that fails keeps the objects as they are and is reported (status route, metric, one log line); the next good fetch clears it', async () => {
     repo = await TestRepo.create();
     await repo.commit('first', { 'p.yaml': [project('kept')], 'd.yaml': [dashboard('kept', 'd', 'Kept')] });
     s = await startProvisioningServer({ provisioning: { interval: '300ms', git: [{ url: repo.url }] } });
@@ -97,7 +97,7 @@ describe('provisioning from Git repositories (provisioning.git)', function () {
     expect((await sources(s))[0].problems).to.deep.equal([]);
   });
 
-  it('a private repository over HTTP: the password comes from password_file (given to git by its credential helper, re-read before each fetch), is never logged nor shown; a wrong one is a fetch failure naming the cause', async () => {
+  it('PROV-01: a private repository over HTTP: the password comes from password_file (given to git by its credential helper, re-read before each fetch), is never logged nor shown; a wrong one is a fetch failure naming the cause', async () => {
     repo = await TestRepo.create();
     await repo.commit('first', { 'p.yaml': [project('private')] });
     const token = 'tok-Sup3r-s3cret';
