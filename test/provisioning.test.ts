@@ -274,6 +274,16 @@ describe('provisioning from folders (Perses keys: provisioning.folders, interval
     expect((await s.api('GET', '/api/v1/health')).status).to.equal(200);
   });
 
+  it('security.readonly: clients may not write, provisioning still does (a server changed only through its files)', async () => {
+    const dir = folder();
+    writeResources(dir, 'p.yaml', [project('ro'), dashboard('ro', 'd', 'One')]);
+    s = await startProvisioningServer({ security: { readonly: true }, provisioning: { folders: [dir], interval: '300ms' } });
+    expect((await firstPass(s)).problems).to.deep.equal([]);
+    expect((await s.api('PUT', '/api/v1/projects/ro/dashboards/d', dashboard('ro', 'd', 'Client'))).status).to.equal(403);
+    writeResources(dir, 'p.yaml', [project('ro'), dashboard('ro', 'd', 'Two')]);
+    await waitFor('the change', async () => (await s!.api('GET', '/api/v1/projects/ro/dashboards/d')).body.spec.display.name === 'Two');
+  });
+
   it('enable_watch: a change is read within moments, without waiting for the interval (1h)', async () => {
     const dir = folder();
     s = await startProvisioningServer({ provisioning: { folders: [dir], enable_watch: true } });

@@ -26,8 +26,8 @@ const PROBLEM = {
 
 /**
  * `GET /api/v1/admin/provisioning` [dashplane]: what each provisioning source (folder, Git
- * repository) did at its last pass, and what it could not write and why. For administrators:
- * it names files and objects of every project.
+ * repository) did at its last pass, and what it could not write and why. For those who may read
+ * everything (a global `read` on `*`): it names files and objects of every project.
  */
 export function registerProvisioningRoutes(app: FastifyInstance, o: ProvisioningRouteOptions): void {
   app.get(
@@ -35,7 +35,7 @@ export function registerProvisioningRoutes(app: FastifyInstance, o: Provisioning
     documented({
       tag: 'System',
       summary: "The provisioning sources' last passes: files and objects read, writes made, and every problem with its file and reason",
-      description: 'Needs every permission on every kind (a global `*` on `*`). See docs/provisioning.md.',
+      description: 'Needs `read` on every kind everywhere (a global `read` on `*`). See docs/provisioning.md.',
       responses: {
         200: {
           description: '`{"sources": [...]}`, one entry per folder and Git repository, in configuration order (empty without provisioning)',
@@ -64,11 +64,11 @@ export function registerProvisioningRoutes(app: FastifyInstance, o: Provisioning
             },
           },
         },
-        403: { description: 'Not an administrator', schema: 'Error' },
+        403: { description: 'The caller may not read every kind everywhere', schema: 'Error' },
       },
     }),
     async (req) => {
-      await o.service.authorizeEverything(req.principal);
+      await o.service.authorizeEverything(req.principal, ['read']);
       return { sources: o.status() };
     },
   );
