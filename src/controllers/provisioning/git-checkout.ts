@@ -51,8 +51,14 @@ export class GitCheckout {
     const env = await this.env();
     if (existsSync(join(this.dir, '.git'))) {
       await this.git(['fetch', '--quiet', '--depth', '1', '--force', '--no-tags', 'origin', this.o.ref ?? 'HEAD'], env, signal);
-      await this.git(['reset', '--quiet', '--hard', 'FETCH_HEAD'], env, signal);
-      await this.git(['clean', '--quiet', '-ffdx'], env, signal);
+      try {
+        await this.git(['reset', '--quiet', '--hard', 'FETCH_HEAD'], env, signal);
+        await this.git(['clean', '--quiet', '-ffdx'], env, signal);
+      } catch (e) {
+        // what was fetched cannot be checked out here (a damaged checkout): the next sync clones afresh
+        await rm(this.dir, { recursive: true, force: true });
+        throw e;
+      }
     } else {
       // a clone stopped half-way leaves a directory without .git, or a broken one: start afresh
       await rm(this.dir, { recursive: true, force: true });
