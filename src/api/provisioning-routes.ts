@@ -4,6 +4,7 @@ import type { SourceStatus } from '../controllers/provisioning/status.js';
 import type { ResourceService } from '../resources/service.js';
 import { documented } from './route-doc.js';
 
+/** The provisioning status route's parts. */
 export interface ProvisioningRouteOptions {
   service: ResourceService;
   /** Every provisioning source's last pass. */

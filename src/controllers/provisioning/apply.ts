@@ -26,6 +26,7 @@ export interface Candidate {
 export const PROBLEM_TYPES = ['read', 'fetch', 'unsupported', 'duplicate', 'unknown-project', 'invalid', 'conflict', 'failed'] as const;
 export type ProblemType = (typeof PROBLEM_TYPES)[number];
 
+/** What writing one object did, or why it was not written. */
 export type ApplyResult = { outcome: 'created' | 'updated' | 'unchanged' | 'taken-back' | 'raced' } | { outcome: 'problem'; type: ProblemType; message: string };
 
 const AS_PROVISIONING = { manager: MANAGER.provisioning } as const;

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
+/** One Git source's repository, ref, credentials and limits. */
 export interface GitCheckoutOptions {
   /** The repository (no credentials in it: the configuration refuses them). */
   url: string;

@@ -23,6 +23,7 @@ export interface GitSourceOptions {
   passwordFile?: string;
 }
 
+/** What the Provisioner is given by the composition root: the write pipeline, the parsers, the sources. */
 export interface ProvisionerOptions {
   service: ResourceService;
   store: Store;

@@ -36,6 +36,7 @@ export interface FileProblem {
   message: string;
 }
 
+/** What a folder held at one read. */
 export interface FolderRead {
   documents: FileDocument[];
   problems: FileProblem[];
