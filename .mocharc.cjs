@@ -34,6 +34,8 @@ const SECONDS = {
   'dist/test/backup.test.js': 35,
   'dist/test/login-hardening.test.js': 32,
   'dist/test/dashctl-gitops.test.js': 29,
+  'dist/test/provisioning.test.js': 22,
+  'dist/test/provisioning-replicas.test.js': 20,
   'dist/test/ui-admin.test.js': 28,
   'dist/test/ui-datasource.test.js': 26,
   'dist/test/replicas-processes.test.js': 25,

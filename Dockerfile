@@ -14,6 +14,8 @@ RUN npm run build
 
 # --- runtime: production dependencies only, the built files, a non-root user ---
 FROM ${NODE_IMAGE}
+# git (and ssh, and the CA certificates for HTTPS) for provisioning from Git repositories (docs/provisioning.md)
+RUN apt-get update && apt-get install -y --no-install-recommends git openssh-client ca-certificates && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     DASHPLANE_LISTEN=:8080 \
     DASHPLANE_DATABASE_LEVEL_PATH=/var/lib/dashplane

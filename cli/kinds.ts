@@ -81,16 +81,5 @@ export function label(d: KindDescriptor, name: string, project?: string): string
   return d.scope === 'project' && project ? `${d.kind} ${project}/${name}` : `${d.kind} ${name}`;
 }
 
-/**
- * Apply order: Projects (0), global principals (users, global service accounts: 1), other global
- * kinds (2), project principals (service accounts: 3), other project kinds (4). A binding or a
- * group names principals that exist, so principals come before the grants naming them.
- */
-export function phaseOf(d: KindDescriptor): number {
-  if (d.isProjectScope) return 0;
-  const later = d.subject === 'principal' ? 0 : 1;
-  return d.scope === 'global' ? 1 + later : 3 + later;
-}
-
-/** The apply phases in order (see phaseOf); deletions go in reverse. */
-export const PHASES: readonly number[] = [0, 1, 2, 3, 4];
+/** Apply order (shared with the server's provisioning). */
+export { PHASES, phaseOf } from '../src/kinds/apply-order.js';

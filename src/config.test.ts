@@ -136,6 +136,22 @@ describe('configuration', () => {
     ).to.equal(true);
   });
 
+  it("provisioning: Perses' keys as a Perses configuration writes them; an interval of 0 and (PROV-01) a Git URL holding credentials are errors naming the key and the fix", () => {
+    const perses = file('perses.yaml', 'provisioning:\n  folders:\n    - /etc/perses/provisioning\n  interval: 5m\n  enable_watch: true\n');
+    expect(loadConfig({ file: perses }).config.provisioning).to.deep.equal({ folders: ['/etc/perses/provisioning'], interval: '5m', enable_watch: true, git: [], git_timeout: '2m' });
+    expect(loadConfig({}).config.provisioning).to.include({ interval: '1h', enable_watch: false });
+    expect(configError(() => resolveConfig({ provisioning: { interval: '0s' } }))).to.contain('provisioning.interval: "0s" would read without a pause');
+    expect(configError(() => resolveConfig({ provisioning: { git: [{ url: '/repo', interval: '0ms' }] } }))).to.contain('provisioning.git[0].interval');
+    for (const url of ['https://user:pass@example.com/r.git', 'https://ghp_token@example.com/r.git', 'ssh://git:pw@example.com/r.git']) {
+      const msg = configError(() => resolveConfig({ provisioning: { git: [{ url: 'https://example.com/ok.git' }, { url }] } }));
+      expect(msg, url).to.contain('provisioning.git[1].url: holds credentials').and.contain('provisioning.git[1].password_file').and.not.contain('[0]');
+    }
+    for (const url of ['https://example.com/r.git', 'ssh://git@example.com/r.git', 'git@example.com:team/r.git', 'file:///srv/r.git', '/srv/r.git']) {
+      expect(resolveConfig({ provisioning: { git: [{ url }] } }).provisioning.git[0].url).to.equal(url);
+    }
+    expect(configError(() => resolveConfig({ provisioning: { git: [{ url: '/r', ref: '--upload-pack=x' }] } }))).to.contain('provisioning.git[0].ref');
+  });
+
   it('a missing or malformed file is an error naming the file', () => {
     expect(configError(() => loadConfig({ file: join(dir.path, 'nope.yaml') }))).to.match(/nope\.yaml/);
     expect(configError(() => loadConfig({ file: file('d.yaml', 'listen: [unclosed\n') }))).to.match(/d\.yaml is not valid YAML/);

@@ -119,6 +119,7 @@ export function resolveConfig(written: Readonly<ServerConfig> = {}): Readonly<Re
   checkTimeouts(config);
   checkNetworks(config);
   checkCors(config);
+  checkProvisioning(config);
   return deepFreeze(config);
 }
 
@@ -164,6 +165,30 @@ function checkCors(config: ResolvedConfig): void {
       'invalid configuration: security.cors.allow_credentials is true while security.cors.allow_origins allows "*" (its default): list the origins trusted with credentials, e.g. allow_origins: ["https://dashboards.example.com"]',
     );
   }
+}
+
+/**
+ * Provisioning intervals are more than 0 (a pass would follow a pass without a pause), and a Git
+ * URL carries no credentials: they would be kept in the clone's .git/config, shown by
+ * `GET /api/config` and written in logs.
+ */
+function checkProvisioning(config: ResolvedConfig): void {
+  const p = config.provisioning;
+  const problems: string[] = [];
+  const positive = (value: string | undefined, key: string) => {
+    if (value !== undefined && parseDuration(value) === 0) problems.push(`  - ${key}: "${value}" would read without a pause; give a duration of more than 0, such as "1m"`);
+  };
+  positive(p.interval, 'provisioning.interval');
+  p.git.forEach((g, i) => {
+    positive(g.interval, `provisioning.git[${i}].interval`);
+    // a user name alone in an HTTP(S) URL is usually an access token
+    if (/^https?:\/\/[^/@]+@/i.test(g.url) || /^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(g.url)) {
+      problems.push(
+        `  - provisioning.git[${i}].url: holds credentials; remove them from the URL and put the password or token in a file named by provisioning.git[${i}].password_file (the user name goes in provisioning.git[${i}].username)`,
+      );
+    }
+  });
+  if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
 }
 
 /** The configuration as `GET /api/config` shows it: every writeOnly (secret) value replaced. */

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
-import { assertSharedKey, openStore } from './admin/open-store.js';
+import { assertSharedKey, openStore, usesPostgres } from './admin/open-store.js';
 import { buildApp } from './api/app.js';
+import { parseJson, parseYamlBody } from './api/body-parsers.js';
 import { serverLogger } from './api/log-destination.js';
 import type { AuthRouteOptions } from './api/auth-routes.js';
 import type { ExternalAuthOptions } from './api/external-auth-routes.js';
@@ -25,6 +26,8 @@ import { checkSecretKeys } from './secrets/key-check.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { Metrics } from './api/metrics.js';
 import { Reaper } from './controllers/reaper.js';
+import { provisioningSettings } from './controllers/provisioning/from-config.js';
+import { Provisioner } from './controllers/provisioning/provisioner.js';
 import { instrumentStore } from './storage/instrumented-store.js';
 import { Watcher } from './controllers/watcher.js';
 import { PluginRegistry } from './plugins/registry.js';
@@ -33,7 +36,7 @@ import { DeniedNetworks } from './proxy/denied-networks.js';
 import { OAuthTokens } from './proxy/oauth-tokens.js';
 import { SqlProxy } from './proxy/sql/sql-proxy.js';
 import { durationMs } from './lib/duration.js';
-import { deferredLog } from './lib/log-fn.js';
+import { deferredLog, type LogFn } from './lib/log-fn.js';
 import type { CredentialChange } from './resources/credentials.js';
 import { ResourceService, type ServiceOptions } from './resources/service.js';
 import type { Store } from './storage/store.js';
@@ -128,6 +131,20 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   const backlog = { maxEvents: config.watch.max_backlog_events, maxBytes: config.watch.max_backlog_bytes };
   const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), backlog, ...(revocation ? { revocation } : {}) });
   watcherRef = watcher;
+  const provisioningLog = deferredLog();
+  const maxDepth = config.http.max_json_depth!;
+  const provisioner = new Provisioner({
+    // with PostgreSQL, each replica clones for itself (a temporary directory unless work_dir is set)
+    ...provisioningSettings(config, config.provisioning.work_dir ?? (usesPostgres(config) ? undefined : join(dataDir, 'provisioning-git'))),
+    service,
+    store,
+    registry,
+    // files are read as request bodies are: the same limits and hardening
+    parsers: { json: (text) => parseJson(text, maxDepth), yaml: (text) => parseYamlBody(text, maxDepth) },
+    log: provisioningLog.log,
+    onWrite: (source, action) => metrics.provisioningWrites.inc({ source, action }),
+  });
+  metrics.watchProvisioning(() => provisioner.status());
   const px = config.proxy;
   const denied = DeniedNetworks.fromConfig(px, security.enable_auth);
   startupLog.push(denied.describe());
@@ -159,6 +176,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     watcher,
     metrics,
     audit: { store, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), projectKind: registry.projectKind.kind, ...(revocation ? { revocation } : {}) },
+    provisioning: provisioner,
     proxy: { registry, service, store, secrets, upstream, tokens: new OAuthTokens(upstream), sql, metrics, ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}) },
     build,
     ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist') },
@@ -174,7 +192,9 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     onDeleted: () => metrics.reaperDeletions.inc(),
   });
   lateLog.warn = (e) => app.log.warn({ err: e }, 'an audit entry could not be written');
-  storeLog.attach((level, msg, err) => app.log[level](err === undefined ? {} : { err }, msg));
+  const toAppLog: LogFn = (level, msg, err) => app.log[level](err === undefined ? {} : { err }, msg);
+  storeLog.attach(toAppLog);
+  provisioningLog.attach(toAppLog);
   const auditKeeper = new AuditKeeper({
     store,
     retentionMs: durationMs(config.audit.retention),
@@ -188,6 +208,8 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
       const line = await bootstrapAdmin(security.bootstrap_admin, registry, service);
       if (line) startupLog.push(line);
     }
+    // after the administrator: provisioned bindings may name it; passes run in the background
+    provisioner.start();
     if (sessions) {
       const s = sessions;
       const t = apiTokens;
@@ -201,6 +223,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     });
   } catch (e) {
     timers.forEach(clearInterval);
+    await provisioner.stop();
     await reaper.stop();
     await auditKeeper.stop();
     await app.close();
@@ -218,6 +241,7 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   }
   const stopBackground = async () => {
     timers.forEach(clearInterval);
+    await provisioner.stop();
     // the refusals still being counted are written first, so the audit file receives them too
     await auditCounts?.stop();
     await reaper.stop();

@@ -6,6 +6,7 @@ import { bearer, loginAdmin, startAuthServer, type Tokens } from './helpers/auth
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { dashctl, show } from './helpers/dashctl.js';
 import { editorContent, setEditorText } from './helpers/editor.js';
+import { dashboard as provisioned, project, writeResources } from './helpers/provisioning.js';
 import { tempDir, type TestServer } from './helpers/server.js';
 import { signIn } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
@@ -38,9 +39,22 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
   };
   const stored = async () => (await s.api('GET', '/api/v1/projects/git/dashboards/from-git', undefined, bearer(admin))).body;
   const banner = () => w.page.getByTestId('managed-banner');
+  /** The JSON/YAML editor of a managed object, its banner and its text shown. */
+  const openEditor = async (url: string) => {
+    await w.page.goto(url);
+    await banner().waitFor();
+    await waitFor('the text', async () =>
+      (
+        await editorContent(w.page)
+          .innerText()
+          .catch(() => '')
+      ).includes('kind: Dashboard'),
+    );
+  };
 
   before(async () => {
-    s = await startAuthServer();
+    writeResources(join(dir.path, 'provisioning'), 'prov.yaml', [project('prov'), provisioned('prov', 'provisioned', 'Provisioned')]);
+    s = await startAuthServer({ DASHPLANE_PROVISIONING_FOLDERS: JSON.stringify([join(dir.path, 'provisioning')]) });
     admin = await loginAdmin(s);
     await apply('From Git');
     w = await openPage(s.url);
@@ -106,15 +120,7 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
   it('asks before the JSON/YAML editor saves over it too', async () => {
     const { page } = w;
     w.errors.length = 0;
-    await page.goto('/projects/git/dashboards/from-git/edit');
-    await banner().waitFor();
-    await waitFor('the text', async () =>
-      (
-        await editorContent(page)
-          .innerText()
-          .catch(() => '')
-      ).includes('kind: Dashboard'),
-    );
+    await openEditor('/projects/git/dashboards/from-git/edit');
     const current = await stored();
     current.spec.display.name = 'Edited in the UI';
     await setEditorText(page, stringify(current));
@@ -132,6 +138,33 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
     );
     expect((await stored()).spec.display.name).to.equal('Edited in the UI');
     await banner().waitFor({ state: 'detached' });
+    expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+  });
+
+  it("says on a provisioned dashboard that the server's provisioning manages it, in its own words; the editor asks before saving over it, and Cancel saves nothing", async () => {
+    const { page } = w;
+    w.errors.length = 0;
+    const path = '/api/v1/projects/prov/dashboards/provisioned';
+    await waitFor('the provisioned dashboard', async () => (await s.api('GET', path, undefined, bearer(admin))).status === 200);
+    await page.goto('/projects/prov/dashboards/provisioned');
+    await banner().waitFor();
+    expect(await banner().innerText()).to.match(
+      /^Provisioned by the server from its provisioning files \(version 0, .*\): a save here is kept, but provisioning then stops updating this dashboard and reports the conflict until its file holds the same change\. Change this dashboard in its provisioning file instead\.$/,
+    );
+    await w.screenshot('provisioned-banner');
+    await openEditor('/projects/prov/dashboards/provisioned/edit');
+    const current = (await s.api('GET', path, undefined, bearer(admin))).body;
+    current.spec.display.name = 'Edited in the UI';
+    await setEditorText(page, stringify(current));
+    await page.getByTestId('save').click();
+    const dialog = page.getByRole('dialog', { name: 'Save over the provisioned version?' });
+    await dialog.waitFor();
+    expect(await dialog.innerText()).to.contain(
+      "The server provisioned version 0 of this dashboard from a file. Your save becomes the current version, but the file does not have it: provisioning stops updating this dashboard and reports the conflict until the file holds your change (deleting this dashboard brings back the file's version).",
+    );
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await s.api('GET', path, undefined, bearer(admin))).body.metadata.version, 'nothing saved').to.equal(0);
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 });

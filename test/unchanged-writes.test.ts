@@ -146,8 +146,24 @@ describe('unchanged writes and field managers (HTTP)', function () {
   it("INPUT-20: a client naming one of the server's own field managers (any case or separator) is a 400 naming the header or parameter, on create, update and delete; nothing changes", async () => {
     await ok(s.api('POST', base, { ...dash('kept'), metadata: { name: 'owned' } }, manager('dashctl')));
     const before = (await ok(s.api('GET', `${base}/owned/managers`))).body;
-    // the server writes as these (a restore, the bootstrap, a sign-in, the reaper and a deleted user's cleanup, token records, unrecorded history)
-    const reserved = ['restore', 'bootstrap', 'sign-in', 'dashplane', 'api-tokens', 'unknown', 'Restore', 'SIGN-IN', 'sign_in', 'signin', 'Dash.Plane', 'API_TOKENS', 'Bootstrap'];
+    // the server writes as these (a restore, the bootstrap, a sign-in, the reaper and a deleted user's cleanup, token records, provisioning, unrecorded history)
+    const reserved = [
+      'restore',
+      'bootstrap',
+      'sign-in',
+      'dashplane',
+      'api-tokens',
+      'provisioning',
+      'unknown',
+      'Restore',
+      'SIGN-IN',
+      'sign_in',
+      'signin',
+      'Dash.Plane',
+      'API_TOKENS',
+      'Bootstrap',
+      'Provisioning',
+    ];
     for (const name of reserved) {
       const writes: [string, string, unknown, Record<string, string>, string][] = [
         ['POST', base, { ...dash('claimed'), metadata: { name: 'claimed' } }, manager(name), 'the X-Dashplane-Manager header'],

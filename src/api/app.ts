@@ -23,6 +23,7 @@ import { registerErrorHandler } from './error-handler.js';
 import { LongStreams } from './long-streams.js';
 import { registerMetrics, type Metrics } from './metrics.js';
 import { registerProfileRoutes } from './profile-routes.js';
+import { registerProvisioningRoutes, type ProvisioningRouteOptions } from './provisioning-routes.js';
 import type { MountedRoute } from './openapi/document.js';
 import { registerOpenApiRoutes } from './openapi-routes.js';
 import { registerMigrateRoutes } from './migrate-routes.js';
@@ -60,6 +61,8 @@ export interface AppOptions {
   metrics: Metrics;
   /** The audit log route. */
   audit: Omit<AuditRouteOptions, 'streams'>;
+  /** The provisioning status route. */
+  provisioning: Pick<ProvisioningRouteOptions, 'status'>;
   /** External identity providers (auth on and providers configured). */
   external?: ExternalAuthOptions;
   /** Login, refresh, logout, whoami, permissions: present when auth is on. */
@@ -153,6 +156,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   if (o.external) registerExternalAuthRoutes(app, o.external);
   registerProxyRoutes(app, o.proxy);
   registerBackupRoutes(app, { registry: o.registry, service: o.service, store: o.store, version: o.build.version });
+  registerProvisioningRoutes(app, { service: o.service, status: () => o.provisioning.status() });
   registerOpenApiRoutes(app, { routes, registry: o.registry, build: o.build, schemasDir: SCHEMAS_DIR, authEnabled: o.config.security?.enable_auth === true });
   if (o.ui) registerStaticRoutes(app, o.ui);
   return app;

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BuildInfo } from '../build-info.js';
+import { PROBLEM_TYPES } from '../controllers/provisioning/apply.js';
+import type { SourceStatus } from '../controllers/provisioning/status.js';
 import { RequestHistogram } from './histogram.js';
 import { documented } from './route-doc.js';
 
@@ -35,6 +37,12 @@ export class Metrics {
   readonly loginFailures = new Counter({ name: 'dashplane_login_failures_total', help: 'Failed native logins.', registers: [this.registry] });
   readonly loginRateLimited = new Counter({ name: 'dashplane_login_rate_limited_total', help: 'Native logins refused by the rate limit (429).', registers: [this.registry] });
   readonly signUpRateLimited = new Counter({ name: 'dashplane_sign_up_rate_limited_total', help: 'Self-service sign-ups refused by the rate limit (429).', registers: [this.registry] });
+  readonly provisioningWrites = new Counter({
+    name: 'dashplane_provisioning_writes_total',
+    help: 'Objects provisioning created, updated, or took back once its file held what someone else wrote, by source and action.',
+    labelNames: ['source', 'action'],
+    registers: [this.registry],
+  });
 
   constructor(build: BuildInfo, watchStreams: () => number) {
     new Gauge({ name: 'dashplane_build_info', help: 'Build information (always 1).', labelNames: ['version', 'commit'], registers: [this.registry] }).set(
@@ -50,6 +58,44 @@ export class Metrics {
       },
     });
     collectDefaultMetrics({ register: this.registry, prefix: 'dashplane_' });
+  }
+
+  /**
+   * Gauges of the provisioning sources' last passes: what each could not write, by problem type
+   * (every type, 0 included, so an alert can compare), the resources it held, when it last ran.
+   */
+  watchProvisioning(status: () => SourceStatus[]): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'dashplane_provisioning_problems',
+      help: 'What the last pass of a provisioning source could not write, by type (read, fetch, unsupported, duplicate, unknown-project, invalid, conflict, failed); GET /api/v1/admin/provisioning says which and why.',
+      labelNames: ['source', 'type'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of status()) for (const type of PROBLEM_TYPES) this.set({ source: s.source, type }, s.problems.filter((p) => p.type === type).length);
+      },
+    });
+    new Gauge({
+      name: 'dashplane_provisioning_objects',
+      help: 'Resources a provisioning source held at its last read.',
+      labelNames: ['source'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of status()) this.set({ source: s.source }, s.objects);
+      },
+    });
+    new Gauge({
+      name: 'dashplane_provisioning_last_pass_timestamp_seconds',
+      help: 'When the last pass of a provisioning source ended (absent before the first).',
+      labelNames: ['source'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of status()) if (s.lastPassAt) this.set({ source: s.source }, Date.parse(s.lastPassAt) / 1000 + (s.lastPassSeconds ?? 0));
+      },
+    });
   }
 
   /** Times `fn` into the store histogram. */

@@ -19,6 +19,8 @@ export const MANAGER = {
   dashplane: 'dashplane',
   /** API token records (created, used, revoked). */
   apiTokens: 'api-tokens',
+  /** Objects written from provisioning folders and Git sources (docs/provisioning.md). */
+  provisioning: 'provisioning',
   /** What history shows for a write whose manager was never recorded (older stores, copies). */
   unknown: 'unknown',
 } as const;

@@ -295,11 +295,12 @@ export class ResourceService {
 
   /**
    * Whether `p` may do everything to every kind in every project (a global `*` on `*`): what a
-   * backup of the whole store needs, since it holds password hashes and sessions.
+   * backup of the whole store needs, since it holds password hashes and sessions. With `actions`,
+   * only those (`['read']`: may read everything, which a read-only server still allows).
    */
-  async authorizeEverything(p: Principal): Promise<void> {
+  async authorizeEverything(p: Principal, actions: readonly ('read' | 'create' | 'update' | 'delete')[] = ['read', 'create', 'update', 'delete']): Promise<void> {
     for (const d of this.opts.registry.all()) {
-      for (const action of ['read', 'create', 'update', 'delete'] as const) await this.opts.authorizer.authorize(p, action, { kind: d.kind });
+      for (const action of actions) await this.opts.authorizer.authorize(p, action, { kind: d.kind });
     }
   }
 

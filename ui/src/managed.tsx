@@ -4,8 +4,30 @@ import { useCallback, useRef, useState } from 'react';
 import { listManagers, type VersionEntry } from './api';
 import { timeAgo } from './widgets';
 
-/** Field managers that write from a Git repository: their next apply replaces what is saved here. */
-export const GIT_MANAGERS: ReadonlySet<string> = new Set(['dashctl']);
+/**
+ * Field managers that write from files kept elsewhere, and what a save here meets: dashctl
+ * applying from Git (its next apply stops on the conflict), and the server's provisioning from
+ * folders and Git repositories (it stops updating the object and reports the conflict).
+ */
+const WORDING: Record<string, { banner(w: VersionEntry, what: string): string; title: (action: 'save' | 'edit') => string; dialog(w: VersionEntry, what: string, yours: string): string }> = {
+  dashctl: {
+    banner: (w, what) =>
+      `Managed from Git by ${w.updatedBy ?? 'someone'} through ${w.manager} (version ${w.version}, ${timeAgo(w.updatedAt)}): a save here will be overwritten by the next forced apply (a plain apply stops on the conflict). Change ${what} in its repository instead.`,
+    title: (action) => (action === 'save' ? 'Save over the version from Git?' : 'Edit the version from Git?'),
+    dialog: (w, what, yours) =>
+      `${w.updatedBy ?? 'Someone'} applied version ${w.version} of ${what} through ${w.manager}. ${yours} becomes the current version, but the repository does not have it: the next apply stops on the conflict, and a forced one replaces your change. Make the change in the repository to keep it.`,
+  },
+  provisioning: {
+    banner: (w, what) =>
+      `Provisioned by the server from its provisioning files (version ${w.version}, ${timeAgo(w.updatedAt)}): a save here is kept, but provisioning then stops updating ${what} and reports the conflict until its file holds the same change. Change ${what} in its provisioning file instead.`,
+    title: (action) => (action === 'save' ? 'Save over the provisioned version?' : 'Edit the provisioned version?'),
+    dialog: (w, what, yours) =>
+      `The server provisioned version ${w.version} of ${what} from a file. ${yours} becomes the current version, but the file does not have it: provisioning stops updating ${what} and reports the conflict until the file holds your change (deleting ${what} brings back the file's version). Make the change in the file to keep it.`,
+  },
+};
+
+/** Field managers that write from files kept elsewhere (a save here conflicts with their next write). */
+export const GIT_MANAGERS: ReadonlySet<string> = new Set(Object.keys(WORDING));
 
 /**
  * Who wrote the current version and through what (GET .../managers: the first entry wrote it),
@@ -17,12 +39,11 @@ export function useManagedFromGit(plural: string, project: string | undefined, n
   return last?.manager && GIT_MANAGERS.has(last.manager) ? last : undefined;
 }
 
-/** The banner over an object whose current version came from Git. */
+/** The banner over an object whose current version came from Git or provisioning. */
 export function ManagedBanner({ writer, what }: { writer: VersionEntry; what: string }) {
   return (
     <Alert severity="warning" sx={{ mx: 3, mb: 1 }} data-testid="managed-banner">
-      Managed from Git by {writer.updatedBy ?? 'someone'} through {writer.manager} (version {writer.version}, {timeAgo(writer.updatedAt)}): a save here will be overwritten by the next forced apply (a
-      plain apply stops on the conflict). Change {what} in its repository instead.
+      {WORDING[writer.manager ?? '']?.banner(writer, what)}
     </Alert>
   );
 }
@@ -45,14 +66,12 @@ export function useConfirmOverwrite(writer: VersionEntry | undefined, what: stri
     resolver.current?.(ok);
     resolver.current = undefined;
   };
+  const words = writer ? WORDING[writer.manager ?? ''] : undefined;
   const dialog = writer ? (
     <Dialog open={open} onClose={() => answer(false)} aria-labelledby="overwrite-title">
-      <DialogTitle id="overwrite-title">{action === 'save' ? 'Save over the version from Git?' : 'Edit the version from Git?'}</DialogTitle>
+      <DialogTitle id="overwrite-title">{words?.title(action)}</DialogTitle>
       <DialogContent>
-        <DialogContentText>
-          {writer.updatedBy ?? 'Someone'} applied version {writer.version} of {what} through {writer.manager}. {action === 'edit' ? 'What you save' : 'Your save'} becomes the current version, but the
-          repository does not have it: the next apply stops on the conflict, and a forced one replaces your change. Make the change in the repository to keep it.
-        </DialogContentText>
+        <DialogContentText>{words?.dialog(writer, what, action === 'edit' ? 'What you save' : 'Your save')}</DialogContentText>
       </DialogContent>
       <DialogActions>
         <Button onClick={() => answer(false)} autoFocus>

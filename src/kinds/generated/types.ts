@@ -77,6 +77,10 @@ export type Oauth = OAuthProviderConfig[];
  */
 export type ResourceName7 = string;
 /**
+ * Git repositories to provision from (dashplane's own): each is cloned with the git program (a shallow clone of one branch or tag), fetched again every interval, and read like a folder.
+ */
+export type Git = ProvisioningGitSource[];
+/**
  * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
  */
 export type ResourceName8 = string;
@@ -919,6 +923,7 @@ export interface ServerConfig {
   http?: HTTPConfig;
   log?: LogConfig;
   audit?: AuditConfig;
+  provisioning?: ProvisioningConfig;
 }
 /**
  * Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.
@@ -1519,6 +1524,58 @@ export interface AuditConfig {
   file?: string;
 }
 /**
+ * Provisioning (Perses' keys, and Git sources): resources read from folders and Git repositories, created or updated at start and again every interval through the same write pipeline as the API, as field manager provisioning. Nothing is ever deleted because it left a file. See docs/provisioning.md.
+ */
+export interface ProvisioningConfig {
+  /**
+   * Folders read recursively (*.yaml, *.yml and *.json files; entries whose name starts with "." are skipped; symbolic links are followed). A file holds one resource, a list of them (a JSON array or YAML sequence), or several YAML documents.
+   */
+  folders?: string[];
+  /**
+   * How often the folders are read again and applied (a Git source fetches at its own interval, this one by default). Duration such as "1h", "5m"; more than 0.
+   */
+  interval?: string;
+  /**
+   * Also read a folder again shortly (200 ms) after a file in it changes; the interval still applies.
+   */
+  enable_watch?: boolean;
+  git?: Git;
+  /**
+   * Where Git sources are cloned, one directory per source, kept across restarts. Unset: provisioning-git in database.level.path with LevelDB; with PostgreSQL, a new temporary directory per process (each replica clones for itself; set it to keep clones across restarts, one per replica).
+   */
+  work_dir?: string;
+  /**
+   * Longest a git clone or fetch may take before it is stopped and the source reported as failing. Duration such as "2m".
+   */
+  git_timeout?: string;
+}
+export interface ProvisioningGitSource {
+  /**
+   * The repository: https://, http://, ssh:// or file:// URL, user@host:path, or a local path. No password in it: use password_file.
+   */
+  url: string;
+  /**
+   * The branch or tag to read (git clone --branch). Unset: the repository's default branch.
+   */
+  ref?: string;
+  /**
+   * The folder inside the repository to read (e.g. "dashboards"); empty: the whole repository.
+   */
+  path?: string;
+  /**
+   * How often to fetch and apply this repository. Unset: provisioning.interval. Duration such as "1m"; more than 0.
+   */
+  interval?: string;
+  /**
+   * The user name sent with password_file over HTTP(S) (with an access token, most hosts take any name).
+   */
+  username?: string;
+  /**
+   * A file holding the password or access token for HTTP(S), read before each fetch (so it may be rotated); never logged, never passed on a command line.
+   */
+  password_file?: string;
+}
+/**
  * Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.
  */
 export interface ResolvedServerConfig {
@@ -1536,6 +1593,7 @@ export interface ResolvedServerConfig {
   http: ResolvedHTTPConfig;
   log: ResolvedLogConfig;
   audit: ResolvedAuditConfig;
+  provisioning: ResolvedProvisioningConfig;
 }
 /**
  * Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.
@@ -1923,4 +1981,30 @@ export interface ResolvedAuditConfig {
    * Also append each entry this server records, as one JSON line, to this file ("-": standard output), for shipping to a log system. Unset: the store only.
    */
   file?: string;
+}
+/**
+ * Provisioning (Perses' keys, and Git sources): resources read from folders and Git repositories, created or updated at start and again every interval through the same write pipeline as the API, as field manager provisioning. Nothing is ever deleted because it left a file. See docs/provisioning.md.
+ */
+export interface ResolvedProvisioningConfig {
+  /**
+   * Folders read recursively (*.yaml, *.yml and *.json files; entries whose name starts with "." are skipped; symbolic links are followed). A file holds one resource, a list of them (a JSON array or YAML sequence), or several YAML documents.
+   */
+  folders: string[];
+  /**
+   * How often the folders are read again and applied (a Git source fetches at its own interval, this one by default). Duration such as "1h", "5m"; more than 0.
+   */
+  interval: string;
+  /**
+   * Also read a folder again shortly (200 ms) after a file in it changes; the interval still applies.
+   */
+  enable_watch: boolean;
+  git: Git;
+  /**
+   * Where Git sources are cloned, one directory per source, kept across restarts. Unset: provisioning-git in database.level.path with LevelDB; with PostgreSQL, a new temporary directory per process (each replica clones for itself; set it to keep clones across restarts, one per replica).
+   */
+  work_dir?: string;
+  /**
+   * Longest a git clone or fetch may take before it is stopped and the source reported as failing. Duration such as "2m".
+   */
+  git_timeout: string;
 }

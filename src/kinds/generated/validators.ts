@@ -8686,11 +8686,12 @@ return errors === 0;
 }
 
 export const ServerConfig = validate101;
-const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"cors":{"title":"CorsConfig","description":"Cross-origin resource sharing: lets web pages served from other origins call the API from a browser. The keys and answers are Perses' (a Perses configuration's security.cors works unchanged). Off by default: no CORS headers are sent and OPTIONS requests are answered 405. A cookie-authenticated write is accepted from another origin only when allow_credentials is true and the origin is in allow_origins (see docs/security.md).","type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Send CORS headers and answer preflight (OPTIONS) requests with 204."},"allow_origins":{"type":"array","items":{"type":"string","minLength":1},"default":["*"],"description":"Origins (scheme://host[:port], as browsers send them in Origin) allowed to read answers. \"*\" allows every origin and is answered as Access-Control-Allow-Origin: *; \"*\" inside an entry matches any characters and \"?\" one (https://*.example.com). An allowed origin is answered with itself. \"*\" cannot be combined with allow_credentials."},"allow_methods":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z]+$"},"default":[],"description":"Access-Control-Allow-Methods of a preflight answer, joined with \",\". Empty: the methods the requested path is served with (\"OPTIONS, GET, POST\" for /api/v1/projects)."},"allow_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Allow-Headers of a preflight answer, joined with \",\". Empty: the headers the preflight asks for (Access-Control-Request-Headers) are allowed."},"allow_credentials":{"type":"boolean","default":false,"description":"Answer Access-Control-Allow-Credentials: true, so browsers send and expose cookies and Authorization on cross-origin requests. Needs an explicit allow_origins list; cookie-authenticated writes from those origins are then accepted."},"expose_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Expose-Headers of answers to allowed origins (e.g. ETag, Link, X-Dashplane-Version), joined with \",\"."},"max_age":{"type":"integer","default":0,"description":"Access-Control-Max-Age in seconds: how long a browser may reuse a preflight answer. 0 sends no header; a negative value sends 0 (never reuse)."}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"description":"Property of the user-info answer that names the dashplane user. Without it, \"login\", then \"username\" (as Perses reads them); a profile with neither is named after its e-mail address (its local part when allowed_email_domains names a single domain). A profile without \"id\" is identified by that login, else its e-mail address (docs/auth.md)."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."},"max_backlog_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum."},"max_backlog_events":{"type":"integer","minimum":1,"default":1000,"description":"Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log."},"max_streams_per_user":{"type":"integer","minimum":1,"default":100,"description":"Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own)."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction; past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: the database stops after this many (plus one, to tell), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}}},"additionalProperties":false};
+const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"cors":{"title":"CorsConfig","description":"Cross-origin resource sharing: lets web pages served from other origins call the API from a browser. The keys and answers are Perses' (a Perses configuration's security.cors works unchanged). Off by default: no CORS headers are sent and OPTIONS requests are answered 405. A cookie-authenticated write is accepted from another origin only when allow_credentials is true and the origin is in allow_origins (see docs/security.md).","type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Send CORS headers and answer preflight (OPTIONS) requests with 204."},"allow_origins":{"type":"array","items":{"type":"string","minLength":1},"default":["*"],"description":"Origins (scheme://host[:port], as browsers send them in Origin) allowed to read answers. \"*\" allows every origin and is answered as Access-Control-Allow-Origin: *; \"*\" inside an entry matches any characters and \"?\" one (https://*.example.com). An allowed origin is answered with itself. \"*\" cannot be combined with allow_credentials."},"allow_methods":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z]+$"},"default":[],"description":"Access-Control-Allow-Methods of a preflight answer, joined with \",\". Empty: the methods the requested path is served with (\"OPTIONS, GET, POST\" for /api/v1/projects)."},"allow_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Allow-Headers of a preflight answer, joined with \",\". Empty: the headers the preflight asks for (Access-Control-Request-Headers) are allowed."},"allow_credentials":{"type":"boolean","default":false,"description":"Answer Access-Control-Allow-Credentials: true, so browsers send and expose cookies and Authorization on cross-origin requests. Needs an explicit allow_origins list; cookie-authenticated writes from those origins are then accepted."},"expose_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Expose-Headers of answers to allowed origins (e.g. ETag, Link, X-Dashplane-Version), joined with \",\"."},"max_age":{"type":"integer","default":0,"description":"Access-Control-Max-Age in seconds: how long a browser may reuse a preflight answer. 0 sends no header; a negative value sends 0 (never reuse)."}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"description":"Property of the user-info answer that names the dashplane user. Without it, \"login\", then \"username\" (as Perses reads them); a profile with neither is named after its e-mail address (its local part when allowed_email_domains names a single domain). A profile without \"id\" is identified by that login, else its e-mail address (docs/auth.md)."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."},"max_backlog_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum."},"max_backlog_events":{"type":"integer","minimum":1,"default":1000,"description":"Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log."},"max_streams_per_user":{"type":"integer","minimum":1,"default":100,"description":"Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own)."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction; past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: the database stops after this many (plus one, to tell), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}},"provisioning":{"title":"ProvisioningConfig","description":"Provisioning (Perses' keys, and Git sources): resources read from folders and Git repositories, created or updated at start and again every interval through the same write pipeline as the API, as field manager provisioning. Nothing is ever deleted because it left a file. See docs/provisioning.md.","type":"object","default":{},"additionalProperties":false,"properties":{"folders":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Folders read recursively (*.yaml, *.yml and *.json files; entries whose name starts with \".\" are skipped; symbolic links are followed). A file holds one resource, a list of them (a JSON array or YAML sequence), or several YAML documents."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"1h","description":"How often the folders are read again and applied (a Git source fetches at its own interval, this one by default). Duration such as \"1h\", \"5m\"; more than 0."},"enable_watch":{"type":"boolean","default":false,"description":"Also read a folder again shortly (200 ms) after a file in it changes; the interval still applies."},"git":{"type":"array","default":[],"description":"Git repositories to provision from (dashplane's own): each is cloned with the git program (a shallow clone of one branch or tag), fetched again every interval, and read like a folder.","items":{"title":"ProvisioningGitSource","type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"The repository: https://, http://, ssh:// or file:// URL, user@host:path, or a local path. No password in it: use password_file."},"ref":{"type":"string","minLength":1,"pattern":"^[^-\\s][^\\s]*$","description":"The branch or tag to read (git clone --branch). Unset: the repository's default branch."},"path":{"type":"string","default":"","description":"The folder inside the repository to read (e.g. \"dashboards\"); empty: the whole repository."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How often to fetch and apply this repository. Unset: provisioning.interval. Duration such as \"1m\"; more than 0."},"username":{"type":"string","minLength":1,"default":"git","description":"The user name sent with password_file over HTTP(S) (with an access token, most hosts take any name)."},"password_file":{"type":"string","minLength":1,"description":"A file holding the password or access token for HTTP(S), read before each fetch (so it may be rotated); never logged, never passed on a command line."}}}},"work_dir":{"type":"string","minLength":1,"description":"Where Git sources are cloned, one directory per source, kept across restarts. Unset: provisioning-git in database.level.path with LevelDB; with PostgreSQL, a new temporary directory per process (each replica clones for itself; set it to keep clones across restarts, one per replica)."},"git_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"2m","description":"Longest a git clone or fetch may take before it is stopped and the source reported as failing. Duration such as \"2m\"."}}}},"additionalProperties":false};
 const pattern22 = new RegExp("^[A-Za-z]+$", "u");
 const pattern26 = new RegExp("^https?://[^\\s]+$", "u");
 const pattern29 = new RegExp("^[^\\s]*$", "u");
 const pattern53 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
+const pattern61 = new RegExp("^[^-\\s][^\\s]*$", "u");
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
@@ -12904,14 +12905,399 @@ vErrors.push(err339);
 errors++;
 }
 }
-}
-else {
-const err340 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.provisioning !== undefined){
+let data165 = data.provisioning;
+if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
+for(const key32 in data165){
+if(!((((((key32 === "folders") || (key32 === "interval")) || (key32 === "enable_watch")) || (key32 === "git")) || (key32 === "work_dir")) || (key32 === "git_timeout"))){
+const err340 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err340];
 }
 else {
 vErrors.push(err340);
+}
+errors++;
+}
+}
+if(data165.folders !== undefined){
+let data166 = data165.folders;
+if(Array.isArray(data166)){
+const len19 = data166.length;
+for(let i19=0; i19<len19; i19++){
+let data167 = data166[i19];
+if(typeof data167 === "string"){
+if(func2(data167) < 1){
+const err341 = {instancePath:instancePath+"/provisioning/folders/" + i19,schemaPath:"#/properties/provisioning/properties/folders/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err341];
+}
+else {
+vErrors.push(err341);
+}
+errors++;
+}
+}
+else {
+const err342 = {instancePath:instancePath+"/provisioning/folders/" + i19,schemaPath:"#/properties/provisioning/properties/folders/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err342];
+}
+else {
+vErrors.push(err342);
+}
+errors++;
+}
+}
+}
+else {
+const err343 = {instancePath:instancePath+"/provisioning/folders",schemaPath:"#/properties/provisioning/properties/folders/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err343];
+}
+else {
+vErrors.push(err343);
+}
+errors++;
+}
+}
+if(data165.interval !== undefined){
+let data168 = data165.interval;
+if(typeof data168 === "string"){
+if(func2(data168) < 1){
+const err344 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err344];
+}
+else {
+vErrors.push(err344);
+}
+errors++;
+}
+if(!pattern9.test(data168)){
+const err345 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err345];
+}
+else {
+vErrors.push(err345);
+}
+errors++;
+}
+}
+else {
+const err346 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err346];
+}
+else {
+vErrors.push(err346);
+}
+errors++;
+}
+}
+if(data165.enable_watch !== undefined){
+if(typeof data165.enable_watch !== "boolean"){
+const err347 = {instancePath:instancePath+"/provisioning/enable_watch",schemaPath:"#/properties/provisioning/properties/enable_watch/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err347];
+}
+else {
+vErrors.push(err347);
+}
+errors++;
+}
+}
+if(data165.git !== undefined){
+let data170 = data165.git;
+if(Array.isArray(data170)){
+const len20 = data170.length;
+for(let i20=0; i20<len20; i20++){
+let data171 = data170[i20];
+if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
+if(data171.url === undefined){
+const err348 = {instancePath:instancePath+"/provisioning/git/" + i20,schemaPath:"#/properties/provisioning/properties/git/items/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(vErrors === null){
+vErrors = [err348];
+}
+else {
+vErrors.push(err348);
+}
+errors++;
+}
+for(const key33 in data171){
+if(!((((((key33 === "url") || (key33 === "ref")) || (key33 === "path")) || (key33 === "interval")) || (key33 === "username")) || (key33 === "password_file"))){
+const err349 = {instancePath:instancePath+"/provisioning/git/" + i20,schemaPath:"#/properties/provisioning/properties/git/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err349];
+}
+else {
+vErrors.push(err349);
+}
+errors++;
+}
+}
+if(data171.url !== undefined){
+let data172 = data171.url;
+if(typeof data172 === "string"){
+if(func2(data172) < 1){
+const err350 = {instancePath:instancePath+"/provisioning/git/" + i20+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err350];
+}
+else {
+vErrors.push(err350);
+}
+errors++;
+}
+}
+else {
+const err351 = {instancePath:instancePath+"/provisioning/git/" + i20+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err351];
+}
+else {
+vErrors.push(err351);
+}
+errors++;
+}
+}
+if(data171.ref !== undefined){
+let data173 = data171.ref;
+if(typeof data173 === "string"){
+if(func2(data173) < 1){
+const err352 = {instancePath:instancePath+"/provisioning/git/" + i20+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err352];
+}
+else {
+vErrors.push(err352);
+}
+errors++;
+}
+if(!pattern61.test(data173)){
+const err353 = {instancePath:instancePath+"/provisioning/git/" + i20+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/pattern",keyword:"pattern",params:{pattern: "^[^-\\s][^\\s]*$"},message:"must match pattern \""+"^[^-\\s][^\\s]*$"+"\""};
+if(vErrors === null){
+vErrors = [err353];
+}
+else {
+vErrors.push(err353);
+}
+errors++;
+}
+}
+else {
+const err354 = {instancePath:instancePath+"/provisioning/git/" + i20+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err354];
+}
+else {
+vErrors.push(err354);
+}
+errors++;
+}
+}
+if(data171.path !== undefined){
+if(typeof data171.path !== "string"){
+const err355 = {instancePath:instancePath+"/provisioning/git/" + i20+"/path",schemaPath:"#/properties/provisioning/properties/git/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err355];
+}
+else {
+vErrors.push(err355);
+}
+errors++;
+}
+}
+if(data171.interval !== undefined){
+let data175 = data171.interval;
+if(typeof data175 === "string"){
+if(func2(data175) < 1){
+const err356 = {instancePath:instancePath+"/provisioning/git/" + i20+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err356];
+}
+else {
+vErrors.push(err356);
+}
+errors++;
+}
+if(!pattern9.test(data175)){
+const err357 = {instancePath:instancePath+"/provisioning/git/" + i20+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err357];
+}
+else {
+vErrors.push(err357);
+}
+errors++;
+}
+}
+else {
+const err358 = {instancePath:instancePath+"/provisioning/git/" + i20+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err358];
+}
+else {
+vErrors.push(err358);
+}
+errors++;
+}
+}
+if(data171.username !== undefined){
+let data176 = data171.username;
+if(typeof data176 === "string"){
+if(func2(data176) < 1){
+const err359 = {instancePath:instancePath+"/provisioning/git/" + i20+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err359];
+}
+else {
+vErrors.push(err359);
+}
+errors++;
+}
+}
+else {
+const err360 = {instancePath:instancePath+"/provisioning/git/" + i20+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err360];
+}
+else {
+vErrors.push(err360);
+}
+errors++;
+}
+}
+if(data171.password_file !== undefined){
+let data177 = data171.password_file;
+if(typeof data177 === "string"){
+if(func2(data177) < 1){
+const err361 = {instancePath:instancePath+"/provisioning/git/" + i20+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err361];
+}
+else {
+vErrors.push(err361);
+}
+errors++;
+}
+}
+else {
+const err362 = {instancePath:instancePath+"/provisioning/git/" + i20+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err362];
+}
+else {
+vErrors.push(err362);
+}
+errors++;
+}
+}
+}
+else {
+const err363 = {instancePath:instancePath+"/provisioning/git/" + i20,schemaPath:"#/properties/provisioning/properties/git/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err363];
+}
+else {
+vErrors.push(err363);
+}
+errors++;
+}
+}
+}
+else {
+const err364 = {instancePath:instancePath+"/provisioning/git",schemaPath:"#/properties/provisioning/properties/git/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err364];
+}
+else {
+vErrors.push(err364);
+}
+errors++;
+}
+}
+if(data165.work_dir !== undefined){
+let data178 = data165.work_dir;
+if(typeof data178 === "string"){
+if(func2(data178) < 1){
+const err365 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err365];
+}
+else {
+vErrors.push(err365);
+}
+errors++;
+}
+}
+else {
+const err366 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err366];
+}
+else {
+vErrors.push(err366);
+}
+errors++;
+}
+}
+if(data165.git_timeout !== undefined){
+let data179 = data165.git_timeout;
+if(typeof data179 === "string"){
+if(func2(data179) < 1){
+const err367 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err367];
+}
+else {
+vErrors.push(err367);
+}
+errors++;
+}
+if(!pattern9.test(data179)){
+const err368 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err368];
+}
+else {
+vErrors.push(err368);
+}
+errors++;
+}
+}
+else {
+const err369 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err369];
+}
+else {
+vErrors.push(err369);
+}
+errors++;
+}
+}
+}
+else {
+const err370 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err370];
+}
+else {
+vErrors.push(err370);
+}
+errors++;
+}
+}
+}
+else {
+const err371 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err371];
+}
+else {
+vErrors.push(err371);
 }
 errors++;
 }
