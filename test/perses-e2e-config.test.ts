@@ -1,8 +1,8 @@
 /**
  * Replay of Perses' e2e tests of server features (api/cors_test.go, proxy_test.go,
  * provisioning_test.go at v0.54): CORS as `security.cors` configures it, the datasource proxy
- * against a real Prometheus (Perses' CI runs one on localhost:9090). The SQL proxy and
- * provisioning are being built on other branches: their tests are ported and pending.
+ * against a real Prometheus (Perses' CI runs one on localhost:9090), the SQL proxy against a real
+ * PostgreSQL, provisioning from a folder.
  */
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
@@ -111,9 +111,9 @@ describe('Perses e2e replay: datasource proxy (api/proxy_test.go)', function () 
 });
 
 /**
- * Pending: the SQL proxy (PostgresDatasource behind `kind: SQLProxy`, a colleague's branch); the
- * team lead enables these once it is merged. Perses' CI runs PostgreSQL with a database `perses`
- * and logs in from PGUSER/PGPASSWORD; here a throwaway cluster and a Secret do.
+ * The SQL proxy (a datasource behind `kind: SQLProxy`, docs/datasources.md). Perses' CI runs
+ * PostgreSQL with a database `perses` and logs in from PGUSER/PGPASSWORD; here a throwaway cluster
+ * and a Secret do (dashplane takes credentials from Secrets only).
  */
 describe('Perses e2e replay: SQL datasource proxy (api/proxy_test.go)', function () {
   this.timeout(60_000);
@@ -147,26 +147,28 @@ describe('Perses e2e replay: SQL datasource proxy (api/proxy_test.go)', function
     for (const name of ['postgres', db.database, 'template1', 'template0']) expect(r.text).to.include(name);
   }
 
-  it.skip('TestSQLProxyBadMethod', async () => {
+  it('TestSQLProxyBadMethod [differs: GET is 405 with Allow: POST, not 404]', async () => {
     await createEntity(s, { kind: 'GlobalSecret', metadata: { name: 'mySQLDTS' }, spec: login });
     await createEntity(s, newGlobalDatasource('mySQLDTS', sqlSpec('mySQLDTS')));
-    expect((await s.raw('GET', '/proxy/globaldatasources/mySQLDTS')).status).to.equal(404);
+    const r = await s.raw('GET', '/proxy/globaldatasources/mySQLDTS');
+    expect(r.status, r.text).to.equal(405);
+    expect(r.headers.get('allow')).to.equal('POST');
   });
 
-  it.skip('TestSQLProxyGlobalDatasource', async () => {
+  it('TestSQLProxyGlobalDatasource', async () => {
     await createEntity(s, { kind: 'GlobalSecret', metadata: { name: 'mySQLDTS' }, spec: login });
     await createEntity(s, newGlobalDatasource('mySQLDTS', sqlSpec('mySQLDTS')));
     await databases('/proxy/globaldatasources/mySQLDTS');
   });
 
-  it.skip('TestSQLProxyProjectDatasource', async () => {
+  it('TestSQLProxyProjectDatasource', async () => {
     await createEntity(s, newProject('perses'));
     await createEntity(s, { kind: 'Secret', metadata: { name: 'login', project: 'perses' }, spec: login });
     await createEntity(s, newDatasource('perses', 'mySQLDTS', sqlSpec('login')));
     await databases('/proxy/projects/perses/datasources/mySQLDTS');
   });
 
-  it.skip('TestSQLProxyLocalDatasource', async () => {
+  it('TestSQLProxyLocalDatasource', async () => {
     await createEntity(s, newProject('perses'));
     await createEntity(s, { kind: 'Secret', metadata: { name: 'login', project: 'perses' }, spec: login });
     const dashboard = newDashboard('perses', 'myDashboard');
@@ -176,9 +178,8 @@ describe('Perses e2e replay: SQL datasource proxy (api/proxy_test.go)', function
 });
 
 /**
- * Pending: provisioning (`provisioning: {folders, interval}`, a colleague's branch); the team lead
- * enables these once it is merged. Perses calls its provisioning service directly; here the
- * server reads the folder it is configured with.
+ * Provisioning (`provisioning: {folders, interval}`, docs/provisioning.md). Perses calls its
+ * provisioning service directly; here the server reads the folder it is configured with.
  */
 describe('Perses e2e replay: provisioning (api/provisioning_test.go)', function () {
   this.timeout(60_000);
@@ -194,7 +195,7 @@ describe('Perses e2e replay: provisioning (api/provisioning_test.go)', function 
   const write = (file: string, entity: Record<string, unknown>) => writeFileSync(join(dir.path, file), JSON.stringify(entity));
   const provisioned = () => startPersesServer({ DASHPLANE_PROVISIONING_FOLDERS: JSON.stringify([dir.path]), DASHPLANE_PROVISIONING_INTERVAL: '1s' });
 
-  it.skip('TestProvisioningSkipsResourcesInUnknownProject', async () => {
+  it('TestProvisioningSkipsResourcesInUnknownProject', async () => {
     write('valid.json', newRole('existingproject', 'valid'));
     write('orphan.json', newRole('unknownproject', 'orphan'));
     s = await provisioned();
@@ -204,7 +205,7 @@ describe('Perses e2e replay: provisioning (api/provisioning_test.go)', function 
     expect((await s.api('GET', '/api/v1/roles?project=unknownproject')).body).to.deep.equal([]);
   });
 
-  it.skip('TestProvisioningCreatesProjectBeforeItsResources', async () => {
+  it('TestProvisioningCreatesProjectBeforeItsResources', async () => {
     write('a_role.json', newRole('batchproject', 'batchrole'));
     write('z_project.json', newProject('batchproject'));
     s = await provisioned();
