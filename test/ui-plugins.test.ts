@@ -221,4 +221,43 @@ describe('web UI: Loki, Tempo and Pyroscope panels and the datasource variable (
       await w.close();
     }
   });
+
+  it('the datasource form creates a proxied Loki, Tempo and Pyroscope datasource with its suggested endpoints, and Save & test reaches the service', async () => {
+    const registry = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'));
+    const w = await openPage(stack.s.url);
+    try {
+      await signIn(w, 'admin', 'admin-password');
+      const { page } = w;
+      await page.goto('/projects/obs?tab=datasources');
+      const cases = [
+        { kind: 'LokiDatasource', service: 'Loki', url: fakes[0].url, call: 'GET /loki/api/v1/labels' },
+        { kind: 'TempoDatasource', service: 'Tempo', url: fakes[1].url, call: 'GET /api/v2/search/tags' },
+        { kind: 'PyroscopeDatasource', service: 'Pyroscope', url: fakes[3].url, call: 'POST /querier.v1.QuerierService/ProfileTypes' },
+      ];
+      for (const c of cases) {
+        const name = `form-${c.service.toLowerCase()}`;
+        await page.getByRole('button', { name: 'New datasource' }).click();
+        const dialog = page.getByRole('dialog');
+        await dialog.getByRole('heading', { name: 'New datasource' }).waitFor();
+        await dialog.getByTestId('name-field').fill(name);
+        await dialog.getByLabel('Type').click();
+        await page.getByRole('option', { name: c.kind, exact: true }).click();
+        await dialog.getByLabel(`${c.service} URL`).fill(c.url);
+        await dialog.getByRole('button', { name: `Allow only what ${c.service} panels use` }).click();
+        expect(await dialog.getByTestId('endpoint-row').count(), c.kind).to.equal(registry.get(c.kind)!.allowedEndpoints!.length);
+        await dialog.getByRole('button', { name: 'Save & test' }).click();
+        const result = dialog.getByTestId('datasource-test');
+        await result.waitFor();
+        expect(await result.innerText(), c.kind).to.match(new RegExp(`^Saved and tested: ${c.service} answered ${c.call.replace(/\./g, '\\.')} in \\d+ ms\\.$`));
+        const stored = (await stack.api('GET', `/api/v1/projects/obs/datasources/${name}`)).body;
+        expect(stored.spec.plugin).to.deep.equal({ kind: c.kind, spec: { proxy: { kind: 'HTTPProxy', spec: { url: c.url, allowedEndpoints: registry.get(c.kind)!.allowedEndpoints } } } });
+        await dialog.getByRole('button', { name: 'Close' }).click();
+        await dialog.waitFor({ state: 'detached' });
+      }
+      await w.screenshot('plugins-datasource-form');
+      expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+    } finally {
+      await w.close();
+    }
+  });
 });
