@@ -260,4 +260,32 @@ describe('web UI: Loki, Tempo and Pyroscope panels and the datasource variable (
       await w.close();
     }
   });
+
+  it("Explore has Tempo's and Pyroscope's explorers: a TraceQL search lists the traces, a profile query draws its flame graph", async () => {
+    const w = await openPage(stack.s.url, { viewport: { width: 1600, height: 1100 } });
+    const explore = (explorer: string, query: unknown) => `/projects/obs/explore?${new URLSearchParams({ explorer, data: JSON.stringify({ queries: [query] }) })}`;
+    try {
+      await signIn(w, 'admin', 'admin-password');
+      const { page } = w;
+      const area = page.getByTestId('explore');
+      await page.goto(
+        explore('Tempo-TempoExplorer', {
+          kind: 'TraceQuery',
+          spec: { plugin: { kind: 'TempoTraceQuery', spec: { query: '{ status = error }', datasource: { kind: 'TempoDatasource', name: 'tempo' } } } },
+        }),
+      );
+      await waitFor(`the traces found (shown: ${await area.innerText().catch(() => '')})`, async () => /GET \/checkout/.test(await area.innerText()), 60_000, 250);
+      expect(await area.innerText()).to.not.include('GET /healthz');
+      await w.screenshot('plugins-explore-tempo');
+      // the switch keeps the project; Pyroscope's explorer with a query in the URL
+      await page.getByRole('button', { name: 'Profiles' }).waitFor();
+      await page.goto(explore('Pyroscope-PyroscopeExplorer', { kind: 'ProfileQuery', spec: { plugin: { kind: 'PyroscopeProfileQuery', spec: { profileType: CPU, service: 'frontend' } } } }));
+      await waitFor(`the flame graph (shown: ${await area.innerText().catch(() => '')})`, async () => /shop\.PlaceOrder/.test(await area.innerText()), 60_000, 250);
+      await page.getByRole('button', { name: 'Metrics' }).click();
+      await page.getByRole('heading', { name: 'Prometheus' }).waitFor();
+      expect(new URL(page.url()).searchParams.get('explorer')).to.not.equal('Pyroscope-PyroscopeExplorer');
+    } finally {
+      await w.close();
+    }
+  });
 });
