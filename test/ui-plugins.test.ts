@@ -16,7 +16,7 @@ import type { RunningFake } from './helpers/fake-http.js';
 import { startFakeLoki } from './helpers/fake-loki.js';
 import { startFakePyroscope } from './helpers/fake-pyroscope.js';
 import { fakeTraces, startFakeTempo } from './helpers/fake-tempo.js';
-import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
+import { panelSection, signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
@@ -93,16 +93,9 @@ const loadedScripts = (w: WatchedPage) =>
       .filter((f) => f.endsWith('.js')),
   );
 
-/** The panel titled `title`. */
-const panelOf = (w: WatchedPage, title: string) =>
-  w.page
-    .locator('section[data-testid="panel"]')
-    .filter({ has: w.page.getByRole('heading', { name: title, exact: true }) })
-    .first();
-
 /** Waits until the panel shows `what` (a text, or a drawn canvas), with no error alert and no "No data". */
 async function waitForShown(w: WatchedPage, title: string, what: RegExp | 'canvas'): Promise<void> {
-  const p = panelOf(w, title);
+  const p = panelSection(w, title);
   let last = '';
   try {
     await waitFor(
@@ -172,8 +165,8 @@ describe('web UI: Loki, Tempo and Pyroscope panels and the datasource variable (
       await waitForShown(w, 'Checkout trace', /PlaceOrder[\s\S]*Charge/);
       await waitForShown(w, 'CPU', /shop\.PlaceOrder/);
       await w.screenshot('plugins-dashboard');
-      expect(await panelOf(w, 'Loki rate').innerText()).to.include('status=500');
-      expect(await panelOf(w, 'Traces').innerText(), 'the default Tempo')
+      expect(await panelSection(w, 'Loki rate').innerText()).to.include('status=500');
+      expect(await panelSection(w, 'Traces').innerText(), 'the default Tempo')
         .to.include('frontend')
         .and.not.include('other-frontend');
       expect(
