@@ -21,17 +21,23 @@ function uiPackages(): string[] {
   return [...new Set(names)].filter((n) => n !== '@perses-dev/plugin-system').sort();
 }
 
+type Declared = { perses?: { plugins?: { kind: string; spec: { name: string } }[] } };
+const kindsOf = (json: Declared) => (json.perses?.plugins ?? []).map((p) => `${p.kind}:${p.spec.name}`);
+
 /** `<type>:<kind>` of every plugin the package declares. */
-function declared(pkg: string): string[] {
-  const json = JSON.parse(readFileSync(requireFromUi.resolve(`${pkg}/package.json`), 'utf8')) as { perses?: { plugins?: { kind: string; spec: { name: string } }[] } };
-  return (json.perses?.plugins ?? []).map((p) => `${p.kind}:${p.spec.name}`);
+const declared = (pkg: string): string[] => kindsOf(JSON.parse(readFileSync(requireFromUi.resolve(`${pkg}/package.json`), 'utf8')));
+
+/** `<type>:<kind>` of the plugins of dashplane's own plugin modules (ui/src/perses/*.module.json, in the form of a package.json) that ui/src/plugins.ts imports. */
+function ownModules(): string[] {
+  const source = readFileSync(PLUGINS_TS, 'utf8');
+  return [...source.matchAll(/from '(\.\/[^']+\.module\.json)'/g)].flatMap((m) => kindsOf(JSON.parse(readFileSync(join(PACKAGE_ROOT, 'ui', 'src', m[1]), 'utf8'))));
 }
 
 describe('the catalog\'s "ui" flags match the plugins the web UI registers', () => {
   const registry = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'));
   const packages = uiPackages();
   // explorers are pages of the UI, not resources a server validates
-  const rendered = packages.flatMap(declared).filter((k) => !k.startsWith('Explore:'));
+  const rendered = [...packages.flatMap(declared), ...ownModules()].filter((k) => !k.startsWith('Explore:'));
 
   it('ui/src/plugins.ts loads the Perses packages of Prometheus, Loki, Tempo, Pyroscope and the trace, flame and chart panels', () => {
     for (const p of [
@@ -68,11 +74,14 @@ describe('the catalog\'s "ui" flags match the plugins the web UI registers', () 
     expect(flagged).to.deep.equal([...rendered].sort());
   });
 
-  it('the kinds of issue 34 are flagged, and kinds without a published UI package are not', () => {
+  it("the kinds of issue 34 are flagged (the Loki variables are dashplane's own), and kinds without an installable UI package are not", () => {
     for (const k of [
       'LokiDatasource',
       'LokiTimeSeriesQuery',
       'LokiLogQuery',
+      'LokiLabelValuesVariable',
+      'LokiLabelNamesVariable',
+      'LokiLogQLVariable',
       'LogsTable',
       'TempoDatasource',
       'TempoTraceQuery',
@@ -86,8 +95,8 @@ describe('the catalog\'s "ui" flags match the plugins the web UI registers', () 
     ]) {
       expect(registry.get(k)?.ui, k).to.equal(true);
     }
-    // @perses-dev/loki-plugin 0.2 has no variables; ClickHouse and OpenSearch need @perses-dev 0.54 packages that do not install
-    for (const k of ['LokiLabelValuesVariable', 'ClickHouseDatasource', 'OpenSearchDatasource', 'MetricsDatasource', 'PrometheusPromQLAnnotation']) {
+    // ClickHouse and OpenSearch need @perses-dev 0.54 packages that do not install
+    for (const k of ['ClickHouseDatasource', 'OpenSearchDatasource', 'MetricsDatasource', 'PrometheusPromQLAnnotation']) {
       expect(registry.get(k)?.ui, k).to.equal(undefined);
     }
   });

@@ -32,7 +32,7 @@ const PANELS = {
     datasource: { kind: 'LokiDatasource', name: 'loki' },
     query: 'sum by (status) (count_over_time({job="nginx"}[1m]))',
   }),
-  lokiLogs: panel('Loki logs', 'LogsTable', { wrap: true, time: true, enableDetails: true }, 'LogQuery', 'LokiLogQuery', { query: '{job="nginx"} |= "500"' }),
+  lokiLogs: panel('Loki logs', 'LogsTable', { wrap: true, time: true, enableDetails: true }, 'LogQuery', 'LokiLogQuery', { query: '{job="$job"} |= "500"' }),
   traces: panel('Traces', 'TraceTable', {}, 'TraceQuery', 'TempoTraceQuery', { datasource: '$tempo', query: '{}' }),
   search: panel('Trace search', 'ScatterChart', {}, 'TraceQuery', 'TempoTraceQuery', { query: '{ resource.service.name = "frontend" }' }),
   gantt: panel('Checkout trace', 'TracingGanttChart', {}, 'TraceQuery', 'TempoTraceQuery', { query: TRACE }),
@@ -49,7 +49,13 @@ const dashboard = {
   spec: {
     display: { name: 'Logs, traces and profiles' },
     duration: '15m',
-    variables: [{ kind: 'ListVariable', spec: { name: 'tempo', display: { name: 'Tempo' }, plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'TempoDatasource' } } } }],
+    variables: [
+      { kind: 'ListVariable', spec: { name: 'tempo', display: { name: 'Tempo' }, plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'TempoDatasource' } } } },
+      // the Loki variables (dashplane's own plugins): the logs panel's query uses $job
+      { kind: 'ListVariable', spec: { name: 'job', plugin: { kind: 'LokiLabelValuesVariable', spec: { labelName: 'job', matchers: ['{status="500"}'] } } } },
+      { kind: 'ListVariable', spec: { name: 'status', plugin: { kind: 'LokiLogQLVariable', spec: { expr: 'sum by (status) (count_over_time({job="nginx"}[5m]))', labelName: 'status' } } } },
+      { kind: 'ListVariable', spec: { name: 'label', plugin: { kind: 'LokiLabelNamesVariable', spec: {} } } },
+    ],
     panels: PANELS,
     // two columns, three rows: every panel in the window (Perses draws a panel once it is in view)
     layouts: [{ kind: 'Grid', spec: { items: ORDER.map((k, i) => ({ x: (i % 2) * 12, y: Math.floor(i / 2) * 9, width: 12, height: 9, content: { $ref: `#/spec/panels/${k}` } })) } }],
@@ -277,6 +283,39 @@ describe('web UI: Loki, Tempo and Pyroscope panels and the datasource variable (
       await page.getByRole('button', { name: 'Metrics' }).click();
       await page.getByRole('heading', { name: 'Prometheus' }).waitFor();
       expect(new URL(page.url()).searchParams.get('explorer')).to.not.equal('Pyroscope-PyroscopeExplorer');
+    } finally {
+      await w.close();
+    }
+  });
+
+  it("the Loki variables list label values (restricted by matchers), a LogQL result's label, and label names; the logs panel uses $job", async () => {
+    const w = await openPage(stack.s.url, { viewport: { width: 1600, height: 1100 } });
+    try {
+      await signIn(w, 'admin', 'admin-password');
+      const { page } = w;
+      const queried: string[] = [];
+      page.on('request', (r) => {
+        const u = new URL(r.url());
+        if (u.pathname.endsWith('/loki/api/v1/query_range')) queried.push(u.searchParams.get('query') ?? '');
+      });
+      await page.goto('/projects/obs/dashboards/observability');
+      await waitForShown(w, 'Loki logs', /upstream timed out/);
+      expect(queried).to.include('{job="nginx"} |= "500"');
+      const choices = async (name: string) => {
+        await page.locator(`[data-testid="variable-${name}"]:visible input`).click();
+        await page.getByRole('option').first().waitFor();
+        const texts = await page.getByRole('option').allInnerTexts();
+        await page.keyboard.press('Escape');
+        await page.getByRole('listbox').waitFor({ state: 'detached' });
+        return texts.map((t) => t.trim()).filter((t) => t !== 'All');
+      };
+      expect(await choices('job'), 'only the jobs with status 500 lines').to.deep.equal(['nginx']);
+      expect(await choices('status')).to.deep.equal(['200', '500']);
+      expect(await choices('label')).to.deep.equal(['job', 'level', 'status']);
+      expect(
+        w.errors.filter((e) => !/favicon/.test(e)),
+        w.errors.join('\n'),
+      ).to.deep.equal([]);
     } finally {
       await w.close();
     }

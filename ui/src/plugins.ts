@@ -10,6 +10,7 @@ import * as markdown from '@perses-dev/markdown-plugin';
 import * as pieChart from '@perses-dev/pie-chart-plugin';
 import { dynamicImportPluginLoader, type PluginModuleResource } from '@perses-dev/plugin-system';
 import * as prometheus from '@perses-dev/prometheus-plugin';
+import lokiVariables from './perses/loki-variables.module.json';
 import * as pyroscopeDatasource from '@perses-dev/pyroscope-plugin/lib/plugins/pyroscope-datasource';
 import * as pyroscope from '@perses-dev/pyroscope-plugin/package.json';
 import * as scatterChart from '@perses-dev/scatter-chart-plugin';
@@ -62,9 +63,9 @@ function lazy(pkg: PackageJson, which: { types?: string[]; except?: string[] }, 
 }
 
 /**
- * Every plugin package of the UI (no module federation at run time). The server's plugin catalog
- * (schemas/plugins/catalog.json) marks each kind these packages hold with `"ui": true`;
- * test/plugins-ui.test.ts reads this file and checks that the two agree.
+ * Every plugin package of the UI (no module federation at run time), and dashplane's own module
+ * of Loki variables. The server's plugin catalog (schemas/plugins/catalog.json) marks each kind
+ * they hold with `"ui": true`; test/plugins-ui.test.ts reads this file and checks that the two agree.
  */
 const PACKAGES: Loadable[] = [
   bundled(timeseriesChart),
@@ -84,6 +85,8 @@ const PACKAGES: Loadable[] = [
   bundled(prometheus),
   lazy(loki, { types: ['Datasource'] }, () => Promise.resolve(lokiDatasource)),
   lazy(loki, { except: ['Datasource'] }, () => import('@perses-dev/loki-plugin')),
+  // the Loki variables, which the Loki package 0.2 lacks: dashplane's own (ui/src/perses/loki-variables.ts)
+  lazy(lokiVariables, {}, () => import('./perses/loki-variables')),
   lazy(tempo, { types: ['Datasource'] }, () => Promise.resolve(tempoDatasource)),
   lazy(tempo, { except: ['Datasource'] }, () => import('@perses-dev/tempo-plugin')),
   lazy(pyroscope, { types: ['Datasource'] }, () => Promise.resolve(pyroscopeDatasource)),
