@@ -38,6 +38,7 @@ const SECONDS = {
   'dist/test/provisioning-replicas.test.js': 20,
   'dist/test/ui-admin.test.js': 28,
   'dist/test/ui-datasource.test.js': 26,
+  'dist/test/ui-plugins.test.js': 25,
   'dist/test/replicas-processes.test.js': 25,
   'dist/src/storage/postgres-store.test.js': 25,
 };

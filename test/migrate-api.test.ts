@@ -55,7 +55,7 @@ describe('POST /api/migrate', () => {
       metadata: { name: 'thanos' },
       spec: { plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } },
     });
-    await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'logs' }, spec: { plugin: { kind: 'LokiDatasource', spec: {} } } });
+    await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'logs' }, spec: { plugin: { kind: 'LokiDatasource', spec: { directUrl: 'http://loki:3100' } } } });
     const r = await s.api('POST', '/api/migrate?project=ops&datasource=thanos', { grafanaDashboard: GRAFANA_EXPORT });
     expect(r.status, r.text).to.equal(200);
     expect(r.body.spec.variables[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'thanos' });

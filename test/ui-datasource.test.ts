@@ -154,19 +154,22 @@ describe('web UI datasource form and Save & test (Chromium, real Prometheus)', f
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
-  it('edits other kinds of datasource as a YAML spec', async () => {
+  it('edits kinds of datasource without a form (no suggested endpoints) as a YAML spec', async () => {
     const { page } = w;
     await page.getByRole('button', { name: 'New datasource' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByRole('heading', { name: 'New datasource' }).waitFor();
-    await dialog.getByTestId('name-field').fill('tempo');
+    await dialog.getByTestId('name-field').fill('clickhouse');
     await dialog.getByLabel('Type').click();
-    await page.getByRole('option', { name: 'TempoDatasource' }).click();
+    await page.getByRole('option', { name: 'ClickHouseDatasource' }).click();
     expect(await dialog.getByRole('button', { name: 'Save & test' }).count()).to.equal(0);
-    await dialog.getByLabel('TempoDatasource spec').fill(`directUrl: http://tempo.example:3200\n`);
+    await dialog.getByLabel('ClickHouseDatasource spec').fill(`directUrl: http://clickhouse.example:8123\n`);
     await dialog.getByRole('button', { name: 'Create' }).click();
-    await row(page, 'tempo').waitFor();
-    expect((await stack.api('GET', '/api/v1/projects/obs/datasources/tempo')).body.spec.plugin).to.deep.equal({ kind: 'TempoDatasource', spec: { directUrl: 'http://tempo.example:3200' } });
+    await row(page, 'clickhouse').waitFor();
+    expect((await stack.api('GET', '/api/v1/projects/obs/datasources/clickhouse')).body.spec.plugin).to.deep.equal({
+      kind: 'ClickHouseDatasource',
+      spec: { directUrl: 'http://clickhouse.example:8123' },
+    });
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { parse, stringify } from 'yaml';
 import { editorContent, editorTopText, setEditorText } from './helpers/editor.js';
-import { bearer, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
+import { bearer, LOOPBACK_UPSTREAMS, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
 import { openPage, scrollUntilPresent, type WatchedPage } from './helpers/browser.js';
 import { corpusDir, skipWithoutCorpus } from './helpers/corpus.js';
 import { startNodeExporter, type RunningNodeExporter } from './helpers/node-exporter.js';
@@ -70,7 +70,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     this.timeout(120_000);
     skipWithoutCorpus(this, 'corpus');
     nodeExporter = await startNodeExporter();
-    s = await startAuthServer();
+    s = await startAuthServer(LOOPBACK_UPSTREAMS);
     // Prometheus scrapes the node exporter and dashplane's own /metrics (examples/monitoring);
     // the Demo's job variable would default to the first job, so its pages say var-job=node
     prom = await startPrometheus({

@@ -38,6 +38,26 @@ function persesPanelActionsOnHover(): Plugin {
 }
 
 /**
+ * @perses-dev/flame-chart-plugin 0.4's tooltip imports the whole of echarts (`import * as echarts
+ * from 'echarts'`) for `echarts.format.addCommas`. Every echarts module goes to the `echarts`
+ * chunk that all dashboards load, so that one import made it 86 KB larger (brotli) for every
+ * dashboard, flame chart or not. `echarts/core` has the same `format` (and pulls in no chart).
+ * The build fails if the import is not there (another version): check, then adapt or drop this.
+ */
+function flameChartEchartsCore(): Plugin {
+  const FILE = /[\\/]@perses-dev[\\/]flame-chart-plugin[\\/]lib[\\/]utils[\\/]tooltip\.js$/;
+  const IMPORT = "import * as echarts from 'echarts';";
+  return {
+    name: 'dashplane:flame-chart-echarts-core',
+    transform(code, id) {
+      if (!FILE.test(id)) return undefined;
+      if (!code.includes(IMPORT)) this.error(`${id}: not the tooltip of @perses-dev/flame-chart-plugin 0.4 (${IMPORT} not found)`);
+      return { code: code.replace(IMPORT, "import * as echarts from 'echarts/core';"), map: null };
+    },
+  };
+}
+
+/**
  * Rollup warnings about dependencies' code that say nothing about ours: mathjs (a Perses
  * dependency) places `#__PURE__` annotations where Rollup cannot use them, and Rollup says so for
  * each. Only these codes, and only inside node_modules, are dropped; every other warning is shown.
@@ -46,7 +66,7 @@ const NOISE = new Set(['INVALID_ANNOTATION', 'MODULE_LEVEL_DIRECTIVE']);
 
 // `global` is Node's name; @perses-dev/core calls global.fetch, which browsers only have as globalThis.fetch.
 export default defineConfig({
-  plugins: [react(), persesPanelActionsOnHover()],
+  plugins: [react(), persesPanelActionsOnHover(), flameChartEchartsCore()],
   define: { global: 'globalThis' },
   build: {
     outDir: 'dist',

@@ -141,12 +141,17 @@ export function registerSystemRoutes(app: FastifyInstance, o: SystemRouteOptions
   }
 }
 
-/** The Perses `PluginModule` list: one module per plugin module name with its plugins. */
+/**
+ * The Perses `PluginModule` list: one module per plugin module name with its plugins. A datasource
+ * plugin with suggested proxy endpoints carries them as `spec.allowedEndpoints` (dashplane's;
+ * Perses clients ignore it), for forms that create a datasource of that kind.
+ */
 function pluginModules(plugins: PluginRegistry, version: string) {
-  const byModule = new Map<string, { kind: string; spec: { name: string; display: { name: string } } }[]>();
+  const byModule = new Map<string, { kind: string; spec: { name: string; display: { name: string }; allowedEndpoints?: unknown } }[]>();
   for (const p of plugins.all()) {
     const list = byModule.get(p.module) ?? [];
-    list.push({ kind: p.type, spec: { name: p.kind, display: { name: p.kind.replace(/([a-z])([A-Z])/g, '$1 $2') } } });
+    const display = { name: p.kind.replace(/([a-z])([A-Z])/g, '$1 $2') };
+    list.push({ kind: p.type, spec: { name: p.kind, display, ...(p.allowedEndpoints ? { allowedEndpoints: p.allowedEndpoints } : {}) } });
     byModule.set(p.module, list);
   }
   return [...byModule.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, list]) => ({ kind: 'PluginModule', metadata: { name, version }, spec: { plugins: list } }));

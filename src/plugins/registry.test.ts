@@ -193,6 +193,67 @@ describe('PluginRegistry', () => {
     }
   });
 
+  describe('the Loki, Tempo, Pyroscope and trace/profile panel schemas refuse what their Perses CUE schemas refuse, at the field', () => {
+    const proxy = { kind: 'HTTPProxy', spec: { url: 'http://loki:3100' } };
+    const flame = { palette: 'value', showSettings: true, showSeries: true, showTable: true, showFlameGraph: true };
+    const cases: [string, unknown, string][] = [
+      ['LokiDatasource', {}, 'spec.plugin.spec'],
+      ['LokiDatasource', { directUrl: 'http://loki:3100', proxy }, 'spec.plugin.spec'],
+      ['LokiDatasource', { directUrl: 'loki:3100' }, 'spec.plugin.spec.directUrl'],
+      ['TempoDatasource', { proxy, scrapeInterval: '15s' }, 'spec.plugin.spec.scrapeInterval'],
+      ['PyroscopeDatasource', { directUrl: 'http://pyroscope:4040', minStep: 'soon' }, 'spec.plugin.spec.minStep'],
+      ['LokiTimeSeriesQuery', {}, 'spec.plugin.spec.query'],
+      ['LokiLogQuery', { query: '' }, 'spec.plugin.spec.query'],
+      ['LokiLogQuery', { query: '{job="nginx"}', direction: 'sideways' }, 'spec.plugin.spec.direction'],
+      ['LokiLogQuery', { query: '{job="nginx"}', datasource: { kind: 'PrometheusDatasource' } }, 'spec.plugin.spec.datasource'],
+      ['LokiLabelValuesVariable', { matchers: ['{job="nginx"}'] }, 'spec.plugin.spec.labelName'],
+      ['TempoTraceQuery', {}, 'spec.plugin.spec.query'],
+      ['TempoTraceQuery', { query: '{}', limit: 0 }, 'spec.plugin.spec.limit'],
+      ['TempoTraceQuery', { query: '{}', datasource: { kind: 'LokiDatasource', name: 'loki' } }, 'spec.plugin.spec.datasource'],
+      ['PyroscopeProfileQuery', { service: 'checkout' }, 'spec.plugin.spec.profileType'],
+      ['PyroscopeProfileQuery', { profileType: 'cpu', filters: [{ labelName: 'a', labelValue: 'b' }] }, 'spec.plugin.spec.filters[0].operator'],
+      ['FlameChart', { ...flame, palette: 'rainbow' }, 'spec.plugin.spec.palette'],
+      ['FlameChart', { ...flame, showTable: undefined }, 'spec.plugin.spec.showTable'],
+      ['TraceTable', { visual: { palette: { mode: 'neon' } } }, 'spec.plugin.spec.visual.palette.mode'],
+      ['TracingGanttChart', { links: { attributes: [{ name: 'k8s.pod.name' }] } }, 'spec.plugin.spec.links.attributes[0].link'],
+      ['LogsTable', { showTime: 'yes' }, 'spec.plugin.spec.showTime'],
+      ['DatasourceVariable', {}, 'spec.plugin.spec.datasourcePluginKind'],
+    ];
+    for (const [kind, spec, path] of cases) {
+      it(`${kind} ${JSON.stringify(spec)}: a detail at ${path}`, () => {
+        const details = registry.check({ kind, spec: JSON.parse(JSON.stringify(spec)) }, [registry.get(kind)!.type], 'spec.plugin');
+        expect(details.map((d) => d.path)).to.include(path);
+      });
+    }
+
+    it('a datasource variable reference ("$ds") selects the datasource of a Loki, Tempo or Pyroscope query', () => {
+      expect(registry.check({ kind: 'LokiLogQuery', spec: { query: '{job="nginx"}', datasource: '$ds' } }, ['LogQuery'], 'q')).to.deep.equal([]);
+      expect(registry.check({ kind: 'TempoTraceQuery', spec: { query: '{}', datasource: '${tempo}' } }, ['TraceQuery'], 'q')).to.deep.equal([]);
+      expect(registry.check({ kind: 'PyroscopeProfileQuery', spec: { profileType: 'cpu', datasource: { kind: 'PyroscopeDatasource' } } }, ['ProfileQuery'], 'q')).to.deep.equal([]);
+    });
+
+    it('LogsTable takes the settings of the Loki plugin 0.2 (wrap, time) and of later Perses (allowWrap, showTime)', () => {
+      expect(registry.check({ kind: 'LogsTable', spec: { wrap: true, time: true, enableDetails: true } }, ['Panel'], 'p')).to.deep.equal([]);
+      expect(registry.check({ kind: 'LogsTable', spec: { allowWrap: true, showTime: true, enableDetails: false } }, ['Panel'], 'p')).to.deep.equal([]);
+    });
+  });
+
+  it('the HTTP datasource kinds suggest allowedEndpoints of {endpointPattern, method}; other kinds none', () => {
+    const withEndpoints = registry
+      .all()
+      .filter((p) => p.allowedEndpoints)
+      .map((p) => p.kind)
+      .sort();
+    expect(withEndpoints).to.deep.equal(['LokiDatasource', 'PrometheusDatasource', 'PyroscopeDatasource', 'TempoDatasource']);
+    for (const kind of withEndpoints) {
+      for (const e of registry.get(kind)!.allowedEndpoints!) {
+        expect(Object.keys(e).sort(), kind).to.deep.equal(['endpointPattern', 'method']);
+        expect(e.method, kind).to.be.oneOf(['GET', 'POST']);
+        expect(e.endpointPattern, kind).to.match(/^\//);
+      }
+    }
+  });
+
   it('every plugin kind named in docs/api.md §10 is in the catalog with the right type', () => {
     const expected: Record<string, string> = {
       // Panels.

@@ -17,6 +17,19 @@ export interface PluginInfo {
   validate?: ValidateFunction;
   /** The JSON Schema of the plugin's `spec`, as written (for clients: GET /api/v1/schemas/plugins/{kind}). */
   schema?: Record<string, unknown>;
+  /** True when dashplane's web UI bundles the code that draws this kind (ui/src/plugins.ts); absent otherwise. */
+  ui?: true;
+  /**
+   * A datasource kind's suggested proxy `allowedEndpoints`: the calls its Perses plugin makes,
+   * written to match whole paths as the proxy does. The web UI's datasource form offers them.
+   */
+  allowedEndpoints?: readonly AllowedEndpoint[];
+}
+
+/** One `allowedEndpoints` entry of an HTTPProxy block. */
+export interface AllowedEndpoint {
+  endpointPattern: string;
+  method: string;
 }
 
 /** A catalog entry as written in schemas/plugins/catalog.json or a plugin.schemas_dir file. */
@@ -27,6 +40,10 @@ interface CatalogEntry {
   synonymOf?: string;
   /** A file name (catalog) or an inline JSON Schema (schemas_dir files); null = open object. */
   schema?: string | Record<string, unknown> | null;
+  /** Built-in catalog only: the web UI renders this kind. */
+  ui?: boolean;
+  /** Built-in catalog only: a datasource kind's suggested proxy allowedEndpoints. */
+  allowedEndpoints?: AllowedEndpoint[];
 }
 
 /**
@@ -71,6 +88,8 @@ export class PluginRegistry {
       module: e.module ?? e.kind,
       ...(e.synonymOf ? { synonymOf: e.synonymOf } : {}),
       ...(typeof e.schema === 'string' ? byFile(e.schema) : {}),
+      ...(e.ui === true ? { ui: true as const } : {}),
+      ...(e.allowedEndpoints ? { allowedEndpoints: Object.freeze(e.allowedEndpoints.map((x) => Object.freeze({ ...x }))) } : {}),
     }));
     // a plugin.schemas_dir schema may $ref a built-in one
     if (extraDir) entries.push(...loadExtra(builtinAjv(), extraDir));

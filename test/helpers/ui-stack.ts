@@ -76,16 +76,21 @@ export async function signIn(w: WatchedPage, login: string, password: string): P
   if (!r.ok()) throw new Error(`login as ${login}: ${r.status()} ${await r.text()}`);
 }
 
+/** The dashboard panel titled `title` (Perses' panel section with that heading). */
+export function panelSection(w: WatchedPage, title: string) {
+  return w.page
+    .locator('section[data-testid="panel"]')
+    .filter({ has: w.page.getByRole('heading', { name: title, exact: true }) })
+    .first();
+}
+
 /**
  * Waits until the dashboard panel titled `title` shows data (a number, a chart or table rows
  * rather than "No data"). Right after Prometheus starts, the newest step-aligned window may hold
  * no sample yet: open the page with `refresh=5s` so the panel asks again.
  */
 export async function waitForPanelData(w: WatchedPage, title: string, kind: 'chart' | 'stat' | 'table' = 'stat'): Promise<void> {
-  const p = w.page
-    .locator('section[data-testid="panel"]')
-    .filter({ has: w.page.getByRole('heading', { name: title, exact: true }) })
-    .first();
+  const p = panelSection(w, title);
   await waitFor(
     `panel "${title}" to show data`,
     async () => {

@@ -1,22 +1,36 @@
-import { Box, Button, MenuItem, Stack, TextField, Typography } from '@mui/material';
+import { Box, Button, MenuItem, Stack, TextField, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
 import type { DashboardResource } from '@perses-dev/core';
 import { DatasourceStoreProvider, VariableProvider } from '@perses-dev/dashboards';
-import { ExplorerManagerProviderWithQueryParams, ExploreToolbar } from '@perses-dev/explore';
+import { ExplorerManagerProviderWithQueryParams, ExploreToolbar, useExplorerManagerContext } from '@perses-dev/explore';
 import { PrometheusExplorer } from '@perses-dev/prometheus-plugin';
 import { TimeRangeProviderWithQueryParams, useInitialRefreshInterval, useInitialTimeRange } from '@perses-dev/plugin-system';
 import { useQuery } from '@tanstack/react-query';
+import { type ComponentType, lazy, Suspense } from 'react';
 import { Link as RouterLink, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { displayName, getResource, list } from '../api';
 import { useDatasourceApi } from '../datasource-api';
 import { PersesProviders } from '../perses/PersesProviders';
+import { PROMETHEUS_EXPLORER } from '../plugins';
 import { ErrorMessage, Loading, PageHeader } from '../widgets';
 
 const enc = encodeURIComponent;
 
 /**
+ * The explorers of the bundled plugin packages, by their id in the `explorer` URL parameter (as
+ * @perses-dev/explore names them, and as the Tempo plugin's trace links write it). Tempo's and
+ * Pyroscope's load with their packages, when chosen.
+ */
+const EXPLORERS: { id: string; label: string; title: string; component: ComponentType }[] = [
+  { id: PROMETHEUS_EXPLORER, label: 'Metrics', title: 'Prometheus', component: PrometheusExplorer },
+  { id: 'Tempo-TempoExplorer', label: 'Traces', title: 'Tempo', component: lazy(() => import('@perses-dev/tempo-plugin').then((m) => ({ default: m.TempoExplorer }))) },
+  { id: 'Pyroscope-PyroscopeExplorer', label: 'Profiles', title: 'Pyroscope', component: lazy(() => import('@perses-dev/pyroscope-plugin').then((m) => ({ default: m.PyroscopeExplorer }))) },
+];
+
+/**
  * Ad-hoc queries, as Perses' Explore: the Prometheus explorer (PromQL with completion, a table of
- * the latest values, a graph, a metrics finder) against any datasource of the project the user
- * picks, or the global ones. The query, the tab and the time range live in the URL. Coming from a
+ * the latest values, a graph, a metrics finder), Tempo's (TraceQL, traces found, a trace's spans)
+ * and Pyroscope's (flame graphs) against any datasource of the project the user picks, or the
+ * global ones. The query, the tab and the time range live in the URL. Coming from a
  * dashboard panel (`?dashboard=`), that dashboard's own datasources resolve too.
  */
 export function ExplorePage() {
@@ -77,16 +91,43 @@ function Explore() {
           <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>
             <VariableProvider>
               <ExplorerManagerProviderWithQueryParams>
-                {/* the explorer itself, bundled: @perses-dev/explore 0.52's ExploreManager loads explorers through module federation */}
-                <Stack sx={{ width: '100%' }} px={2} pb={2} pt={1.5} gap={1}>
-                  <ExploreToolbar exploreTitleComponent={<Typography variant="h2">Prometheus</Typography>} />
-                  <PrometheusExplorer />
-                </Stack>
+                <Explorer />
               </ExplorerManagerProviderWithQueryParams>
             </VariableProvider>
           </TimeRangeProviderWithQueryParams>
         </DatasourceStoreProvider>
       </Box>
     </Box>
+  );
+}
+
+/**
+ * The chosen explorer under a switch between them; bundled rather than what @perses-dev/explore
+ * 0.52's ExploreManager renders (it loads explorers through module federation).
+ */
+function Explorer() {
+  const { explorer, setExplorer } = useExplorerManagerContext();
+  const current = EXPLORERS.find((e) => e.id === explorer) ?? EXPLORERS[0];
+  const Chosen = current.component;
+  return (
+    <Stack sx={{ width: '100%' }} px={2} pb={2} pt={1.5} gap={1}>
+      <ExploreToolbar
+        exploreTitleComponent={
+          <Stack direction="row" spacing={2} alignItems="center">
+            <Typography variant="h2">{current.title}</Typography>
+            <ToggleButtonGroup size="small" exclusive value={current.id} onChange={(_e, id: string | null) => id && setExplorer(id)} aria-label="explorer">
+              {EXPLORERS.map((e) => (
+                <ToggleButton key={e.id} value={e.id}>
+                  {e.label}
+                </ToggleButton>
+              ))}
+            </ToggleButtonGroup>
+          </Stack>
+        }
+      />
+      <Suspense fallback={<Loading />}>
+        <Chosen />
+      </Suspense>
+    </Stack>
   );
 }

@@ -4,21 +4,18 @@ import DeleteOutline from 'mdi-material-ui/DeleteOutline';
 import Plus from 'mdi-material-ui/Plus';
 import { list } from '../../api';
 import { useCan } from '../../permissions';
-import { usePluginKinds } from '../plugins';
+import { type Endpoint, usePluginKinds, useSuggestedEndpoints } from '../plugins';
 import { Field, specOf, withSpec, type FormProps } from './common';
 import { YamlField } from './YamlField';
 
-interface Endpoint {
-  endpointPattern: string;
-  method: string;
-}
 interface ProxySpec {
   url: string;
   allowedEndpoints?: Endpoint[];
   headers?: Record<string, string>;
   secret?: string;
 }
-interface PromSpec {
+/** The spec of a datasource of an HTTP API (Prometheus, Loki, Tempo, Pyroscope): a direct URL or a proxy block. */
+interface HttpSpec {
   directUrl?: string;
   proxy?: { kind: 'HTTPProxy'; spec: ProxySpec };
   scrapeInterval?: string;
@@ -30,28 +27,25 @@ interface DatasourceSpec {
   plugin: { kind: string; spec: Record<string, unknown> };
 }
 
-/** What the Perses Prometheus datasource editor allows by default: the calls its panels and editors make. */
-export const PROMETHEUS_ENDPOINTS: Endpoint[] = [
-  { endpointPattern: '/api/v1/labels', method: 'POST' },
-  { endpointPattern: '/api/v1/series', method: 'POST' },
-  { endpointPattern: '/api/v1/metadata', method: 'GET' },
-  { endpointPattern: '/api/v1/query', method: 'POST' },
-  { endpointPattern: '/api/v1/query_range', method: 'POST' },
-  { endpointPattern: '/api/v1/label/([a-zA-Z0-9_-]+)/values', method: 'GET' },
-  { endpointPattern: '/api/v1/parse_query', method: 'POST' },
-  { endpointPattern: '/api/v1/status/buildinfo', method: 'GET' },
-];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+/** The port each service listens on out of the box, for the URL field's placeholder. */
+const DEFAULT_PORTS: Record<string, number> = { PrometheusDatasource: 9090, LokiDatasource: 3100, TempoDatasource: 3200, PyroscopeDatasource: 4040 };
+
+/** `LokiDatasource` -> `Loki`: what the form calls the service. */
+const serviceName = (kind: string) => kind.replace(/Datasource$/, '');
 
 /**
- * A datasource: display name, default flag, and its plugin. Prometheus gets a form (URL, direct
- * or through dashplane's proxy, allowed endpoints, headers, secret); other kinds a YAML spec.
+ * A datasource: display name, default flag, and its plugin. Datasources of an HTTP API for which
+ * the server suggests allowedEndpoints (Prometheus, Loki, Tempo, Pyroscope) get a form (URL,
+ * direct or through dashplane's proxy, allowed endpoints, headers, secret); other kinds a YAML spec.
  */
 export function DatasourceForm({ value, onChange, kind, project }: FormProps) {
   const spec = specOf<DatasourceSpec>(value);
   const kinds = usePluginKinds('Datasource');
   const set = (patch: Partial<DatasourceSpec>) => onChange(withSpec(value, { ...spec, ...patch }));
   const plugin = spec.plugin ?? { kind: 'PrometheusDatasource', spec: {} };
+  const endpoints = useSuggestedEndpoints();
+  const suggested = endpoints.get(plugin.kind);
   return (
     <Stack spacing={2}>
       <Field label="Display name" value={spec.display?.name} onChange={(v) => set({ display: { ...spec.display, name: v || undefined } })} />
@@ -59,15 +53,22 @@ export function DatasourceForm({ value, onChange, kind, project }: FormProps) {
         control={<Checkbox checked={spec.default === true} onChange={(e) => set({ default: e.target.checked })} />}
         label={`Default ${plugin.kind} ${kind.scope === 'project' ? 'of this project' : 'for every project'} (used by panels that name no datasource)`}
       />
-      <Field select label="Type" value={plugin.kind} onChange={(k) => set({ plugin: { kind: k, spec: k === 'PrometheusDatasource' ? { proxy: { kind: 'HTTPProxy', spec: { url: '' } } } : {} } })}>
+      <Field select label="Type" value={plugin.kind} onChange={(k) => set({ plugin: { kind: k, spec: endpoints.has(k) ? { proxy: { kind: 'HTTPProxy', spec: { url: '' } } } : {} } })}>
         {(kinds.length ? kinds : [plugin.kind]).map((k) => (
           <MenuItem key={k} value={k}>
             {k}
           </MenuItem>
         ))}
       </Field>
-      {plugin.kind === 'PrometheusDatasource' ? (
-        <PrometheusFields spec={plugin.spec as PromSpec} onChange={(s) => set({ plugin: { ...plugin, spec: s as Record<string, unknown> } })} scope={kind.scope} project={project} />
+      {suggested ? (
+        <HttpFields
+          pluginKind={plugin.kind}
+          suggested={suggested}
+          spec={plugin.spec as HttpSpec}
+          onChange={(s) => set({ plugin: { ...plugin, spec: s as Record<string, unknown> } })}
+          scope={kind.scope}
+          project={project}
+        />
       ) : (
         <YamlField label={`${plugin.kind} spec`} value={plugin.spec} onChange={(v) => set({ plugin: { ...plugin, spec: v as Record<string, unknown> } })} />
       )}
@@ -75,7 +76,17 @@ export function DatasourceForm({ value, onChange, kind, project }: FormProps) {
   );
 }
 
-function PrometheusFields({ spec, onChange, scope, project }: { spec: PromSpec; onChange(s: PromSpec): void; scope: 'project' | 'global'; project?: string }) {
+interface HttpFieldsProps {
+  pluginKind: string;
+  suggested: Endpoint[];
+  spec: HttpSpec;
+  onChange(s: HttpSpec): void;
+  scope: 'project' | 'global';
+  project?: string;
+}
+
+function HttpFields({ pluginKind, suggested, spec, onChange, scope, project }: HttpFieldsProps) {
+  const name = serviceName(pluginKind);
   const { can } = useCan();
   const secretPlural = scope === 'project' ? 'secrets' : 'globalsecrets';
   const secretKind = scope === 'project' ? 'Secret' : 'GlobalSecret';
@@ -112,24 +123,26 @@ function PrometheusFields({ spec, onChange, scope, project }: { spec: PromSpec; 
         </Typography>
       )}
       <Field
-        label="Prometheus URL"
+        label={`${name} URL`}
         value={direct ? spec.directUrl : proxy.url}
         onChange={(v) => (direct ? onChange({ ...spec, directUrl: v }) : setProxy({ url: v }))}
-        placeholder="http://prometheus:9090"
+        placeholder={`http://${name.toLowerCase()}:${DEFAULT_PORTS[pluginKind] ?? 80}`}
         required
         helperText={
           direct
-            ? 'Clients that call it directly must reach this URL, and Prometheus must allow them (CORS).'
+            ? `Clients that call it directly must reach this URL, and ${name} must allow them (CORS).`
             : 'dashplane calls this URL for the users of the datasource; they never see it or its credentials.'
         }
       />
-      <Field
-        label="Scrape interval"
-        value={spec.scrapeInterval}
-        onChange={(v) => onChange({ ...spec, scrapeInterval: v || undefined })}
-        placeholder="15s"
-        helperText="The smallest step of range queries."
-      />
+      {pluginKind === 'PrometheusDatasource' && (
+        <Field
+          label="Scrape interval"
+          value={spec.scrapeInterval as string | undefined}
+          onChange={(v) => onChange({ ...spec, scrapeInterval: v || undefined })}
+          placeholder="15s"
+          helperText="The smallest step of range queries."
+        />
+      )}
       {!direct && (
         <>
           <Divider textAlign="left">Allowed endpoints</Divider>
@@ -156,8 +169,8 @@ function PrometheusFields({ spec, onChange, scope, project }: { spec: PromSpec; 
               Add endpoint
             </Button>
             {!endpoints && (
-              <Button size="small" onClick={() => setProxy({ allowedEndpoints: PROMETHEUS_ENDPOINTS })}>
-                Allow only what Prometheus panels use
+              <Button size="small" onClick={() => setProxy({ allowedEndpoints: suggested })}>
+                Allow only what {name} panels use
               </Button>
             )}
             {endpoints && (
@@ -166,7 +179,7 @@ function PrometheusFields({ spec, onChange, scope, project }: { spec: PromSpec; 
               </Button>
             )}
           </Stack>
-          <Divider textAlign="left">Headers sent to Prometheus</Divider>
+          <Divider textAlign="left">Headers sent to {name}</Divider>
           {headers.map(([k, v], i) => (
             <Box key={i} sx={{ display: 'flex', gap: 1 }}>
               <Field label="Header" value={k} onChange={(nk) => setHeaders(headers.map((h, j) => (j === i ? [nk, h[1]] : h)))} />
