@@ -4,6 +4,13 @@ import { Ajv } from 'ajv';
 import type { ErrorDetail } from '../errors.js';
 import { schemaErrors, type ValidateFunction } from '../lib/schema-errors.js';
 import { joinPath } from '../lib/object-path.js';
+import { promqlProblem } from './promql-check.js';
+
+/**
+ * The query languages a plugin may declare for a string field of its spec (`languages` in its
+ * catalog entry): each checks a text and answers the problem, or undefined.
+ */
+const LANGUAGES: Readonly<Record<string, (text: string) => string | undefined>> = { promql: promqlProblem };
 
 /** One known plugin kind. */
 export interface PluginInfo {
@@ -17,6 +24,8 @@ export interface PluginInfo {
   validate?: ValidateFunction;
   /** The JSON Schema of the plugin's `spec`, as written (for clients: GET /api/v1/schemas/plugins/{kind}). */
   schema?: Record<string, unknown>;
+  /** Fields of the spec written in a query language, checked when the spec is: field -> language (`promql`). */
+  languages?: Readonly<Record<string, string>>;
 }
 
 /** A catalog entry as written in schemas/plugins/catalog.json or a plugin.schemas_dir file. */
@@ -27,6 +36,8 @@ interface CatalogEntry {
   synonymOf?: string;
   /** A file name (catalog) or an inline JSON Schema (schemas_dir files); null = open object. */
   schema?: string | Record<string, unknown> | null;
+  /** Spec fields written in a query language (a key of LANGUAGES), e.g. `{"query": "promql"}`. */
+  languages?: Record<string, string>;
 }
 
 /**
@@ -71,6 +82,7 @@ export class PluginRegistry {
       module: e.module ?? e.kind,
       ...(e.synonymOf ? { synonymOf: e.synonymOf } : {}),
       ...(typeof e.schema === 'string' ? byFile(e.schema) : {}),
+      ...languagesOf(e, 'schemas/plugins/catalog.json'),
     }));
     // a plugin.schemas_dir schema may $ref a built-in one
     if (extraDir) entries.push(...loadExtra(builtinAjv(), extraDir));
@@ -101,7 +113,8 @@ export class PluginRegistry {
     if (!types.includes(info.type)) {
       return [{ path: kindPath, message: `plugin "${kind}" is a ${info.type} plugin; a ${types.join('/')} plugin is expected here` }];
     }
-    return info.validate ? schemaErrors(info.validate, spec ?? {}, joinPath(path, 'spec')) : [];
+    const specPath = joinPath(path, 'spec');
+    return [...(info.validate ? schemaErrors(info.validate, spec ?? {}, specPath) : []), ...languageErrors(info, spec, specPath)];
   }
 
   private kindsOf(types: readonly string[]): string[] {
@@ -110,6 +123,29 @@ export class PluginRegistry {
       .map((p) => p.kind)
       .sort();
   }
+}
+
+/** Problems of the spec's fields written in a query language (Perses checks PromQL the same way, at validation, create and update). */
+function languageErrors(info: PluginInfo, spec: unknown, specPath: string): ErrorDetail[] {
+  if (!info.languages || spec === null || typeof spec !== 'object') return [];
+  const out: ErrorDetail[] = [];
+  for (const [field, language] of Object.entries(info.languages)) {
+    const text = (spec as Record<string, unknown>)[field];
+    const message = typeof text === 'string' ? LANGUAGES[language](text) : undefined;
+    if (message) out.push({ path: joinPath(specPath, field), message });
+  }
+  return out;
+}
+
+/** The `languages` of a catalog entry, each a known language. */
+function languagesOf(e: CatalogEntry, where: string): Pick<PluginInfo, 'languages'> {
+  if (e.languages === undefined) return {};
+  for (const [field, language] of Object.entries(e.languages)) {
+    if (!Object.hasOwn(LANGUAGES, language)) {
+      throw new Error(`${where}: plugin "${e.kind}" declares field "${field}" in language "${language}"; known languages: ${Object.keys(LANGUAGES).join(', ')}`);
+    }
+  }
+  return { languages: Object.freeze({ ...e.languages }) };
 }
 
 function newAjv(): Ajv {
@@ -159,7 +195,13 @@ function loadExtra(ajv: Ajv, dir: string): PluginInfo[] {
           throw new Error(`${where}: the schema of plugin "${e.kind}" does not compile: ${(err as Error).message}`);
         }
       }
-      out.push({ kind: e.kind, type: e.type, module: e.module ?? e.kind, ...(validate ? { validate, schema: e.schema as Record<string, unknown> } : {}) });
+      out.push({
+        kind: e.kind,
+        type: e.type,
+        module: e.module ?? e.kind,
+        ...(validate ? { validate, schema: e.schema as Record<string, unknown> } : {}),
+        ...languagesOf(e, where),
+      });
     }
   }
   return out;
