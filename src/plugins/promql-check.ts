@@ -2,12 +2,12 @@ import { parser } from '@prometheus-io/lezer-promql';
 
 /**
  * Syntax check of a PromQL query with the Prometheus project's own grammar (lezer-promql, strict:
- * no error recovery, so one linear pass that stops at the first error). Dashboard variables are
- * not PromQL: the part of a query from its first `$` outside string literals and comments is not
- * parsed (a variable's value may be any text, so an error there may be the value's), while `$` in
- * a string literal (`{job="$job"}`) is only text and the whole query is checked. Perses v0.54
- * skips every query holding a `$`.
+ * no error recovery, so one linear pass that stops at the first error). A query referring to a
+ * dashboard variable (`$name`, `${name}`, anywhere, string literals included) is not checked, as
+ * Perses v0.54 skips it: a variable's value may be any text, and VictoriaMetrics users write
+ * MetricsQL (`range_last(...)`) in Prometheus queries, which Perses then accepts.
  */
+const VARIABLE_REF = /\$\{?\w/;
 const STRICT = parser.configure({ strict: true });
 
 /**
@@ -31,7 +31,7 @@ export interface PromQLError {
 
 /** The first syntax error of `query`, or undefined when it parses (or where it cannot be told). */
 export function promqlError(query: string): PromQLError | undefined {
-  if (query.trim() === '') return undefined;
+  if (query.trim() === '' || VARIABLE_REF.test(query)) return undefined;
   const scan = scanQuery(query);
   let offset: number;
   try {
@@ -42,17 +42,17 @@ export function promqlError(query: string): PromQLError | undefined {
     if (!at) throw e;
     offset = Number(at[1]);
   }
-  // a part cut before a variable or a limit ends anywhere: its last tokens (a two-character
-  // operator may be cut in two) and its end say nothing
+  // a part cut at a limit ends anywhere: its last tokens (a two-character operator may be cut in
+  // two) and its end say nothing
   const starts = scan.tokenStarts;
   if (scan.end < query.length && offset >= (starts.length > 1 ? starts[starts.length - 2] : 0)) return undefined;
   return { offset, ...lineColumn(query, offset), found: foundAt(query, offset) };
 }
 
 /**
- * One pass over the query outside string literals and comments: where checking ends (the first
- * `$`, or a token boundary within the limits) and where tokens start (approximately: each string,
- * each run of word characters and each other character).
+ * One pass over the query outside string literals and comments: where checking ends (a `$`, or
+ * a token boundary within the limits) and where tokens start (approximately: each string, each
+ * run of word characters and each other character).
  */
 function scanQuery(query: string): { end: number; tokenStarts: number[] } {
   const tokenStarts: number[] = [];
