@@ -152,6 +152,105 @@ describe('configuration', () => {
     expect(configError(() => resolveConfig({ provisioning: { git: [{ url: '/r', ref: '--upload-pack=x' }] } }))).to.contain('provisioning.git[0].ref');
   });
 
+  it('Perses keys with no effect here load and are each named in a warning with the reason; implemented ones are not', () => {
+    const perses = file(
+      'perses-ui.yaml',
+      'frontend:\n  explorer:\n    enable: true\n  information: "# Hi"\n  banner:\n    severity: info\n    information: hi\nsearch:\n  excluded_chars: ["-"]\nschemas:\n  interval: 5m\nglobal_datasource_discovery: []\nwatch:\n  kinds: [Dashboard]\ndatasource:\n  http_proxy:\n    max_idle_conns: 10\n  global:\n    discovery: [{name: a}]\nplugin:\n  archive_paths: [a]\n  enabled: [Prometheus]\nsecurity:\n  authentication:\n    providers:\n      oidc:\n        - slug_id: corp\n          name: Corp\n          client_id: c\n          issuer: https://idp.example.com\n          logout:\n            enabled: true\n',
+    );
+    const { config, warnings } = loadConfig({ file: perses });
+    expect(config.frontend.information, 'kept for GET /api/config').to.equal('# Hi');
+    const named = warnings.filter((w) => w.includes(' is ignored: ')).map((w) => w.split(' ')[0]);
+    expect(named).to.have.members([
+      'security.authentication.providers.oidc[0].logout',
+      'frontend.explorer',
+      'frontend.information',
+      'frontend.banner',
+      'datasource.global.discovery',
+      'datasource.http_proxy',
+      'search',
+      'schemas',
+      'global_datasource_discovery',
+      'plugin.archive_paths',
+      'plugin.enabled',
+      'watch.kinds',
+    ]);
+    expect(warnings.find((w) => w.startsWith('frontend.explorer'))).to.equal("frontend.explorer is ignored: dashplane's UI always has its Explore page.");
+    expect(loadConfig({ file: file('perses-on.yaml', 'frontend:\n  disable: true\ndatasource:\n  disable_local: true\nvariable:\n  global:\n    disable: true\n') }).warnings).to.deep.equal([]);
+  });
+
+  it("Perses' forms are read as dashplane's: a provider's claims as groups_claim and role_mappings, native.guest_permissions, the older cleanup interval, a trailing / of api_prefix", () => {
+    const provider = { slug_id: 'kc', name: 'Keycloak', client_id: 'c', issuer: 'https://idp.example.com' };
+    const claims = [
+      {
+        claim_name: 'roles',
+        mappings: [
+          { claim_value: 'admin', role_name: 'admin' },
+          { claim_value: 'ops', role_name: 'editor', project: 'platform' },
+        ],
+      },
+    ];
+    const c = resolveConfig({
+      api_prefix: '/perses/',
+      ephemeral_dashboards_cleanup_interval: '2h',
+      security: { authentication: { providers: { oidc: [{ ...provider, claims }] } }, authorization: { provider: { native: { guest_permissions: [{ actions: ['read'], scopes: ['*'] }] } } } },
+    } as never);
+    expect(c.api_prefix).to.equal('/perses');
+    expect(c.ephemeral_dashboard.cleanup_interval).to.equal('2h');
+    expect(c.security.authorization.guest_permissions).to.deep.equal([{ actions: ['read'], scopes: ['*'] }]);
+    const oidc = c.security.authentication.providers.oidc[0];
+    expect(oidc.groups_claim).to.equal('roles');
+    expect(oidc.role_mappings).to.deep.equal([
+      { group: 'admin', global_role: 'admin' },
+      { group: 'ops', project: 'platform', role: 'editor' },
+    ]);
+    const conflict = configError(() => resolveConfig({ security: { authentication: { providers: { oidc: [{ ...provider, claims, groups_claim: 'groups' }] } } } } as never));
+    expect(conflict).to.contain('security.authentication.providers.oidc[0].claims[0].claim_name: "roles" while groups_claim is "groups"');
+    const both = configError(() => resolveConfig({ security: { authorization: { guest_permissions: [], provider: { native: { guest_permissions: [] } } } } } as never));
+    expect(both).to.contain('security.authorization.provider.native.guest_permissions: security.authorization.guest_permissions is set too');
+  });
+
+  it('Perses keys that would store, sign in or grant otherwise than written are refused, saying what to use instead', () => {
+    expect(configError(() => resolveConfig({ database: { file: { folder: './local_db' } } } as never))).to.contain(
+      'database.file: dashplane does not store resources in a folder of files; remove it and use database.level',
+    );
+    expect(configError(() => resolveConfig({ database: { sql: { db_name: 'perses' } } } as never))).to.contain(
+      'database.sql: dashplane does not store resources in MySQL or MariaDB; remove it and use database.postgres',
+    );
+    expect(configError(() => resolveConfig({ security: { authentication: { providers: { kubernetes: { enable: true } } } } } as never))).to.contain('sign users in with an OIDC provider');
+    expect(configError(() => resolveConfig({ security: { authorization: { provider: { kubernetes: { enable: true } } } } } as never))).to.contain('grant permissions with Roles and bindings');
+    const lint = configError(() =>
+      resolveConfig({
+        dashboard: {
+          custom_lint_rules: [
+            { name: 'off', disable: true },
+            { name: 'tags', target: '$.metadata', assertion: 'true', message: 'm' },
+          ],
+        },
+      } as never),
+    );
+    expect(lint).to.contain('dashboard.custom_lint_rules[1] ("tags"): dashplane does not evaluate CEL lint rules').and.not.contain('[0]');
+    expect(
+      resolveConfig({ security: { authentication: { providers: { kubernetes: { enable: false } } } }, dashboard: { custom_lint_rules: [{ disable: true }] } } as never).security.enable_auth,
+    ).to.equal(false);
+  });
+
+  it("Perses' environment variables set the same keys (list items by index); DASHPLANE_ ones win", () => {
+    const { config, warnings } = loadConfig({
+      env: {
+        PERSES_SECURITY_ENABLE_AUTH: 'true',
+        PERSES_PROVISIONING_FOLDERS_0: '/etc/perses/a',
+        PERSES_PROVISIONING_FOLDERS_1: '/etc/perses/b',
+        PERSES_HISTORY_MAX_VERSIONS: '3',
+        DASHPLANE_HISTORY_MAX_VERSIONS: '7',
+        PERSES_SERVICE_HOST: '10.0.0.1',
+      },
+    });
+    expect(config.security.enable_auth).to.equal(true);
+    expect(config.provisioning.folders).to.deep.equal(['/etc/perses/a', '/etc/perses/b']);
+    expect(config.history.max_versions).to.equal(7);
+    expect(warnings).to.deep.equal(['ignoring environment variable PERSES_SERVICE_HOST: it names no configuration key']);
+  });
+
   it('a missing or malformed file is an error naming the file', () => {
     expect(configError(() => loadConfig({ file: join(dir.path, 'nope.yaml') }))).to.match(/nope\.yaml/);
     expect(configError(() => loadConfig({ file: file('d.yaml', 'listen: [unclosed\n') }))).to.match(/d\.yaml is not valid YAML/);

@@ -8,6 +8,7 @@ import { SCHEMAS_DIR } from './paths.js';
 import { parseDuration } from './lib/duration.js';
 import { isObj } from './lib/is-obj.js';
 import { parseCidr } from './lib/ip-address.js';
+import { ignoredKeyWarnings, persesRefusals, translatePerses } from './config-perses.js';
 
 export type { ServerConfig };
 
@@ -45,6 +46,11 @@ export function envVarOf(path: readonly string[]): string {
   return ENV_PREFIX + path.join('_').toUpperCase();
 }
 const ENV_PREFIX = 'DASHPLANE_';
+/**
+ * Perses' environment variables (`PERSES_` + the key path, list items by index:
+ * `PERSES_PROVISIONING_FOLDERS_0`) set the same keys; `DASHPLANE_` ones win.
+ */
+const PERSES_ENV_PREFIX = 'PERSES_';
 
 interface JsonSchema {
   type?: string | string[];
@@ -52,6 +58,8 @@ interface JsonSchema {
   default?: unknown;
   writeOnly?: boolean;
   items?: JsonSchema;
+  description?: string;
+  deprecated?: boolean;
 }
 
 const SCHEMA = JSON.parse(readFileSync(join(SCHEMAS_DIR, 'config.json'), 'utf8')) as JsonSchema;
@@ -81,14 +89,17 @@ export function loadConfig(src: ConfigSources = {}): { config: Readonly<Resolved
     }
     if (typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`the configuration file ${src.file} must hold a YAML mapping of keys`);
   }
-  for (const [name, value] of Object.entries(src.env ?? {})) {
-    if (!name.startsWith(ENV_PREFIX) || value === undefined || ENV_NOT_KEYS.has(name)) continue;
-    const path = resolveEnvKey(name.slice(ENV_PREFIX.length).split('_'), SCHEMA);
-    if (!path) {
-      warnings.push(`ignoring environment variable ${name}: it names no configuration key`);
-      continue;
+  const env = Object.entries(src.env ?? {});
+  for (const prefix of [PERSES_ENV_PREFIX, ENV_PREFIX]) {
+    for (const [name, value] of env) {
+      if (!name.startsWith(prefix) || value === undefined || ENV_NOT_KEYS.has(name)) continue;
+      const path = resolveEnvKey(name.slice(prefix.length).split('_'), SCHEMA);
+      if (!path) {
+        warnings.push(`ignoring environment variable ${name}: it names no configuration key`);
+        continue;
+      }
+      setDeep(raw, path.keys, coerce(value, path.schema, name));
     }
-    setDeep(raw, path.keys, coerce(value, path.schema, name));
   }
   applyShortcutEnv(raw, src.env ?? {});
   if (src.listen !== undefined) raw.listen = src.listen;
@@ -97,6 +108,15 @@ export function loadConfig(src: ConfigSources = {}): { config: Readonly<Resolved
   const configured = [...(providers.oidc ?? []), ...(providers.oauth ?? [])].length;
   if (configured && !config.security.enable_auth) {
     warnings.push(`security.authentication.providers names ${configured} identity provider(s), but security.enable_auth is false: nobody signs in, so they are not used`);
+  }
+  warnings.push(...ignoredKeyWarnings(raw, SCHEMA));
+  if (raw.ephemeral_dashboards_cleanup_interval !== undefined) {
+    warnings.push('ephemeral_dashboards_cleanup_interval is an older Perses key: write ephemeral_dashboard.cleanup_interval (it is read as that when that is not set)');
+  }
+  if (config.api_prefix && !config.frontend.disable) {
+    warnings.push(
+      `api_prefix is "${config.api_prefix}": the API and the proxy are served under it, and so are the web UI's files, but the UI calls the API at /api and does not work there yet: use dashctl or percli at <server>${config.api_prefix}, or set frontend.disable`,
+    );
   }
   return { config, warnings };
 }
@@ -109,11 +129,12 @@ export function loadConfig(src: ConfigSources = {}): { config: Readonly<Resolved
 export function resolveConfig(written: Readonly<ServerConfig> = {}): Readonly<ResolvedConfig> {
   const raw = structuredClone(written) as Record<string, unknown>;
   dropEmptySections(raw, SCHEMA);
+  const translated: string[] = [];
+  translatePerses(raw, translated);
   applyDefaults(raw, SCHEMA);
-  const problems = schemaErrors(validateConfig, raw);
-  if (problems.length) {
-    throw new ConfigError(`invalid configuration:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`);
-  }
+  const problems = [...schemaErrors(validateConfig, raw).map((p) => `  - ${p.path}: ${p.message}`), ...translated];
+  if (problems.length === 0) problems.push(...persesRefusals(raw));
+  if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
   // checked against the schema and every default filled in: what ResolvedConfig describes
   const config = raw as unknown as ResolvedConfig;
   checkTimeouts(config);
@@ -203,9 +224,16 @@ function maskWriteOnly(value: unknown, schema: JsonSchema | undefined): unknown 
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskWriteOnly(v, schema?.properties?.[k])]));
 }
 
-/** DASHPLANE_SECURITY_ENABLE_AUTH -> security.enable_auth, guided by the schema's property names. */
-function resolveEnvKey(tokens: string[], schema: JsonSchema): { keys: string[]; schema: JsonSchema } | undefined {
+/**
+ * DASHPLANE_SECURITY_ENABLE_AUTH -> security.enable_auth, guided by the schema's property names;
+ * a number after a list's name is an item (PERSES_PROVISIONING_FOLDERS_0 -> provisioning.folders[0]).
+ */
+function resolveEnvKey(tokens: string[], schema: JsonSchema): { keys: (string | number)[]; schema: JsonSchema } | undefined {
   if (tokens.length === 0) return { keys: [], schema };
+  if (schema.type === 'array' && schema.items && /^\d+$/.test(tokens[0]) && Number(tokens[0]) < 1000) {
+    const rest = resolveEnvKey(tokens.slice(1), schema.items);
+    return rest && { keys: [Number(tokens[0]), ...rest.keys], schema: rest.schema };
+  }
   for (let j = tokens.length; j >= 1; j--) {
     const key = tokens.slice(0, j).join('_').toLowerCase();
     const sub = schema.properties?.[key];
@@ -241,12 +269,13 @@ function coerce(value: string, schema: JsonSchema, name: string): unknown {
   }
 }
 
-function setDeep(obj: Record<string, unknown>, keys: string[], value: unknown): void {
+function setDeep(obj: Record<string, unknown>, keys: readonly (string | number)[], value: unknown): void {
   let cur = obj;
-  for (const k of keys.slice(0, -1)) {
-    if (cur[k] === null || typeof cur[k] !== 'object') cur[k] = {};
+  keys.slice(0, -1).forEach((k, i) => {
+    const container = typeof keys[i + 1] === 'number' ? Array.isArray(cur[k]) : cur[k] !== null && typeof cur[k] === 'object' && !Array.isArray(cur[k]);
+    if (!container) cur[k] = typeof keys[i + 1] === 'number' ? [] : {};
     cur = cur[k] as Record<string, unknown>;
-  }
+  });
   cur[keys[keys.length - 1]] = value;
 }
 

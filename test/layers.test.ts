@@ -16,7 +16,7 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 const LAYERS: readonly (readonly string[])[] = [
   ['src/errors.ts', 'src/paths.ts', 'src/kinds/generated/'],
   ['src/lib/', 'src/build-info.ts'],
-  ['src/config.ts'],
+  ['src/config.ts+src/config-perses.ts'],
   ['src/storage/', 'src/access/', 'src/proxy/', 'src/plugins/', 'src/migrate/'],
   ['src/kinds/'],
   ['src/secrets/', 'src/audit/', 'src/schemas/'],

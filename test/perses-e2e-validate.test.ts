@@ -95,11 +95,11 @@ describe('Perses e2e replay: validation (api/validate_test.go, validate_promql_t
     });
   }
 
-  // Pending: dashplane does not parse PromQL when a dashboard is validated or saved (a PromQL parser on the server).
-  it.skip('TestValidateDashboardWithInvalidPromQL', async () => {
+  it('TestValidateDashboardWithInvalidPromQL', async () => {
     const r = await validate(promqlDashboard('test-invalid-promql', 'rate(up[)'));
     expect(r.status).to.equal(400);
     expect(r.text).to.include('invalid PromQL');
+    expect(r.body.details).to.deep.equal([{ path: 'spec.panels.p1.spec.queries[0].spec.plugin.spec.query', message: 'invalid PromQL at line 1, column 9: unexpected ")"' }]);
   });
 
   it('TestValidateDashboardWithValidPromQL', async () => {

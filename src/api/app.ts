@@ -5,7 +5,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { ANONYMOUS, type Principal } from '../access/authorizer.js';
 import { AUTH_COOKIES, parseCookies } from '../auth/cookies.js';
 import type { ResolvedConfig } from '../config.js';
-import { ApiError, badRequest, forbidden, missingJwt, unauthorized } from '../errors.js';
+import { ApiError, badRequest, forbidden, missingJwt, notFound, unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import { durationMs } from '../lib/duration.js';
@@ -82,10 +82,31 @@ function logRequest(request: FastifyRequest, reply: FastifyReply, status: number
   request.log.info({ user: request.principal?.name, method: request.method, route: request.routeOptions.url ?? 'unmatched', status, ms: Math.round(reply.elapsedTime * 10) / 10, ...extra }, 'request');
 }
 
+/** Set on a request whose path is outside api_prefix: answered 404 before anything else. */
+const OUTSIDE_PREFIX = Symbol('outsidePrefix');
+/** Kept at the root under api_prefix too, for scrapers configured with the usual path. */
+const ROOT_PATHS = /^\/metrics(?:[/?]|$)/;
+
+/**
+ * api_prefix (Perses' key): every route is served under the prefix, which is taken off before
+ * routing; a path outside it is marked to be answered 404 (/metrics aside).
+ */
+function prefixRewrite(prefix: string | undefined): ((req: { url?: string }) => string) | undefined {
+  if (!prefix) return undefined;
+  return (req) => {
+    const url = req.url ?? '/';
+    if (url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`)) return url.slice(prefix.length).replace(/^(?!\/)/, '/');
+    if (!ROOT_PATHS.test(url)) (req as Record<symbol, unknown>)[OUTSIDE_PREFIX] = true;
+    return url;
+  };
+}
+
 /** Builds the Fastify application: hygiene hooks, parsers, error handler, routes. */
 export function buildApp(o: AppOptions): FastifyInstance {
   const http = o.config.http;
+  const rewriteUrl = prefixRewrite(o.config.api_prefix);
   const app = Fastify({
+    ...(rewriteUrl ? { rewriteUrl } : {}),
     ...(isLogger(o.logger) ? { loggerInstance: o.logger as unknown as FastifyBaseLogger } : { logger: o.logger as never }),
     bodyLimit: http.body_limit,
     routerOptions: { caseSensitive: false, maxParamLength: 1000, ignoreTrailingSlash: true, querystringParser: parseQuery },
@@ -108,6 +129,9 @@ export function buildApp(o: AppOptions): FastifyInstance {
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply, reply.statusCode));
   const cors = o.config.security.cors.enable ? new CorsPolicy(o.config.security.cors, routeMethods(routes)) : undefined;
   app.addHook('onRequest', async (request, reply) => {
+    if ((request.raw as unknown as Record<symbol, unknown>)[OUTSIDE_PREFIX]) {
+      throw notFound(`no route for ${request.method} ${request.url.split('?')[0]}: this server answers under ${o.config.api_prefix}/ (api_prefix)`);
+    }
     // A request its client gave up on (a watch closed by the browser, a query it cancelled) ends
     // without 'finish', so Fastify runs no onResponse hook: its log line and metric are written here.
     reply.raw.once('close', () => {

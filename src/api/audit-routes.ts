@@ -88,7 +88,7 @@ export function registerAuditRoutes(app: FastifyInstance, o: AuditRouteOptions):
     }
     const items = out.slice(0, limit);
     const next = out.length > limit ? items[items.length - 1].id : exhausted ? undefined : cursor;
-    if (next !== undefined) void reply.header('Link', `<${nextUrl(req.url, continueToken(next))}>; rel="next"`);
+    if (next !== undefined) void reply.header('Link', `<${nextUrl(req.originalUrl, continueToken(next))}>; rel="next"`);
     return items;
   });
 }

@@ -22,6 +22,8 @@ export interface ExternalAuthOptions {
   cookie: CookieOptions;
   /** HMAC key of the login-state cookie. */
   stateKey: Buffer;
+  /** api_prefix: where this server's paths start (the callback's default URL, the page after a login). */
+  prefix?: string;
 }
 
 const STATE_COOKIE = 'dashplaneLogin';
@@ -62,7 +64,7 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
     ),
     async (req, reply) => {
       const p = provider(o, req.params);
-      const start = await p.startLogin(origin(req));
+      const start = await p.startLogin(origin(req, o.prefix));
       const redirect = typeof req.query.redirect === 'string' && SAFE_REDIRECT.test(req.query.redirect) ? req.query.redirect : '/';
       const state = sign(o.stateKey, { ...start, url: undefined, redirect, slug: `${p.kind}/${p.slug}`, exp: Date.now() + STATE_TTL_S * 1000 });
       void reply.header('set-cookie', serializeCookie(STATE_COOKIE, state, { ...o.cookie, sameSite: 'lax', httpOnly: true, maxAge: STATE_TTL_S }));
@@ -100,12 +102,12 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
         if (used.has(saved.state)) throw badRequest('this login response was already used; start the login again');
         used.set(saved.state, saved.exp);
         for (const [s, exp] of used) if (exp < Date.now()) used.delete(s);
-        return p.finishLogin(origin(req), req.query, saved);
+        return p.finishLogin(origin(req, o.prefix), req.query, saved);
       });
       void reply.header('set-cookie', [clear, ...tokenCookies(tokens, o.cookie)]);
       // signed in, so the login state was good
       const back = saved?.redirect;
-      return reply.redirect(back && SAFE_REDIRECT.test(back) ? back : '/', 302);
+      return reply.redirect(back && SAFE_REDIRECT.test(back) ? back : `${o.prefix ?? ''}/`, 302);
     },
   );
 
@@ -220,8 +222,9 @@ async function oauthErrors<T>(reply: FastifyReply, fn: () => Promise<T>, basicAu
   }
 }
 
-function origin(req: FastifyRequest): string {
-  return `${req.protocol}://${req.headers.host ?? 'localhost'}`;
+/** Where this server's paths start as the caller reaches it (scheme, host and api_prefix). */
+function origin(req: FastifyRequest, prefix = ''): string {
+  return `${req.protocol}://${req.headers.host ?? 'localhost'}${prefix}`;
 }
 
 interface SavedLogin {

@@ -7,6 +7,8 @@ export interface Family {
   plural: string;
   /** Index of the first path segment after the datasource name. */
   suffixAt: number;
+  /** A boolean server configuration key that turns the family off (its kind's own disabledBy also does). */
+  offWhen?: string;
 }
 
 const PROXY_PARAMS: Record<string, string> = {

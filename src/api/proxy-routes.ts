@@ -23,6 +23,9 @@ import type { SecretSpec } from '../kinds/generated/types.js';
 import { DecryptError, type SecretBox } from '../secrets/secret-box.js';
 import { unseal } from '../secrets/sealing.js';
 import type { Envelope, ObjectKey, Store } from '../storage/store.js';
+import type { ResolvedConfig } from '../config.js';
+import { getPath } from '../lib/object-path.js';
+import { isServed } from './resource-router.js';
 
 export interface ProxyRouteOptions {
   registry: KindRegistry;
@@ -37,13 +40,20 @@ export interface ProxyRouteOptions {
   /** security.secret_files_dir, for *File secret fields. */
   secretFilesDir?: string;
   metrics?: Metrics;
+  /** The server configuration: which datasource families are served. */
+  config?: Readonly<ResolvedConfig>;
 }
 
 const FAMILIES: Family[] = [
   { path: '/proxy/globaldatasources/:name', plural: 'globaldatasources', suffixAt: 4 },
   { path: '/proxy/projects/:project/datasources/:name', plural: 'datasources', suffixAt: 6 },
-  { path: '/proxy/projects/:project/dashboards/:dashboard/datasources/:name', plural: 'dashboards', suffixAt: 8 },
+  { path: '/proxy/projects/:project/dashboards/:dashboard/datasources/:name', plural: 'dashboards', suffixAt: 8, offWhen: 'datasource.disable_local' },
 ];
+
+/** The families this configuration serves: their kind is served and no key turns them off. */
+function servedFamilies(o: ProxyRouteOptions): { f: Family; d: KindDescriptor }[] {
+  return FAMILIES.map((f) => ({ f, d: o.registry.byPluralName(f.plural)! })).filter(({ f, d }) => isServed(d, o.config) && !(f.offWhen && getPath(o.config, f.offWhen) === true));
+}
 
 type Params = { project?: string; dashboard?: string; name: string };
 
@@ -63,15 +73,13 @@ export function registerProxyRoutes(app: FastifyInstance, o: ProxyRouteOptions):
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
     const caches: Caches = { plans: new DerivedCache(), credentials: new DerivedCache() };
-    for (const f of FAMILIES) {
-      const d = o.registry.byPluralName(f.plural)!;
+    for (const { f, d } of servedFamilies(o)) {
       const handler = (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => proxy(o, caches, d, f, req, reply);
       scope.all(f.path, { config: { proxy: true, doc: proxyDoc(f) } }, handler);
       scope.all(`${f.path}/*`, { config: { proxy: true, doc: proxyDoc(f) } }, handler);
     }
   });
-  for (const f of FAMILIES) {
-    const d = o.registry.byPluralName(f.plural)!;
+  for (const { f, d } of servedFamilies(o)) {
     const base = `/proxy/unsaved${f.path.slice('/proxy'.length).replace(/\/:name$/, '')}`;
     const handler = (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => unsaved(o, d, f, req, reply);
     app.post(base, documented(unsavedDoc(f)), handler);

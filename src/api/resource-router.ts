@@ -64,7 +64,13 @@ export function kindRoutes(d: KindDescriptor): KindRoute[] {
 
 /** The kinds whose routes this configuration serves (a kind may be switched off, e.g. ephemeral dashboards). */
 export function servedKinds(registry: KindRegistry, config: unknown): KindDescriptor[] {
-  return registry.all().filter((d) => !(d.enabledBy && getPath(config, d.enabledBy) === false));
+  return registry.all().filter((d) => isServed(d, config));
+}
+
+/** Whether this configuration serves the kind's routes (enabledBy, disabledBy). */
+export function isServed(d: KindDescriptor, config: unknown): boolean {
+  if (d.enabledBy && getPath(config, d.enabledBy) === false) return false;
+  return !d.disabledBy?.some((keys) => keys.every((k) => getPath(config, k) === true));
 }
 
 /** Mounts the routes of `kindRoutes` for every served kind, from the registry. */
@@ -159,7 +165,7 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
         ...(continueToken !== undefined ? { continueToken } : {}),
         ...(flag(q, 'metadata_only') ? { metadataOnly: true } : {}),
       });
-      if (page.continueToken) void reply.header('Link', `<${nextUrl(req.url, page.continueToken)}>; rel="next"`);
+      if (page.continueToken) void reply.header('Link', `<${nextUrl(req.originalUrl, page.continueToken)}>; rel="next"`);
       return sendJsonArray(reply, page.items);
     },
 

@@ -67,6 +67,8 @@ const CODINGS: [Coding, string][] = [
 export interface StaticRouteOptions {
   /** The built UI (ui/dist); when it is missing, `/` explains how to build it. */
   dir: string;
+  /** api_prefix: the page's own links to its files point under it. */
+  prefix?: string;
 }
 
 /** True for paths the UI answers without credentials (the page must load to show sign-in). */
@@ -80,7 +82,8 @@ export function isUiPath(url: string): boolean {
  */
 export function registerStaticRoutes(app: FastifyInstance, o: StaticRouteOptions): void {
   const assets = loadAssets(o.dir);
-  const index = assets.get('index.html') ?? missingUi(o.dir);
+  const built = assets.get('index.html') ?? missingUi(o.dir);
+  const index = o.prefix ? underPrefix(built, o.prefix) : built;
   assets.delete('index.html');
   const send = (request: FastifyRequest, reply: FastifyReply, a: Asset) => {
     const coding = a.encoded ? pickCoding(request.headers['accept-encoding'], a.encoded) : undefined;
@@ -184,6 +187,19 @@ function missingUi(dir: string): Asset {
       '<p>The HTTP API is at <a href="/api/v1/projects">/api/v1</a>.',
   );
   return { body, type: 'text/html; charset=utf-8', etag: '"missing-ui"', cache: 'no-cache' };
+}
+
+/**
+ * The page served under api_prefix: its root-relative links to its files (`src="/assets/..."`)
+ * point under the prefix, and a `dashplane-prefix` meta element names it for the UI's scripts.
+ */
+function underPrefix(page: Asset, prefix: string): Asset {
+  const html = page.body
+    .toString('utf8')
+    .replace(/(\s(?:src|href)=")\/(?!\/)/g, `$1${prefix}/`)
+    .replace(/<head>/i, `<head>\n    <meta name="dashplane-prefix" content="${escapeHtml(prefix)}" />`);
+  const body = Buffer.from(html);
+  return { body, type: page.type, cache: page.cache, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
 }
 
 function escapeHtml(s: string): string {

@@ -20,19 +20,16 @@ export interface SystemRouteOptions {
 }
 
 /**
- * Sections of Perses' configuration that the Perses web UI reads as it starts (it throws without
- * `frontend`), with Perses' defaults: dashplane has no such settings, it serves every kind at
- * every scope and has no explorer page of Perses'.
+ * What the Perses web UI reads of `frontend` as it starts (it throws without it), with Perses'
+ * defaults under what the configuration sets (the `datasource` and `variable` sections it reads
+ * always have their defaults).
  */
-const PERSES_UI_SECTIONS = Object.freeze({
-  frontend: { explorer: { enable: false }, time_range: { disable_custom: false }, important_dashboards: [], information: '' },
-  datasource: { global: { disable: false }, project: { disable: false }, disable_local: false },
-  variable: { global: { disable: false }, project: { disable: false }, disable_local: false },
-});
+const PERSES_UI_FRONTEND = Object.freeze({ explorer: { enable: false }, time_range: { disable_custom: false }, important_dashboards: [], information: '' });
 
 /** /api/config, /api/v1/health, /api/v1/plugins, /api/validate/{plural}, whoami (auth off). */
 export function registerSystemRoutes(app: FastifyInstance, o: SystemRouteOptions): void {
-  const shownConfig = { ...PERSES_UI_SECTIONS, ...(publicConfig(o.config) as Record<string, unknown>) };
+  const shown = publicConfig(o.config) as Record<string, unknown>;
+  const shownConfig = { ...shown, frontend: { ...PERSES_UI_FRONTEND, ...(shown.frontend as object) } };
   app.get(
     '/api/config',
     documented(

@@ -19,8 +19,11 @@ export const DEVICE_CODE_DEFAULT_TTL_S = 600;
  * - a device authorization answer without `expires_in`: DEVICE_CODE_DEFAULT_TTL_S.
  * Every other check (issuer, audience, nonce, signatures, PKCE, state) is the library's, unchanged.
  */
-export const lenientFetch: oidc.CustomFetch = async (url, options) => {
-  const res = await fetch(url, options as RequestInit);
+export const lenientFetch: oidc.CustomFetch = (url, options) => lenientFetchVia(fetch, url, options);
+
+/** lenientFetch through another fetch (one with its own TLS settings). */
+export async function lenientFetchVia(base: typeof fetch, url: string, options: oidc.CustomFetchOptions): Promise<Response> {
+  const res = await base(url, options as RequestInit);
   if (res.status !== 200 || !/\bjson\b/i.test(res.headers.get('content-type') ?? '')) return res;
   const body: unknown = await res
     .clone()
@@ -35,7 +38,7 @@ export const lenientFetch: oidc.CustomFetch = async (url, options) => {
     return answer(res, 200, { ...body, expires_in: DEVICE_CODE_DEFAULT_TTL_S });
   }
   return res;
-};
+}
 
 /** `res` with another status and JSON body (its length and encoding headers dropped: the body is new). */
 function answer(res: Response, status: number, body: unknown): Response {

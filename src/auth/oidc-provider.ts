@@ -2,7 +2,7 @@ import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { unauthorized } from '../errors.js';
 import type { OIDCProviderConfig } from '../kinds/generated/types.js';
-import { lenientFetch } from './lenient-fetch.js';
+import { providerTimeoutS } from './provider-http.js';
 import { ProtocolProvider, type TokenResponse } from './protocol-provider.js';
 import { groupsFromClaims } from './provider-groups.js';
 import { loginName, subjectOf, type ExternalIdentity } from './user-sync.js';
@@ -41,9 +41,12 @@ export class OidcProvider extends ProtocolProvider<OIDCProviderConfig> {
     return this.c.client_credentials?.scopes;
   }
 
-  protected load(secret: string | undefined): Promise<oidc.Configuration> {
-    const opts = { [oidc.customFetch]: lenientFetch, ...(this.insecure() ? { execute: [oidc.allowInsecureRequests] } : {}) };
-    return oidc.discovery(new URL(this.c.discovery_url ?? this.c.issuer), this.c.client_id, secret, undefined, opts);
+  protected async load(secret: string | undefined): Promise<oidc.Configuration> {
+    const timeout = providerTimeoutS(this.c.http);
+    const opts = { [oidc.customFetch]: this.fetch, ...(timeout !== undefined ? { timeout } : {}), ...(this.insecure() ? { execute: [oidc.allowInsecureRequests] } : {}) };
+    const config = await oidc.discovery(new URL(this.c.discovery_url ?? this.c.issuer), this.c.client_id, secret, undefined, opts);
+    if (timeout !== undefined) config.timeout = timeout;
+    return config;
   }
 
   protected async profile(config: oidc.Configuration, tokens: TokenResponse, sub: string | undefined): Promise<Record<string, unknown>> {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { ApiError, badRequest, forbidden, unauthorized } from '../errors.js';
 import type { OAuthProviderConfig, OIDCProviderConfig } from '../kinds/generated/types.js';
 import { OAuthError, type ExternalProvider, type LoginStart, type ProviderKind } from './provider.js';
-import { lenientFetch } from './lenient-fetch.js';
+import { providerFetch, providerTimeoutS } from './provider-http.js';
 import { groupPolicy, groupsFromClaims, type GroupPolicy } from './provider-groups.js';
 import { loginName, subjectOf, type ExternalIdentity } from './user-sync.js';
 
@@ -27,6 +27,7 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
     where: string,
   ) {
     this.groups = groupPolicy(c, where);
+    this.fetch = providerFetch(c.http);
   }
 
   /** The issuer users of this provider are bound to. */
@@ -108,15 +109,24 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
     return id.upstreamRefreshToken ? id : { ...id, upstreamRefreshToken: refreshToken };
   }
 
+  /** The configuration of the device-code flow: the provider's, or device_code's own client (Perses' override). */
+  private async deviceConfiguration(): Promise<oidc.Configuration> {
+    const base = await this.configuration();
+    const d = this.c.device_code;
+    if (!d?.client_id) return base;
+    const secret = d.client_secret ?? (d.client_secret_file ? readFileSync(d.client_secret_file, 'utf8').trim() : undefined);
+    return this.lenient(new oidc.Configuration(base.serverMetadata(), d.client_id, secret || undefined));
+  }
+
   async deviceCode(): Promise<Record<string, unknown>> {
-    const config = await this.configuration();
+    const config = await this.deviceConfiguration();
     if (!config.serverMetadata().device_authorization_endpoint) throw badRequest(`provider "${this.slug}" has no device authorization endpoint`);
     const scopes = this.deviceScopes();
     return { ...(await this.protocol(() => oidc.initiateDeviceAuthorization(config, { scope: scopes?.join(' ') ?? this.scopes() }))) };
   }
 
   async deviceToken(deviceCode: string): Promise<ExternalIdentity> {
-    const config = await this.configuration();
+    const config = await this.deviceConfiguration();
     const tokens = await this.protocol(() => oidc.genericGrantRequest(config, 'urn:ietf:params:oauth:grant-type:device_code', { device_code: deviceCode }));
     return this.identity(config, tokens);
   }
@@ -198,12 +208,20 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
     return this.urls().some((u) => new URL(u).protocol === 'http:');
   }
 
-  /** A configuration reading provider answers as Perses does (lenientFetch), over http for loopback providers. */
+  /**
+   * A configuration reading provider answers as Perses does (lenientFetch), with the provider's
+   * http settings (timeout, TLS), over http for loopback providers.
+   */
   protected lenient(config: oidc.Configuration): oidc.Configuration {
-    config[oidc.customFetch] = lenientFetch;
+    config[oidc.customFetch] = this.fetch;
+    const timeout = providerTimeoutS(this.c.http);
+    if (timeout !== undefined) config.timeout = timeout;
     if (this.insecure()) oidc.allowInsecureRequests(config);
     return config;
   }
+
+  /** The fetch of every request to the provider (discovery included). */
+  protected readonly fetch: oidc.CustomFetch;
 
   private secret(): string {
     if (this.c.client_secret) return this.c.client_secret;

@@ -22,6 +22,20 @@ const localDatasources = {
   datasourceSpec: (obj: AnyDashboard, name?: string) => (name !== undefined && Object.hasOwn(localSpecs(obj), name) ? localSpecs(obj)[name] : undefined),
 };
 
+/** datasource.disable_local and variable.disable_local (Perses' keys) forbid a dashboard's own datasources and variables. */
+const forbiddenBy = [
+  {
+    key: 'datasource.disable_local',
+    field: 'spec.datasources',
+    message: 'this server does not allow datasources defined in a dashboard (datasource.disable_local): use a project Datasource or a GlobalDatasource',
+  },
+  {
+    key: 'variable.disable_local',
+    field: 'spec.variables',
+    message: 'this server does not allow variables defined in a dashboard (variable.disable_local): use a project Variable or a GlobalVariable',
+  },
+];
+
 function localSpecs(obj: AnyDashboard): Record<string, DatasourceSpec | undefined> {
   const ds = obj.spec.datasources;
   return isObj(ds) ? ds : {};
@@ -36,6 +50,7 @@ export const dashboard: KindDescriptor<DashboardObject> = {
   history: true,
   searchable: true,
   ...localDatasources,
+  forbiddenBy,
   hooks: {
     normalize: normalizeDashboard,
     validate: (obj, ctx) => dashboardProblems(obj.spec, ctx.plugins),
@@ -52,6 +67,7 @@ export const ephemeralDashboard: KindDescriptor<EphemeralDashboardObject> = {
   ttlPath: 'spec.ttl',
   searchable: true,
   ...localDatasources,
+  forbiddenBy,
   enabledBy: 'ephemeral_dashboard.enable',
   hooks: {
     normalize: normalizeDashboard,

@@ -33,6 +33,7 @@ export const datasource: KindDescriptor<DatasourceObject> = {
   ...proxyParts,
   listFilters,
   singleFlag,
+  disabledBy: [['datasource.project.disable']],
 };
 
 export const globalDatasource: KindDescriptor<GlobalDatasourceObject> = {
@@ -48,4 +49,5 @@ export const globalDatasource: KindDescriptor<GlobalDatasourceObject> = {
   ...proxyParts,
   listFilters,
   singleFlag,
+  disabledBy: [['datasource.global.disable']],
 };

@@ -152,6 +152,16 @@ export interface KindDescriptor<T extends Envelope = Envelope> {
   searchable?: boolean;
   /** Dotted path of a boolean server configuration key that turns the kind's routes on (e.g. `ephemeral_dashboard.enable`). */
   enabledBy?: string;
+  /**
+   * Boolean server configuration keys that turn the kind's routes (and its proxy) off: off when
+   * every key of one of the groups is true (`[['variable.global.disable'], ['datasource.global.disable']]`).
+   */
+  disabledBy?: readonly (readonly string[])[];
+  /**
+   * Parts of the spec a boolean server configuration key forbids: when `key` is true, `field`
+   * (a dotted path) must be absent or empty, else `message` (e.g. datasource.disable_local).
+   */
+  forbiddenBy?: readonly { key: string; field: string; message: string }[];
   /** Dotted path of a duration after which the object expires (counted from updatedAt). */
   ttlPath?: string;
 }

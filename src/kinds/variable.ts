@@ -39,6 +39,8 @@ export const variable: KindDescriptor = {
   history: true,
   searchable: true,
   hooks,
+  // as in Perses: project variables need some datasource to query
+  disabledBy: [['variable.project.disable'], ['datasource.global.disable', 'datasource.project.disable']],
 };
 
 export const globalVariable: KindDescriptor = {
@@ -50,4 +52,6 @@ export const globalVariable: KindDescriptor = {
   history: true,
   searchable: true,
   hooks,
+  // as in Perses: global variables query global datasources
+  disabledBy: [['variable.global.disable'], ['datasource.global.disable']],
 };

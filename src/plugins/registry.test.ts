@@ -315,6 +315,19 @@ describe('PluginRegistry', () => {
     }
   });
 
+  it('query languages: PrometheusTimeSeriesQuery and its synonym declare spec.query as PromQL, checked with the schema, the problem at the field', () => {
+    const r = PluginRegistry.load(BUILTIN);
+    for (const kind of ['PrometheusTimeSeriesQuery', 'MetricsTimeSeriesQuery']) {
+      expect(r.get(kind)?.languages, kind).to.deep.equal({ query: 'promql' });
+      expect(r.check({ kind, spec: { query: 'rate(up[5m])' } }, ['TimeSeriesQuery'], 'q.spec.plugin')).to.deep.equal([]);
+      expect(r.check({ kind, spec: { query: 'rate(up[)' } }, ['TimeSeriesQuery'], 'q.spec.plugin')).to.deep.equal([
+        { path: 'q.spec.plugin.spec.query', message: 'invalid PromQL at line 1, column 9: unexpected ")"' },
+      ]);
+    }
+    expect(r.get('PrometheusPromQLVariable')?.languages, 'Perses checks the queries of panels only').to.equal(undefined);
+    expect(r.check({ kind: 'SQLTimeSeriesQuery', spec: { query: 'rate(up[)' } }, ['TimeSeriesQuery'], 'q').filter((d) => d.message.includes('PromQL'))).to.deep.equal([]);
+  });
+
   describe('plugin.schemas_dir', () => {
     it('adds plugins with their schemas (one entry or an array per file)', () =>
       withTempDir((dir) => {
@@ -336,6 +349,15 @@ describe('PluginRegistry', () => {
         expect(r.check({ kind: 'FooChart', spec: {} }, ['Panel'], 'spec.plugin').map((d) => d.path)).to.deep.equal(['spec.plugin.spec.expr']);
         expect(r.check({ kind: 'ExoticQuery', spec: { anything: [1, 2] } }, ['TimeSeriesQuery'], 'q')).to.deep.equal([]);
         expect(r.check({ kind: 'FooChart', spec: { expr: 'up' } }, ['Datasource'], 'spec.plugin')).to.have.length(1);
+      }));
+
+    it('an entry may declare spec fields in a query language; an unknown language fails to load, naming the file, the plugin and the known ones', () =>
+      withTempDir((dir) => {
+        writeFileSync(join(dir, 'exotic.json'), JSON.stringify({ kind: 'ExoticQuery', type: 'TimeSeriesQuery', languages: { expr: 'promql' } }));
+        const r = PluginRegistry.load(BUILTIN, dir);
+        expect(r.check({ kind: 'ExoticQuery', spec: { expr: 'sum(x' } }, ['TimeSeriesQuery'], 'q').map((d) => d.path)).to.deep.equal(['q.spec.expr']);
+        writeFileSync(join(dir, 'exotic.json'), JSON.stringify({ kind: 'ExoticQuery', type: 'TimeSeriesQuery', languages: { expr: 'logql' } }));
+        expect(() => PluginRegistry.load(BUILTIN, dir)).to.throw(Error, /exotic\.json.*ExoticQuery.*"logql".*promql/);
       }));
 
     it('a file that is not valid JSON fails to load, naming the file', () =>

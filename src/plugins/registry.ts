@@ -4,6 +4,13 @@ import { Ajv } from 'ajv';
 import type { ErrorDetail } from '../errors.js';
 import { schemaErrors, type ValidateFunction } from '../lib/schema-errors.js';
 import { joinPath } from '../lib/object-path.js';
+import { promqlProblem } from './promql-check.js';
+
+/**
+ * The query languages a plugin may declare for a string field of its spec (`languages` in its
+ * catalog entry): each checks a text and answers the problem, or undefined.
+ */
+const LANGUAGES: Readonly<Record<string, (text: string) => string | undefined>> = { promql: promqlProblem };
 
 /** One known plugin kind. */
 export interface PluginInfo {
@@ -24,6 +31,8 @@ export interface PluginInfo {
    * written to match whole paths as the proxy does. The web UI's datasource form offers them.
    */
   allowedEndpoints?: readonly AllowedEndpoint[];
+  /** Fields of the spec written in a query language, checked when the spec is: field -> language (`promql`). */
+  languages?: Readonly<Record<string, string>>;
 }
 
 /** One `allowedEndpoints` entry of an HTTPProxy block. */
@@ -44,6 +53,8 @@ interface CatalogEntry {
   ui?: boolean;
   /** Built-in catalog only: a datasource kind's suggested proxy allowedEndpoints. */
   allowedEndpoints?: AllowedEndpoint[];
+  /** Spec fields written in a query language (a key of LANGUAGES), e.g. `{"query": "promql"}`. */
+  languages?: Record<string, string>;
 }
 
 /**
@@ -90,6 +101,7 @@ export class PluginRegistry {
       ...(typeof e.schema === 'string' ? byFile(e.schema) : {}),
       ...(e.ui === true ? { ui: true as const } : {}),
       ...(e.allowedEndpoints ? { allowedEndpoints: Object.freeze(e.allowedEndpoints.map((x) => Object.freeze({ ...x }))) } : {}),
+      ...languagesOf(e, 'schemas/plugins/catalog.json'),
     }));
     // a plugin.schemas_dir schema may $ref a built-in one
     if (extraDir) entries.push(...loadExtra(builtinAjv(), extraDir));
@@ -120,7 +132,8 @@ export class PluginRegistry {
     if (!types.includes(info.type)) {
       return [{ path: kindPath, message: `plugin "${kind}" is a ${info.type} plugin; a ${types.join('/')} plugin is expected here` }];
     }
-    return info.validate ? schemaErrors(info.validate, spec ?? {}, joinPath(path, 'spec')) : [];
+    const specPath = joinPath(path, 'spec');
+    return [...(info.validate ? schemaErrors(info.validate, spec ?? {}, specPath) : []), ...languageErrors(info, spec, specPath)];
   }
 
   private kindsOf(types: readonly string[]): string[] {
@@ -129,6 +142,29 @@ export class PluginRegistry {
       .map((p) => p.kind)
       .sort();
   }
+}
+
+/** Problems of the spec's fields written in a query language (Perses checks PromQL the same way, at validation, create and update). */
+function languageErrors(info: PluginInfo, spec: unknown, specPath: string): ErrorDetail[] {
+  if (!info.languages || spec === null || typeof spec !== 'object') return [];
+  const out: ErrorDetail[] = [];
+  for (const [field, language] of Object.entries(info.languages)) {
+    const text = (spec as Record<string, unknown>)[field];
+    const message = typeof text === 'string' ? LANGUAGES[language](text) : undefined;
+    if (message) out.push({ path: joinPath(specPath, field), message });
+  }
+  return out;
+}
+
+/** The `languages` of a catalog entry, each a known language. */
+function languagesOf(e: CatalogEntry, where: string): Pick<PluginInfo, 'languages'> {
+  if (e.languages === undefined) return {};
+  for (const [field, language] of Object.entries(e.languages)) {
+    if (!Object.hasOwn(LANGUAGES, language)) {
+      throw new Error(`${where}: plugin "${e.kind}" declares field "${field}" in language "${language}"; known languages: ${Object.keys(LANGUAGES).join(', ')}`);
+    }
+  }
+  return { languages: Object.freeze({ ...e.languages }) };
 }
 
 function newAjv(): Ajv {
@@ -178,7 +214,13 @@ function loadExtra(ajv: Ajv, dir: string): PluginInfo[] {
           throw new Error(`${where}: the schema of plugin "${e.kind}" does not compile: ${(err as Error).message}`);
         }
       }
-      out.push({ kind: e.kind, type: e.type, module: e.module ?? e.kind, ...(validate ? { validate, schema: e.schema as Record<string, unknown> } : {}) });
+      out.push({
+        kind: e.kind,
+        type: e.type,
+        module: e.module ?? e.kind,
+        ...(validate ? { validate, schema: e.schema as Record<string, unknown> } : {}),
+        ...languagesOf(e, where),
+      });
     }
   }
   return out;

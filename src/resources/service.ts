@@ -340,7 +340,7 @@ export class ResourceService {
 
   /** Schema, then semantic hooks, then scope-wide rules; every problem at once. */
   private async validate(d: KindDescriptor, obj: Envelope, call: HookCall, checkScope = true): Promise<void> {
-    const problems = schemaErrors(d.validate, obj);
+    const problems = [...schemaErrors(d.validate, obj), ...forbiddenProblems(d, obj, this.hookContext.config)];
     const semantic = await this.semanticProblems(d, obj, call, problems.length === 0);
     if (checkScope && problems.length === 0) semantic.push(...(await this.singleFlagProblems(d, obj)));
     // Every problem at once: schema problems first, then semantic ones at other paths.
@@ -523,4 +523,13 @@ function immutableProblems(d: KindDescriptor, next: Envelope, prev: Envelope): v
     .filter((path) => JSON.stringify(getPath(next, path)) !== JSON.stringify(getPath(prev, path)))
     .map((path) => ({ path, message: `cannot be changed (it is ${JSON.stringify(getPath(prev, path))}); delete and re-create the ${d.kind} instead` }));
   if (problems.length) throw invalid(problems);
+}
+
+/** The parts of the object the configuration forbids (the kind's forbiddenBy): present and not empty. */
+function forbiddenProblems(d: KindDescriptor, obj: Envelope, config: unknown): ErrorDetail[] {
+  return (d.forbiddenBy ?? []).filter((f) => getPath(config, f.key) === true && !isEmptyValue(getPath(obj, f.field))).map((f) => ({ path: f.field, message: f.message }));
+}
+
+function isEmptyValue(v: unknown): boolean {
+  return v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && Object.keys(v).length === 0);
 }

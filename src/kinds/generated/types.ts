@@ -53,10 +53,6 @@ export type ResourceName2 = string;
  */
 export type ResourceName3 = string;
 /**
- * OpenID Connect providers.
- */
-export type Oidc = OIDCProviderConfig[];
-/**
  * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
  */
 export type ResourceName4 = string;
@@ -65,9 +61,29 @@ export type ResourceName4 = string;
  */
 export type ResourceName5 = string;
 /**
+ * OpenID Connect providers.
+ */
+export type Oidc = OIDCProviderConfig[];
+/**
  * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
  */
 export type ResourceName6 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName7 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName8 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName9 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName10 = string;
 /**
  * OAuth 2.0 providers.
  */
@@ -75,7 +91,7 @@ export type Oauth = OAuthProviderConfig[];
 /**
  * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
  */
-export type ResourceName7 = string;
+export type ResourceName11 = string;
 /**
  * Git repositories to provision from (dashplane's own): each is cloned with the git program (a shallow clone of one branch or tag), fetched again every interval, and read like a folder.
  */
@@ -83,7 +99,7 @@ export type Git = ProvisioningGitSource[];
 /**
  * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
  */
-export type ResourceName8 = string;
+export type ResourceName12 = string;
 
 export interface DashplaneSchemas {
   Dashboard?: Dashboard;
@@ -913,9 +929,17 @@ export interface ServerConfig {
    * Address and port the HTTP server listens on.
    */
   listen?: string;
+  /**
+   * Serve the HTTP API, the datasource proxy and the web UI's files under this path (Perses' key), e.g. "/perses" behind a reverse proxy that forwards https://example.com/perses/...: the API is then at /perses/api/v1/..., the proxy at /perses/proxy/..., and every other path answers 404 (except /metrics, kept at the root for scrapers). A trailing "/" is dropped. The web UI still calls the API at /api: under a prefix, use dashctl or percli (docs/configuration.md, "Perses configuration").
+   */
+  api_prefix?: string;
   database?: DatabaseConfig;
   security?: SecurityConfig;
   ephemeral_dashboard?: EphemeralDashboardConfig;
+  /**
+   * Perses' older key (deprecated there): read as ephemeral_dashboard.cleanup_interval when that is not set, with a warning at start.
+   */
+  ephemeral_dashboards_cleanup_interval?: string;
   history?: HistoryConfig;
   watch?: WatchConfig;
   proxy?: ProxyConfig;
@@ -924,13 +948,46 @@ export interface ServerConfig {
   log?: LogConfig;
   audit?: AuditConfig;
   provisioning?: ProvisioningConfig;
+  frontend?: FrontendConfig;
+  datasource?: DatasourceFeatureConfig;
+  variable?: VariableFeatureConfig;
+  dashboard?: DashboardFeatureConfig;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads the store and needs no index settings.
+   */
+  search?: {
+    check_latest_update_interval?: string;
+    excluded_chars?: string[];
+    index_keys?: {
+      dashboard?: string[];
+    };
+  };
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' CUE schema folders (deprecated there); dashplane's plugin schemas are JSON Schemas (plugin.schemas_dir).
+   */
+  schemas?: {};
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: the older place of datasource.global.discovery; dashplane does not discover global datasources.
+   */
+  global_datasource_discovery?: {}[];
 }
 /**
- * Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.
+ * Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used. Perses' file and sql keys are refused at start, naming what to use instead.
  */
 export interface DatabaseConfig {
   level?: LevelDatabaseConfig;
   postgres?: PostgresDatabaseConfig;
+  /**
+   * Perses' file database. Refused: dashplane stores resources in database.level (one directory, path default ./data) or database.postgres; it would not write where this key says. To bring a Perses file database in, start with database.level and apply the folder's files (dashctl apply -f FOLDER, or provisioning.folders).
+   */
+  file?: {};
+  /**
+   * Perses' SQL (MySQL/MariaDB) database. Refused: dashplane stores resources in database.postgres (PostgreSQL, for several replicas) or database.level; it would not write to the MySQL database this key names. Copy the resources over with dashctl (get from Perses, apply to dashplane).
+   */
+  sql?: {};
 }
 /**
  * Embedded key-value store on the local disk (single replica).
@@ -1100,6 +1157,15 @@ export interface AuthProvidersConfig {
   enable_native?: boolean;
   oidc?: Oidc;
   oauth?: Oauth;
+  /**
+   * Perses' Kubernetes authentication provider.
+   */
+  kubernetes?: {
+    /**
+     * Perses' Kubernetes authentication (tokens checked with TokenReview). dashplane has none: true is refused at start (users would not sign in the way the configuration says); use an OIDC provider, such as the cluster's issuer.
+     */
+    enable?: boolean;
+  };
 }
 /**
  * An OpenID Connect provider (discovery from the issuer).
@@ -1161,6 +1227,18 @@ export interface OIDCProviderConfig {
    */
   device_code?: {
     /**
+     * The client the device-code flow uses instead of client_id (e.g. a public client registered for devices).
+     */
+    client_id?: string;
+    /**
+     * The secret of device_code.client_id (a public client has none).
+     */
+    client_secret?: string;
+    /**
+     * File holding device_code.client_secret.
+     */
+    client_secret_file?: string;
+    /**
      * Scopes to ask for.
      */
     scopes?: string[];
@@ -1175,6 +1253,21 @@ export interface OIDCProviderConfig {
    * Overrides for the client-credentials flow.
    */
   client_credentials?: {
+    /**
+     * @deprecated
+     * Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.
+     */
+    client_id?: string;
+    /**
+     * @deprecated
+     * Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.
+     */
+    client_secret?: string;
+    /**
+     * @deprecated
+     * Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.
+     */
+    client_secret_file?: string;
     /**
      * Scopes to ask for.
      */
@@ -1209,6 +1302,90 @@ export interface OIDCProviderConfig {
    * @maxItems 1000
    */
   role_mappings?: RoleMapping[];
+  /**
+   * The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.
+   */
+  http?: {
+    /**
+     * Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as "30s"; unset: 30s.
+     */
+    timeout?: string;
+    /**
+     * TLS towards the provider: a private CA, a client certificate, a server name.
+     */
+    tls_config?: {
+      /**
+       * CA certificates (PEM) trusted for the provider, instead of the system's.
+       */
+      ca?: string;
+      /**
+       * File holding ca.
+       */
+      ca_file?: string;
+      /**
+       * Client certificate (PEM).
+       */
+      cert?: string;
+      /**
+       * File holding cert.
+       */
+      cert_file?: string;
+      /**
+       * Client certificate key (PEM).
+       */
+      key?: string;
+      /**
+       * File holding key.
+       */
+      key_file?: string;
+      /**
+       * Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host.
+       */
+      server_name?: string;
+      /**
+       * Do not check the provider's certificate (tests only: anyone on the path could pose as the provider).
+       */
+      insecure_skip_verify?: boolean;
+      /**
+       * Lowest TLS version.
+       */
+      min_version?: "TLS10" | "TLS11" | "TLS12" | "TLS13";
+      /**
+       * Highest TLS version.
+       */
+      max_version?: "TLS10" | "TLS11" | "TLS12" | "TLS13";
+    };
+  };
+  /**
+   * Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.
+   *
+   * @maxItems 1
+   */
+  claims?: {
+    /**
+     * The claim listing the values (an array of strings or one string).
+     */
+    claim_name: string;
+    /**
+     * @maxItems 1000
+     */
+    mappings: {
+      /**
+       * A value of the claim.
+       */
+      claim_value: string;
+      role_name: ResourceName4;
+      project?: ResourceName5;
+    }[];
+  }[];
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: logging out of dashplane ends its session, not the provider's (the provider's own sign-out page does).
+   */
+  logout?: {
+    enabled?: boolean;
+    logout_redirect_param_name?: string;
+  };
 }
 export interface RoleMapping {
   /**
@@ -1302,15 +1479,136 @@ export interface OAuthProviderConfig {
    * @maxItems 1000
    */
   role_mappings?: RoleMapping1[];
+  /**
+   * The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.
+   */
+  http?: {
+    /**
+     * Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as "30s"; unset: 30s.
+     */
+    timeout?: string;
+    /**
+     * TLS towards the provider: a private CA, a client certificate, a server name.
+     */
+    tls_config?: {
+      /**
+       * CA certificates (PEM) trusted for the provider, instead of the system's.
+       */
+      ca?: string;
+      /**
+       * File holding ca.
+       */
+      ca_file?: string;
+      /**
+       * Client certificate (PEM).
+       */
+      cert?: string;
+      /**
+       * File holding cert.
+       */
+      cert_file?: string;
+      /**
+       * Client certificate key (PEM).
+       */
+      key?: string;
+      /**
+       * File holding key.
+       */
+      key_file?: string;
+      /**
+       * Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host.
+       */
+      server_name?: string;
+      /**
+       * Do not check the provider's certificate (tests only: anyone on the path could pose as the provider).
+       */
+      insecure_skip_verify?: boolean;
+      /**
+       * Lowest TLS version.
+       */
+      min_version?: "TLS10" | "TLS11" | "TLS12" | "TLS13";
+      /**
+       * Highest TLS version.
+       */
+      max_version?: "TLS10" | "TLS11" | "TLS12" | "TLS13";
+    };
+  };
+  /**
+   * Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.
+   *
+   * @maxItems 1
+   */
+  claims?: {
+    /**
+     * The claim listing the values (an array of strings or one string).
+     */
+    claim_name: string;
+    /**
+     * @maxItems 1000
+     */
+    mappings: {
+      /**
+       * A value of the claim.
+       */
+      claim_value: string;
+      role_name: ResourceName9;
+      project?: ResourceName10;
+    }[];
+  }[];
+  /**
+   * Overrides for the device-code flow.
+   */
+  device_code?: {
+    /**
+     * The client the device-code flow uses instead of client_id (e.g. a public client registered for devices).
+     */
+    client_id?: string;
+    /**
+     * The secret of device_code.client_id (a public client has none).
+     */
+    client_secret?: string;
+    /**
+     * File holding device_code.client_secret.
+     */
+    client_secret_file?: string;
+    /**
+     * Scopes to ask for.
+     */
+    scopes?: string[];
+  };
+  /**
+   * Overrides for the client-credentials flow.
+   */
+  client_credentials?: {
+    /**
+     * @deprecated
+     * Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.
+     */
+    client_id?: string;
+    /**
+     * @deprecated
+     * Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.
+     */
+    client_secret?: string;
+    /**
+     * @deprecated
+     * Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.
+     */
+    client_secret_file?: string;
+    /**
+     * Scopes to ask for.
+     */
+    scopes?: string[];
+  };
 }
 export interface RoleMapping1 {
   /**
    * A group as the provider reports it.
    */
   group: string;
-  global_role?: ResourceName4;
-  project?: ResourceName5;
-  role?: ResourceName6;
+  global_role?: ResourceName6;
+  project?: ResourceName7;
+  role?: ResourceName8;
 }
 /**
  * Failed native logins allowed before 429 with Retry-After.
@@ -1351,15 +1649,45 @@ export interface AuthorizationConfig {
    */
   guest_permissions?: Permission[];
   /**
+   * @deprecated
    * Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.
    */
   check_latest_update_interval?: string;
+  /**
+   * Perses' authorization providers.
+   */
+  provider?: {
+    /**
+     * Perses' native RBAC: what dashplane does.
+     */
+    native?: {
+      /**
+       * Accepted: dashplane's RBAC is on with security.enable_auth.
+       */
+      enable?: boolean;
+      /**
+       * @deprecated
+       * Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.
+       */
+      check_latest_update_interval?: string;
+      /**
+       * Where newer Perses versions write guest_permissions: the same as security.authorization.guest_permissions (setting both is refused).
+       */
+      guest_permissions?: Permission[];
+    };
+    /**
+     * Perses' Kubernetes authorization (SubjectAccessReview). dashplane has none: enable: true is refused at start (permissions would not be what the configuration says); use Roles and bindings, or role_mappings.
+     */
+    kubernetes?: {
+      enable?: boolean;
+    };
+  };
 }
 /**
  * First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole "admin" (* on *) and a GlobalRoleBinding "admin" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.
  */
 export interface AdminConfig {
-  name: ResourceName7;
+  name: ResourceName11;
   /**
    * Password of the administrator.
    */
@@ -1415,6 +1743,11 @@ export interface WatchConfig {
    * Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own).
    */
   max_streams_per_user?: number;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' kinds that may be watched; dashplane serves ?watch=true on every list.
+   */
+  kinds?: string[];
 }
 /**
  * Datasource proxy.
@@ -1471,6 +1804,36 @@ export interface PluginConfig {
    * Directory with additional plugin schemas to load.
    */
   schemas_dir?: string;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' folder of runtime plugins (JavaScript and CUE archives); dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir).
+   */
+  path?: string;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' folder of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir).
+   */
+  archive_path?: string;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' folders of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir).
+   */
+  archive_paths?: string[];
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' plugin development mode; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir).
+   */
+  enable_dev?: boolean;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' list of the plugins to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir).
+   */
+  enabled?: string[];
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' list of the plugins not to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir).
+   */
+  disabled?: string[];
 }
 /**
  * HTTP server limits.
@@ -1576,6 +1939,124 @@ export interface ProvisioningGitSource {
   password_file?: string;
 }
 /**
+ * The web UI (Perses' keys). Settings for Perses' own UI are accepted and shown by GET /api/config, for a Perses UI pointed at this server; dashplane's UI does not read them (a warning at start names each).
+ */
+export interface FrontendConfig {
+  /**
+   * Do not serve the web UI: every path outside /api, /proxy and /metrics answers 404.
+   */
+  disable?: boolean;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: dashplane's UI always has its Explore page.
+   */
+  explorer?: {
+    enable?: boolean;
+  };
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Markdown for Perses' home page; dashplane's home page does not show it.
+   */
+  information?: string;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: dashboards listed on Perses' home page; dashplane's home page lists each user's recent and starred dashboards.
+   */
+  important_dashboards?: {
+    project?: string;
+    dashboard?: string;
+  }[];
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: the time ranges of Perses' picker; dashplane's picker has its own.
+   */
+  time_range?: {
+    options?: string[];
+    disable_custom?: boolean;
+    disable_zoom?: boolean;
+  };
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: a banner on every page of Perses' UI; dashplane's UI does not show it.
+   */
+  banner?: {
+    severity?: "error" | "warning" | "info" | "success";
+    information?: string;
+  };
+}
+/**
+ * Which datasources may exist (Perses' keys).
+ */
+export interface DatasourceFeatureConfig {
+  global?: {
+    /**
+     * No GlobalDatasource: its routes and its proxy answer 404 (and so do GlobalVariables', which depend on them).
+     */
+    disable?: boolean;
+    /**
+     * @deprecated
+     * Accepted for Perses compatibility and ignored: dashplane does not discover global datasources (HTTP or Kubernetes service discovery); create them (dashctl apply, provisioning).
+     */
+    discovery?: {}[];
+  };
+  project?: {
+    /**
+     * No project Datasource: its routes and its proxy answer 404 (with global.disable too, Variables' as well).
+     */
+    disable?: boolean;
+  };
+  /**
+   * A dashboard may not define datasources of its own (spec.datasources is refused) and the dashboard datasource proxy answers 404.
+   */
+  disable_local?: boolean;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: dashplane's proxy has its own limits (proxy.timeout, proxy.max_duration, proxy.max_concurrent).
+   */
+  http_proxy?: {};
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: dashplane has no CloudWatch proxy, so no datasource can use the server's AWS identity.
+   */
+  cloudwatch?: {};
+}
+/**
+ * Which variables may exist (Perses' keys).
+ */
+export interface VariableFeatureConfig {
+  global?: {
+    /**
+     * No GlobalVariable: its routes answer 404.
+     */
+    disable?: boolean;
+  };
+  project?: {
+    /**
+     * No project Variable: its routes answer 404.
+     */
+    disable?: boolean;
+  };
+  /**
+   * A dashboard may not define variables of its own (spec.variables is refused).
+   */
+  disable_local?: boolean;
+}
+/**
+ * Dashboards (Perses' keys).
+ */
+export interface DashboardFeatureConfig {
+  /**
+   * Perses' lint rules (a JSONPath target and a CEL assertion each). dashplane does not evaluate CEL: a rule that is not disabled is refused at start, since dashboards it would refuse would be saved. Check dashboards before they are applied instead (e.g. in CI), and remove the rules or set disable: true.
+   */
+  custom_lint_rules?: {
+    name?: string;
+    target?: string;
+    assertion?: string;
+    message?: string;
+    disable?: boolean;
+  }[];
+}
+/**
  * Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.
  */
 export interface ResolvedServerConfig {
@@ -1583,9 +2064,17 @@ export interface ResolvedServerConfig {
    * Address and port the HTTP server listens on.
    */
   listen: string;
+  /**
+   * Serve the HTTP API, the datasource proxy and the web UI's files under this path (Perses' key), e.g. "/perses" behind a reverse proxy that forwards https://example.com/perses/...: the API is then at /perses/api/v1/..., the proxy at /perses/proxy/..., and every other path answers 404 (except /metrics, kept at the root for scrapers). A trailing "/" is dropped. The web UI still calls the API at /api: under a prefix, use dashctl or percli (docs/configuration.md, "Perses configuration").
+   */
+  api_prefix?: string;
   database: ResolvedDatabaseConfig;
   security: ResolvedSecurityConfig;
   ephemeral_dashboard: ResolvedEphemeralDashboardConfig;
+  /**
+   * Perses' older key (deprecated there): read as ephemeral_dashboard.cleanup_interval when that is not set, with a warning at start.
+   */
+  ephemeral_dashboards_cleanup_interval?: string;
   history: ResolvedHistoryConfig;
   watch: ResolvedWatchConfig;
   proxy: ResolvedProxyConfig;
@@ -1594,13 +2083,46 @@ export interface ResolvedServerConfig {
   log: ResolvedLogConfig;
   audit: ResolvedAuditConfig;
   provisioning: ResolvedProvisioningConfig;
+  frontend: ResolvedFrontendConfig;
+  datasource: ResolvedDatasourceFeatureConfig;
+  variable: ResolvedVariableFeatureConfig;
+  dashboard?: ResolvedDashboardFeatureConfig;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads the store and needs no index settings.
+   */
+  search?: {
+    check_latest_update_interval?: string;
+    excluded_chars?: string[];
+    index_keys?: {
+      dashboard?: string[];
+    };
+  };
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' CUE schema folders (deprecated there); dashplane's plugin schemas are JSON Schemas (plugin.schemas_dir).
+   */
+  schemas?: {};
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: the older place of datasource.global.discovery; dashplane does not discover global datasources.
+   */
+  global_datasource_discovery?: {}[];
 }
 /**
- * Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.
+ * Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used. Perses' file and sql keys are refused at start, naming what to use instead.
  */
 export interface ResolvedDatabaseConfig {
   level: ResolvedLevelDatabaseConfig;
   postgres?: ResolvedPostgresDatabaseConfig;
+  /**
+   * Perses' file database. Refused: dashplane stores resources in database.level (one directory, path default ./data) or database.postgres; it would not write where this key says. To bring a Perses file database in, start with database.level and apply the folder's files (dashctl apply -f FOLDER, or provisioning.folders).
+   */
+  file?: {};
+  /**
+   * Perses' SQL (MySQL/MariaDB) database. Refused: dashplane stores resources in database.postgres (PostgreSQL, for several replicas) or database.level; it would not write to the MySQL database this key names. Copy the resources over with dashctl (get from Perses, apply to dashplane).
+   */
+  sql?: {};
 }
 /**
  * Embedded key-value store on the local disk (single replica).
@@ -1770,6 +2292,15 @@ export interface ResolvedAuthProvidersConfig {
   enable_native: boolean;
   oidc: Oidc;
   oauth: Oauth;
+  /**
+   * Perses' Kubernetes authentication provider.
+   */
+  kubernetes?: {
+    /**
+     * Perses' Kubernetes authentication (tokens checked with TokenReview). dashplane has none: true is refused at start (users would not sign in the way the configuration says); use an OIDC provider, such as the cluster's issuer.
+     */
+    enable: boolean;
+  };
 }
 /**
  * Failed native logins allowed before 429 with Retry-After.
@@ -1810,15 +2341,45 @@ export interface ResolvedAuthorizationConfig {
    */
   guest_permissions: Permission[];
   /**
+   * @deprecated
    * Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.
    */
   check_latest_update_interval?: string;
+  /**
+   * Perses' authorization providers.
+   */
+  provider?: {
+    /**
+     * Perses' native RBAC: what dashplane does.
+     */
+    native?: {
+      /**
+       * Accepted: dashplane's RBAC is on with security.enable_auth.
+       */
+      enable?: boolean;
+      /**
+       * @deprecated
+       * Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.
+       */
+      check_latest_update_interval?: string;
+      /**
+       * Where newer Perses versions write guest_permissions: the same as security.authorization.guest_permissions (setting both is refused).
+       */
+      guest_permissions?: Permission[];
+    };
+    /**
+     * Perses' Kubernetes authorization (SubjectAccessReview). dashplane has none: enable: true is refused at start (permissions would not be what the configuration says); use Roles and bindings, or role_mappings.
+     */
+    kubernetes?: {
+      enable: boolean;
+    };
+  };
 }
 /**
  * First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole "admin" (* on *) and a GlobalRoleBinding "admin" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.
  */
 export interface ResolvedAdminConfig {
-  name: ResourceName8;
+  name: ResourceName12;
   /**
    * Password of the administrator.
    */
@@ -1874,6 +2435,11 @@ export interface ResolvedWatchConfig {
    * Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own).
    */
   max_streams_per_user: number;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' kinds that may be watched; dashplane serves ?watch=true on every list.
+   */
+  kinds?: string[];
 }
 /**
  * Datasource proxy.
@@ -1930,6 +2496,36 @@ export interface ResolvedPluginConfig {
    * Directory with additional plugin schemas to load.
    */
   schemas_dir?: string;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' folder of runtime plugins (JavaScript and CUE archives); dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir).
+   */
+  path?: string;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' folder of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir).
+   */
+  archive_path?: string;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' folders of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir).
+   */
+  archive_paths?: string[];
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' plugin development mode; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir).
+   */
+  enable_dev?: boolean;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' list of the plugins to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir).
+   */
+  enabled?: string[];
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Perses' list of the plugins not to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir).
+   */
+  disabled?: string[];
 }
 /**
  * HTTP server limits.
@@ -2007,4 +2603,122 @@ export interface ResolvedProvisioningConfig {
    * Longest a git clone or fetch may take before it is stopped and the source reported as failing. Duration such as "2m".
    */
   git_timeout: string;
+}
+/**
+ * The web UI (Perses' keys). Settings for Perses' own UI are accepted and shown by GET /api/config, for a Perses UI pointed at this server; dashplane's UI does not read them (a warning at start names each).
+ */
+export interface ResolvedFrontendConfig {
+  /**
+   * Do not serve the web UI: every path outside /api, /proxy and /metrics answers 404.
+   */
+  disable: boolean;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: dashplane's UI always has its Explore page.
+   */
+  explorer?: {
+    enable?: boolean;
+  };
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: Markdown for Perses' home page; dashplane's home page does not show it.
+   */
+  information?: string;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: dashboards listed on Perses' home page; dashplane's home page lists each user's recent and starred dashboards.
+   */
+  important_dashboards?: {
+    project?: string;
+    dashboard?: string;
+  }[];
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: the time ranges of Perses' picker; dashplane's picker has its own.
+   */
+  time_range?: {
+    options?: string[];
+    disable_custom?: boolean;
+    disable_zoom?: boolean;
+  };
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: a banner on every page of Perses' UI; dashplane's UI does not show it.
+   */
+  banner?: {
+    severity?: "error" | "warning" | "info" | "success";
+    information?: string;
+  };
+}
+/**
+ * Which datasources may exist (Perses' keys).
+ */
+export interface ResolvedDatasourceFeatureConfig {
+  global: {
+    /**
+     * No GlobalDatasource: its routes and its proxy answer 404 (and so do GlobalVariables', which depend on them).
+     */
+    disable: boolean;
+    /**
+     * @deprecated
+     * Accepted for Perses compatibility and ignored: dashplane does not discover global datasources (HTTP or Kubernetes service discovery); create them (dashctl apply, provisioning).
+     */
+    discovery?: {}[];
+  };
+  project: {
+    /**
+     * No project Datasource: its routes and its proxy answer 404 (with global.disable too, Variables' as well).
+     */
+    disable: boolean;
+  };
+  /**
+   * A dashboard may not define datasources of its own (spec.datasources is refused) and the dashboard datasource proxy answers 404.
+   */
+  disable_local: boolean;
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: dashplane's proxy has its own limits (proxy.timeout, proxy.max_duration, proxy.max_concurrent).
+   */
+  http_proxy?: {};
+  /**
+   * @deprecated
+   * Accepted for Perses compatibility and ignored: dashplane has no CloudWatch proxy, so no datasource can use the server's AWS identity.
+   */
+  cloudwatch?: {};
+}
+/**
+ * Which variables may exist (Perses' keys).
+ */
+export interface ResolvedVariableFeatureConfig {
+  global: {
+    /**
+     * No GlobalVariable: its routes answer 404.
+     */
+    disable: boolean;
+  };
+  project: {
+    /**
+     * No project Variable: its routes answer 404.
+     */
+    disable: boolean;
+  };
+  /**
+   * A dashboard may not define variables of its own (spec.variables is refused).
+   */
+  disable_local: boolean;
+}
+/**
+ * Dashboards (Perses' keys).
+ */
+export interface ResolvedDashboardFeatureConfig {
+  /**
+   * Perses' lint rules (a JSONPath target and a CEL assertion each). dashplane does not evaluate CEL: a rule that is not disabled is refused at start, since dashboards it would refuse would be saved. Check dashboards before they are applied instead (e.g. in CI), and remove the rules or set disable: true.
+   */
+  custom_lint_rules?: {
+    name?: string;
+    target?: string;
+    assertion?: string;
+    message?: string;
+    disable?: boolean;
+  }[];
 }
