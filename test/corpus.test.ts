@@ -198,6 +198,27 @@ async function createProjects(srv: TestServer, entries: Entry[]): Promise<void> 
   }
 }
 
+/**
+ * Creates the users that the corpus's bindings and groups name and that the corpus does not hold
+ * (its docs' examples bind `jane`): a grant names someone who exists (docs/auth.md, GRANT-01), so,
+ * as when onboarding, the user comes first.
+ */
+async function createNamedUsers(srv: TestServer, entries: Entry[]): Promise<void> {
+  const userKind = KINDS.all().find((d) => d.isPrincipal && d.scope === 'global')!;
+  const held = new Set(entries.filter((e) => e.kind === userKind.kind).map((e) => e.name));
+  const named = new Set<string>();
+  for (const e of entries) {
+    const spec = (load(e) as { spec?: { subjects?: unknown; members?: unknown } }).spec;
+    for (const s of [spec?.subjects, spec?.members].flatMap((l) => (Array.isArray(l) ? l : []))) {
+      if (isObj(s) && s.kind === userKind.kind && typeof s.name === 'string' && !held.has(s.name)) named.add(s.name);
+    }
+  }
+  for (const name of [...named].sort()) {
+    const res = await srv.api('POST', `/api/v1/${userKind.plural}`, { kind: userKind.kind, metadata: { name }, spec: { nativeProvider: { password: `${name}-corpus-password` } } });
+    expect(res.status, `creating user ${name}, named by a grant of the corpus: ${show(res)}`).to.equal(200);
+  }
+}
+
 /** The parts of a dashboard spec that must survive a round trip (variables: a single object counts as one). */
 function dashboardShape(spec: any) {
   const variables = spec?.variables;
@@ -217,6 +238,7 @@ describe('corpus of real Perses resources (corpus/)', function () {
     skipWithoutCorpus(this, 'corpus');
     srv = await startTestServer();
     await createProjects(srv, valid);
+    await createNamedUsers(srv, valid);
   });
   after(async () => {
     await srv?.stop();
