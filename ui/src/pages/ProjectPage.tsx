@@ -1,6 +1,6 @@
 import { Box, Button, Stack, Tab, Tabs } from '@mui/material';
 import { DeleteDialog, RenameDialog } from '../manage/lazy-dialogs';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link as RouterLink, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { displayName, getResource, list, type Resource } from '../api';
@@ -28,6 +28,7 @@ export function ProjectPage() {
   const { can, ready } = useCan();
   const navigate = useNavigate();
   const refresh = useRefreshLists();
+  const queryClient = useQueryClient();
   const tabs = TABS.filter((t) => can('read', t.kind, project));
   const historyKinds = KINDS.filter((k) => k.scope === 'project' && k.history && can('read', k.kind, project));
   const showDeleted = params.get('tab') === 'deleted' && historyKinds.length > 0;
@@ -138,8 +139,11 @@ export function ProjectPage() {
           open
           onClose={() => setDialog(undefined)}
           onDeleted={() => {
-            void refresh();
+            // the project's own lists would answer 400 now (a list under a project that does not
+            // exist): drop them rather than refetch them, then refresh the others
+            queryClient.removeQueries({ predicate: (q) => q.queryKey[0] === 'list' && q.queryKey[2] === project });
             navigate('/', { replace: true });
+            void refresh();
           }}
         />
       )}
