@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { corpusDir, skipWithoutCorpus } from '../../test/helpers/corpus.js';
-import { SCHEMAS_DIR } from '../paths.js';
+import { PACKAGE_ROOT, SCHEMAS_DIR } from '../paths.js';
 import { PluginRegistry } from './registry.js';
 
 /**
@@ -252,6 +252,16 @@ describe('PluginRegistry', () => {
       expect(p.type, p.kind).to.be.a('string').and.not.equal('');
       expect(p.module, p.kind).to.be.a('string').and.not.equal('');
     }
+  });
+
+  it('flags with ui every kind a plugin package of the web UI (ui/src/plugins.ts) registers; ClickHouse and the Metrics synonyms have no flag', () => {
+    const imports = [...readFileSync(join(PACKAGE_ROOT, 'ui', 'src', 'plugins.ts'), 'utf8').matchAll(/from '(@perses-dev\/[\w-]+-plugin)'/g)].map((m) => m[1]);
+    expect(imports.length).to.be.greaterThan(10);
+    const bundled = imports.flatMap((pkg) => readJson(join(PACKAGE_ROOT, 'node_modules', pkg, 'package.json')).perses.plugins.map((p: any) => p.spec.name as string));
+    const known = bundled.filter((k) => registry.get(k));
+    expect(known.filter((k) => registry.get(k)?.ui !== true)).to.deep.equal([]);
+    expect(registry.get('ClickHouseDatasource')?.ui).to.equal(undefined);
+    expect(registry.get('MetricsDatasource')?.ui).to.equal(undefined);
   });
 
   describe('plugin.schemas_dir', () => {

@@ -13,6 +13,8 @@ export interface PluginInfo {
   module: string;
   /** For synonyms such as MetricsDatasource -> PrometheusDatasource. */
   synonymOf?: string;
+  /** True when the web UI bundles the plugin and draws it (catalog `"ui": true`); absent: the UI shows an error for it. */
+  ui?: boolean;
   /** Validator of the plugin's `spec`; absent = any object. */
   validate?: ValidateFunction;
   /** The JSON Schema of the plugin's `spec`, as written (for clients: GET /api/v1/schemas/plugins/{kind}). */
@@ -25,6 +27,8 @@ interface CatalogEntry {
   type: string;
   module?: string;
   synonymOf?: string;
+  /** The web UI bundles this plugin (built-in catalog only). */
+  ui?: boolean;
   /** A file name (catalog) or an inline JSON Schema (schemas_dir files); null = open object. */
   schema?: string | Record<string, unknown> | null;
 }
@@ -70,6 +74,7 @@ export class PluginRegistry {
       type: e.type,
       module: e.module ?? e.kind,
       ...(e.synonymOf ? { synonymOf: e.synonymOf } : {}),
+      ...(e.ui === true ? { ui: true } : {}),
       ...(typeof e.schema === 'string' ? byFile(e.schema) : {}),
     }));
     // a plugin.schemas_dir schema may $ref a built-in one
