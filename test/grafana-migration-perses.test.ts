@@ -45,6 +45,10 @@ const DIFFERENCES: Record<string, { why: string; patch: Patch }> = {
     why: 'without a "by" clause the label comes from the regex (job="(...)"); Perses gives the label "migration_from_grafana_not_supported"',
     patch: (e) => ({ ...e, spec: { expr: e.spec.expr.replace(/^query_result\((.*)\)$/, '$1'), labelName: 'job' } }),
   },
+  statchart_schemas_migrate_tests_mappings: {
+    why: "a stat without reducer shows Grafana's default, the last non-null value (Perses: the last value)",
+    patch: (e) => set(e, (s) => (s.calculation = 'last-number')),
+  },
   statchart_schemas_migrate_tests_special_mapping_without_match: {
     why: 'the base threshold step without a value keeps its colour (Perses drops it)',
     patch: (e) => set(e, (s) => s.thresholds.steps.unshift({ color: '#F2495C', value: 0 })),
