@@ -65,9 +65,7 @@ describe('Grafana migration: fidelity defects found on real dashboards', () => {
       );
       const pg = migrate('percona__grafana-dashboards__dashboards_Experimental_pg-instance');
       expect(entryOf(pg, 'Tuples').notes).to.include('colour scheme "continuous-BlYlRd" (a colour along a gradient by value) is not supported: BarChart colours from its palette');
-      expect(entryOf(pg, 'Queries').notes).to.include(
-        'colour scheme "continuous-GrYlRd" (a colour along a gradient by value) is not supported: Perses colours cells by value conditions only',
-      );
+      expect(entryOf(pg, 'Queries').notes).to.include('colour scheme "continuous-GrYlRd" (a colour along a gradient by value) is not supported: Perses colours cells by value conditions only');
       // a table that colours no cell loses nothing to its scheme (dotdc k8s-views-nodes "Persistent Volumes - Usage in GB")
       const nodes = migrate('dotdc__grafana-dashboards-kubernetes__dashboards_k8s-views-nodes');
       expect(entryOf(nodes, 'Persistent Volumes - Usage in GB').notes.join('\n')).not.to.match(/colour scheme/);
@@ -103,5 +101,24 @@ describe('Grafana migration: fidelity defects found on real dashboards', () => {
     expect(r.report.entries[0].notes).to.include(
       "the style /.*/ hides every column no earlier style names: kept as defaultColumnHidden, which the web UI's Table does not apply yet (it shows those columns)",
     );
+  });
+
+  it('lists an empty target instead of migrating it, whatever its datasource', () => {
+    const r = migrateOne(
+      {
+        type: 'timeseries',
+        title: 'Load',
+        targets: [
+          { refId: 'A', expr: 'node_load1', datasource: { type: 'prometheus', uid: 'prom' } },
+          { refId: 'B' },
+          { refId: 'C', datasource: { type: 'graphite', uid: 'g' }, target: '' },
+          { refId: 'D', datasource: { type: 'tempo', uid: 't' }, queryType: 'traceql', query: ' ' },
+        ],
+      },
+      null,
+    );
+    expect(first(r).spec.queries.map((q: any) => q.spec.plugin.spec.query)).to.deep.equal(['node_load1']);
+    expect(r.report.entries[0].notes).to.deep.equal(['query B is empty and is not migrated', 'query C is empty and is not migrated', 'query D is empty and is not migrated']);
+    expect(r.report.summary.queries).to.include({ total: 4, mapped: 1, dropped: 3, placeholder: 0 });
   });
 });

@@ -29,7 +29,7 @@ const DIFFERENCES: Record<string, { why: string; patch: Patch }> = {
     },
   },
   datasourcevariable_schemas_migrate_tests_basic: {
-    why: 'datasource variables are resolved to a datasource of the target project (the web UI has no datasource variable plugin)',
+    why: "datasource variables are resolved to one datasource of the target project (the chosen one, else the project's default), as ?datasource= promises",
     patch: () => undefined,
   },
   'loki_schemas_queries_loki-log-query_migrate_tests_basic': {
