@@ -127,6 +127,27 @@ describe('Grafana migration of Loki, Tempo and Pyroscope dashboards', () => {
       );
     });
 
+    it('says the same of variables: Loki variables are "unrendered" for a web UI without the Loki plugin (loki-variables-export)', () => {
+      const variables = (opts: MigrateOptions) =>
+        migrateGrafanaDashboard(load('loki-variables-export.json'), { ...opts, input: { DS_LOGS: 'logs' } })
+          .report.entries.filter((e) => e.subject === 'variable')
+          .map((e) => [e.result, e.outcome, e.render]);
+      expect(variables(SERVER)).to.deep.equal([
+        ['LokiLabelValuesVariable', 'mapped', { renders: true, reasons: [] }],
+        ['LokiLabelValuesVariable', 'mapped', { renders: true, reasons: [] }],
+        ['LokiLabelNamesVariable', 'mapped', { renders: true, reasons: [] }],
+      ]);
+      const lacks = (kind: string) => ({
+        renders: false,
+        reasons: [`the web UI does not bundle the plugins ${kind} (variable), LokiDatasource (datasource): the variable shows an error instead`],
+      });
+      expect(variables(PROMETHEUS_ONLY_UI)).to.deep.equal([
+        ['LokiLabelValuesVariable', 'unrendered', lacks('LokiLabelValuesVariable')],
+        ['LokiLabelValuesVariable', 'unrendered', lacks('LokiLabelValuesVariable')],
+        ['LokiLabelNamesVariable', 'unrendered', lacks('LokiLabelNamesVariable')],
+      ]);
+    });
+
     it('gives no verdict when the caller does not say what the web UI draws', () => {
       const plain = migrateGrafanaDashboard(load('traces-profiles-logs.json'));
       expect(plain.report.entries.filter((e) => e.render)).to.deep.equal([]);
