@@ -1,14 +1,17 @@
 /**
- * `node dist/bench/migrate-corpus.js DIR`: migrates every Grafana dashboard (*.json) of DIR,
- * checks each result with the server's validation, and prints the figures of the README's
- * Grafana migration section next to what Perses' own rules give on the same files
- * (bench/perses-rules.ts), plus the time the whole directory takes (median of 5 runs).
+ * `node dist/bench/migrate-corpus.js DIR`: migrates every Grafana dashboard (*.json) of DIR with
+ * the server's plugin catalog (which kinds exist, which the web UI draws), checks each result with
+ * the server's validation, and prints the figures of docs/migrate-grafana.md next to what Perses'
+ * own rules give on the same files (bench/perses-rules.ts), plus the time the whole directory
+ * takes (median of 5 runs).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KINDS } from '../cli/kinds.js';
 import { OfflineValidator } from '../cli/offline-validator.js';
 import { migrateGrafanaDashboard, type MigrationResult } from '../src/migrate/dashboard.js';
+import { SCHEMAS_DIR } from '../src/paths.js';
+import { PluginRegistry } from '../src/plugins/registry.js';
 import { grafanaPanels } from '../test/helpers/grafana-corpus.js';
 import { persesOutcome } from './perses-rules.js';
 
@@ -24,11 +27,13 @@ const inputs = files.map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
 // biome-ignore lint/suspicious/noExplicitAny: corpus files read loosely
 const unwrap = (d: any) => (d.dashboard && !d.panels && !d.rows ? d.dashboard : d);
 
+const plugins = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'));
+const options = { project: 'bench', hasPlugin: (k: string) => plugins.get(k) !== undefined, inUi: (k: string) => plugins.get(k)?.ui === true };
 const times: number[] = [];
 let results: MigrationResult[] = [];
 for (let i = 0; i < 5; i++) {
   const started = performance.now();
-  results = inputs.map((d) => migrateGrafanaDashboard(d, { project: 'bench' }));
+  results = inputs.map((d) => migrateGrafanaDashboard(d, options));
   times.push(performance.now() - started);
 }
 times.sort((a, b) => a - b);
@@ -55,6 +60,8 @@ const ours = {
   panelsExact: sum((r) => r.report.summary.panels.mapped),
   placeholders: sum((r) => r.report.summary.panels.placeholder),
   queries: sum((r) => r.report.summary.queries.mapped),
+  queriesUnrendered: sum((r) => r.report.summary.queries.unrendered),
+  panelsDrawn: sum((r) => r.report.entries.filter((e) => e.subject === 'panel' && e.render?.renders).length),
   queryPlaceholders: sum((r) => r.report.summary.queries.placeholder),
   variables: sum((r) => r.report.summary.variables.mapped + r.report.summary.variables.approximated),
   timeKept: results.filter((r, i) => r.dashboard.spec.duration !== '1h' || unwrap(inputs[i]).time?.from === 'now-1h').length,
@@ -80,15 +87,17 @@ const rows: [string, string, string][] = [
     ),
   ],
   ['  ... of which with nothing approximated', pct(ours.panelsExact, grafana.panels), '-'],
+  ['panels the web UI draws (plugins bundled, data)', pct(ours.panelsDrawn, grafana.panels), '-'],
   [`panels of the ${grafana.legacy.length} legacy rows[] dashboards`, pct(ours.legacyPanels, ours.legacyPanels), `0/${ours.legacyPanels}`],
   [
-    'queries that run (Prometheus, Loki)',
+    'queries that run in the web UI',
     pct(ours.queries, grafana.targets),
     pct(
       psum((o) => o.queriesMapped),
       grafana.targets,
     ),
   ],
+  ['queries migrated that the web UI cannot run', pct(ours.queriesUnrendered, grafana.targets), '-'],
   ['queries kept as text placeholders', pct(ours.queryPlaceholders, grafana.targets), '-'],
   [
     'variables mapped',

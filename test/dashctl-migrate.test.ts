@@ -38,7 +38,29 @@ describe('dashctl migrate', function () {
     expect(dashboard.metadata.name).to.equal('svc-overview');
     expect(dashboard.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'prom' });
     expect(r.stderr).to.include(`# ${exportFile} -> Dashboard svc-overview`);
-    expect(r.stderr.trim().split('\n').pop()).to.equal('2 panels (2 mapped); 1 variables (1 mapped); 2 queries (2 mapped); 0 other settings');
+    expect(r.stderr.trim().split('\n').pop()).to.equal('2 panels (2 mapped); 1 variables (1 mapped); 2 queries (2 mapped); 0 other settings; the web UI draws 2 of 2 panels');
+  });
+
+  it('says which panels the web UI does not draw and why, the same locally and with --online', async () => {
+    const file = fileURLToPath(new URL('../../test/data/grafana/traces-profiles-logs.json', import.meta.url));
+    const local = await dashctl(config, ['migrate', '-f', file]);
+    expect(local.code, show(local)).to.equal(0);
+    expect(local.stderr).to.include(
+      [
+        'placeholder  panel nodeGraph "Service graph" -> Markdown (placeholder) at spec.panels.8',
+        '             - dashplane has no plugin for it.',
+        '             - not drawn by the web UI: only a text placeholder stands for it',
+      ].join('\n'),
+    );
+    expect(local.stderr).to.match(
+      /approximated panel timeseries "Checkout span rate" -> TimeSeriesChart at spec\.panels\.3\n( {13}- .*\n)* {13}- not drawn by the web UI: none of its queries could be migrated: it shows no data\n/,
+    );
+    expect(local.stderr.trim().split('\n').pop()).to.equal(
+      '9 panels (2 mapped, 6 approximated, 1 placeholder); 4 variables (1 mapped, 3 approximated); 10 queries (6 mapped, 3 placeholder, 1 dropped); 0 other settings; the web UI draws 6 of 9 panels',
+    );
+    const online = await dashctl(config, ['migrate', '-f', file, '--online'], withServer());
+    expect(online.code, show(online)).to.equal(0);
+    expect(online.stderr).to.equal(local.stderr);
   });
 
   it('keeps the Loki variables of an export on the Loki datasource named by --input, not on Prometheus', async () => {
@@ -58,7 +80,7 @@ describe('dashctl migrate', function () {
     const example = fileURLToPath(new URL('../../examples/grafana/node-overview.json', import.meta.url));
     const local = await dashctl(config, ['migrate', '-f', example]);
     expect(local.code, show(local)).to.equal(0);
-    expect(local.stderr.trim().split('\n').pop()).to.equal('3 panels (3 mapped); 1 variables (1 mapped); 3 queries (3 mapped); 0 other settings');
+    expect(local.stderr.trim().split('\n').pop()).to.equal('3 panels (3 mapped); 1 variables (1 mapped); 3 queries (3 mapped); 0 other settings; the web UI draws 3 of 3 panels');
     await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'examples' }, spec: {} });
     const applied = await dashctl(config, ['migrate', '-f', example, '-p', 'examples', '--apply'], withServer());
     expect(applied.code, show(applied)).to.equal(0);

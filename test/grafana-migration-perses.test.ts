@@ -29,7 +29,7 @@ const DIFFERENCES: Record<string, { why: string; patch: Patch }> = {
     },
   },
   datasourcevariable_schemas_migrate_tests_basic: {
-    why: 'datasource variables are resolved to a datasource of the target project (the web UI has no datasource variable plugin)',
+    why: "datasource variables are resolved to one datasource of the target project (the chosen one, else the project's default), as ?datasource= promises",
     patch: () => undefined,
   },
   'loki_schemas_queries_loki-log-query_migrate_tests_basic': {
@@ -44,6 +44,10 @@ const DIFFERENCES: Record<string, { why: string; patch: Patch }> = {
   'prometheus_schemas_prometheus-promql_migrate_tests_no-aggr': {
     why: 'without a "by" clause the label comes from the regex (job="(...)"); Perses gives the label "migration_from_grafana_not_supported"',
     patch: (e) => ({ ...e, spec: { expr: e.spec.expr.replace(/^query_result\((.*)\)$/, '$1'), labelName: 'job' } }),
+  },
+  statchart_schemas_migrate_tests_mappings: {
+    why: "a stat without reducer shows Grafana's default, the last non-null value (Perses: the last value)",
+    patch: (e) => set(e, (s) => (s.calculation = 'last-number')),
   },
   statchart_schemas_migrate_tests_special_mapping_without_match: {
     why: 'the base threshold step without a value keeps its colour (Perses drops it)',

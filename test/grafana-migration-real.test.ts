@@ -53,7 +53,7 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
     expect(datasources).to.have.length(13);
     expect(datasources.every((d: any) => d?.name === 'thanos')).to.equal(true);
     const variable = r.report.entries.find((e) => e.source === 'datasource variable "DS_PROMETHEUS"')!;
-    expect(variable.notes).to.deep.equal(['queries that used $DS_PROMETHEUS now use the datasource "thanos" given as input DS_PROMETHEUS (the web UI has no datasource picker)']);
+    expect(variable.notes).to.deep.equal(['queries that used $DS_PROMETHEUS now use the datasource "thanos" given as input DS_PROMETHEUS: the choice among datasources is not kept']);
   });
 
   it('gives a dashboard whose time zone is "default" no time zone, the browser\'s (monitoring-mixins couchdb-logs)', () => {

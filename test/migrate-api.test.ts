@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { bearer, loginAdmin, signUp, login, startAuthServer, type Tokens } from './helpers/auth.js';
 import { corpusDashboards, grafanaPanels, hasGrafanaCorpus } from './helpers/grafana-corpus.js';
 import { GRAFANA_EXPORT } from './helpers/grafana-export.js';
@@ -87,6 +89,26 @@ describe('POST /api/migrate', () => {
     }
     const none = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT, useDefaultDatasource: true });
     expect(none.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.equal(undefined);
+  });
+
+  it('says per panel and variable whether the web UI draws it, from the catalog of plugins it bundles', async () => {
+    const grafana = JSON.parse(readFileSync(join(process.cwd(), 'test', 'data', 'grafana', 'traces-profiles-logs.json'), 'utf8'));
+    const r = await s.api('POST', '/api/migrate?report=true', { grafanaDashboard: grafana });
+    expect(r.status, r.text).to.equal(200);
+    const verdicts = r.body.report.entries.filter((e: any) => e.render).map((e: any) => `${e.subject} ${e.source}: ${e.render.renders ? 'drawn' : e.render.reasons.join('; ')}`);
+    expect(verdicts).to.deep.equal([
+      'panel traces "Selected trace": drawn',
+      'panel table "Slow payments": drawn',
+      'panel table "Failed cart requests": drawn',
+      'panel timeseries "Checkout span rate": none of its queries could be migrated: it shows no data',
+      'panel flamegraph "Checkout CPU profile": drawn',
+      'panel timeseries "Memory in use by pod": none of its queries could be migrated: it shows no data',
+      'panel logs "Checkout errors": drawn',
+      'panel timeseries "Log lines by level": drawn',
+      'panel nodeGraph "Service graph": only a text placeholder stands for it',
+      'variable custom variable "trace_id": drawn',
+    ]);
+    expect(JSON.parse(r.headers.get('x-migration-summary')!).panels).to.deep.equal({ total: 9, mapped: 2, approximated: 6, unrendered: 0, placeholder: 1, dropped: 0 });
   });
 
   it('answers every mistake with a 400 or 404 that names the field and the fix', async () => {

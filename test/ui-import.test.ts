@@ -125,6 +125,37 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
+  it('says in the report and above the preview which panels this web UI does not draw, and why', async () => {
+    const { page } = w;
+    w.errors.length = 0;
+    const grafana = {
+      ...GRAFANA_EXPORT,
+      uid: 'not-all-drawn',
+      panels: [
+        ...GRAFANA_EXPORT.panels,
+        { type: 'geomap', title: 'Visitors', gridPos: { x: 0, y: 6, w: 12, h: 6 }, targets: [{ refId: 'A', expr: 'sum by (country) (visits)' }] },
+        { type: 'timeseries', title: 'Random walk', datasource: { type: 'testdata', uid: 'td' }, gridPos: { x: 12, y: 6, w: 12, h: 6 }, targets: [{ refId: 'A', scenarioId: 'random_walk' }] },
+      ],
+    };
+    await page.goto('/projects/imported/import?start=5m');
+    await page.getByLabel('dashboard text').fill(JSON.stringify(grafana));
+    await page.getByTestId('import-preview').click();
+    await page.getByTestId('report-summary').waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId('report-drawn').innerText()).to.equal('drawn here: 2 of 4 panels');
+    expect(await page.getByTestId('import-not-drawn').innerText()).to.equal('2 panels are not drawn by this web UI (the report says why): geomap "Visitors", timeseries "Random walk".');
+    const lines = async (row: string) => (await page.getByTestId('report-row').filter({ hasText: row }).getByTestId('report-not-drawn').innerText()).split(/\n+/);
+    expect(await lines('geomap "Visitors"')).to.deep.equal(['not drawn', 'only a text placeholder stands for it']);
+    expect(await lines('timeseries "Random walk"')).to.deep.equal(['not drawn', 'none of its queries could be migrated: it shows no data']);
+    // the preview shows what the report says: the placeholder's text, the other panels drawn
+    const preview = page.getByTestId('import-preview-dashboard');
+    await preview.getByRole('heading', { name: 'Targets up', exact: true }).waitFor({ timeout: 60_000 });
+    // panels below the fold are drawn once scrolled to
+    await scrollThrough(page, tracker.settled);
+    await preview.getByText('Not migrated from Grafana').waitFor({ timeout: 60_000 });
+    await w.screenshot('import-03-not-drawn');
+    expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+  });
+
   it('uploads a Perses dashboard in YAML and imports it as it is; a taken name is refused with a clear message', async () => {
     const { page } = w;
     const perses = (await s.api('POST', '/api/migrate', { grafanaDashboard: { ...GRAFANA_EXPORT, uid: 'uploaded' } }, bearer(admin))).body;

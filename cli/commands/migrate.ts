@@ -89,7 +89,14 @@ export function makeMigrateCommand(env: Env): Command {
           const m =
             api && flags.online
               ? await online(api, f, options)
-              : migrateGrafanaDashboard(f.json, { ...options, notes, source: 'the file', takenNames: taken, hasPlugin: (k) => plugins!.get(k) !== undefined });
+              : migrateGrafanaDashboard(f.json, {
+                  ...options,
+                  notes,
+                  source: 'the file',
+                  takenNames: taken,
+                  hasPlugin: (k) => plugins!.get(k) !== undefined,
+                  inUi: (k) => plugins!.get(k)?.ui === true,
+                });
           taken.add(m.dashboard.metadata.name);
           results.push(m);
           io.err(`# ${f.label} -> Dashboard ${m.dashboard.metadata.name}\n${m.report ? formatReport(m.report, flags.verbose) : '(the server sent no report)\n'}`);

@@ -28,7 +28,9 @@ interface MigrateQuery {
  * `POST /api/migrate` as Perses has it: body `{"grafanaDashboard": {...}, "input"?: {"DS_X": "..."},
  * "useDefaultDatasource"?: bool}`, answer the Perses Dashboard (nothing is stored). The migration
  * report comes as the `X-Migration-Summary` header (counts) and, with `?report=true`, as
- * `{dashboard, report}`. `?project=P` makes the name unique in P and sets metadata.project;
+ * `{dashboard, report}`; each panel and variable entry of the report says whether the web UI
+ * draws it (`render`, from the catalog's `ui` flags), and what it would show as an error is
+ * counted "unrendered", not "mapped". `?project=P` makes the name unique in P and sets metadata.project;
  * `?datasource=D` (default: the project's default Prometheus datasource) makes every Prometheus
  * query name D; `?name=N` names the dashboard.
  * With authentication on, only signed-in users may call it (Perses lets anyone).
@@ -37,12 +39,12 @@ const MIGRATE_DOC = documented({
   tag: 'Migration',
   summary: 'Converts a Grafana dashboard into a Perses dashboard (nothing is stored)',
   description:
-    "Perses' request and answer, so `percli migrate --online` works. Every Grafana panel becomes a panel (a Markdown placeholder naming the type when no plugin fits), every variable and query is mapped or reported. With authentication on, a signed-in user is needed.",
+    "Perses' request and answer, so `percli migrate --online` works. Every Grafana panel becomes a panel (a Markdown placeholder naming the type when no plugin fits), every variable and query is mapped or reported; the report says per panel and variable whether the web UI draws it (`render`). With authentication on, a signed-in user is needed.",
   query: [
     { name: 'project', description: 'Target project: the name is made unique in it and metadata.project is set' },
     { name: 'datasource', description: "The datasource every Prometheus query names (default: the project's default Prometheus datasource)" },
     { name: 'name', description: 'The dashboard name (default: derived from the title or uid)' },
-    { name: 'report', description: 'true: answer {dashboard, report} with the whole migration report', type: 'boolean' },
+    { name: 'report', description: 'true: answer {dashboard, report} with the whole migration report (with the web UI render verdict of each panel and variable)', type: 'boolean' },
   ],
   body: {
     description: '{"grafanaDashboard": <Grafana dashboard JSON, or an export wrapped in {"dashboard": ...}>, "input"?: {"DS_PROMETHEUS": "<datasource>"}, "useDefaultDatasource"?: boolean}',
@@ -56,7 +58,7 @@ const MIGRATE_DOC = documented({
     200: {
       description: 'The Perses Dashboard (or {dashboard, report} with report=true)',
       schema: 'Dashboard',
-      headers: { 'X-Migration-Summary': 'Counts of the report: panels mapped, approximated and replaced, variables, queries' },
+      headers: { 'X-Migration-Summary': 'Counts of the report: panels mapped, approximated, unrendered (not drawn by the web UI) and replaced, variables, queries' },
     },
     400: { description: 'Not a Grafana dashboard, or a bad parameter' },
   },
@@ -96,6 +98,7 @@ export function registerMigrateRoutes(app: FastifyInstance, o: MigrateRouteOptio
       name: q.name,
       takenNames,
       hasPlugin: (kind) => o.plugins.get(kind) !== undefined,
+      inUi: (kind) => o.plugins.get(kind)?.ui === true,
     });
     void reply.header('X-Migration-Summary', summaryHeader(report));
     return q.report === 'true' ? { dashboard, report } : dashboard;

@@ -59,7 +59,7 @@ describe('migrate: dashboard', () => {
 
   it('reports every element, and the text report lists what was not plainly mapped', () => {
     const { report } = migrateGrafanaDashboard({ ...grafana, panels: [...grafana.panels, { type: 'alertlist', title: 'Alerts', gridPos: { x: 6, y: 0, w: 6, h: 4 } }] });
-    expect(report.summary.panels).to.deep.equal({ total: 2, mapped: 1, approximated: 0, placeholder: 1, dropped: 0 });
+    expect(report.summary.panels).to.deep.equal({ total: 2, mapped: 1, approximated: 0, unrendered: 0, placeholder: 1, dropped: 0 });
     expect(report.summary.variables.total).to.equal(1);
     const text = formatReport(report);
     expect(text).to.include('placeholder  panel alertlist "Alerts" -> Markdown (placeholder) at spec.panels.1');

@@ -20,6 +20,12 @@ export interface MigrateOptions extends DatasourceOptions {
   takenNames?: ReadonlySet<string>;
   /** Whether the server knows a plugin kind; a panel whose plugin is unknown becomes a placeholder. Default: every kind. */
   hasPlugin?: (kind: string) => boolean;
+  /**
+   * Whether the web UI draws a plugin kind (the catalog's `ui` flag). When given, each panel and
+   * variable gets a render verdict, and what the UI would show as an error counts as "unrendered",
+   * not "mapped". Default: no verdicts.
+   */
+  inUi?: (kind: string) => boolean;
   /** "Now", for tests of absolute time ranges. */
   now?: number;
   /** How error messages name the input (default "grafanaDashboard", the API field). */
@@ -47,7 +53,7 @@ export function migrateGrafanaDashboard(input: unknown, opts: MigrateOptions = {
   const grafana = upgradeLegacyDashboard(replaceInputs(unwrapGrafanaDashboard(input, opts.source), opts.input));
   const report = new ReportBuilder();
   const ds = new DatasourceResolver(grafana, opts);
-  const ctx: QueryContext = { ds, report, hasPlugin: opts.hasPlugin ?? (() => true) };
+  const ctx: QueryContext = { ds, report, hasPlugin: opts.hasPlugin ?? (() => true), inUi: opts.inUi };
   const notes: string[] = [...(opts.notes ?? [])];
 
   const durationNotes: string[] = [];

@@ -18,9 +18,10 @@ export function variableName(text: string): string | undefined {
     .find((g) => g !== undefined);
 }
 
-/** Grafana plugin types that speak the Prometheus API, as one type: "prometheus". */
+/** Grafana plugin types of one family as one type: those that speak the Prometheus API as "prometheus", Pyroscope's (Phlare before it) as "pyroscope". */
 export function normalizeType(type: string | undefined): string | undefined {
-  return type !== undefined && /prometheus|thanos|mimir|cortex|victoriametrics/i.test(type) ? 'prometheus' : type;
+  if (type !== undefined && /prometheus|thanos|mimir|cortex|victoriametrics/i.test(type)) return 'prometheus';
+  return type !== undefined && /pyroscope|phlare/i.test(type) ? 'pyroscope' : type;
 }
 
 const SPECIAL_UIDS: Record<string, string> = { '-- Mixed --': 'mixed', '-- Grafana --': 'grafana', '-- Dashboard --': 'dashboard', grafana: 'grafana' };

@@ -119,12 +119,18 @@ export function calculationOf(reducer: unknown, notes: string[], fallback = 'las
   return 'last-number';
 }
 
-/** The first reducer of `options.reduceOptions.calcs` (Perses shows one value per series). */
+/** The first reducer of `options.reduceOptions.calcs` (Perses shows one value per series); none is Grafana's default, the last non-null value. */
 export function reduceCalculation(options: Obj, notes: string[]): string {
   const calcs = arr(obj(options.reduceOptions).calcs);
   if (calcs.length > 1) notes.push(`only the first of the reducers ${calcs.join(', ')} is shown`);
   if (obj(options.reduceOptions).values === true) notes.push('"all values" mode is not supported: each series is reduced to one value');
-  return calculationOf(calcs[0], notes);
+  return calculationOf(calcs[0], notes, CALCS.lastNotNull);
+}
+
+/** Notes a continuous colour scheme (a colour along a gradient by value: `continuous-GrYlRd`...), which no Perses panel draws; `instead`: what the panel does. */
+export function colorSchemeNote(defaults: Obj, notes: string[], instead: string): void {
+  const mode = str(obj(defaults.color).mode);
+  if (mode?.startsWith('continuous-')) notes.push(`colour scheme "${mode}" (a colour along a gradient by value) is not supported: ${instead}`);
 }
 
 /** Legend values (legend calcs) that Perses can show; the others are listed in the notes. */

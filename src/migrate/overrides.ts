@@ -26,8 +26,16 @@ function colorSetting(color: unknown, notes: string[]): Obj {
   return {};
 }
 
-/** One fieldConfig override property -> the querySettings fields it sets (unsupported ones noted once). */
-function property(p: Obj, notes: Set<string>, formatNotes: string[]): Obj {
+/** Grafana's stacking group of a stacking setting (`{mode, group}`): "A" unless named, compared as text (dashboards write `false` too). */
+const stackGroup = (stacking: unknown): string => String(obj(stacking).group ?? 'A');
+const stacks = (stacking: unknown): boolean => obj(stacking).mode === 'normal' || obj(stacking).mode === 'percent';
+
+/**
+ * One fieldConfig override property -> the querySettings fields it sets (unsupported ones noted
+ * once). `panelStacking`: the panel's own stacking; a stacking override puts its series in the
+ * panel's stack only when it names the panel's group (Grafana stacks each group apart).
+ */
+function property(p: Obj, notes: Set<string>, formatNotes: string[], panelStacking: unknown): Obj {
   const v = p.value;
   switch (p.id) {
     case 'color':
@@ -43,7 +51,7 @@ function property(p: Obj, notes: Set<string>, formatNotes: string[]): Obj {
     case 'custom.transform':
       return v === 'negative-Y' ? { negativeY: true } : {};
     case 'custom.stacking':
-      return { stack: obj(v).mode === 'normal' || obj(v).mode === 'percent' };
+      return { stack: stacks(v) && stackGroup(v) === stackGroup(panelStacking) };
     default:
       if (typeof p.id === 'string') notes.add(p.id);
       return {};
@@ -89,7 +97,8 @@ export function querySettingsOf(panel: Obj, refs: QueryRef[], notes: string[]): 
   const unsupported = new Set<string>();
   let unmatched = 0;
   const fieldConfig = obj(panel.fieldConfig);
-  if (obj(obj(fieldConfig.defaults).custom).transform === 'negative-Y') merge(settings, refs, { negativeY: true });
+  const custom = obj(obj(fieldConfig.defaults).custom);
+  if (custom.transform === 'negative-Y') merge(settings, refs, { negativeY: true });
   for (const o of arr(fieldConfig.overrides)) {
     if (!isObj(o)) continue;
     const targets = matching(obj(o.matcher), refs);
@@ -98,7 +107,12 @@ export function querySettingsOf(panel: Obj, refs: QueryRef[], notes: string[]): 
       continue;
     }
     if (targets.length === 0) unmatched++;
-    for (const p of arr(o.properties)) if (isObj(p)) merge(settings, targets, property(p, unsupported, notes));
+    for (const p of arr(o.properties)) {
+      if (!isObj(p)) continue;
+      merge(settings, targets, property(p, unsupported, notes, custom.stacking));
+      if (p.id === 'custom.stacking' && stacks(p.value) && stackGroup(p.value) !== stackGroup(custom.stacking) && targets.length > 1)
+        notes.push(`${targets.length} queries stacked in a group of their own (${JSON.stringify(obj(p.value).group)}): Perses stacks one group, so they are drawn unstacked`);
+    }
   }
   for (const [alias, color] of Object.entries(obj(panel.aliasColors))) {
     const targets = legacyMatch(alias, refs);
@@ -113,5 +127,11 @@ export function querySettingsOf(panel: Obj, refs: QueryRef[], notes: string[]): 
   }
   if (unmatched > 0) notes.push(`${unmatched} per-series override(s) name series that no query legend matches: not carried (Perses styles whole queries)`);
   if (unsupported.size > 0) notes.push(`per-series settings without a Perses equivalent: ${[...unsupported].join(', ')}`);
-  return [...settings.values()].sort((a, b) => a.queryIndex - b.queryIndex);
+  const out = [...settings.values()].sort((a, b) => a.queryIndex - b.queryIndex);
+  const unstacked = out.filter((q) => q.stack === false).map((q) => refs.find((r) => r.index === q.queryIndex)?.refId ?? String(q.queryIndex));
+  if ((stacks(custom.stacking) || panel.stack === true) && unstacked.length > 0)
+    notes.push(
+      `${unstacked.length > 1 ? `queries ${unstacked.join(', ')} are` : `query ${unstacked[0]} is`} kept out of the stack (querySettings stack: false), which the web UI's TimeSeriesChart does not apply yet: it stacks ${unstacked.length > 1 ? 'them' : 'it'} with the rest`,
+    );
+  return out;
 }

@@ -1,5 +1,5 @@
 import { toHexColor } from './colors.js';
-import { calculationOf, fieldFormat, formatOf, mappingsOf, reduceCalculation, thresholdsOf } from './field-config.js';
+import { calculationOf, colorSchemeNote, fieldFormat, formatOf, mappingsOf, reduceCalculation, thresholdsOf } from './field-config.js';
 import { legendOf } from './legend.js';
 import type { MappedPanel } from './panel-mapper.js';
 import { migrateTargets, type QueryContext } from './queries.js';
@@ -11,6 +11,7 @@ function colorNotes(defaults: Obj, notes: string[], plugin: string): void {
   const steps = arr(obj(defaults.thresholds).steps).length;
   if (obj(defaults.color).mode === 'thresholds' && steps > 1) notes.push(`${plugin} does not colour by thresholds`);
   if (arr(defaults.mappings).length > 0) notes.push(`${plugin} does not show value mappings (${mappingsOf(defaults.mappings, []).length} dropped)`);
+  colorSchemeNote(defaults, notes, `${plugin} colours from its palette`);
 }
 
 /** An override property in a few words, for notes: `name "Errors"`, `colour red`, or its id. */
@@ -120,6 +121,7 @@ export function pieChartPanel(panel: Obj, ctx: QueryContext): MappedPanel {
     .filter(Boolean);
   if (legend && values.length > 0) legend.values = values;
   if (options.pieType === 'donut') notes.push('donut charts are drawn as pies');
+  colorSchemeNote(defaults, notes, 'PieChart colours from its palette');
   const color = obj(defaults.color);
   const fixed = (color.mode === 'fixed' || color.mode === 'shades') && str(color.fixedColor) ? toHexColor(color.fixedColor) : undefined;
   const spec = defined({

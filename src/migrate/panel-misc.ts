@@ -30,7 +30,7 @@ function fence(text: string): string {
 
 /** `logs` -> LogsTable with Loki queries. */
 export function logsPanel(panel: Obj, ctx: QueryContext): MappedPanel {
-  const q = migrateTargets(panel, ctx, true);
+  const q = migrateTargets(panel, ctx, 'LogQuery');
   const options = obj(panel.options);
   const spec = defined({
     allowWrap: typeof options.wrapLogMessage === 'boolean' ? options.wrapLogMessage : undefined,

@@ -61,6 +61,7 @@ export function statPanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const options = obj(panel.options);
   const mappings = allMappings(fieldConfig, notes);
   if (options.colorMode === 'background_gradient') notes.push('gradient background is drawn solid');
+  if (options.textMode === 'value_and_name') notes.push('text mode "value and name" shows the value only: StatChart shows no series name beside it');
   const spec = defined({
     calculation: reduceCalculation(options, notes),
     format: fieldFormat(defaults, notes),

@@ -1,4 +1,4 @@
-import { formatOf } from './field-config.js';
+import { colorSchemeNote, formatOf } from './field-config.js';
 import type { MappedPanel } from './panel-mapper.js';
 import { migrateTargets, type QueryContext } from './queries.js';
 import { arr, defined, isObj, num, obj, str, type Obj } from './read.js';
@@ -7,6 +7,17 @@ import { cellSettingsOf, TableColumns } from './table-columns.js';
 /** Table, from Grafana 7+ `table` (transformations, overrides, mappings) and the legacy `table-old` (styles). */
 
 const DENSITY: Record<string, string> = { sm: 'compact', md: 'standard', lg: 'comfortable' };
+/** Grafana cell types (`cellOptions.type`, formerly `displayMode`) that colour cells with the colour scheme. */
+const COLOURED_CELLS = /^(color-|gradient-gauge|lcd-gauge|basic|gauge|sparkline)/;
+
+/** Whether some column of a Grafana 7+ table colours its cells (the default cell type, or an override's). */
+function coloursCells(fieldConfig: Obj): boolean {
+  const cellType = (custom: Obj) => String(obj(custom.cellOptions).type ?? custom.displayMode ?? '');
+  const overridden = arr(fieldConfig.overrides).flatMap((o) => arr(obj(o).properties).filter((p) => obj(p).id === 'custom.cellOptions' || obj(p).id === 'custom.displayMode'));
+  return [obj(obj(fieldConfig.defaults).custom), ...overridden.map((p) => (obj(p).id === 'custom.displayMode' ? { displayMode: p.value } : { cellOptions: p.value }))].some((c) =>
+    COLOURED_CELLS.test(cellType(c)),
+  );
+}
 
 /** Transformations: organize and sortBy shape the columns, merge and joinByField become transforms, the rest is noted. */
 function transformations(panel: Obj, columns: TableColumns, notes: string[]): Obj[] {
@@ -48,6 +59,7 @@ export function tablePanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const defaultFormat = formatOf(defaults.unit, defaults.decimals, []);
   if (defaultFormat && defaultFormat.unit !== 'decimal') notes.push(`the default unit "${defaults.unit}" applies to no column: set it per column`);
   if (obj(options.footer).show === true) notes.push('the table footer (column totals) is not supported');
+  if (coloursCells(fieldConfig)) colorSchemeNote(defaults, notes, 'Perses colours cells by value conditions only');
   const cellSettings = cellSettingsOf(defaults.mappings, notes);
   const columnSettings = columns.build();
   const spec = defined({
@@ -67,10 +79,13 @@ export function legacyTablePanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const notes = [...q.notes];
   const columns = new TableColumns(arr(panel.targets).map((t) => String(obj(t).refId ?? '')));
   const built: Obj[] = [];
+  // a `/.*/` style of type hidden hides every column no earlier style names
+  let hideOthers = false;
   for (const s of arr(panel.styles)) {
     if (!isObj(s) || !str(s.pattern)) continue;
     if (/^\/.*\/[a-z]*$/.test(s.pattern)) {
-      if (s.pattern !== '/.*/') notes.push(`column style for the pattern ${s.pattern} is not supported (Perses names columns exactly)`);
+      if (s.pattern === '/.*/' && s.type === 'hidden') hideOthers = true;
+      else if (s.pattern !== '/.*/') notes.push(`column style for the pattern ${s.pattern} is not supported (Perses names columns exactly)`);
       continue;
     }
     const link = str(s.linkUrl) && s.link === true ? defined({ url: s.linkUrl, title: str(s.linkTooltip), openNewTab: s.linkTargetBlank === true }) : undefined;
@@ -78,7 +93,8 @@ export function legacyTablePanel(panel: Obj, ctx: QueryContext): MappedPanel {
       defined({
         name: columns.name(s.pattern),
         header: str(s.alias),
-        hide: s.type === 'hidden' ? true : undefined,
+        // Grafana gives a column the first style that matches it: none after the catch-all hidden one
+        hide: s.type === 'hidden' || hideOthers ? true : undefined,
         align: ['left', 'center', 'right'].includes(s.align) ? s.align : undefined,
         format: s.type === 'number' ? formatOf(s.unit, s.decimals, notes) : undefined,
         dataLink: link,
@@ -87,6 +103,7 @@ export function legacyTablePanel(panel: Obj, ctx: QueryContext): MappedPanel {
   }
   if (str(panel.transform) && panel.transform !== 'table' && panel.transform !== 'timeseries_to_rows') notes.push(`the "${panel.transform}" table transform is not supported`);
   if (arr(panel.styles).some((s) => arr(obj(s).thresholds).length > 0)) notes.push('threshold colours of columns are not carried');
-  const spec = defined({ columnSettings: built.length > 0 ? built : undefined });
+  if (hideOthers) notes.push("the style /.*/ hides every column no earlier style names: kept as defaultColumnHidden, which the web UI's Table does not apply yet (it shows those columns)");
+  const spec = defined({ defaultColumnHidden: hideOthers ? true : undefined, columnSettings: built.length > 0 ? built : undefined });
   return { plugin: { kind: 'Table', spec }, queries: q.queries, notes };
 }

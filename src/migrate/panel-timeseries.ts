@@ -1,5 +1,5 @@
 import { toHexColor } from './colors.js';
-import { fieldFormat, formatOf, thresholdsOf } from './field-config.js';
+import { colorSchemeNote, fieldFormat, formatOf, thresholdsOf } from './field-config.js';
 import { legacyLegendOf, legendOf } from './legend.js';
 import { querySettingsOf } from './overrides.js';
 import type { MappedPanel } from './panel-mapper.js';
@@ -9,6 +9,8 @@ import { arr, defined, isObj, nonEmpty, num, obj, str, type Obj } from './read.j
 /** TimeSeriesChart (and the graph panel's legacy settings): lines, bars, stacking, axis, legend, per-query styles. */
 
 const LINE_STYLES: Record<string, string> = { dash: 'dashed', dot: 'dotted', solid: 'solid' };
+/** The legend of a time series panel saved without one (no `options.legend`): Grafana's default, a list below the chart. */
+const DEFAULT_LEGEND = { showLegend: true, displayMode: 'list', placement: 'bottom' };
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 function visualOf(custom: Obj, notes: string[]): Obj | undefined {
@@ -66,9 +68,10 @@ export function timeSeriesPanel(panel: Obj, ctx: QueryContext): MappedPanel {
     notes,
   );
   const thresholdStyle = obj(custom.thresholdsStyle).mode;
+  colorSchemeNote(defaults, notes, 'each series takes its colour from the palette');
   const settings = querySettingsOf(panel, q.refs, notes);
   const spec = defined({
-    legend: legendOf(obj(panel.options).legend, notes),
+    legend: legendOf(obj(panel.options).legend ?? DEFAULT_LEGEND, notes),
     yAxis: axis,
     visual: visualOf(custom, notes),
     thresholds: thresholdStyle && thresholdStyle !== 'off' ? thresholdsOf(defaults.thresholds) : undefined,

@@ -5,8 +5,10 @@ import { logsPanel, placeholderPanel, statusHistoryPanel, textPanel } from './pa
 import { gaugePanel, singlestatPanel, statPanel } from './panel-stat.js';
 import { legacyTablePanel, tablePanel } from './panel-table.js';
 import { graphPanel, timeSeriesPanel } from './panel-timeseries.js';
-import type { QueryContext } from './queries.js';
+import { flameGraphPanel, isTraceSearch, tracesPanel, traceTablePanel } from './panel-traces.js';
+import { isPlaceholderQuery, type QueryContext } from './queries.js';
 import { arr, defined, isObj, obj, str, type Obj } from './read.js';
+import { panelVerdict, unrunnableQueries } from './render.js';
 import { ReportBuilder, type ReportEntry } from './report.js';
 
 /** Grafana panel type -> the mapper that builds the nearest Perses panel plugin. */
@@ -18,8 +20,13 @@ const MAPPERS: Record<string, PanelMapper> = {
   gauge: gaugePanel,
   bargauge: barGaugePanel,
   barchart: barChartPanel,
-  // a `table` of Grafana < 7 has `styles`; jsonnet libraries emit both forms, then the newer one wins
-  table: (p, ctx) => (arr(p.styles).length > 0 && arr(p.transformations).length === 0 && arr(obj(p.fieldConfig).overrides).length === 0 ? legacyTablePanel(p, ctx) : tablePanel(p, ctx)),
+  // a table of Tempo search results lists traces; a `table` of Grafana < 7 has `styles` (jsonnet libraries emit both forms, then the newer one wins)
+  table: (p, ctx) =>
+    isTraceSearch(p, ctx)
+      ? traceTablePanel(p, ctx)
+      : arr(p.styles).length > 0 && arr(p.transformations).length === 0 && arr(obj(p.fieldConfig).overrides).length === 0
+        ? legacyTablePanel(p, ctx)
+        : tablePanel(p, ctx),
   'table-old': legacyTablePanel,
   text: textPanel,
   // the React text panel of Grafana 7.1-7.2, renamed back to `text` by schema 26: the same options
@@ -30,6 +37,8 @@ const MAPPERS: Record<string, PanelMapper> = {
   'status-history': statusHistoryPanel,
   'state-timeline': statusHistoryPanel,
   logs: logsPanel,
+  traces: tracesPanel,
+  flamegraph: flameGraphPanel,
 };
 
 /** Why some well-known Grafana panels have no Perses counterpart. */
@@ -98,7 +107,8 @@ function mapped(panel: Obj, ctx: QueryContext): MappedPanel {
   const scratch = new ReportBuilder();
   const result = mapper(panel, { ...ctx, report: scratch });
   if (!ctx.hasPlugin(result.plugin.kind)) return placeholderPanel(panel, `Its Perses equivalent, ${result.plugin.kind}, is not installed on this server.`);
-  ctx.report.addQueryCounts(scratch);
+  // a query the web UI cannot run is not counted as mapped
+  ctx.report.addQueryCounts(scratch, ctx.inUi ? unrunnableQueries(result, ctx.inUi) : 0);
   return result;
 }
 
@@ -121,7 +131,7 @@ export function migratePanel(grafanaPanel: Obj, path: string, ctx: QueryContext)
     notes.push(`transformations are not applied (only Perses tables have transforms): ${transformations.map((t) => String(t.id)).join(', ')}`);
   const dataLinks = dataLinksOf(panel);
   if (dataLinks.length > 0) notes.push(`data links on values are not carried (Perses links belong to the whole panel): ${dataLinks.join(', ')}`);
-  const placeholders = result.queries.filter((q) => String(obj(obj(obj(q).spec).plugin).spec?.query ?? '').startsWith('# Grafana ')).length;
+  const placeholders = result.queries.filter(isPlaceholderQuery).length;
   const warning =
     placeholders > 0 ? `Migrated from Grafana: ${placeholders} of ${result.queries.length} queries could not be migrated and return no data (their text is kept in the query).` : undefined;
   const description = [str(panel.description), warning].filter(Boolean).join('\n\n') || undefined;
@@ -131,13 +141,15 @@ export function migratePanel(grafanaPanel: Obj, path: string, ctx: QueryContext)
     queries: result.queries.length > 0 ? result.queries : undefined,
     links,
   });
-  const entry: ReportEntry = {
-    subject: 'panel',
+  const verdict = ctx.inUi ? panelVerdict(spec, result.placeholder === true, ctx.inUi) : undefined;
+  const entry: ReportEntry = defined({
+    subject: 'panel' as const,
     source: describe(panel),
     path,
     result: result.placeholder ? 'Markdown (placeholder)' : result.plugin.kind,
-    outcome: result.placeholder ? 'placeholder' : notes.length > 0 ? 'approximated' : 'mapped',
+    outcome: result.placeholder ? 'placeholder' : verdict?.uiLacks ? 'unrendered' : notes.length > 0 ? 'approximated' : 'mapped',
     notes,
-  };
+    render: verdict && { renders: verdict.renders, reasons: verdict.reasons },
+  });
   return { panel: { kind: 'Panel', spec }, entry };
 }

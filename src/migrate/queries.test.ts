@@ -86,7 +86,7 @@ describe('migrate: queries and datasources', () => {
   it('maps Loki targets to log queries in log panels and to time series queries elsewhere', () => {
     const panel = { datasource: '$loki', targets: [{ refId: 'A', expr: 'sum(rate({job="x"}[1m]))' }] };
     expect(specs(migrateTargets(panel, context(dashboard)))[0]).to.deep.equal({ kind: 'TimeSeriesQuery', plugin: 'LokiTimeSeriesQuery', query: 'sum(rate({job="x"}[1m]))' });
-    expect(specs(migrateTargets(panel, context(dashboard), true))[0]).to.deep.equal({ kind: 'LogQuery', plugin: 'LokiLogQuery', query: 'sum(rate({job="x"}[1m]))' });
+    expect(specs(migrateTargets(panel, context(dashboard), 'LogQuery'))[0]).to.deep.equal({ kind: 'LogQuery', plugin: 'LokiLogQuery', query: 'sum(rate({job="x"}[1m]))' });
   });
 
   it('keeps other targets as placeholder queries that return nothing, with their text in PromQL comments', () => {
@@ -152,13 +152,99 @@ describe('migrate: queries and datasources', () => {
         ],
       },
       ctx,
-      true,
+      'LogQuery',
     );
     expect(r.queries).to.deep.equal([]);
     expect(r.notes.join('\n'))
       .to.match(/query A was hidden/)
       .and.match(/query B is empty/)
-      .and.match(/query C \(loki\) cannot feed a log panel/);
+      .and.match(/query C \(loki\) is not migrated: the server has no LokiLogQuery plugin/);
     expect(ctx.report.build().summary.queries).to.include({ total: 3, dropped: 3 });
+  });
+
+  it('writes the Tempo search form and the legacy search fields as the TraceQL Grafana runs, and keeps TraceQL and trace IDs as they are', () => {
+    const tempo = { type: 'tempo', uid: 't' };
+    const r = migrateTargets(
+      {
+        datasource: tempo,
+        targets: [
+          {
+            refId: 'A',
+            queryType: 'traceqlSearch',
+            limit: 20,
+            filters: [
+              { id: 'service-name', tag: 'service.name', operator: '=', scope: 'resource', value: ['api'], valueType: 'string' },
+              { id: 'x', tag: 'http.method', operator: '!=', scope: 'span', value: ['GET', 'HEAD'], valueType: 'string' },
+              { id: 'y', tag: 'kind', operator: '=', scope: 'span', value: 'server', valueType: 'keyword' },
+              { id: 'min-duration', tag: 'duration', operator: '>', value: '1s', valueType: 'duration' },
+              { id: 'incomplete', tag: 'db.system', operator: '=', scope: 'span' },
+            ],
+          },
+          { refId: 'B', queryType: 'nativeSearch', serviceName: 'api', spanName: 'GET /', search: 'http.status_code=500 region="eu west"', minDuration: '100ms', maxDuration: '2s' },
+          { refId: 'C', queryType: 'traceql', query: '4bf92f3577b34da6a3ce929d0e0e4736' },
+          { refId: 'D', queryType: 'traceqlSearch', filters: [] },
+        ],
+      },
+      context(dashboard),
+      'TraceQuery',
+    );
+    expect(specs(r).map((q) => q.query)).to.deep.equal([
+      '{resource.service.name="api" && span.http.method!~"GET|HEAD" && kind=server && duration>1s}',
+      '{resource.service.name="api" && name="GET /" && .http.status_code="500" && .region="eu west" && duration>100ms && duration<2s}',
+      '4bf92f3577b34da6a3ce929d0e0e4736',
+      '{}',
+    ]);
+    expect(specs(r)[0]).to.deep.include({ kind: 'TraceQuery', plugin: 'TempoTraceQuery', limit: 20 });
+  });
+
+  it('maps Pyroscope targets: the profile type, service_name as the service, the other matchers as filters (written as they are), max nodes', () => {
+    const pyroscope = { type: 'grafana-pyroscope-datasource', uid: 'p' };
+    const r = migrateTargets(
+      {
+        datasource: pyroscope,
+        targets: [
+          { refId: 'A', profileTypeId: 'process_cpu:cpu:nanoseconds:cpu:nanoseconds', labelSelector: '{service_name="api", pod=~"api-.*", env!="dev\\"x"}', maxNodes: 1024, groupBy: ['pod'] },
+          { refId: 'B', profileTypeId: 'memory:alloc_space:bytes:space:bytes', labelSelector: '{service_name=api}' },
+          { refId: 'C', profileTypeId: 'memory:inuse_space:bytes:space:bytes', datasource: { type: 'phlare', uid: 'old' } },
+        ],
+      },
+      context(dashboard),
+      'ProfileQuery',
+    );
+    expect(specs(r)).to.deep.equal([
+      {
+        kind: 'ProfileQuery',
+        plugin: 'PyroscopeProfileQuery',
+        profileType: 'process_cpu:cpu:nanoseconds:cpu:nanoseconds',
+        service: 'api',
+        filters: [
+          { labelName: 'pod', operator: '=~', labelValue: 'api-.*' },
+          { labelName: 'env', operator: '!=', labelValue: 'dev\\"x' },
+        ],
+        maxNodes: 1024,
+      },
+      { kind: 'ProfileQuery', plugin: 'PyroscopeProfileQuery', profileType: 'memory:inuse_space:bytes:space:bytes' },
+    ]);
+    expect(r.notes).to.deep.equal([
+      'query A: grouping by pod is not carried (FlameChart draws one profile)',
+      'query B (pyroscope) is not migrated: its label selector "{service_name=api}" is not a list of label matchers; the original: "memory:alloc_space:bytes:space:bytes{service_name=api}"',
+    ]);
+  });
+
+  it('tells Tempo and Pyroscope targets by their fields when their datasource says nothing, and leaves them out of panels they cannot feed', () => {
+    const ctx = context(dashboard);
+    const r = migrateTargets(
+      {
+        targets: [
+          { refId: 'A', queryType: 'traceql', query: '{ status = error }' },
+          { refId: 'B', profileTypeId: 'process_cpu:cpu:nanoseconds:cpu:nanoseconds', labelSelector: '{}' },
+        ],
+      },
+      ctx,
+      'LogQuery',
+    );
+    expect(r.queries).to.deep.equal([]);
+    expect(r.notes.map((n) => n.split(';')[0])).to.deep.equal(['query A (tempo) is not migrated: it cannot feed a log panel', 'query B (pyroscope) is not migrated: it cannot feed a log panel']);
+    expect(ctx.report.build().summary.queries).to.include({ total: 2, dropped: 2 });
   });
 });

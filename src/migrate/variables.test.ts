@@ -192,7 +192,7 @@ describe('migrate: variables', () => {
     );
     expect(variables.map((v) => [v.spec.name, v.spec.plugin.kind, v.spec.plugin.spec])).to.deep.equal([['host', 'StaticListVariable', { values: ['a'] }]]);
     expect(entries.map((e) => e.outcome)).to.deep.equal(['approximated', 'dropped', 'placeholder', 'dropped']);
-    expect(entries[0].notes[0]).to.equal('queries that used $ds now use the datasource "prom" (the web UI has no datasource picker)');
+    expect(entries[0].notes[0]).to.equal('queries that used $ds now use the datasource "prom": the choice among datasources is not kept');
     expect(entries[2].notes[0]).to.match(/unknown query "servers\.\*" cannot run/);
     expect(entries[3].notes.join()).to.match(/same name comes first/);
   });

@@ -2,7 +2,9 @@ import { durationOf, msToDuration, UNIT_MS } from './dashboard-settings.js';
 import { normalizeType } from './datasources.js';
 import type { QueryContext } from './queries.js';
 import { arr, defined, isObj, num, obj, quoted, regexSource, str, type Obj } from './read.js';
+import { variableVerdict } from './render.js';
 import type { ReportEntry } from './report.js';
+import { TARGET_PLUGINS } from './target-plugins.js';
 import { lokiVariable, prometheusVariable } from './variable-queries.js';
 
 /** Grafana template variables -> Perses variables, each with its report entry. */
@@ -213,7 +215,7 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext, range =
     }
     case 'datasource': {
       const type = normalizeType(ctx.ds.variables.get(name));
-      const kind = type === 'prometheus' ? 'PrometheusDatasource' : type === 'loki' ? 'LokiDatasource' : undefined;
+      const kind = type ? TARGET_PLUGINS[type]?.datasource : undefined;
       if (!kind) {
         // the queries of such a datasource are placeholders: no datasource of the project runs them
         notes.push(
@@ -223,7 +225,7 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext, range =
         );
         return { entry: entry('dropped') };
       }
-      notes.push(`queries that used $${name} now use ${ctx.ds.target(kind, name)} (the web UI has no datasource picker)`);
+      notes.push(`queries that used $${name} now use ${ctx.ds.target(kind, name)}: the choice among datasources is not kept`);
       return { entry: { ...entry('approximated', `${kind} of the project`), path: undefined } };
     }
     case 'query': {
@@ -279,6 +281,12 @@ export function migrateVariables(dashboard: Obj, ctx: QueryContext, range = dura
     if (m.variable) {
       seen.add(m.variable.spec.name);
       variables.push(m.variable);
+      if (ctx.inUi) {
+        const render = variableVerdict(m.variable, ctx.inUi);
+        const unrendered = !render.renders && (m.entry.outcome === 'mapped' || m.entry.outcome === 'approximated');
+        entries.push({ ...m.entry, outcome: unrendered ? 'unrendered' : m.entry.outcome, render });
+        continue;
+      }
     }
     entries.push(m.entry);
   }

@@ -163,14 +163,17 @@ export interface ReportEntry {
   source: string;
   path?: string;
   result?: string;
-  outcome: 'mapped' | 'approximated' | 'placeholder' | 'dropped';
+  outcome: 'mapped' | 'approximated' | 'unrendered' | 'placeholder' | 'dropped';
   notes: string[];
+  /** Panels and variables: whether this web UI draws the result, and if not, why. */
+  render?: { renders: boolean; reasons: string[] };
 }
 
 export interface ReportCounts {
   total: number;
   mapped: number;
   approximated: number;
+  unrendered: number;
   placeholder: number;
   dropped: number;
 }

@@ -1,22 +1,49 @@
 import { Box, Chip, FormControlLabel, Switch, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
 import { useState } from 'react';
-import type { MigrationReport, ReportCounts } from './api';
+import type { MigrationReport, ReportCounts, ReportEntry } from './api';
 
-const COLOURS = { mapped: 'success', approximated: 'warning', placeholder: 'error', dropped: 'default' } as const;
+const OUTCOMES = ['mapped', 'approximated', 'unrendered', 'placeholder', 'dropped'] as const;
+const COLOURS = { mapped: 'success', approximated: 'warning', unrendered: 'error', placeholder: 'error', dropped: 'default' } as const;
 
 function countsText(c: ReportCounts, what: string): string {
-  const parts = (['mapped', 'approximated', 'placeholder', 'dropped'] as const).filter((k) => c[k] > 0).map((k) => `${c[k]} ${k}`);
+  const parts = OUTCOMES.filter((k) => (c[k] ?? 0) > 0).map((k) => `${c[k]} ${k}`);
   return `${c.total} ${what}${parts.length ? `: ${parts.join(', ')}` : ''}`;
+}
+
+/** The panel entries this web UI does not draw (an error, a placeholder or no data instead). */
+export function undrawnPanels(report: MigrationReport): ReportEntry[] {
+  return report.entries.filter((e) => e.subject === 'panel' && e.render && !e.render.renders);
+}
+
+/** Whether the web UI draws an element: "drawn", or "not drawn" and why. */
+function RenderCell({ entry }: { entry: ReportEntry }) {
+  if (!entry.render) return <>-</>;
+  if (entry.render.renders) return <Typography variant="body2">drawn</Typography>;
+  return (
+    <Box data-testid="report-not-drawn">
+      <Typography variant="body2" color="error">
+        not drawn
+      </Typography>
+      {entry.render.reasons.map((r, i) => (
+        <Typography key={i} variant="body2">
+          {r}
+        </Typography>
+      ))}
+    </Box>
+  );
 }
 
 /**
  * The migration report: the totals, then every panel, variable and setting that was not mapped
- * as it was (all of them with "show everything"), with what became of it and why.
+ * as it was (all of them with "show everything"), with what became of it, why, and whether this
+ * web UI draws it.
  */
 export function MigrationReportView({ report }: { report: MigrationReport }) {
   const [all, setAll] = useState(false);
   const s = report.summary;
   const rows = report.entries.filter((e) => all || e.outcome !== 'mapped');
+  const judged = report.entries.filter((e) => e.subject === 'panel' && e.render);
+  const drawn = judged.length - undrawnPanels(report).length;
   return (
     <Box data-testid="migration-report">
       <Box sx={{ display: 'flex', gap: 1, flexWrap: 'wrap', alignItems: 'center' }} data-testid="report-summary">
@@ -24,6 +51,7 @@ export function MigrationReportView({ report }: { report: MigrationReport }) {
         <Chip label={countsText(s.variables, 'variables')} />
         <Chip label={countsText(s.queries, 'queries')} />
         {s.other.total > 0 && <Chip label={countsText(s.other, 'links and annotations')} />}
+        {judged.length > 0 && <Chip color={drawn === judged.length ? 'success' : 'warning'} label={`drawn here: ${drawn} of ${judged.length} panels`} data-testid="report-drawn" />}
         <FormControlLabel control={<Switch size="small" checked={all} onChange={(e) => setAll(e.target.checked)} />} label="show everything" />
       </Box>
       {rows.length === 0 ? (
@@ -38,6 +66,7 @@ export function MigrationReportView({ report }: { report: MigrationReport }) {
               <TableCell>Grafana</TableCell>
               <TableCell>Became</TableCell>
               <TableCell>Notes</TableCell>
+              <TableCell>In this UI</TableCell>
             </TableRow>
           </TableHead>
           <TableBody>
@@ -56,6 +85,9 @@ export function MigrationReportView({ report }: { report: MigrationReport }) {
                       {n}
                     </Typography>
                   ))}
+                </TableCell>
+                <TableCell>
+                  <RenderCell entry={e} />
                 </TableCell>
               </TableRow>
             ))}

@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource } from '../api';
 import { useDatasourceApi } from '../datasource-api';
 import { useCan } from '../permissions';
-import { MigrationReportView } from '../migration-report';
+import { MigrationReportView, undrawnPanels } from '../migration-report';
 import { ErrorMessage, PageHeader } from '../widgets';
 
 interface Preview {
@@ -108,6 +108,7 @@ export function ImportPage() {
     if (wanted !== name) setName(wanted);
     if (preview?.from === 'Grafana') void convert(ds, target, wanted);
   };
+  const undrawn = preview?.report ? undrawnPanels(preview.report) : [];
   const shown = preview && ({ ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name: name || preview.dashboard.metadata.name, project } } as unknown as DashboardResource);
 
   return (
@@ -164,6 +165,11 @@ export function ImportPage() {
         {!!error && <ErrorMessage error={error} />}
         {preview?.from === 'Perses' && <Alert severity="info">This is already a Perses dashboard: it is imported as it is.</Alert>}
         {preview?.report && <MigrationReportView report={preview.report} />}
+        {undrawn.length > 0 && (
+          <Alert severity="warning" data-testid="import-not-drawn">
+            {undrawn.length === 1 ? 'One panel is' : `${undrawn.length} panels are`} not drawn by this web UI (the report says why): {undrawn.map((e) => e.source).join(', ')}.
+          </Alert>
+        )}
       </Stack>
       {shown && datasourceApi && (
         <Box sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column', borderTop: 1, borderColor: 'divider' }} data-testid="import-preview-dashboard">
