@@ -49,10 +49,18 @@ export function mysqlConnectionOptions(spec: SQLProxySpec, settings: MysqlSettin
   const hp = hostAndPort(spec.host, DEFAULT_PORTS.mysql);
   if (typeof hp === 'string') throw badRequest(`the datasource's proxy.spec.host ${hp}`);
   const ssl = mysqlSsl(settings.tls, login.tls, plain);
+  const tlsName = login.tls?.serverName || hp.hostname;
   return {
-    host: login.tls?.serverName || hp.hostname,
+    host: tlsName,
     port: hp.port,
-    stream: () => guardedSocket(denied, hp.hostname, hp.port),
+    stream: () => {
+      const socket = guardedSocket(denied, hp.hostname, hp.port);
+      // mysql2 gives Node's TLS no server name for an address (SNI has none), and Node then checks
+      // the certificate against the socket's host, which net sets for names only: without this,
+      // an address would be checked as "localhost"
+      Object.assign(socket, { _host: tlsName });
+      return socket;
+    },
     user: login.username,
     password: login.password,
     database: spec.database,

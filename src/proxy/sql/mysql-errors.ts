@@ -57,6 +57,9 @@ export function mysqlError(e: unknown, ctx: MysqlErrorContext): ApiError {
     return new ApiError('BadRequest', `the query failed: ${said}`);
   }
   const err = e as { code?: string; message?: string; syscall?: string };
+  // mysql2's answer to a server asking for a client file (LOCAL INFILE): it sends none
+  if (!err.code && /LOCAL INFILE/.test(err.message ?? ''))
+    return new ApiError('BadGateway', "the database asked for a file of the dashplane server (LOCAL INFILE) and got none: the SQL proxy never sends files; is proxy.spec.host the database you trust?");
   switch (err.code) {
     case 'ETIMEDOUT':
       if (err.syscall === 'connect') return new ApiError('GatewayTimeout', `no connection to the database within the datasource's ${ctx.block}.timeout (default proxy.timeout)`);

@@ -2,7 +2,7 @@ import type { Connection } from 'mysql2';
 import { ApiError } from '../../errors.js';
 import type { CappedResult } from './capped-query.js';
 import { cappedMysqlQuery } from './mysql-capped-query.js';
-import { destroyConnection, type MysqlClient } from './mysql-pool.js';
+import type { MysqlClient } from './mysql-pool.js';
 import type { SqlLimits } from './sql-settings.js';
 import type { QueryCut } from './sql-session.js';
 import type { PooledClient } from './sql-pools.js';
@@ -63,14 +63,15 @@ const statementError = (e: unknown) => typeof (e as { sqlState?: unknown }).sqlS
 export async function readOnlyMysqlQuery(c: PooledClient<MysqlClient>, text: string, limits: SqlLimits, o: MysqlSessionOptions, cut?: QueryCut): Promise<CappedResult> {
   const conn = c.client.connection;
   const ms = Math.max(1, Math.floor(limits.statementTimeoutMs));
-  const socket = (conn as unknown as { stream: { setTimeout(ms: number, cb?: () => void): void } }).stream;
+  const socket = (conn as unknown as { stream: { setTimeout(ms: number, cb?: () => void): void; destroy(): void } }).stream;
   let discard = true;
   let stopped: Stop | undefined;
   let killed: Promise<void> | undefined;
   const stop = (why: Stop) => {
     if (stopped) return;
     stopped = why;
-    destroyConnection(conn);
+    // the socket, not mysql2's destroy(): that one marks the connection closing, and its statement is then never told
+    socket.destroy();
     killed = c.client.kill();
   };
   const stall = setTimeout(() => stop('stalled'), ms + KILL_GRACE_MS);
