@@ -69,7 +69,9 @@ describe('SQL proxy (MySQL and MariaDB): TLS, params, KILL QUERY, LOCAL INFILE',
     return s.api('POST', `/proxy/projects/opt/datasources/${name}`, { query: sql }, h);
   };
   const secret = (name: string, tlsConfig?: Record<string, unknown>) =>
-    ok(s.api('POST', '/api/v1/projects/opt/secrets', { kind: 'Secret', metadata: { name }, spec: { basicAuth: { username: 'dpreader', password: PASSWORD }, ...(tlsConfig ? { tlsConfig } : {}) } }, h));
+    ok(
+      s.api('POST', '/api/v1/projects/opt/secrets', { kind: 'Secret', metadata: { name }, spec: { basicAuth: { username: 'dpreader', password: PASSWORD }, ...(tlsConfig ? { tlsConfig } : {}) } }, h),
+    );
   const sleeping = (seconds: number) => db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT SLEEP(${seconds})%'`).then((r) => Number(r[0].n));
 
   before(async function () {

@@ -144,7 +144,14 @@ describe('SQL proxy (MySQL and MariaDB, against MariaDB)', function () {
     const dash = { kind: 'Dashboard', metadata: { name: 'withsql' }, spec: { display: { name: 'withsql' }, duration: '1h', panels: {}, layouts: [], datasources: { db: local } } };
     await ok(s.api('POST', '/api/v1/projects/sqlm/dashboards', dash, asAdmin()));
     expect((await ok(query('/proxy/projects/sqlm/dashboards/withsql/datasources/db', 'SELECT DATABASE() AS db'))).body.rows).to.deep.equal([{ db: 'dpdb' }]);
-    const unsaved = await ok(s.api('POST', '/proxy/unsaved/projects/sqlm/datasources', { method: 'POST', spec: sqlDatasource('u', target('mysql')).spec, body: JSON.stringify({ query: 'SELECT 41 + 1 AS answer' }) }, asAdmin()));
+    const unsaved = await ok(
+      s.api(
+        'POST',
+        '/proxy/unsaved/projects/sqlm/datasources',
+        { method: 'POST', spec: sqlDatasource('u', target('mysql')).spec, body: JSON.stringify({ query: 'SELECT 41 + 1 AS answer' }) },
+        asAdmin(),
+      ),
+    );
     expect(unsaved.body.rows).to.deep.equal([{ answer: 42 }]);
   });
 
@@ -153,7 +160,7 @@ describe('SQL proxy (MySQL and MariaDB, against MariaDB)', function () {
     const tablesBefore = await count("SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'dpdb'");
     const writes: [string, RegExp][] = [
       ['DELETE FROM readings', /read statements only/],
-      ["INSERT INTO readings (id) VALUES (1000)", /read statements only/],
+      ['INSERT INTO readings (id) VALUES (1000)', /read statements only/],
       ['# a MySQL comment\nUPDATE readings SET value = 0', /read statements only/],
       ['CREATE TABLE made (a INT)', /read statements only/],
       ['SELECT * FROM readings FOR UPDATE', /read-only transaction/],

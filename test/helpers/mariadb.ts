@@ -25,7 +25,8 @@ export interface TestMariaDb {
 
 /** In a `before` hook (a `function`, not an arrow): skips the suite, with a note at the end of the run, when the MariaDB server is not installed. */
 export function skipWithoutMariaDb(ctx: Mocha.Context): void {
-  if (!existsSync(MARIADBD) || !existsSync(INSTALL_DB)) skipFor(ctx, MARIADBD, 'The MySQL/MariaDB SQL proxy suites need a MariaDB server: apt-get install mariadb-server (.ci/run installs it), or set MARIADBD_BIN.');
+  if (!existsSync(MARIADBD) || !existsSync(INSTALL_DB))
+    skipFor(ctx, MARIADBD, 'The MySQL/MariaDB SQL proxy suites need a MariaDB server: apt-get install mariadb-server (.ci/run installs it), or set MARIADBD_BIN.');
 }
 
 /**

@@ -32,7 +32,7 @@ const KNOWN: Readonly<Record<number, (ctx: MysqlErrorContext) => [Reason, string
   1049: () => ['BadGateway', "the database does not exist; check the datasource's proxy.spec.database"],
   1148: () => ['BadRequest', 'LOCAL INFILE is off in the SQL proxy: it never sends files to the database'],
   1040: () => ['BadGateway', 'the database has too many connections'],
-  1203: () => ['BadGateway', "the login has too many connections to the database (its max_user_connections); lower proxy.sql.max_connections"],
+  1203: () => ['BadGateway', 'the login has too many connections to the database (its max_user_connections); lower proxy.sql.max_connections'],
 };
 
 /**
@@ -59,7 +59,7 @@ export function mysqlError(e: unknown, ctx: MysqlErrorContext): ApiError {
   const err = e as { code?: string; message?: string; syscall?: string };
   // mysql2's answer to a server asking for a client file (LOCAL INFILE): it sends none
   if (!err.code && /LOCAL INFILE/.test(err.message ?? ''))
-    return new ApiError('BadGateway', "the database asked for a file of the dashplane server (LOCAL INFILE) and got none: the SQL proxy never sends files; is proxy.spec.host the database you trust?");
+    return new ApiError('BadGateway', 'the database asked for a file of the dashplane server (LOCAL INFILE) and got none: the SQL proxy never sends files; is proxy.spec.host the database you trust?');
   switch (err.code) {
     case 'ETIMEDOUT':
       if (err.syscall === 'connect') return new ApiError('GatewayTimeout', `no connection to the database within the datasource's ${ctx.block}.timeout (default proxy.timeout)`);

@@ -72,16 +72,18 @@ export function mysqlParamProblems(params: Record<string, string>, path: string)
   for (const [name, value] of Object.entries(params)) {
     const at = joinPath(path, name);
     if (name === 'tls') {
-      if (!tlsParam(value)) out.push({ path: at, message: 'must be true, false, skip-verify or preferred (named TLS configurations are not supported: put ca, cert and key in the Secret\'s tlsConfig)' });
+      if (!tlsParam(value))
+        out.push({ path: at, message: "must be true, false, skip-verify or preferred (named TLS configurations are not supported: put ca, cert and key in the Secret's tlsConfig)" });
     } else if (name === 'maxAllowedPacket') {
       if (!/^\d{1,10}$/.test(value)) out.push({ path: at, message: 'must be a whole number of bytes' });
     } else if (HONOURED.includes(name)) {
       if (parseDuration(value) === undefined) out.push({ path: at, message: 'must be a duration such as "10s", "1m" or "500ms"' });
     } else if (REFUSED[name]) out.push({ path: at, message: `is not allowed: ${REFUSED[name]}` });
-    else if (OWN_VARIABLES.includes(name.toLowerCase())) out.push({ path: at, message: 'is set by dashplane for every query (read-only transactions, proxy.sql.statement_timeout, UTC times): remove it' });
+    else if (OWN_VARIABLES.includes(name.toLowerCase()))
+      out.push({ path: at, message: 'is set by dashplane for every query (read-only transactions, proxy.sql.statement_timeout, UTC times): remove it' });
     else if (!IGNORED.includes(name)) {
       if (!NAME_RE.test(name)) out.push({ path: at, message: 'is neither an option of the MySQL driver nor the name of a session variable (letters, digits and _)' });
-      else if (!VALUE_RE.test(value)) out.push({ path: at, message: "must be a number, a word (ON, OFF, ...) or a string in single quotes, e.g. \"'ANSI_QUOTES'\"" });
+      else if (!VALUE_RE.test(value)) out.push({ path: at, message: 'must be a number, a word (ON, OFF, ...) or a string in single quotes, e.g. "\'ANSI_QUOTES\'"' });
     }
   }
   return out;

@@ -39,7 +39,7 @@ export function sessionSql(serverVersion: string, timeoutMs: number, variables: 
   const at = (a: number, b: number, c = 0) => major > a || (major === a && (minor > b || (minor === b && patch >= c)));
   const readOnly = (mariadb ? at(11, 1) : at(5, 7, 20)) ? 'transaction_read_only' : 'tx_read_only';
   const timeout = mariadb ? `max_statement_time = ${(timeoutMs / 1000).toFixed(3)}` : `max_execution_time = ${Math.ceil(timeoutMs)}`;
-  return ['SET SESSION time_zone = \'+00:00\'', `SESSION ${readOnly} = 1`, `SESSION ${timeout}`, ...variables.map(([n, v]) => `SESSION ${n} = ${v}`)].join(', ');
+  return ["SET SESSION time_zone = '+00:00'", `SESSION ${readOnly} = 1`, `SESSION ${timeout}`, ...variables.map(([n, v]) => `SESSION ${n} = ${v}`)].join(', ');
 }
 
 /** Runs a statement without rows; rejects with the server's error. */
@@ -92,7 +92,11 @@ export async function readOnlyMysqlQuery(c: PooledClient<MysqlClient>, text: str
     return { columns: result.columns, rows: result.rows, ...(result.cut ? { cut: result.cut } : {}) };
   } catch (e) {
     // the server refused the statement: the connection is usable once reset
-    if (!stopped && statementError(e)) await reset(conn).then(() => (discard = false), () => undefined);
+    if (!stopped && statementError(e))
+      await reset(conn).then(
+        () => (discard = false),
+        () => undefined,
+      );
     if (stopped === 'cancelled') throw new ApiError('BadRequest', 'the request was cancelled by the client');
     if (stopped === 'stalled') throw new ApiError('GatewayTimeout', 'the query ran past proxy.sql.statement_timeout and the database did not stop it: it was stopped with KILL QUERY');
     if (stopped === 'silent') throw new ApiError('GatewayTimeout', "the database sent nothing within the datasource's readTimeout (or writeTimeout): the query was stopped with KILL QUERY");

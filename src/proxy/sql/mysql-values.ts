@@ -28,37 +28,37 @@ const JSON_TYPE = 0xf5;
 const BIT_TYPE = 0x10;
 
 /** Type names by protocol type: [name, name when unsigned or binary (bytes)]. */
-const TYPE_NAMES: Readonly<Record<number, readonly [string, string?]>> = {
-  0x00: ['DECIMAL'],
-  0x01: ['TINYINT', 'UNSIGNED TINYINT'],
-  0x02: ['SMALLINT', 'UNSIGNED SMALLINT'],
-  0x03: ['INT', 'UNSIGNED INT'],
-  0x04: ['FLOAT'],
-  0x05: ['DOUBLE'],
-  0x06: ['NULL'],
-  0x07: ['TIMESTAMP'],
-  0x08: ['BIGINT', 'UNSIGNED BIGINT'],
-  0x09: ['MEDIUMINT', 'UNSIGNED MEDIUMINT'],
-  0x0a: ['DATE'],
-  0x0b: ['TIME'],
-  0x0c: ['DATETIME'],
-  0x0d: ['YEAR'],
-  0x0e: ['DATE'],
-  0x0f: ['VARCHAR', 'VARBINARY'],
-  0x10: ['BIT'],
-  0xf2: ['VECTOR'],
-  0xf5: ['JSON'],
-  0xf6: ['DECIMAL'],
-  0xf7: ['ENUM'],
-  0xf8: ['SET'],
-  0xf9: ['TINYTEXT', 'TINYBLOB'],
-  0xfa: ['MEDIUMTEXT', 'MEDIUMBLOB'],
-  0xfb: ['LONGTEXT', 'LONGBLOB'],
-  0xfc: ['TEXT', 'BLOB'],
-  0xfd: ['VARCHAR', 'VARBINARY'],
-  0xfe: ['CHAR', 'BINARY'],
-  0xff: ['GEOMETRY'],
-};
+const TYPE_NAMES = new Map<number, readonly [string, string?]>([
+  [0x00, ['DECIMAL']],
+  [0x01, ['TINYINT', 'UNSIGNED TINYINT']],
+  [0x02, ['SMALLINT', 'UNSIGNED SMALLINT']],
+  [0x03, ['INT', 'UNSIGNED INT']],
+  [0x04, ['FLOAT']],
+  [0x05, ['DOUBLE']],
+  [0x06, ['NULL']],
+  [0x07, ['TIMESTAMP']],
+  [0x08, ['BIGINT', 'UNSIGNED BIGINT']],
+  [0x09, ['MEDIUMINT', 'UNSIGNED MEDIUMINT']],
+  [0x0a, ['DATE']],
+  [0x0b, ['TIME']],
+  [0x0c, ['DATETIME']],
+  [0x0d, ['YEAR']],
+  [0x0e, ['DATE']],
+  [0x0f, ['VARCHAR', 'VARBINARY']],
+  [0x10, ['BIT']],
+  [0xf2, ['VECTOR']],
+  [0xf5, ['JSON']],
+  [0xf6, ['DECIMAL']],
+  [0xf7, ['ENUM']],
+  [0xf8, ['SET']],
+  [0xf9, ['TINYTEXT', 'TINYBLOB']],
+  [0xfa, ['MEDIUMTEXT', 'MEDIUMBLOB']],
+  [0xfb, ['LONGTEXT', 'LONGBLOB']],
+  [0xfc, ['TEXT', 'BLOB']],
+  [0xfd, ['VARCHAR', 'VARBINARY']],
+  [0xfe, ['CHAR', 'BINARY']],
+  [0xff, ['GEOMETRY']],
+]);
 const INTEGERS = new Set([0x01, 0x02, 0x03, 0x08, 0x09, 0x0d]);
 const DECIMALS = new Set([0x00, 0x04, 0x05, 0xf6]);
 const DATES = new Set([0x0a, 0x0e]);
@@ -75,7 +75,7 @@ export function mysqlTypeName(c: MysqlColumn): string {
   if (c.extendedTypeName) return c.extendedTypeName.toUpperCase();
   if (c.columnType === 0xfe && c.flags & ENUM_FLAG) return 'ENUM';
   if (c.columnType === 0xfe && c.flags & SET_FLAG) return 'SET';
-  const names = TYPE_NAMES[c.columnType];
+  const names = TYPE_NAMES.get(c.columnType);
   if (!names) return String(c.columnType);
   const other = INTEGERS.has(c.columnType) ? c.flags & UNSIGNED_FLAG : isBytes(c);
   return other && names[1] ? names[1] : names[0];
