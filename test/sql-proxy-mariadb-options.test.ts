@@ -18,22 +18,11 @@ import { join } from 'node:path';
 import { bearer, LOOPBACK_UPSTREAMS, loginAdmin, startAuthServer } from './helpers/auth.js';
 import { startHostileMysql } from './helpers/hostile-mysql.js';
 import { skipWithoutMariaDb, startMariaDb, type TestMariaDb } from './helpers/mariadb.js';
-import { type ApiResponse, type TestServer, tempDir } from './helpers/server.js';
+import { type TestServer, tempDir } from './helpers/server.js';
+import { basicSecret, ok, sqlDatasource } from './helpers/sql-datasources.js';
 import { waitFor } from './helpers/wait.js';
 
 const PASSWORD = 'dp-options-password';
-
-const sqlDatasource = (name: string, spec: Record<string, unknown>) => ({
-  kind: 'Datasource',
-  metadata: { name },
-  spec: { default: false, plugin: { kind: 'SQLDatasource', spec: { proxy: { kind: 'SQLProxy', spec } } } },
-});
-
-async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
-  const res = await r;
-  expect(res.status, res.text).to.equal(status);
-  return res;
-}
 
 /** A CA and a server certificate for DNS:localhost (no IP name), readable by the mysql user. */
 function makeCertificates(dir: string): { ca: string } {
@@ -68,10 +57,7 @@ describe('SQL proxy (MySQL and MariaDB): TLS, params, KILL QUERY, LOCAL INFILE',
     await ok(s.api('POST', '/api/v1/projects/opt/datasources', sqlDatasource(name, dsSpec), h));
     return s.api('POST', `/proxy/projects/opt/datasources/${name}`, { query: sql }, h);
   };
-  const secret = (name: string, tlsConfig?: Record<string, unknown>) =>
-    ok(
-      s.api('POST', '/api/v1/projects/opt/secrets', { kind: 'Secret', metadata: { name }, spec: { basicAuth: { username: 'dpreader', password: PASSWORD }, ...(tlsConfig ? { tlsConfig } : {}) } }, h),
-    );
+  const secret = (name: string, tlsConfig?: Record<string, unknown>) => ok(s.api('POST', '/api/v1/projects/opt/secrets', basicSecret(name, PASSWORD, tlsConfig ? { extra: { tlsConfig } } : {}), h));
   const sleeping = (seconds: number) => db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT SLEEP(${seconds})%'`).then((r) => Number(r[0].n));
 
   before(async function () {

@@ -18,30 +18,13 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bearer, LOOPBACK_UPSTREAMS, login, loginAdmin, signUp, startAuthServer } from './helpers/auth.js';
 import { skipWithoutMariaDb, startMariaDb, type TestMariaDb } from './helpers/mariadb.js';
-import type { ApiResponse, TestServer } from './helpers/server.js';
+import type { TestServer } from './helpers/server.js';
+import { basicSecret, ok, sqlDatasource } from './helpers/sql-datasources.js';
 import { waitFor } from './helpers/wait.js';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 const LIMITS = { DASHPLANE_PROXY_SQL_MAX_ROWS: '50', DASHPLANE_PROXY_SQL_MAX_BYTES: '262144', DASHPLANE_PROXY_SQL_STATEMENT_TIMEOUT: '1s' };
 const DRIVERS = ['mariadb', 'mysql'] as const;
-
-/** An SQL datasource body with plugin SQLDatasource. */
-const sqlDatasource = (name: string, spec: Record<string, unknown>) => ({
-  kind: 'Datasource',
-  metadata: { name },
-  spec: { default: false, plugin: { kind: 'SQLDatasource', spec: { proxy: { kind: 'SQLProxy', spec } } } },
-});
-const basicSecret = (name: string, password: string, extra: Record<string, unknown> = {}) => ({
-  kind: 'Secret',
-  metadata: { name },
-  spec: { basicAuth: { username: 'dpreader', password }, ...extra },
-});
-
-async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
-  const res = await r;
-  expect(res.status, res.text).to.equal(status);
-  return res;
-}
 
 describe('SQL proxy (MySQL and MariaDB, against MariaDB)', function () {
   this.timeout(60_000);
