@@ -8,7 +8,7 @@ import type { SqlLimits, SqlLogin } from './sql-settings.js';
 import { DEFAULT_PORTS, hostAndPort, type SQLProxySpec } from './sql-proxy-spec.js';
 
 /** The name the proxy's sessions give themselves (the `program_name` connection attribute). */
-export const MYSQL_PROGRAM_NAME = 'dashplane-sql-proxy';
+const MYSQL_PROGRAM_NAME = 'dashplane-sql-proxy';
 
 /**
  * mysql2's TLS options for `params.tls` (Go's driver's values) and the Secret's tlsConfig; undefined

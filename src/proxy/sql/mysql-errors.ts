@@ -66,6 +66,8 @@ export function mysqlError(e: unknown, ctx: MysqlErrorContext): ApiError {
       break;
     case 'POOL_TIMEOUT':
       return new ApiError('GatewayTimeout', `all the datasource's connections (proxy.sql.max_connections) stayed busy for its ${ctx.block}.timeout (default proxy.timeout)`);
+    case 'POOL_CLOSED':
+      return new ApiError('Unavailable', 'the datasource or its Secret changed while the query waited for a connection; retry', undefined, { 'Retry-After': '1' });
     case 'HANDSHAKE_NO_SSL_SUPPORT':
       return new ApiError(
         'BadGateway',

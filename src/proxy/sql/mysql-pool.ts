@@ -27,7 +27,7 @@ export function connectMysql(options: ConnectionOptions): Promise<Connection> {
 const isClosed = (c: Connection): boolean => Boolean((c as unknown as { stream?: { destroyed?: boolean } }).stream?.destroyed || (c as unknown as { _fatalError?: unknown })._fatalError);
 
 /** Closes a connection at once (mysql2's destroy only half-closes its socket). */
-export function destroyConnection(c: Connection): void {
+function destroyConnection(c: Connection): void {
   c.destroy();
   (c as unknown as { stream?: { destroy?: () => void } }).stream?.destroy?.();
 }
@@ -53,6 +53,7 @@ export interface MysqlClient {
   kill(): Promise<void>;
 }
 
+/** A pool's connection settings and bounds. */
 export interface MysqlPoolOptions {
   options: ConnectionOptions;
   /** Connections at most. */
@@ -62,6 +63,9 @@ export interface MysqlPoolOptions {
   /** Longest wait for a free connection when `max` are in use. */
   waitMs: number;
 }
+
+/** The error of a request to a pool that was closed (its datasource or Secret changed meanwhile). */
+const closedError = () => Object.assign(new Error('the pool is closed'), { code: 'POOL_CLOSED' });
 
 interface Free {
   c: MysqlClient;
@@ -93,7 +97,7 @@ export class MysqlPool implements DriverPool<MysqlClient> {
   constructor(private readonly o: MysqlPoolOptions) {}
 
   async connect(): Promise<MysqlClient> {
-    if (this.ended) throw new Error('the pool is closed');
+    if (this.ended) throw closedError();
     const f = this.free.pop();
     if (f) {
       this.unwatch(f);
@@ -143,7 +147,7 @@ export class MysqlPool implements DriverPool<MysqlClient> {
     this.ended = true;
     for (const w of this.waiters.splice(0)) {
       clearTimeout(w.timer);
-      w.reject(new Error('the pool is closed'));
+      w.reject(closedError());
     }
     for (const f of this.free.splice(0)) {
       this.unwatch(f);
