@@ -23,9 +23,9 @@ export function corpusDir(name: CorpusName): string | undefined {
 }
 
 /**
- * Suites skipped for want of a corpus are noted in a file of this run, so the note comes once at
- * the end even when the suites run in several worker processes (mocha --parallel): the main
- * process names the run (`mochaGlobalSetup`, test/global-fixtures.ts) and prints the note. The
+ * Suites skipped for want of a corpus (or of a program: `skipFor`) are noted in a file of this
+ * run, so the note comes once at the end even when the suites run in several worker processes
+ * (mocha --parallel): the main process names the run (`mochaGlobalSetup`, test/global-fixtures.ts) and prints the note. The
  * variable is not a DASHPLANE_* one: the servers the tests start would warn about an unknown key.
  */
 export const RUN_ENV = 'MOCHA_DASHPLANE_RUN';
