@@ -41,6 +41,9 @@ const SECONDS = {
   'dist/test/ui-plugins.test.js': 25,
   'dist/test/replicas-processes.test.js': 25,
   'dist/src/storage/postgres-store.test.js': 25,
+  // measured alone, 2026-11-28 (each starts its own MariaDB)
+  'dist/test/sql-proxy-mariadb-options.test.js': 16,
+  'dist/test/sql-proxy-mariadb.test.js': 10,
 };
 const DEFAULT_SECONDS = 3;
 

@@ -20,7 +20,6 @@ export type Reason =
   | 'TooManyRequests'
   | 'HeaderFieldsTooLarge'
   | 'Internal'
-  | 'NotImplemented'
   | 'BadGateway'
   | 'GatewayTimeout'
   | 'Unavailable'

@@ -18,25 +18,15 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { bearer, LOOPBACK_UPSTREAMS, login, loginAdmin, signUp, startAuthServer } from './helpers/auth.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
-import type { ApiResponse, TestServer } from './helpers/server.js';
+import type { TestServer } from './helpers/server.js';
+import { basicSecret, ok, sqlDatasource } from './helpers/sql-datasources.js';
 import { waitFor } from './helpers/wait.js';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 const LIMITS = { DASHPLANE_PROXY_SQL_MAX_ROWS: '50', DASHPLANE_PROXY_SQL_MAX_BYTES: '262144', DASHPLANE_PROXY_SQL_STATEMENT_TIMEOUT: '1s' };
 
-/** An SQL datasource body of `kind` (Datasource, GlobalDatasource) with plugin `plugin`. */
-const sqlDatasource = (name: string, spec: Record<string, unknown>, kind = 'Datasource', plugin = 'PostgresDatasource') => ({
-  kind,
-  metadata: { name },
-  spec: { default: false, plugin: { kind: plugin, spec: { proxy: { kind: 'SQLProxy', spec } } } },
-});
-const basicSecret = (name: string, password: string, kind = 'Secret') => ({ kind, metadata: { name }, spec: { basicAuth: { username: 'dpreader', password } } });
-
-async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
-  const res = await r;
-  expect(res.status, res.text).to.equal(status);
-  return res;
-}
+/** A PostgresDatasource (the plugin name Perses' API tests give it) body. */
+const pgDatasource = (name: string, spec: Record<string, unknown>, kind = 'Datasource', plugin = 'PostgresDatasource') => sqlDatasource(name, spec, kind, plugin);
 
 describe('SQL proxy (PostgreSQL)', function () {
   this.timeout(60_000);
@@ -67,7 +57,7 @@ describe('SQL proxy (PostgreSQL)', function () {
     asAdmin = () => bearer(t);
     await ok(s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'sqlp' }, spec: {} }, asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/sqlp/secrets', basicSecret('login', PASSWORD), asAdmin()));
-    await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', sqlDatasource('pg', target({ postgres: { sslMode: 'prefer' } })), asAdmin()));
+    await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource('pg', target({ postgres: { sslMode: 'prefer' } })), asAdmin()));
   });
   after(async () => {
     await s?.stop();
@@ -99,9 +89,9 @@ describe('SQL proxy (PostgreSQL)', function () {
   });
 
   it("Perses' three routes (global, project, dashboard-local datasource), SQLDatasource as PostgresDatasource, and the unsaved route", async () => {
-    await ok(s.api('POST', '/api/v1/globalsecrets', basicSecret('glogin', PASSWORD, 'GlobalSecret'), asAdmin()));
-    await ok(s.api('POST', '/api/v1/globaldatasources', sqlDatasource('gpg', target({ secret: 'glogin' }), 'GlobalDatasource', 'SQLDatasource'), asAdmin()));
-    const local = sqlDatasource('x', target()).spec;
+    await ok(s.api('POST', '/api/v1/globalsecrets', basicSecret('glogin', PASSWORD, { kind: 'GlobalSecret' }), asAdmin()));
+    await ok(s.api('POST', '/api/v1/globaldatasources', pgDatasource('gpg', target({ secret: 'glogin' }), 'GlobalDatasource', 'SQLDatasource'), asAdmin()));
+    const local = pgDatasource('x', target()).spec;
     const dash = { kind: 'Dashboard', metadata: { name: 'withsql' }, spec: { display: { name: 'withsql' }, duration: '1h', panels: {}, layouts: [], datasources: { mySQLDTS: local } } };
     await ok(s.api('POST', '/api/v1/projects/sqlp/dashboards', dash, asAdmin()));
     const sql = 'SELECT datname FROM pg_database WHERE datname = current_database()';
@@ -115,13 +105,13 @@ describe('SQL proxy (PostgreSQL)', function () {
 
   it('an invalid SQLProxy block is 400 at save (datasource, dashboard-local, unsaved route), naming the field and the fix', async () => {
     const bad = { driver: 'postgres', host: 'postgres://db:5432', database: '', password: 'p', postgres: { sslMode: 'on' } };
-    const r = await s.api('POST', '/api/v1/projects/sqlp/datasources', sqlDatasource('bad', bad), asAdmin());
+    const r = await s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource('bad', bad), asAdmin());
     expect(r.status, r.text).to.equal(400);
     const paths = (r.body.details as { path: string }[]).map((d) => d.path);
     for (const field of ['host', 'database', 'password', 'postgres.sslMode']) expect(paths).to.include(`spec.plugin.spec.proxy.spec.${field}`);
     expect(r.text).to.include('not a URL');
     // one proxy block per datasource, whatever its kind
-    const both = sqlDatasource('both', target());
+    const both = pgDatasource('both', target());
     (both.spec.plugin.spec as Record<string, unknown>).http = { kind: 'HTTPProxy', spec: { url: 'http://db:80' } };
     const two = await s.api('POST', '/api/v1/projects/sqlp/datasources', both, asAdmin());
     expect(two.status, two.text).to.equal(400);
@@ -129,12 +119,12 @@ describe('SQL proxy (PostgreSQL)', function () {
     const dash = {
       kind: 'Dashboard',
       metadata: { name: 'badsql' },
-      spec: { display: { name: 'b' }, duration: '1h', panels: {}, layouts: [], datasources: { x: sqlDatasource('x', { ...target(), host: '' }).spec } },
+      spec: { display: { name: 'b' }, duration: '1h', panels: {}, layouts: [], datasources: { x: pgDatasource('x', { ...target(), host: '' }).spec } },
     };
     const d = await s.api('POST', '/api/v1/projects/sqlp/dashboards', dash, asAdmin());
     expect(d.status, d.text).to.equal(400);
     expect(d.text).to.include('spec.datasources.x.plugin.spec.proxy.spec.host');
-    const u = await s.api('POST', '/proxy/unsaved/projects/sqlp/datasources', { method: 'POST', spec: sqlDatasource('u', { ...target(), driver: 'oracle' }).spec, body: '{}' }, asAdmin());
+    const u = await s.api('POST', '/proxy/unsaved/projects/sqlp/datasources', { method: 'POST', spec: pgDatasource('u', { ...target(), driver: 'oracle' }).spec, body: '{}' }, asAdmin());
     expect(u.status, u.text).to.equal(400);
     expect(u.text).to.include('spec.plugin.spec.proxy.spec.driver');
   });
@@ -210,11 +200,11 @@ describe('SQL proxy (PostgreSQL)', function () {
       s.api('POST', '/api/v1/projects/sqlp/rolebindings', { kind: 'RoleBinding', metadata: { name: 'dsedit' }, spec: { role: 'ds-only', subjects: [{ kind: 'User', name: 'dsedit' }] } }, asAdmin()),
     );
     const t = bearer(await login(s, 'dsedit'));
-    const r = await s.api('POST', '/api/v1/projects/sqlp/datasources', sqlDatasource('borrowed', target()), t);
+    const r = await s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource('borrowed', target()), t);
     expect(r.status, r.text).to.equal(403);
     expect(r.text).to.include('Secret');
     // without a secret it saves, and cannot log in with anything of the server's
-    await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', sqlDatasource('nologin', target({ secret: undefined })), t));
+    await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource('nologin', target({ secret: undefined })), t));
     const q = await query('/proxy/projects/sqlp/datasources/nologin', 'SELECT 1', t);
     expect(q.status, q.text).to.equal(400);
     expect(q.body.message).to.include('names no Secret');
@@ -223,14 +213,14 @@ describe('SQL proxy (PostgreSQL)', function () {
   it('SQL-06: wrong credentials give a clear 502 naming the Secret, never the password', async () => {
     const canary = `CANARY-${randomBytes(8).toString('hex')}`;
     await ok(s.api('POST', '/api/v1/projects/sqlp/secrets', basicSecret('wrong', canary), asAdmin()));
-    await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', sqlDatasource('wrongpw', target({ secret: 'wrong' })), asAdmin()));
+    await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource('wrongpw', target({ secret: 'wrong' })), asAdmin()));
     const r = await query('/proxy/projects/sqlp/datasources/wrongpw', 'SELECT 1');
     expect(r.status, r.text).to.equal(502);
     expect(r.body.message).to.include('password authentication failed').and.include('Secret "wrong"').and.include('basicAuth');
     expect(r.text).to.not.include(canary);
     // a Secret without basicAuth cannot log in either
     await ok(s.api('POST', '/api/v1/projects/sqlp/secrets', { kind: 'Secret', metadata: { name: 'bearer' }, spec: { authorization: { type: 'Bearer', credentials: canary } } }, asAdmin()));
-    await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', sqlDatasource('bearerds', target({ secret: 'bearer' })), asAdmin()));
+    await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource('bearerds', target({ secret: 'bearer' })), asAdmin()));
     const b = await query('/proxy/projects/sqlp/datasources/bearerds', 'SELECT 1');
     expect(b.status, b.text).to.equal(400);
     expect(b.body.message).to.include('no basicAuth.username');
@@ -240,7 +230,7 @@ describe('SQL proxy (PostgreSQL)', function () {
   it('pools: a changed or deleted datasource, or a changed Secret, closes its connections', async () => {
     // a database of its own: only this datasource's connections are counted
     await admin.query('CREATE DATABASE pooltest');
-    await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', sqlDatasource('pooled', target({ database: 'pooltest' })), asAdmin()));
+    await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource('pooled', target({ database: 'pooltest' })), asAdmin()));
     const P = '/proxy/projects/sqlp/datasources/pooled';
     const open = async () => {
       await ok(query(P, 'SELECT 1'));
@@ -249,7 +239,7 @@ describe('SQL proxy (PostgreSQL)', function () {
     const closed = () => waitFor('the pool closed', async () => (await proxyConnections('pooltest')) === 0);
     await closed();
     await open();
-    await ok(s.api('PUT', '/api/v1/projects/sqlp/datasources/pooled', sqlDatasource('pooled', target({ database: 'pooltest', postgres: { sslMode: 'disable' } })), asAdmin()));
+    await ok(s.api('PUT', '/api/v1/projects/sqlp/datasources/pooled', pgDatasource('pooled', target({ database: 'pooltest', postgres: { sslMode: 'disable' } })), asAdmin()));
     await closed();
     await open();
     await ok(s.api('PUT', '/api/v1/projects/sqlp/secrets/login', basicSecret('login', PASSWORD), asAdmin()));
@@ -259,7 +249,7 @@ describe('SQL proxy (PostgreSQL)', function () {
     await closed();
   });
 
-  it('Perses behaviours: GET is 405 (Allow: POST), an empty or missing query 400, MySQL and MariaDB datasources are stored and answered 501', async () => {
+  it('Perses behaviours: GET is 405 (Allow: POST), an empty or missing query 400', async () => {
     const get = await s.api('GET', PG, undefined, asAdmin());
     expect(get.status).to.equal(405);
     expect(get.headers.get('allow')).to.equal('POST');
@@ -269,18 +259,12 @@ describe('SQL proxy (PostgreSQL)', function () {
       expect(r.body.message).to.include('query');
     }
     expect((await s.raw('POST', PG, 'not json', asAdmin())).status).to.equal(400);
-    for (const driver of ['mysql', 'mariadb']) {
-      await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', sqlDatasource(driver, { host: 'db:3306', database: 'perses', secret: 'login', [driver]: { params: { tls: 'false' } } }), asAdmin()));
-      const r = await query(`/proxy/projects/sqlp/datasources/${driver}`, 'SELECT 1');
-      expect(r.status, r.text).to.equal(501);
-      expect(r.body.message).to.include(`driver is ${driver}`);
-    }
   });
 
   it('TLS as PostgreSQL sslmode: allow and prefer fall back to plain, require and verify-* against a server without TLS are a clear 502, a Secret with tlsConfig needs an sslMode', async () => {
     const statuses: Record<string, number> = {};
     for (const mode of ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full']) {
-      await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', sqlDatasource(`tls-${mode}`, target({ postgres: { sslMode: mode } })), asAdmin()));
+      await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource(`tls-${mode}`, target({ postgres: { sslMode: mode } })), asAdmin()));
       const r = await query(`/proxy/projects/sqlp/datasources/tls-${mode}`, 'SELECT 1 AS one');
       statuses[mode] = r.status;
       if (r.status === 502) expect(r.body.message, mode).to.include('does not offer TLS').and.include('sslMode');
@@ -294,7 +278,7 @@ describe('SQL proxy (PostgreSQL)', function () {
         asAdmin(),
       ),
     );
-    await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', sqlDatasource('tlsnomode', target({ secret: 'withtls' })), asAdmin()));
+    await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource('tlsnomode', target({ secret: 'withtls' })), asAdmin()));
     const r = await query('/proxy/projects/sqlp/datasources/tlsnomode', 'SELECT 1');
     expect(r.status, r.text).to.equal(400);
     expect(r.body.message).to.include('tlsConfig').and.include('postgres.sslMode');
@@ -331,7 +315,7 @@ describe('SQL proxy: the denylist on the database host', function () {
       const self = await lookup(hostname()).catch(() => undefined);
       if (self && /^(127\.|::1$)/.test(self.address)) hosts.push([`${hostname()}:${port}`, /proxy\.allow_loopback/]);
       for (const [i, [host, message]] of hosts.entries()) {
-        await ok(s.api('POST', '/api/v1/projects/d/datasources', sqlDatasource(`h${i}`, { driver: 'postgres', host, database: 'postgres', secret: 'l' }), h));
+        await ok(s.api('POST', '/api/v1/projects/d/datasources', pgDatasource(`h${i}`, { driver: 'postgres', host, database: 'postgres', secret: 'l' }), h));
         const r = await s.api('POST', `/proxy/projects/d/datasources/h${i}`, { query: 'SELECT 1' }, h);
         expect(r.status, `${host}: ${r.text}`).to.equal(403);
         expect(r.body.message, host).to.match(message).and.include('proxy.spec.host');

@@ -19,7 +19,6 @@ const STATUS: Record<Reason, number> = {
   TooManyRequests: 429,
   HeaderFieldsTooLarge: 431,
   Internal: 500,
-  NotImplemented: 501,
   BadGateway: 502,
   Unavailable: 503,
   GatewayTimeout: 504,

@@ -39,7 +39,6 @@ export function proxyDoc(f: Family): RouteDoc {
         schema: 'Error',
       },
       405: { description: 'An SQL datasource asked with another method than POST', schema: 'Error' },
-      501: { description: 'An SQL datasource of driver mysql or mariadb (stored, not queried)', schema: 'Error' },
       502: {
         description: "Upstream refused or reset the connection, or the OAuth token endpoint refused the Secret's client credentials; for an SQL datasource, the database refused the login or failed",
         schema: 'Error',

@@ -23,9 +23,9 @@ export function corpusDir(name: CorpusName): string | undefined {
 }
 
 /**
- * Suites skipped for want of a corpus are noted in a file of this run, so the note comes once at
- * the end even when the suites run in several worker processes (mocha --parallel): the main
- * process names the run (`mochaGlobalSetup`, test/global-fixtures.ts) and prints the note. The
+ * Suites skipped for want of a corpus (or of a program: `skipFor`) are noted in a file of this
+ * run, so the note comes once at the end even when the suites run in several worker processes
+ * (mocha --parallel): the main process names the run (`mochaGlobalSetup`, test/global-fixtures.ts) and prints the note. The
  * variable is not a DASHPLANE_* one: the servers the tests start would warn about an unknown key.
  */
 export const RUN_ENV = 'MOCHA_DASHPLANE_RUN';
@@ -39,28 +39,43 @@ const skipsFile = () => join(tmpdir(), `dashplane-corpus-skips-${process.env[RUN
 export function skipWithoutCorpus(ctx: Mocha.Context, name: CorpusName): string {
   const dir = corpusDir(name);
   if (dir) return dir;
+  skipFor(ctx, `${name}/`);
+}
+
+/**
+ * Skips the hook or test of `ctx` (a hook: its whole suite) for want of `needs` (a corpus
+ * directory, a program), remembering it for the end-of-run note with `hint`, how to get it (the
+ * corpora share one hint).
+ */
+export function skipFor(ctx: Mocha.Context, needs: string, hint?: string): never {
   const runnable = ctx.test as (Mocha.Runnable & { type?: string }) | undefined;
   const title = (runnable?.type === 'hook' ? runnable.parent?.fullTitle() : runnable?.fullTitle()) || 'a suite';
-  appendFileSync(skipsFile(), `${JSON.stringify({ name, title })}\n`);
+  appendFileSync(skipsFile(), `${JSON.stringify({ needs, title, hint })}\n`);
   ctx.skip();
 }
 
-/** The end-of-run note naming the skipped suites and how to get them (empty when none was); the record is removed. */
+/** The end-of-run note naming the skipped suites and how to get what they need (empty when none was); the record is removed. */
 export function skippedSummary(): string {
   const file = skipsFile();
   if (!existsSync(file)) return '';
-  const skipped = new Map<CorpusName, Set<string>>();
+  const lines = new Set<string>();
+  const hints = new Set<string>();
   for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
-    const { name, title } = JSON.parse(line) as { name: CorpusName; title: string };
-    if (!skipped.has(name)) skipped.set(name, new Set());
-    skipped.get(name)!.add(title);
+    const { needs, title, hint } = JSON.parse(line) as { needs: string; title: string; hint?: string };
+    lines.add(`  - ${title} (needs ${needs})`);
+    if (hint) hints.add(hint);
   }
   rmSync(file, { force: true });
-  const lines = ['Skipped because a test corpus is missing:'];
-  for (const [name, titles] of skipped) for (const t of titles) lines.push(`  - ${t} (needs ${name}/)`);
-  lines.push(
-    `Set ${CORPUS_ENV} to a directory holding corpus/ (and corpus-grafana/), or place them in ../shared/ next to this checkout,`,
-    'then run npm test again. CONTRIBUTING.md ("Test corpora") says what they contain.',
-  );
-  return lines.join('\n');
+  const corpora = [...lines].some((l) => /\(needs corpus(?:-grafana)?\/\)$/.test(l));
+  return [
+    'Skipped because something they need is missing:',
+    ...lines,
+    ...(corpora
+      ? [
+          `Set ${CORPUS_ENV} to a directory holding corpus/ (and corpus-grafana/), or place them in ../shared/ next to this checkout,`,
+          'then run npm test again. CONTRIBUTING.md ("Test corpora") says what they contain.',
+        ]
+      : []),
+    ...hints,
+  ].join('\n');
 }

@@ -1776,15 +1776,15 @@ export interface ProxyConfig {
   sql?: SQLProxyConfig;
 }
 /**
- * The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL). Every query runs in a read-only transaction; these bound what one query may cost.
+ * The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL, MySQL, MariaDB). Every query runs in a read-only transaction; these bound what one query may cost.
  */
 export interface SQLProxyConfig {
   /**
-   * Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction; past it the query is cancelled and the proxy answers 504. Duration such as "10s", "1m".
+   * Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction, MariaDB's max_statement_time or MySQL's max_execution_time for its session (a statement still running 1 s later is stopped with KILL QUERY); past it the query is cancelled and the proxy answers 504. Duration such as "10s", "1m".
    */
   statement_timeout?: string;
   /**
-   * Most rows a query answers: the database stops after this many (plus one, to tell), and the answer says it was cut ("truncated").
+   * Most rows a query answers: PostgreSQL stops after this many (plus one, to tell; MySQL's and MariaDB's connection is closed there), and the answer says it was cut ("truncated").
    */
   max_rows?: number;
   /**
@@ -1792,7 +1792,7 @@ export interface SQLProxyConfig {
    */
   max_bytes?: number;
   /**
-   * Connections of each SQL datasource's pool, at most (a datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted.
+   * Connections of each SQL datasource's pool, at most (a PostgreSQL datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted.
    */
   max_connections?: number;
 }
@@ -2468,15 +2468,15 @@ export interface ResolvedProxyConfig {
   sql: ResolvedSQLProxyConfig;
 }
 /**
- * The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL). Every query runs in a read-only transaction; these bound what one query may cost.
+ * The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL, MySQL, MariaDB). Every query runs in a read-only transaction; these bound what one query may cost.
  */
 export interface ResolvedSQLProxyConfig {
   /**
-   * Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction; past it the query is cancelled and the proxy answers 504. Duration such as "10s", "1m".
+   * Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction, MariaDB's max_statement_time or MySQL's max_execution_time for its session (a statement still running 1 s later is stopped with KILL QUERY); past it the query is cancelled and the proxy answers 504. Duration such as "10s", "1m".
    */
   statement_timeout: string;
   /**
-   * Most rows a query answers: the database stops after this many (plus one, to tell), and the answer says it was cut ("truncated").
+   * Most rows a query answers: PostgreSQL stops after this many (plus one, to tell; MySQL's and MariaDB's connection is closed there), and the answer says it was cut ("truncated").
    */
   max_rows: number;
   /**
@@ -2484,7 +2484,7 @@ export interface ResolvedSQLProxyConfig {
    */
   max_bytes: number;
   /**
-   * Connections of each SQL datasource's pool, at most (a datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted.
+   * Connections of each SQL datasource's pool, at most (a PostgreSQL datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted.
    */
   max_connections: number;
 }

@@ -5,27 +5,9 @@ import { badRequest } from '../../errors.js';
 import { parseDuration } from '../../lib/duration.js';
 import type { DeniedNetworks } from '../denied-networks.js';
 import type { UpstreamTls } from '../upstream.js';
+import { POOL_IDLE_MS, type SqlLimits, type SqlLogin } from './sql-settings.js';
+import { connectGuarded } from './guarded-socket.js';
 import { DEFAULT_PORTS, hostAndPort, type SQLProxySpec, type SslMode } from './sql-proxy-spec.js';
-
-/** The database login of a datasource, from its Secret only. */
-export interface SqlLogin {
-  username: string;
-  password: string;
-  tls?: UpstreamTls;
-}
-
-/** The server's limits for SQL datasources (proxy.sql and proxy.timeout). */
-export interface SqlLimits {
-  statementTimeoutMs: number;
-  maxRows: number;
-  maxBytes: number;
-  maxConnections: number;
-  /** Connecting, or waiting for a free connection of the pool, when the datasource sets no connectTimeout. */
-  connectTimeoutMs: number;
-}
-
-/** How long an unused pooled connection stays open. */
-const IDLE_MS = 30_000;
 
 /**
  * pg's TLS options for a PostgreSQL sslmode and the Secret's tlsConfig: `disable` none; `allow`
@@ -50,21 +32,12 @@ export function sslOptions(mode: SslMode | undefined, hostname: string, tls: Ups
   return { ...material, rejectUnauthorized: true, checkServerIdentity: m === 'verify-full' ? (_host, cert) => checkServerIdentity(name, cert) : () => undefined };
 }
 
-/** pg's `stream` option: sockets whose connections go only to addresses the proxy's denylist allows. */
-function guardedSocket(denied: DeniedNetworks): () => Socket {
+/** pg's `stream` option: sockets whose connections go only to addresses the proxy's denylist allows (pg calls `connect` itself). */
+function pgStream(denied: DeniedNetworks): () => Socket {
   return () => {
     const socket = new Socket();
-    const connect = socket.connect.bind(socket);
-    Object.assign(socket, {
-      connect: (port: number, host: string) => {
-        const reason = denied.hostReason(host);
-        if (reason) {
-          process.nextTick(() => socket.destroy(Object.assign(new Error(`address ${host} is denied`), { code: 'EDENIED', denied: reason })));
-          return socket;
-        }
-        return connect({ port, host, lookup: denied.lookup });
-      },
-    });
+    const connect = socket.connect;
+    Object.assign(socket, { connect: (port: number, host: string) => connectGuarded(socket, connect, denied, port, host) });
     return socket;
   };
 }
@@ -92,14 +65,14 @@ export function postgresPoolConfig(spec: SQLProxySpec, login: SqlLogin, limits: 
     password: () => login.password,
     ssl,
     sslnegotiation: 'postgres',
-    stream: guardedSocket(denied),
+    stream: pgStream(denied),
     application_name: 'dashplane-sql-proxy',
     client_encoding: 'UTF8',
     options: `-c default_transaction_read_only=on${pg.options ? ` ${pg.options}` : ''}`,
     statement_timeout: timeout,
     idle_in_transaction_session_timeout: timeout,
     max: Math.min(pg.maxConns ?? limits.maxConnections, limits.maxConnections),
-    idleTimeoutMillis: IDLE_MS,
+    idleTimeoutMillis: POOL_IDLE_MS,
     connectionTimeoutMillis: connectMs,
     keepAlive: true,
   };

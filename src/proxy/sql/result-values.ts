@@ -57,20 +57,30 @@ export function typeName(oid: number): string {
 }
 
 /** A whole number as a JSON number when it is exact, else the text (an int8 beyond 2^53). */
-function integer(text: string): number | string {
+export function integer(text: string): number | string {
   const n = Number(text);
   return Number.isSafeInteger(n) ? n : text;
 }
 
 /** A decimal as a JSON number when it is finite and its integer part exact, else the text (NaN, huge values). */
-function decimal(text: string): number | string {
+export function decimal(text: string): number | string {
   const n = Number(text);
   return Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER ? n : text;
 }
 
-/** `2024-01-02 03:04:05[.ffffff]` (ISO DateStyle) as RFC 3339 in UTC; anything else (infinity, another DateStyle) as it is. */
-function timestamp(text: string): string {
-  const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?)$/.exec(text);
+/** A calendar date with a real month and day (MySQL's zero dates, `0000-00-00`, are not). */
+const DATE = '(\\d{4}-(?!00)\\d{2}-(?!00)\\d{2})';
+const DATE_RE = new RegExp(`^${DATE}$`);
+const TIMESTAMP_RE = new RegExp(`^${DATE} (\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?)$`);
+
+/** `2024-01-02` as midnight UTC in RFC 3339; anything else (BC dates, zero dates) as it is. */
+export function date(text: string): string {
+  return DATE_RE.test(text) ? `${text}T00:00:00Z` : text;
+}
+
+/** `2024-01-02 03:04:05[.ffffff]` (ISO DateStyle, MySQL's DATETIME) as RFC 3339 in UTC; anything else (infinity, another DateStyle, zero dates) as it is. */
+export function timestamp(text: string): string {
+  const m = TIMESTAMP_RE.exec(text);
   return m ? `${m[1]}T${m[2]}Z` : text;
 }
 
@@ -94,7 +104,7 @@ const PARSERS: Readonly<Record<number, (text: string) => unknown>> = {
   1700: decimal,
   114: (t) => JSON.parse(t),
   3802: (t) => JSON.parse(t),
-  1082: (t) => (/^\d{4}-\d{2}-\d{2}$/.test(t) ? `${t}T00:00:00Z` : t),
+  1082: date,
   1114: timestamp,
   1184: timestampTz,
 };

@@ -1,13 +1,3 @@
-import { createRequire } from 'node:module';
-import type pg from 'pg';
-
-/**
- * The pg driver, loaded with the first SQL query: a server whose SQL datasources are never queried
- * does not load it (about 100 ms of start-up). pg is CommonJS, so it loads synchronously.
- */
-let driver: typeof pg | undefined;
-const pgDriver = (): typeof pg => (driver ??= createRequire(import.meta.url)('pg') as typeof pg);
-
 /** Where a pool's datasource comes from: what a change or deletion of which stored object ends it. */
 export interface PoolOwner {
   /** The stored object holding the datasource, as kind/project/name (a dashboard, for its own datasources). */
@@ -19,8 +9,8 @@ export interface PoolOwner {
 }
 
 /** A connection taken from a pool; `release(true)` closes it instead of returning it. */
-export interface PooledClient {
-  client: pg.PoolClient;
+export interface PooledClient<C> {
+  client: C;
   release(discard: boolean): void;
 }
 
@@ -30,24 +20,36 @@ export interface ObjectEvent {
   object: { kind: string; metadata: { project?: string; name: string } };
 }
 
+/** What SqlPools needs of one driver's pool (pg-pool.ts, mysql-pool.ts). */
+export interface DriverPool<C> {
+  /** A connection: a free one, a new one below the pool's size, else the next released (within the pool's wait timeout). */
+  connect(): Promise<C>;
+  /** Gives a connection back, or closes it when `discard`. */
+  release(client: C, discard: boolean): void;
+  /** Closes the pool: free connections now, the ones in use when released. Ending twice is not an error. */
+  end(): Promise<void>;
+  /** Calls `listener` each time the pool is left without any connection (they close after a while unused). */
+  onEmpty(listener: () => void): void;
+}
+
+/** How SqlPools makes a driver's pool: `plain` once the server said it has no TLS (see `acquire`), `single` for a pool of one connection. */
+export type PoolFactory<C> = (plain: boolean, single: boolean) => DriverPool<C>;
+
 interface Entry {
-  pool: pg.Pool;
+  pool: DriverPool<unknown>;
   fingerprint: string;
   owner: PoolOwner;
   /** Connections taken and not released yet. */
   taken: number;
 }
 
-/** pg's message when a server answers an SSLRequest with "N" (no TLS). */
-const NO_TLS = 'The server does not support SSL connections';
-
 /**
- * One small pool of PostgreSQL connections per datasource (per owner and name), made from its
+ * One small pool of database connections per datasource (per owner and name), made from its
  * settings and login the first time it is used. A pool whose datasource or Secret changes or is
  * deleted (a store event, from any replica) is closed at once; a request with other settings or
  * login (a Secret's *File rotated) replaces it; a pool left without connections (they close after
  * a while unused) is dropped. Datasources being edited (the unsaved route) get a pool of their
- * own, closed after the request.
+ * own, closed after the request. The pools themselves are the drivers' (`DriverPool`).
  */
 export class SqlPools {
   private readonly entries = new Map<string, Entry>();
@@ -67,32 +69,33 @@ export class SqlPools {
   }
 
   /**
-   * A connection of the owner's pool (made with `config(false)` when missing or when
-   * `fingerprint` differs from the pool's). When the server has no TLS and `plainFallback` (sslmode
-   * allow or prefer), the pool is made again with `config(true)` and the connection retried.
-   * Without an owner, a pool of one connection, closed on release.
+   * A connection of the owner's pool (made with `factory(false)` when missing or when
+   * `fingerprint` differs from the pool's). When connecting fails because the server has no TLS
+   * and `noTlsFallback(error)` (PostgreSQL's sslmode allow or prefer, MySQL's tls=preferred), the
+   * pool is made again with `factory(true)` and the connection retried. Without an owner, a pool
+   * of one connection, closed on release.
    */
-  async acquire(owner: PoolOwner | undefined, fingerprint: string, config: (plain: boolean) => pg.PoolConfig, plainFallback: boolean): Promise<PooledClient> {
+  async acquire<C>(owner: PoolOwner | undefined, fingerprint: string, factory: PoolFactory<C>, noTlsFallback: (e: unknown) => boolean): Promise<PooledClient<C>> {
     const key = owner ? `${owner.holder}\n${owner.name}` : undefined;
     let entry = key ? this.entries.get(key) : undefined;
     if (key && entry && entry.fingerprint !== fingerprint) {
       this.drop(key, entry);
       entry = undefined;
     }
-    entry ??= this.open(key, owner, fingerprint, config(false));
+    entry ??= this.open(key, owner, fingerprint, factory(false, !key));
     entry.taken++;
     try {
-      let client: pg.PoolClient;
+      let client: C;
       try {
-        client = await entry.pool.connect();
+        client = (await entry.pool.connect()) as C;
       } catch (e) {
-        if (!plainFallback || (e as Error).message !== NO_TLS) throw e;
+        if (!noTlsFallback(e)) throw e;
         entry.taken--;
         if (key) this.drop(key, entry);
-        else void endPool(entry.pool);
-        entry = this.open(key, owner, fingerprint, config(true));
+        else void entry.pool.end();
+        entry = this.open(key, owner, fingerprint, factory(true, !key));
         entry.taken++;
-        client = await entry.pool.connect();
+        client = (await entry.pool.connect()) as C;
       }
       const e = entry;
       let released = false;
@@ -102,13 +105,13 @@ export class SqlPools {
           if (released) return;
           released = true;
           e.taken--;
-          client.release(discard);
-          if (!key) void endPool(e.pool);
+          e.pool.release(client, discard);
+          if (!key) void e.pool.end();
         },
       };
     } catch (e) {
       entry.taken--;
-      if (!key) void endPool(entry.pool);
+      if (!key) void entry.pool.end();
       throw e;
     }
   }
@@ -118,18 +121,15 @@ export class SqlPools {
     this.unlisten();
     const pools = [...this.entries.values()].map((e) => e.pool);
     this.entries.clear();
-    await Promise.all(pools.map(endPool));
+    await Promise.all(pools.map((p) => p.end()));
   }
 
-  private open(key: string | undefined, owner: PoolOwner | undefined, fingerprint: string, config: pg.PoolConfig): Entry {
-    const pool = new (pgDriver().Pool)(key ? config : { ...config, max: 1 });
-    // an idle connection the server closed: the pool drops it; nothing to answer
-    pool.on('error', () => undefined);
+  private open(key: string | undefined, owner: PoolOwner | undefined, fingerprint: string, pool: DriverPool<unknown>): Entry {
     const entry: Entry = { pool, fingerprint, owner: owner ?? { holder: '', name: '' }, taken: 0 };
     if (key) {
       this.entries.set(key, entry);
-      pool.on('remove', () => {
-        if (entry.taken === 0 && pool.totalCount === 0 && this.entries.get(key) === entry) this.drop(key, entry);
+      pool.onEmpty(() => {
+        if (entry.taken === 0 && this.entries.get(key) === entry) this.drop(key, entry);
       });
     }
     return entry;
@@ -138,11 +138,6 @@ export class SqlPools {
   private drop(key: string, entry: Entry): void {
     if (this.entries.get(key) === entry) this.entries.delete(key);
     // connections in use finish their query, then close; new ones cannot be taken
-    void endPool(entry.pool);
+    void entry.pool.end();
   }
-}
-
-/** Ends a pool (its connections in use close when released); ending one twice is not an error here. */
-function endPool(pool: pg.Pool): Promise<void> {
-  return pool.end().catch(() => undefined);
 }

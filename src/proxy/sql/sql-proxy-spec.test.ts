@@ -45,6 +45,21 @@ describe("SQLProxy spec: Perses' rules and ours", () => {
     expect(problems('x')[0]).to.match(/^: must be an object|must be an object/);
   });
 
+  it("mysql and mariadb params: Go driver options honoured, ignored or refused, session variables with plain values, dashplane's own variables refused", () => {
+    const params = (p: Record<string, string>) => problems({ driver: 'mysql', host: 'db', database: 'x', mysql: { params: p } });
+    expect(params({ tls: 'skip-verify', parseTime: 'true', loc: 'Local', sql_mode: "'ANSI'", wait_timeout: '60', autocommit_x: 'ON', timeout: '5s', maxAllowedPacket: '1024' })).to.deep.equal([]);
+    expect(params({ tls: 'mine', readTimeout: '5', maxAllowedPacket: '-1' })).to.deep.equal([
+      "mysql.params.tls: must be true, false, skip-verify or preferred (named TLS configurations are not supported: put ca, cert and key in the Secret's tlsConfig)",
+      'mysql.params.readTimeout: must be a duration such as "10s", "1m" or "500ms"',
+      'mysql.params.maxAllowedPacket: must be a whole number of bytes',
+    ]);
+    expect(params({ multiStatements: 'true', allowAllFiles: 'true' }).map((p) => p.split(': ')[0])).to.deep.equal(['mysql.params.multiStatements', 'mysql.params.allowAllFiles']);
+    expect(params({ TX_READ_ONLY: '0' })[0]).to.match(/^mysql\.params\.TX_READ_ONLY: is set by dashplane/);
+    expect(params({ sql_mode: "a' OR 1" })[0]).to.match(/must be a number, a word .* or a string in single quotes/);
+    expect(params({ sql_mode: '(SELECT 1)' })).to.have.length(1);
+    expect(params({ 'x-y': '1' })[0]).to.match(/neither an option of the MySQL driver nor the name of a session variable/);
+  });
+
   it('hostAndPort: names, IPv4, bracketed IPv6, default port; bare IPv6 and bad ports refused', () => {
     expect(hostAndPort('db.example.com:6432', 5432)).to.deep.equal({ hostname: 'db.example.com', port: 6432 });
     expect(hostAndPort('10.0.0.1', 5432)).to.deep.equal({ hostname: '10.0.0.1', port: 5432 });

@@ -3,6 +3,9 @@ import { parseDuration } from '../../lib/duration.js';
 import { isObj, type Obj } from '../../lib/is-obj.js';
 import { joinPath } from '../../lib/object-path.js';
 import { secretProblems, typeName } from '../http-proxy.js';
+import { type MySQLOptions, mysqlParamProblems } from './mysql-params.js';
+
+export type { MySQLOptions };
 
 /** The database drivers of Perses' SQLProxy. */
 export type SqlDriver = 'postgres' | 'mysql' | 'mariadb';
@@ -16,15 +19,6 @@ export interface PostgresOptions {
   prepareThreshold?: number;
   sslMode?: SslMode;
   options?: string;
-}
-
-/** `mysql` and `mariadb` of an SQLProxy spec (Perses' MySQLConfig). */
-export interface MySQLOptions {
-  params?: Record<string, string>;
-  maxAllowedPacket?: number;
-  timeout?: string;
-  readTimeout?: string;
-  writeTimeout?: string;
 }
 
 /** The spec of a `{kind: "SQLProxy"}` block, once `sqlProxySpecProblems` found nothing wrong. */
@@ -124,6 +118,7 @@ function mysqlProblems(v: unknown, path: string): ErrorDetail[] {
   const out = unknownFields(v, path, ['params', 'maxAllowedPacket', 'timeout', 'readTimeout', 'writeTimeout']);
   if (v.params !== undefined && !(isObj(v.params) && Object.values(v.params).every((p) => typeof p === 'string')))
     out.push({ path: joinPath(path, 'params'), message: 'must be an object of name -> string value' });
+  else if (v.params !== undefined) out.push(...mysqlParamProblems(v.params as Record<string, string>, joinPath(path, 'params')));
   if (v.maxAllowedPacket !== undefined && !(Number.isInteger(v.maxAllowedPacket) && (v.maxAllowedPacket as number) >= 0))
     out.push({ path: joinPath(path, 'maxAllowedPacket'), message: 'must be a whole number of bytes' });
   out.push(...durationProblems(v, path, ['timeout', 'readTimeout', 'writeTimeout']));

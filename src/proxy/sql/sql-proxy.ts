@@ -2,12 +2,20 @@ import { createHash } from 'node:crypto';
 import { ApiError, badRequest } from '../../errors.js';
 import type { Credentials } from '../credentials.js';
 import type { DeniedNetworks } from '../denied-networks.js';
-import { postgresPoolConfig, type SqlLimits, type SqlLogin } from './pg-config.js';
+import type { CappedResult } from './capped-query.js';
+import { mysqlConnectionOptions } from './mysql-config.js';
+import { mysqlError } from './mysql-errors.js';
+import { mysqlSettings } from './mysql-params.js';
+import { isMysqlNoTls, MysqlPool } from './mysql-pool.js';
+import { readOnlyMysqlQuery } from './mysql-session.js';
+import { postgresPoolConfig } from './pg-config.js';
+import { isPgNoTls, pgPool } from './pg-pool.js';
 import { sqlError } from './sql-errors.js';
 import { type ObjectEvent, type PoolOwner, SqlPools } from './sql-pools.js';
-import { sqlDriverOf, type SQLProxySpec } from './sql-proxy-spec.js';
+import { type SqlDriver, sqlDriverOf, type SQLProxySpec } from './sql-proxy-spec.js';
 import { readOnlyQuery, type QueryCut } from './sql-session.js';
-import { firstKeyword, READ_KEYWORDS } from './statement.js';
+import { POOL_IDLE_MS, type SqlLimits, type SqlLogin } from './sql-settings.js';
+import { fileWriteKeyword, firstKeyword, READ_KEYWORDS } from './statement.js';
 
 export interface SqlProxyOptions {
   limits: SqlLimits;
@@ -41,10 +49,10 @@ export interface SqlAnswer {
 }
 
 /**
- * Perses' SQL proxy (`{kind: "SQLProxy"}`) for PostgreSQL: a query runs read-only (sql-session.ts)
- * on a pool of the datasource (sql-pools.ts), logged in with its Secret's basicAuth and TLS
- * material only, on addresses the proxy's denylist allows, within the statement timeout and
- * the row and byte caps.
+ * Perses' SQL proxy (`{kind: "SQLProxy"}`) for PostgreSQL, MySQL and MariaDB: a query runs
+ * read-only (sql-session.ts, mysql-session.ts) on a pool of the datasource (sql-pools.ts), logged
+ * in with its Secret's basicAuth and TLS material only, on addresses the proxy's denylist allows,
+ * within the statement timeout and the row and byte caps.
  */
 export class SqlProxy {
   private readonly pools: SqlPools;
@@ -60,28 +68,20 @@ export class SqlProxy {
   }
 
   async query(r: SqlRequest): Promise<SqlAnswer> {
-    const text = checkedQuery(r.query);
     const driver = sqlDriverOf(r.spec);
-    if (driver !== 'postgres') {
-      throw new ApiError(
-        'NotImplemented',
-        `the datasource's driver is ${driver}: dashplane's SQL proxy serves PostgreSQL (driver: postgres) only; MySQL and MariaDB datasources are stored, but not queried`,
-      );
-    }
+    const text = checkedQuery(r.query, driver);
     const login = loginOf(r.credentials, r.secretLabel);
     if (this.inFlight >= this.o.maxConcurrent) throw new ApiError('Unavailable', 'the proxy is busy (proxy.max_concurrent queries in flight); retry shortly', undefined, { 'Retry-After': '1' });
     this.inFlight++;
     try {
-      const { limits, denied } = this.o;
       const fingerprint = createHash('sha256')
         .update(JSON.stringify([r.spec, login]))
         .digest('hex');
-      const mode = r.spec.postgres?.sslMode;
-      const client = await this.pools.acquire(r.owner, fingerprint, (plain) => postgresPoolConfig(r.spec, login, limits, denied, plain), mode === undefined || mode === 'prefer' || mode === 'allow');
-      const result = await readOnlyQuery(client, text, limits, r.cut);
-      return { columns: result.columns, rows: result.rows, ...(result.cut ? { truncated: truncation(result.cut, limits) } : {}) };
+      const result = driver === 'postgres' ? await this.postgres(r, login, text, fingerprint) : await this.mysql(r, driver, login, text, fingerprint);
+      return { columns: result.columns, rows: result.rows, ...(result.cut ? { truncated: truncation(result.cut, this.o.limits) } : {}) };
     } catch (e) {
-      throw sqlError(e, { statementTimeout: this.o.statementTimeout, ...(r.secretLabel ? { secret: r.secretLabel } : {}) });
+      const ctx = { statementTimeout: this.o.statementTimeout, ...(r.secretLabel ? { secret: r.secretLabel } : {}) };
+      throw driver === 'postgres' ? sqlError(e, ctx) : mysqlError(e, { ...ctx, block: driver, query: text });
     } finally {
       this.inFlight--;
     }
@@ -91,17 +91,54 @@ export class SqlProxy {
   close(): Promise<void> {
     return this.pools.close();
   }
+
+  private async postgres(r: SqlRequest, login: SqlLogin, text: string, fingerprint: string): Promise<CappedResult> {
+    const { limits, denied } = this.o;
+    const mode = r.spec.postgres?.sslMode;
+    const fallback = mode === undefined || mode === 'prefer' || mode === 'allow';
+    const client = await this.pools.acquire(r.owner, fingerprint, (plain, single) => pgPool(postgresPoolConfig(r.spec, login, limits, denied, plain), single), fallback ? isPgNoTls : () => false);
+    return readOnlyQuery(client, text, limits, r.cut);
+  }
+
+  private async mysql(r: SqlRequest, driver: 'mysql' | 'mariadb', login: SqlLogin, text: string, fingerprint: string): Promise<CappedResult> {
+    const { limits, denied } = this.o;
+    const settings = mysqlSettings(r.spec[driver]);
+    if (settings.maxAllowedPacket && Buffer.byteLength(text) > settings.maxAllowedPacket) {
+      throw badRequest(`the query is longer than the datasource's ${driver}.maxAllowedPacket (${settings.maxAllowedPacket} bytes): shorten it or raise maxAllowedPacket`);
+    }
+    const factory = (plain: boolean, single: boolean) =>
+      new MysqlPool({
+        options: mysqlConnectionOptions(r.spec, settings, login, limits, denied, plain),
+        max: single ? 1 : limits.maxConnections,
+        idleMs: POOL_IDLE_MS,
+        waitMs: settings.timeoutMs ?? limits.connectTimeoutMs,
+      });
+    const client = await this.pools.acquire(r.owner, fingerprint, factory, settings.tls === 'preferred' ? isMysqlNoTls : () => false);
+    const silences = [settings.readTimeoutMs, settings.writeTimeoutMs].filter((ms): ms is number => ms !== undefined);
+    return readOnlyMysqlQuery(client, text, limits, { variables: settings.variables, ...(silences.length ? { silenceMs: Math.min(...silences) } : {}) }, r.cut);
+  }
 }
 
-/** The `query` of a request: a statement starting with a read keyword (Perses' check; the read-only transaction is the guard). */
-function checkedQuery(query: unknown): string {
+/**
+ * The `query` of a request: a statement starting with a read keyword (Perses' check, with the
+ * driver's comment rules; the read-only transaction is the guard) and, for MySQL and MariaDB,
+ * without INTO OUTFILE or DUMPFILE, which a read-only transaction allows (Perses refuses them too).
+ */
+function checkedQuery(query: unknown, driver: SqlDriver): string {
   if (typeof query !== 'string' || query.trim() === '')
     throw badRequest('the request body must be {"query": "<one SQL statement>"}: query is missing or empty', [{ path: 'query', message: 'is required' }]);
-  const first = firstKeyword(query);
+  const first = firstKeyword(query, driver === 'postgres' ? 'postgres' : 'mysql');
   if (!READ_KEYWORDS.includes(first)) {
     throw badRequest(`the SQL proxy runs read statements only: the query must start with ${READ_KEYWORDS.join(', ')}${first ? ` (it starts with ${first})` : ''}`, [
       { path: 'query', message: 'is not a read statement' },
     ]);
+  }
+  const file = driver === 'postgres' ? '' : fileWriteKeyword(query);
+  if (file) {
+    throw badRequest(
+      `the SQL proxy does not run SELECT ... INTO ${file}, which writes a file on the database server: the query holds the word ${file} (in a string too; write it another way, e.g. CONCAT('${file.slice(0, 3)}', '${file.slice(3)}'))`,
+      [{ path: 'query', message: `holds ${file}` }],
+    );
   }
   return query;
 }

@@ -1,13 +1,14 @@
+import type pg from 'pg';
 import { ApiError } from '../../errors.js';
 import { CappedQuery, type CappedResult } from './capped-query.js';
-import type { SqlLimits } from './pg-config.js';
+import type { SqlLimits } from './sql-settings.js';
 import type { PooledClient } from './sql-pools.js';
 
 /** How long after the statement timeout a silent database connection is given up. */
 const STALL_GRACE_MS = 5_000;
 
 /** Ends the transaction and resets the session (DISCARD ALL cannot share a simple query with ROLLBACK: it would run in a transaction block). */
-async function reset(client: PooledClient['client']): Promise<void> {
+async function reset(client: pg.PoolClient): Promise<void> {
   await client.query('ROLLBACK');
   await client.query('DISCARD ALL');
 }
@@ -25,7 +26,7 @@ export interface QueryCut {
  * locks, prepared statements, LISTEN) outlives the request. A connection that failed, was cut by
  * the byte cap, stalled past the timeout or lost its caller is closed, never reused.
  */
-export async function readOnlyQuery(c: PooledClient, text: string, limits: SqlLimits, cut?: QueryCut): Promise<CappedResult> {
+export async function readOnlyQuery(c: PooledClient<pg.PoolClient>, text: string, limits: SqlLimits, cut?: QueryCut): Promise<CappedResult> {
   const { client } = c;
   const ms = Math.max(1, Math.floor(limits.statementTimeoutMs));
   const kill = () => (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
