@@ -6,6 +6,9 @@ import { CliError } from './errors.js';
 import { fromOperator, isOperatorResource } from './operator.js';
 import { lineFinder, parsePieces, type RawPiece } from './yaml-pieces.js';
 import { isObj, type Obj } from '../src/lib/is-obj.js';
+import { splitPath } from './path-syntax.js';
+
+export { splitPath };
 
 /** One resource read from a file, with where it came from. */
 export interface Manifest {
@@ -135,18 +138,6 @@ function addManifests(file: string, pieces: RawPiece[], lines: ReturnType<typeof
     if (typeof piece.value.apiVersion === 'string') return void out.skipped.push(`${at}: ${piece.value.apiVersion} ${String(piece.value.kind)} is not a Perses resource; skipped`);
     out.manifests.push({ ...base, object: piece.value, lineOf: lookup(splitPath) });
   });
-}
-
-/** `spec.panels["a b"].x[0]` -> ['spec', 'panels', 'a b', 'x', 0] (the server's path syntax). */
-export function splitPath(path: string): (string | number)[] {
-  const out: (string | number)[] = [];
-  const re = /\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.?([^.[\]]+)/g;
-  for (let m = re.exec(path); m; m = re.exec(path)) {
-    if (m[1] !== undefined) out.push(Number(m[1]));
-    else if (m[2] !== undefined) out.push(JSON.parse(m[2]) as string);
-    else if (m[3] !== undefined && m[3] !== '(root)') out.push(m[3]);
-  }
-  return out;
 }
 
 /** All of standard input. */
