@@ -15,6 +15,8 @@ export interface DashboardOptions {
   title?: string;
   /** `spec.display.description`. */
   description?: string;
+  /** The whole `spec.display`, for what title and description do not say (they are added to it). */
+  display?: Display;
   /** Default time range, such as `'1h'` (the server uses 1h when absent). */
   duration?: string;
   refreshInterval?: string;
@@ -35,7 +37,7 @@ export interface DashboardOptions {
 
 /** A Dashboard resource. Panel keys and grid positions are computed; nothing the server sets is written. */
 export function dashboard(options: DashboardOptions): Dashboard {
-  const { name, project, tags, title, description, groups = [], layouts = [], panels: extra = {}, ...rest } = options;
+  const { name, project, tags, title, description, display: ownDisplay, groups = [], layouts = [], panels: extra = {}, ...rest } = options;
   if (typeof name !== 'string' || !name) throw new Error('dashboard(): name is required (metadata.name), e.g. dashboard({ name: "service-overview", ... })');
   const keys = assignKeys(groups, extra);
   const panels: Record<string, Panel> = { ...extra };
@@ -56,12 +58,13 @@ const panelOf = (x: Panel | PlacedPanel): Panel => (isPlaced(x) ? x.panel : x);
 
 /**
  * The key of every panel of the groups: its own (`panel({key})`) first, then one derived from its
- * title, unique in the dashboard. A panel object placed twice keeps one key.
+ * title, unique in the dashboard. A panel object placed twice keeps one key; one that is also in
+ * `panels` has the key it has there.
  */
 function assignKeys(groups: readonly PanelGroup[], extra: Record<string, Panel>): Map<Panel, string> {
   const all = groups.flatMap((g) => g.panels.map(panelOf));
   const used = new Set(Object.keys(extra));
-  const keys = new Map<Panel, string>();
+  const keys = new Map<Panel, string>(Object.entries(extra).map(([k, p]) => [p, k]));
   for (const p of all) {
     const own = hintsOf(p).key;
     if (own === undefined || keys.has(p)) continue;

@@ -9,6 +9,8 @@ export interface PanelOptions {
   title?: string;
   /** `spec.display.description`. */
   description?: string;
+  /** The whole `spec.display`, for what title and description do not say (they are added to it). */
+  display?: Display;
   /** The panel's key in `spec.panels` (default: from the title, made unique in the dashboard). */
   key?: string;
   /** The visualisation: `timeSeriesChart({...})`, `statChart({...})`, `markdown({...})`... */

@@ -162,6 +162,16 @@ export const PLUGIN_TYPES = {
   Canvas: 'Panel',
 } as const;
 
+/** Other names of plugin kinds (no builder of their own): synonym -> kind. */
+export const PLUGIN_SYNONYMS: Readonly<Record<string, string>> = {
+  MetricsDatasource: 'PrometheusDatasource',
+  MetricsTimeSeriesQuery: 'PrometheusTimeSeriesQuery',
+  MetricsLabelValuesVariable: 'PrometheusLabelValuesVariable',
+  MetricsLabelNamesVariable: 'PrometheusLabelNamesVariable',
+  MetricsPromQLVariable: 'PrometheusPromQLVariable',
+  PostgresDatasource: 'SQLDatasource',
+};
+
 /** For plugins whose spec has a `datasource` selector: the datasource kind a name refers to. */
 export const DATASOURCE_KINDS: Readonly<Record<string, string>> = {
   PrometheusTimeSeriesQuery: 'PrometheusDatasource',
