@@ -42,6 +42,8 @@ export interface Loaded {
 }
 
 const EXTENSIONS = /\.(ya?ml|json|m?ts)$/i;
+/** What a directory of dashboards-as-code also holds: never resources. */
+const NOT_RESOURCES = /^(node_modules|package(-lock)?\.json|tsconfig(\..*)?\.json)$|\.d\.m?ts$/i;
 
 /**
  * Every resource in the given paths: files, directories (recursively: *.yaml, *.yml, *.json,
@@ -120,7 +122,7 @@ function expand(p: string): string[] {
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (e.name.startsWith('.') || e.name === 'node_modules' || /\.d\.m?ts$/i.test(e.name)) continue;
+      if (e.name.startsWith('.') || NOT_RESOURCES.test(e.name)) continue;
       const full = join(dir, e.name);
       if (e.isDirectory()) walk(full);
       else if (EXTENSIONS.test(e.name)) files.push(full);

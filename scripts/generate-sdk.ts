@@ -48,7 +48,8 @@ function manifestMetadata(s: Json): Json {
 /** `allOf` made only of `if {K: const C} then {...}` branches -> `oneOf` of the base narrowed to each C. */
 function discriminated(s: Json): Json {
   const branches = s.allOf as Json[] | undefined;
-  if (!branches?.length || !branches.every((b) => b.if && b.then && Object.keys(b.if.properties ?? {}).length === 1)) return s;
+  const isConst = (b: Json) => b.if && b.then && Object.keys(b.if.properties ?? {}).length === 1 && Object.values(b.if.properties as Json)[0].const !== undefined;
+  if (!branches?.length || !branches.every(isConst)) return s;
   const { allOf: _, ...base } = s;
   const oneOf = branches.map((b) => {
     const [key, cond] = Object.entries(b.if.properties as Json)[0];
@@ -104,6 +105,8 @@ function sdkSchemas(): { all: Map<string, Json>; kinds: Json[]; plugins: Json[] 
   const plugins = readDir('plugins');
   for (const s of [...readDir('defs'), ...kinds, ...plugins]) {
     let t = discriminated(manifestMetadata(s));
+    // a plugin reference is the SDK's Plugin: typed by kind, and any of them fits where a plugin goes
+    if (s.$id === `${ID_BASE}defs/plugin.json`) t = { ...t, tsType: 'SdkPlugin' };
     if (t.definitions) t = { ...t, definitions: Object.fromEntries(Object.entries(t.definitions as Json).map(([k, d]) => [k, mergedPatch(discriminated(d), s)])) };
     all.set(s.$id, t);
   }
@@ -120,7 +123,7 @@ async function typesSource(): Promise<string> {
     properties: Object.fromEntries([...kinds, ...plugins.filter((p) => p.title !== 'PluginCommonDefinitions')].map((s) => [s.title, { $ref: s.$id }])),
   };
   return compile(root as never, 'DashplaneSdkTypes', {
-    bannerComment: HEADER.trim(),
+    bannerComment: `${HEADER.trim()}\n\nimport type { Plugin as SdkPlugin } from '../plugin.js';`,
     additionalProperties: false,
     declareExternallyReferenced: true,
     format: true,

@@ -5,7 +5,8 @@ import { traced } from './origin.js';
 /** A plugin (panel, query, variable or datasource type) with its spec, as a resource carries it. */
 export interface Plugin<K extends string = string> {
   kind: K;
-  spec: K extends keyof PluginSpecs ? PluginSpecs[K] : Record<string, unknown>;
+  /** The spec of the plugin's kind; any object for a kind the catalog does not know. */
+  spec: K extends keyof PluginSpecs ? PluginSpecs[K] : object;
   metadata?: { version?: string; registry?: string };
 }
 
