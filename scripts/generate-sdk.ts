@@ -106,7 +106,7 @@ function sdkSchemas(): { all: Map<string, Json>; kinds: Json[]; plugins: Json[] 
   for (const s of [...readDir('defs'), ...kinds, ...plugins]) {
     let t = discriminated(manifestMetadata(s));
     // a plugin reference is the SDK's Plugin: typed by kind, and any of them fits where a plugin goes
-    if (s.$id === `${ID_BASE}defs/plugin.json`) t = { ...t, tsType: 'SdkPlugin' };
+    if (s.$id === `${ID_BASE}defs/plugin.json`) t = { ...t, tsType: '{ kind: string; spec: object; metadata?: { version?: string; registry?: string } }' };
     if (t.definitions) t = { ...t, definitions: Object.fromEntries(Object.entries(t.definitions as Json).map(([k, d]) => [k, mergedPatch(discriminated(d), s)])) };
     all.set(s.$id, t);
   }
@@ -123,7 +123,7 @@ async function typesSource(): Promise<string> {
     properties: Object.fromEntries([...kinds, ...plugins.filter((p) => p.title !== 'PluginCommonDefinitions')].map((s) => [s.title, { $ref: s.$id }])),
   };
   return compile(root as never, 'DashplaneSdkTypes', {
-    bannerComment: `${HEADER.trim()}\n\nimport type { Plugin as SdkPlugin } from '../plugin.js';`,
+    bannerComment: HEADER.trim(),
     additionalProperties: false,
     declareExternallyReferenced: true,
     format: true,
@@ -162,16 +162,16 @@ const firstSentence = (text: string | undefined): string =>
     .replace(/^(.*?\.)\s.*$/, '$1')
     .replace(/\*\//g, '*\\/');
 
-/** sdk/generated/plugins.ts: the catalog as types and data, and one builder per plugin kind. */
-function pluginsSource(): string {
+/** sdk/generated/catalog.ts (the catalog as types and data) and sdk/generated/plugins.ts (one builder per plugin kind). */
+function pluginsSource(): { catalog: string; builders: string } {
   const catalog = JSON.parse(readFileSync(join(SCHEMAS_DIR, 'plugins', 'catalog.json'), 'utf8')) as CatalogEntry[];
   const schemaOf = (file: string): Json => JSON.parse(readFileSync(join(SCHEMAS_DIR, 'plugins', file), 'utf8')) as Json;
   const common = schemaOf('common.json');
   const specType = (e: CatalogEntry) => (e.schema ? (schemaOf(e.schema).title as string) : 'OpenPluginSpec');
+  const specImports = `import type { ${[...new Set(catalog.filter((e) => e.schema).map(specType))].sort().join(', ')} } from './types.js';`;
   const lines = [
     HEADER,
-    `import { plugin, type Plugin } from '../plugin.js';`,
-    `import type { ${[...new Set(catalog.filter((e) => e.schema).map(specType))].sort().join(', ')} } from './types.js';`,
+    specImports,
     '',
     '/** The spec of a plugin whose schema the server does not know: any object. */',
     'export type OpenPluginSpec = Record<string, unknown>;',
@@ -198,12 +198,14 @@ function pluginsSource(): string {
       return k ? [`  ${e.kind}: '${k}',`] : [];
     }),
     '};',
+    '',
   ];
+  const builders = [HEADER, `import { plugin, type Plugin } from '../plugin.js';`, `import type { OpenPluginSpec } from './catalog.js';`, specImports];
   for (const e of catalog.filter((x) => !x.synonymOf)) {
     const schema = e.schema ? schemaOf(e.schema) : undefined;
     const optional = !schema || (!(schema.required as string[] | undefined)?.length && !schema.oneOf && !schema.anyOf && !schema.allOf);
     const doc = schema ? firstSentence(schema.description as string) : `A ${e.type} plugin whose spec the server does not check.`;
-    lines.push(
+    builders.push(
       '',
       `/** ${e.kind} (${e.type}). ${doc} */`,
       `export function ${builderName(e.kind)}(spec: ${specType(e)}${optional ? ' = {}' : ''}): Plugin<'${e.kind}'> {`,
@@ -211,7 +213,7 @@ function pluginsSource(): string {
       '}',
     );
   }
-  return `${lines.join('\n')}\n`;
+  return { catalog: lines.join('\n'), builders: `${builders.join('\n')}\n` };
 }
 
 /** sdk/generated/kinds.ts: every kind the server serves, its manifest type and its scope. */
@@ -239,7 +241,8 @@ function kindsSource(): string {
 export async function generateSdk(): Promise<Map<string, string>> {
   return new Map([
     ['sdk/generated/types.ts', await typesSource()],
-    ['sdk/generated/plugins.ts', pluginsSource()],
+    ['sdk/generated/catalog.ts', pluginsSource().catalog],
+    ['sdk/generated/plugins.ts', pluginsSource().builders],
     ['sdk/generated/kinds.ts', kindsSource()],
   ]);
 }

@@ -15,5 +15,6 @@ export { keyFromTitle, flow, widthFor, GRID_COLUMNS, type Cell } from './layout.
 export { originOf } from './origin.js';
 export type { BuildContext } from './build-context.js';
 export * from './generated/plugins.js';
+export * from './generated/catalog.js';
 export type { Resources } from './generated/kinds.js';
 export type * from './generated/types.js';

@@ -1,5 +1,5 @@
 import type { Plugin } from './plugin.js';
-import { PLUGIN_TYPES } from './generated/plugins.js';
+import { PLUGIN_TYPES } from './generated/catalog.js';
 import type { Display, Link, Panel, PanelQuery } from './generated/types.js';
 import { traced } from './origin.js';
 

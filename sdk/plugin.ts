@@ -1,5 +1,4 @@
-import type { PluginSpecs } from './generated/plugins.js';
-import { DATASOURCE_KINDS } from './generated/plugins.js';
+import { DATASOURCE_KINDS, type PluginSpecs } from './generated/catalog.js';
 import { traced } from './origin.js';
 
 /** A plugin (panel, query, variable or datasource type) with its spec, as a resource carries it. */

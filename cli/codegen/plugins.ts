@@ -1,4 +1,4 @@
-import { DATASOURCE_KINDS, PLUGIN_SYNONYMS, PLUGIN_TYPES } from '../../sdk/generated/plugins.js';
+import { DATASOURCE_KINDS, PLUGIN_SYNONYMS, PLUGIN_TYPES } from '../../sdk/generated/catalog.js';
 import { builderName } from '../../sdk/names.js';
 import { call, data, object, type Node } from './print.js';
 import { isObj, type Obj } from '../../src/lib/is-obj.js';
