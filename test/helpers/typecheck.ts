@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../../src/paths.js';
 
 /**
- * Makes `dir` a TypeScript project whose `dashplane` dependency is this package (a symlink in
- * node_modules, as `npm install dashplane` would put it): `dashplane/sdk` then resolves through
- * package.json's exports to the built dist/sdk and its declarations.
+ * Makes `dir` a TypeScript project whose `dashplane` dependency is `pkg` (default: this package; a
+ * symlink in node_modules, as `npm install dashplane` would put it): `dashplane/sdk` then resolves
+ * through package.json's exports to the built dist/sdk and its declarations.
  */
-export function sdkProject(dir: string): void {
+export function sdkProject(dir: string, pkg = PACKAGE_ROOT): void {
   mkdirSync(join(dir, 'node_modules'), { recursive: true });
-  symlinkSync(PACKAGE_ROOT, join(dir, 'node_modules', 'dashplane'), 'dir');
+  symlinkSync(pkg, join(dir, 'node_modules', 'dashplane'), 'dir');
   writeFileSync(join(dir, 'package.json'), '{"type": "module"}\n');
   writeFileSync(
     join(dir, 'tsconfig.json'),
