@@ -6,6 +6,9 @@ import { CliError } from './errors.js';
 import { fromOperator, isOperatorResource } from './operator.js';
 import { lineFinder, parsePieces, type RawPiece } from './yaml-pieces.js';
 import { isObj, type Obj } from '../src/lib/is-obj.js';
+import { splitPath } from './path-syntax.js';
+
+export { splitPath };
 
 /** One resource read from a file, with where it came from. */
 export interface Manifest {
@@ -21,10 +24,13 @@ export interface Manifest {
   convertedFrom?: string;
   /** The line (1-based) of a dotted JSON path in the file, when it can be found. */
   lineOf(path: string): number | undefined;
+  /** Built from TypeScript: the `file:line` of the code that made the value at a JSON path. */
+  sourceOf?(path: string): string | undefined;
 }
 
 /** `file.yaml#2` (only with several resources in the file), plus `:line` when known. */
 export function where(m: Manifest, path?: string): string {
+  if (m.sourceOf) return m.sourceOf(path ?? '') ?? m.file;
   const line = path === undefined ? (m.ofFile > 1 ? m.lineOf('') : undefined) : m.lineOf(path);
   return `${m.file}${m.ofFile > 1 ? `#${m.index}` : ''}${line ? `:${line}` : ''}`;
 }
@@ -35,12 +41,16 @@ export interface Loaded {
   skipped: string[];
 }
 
-const EXTENSIONS = /\.(ya?ml|json)$/i;
+const EXTENSIONS = /\.(ya?ml|json|m?ts)$/i;
+/** What a directory of dashboards-as-code also holds: never resources. */
+const NOT_RESOURCES = /^(node_modules|package(-lock)?\.json|tsconfig(\..*)?\.json)$|\.d\.m?ts$/i;
 
 /**
  * Every resource in the given paths: files, directories (recursively: *.yaml, *.yml, *.json,
- * hidden entries skipped) and `-` for standard input. JSON objects and arrays, multi-document
- * YAML, Kubernetes `List`s and perses-operator `Perses*` custom resources. A file that cannot be
+ * *.ts, *.mts; hidden entries and node_modules skipped) and `-` for standard input. JSON objects
+ * and arrays, multi-document YAML, Kubernetes `List`s, perses-operator `Perses*` custom
+ * resources, and TypeScript files, run (cli/ts-build.ts) for the resources they export by
+ * default (in a directory, a TypeScript file without a default export is a library: skipped). A file that cannot be
  * parsed stops everything with its name and position, and so does an input (a file, a directory,
  * stdin) holding no resource at all.
  */
@@ -53,9 +63,13 @@ export async function loadManifests(paths: readonly string[], stdin: () => Promi
     else for (const file of expand(p)) inputs.push({ file, arg });
   }
   const found = paths.map(() => 0);
-  const onDisk = inputs.filter((x) => !('text' in x)).map((x) => x.file);
+  const onDisk = inputs.filter((x) => !('text' in x) && !isTs(x.file)).map((x) => x.file);
   const parsed = onDisk.length >= WORKER_THRESHOLD ? await parseInWorkers(onDisk) : new Map<string, RawPiece[] | string>();
   for (const input of inputs) {
+    if (isTs(input.file)) {
+      found[input.arg] += await addBuilt(input.file, !statSync(paths[input.arg]).isDirectory(), out);
+      continue;
+    }
     const text = 'text' in input ? () => input.text : () => readFileSync(input.file, 'utf8');
     let pieces = parsed.get(input.file);
     if (typeof pieces === 'string') throw new CliError(pieces);
@@ -108,15 +122,32 @@ function expand(p: string): string[] {
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (e.name.startsWith('.')) continue;
+      if (e.name.startsWith('.') || NOT_RESOURCES.test(e.name)) continue;
       const full = join(dir, e.name);
       if (e.isDirectory()) walk(full);
       else if (EXTENSIONS.test(e.name)) files.push(full);
     }
   };
   walk(p);
-  if (!files.length) throw new CliError(`${p}: no *.yaml, *.yml or *.json files in this directory`);
+  if (!files.length) throw new CliError(`${p}: no *.yaml, *.yml, *.json, *.ts or *.mts files in this directory`);
   return files.map((f) => (relative(process.cwd(), f).startsWith('..') ? f : relative(process.cwd(), f) || f));
+}
+
+const isTs = (file: string): boolean => /\.m?ts$/i.test(file);
+
+/** Runs a TypeScript file and adds what it exports; how many resources that was. */
+async function addBuilt(file: string, explicit: boolean, out: Loaded): Promise<number> {
+  const { buildFile } = await import('./ts-build.js');
+  const built = await buildFile(file, explicit);
+  if (!built) return 0;
+  built.resources.forEach((object, index) => {
+    const base = { file, index, ofFile: built.resources.length, lineOf: () => undefined, sourceOf: (path: string) => built.sourceOf(index, path) };
+    if (!isOperatorResource(object)) return void out.manifests.push({ ...base, object });
+    const converted = fromOperator(object);
+    if (!converted) return void out.skipped.push(`${file}#${index}: ${String(object.kind)} is not a kind dashctl can convert; skipped`);
+    out.manifests.push({ ...base, object: converted.object, convertedFrom: String(object.kind) });
+  });
+  return built.resources.length;
 }
 
 function addManifests(file: string, pieces: RawPiece[], lines: ReturnType<typeof lineFinder>, out: Loaded): void {
@@ -135,18 +166,6 @@ function addManifests(file: string, pieces: RawPiece[], lines: ReturnType<typeof
     if (typeof piece.value.apiVersion === 'string') return void out.skipped.push(`${at}: ${piece.value.apiVersion} ${String(piece.value.kind)} is not a Perses resource; skipped`);
     out.manifests.push({ ...base, object: piece.value, lineOf: lookup(splitPath) });
   });
-}
-
-/** `spec.panels["a b"].x[0]` -> ['spec', 'panels', 'a b', 'x', 0] (the server's path syntax). */
-export function splitPath(path: string): (string | number)[] {
-  const out: (string | number)[] = [];
-  const re = /\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.?([^.[\]]+)/g;
-  for (let m = re.exec(path); m; m = re.exec(path)) {
-    if (m[1] !== undefined) out.push(Number(m[1]));
-    else if (m[2] !== undefined) out.push(JSON.parse(m[2]) as string);
-    else if (m[3] !== undefined && m[3] !== '(root)') out.push(m[3]);
-  }
-  return out;
 }
 
 /** All of standard input. */

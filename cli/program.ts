@@ -1,11 +1,13 @@
 import { Command } from 'commander';
 import { makeApplyCommand } from './commands/apply.js';
 import { makeAuditCommand } from './commands/audit.js';
+import { makeBuildCommand } from './commands/build.js';
 import { makeCompletionCommand } from './commands/completion.js';
 import { makeDeleteCommand } from './commands/delete.js';
 import { makeDescribeCommand } from './commands/describe.js';
 import { makeDiffCommand } from './commands/diff.js';
 import { makeEditCommand } from './commands/edit.js';
+import { makeGenerateCommand } from './commands/generate.js';
 import { makeGetCommand } from './commands/get.js';
 import { makeHistoryCommand } from './commands/history.js';
 import { makeLintCommand } from './commands/lint.js';
@@ -43,6 +45,8 @@ export function buildProgram(env: Env): Command {
     makeAuditCommand,
     makeTokenCommand,
     makeLintCommand,
+    makeBuildCommand,
+    makeGenerateCommand,
     makeMigrateCommand,
     makeVersionCommand,
     makeCompletionCommand,

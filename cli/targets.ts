@@ -124,7 +124,8 @@ export function describeFailure(t: { m: Manifest; label?: string }, e: unknown):
   if (http && http.name === 'HttpError') {
     const details = http.details.map((d) => {
       const line = t.m.lineOf(d.path);
-      return `    ${d.path}: ${d.message}${line ? `  (${t.m.file}:${line})` : ''}`;
+      const at = t.m.sourceOf ? t.m.sourceOf(d.path) : line ? `${t.m.file}:${line}` : undefined;
+      return `    ${d.path}: ${d.message}${at ? `  (${at})` : ''}`;
     });
     return [`${head}: ${headline(http)} (${http.status}${http.reason ? ` ${http.reason}` : ''})`, ...details].join('\n');
   }

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { envVarOf, NAMED_ENV_VARS } from '../src/config.js';
 import { PACKAGE_ROOT, SCHEMAS_DIR } from '../src/paths.js';
+import { sdkReferenceMarkdown } from './sdk-reference.js';
 
 interface Schema {
   type?: string | string[];
@@ -193,6 +194,7 @@ export function generateDocs(): Map<string, string> {
   return new Map([
     ['docs/configuration.md', configurationMarkdown()],
     ['docs/security.md', securityMarkdown(readFileSync(security, 'utf8'))],
+    ['docs/sdk-reference.md', sdkReferenceMarkdown()],
   ]);
 }
 

@@ -1,13 +1,15 @@
 /**
- * `npm run gen`: schemas/ -> src/kinds/generated/ (TypeScript types and ajv standalone validators).
+ * `npm run gen`: schemas/ -> src/kinds/generated/ (TypeScript types and ajv standalone validators)
+ * and sdk/generated/ (the SDK's types and plugin builders, scripts/generate-sdk.ts).
  * The output is committed; test/generated.test.ts fails when it is stale.
  */
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { Ajv } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { compile } from 'json-schema-to-typescript';
 import { PACKAGE_ROOT, SCHEMAS_DIR } from '../src/paths.js';
+import { generateSdk } from './generate-sdk.js';
 
 const ID_BASE = 'https://dashplane.dev/schemas/';
 export const GENERATED_DIR = join(PACKAGE_ROOT, 'src', 'kinds', 'generated');
@@ -121,12 +123,13 @@ export async function generate(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   out.set(relative(PACKAGE_ROOT, join(GENERATED_DIR, 'validators.ts')), validatorsSource(all, kinds, config));
   out.set(relative(PACKAGE_ROOT, join(GENERATED_DIR, 'types.ts')), await typesSource(all, kinds, config));
+  for (const [file, content] of await generateSdk()) out.set(file, content);
   return out;
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  mkdirSync(GENERATED_DIR, { recursive: true });
   for (const [file, content] of await generate()) {
+    mkdirSync(dirname(join(PACKAGE_ROOT, file)), { recursive: true });
     writeFileSync(join(PACKAGE_ROOT, file), content);
     console.log(`wrote ${file}`);
   }

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { dashctl } from './helpers/dashctl.js';
 import { tempDir } from './helpers/server.js';
+import { sdkProject, typeErrors } from './helpers/typecheck.js';
 import { waitFor } from './helpers/wait.js';
 
 /**
@@ -37,6 +38,9 @@ describe('npm pack + npm install -g of the tarball puts dashctl and dashplane on
       'package/dist/cli/bin/dashctl.js',
       'package/dist/src/bin/dashplane.js',
       'package/dist/src/kinds/index.js',
+      'package/dist/sdk/index.js',
+      'package/dist/sdk/index.d.ts',
+      'package/dist/sdk/generated/types.d.ts',
       'package/schemas/config.json',
       'package/ui/dist/index.html',
       'package/examples/config.yaml',
@@ -45,8 +49,8 @@ describe('npm pack + npm install -g of the tarball puts dashctl and dashplane on
       expect(files, f).to.include(f);
     }
     expect(
-      files.filter((f) => /\/test\/|\.test\.js$|\.ts$|^package\/(src|cli|bench|scripts)\//.test(f)),
-      'tests and sources',
+      files.filter((f) => /\/test\/|\.test\.js$|^package\/(?!examples\/).*(?<!\.d)\.ts$|^package\/(src|cli|bench|scripts)\//.test(f)),
+      'tests and sources (the TypeScript of examples/dac aside)',
     ).to.deep.equal([]);
   });
 
@@ -73,5 +77,27 @@ describe('npm pack + npm install -g of the tarball puts dashctl and dashplane on
     } finally {
       server.kill();
     }
+  });
+
+  it('the installed package serves dashplane/sdk: imported by Node and type-checked by tsc in a project, and dashctl build uses its own copy in an empty folder', () => {
+    const installed = join(tmp.path, 'prefix', 'lib', 'node_modules', 'dashplane');
+    const project = join(tmp.path, 'project');
+    sdkProject(project, installed);
+    writeFileSync(
+      join(project, 'board.ts'),
+      `import { dashboard, panelGroup, panel, markdown } from 'dashplane/sdk';\nexport default dashboard({ name: 'b', groups: [panelGroup({ panels: [panel({ title: 'Hi', plugin: markdown({ text: 'x' }) })] })] });\n`,
+    );
+    expect([...typeErrors(project).values()].flat()).to.deep.equal([]);
+    const imported = spawnSync(process.execPath, ['--input-type=module', '-e', "const s = await import('dashplane/sdk'); console.log(import.meta.resolve('dashplane/sdk'), typeof s.dashboard)"], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    expect(imported.stdout.trim(), imported.stderr).to.match(/\/node_modules\/dashplane\/dist\/sdk\/index\.js function$/);
+    const empty = join(tmp.path, 'empty');
+    mkdirSync(empty);
+    writeFileSync(join(empty, 'board.ts'), readFileSync(join(project, 'board.ts')));
+    const built = spawnSync(join(tmp.path, 'prefix', 'bin', 'dashctl'), ['build', '-f', 'board.ts', '-o', 'json'], { cwd: empty, encoding: 'utf8' });
+    expect(built.status, built.stderr).to.equal(0);
+    expect(JSON.parse(built.stdout).spec.panels.hi.spec.plugin).to.deep.equal({ kind: 'Markdown', spec: { text: 'x' } });
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Every import of src/ and cli/ runs downward through the layers of docs/architecture.md
+ * Every import of src/, sdk/ and cli/ runs downward through the layers of docs/architecture.md
  * ("Layers"), and no module reaches itself through its imports. The table below is that section's;
  * a test also checks the two agree.
  */
@@ -14,7 +14,7 @@ import { PACKAGE_ROOT } from '../src/paths.js';
  * of its own line. A path is in the unit of its longest matching prefix.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['src/errors.ts', 'src/paths.ts', 'src/kinds/generated/'],
+  ['src/errors.ts', 'src/paths.ts', 'src/kinds/generated/', 'sdk/'],
   ['src/lib/', 'src/build-info.ts'],
   ['src/config.ts+src/config-perses.ts'],
   ['src/storage/', 'src/access/', 'src/proxy/', 'src/plugins/', 'src/migrate/'],
@@ -165,7 +165,7 @@ function importsOf(source: string): string[] {
 /** Every import edge between product modules: from -> to, both repository paths. */
 function edges(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of [...modules('src'), ...modules('cli')]) {
+  for (const file of [...modules('src'), ...modules('sdk'), ...modules('cli')]) {
     const targets = importsOf(readFileSync(join(PACKAGE_ROOT, file), 'utf8')).map((s) =>
       normalize(join(dirname(file), s))
         .split('\\')

@@ -2,20 +2,24 @@ import { Command, Option } from 'commander';
 import { toHttpError } from '../api-client.js';
 import type { Env } from '../env.js';
 import type { HttpError } from '../errors.js';
-import { loadManifests, where } from '../manifests.js';
+import { loadManifests, where, type Loaded } from '../manifests.js';
 import { paint } from '../output.js';
 import { mapPool } from '../pool.js';
 import { describeFailure, resolveTargets, type Target } from '../targets.js';
 import { isObj } from '../../src/lib/is-obj.js';
 import { collect } from './apply.js';
 
-interface LintFlags {
-  filename: string[];
+/** How resources are checked: offline with the server's code, or `online` by the server. */
+export interface CheckFlags {
   online?: boolean;
   pluginSchemasDir?: string;
   secretFilesDir?: string;
   verbose?: boolean;
   output: 'text' | 'json';
+}
+
+interface LintFlags extends CheckFlags {
+  filename: string[];
 }
 
 /**
@@ -32,56 +36,61 @@ export function makeLintCommand(env: Env): Command {
     .option('--secret-files-dir <dir>', "as the server's security.secret_files_dir (*File secret fields)")
     .option('-v, --verbose', 'also list the valid resources')
     .addOption(new Option('-o, --output <format>', 'text, or json: [{file, index, kind, name, valid, message?, details?}]').choices(['text', 'json']).default('text'))
-    .action(async (flags: LintFlags) => {
-      const ctx = env.ctx();
-      const io = ctx.io;
-      const loaded = await loadManifests(flags.filename);
-      for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
-      const { targets, unresolved } = resolveTargets(loaded.manifests, {}, false);
-      for (const u of unresolved) io.err(`${where(u.m)}: ${u.message}\n`);
-      const check = flags.online ? online(env) : offline(flags);
-      const errors = await mapPool(targets, 16, async (t) => check(t));
-      if (flags.output === 'json') {
-        const report = [
-          ...unresolved.map((u) => ({
-            file: u.m.file,
-            index: u.m.index,
-            kind: u.m.object.kind,
-            name: isObj(u.m.object.metadata) ? u.m.object.metadata.name : undefined,
-            valid: false,
-            message: u.message,
-            details: [],
-          })),
-          ...targets.map((t, i) => ({
-            file: t.m.file,
-            index: t.m.index,
-            kind: t.d.kind,
-            name: t.name,
-            valid: !errors[i],
-            ...(errors[i] ? { message: errors[i]!.message, details: errors[i]!.details } : {}),
-          })),
-        ];
-        io.out(`${JSON.stringify(report, null, 2)}\n`);
-        if (report.some((r) => !r.valid)) process.exitCode = 1;
-        return;
-      }
-      let invalid = unresolved.length;
-      targets.forEach((t, i) => {
-        const e = errors[i];
-        if (e) {
-          invalid++;
-          io.err(`${describeFailure(t, e)}\n`);
-        } else if (flags.verbose) {
-          io.out(`${where(t.m)} ${t.label} ${paint(io.tty, 'green', 'valid')}\n`);
-        }
-      });
-      const total = targets.length + unresolved.length;
-      io.out(`${total} resource(s) checked${flags.online ? ' by the server' : ''}, ${invalid} invalid\n`);
-      if (invalid) process.exitCode = 1;
-    });
+    .action(async (flags: LintFlags) => checkResources(env, await loadManifests(flags.filename), flags));
 }
 
-function offline(flags: LintFlags): (t: Target) => Promise<HttpError | undefined> {
+/**
+ * Checks loaded resources and reports each invalid one with its file and line (for resources
+ * built from TypeScript, the line of the code that made the value); exit code 1 when any is
+ * invalid. `lint` and `build --check` share it.
+ */
+export async function checkResources(env: Env, loaded: Loaded, flags: CheckFlags): Promise<void> {
+  const io = env.ctx().io;
+  for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
+  const { targets, unresolved } = resolveTargets(loaded.manifests, {}, false);
+  for (const u of unresolved) io.err(`${where(u.m)}: ${u.message}\n`);
+  const check = flags.online ? online(env) : offline(flags);
+  const errors = await mapPool(targets, 16, async (t) => check(t));
+  if (flags.output === 'json') {
+    const report = [
+      ...unresolved.map((u) => ({
+        file: u.m.file,
+        index: u.m.index,
+        kind: u.m.object.kind,
+        name: isObj(u.m.object.metadata) ? u.m.object.metadata.name : undefined,
+        valid: false,
+        message: u.message,
+        details: [],
+      })),
+      ...targets.map((t, i) => ({
+        file: t.m.file,
+        index: t.m.index,
+        kind: t.d.kind,
+        name: t.name,
+        valid: !errors[i],
+        ...(errors[i] ? { message: errors[i]!.message, details: errors[i]!.details } : {}),
+      })),
+    ];
+    io.out(`${JSON.stringify(report, null, 2)}\n`);
+    if (report.some((r) => !r.valid)) process.exitCode = 1;
+    return;
+  }
+  let invalid = unresolved.length;
+  targets.forEach((t, i) => {
+    const e = errors[i];
+    if (e) {
+      invalid++;
+      io.err(`${describeFailure(t, e)}\n`);
+    } else if (flags.verbose) {
+      io.out(`${where(t.m)} ${t.label} ${paint(io.tty, 'green', 'valid')}\n`);
+    }
+  });
+  const total = targets.length + unresolved.length;
+  io.out(`${total} resource(s) checked${flags.online ? ' by the server' : ''}, ${invalid} invalid\n`);
+  if (invalid) process.exitCode = 1;
+}
+
+function offline(flags: CheckFlags): (t: Target) => Promise<HttpError | undefined> {
   // loaded here, not with dashctl: the server's validation code (plugin schemas, the service) is
   // a tenth of a second of start-up that every other command would pay
   const v = import('../offline-validator.js').then(({ OfflineValidator }) => new OfflineValidator({ pluginSchemasDir: flags.pluginSchemasDir, secretFilesDir: flags.secretFilesDir }));
