@@ -1,5 +1,5 @@
 /**
- * P10: `dashctl build -f DIR` of 100 dashboards written in TypeScript (each a file of 3 panel
+ * P12: `dashctl build -f DIR` of 100 dashboards written in TypeScript (each a file of 3 panel
  * groups and 9 panels from a shared panel library, as examples/dac writes them): <= 5 s, the
  * whole command (Node's start, esbuild's, every file transpiled and run, YAML printed).
  * Reference: the same 100 dashboards as YAML files, printed by the same command in the same run.
@@ -46,7 +46,7 @@ function dashctlBuild(dir: string): Promise<{ seconds: number; out: string }> {
 }
 
 export async function run(): Promise<Figure[]> {
-  const dir = tempDir('p10');
+  const dir = tempDir('p12');
   try {
     const ts = join(dir.path, 'ts');
     mkdirSync(join(ts, 'lib'), { recursive: true });
@@ -61,7 +61,7 @@ export async function run(): Promise<Figure[]> {
     const reference = await dashctlBuild(yaml);
     return [
       report({
-        id: 'P10',
+        id: 'P12',
         what: `dashctl build of ${COUNT} TypeScript dashboards`,
         value: built.seconds,
         unit: 's',
