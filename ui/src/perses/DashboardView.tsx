@@ -36,6 +36,8 @@ import {
   usePluginBuiltinVariableDefinitions,
 } from '@perses-dev/plugin-system';
 import { memo, type ReactNode, useMemo, useState } from 'react';
+import { packGrid } from './grid-pack';
+import { minimalEdit } from './minimal-save';
 
 export interface DashboardViewProps {
   dashboardResource: DashboardResource;
@@ -114,10 +116,13 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
   // Perses' Save button shows nothing when a save fails (e.g. permissions changed meanwhile): the
   // reason is shown here, the edit mode and its changes stay
   const [saveError, setSaveError] = useState<string>();
+  const { dashboard, setDashboard } = useDashboard();
+  // Perses' own form of the version shown, before any edit: a save stores only what differs from it
+  const [loaded] = useState(() => JSON.parse(JSON.stringify(dashboard)) as typeof dashboard);
   const save: OnSaveDashboard = async (entity) => {
     setSaveError(undefined);
     try {
-      return await onSave(entity);
+      return await onSave(minimalEdit(dashboardResource, loaded, entity, packGrid));
     } catch (e) {
       setSaveError((e as Error).message);
       closeSaveChangesConfirmationDialog();
@@ -125,7 +130,6 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
     }
   };
   const { isEditMode, setEditMode } = useEditMode();
-  const { dashboard, setDashboard } = useDashboard();
   const [original, setOriginal] = useState<typeof dashboard>();
   const { setSavedDatasources } = useDatasourceStore();
   const { openDiscardChangesConfirmationDialog, closeDiscardChangesConfirmationDialog } = useDiscardChangesConfirmationDialog();
