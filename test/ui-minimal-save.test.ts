@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { GRAFANA_CORPUS, hasGrafanaCorpus } from './helpers/grafana-corpus.js';
 import { enterEditMode, renamePanel, saveDashboard } from './helpers/perses-edit.js';
+import { changedPaths } from '../ui/src/perses/minimal-save.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -36,16 +37,6 @@ const shown = (group: Json): Box[] =>
     'vertical',
     24,
   );
-
-/** Paths where two JSON values differ (key order ignored): `spec.panels.a.spec.display.name`. */
-function changedPaths(a: Json, b: Json, path = ''): string[] {
-  if (JSON.stringify(a) === JSON.stringify(b)) return [];
-  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-    return keys.flatMap((k) => changedPaths(a[k], b[k], Array.isArray(a) ? `${path}[${k}]` : path ? `${path}.${k}` : k));
-  }
-  return [path];
-}
 
 const FIXTURE = join(process.cwd(), 'test/data/grafana/mysql-overview-save.json');
 /** Real dashboards from the corpus: links and list defaults (haproxy), two rows (processes), a layout repeat (MongoDB). */
@@ -220,7 +211,10 @@ describe('web UI: a save from the dashboard editor stores only the edit (Chromiu
       const [was, is] = [shown(before.spec.layouts[0]), shown(after.spec.layouts[0])];
       before.spec.layouts[0].spec.items.forEach((_it: Json, i: number) => {
         const moved = was[i].x !== is[i].x || was[i].y !== is[i].y;
-        expect(changed.some((p) => p.startsWith(`spec.layouts[0].spec.items[${i}].`)), `item ${i}`).to.equal(moved);
+        expect(
+          changed.some((p) => p.startsWith(`spec.layouts[0].spec.items[${i}].`)),
+          `item ${i}`,
+        ).to.equal(moved);
       });
     });
   });

@@ -14,7 +14,10 @@ export async function enterEditMode(page: Page): Promise<void> {
 
 /** Renames a panel with its editor (the pencil in its header, Name, Apply). */
 export async function renamePanel(page: Page, from: string, to: string): Promise<void> {
-  await page.getByRole('button', { name: `edit panel ${from}`, exact: true }).first().click();
+  await page
+    .getByRole('button', { name: `edit panel ${from}`, exact: true })
+    .first()
+    .click();
   const name = page.getByRole('textbox', { name: 'Name' });
   await name.fill(to);
   await page.getByRole('button', { name: 'Apply', exact: true }).click();

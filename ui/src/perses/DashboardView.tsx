@@ -36,6 +36,7 @@ import {
   usePluginBuiltinVariableDefinitions,
 } from '@perses-dev/plugin-system';
 import { memo, type ReactNode, useMemo, useState } from 'react';
+import { useDashboardDraft } from './dashboard-draft';
 import { packGrid } from './grid-pack';
 import { minimalEdit } from './minimal-save';
 
@@ -119,18 +120,22 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
   const { dashboard, setDashboard } = useDashboard();
   // Perses' own form of the version shown, before any edit: a save stores only what differs from it
   const [loaded] = useState(() => JSON.parse(JSON.stringify(dashboard)) as typeof dashboard);
+  const [original, setOriginal] = useState<typeof dashboard>();
+  // the edit is kept in the tab until saved or discarded, and offered back when the page opens again
+  const draft = useDashboardDraft(dashboardResource, loaded as DashboardResource, confirmEdit, () => setOriginal(loaded));
   const save: OnSaveDashboard = async (entity) => {
     setSaveError(undefined);
+    draft.forget();
     try {
       return await onSave(minimalEdit(dashboardResource, loaded, entity, packGrid));
     } catch (e) {
+      draft.keep();
       setSaveError((e as Error).message);
       closeSaveChangesConfirmationDialog();
       throw e;
     }
   };
   const { isEditMode, setEditMode } = useEditMode();
-  const [original, setOriginal] = useState<typeof dashboard>();
   const { setSavedDatasources } = useDatasourceStore();
   const { openDiscardChangesConfirmationDialog, closeDiscardChangesConfirmationDialog } = useDiscardChangesConfirmationDialog();
   const onEditButtonClick = async () => {
@@ -147,6 +152,7 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
     }
     openDiscardChangesConfirmationDialog({
       onDiscardChanges: () => {
+        draft.forget();
         if (original) setDashboard(original);
         setEditMode(false);
         closeDiscardChangesConfirmationDialog();
@@ -170,6 +176,7 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
       ) : (
         <ViewOnlyToolbar dashboardTitleComponent={dashboardTitleComponent} />
       )}
+      {draft.banner}
       {saveError !== undefined && (
         <Alert severity="error" sx={{ mx: 2, mt: 1 }} onClose={() => setSaveError(undefined)} data-testid="save-error">
           Not saved: {saveError}

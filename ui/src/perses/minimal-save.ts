@@ -215,3 +215,15 @@ function offsetsOf(items: Item[], shown: Map<string, GridBox>): number[] {
   const ranked = [...count.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([d]) => d);
   return ranked.includes(0) ? ranked : [...ranked, 0];
 }
+
+/** Paths where two JSON values differ, key order aside: `spec.panels.a.spec.display.name`, `spec.layouts[0].spec.items[2].x`. */
+export function changedPaths(a: unknown, b: unknown, path = ''): string[] {
+  if (sameJson(a, b)) return [];
+  if ((isObj(a) && isObj(b)) || (Array.isArray(a) && Array.isArray(b))) {
+    const ao = a as Obj;
+    const bo = b as Obj;
+    const keys = [...new Set([...Object.keys(ao), ...Object.keys(bo)])];
+    return keys.flatMap((k) => changedPaths(ao[k], bo[k], Array.isArray(a) ? `${path}[${k}]` : path ? `${path}.${k}` : k));
+  }
+  return [path];
+}
