@@ -1,6 +1,7 @@
 import type { DatasourceResource, DatasourceSelector, GlobalDatasourceResource } from '@perses-dev/core';
 import type { DatasourceApi } from '@perses-dev/dashboards';
 import { useMemo } from 'react';
+import { pickDatasource } from '../../src/lib/datasource-refs.js';
 import { enc, list } from './api';
 import { useCan } from './permissions';
 
@@ -81,8 +82,10 @@ export function useDatasourceApi(scope = ''): CachingDatasourceApi | undefined {
   return useMemo(() => (ready ? new CachingDatasourceApi(readGlobal) : undefined), [ready, readGlobal, scope]);
 }
 
+/** The datasource a selector picks in one scope's list (src/lib/datasource-refs.ts: Perses' rules). */
 function pick<T extends AnyDatasource>(all: T[], selector: DatasourceSelector): T | undefined {
-  const ofKind = all.filter((d) => d.spec.plugin.kind === selector.kind);
-  if (selector.name === undefined || selector.name === '') return ofKind.find((d) => d.spec.default);
-  return ofKind.find((d) => d.metadata.name === selector.name) ?? ofKind.find((d) => d.metadata.name.toLowerCase() === selector.name!.toLowerCase());
+  return pickDatasource(
+    all.map((resource) => ({ name: resource.metadata.name, kind: resource.spec.plugin.kind, isDefault: resource.spec.default === true, resource })),
+    selector,
+  )?.resource;
 }
