@@ -153,11 +153,32 @@ export function describeSelector(selector: DatasourceSelector): string {
   return selector.name ? `datasource "${selector.name}" of kind ${selector.kind}` : `the default datasource of kind ${selector.kind}`;
 }
 
+/** Where a reference was looked for: the dashboard's own datasources (if it has any), a project, the global ones (if they could be read). */
+export interface LookedIn {
+  dashboard: boolean;
+  project?: string;
+  global: boolean;
+}
+
 /**
- * The references of a dashboard spec no scope resolves, one per path, each with a sentence: what
- * it asks for, where it is not, and what to do. A reference that might be in the project's
- * datasources when they could not be read is not reported; when only the global ones could not be
- * read, the sentence says they were not checked.
+ * What a reference no scope answers asks for, where it is not, and what to do: `asks for
+ * datasource "x" of kind K, which is not in project "p" or the global datasources: create it, or
+ * name another`.
+ */
+export function notFoundSentence(ref: Pick<DatasourceRef, 'selector' | 'implicit'>, looked: LookedIn): string {
+  const places = [...(looked.dashboard ? ["this dashboard's own datasources"] : []), ...(looked.project ? [`project "${looked.project}"`] : []), ...(looked.global ? ['the global datasources'] : [])];
+  const listed = places.length > 1 ? `${places.slice(0, -1).join(', ')} or ${places[places.length - 1]}` : (places[0] ?? 'any datasource');
+  const where = looked.global ? listed : `${listed} (the global datasources could not be checked)`;
+  return ref.selector.name
+    ? `asks for ${describeSelector(ref.selector)}, which is not in ${where}: create it, or name another`
+    : `${ref.implicit ? 'names no datasource, so it asks for' : 'asks for'} ${describeSelector(ref.selector)}, which is not in ${where}: make a datasource of that kind the default, or name one`;
+}
+
+/**
+ * The references of a dashboard spec no scope resolves, one per path, each with its sentence
+ * (`notFoundSentence`). A reference that might be in the project's datasources when they could
+ * not be read is not reported; when only the global ones could not be read, the sentence says
+ * they were not checked.
  */
 export function missingDatasources(
   spec: unknown,
@@ -167,15 +188,8 @@ export function missingDatasources(
   base = 'spec',
 ): (DatasourceRef & { message: string })[] {
   const all = { project: scopes.project, global: scopes.global ?? [], dashboard: localDatasources(spec) };
-  const places = [...(all.dashboard.length ? ["this dashboard's own datasources"] : []), ...(project ? [`project "${project}"`] : []), ...(scopes.global ? ['the global datasources'] : [])];
-  const listed = places.length > 1 ? `${places.slice(0, -1).join(', ')} or ${places[places.length - 1]}` : (places[0] ?? 'any datasource');
-  const where = scopes.global ? listed : `${listed} (the global datasources could not be checked)`;
+  const looked = { dashboard: all.dashboard.length > 0, ...(project ? { project } : {}), global: scopes.global !== undefined };
   return datasourceRefs(spec, fallback, base)
     .filter((r) => resolveDatasource(r.selector, all) === undefined)
-    .map((r) => ({
-      ...r,
-      message: r.selector.name
-        ? `asks for ${describeSelector(r.selector)}, which is not in ${where}: create it, or name another`
-        : `${r.implicit ? 'names no datasource, so it asks for' : 'asks for'} ${describeSelector(r.selector)}, which is not in ${where}: make a datasource of that kind the default, or name one`,
-    }));
+    .map((r) => ({ ...r, message: notFoundSentence(r, looked) }));
 }

@@ -152,6 +152,12 @@ export function displayName(r: Resource): string {
   return display?.trim() ? display : r.metadata.name;
 }
 
+/** POST /api/validate/{plural}: nothing stored; the warnings of a valid object (none: []), or an ApiError. */
+export async function validationWarnings(plural: string, body: unknown): Promise<ErrorDetail[]> {
+  const text = await (await call('POST', `/api/validate/${plural}`, body)).text();
+  return text ? ((JSON.parse(text) as { warnings?: ErrorDetail[] }).warnings ?? []) : [];
+}
+
 /** POST a new resource; answers the stored object (400 with details when invalid, 409 when the name is taken). */
 export async function createResource<T = Resource>(plural: string, project: string | undefined, body: unknown): Promise<T> {
   return (await call('POST', resourcePath(plural, project), body)).json() as Promise<T>;

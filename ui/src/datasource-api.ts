@@ -20,14 +20,15 @@ type AnyDatasource = DatasourceResource | GlobalDatasourceResource;
  * project (and one for global datasources) serves every panel of the page;
  * selectors without a name mean the default datasource of that plugin kind, and names match
  * exactly first, then case-insensitively (Perses lower-cases names; dashplane keeps them).
- * `readGlobal` false (the user's permissions say a list of global datasources would answer 403)
+ * `readsGlobal` false (the user's permissions say a list of global datasources would answer 403)
  * sends no such request: there are none for this user.
  */
 export class CachingDatasourceApi implements DatasourceApi {
   private readonly projectLists = new Map<string, Cached<DatasourceResource>>();
   private globalList?: Cached<GlobalDatasourceResource>;
 
-  constructor(private readonly readGlobal = true) {}
+  /** `readsGlobal` false: the user may not read global datasources, and none is asked for. */
+  constructor(readonly readsGlobal = true) {}
 
   buildProxyUrl = ({ project, dashboard, name }: { project?: string; dashboard?: string; name: string }): string => {
     if (project && dashboard) return `/proxy/projects/${enc(project)}/dashboards/${enc(dashboard)}/datasources/${enc(name)}`;
@@ -57,7 +58,7 @@ export class CachingDatasourceApi implements DatasourceApi {
   }
 
   private globalDatasources(): Promise<GlobalDatasourceResource[]> {
-    if (!this.readGlobal) return Promise.resolve([]);
+    if (!this.readsGlobal) return Promise.resolve([]);
     const hit = this.globalList;
     if (hit && Date.now() - hit.at < LIST_TTL_MS) return hit.value;
     const value = list<GlobalDatasourceResource>('globaldatasources').catch((e) => {

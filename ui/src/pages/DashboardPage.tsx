@@ -135,8 +135,9 @@ function Dashboard() {
         next.delete('edit');
         setParams(next, { replace: true });
       }
+      const unchanged = saved.object.metadata.version === dashboard.data?.object.metadata.version;
       queryClient.setQueryData(key, saved);
-      setNotice(`Saved: version ${saved.object.metadata.version}.`);
+      setNotice(unchanged ? `Nothing changed: version ${saved.object.metadata.version} stays as it was.` : `Saved: version ${saved.object.metadata.version}.`);
       return saved.object;
     } catch (e) {
       if ((e as ApiError).status === 412) throw new Error('Someone else saved this dashboard first: reload the page to see their version, then apply your change again.');

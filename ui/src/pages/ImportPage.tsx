@@ -5,7 +5,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { parse } from 'yaml';
-import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource } from '../api';
+import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource, validationWarnings } from '../api';
+import { DatasourceWarnings } from '../datasource-warnings';
 import { useDatasourceApi } from '../datasource-api';
 import { useCan } from '../permissions';
 import { MigrationReportView, undrawnPanels } from '../migration-report';
@@ -110,6 +111,8 @@ export function ImportPage() {
   };
   const undrawn = preview?.report ? undrawnPanels(preview.report) : [];
   const shown = preview && ({ ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name: name || preview.dashboard.metadata.name, project } } as unknown as DashboardResource);
+  // the datasources its queries ask for that the project will not have (the server's warnings)
+  const warnings = useQuery(['import-warnings', project, preview?.seq], () => validationWarnings('dashboards', shown), { enabled: !!shown && project !== '' });
 
   return (
     <Box sx={{ display: 'flex', flexDirection: 'column', flexGrow: 1 }}>
@@ -165,6 +168,7 @@ export function ImportPage() {
         {!!error && <ErrorMessage error={error} />}
         {preview?.from === 'Perses' && <Alert severity="info">This is already a Perses dashboard: it is imported as it is.</Alert>}
         {preview?.report && <MigrationReportView report={preview.report} />}
+        {shown && warnings.data && <DatasourceWarnings dashboard={shown as unknown as Resource} warnings={warnings.data} project={project} />}
         {undrawn.length > 0 && (
           <Alert severity="warning" data-testid="import-not-drawn">
             {undrawn.length === 1 ? 'One panel is' : `${undrawn.length} panels are`} not drawn by this web UI (the report says why): {undrawn.map((e) => e.source).join(', ')}.

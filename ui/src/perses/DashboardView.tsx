@@ -20,7 +20,6 @@ import {
   useEditMode,
   useSaveChangesConfirmationDialog,
   VariableProviderWithQueryParams,
-  type DatasourceApi,
   type ExternalVariableDefinition,
   type OnSaveDashboard,
   type PanelOptions,
@@ -36,13 +35,15 @@ import {
   usePluginBuiltinVariableDefinitions,
 } from '@perses-dev/plugin-system';
 import { memo, type ReactNode, useMemo, useState } from 'react';
+import type { CachingDatasourceApi } from '../datasource-api';
 import { useDashboardDraft } from './dashboard-draft';
+import { MissingDatasourceMessages } from './missing-datasources';
 import { packGrid } from './grid-pack';
 import { minimalEdit } from './minimal-save';
 
 export interface DashboardViewProps {
   dashboardResource: DashboardResource;
-  datasourceApi: DatasourceApi;
+  datasourceApi: CachingDatasourceApi;
   /** Open in edit mode (ignored when `mayEdit` is false). */
   isEditing: boolean;
   /**
@@ -91,17 +92,19 @@ export const DashboardView = memo(function DashboardView(props: DashboardViewPro
   );
   return (
     <DatasourceStoreProvider dashboardResource={dashboardResource} datasourceApi={props.datasourceApi}>
-      <DashboardProviderWithQueryParams initialState={{ isEditMode: props.isEditing && props.mayEdit, dashboardResource }}>
-        <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>
-          <VariableProviderWithQueryParams initialVariableDefinitions={spec.variables} externalVariableDefinitions={props.externalVariableDefinitions} builtinVariableDefinitions={builtins}>
-            <Box sx={{ display: 'flex', width: '100%', height: '100%', position: 'relative', overflow: 'hidden' }}>
-              <ErrorBoundary FallbackComponent={ErrorAlert}>
-                <DashboardBody {...props} />
-              </ErrorBoundary>
-            </Box>
-          </VariableProviderWithQueryParams>
-        </TimeRangeProviderWithQueryParams>
-      </DashboardProviderWithQueryParams>
+      <MissingDatasourceMessages api={props.datasourceApi} project={dashboardResource.metadata.project}>
+        <DashboardProviderWithQueryParams initialState={{ isEditMode: props.isEditing && props.mayEdit, dashboardResource }}>
+          <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>
+            <VariableProviderWithQueryParams initialVariableDefinitions={spec.variables} externalVariableDefinitions={props.externalVariableDefinitions} builtinVariableDefinitions={builtins}>
+              <Box sx={{ display: 'flex', width: '100%', height: '100%', position: 'relative', overflow: 'hidden' }}>
+                <ErrorBoundary FallbackComponent={ErrorAlert}>
+                  <DashboardBody {...props} />
+                </ErrorBoundary>
+              </Box>
+            </VariableProviderWithQueryParams>
+          </TimeRangeProviderWithQueryParams>
+        </DashboardProviderWithQueryParams>
+      </MissingDatasourceMessages>
     </DatasourceStoreProvider>
   );
 });
