@@ -72,6 +72,20 @@ describe('web UI: a save from the dashboard editor stores only the edit (Chromiu
     await w.page.goto(`/projects/imports/dashboards/${name}`);
     await w.page.getByTestId('dashboard-toolbar').waitFor();
   };
+  /** In edit mode, gives a variable another display label with Perses' variable editor. */
+  const relabelVariable = async (variable: string, label: string) => {
+    const { page } = w;
+    await enterEditMode(page);
+    await page.getByRole('button', { name: 'Edit variables' }).click();
+    const table = page.getByRole('table', { name: 'table of variables' });
+    const row = table.getByRole('row').filter({ hasText: variable }).first();
+    await row.getByRole('button').nth(2).click(); // up, down, edit, delete
+    await page.getByRole('textbox', { name: 'Display Label' }).fill(label);
+    await page.getByRole('button', { name: 'Apply', exact: true }).first().click();
+    await table.waitFor();
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await table.waitFor({ state: 'detached' });
+  };
 
   before(async () => {
     s = await startTestServer();
@@ -134,15 +148,7 @@ describe('web UI: a save from the dashboard editor stores only the edit (Chromiu
 
     it("changes a variable's label: only that label changes, its list default stays as stored", async () => {
       await open(name);
-      await enterEditMode(w.page);
-      await w.page.getByRole('button', { name: 'Edit variables' }).click();
-      const row = w.page.getByRole('table', { name: 'table of variables' }).getByRole('row').filter({ hasText: 'instance' });
-      await row.getByRole('button').nth(2).click(); // up, down, edit, delete
-      await w.page.getByRole('textbox', { name: 'Display Label' }).fill('MySQL instance');
-      await w.page.getByRole('button', { name: 'Apply', exact: true }).first().click();
-      await w.page.getByRole('table', { name: 'table of variables' }).waitFor();
-      await w.page.getByRole('button', { name: 'Apply', exact: true }).click();
-      await w.page.getByRole('table', { name: 'table of variables' }).waitFor({ state: 'detached' });
+      await relabelVariable('instance', 'MySQL instance');
       await saveDashboard(w.page, 3);
       const [before, after] = [await version(name, 2), await version(name, 3)];
       expect(changedPaths(before, after)).to.deep.equal(['spec.variables[0].spec.display.name']);
@@ -187,6 +193,15 @@ describe('web UI: a save from the dashboard editor stores only the edit (Chromiu
         expect(changedPaths(await version(name, 0), await version(name, 1))).to.deep.equal([`spec.panels.${firstRef}.spec.display.name`]);
       });
     }
+
+    it(`${CORPUS_FILES[0]}: changing a variable's label changes that label only (its absent default stays absent)`, async () => {
+      const name = 'corpus-0';
+      await open(name);
+      const before = await version(name, 1);
+      await relabelVariable(before.spec.variables[0].spec.name, 'Host name');
+      await saveDashboard(w.page, 2);
+      expect(changedPaths(before, await version(name, 2))).to.deep.equal(['spec.variables[0].spec.display.name']);
+    });
 
     it(`${CORPUS_FILES[1]}: moving a panel changes only the positions of the panels the grid shows elsewhere`, async () => {
       const name = 'corpus-1';

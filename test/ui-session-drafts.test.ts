@@ -42,6 +42,17 @@ describe('web UI: edits survive the end of the session (Chromium, auth on)', fun
     await other.waitForURL(/\/signin/);
     await other.close();
   };
+  /** Reloads a page whose session ended, signs in on the sign-in page it goes to, and answers the offer of the kept draft. */
+  const reloadAndSignIn = async (page: Page) => {
+    await page.reload();
+    await page.waitForURL(/\/signin\?redirect=/);
+    await page.getByLabel('User name').fill('admin');
+    await page.getByLabel('Password').fill('admin-password');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const offer = page.getByTestId('draft-offer');
+    await offer.waitFor();
+    return offer;
+  };
   const reauth = (page: Page) => page.getByRole('dialog', { name: 'Your session ended' });
   /** Signs in again in the dialog over the page. */
   const signInAgain = async (page: Page) => {
@@ -106,13 +117,7 @@ describe('web UI: edits survive the end of the session (Chromium, auth on)', fun
     await enterEditMode(page);
     await renamePanel(page, 'Runbook (edited)', 'Runbook (kept)');
     await signOutElsewhere();
-    await page.reload();
-    await page.waitForURL(/\/signin\?redirect=/);
-    await page.getByLabel('User name').fill('admin');
-    await page.getByLabel('Password').fill('admin-password');
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    const offer = page.getByTestId('draft-offer');
-    await offer.waitFor();
+    const offer = await reloadAndSignIn(page);
     expect(await offer.innerText()).to.match(/You have unsaved changes from .*, made to version 1, kept when this page was left\./);
     await offer.getByRole('button', { name: 'Restore' }).click();
     await panelHeading(page, 'Runbook (kept)').waitFor();
@@ -172,13 +177,7 @@ describe('web UI: edits survive the end of the session (Chromium, auth on)', fun
     current.spec.display.name = 'Notes (kept YAML)';
     await setEditorText(page, stringify(current));
     await signOutElsewhere();
-    await page.reload();
-    await page.waitForURL(/\/signin\?redirect=/);
-    await page.getByLabel('User name').fill('admin');
-    await page.getByLabel('Password').fill('admin-password');
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    const offer = page.getByTestId('draft-offer');
-    await offer.waitFor();
+    const offer = await reloadAndSignIn(page);
     expect(await offer.innerText()).to.contain('made to version 4');
     await offer.getByRole('button', { name: 'Restore' }).click();
     await waitFor('the kept text', async () => (await editorContent(page).innerText()).includes('Notes (kept YAML)'));

@@ -1,6 +1,6 @@
 import { Alert, Button, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, Stack, TextField } from '@mui/material';
 import { type FormEvent, useEffect, useState } from 'react';
-import { login, type PublicConfig } from './api';
+import { login, type PublicConfig, signInOptions } from './api';
 
 export interface ReauthDialogProps {
   open: boolean;
@@ -27,9 +27,7 @@ export function ReauthDialog({ open, config, user, onDone }: ReauthDialogProps) 
       setError(undefined);
     }
   }, [open]);
-  const providers = config.security?.authentication?.providers;
-  const native = providers?.enable_native !== false;
-  const external = [...(providers?.oidc ?? []).map((p) => ({ ...p, kind: 'oidc' })), ...(providers?.oauth ?? []).map((p) => ({ ...p, kind: 'oauth' }))];
+  const { native, external } = signInOptions(config);
   const here = window.location.pathname + window.location.search;
 
   const submit = async (e: FormEvent) => {
@@ -68,7 +66,7 @@ export function ReauthDialog({ open, config, user, onDone }: ReauthDialogProps) 
               </>
             )}
             {external.map((p) => (
-              <Button key={`${p.kind}/${p.slug_id}`} variant="outlined" href={`/api/auth/providers/${p.kind}/${encodeURIComponent(p.slug_id)}/login?redirect=${encodeURIComponent(here)}`}>
+              <Button key={`${p.kind}/${p.slug_id}`} variant="outlined" href={p.login(here)}>
                 Sign in with {p.name || p.slug_id}
               </Button>
             ))}

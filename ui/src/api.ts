@@ -88,6 +88,22 @@ export interface PublicConfig {
 }
 
 export const getConfig = () => getJson<PublicConfig>('/api/config');
+
+/** An OIDC or OAuth provider of the configuration, and where its sign-in starts (back to `redirect` after). */
+export interface ExternalProvider {
+  kind: 'oidc' | 'oauth';
+  slug_id: string;
+  name?: string;
+  login(redirect: string): string;
+}
+
+/** The ways to sign in the configuration offers: the native form (user name and password), and a button per provider. */
+export function signInOptions(config: PublicConfig): { native: boolean; external: ExternalProvider[] } {
+  const providers = config.security?.authentication?.providers;
+  const external = (kind: 'oidc' | 'oauth') =>
+    (providers?.[kind] ?? []).map((p) => ({ ...p, kind, login: (redirect: string) => `/api/auth/providers/${kind}/${enc(p.slug_id)}/login?redirect=${enc(redirect)}` }));
+  return { native: providers?.enable_native !== false, external: [...external('oidc'), ...external('oauth')] };
+}
 export const whoami = () => getJson<Resource>('/api/v1/user/whoami');
 
 export async function login(login: string, password: string): Promise<void> {
