@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { ApiError, type Reason } from '../errors.js';
+import { ApiError, MAX_DETAILS, type ErrorDetail, type Reason } from '../errors.js';
 
 /** The only table from error reasons to HTTP status codes. */
 const STATUS: Record<Reason, number> = {
@@ -50,7 +50,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.debug({ reason: api.reason, message: api.message }, 'request rejected');
     if (api.headers) void reply.headers(api.headers);
-    void reply.code(status).send({ message: api.message, reason: api.reason, ...(api.details ? { details: api.details } : {}) });
+    void reply.code(status).send({ message: clip(api.message), reason: api.reason, ...(api.details ? { details: shown(api.details) } : {}) });
   });
   let routes: { methods: Set<string>; pattern: RegExp }[] | undefined;
   app.setNotFoundHandler((request, reply) => {
@@ -64,6 +64,18 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     void reply.code(404).send({ message: `no route for ${request.method} ${path}`, reason: 'NotFound' });
   });
+}
+
+/** The longest message or path an error answer carries: a message may quote a value of megabytes (COST-02). */
+const MAX_TEXT = 1000;
+
+function clip(text: string): string {
+  return text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT)}… (${text.length - MAX_TEXT} more characters)`;
+}
+
+/** The details an answer lists: at most MAX_DETAILS, each clipped (`invalid` counts them all in its message). */
+function shown(details: readonly ErrorDetail[]): ErrorDetail[] {
+  return details.slice(0, MAX_DETAILS).map((d) => ({ path: clip(d.path), message: clip(d.message) }));
 }
 
 /** Route templates (`/api/v1/projects/:project/dashboards`, `/proxy/.../*`) as case-insensitive patterns of paths, with their methods. */

@@ -1,4 +1,5 @@
 import { ApiError, badRequest } from '../errors.js';
+import { trimRuns } from '../lib/trim-runs.js';
 
 /**
  * The part of a proxy request URL after the datasource name, checked so it cannot leave the
@@ -30,7 +31,7 @@ export function proxySuffix(rawSuffix: string): { raw: string; decoded: string }
  */
 export function upstreamUrl(base: string, suffix: string, query: string): URL {
   const url = new URL(base);
-  const basePath = url.pathname.replace(/\/+$/, '');
+  const basePath = trimRuns(url.pathname, '/', { start: false });
   url.pathname = basePath + suffix;
   const own = url.search.replace(/^\?/, '');
   const asked = query.replace(/^\?/, '');

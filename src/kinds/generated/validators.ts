@@ -2,6 +2,7 @@
 // @ts-nocheck
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
+function schemaErrorOverflow(errors) { const e = new Error("schema error overflow"); e.schemaErrors = errors; return e; }
 
 export const Dashboard = validate10;
 const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/dashboard.json","title":"Dashboard","description":"A dashboard.","type":"object","properties":{"kind":{"const":"Dashboard"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/dashboard-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
@@ -25,7 +26,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.project === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
@@ -35,7 +36,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.createdAt === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
@@ -45,7 +46,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.updatedAt === undefined){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
@@ -55,7 +56,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.version === undefined){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
@@ -65,7 +66,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "createdAt")) || (key0 === "updatedAt")) || (key0 === "version")) || (key0 === "tags")) || (key0 === "project"))){
@@ -76,7 +77,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -90,7 +91,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data0) < 1){
 const err7 = {instancePath:instancePath+"/name",schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -100,7 +101,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data0)){
 const err8 = {instancePath:instancePath+"/name",schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -110,7 +111,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -121,7 +122,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.createdAt !== undefined){
@@ -133,7 +134,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.updatedAt !== undefined){
@@ -145,7 +146,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.version !== undefined){
@@ -158,7 +159,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
@@ -169,7 +170,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -184,7 +185,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -198,7 +199,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data5) < 1){
 const err16 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"./metadata.json#/definitions/MetadataTags/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -208,7 +209,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern2.test(data5)){
 const err17 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"./metadata.json#/definitions/MetadataTags/items/pattern",keyword:"pattern",params:{pattern: "^\\S(?:.*\\S)?$"},message:"must match pattern \""+"^\\S(?:.*\\S)?$"+"\""};
@@ -218,7 +219,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -229,7 +230,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -241,7 +242,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.project !== undefined){
@@ -255,7 +256,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data6) < 1){
 const err21 = {instancePath:instancePath+"/project",schemaPath:"#/properties/project/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -265,7 +266,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data6)){
 const err22 = {instancePath:instancePath+"/project",schemaPath:"#/properties/project/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -275,7 +276,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -286,7 +287,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -298,7 +299,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate11.errors = vErrors;
 return errors === 0;
@@ -325,7 +326,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "display") || (key0 === "default")) || (key0 === "plugin"))){
@@ -336,7 +337,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -351,7 +352,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -363,7 +364,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -375,7 +376,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -387,7 +388,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.default !== undefined){
@@ -399,7 +400,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -413,7 +414,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.spec === undefined){
 const err8 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -423,7 +424,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data4){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -434,7 +435,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.kind !== undefined){
@@ -448,7 +449,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -459,7 +460,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.metadata !== undefined){
@@ -474,7 +475,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.version !== undefined){
@@ -486,7 +487,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.registry !== undefined){
@@ -498,7 +499,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -510,7 +511,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.spec !== undefined){
@@ -525,7 +526,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -537,7 +538,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -549,7 +550,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate15.errors = vErrors;
 return errors === 0;
@@ -557,11 +558,11 @@ return errors === 0;
 
 const schema31 = {"title":"DashboardVariable","description":"A variable declared inside a dashboard: a VariableSpec whose spec.name is required.","type":"object","allOf":[{"$ref":"#"},{"type":"object","properties":{"spec":{"type":"object","properties":{"name":{"description":"Required for variables declared in a dashboard."}},"required":["name"]}}}]};
 const root1 = {validate: validate17};
-const schema23 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/variable-spec.json","title":"VariableSpec","description":"A dashboard variable: either a free-text variable (TextVariable) or a list of values computed by a plugin (ListVariable). Used in dashboards and as the spec of Variable and GlobalVariable resources.","type":"object","properties":{"kind":{"type":"string","enum":["TextVariable","ListVariable"],"description":"Type of the variable; decides the shape of \"spec\"."},"spec":{"type":"object","description":"Variable definition; see TextVariableSpec and ListVariableSpec."}},"required":["kind","spec"],"additionalProperties":false,"allOf":[{"if":{"properties":{"kind":{"const":"TextVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/TextVariableSpec"}}}},{"if":{"properties":{"kind":{"const":"ListVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/ListVariableSpec"}}}}],"definitions":{"VariableName":{"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)\\w*[^0-9\\W]\\w*$"},"VariableDisplay":{"title":"VariableDisplay","description":"How the variable is presented in the dashboard.","type":"object","properties":{"name":{"type":"string","description":"Label shown next to the variable selector."},"description":{"type":"string","description":"Help text for the variable."},"hidden":{"type":"boolean","description":"Hide the variable selector (the variable still has a value).","default":false}},"additionalProperties":false},"TextVariableSpec":{"title":"TextVariableSpec","description":"A variable whose value is typed by the user.","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"value":{"type":"string","description":"Initial value of the variable (may be empty)."},"constant":{"type":"boolean","description":"When true, the value cannot be changed from the dashboard."}},"required":["value"],"additionalProperties":false},"ListVariableSpec":{"title":"ListVariableSpec","description":"A variable whose possible values come from a plugin (a query, a static list, the list of datasources...).","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"defaultValue":{"title":"VariableDefaultValue","description":"Value selected by default: one value, or a list of values when allowMultiple is true. null (what the Perses UI saves for a variable without a value) means none.","anyOf":[{"type":"null"},{"type":"string"},{"type":"array","items":{"type":"string"}}]},"allowAllValue":{"type":"boolean","description":"Add an \"All\" entry that selects every value at once.","default":false},"allowMultiple":{"type":"boolean","description":"Allow selecting several values.","default":false},"customAllValue":{"type":"string","description":"Value used instead of the list of all values when \"All\" is selected (requires allowAllValue)."},"capturingRegexp":{"type":"string","description":"Regular expression applied to every value returned by the plugin: values that do not match are dropped, and the first capturing group (if any) becomes the value. Empty means keep everything."},"sort":{"type":"string","enum":["none","alphabetical-asc","alphabetical-desc","numerical-asc","numerical-desc","alphabetical-ci-asc","alphabetical-ci-desc"],"description":"Order in which values are listed (\"ci\" = case-insensitive)."},"plugin":{"$ref":"./plugin.json"}},"required":["plugin"],"additionalProperties":false},"DashboardVariable":{"title":"DashboardVariable","description":"A variable declared inside a dashboard: a VariableSpec whose spec.name is required.","type":"object","allOf":[{"$ref":"#"},{"type":"object","properties":{"spec":{"type":"object","properties":{"name":{"description":"Required for variables declared in a dashboard."}},"required":["name"]}}}]}}};
+const schema23 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/variable-spec.json","title":"VariableSpec","description":"A dashboard variable: either a free-text variable (TextVariable) or a list of values computed by a plugin (ListVariable). Used in dashboards and as the spec of Variable and GlobalVariable resources.","type":"object","properties":{"kind":{"type":"string","enum":["TextVariable","ListVariable"],"description":"Type of the variable; decides the shape of \"spec\"."},"spec":{"type":"object","description":"Variable definition; see TextVariableSpec and ListVariableSpec."}},"required":["kind","spec"],"additionalProperties":false,"allOf":[{"if":{"properties":{"kind":{"const":"TextVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/TextVariableSpec"}}}},{"if":{"properties":{"kind":{"const":"ListVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/ListVariableSpec"}}}}],"definitions":{"VariableName":{"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)[0-9]*[^0-9\\W]\\w*$"},"VariableDisplay":{"title":"VariableDisplay","description":"How the variable is presented in the dashboard.","type":"object","properties":{"name":{"type":"string","description":"Label shown next to the variable selector."},"description":{"type":"string","description":"Help text for the variable."},"hidden":{"type":"boolean","description":"Hide the variable selector (the variable still has a value).","default":false}},"additionalProperties":false},"TextVariableSpec":{"title":"TextVariableSpec","description":"A variable whose value is typed by the user.","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"value":{"type":"string","description":"Initial value of the variable (may be empty)."},"constant":{"type":"boolean","description":"When true, the value cannot be changed from the dashboard."}},"required":["value"],"additionalProperties":false},"ListVariableSpec":{"title":"ListVariableSpec","description":"A variable whose possible values come from a plugin (a query, a static list, the list of datasources...).","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"defaultValue":{"title":"VariableDefaultValue","description":"Value selected by default: one value, or a list of values when allowMultiple is true. null (what the Perses UI saves for a variable without a value) means none.","anyOf":[{"type":"null"},{"type":"string"},{"type":"array","items":{"type":"string"}}]},"allowAllValue":{"type":"boolean","description":"Add an \"All\" entry that selects every value at once.","default":false},"allowMultiple":{"type":"boolean","description":"Allow selecting several values.","default":false},"customAllValue":{"type":"string","description":"Value used instead of the list of all values when \"All\" is selected (requires allowAllValue)."},"capturingRegexp":{"type":"string","description":"Regular expression applied to every value returned by the plugin: values that do not match are dropped, and the first capturing group (if any) becomes the value. Empty means keep everything."},"sort":{"type":"string","enum":["none","alphabetical-asc","alphabetical-desc","numerical-asc","numerical-desc","alphabetical-ci-asc","alphabetical-ci-desc"],"description":"Order in which values are listed (\"ci\" = case-insensitive)."},"plugin":{"$ref":"./plugin.json"}},"required":["plugin"],"additionalProperties":false},"DashboardVariable":{"title":"DashboardVariable","description":"A variable declared inside a dashboard: a VariableSpec whose spec.name is required.","type":"object","allOf":[{"$ref":"#"},{"type":"object","properties":{"spec":{"type":"object","properties":{"name":{"description":"Required for variables declared in a dashboard."}},"required":["name"]}}}]}}};
 const schema24 = {"title":"TextVariableSpec","description":"A variable whose value is typed by the user.","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"value":{"type":"string","description":"Initial value of the variable (may be empty)."},"constant":{"type":"boolean","description":"When true, the value cannot be changed from the dashboard."}},"required":["value"],"additionalProperties":false};
-const schema25 = {"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)\\w*[^0-9\\W]\\w*$"};
+const schema25 = {"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)[0-9]*[^0-9\\W]\\w*$"};
 const schema26 = {"title":"VariableDisplay","description":"How the variable is presented in the dashboard.","type":"object","properties":{"name":{"type":"string","description":"Label shown next to the variable selector."},"description":{"type":"string","description":"Help text for the variable."},"hidden":{"type":"boolean","description":"Hide the variable selector (the variable still has a value).","default":false}},"additionalProperties":false};
-const pattern5 = new RegExp("^(?!__)\\w*[^0-9\\W]\\w*$", "u");
+const pattern5 = new RegExp("^(?!__)[0-9]*[^0-9\\W]\\w*$", "u");
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -575,7 +576,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((key0 === "name") || (key0 === "display")) || (key0 === "value")) || (key0 === "constant"))){
@@ -586,21 +587,21 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/definitions/VariableName/pattern",keyword:"pattern",params:{pattern: "^(?!__)\\w*[^0-9\\W]\\w*$"},message:"must match pattern \""+"^(?!__)\\w*[^0-9\\W]\\w*$"+"\""};
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/definitions/VariableName/pattern",keyword:"pattern",params:{pattern: "^(?!__)[0-9]*[^0-9\\W]\\w*$"},message:"must match pattern \""+"^(?!__)[0-9]*[^0-9\\W]\\w*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -611,7 +612,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -626,7 +627,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.name !== undefined){
@@ -638,7 +639,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.description !== undefined){
@@ -650,7 +651,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.hidden !== undefined){
@@ -662,7 +663,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -674,7 +675,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.value !== undefined){
@@ -686,7 +687,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.constant !== undefined){
@@ -698,7 +699,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -710,7 +711,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate18.errors = vErrors;
 return errors === 0;
@@ -730,7 +731,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(func12.call(schema27.properties, key0))){
@@ -741,21 +742,21 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/definitions/VariableName/pattern",keyword:"pattern",params:{pattern: "^(?!__)\\w*[^0-9\\W]\\w*$"},message:"must match pattern \""+"^(?!__)\\w*[^0-9\\W]\\w*$"+"\""};
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/definitions/VariableName/pattern",keyword:"pattern",params:{pattern: "^(?!__)[0-9]*[^0-9\\W]\\w*$"},message:"must match pattern \""+"^(?!__)[0-9]*[^0-9\\W]\\w*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -766,7 +767,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -781,7 +782,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.name !== undefined){
@@ -793,7 +794,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.description !== undefined){
@@ -805,7 +806,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.hidden !== undefined){
@@ -817,7 +818,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -829,7 +830,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.defaultValue !== undefined){
@@ -845,7 +846,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 var _valid0 = _errs17 === errors;
 valid4 = valid4 || _valid0;
@@ -859,7 +860,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 var _valid0 = _errs19 === errors;
 valid4 = valid4 || _valid0;
@@ -876,7 +877,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -888,7 +889,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 var _valid0 = _errs21 === errors;
 valid4 = valid4 || _valid0;
@@ -902,7 +903,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 else {
 errors = _errs16;
@@ -925,7 +926,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.allowMultiple !== undefined){
@@ -937,7 +938,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.customAllValue !== undefined){
@@ -949,7 +950,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.capturingRegexp !== undefined){
@@ -961,7 +962,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.sort !== undefined){
@@ -974,7 +975,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((((((data11 === "none") || (data11 === "alphabetical-asc")) || (data11 === "alphabetical-desc")) || (data11 === "numerical-asc")) || (data11 === "numerical-desc")) || (data11 === "alphabetical-ci-asc")) || (data11 === "alphabetical-ci-desc"))){
 const err19 = {instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/enum",keyword:"enum",params:{allowedValues: schema27.properties.sort.enum},message:"must be equal to one of the allowed values"};
@@ -984,7 +985,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -998,7 +999,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data12.spec === undefined){
 const err21 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1008,7 +1009,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data12){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -1019,7 +1020,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.kind !== undefined){
@@ -1033,7 +1034,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1044,7 +1045,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.metadata !== undefined){
@@ -1059,7 +1060,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data14.version !== undefined){
@@ -1071,7 +1072,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data14.registry !== undefined){
@@ -1083,7 +1084,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1095,7 +1096,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.spec !== undefined){
@@ -1110,7 +1111,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1122,7 +1123,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1134,7 +1135,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate20.errors = vErrors;
 return errors === 0;
@@ -1158,7 +1159,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 else {
 if(data.kind !== undefined){
@@ -1170,7 +1171,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1190,7 +1191,7 @@ const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.spec !== undefined){
 if(!(validate18(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+if (vErrors === null) vErrors = validate18.errors; else for (const e of validate18.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -1206,7 +1207,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const _errs8 = errors;
 let valid4 = true;
@@ -1221,7 +1222,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 else {
 if(data.kind !== undefined){
@@ -1233,7 +1234,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1253,7 +1254,7 @@ const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.spec !== undefined){
 if(!(validate20(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
+if (vErrors === null) vErrors = validate20.errors; else for (const e of validate20.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -1269,7 +1270,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.kind === undefined){
@@ -1280,7 +1281,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1290,7 +1291,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -1301,7 +1302,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -1314,7 +1315,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!((data4 === "TextVariable") || (data4 === "ListVariable"))){
 const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema23.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -1324,7 +1325,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
@@ -1337,7 +1338,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1349,7 +1350,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate17.errors = vErrors;
 return errors === 0;
@@ -1367,10 +1368,10 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!(root1.validate(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? root1.validate.errors : vErrors.concat(root1.validate.errors);
+if (vErrors === null) vErrors = root1.validate.errors; else for (const e of root1.validate.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1385,7 +1386,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1396,7 +1397,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1408,7 +1409,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate22.errors = vErrors;
 return errors === 0;
@@ -1430,7 +1431,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1440,7 +1441,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -1451,7 +1452,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -1465,7 +1466,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1476,7 +1477,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
@@ -1490,7 +1491,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data1){
 if(!((key1 === "name") || (key1 === "plugin"))){
@@ -1501,7 +1502,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.name !== undefined){
@@ -1513,7 +1514,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.plugin !== undefined){
@@ -1527,7 +1528,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data3.spec === undefined){
 const err9 = {instancePath:instancePath+"/spec/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1537,7 +1538,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -1548,7 +1549,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.kind !== undefined){
@@ -1562,7 +1563,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1573,7 +1574,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.metadata !== undefined){
@@ -1588,7 +1589,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.version !== undefined){
@@ -1600,7 +1601,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.registry !== undefined){
@@ -1612,7 +1613,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1624,7 +1625,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.spec !== undefined){
@@ -1639,7 +1640,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1651,7 +1652,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1663,7 +1664,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1675,7 +1676,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate26.errors = vErrors;
 return errors === 0;
@@ -1694,7 +1695,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((key0 === "display") || (key0 === "plugin")) || (key0 === "queries")) || (key0 === "links"))){
@@ -1705,7 +1706,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -1720,7 +1721,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -1732,7 +1733,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -1744,7 +1745,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1756,7 +1757,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -1770,7 +1771,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data3.spec === undefined){
 const err7 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1780,7 +1781,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -1791,7 +1792,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.kind !== undefined){
@@ -1805,7 +1806,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1816,7 +1817,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.metadata !== undefined){
@@ -1831,7 +1832,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.version !== undefined){
@@ -1843,7 +1844,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.registry !== undefined){
@@ -1855,7 +1856,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1867,7 +1868,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.spec !== undefined){
@@ -1882,7 +1883,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1894,7 +1895,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.queries !== undefined){
@@ -1903,7 +1904,7 @@ if(Array.isArray(data9)){
 const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate26(data9[i0], {instancePath:instancePath+"/queries/" + i0,parentData:data9,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+if (vErrors === null) vErrors = validate26.errors; else for (const e of validate26.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -1916,7 +1917,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.links !== undefined){
@@ -1934,7 +1935,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key4 in data12){
 if(!(((((key4 === "name") || (key4 === "url")) || (key4 === "tooltip")) || (key4 === "renderVariables")) || (key4 === "targetBlank"))){
@@ -1945,7 +1946,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.name !== undefined){
@@ -1957,7 +1958,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.url !== undefined){
@@ -1971,7 +1972,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1982,7 +1983,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.tooltip !== undefined){
@@ -1994,7 +1995,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.renderVariables !== undefined){
@@ -2006,7 +2007,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.targetBlank !== undefined){
@@ -2018,7 +2019,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2030,7 +2031,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2042,7 +2043,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2054,7 +2055,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate25.errors = vErrors;
 return errors === 0;
@@ -2074,7 +2075,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -2084,7 +2085,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -2095,7 +2096,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -2107,12 +2108,12 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
 if(!(validate25(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if (vErrors === null) vErrors = validate25.errors; else for (const e of validate25.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -2125,7 +2126,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate24.errors = vErrors;
 return errors === 0;
@@ -2148,7 +2149,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.y === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "y"},message:"must have required property '"+"y"+"'"};
@@ -2158,7 +2159,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.width === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "width"},message:"must have required property '"+"width"+"'"};
@@ -2168,7 +2169,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.height === undefined){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "height"},message:"must have required property '"+"height"+"'"};
@@ -2178,7 +2179,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.content === undefined){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'"};
@@ -2188,7 +2189,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((((key0 === "x") || (key0 === "y")) || (key0 === "width")) || (key0 === "height")) || (key0 === "content")) || (key0 === "repeatVariable"))){
@@ -2199,7 +2200,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.x !== undefined){
@@ -2212,7 +2213,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
@@ -2223,7 +2224,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2237,7 +2238,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
@@ -2248,7 +2249,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2262,7 +2263,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
@@ -2273,7 +2274,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2287,7 +2288,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
@@ -2298,7 +2299,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2313,7 +2314,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data4){
 if(!(key1 === "$ref")){
@@ -2324,7 +2325,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.$ref !== undefined){
@@ -2338,7 +2339,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -2349,7 +2350,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2361,7 +2362,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.repeatVariable !== undefined){
@@ -2375,7 +2376,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data6){
 if(!(((key2 === "value") || (key2 === "alignment")) || (key2 === "maxPer"))){
@@ -2386,7 +2387,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.value !== undefined){
@@ -2398,7 +2399,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.alignment !== undefined){
@@ -2411,7 +2412,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!((data8 === "horizontal") || (data8 === "vertical"))){
 const err23 = {instancePath:instancePath+"/repeatVariable/alignment",schemaPath:"#/properties/repeatVariable/properties/alignment/enum",keyword:"enum",params:{allowedValues: schema41.properties.repeatVariable.properties.alignment.enum},message:"must be equal to one of the allowed values"};
@@ -2421,7 +2422,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.maxPer !== undefined){
@@ -2434,7 +2435,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
@@ -2445,7 +2446,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2458,7 +2459,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2470,7 +2471,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate32.errors = vErrors;
 return errors === 0;
@@ -2489,7 +2490,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "display") || (key0 === "items")) || (key0 === "repeatVariable"))){
@@ -2500,7 +2501,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -2514,7 +2515,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data0){
 if(!((key1 === "title") || (key1 === "collapse"))){
@@ -2525,7 +2526,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.title !== undefined){
@@ -2537,7 +2538,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.collapse !== undefined){
@@ -2551,7 +2552,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data2){
 if(!(key2 === "open")){
@@ -2562,7 +2563,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.open !== undefined){
@@ -2574,7 +2575,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2586,7 +2587,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2598,7 +2599,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.items !== undefined){
@@ -2607,7 +2608,7 @@ if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate32(data4[i0], {instancePath:instancePath+"/items/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if (vErrors === null) vErrors = validate32.errors; else for (const e of validate32.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -2620,7 +2621,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.repeatVariable !== undefined){
@@ -2632,7 +2633,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2644,7 +2645,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate31.errors = vErrors;
 return errors === 0;
@@ -2664,7 +2665,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -2674,7 +2675,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -2685,7 +2686,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -2697,12 +2698,12 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
 if(!(validate31(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if (vErrors === null) vErrors = validate31.errors; else for (const e of validate31.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -2715,7 +2716,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate30.errors = vErrors;
 return errors === 0;
@@ -2736,7 +2737,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.plugin === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "plugin"},message:"must have required property '"+"plugin"+"'"};
@@ -2746,7 +2747,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "display") || (key0 === "color")) || (key0 === "plugin"))){
@@ -2757,7 +2758,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -2771,7 +2772,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data0){
 if(!((((key1 === "name") || (key1 === "description")) || (key1 === "hidden")) || (key1 === "color"))){
@@ -2782,7 +2783,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -2796,7 +2797,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -2807,7 +2808,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -2819,7 +2820,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.hidden !== undefined){
@@ -2831,7 +2832,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.color !== undefined){
@@ -2843,7 +2844,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2855,7 +2856,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.color !== undefined){
@@ -2867,7 +2868,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -2881,7 +2882,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data6.spec === undefined){
 const err13 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -2891,7 +2892,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data6){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -2902,7 +2903,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.kind !== undefined){
@@ -2916,7 +2917,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -2927,7 +2928,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.metadata !== undefined){
@@ -2942,7 +2943,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.version !== undefined){
@@ -2954,7 +2955,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.registry !== undefined){
@@ -2966,7 +2967,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2978,7 +2979,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.spec !== undefined){
@@ -2993,7 +2994,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3005,7 +3006,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3017,7 +3018,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate36.errors = vErrors;
 return errors === 0;
@@ -3038,7 +3039,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.layouts === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "layouts"},message:"must have required property '"+"layouts"+"'"};
@@ -3048,7 +3049,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(func12.call(schema18.properties, key0))){
@@ -3059,7 +3060,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -3074,7 +3075,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -3086,7 +3087,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -3098,7 +3099,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3110,7 +3111,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.datasources !== undefined){
@@ -3118,7 +3119,7 @@ let data3 = data.datasources;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key2 in data3){
 if(!(validate15(data3[key2], {instancePath:instancePath+"/datasources/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3131,7 +3132,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.variables !== undefined){
@@ -3140,7 +3141,7 @@ if(Array.isArray(data5)){
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate22(data5[i0], {instancePath:instancePath+"/variables/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if (vErrors === null) vErrors = validate22.errors; else for (const e of validate22.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3153,7 +3154,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.panels !== undefined){
@@ -3170,7 +3171,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(key3)){
 const err10 = {instancePath:instancePath+"/panels",schemaPath:"#/properties/panels/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\"",propertyName:key3};
@@ -3180,7 +3181,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 var valid6 = _errs19 === errors;
@@ -3192,12 +3193,12 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 for(const key4 in data7){
 if(!(validate24(data7[key4], {instancePath:instancePath+"/panels/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data7,parentDataProperty:key4,rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if (vErrors === null) vErrors = validate24.errors; else for (const e of validate24.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3210,7 +3211,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.layouts !== undefined){
@@ -3219,7 +3220,7 @@ if(Array.isArray(data9)){
 const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 if(!(validate30(data9[i1], {instancePath:instancePath+"/layouts/" + i1,parentData:data9,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+if (vErrors === null) vErrors = validate30.errors; else for (const e of validate30.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3232,7 +3233,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.duration !== undefined){
@@ -3246,7 +3247,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data11)){
 const err15 = {instancePath:instancePath+"/duration",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3256,7 +3257,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3267,7 +3268,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.refreshInterval !== undefined){
@@ -3281,7 +3282,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data12)){
 const err18 = {instancePath:instancePath+"/refreshInterval",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3291,7 +3292,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3302,7 +3303,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.timezone !== undefined){
@@ -3314,7 +3315,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.links !== undefined){
@@ -3332,7 +3333,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key5 in data15){
 if(!(((((key5 === "name") || (key5 === "url")) || (key5 === "tooltip")) || (key5 === "renderVariables")) || (key5 === "targetBlank"))){
@@ -3343,7 +3344,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.name !== undefined){
@@ -3355,7 +3356,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.url !== undefined){
@@ -3369,7 +3370,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3380,7 +3381,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.tooltip !== undefined){
@@ -3392,7 +3393,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.renderVariables !== undefined){
@@ -3404,7 +3405,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.targetBlank !== undefined){
@@ -3416,7 +3417,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3428,7 +3429,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3440,7 +3441,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.annotations !== undefined){
@@ -3449,7 +3450,7 @@ if(Array.isArray(data21)){
 const len3 = data21.length;
 for(let i3=0; i3<len3; i3++){
 if(!(validate36(data21[i3], {instancePath:instancePath+"/annotations/" + i3,parentData:data21,parentDataProperty:i3,rootData}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+if (vErrors === null) vErrors = validate36.errors; else for (const e of validate36.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3462,7 +3463,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3474,7 +3475,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate14.errors = vErrors;
 return errors === 0;
@@ -3494,7 +3495,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -3504,7 +3505,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -3514,7 +3515,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -3525,7 +3526,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -3537,18 +3538,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate14(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate14.errors : vErrors.concat(validate14.errors);
+if (vErrors === null) vErrors = validate14.errors; else for (const e of validate14.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3561,7 +3562,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate10.errors = vErrors;
 return errors === 0;
@@ -3583,7 +3584,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -3593,7 +3594,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -3603,7 +3604,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -3614,7 +3615,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -3626,18 +3627,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate15(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3650,7 +3651,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate39.errors = vErrors;
 return errors === 0;
@@ -3671,10 +3672,10 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!(root1.validate(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? root1.validate.errors : vErrors.concat(root1.validate.errors);
+if (vErrors === null) vErrors = root1.validate.errors; else for (const e of root1.validate.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3689,7 +3690,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3700,7 +3701,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3712,7 +3713,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate46.errors = vErrors;
 return errors === 0;
@@ -3733,7 +3734,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.panels === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "panels"},message:"must have required property '"+"panels"+"'"};
@@ -3743,7 +3744,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.layouts === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "layouts"},message:"must have required property '"+"layouts"+"'"};
@@ -3753,7 +3754,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(func12.call(schema49.properties, key0))){
@@ -3764,7 +3765,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -3779,7 +3780,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -3791,7 +3792,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -3803,7 +3804,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3815,7 +3816,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.datasources !== undefined){
@@ -3823,7 +3824,7 @@ let data3 = data.datasources;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key2 in data3){
 if(!(validate15(data3[key2], {instancePath:instancePath+"/datasources/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3836,7 +3837,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.variables !== undefined){
@@ -3845,7 +3846,7 @@ if(Array.isArray(data5)){
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate46(data5[i0], {instancePath:instancePath+"/variables/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if (vErrors === null) vErrors = validate46.errors; else for (const e of validate46.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3858,7 +3859,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.panels !== undefined){
@@ -3875,7 +3876,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(key3)){
 const err11 = {instancePath:instancePath+"/panels",schemaPath:"#/properties/panels/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\"",propertyName:key3};
@@ -3885,7 +3886,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 var valid6 = _errs19 === errors;
@@ -3897,12 +3898,12 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 for(const key4 in data7){
 if(!(validate24(data7[key4], {instancePath:instancePath+"/panels/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data7,parentDataProperty:key4,rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if (vErrors === null) vErrors = validate24.errors; else for (const e of validate24.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3915,7 +3916,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.layouts !== undefined){
@@ -3924,7 +3925,7 @@ if(Array.isArray(data9)){
 const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 if(!(validate30(data9[i1], {instancePath:instancePath+"/layouts/" + i1,parentData:data9,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+if (vErrors === null) vErrors = validate30.errors; else for (const e of validate30.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3937,7 +3938,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.duration !== undefined){
@@ -3951,7 +3952,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data11)){
 const err16 = {instancePath:instancePath+"/duration",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3961,7 +3962,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3972,7 +3973,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.refreshInterval !== undefined){
@@ -3986,7 +3987,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data12)){
 const err19 = {instancePath:instancePath+"/refreshInterval",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3996,7 +3997,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4007,7 +4008,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.timezone !== undefined){
@@ -4019,7 +4020,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.links !== undefined){
@@ -4037,7 +4038,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key5 in data15){
 if(!(((((key5 === "name") || (key5 === "url")) || (key5 === "tooltip")) || (key5 === "renderVariables")) || (key5 === "targetBlank"))){
@@ -4048,7 +4049,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.name !== undefined){
@@ -4060,7 +4061,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.url !== undefined){
@@ -4074,7 +4075,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4085,7 +4086,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.tooltip !== undefined){
@@ -4097,7 +4098,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.renderVariables !== undefined){
@@ -4109,7 +4110,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.targetBlank !== undefined){
@@ -4121,7 +4122,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4133,7 +4134,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4145,7 +4146,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.annotations !== undefined){
@@ -4154,7 +4155,7 @@ if(Array.isArray(data21)){
 const len3 = data21.length;
 for(let i3=0; i3<len3; i3++){
 if(!(validate36(data21[i3], {instancePath:instancePath+"/annotations/" + i3,parentData:data21,parentDataProperty:i3,rootData}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+if (vErrors === null) vErrors = validate36.errors; else for (const e of validate36.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4167,7 +4168,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.ttl !== undefined){
@@ -4180,7 +4181,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(typeof data23 === "string"){
 if(func2(data23) < 1){
@@ -4191,7 +4192,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data23)){
 const err35 = {instancePath:instancePath+"/ttl",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -4201,7 +4202,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4212,7 +4213,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(typeof data23 === "string"){
 if(!pattern15.test(data23)){
@@ -4223,7 +4224,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4234,7 +4235,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4246,7 +4247,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate44.errors = vErrors;
 return errors === 0;
@@ -4266,7 +4267,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -4276,7 +4277,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -4286,7 +4287,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -4297,7 +4298,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -4309,18 +4310,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate44(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+if (vErrors === null) vErrors = validate44.errors; else for (const e of validate44.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4333,7 +4334,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate42.errors = vErrors;
 return errors === 0;
@@ -4361,7 +4362,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 else {
 if(data.kind !== undefined){
@@ -4373,7 +4374,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4402,7 +4403,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4413,7 +4414,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4428,7 +4429,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.kind === undefined){
@@ -4439,7 +4440,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.name === undefined){
 const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -4449,7 +4450,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "name")) || (key0 === "items"))){
@@ -4460,7 +4461,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -4473,7 +4474,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!((data2 === "Dashboard") || (data2 === "Folder"))){
 const err9 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema58.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -4483,7 +4484,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -4497,7 +4498,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4508,7 +4509,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.items !== undefined){
@@ -4517,7 +4518,7 @@ if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(!(wrapper0.validate(data4[i0], {instancePath:instancePath+"/items/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);
+if (vErrors === null) vErrors = wrapper0.validate.errors; else for (const e of wrapper0.validate.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4530,7 +4531,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4542,7 +4543,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate55.errors = vErrors;
 return errors === 0;
@@ -4563,7 +4564,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -4578,7 +4579,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -4590,7 +4591,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4602,7 +4603,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.items !== undefined){
@@ -4611,7 +4612,7 @@ if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate55(data2[i0], {instancePath:instancePath+"/items/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if (vErrors === null) vErrors = validate55.errors; else for (const e of validate55.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4624,7 +4625,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4636,7 +4637,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate54.errors = vErrors;
 return errors === 0;
@@ -4656,7 +4657,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -4666,7 +4667,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -4676,7 +4677,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -4687,7 +4688,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -4699,18 +4700,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate54(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if (vErrors === null) vErrors = validate54.errors; else for (const e of validate54.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4723,7 +4724,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate52.errors = vErrors;
 return errors === 0;
@@ -4746,7 +4747,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.createdAt === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
@@ -4756,7 +4757,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.updatedAt === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
@@ -4766,7 +4767,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.version === undefined){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
@@ -4776,7 +4777,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((((key0 === "name") || (key0 === "createdAt")) || (key0 === "updatedAt")) || (key0 === "version")) || (key0 === "tags"))){
@@ -4787,7 +4788,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -4801,7 +4802,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data0) < 1){
 const err6 = {instancePath:instancePath+"/name",schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -4811,7 +4812,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data0)){
 const err7 = {instancePath:instancePath+"/name",schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -4821,7 +4822,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4832,7 +4833,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.createdAt !== undefined){
@@ -4844,7 +4845,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.updatedAt !== undefined){
@@ -4856,7 +4857,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.version !== undefined){
@@ -4869,7 +4870,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
@@ -4880,7 +4881,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4895,7 +4896,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -4909,7 +4910,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data5) < 1){
 const err15 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/definitions/MetadataTags/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -4919,7 +4920,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern2.test(data5)){
 const err16 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/definitions/MetadataTags/items/pattern",keyword:"pattern",params:{pattern: "^\\S(?:.*\\S)?$"},message:"must match pattern \""+"^\\S(?:.*\\S)?$"+"\""};
@@ -4929,7 +4930,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4940,7 +4941,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4952,7 +4953,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4964,7 +4965,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate12.errors = vErrors;
 return errors === 0;
@@ -4984,7 +4985,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -4994,7 +4995,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5004,7 +5005,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5015,7 +5016,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5027,18 +5028,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate15(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5051,7 +5052,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate58.errors = vErrors;
 return errors === 0;
@@ -5074,7 +5075,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -5084,7 +5085,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5094,7 +5095,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5105,7 +5106,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5117,12 +5118,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5137,7 +5138,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data2.subjects === undefined){
 const err6 = {instancePath:instancePath+"/spec",schemaPath:"../defs/role-binding-spec.json/required",keyword:"required",params:{missingProperty: "subjects"},message:"must have required property '"+"subjects"+"'"};
@@ -5147,7 +5148,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data2){
 if(!((key1 === "role") || (key1 === "subjects"))){
@@ -5158,7 +5159,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.role !== undefined){
@@ -5172,7 +5173,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data3) < 1){
 const err9 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5182,7 +5183,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data3)){
 const err10 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -5192,7 +5193,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5203,7 +5204,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.subjects !== undefined){
@@ -5217,7 +5218,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.length < 1){
 const err13 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -5227,7 +5228,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -5241,7 +5242,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data5.name === undefined){
 const err15 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -5251,7 +5252,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data5){
 if(!((key2 === "kind") || (key2 === "name"))){
@@ -5262,7 +5263,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.kind !== undefined){
@@ -5275,7 +5276,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data6 === "User") || (data6 === "Group")) || (data6 === "ServiceAccount")) || (data6 === "GlobalServiceAccount"))){
 const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema61.properties.subjects.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -5285,7 +5286,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.name !== undefined){
@@ -5299,7 +5300,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data7) < 1){
 const err20 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5309,7 +5310,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5320,7 +5321,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5332,7 +5333,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5344,7 +5345,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5356,7 +5357,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5368,7 +5369,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate61.errors = vErrors;
 return errors === 0;
@@ -5394,7 +5395,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.scopes === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
@@ -5404,7 +5405,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((key0 === "actions") || (key0 === "scopes")) || (key0 === "resources")) || (key0 === "folders"))){
@@ -5415,7 +5416,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.actions !== undefined){
@@ -5429,7 +5430,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
@@ -5442,7 +5443,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((((data1 === "create") || (data1 === "read")) || (data1 === "update")) || (data1 === "delete")) || (data1 === "*"))){
 const err5 = {instancePath:instancePath+"/actions/" + i0,schemaPath:"#/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
@@ -5452,7 +5453,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5464,7 +5465,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.scopes !== undefined){
@@ -5478,7 +5479,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
@@ -5492,7 +5493,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5503,7 +5504,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5515,7 +5516,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.resources !== undefined){
@@ -5529,7 +5530,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.length < 1){
 const err12 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -5539,7 +5540,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len2 = data4.length;
 for(let i2=0; i2<len2; i2++){
@@ -5553,7 +5554,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data5) < 1){
 const err14 = {instancePath:instancePath+"/resources/" + i2,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5563,7 +5564,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data5)){
 const err15 = {instancePath:instancePath+"/resources/" + i2,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -5573,7 +5574,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5584,7 +5585,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 let i3 = data4.length;
@@ -5601,7 +5602,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 break outer0;
 }
 }
@@ -5616,7 +5617,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.folders !== undefined){
@@ -5630,7 +5631,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data6.length < 1){
 const err20 = {instancePath:instancePath+"/folders",schemaPath:"#/properties/folders/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -5640,7 +5641,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len3 = data6.length;
 for(let i4=0; i4<len3; i4++){
@@ -5654,7 +5655,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data7) < 1){
 const err22 = {instancePath:instancePath+"/folders/" + i4,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5664,7 +5665,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data7)){
 const err23 = {instancePath:instancePath+"/folders/" + i4,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -5674,7 +5675,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5685,7 +5686,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 let i5 = data6.length;
@@ -5702,7 +5703,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 break outer1;
 }
 }
@@ -5717,7 +5718,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5729,7 +5730,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate66.errors = vErrors;
 return errors === 0;
@@ -5749,7 +5750,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(key0 === "permissions")){
@@ -5760,7 +5761,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.permissions !== undefined){
@@ -5769,7 +5770,7 @@ if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate66(data0[i0], {instancePath:instancePath+"/permissions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5782,7 +5783,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5794,7 +5795,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate65.errors = vErrors;
 return errors === 0;
@@ -5814,7 +5815,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -5824,7 +5825,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5834,7 +5835,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5845,7 +5846,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5857,18 +5858,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate65(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if (vErrors === null) vErrors = validate65.errors; else for (const e of validate65.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5881,7 +5882,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate63.errors = vErrors;
 return errors === 0;
@@ -5904,7 +5905,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -5914,7 +5915,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5924,7 +5925,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5935,7 +5936,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5947,12 +5948,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5968,7 +5969,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.basicAuth !== undefined){
@@ -5982,7 +5983,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "username") || (key2 === "password")) || (key2 === "passwordFile"))){
@@ -5993,7 +5994,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.username !== undefined){
@@ -6005,7 +6006,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.password !== undefined){
@@ -6017,7 +6018,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.passwordFile !== undefined){
@@ -6029,7 +6030,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6041,7 +6042,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.authorization !== undefined){
@@ -6056,7 +6057,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.type !== undefined){
@@ -6068,7 +6069,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentials !== undefined){
@@ -6080,7 +6081,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentialsFile !== undefined){
@@ -6092,7 +6093,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6104,7 +6105,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.oauth !== undefined){
@@ -6118,7 +6119,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data11.tokenURL === undefined){
 const err18 = {instancePath:instancePath+"/spec/oauth",schemaPath:"../defs/secret-spec.json/properties/oauth/required",keyword:"required",params:{missingProperty: "tokenURL"},message:"must have required property '"+"tokenURL"+"'"};
@@ -6128,7 +6129,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key4 in data11){
 if(!(((((((key4 === "clientID") || (key4 === "clientSecret")) || (key4 === "clientSecretFile")) || (key4 === "tokenURL")) || (key4 === "scopes")) || (key4 === "endpointParams")) || (key4 === "authStyle"))){
@@ -6139,7 +6140,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientID !== undefined){
@@ -6151,7 +6152,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecret !== undefined){
@@ -6163,7 +6164,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecretFile !== undefined){
@@ -6175,7 +6176,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.tokenURL !== undefined){
@@ -6187,7 +6188,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.scopes !== undefined){
@@ -6203,7 +6204,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6215,7 +6216,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.endpointParams !== undefined){
@@ -6234,7 +6235,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6246,7 +6247,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6258,7 +6259,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.authStyle !== undefined){
@@ -6271,7 +6272,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((data21 === 0) || (data21 === 1)) || (data21 === 2))){
 const err30 = {instancePath:instancePath+"/spec/oauth/authStyle",schemaPath:"../defs/secret-spec.json/properties/oauth/properties/authStyle/enum",keyword:"enum",params:{allowedValues: schema68.properties.oauth.properties.authStyle.enum},message:"must be equal to one of the allowed values"};
@@ -6281,7 +6282,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6293,7 +6294,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.tlsConfig !== undefined){
@@ -6308,7 +6309,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.ca !== undefined){
@@ -6320,7 +6321,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.caFile !== undefined){
@@ -6332,7 +6333,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.cert !== undefined){
@@ -6344,7 +6345,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.certFile !== undefined){
@@ -6356,7 +6357,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.key !== undefined){
@@ -6368,7 +6369,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.keyFile !== undefined){
@@ -6380,7 +6381,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.serverName !== undefined){
@@ -6392,7 +6393,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.insecureSkipVerify !== undefined){
@@ -6404,7 +6405,7 @@ vErrors = [err40];
 else {
 vErrors.push(err40);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.minVersion !== undefined){
@@ -6417,7 +6418,7 @@ vErrors = [err41];
 else {
 vErrors.push(err41);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data31 === "TLS10") || (data31 === "TLS11")) || (data31 === "TLS12")) || (data31 === "TLS13"))){
 const err42 = {instancePath:instancePath+"/spec/tlsConfig/minVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/minVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.minVersion.enum},message:"must be equal to one of the allowed values"};
@@ -6427,7 +6428,7 @@ vErrors = [err42];
 else {
 vErrors.push(err42);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.maxVersion !== undefined){
@@ -6440,7 +6441,7 @@ vErrors = [err43];
 else {
 vErrors.push(err43);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data32 === "TLS10") || (data32 === "TLS11")) || (data32 === "TLS12")) || (data32 === "TLS13"))){
 const err44 = {instancePath:instancePath+"/spec/tlsConfig/maxVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/maxVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.maxVersion.enum},message:"must be equal to one of the allowed values"};
@@ -6450,7 +6451,7 @@ vErrors = [err44];
 else {
 vErrors.push(err44);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6462,7 +6463,7 @@ vErrors = [err45];
 else {
 vErrors.push(err45);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6474,7 +6475,7 @@ vErrors = [err46];
 else {
 vErrors.push(err46);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6486,7 +6487,7 @@ vErrors = [err47];
 else {
 vErrors.push(err47);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate69.errors = vErrors;
 return errors === 0;
@@ -6510,7 +6511,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -6525,7 +6526,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -6537,7 +6538,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -6549,7 +6550,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6561,7 +6562,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6573,7 +6574,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate73.errors = vErrors;
 return errors === 0;
@@ -6593,7 +6594,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -6603,7 +6604,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -6613,7 +6614,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -6624,7 +6625,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -6636,18 +6637,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate73(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if (vErrors === null) vErrors = validate73.errors; else for (const e of validate73.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -6660,7 +6661,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate71.errors = vErrors;
 return errors === 0;
@@ -6682,7 +6683,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -6692,7 +6693,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -6702,7 +6703,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -6713,7 +6714,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -6725,18 +6726,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate17(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+if (vErrors === null) vErrors = validate17.errors; else for (const e of validate17.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -6749,7 +6750,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate75.errors = vErrors;
 return errors === 0;
@@ -6772,7 +6773,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "display") || (key0 === "members"))){
@@ -6783,7 +6784,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -6798,7 +6799,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -6810,7 +6811,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -6822,7 +6823,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6834,7 +6835,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.members !== undefined){
@@ -6848,7 +6849,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
@@ -6862,7 +6863,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data4) < 1){
 const err8 = {instancePath:instancePath+"/members/" + i0,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -6872,7 +6873,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data4)){
 const err9 = {instancePath:instancePath+"/members/" + i0,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -6882,7 +6883,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -6893,7 +6894,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 let i1 = data3.length;
@@ -6910,7 +6911,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 break outer0;
 }
 }
@@ -6925,7 +6926,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6937,7 +6938,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate80.errors = vErrors;
 return errors === 0;
@@ -6957,7 +6958,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -6967,7 +6968,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -6977,7 +6978,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -6988,7 +6989,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7000,18 +7001,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate80(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if (vErrors === null) vErrors = validate80.errors; else for (const e of validate80.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7024,7 +7025,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate78.errors = vErrors;
 return errors === 0;
@@ -7048,7 +7049,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -7063,7 +7064,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -7075,7 +7076,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -7087,7 +7088,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7099,7 +7100,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7111,7 +7112,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate84.errors = vErrors;
 return errors === 0;
@@ -7131,7 +7132,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7141,7 +7142,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7152,7 +7153,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7164,18 +7165,18 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate84(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if (vErrors === null) vErrors = validate84.errors; else for (const e of validate84.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7188,7 +7189,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate82.errors = vErrors;
 return errors === 0;
@@ -7210,7 +7211,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7220,7 +7221,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -7230,7 +7231,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7241,7 +7242,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7253,12 +7254,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7273,7 +7274,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data2.subjects === undefined){
 const err6 = {instancePath:instancePath+"/spec",schemaPath:"../defs/role-binding-spec.json/required",keyword:"required",params:{missingProperty: "subjects"},message:"must have required property '"+"subjects"+"'"};
@@ -7283,7 +7284,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data2){
 if(!((key1 === "role") || (key1 === "subjects"))){
@@ -7294,7 +7295,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.role !== undefined){
@@ -7308,7 +7309,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data3) < 1){
 const err9 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -7318,7 +7319,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data3)){
 const err10 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -7328,7 +7329,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -7339,7 +7340,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.subjects !== undefined){
@@ -7353,7 +7354,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.length < 1){
 const err13 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -7363,7 +7364,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -7377,7 +7378,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data5.name === undefined){
 const err15 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -7387,7 +7388,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data5){
 if(!((key2 === "kind") || (key2 === "name"))){
@@ -7398,7 +7399,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.kind !== undefined){
@@ -7411,7 +7412,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data6 === "User") || (data6 === "Group")) || (data6 === "ServiceAccount")) || (data6 === "GlobalServiceAccount"))){
 const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema61.properties.subjects.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -7421,7 +7422,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.name !== undefined){
@@ -7435,7 +7436,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data7) < 1){
 const err20 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -7445,7 +7446,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -7456,7 +7457,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7468,7 +7469,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7480,7 +7481,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7492,7 +7493,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7504,7 +7505,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate86.errors = vErrors;
 return errors === 0;
@@ -7526,7 +7527,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7536,7 +7537,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -7546,7 +7547,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7557,7 +7558,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7569,18 +7570,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate65(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if (vErrors === null) vErrors = validate65.errors; else for (const e of validate65.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7593,7 +7594,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate88.errors = vErrors;
 return errors === 0;
@@ -7615,7 +7616,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7625,7 +7626,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -7635,7 +7636,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7646,7 +7647,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7658,12 +7659,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7679,7 +7680,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.basicAuth !== undefined){
@@ -7693,7 +7694,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "username") || (key2 === "password")) || (key2 === "passwordFile"))){
@@ -7704,7 +7705,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.username !== undefined){
@@ -7716,7 +7717,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.password !== undefined){
@@ -7728,7 +7729,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.passwordFile !== undefined){
@@ -7740,7 +7741,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7752,7 +7753,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.authorization !== undefined){
@@ -7767,7 +7768,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.type !== undefined){
@@ -7779,7 +7780,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentials !== undefined){
@@ -7791,7 +7792,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentialsFile !== undefined){
@@ -7803,7 +7804,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7815,7 +7816,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.oauth !== undefined){
@@ -7829,7 +7830,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data11.tokenURL === undefined){
 const err18 = {instancePath:instancePath+"/spec/oauth",schemaPath:"../defs/secret-spec.json/properties/oauth/required",keyword:"required",params:{missingProperty: "tokenURL"},message:"must have required property '"+"tokenURL"+"'"};
@@ -7839,7 +7840,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key4 in data11){
 if(!(((((((key4 === "clientID") || (key4 === "clientSecret")) || (key4 === "clientSecretFile")) || (key4 === "tokenURL")) || (key4 === "scopes")) || (key4 === "endpointParams")) || (key4 === "authStyle"))){
@@ -7850,7 +7851,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientID !== undefined){
@@ -7862,7 +7863,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecret !== undefined){
@@ -7874,7 +7875,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecretFile !== undefined){
@@ -7886,7 +7887,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.tokenURL !== undefined){
@@ -7898,7 +7899,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.scopes !== undefined){
@@ -7914,7 +7915,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7926,7 +7927,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.endpointParams !== undefined){
@@ -7945,7 +7946,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7957,7 +7958,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7969,7 +7970,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.authStyle !== undefined){
@@ -7982,7 +7983,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((data21 === 0) || (data21 === 1)) || (data21 === 2))){
 const err30 = {instancePath:instancePath+"/spec/oauth/authStyle",schemaPath:"../defs/secret-spec.json/properties/oauth/properties/authStyle/enum",keyword:"enum",params:{allowedValues: schema68.properties.oauth.properties.authStyle.enum},message:"must be equal to one of the allowed values"};
@@ -7992,7 +7993,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8004,7 +8005,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.tlsConfig !== undefined){
@@ -8019,7 +8020,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.ca !== undefined){
@@ -8031,7 +8032,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.caFile !== undefined){
@@ -8043,7 +8044,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.cert !== undefined){
@@ -8055,7 +8056,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.certFile !== undefined){
@@ -8067,7 +8068,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.key !== undefined){
@@ -8079,7 +8080,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.keyFile !== undefined){
@@ -8091,7 +8092,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.serverName !== undefined){
@@ -8103,7 +8104,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.insecureSkipVerify !== undefined){
@@ -8115,7 +8116,7 @@ vErrors = [err40];
 else {
 vErrors.push(err40);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.minVersion !== undefined){
@@ -8128,7 +8129,7 @@ vErrors = [err41];
 else {
 vErrors.push(err41);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data31 === "TLS10") || (data31 === "TLS11")) || (data31 === "TLS12")) || (data31 === "TLS13"))){
 const err42 = {instancePath:instancePath+"/spec/tlsConfig/minVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/minVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.minVersion.enum},message:"must be equal to one of the allowed values"};
@@ -8138,7 +8139,7 @@ vErrors = [err42];
 else {
 vErrors.push(err42);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.maxVersion !== undefined){
@@ -8151,7 +8152,7 @@ vErrors = [err43];
 else {
 vErrors.push(err43);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data32 === "TLS10") || (data32 === "TLS11")) || (data32 === "TLS12")) || (data32 === "TLS13"))){
 const err44 = {instancePath:instancePath+"/spec/tlsConfig/maxVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/maxVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.maxVersion.enum},message:"must be equal to one of the allowed values"};
@@ -8161,7 +8162,7 @@ vErrors = [err44];
 else {
 vErrors.push(err44);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8173,7 +8174,7 @@ vErrors = [err45];
 else {
 vErrors.push(err45);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8185,7 +8186,7 @@ vErrors = [err46];
 else {
 vErrors.push(err46);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8197,7 +8198,7 @@ vErrors = [err47];
 else {
 vErrors.push(err47);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate91.errors = vErrors;
 return errors === 0;
@@ -8219,7 +8220,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -8229,7 +8230,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -8239,7 +8240,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -8250,7 +8251,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -8262,18 +8263,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate73(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if (vErrors === null) vErrors = validate73.errors; else for (const e of validate73.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -8286,7 +8287,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate93.errors = vErrors;
 return errors === 0;
@@ -8309,7 +8310,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -8319,7 +8320,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -8329,7 +8330,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -8340,7 +8341,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -8352,12 +8353,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -8373,7 +8374,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.firstName !== undefined){
@@ -8385,7 +8386,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.lastName !== undefined){
@@ -8397,7 +8398,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.nativeProvider !== undefined){
@@ -8412,7 +8413,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.password !== undefined){
@@ -8424,7 +8425,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8436,7 +8437,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.oauthProviders !== undefined){
@@ -8455,7 +8456,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.issuer !== undefined){
@@ -8467,7 +8468,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.email !== undefined){
@@ -8479,7 +8480,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.subject !== undefined){
@@ -8491,7 +8492,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.groups !== undefined){
@@ -8505,7 +8506,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len1 = data12.length;
 for(let i1=0; i1<len1; i1++){
@@ -8519,7 +8520,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -8530,7 +8531,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8542,7 +8543,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8554,7 +8555,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8566,7 +8567,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8578,7 +8579,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8590,7 +8591,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate96.errors = vErrors;
 return errors === 0;
@@ -8612,7 +8613,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -8622,7 +8623,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -8632,7 +8633,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -8643,7 +8644,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -8655,18 +8656,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate17(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+if (vErrors === null) vErrors = validate17.errors; else for (const e of validate17.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -8679,7 +8680,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate98.errors = vErrors;
 return errors === 0;
@@ -8705,7 +8706,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.listen !== undefined){
@@ -8719,7 +8720,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -8730,7 +8731,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.database !== undefined){
@@ -8745,7 +8746,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.level !== undefined){
@@ -8760,7 +8761,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.path !== undefined){
@@ -8774,7 +8775,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -8785,7 +8786,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8797,7 +8798,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.postgres !== undefined){
@@ -8812,7 +8813,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.url !== undefined){
@@ -8824,7 +8825,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.host !== undefined){
@@ -8836,7 +8837,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.port !== undefined){
@@ -8849,7 +8850,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 65535 || isNaN(data7)){
@@ -8860,7 +8861,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data7 < 1 || isNaN(data7)){
 const err13 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
@@ -8870,7 +8871,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8883,7 +8884,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.database !== undefined){
@@ -8895,7 +8896,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.password_file !== undefined){
@@ -8907,7 +8908,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.pool_size !== undefined){
@@ -8920,7 +8921,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 1 || isNaN(data11)){
@@ -8931,7 +8932,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8944,7 +8945,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8956,7 +8957,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8968,7 +8969,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.security !== undefined){
@@ -8983,7 +8984,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.enable_auth !== undefined){
@@ -8995,7 +8996,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.readonly !== undefined){
@@ -9007,7 +9008,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.encryption_key !== undefined){
@@ -9019,7 +9020,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.encryption_key_file !== undefined){
@@ -9031,7 +9032,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.previous_encryption_keys !== undefined){
@@ -9047,7 +9048,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9059,7 +9060,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.secret_files_dir !== undefined){
@@ -9071,7 +9072,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.cookie !== undefined){
@@ -9086,7 +9087,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data21.same_site !== undefined){
@@ -9099,7 +9100,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((data22 === "lax") || (data22 === "strict")) || (data22 === "none"))){
 const err32 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
@@ -9109,7 +9110,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data21.secure !== undefined){
@@ -9121,7 +9122,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9133,7 +9134,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.authentication !== undefined){
@@ -9148,7 +9149,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.access_token_ttl !== undefined){
@@ -9162,7 +9163,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data25)){
 const err37 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -9172,7 +9173,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9183,7 +9184,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.refresh_token_ttl !== undefined){
@@ -9197,7 +9198,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data26)){
 const err40 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -9207,7 +9208,7 @@ vErrors = [err40];
 else {
 vErrors.push(err40);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9218,7 +9219,7 @@ vErrors = [err41];
 else {
 vErrors.push(err41);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.disable_sign_up !== undefined){
@@ -9230,7 +9231,7 @@ vErrors = [err42];
 else {
 vErrors.push(err42);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.providers !== undefined){
@@ -9245,7 +9246,7 @@ vErrors = [err43];
 else {
 vErrors.push(err43);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data28.enable_native !== undefined){
@@ -9257,7 +9258,7 @@ vErrors = [err44];
 else {
 vErrors.push(err44);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data28.oidc !== undefined){
@@ -9275,7 +9276,7 @@ vErrors = [err45];
 else {
 vErrors.push(err45);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data31.name === undefined){
 const err46 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -9285,7 +9286,7 @@ vErrors = [err46];
 else {
 vErrors.push(err46);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data31.client_id === undefined){
 const err47 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
@@ -9295,7 +9296,7 @@ vErrors = [err47];
 else {
 vErrors.push(err47);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data31.issuer === undefined){
 const err48 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
@@ -9305,7 +9306,7 @@ vErrors = [err48];
 else {
 vErrors.push(err48);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key8 in data31){
 if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key8))){
@@ -9316,7 +9317,7 @@ vErrors = [err49];
 else {
 vErrors.push(err49);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.slug_id !== undefined){
@@ -9330,7 +9331,7 @@ vErrors = [err50];
 else {
 vErrors.push(err50);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data32) < 1){
 const err51 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -9340,7 +9341,7 @@ vErrors = [err51];
 else {
 vErrors.push(err51);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data32)){
 const err52 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -9350,7 +9351,7 @@ vErrors = [err52];
 else {
 vErrors.push(err52);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9361,7 +9362,7 @@ vErrors = [err53];
 else {
 vErrors.push(err53);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.name !== undefined){
@@ -9375,7 +9376,7 @@ vErrors = [err54];
 else {
 vErrors.push(err54);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9386,7 +9387,7 @@ vErrors = [err55];
 else {
 vErrors.push(err55);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.client_id !== undefined){
@@ -9400,7 +9401,7 @@ vErrors = [err56];
 else {
 vErrors.push(err56);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9411,7 +9412,7 @@ vErrors = [err57];
 else {
 vErrors.push(err57);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.client_secret !== undefined){
@@ -9423,7 +9424,7 @@ vErrors = [err58];
 else {
 vErrors.push(err58);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.client_secret_file !== undefined){
@@ -9435,7 +9436,7 @@ vErrors = [err59];
 else {
 vErrors.push(err59);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.redirect_uri !== undefined){
@@ -9449,7 +9450,7 @@ vErrors = [err60];
 else {
 vErrors.push(err60);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9460,7 +9461,7 @@ vErrors = [err61];
 else {
 vErrors.push(err61);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.scopes !== undefined){
@@ -9478,7 +9479,7 @@ vErrors = [err62];
 else {
 vErrors.push(err62);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9489,7 +9490,7 @@ vErrors = [err63];
 else {
 vErrors.push(err63);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9501,7 +9502,7 @@ vErrors = [err64];
 else {
 vErrors.push(err64);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.url_params !== undefined){
@@ -9516,7 +9517,7 @@ vErrors = [err65];
 else {
 vErrors.push(err65);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9528,7 +9529,7 @@ vErrors = [err66];
 else {
 vErrors.push(err66);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.allowed_email_domains !== undefined){
@@ -9546,7 +9547,7 @@ vErrors = [err67];
 else {
 vErrors.push(err67);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9557,7 +9558,7 @@ vErrors = [err68];
 else {
 vErrors.push(err68);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9569,7 +9570,7 @@ vErrors = [err69];
 else {
 vErrors.push(err69);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.issuer !== undefined){
@@ -9583,7 +9584,7 @@ vErrors = [err70];
 else {
 vErrors.push(err70);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9594,7 +9595,7 @@ vErrors = [err71];
 else {
 vErrors.push(err71);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.discovery_url !== undefined){
@@ -9608,7 +9609,7 @@ vErrors = [err72];
 else {
 vErrors.push(err72);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9619,7 +9620,7 @@ vErrors = [err73];
 else {
 vErrors.push(err73);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.disable_pkce !== undefined){
@@ -9631,7 +9632,7 @@ vErrors = [err74];
 else {
 vErrors.push(err74);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.login_claim !== undefined){
@@ -9645,7 +9646,7 @@ vErrors = [err75];
 else {
 vErrors.push(err75);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9656,7 +9657,7 @@ vErrors = [err76];
 else {
 vErrors.push(err76);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.device_code !== undefined){
@@ -9671,7 +9672,7 @@ vErrors = [err77];
 else {
 vErrors.push(err77);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data48.scopes !== undefined){
@@ -9689,7 +9690,7 @@ vErrors = [err78];
 else {
 vErrors.push(err78);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9700,7 +9701,7 @@ vErrors = [err79];
 else {
 vErrors.push(err79);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9712,7 +9713,7 @@ vErrors = [err80];
 else {
 vErrors.push(err80);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data48.url_params !== undefined){
@@ -9727,7 +9728,7 @@ vErrors = [err81];
 else {
 vErrors.push(err81);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9739,7 +9740,7 @@ vErrors = [err82];
 else {
 vErrors.push(err82);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9751,7 +9752,7 @@ vErrors = [err83];
 else {
 vErrors.push(err83);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.client_credentials !== undefined){
@@ -9766,7 +9767,7 @@ vErrors = [err84];
 else {
 vErrors.push(err84);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data53.scopes !== undefined){
@@ -9784,7 +9785,7 @@ vErrors = [err85];
 else {
 vErrors.push(err85);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9795,7 +9796,7 @@ vErrors = [err86];
 else {
 vErrors.push(err86);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9807,7 +9808,7 @@ vErrors = [err87];
 else {
 vErrors.push(err87);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9819,7 +9820,7 @@ vErrors = [err88];
 else {
 vErrors.push(err88);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.accept_access_tokens !== undefined){
@@ -9833,7 +9834,7 @@ vErrors = [err89];
 else {
 vErrors.push(err89);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key13 in data56){
 if(!(key13 === "audience")){
@@ -9844,7 +9845,7 @@ vErrors = [err90];
 else {
 vErrors.push(err90);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data56.audience !== undefined){
@@ -9858,7 +9859,7 @@ vErrors = [err91];
 else {
 vErrors.push(err91);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9869,7 +9870,7 @@ vErrors = [err92];
 else {
 vErrors.push(err92);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9881,7 +9882,7 @@ vErrors = [err93];
 else {
 vErrors.push(err93);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.groups_claim !== undefined){
@@ -9895,7 +9896,7 @@ vErrors = [err94];
 else {
 vErrors.push(err94);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9906,7 +9907,7 @@ vErrors = [err95];
 else {
 vErrors.push(err95);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.groups_prefix !== undefined){
@@ -9920,7 +9921,7 @@ vErrors = [err96];
 else {
 vErrors.push(err96);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern28.test(data59)){
 const err97 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
@@ -9930,7 +9931,7 @@ vErrors = [err97];
 else {
 vErrors.push(err97);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9941,7 +9942,7 @@ vErrors = [err98];
 else {
 vErrors.push(err98);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.allowed_groups !== undefined){
@@ -9955,7 +9956,7 @@ vErrors = [err99];
 else {
 vErrors.push(err99);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len6 = data60.length;
 for(let i6=0; i6<len6; i6++){
@@ -9969,7 +9970,7 @@ vErrors = [err100];
 else {
 vErrors.push(err100);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data61) < 1){
 const err101 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -9979,7 +9980,7 @@ vErrors = [err101];
 else {
 vErrors.push(err101);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9990,7 +9991,7 @@ vErrors = [err102];
 else {
 vErrors.push(err102);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10002,7 +10003,7 @@ vErrors = [err103];
 else {
 vErrors.push(err103);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.role_mappings !== undefined){
@@ -10016,7 +10017,7 @@ vErrors = [err104];
 else {
 vErrors.push(err104);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len7 = data62.length;
 for(let i7=0; i7<len7; i7++){
@@ -10030,7 +10031,7 @@ vErrors = [err105];
 else {
 vErrors.push(err105);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key14 in data63){
 if(!((((key14 === "group") || (key14 === "global_role")) || (key14 === "project")) || (key14 === "role"))){
@@ -10041,7 +10042,7 @@ vErrors = [err106];
 else {
 vErrors.push(err106);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data63.group !== undefined){
@@ -10055,7 +10056,7 @@ vErrors = [err107];
 else {
 vErrors.push(err107);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data64) < 1){
 const err108 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10065,7 +10066,7 @@ vErrors = [err108];
 else {
 vErrors.push(err108);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10076,7 +10077,7 @@ vErrors = [err109];
 else {
 vErrors.push(err109);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data63.global_role !== undefined){
@@ -10090,7 +10091,7 @@ vErrors = [err110];
 else {
 vErrors.push(err110);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data65) < 1){
 const err111 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10100,7 +10101,7 @@ vErrors = [err111];
 else {
 vErrors.push(err111);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data65)){
 const err112 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -10110,7 +10111,7 @@ vErrors = [err112];
 else {
 vErrors.push(err112);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10121,7 +10122,7 @@ vErrors = [err113];
 else {
 vErrors.push(err113);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data63.project !== undefined){
@@ -10135,7 +10136,7 @@ vErrors = [err114];
 else {
 vErrors.push(err114);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data66) < 1){
 const err115 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10145,7 +10146,7 @@ vErrors = [err115];
 else {
 vErrors.push(err115);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data66)){
 const err116 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -10155,7 +10156,7 @@ vErrors = [err116];
 else {
 vErrors.push(err116);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10166,7 +10167,7 @@ vErrors = [err117];
 else {
 vErrors.push(err117);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data63.role !== undefined){
@@ -10180,7 +10181,7 @@ vErrors = [err118];
 else {
 vErrors.push(err118);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data67) < 1){
 const err119 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10190,7 +10191,7 @@ vErrors = [err119];
 else {
 vErrors.push(err119);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data67)){
 const err120 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -10200,7 +10201,7 @@ vErrors = [err120];
 else {
 vErrors.push(err120);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10211,7 +10212,7 @@ vErrors = [err121];
 else {
 vErrors.push(err121);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10223,7 +10224,7 @@ vErrors = [err122];
 else {
 vErrors.push(err122);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10235,7 +10236,7 @@ vErrors = [err123];
 else {
 vErrors.push(err123);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10247,7 +10248,7 @@ vErrors = [err124];
 else {
 vErrors.push(err124);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10259,7 +10260,7 @@ vErrors = [err125];
 else {
 vErrors.push(err125);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data28.oauth !== undefined){
@@ -10277,7 +10278,7 @@ vErrors = [err126];
 else {
 vErrors.push(err126);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data69.name === undefined){
 const err127 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -10287,7 +10288,7 @@ vErrors = [err127];
 else {
 vErrors.push(err127);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data69.client_id === undefined){
 const err128 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
@@ -10297,7 +10298,7 @@ vErrors = [err128];
 else {
 vErrors.push(err128);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data69.auth_url === undefined){
 const err129 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "auth_url"},message:"must have required property '"+"auth_url"+"'"};
@@ -10307,7 +10308,7 @@ vErrors = [err129];
 else {
 vErrors.push(err129);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data69.token_url === undefined){
 const err130 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "token_url"},message:"must have required property '"+"token_url"+"'"};
@@ -10317,7 +10318,7 @@ vErrors = [err130];
 else {
 vErrors.push(err130);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data69.user_infos_url === undefined){
 const err131 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "user_infos_url"},message:"must have required property '"+"user_infos_url"+"'"};
@@ -10327,7 +10328,7 @@ vErrors = [err131];
 else {
 vErrors.push(err131);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key15 in data69){
 if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key15))){
@@ -10338,7 +10339,7 @@ vErrors = [err132];
 else {
 vErrors.push(err132);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.slug_id !== undefined){
@@ -10352,7 +10353,7 @@ vErrors = [err133];
 else {
 vErrors.push(err133);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data70) < 1){
 const err134 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10362,7 +10363,7 @@ vErrors = [err134];
 else {
 vErrors.push(err134);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data70)){
 const err135 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -10372,7 +10373,7 @@ vErrors = [err135];
 else {
 vErrors.push(err135);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10383,7 +10384,7 @@ vErrors = [err136];
 else {
 vErrors.push(err136);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.name !== undefined){
@@ -10397,7 +10398,7 @@ vErrors = [err137];
 else {
 vErrors.push(err137);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10408,7 +10409,7 @@ vErrors = [err138];
 else {
 vErrors.push(err138);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.client_id !== undefined){
@@ -10422,7 +10423,7 @@ vErrors = [err139];
 else {
 vErrors.push(err139);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10433,7 +10434,7 @@ vErrors = [err140];
 else {
 vErrors.push(err140);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.client_secret !== undefined){
@@ -10445,7 +10446,7 @@ vErrors = [err141];
 else {
 vErrors.push(err141);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.client_secret_file !== undefined){
@@ -10457,7 +10458,7 @@ vErrors = [err142];
 else {
 vErrors.push(err142);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.redirect_uri !== undefined){
@@ -10471,7 +10472,7 @@ vErrors = [err143];
 else {
 vErrors.push(err143);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10482,7 +10483,7 @@ vErrors = [err144];
 else {
 vErrors.push(err144);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.scopes !== undefined){
@@ -10500,7 +10501,7 @@ vErrors = [err145];
 else {
 vErrors.push(err145);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10511,7 +10512,7 @@ vErrors = [err146];
 else {
 vErrors.push(err146);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10523,7 +10524,7 @@ vErrors = [err147];
 else {
 vErrors.push(err147);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.url_params !== undefined){
@@ -10538,7 +10539,7 @@ vErrors = [err148];
 else {
 vErrors.push(err148);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10550,7 +10551,7 @@ vErrors = [err149];
 else {
 vErrors.push(err149);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.allowed_email_domains !== undefined){
@@ -10568,7 +10569,7 @@ vErrors = [err150];
 else {
 vErrors.push(err150);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10579,7 +10580,7 @@ vErrors = [err151];
 else {
 vErrors.push(err151);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10591,7 +10592,7 @@ vErrors = [err152];
 else {
 vErrors.push(err152);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.auth_url !== undefined){
@@ -10605,7 +10606,7 @@ vErrors = [err153];
 else {
 vErrors.push(err153);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10616,7 +10617,7 @@ vErrors = [err154];
 else {
 vErrors.push(err154);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.token_url !== undefined){
@@ -10630,7 +10631,7 @@ vErrors = [err155];
 else {
 vErrors.push(err155);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10641,7 +10642,7 @@ vErrors = [err156];
 else {
 vErrors.push(err156);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.user_infos_url !== undefined){
@@ -10655,7 +10656,7 @@ vErrors = [err157];
 else {
 vErrors.push(err157);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10666,7 +10667,7 @@ vErrors = [err158];
 else {
 vErrors.push(err158);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.logout_url !== undefined){
@@ -10680,7 +10681,7 @@ vErrors = [err159];
 else {
 vErrors.push(err159);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10691,7 +10692,7 @@ vErrors = [err160];
 else {
 vErrors.push(err160);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.device_auth_url !== undefined){
@@ -10705,7 +10706,7 @@ vErrors = [err161];
 else {
 vErrors.push(err161);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10716,7 +10717,7 @@ vErrors = [err162];
 else {
 vErrors.push(err162);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.custom_login_property !== undefined){
@@ -10730,7 +10731,7 @@ vErrors = [err163];
 else {
 vErrors.push(err163);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10741,7 +10742,7 @@ vErrors = [err164];
 else {
 vErrors.push(err164);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.groups_claim !== undefined){
@@ -10755,7 +10756,7 @@ vErrors = [err165];
 else {
 vErrors.push(err165);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10766,7 +10767,7 @@ vErrors = [err166];
 else {
 vErrors.push(err166);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.groups_prefix !== undefined){
@@ -10780,7 +10781,7 @@ vErrors = [err167];
 else {
 vErrors.push(err167);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern28.test(data89)){
 const err168 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
@@ -10790,7 +10791,7 @@ vErrors = [err168];
 else {
 vErrors.push(err168);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10801,7 +10802,7 @@ vErrors = [err169];
 else {
 vErrors.push(err169);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.allowed_groups !== undefined){
@@ -10815,7 +10816,7 @@ vErrors = [err170];
 else {
 vErrors.push(err170);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len11 = data90.length;
 for(let i11=0; i11<len11; i11++){
@@ -10829,7 +10830,7 @@ vErrors = [err171];
 else {
 vErrors.push(err171);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data91) < 1){
 const err172 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10839,7 +10840,7 @@ vErrors = [err172];
 else {
 vErrors.push(err172);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10850,7 +10851,7 @@ vErrors = [err173];
 else {
 vErrors.push(err173);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10862,7 +10863,7 @@ vErrors = [err174];
 else {
 vErrors.push(err174);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.role_mappings !== undefined){
@@ -10876,7 +10877,7 @@ vErrors = [err175];
 else {
 vErrors.push(err175);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 const len12 = data92.length;
 for(let i12=0; i12<len12; i12++){
@@ -10890,7 +10891,7 @@ vErrors = [err176];
 else {
 vErrors.push(err176);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key17 in data93){
 if(!((((key17 === "group") || (key17 === "global_role")) || (key17 === "project")) || (key17 === "role"))){
@@ -10901,7 +10902,7 @@ vErrors = [err177];
 else {
 vErrors.push(err177);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data93.group !== undefined){
@@ -10915,7 +10916,7 @@ vErrors = [err178];
 else {
 vErrors.push(err178);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data94) < 1){
 const err179 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10925,7 +10926,7 @@ vErrors = [err179];
 else {
 vErrors.push(err179);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10936,7 +10937,7 @@ vErrors = [err180];
 else {
 vErrors.push(err180);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data93.global_role !== undefined){
@@ -10950,7 +10951,7 @@ vErrors = [err181];
 else {
 vErrors.push(err181);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data95) < 1){
 const err182 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10960,7 +10961,7 @@ vErrors = [err182];
 else {
 vErrors.push(err182);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data95)){
 const err183 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -10970,7 +10971,7 @@ vErrors = [err183];
 else {
 vErrors.push(err183);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10981,7 +10982,7 @@ vErrors = [err184];
 else {
 vErrors.push(err184);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data93.project !== undefined){
@@ -10995,7 +10996,7 @@ vErrors = [err185];
 else {
 vErrors.push(err185);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data96) < 1){
 const err186 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -11005,7 +11006,7 @@ vErrors = [err186];
 else {
 vErrors.push(err186);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data96)){
 const err187 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -11015,7 +11016,7 @@ vErrors = [err187];
 else {
 vErrors.push(err187);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11026,7 +11027,7 @@ vErrors = [err188];
 else {
 vErrors.push(err188);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data93.role !== undefined){
@@ -11040,7 +11041,7 @@ vErrors = [err189];
 else {
 vErrors.push(err189);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data97) < 1){
 const err190 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -11050,7 +11051,7 @@ vErrors = [err190];
 else {
 vErrors.push(err190);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data97)){
 const err191 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -11060,7 +11061,7 @@ vErrors = [err191];
 else {
 vErrors.push(err191);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11071,7 +11072,7 @@ vErrors = [err192];
 else {
 vErrors.push(err192);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11083,7 +11084,7 @@ vErrors = [err193];
 else {
 vErrors.push(err193);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11095,7 +11096,7 @@ vErrors = [err194];
 else {
 vErrors.push(err194);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11107,7 +11108,7 @@ vErrors = [err195];
 else {
 vErrors.push(err195);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11119,7 +11120,7 @@ vErrors = [err196];
 else {
 vErrors.push(err196);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11131,7 +11132,7 @@ vErrors = [err197];
 else {
 vErrors.push(err197);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.password_hash_cost !== undefined){
@@ -11144,7 +11145,7 @@ vErrors = [err198];
 else {
 vErrors.push(err198);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data98 == "number") && (isFinite(data98))){
 if(data98 > 20 || isNaN(data98)){
@@ -11155,7 +11156,7 @@ vErrors = [err199];
 else {
 vErrors.push(err199);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data98 < 10 || isNaN(data98)){
 const err200 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
@@ -11165,7 +11166,7 @@ vErrors = [err200];
 else {
 vErrors.push(err200);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11181,7 +11182,7 @@ vErrors = [err201];
 else {
 vErrors.push(err201);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data99.per_login_and_address !== undefined){
@@ -11194,7 +11195,7 @@ vErrors = [err202];
 else {
 vErrors.push(err202);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data100 == "number") && (isFinite(data100))){
 if(data100 < 1 || isNaN(data100)){
@@ -11205,7 +11206,7 @@ vErrors = [err203];
 else {
 vErrors.push(err203);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11219,7 +11220,7 @@ vErrors = [err204];
 else {
 vErrors.push(err204);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data101 == "number") && (isFinite(data101))){
 if(data101 < 1 || isNaN(data101)){
@@ -11230,7 +11231,7 @@ vErrors = [err205];
 else {
 vErrors.push(err205);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11245,7 +11246,7 @@ vErrors = [err206];
 else {
 vErrors.push(err206);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data102)){
 const err207 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11255,7 +11256,7 @@ vErrors = [err207];
 else {
 vErrors.push(err207);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11266,7 +11267,7 @@ vErrors = [err208];
 else {
 vErrors.push(err208);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11278,7 +11279,7 @@ vErrors = [err209];
 else {
 vErrors.push(err209);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.max_token_ttl !== undefined){
@@ -11292,7 +11293,7 @@ vErrors = [err210];
 else {
 vErrors.push(err210);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data103)){
 const err211 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11302,7 +11303,7 @@ vErrors = [err211];
 else {
 vErrors.push(err211);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11313,7 +11314,7 @@ vErrors = [err212];
 else {
 vErrors.push(err212);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11325,7 +11326,7 @@ vErrors = [err213];
 else {
 vErrors.push(err213);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.authorization !== undefined){
@@ -11340,7 +11341,7 @@ vErrors = [err214];
 else {
 vErrors.push(err214);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data104.guest_permissions !== undefined){
@@ -11349,7 +11350,7 @@ if(Array.isArray(data105)){
 const len13 = data105.length;
 for(let i13=0; i13<len13; i13++){
 if(!(validate66(data105[i13], {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,parentData:data105,parentDataProperty:i13,rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -11362,7 +11363,7 @@ vErrors = [err215];
 else {
 vErrors.push(err215);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data104.check_latest_update_interval !== undefined){
@@ -11376,7 +11377,7 @@ vErrors = [err216];
 else {
 vErrors.push(err216);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data107)){
 const err217 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11386,7 +11387,7 @@ vErrors = [err217];
 else {
 vErrors.push(err217);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11397,7 +11398,7 @@ vErrors = [err218];
 else {
 vErrors.push(err218);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11409,7 +11410,7 @@ vErrors = [err219];
 else {
 vErrors.push(err219);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.bootstrap_admin !== undefined){
@@ -11423,7 +11424,7 @@ vErrors = [err220];
 else {
 vErrors.push(err220);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 for(const key20 in data108){
 if(!(((key20 === "name") || (key20 === "password")) || (key20 === "password_file"))){
@@ -11434,7 +11435,7 @@ vErrors = [err221];
 else {
 vErrors.push(err221);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data108.name !== undefined){
@@ -11448,7 +11449,7 @@ vErrors = [err222];
 else {
 vErrors.push(err222);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data109) < 1){
 const err223 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -11458,7 +11459,7 @@ vErrors = [err223];
 else {
 vErrors.push(err223);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data109)){
 const err224 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -11468,7 +11469,7 @@ vErrors = [err224];
 else {
 vErrors.push(err224);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11479,7 +11480,7 @@ vErrors = [err225];
 else {
 vErrors.push(err225);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data108.password !== undefined){
@@ -11491,7 +11492,7 @@ vErrors = [err226];
 else {
 vErrors.push(err226);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data108.password_file !== undefined){
@@ -11503,7 +11504,7 @@ vErrors = [err227];
 else {
 vErrors.push(err227);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11515,7 +11516,7 @@ vErrors = [err228];
 else {
 vErrors.push(err228);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11527,7 +11528,7 @@ vErrors = [err229];
 else {
 vErrors.push(err229);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.ephemeral_dashboard !== undefined){
@@ -11542,7 +11543,7 @@ vErrors = [err230];
 else {
 vErrors.push(err230);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data112.enable !== undefined){
@@ -11554,7 +11555,7 @@ vErrors = [err231];
 else {
 vErrors.push(err231);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data112.cleanup_interval !== undefined){
@@ -11568,7 +11569,7 @@ vErrors = [err232];
 else {
 vErrors.push(err232);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data114)){
 const err233 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11578,7 +11579,7 @@ vErrors = [err233];
 else {
 vErrors.push(err233);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11589,7 +11590,7 @@ vErrors = [err234];
 else {
 vErrors.push(err234);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11601,7 +11602,7 @@ vErrors = [err235];
 else {
 vErrors.push(err235);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.history !== undefined){
@@ -11616,7 +11617,7 @@ vErrors = [err236];
 else {
 vErrors.push(err236);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data115.max_versions !== undefined){
@@ -11629,7 +11630,7 @@ vErrors = [err237];
 else {
 vErrors.push(err237);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data116 == "number") && (isFinite(data116))){
 if(data116 > 10000 || isNaN(data116)){
@@ -11640,7 +11641,7 @@ vErrors = [err238];
 else {
 vErrors.push(err238);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data116 < 1 || isNaN(data116)){
 const err239 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
@@ -11650,7 +11651,7 @@ vErrors = [err239];
 else {
 vErrors.push(err239);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11663,7 +11664,7 @@ vErrors = [err240];
 else {
 vErrors.push(err240);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.watch !== undefined){
@@ -11678,7 +11679,7 @@ vErrors = [err241];
 else {
 vErrors.push(err241);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data117.event_log_size !== undefined){
@@ -11691,7 +11692,7 @@ vErrors = [err242];
 else {
 vErrors.push(err242);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data118 == "number") && (isFinite(data118))){
 if(data118 < 100 || isNaN(data118)){
@@ -11702,7 +11703,7 @@ vErrors = [err243];
 else {
 vErrors.push(err243);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11717,7 +11718,7 @@ vErrors = [err244];
 else {
 vErrors.push(err244);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data119)){
 const err245 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11727,7 +11728,7 @@ vErrors = [err245];
 else {
 vErrors.push(err245);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11738,7 +11739,7 @@ vErrors = [err246];
 else {
 vErrors.push(err246);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11750,7 +11751,7 @@ vErrors = [err247];
 else {
 vErrors.push(err247);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.proxy !== undefined){
@@ -11765,7 +11766,7 @@ vErrors = [err248];
 else {
 vErrors.push(err248);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data120.timeout !== undefined){
@@ -11779,7 +11780,7 @@ vErrors = [err249];
 else {
 vErrors.push(err249);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data121)){
 const err250 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11789,7 +11790,7 @@ vErrors = [err250];
 else {
 vErrors.push(err250);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11800,7 +11801,7 @@ vErrors = [err251];
 else {
 vErrors.push(err251);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data120.max_duration !== undefined){
@@ -11814,7 +11815,7 @@ vErrors = [err252];
 else {
 vErrors.push(err252);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data122)){
 const err253 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11824,7 +11825,7 @@ vErrors = [err253];
 else {
 vErrors.push(err253);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11835,7 +11836,7 @@ vErrors = [err254];
 else {
 vErrors.push(err254);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data120.max_concurrent !== undefined){
@@ -11848,7 +11849,7 @@ vErrors = [err255];
 else {
 vErrors.push(err255);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data123 == "number") && (isFinite(data123))){
 if(data123 < 1 || isNaN(data123)){
@@ -11859,7 +11860,7 @@ vErrors = [err256];
 else {
 vErrors.push(err256);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11878,7 +11879,7 @@ vErrors = [err257];
 else {
 vErrors.push(err257);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11889,7 +11890,7 @@ vErrors = [err258];
 else {
 vErrors.push(err258);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11901,7 +11902,7 @@ vErrors = [err259];
 else {
 vErrors.push(err259);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11913,7 +11914,7 @@ vErrors = [err260];
 else {
 vErrors.push(err260);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -11928,7 +11929,7 @@ vErrors = [err261];
 else {
 vErrors.push(err261);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data126.schemas_dir !== undefined){
@@ -11940,7 +11941,7 @@ vErrors = [err262];
 else {
 vErrors.push(err262);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11952,7 +11953,7 @@ vErrors = [err263];
 else {
 vErrors.push(err263);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.http !== undefined){
@@ -11967,7 +11968,7 @@ vErrors = [err264];
 else {
 vErrors.push(err264);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data128.body_limit !== undefined){
@@ -11980,7 +11981,7 @@ vErrors = [err265];
 else {
 vErrors.push(err265);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data129 == "number") && (isFinite(data129))){
 if(data129 < 1024 || isNaN(data129)){
@@ -11991,7 +11992,7 @@ vErrors = [err266];
 else {
 vErrors.push(err266);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12005,7 +12006,7 @@ vErrors = [err267];
 else {
 vErrors.push(err267);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data130 == "number") && (isFinite(data130))){
 if(data130 > 1000 || isNaN(data130)){
@@ -12016,7 +12017,7 @@ vErrors = [err268];
 else {
 vErrors.push(err268);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(data130 < 1 || isNaN(data130)){
 const err269 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
@@ -12026,7 +12027,7 @@ vErrors = [err269];
 else {
 vErrors.push(err269);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12041,7 +12042,7 @@ vErrors = [err270];
 else {
 vErrors.push(err270);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data131)){
 const err271 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -12051,7 +12052,7 @@ vErrors = [err271];
 else {
 vErrors.push(err271);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12062,7 +12063,7 @@ vErrors = [err272];
 else {
 vErrors.push(err272);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data128.request_timeout !== undefined){
@@ -12076,7 +12077,7 @@ vErrors = [err273];
 else {
 vErrors.push(err273);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data132)){
 const err274 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -12086,7 +12087,7 @@ vErrors = [err274];
 else {
 vErrors.push(err274);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12097,7 +12098,7 @@ vErrors = [err275];
 else {
 vErrors.push(err275);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data128.shutdown_grace !== undefined){
@@ -12111,7 +12112,7 @@ vErrors = [err276];
 else {
 vErrors.push(err276);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data133)){
 const err277 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -12121,7 +12122,7 @@ vErrors = [err277];
 else {
 vErrors.push(err277);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12132,7 +12133,7 @@ vErrors = [err278];
 else {
 vErrors.push(err278);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12144,7 +12145,7 @@ vErrors = [err279];
 else {
 vErrors.push(err279);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.log !== undefined){
@@ -12159,7 +12160,7 @@ vErrors = [err280];
 else {
 vErrors.push(err280);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data134.level !== undefined){
@@ -12172,7 +12173,7 @@ vErrors = [err281];
 else {
 vErrors.push(err281);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((((((data135 === "trace") || (data135 === "debug")) || (data135 === "info")) || (data135 === "warn")) || (data135 === "error")) || (data135 === "fatal")) || (data135 === "silent"))){
 const err282 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
@@ -12182,7 +12183,7 @@ vErrors = [err282];
 else {
 vErrors.push(err282);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12194,7 +12195,7 @@ vErrors = [err283];
 else {
 vErrors.push(err283);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.audit !== undefined){
@@ -12209,7 +12210,7 @@ vErrors = [err284];
 else {
 vErrors.push(err284);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data136.retention !== undefined){
@@ -12223,7 +12224,7 @@ vErrors = [err285];
 else {
 vErrors.push(err285);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data137)){
 const err286 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -12233,7 +12234,7 @@ vErrors = [err286];
 else {
 vErrors.push(err286);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12244,7 +12245,7 @@ vErrors = [err287];
 else {
 vErrors.push(err287);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data136.file !== undefined){
@@ -12258,7 +12259,7 @@ vErrors = [err288];
 else {
 vErrors.push(err288);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12269,7 +12270,7 @@ vErrors = [err289];
 else {
 vErrors.push(err289);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12281,7 +12282,7 @@ vErrors = [err290];
 else {
 vErrors.push(err290);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12293,7 +12294,7 @@ vErrors = [err291];
 else {
 vErrors.push(err291);
 }
-errors++;
+if (++errors > 10000) throw schemaErrorOverflow(vErrors);
 }
 validate101.errors = vErrors;
 return errors === 0;
