@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ApiError, MAX_DETAILS, type ErrorDetail, type Reason } from '../errors.js';
+import { clip, clipPath } from '../lib/clip.js';
 
 /** The only table from error reasons to HTTP status codes. */
 const STATUS: Record<Reason, number> = {
@@ -66,16 +67,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
   });
 }
 
-/** The longest message or path an error answer carries: a message may quote a value of megabytes (COST-02). */
-const MAX_TEXT = 1000;
-
-function clip(text: string): string {
-  return text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT)}… (${text.length - MAX_TEXT} more characters)`;
-}
-
 /** The details an answer lists: at most MAX_DETAILS, each clipped (`invalid` counts them all in its message). */
 function shown(details: readonly ErrorDetail[]): ErrorDetail[] {
-  return details.slice(0, MAX_DETAILS).map((d) => ({ path: clip(d.path), message: clip(d.message) }));
+  return details.slice(0, MAX_DETAILS).map((d) => ({ path: clipPath(d.path), message: clip(d.message) }));
 }
 
 /** Route templates (`/api/v1/projects/:project/dashboards`, `/proxy/.../*`) as case-insensitive patterns of paths, with their methods. */

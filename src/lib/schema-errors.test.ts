@@ -83,3 +83,15 @@ describe('schema errors at volume (COST-02)', () => {
     expect(invalid(details.slice(0, 2)).message).to.equal('2 problems, first: spec.items[0]: must be a string');
   });
 });
+
+describe('schema errors of long keys (COST-02)', () => {
+  it('a path through a key of megabytes keeps its start and its end (the field at fault), within about 1,000 characters', () => {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    const validate = ajv.compile({ type: 'object', additionalProperties: { type: 'object', required: ['kind'] } }) as unknown as ValidateFunction;
+    const key = 'k'.repeat(1_000_000);
+    const [detail] = schemaErrors(validate, { [key]: {} }, 'spec.panels');
+    expect(detail.message).to.equal('is required');
+    expect(detail.path).to.match(/^spec\.panels\.k+…\(\d+ characters\)…k+\.kind$/);
+    expect(detail.path.length).to.be.below(1100);
+  });
+});

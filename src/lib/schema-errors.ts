@@ -1,5 +1,6 @@
 import { invalid, type ErrorDetail } from '../errors.js';
 import { isSchemaErrorOverflow, MAX_SCHEMA_ERRORS } from './ajv-bounds.js';
+import { clip, clipPath } from './clip.js';
 import { joinPath } from './object-path.js';
 
 /** A compiled validator (ajv standalone or runtime). */
@@ -50,14 +51,22 @@ export function toDetails(errors: readonly AjvLikeError[], data: unknown, basePa
   const explained: ErrorDetail[] = [];
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
+  const paths = new Map<string, string>(); // errors at one object share its path
   const respelled = misspelledRequired(errors);
   for (const e of errors) {
     if (e.keyword === 'if') continue; // "must match then schema": the real error is reported too
     if (e.keyword === 'propertyNames') continue; // "property name must be valid": the key's own error is reported too
     if (e.keyword === 'required' && respelled.taken.has(`${e.instancePath}/${String(e.params.missingProperty)}`)) continue; // said with the misspelling
-    const described = describe(e, data, basePath);
+    let at = paths.get(e.instancePath);
+    if (at === undefined) {
+      at = pointerToPath(e.instancePath, data, basePath);
+      paths.set(e.instancePath, at);
+    }
+    const described = describe(e, at, data);
     const meant = e.keyword === 'additionalProperties' ? respelled.meant.get(`${e.instancePath}/${String(e.params.additionalProperty)}`) : undefined;
-    const { path, message } = meant ? { path: described.path, message: `is not a known field here: did you mean "${meant}" (which is required)?` } : described;
+    // clipped here already: a key of megabytes would otherwise be copied into every string below
+    const path = clipPath(described.path);
+    const message = meant ? `is not a known field here: did you mean "${meant}" (which is required)?` : clip(described.message);
     const id = `${path}\u0000${message}`;
     if (seen.has(id)) continue;
     seen.add(id);
@@ -97,8 +106,8 @@ function misspelledRequired(errors: readonly AjvLikeError[]): { meant: Map<strin
   return { meant, taken };
 }
 
-function describe(e: AjvLikeError, data: unknown, basePath: string): ErrorDetail {
-  const at = pointerToPath(e.instancePath, data, basePath);
+/** The detail of one error at `at`, the dotted path of its instancePath. */
+function describe(e: AjvLikeError, at: string, data: unknown): ErrorDetail {
   // a key that breaks its object's propertyNames rule: the key is at fault, named by its path
   const path = e.propertyName !== undefined ? joinPath(at, e.propertyName) : at;
   const p = e.params;

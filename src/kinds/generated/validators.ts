@@ -26,7 +26,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.project === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
@@ -36,7 +36,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.createdAt === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
@@ -46,7 +46,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.updatedAt === undefined){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
@@ -56,7 +56,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.version === undefined){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
@@ -66,7 +66,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "createdAt")) || (key0 === "updatedAt")) || (key0 === "version")) || (key0 === "tags")) || (key0 === "project"))){
@@ -77,7 +77,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -91,7 +91,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data0) < 1){
 const err7 = {instancePath:instancePath+"/name",schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -101,7 +101,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data0)){
 const err8 = {instancePath:instancePath+"/name",schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -111,7 +111,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -122,7 +122,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.createdAt !== undefined){
@@ -134,7 +134,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.updatedAt !== undefined){
@@ -146,7 +146,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.version !== undefined){
@@ -159,7 +159,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
@@ -170,7 +170,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -185,7 +185,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -199,7 +199,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data5) < 1){
 const err16 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"./metadata.json#/definitions/MetadataTags/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -209,7 +209,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern2.test(data5)){
 const err17 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"./metadata.json#/definitions/MetadataTags/items/pattern",keyword:"pattern",params:{pattern: "^\\S(?:.*\\S)?$"},message:"must match pattern \""+"^\\S(?:.*\\S)?$"+"\""};
@@ -219,7 +219,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -230,7 +230,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -242,7 +242,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.project !== undefined){
@@ -256,7 +256,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data6) < 1){
 const err21 = {instancePath:instancePath+"/project",schemaPath:"#/properties/project/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -266,7 +266,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data6)){
 const err22 = {instancePath:instancePath+"/project",schemaPath:"#/properties/project/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -276,7 +276,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -287,7 +287,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -299,7 +299,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate11.errors = vErrors;
 return errors === 0;
@@ -326,7 +326,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "display") || (key0 === "default")) || (key0 === "plugin"))){
@@ -337,7 +337,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -352,7 +352,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -364,7 +364,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -376,7 +376,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -388,7 +388,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.default !== undefined){
@@ -400,7 +400,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -414,7 +414,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.spec === undefined){
 const err8 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -424,7 +424,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data4){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -435,7 +435,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.kind !== undefined){
@@ -449,7 +449,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -460,7 +460,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.metadata !== undefined){
@@ -475,7 +475,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.version !== undefined){
@@ -487,7 +487,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.registry !== undefined){
@@ -499,7 +499,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -511,7 +511,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.spec !== undefined){
@@ -526,7 +526,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -538,7 +538,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -550,7 +550,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate15.errors = vErrors;
 return errors === 0;
@@ -576,7 +576,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((key0 === "name") || (key0 === "display")) || (key0 === "value")) || (key0 === "constant"))){
@@ -587,7 +587,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -601,7 +601,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -612,7 +612,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -627,7 +627,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.name !== undefined){
@@ -639,7 +639,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.description !== undefined){
@@ -651,7 +651,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.hidden !== undefined){
@@ -663,7 +663,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -675,7 +675,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.value !== undefined){
@@ -687,7 +687,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.constant !== undefined){
@@ -699,7 +699,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -711,7 +711,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate18.errors = vErrors;
 return errors === 0;
@@ -731,7 +731,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(func12.call(schema27.properties, key0))){
@@ -742,7 +742,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -756,7 +756,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -767,7 +767,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -782,7 +782,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.name !== undefined){
@@ -794,7 +794,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.description !== undefined){
@@ -806,7 +806,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.hidden !== undefined){
@@ -818,7 +818,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -830,7 +830,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.defaultValue !== undefined){
@@ -846,7 +846,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 var _valid0 = _errs17 === errors;
 valid4 = valid4 || _valid0;
@@ -860,7 +860,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 var _valid0 = _errs19 === errors;
 valid4 = valid4 || _valid0;
@@ -877,7 +877,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -889,7 +889,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 var _valid0 = _errs21 === errors;
 valid4 = valid4 || _valid0;
@@ -903,7 +903,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 else {
 errors = _errs16;
@@ -926,7 +926,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.allowMultiple !== undefined){
@@ -938,7 +938,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.customAllValue !== undefined){
@@ -950,7 +950,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.capturingRegexp !== undefined){
@@ -962,7 +962,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.sort !== undefined){
@@ -975,7 +975,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((((((data11 === "none") || (data11 === "alphabetical-asc")) || (data11 === "alphabetical-desc")) || (data11 === "numerical-asc")) || (data11 === "numerical-desc")) || (data11 === "alphabetical-ci-asc")) || (data11 === "alphabetical-ci-desc"))){
 const err19 = {instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/enum",keyword:"enum",params:{allowedValues: schema27.properties.sort.enum},message:"must be equal to one of the allowed values"};
@@ -985,7 +985,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -999,7 +999,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data12.spec === undefined){
 const err21 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1009,7 +1009,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data12){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -1020,7 +1020,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.kind !== undefined){
@@ -1034,7 +1034,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1045,7 +1045,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.metadata !== undefined){
@@ -1060,7 +1060,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data14.version !== undefined){
@@ -1072,7 +1072,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data14.registry !== undefined){
@@ -1084,7 +1084,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1096,7 +1096,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.spec !== undefined){
@@ -1111,7 +1111,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1123,7 +1123,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1135,7 +1135,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate20.errors = vErrors;
 return errors === 0;
@@ -1159,7 +1159,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 else {
 if(data.kind !== undefined){
@@ -1171,7 +1171,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1191,7 +1191,7 @@ const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.spec !== undefined){
 if(!(validate18(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate18.errors; else for (const e of validate18.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate18.errors; else for (const e of validate18.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -1207,7 +1207,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const _errs8 = errors;
 let valid4 = true;
@@ -1222,7 +1222,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 else {
 if(data.kind !== undefined){
@@ -1234,7 +1234,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1254,7 +1254,7 @@ const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.spec !== undefined){
 if(!(validate20(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate20.errors; else for (const e of validate20.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate20.errors; else for (const e of validate20.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -1270,7 +1270,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.kind === undefined){
@@ -1281,7 +1281,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1291,7 +1291,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -1302,7 +1302,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -1315,7 +1315,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((data4 === "TextVariable") || (data4 === "ListVariable"))){
 const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema23.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -1325,7 +1325,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
@@ -1338,7 +1338,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1350,7 +1350,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate17.errors = vErrors;
 return errors === 0;
@@ -1368,10 +1368,10 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(root1.validate(data, {instancePath,parentData,parentDataProperty,rootData}))){
-if (vErrors === null) vErrors = root1.validate.errors; else for (const e of root1.validate.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = root1.validate.errors; else for (const e of root1.validate.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1386,7 +1386,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1397,7 +1397,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1409,7 +1409,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate22.errors = vErrors;
 return errors === 0;
@@ -1431,7 +1431,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1441,7 +1441,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -1452,7 +1452,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -1466,7 +1466,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1477,7 +1477,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
@@ -1491,7 +1491,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data1){
 if(!((key1 === "name") || (key1 === "plugin"))){
@@ -1502,7 +1502,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.name !== undefined){
@@ -1514,7 +1514,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.plugin !== undefined){
@@ -1528,7 +1528,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data3.spec === undefined){
 const err9 = {instancePath:instancePath+"/spec/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1538,7 +1538,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -1549,7 +1549,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.kind !== undefined){
@@ -1563,7 +1563,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1574,7 +1574,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.metadata !== undefined){
@@ -1589,7 +1589,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.version !== undefined){
@@ -1601,7 +1601,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.registry !== undefined){
@@ -1613,7 +1613,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1625,7 +1625,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.spec !== undefined){
@@ -1640,7 +1640,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1652,7 +1652,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1664,7 +1664,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1676,7 +1676,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate26.errors = vErrors;
 return errors === 0;
@@ -1695,7 +1695,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((key0 === "display") || (key0 === "plugin")) || (key0 === "queries")) || (key0 === "links"))){
@@ -1706,7 +1706,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -1721,7 +1721,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -1733,7 +1733,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -1745,7 +1745,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1757,7 +1757,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -1771,7 +1771,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data3.spec === undefined){
 const err7 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1781,7 +1781,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -1792,7 +1792,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.kind !== undefined){
@@ -1806,7 +1806,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1817,7 +1817,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.metadata !== undefined){
@@ -1832,7 +1832,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.version !== undefined){
@@ -1844,7 +1844,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.registry !== undefined){
@@ -1856,7 +1856,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1868,7 +1868,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.spec !== undefined){
@@ -1883,7 +1883,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1895,7 +1895,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.queries !== undefined){
@@ -1904,7 +1904,7 @@ if(Array.isArray(data9)){
 const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate26(data9[i0], {instancePath:instancePath+"/queries/" + i0,parentData:data9,parentDataProperty:i0,rootData}))){
-if (vErrors === null) vErrors = validate26.errors; else for (const e of validate26.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate26.errors; else for (const e of validate26.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -1917,7 +1917,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.links !== undefined){
@@ -1935,7 +1935,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key4 in data12){
 if(!(((((key4 === "name") || (key4 === "url")) || (key4 === "tooltip")) || (key4 === "renderVariables")) || (key4 === "targetBlank"))){
@@ -1946,7 +1946,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.name !== undefined){
@@ -1958,7 +1958,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.url !== undefined){
@@ -1972,7 +1972,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1983,7 +1983,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.tooltip !== undefined){
@@ -1995,7 +1995,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.renderVariables !== undefined){
@@ -2007,7 +2007,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.targetBlank !== undefined){
@@ -2019,7 +2019,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2031,7 +2031,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2043,7 +2043,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2055,7 +2055,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate25.errors = vErrors;
 return errors === 0;
@@ -2075,7 +2075,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -2085,7 +2085,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -2096,7 +2096,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -2108,12 +2108,12 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
 if(!(validate25(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate25.errors; else for (const e of validate25.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate25.errors; else for (const e of validate25.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -2126,7 +2126,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate24.errors = vErrors;
 return errors === 0;
@@ -2149,7 +2149,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.y === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "y"},message:"must have required property '"+"y"+"'"};
@@ -2159,7 +2159,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.width === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "width"},message:"must have required property '"+"width"+"'"};
@@ -2169,7 +2169,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.height === undefined){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "height"},message:"must have required property '"+"height"+"'"};
@@ -2179,7 +2179,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.content === undefined){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'"};
@@ -2189,7 +2189,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((((key0 === "x") || (key0 === "y")) || (key0 === "width")) || (key0 === "height")) || (key0 === "content")) || (key0 === "repeatVariable"))){
@@ -2200,7 +2200,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.x !== undefined){
@@ -2213,7 +2213,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
@@ -2224,7 +2224,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2238,7 +2238,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
@@ -2249,7 +2249,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2263,7 +2263,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
@@ -2274,7 +2274,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2288,7 +2288,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
@@ -2299,7 +2299,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2314,7 +2314,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data4){
 if(!(key1 === "$ref")){
@@ -2325,7 +2325,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.$ref !== undefined){
@@ -2339,7 +2339,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -2350,7 +2350,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2362,7 +2362,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.repeatVariable !== undefined){
@@ -2376,7 +2376,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data6){
 if(!(((key2 === "value") || (key2 === "alignment")) || (key2 === "maxPer"))){
@@ -2387,7 +2387,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.value !== undefined){
@@ -2399,7 +2399,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.alignment !== undefined){
@@ -2412,7 +2412,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((data8 === "horizontal") || (data8 === "vertical"))){
 const err23 = {instancePath:instancePath+"/repeatVariable/alignment",schemaPath:"#/properties/repeatVariable/properties/alignment/enum",keyword:"enum",params:{allowedValues: schema41.properties.repeatVariable.properties.alignment.enum},message:"must be equal to one of the allowed values"};
@@ -2422,7 +2422,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.maxPer !== undefined){
@@ -2435,7 +2435,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
@@ -2446,7 +2446,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2459,7 +2459,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2471,7 +2471,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate32.errors = vErrors;
 return errors === 0;
@@ -2490,7 +2490,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "display") || (key0 === "items")) || (key0 === "repeatVariable"))){
@@ -2501,7 +2501,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -2515,7 +2515,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data0){
 if(!((key1 === "title") || (key1 === "collapse"))){
@@ -2526,7 +2526,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.title !== undefined){
@@ -2538,7 +2538,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.collapse !== undefined){
@@ -2552,7 +2552,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data2){
 if(!(key2 === "open")){
@@ -2563,7 +2563,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.open !== undefined){
@@ -2575,7 +2575,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2587,7 +2587,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2599,7 +2599,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.items !== undefined){
@@ -2608,7 +2608,7 @@ if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate32(data4[i0], {instancePath:instancePath+"/items/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
-if (vErrors === null) vErrors = validate32.errors; else for (const e of validate32.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate32.errors; else for (const e of validate32.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -2621,7 +2621,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.repeatVariable !== undefined){
@@ -2633,7 +2633,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2645,7 +2645,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate31.errors = vErrors;
 return errors === 0;
@@ -2665,7 +2665,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -2675,7 +2675,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -2686,7 +2686,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -2698,12 +2698,12 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
 if(!(validate31(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate31.errors; else for (const e of validate31.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate31.errors; else for (const e of validate31.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -2716,7 +2716,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate30.errors = vErrors;
 return errors === 0;
@@ -2737,7 +2737,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.plugin === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "plugin"},message:"must have required property '"+"plugin"+"'"};
@@ -2747,7 +2747,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "display") || (key0 === "color")) || (key0 === "plugin"))){
@@ -2758,7 +2758,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -2772,7 +2772,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data0){
 if(!((((key1 === "name") || (key1 === "description")) || (key1 === "hidden")) || (key1 === "color"))){
@@ -2783,7 +2783,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -2797,7 +2797,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -2808,7 +2808,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -2820,7 +2820,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.hidden !== undefined){
@@ -2832,7 +2832,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.color !== undefined){
@@ -2844,7 +2844,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2856,7 +2856,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.color !== undefined){
@@ -2868,7 +2868,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -2882,7 +2882,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data6.spec === undefined){
 const err13 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -2892,7 +2892,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data6){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -2903,7 +2903,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.kind !== undefined){
@@ -2917,7 +2917,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -2928,7 +2928,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.metadata !== undefined){
@@ -2943,7 +2943,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.version !== undefined){
@@ -2955,7 +2955,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.registry !== undefined){
@@ -2967,7 +2967,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2979,7 +2979,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.spec !== undefined){
@@ -2994,7 +2994,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3006,7 +3006,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3018,7 +3018,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate36.errors = vErrors;
 return errors === 0;
@@ -3039,7 +3039,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.layouts === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "layouts"},message:"must have required property '"+"layouts"+"'"};
@@ -3049,7 +3049,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(func12.call(schema18.properties, key0))){
@@ -3060,7 +3060,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -3075,7 +3075,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -3087,7 +3087,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -3099,7 +3099,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3111,7 +3111,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.datasources !== undefined){
@@ -3119,7 +3119,7 @@ let data3 = data.datasources;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key2 in data3){
 if(!(validate15(data3[key2], {instancePath:instancePath+"/datasources/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key2,rootData}))){
-if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3132,7 +3132,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.variables !== undefined){
@@ -3141,7 +3141,7 @@ if(Array.isArray(data5)){
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate22(data5[i0], {instancePath:instancePath+"/variables/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-if (vErrors === null) vErrors = validate22.errors; else for (const e of validate22.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate22.errors; else for (const e of validate22.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3154,7 +3154,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.panels !== undefined){
@@ -3171,7 +3171,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(key3)){
 const err10 = {instancePath:instancePath+"/panels",schemaPath:"#/properties/panels/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\"",propertyName:key3};
@@ -3181,7 +3181,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 var valid6 = _errs19 === errors;
@@ -3193,12 +3193,12 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 for(const key4 in data7){
 if(!(validate24(data7[key4], {instancePath:instancePath+"/panels/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data7,parentDataProperty:key4,rootData}))){
-if (vErrors === null) vErrors = validate24.errors; else for (const e of validate24.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate24.errors; else for (const e of validate24.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3211,7 +3211,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.layouts !== undefined){
@@ -3220,7 +3220,7 @@ if(Array.isArray(data9)){
 const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 if(!(validate30(data9[i1], {instancePath:instancePath+"/layouts/" + i1,parentData:data9,parentDataProperty:i1,rootData}))){
-if (vErrors === null) vErrors = validate30.errors; else for (const e of validate30.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate30.errors; else for (const e of validate30.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3233,7 +3233,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.duration !== undefined){
@@ -3247,7 +3247,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data11)){
 const err15 = {instancePath:instancePath+"/duration",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3257,7 +3257,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3268,7 +3268,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.refreshInterval !== undefined){
@@ -3282,7 +3282,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data12)){
 const err18 = {instancePath:instancePath+"/refreshInterval",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3292,7 +3292,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3303,7 +3303,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.timezone !== undefined){
@@ -3315,7 +3315,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.links !== undefined){
@@ -3333,7 +3333,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key5 in data15){
 if(!(((((key5 === "name") || (key5 === "url")) || (key5 === "tooltip")) || (key5 === "renderVariables")) || (key5 === "targetBlank"))){
@@ -3344,7 +3344,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.name !== undefined){
@@ -3356,7 +3356,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.url !== undefined){
@@ -3370,7 +3370,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3381,7 +3381,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.tooltip !== undefined){
@@ -3393,7 +3393,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.renderVariables !== undefined){
@@ -3405,7 +3405,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.targetBlank !== undefined){
@@ -3417,7 +3417,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3429,7 +3429,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3441,7 +3441,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.annotations !== undefined){
@@ -3450,7 +3450,7 @@ if(Array.isArray(data21)){
 const len3 = data21.length;
 for(let i3=0; i3<len3; i3++){
 if(!(validate36(data21[i3], {instancePath:instancePath+"/annotations/" + i3,parentData:data21,parentDataProperty:i3,rootData}))){
-if (vErrors === null) vErrors = validate36.errors; else for (const e of validate36.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate36.errors; else for (const e of validate36.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3463,7 +3463,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3475,7 +3475,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate14.errors = vErrors;
 return errors === 0;
@@ -3495,7 +3495,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -3505,7 +3505,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -3515,7 +3515,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -3526,7 +3526,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -3538,18 +3538,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate14(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate14.errors; else for (const e of validate14.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate14.errors; else for (const e of validate14.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3562,7 +3562,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate10.errors = vErrors;
 return errors === 0;
@@ -3584,7 +3584,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -3594,7 +3594,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -3604,7 +3604,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -3615,7 +3615,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -3627,18 +3627,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate15(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3651,7 +3651,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate39.errors = vErrors;
 return errors === 0;
@@ -3672,10 +3672,10 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(root1.validate(data, {instancePath,parentData,parentDataProperty,rootData}))){
-if (vErrors === null) vErrors = root1.validate.errors; else for (const e of root1.validate.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = root1.validate.errors; else for (const e of root1.validate.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3690,7 +3690,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3701,7 +3701,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3713,7 +3713,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate46.errors = vErrors;
 return errors === 0;
@@ -3734,7 +3734,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.panels === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "panels"},message:"must have required property '"+"panels"+"'"};
@@ -3744,7 +3744,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.layouts === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "layouts"},message:"must have required property '"+"layouts"+"'"};
@@ -3754,7 +3754,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(func12.call(schema49.properties, key0))){
@@ -3765,7 +3765,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -3780,7 +3780,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -3792,7 +3792,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -3804,7 +3804,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3816,7 +3816,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.datasources !== undefined){
@@ -3824,7 +3824,7 @@ let data3 = data.datasources;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key2 in data3){
 if(!(validate15(data3[key2], {instancePath:instancePath+"/datasources/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key2,rootData}))){
-if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3837,7 +3837,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.variables !== undefined){
@@ -3846,7 +3846,7 @@ if(Array.isArray(data5)){
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate46(data5[i0], {instancePath:instancePath+"/variables/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-if (vErrors === null) vErrors = validate46.errors; else for (const e of validate46.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate46.errors; else for (const e of validate46.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3859,7 +3859,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.panels !== undefined){
@@ -3876,7 +3876,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(key3)){
 const err11 = {instancePath:instancePath+"/panels",schemaPath:"#/properties/panels/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\"",propertyName:key3};
@@ -3886,7 +3886,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 var valid6 = _errs19 === errors;
@@ -3898,12 +3898,12 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 for(const key4 in data7){
 if(!(validate24(data7[key4], {instancePath:instancePath+"/panels/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data7,parentDataProperty:key4,rootData}))){
-if (vErrors === null) vErrors = validate24.errors; else for (const e of validate24.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate24.errors; else for (const e of validate24.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3916,7 +3916,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.layouts !== undefined){
@@ -3925,7 +3925,7 @@ if(Array.isArray(data9)){
 const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 if(!(validate30(data9[i1], {instancePath:instancePath+"/layouts/" + i1,parentData:data9,parentDataProperty:i1,rootData}))){
-if (vErrors === null) vErrors = validate30.errors; else for (const e of validate30.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate30.errors; else for (const e of validate30.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3938,7 +3938,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.duration !== undefined){
@@ -3952,7 +3952,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data11)){
 const err16 = {instancePath:instancePath+"/duration",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3962,7 +3962,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3973,7 +3973,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.refreshInterval !== undefined){
@@ -3987,7 +3987,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data12)){
 const err19 = {instancePath:instancePath+"/refreshInterval",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3997,7 +3997,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4008,7 +4008,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.timezone !== undefined){
@@ -4020,7 +4020,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.links !== undefined){
@@ -4038,7 +4038,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key5 in data15){
 if(!(((((key5 === "name") || (key5 === "url")) || (key5 === "tooltip")) || (key5 === "renderVariables")) || (key5 === "targetBlank"))){
@@ -4049,7 +4049,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.name !== undefined){
@@ -4061,7 +4061,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.url !== undefined){
@@ -4075,7 +4075,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4086,7 +4086,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.tooltip !== undefined){
@@ -4098,7 +4098,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.renderVariables !== undefined){
@@ -4110,7 +4110,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.targetBlank !== undefined){
@@ -4122,7 +4122,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4134,7 +4134,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4146,7 +4146,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.annotations !== undefined){
@@ -4155,7 +4155,7 @@ if(Array.isArray(data21)){
 const len3 = data21.length;
 for(let i3=0; i3<len3; i3++){
 if(!(validate36(data21[i3], {instancePath:instancePath+"/annotations/" + i3,parentData:data21,parentDataProperty:i3,rootData}))){
-if (vErrors === null) vErrors = validate36.errors; else for (const e of validate36.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate36.errors; else for (const e of validate36.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4168,7 +4168,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.ttl !== undefined){
@@ -4181,7 +4181,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(typeof data23 === "string"){
 if(func2(data23) < 1){
@@ -4192,7 +4192,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data23)){
 const err35 = {instancePath:instancePath+"/ttl",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -4202,7 +4202,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4213,7 +4213,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(typeof data23 === "string"){
 if(!pattern15.test(data23)){
@@ -4224,7 +4224,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4235,7 +4235,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4247,7 +4247,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate44.errors = vErrors;
 return errors === 0;
@@ -4267,7 +4267,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -4277,7 +4277,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -4287,7 +4287,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -4298,7 +4298,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -4310,18 +4310,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate44(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate44.errors; else for (const e of validate44.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate44.errors; else for (const e of validate44.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4334,7 +4334,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate42.errors = vErrors;
 return errors === 0;
@@ -4362,7 +4362,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 else {
 if(data.kind !== undefined){
@@ -4374,7 +4374,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4403,7 +4403,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4414,7 +4414,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4429,7 +4429,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.kind === undefined){
@@ -4440,7 +4440,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.name === undefined){
 const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -4450,7 +4450,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "name")) || (key0 === "items"))){
@@ -4461,7 +4461,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -4474,7 +4474,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((data2 === "Dashboard") || (data2 === "Folder"))){
 const err9 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema58.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -4484,7 +4484,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -4498,7 +4498,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4509,7 +4509,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.items !== undefined){
@@ -4518,7 +4518,7 @@ if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(!(wrapper0.validate(data4[i0], {instancePath:instancePath+"/items/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
-if (vErrors === null) vErrors = wrapper0.validate.errors; else for (const e of wrapper0.validate.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = wrapper0.validate.errors; else for (const e of wrapper0.validate.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4531,7 +4531,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4543,7 +4543,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate55.errors = vErrors;
 return errors === 0;
@@ -4564,7 +4564,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -4579,7 +4579,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -4591,7 +4591,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4603,7 +4603,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.items !== undefined){
@@ -4612,7 +4612,7 @@ if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate55(data2[i0], {instancePath:instancePath+"/items/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-if (vErrors === null) vErrors = validate55.errors; else for (const e of validate55.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate55.errors; else for (const e of validate55.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4625,7 +4625,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4637,7 +4637,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate54.errors = vErrors;
 return errors === 0;
@@ -4657,7 +4657,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -4667,7 +4667,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -4677,7 +4677,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -4688,7 +4688,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -4700,18 +4700,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate54(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate54.errors; else for (const e of validate54.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate54.errors; else for (const e of validate54.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4724,7 +4724,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate52.errors = vErrors;
 return errors === 0;
@@ -4747,7 +4747,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.createdAt === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
@@ -4757,7 +4757,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.updatedAt === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
@@ -4767,7 +4767,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.version === undefined){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
@@ -4777,7 +4777,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((((key0 === "name") || (key0 === "createdAt")) || (key0 === "updatedAt")) || (key0 === "version")) || (key0 === "tags"))){
@@ -4788,7 +4788,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -4802,7 +4802,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data0) < 1){
 const err6 = {instancePath:instancePath+"/name",schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -4812,7 +4812,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data0)){
 const err7 = {instancePath:instancePath+"/name",schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -4822,7 +4822,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4833,7 +4833,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.createdAt !== undefined){
@@ -4845,7 +4845,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.updatedAt !== undefined){
@@ -4857,7 +4857,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.version !== undefined){
@@ -4870,7 +4870,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
@@ -4881,7 +4881,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4896,7 +4896,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -4910,7 +4910,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data5) < 1){
 const err15 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/definitions/MetadataTags/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -4920,7 +4920,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern2.test(data5)){
 const err16 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/definitions/MetadataTags/items/pattern",keyword:"pattern",params:{pattern: "^\\S(?:.*\\S)?$"},message:"must match pattern \""+"^\\S(?:.*\\S)?$"+"\""};
@@ -4930,7 +4930,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4941,7 +4941,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4953,7 +4953,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4965,7 +4965,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate12.errors = vErrors;
 return errors === 0;
@@ -4985,7 +4985,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -4995,7 +4995,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5005,7 +5005,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5016,7 +5016,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5028,18 +5028,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate15(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5052,7 +5052,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate58.errors = vErrors;
 return errors === 0;
@@ -5075,7 +5075,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -5085,7 +5085,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5095,7 +5095,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5106,7 +5106,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5118,12 +5118,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5138,7 +5138,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data2.subjects === undefined){
 const err6 = {instancePath:instancePath+"/spec",schemaPath:"../defs/role-binding-spec.json/required",keyword:"required",params:{missingProperty: "subjects"},message:"must have required property '"+"subjects"+"'"};
@@ -5148,7 +5148,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data2){
 if(!((key1 === "role") || (key1 === "subjects"))){
@@ -5159,7 +5159,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.role !== undefined){
@@ -5173,7 +5173,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data3) < 1){
 const err9 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5183,7 +5183,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data3)){
 const err10 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -5193,7 +5193,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5204,7 +5204,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.subjects !== undefined){
@@ -5218,7 +5218,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.length < 1){
 const err13 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -5228,7 +5228,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -5242,7 +5242,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data5.name === undefined){
 const err15 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -5252,7 +5252,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data5){
 if(!((key2 === "kind") || (key2 === "name"))){
@@ -5263,7 +5263,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.kind !== undefined){
@@ -5276,7 +5276,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data6 === "User") || (data6 === "Group")) || (data6 === "ServiceAccount")) || (data6 === "GlobalServiceAccount"))){
 const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema61.properties.subjects.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -5286,7 +5286,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.name !== undefined){
@@ -5300,7 +5300,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data7) < 1){
 const err20 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5310,7 +5310,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5321,7 +5321,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5333,7 +5333,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5345,7 +5345,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5357,7 +5357,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5369,7 +5369,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate61.errors = vErrors;
 return errors === 0;
@@ -5395,7 +5395,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.scopes === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
@@ -5405,7 +5405,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((key0 === "actions") || (key0 === "scopes")) || (key0 === "resources")) || (key0 === "folders"))){
@@ -5416,7 +5416,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.actions !== undefined){
@@ -5430,7 +5430,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
@@ -5443,7 +5443,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((((data1 === "create") || (data1 === "read")) || (data1 === "update")) || (data1 === "delete")) || (data1 === "*"))){
 const err5 = {instancePath:instancePath+"/actions/" + i0,schemaPath:"#/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
@@ -5453,7 +5453,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5465,7 +5465,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.scopes !== undefined){
@@ -5479,7 +5479,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
@@ -5493,7 +5493,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5504,7 +5504,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5516,7 +5516,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.resources !== undefined){
@@ -5530,7 +5530,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.length < 1){
 const err12 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -5540,7 +5540,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len2 = data4.length;
 for(let i2=0; i2<len2; i2++){
@@ -5554,7 +5554,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data5) < 1){
 const err14 = {instancePath:instancePath+"/resources/" + i2,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5564,7 +5564,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data5)){
 const err15 = {instancePath:instancePath+"/resources/" + i2,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -5574,7 +5574,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5585,7 +5585,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 let i3 = data4.length;
@@ -5602,7 +5602,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 break outer0;
 }
 }
@@ -5617,7 +5617,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.folders !== undefined){
@@ -5631,7 +5631,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data6.length < 1){
 const err20 = {instancePath:instancePath+"/folders",schemaPath:"#/properties/folders/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -5641,7 +5641,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len3 = data6.length;
 for(let i4=0; i4<len3; i4++){
@@ -5655,7 +5655,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data7) < 1){
 const err22 = {instancePath:instancePath+"/folders/" + i4,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5665,7 +5665,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data7)){
 const err23 = {instancePath:instancePath+"/folders/" + i4,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -5675,7 +5675,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5686,7 +5686,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 let i5 = data6.length;
@@ -5703,7 +5703,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 break outer1;
 }
 }
@@ -5718,7 +5718,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5730,7 +5730,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate66.errors = vErrors;
 return errors === 0;
@@ -5750,7 +5750,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(key0 === "permissions")){
@@ -5761,7 +5761,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.permissions !== undefined){
@@ -5770,7 +5770,7 @@ if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate66(data0[i0], {instancePath:instancePath+"/permissions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5783,7 +5783,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5795,7 +5795,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate65.errors = vErrors;
 return errors === 0;
@@ -5815,7 +5815,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -5825,7 +5825,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5835,7 +5835,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5846,7 +5846,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5858,18 +5858,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate65(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate65.errors; else for (const e of validate65.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate65.errors; else for (const e of validate65.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5882,7 +5882,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate63.errors = vErrors;
 return errors === 0;
@@ -5905,7 +5905,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -5915,7 +5915,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5925,7 +5925,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5936,7 +5936,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5948,12 +5948,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5969,7 +5969,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.basicAuth !== undefined){
@@ -5983,7 +5983,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "username") || (key2 === "password")) || (key2 === "passwordFile"))){
@@ -5994,7 +5994,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.username !== undefined){
@@ -6006,7 +6006,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.password !== undefined){
@@ -6018,7 +6018,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.passwordFile !== undefined){
@@ -6030,7 +6030,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6042,7 +6042,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.authorization !== undefined){
@@ -6057,7 +6057,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.type !== undefined){
@@ -6069,7 +6069,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentials !== undefined){
@@ -6081,7 +6081,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentialsFile !== undefined){
@@ -6093,7 +6093,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6105,7 +6105,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.oauth !== undefined){
@@ -6119,7 +6119,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data11.tokenURL === undefined){
 const err18 = {instancePath:instancePath+"/spec/oauth",schemaPath:"../defs/secret-spec.json/properties/oauth/required",keyword:"required",params:{missingProperty: "tokenURL"},message:"must have required property '"+"tokenURL"+"'"};
@@ -6129,7 +6129,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key4 in data11){
 if(!(((((((key4 === "clientID") || (key4 === "clientSecret")) || (key4 === "clientSecretFile")) || (key4 === "tokenURL")) || (key4 === "scopes")) || (key4 === "endpointParams")) || (key4 === "authStyle"))){
@@ -6140,7 +6140,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientID !== undefined){
@@ -6152,7 +6152,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecret !== undefined){
@@ -6164,7 +6164,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecretFile !== undefined){
@@ -6176,7 +6176,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.tokenURL !== undefined){
@@ -6188,7 +6188,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.scopes !== undefined){
@@ -6204,7 +6204,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6216,7 +6216,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.endpointParams !== undefined){
@@ -6235,7 +6235,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6247,7 +6247,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6259,7 +6259,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.authStyle !== undefined){
@@ -6272,7 +6272,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((data21 === 0) || (data21 === 1)) || (data21 === 2))){
 const err30 = {instancePath:instancePath+"/spec/oauth/authStyle",schemaPath:"../defs/secret-spec.json/properties/oauth/properties/authStyle/enum",keyword:"enum",params:{allowedValues: schema68.properties.oauth.properties.authStyle.enum},message:"must be equal to one of the allowed values"};
@@ -6282,7 +6282,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6294,7 +6294,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.tlsConfig !== undefined){
@@ -6309,7 +6309,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.ca !== undefined){
@@ -6321,7 +6321,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.caFile !== undefined){
@@ -6333,7 +6333,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.cert !== undefined){
@@ -6345,7 +6345,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.certFile !== undefined){
@@ -6357,7 +6357,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.key !== undefined){
@@ -6369,7 +6369,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.keyFile !== undefined){
@@ -6381,7 +6381,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.serverName !== undefined){
@@ -6393,7 +6393,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.insecureSkipVerify !== undefined){
@@ -6405,7 +6405,7 @@ vErrors = [err40];
 else {
 vErrors.push(err40);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.minVersion !== undefined){
@@ -6418,7 +6418,7 @@ vErrors = [err41];
 else {
 vErrors.push(err41);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data31 === "TLS10") || (data31 === "TLS11")) || (data31 === "TLS12")) || (data31 === "TLS13"))){
 const err42 = {instancePath:instancePath+"/spec/tlsConfig/minVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/minVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.minVersion.enum},message:"must be equal to one of the allowed values"};
@@ -6428,7 +6428,7 @@ vErrors = [err42];
 else {
 vErrors.push(err42);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.maxVersion !== undefined){
@@ -6441,7 +6441,7 @@ vErrors = [err43];
 else {
 vErrors.push(err43);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data32 === "TLS10") || (data32 === "TLS11")) || (data32 === "TLS12")) || (data32 === "TLS13"))){
 const err44 = {instancePath:instancePath+"/spec/tlsConfig/maxVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/maxVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.maxVersion.enum},message:"must be equal to one of the allowed values"};
@@ -6451,7 +6451,7 @@ vErrors = [err44];
 else {
 vErrors.push(err44);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6463,7 +6463,7 @@ vErrors = [err45];
 else {
 vErrors.push(err45);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6475,7 +6475,7 @@ vErrors = [err46];
 else {
 vErrors.push(err46);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6487,7 +6487,7 @@ vErrors = [err47];
 else {
 vErrors.push(err47);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate69.errors = vErrors;
 return errors === 0;
@@ -6511,7 +6511,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -6526,7 +6526,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -6538,7 +6538,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -6550,7 +6550,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6562,7 +6562,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6574,7 +6574,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate73.errors = vErrors;
 return errors === 0;
@@ -6594,7 +6594,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -6604,7 +6604,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -6614,7 +6614,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -6625,7 +6625,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -6637,18 +6637,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate73(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate73.errors; else for (const e of validate73.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate73.errors; else for (const e of validate73.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -6661,7 +6661,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate71.errors = vErrors;
 return errors === 0;
@@ -6683,7 +6683,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -6693,7 +6693,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -6703,7 +6703,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -6714,7 +6714,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -6726,18 +6726,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate17(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate17.errors; else for (const e of validate17.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate17.errors; else for (const e of validate17.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -6750,7 +6750,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate75.errors = vErrors;
 return errors === 0;
@@ -6773,7 +6773,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "display") || (key0 === "members"))){
@@ -6784,7 +6784,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -6799,7 +6799,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -6811,7 +6811,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -6823,7 +6823,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6835,7 +6835,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.members !== undefined){
@@ -6849,7 +6849,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
@@ -6863,7 +6863,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data4) < 1){
 const err8 = {instancePath:instancePath+"/members/" + i0,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -6873,7 +6873,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data4)){
 const err9 = {instancePath:instancePath+"/members/" + i0,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -6883,7 +6883,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -6894,7 +6894,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 let i1 = data3.length;
@@ -6911,7 +6911,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 break outer0;
 }
 }
@@ -6926,7 +6926,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6938,7 +6938,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate80.errors = vErrors;
 return errors === 0;
@@ -6958,7 +6958,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -6968,7 +6968,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -6978,7 +6978,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -6989,7 +6989,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7001,18 +7001,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate80(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate80.errors; else for (const e of validate80.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate80.errors; else for (const e of validate80.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7025,7 +7025,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate78.errors = vErrors;
 return errors === 0;
@@ -7049,7 +7049,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -7064,7 +7064,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -7076,7 +7076,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -7088,7 +7088,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7100,7 +7100,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7112,7 +7112,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate84.errors = vErrors;
 return errors === 0;
@@ -7132,7 +7132,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7142,7 +7142,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7153,7 +7153,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7165,18 +7165,18 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate84(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate84.errors; else for (const e of validate84.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate84.errors; else for (const e of validate84.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7189,7 +7189,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate82.errors = vErrors;
 return errors === 0;
@@ -7211,7 +7211,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7221,7 +7221,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -7231,7 +7231,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7242,7 +7242,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7254,12 +7254,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7274,7 +7274,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data2.subjects === undefined){
 const err6 = {instancePath:instancePath+"/spec",schemaPath:"../defs/role-binding-spec.json/required",keyword:"required",params:{missingProperty: "subjects"},message:"must have required property '"+"subjects"+"'"};
@@ -7284,7 +7284,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data2){
 if(!((key1 === "role") || (key1 === "subjects"))){
@@ -7295,7 +7295,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.role !== undefined){
@@ -7309,7 +7309,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data3) < 1){
 const err9 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -7319,7 +7319,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data3)){
 const err10 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -7329,7 +7329,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -7340,7 +7340,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.subjects !== undefined){
@@ -7354,7 +7354,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.length < 1){
 const err13 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -7364,7 +7364,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -7378,7 +7378,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data5.name === undefined){
 const err15 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -7388,7 +7388,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data5){
 if(!((key2 === "kind") || (key2 === "name"))){
@@ -7399,7 +7399,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.kind !== undefined){
@@ -7412,7 +7412,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data6 === "User") || (data6 === "Group")) || (data6 === "ServiceAccount")) || (data6 === "GlobalServiceAccount"))){
 const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema61.properties.subjects.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -7422,7 +7422,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.name !== undefined){
@@ -7436,7 +7436,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data7) < 1){
 const err20 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -7446,7 +7446,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -7457,7 +7457,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7469,7 +7469,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7481,7 +7481,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7493,7 +7493,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7505,7 +7505,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate86.errors = vErrors;
 return errors === 0;
@@ -7527,7 +7527,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7537,7 +7537,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -7547,7 +7547,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7558,7 +7558,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7570,18 +7570,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate65(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate65.errors; else for (const e of validate65.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate65.errors; else for (const e of validate65.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7594,7 +7594,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate88.errors = vErrors;
 return errors === 0;
@@ -7616,7 +7616,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7626,7 +7626,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -7636,7 +7636,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7647,7 +7647,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7659,12 +7659,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7680,7 +7680,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.basicAuth !== undefined){
@@ -7694,7 +7694,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "username") || (key2 === "password")) || (key2 === "passwordFile"))){
@@ -7705,7 +7705,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.username !== undefined){
@@ -7717,7 +7717,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.password !== undefined){
@@ -7729,7 +7729,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.passwordFile !== undefined){
@@ -7741,7 +7741,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7753,7 +7753,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.authorization !== undefined){
@@ -7768,7 +7768,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.type !== undefined){
@@ -7780,7 +7780,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentials !== undefined){
@@ -7792,7 +7792,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentialsFile !== undefined){
@@ -7804,7 +7804,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7816,7 +7816,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.oauth !== undefined){
@@ -7830,7 +7830,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data11.tokenURL === undefined){
 const err18 = {instancePath:instancePath+"/spec/oauth",schemaPath:"../defs/secret-spec.json/properties/oauth/required",keyword:"required",params:{missingProperty: "tokenURL"},message:"must have required property '"+"tokenURL"+"'"};
@@ -7840,7 +7840,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key4 in data11){
 if(!(((((((key4 === "clientID") || (key4 === "clientSecret")) || (key4 === "clientSecretFile")) || (key4 === "tokenURL")) || (key4 === "scopes")) || (key4 === "endpointParams")) || (key4 === "authStyle"))){
@@ -7851,7 +7851,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientID !== undefined){
@@ -7863,7 +7863,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecret !== undefined){
@@ -7875,7 +7875,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecretFile !== undefined){
@@ -7887,7 +7887,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.tokenURL !== undefined){
@@ -7899,7 +7899,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.scopes !== undefined){
@@ -7915,7 +7915,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7927,7 +7927,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.endpointParams !== undefined){
@@ -7946,7 +7946,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7958,7 +7958,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7970,7 +7970,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.authStyle !== undefined){
@@ -7983,7 +7983,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((data21 === 0) || (data21 === 1)) || (data21 === 2))){
 const err30 = {instancePath:instancePath+"/spec/oauth/authStyle",schemaPath:"../defs/secret-spec.json/properties/oauth/properties/authStyle/enum",keyword:"enum",params:{allowedValues: schema68.properties.oauth.properties.authStyle.enum},message:"must be equal to one of the allowed values"};
@@ -7993,7 +7993,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8005,7 +8005,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.tlsConfig !== undefined){
@@ -8020,7 +8020,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.ca !== undefined){
@@ -8032,7 +8032,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.caFile !== undefined){
@@ -8044,7 +8044,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.cert !== undefined){
@@ -8056,7 +8056,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.certFile !== undefined){
@@ -8068,7 +8068,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.key !== undefined){
@@ -8080,7 +8080,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.keyFile !== undefined){
@@ -8092,7 +8092,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.serverName !== undefined){
@@ -8104,7 +8104,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.insecureSkipVerify !== undefined){
@@ -8116,7 +8116,7 @@ vErrors = [err40];
 else {
 vErrors.push(err40);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.minVersion !== undefined){
@@ -8129,7 +8129,7 @@ vErrors = [err41];
 else {
 vErrors.push(err41);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data31 === "TLS10") || (data31 === "TLS11")) || (data31 === "TLS12")) || (data31 === "TLS13"))){
 const err42 = {instancePath:instancePath+"/spec/tlsConfig/minVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/minVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.minVersion.enum},message:"must be equal to one of the allowed values"};
@@ -8139,7 +8139,7 @@ vErrors = [err42];
 else {
 vErrors.push(err42);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.maxVersion !== undefined){
@@ -8152,7 +8152,7 @@ vErrors = [err43];
 else {
 vErrors.push(err43);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data32 === "TLS10") || (data32 === "TLS11")) || (data32 === "TLS12")) || (data32 === "TLS13"))){
 const err44 = {instancePath:instancePath+"/spec/tlsConfig/maxVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/maxVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.maxVersion.enum},message:"must be equal to one of the allowed values"};
@@ -8162,7 +8162,7 @@ vErrors = [err44];
 else {
 vErrors.push(err44);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8174,7 +8174,7 @@ vErrors = [err45];
 else {
 vErrors.push(err45);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8186,7 +8186,7 @@ vErrors = [err46];
 else {
 vErrors.push(err46);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8198,7 +8198,7 @@ vErrors = [err47];
 else {
 vErrors.push(err47);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate91.errors = vErrors;
 return errors === 0;
@@ -8220,7 +8220,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -8230,7 +8230,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -8240,7 +8240,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -8251,7 +8251,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -8263,18 +8263,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate73(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate73.errors; else for (const e of validate73.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate73.errors; else for (const e of validate73.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -8287,7 +8287,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate93.errors = vErrors;
 return errors === 0;
@@ -8310,7 +8310,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -8320,7 +8320,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -8330,7 +8330,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -8341,7 +8341,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -8353,12 +8353,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -8374,7 +8374,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.firstName !== undefined){
@@ -8386,7 +8386,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.lastName !== undefined){
@@ -8398,7 +8398,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.nativeProvider !== undefined){
@@ -8413,7 +8413,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.password !== undefined){
@@ -8425,7 +8425,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8437,7 +8437,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.oauthProviders !== undefined){
@@ -8456,7 +8456,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.issuer !== undefined){
@@ -8468,7 +8468,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.email !== undefined){
@@ -8480,7 +8480,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.subject !== undefined){
@@ -8492,7 +8492,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.groups !== undefined){
@@ -8506,7 +8506,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len1 = data12.length;
 for(let i1=0; i1<len1; i1++){
@@ -8520,7 +8520,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -8531,7 +8531,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8543,7 +8543,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8555,7 +8555,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8567,7 +8567,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8579,7 +8579,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8591,7 +8591,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate96.errors = vErrors;
 return errors === 0;
@@ -8613,7 +8613,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -8623,7 +8623,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -8633,7 +8633,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -8644,7 +8644,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -8656,18 +8656,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate17(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-if (vErrors === null) vErrors = validate17.errors; else for (const e of validate17.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate17.errors; else for (const e of validate17.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -8680,7 +8680,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate98.errors = vErrors;
 return errors === 0;
@@ -8706,7 +8706,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.listen !== undefined){
@@ -8720,7 +8720,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -8731,7 +8731,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.database !== undefined){
@@ -8746,7 +8746,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.level !== undefined){
@@ -8761,7 +8761,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.path !== undefined){
@@ -8775,7 +8775,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -8786,7 +8786,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8798,7 +8798,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.postgres !== undefined){
@@ -8813,7 +8813,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.url !== undefined){
@@ -8825,7 +8825,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.host !== undefined){
@@ -8837,7 +8837,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.port !== undefined){
@@ -8850,7 +8850,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 65535 || isNaN(data7)){
@@ -8861,7 +8861,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data7 < 1 || isNaN(data7)){
 const err13 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
@@ -8871,7 +8871,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8884,7 +8884,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.database !== undefined){
@@ -8896,7 +8896,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.password_file !== undefined){
@@ -8908,7 +8908,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.pool_size !== undefined){
@@ -8921,7 +8921,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 1 || isNaN(data11)){
@@ -8932,7 +8932,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8945,7 +8945,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8957,7 +8957,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8969,7 +8969,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.security !== undefined){
@@ -8984,7 +8984,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.enable_auth !== undefined){
@@ -8996,7 +8996,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.readonly !== undefined){
@@ -9008,7 +9008,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.encryption_key !== undefined){
@@ -9020,7 +9020,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.encryption_key_file !== undefined){
@@ -9032,7 +9032,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.previous_encryption_keys !== undefined){
@@ -9048,7 +9048,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9060,7 +9060,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.secret_files_dir !== undefined){
@@ -9072,7 +9072,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.cookie !== undefined){
@@ -9087,7 +9087,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data21.same_site !== undefined){
@@ -9100,7 +9100,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((data22 === "lax") || (data22 === "strict")) || (data22 === "none"))){
 const err32 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
@@ -9110,7 +9110,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data21.secure !== undefined){
@@ -9122,7 +9122,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9134,7 +9134,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.authentication !== undefined){
@@ -9149,7 +9149,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.access_token_ttl !== undefined){
@@ -9163,7 +9163,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data25)){
 const err37 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -9173,7 +9173,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9184,7 +9184,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.refresh_token_ttl !== undefined){
@@ -9198,7 +9198,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data26)){
 const err40 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -9208,7 +9208,7 @@ vErrors = [err40];
 else {
 vErrors.push(err40);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9219,7 +9219,7 @@ vErrors = [err41];
 else {
 vErrors.push(err41);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.disable_sign_up !== undefined){
@@ -9231,7 +9231,7 @@ vErrors = [err42];
 else {
 vErrors.push(err42);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.providers !== undefined){
@@ -9246,7 +9246,7 @@ vErrors = [err43];
 else {
 vErrors.push(err43);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data28.enable_native !== undefined){
@@ -9258,7 +9258,7 @@ vErrors = [err44];
 else {
 vErrors.push(err44);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data28.oidc !== undefined){
@@ -9276,7 +9276,7 @@ vErrors = [err45];
 else {
 vErrors.push(err45);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data31.name === undefined){
 const err46 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -9286,7 +9286,7 @@ vErrors = [err46];
 else {
 vErrors.push(err46);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data31.client_id === undefined){
 const err47 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
@@ -9296,7 +9296,7 @@ vErrors = [err47];
 else {
 vErrors.push(err47);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data31.issuer === undefined){
 const err48 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
@@ -9306,7 +9306,7 @@ vErrors = [err48];
 else {
 vErrors.push(err48);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key8 in data31){
 if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key8))){
@@ -9317,7 +9317,7 @@ vErrors = [err49];
 else {
 vErrors.push(err49);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.slug_id !== undefined){
@@ -9331,7 +9331,7 @@ vErrors = [err50];
 else {
 vErrors.push(err50);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data32) < 1){
 const err51 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -9341,7 +9341,7 @@ vErrors = [err51];
 else {
 vErrors.push(err51);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data32)){
 const err52 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -9351,7 +9351,7 @@ vErrors = [err52];
 else {
 vErrors.push(err52);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9362,7 +9362,7 @@ vErrors = [err53];
 else {
 vErrors.push(err53);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.name !== undefined){
@@ -9376,7 +9376,7 @@ vErrors = [err54];
 else {
 vErrors.push(err54);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9387,7 +9387,7 @@ vErrors = [err55];
 else {
 vErrors.push(err55);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.client_id !== undefined){
@@ -9401,7 +9401,7 @@ vErrors = [err56];
 else {
 vErrors.push(err56);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9412,7 +9412,7 @@ vErrors = [err57];
 else {
 vErrors.push(err57);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.client_secret !== undefined){
@@ -9424,7 +9424,7 @@ vErrors = [err58];
 else {
 vErrors.push(err58);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.client_secret_file !== undefined){
@@ -9436,7 +9436,7 @@ vErrors = [err59];
 else {
 vErrors.push(err59);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.redirect_uri !== undefined){
@@ -9450,7 +9450,7 @@ vErrors = [err60];
 else {
 vErrors.push(err60);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9461,7 +9461,7 @@ vErrors = [err61];
 else {
 vErrors.push(err61);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.scopes !== undefined){
@@ -9479,7 +9479,7 @@ vErrors = [err62];
 else {
 vErrors.push(err62);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9490,7 +9490,7 @@ vErrors = [err63];
 else {
 vErrors.push(err63);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9502,7 +9502,7 @@ vErrors = [err64];
 else {
 vErrors.push(err64);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.url_params !== undefined){
@@ -9517,7 +9517,7 @@ vErrors = [err65];
 else {
 vErrors.push(err65);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9529,7 +9529,7 @@ vErrors = [err66];
 else {
 vErrors.push(err66);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.allowed_email_domains !== undefined){
@@ -9547,7 +9547,7 @@ vErrors = [err67];
 else {
 vErrors.push(err67);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9558,7 +9558,7 @@ vErrors = [err68];
 else {
 vErrors.push(err68);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9570,7 +9570,7 @@ vErrors = [err69];
 else {
 vErrors.push(err69);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.issuer !== undefined){
@@ -9584,7 +9584,7 @@ vErrors = [err70];
 else {
 vErrors.push(err70);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9595,7 +9595,7 @@ vErrors = [err71];
 else {
 vErrors.push(err71);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.discovery_url !== undefined){
@@ -9609,7 +9609,7 @@ vErrors = [err72];
 else {
 vErrors.push(err72);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9620,7 +9620,7 @@ vErrors = [err73];
 else {
 vErrors.push(err73);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.disable_pkce !== undefined){
@@ -9632,7 +9632,7 @@ vErrors = [err74];
 else {
 vErrors.push(err74);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.login_claim !== undefined){
@@ -9646,7 +9646,7 @@ vErrors = [err75];
 else {
 vErrors.push(err75);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9657,7 +9657,7 @@ vErrors = [err76];
 else {
 vErrors.push(err76);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.device_code !== undefined){
@@ -9672,7 +9672,7 @@ vErrors = [err77];
 else {
 vErrors.push(err77);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data48.scopes !== undefined){
@@ -9690,7 +9690,7 @@ vErrors = [err78];
 else {
 vErrors.push(err78);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9701,7 +9701,7 @@ vErrors = [err79];
 else {
 vErrors.push(err79);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9713,7 +9713,7 @@ vErrors = [err80];
 else {
 vErrors.push(err80);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data48.url_params !== undefined){
@@ -9728,7 +9728,7 @@ vErrors = [err81];
 else {
 vErrors.push(err81);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9740,7 +9740,7 @@ vErrors = [err82];
 else {
 vErrors.push(err82);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9752,7 +9752,7 @@ vErrors = [err83];
 else {
 vErrors.push(err83);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.client_credentials !== undefined){
@@ -9767,7 +9767,7 @@ vErrors = [err84];
 else {
 vErrors.push(err84);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data53.scopes !== undefined){
@@ -9785,7 +9785,7 @@ vErrors = [err85];
 else {
 vErrors.push(err85);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9796,7 +9796,7 @@ vErrors = [err86];
 else {
 vErrors.push(err86);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9808,7 +9808,7 @@ vErrors = [err87];
 else {
 vErrors.push(err87);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9820,7 +9820,7 @@ vErrors = [err88];
 else {
 vErrors.push(err88);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.accept_access_tokens !== undefined){
@@ -9834,7 +9834,7 @@ vErrors = [err89];
 else {
 vErrors.push(err89);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key13 in data56){
 if(!(key13 === "audience")){
@@ -9845,7 +9845,7 @@ vErrors = [err90];
 else {
 vErrors.push(err90);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data56.audience !== undefined){
@@ -9859,7 +9859,7 @@ vErrors = [err91];
 else {
 vErrors.push(err91);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9870,7 +9870,7 @@ vErrors = [err92];
 else {
 vErrors.push(err92);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9882,7 +9882,7 @@ vErrors = [err93];
 else {
 vErrors.push(err93);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.groups_claim !== undefined){
@@ -9896,7 +9896,7 @@ vErrors = [err94];
 else {
 vErrors.push(err94);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9907,7 +9907,7 @@ vErrors = [err95];
 else {
 vErrors.push(err95);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.groups_prefix !== undefined){
@@ -9921,7 +9921,7 @@ vErrors = [err96];
 else {
 vErrors.push(err96);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern28.test(data59)){
 const err97 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
@@ -9931,7 +9931,7 @@ vErrors = [err97];
 else {
 vErrors.push(err97);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9942,7 +9942,7 @@ vErrors = [err98];
 else {
 vErrors.push(err98);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.allowed_groups !== undefined){
@@ -9956,7 +9956,7 @@ vErrors = [err99];
 else {
 vErrors.push(err99);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len6 = data60.length;
 for(let i6=0; i6<len6; i6++){
@@ -9970,7 +9970,7 @@ vErrors = [err100];
 else {
 vErrors.push(err100);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data61) < 1){
 const err101 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -9980,7 +9980,7 @@ vErrors = [err101];
 else {
 vErrors.push(err101);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9991,7 +9991,7 @@ vErrors = [err102];
 else {
 vErrors.push(err102);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10003,7 +10003,7 @@ vErrors = [err103];
 else {
 vErrors.push(err103);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data31.role_mappings !== undefined){
@@ -10017,7 +10017,7 @@ vErrors = [err104];
 else {
 vErrors.push(err104);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len7 = data62.length;
 for(let i7=0; i7<len7; i7++){
@@ -10031,7 +10031,7 @@ vErrors = [err105];
 else {
 vErrors.push(err105);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key14 in data63){
 if(!((((key14 === "group") || (key14 === "global_role")) || (key14 === "project")) || (key14 === "role"))){
@@ -10042,7 +10042,7 @@ vErrors = [err106];
 else {
 vErrors.push(err106);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data63.group !== undefined){
@@ -10056,7 +10056,7 @@ vErrors = [err107];
 else {
 vErrors.push(err107);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data64) < 1){
 const err108 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10066,7 +10066,7 @@ vErrors = [err108];
 else {
 vErrors.push(err108);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10077,7 +10077,7 @@ vErrors = [err109];
 else {
 vErrors.push(err109);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data63.global_role !== undefined){
@@ -10091,7 +10091,7 @@ vErrors = [err110];
 else {
 vErrors.push(err110);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data65) < 1){
 const err111 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10101,7 +10101,7 @@ vErrors = [err111];
 else {
 vErrors.push(err111);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data65)){
 const err112 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -10111,7 +10111,7 @@ vErrors = [err112];
 else {
 vErrors.push(err112);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10122,7 +10122,7 @@ vErrors = [err113];
 else {
 vErrors.push(err113);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data63.project !== undefined){
@@ -10136,7 +10136,7 @@ vErrors = [err114];
 else {
 vErrors.push(err114);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data66) < 1){
 const err115 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10146,7 +10146,7 @@ vErrors = [err115];
 else {
 vErrors.push(err115);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data66)){
 const err116 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -10156,7 +10156,7 @@ vErrors = [err116];
 else {
 vErrors.push(err116);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10167,7 +10167,7 @@ vErrors = [err117];
 else {
 vErrors.push(err117);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data63.role !== undefined){
@@ -10181,7 +10181,7 @@ vErrors = [err118];
 else {
 vErrors.push(err118);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data67) < 1){
 const err119 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10191,7 +10191,7 @@ vErrors = [err119];
 else {
 vErrors.push(err119);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data67)){
 const err120 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -10201,7 +10201,7 @@ vErrors = [err120];
 else {
 vErrors.push(err120);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10212,7 +10212,7 @@ vErrors = [err121];
 else {
 vErrors.push(err121);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10224,7 +10224,7 @@ vErrors = [err122];
 else {
 vErrors.push(err122);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10236,7 +10236,7 @@ vErrors = [err123];
 else {
 vErrors.push(err123);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10248,7 +10248,7 @@ vErrors = [err124];
 else {
 vErrors.push(err124);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10260,7 +10260,7 @@ vErrors = [err125];
 else {
 vErrors.push(err125);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data28.oauth !== undefined){
@@ -10278,7 +10278,7 @@ vErrors = [err126];
 else {
 vErrors.push(err126);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data69.name === undefined){
 const err127 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -10288,7 +10288,7 @@ vErrors = [err127];
 else {
 vErrors.push(err127);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data69.client_id === undefined){
 const err128 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
@@ -10298,7 +10298,7 @@ vErrors = [err128];
 else {
 vErrors.push(err128);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data69.auth_url === undefined){
 const err129 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "auth_url"},message:"must have required property '"+"auth_url"+"'"};
@@ -10308,7 +10308,7 @@ vErrors = [err129];
 else {
 vErrors.push(err129);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data69.token_url === undefined){
 const err130 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "token_url"},message:"must have required property '"+"token_url"+"'"};
@@ -10318,7 +10318,7 @@ vErrors = [err130];
 else {
 vErrors.push(err130);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data69.user_infos_url === undefined){
 const err131 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "user_infos_url"},message:"must have required property '"+"user_infos_url"+"'"};
@@ -10328,7 +10328,7 @@ vErrors = [err131];
 else {
 vErrors.push(err131);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key15 in data69){
 if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key15))){
@@ -10339,7 +10339,7 @@ vErrors = [err132];
 else {
 vErrors.push(err132);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.slug_id !== undefined){
@@ -10353,7 +10353,7 @@ vErrors = [err133];
 else {
 vErrors.push(err133);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data70) < 1){
 const err134 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10363,7 +10363,7 @@ vErrors = [err134];
 else {
 vErrors.push(err134);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data70)){
 const err135 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -10373,7 +10373,7 @@ vErrors = [err135];
 else {
 vErrors.push(err135);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10384,7 +10384,7 @@ vErrors = [err136];
 else {
 vErrors.push(err136);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.name !== undefined){
@@ -10398,7 +10398,7 @@ vErrors = [err137];
 else {
 vErrors.push(err137);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10409,7 +10409,7 @@ vErrors = [err138];
 else {
 vErrors.push(err138);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.client_id !== undefined){
@@ -10423,7 +10423,7 @@ vErrors = [err139];
 else {
 vErrors.push(err139);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10434,7 +10434,7 @@ vErrors = [err140];
 else {
 vErrors.push(err140);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.client_secret !== undefined){
@@ -10446,7 +10446,7 @@ vErrors = [err141];
 else {
 vErrors.push(err141);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.client_secret_file !== undefined){
@@ -10458,7 +10458,7 @@ vErrors = [err142];
 else {
 vErrors.push(err142);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.redirect_uri !== undefined){
@@ -10472,7 +10472,7 @@ vErrors = [err143];
 else {
 vErrors.push(err143);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10483,7 +10483,7 @@ vErrors = [err144];
 else {
 vErrors.push(err144);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.scopes !== undefined){
@@ -10501,7 +10501,7 @@ vErrors = [err145];
 else {
 vErrors.push(err145);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10512,7 +10512,7 @@ vErrors = [err146];
 else {
 vErrors.push(err146);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10524,7 +10524,7 @@ vErrors = [err147];
 else {
 vErrors.push(err147);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.url_params !== undefined){
@@ -10539,7 +10539,7 @@ vErrors = [err148];
 else {
 vErrors.push(err148);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10551,7 +10551,7 @@ vErrors = [err149];
 else {
 vErrors.push(err149);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.allowed_email_domains !== undefined){
@@ -10569,7 +10569,7 @@ vErrors = [err150];
 else {
 vErrors.push(err150);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10580,7 +10580,7 @@ vErrors = [err151];
 else {
 vErrors.push(err151);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10592,7 +10592,7 @@ vErrors = [err152];
 else {
 vErrors.push(err152);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.auth_url !== undefined){
@@ -10606,7 +10606,7 @@ vErrors = [err153];
 else {
 vErrors.push(err153);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10617,7 +10617,7 @@ vErrors = [err154];
 else {
 vErrors.push(err154);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.token_url !== undefined){
@@ -10631,7 +10631,7 @@ vErrors = [err155];
 else {
 vErrors.push(err155);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10642,7 +10642,7 @@ vErrors = [err156];
 else {
 vErrors.push(err156);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.user_infos_url !== undefined){
@@ -10656,7 +10656,7 @@ vErrors = [err157];
 else {
 vErrors.push(err157);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10667,7 +10667,7 @@ vErrors = [err158];
 else {
 vErrors.push(err158);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.logout_url !== undefined){
@@ -10681,7 +10681,7 @@ vErrors = [err159];
 else {
 vErrors.push(err159);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10692,7 +10692,7 @@ vErrors = [err160];
 else {
 vErrors.push(err160);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.device_auth_url !== undefined){
@@ -10706,7 +10706,7 @@ vErrors = [err161];
 else {
 vErrors.push(err161);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10717,7 +10717,7 @@ vErrors = [err162];
 else {
 vErrors.push(err162);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.custom_login_property !== undefined){
@@ -10731,7 +10731,7 @@ vErrors = [err163];
 else {
 vErrors.push(err163);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10742,7 +10742,7 @@ vErrors = [err164];
 else {
 vErrors.push(err164);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.groups_claim !== undefined){
@@ -10756,7 +10756,7 @@ vErrors = [err165];
 else {
 vErrors.push(err165);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10767,7 +10767,7 @@ vErrors = [err166];
 else {
 vErrors.push(err166);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.groups_prefix !== undefined){
@@ -10781,7 +10781,7 @@ vErrors = [err167];
 else {
 vErrors.push(err167);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern28.test(data89)){
 const err168 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
@@ -10791,7 +10791,7 @@ vErrors = [err168];
 else {
 vErrors.push(err168);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10802,7 +10802,7 @@ vErrors = [err169];
 else {
 vErrors.push(err169);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.allowed_groups !== undefined){
@@ -10816,7 +10816,7 @@ vErrors = [err170];
 else {
 vErrors.push(err170);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len11 = data90.length;
 for(let i11=0; i11<len11; i11++){
@@ -10830,7 +10830,7 @@ vErrors = [err171];
 else {
 vErrors.push(err171);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data91) < 1){
 const err172 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10840,7 +10840,7 @@ vErrors = [err172];
 else {
 vErrors.push(err172);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10851,7 +10851,7 @@ vErrors = [err173];
 else {
 vErrors.push(err173);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10863,7 +10863,7 @@ vErrors = [err174];
 else {
 vErrors.push(err174);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data69.role_mappings !== undefined){
@@ -10877,7 +10877,7 @@ vErrors = [err175];
 else {
 vErrors.push(err175);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len12 = data92.length;
 for(let i12=0; i12<len12; i12++){
@@ -10891,7 +10891,7 @@ vErrors = [err176];
 else {
 vErrors.push(err176);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key17 in data93){
 if(!((((key17 === "group") || (key17 === "global_role")) || (key17 === "project")) || (key17 === "role"))){
@@ -10902,7 +10902,7 @@ vErrors = [err177];
 else {
 vErrors.push(err177);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data93.group !== undefined){
@@ -10916,7 +10916,7 @@ vErrors = [err178];
 else {
 vErrors.push(err178);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data94) < 1){
 const err179 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10926,7 +10926,7 @@ vErrors = [err179];
 else {
 vErrors.push(err179);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10937,7 +10937,7 @@ vErrors = [err180];
 else {
 vErrors.push(err180);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data93.global_role !== undefined){
@@ -10951,7 +10951,7 @@ vErrors = [err181];
 else {
 vErrors.push(err181);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data95) < 1){
 const err182 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10961,7 +10961,7 @@ vErrors = [err182];
 else {
 vErrors.push(err182);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data95)){
 const err183 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -10971,7 +10971,7 @@ vErrors = [err183];
 else {
 vErrors.push(err183);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10982,7 +10982,7 @@ vErrors = [err184];
 else {
 vErrors.push(err184);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data93.project !== undefined){
@@ -10996,7 +10996,7 @@ vErrors = [err185];
 else {
 vErrors.push(err185);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data96) < 1){
 const err186 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -11006,7 +11006,7 @@ vErrors = [err186];
 else {
 vErrors.push(err186);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data96)){
 const err187 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -11016,7 +11016,7 @@ vErrors = [err187];
 else {
 vErrors.push(err187);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11027,7 +11027,7 @@ vErrors = [err188];
 else {
 vErrors.push(err188);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data93.role !== undefined){
@@ -11041,7 +11041,7 @@ vErrors = [err189];
 else {
 vErrors.push(err189);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data97) < 1){
 const err190 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -11051,7 +11051,7 @@ vErrors = [err190];
 else {
 vErrors.push(err190);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data97)){
 const err191 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -11061,7 +11061,7 @@ vErrors = [err191];
 else {
 vErrors.push(err191);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11072,7 +11072,7 @@ vErrors = [err192];
 else {
 vErrors.push(err192);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11084,7 +11084,7 @@ vErrors = [err193];
 else {
 vErrors.push(err193);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11096,7 +11096,7 @@ vErrors = [err194];
 else {
 vErrors.push(err194);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11108,7 +11108,7 @@ vErrors = [err195];
 else {
 vErrors.push(err195);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11120,7 +11120,7 @@ vErrors = [err196];
 else {
 vErrors.push(err196);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11132,7 +11132,7 @@ vErrors = [err197];
 else {
 vErrors.push(err197);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.password_hash_cost !== undefined){
@@ -11145,7 +11145,7 @@ vErrors = [err198];
 else {
 vErrors.push(err198);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data98 == "number") && (isFinite(data98))){
 if(data98 > 20 || isNaN(data98)){
@@ -11156,7 +11156,7 @@ vErrors = [err199];
 else {
 vErrors.push(err199);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data98 < 10 || isNaN(data98)){
 const err200 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
@@ -11166,7 +11166,7 @@ vErrors = [err200];
 else {
 vErrors.push(err200);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11182,7 +11182,7 @@ vErrors = [err201];
 else {
 vErrors.push(err201);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data99.per_login_and_address !== undefined){
@@ -11195,7 +11195,7 @@ vErrors = [err202];
 else {
 vErrors.push(err202);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data100 == "number") && (isFinite(data100))){
 if(data100 < 1 || isNaN(data100)){
@@ -11206,7 +11206,7 @@ vErrors = [err203];
 else {
 vErrors.push(err203);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11220,7 +11220,7 @@ vErrors = [err204];
 else {
 vErrors.push(err204);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data101 == "number") && (isFinite(data101))){
 if(data101 < 1 || isNaN(data101)){
@@ -11231,7 +11231,7 @@ vErrors = [err205];
 else {
 vErrors.push(err205);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11246,7 +11246,7 @@ vErrors = [err206];
 else {
 vErrors.push(err206);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data102)){
 const err207 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11256,7 +11256,7 @@ vErrors = [err207];
 else {
 vErrors.push(err207);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11267,7 +11267,7 @@ vErrors = [err208];
 else {
 vErrors.push(err208);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11279,7 +11279,7 @@ vErrors = [err209];
 else {
 vErrors.push(err209);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.max_token_ttl !== undefined){
@@ -11293,7 +11293,7 @@ vErrors = [err210];
 else {
 vErrors.push(err210);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data103)){
 const err211 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11303,7 +11303,7 @@ vErrors = [err211];
 else {
 vErrors.push(err211);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11314,7 +11314,7 @@ vErrors = [err212];
 else {
 vErrors.push(err212);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11326,7 +11326,7 @@ vErrors = [err213];
 else {
 vErrors.push(err213);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.authorization !== undefined){
@@ -11341,7 +11341,7 @@ vErrors = [err214];
 else {
 vErrors.push(err214);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data104.guest_permissions !== undefined){
@@ -11350,7 +11350,7 @@ if(Array.isArray(data105)){
 const len13 = data105.length;
 for(let i13=0; i13<len13; i13++){
 if(!(validate66(data105[i13], {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,parentData:data105,parentDataProperty:i13,rootData}))){
-if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 10000) throw schemaErrorOverflow(vErrors);
+if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -11363,7 +11363,7 @@ vErrors = [err215];
 else {
 vErrors.push(err215);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data104.check_latest_update_interval !== undefined){
@@ -11377,7 +11377,7 @@ vErrors = [err216];
 else {
 vErrors.push(err216);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data107)){
 const err217 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11387,7 +11387,7 @@ vErrors = [err217];
 else {
 vErrors.push(err217);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11398,7 +11398,7 @@ vErrors = [err218];
 else {
 vErrors.push(err218);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11410,7 +11410,7 @@ vErrors = [err219];
 else {
 vErrors.push(err219);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data13.bootstrap_admin !== undefined){
@@ -11424,7 +11424,7 @@ vErrors = [err220];
 else {
 vErrors.push(err220);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key20 in data108){
 if(!(((key20 === "name") || (key20 === "password")) || (key20 === "password_file"))){
@@ -11435,7 +11435,7 @@ vErrors = [err221];
 else {
 vErrors.push(err221);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data108.name !== undefined){
@@ -11449,7 +11449,7 @@ vErrors = [err222];
 else {
 vErrors.push(err222);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data109) < 1){
 const err223 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -11459,7 +11459,7 @@ vErrors = [err223];
 else {
 vErrors.push(err223);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data109)){
 const err224 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -11469,7 +11469,7 @@ vErrors = [err224];
 else {
 vErrors.push(err224);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11480,7 +11480,7 @@ vErrors = [err225];
 else {
 vErrors.push(err225);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data108.password !== undefined){
@@ -11492,7 +11492,7 @@ vErrors = [err226];
 else {
 vErrors.push(err226);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data108.password_file !== undefined){
@@ -11504,7 +11504,7 @@ vErrors = [err227];
 else {
 vErrors.push(err227);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11516,7 +11516,7 @@ vErrors = [err228];
 else {
 vErrors.push(err228);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11528,7 +11528,7 @@ vErrors = [err229];
 else {
 vErrors.push(err229);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.ephemeral_dashboard !== undefined){
@@ -11543,7 +11543,7 @@ vErrors = [err230];
 else {
 vErrors.push(err230);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data112.enable !== undefined){
@@ -11555,7 +11555,7 @@ vErrors = [err231];
 else {
 vErrors.push(err231);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data112.cleanup_interval !== undefined){
@@ -11569,7 +11569,7 @@ vErrors = [err232];
 else {
 vErrors.push(err232);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data114)){
 const err233 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11579,7 +11579,7 @@ vErrors = [err233];
 else {
 vErrors.push(err233);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11590,7 +11590,7 @@ vErrors = [err234];
 else {
 vErrors.push(err234);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11602,7 +11602,7 @@ vErrors = [err235];
 else {
 vErrors.push(err235);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.history !== undefined){
@@ -11617,7 +11617,7 @@ vErrors = [err236];
 else {
 vErrors.push(err236);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data115.max_versions !== undefined){
@@ -11630,7 +11630,7 @@ vErrors = [err237];
 else {
 vErrors.push(err237);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data116 == "number") && (isFinite(data116))){
 if(data116 > 10000 || isNaN(data116)){
@@ -11641,7 +11641,7 @@ vErrors = [err238];
 else {
 vErrors.push(err238);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data116 < 1 || isNaN(data116)){
 const err239 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
@@ -11651,7 +11651,7 @@ vErrors = [err239];
 else {
 vErrors.push(err239);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11664,7 +11664,7 @@ vErrors = [err240];
 else {
 vErrors.push(err240);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.watch !== undefined){
@@ -11679,7 +11679,7 @@ vErrors = [err241];
 else {
 vErrors.push(err241);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data117.event_log_size !== undefined){
@@ -11692,7 +11692,7 @@ vErrors = [err242];
 else {
 vErrors.push(err242);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data118 == "number") && (isFinite(data118))){
 if(data118 < 100 || isNaN(data118)){
@@ -11703,7 +11703,7 @@ vErrors = [err243];
 else {
 vErrors.push(err243);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11718,7 +11718,7 @@ vErrors = [err244];
 else {
 vErrors.push(err244);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data119)){
 const err245 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11728,7 +11728,7 @@ vErrors = [err245];
 else {
 vErrors.push(err245);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11739,7 +11739,7 @@ vErrors = [err246];
 else {
 vErrors.push(err246);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11751,7 +11751,7 @@ vErrors = [err247];
 else {
 vErrors.push(err247);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.proxy !== undefined){
@@ -11766,7 +11766,7 @@ vErrors = [err248];
 else {
 vErrors.push(err248);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data120.timeout !== undefined){
@@ -11780,7 +11780,7 @@ vErrors = [err249];
 else {
 vErrors.push(err249);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data121)){
 const err250 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11790,7 +11790,7 @@ vErrors = [err250];
 else {
 vErrors.push(err250);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11801,7 +11801,7 @@ vErrors = [err251];
 else {
 vErrors.push(err251);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data120.max_duration !== undefined){
@@ -11815,7 +11815,7 @@ vErrors = [err252];
 else {
 vErrors.push(err252);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data122)){
 const err253 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -11825,7 +11825,7 @@ vErrors = [err253];
 else {
 vErrors.push(err253);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11836,7 +11836,7 @@ vErrors = [err254];
 else {
 vErrors.push(err254);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data120.max_concurrent !== undefined){
@@ -11849,7 +11849,7 @@ vErrors = [err255];
 else {
 vErrors.push(err255);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data123 == "number") && (isFinite(data123))){
 if(data123 < 1 || isNaN(data123)){
@@ -11860,7 +11860,7 @@ vErrors = [err256];
 else {
 vErrors.push(err256);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11879,7 +11879,7 @@ vErrors = [err257];
 else {
 vErrors.push(err257);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11890,7 +11890,7 @@ vErrors = [err258];
 else {
 vErrors.push(err258);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11902,7 +11902,7 @@ vErrors = [err259];
 else {
 vErrors.push(err259);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11914,7 +11914,7 @@ vErrors = [err260];
 else {
 vErrors.push(err260);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -11929,7 +11929,7 @@ vErrors = [err261];
 else {
 vErrors.push(err261);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data126.schemas_dir !== undefined){
@@ -11941,7 +11941,7 @@ vErrors = [err262];
 else {
 vErrors.push(err262);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11953,7 +11953,7 @@ vErrors = [err263];
 else {
 vErrors.push(err263);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.http !== undefined){
@@ -11968,7 +11968,7 @@ vErrors = [err264];
 else {
 vErrors.push(err264);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data128.body_limit !== undefined){
@@ -11981,7 +11981,7 @@ vErrors = [err265];
 else {
 vErrors.push(err265);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data129 == "number") && (isFinite(data129))){
 if(data129 < 1024 || isNaN(data129)){
@@ -11992,7 +11992,7 @@ vErrors = [err266];
 else {
 vErrors.push(err266);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12006,7 +12006,7 @@ vErrors = [err267];
 else {
 vErrors.push(err267);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data130 == "number") && (isFinite(data130))){
 if(data130 > 1000 || isNaN(data130)){
@@ -12017,7 +12017,7 @@ vErrors = [err268];
 else {
 vErrors.push(err268);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data130 < 1 || isNaN(data130)){
 const err269 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
@@ -12027,7 +12027,7 @@ vErrors = [err269];
 else {
 vErrors.push(err269);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12042,7 +12042,7 @@ vErrors = [err270];
 else {
 vErrors.push(err270);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data131)){
 const err271 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -12052,7 +12052,7 @@ vErrors = [err271];
 else {
 vErrors.push(err271);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12063,7 +12063,7 @@ vErrors = [err272];
 else {
 vErrors.push(err272);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data128.request_timeout !== undefined){
@@ -12077,7 +12077,7 @@ vErrors = [err273];
 else {
 vErrors.push(err273);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data132)){
 const err274 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -12087,7 +12087,7 @@ vErrors = [err274];
 else {
 vErrors.push(err274);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12098,7 +12098,7 @@ vErrors = [err275];
 else {
 vErrors.push(err275);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data128.shutdown_grace !== undefined){
@@ -12112,7 +12112,7 @@ vErrors = [err276];
 else {
 vErrors.push(err276);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data133)){
 const err277 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -12122,7 +12122,7 @@ vErrors = [err277];
 else {
 vErrors.push(err277);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12133,7 +12133,7 @@ vErrors = [err278];
 else {
 vErrors.push(err278);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12145,7 +12145,7 @@ vErrors = [err279];
 else {
 vErrors.push(err279);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.log !== undefined){
@@ -12160,7 +12160,7 @@ vErrors = [err280];
 else {
 vErrors.push(err280);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data134.level !== undefined){
@@ -12173,7 +12173,7 @@ vErrors = [err281];
 else {
 vErrors.push(err281);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((((((data135 === "trace") || (data135 === "debug")) || (data135 === "info")) || (data135 === "warn")) || (data135 === "error")) || (data135 === "fatal")) || (data135 === "silent"))){
 const err282 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
@@ -12183,7 +12183,7 @@ vErrors = [err282];
 else {
 vErrors.push(err282);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12195,7 +12195,7 @@ vErrors = [err283];
 else {
 vErrors.push(err283);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.audit !== undefined){
@@ -12210,7 +12210,7 @@ vErrors = [err284];
 else {
 vErrors.push(err284);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data136.retention !== undefined){
@@ -12224,7 +12224,7 @@ vErrors = [err285];
 else {
 vErrors.push(err285);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data137)){
 const err286 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -12234,7 +12234,7 @@ vErrors = [err286];
 else {
 vErrors.push(err286);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12245,7 +12245,7 @@ vErrors = [err287];
 else {
 vErrors.push(err287);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data136.file !== undefined){
@@ -12259,7 +12259,7 @@ vErrors = [err288];
 else {
 vErrors.push(err288);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12270,7 +12270,7 @@ vErrors = [err289];
 else {
 vErrors.push(err289);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12282,7 +12282,7 @@ vErrors = [err290];
 else {
 vErrors.push(err290);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12294,7 +12294,7 @@ vErrors = [err291];
 else {
 vErrors.push(err291);
 }
-if (++errors > 10000) throw schemaErrorOverflow(vErrors);
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate101.errors = vErrors;
 return errors === 0;
