@@ -24,6 +24,7 @@ import { registerProfileRoutes } from './profile-routes.js';
 import type { MountedRoute } from './openapi/document.js';
 import { registerOpenApiRoutes } from './openapi-routes.js';
 import { registerMigrateRoutes } from './migrate-routes.js';
+import { Offload } from './offload.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { VERSION_HEADER } from './headers.js';
 import { registerSchemaRoutes } from './schema-routes.js';
@@ -119,9 +120,12 @@ export function buildApp(o: AppOptions): FastifyInstance {
   });
   registerErrorHandler(app);
   registerMetrics(app, o.metrics);
-  registerBodyParsers(app, http.max_json_depth!);
+  // work that grows with a body (reading large YAML, migrating) runs in a worker thread
+  const offload = new Offload(durationMs(http.worker_timeout));
+  app.addHook('onClose', () => offload.close());
+  registerBodyParsers(app, { maxDepth: http.max_json_depth!, maxNodes: http.max_body_nodes, maxKeys: http.max_object_keys, maxBytes: http.body_limit }, offload);
   registerSystemRoutes(app, o);
-  registerMigrateRoutes(app, o);
+  registerMigrateRoutes(app, { ...o, offload });
   registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher);
   registerAuditRoutes(app, o.audit);
   registerProfileRoutes(app, { registry: o.registry, service: o.service });
