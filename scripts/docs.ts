@@ -98,8 +98,11 @@ export function configurationMarkdown(): string {
   return `${out.join('\n')}\n`;
 }
 
-/** Checklist IDs: `AUTHZ-01`, also `SECRET-04/05` and `SESS-01..07`. */
-const ID_FORMS = /\b(AUTHZ|PROXY|JWT|SESS|OIDC|LOGIN|INPUT|SECRET|REL)-(\d{2})((?:\/\d{2})*)(?:\.\.(\d{2}))?/g;
+/**
+ * Checklist IDs: `AUTHZ-01`, also `SECRET-04/05` and `SESS-01..07`. Any upper-case prefix: the
+ * table shows only the IDs of the checklist, whatever else a title names.
+ */
+const ID_FORMS = /\b([A-Z]{2,})-(\d{2})((?:\/\d{2})*)(?:\.\.(\d{2}))?/g;
 
 function idsIn(text: string): string[] {
   const out: string[] = [];
