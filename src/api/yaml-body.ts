@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { type ApiError, badRequest } from '../errors.js';
-import { joinPath } from '../lib/object-path.js';
+import { pathOfPlace } from '../lib/object-path.js';
 import { type BodyLimits, tooDeep, tooManyKeys, tooManyNodes } from './body-limits.js';
 import { assertSafeValue } from './hygiene.js';
 
@@ -110,10 +110,10 @@ function checkExpansion(root: unknown, l: BodyLimits): void {
       aliased = true;
       return add(seen.nodes, seen.bytes);
     }
-    if (open.has(value)) throw badRequest(`${pathOf({ parent, key }) || 'the body'}: a YAML alias here stands for a value that contains it; JSON cannot hold that`);
+    if (open.has(value)) throw badRequest(`${pathOfPlace({ parent, key }) || 'the body'}: a YAML alias here stands for a value that contains it; JSON cannot hold that`);
     const keys = Array.isArray(value) ? undefined : Object.keys(value);
     const frame: Frame = { value, parent, key, children: keys ?? (value as unknown[]), next: 0, nodes, bytes };
-    if (keys && keys.length > l.maxKeys) throw tooManyKeys(l, pathOf(frame));
+    if (keys && keys.length > l.maxKeys) throw tooManyKeys(l, pathOfPlace(frame));
     add(1, keys ? keys.reduce((n, k) => n + k.length, 0) : 0);
     open.add(value);
     stack.push(frame);
@@ -135,10 +135,4 @@ function checkExpansion(root: unknown, l: BodyLimits): void {
 
 function tooMuchText(l: BodyLimits): ApiError {
   return badRequest(`the body stands for more than ${l.maxBytes} bytes of text once its YAML aliases are expanded (http.body_limit); write the values out, or send less`);
-}
-
-function pathOf(frame: { parent?: Frame; key?: string | number }): string {
-  const keys: (string | number)[] = [];
-  for (let at: { parent?: Frame; key?: string | number } | undefined = frame; at?.parent; at = at.parent) keys.push(at.key!);
-  return keys.reverse().reduce<string>((path, k) => joinPath(path, k), '');
 }
