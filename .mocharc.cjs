@@ -25,6 +25,7 @@ const SECONDS = {
   'dist/test/ui-manage.test.js': 55,
   'dist/test/dashctl-habits.test.js': 52,
   'dist/test/ui-load.test.js': 48,
+  'dist/test/cost-bounds.test.js': 45,
   'dist/test/server-process.test.js': 45,
   'dist/test/watch-limits.test.js': 45,
   'dist/test/dashctl-contexts.test.js': 43,

@@ -11,7 +11,7 @@ import { lokiVariable, prometheusVariable } from './variable-queries.js';
 
 /** Grafana sort codes 0-8 -> Perses sort (natural sorting is approximated). */
 const SORTS = [undefined, 'alphabetical-asc', 'alphabetical-desc', 'numerical-asc', 'numerical-desc', 'alphabetical-ci-asc', 'alphabetical-ci-desc', 'alphabetical-ci-asc', 'alphabetical-ci-desc'];
-const VARIABLE_NAME = /^(?!__)\w*[^0-9\W]\w*$/;
+const VARIABLE_NAME = /^(?!__)[0-9]*[^0-9\W]\w*$/;
 const ALL = '$__all';
 
 /** The result for one variable: the Perses variable (absent when nothing is produced) and its entry. */
@@ -39,10 +39,20 @@ function parseCustom(query: string): (string | Obj)[] {
   return (query.match(/(?:\\,|[^,])+/g) ?? [])
     .map((item) => item.replace(/\\,/g, ',').trim())
     .filter((item) => item !== '')
-    .map((item) => {
-      const m = /^(.+?)\s+:\s+(.+)$/.exec(item);
-      return m ? { label: m[1].trim(), value: m[2].trim() } : item;
-    });
+    .map((item) => labelled(item) ?? item);
+}
+
+/**
+ * `text : value` as its label and value: split at the first ":" with white space on both sides, as
+ * /^(.+?)\s+:\s+(.+)$/ would (on one line), but in linear time: that expression rescans a long
+ * run of spaces from each of its positions.
+ */
+function labelled(item: string): Obj | undefined {
+  if (/[\n\r\u2028\u2029]/.test(item)) return undefined;
+  for (let at = item.indexOf(':', 1); at > 0 && at < item.length - 1; at = item.indexOf(':', at + 1)) {
+    if (/\s/.test(item[at - 1]) && /\s/.test(item[at + 1])) return { label: item.slice(0, at).trim(), value: item.slice(at + 1).trim() };
+  }
+  return undefined;
 }
 
 /** The values of a custom or interval variable: its saved options, else its query text. */

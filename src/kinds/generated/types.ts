@@ -1848,6 +1848,18 @@ export interface HTTPConfig {
    */
   max_json_depth?: number;
   /**
+   * Maximum number of values (objects, arrays, strings, numbers, booleans, nulls) in a JSON or YAML body, a YAML alias counting as a copy of what it names. Checked before a JSON body is parsed and while a YAML body is read. The largest real dashboards hold about 20,000 (a 5 MB body written like them, about 170,000: raise the limit for such bodies).
+   */
+  max_body_nodes?: number;
+  /**
+   * Maximum number of keys in one object (one YAML mapping) of a JSON or YAML body. Real objects hold at most a few hundred (the panels of a dashboard).
+   */
+  max_object_keys?: number;
+  /**
+   * Longest time the work of one request may take in the server's worker thread, where it runs off the event loop: reading a YAML body larger than 64 KB, migrating a Grafana dashboard. A request whose work takes longer is refused with 413. Duration such as "20s".
+   */
+  worker_timeout?: string;
+  /**
    * Time allowed to receive the request headers. Duration such as "30s", "15m", "1h30m".
    */
   headers_timeout?: string;
@@ -2539,6 +2551,18 @@ export interface ResolvedHTTPConfig {
    * Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000).
    */
   max_json_depth: number;
+  /**
+   * Maximum number of values (objects, arrays, strings, numbers, booleans, nulls) in a JSON or YAML body, a YAML alias counting as a copy of what it names. Checked before a JSON body is parsed and while a YAML body is read. The largest real dashboards hold about 20,000 (a 5 MB body written like them, about 170,000: raise the limit for such bodies).
+   */
+  max_body_nodes: number;
+  /**
+   * Maximum number of keys in one object (one YAML mapping) of a JSON or YAML body. Real objects hold at most a few hundred (the panels of a dashboard).
+   */
+  max_object_keys: number;
+  /**
+   * Longest time the work of one request may take in the server's worker thread, where it runs off the event loop: reading a YAML body larger than 64 KB, migrating a Grafana dashboard. A request whose work takes longer is refused with 413. Duration such as "20s".
+   */
+  worker_timeout: string;
   /**
    * Time allowed to receive the request headers. Duration such as "30s", "15m", "1h30m".
    */

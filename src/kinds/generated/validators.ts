@@ -2,6 +2,7 @@
 // @ts-nocheck
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
+function schemaErrorOverflow(errors) { const e = new Error("schema error overflow"); e.schemaErrors = errors; return e; }
 
 export const Dashboard = validate10;
 const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/dashboard.json","title":"Dashboard","description":"A dashboard.","type":"object","properties":{"kind":{"const":"Dashboard"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/dashboard-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
@@ -25,7 +26,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.project === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
@@ -35,7 +36,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.createdAt === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
@@ -45,7 +46,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.updatedAt === undefined){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
@@ -55,7 +56,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.version === undefined){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
@@ -65,7 +66,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "createdAt")) || (key0 === "updatedAt")) || (key0 === "version")) || (key0 === "tags")) || (key0 === "project"))){
@@ -76,7 +77,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -90,7 +91,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data0) < 1){
 const err7 = {instancePath:instancePath+"/name",schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -100,7 +101,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data0)){
 const err8 = {instancePath:instancePath+"/name",schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -110,7 +111,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -121,7 +122,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.createdAt !== undefined){
@@ -133,7 +134,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.updatedAt !== undefined){
@@ -145,7 +146,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.version !== undefined){
@@ -158,7 +159,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
@@ -169,7 +170,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -184,7 +185,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -198,7 +199,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data5) < 1){
 const err16 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"./metadata.json#/definitions/MetadataTags/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -208,7 +209,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern2.test(data5)){
 const err17 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"./metadata.json#/definitions/MetadataTags/items/pattern",keyword:"pattern",params:{pattern: "^\\S(?:.*\\S)?$"},message:"must match pattern \""+"^\\S(?:.*\\S)?$"+"\""};
@@ -218,7 +219,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -229,7 +230,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -241,7 +242,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.project !== undefined){
@@ -255,7 +256,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data6) < 1){
 const err21 = {instancePath:instancePath+"/project",schemaPath:"#/properties/project/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -265,7 +266,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data6)){
 const err22 = {instancePath:instancePath+"/project",schemaPath:"#/properties/project/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -275,7 +276,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -286,7 +287,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -298,7 +299,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate11.errors = vErrors;
 return errors === 0;
@@ -325,7 +326,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "display") || (key0 === "default")) || (key0 === "plugin"))){
@@ -336,7 +337,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -351,7 +352,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -363,7 +364,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -375,7 +376,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -387,7 +388,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.default !== undefined){
@@ -399,7 +400,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -413,7 +414,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.spec === undefined){
 const err8 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -423,7 +424,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data4){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -434,7 +435,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.kind !== undefined){
@@ -448,7 +449,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -459,7 +460,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.metadata !== undefined){
@@ -474,7 +475,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.version !== undefined){
@@ -486,7 +487,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.registry !== undefined){
@@ -498,7 +499,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -510,7 +511,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.spec !== undefined){
@@ -525,7 +526,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -537,7 +538,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -549,7 +550,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate15.errors = vErrors;
 return errors === 0;
@@ -557,11 +558,11 @@ return errors === 0;
 
 const schema31 = {"title":"DashboardVariable","description":"A variable declared inside a dashboard: a VariableSpec whose spec.name is required.","type":"object","allOf":[{"$ref":"#"},{"type":"object","properties":{"spec":{"type":"object","properties":{"name":{"description":"Required for variables declared in a dashboard."}},"required":["name"]}}}]};
 const root1 = {validate: validate17};
-const schema23 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/variable-spec.json","title":"VariableSpec","description":"A dashboard variable: either a free-text variable (TextVariable) or a list of values computed by a plugin (ListVariable). Used in dashboards and as the spec of Variable and GlobalVariable resources.","type":"object","properties":{"kind":{"type":"string","enum":["TextVariable","ListVariable"],"description":"Type of the variable; decides the shape of \"spec\"."},"spec":{"type":"object","description":"Variable definition; see TextVariableSpec and ListVariableSpec."}},"required":["kind","spec"],"additionalProperties":false,"allOf":[{"if":{"properties":{"kind":{"const":"TextVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/TextVariableSpec"}}}},{"if":{"properties":{"kind":{"const":"ListVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/ListVariableSpec"}}}}],"definitions":{"VariableName":{"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)\\w*[^0-9\\W]\\w*$"},"VariableDisplay":{"title":"VariableDisplay","description":"How the variable is presented in the dashboard.","type":"object","properties":{"name":{"type":"string","description":"Label shown next to the variable selector."},"description":{"type":"string","description":"Help text for the variable."},"hidden":{"type":"boolean","description":"Hide the variable selector (the variable still has a value).","default":false}},"additionalProperties":false},"TextVariableSpec":{"title":"TextVariableSpec","description":"A variable whose value is typed by the user.","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"value":{"type":"string","description":"Initial value of the variable (may be empty)."},"constant":{"type":"boolean","description":"When true, the value cannot be changed from the dashboard."}},"required":["value"],"additionalProperties":false},"ListVariableSpec":{"title":"ListVariableSpec","description":"A variable whose possible values come from a plugin (a query, a static list, the list of datasources...).","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"defaultValue":{"title":"VariableDefaultValue","description":"Value selected by default: one value, or a list of values when allowMultiple is true. null (what the Perses UI saves for a variable without a value) means none.","anyOf":[{"type":"null"},{"type":"string"},{"type":"array","items":{"type":"string"}}]},"allowAllValue":{"type":"boolean","description":"Add an \"All\" entry that selects every value at once.","default":false},"allowMultiple":{"type":"boolean","description":"Allow selecting several values.","default":false},"customAllValue":{"type":"string","description":"Value used instead of the list of all values when \"All\" is selected (requires allowAllValue)."},"capturingRegexp":{"type":"string","description":"Regular expression applied to every value returned by the plugin: values that do not match are dropped, and the first capturing group (if any) becomes the value. Empty means keep everything."},"sort":{"type":"string","enum":["none","alphabetical-asc","alphabetical-desc","numerical-asc","numerical-desc","alphabetical-ci-asc","alphabetical-ci-desc"],"description":"Order in which values are listed (\"ci\" = case-insensitive)."},"plugin":{"$ref":"./plugin.json"}},"required":["plugin"],"additionalProperties":false},"DashboardVariable":{"title":"DashboardVariable","description":"A variable declared inside a dashboard: a VariableSpec whose spec.name is required.","type":"object","allOf":[{"$ref":"#"},{"type":"object","properties":{"spec":{"type":"object","properties":{"name":{"description":"Required for variables declared in a dashboard."}},"required":["name"]}}}]}}};
+const schema23 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/variable-spec.json","title":"VariableSpec","description":"A dashboard variable: either a free-text variable (TextVariable) or a list of values computed by a plugin (ListVariable). Used in dashboards and as the spec of Variable and GlobalVariable resources.","type":"object","properties":{"kind":{"type":"string","enum":["TextVariable","ListVariable"],"description":"Type of the variable; decides the shape of \"spec\"."},"spec":{"type":"object","description":"Variable definition; see TextVariableSpec and ListVariableSpec."}},"required":["kind","spec"],"additionalProperties":false,"allOf":[{"if":{"properties":{"kind":{"const":"TextVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/TextVariableSpec"}}}},{"if":{"properties":{"kind":{"const":"ListVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/ListVariableSpec"}}}}],"definitions":{"VariableName":{"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)[0-9]*[^0-9\\W]\\w*$"},"VariableDisplay":{"title":"VariableDisplay","description":"How the variable is presented in the dashboard.","type":"object","properties":{"name":{"type":"string","description":"Label shown next to the variable selector."},"description":{"type":"string","description":"Help text for the variable."},"hidden":{"type":"boolean","description":"Hide the variable selector (the variable still has a value).","default":false}},"additionalProperties":false},"TextVariableSpec":{"title":"TextVariableSpec","description":"A variable whose value is typed by the user.","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"value":{"type":"string","description":"Initial value of the variable (may be empty)."},"constant":{"type":"boolean","description":"When true, the value cannot be changed from the dashboard."}},"required":["value"],"additionalProperties":false},"ListVariableSpec":{"title":"ListVariableSpec","description":"A variable whose possible values come from a plugin (a query, a static list, the list of datasources...).","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"defaultValue":{"title":"VariableDefaultValue","description":"Value selected by default: one value, or a list of values when allowMultiple is true. null (what the Perses UI saves for a variable without a value) means none.","anyOf":[{"type":"null"},{"type":"string"},{"type":"array","items":{"type":"string"}}]},"allowAllValue":{"type":"boolean","description":"Add an \"All\" entry that selects every value at once.","default":false},"allowMultiple":{"type":"boolean","description":"Allow selecting several values.","default":false},"customAllValue":{"type":"string","description":"Value used instead of the list of all values when \"All\" is selected (requires allowAllValue)."},"capturingRegexp":{"type":"string","description":"Regular expression applied to every value returned by the plugin: values that do not match are dropped, and the first capturing group (if any) becomes the value. Empty means keep everything."},"sort":{"type":"string","enum":["none","alphabetical-asc","alphabetical-desc","numerical-asc","numerical-desc","alphabetical-ci-asc","alphabetical-ci-desc"],"description":"Order in which values are listed (\"ci\" = case-insensitive)."},"plugin":{"$ref":"./plugin.json"}},"required":["plugin"],"additionalProperties":false},"DashboardVariable":{"title":"DashboardVariable","description":"A variable declared inside a dashboard: a VariableSpec whose spec.name is required.","type":"object","allOf":[{"$ref":"#"},{"type":"object","properties":{"spec":{"type":"object","properties":{"name":{"description":"Required for variables declared in a dashboard."}},"required":["name"]}}}]}}};
 const schema24 = {"title":"TextVariableSpec","description":"A variable whose value is typed by the user.","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"value":{"type":"string","description":"Initial value of the variable (may be empty)."},"constant":{"type":"boolean","description":"When true, the value cannot be changed from the dashboard."}},"required":["value"],"additionalProperties":false};
-const schema25 = {"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)\\w*[^0-9\\W]\\w*$"};
+const schema25 = {"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)[0-9]*[^0-9\\W]\\w*$"};
 const schema26 = {"title":"VariableDisplay","description":"How the variable is presented in the dashboard.","type":"object","properties":{"name":{"type":"string","description":"Label shown next to the variable selector."},"description":{"type":"string","description":"Help text for the variable."},"hidden":{"type":"boolean","description":"Hide the variable selector (the variable still has a value).","default":false}},"additionalProperties":false};
-const pattern5 = new RegExp("^(?!__)\\w*[^0-9\\W]\\w*$", "u");
+const pattern5 = new RegExp("^(?!__)[0-9]*[^0-9\\W]\\w*$", "u");
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -575,7 +576,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((key0 === "name") || (key0 === "display")) || (key0 === "value")) || (key0 === "constant"))){
@@ -586,21 +587,21 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/definitions/VariableName/pattern",keyword:"pattern",params:{pattern: "^(?!__)\\w*[^0-9\\W]\\w*$"},message:"must match pattern \""+"^(?!__)\\w*[^0-9\\W]\\w*$"+"\""};
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/definitions/VariableName/pattern",keyword:"pattern",params:{pattern: "^(?!__)[0-9]*[^0-9\\W]\\w*$"},message:"must match pattern \""+"^(?!__)[0-9]*[^0-9\\W]\\w*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -611,7 +612,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -626,7 +627,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.name !== undefined){
@@ -638,7 +639,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.description !== undefined){
@@ -650,7 +651,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.hidden !== undefined){
@@ -662,7 +663,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -674,7 +675,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.value !== undefined){
@@ -686,7 +687,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.constant !== undefined){
@@ -698,7 +699,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -710,7 +711,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate18.errors = vErrors;
 return errors === 0;
@@ -730,7 +731,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(func12.call(schema27.properties, key0))){
@@ -741,21 +742,21 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/definitions/VariableName/pattern",keyword:"pattern",params:{pattern: "^(?!__)\\w*[^0-9\\W]\\w*$"},message:"must match pattern \""+"^(?!__)\\w*[^0-9\\W]\\w*$"+"\""};
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/definitions/VariableName/pattern",keyword:"pattern",params:{pattern: "^(?!__)[0-9]*[^0-9\\W]\\w*$"},message:"must match pattern \""+"^(?!__)[0-9]*[^0-9\\W]\\w*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -766,7 +767,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -781,7 +782,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.name !== undefined){
@@ -793,7 +794,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.description !== undefined){
@@ -805,7 +806,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.hidden !== undefined){
@@ -817,7 +818,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -829,7 +830,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.defaultValue !== undefined){
@@ -845,7 +846,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 var _valid0 = _errs17 === errors;
 valid4 = valid4 || _valid0;
@@ -859,7 +860,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 var _valid0 = _errs19 === errors;
 valid4 = valid4 || _valid0;
@@ -876,7 +877,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -888,7 +889,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 var _valid0 = _errs21 === errors;
 valid4 = valid4 || _valid0;
@@ -902,7 +903,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 else {
 errors = _errs16;
@@ -925,7 +926,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.allowMultiple !== undefined){
@@ -937,7 +938,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.customAllValue !== undefined){
@@ -949,7 +950,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.capturingRegexp !== undefined){
@@ -961,7 +962,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.sort !== undefined){
@@ -974,7 +975,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((((((data11 === "none") || (data11 === "alphabetical-asc")) || (data11 === "alphabetical-desc")) || (data11 === "numerical-asc")) || (data11 === "numerical-desc")) || (data11 === "alphabetical-ci-asc")) || (data11 === "alphabetical-ci-desc"))){
 const err19 = {instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/enum",keyword:"enum",params:{allowedValues: schema27.properties.sort.enum},message:"must be equal to one of the allowed values"};
@@ -984,7 +985,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -998,7 +999,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data12.spec === undefined){
 const err21 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1008,7 +1009,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data12){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -1019,7 +1020,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.kind !== undefined){
@@ -1033,7 +1034,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1044,7 +1045,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.metadata !== undefined){
@@ -1059,7 +1060,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data14.version !== undefined){
@@ -1071,7 +1072,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data14.registry !== undefined){
@@ -1083,7 +1084,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1095,7 +1096,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.spec !== undefined){
@@ -1110,7 +1111,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1122,7 +1123,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1134,7 +1135,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate20.errors = vErrors;
 return errors === 0;
@@ -1158,7 +1159,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 else {
 if(data.kind !== undefined){
@@ -1170,7 +1171,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1190,7 +1191,7 @@ const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.spec !== undefined){
 if(!(validate18(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+if (vErrors === null) vErrors = validate18.errors; else for (const e of validate18.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -1206,7 +1207,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const _errs8 = errors;
 let valid4 = true;
@@ -1221,7 +1222,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 else {
 if(data.kind !== undefined){
@@ -1233,7 +1234,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1253,7 +1254,7 @@ const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.spec !== undefined){
 if(!(validate20(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
+if (vErrors === null) vErrors = validate20.errors; else for (const e of validate20.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -1269,7 +1270,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.kind === undefined){
@@ -1280,7 +1281,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1290,7 +1291,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -1301,7 +1302,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -1314,7 +1315,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((data4 === "TextVariable") || (data4 === "ListVariable"))){
 const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema23.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -1324,7 +1325,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
@@ -1337,7 +1338,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1349,7 +1350,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate17.errors = vErrors;
 return errors === 0;
@@ -1367,10 +1368,10 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(root1.validate(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? root1.validate.errors : vErrors.concat(root1.validate.errors);
+if (vErrors === null) vErrors = root1.validate.errors; else for (const e of root1.validate.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1385,7 +1386,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1396,7 +1397,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1408,7 +1409,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate22.errors = vErrors;
 return errors === 0;
@@ -1430,7 +1431,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1440,7 +1441,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -1451,7 +1452,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -1465,7 +1466,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1476,7 +1477,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
@@ -1490,7 +1491,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data1){
 if(!((key1 === "name") || (key1 === "plugin"))){
@@ -1501,7 +1502,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.name !== undefined){
@@ -1513,7 +1514,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.plugin !== undefined){
@@ -1527,7 +1528,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data3.spec === undefined){
 const err9 = {instancePath:instancePath+"/spec/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1537,7 +1538,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -1548,7 +1549,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.kind !== undefined){
@@ -1562,7 +1563,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1573,7 +1574,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.metadata !== undefined){
@@ -1588,7 +1589,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.version !== undefined){
@@ -1600,7 +1601,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.registry !== undefined){
@@ -1612,7 +1613,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1624,7 +1625,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.spec !== undefined){
@@ -1639,7 +1640,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1651,7 +1652,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1663,7 +1664,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1675,7 +1676,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate26.errors = vErrors;
 return errors === 0;
@@ -1694,7 +1695,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((key0 === "display") || (key0 === "plugin")) || (key0 === "queries")) || (key0 === "links"))){
@@ -1705,7 +1706,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -1720,7 +1721,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -1732,7 +1733,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -1744,7 +1745,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1756,7 +1757,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -1770,7 +1771,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data3.spec === undefined){
 const err7 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1780,7 +1781,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -1791,7 +1792,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.kind !== undefined){
@@ -1805,7 +1806,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1816,7 +1817,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.metadata !== undefined){
@@ -1831,7 +1832,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.version !== undefined){
@@ -1843,7 +1844,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.registry !== undefined){
@@ -1855,7 +1856,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1867,7 +1868,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.spec !== undefined){
@@ -1882,7 +1883,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1894,7 +1895,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.queries !== undefined){
@@ -1903,7 +1904,7 @@ if(Array.isArray(data9)){
 const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate26(data9[i0], {instancePath:instancePath+"/queries/" + i0,parentData:data9,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+if (vErrors === null) vErrors = validate26.errors; else for (const e of validate26.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -1916,7 +1917,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.links !== undefined){
@@ -1934,7 +1935,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key4 in data12){
 if(!(((((key4 === "name") || (key4 === "url")) || (key4 === "tooltip")) || (key4 === "renderVariables")) || (key4 === "targetBlank"))){
@@ -1945,7 +1946,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.name !== undefined){
@@ -1957,7 +1958,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.url !== undefined){
@@ -1971,7 +1972,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1982,7 +1983,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.tooltip !== undefined){
@@ -1994,7 +1995,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.renderVariables !== undefined){
@@ -2006,7 +2007,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.targetBlank !== undefined){
@@ -2018,7 +2019,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2030,7 +2031,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2042,7 +2043,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2054,7 +2055,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate25.errors = vErrors;
 return errors === 0;
@@ -2074,7 +2075,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -2084,7 +2085,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -2095,7 +2096,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -2107,12 +2108,12 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
 if(!(validate25(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if (vErrors === null) vErrors = validate25.errors; else for (const e of validate25.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -2125,7 +2126,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate24.errors = vErrors;
 return errors === 0;
@@ -2148,7 +2149,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.y === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "y"},message:"must have required property '"+"y"+"'"};
@@ -2158,7 +2159,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.width === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "width"},message:"must have required property '"+"width"+"'"};
@@ -2168,7 +2169,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.height === undefined){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "height"},message:"must have required property '"+"height"+"'"};
@@ -2178,7 +2179,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.content === undefined){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'"};
@@ -2188,7 +2189,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((((key0 === "x") || (key0 === "y")) || (key0 === "width")) || (key0 === "height")) || (key0 === "content")) || (key0 === "repeatVariable"))){
@@ -2199,7 +2200,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.x !== undefined){
@@ -2212,7 +2213,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
@@ -2223,7 +2224,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2237,7 +2238,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
@@ -2248,7 +2249,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2262,7 +2263,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
@@ -2273,7 +2274,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2287,7 +2288,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
@@ -2298,7 +2299,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2313,7 +2314,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data4){
 if(!(key1 === "$ref")){
@@ -2324,7 +2325,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.$ref !== undefined){
@@ -2338,7 +2339,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -2349,7 +2350,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2361,7 +2362,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.repeatVariable !== undefined){
@@ -2375,7 +2376,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data6){
 if(!(((key2 === "value") || (key2 === "alignment")) || (key2 === "maxPer"))){
@@ -2386,7 +2387,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.value !== undefined){
@@ -2398,7 +2399,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.alignment !== undefined){
@@ -2411,7 +2412,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((data8 === "horizontal") || (data8 === "vertical"))){
 const err23 = {instancePath:instancePath+"/repeatVariable/alignment",schemaPath:"#/properties/repeatVariable/properties/alignment/enum",keyword:"enum",params:{allowedValues: schema41.properties.repeatVariable.properties.alignment.enum},message:"must be equal to one of the allowed values"};
@@ -2421,7 +2422,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.maxPer !== undefined){
@@ -2434,7 +2435,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
@@ -2445,7 +2446,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2458,7 +2459,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2470,7 +2471,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate32.errors = vErrors;
 return errors === 0;
@@ -2489,7 +2490,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "display") || (key0 === "items")) || (key0 === "repeatVariable"))){
@@ -2500,7 +2501,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -2514,7 +2515,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data0){
 if(!((key1 === "title") || (key1 === "collapse"))){
@@ -2525,7 +2526,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.title !== undefined){
@@ -2537,7 +2538,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.collapse !== undefined){
@@ -2551,7 +2552,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data2){
 if(!(key2 === "open")){
@@ -2562,7 +2563,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.open !== undefined){
@@ -2574,7 +2575,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2586,7 +2587,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2598,7 +2599,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.items !== undefined){
@@ -2607,7 +2608,7 @@ if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate32(data4[i0], {instancePath:instancePath+"/items/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if (vErrors === null) vErrors = validate32.errors; else for (const e of validate32.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -2620,7 +2621,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.repeatVariable !== undefined){
@@ -2632,7 +2633,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2644,7 +2645,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate31.errors = vErrors;
 return errors === 0;
@@ -2664,7 +2665,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -2674,7 +2675,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -2685,7 +2686,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -2697,12 +2698,12 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
 if(!(validate31(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if (vErrors === null) vErrors = validate31.errors; else for (const e of validate31.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -2715,7 +2716,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate30.errors = vErrors;
 return errors === 0;
@@ -2736,7 +2737,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.plugin === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "plugin"},message:"must have required property '"+"plugin"+"'"};
@@ -2746,7 +2747,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "display") || (key0 === "color")) || (key0 === "plugin"))){
@@ -2757,7 +2758,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -2771,7 +2772,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data0){
 if(!((((key1 === "name") || (key1 === "description")) || (key1 === "hidden")) || (key1 === "color"))){
@@ -2782,7 +2783,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -2796,7 +2797,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -2807,7 +2808,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -2819,7 +2820,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.hidden !== undefined){
@@ -2831,7 +2832,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.color !== undefined){
@@ -2843,7 +2844,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2855,7 +2856,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.color !== undefined){
@@ -2867,7 +2868,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -2881,7 +2882,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data6.spec === undefined){
 const err13 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -2891,7 +2892,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data6){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -2902,7 +2903,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.kind !== undefined){
@@ -2916,7 +2917,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -2927,7 +2928,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.metadata !== undefined){
@@ -2942,7 +2943,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.version !== undefined){
@@ -2954,7 +2955,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.registry !== undefined){
@@ -2966,7 +2967,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2978,7 +2979,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.spec !== undefined){
@@ -2993,7 +2994,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3005,7 +3006,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3017,7 +3018,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate36.errors = vErrors;
 return errors === 0;
@@ -3038,7 +3039,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.layouts === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "layouts"},message:"must have required property '"+"layouts"+"'"};
@@ -3048,7 +3049,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(func12.call(schema18.properties, key0))){
@@ -3059,7 +3060,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -3074,7 +3075,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -3086,7 +3087,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -3098,7 +3099,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3110,7 +3111,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.datasources !== undefined){
@@ -3118,7 +3119,7 @@ let data3 = data.datasources;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key2 in data3){
 if(!(validate15(data3[key2], {instancePath:instancePath+"/datasources/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3131,7 +3132,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.variables !== undefined){
@@ -3140,7 +3141,7 @@ if(Array.isArray(data5)){
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate22(data5[i0], {instancePath:instancePath+"/variables/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if (vErrors === null) vErrors = validate22.errors; else for (const e of validate22.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3153,7 +3154,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.panels !== undefined){
@@ -3170,7 +3171,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(key3)){
 const err10 = {instancePath:instancePath+"/panels",schemaPath:"#/properties/panels/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\"",propertyName:key3};
@@ -3180,7 +3181,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 var valid6 = _errs19 === errors;
@@ -3192,12 +3193,12 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 for(const key4 in data7){
 if(!(validate24(data7[key4], {instancePath:instancePath+"/panels/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data7,parentDataProperty:key4,rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if (vErrors === null) vErrors = validate24.errors; else for (const e of validate24.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3210,7 +3211,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.layouts !== undefined){
@@ -3219,7 +3220,7 @@ if(Array.isArray(data9)){
 const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 if(!(validate30(data9[i1], {instancePath:instancePath+"/layouts/" + i1,parentData:data9,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+if (vErrors === null) vErrors = validate30.errors; else for (const e of validate30.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3232,7 +3233,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.duration !== undefined){
@@ -3246,7 +3247,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data11)){
 const err15 = {instancePath:instancePath+"/duration",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3256,7 +3257,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3267,7 +3268,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.refreshInterval !== undefined){
@@ -3281,7 +3282,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data12)){
 const err18 = {instancePath:instancePath+"/refreshInterval",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3291,7 +3292,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3302,7 +3303,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.timezone !== undefined){
@@ -3314,7 +3315,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.links !== undefined){
@@ -3332,7 +3333,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key5 in data15){
 if(!(((((key5 === "name") || (key5 === "url")) || (key5 === "tooltip")) || (key5 === "renderVariables")) || (key5 === "targetBlank"))){
@@ -3343,7 +3344,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.name !== undefined){
@@ -3355,7 +3356,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.url !== undefined){
@@ -3369,7 +3370,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3380,7 +3381,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.tooltip !== undefined){
@@ -3392,7 +3393,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.renderVariables !== undefined){
@@ -3404,7 +3405,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.targetBlank !== undefined){
@@ -3416,7 +3417,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3428,7 +3429,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3440,7 +3441,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.annotations !== undefined){
@@ -3449,7 +3450,7 @@ if(Array.isArray(data21)){
 const len3 = data21.length;
 for(let i3=0; i3<len3; i3++){
 if(!(validate36(data21[i3], {instancePath:instancePath+"/annotations/" + i3,parentData:data21,parentDataProperty:i3,rootData}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+if (vErrors === null) vErrors = validate36.errors; else for (const e of validate36.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3462,7 +3463,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3474,7 +3475,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate14.errors = vErrors;
 return errors === 0;
@@ -3494,7 +3495,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -3504,7 +3505,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -3514,7 +3515,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -3525,7 +3526,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -3537,18 +3538,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate14(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate14.errors : vErrors.concat(validate14.errors);
+if (vErrors === null) vErrors = validate14.errors; else for (const e of validate14.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3561,7 +3562,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate10.errors = vErrors;
 return errors === 0;
@@ -3583,7 +3584,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -3593,7 +3594,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -3603,7 +3604,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -3614,7 +3615,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -3626,18 +3627,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate15(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3650,7 +3651,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate39.errors = vErrors;
 return errors === 0;
@@ -3671,10 +3672,10 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(root1.validate(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? root1.validate.errors : vErrors.concat(root1.validate.errors);
+if (vErrors === null) vErrors = root1.validate.errors; else for (const e of root1.validate.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3689,7 +3690,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3700,7 +3701,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3712,7 +3713,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate46.errors = vErrors;
 return errors === 0;
@@ -3733,7 +3734,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.panels === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "panels"},message:"must have required property '"+"panels"+"'"};
@@ -3743,7 +3744,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.layouts === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "layouts"},message:"must have required property '"+"layouts"+"'"};
@@ -3753,7 +3754,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(func12.call(schema49.properties, key0))){
@@ -3764,7 +3765,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -3779,7 +3780,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -3791,7 +3792,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -3803,7 +3804,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3815,7 +3816,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.datasources !== undefined){
@@ -3823,7 +3824,7 @@ let data3 = data.datasources;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key2 in data3){
 if(!(validate15(data3[key2], {instancePath:instancePath+"/datasources/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3836,7 +3837,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.variables !== undefined){
@@ -3845,7 +3846,7 @@ if(Array.isArray(data5)){
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate46(data5[i0], {instancePath:instancePath+"/variables/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if (vErrors === null) vErrors = validate46.errors; else for (const e of validate46.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3858,7 +3859,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.panels !== undefined){
@@ -3875,7 +3876,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(key3)){
 const err11 = {instancePath:instancePath+"/panels",schemaPath:"#/properties/panels/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\"",propertyName:key3};
@@ -3885,7 +3886,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 var valid6 = _errs19 === errors;
@@ -3897,12 +3898,12 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 for(const key4 in data7){
 if(!(validate24(data7[key4], {instancePath:instancePath+"/panels/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data7,parentDataProperty:key4,rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if (vErrors === null) vErrors = validate24.errors; else for (const e of validate24.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3915,7 +3916,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.layouts !== undefined){
@@ -3924,7 +3925,7 @@ if(Array.isArray(data9)){
 const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 if(!(validate30(data9[i1], {instancePath:instancePath+"/layouts/" + i1,parentData:data9,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+if (vErrors === null) vErrors = validate30.errors; else for (const e of validate30.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3937,7 +3938,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.duration !== undefined){
@@ -3951,7 +3952,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data11)){
 const err16 = {instancePath:instancePath+"/duration",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3961,7 +3962,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3972,7 +3973,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.refreshInterval !== undefined){
@@ -3986,7 +3987,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data12)){
 const err19 = {instancePath:instancePath+"/refreshInterval",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3996,7 +3997,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4007,7 +4008,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.timezone !== undefined){
@@ -4019,7 +4020,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.links !== undefined){
@@ -4037,7 +4038,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key5 in data15){
 if(!(((((key5 === "name") || (key5 === "url")) || (key5 === "tooltip")) || (key5 === "renderVariables")) || (key5 === "targetBlank"))){
@@ -4048,7 +4049,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.name !== undefined){
@@ -4060,7 +4061,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.url !== undefined){
@@ -4074,7 +4075,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4085,7 +4086,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.tooltip !== undefined){
@@ -4097,7 +4098,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.renderVariables !== undefined){
@@ -4109,7 +4110,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.targetBlank !== undefined){
@@ -4121,7 +4122,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4133,7 +4134,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4145,7 +4146,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.annotations !== undefined){
@@ -4154,7 +4155,7 @@ if(Array.isArray(data21)){
 const len3 = data21.length;
 for(let i3=0; i3<len3; i3++){
 if(!(validate36(data21[i3], {instancePath:instancePath+"/annotations/" + i3,parentData:data21,parentDataProperty:i3,rootData}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+if (vErrors === null) vErrors = validate36.errors; else for (const e of validate36.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4167,7 +4168,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.ttl !== undefined){
@@ -4180,7 +4181,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(typeof data23 === "string"){
 if(func2(data23) < 1){
@@ -4191,7 +4192,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data23)){
 const err35 = {instancePath:instancePath+"/ttl",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -4201,7 +4202,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4212,7 +4213,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(typeof data23 === "string"){
 if(!pattern15.test(data23)){
@@ -4223,7 +4224,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4234,7 +4235,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4246,7 +4247,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate44.errors = vErrors;
 return errors === 0;
@@ -4266,7 +4267,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -4276,7 +4277,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -4286,7 +4287,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -4297,7 +4298,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -4309,18 +4310,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate44(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+if (vErrors === null) vErrors = validate44.errors; else for (const e of validate44.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4333,7 +4334,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate42.errors = vErrors;
 return errors === 0;
@@ -4361,7 +4362,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 else {
 if(data.kind !== undefined){
@@ -4373,7 +4374,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4402,7 +4403,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4413,7 +4414,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4428,7 +4429,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.kind === undefined){
@@ -4439,7 +4440,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.name === undefined){
 const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -4449,7 +4450,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "name")) || (key0 === "items"))){
@@ -4460,7 +4461,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -4473,7 +4474,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((data2 === "Dashboard") || (data2 === "Folder"))){
 const err9 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema58.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -4483,7 +4484,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -4497,7 +4498,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4508,7 +4509,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.items !== undefined){
@@ -4517,7 +4518,7 @@ if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(!(wrapper0.validate(data4[i0], {instancePath:instancePath+"/items/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);
+if (vErrors === null) vErrors = wrapper0.validate.errors; else for (const e of wrapper0.validate.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4530,7 +4531,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4542,7 +4543,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate55.errors = vErrors;
 return errors === 0;
@@ -4563,7 +4564,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -4578,7 +4579,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -4590,7 +4591,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4602,7 +4603,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.items !== undefined){
@@ -4611,7 +4612,7 @@ if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate55(data2[i0], {instancePath:instancePath+"/items/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if (vErrors === null) vErrors = validate55.errors; else for (const e of validate55.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4624,7 +4625,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4636,7 +4637,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate54.errors = vErrors;
 return errors === 0;
@@ -4656,7 +4657,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -4666,7 +4667,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -4676,7 +4677,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -4687,7 +4688,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -4699,18 +4700,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate54(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if (vErrors === null) vErrors = validate54.errors; else for (const e of validate54.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4723,7 +4724,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate52.errors = vErrors;
 return errors === 0;
@@ -4746,7 +4747,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.createdAt === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
@@ -4756,7 +4757,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.updatedAt === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
@@ -4766,7 +4767,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.version === undefined){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
@@ -4776,7 +4777,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((((key0 === "name") || (key0 === "createdAt")) || (key0 === "updatedAt")) || (key0 === "version")) || (key0 === "tags"))){
@@ -4787,7 +4788,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -4801,7 +4802,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data0) < 1){
 const err6 = {instancePath:instancePath+"/name",schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -4811,7 +4812,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data0)){
 const err7 = {instancePath:instancePath+"/name",schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -4821,7 +4822,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4832,7 +4833,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.createdAt !== undefined){
@@ -4844,7 +4845,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.updatedAt !== undefined){
@@ -4856,7 +4857,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.version !== undefined){
@@ -4869,7 +4870,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
@@ -4880,7 +4881,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4895,7 +4896,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -4909,7 +4910,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data5) < 1){
 const err15 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/definitions/MetadataTags/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -4919,7 +4920,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern2.test(data5)){
 const err16 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/definitions/MetadataTags/items/pattern",keyword:"pattern",params:{pattern: "^\\S(?:.*\\S)?$"},message:"must match pattern \""+"^\\S(?:.*\\S)?$"+"\""};
@@ -4929,7 +4930,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4940,7 +4941,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4952,7 +4953,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4964,7 +4965,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate12.errors = vErrors;
 return errors === 0;
@@ -4984,7 +4985,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -4994,7 +4995,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5004,7 +5005,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5015,7 +5016,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5027,18 +5028,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate15(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5051,7 +5052,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate58.errors = vErrors;
 return errors === 0;
@@ -5074,7 +5075,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -5084,7 +5085,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5094,7 +5095,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5105,7 +5106,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5117,12 +5118,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5137,7 +5138,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data2.subjects === undefined){
 const err6 = {instancePath:instancePath+"/spec",schemaPath:"../defs/role-binding-spec.json/required",keyword:"required",params:{missingProperty: "subjects"},message:"must have required property '"+"subjects"+"'"};
@@ -5147,7 +5148,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data2){
 if(!((key1 === "role") || (key1 === "subjects"))){
@@ -5158,7 +5159,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.role !== undefined){
@@ -5172,7 +5173,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data3) < 1){
 const err9 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5182,7 +5183,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data3)){
 const err10 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -5192,7 +5193,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5203,7 +5204,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.subjects !== undefined){
@@ -5217,7 +5218,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.length < 1){
 const err13 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -5227,7 +5228,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -5241,7 +5242,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data5.name === undefined){
 const err15 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -5251,7 +5252,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data5){
 if(!((key2 === "kind") || (key2 === "name"))){
@@ -5262,7 +5263,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.kind !== undefined){
@@ -5275,7 +5276,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data6 === "User") || (data6 === "Group")) || (data6 === "ServiceAccount")) || (data6 === "GlobalServiceAccount"))){
 const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema61.properties.subjects.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -5285,7 +5286,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.name !== undefined){
@@ -5299,7 +5300,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data7) < 1){
 const err20 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5309,7 +5310,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5320,7 +5321,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5332,7 +5333,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5344,7 +5345,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5356,7 +5357,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5368,7 +5369,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate61.errors = vErrors;
 return errors === 0;
@@ -5394,7 +5395,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.scopes === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
@@ -5404,7 +5405,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((key0 === "actions") || (key0 === "scopes")) || (key0 === "resources")) || (key0 === "folders"))){
@@ -5415,7 +5416,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.actions !== undefined){
@@ -5429,7 +5430,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
@@ -5442,7 +5443,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((((data1 === "create") || (data1 === "read")) || (data1 === "update")) || (data1 === "delete")) || (data1 === "*"))){
 const err5 = {instancePath:instancePath+"/actions/" + i0,schemaPath:"#/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
@@ -5452,7 +5453,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5464,7 +5465,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.scopes !== undefined){
@@ -5478,7 +5479,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
@@ -5492,7 +5493,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5503,7 +5504,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5515,7 +5516,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.resources !== undefined){
@@ -5529,7 +5530,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.length < 1){
 const err12 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -5539,7 +5540,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len2 = data4.length;
 for(let i2=0; i2<len2; i2++){
@@ -5553,7 +5554,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data5) < 1){
 const err14 = {instancePath:instancePath+"/resources/" + i2,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5563,7 +5564,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data5)){
 const err15 = {instancePath:instancePath+"/resources/" + i2,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -5573,7 +5574,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5584,7 +5585,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 let i3 = data4.length;
@@ -5601,7 +5602,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 break outer0;
 }
 }
@@ -5616,7 +5617,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.folders !== undefined){
@@ -5630,7 +5631,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data6.length < 1){
 const err20 = {instancePath:instancePath+"/folders",schemaPath:"#/properties/folders/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -5640,7 +5641,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len3 = data6.length;
 for(let i4=0; i4<len3; i4++){
@@ -5654,7 +5655,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data7) < 1){
 const err22 = {instancePath:instancePath+"/folders/" + i4,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5664,7 +5665,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data7)){
 const err23 = {instancePath:instancePath+"/folders/" + i4,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -5674,7 +5675,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5685,7 +5686,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 let i5 = data6.length;
@@ -5702,7 +5703,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 break outer1;
 }
 }
@@ -5717,7 +5718,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5729,7 +5730,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate66.errors = vErrors;
 return errors === 0;
@@ -5749,7 +5750,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(key0 === "permissions")){
@@ -5760,7 +5761,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.permissions !== undefined){
@@ -5769,7 +5770,7 @@ if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate66(data0[i0], {instancePath:instancePath+"/permissions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5782,7 +5783,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5794,7 +5795,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate65.errors = vErrors;
 return errors === 0;
@@ -5814,7 +5815,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -5824,7 +5825,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5834,7 +5835,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5845,7 +5846,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5857,18 +5858,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate65(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if (vErrors === null) vErrors = validate65.errors; else for (const e of validate65.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5881,7 +5882,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate63.errors = vErrors;
 return errors === 0;
@@ -5904,7 +5905,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -5914,7 +5915,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5924,7 +5925,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5935,7 +5936,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5947,12 +5948,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5968,7 +5969,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.basicAuth !== undefined){
@@ -5982,7 +5983,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "username") || (key2 === "password")) || (key2 === "passwordFile"))){
@@ -5993,7 +5994,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.username !== undefined){
@@ -6005,7 +6006,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.password !== undefined){
@@ -6017,7 +6018,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.passwordFile !== undefined){
@@ -6029,7 +6030,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6041,7 +6042,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.authorization !== undefined){
@@ -6056,7 +6057,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.type !== undefined){
@@ -6068,7 +6069,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentials !== undefined){
@@ -6080,7 +6081,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentialsFile !== undefined){
@@ -6092,7 +6093,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6104,7 +6105,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.oauth !== undefined){
@@ -6118,7 +6119,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data11.tokenURL === undefined){
 const err18 = {instancePath:instancePath+"/spec/oauth",schemaPath:"../defs/secret-spec.json/properties/oauth/required",keyword:"required",params:{missingProperty: "tokenURL"},message:"must have required property '"+"tokenURL"+"'"};
@@ -6128,7 +6129,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key4 in data11){
 if(!(((((((key4 === "clientID") || (key4 === "clientSecret")) || (key4 === "clientSecretFile")) || (key4 === "tokenURL")) || (key4 === "scopes")) || (key4 === "endpointParams")) || (key4 === "authStyle"))){
@@ -6139,7 +6140,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientID !== undefined){
@@ -6151,7 +6152,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecret !== undefined){
@@ -6163,7 +6164,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecretFile !== undefined){
@@ -6175,7 +6176,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.tokenURL !== undefined){
@@ -6187,7 +6188,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.scopes !== undefined){
@@ -6203,7 +6204,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6215,7 +6216,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.endpointParams !== undefined){
@@ -6234,7 +6235,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6246,7 +6247,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6258,7 +6259,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.authStyle !== undefined){
@@ -6271,7 +6272,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((data21 === 0) || (data21 === 1)) || (data21 === 2))){
 const err30 = {instancePath:instancePath+"/spec/oauth/authStyle",schemaPath:"../defs/secret-spec.json/properties/oauth/properties/authStyle/enum",keyword:"enum",params:{allowedValues: schema68.properties.oauth.properties.authStyle.enum},message:"must be equal to one of the allowed values"};
@@ -6281,7 +6282,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6293,7 +6294,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.tlsConfig !== undefined){
@@ -6308,7 +6309,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.ca !== undefined){
@@ -6320,7 +6321,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.caFile !== undefined){
@@ -6332,7 +6333,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.cert !== undefined){
@@ -6344,7 +6345,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.certFile !== undefined){
@@ -6356,7 +6357,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.key !== undefined){
@@ -6368,7 +6369,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.keyFile !== undefined){
@@ -6380,7 +6381,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.serverName !== undefined){
@@ -6392,7 +6393,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.insecureSkipVerify !== undefined){
@@ -6404,7 +6405,7 @@ vErrors = [err40];
 else {
 vErrors.push(err40);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.minVersion !== undefined){
@@ -6417,7 +6418,7 @@ vErrors = [err41];
 else {
 vErrors.push(err41);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data31 === "TLS10") || (data31 === "TLS11")) || (data31 === "TLS12")) || (data31 === "TLS13"))){
 const err42 = {instancePath:instancePath+"/spec/tlsConfig/minVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/minVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.minVersion.enum},message:"must be equal to one of the allowed values"};
@@ -6427,7 +6428,7 @@ vErrors = [err42];
 else {
 vErrors.push(err42);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.maxVersion !== undefined){
@@ -6440,7 +6441,7 @@ vErrors = [err43];
 else {
 vErrors.push(err43);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data32 === "TLS10") || (data32 === "TLS11")) || (data32 === "TLS12")) || (data32 === "TLS13"))){
 const err44 = {instancePath:instancePath+"/spec/tlsConfig/maxVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/maxVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.maxVersion.enum},message:"must be equal to one of the allowed values"};
@@ -6450,7 +6451,7 @@ vErrors = [err44];
 else {
 vErrors.push(err44);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6462,7 +6463,7 @@ vErrors = [err45];
 else {
 vErrors.push(err45);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6474,7 +6475,7 @@ vErrors = [err46];
 else {
 vErrors.push(err46);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6486,7 +6487,7 @@ vErrors = [err47];
 else {
 vErrors.push(err47);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate69.errors = vErrors;
 return errors === 0;
@@ -6510,7 +6511,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -6525,7 +6526,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -6537,7 +6538,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -6549,7 +6550,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6561,7 +6562,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6573,7 +6574,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate73.errors = vErrors;
 return errors === 0;
@@ -6593,7 +6594,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -6603,7 +6604,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -6613,7 +6614,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -6624,7 +6625,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -6636,18 +6637,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate73(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if (vErrors === null) vErrors = validate73.errors; else for (const e of validate73.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -6660,7 +6661,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate71.errors = vErrors;
 return errors === 0;
@@ -6682,7 +6683,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -6692,7 +6693,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -6702,7 +6703,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -6713,7 +6714,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -6725,18 +6726,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate17(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+if (vErrors === null) vErrors = validate17.errors; else for (const e of validate17.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -6749,7 +6750,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate75.errors = vErrors;
 return errors === 0;
@@ -6772,7 +6773,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "display") || (key0 === "members"))){
@@ -6783,7 +6784,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -6798,7 +6799,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -6810,7 +6811,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -6822,7 +6823,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6834,7 +6835,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.members !== undefined){
@@ -6848,7 +6849,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
@@ -6862,7 +6863,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data4) < 1){
 const err8 = {instancePath:instancePath+"/members/" + i0,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -6872,7 +6873,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data4)){
 const err9 = {instancePath:instancePath+"/members/" + i0,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -6882,7 +6883,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -6893,7 +6894,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 let i1 = data3.length;
@@ -6910,7 +6911,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 break outer0;
 }
 }
@@ -6925,7 +6926,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6937,7 +6938,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate80.errors = vErrors;
 return errors === 0;
@@ -6957,7 +6958,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -6967,7 +6968,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -6977,7 +6978,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -6988,7 +6989,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7000,18 +7001,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate80(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if (vErrors === null) vErrors = validate80.errors; else for (const e of validate80.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7024,7 +7025,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate78.errors = vErrors;
 return errors === 0;
@@ -7048,7 +7049,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -7063,7 +7064,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -7075,7 +7076,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -7087,7 +7088,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7099,7 +7100,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7111,7 +7112,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate84.errors = vErrors;
 return errors === 0;
@@ -7131,7 +7132,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7141,7 +7142,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7152,7 +7153,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7164,18 +7165,18 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate84(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if (vErrors === null) vErrors = validate84.errors; else for (const e of validate84.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7188,7 +7189,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate82.errors = vErrors;
 return errors === 0;
@@ -7210,7 +7211,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7220,7 +7221,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -7230,7 +7231,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7241,7 +7242,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7253,12 +7254,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7273,7 +7274,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data2.subjects === undefined){
 const err6 = {instancePath:instancePath+"/spec",schemaPath:"../defs/role-binding-spec.json/required",keyword:"required",params:{missingProperty: "subjects"},message:"must have required property '"+"subjects"+"'"};
@@ -7283,7 +7284,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data2){
 if(!((key1 === "role") || (key1 === "subjects"))){
@@ -7294,7 +7295,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.role !== undefined){
@@ -7308,7 +7309,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data3) < 1){
 const err9 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -7318,7 +7319,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data3)){
 const err10 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -7328,7 +7329,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -7339,7 +7340,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.subjects !== undefined){
@@ -7353,7 +7354,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.length < 1){
 const err13 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -7363,7 +7364,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -7377,7 +7378,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data5.name === undefined){
 const err15 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -7387,7 +7388,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data5){
 if(!((key2 === "kind") || (key2 === "name"))){
@@ -7398,7 +7399,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.kind !== undefined){
@@ -7411,7 +7412,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data6 === "User") || (data6 === "Group")) || (data6 === "ServiceAccount")) || (data6 === "GlobalServiceAccount"))){
 const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema61.properties.subjects.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -7421,7 +7422,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.name !== undefined){
@@ -7435,7 +7436,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data7) < 1){
 const err20 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -7445,7 +7446,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -7456,7 +7457,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7468,7 +7469,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7480,7 +7481,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7492,7 +7493,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7504,7 +7505,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate86.errors = vErrors;
 return errors === 0;
@@ -7526,7 +7527,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7536,7 +7537,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -7546,7 +7547,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7557,7 +7558,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7569,18 +7570,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate65(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if (vErrors === null) vErrors = validate65.errors; else for (const e of validate65.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7593,7 +7594,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate88.errors = vErrors;
 return errors === 0;
@@ -7615,7 +7616,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7625,7 +7626,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -7635,7 +7636,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7646,7 +7647,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7658,12 +7659,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7679,7 +7680,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.basicAuth !== undefined){
@@ -7693,7 +7694,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "username") || (key2 === "password")) || (key2 === "passwordFile"))){
@@ -7704,7 +7705,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.username !== undefined){
@@ -7716,7 +7717,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.password !== undefined){
@@ -7728,7 +7729,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.passwordFile !== undefined){
@@ -7740,7 +7741,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7752,7 +7753,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.authorization !== undefined){
@@ -7767,7 +7768,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.type !== undefined){
@@ -7779,7 +7780,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentials !== undefined){
@@ -7791,7 +7792,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentialsFile !== undefined){
@@ -7803,7 +7804,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7815,7 +7816,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.oauth !== undefined){
@@ -7829,7 +7830,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data11.tokenURL === undefined){
 const err18 = {instancePath:instancePath+"/spec/oauth",schemaPath:"../defs/secret-spec.json/properties/oauth/required",keyword:"required",params:{missingProperty: "tokenURL"},message:"must have required property '"+"tokenURL"+"'"};
@@ -7839,7 +7840,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key4 in data11){
 if(!(((((((key4 === "clientID") || (key4 === "clientSecret")) || (key4 === "clientSecretFile")) || (key4 === "tokenURL")) || (key4 === "scopes")) || (key4 === "endpointParams")) || (key4 === "authStyle"))){
@@ -7850,7 +7851,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientID !== undefined){
@@ -7862,7 +7863,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecret !== undefined){
@@ -7874,7 +7875,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecretFile !== undefined){
@@ -7886,7 +7887,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.tokenURL !== undefined){
@@ -7898,7 +7899,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.scopes !== undefined){
@@ -7914,7 +7915,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7926,7 +7927,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.endpointParams !== undefined){
@@ -7945,7 +7946,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7957,7 +7958,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7969,7 +7970,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.authStyle !== undefined){
@@ -7982,7 +7983,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((data21 === 0) || (data21 === 1)) || (data21 === 2))){
 const err30 = {instancePath:instancePath+"/spec/oauth/authStyle",schemaPath:"../defs/secret-spec.json/properties/oauth/properties/authStyle/enum",keyword:"enum",params:{allowedValues: schema68.properties.oauth.properties.authStyle.enum},message:"must be equal to one of the allowed values"};
@@ -7992,7 +7993,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8004,7 +8005,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.tlsConfig !== undefined){
@@ -8019,7 +8020,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.ca !== undefined){
@@ -8031,7 +8032,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.caFile !== undefined){
@@ -8043,7 +8044,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.cert !== undefined){
@@ -8055,7 +8056,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.certFile !== undefined){
@@ -8067,7 +8068,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.key !== undefined){
@@ -8079,7 +8080,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.keyFile !== undefined){
@@ -8091,7 +8092,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.serverName !== undefined){
@@ -8103,7 +8104,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.insecureSkipVerify !== undefined){
@@ -8115,7 +8116,7 @@ vErrors = [err40];
 else {
 vErrors.push(err40);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.minVersion !== undefined){
@@ -8128,7 +8129,7 @@ vErrors = [err41];
 else {
 vErrors.push(err41);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data31 === "TLS10") || (data31 === "TLS11")) || (data31 === "TLS12")) || (data31 === "TLS13"))){
 const err42 = {instancePath:instancePath+"/spec/tlsConfig/minVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/minVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.minVersion.enum},message:"must be equal to one of the allowed values"};
@@ -8138,7 +8139,7 @@ vErrors = [err42];
 else {
 vErrors.push(err42);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.maxVersion !== undefined){
@@ -8151,7 +8152,7 @@ vErrors = [err43];
 else {
 vErrors.push(err43);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data32 === "TLS10") || (data32 === "TLS11")) || (data32 === "TLS12")) || (data32 === "TLS13"))){
 const err44 = {instancePath:instancePath+"/spec/tlsConfig/maxVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/maxVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.maxVersion.enum},message:"must be equal to one of the allowed values"};
@@ -8161,7 +8162,7 @@ vErrors = [err44];
 else {
 vErrors.push(err44);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8173,7 +8174,7 @@ vErrors = [err45];
 else {
 vErrors.push(err45);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8185,7 +8186,7 @@ vErrors = [err46];
 else {
 vErrors.push(err46);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8197,7 +8198,7 @@ vErrors = [err47];
 else {
 vErrors.push(err47);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate91.errors = vErrors;
 return errors === 0;
@@ -8219,7 +8220,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -8229,7 +8230,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -8239,7 +8240,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -8250,7 +8251,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -8262,18 +8263,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate73(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if (vErrors === null) vErrors = validate73.errors; else for (const e of validate73.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -8286,7 +8287,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate93.errors = vErrors;
 return errors === 0;
@@ -8309,7 +8310,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -8319,7 +8320,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -8329,7 +8330,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -8340,7 +8341,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -8352,12 +8353,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -8373,7 +8374,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.firstName !== undefined){
@@ -8385,7 +8386,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.lastName !== undefined){
@@ -8397,7 +8398,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.nativeProvider !== undefined){
@@ -8412,7 +8413,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.password !== undefined){
@@ -8424,7 +8425,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8436,7 +8437,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.oauthProviders !== undefined){
@@ -8455,7 +8456,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.issuer !== undefined){
@@ -8467,7 +8468,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.email !== undefined){
@@ -8479,7 +8480,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.subject !== undefined){
@@ -8491,7 +8492,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.groups !== undefined){
@@ -8505,7 +8506,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len1 = data12.length;
 for(let i1=0; i1<len1; i1++){
@@ -8519,7 +8520,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -8530,7 +8531,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8542,7 +8543,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8554,7 +8555,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8566,7 +8567,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8578,7 +8579,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8590,7 +8591,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate96.errors = vErrors;
 return errors === 0;
@@ -8612,7 +8613,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -8622,7 +8623,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -8632,7 +8633,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -8643,7 +8644,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -8655,18 +8656,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate17(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+if (vErrors === null) vErrors = validate17.errors; else for (const e of validate17.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -8679,20 +8680,17 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate98.errors = vErrors;
 return errors === 0;
 }
 
 export const ServerConfig = validate101;
-const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"api_prefix":{"type":"string","pattern":"^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$","description":"Serve the HTTP API, the datasource proxy and the web UI's files under this path (Perses' key), e.g. \"/perses\" behind a reverse proxy that forwards https://example.com/perses/...: the API is then at /perses/api/v1/..., the proxy at /perses/proxy/..., and every other path answers 404 (except /metrics, kept at the root for scrapers). A trailing \"/\" is dropped. The web UI still calls the API at /api: under a prefix, use dashctl or percli (docs/configuration.md, \"Perses configuration\")."},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used. Perses' file and sql keys are refused at start, naming what to use instead.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false},"file":{"type":"object","description":"Perses' file database. Refused: dashplane stores resources in database.level (one directory, path default ./data) or database.postgres; it would not write where this key says. To bring a Perses file database in, start with database.level and apply the folder's files (dashctl apply -f FOLDER, or provisioning.folders)."},"sql":{"type":"object","description":"Perses' SQL (MySQL/MariaDB) database. Refused: dashplane stores resources in database.postgres (PostgreSQL, for several replicas) or database.level; it would not write to the MySQL database this key names. Copy the resources over with dashctl (get from Perses, apply to dashplane)."}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"cors":{"title":"CorsConfig","description":"Cross-origin resource sharing: lets web pages served from other origins call the API from a browser. The keys and answers are Perses' (a Perses configuration's security.cors works unchanged). Off by default: no CORS headers are sent and OPTIONS requests are answered 405. A cookie-authenticated write is accepted from another origin only when allow_credentials is true and the origin is in allow_origins (see docs/security.md).","type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Send CORS headers and answer preflight (OPTIONS) requests with 204."},"allow_origins":{"type":"array","items":{"type":"string","minLength":1},"default":["*"],"description":"Origins (scheme://host[:port], as browsers send them in Origin) allowed to read answers. \"*\" allows every origin and is answered as Access-Control-Allow-Origin: *; \"*\" inside an entry matches any characters and \"?\" one (https://*.example.com). An allowed origin is answered with itself. \"*\" cannot be combined with allow_credentials."},"allow_methods":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z]+$"},"default":[],"description":"Access-Control-Allow-Methods of a preflight answer, joined with \",\". Empty: the methods the requested path is served with (\"OPTIONS, GET, POST\" for /api/v1/projects)."},"allow_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Allow-Headers of a preflight answer, joined with \",\". Empty: the headers the preflight asks for (Access-Control-Request-Headers) are allowed."},"allow_credentials":{"type":"boolean","default":false,"description":"Answer Access-Control-Allow-Credentials: true, so browsers send and expose cookies and Authorization on cross-origin requests. Needs an explicit allow_origins list; cookie-authenticated writes from those origins are then accepted."},"expose_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Expose-Headers of answers to allowed origins (e.g. ETag, Link, X-Dashplane-Version), joined with \",\"."},"max_age":{"type":"integer","default":0,"description":"Access-Control-Max-Age in seconds: how long a browser may reuse a preflight answer. 0 sends no header; a negative value sends 0 (never reuse)."}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"logout":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"logout_redirect_param_name":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: logging out of dashplane ends its session, not the provider's (the provider's own sign-out page does)."}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"description":"Property of the user-info answer that names the dashplane user. Without it, \"login\", then \"username\" (as Perses reads them); a profile with neither is named after its e-mail address (its local part when allowed_email_domains names a single domain). A profile without \"id\" is identified by that login, else its e-mail address (docs/auth.md)."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."}}}},"kubernetes":{"type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Perses' Kubernetes authentication (tokens checked with TokenReview). dashplane has none: true is refused at start (users would not sign in the way the configuration says); use an OIDC provider, such as the cluster's issuer."}},"additionalProperties":false,"description":"Perses' Kubernetes authentication provider."}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.","deprecated":true},"provider":{"type":"object","additionalProperties":false,"description":"Perses' authorization providers.","properties":{"native":{"type":"object","additionalProperties":false,"description":"Perses' native RBAC: what dashplane does.","properties":{"enable":{"type":"boolean","description":"Accepted: dashplane's RBAC is on with security.enable_auth."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."},"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"description":"Where newer Perses versions write guest_permissions: the same as security.authorization.guest_permissions (setting both is refused)."}}},"kubernetes":{"type":"object","description":"Perses' Kubernetes authorization (SubjectAccessReview). dashplane has none: enable: true is refused at start (permissions would not be what the configuration says); use Roles and bindings, or role_mappings.","properties":{"enable":{"type":"boolean","default":false}}}}}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"ephemeral_dashboards_cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Perses' older key (deprecated there): read as ephemeral_dashboard.cleanup_interval when that is not set, with a warning at start."},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."},"max_backlog_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum."},"max_backlog_events":{"type":"integer","minimum":1,"default":1000,"description":"Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log."},"max_streams_per_user":{"type":"integer","minimum":1,"default":100,"description":"Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own)."},"kinds":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' kinds that may be watched; dashplane serves ?watch=true on every list."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL, MySQL, MariaDB). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction, MariaDB's max_statement_time or MySQL's max_execution_time for its session (a statement still running 1 s later is stopped with KILL QUERY); past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: PostgreSQL stops after this many (plus one, to tell; MySQL's and MariaDB's connection is closed there), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a PostgreSQL datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."},"path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of runtime plugins (JavaScript and CUE archives); dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_paths":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folders of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enable_dev":{"type":"boolean","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' plugin development mode; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"disabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins not to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}},"provisioning":{"title":"ProvisioningConfig","description":"Provisioning (Perses' keys, and Git sources): resources read from folders and Git repositories, created or updated at start and again every interval through the same write pipeline as the API, as field manager provisioning. Nothing is ever deleted because it left a file. See docs/provisioning.md.","type":"object","default":{},"additionalProperties":false,"properties":{"folders":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Folders read recursively (*.yaml, *.yml and *.json files; entries whose name starts with \".\" are skipped; symbolic links are followed). A file holds one resource, a list of them (a JSON array or YAML sequence), or several YAML documents."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"1h","description":"How often the folders are read again and applied (a Git source fetches at its own interval, this one by default). Duration such as \"1h\", \"5m\"; more than 0."},"enable_watch":{"type":"boolean","default":false,"description":"Also read a folder again shortly (200 ms) after a file in it changes; the interval still applies."},"git":{"type":"array","default":[],"description":"Git repositories to provision from (dashplane's own): each is cloned with the git program (a shallow clone of one branch or tag), fetched again every interval, and read like a folder.","items":{"title":"ProvisioningGitSource","type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"The repository: https://, http://, ssh:// or file:// URL, user@host:path, or a local path. No password in it: use password_file."},"ref":{"type":"string","minLength":1,"pattern":"^[^-\\s][^\\s]*$","description":"The branch or tag to read (git clone --branch). Unset: the repository's default branch."},"path":{"type":"string","default":"","description":"The folder inside the repository to read (e.g. \"dashboards\"); empty: the whole repository."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How often to fetch and apply this repository. Unset: provisioning.interval. Duration such as \"1m\"; more than 0."},"username":{"type":"string","minLength":1,"default":"git","description":"The user name sent with password_file over HTTP(S) (with an access token, most hosts take any name)."},"password_file":{"type":"string","minLength":1,"description":"A file holding the password or access token for HTTP(S), read before each fetch (so it may be rotated); never logged, never passed on a command line."}}}},"work_dir":{"type":"string","minLength":1,"description":"Where Git sources are cloned, one directory per source, kept across restarts. Unset: provisioning-git in database.level.path with LevelDB; with PostgreSQL, a new temporary directory per process (each replica clones for itself; set it to keep clones across restarts, one per replica)."},"git_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"2m","description":"Longest a git clone or fetch may take before it is stopped and the source reported as failing. Duration such as \"2m\"."}}},"frontend":{"title":"FrontendConfig","type":"object","additionalProperties":false,"default":{},"description":"The web UI (Perses' keys). Settings for Perses' own UI are accepted and shown by GET /api/config, for a Perses UI pointed at this server; dashplane's UI does not read them (a warning at start names each).","properties":{"disable":{"type":"boolean","default":false,"description":"Do not serve the web UI: every path outside /api, /proxy and /metrics answers 404."},"explorer":{"type":"object","additionalProperties":false,"properties":{"enable":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's UI always has its Explore page."},"information":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Markdown for Perses' home page; dashplane's home page does not show it."},"important_dashboards":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"project":{"type":"string"},"dashboard":{"type":"string"}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashboards listed on Perses' home page; dashplane's home page lists each user's recent and starred dashboards."},"time_range":{"type":"object","additionalProperties":false,"properties":{"options":{"type":"array","items":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"}},"disable_custom":{"type":"boolean"},"disable_zoom":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the time ranges of Perses' picker; dashplane's picker has its own."},"banner":{"type":"object","additionalProperties":false,"properties":{"severity":{"type":"string","enum":["error","warning","info","success"]},"information":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: a banner on every page of Perses' UI; dashplane's UI does not show it."}}},"datasource":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalDatasource: its routes and its proxy answer 404 (and so do GlobalVariables', which depend on them)."},"discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane does not discover global datasources (HTTP or Kubernetes service discovery); create them (dashctl apply, provisioning)."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Datasource: its routes and its proxy answer 404 (with global.disable too, Variables' as well)."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define datasources of its own (spec.datasources is refused) and the dashboard datasource proxy answers 404."},"http_proxy":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's proxy has its own limits (proxy.timeout, proxy.max_duration, proxy.max_concurrent)."},"cloudwatch":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane has no CloudWatch proxy, so no datasource can use the server's AWS identity."}},"title":"DatasourceFeatureConfig","description":"Which datasources may exist (Perses' keys)."},"variable":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalVariable: its routes answer 404."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Variable: its routes answer 404."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define variables of its own (spec.variables is refused)."}},"title":"VariableFeatureConfig","description":"Which variables may exist (Perses' keys)."},"dashboard":{"title":"DashboardFeatureConfig","type":"object","additionalProperties":false,"description":"Dashboards (Perses' keys).","properties":{"custom_lint_rules":{"type":"array","description":"Perses' lint rules (a JSONPath target and a CEL assertion each). dashplane does not evaluate CEL: a rule that is not disabled is refused at start, since dashboards it would refuse would be saved. Check dashboards before they are applied instead (e.g. in CI), and remove the rules or set disable: true.","items":{"type":"object","additionalProperties":false,"properties":{"name":{"type":"string"},"target":{"type":"string"},"assertion":{"type":"string"},"message":{"type":"string"},"disable":{"type":"boolean"}}}}}},"search":{"type":"object","additionalProperties":false,"properties":{"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},"excluded_chars":{"type":"array","items":{"type":"string"}},"index_keys":{"type":"object","additionalProperties":false,"properties":{"dashboard":{"type":"array","items":{"type":"string"}}}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads the store and needs no index settings."},"schemas":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' CUE schema folders (deprecated there); dashplane's plugin schemas are JSON Schemas (plugin.schemas_dir)."},"global_datasource_discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the older place of datasource.global.discovery; dashplane does not discover global datasources."}},"additionalProperties":false};
-const pattern22 = new RegExp("^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$", "u");
-const pattern23 = new RegExp("^[A-Za-z]+$", "u");
-const pattern27 = new RegExp("^https?://[^\\s]+$", "u");
-const pattern30 = new RegExp("^[^\\s]*$", "u");
-const pattern62 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
-const pattern70 = new RegExp("^[^-\\s][^\\s]*$", "u");
+const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on the resolved address whatever form the URL uses. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] allows everything)."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"max_body_nodes":{"type":"integer","minimum":1000,"default":100000,"description":"Maximum number of values (objects, arrays, strings, numbers, booleans, nulls) in a JSON or YAML body, a YAML alias counting as a copy of what it names. Checked before a JSON body is parsed and while a YAML body is read. The largest real dashboards hold about 20,000 (a 5 MB body written like them, about 170,000: raise the limit for such bodies)."},"max_object_keys":{"type":"integer","minimum":100,"default":10000,"description":"Maximum number of keys in one object (one YAML mapping) of a JSON or YAML body. Real objects hold at most a few hundred (the panels of a dashboard)."},"worker_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"20s","description":"Longest time the work of one request may take in the server's worker thread, where it runs off the event loop: reading a YAML body larger than 64 KB, migrating a Grafana dashboard. A request whose work takes longer is refused with 413. Duration such as \"20s\"."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}}},"additionalProperties":false};
+const pattern25 = new RegExp("^https?://[^\\s]+$", "u");
+const pattern28 = new RegExp("^[^\\s]*$", "u");
+const pattern51 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
@@ -8708,7 +8706,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.listen !== undefined){
@@ -8722,7 +8720,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -8733,7361 +8731,3655 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.api_prefix !== undefined){
-let data1 = data.api_prefix;
-if(typeof data1 === "string"){
-if(!pattern22.test(data1)){
-const err3 = {instancePath:instancePath+"/api_prefix",schemaPath:"#/properties/api_prefix/pattern",keyword:"pattern",params:{pattern: "^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$"},message:"must match pattern \""+"^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$"+"\""};
+if(data.database !== undefined){
+let data1 = data.database;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+for(const key1 in data1){
+if(!((key1 === "level") || (key1 === "postgres"))){
+const err3 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/api_prefix",schemaPath:"#/properties/api_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.level !== undefined){
+let data2 = data1.level;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+for(const key2 in data2){
+if(!(key2 === "path")){
+const err4 = {instancePath:instancePath+"/database/level",schemaPath:"#/properties/database/properties/level/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.database !== undefined){
-let data2 = data.database;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-for(const key1 in data2){
-if(!((((key1 === "level") || (key1 === "postgres")) || (key1 === "file")) || (key1 === "sql"))){
-const err5 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data2.path !== undefined){
+let data3 = data2.path;
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+const err5 = {instancePath:instancePath+"/database/level/path",schemaPath:"#/properties/database/properties/level/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data2.level !== undefined){
-let data3 = data2.level;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-for(const key2 in data3){
-if(!(key2 === "path")){
-const err6 = {instancePath:instancePath+"/database/level",schemaPath:"#/properties/database/properties/level/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+else {
+const err6 = {instancePath:instancePath+"/database/level/path",schemaPath:"#/properties/database/properties/level/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data3.path !== undefined){
-let data4 = data3.path;
-if(typeof data4 === "string"){
-if(func2(data4) < 1){
-const err7 = {instancePath:instancePath+"/database/level/path",schemaPath:"#/properties/database/properties/level/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err7 = {instancePath:instancePath+"/database/level",schemaPath:"#/properties/database/properties/level/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err8 = {instancePath:instancePath+"/database/level/path",schemaPath:"#/properties/database/properties/level/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.postgres !== undefined){
+let data4 = data1.postgres;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+for(const key3 in data4){
+if(!((((((((key3 === "url") || (key3 === "host")) || (key3 === "port")) || (key3 === "user")) || (key3 === "database")) || (key3 === "password_file")) || (key3 === "pool_size")) || (key3 === "tls"))){
+const err8 = {instancePath:instancePath+"/database/postgres",schemaPath:"#/properties/database/properties/postgres/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/database/level",schemaPath:"#/properties/database/properties/level/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data4.url !== undefined){
+if(typeof data4.url !== "string"){
+const err9 = {instancePath:instancePath+"/database/postgres/url",schemaPath:"#/properties/database/properties/postgres/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data2.postgres !== undefined){
-let data5 = data2.postgres;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-for(const key3 in data5){
-if(!((((((((key3 === "url") || (key3 === "host")) || (key3 === "port")) || (key3 === "user")) || (key3 === "database")) || (key3 === "password_file")) || (key3 === "pool_size")) || (key3 === "tls"))){
-const err10 = {instancePath:instancePath+"/database/postgres",schemaPath:"#/properties/database/properties/postgres/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(data4.host !== undefined){
+if(typeof data4.host !== "string"){
+const err10 = {instancePath:instancePath+"/database/postgres/host",schemaPath:"#/properties/database/properties/postgres/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data5.url !== undefined){
-if(typeof data5.url !== "string"){
-const err11 = {instancePath:instancePath+"/database/postgres/url",schemaPath:"#/properties/database/properties/postgres/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.port !== undefined){
+let data7 = data4.port;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err11 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data5.host !== undefined){
-if(typeof data5.host !== "string"){
-const err12 = {instancePath:instancePath+"/database/postgres/host",schemaPath:"#/properties/database/properties/postgres/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 65535 || isNaN(data7)){
+const err12 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data5.port !== undefined){
-let data8 = data5.port;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err13 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data7 < 1 || isNaN(data7)){
+const err13 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 > 65535 || isNaN(data8)){
-const err14 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"};
+}
+}
+if(data4.user !== undefined){
+if(typeof data4.user !== "string"){
+const err14 = {instancePath:instancePath+"/database/postgres/user",schemaPath:"#/properties/database/properties/postgres/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data8 < 1 || isNaN(data8)){
-const err15 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data4.database !== undefined){
+if(typeof data4.database !== "string"){
+const err15 = {instancePath:instancePath+"/database/postgres/database",schemaPath:"#/properties/database/properties/postgres/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-if(data5.user !== undefined){
-if(typeof data5.user !== "string"){
-const err16 = {instancePath:instancePath+"/database/postgres/user",schemaPath:"#/properties/database/properties/postgres/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.password_file !== undefined){
+if(typeof data4.password_file !== "string"){
+const err16 = {instancePath:instancePath+"/database/postgres/password_file",schemaPath:"#/properties/database/properties/postgres/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data5.database !== undefined){
-if(typeof data5.database !== "string"){
-const err17 = {instancePath:instancePath+"/database/postgres/database",schemaPath:"#/properties/database/properties/postgres/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.pool_size !== undefined){
+let data11 = data4.pool_size;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err17 = {instancePath:instancePath+"/database/postgres/pool_size",schemaPath:"#/properties/database/properties/postgres/properties/pool_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data5.password_file !== undefined){
-if(typeof data5.password_file !== "string"){
-const err18 = {instancePath:instancePath+"/database/postgres/password_file",schemaPath:"#/properties/database/properties/postgres/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 1 || isNaN(data11)){
+const err18 = {instancePath:instancePath+"/database/postgres/pool_size",schemaPath:"#/properties/database/properties/postgres/properties/pool_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data5.pool_size !== undefined){
-let data12 = data5.pool_size;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-const err19 = {instancePath:instancePath+"/database/postgres/pool_size",schemaPath:"#/properties/database/properties/postgres/properties/pool_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data4.tls !== undefined){
+if(typeof data4.tls !== "boolean"){
+const err19 = {instancePath:instancePath+"/database/postgres/tls",schemaPath:"#/properties/database/properties/postgres/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 < 1 || isNaN(data12)){
-const err20 = {instancePath:instancePath+"/database/postgres/pool_size",schemaPath:"#/properties/database/properties/postgres/properties/pool_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/database/postgres",schemaPath:"#/properties/database/properties/postgres/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
-if(data5.tls !== undefined){
-if(typeof data5.tls !== "boolean"){
-const err21 = {instancePath:instancePath+"/database/postgres/tls",schemaPath:"#/properties/database/properties/postgres/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err21 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/database/postgres",schemaPath:"#/properties/database/properties/postgres/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.security !== undefined){
+let data13 = data.security;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+for(const key4 in data13){
+if(!(func12.call(schema89.properties.security.properties, key4))){
+const err22 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data2.file !== undefined){
-let data14 = data2.file;
-if(!(data14 && typeof data14 == "object" && !Array.isArray(data14))){
-const err23 = {instancePath:instancePath+"/database/file",schemaPath:"#/properties/database/properties/file/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.enable_auth !== undefined){
+if(typeof data13.enable_auth !== "boolean"){
+const err23 = {instancePath:instancePath+"/security/enable_auth",schemaPath:"#/properties/security/properties/enable_auth/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data2.sql !== undefined){
-let data15 = data2.sql;
-if(!(data15 && typeof data15 == "object" && !Array.isArray(data15))){
-const err24 = {instancePath:instancePath+"/database/sql",schemaPath:"#/properties/database/properties/sql/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.readonly !== undefined){
+if(typeof data13.readonly !== "boolean"){
+const err24 = {instancePath:instancePath+"/security/readonly",schemaPath:"#/properties/security/properties/readonly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err24];
 }
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.encryption_key !== undefined){
+if(typeof data13.encryption_key !== "string"){
+const err25 = {instancePath:instancePath+"/security/encryption_key",schemaPath:"#/properties/security/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.security !== undefined){
-let data16 = data.security;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-for(const key4 in data16){
-if(!(func12.call(schema89.properties.security.properties, key4))){
-const err26 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(data13.encryption_key_file !== undefined){
+if(typeof data13.encryption_key_file !== "string"){
+const err26 = {instancePath:instancePath+"/security/encryption_key_file",schemaPath:"#/properties/security/properties/encryption_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data16.enable_auth !== undefined){
-if(typeof data16.enable_auth !== "boolean"){
-const err27 = {instancePath:instancePath+"/security/enable_auth",schemaPath:"#/properties/security/properties/enable_auth/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data13.previous_encryption_keys !== undefined){
+let data18 = data13.previous_encryption_keys;
+if(Array.isArray(data18)){
+const len0 = data18.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data18[i0] !== "string"){
+const err27 = {instancePath:instancePath+"/security/previous_encryption_keys/" + i0,schemaPath:"#/properties/security/properties/previous_encryption_keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data16.readonly !== undefined){
-if(typeof data16.readonly !== "boolean"){
-const err28 = {instancePath:instancePath+"/security/readonly",schemaPath:"#/properties/security/properties/readonly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err28 = {instancePath:instancePath+"/security/previous_encryption_keys",schemaPath:"#/properties/security/properties/previous_encryption_keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err28];
 }
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data16.encryption_key !== undefined){
-if(typeof data16.encryption_key !== "string"){
-const err29 = {instancePath:instancePath+"/security/encryption_key",schemaPath:"#/properties/security/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.secret_files_dir !== undefined){
+if(typeof data13.secret_files_dir !== "string"){
+const err29 = {instancePath:instancePath+"/security/secret_files_dir",schemaPath:"#/properties/security/properties/secret_files_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data16.encryption_key_file !== undefined){
-if(typeof data16.encryption_key_file !== "string"){
-const err30 = {instancePath:instancePath+"/security/encryption_key_file",schemaPath:"#/properties/security/properties/encryption_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.cookie !== undefined){
+let data21 = data13.cookie;
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+for(const key5 in data21){
+if(!((key5 === "same_site") || (key5 === "secure"))){
+const err30 = {instancePath:instancePath+"/security/cookie",schemaPath:"#/properties/security/properties/cookie/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err30];
 }
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data16.previous_encryption_keys !== undefined){
-let data21 = data16.previous_encryption_keys;
-if(Array.isArray(data21)){
-const len0 = data21.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data21[i0] !== "string"){
-const err31 = {instancePath:instancePath+"/security/previous_encryption_keys/" + i0,schemaPath:"#/properties/security/properties/previous_encryption_keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data21.same_site !== undefined){
+let data22 = data21.same_site;
+if(typeof data22 !== "string"){
+const err31 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/security/previous_encryption_keys",schemaPath:"#/properties/security/properties/previous_encryption_keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!(((data22 === "lax") || (data22 === "strict")) || (data22 === "none"))){
+const err32 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data16.secret_files_dir !== undefined){
-if(typeof data16.secret_files_dir !== "string"){
-const err33 = {instancePath:instancePath+"/security/secret_files_dir",schemaPath:"#/properties/security/properties/secret_files_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data21.secure !== undefined){
+if(typeof data21.secure !== "boolean"){
+const err33 = {instancePath:instancePath+"/security/cookie/secure",schemaPath:"#/properties/security/properties/cookie/properties/secure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data16.cookie !== undefined){
-let data24 = data16.cookie;
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-for(const key5 in data24){
-if(!((key5 === "same_site") || (key5 === "secure"))){
-const err34 = {instancePath:instancePath+"/security/cookie",schemaPath:"#/properties/security/properties/cookie/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+}
+else {
+const err34 = {instancePath:instancePath+"/security/cookie",schemaPath:"#/properties/security/properties/cookie/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err34];
 }
 else {
 vErrors.push(err34);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data24.same_site !== undefined){
-let data25 = data24.same_site;
-if(typeof data25 !== "string"){
-const err35 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.authentication !== undefined){
+let data24 = data13.authentication;
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+for(const key6 in data24){
+if(!(((((((key6 === "access_token_ttl") || (key6 === "refresh_token_ttl")) || (key6 === "disable_sign_up")) || (key6 === "providers")) || (key6 === "password_hash_cost")) || (key6 === "login_rate_limit")) || (key6 === "max_token_ttl"))){
+const err35 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err35];
 }
 else {
 vErrors.push(err35);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!(((data25 === "lax") || (data25 === "strict")) || (data25 === "none"))){
-const err36 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
+}
+if(data24.access_token_ttl !== undefined){
+let data25 = data24.access_token_ttl;
+if(typeof data25 === "string"){
+if(func2(data25) < 1){
+const err36 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err36];
 }
 else {
 vErrors.push(err36);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data24.secure !== undefined){
-if(typeof data24.secure !== "boolean"){
-const err37 = {instancePath:instancePath+"/security/cookie/secure",schemaPath:"#/properties/security/properties/cookie/properties/secure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern9.test(data25)){
+const err37 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err37];
 }
 else {
 vErrors.push(err37);
 }
-errors++;
-}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/security/cookie",schemaPath:"#/properties/security/properties/cookie/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err38 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
 else {
 vErrors.push(err38);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data16.cors !== undefined){
-let data27 = data16.cors;
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
-for(const key6 in data27){
-if(!(((((((key6 === "enable") || (key6 === "allow_origins")) || (key6 === "allow_methods")) || (key6 === "allow_headers")) || (key6 === "allow_credentials")) || (key6 === "expose_headers")) || (key6 === "max_age"))){
-const err39 = {instancePath:instancePath+"/security/cors",schemaPath:"#/properties/security/properties/cors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(data24.refresh_token_ttl !== undefined){
+let data26 = data24.refresh_token_ttl;
+if(typeof data26 === "string"){
+if(func2(data26) < 1){
+const err39 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err39];
 }
 else {
 vErrors.push(err39);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data27.enable !== undefined){
-if(typeof data27.enable !== "boolean"){
-const err40 = {instancePath:instancePath+"/security/cors/enable",schemaPath:"#/properties/security/properties/cors/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern9.test(data26)){
+const err40 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
 }
 else {
 vErrors.push(err40);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data27.allow_origins !== undefined){
-let data29 = data27.allow_origins;
-if(Array.isArray(data29)){
-const len1 = data29.length;
-for(let i1=0; i1<len1; i1++){
-let data30 = data29[i1];
-if(typeof data30 === "string"){
-if(func2(data30) < 1){
-const err41 = {instancePath:instancePath+"/security/cors/allow_origins/" + i1,schemaPath:"#/properties/security/properties/cors/properties/allow_origins/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err41 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
 else {
 vErrors.push(err41);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err42 = {instancePath:instancePath+"/security/cors/allow_origins/" + i1,schemaPath:"#/properties/security/properties/cors/properties/allow_origins/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data24.disable_sign_up !== undefined){
+if(typeof data24.disable_sign_up !== "boolean"){
+const err42 = {instancePath:instancePath+"/security/authentication/disable_sign_up",schemaPath:"#/properties/security/properties/authentication/properties/disable_sign_up/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err42];
 }
 else {
 vErrors.push(err42);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err43 = {instancePath:instancePath+"/security/cors/allow_origins",schemaPath:"#/properties/security/properties/cors/properties/allow_origins/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data24.providers !== undefined){
+let data28 = data24.providers;
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+for(const key7 in data28){
+if(!(((key7 === "enable_native") || (key7 === "oidc")) || (key7 === "oauth"))){
+const err43 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err43];
 }
 else {
 vErrors.push(err43);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data27.allow_methods !== undefined){
-let data31 = data27.allow_methods;
-if(Array.isArray(data31)){
-const len2 = data31.length;
-for(let i2=0; i2<len2; i2++){
-let data32 = data31[i2];
-if(typeof data32 === "string"){
-if(!pattern23.test(data32)){
-const err44 = {instancePath:instancePath+"/security/cors/allow_methods/" + i2,schemaPath:"#/properties/security/properties/cors/properties/allow_methods/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]+$"},message:"must match pattern \""+"^[A-Za-z]+$"+"\""};
+if(data28.enable_native !== undefined){
+if(typeof data28.enable_native !== "boolean"){
+const err44 = {instancePath:instancePath+"/security/authentication/providers/enable_native",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/enable_native/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err44];
 }
 else {
 vErrors.push(err44);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err45 = {instancePath:instancePath+"/security/cors/allow_methods/" + i2,schemaPath:"#/properties/security/properties/cors/properties/allow_methods/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.oidc !== undefined){
+let data30 = data28.oidc;
+if(Array.isArray(data30)){
+const len1 = data30.length;
+for(let i1=0; i1<len1; i1++){
+let data31 = data30[i1];
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+if(data31.slug_id === undefined){
+const err45 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
 if(vErrors === null){
 vErrors = [err45];
 }
 else {
 vErrors.push(err45);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err46 = {instancePath:instancePath+"/security/cors/allow_methods",schemaPath:"#/properties/security/properties/cors/properties/allow_methods/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data31.name === undefined){
+const err46 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err46];
 }
 else {
 vErrors.push(err46);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data27.allow_headers !== undefined){
-let data33 = data27.allow_headers;
-if(Array.isArray(data33)){
-const len3 = data33.length;
-for(let i3=0; i3<len3; i3++){
-let data34 = data33[i3];
-if(typeof data34 === "string"){
-if(func2(data34) < 1){
-const err47 = {instancePath:instancePath+"/security/cors/allow_headers/" + i3,schemaPath:"#/properties/security/properties/cors/properties/allow_headers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data31.client_id === undefined){
+const err47 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
 if(vErrors === null){
 vErrors = [err47];
 }
 else {
 vErrors.push(err47);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err48 = {instancePath:instancePath+"/security/cors/allow_headers/" + i3,schemaPath:"#/properties/security/properties/cors/properties/allow_headers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.issuer === undefined){
+const err48 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
 if(vErrors === null){
 vErrors = [err48];
 }
 else {
 vErrors.push(err48);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err49 = {instancePath:instancePath+"/security/cors/allow_headers",schemaPath:"#/properties/security/properties/cors/properties/allow_headers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key8 in data31){
+if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key8))){
+const err49 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err49];
 }
 else {
 vErrors.push(err49);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data27.allow_credentials !== undefined){
-if(typeof data27.allow_credentials !== "boolean"){
-const err50 = {instancePath:instancePath+"/security/cors/allow_credentials",schemaPath:"#/properties/security/properties/cors/properties/allow_credentials/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data31.slug_id !== undefined){
+let data32 = data31.slug_id;
+if(typeof data32 === "string"){
+if(func2(data32) > 75){
+const err50 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err50];
 }
 else {
 vErrors.push(err50);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data27.expose_headers !== undefined){
-let data36 = data27.expose_headers;
-if(Array.isArray(data36)){
-const len4 = data36.length;
-for(let i4=0; i4<len4; i4++){
-let data37 = data36[i4];
-if(typeof data37 === "string"){
-if(func2(data37) < 1){
-const err51 = {instancePath:instancePath+"/security/cors/expose_headers/" + i4,schemaPath:"#/properties/security/properties/cors/properties/expose_headers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func2(data32) < 1){
+const err51 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err51];
 }
 else {
 vErrors.push(err51);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err52 = {instancePath:instancePath+"/security/cors/expose_headers/" + i4,schemaPath:"#/properties/security/properties/cors/properties/expose_headers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern0.test(data32)){
+const err52 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err52];
 }
 else {
 vErrors.push(err52);
 }
-errors++;
-}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err53 = {instancePath:instancePath+"/security/cors/expose_headers",schemaPath:"#/properties/security/properties/cors/properties/expose_headers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err53 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err53];
 }
 else {
 vErrors.push(err53);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data27.max_age !== undefined){
-let data38 = data27.max_age;
-if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
-const err54 = {instancePath:instancePath+"/security/cors/max_age",schemaPath:"#/properties/security/properties/cors/properties/max_age/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data31.name !== undefined){
+let data33 = data31.name;
+if(typeof data33 === "string"){
+if(func2(data33) < 1){
+const err54 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err54];
 }
 else {
 vErrors.push(err54);
 }
-errors++;
-}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err55 = {instancePath:instancePath+"/security/cors",schemaPath:"#/properties/security/properties/cors/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err55 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
 else {
 vErrors.push(err55);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data16.authentication !== undefined){
-let data39 = data16.authentication;
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-for(const key7 in data39){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties, key7))){
-const err56 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(data31.client_id !== undefined){
+let data34 = data31.client_id;
+if(typeof data34 === "string"){
+if(func2(data34) < 1){
+const err56 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err56];
 }
 else {
 vErrors.push(err56);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data39.access_token_ttl !== undefined){
-let data40 = data39.access_token_ttl;
-if(typeof data40 === "string"){
-if(func2(data40) < 1){
-const err57 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err57 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err57];
 }
 else {
 vErrors.push(err57);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data40)){
-const err58 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data31.client_secret !== undefined){
+if(typeof data31.client_secret !== "string"){
+const err58 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
 else {
 vErrors.push(err58);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err59 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.client_secret_file !== undefined){
+if(typeof data31.client_secret_file !== "string"){
+const err59 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err59];
 }
 else {
 vErrors.push(err59);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data39.refresh_token_ttl !== undefined){
-let data41 = data39.refresh_token_ttl;
-if(typeof data41 === "string"){
-if(func2(data41) < 1){
-const err60 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data31.redirect_uri !== undefined){
+let data37 = data31.redirect_uri;
+if(typeof data37 === "string"){
+if(!pattern25.test(data37)){
+const err60 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err60];
 }
 else {
 vErrors.push(err60);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data41)){
-const err61 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err61 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err61];
 }
 else {
 vErrors.push(err61);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err62 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.scopes !== undefined){
+let data38 = data31.scopes;
+if(Array.isArray(data38)){
+const len2 = data38.length;
+for(let i2=0; i2<len2; i2++){
+let data39 = data38[i2];
+if(typeof data39 === "string"){
+if(func2(data39) < 1){
+const err62 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/scopes/" + i2,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err62];
 }
 else {
 vErrors.push(err62);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data39.disable_sign_up !== undefined){
-if(typeof data39.disable_sign_up !== "boolean"){
-const err63 = {instancePath:instancePath+"/security/authentication/disable_sign_up",schemaPath:"#/properties/security/properties/authentication/properties/disable_sign_up/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err63 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/scopes/" + i2,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err63];
 }
 else {
 vErrors.push(err63);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data39.providers !== undefined){
-let data43 = data39.providers;
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-for(const key8 in data43){
-if(!((((key8 === "enable_native") || (key8 === "oidc")) || (key8 === "oauth")) || (key8 === "kubernetes"))){
-const err64 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+}
+else {
+const err64 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err64];
 }
 else {
 vErrors.push(err64);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data43.enable_native !== undefined){
-if(typeof data43.enable_native !== "boolean"){
-const err65 = {instancePath:instancePath+"/security/authentication/providers/enable_native",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/enable_native/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data31.url_params !== undefined){
+let data40 = data31.url_params;
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+for(const key9 in data40){
+if(typeof data40[key9] !== "string"){
+const err65 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/url_params/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err65];
 }
 else {
 vErrors.push(err65);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data43.oidc !== undefined){
-let data45 = data43.oidc;
-if(Array.isArray(data45)){
-const len5 = data45.length;
-for(let i5=0; i5<len5; i5++){
-let data46 = data45[i5];
-if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
-if(data46.slug_id === undefined){
-const err66 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
+}
+else {
+const err66 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err66];
 }
 else {
 vErrors.push(err66);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data46.name === undefined){
-const err67 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data31.allowed_email_domains !== undefined){
+let data42 = data31.allowed_email_domains;
+if(Array.isArray(data42)){
+const len3 = data42.length;
+for(let i3=0; i3<len3; i3++){
+let data43 = data42[i3];
+if(typeof data43 === "string"){
+if(func2(data43) < 1){
+const err67 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_email_domains/" + i3,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err67];
 }
 else {
 vErrors.push(err67);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data46.client_id === undefined){
-const err68 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
+}
+else {
+const err68 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_email_domains/" + i3,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
 else {
 vErrors.push(err68);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data46.issuer === undefined){
-const err69 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err69];
 }
 else {
 vErrors.push(err69);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key9 in data46){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key9))){
-const err70 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+}
+if(data31.issuer !== undefined){
+let data44 = data31.issuer;
+if(typeof data44 === "string"){
+if(!pattern25.test(data44)){
+const err70 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err70];
 }
 else {
 vErrors.push(err70);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.slug_id !== undefined){
-let data47 = data46.slug_id;
-if(typeof data47 === "string"){
-if(func2(data47) > 75){
-const err71 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+else {
+const err71 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err71];
 }
 else {
 vErrors.push(err71);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data47) < 1){
-const err72 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data31.discovery_url !== undefined){
+let data45 = data31.discovery_url;
+if(typeof data45 === "string"){
+if(!pattern25.test(data45)){
+const err72 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err72];
 }
 else {
 vErrors.push(err72);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data47)){
-const err73 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+else {
+const err73 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err73];
 }
 else {
 vErrors.push(err73);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err74 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.disable_pkce !== undefined){
+if(typeof data31.disable_pkce !== "boolean"){
+const err74 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/disable_pkce",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/disable_pkce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err74];
 }
 else {
 vErrors.push(err74);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.name !== undefined){
-let data48 = data46.name;
-if(typeof data48 === "string"){
-if(func2(data48) < 1){
-const err75 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data31.login_claim !== undefined){
+let data47 = data31.login_claim;
+if(typeof data47 === "string"){
+if(func2(data47) < 1){
+const err75 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err75];
 }
 else {
 vErrors.push(err75);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err76 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err76 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err76];
 }
 else {
 vErrors.push(err76);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.client_id !== undefined){
-let data49 = data46.client_id;
-if(typeof data49 === "string"){
-if(func2(data49) < 1){
-const err77 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data31.device_code !== undefined){
+let data48 = data31.device_code;
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+for(const key10 in data48){
+if(!((key10 === "scopes") || (key10 === "url_params"))){
+const err77 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err77];
 }
 else {
 vErrors.push(err77);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err78 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.scopes !== undefined){
+let data49 = data48.scopes;
+if(Array.isArray(data49)){
+const len4 = data49.length;
+for(let i4=0; i4<len4; i4++){
+let data50 = data49[i4];
+if(typeof data50 === "string"){
+if(func2(data50) < 1){
+const err78 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/scopes/" + i4,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err78];
 }
 else {
 vErrors.push(err78);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.client_secret !== undefined){
-if(typeof data46.client_secret !== "string"){
-const err79 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err79 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/scopes/" + i4,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err79];
 }
 else {
 vErrors.push(err79);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.client_secret_file !== undefined){
-if(typeof data46.client_secret_file !== "string"){
-const err80 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err80 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err80];
 }
 else {
 vErrors.push(err80);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.redirect_uri !== undefined){
-let data52 = data46.redirect_uri;
-if(typeof data52 === "string"){
-if(!pattern27.test(data52)){
-const err81 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data48.url_params !== undefined){
+let data51 = data48.url_params;
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+for(const key11 in data51){
+if(typeof data51[key11] !== "string"){
+const err81 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/url_params/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err81];
 }
 else {
 vErrors.push(err81);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
 }
 }
 else {
-const err82 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err82 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err82];
 }
 else {
 vErrors.push(err82);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.scopes !== undefined){
-let data53 = data46.scopes;
-if(Array.isArray(data53)){
-const len6 = data53.length;
-for(let i6=0; i6<len6; i6++){
-let data54 = data53[i6];
-if(typeof data54 === "string"){
-if(func2(data54) < 1){
-const err83 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/scopes/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err83 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err83];
 }
 else {
 vErrors.push(err83);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err84 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/scopes/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.client_credentials !== undefined){
+let data53 = data31.client_credentials;
+if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+for(const key12 in data53){
+if(!(key12 === "scopes")){
+const err84 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err84];
 }
 else {
 vErrors.push(err84);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err85 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data53.scopes !== undefined){
+let data54 = data53.scopes;
+if(Array.isArray(data54)){
+const len5 = data54.length;
+for(let i5=0; i5<len5; i5++){
+let data55 = data54[i5];
+if(typeof data55 === "string"){
+if(func2(data55) < 1){
+const err85 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials/scopes/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err85];
 }
 else {
 vErrors.push(err85);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.url_params !== undefined){
-let data55 = data46.url_params;
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-for(const key10 in data55){
-if(typeof data55[key10] !== "string"){
-const err86 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/url_params/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err86 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials/scopes/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err86];
 }
 else {
 vErrors.push(err86);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err87 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err87 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err87];
 }
 else {
 vErrors.push(err87);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.allowed_email_domains !== undefined){
-let data57 = data46.allowed_email_domains;
-if(Array.isArray(data57)){
-const len7 = data57.length;
-for(let i7=0; i7<len7; i7++){
-let data58 = data57[i7];
-if(typeof data58 === "string"){
-if(func2(data58) < 1){
-const err88 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_email_domains/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err88 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err88];
 }
 else {
 vErrors.push(err88);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err89 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_email_domains/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.accept_access_tokens !== undefined){
+let data56 = data31.accept_access_tokens;
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+if(data56.audience === undefined){
+const err89 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/required",keyword:"required",params:{missingProperty: "audience"},message:"must have required property '"+"audience"+"'"};
 if(vErrors === null){
 vErrors = [err89];
 }
 else {
 vErrors.push(err89);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err90 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key13 in data56){
+if(!(key13 === "audience")){
+const err90 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err90];
 }
 else {
 vErrors.push(err90);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.issuer !== undefined){
-let data59 = data46.issuer;
-if(typeof data59 === "string"){
-if(!pattern27.test(data59)){
-const err91 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data56.audience !== undefined){
+let data57 = data56.audience;
+if(typeof data57 === "string"){
+if(func2(data57) < 1){
+const err91 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err91];
 }
 else {
 vErrors.push(err91);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err92 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err92 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err92];
 }
 else {
 vErrors.push(err92);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.discovery_url !== undefined){
-let data60 = data46.discovery_url;
-if(typeof data60 === "string"){
-if(!pattern27.test(data60)){
-const err93 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+}
+else {
+const err93 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err93];
 }
 else {
 vErrors.push(err93);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err94 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.groups_claim !== undefined){
+let data58 = data31.groups_claim;
+if(typeof data58 === "string"){
+if(func2(data58) < 1){
+const err94 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err94];
 }
 else {
 vErrors.push(err94);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.disable_pkce !== undefined){
-if(typeof data46.disable_pkce !== "boolean"){
-const err95 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/disable_pkce",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/disable_pkce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err95 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err95];
 }
 else {
 vErrors.push(err95);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.login_claim !== undefined){
-let data62 = data46.login_claim;
-if(typeof data62 === "string"){
-if(func2(data62) < 1){
-const err96 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data31.groups_prefix !== undefined){
+let data59 = data31.groups_prefix;
+if(typeof data59 === "string"){
+if(func2(data59) > 64){
+const err96 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err96];
 }
 else {
 vErrors.push(err96);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err97 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern28.test(data59)){
+const err97 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
 if(vErrors === null){
 vErrors = [err97];
 }
 else {
 vErrors.push(err97);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.device_code !== undefined){
-let data63 = data46.device_code;
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-for(const key11 in data63){
-if(!(((((key11 === "client_id") || (key11 === "client_secret")) || (key11 === "client_secret_file")) || (key11 === "scopes")) || (key11 === "url_params"))){
-const err98 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+else {
+const err98 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err98];
 }
 else {
 vErrors.push(err98);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data63.client_id !== undefined){
-let data64 = data63.client_id;
-if(typeof data64 === "string"){
-if(func2(data64) < 1){
-const err99 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data31.allowed_groups !== undefined){
+let data60 = data31.allowed_groups;
+if(Array.isArray(data60)){
+if(data60.length > 1000){
+const err99 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err99];
 }
 else {
 vErrors.push(err99);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err100 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len6 = data60.length;
+for(let i6=0; i6<len6; i6++){
+let data61 = data60[i6];
+if(typeof data61 === "string"){
+if(func2(data61) > 192){
+const err100 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
 if(vErrors === null){
 vErrors = [err100];
 }
 else {
 vErrors.push(err100);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data63.client_secret !== undefined){
-if(typeof data63.client_secret !== "string"){
-const err101 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data61) < 1){
+const err101 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err101];
 }
 else {
 vErrors.push(err101);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data63.client_secret_file !== undefined){
-if(typeof data63.client_secret_file !== "string"){
-const err102 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err102 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err102];
 }
 else {
 vErrors.push(err102);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data63.scopes !== undefined){
-let data67 = data63.scopes;
-if(Array.isArray(data67)){
-const len8 = data67.length;
-for(let i8=0; i8<len8; i8++){
-let data68 = data67[i8];
-if(typeof data68 === "string"){
-if(func2(data68) < 1){
-const err103 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/scopes/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err103 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err103];
 }
 else {
 vErrors.push(err103);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err104 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/scopes/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.role_mappings !== undefined){
+let data62 = data31.role_mappings;
+if(Array.isArray(data62)){
+if(data62.length > 1000){
+const err104 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err104];
 }
 else {
 vErrors.push(err104);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err105 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const len7 = data62.length;
+for(let i7=0; i7<len7; i7++){
+let data63 = data62[i7];
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+if(data63.group === undefined){
+const err105 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/required",keyword:"required",params:{missingProperty: "group"},message:"must have required property '"+"group"+"'"};
 if(vErrors === null){
 vErrors = [err105];
 }
 else {
 vErrors.push(err105);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data63.url_params !== undefined){
-let data69 = data63.url_params;
-if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
-for(const key12 in data69){
-if(typeof data69[key12] !== "string"){
-const err106 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/url_params/" + key12.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key14 in data63){
+if(!((((key14 === "group") || (key14 === "global_role")) || (key14 === "project")) || (key14 === "role"))){
+const err106 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err106];
 }
 else {
 vErrors.push(err106);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err107 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data63.group !== undefined){
+let data64 = data63.group;
+if(typeof data64 === "string"){
+if(func2(data64) > 192){
+const err107 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
 if(vErrors === null){
 vErrors = [err107];
 }
 else {
 vErrors.push(err107);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err108 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func2(data64) < 1){
+const err108 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err108];
 }
 else {
 vErrors.push(err108);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.client_credentials !== undefined){
-let data71 = data46.client_credentials;
-if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
-for(const key13 in data71){
-if(!((((key13 === "client_id") || (key13 === "client_secret")) || (key13 === "client_secret_file")) || (key13 === "scopes"))){
-const err109 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+else {
+const err109 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
 else {
 vErrors.push(err109);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data71.client_id !== undefined){
-let data72 = data71.client_id;
-if(typeof data72 === "string"){
-if(func2(data72) < 1){
-const err110 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data63.global_role !== undefined){
+let data65 = data63.global_role;
+if(typeof data65 === "string"){
+if(func2(data65) > 75){
+const err110 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err110];
 }
 else {
 vErrors.push(err110);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err111 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data65) < 1){
+const err111 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err111];
 }
 else {
 vErrors.push(err111);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data71.client_secret !== undefined){
-if(typeof data71.client_secret !== "string"){
-const err112 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern0.test(data65)){
+const err112 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err112];
 }
 else {
 vErrors.push(err112);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data71.client_secret_file !== undefined){
-if(typeof data71.client_secret_file !== "string"){
-const err113 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err113 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err113];
 }
 else {
 vErrors.push(err113);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data71.scopes !== undefined){
-let data75 = data71.scopes;
-if(Array.isArray(data75)){
-const len9 = data75.length;
-for(let i9=0; i9<len9; i9++){
-let data76 = data75[i9];
-if(typeof data76 === "string"){
-if(func2(data76) < 1){
-const err114 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/scopes/" + i9,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data63.project !== undefined){
+let data66 = data63.project;
+if(typeof data66 === "string"){
+if(func2(data66) > 75){
+const err114 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err114];
 }
 else {
 vErrors.push(err114);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err115 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/scopes/" + i9,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data66) < 1){
+const err115 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err115];
 }
 else {
 vErrors.push(err115);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err116 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!pattern0.test(data66)){
+const err116 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err116];
 }
 else {
 vErrors.push(err116);
 }
-errors++;
-}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err117 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err117 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
 else {
 vErrors.push(err117);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.accept_access_tokens !== undefined){
-let data77 = data46.accept_access_tokens;
-if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
-if(data77.audience === undefined){
-const err118 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/required",keyword:"required",params:{missingProperty: "audience"},message:"must have required property '"+"audience"+"'"};
+if(data63.role !== undefined){
+let data67 = data63.role;
+if(typeof data67 === "string"){
+if(func2(data67) > 75){
+const err118 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err118];
 }
 else {
 vErrors.push(err118);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key14 in data77){
-if(!(key14 === "audience")){
-const err119 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+if(func2(data67) < 1){
+const err119 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err119];
 }
 else {
 vErrors.push(err119);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data77.audience !== undefined){
-let data78 = data77.audience;
-if(typeof data78 === "string"){
-if(func2(data78) < 1){
-const err120 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern0.test(data67)){
+const err120 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err120];
 }
 else {
 vErrors.push(err120);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err121 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err121 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
 else {
 vErrors.push(err121);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err122 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err122 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err122];
 }
 else {
 vErrors.push(err122);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.groups_claim !== undefined){
-let data79 = data46.groups_claim;
-if(typeof data79 === "string"){
-if(func2(data79) < 1){
-const err123 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err123 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err123];
 }
 else {
 vErrors.push(err123);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
 }
 }
 else {
-const err124 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err124 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err124];
 }
 else {
 vErrors.push(err124);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.groups_prefix !== undefined){
-let data80 = data46.groups_prefix;
-if(typeof data80 === "string"){
-if(func2(data80) > 64){
-const err125 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+}
+else {
+const err125 = {instancePath:instancePath+"/security/authentication/providers/oidc",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err125];
 }
 else {
 vErrors.push(err125);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern30.test(data80)){
-const err126 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
+}
+if(data28.oauth !== undefined){
+let data68 = data28.oauth;
+if(Array.isArray(data68)){
+const len8 = data68.length;
+for(let i8=0; i8<len8; i8++){
+let data69 = data68[i8];
+if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
+if(data69.slug_id === undefined){
+const err126 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
 if(vErrors === null){
 vErrors = [err126];
 }
 else {
 vErrors.push(err126);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err127 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data69.name === undefined){
+const err127 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err127];
 }
 else {
 vErrors.push(err127);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data46.allowed_groups !== undefined){
-let data81 = data46.allowed_groups;
-if(Array.isArray(data81)){
-if(data81.length > 1000){
-const err128 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(data69.client_id === undefined){
+const err128 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
 if(vErrors === null){
 vErrors = [err128];
 }
 else {
 vErrors.push(err128);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-const len10 = data81.length;
-for(let i10=0; i10<len10; i10++){
-let data82 = data81[i10];
-if(typeof data82 === "string"){
-if(func2(data82) > 192){
-const err129 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+if(data69.auth_url === undefined){
+const err129 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "auth_url"},message:"must have required property '"+"auth_url"+"'"};
 if(vErrors === null){
 vErrors = [err129];
 }
 else {
 vErrors.push(err129);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data82) < 1){
-const err130 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data69.token_url === undefined){
+const err130 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "token_url"},message:"must have required property '"+"token_url"+"'"};
 if(vErrors === null){
 vErrors = [err130];
 }
 else {
 vErrors.push(err130);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err131 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data69.user_infos_url === undefined){
+const err131 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "user_infos_url"},message:"must have required property '"+"user_infos_url"+"'"};
 if(vErrors === null){
 vErrors = [err131];
 }
 else {
 vErrors.push(err131);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err132 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key15 in data69){
+if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key15))){
+const err132 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err132];
 }
 else {
 vErrors.push(err132);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.role_mappings !== undefined){
-let data83 = data46.role_mappings;
-if(Array.isArray(data83)){
-if(data83.length > 1000){
-const err133 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(data69.slug_id !== undefined){
+let data70 = data69.slug_id;
+if(typeof data70 === "string"){
+if(func2(data70) > 75){
+const err133 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err133];
 }
 else {
 vErrors.push(err133);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-const len11 = data83.length;
-for(let i11=0; i11<len11; i11++){
-let data84 = data83[i11];
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-if(data84.group === undefined){
-const err134 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/required",keyword:"required",params:{missingProperty: "group"},message:"must have required property '"+"group"+"'"};
+if(func2(data70) < 1){
+const err134 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err134];
 }
 else {
 vErrors.push(err134);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key15 in data84){
-if(!((((key15 === "group") || (key15 === "global_role")) || (key15 === "project")) || (key15 === "role"))){
-const err135 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+if(!pattern0.test(data70)){
+const err135 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err135];
 }
 else {
 vErrors.push(err135);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data84.group !== undefined){
-let data85 = data84.group;
-if(typeof data85 === "string"){
-if(func2(data85) > 192){
-const err136 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+else {
+const err136 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err136];
 }
 else {
 vErrors.push(err136);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data85) < 1){
-const err137 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data69.name !== undefined){
+let data71 = data69.name;
+if(typeof data71 === "string"){
+if(func2(data71) < 1){
+const err137 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err137];
 }
 else {
 vErrors.push(err137);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err138 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err138 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err138];
 }
 else {
 vErrors.push(err138);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data84.global_role !== undefined){
-let data86 = data84.global_role;
-if(typeof data86 === "string"){
-if(func2(data86) > 75){
-const err139 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data69.client_id !== undefined){
+let data72 = data69.client_id;
+if(typeof data72 === "string"){
+if(func2(data72) < 1){
+const err139 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err139];
 }
 else {
 vErrors.push(err139);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data86) < 1){
-const err140 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err140 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err140];
 }
 else {
 vErrors.push(err140);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data86)){
-const err141 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+if(data69.client_secret !== undefined){
+if(typeof data69.client_secret !== "string"){
+const err141 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err141];
 }
 else {
 vErrors.push(err141);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err142 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data69.client_secret_file !== undefined){
+if(typeof data69.client_secret_file !== "string"){
+const err142 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err142];
 }
 else {
 vErrors.push(err142);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data84.project !== undefined){
-let data87 = data84.project;
-if(typeof data87 === "string"){
-if(func2(data87) > 75){
-const err143 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data69.redirect_uri !== undefined){
+let data75 = data69.redirect_uri;
+if(typeof data75 === "string"){
+if(!pattern25.test(data75)){
+const err143 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err143];
 }
 else {
 vErrors.push(err143);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data87) < 1){
-const err144 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err144 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err144];
 }
 else {
 vErrors.push(err144);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data87)){
-const err145 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+if(data69.scopes !== undefined){
+let data76 = data69.scopes;
+if(Array.isArray(data76)){
+const len9 = data76.length;
+for(let i9=0; i9<len9; i9++){
+let data77 = data76[i9];
+if(typeof data77 === "string"){
+if(func2(data77) < 1){
+const err145 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/scopes/" + i9,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err145];
 }
 else {
 vErrors.push(err145);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err146 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err146 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/scopes/" + i9,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err146];
 }
 else {
 vErrors.push(err146);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data84.role !== undefined){
-let data88 = data84.role;
-if(typeof data88 === "string"){
-if(func2(data88) > 75){
-const err147 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+}
+else {
+const err147 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err147];
 }
 else {
 vErrors.push(err147);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data88) < 1){
-const err148 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data69.url_params !== undefined){
+let data78 = data69.url_params;
+if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
+for(const key16 in data78){
+if(typeof data78[key16] !== "string"){
+const err148 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/url_params/" + key16.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err148];
 }
 else {
 vErrors.push(err148);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data88)){
-const err149 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+}
+else {
+const err149 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err149];
 }
 else {
 vErrors.push(err149);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err150 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data69.allowed_email_domains !== undefined){
+let data80 = data69.allowed_email_domains;
+if(Array.isArray(data80)){
+const len10 = data80.length;
+for(let i10=0; i10<len10; i10++){
+let data81 = data80[i10];
+if(typeof data81 === "string"){
+if(func2(data81) < 1){
+const err150 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_email_domains/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err150];
 }
 else {
 vErrors.push(err150);
 }
-errors++;
-}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err151 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err151 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_email_domains/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err151];
 }
 else {
 vErrors.push(err151);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err152 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err152 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err152];
 }
 else {
 vErrors.push(err152);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.http !== undefined){
-let data89 = data46.http;
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-for(const key16 in data89){
-if(!((key16 === "timeout") || (key16 === "tls_config"))){
-const err153 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+if(data69.auth_url !== undefined){
+let data82 = data69.auth_url;
+if(typeof data82 === "string"){
+if(!pattern25.test(data82)){
+const err153 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err153];
 }
 else {
 vErrors.push(err153);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data89.timeout !== undefined){
-let data90 = data89.timeout;
-if(typeof data90 === "string"){
-if(func2(data90) < 1){
-const err154 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err154 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err154];
 }
 else {
 vErrors.push(err154);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data90)){
-const err155 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data69.token_url !== undefined){
+let data83 = data69.token_url;
+if(typeof data83 === "string"){
+if(!pattern25.test(data83)){
+const err155 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err155];
 }
 else {
 vErrors.push(err155);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err156 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err156 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err156];
 }
 else {
 vErrors.push(err156);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data89.tls_config !== undefined){
-let data91 = data89.tls_config;
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
-for(const key17 in data91){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties.http.properties.tls_config.properties, key17))){
-const err157 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+if(data69.user_infos_url !== undefined){
+let data84 = data69.user_infos_url;
+if(typeof data84 === "string"){
+if(!pattern25.test(data84)){
+const err157 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err157];
 }
 else {
 vErrors.push(err157);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data91.ca !== undefined){
-if(typeof data91.ca !== "string"){
-const err158 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/ca",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/ca/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err158 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err158];
 }
 else {
 vErrors.push(err158);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data91.ca_file !== undefined){
-if(typeof data91.ca_file !== "string"){
-const err159 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/ca_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/ca_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data69.logout_url !== undefined){
+let data85 = data69.logout_url;
+if(typeof data85 === "string"){
+if(!pattern25.test(data85)){
+const err159 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err159];
 }
 else {
 vErrors.push(err159);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data91.cert !== undefined){
-if(typeof data91.cert !== "string"){
-const err160 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/cert",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/cert/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err160 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err160];
 }
 else {
 vErrors.push(err160);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data91.cert_file !== undefined){
-if(typeof data91.cert_file !== "string"){
-const err161 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/cert_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/cert_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data69.device_auth_url !== undefined){
+let data86 = data69.device_auth_url;
+if(typeof data86 === "string"){
+if(!pattern25.test(data86)){
+const err161 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err161];
 }
 else {
 vErrors.push(err161);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data91.key !== undefined){
-if(typeof data91.key !== "string"){
-const err162 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/key",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err162 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err162];
 }
 else {
 vErrors.push(err162);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data91.key_file !== undefined){
-if(typeof data91.key_file !== "string"){
-const err163 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/key_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/key_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data69.custom_login_property !== undefined){
+let data87 = data69.custom_login_property;
+if(typeof data87 === "string"){
+if(func2(data87) < 1){
+const err163 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err163];
 }
 else {
 vErrors.push(err163);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data91.server_name !== undefined){
-if(typeof data91.server_name !== "string"){
-const err164 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/server_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/server_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err164 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err164];
 }
 else {
 vErrors.push(err164);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data91.insecure_skip_verify !== undefined){
-if(typeof data91.insecure_skip_verify !== "boolean"){
-const err165 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/insecure_skip_verify",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/insecure_skip_verify/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data69.groups_claim !== undefined){
+let data88 = data69.groups_claim;
+if(typeof data88 === "string"){
+if(func2(data88) < 1){
+const err165 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err165];
 }
 else {
 vErrors.push(err165);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data91.min_version !== undefined){
-let data100 = data91.min_version;
-if(typeof data100 !== "string"){
-const err166 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/min_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/min_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err166 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err166];
 }
 else {
 vErrors.push(err166);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!((((data100 === "TLS10") || (data100 === "TLS11")) || (data100 === "TLS12")) || (data100 === "TLS13"))){
-const err167 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/min_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/min_version/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties.http.properties.tls_config.properties.min_version.enum},message:"must be equal to one of the allowed values"};
+}
+if(data69.groups_prefix !== undefined){
+let data89 = data69.groups_prefix;
+if(typeof data89 === "string"){
+if(func2(data89) > 64){
+const err167 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err167];
 }
 else {
 vErrors.push(err167);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data91.max_version !== undefined){
-let data101 = data91.max_version;
-if(typeof data101 !== "string"){
-const err168 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/max_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/max_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern28.test(data89)){
+const err168 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
 if(vErrors === null){
 vErrors = [err168];
 }
 else {
 vErrors.push(err168);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!((((data101 === "TLS10") || (data101 === "TLS11")) || (data101 === "TLS12")) || (data101 === "TLS13"))){
-const err169 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/max_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/max_version/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties.http.properties.tls_config.properties.max_version.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err169 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err169];
 }
 else {
 vErrors.push(err169);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err170 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data69.allowed_groups !== undefined){
+let data90 = data69.allowed_groups;
+if(Array.isArray(data90)){
+if(data90.length > 1000){
+const err170 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err170];
 }
 else {
 vErrors.push(err170);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err171 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const len11 = data90.length;
+for(let i11=0; i11<len11; i11++){
+let data91 = data90[i11];
+if(typeof data91 === "string"){
+if(func2(data91) > 192){
+const err171 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
 if(vErrors === null){
 vErrors = [err171];
 }
 else {
 vErrors.push(err171);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data46.claims !== undefined){
-let data102 = data46.claims;
-if(Array.isArray(data102)){
-if(data102.length > 1){
-const err172 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/maxItems",keyword:"maxItems",params:{limit: 1},message:"must NOT have more than 1 items"};
+if(func2(data91) < 1){
+const err172 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err172];
 }
 else {
 vErrors.push(err172);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-const len12 = data102.length;
-for(let i12=0; i12<len12; i12++){
-let data103 = data102[i12];
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
-if(data103.claim_name === undefined){
-const err173 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/required",keyword:"required",params:{missingProperty: "claim_name"},message:"must have required property '"+"claim_name"+"'"};
+}
+else {
+const err173 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err173];
 }
 else {
 vErrors.push(err173);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data103.mappings === undefined){
-const err174 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/required",keyword:"required",params:{missingProperty: "mappings"},message:"must have required property '"+"mappings"+"'"};
+}
+}
+else {
+const err174 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err174];
 }
 else {
 vErrors.push(err174);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key18 in data103){
-if(!((key18 === "claim_name") || (key18 === "mappings"))){
-const err175 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+}
+if(data69.role_mappings !== undefined){
+let data92 = data69.role_mappings;
+if(Array.isArray(data92)){
+if(data92.length > 1000){
+const err175 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err175];
 }
 else {
 vErrors.push(err175);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data103.claim_name !== undefined){
-let data104 = data103.claim_name;
-if(typeof data104 === "string"){
-if(func2(data104) < 1){
-const err176 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/claim_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/claim_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len12 = data92.length;
+for(let i12=0; i12<len12; i12++){
+let data93 = data92[i12];
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+if(data93.group === undefined){
+const err176 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/required",keyword:"required",params:{missingProperty: "group"},message:"must have required property '"+"group"+"'"};
 if(vErrors === null){
 vErrors = [err176];
 }
 else {
 vErrors.push(err176);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err177 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/claim_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/claim_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key17 in data93){
+if(!((((key17 === "group") || (key17 === "global_role")) || (key17 === "project")) || (key17 === "role"))){
+const err177 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err177];
 }
 else {
 vErrors.push(err177);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data103.mappings !== undefined){
-let data105 = data103.mappings;
-if(Array.isArray(data105)){
-if(data105.length > 1000){
-const err178 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(data93.group !== undefined){
+let data94 = data93.group;
+if(typeof data94 === "string"){
+if(func2(data94) > 192){
+const err178 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
 if(vErrors === null){
 vErrors = [err178];
 }
 else {
 vErrors.push(err178);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-const len13 = data105.length;
-for(let i13=0; i13<len13; i13++){
-let data106 = data105[i13];
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
-if(data106.claim_value === undefined){
-const err179 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/required",keyword:"required",params:{missingProperty: "claim_value"},message:"must have required property '"+"claim_value"+"'"};
+if(func2(data94) < 1){
+const err179 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err179];
 }
 else {
 vErrors.push(err179);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data106.role_name === undefined){
-const err180 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/required",keyword:"required",params:{missingProperty: "role_name"},message:"must have required property '"+"role_name"+"'"};
+}
+else {
+const err180 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err180];
 }
 else {
 vErrors.push(err180);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key19 in data106){
-if(!(((key19 === "claim_value") || (key19 === "role_name")) || (key19 === "project"))){
-const err181 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+}
+if(data93.global_role !== undefined){
+let data95 = data93.global_role;
+if(typeof data95 === "string"){
+if(func2(data95) > 75){
+const err181 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err181];
 }
 else {
 vErrors.push(err181);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data106.claim_value !== undefined){
-let data107 = data106.claim_value;
-if(typeof data107 === "string"){
-if(func2(data107) > 192){
-const err182 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/properties/claim_value/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+if(func2(data95) < 1){
+const err182 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err182];
 }
 else {
 vErrors.push(err182);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data107) < 1){
-const err183 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/properties/claim_value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern0.test(data95)){
+const err183 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err183];
 }
 else {
 vErrors.push(err183);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err184 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/properties/claim_value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err184 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err184];
 }
 else {
 vErrors.push(err184);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data106.role_name !== undefined){
-let data108 = data106.role_name;
-if(typeof data108 === "string"){
-if(func2(data108) > 75){
-const err185 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/role_name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data93.project !== undefined){
+let data96 = data93.project;
+if(typeof data96 === "string"){
+if(func2(data96) > 75){
+const err185 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err185];
 }
 else {
 vErrors.push(err185);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data108) < 1){
-const err186 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/role_name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func2(data96) < 1){
+const err186 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err186];
 }
 else {
 vErrors.push(err186);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data108)){
-const err187 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/role_name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(!pattern0.test(data96)){
+const err187 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err187];
 }
 else {
 vErrors.push(err187);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err188 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/role_name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err188 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err188];
 }
 else {
 vErrors.push(err188);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data106.project !== undefined){
-let data109 = data106.project;
-if(typeof data109 === "string"){
-if(func2(data109) > 75){
-const err189 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data93.role !== undefined){
+let data97 = data93.role;
+if(typeof data97 === "string"){
+if(func2(data97) > 75){
+const err189 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err189];
 }
 else {
 vErrors.push(err189);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data109) < 1){
-const err190 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func2(data97) < 1){
+const err190 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err190];
 }
 else {
 vErrors.push(err190);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data109)){
-const err191 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(!pattern0.test(data97)){
+const err191 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err191];
 }
 else {
 vErrors.push(err191);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err192 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err192 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err192];
 }
 else {
 vErrors.push(err192);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err193 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err193 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err193];
 }
 else {
 vErrors.push(err193);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err194 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err194 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err194];
 }
 else {
 vErrors.push(err194);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err195 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err195 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err195];
 }
 else {
 vErrors.push(err195);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err196 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err196 = {instancePath:instancePath+"/security/authentication/providers/oauth",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err196];
 }
 else {
 vErrors.push(err196);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data46.logout !== undefined){
-let data110 = data46.logout;
-if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
-for(const key20 in data110){
-if(!((key20 === "enabled") || (key20 === "logout_redirect_param_name"))){
-const err197 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/logout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/logout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+}
+else {
+const err197 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err197];
 }
 else {
 vErrors.push(err197);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data110.enabled !== undefined){
-if(typeof data110.enabled !== "boolean"){
-const err198 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/logout/enabled",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/logout/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data24.password_hash_cost !== undefined){
+let data98 = data24.password_hash_cost;
+if(!(((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98))) && (isFinite(data98)))){
+const err198 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err198];
 }
 else {
 vErrors.push(err198);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data110.logout_redirect_param_name !== undefined){
-if(typeof data110.logout_redirect_param_name !== "string"){
-const err199 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/logout/logout_redirect_param_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/logout/properties/logout_redirect_param_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data98 == "number") && (isFinite(data98))){
+if(data98 > 20 || isNaN(data98)){
+const err199 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
 if(vErrors === null){
 vErrors = [err199];
 }
 else {
 vErrors.push(err199);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err200 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/logout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/logout/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data98 < 10 || isNaN(data98)){
+const err200 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err200];
 }
 else {
 vErrors.push(err200);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
-else {
-const err201 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data24.login_rate_limit !== undefined){
+let data99 = data24.login_rate_limit;
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+for(const key18 in data99){
+if(!(((key18 === "per_login_and_address") || (key18 === "per_address")) || (key18 === "window"))){
+const err201 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err201];
 }
 else {
 vErrors.push(err201);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err202 = {instancePath:instancePath+"/security/authentication/providers/oidc",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data99.per_login_and_address !== undefined){
+let data100 = data99.per_login_and_address;
+if(!(((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100))) && (isFinite(data100)))){
+const err202 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err202];
 }
 else {
 vErrors.push(err202);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data43.oauth !== undefined){
-let data113 = data43.oauth;
-if(Array.isArray(data113)){
-const len14 = data113.length;
-for(let i14=0; i14<len14; i14++){
-let data114 = data113[i14];
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
-if(data114.slug_id === undefined){
-const err203 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
+if((typeof data100 == "number") && (isFinite(data100))){
+if(data100 < 1 || isNaN(data100)){
+const err203 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err203];
 }
 else {
 vErrors.push(err203);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data114.name === undefined){
-const err204 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+}
+if(data99.per_address !== undefined){
+let data101 = data99.per_address;
+if(!(((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101))) && (isFinite(data101)))){
+const err204 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err204];
 }
 else {
 vErrors.push(err204);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data114.client_id === undefined){
-const err205 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
+if((typeof data101 == "number") && (isFinite(data101))){
+if(data101 < 1 || isNaN(data101)){
+const err205 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err205];
 }
 else {
 vErrors.push(err205);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data114.auth_url === undefined){
-const err206 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "auth_url"},message:"must have required property '"+"auth_url"+"'"};
+}
+}
+if(data99.window !== undefined){
+let data102 = data99.window;
+if(typeof data102 === "string"){
+if(func2(data102) < 1){
+const err206 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err206];
 }
 else {
 vErrors.push(err206);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data114.token_url === undefined){
-const err207 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "token_url"},message:"must have required property '"+"token_url"+"'"};
+if(!pattern9.test(data102)){
+const err207 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err207];
 }
 else {
 vErrors.push(err207);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data114.user_infos_url === undefined){
-const err208 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "user_infos_url"},message:"must have required property '"+"user_infos_url"+"'"};
+}
+else {
+const err208 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err208];
 }
 else {
 vErrors.push(err208);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key21 in data114){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key21))){
-const err209 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+}
+}
+else {
+const err209 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err209];
 }
 else {
 vErrors.push(err209);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.slug_id !== undefined){
-let data115 = data114.slug_id;
-if(typeof data115 === "string"){
-if(func2(data115) > 75){
-const err210 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data24.max_token_ttl !== undefined){
+let data103 = data24.max_token_ttl;
+if(typeof data103 === "string"){
+if(func2(data103) < 1){
+const err210 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err210];
 }
 else {
 vErrors.push(err210);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data115) < 1){
-const err211 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data103)){
+const err211 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err211];
 }
 else {
 vErrors.push(err211);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data115)){
-const err212 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+else {
+const err212 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err212];
 }
 else {
 vErrors.push(err212);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
 }
 }
 else {
-const err213 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err213 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err213];
 }
 else {
 vErrors.push(err213);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.name !== undefined){
-let data116 = data114.name;
-if(typeof data116 === "string"){
-if(func2(data116) < 1){
-const err214 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data13.authorization !== undefined){
+let data104 = data13.authorization;
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+for(const key19 in data104){
+if(!((key19 === "guest_permissions") || (key19 === "check_latest_update_interval"))){
+const err214 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err214];
 }
 else {
 vErrors.push(err214);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data104.guest_permissions !== undefined){
+let data105 = data104.guest_permissions;
+if(Array.isArray(data105)){
+const len13 = data105.length;
+for(let i13=0; i13<len13; i13++){
+if(!(validate66(data105[i13], {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,parentData:data105,parentDataProperty:i13,rootData}))){
+if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
+errors = vErrors.length;
+}
 }
 }
 else {
-const err215 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err215 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err215];
 }
 else {
 vErrors.push(err215);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.client_id !== undefined){
-let data117 = data114.client_id;
-if(typeof data117 === "string"){
-if(func2(data117) < 1){
-const err216 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data104.check_latest_update_interval !== undefined){
+let data107 = data104.check_latest_update_interval;
+if(typeof data107 === "string"){
+if(func2(data107) < 1){
+const err216 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err216];
 }
 else {
 vErrors.push(err216);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err217 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data107)){
+const err217 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err217];
 }
 else {
 vErrors.push(err217);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.client_secret !== undefined){
-if(typeof data114.client_secret !== "string"){
-const err218 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err218 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err218];
 }
 else {
 vErrors.push(err218);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.client_secret_file !== undefined){
-if(typeof data114.client_secret_file !== "string"){
-const err219 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err219 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err219];
 }
 else {
 vErrors.push(err219);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.redirect_uri !== undefined){
-let data120 = data114.redirect_uri;
-if(typeof data120 === "string"){
-if(!pattern27.test(data120)){
-const err220 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data13.bootstrap_admin !== undefined){
+let data108 = data13.bootstrap_admin;
+if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+if(data108.name === undefined){
+const err220 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err220];
 }
 else {
 vErrors.push(err220);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err221 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key20 in data108){
+if(!(((key20 === "name") || (key20 === "password")) || (key20 === "password_file"))){
+const err221 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err221];
 }
 else {
 vErrors.push(err221);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.scopes !== undefined){
-let data121 = data114.scopes;
-if(Array.isArray(data121)){
-const len15 = data121.length;
-for(let i15=0; i15<len15; i15++){
-let data122 = data121[i15];
-if(typeof data122 === "string"){
-if(func2(data122) < 1){
-const err222 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/scopes/" + i15,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data108.name !== undefined){
+let data109 = data108.name;
+if(typeof data109 === "string"){
+if(func2(data109) > 75){
+const err222 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err222];
 }
 else {
 vErrors.push(err222);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err223 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/scopes/" + i15,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data109) < 1){
+const err223 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err223];
 }
 else {
 vErrors.push(err223);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err224 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!pattern0.test(data109)){
+const err224 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err224];
 }
 else {
 vErrors.push(err224);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.url_params !== undefined){
-let data123 = data114.url_params;
-if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
-for(const key22 in data123){
-if(typeof data123[key22] !== "string"){
-const err225 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/url_params/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err225 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err225];
 }
 else {
 vErrors.push(err225);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err226 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data108.password !== undefined){
+if(typeof data108.password !== "string"){
+const err226 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err226];
 }
 else {
 vErrors.push(err226);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.allowed_email_domains !== undefined){
-let data125 = data114.allowed_email_domains;
-if(Array.isArray(data125)){
-const len16 = data125.length;
-for(let i16=0; i16<len16; i16++){
-let data126 = data125[i16];
-if(typeof data126 === "string"){
-if(func2(data126) < 1){
-const err227 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_email_domains/" + i16,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data108.password_file !== undefined){
+if(typeof data108.password_file !== "string"){
+const err227 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err227];
 }
 else {
 vErrors.push(err227);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
 }
 }
 else {
-const err228 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_email_domains/" + i16,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err228 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err228];
 }
 else {
 vErrors.push(err228);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err229 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err229 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err229];
 }
 else {
 vErrors.push(err229);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.auth_url !== undefined){
-let data127 = data114.auth_url;
-if(typeof data127 === "string"){
-if(!pattern27.test(data127)){
-const err230 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data.ephemeral_dashboard !== undefined){
+let data112 = data.ephemeral_dashboard;
+if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
+for(const key21 in data112){
+if(!((key21 === "enable") || (key21 === "cleanup_interval"))){
+const err230 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err230];
 }
 else {
 vErrors.push(err230);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err231 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data112.enable !== undefined){
+if(typeof data112.enable !== "boolean"){
+const err231 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err231];
 }
 else {
 vErrors.push(err231);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.token_url !== undefined){
-let data128 = data114.token_url;
-if(typeof data128 === "string"){
-if(!pattern27.test(data128)){
-const err232 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data112.cleanup_interval !== undefined){
+let data114 = data112.cleanup_interval;
+if(typeof data114 === "string"){
+if(func2(data114) < 1){
+const err232 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err232];
 }
 else {
 vErrors.push(err232);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err233 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data114)){
+const err233 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err233];
 }
 else {
 vErrors.push(err233);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.user_infos_url !== undefined){
-let data129 = data114.user_infos_url;
-if(typeof data129 === "string"){
-if(!pattern27.test(data129)){
-const err234 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+else {
+const err234 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err234];
 }
 else {
 vErrors.push(err234);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
 }
 }
 else {
-const err235 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err235 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err235];
 }
 else {
 vErrors.push(err235);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.logout_url !== undefined){
-let data130 = data114.logout_url;
-if(typeof data130 === "string"){
-if(!pattern27.test(data130)){
-const err236 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data.history !== undefined){
+let data115 = data.history;
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+for(const key22 in data115){
+if(!(key22 === "max_versions")){
+const err236 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err236];
 }
 else {
 vErrors.push(err236);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err237 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data115.max_versions !== undefined){
+let data116 = data115.max_versions;
+if(!(((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116))) && (isFinite(data116)))){
+const err237 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err237];
 }
 else {
 vErrors.push(err237);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data114.device_auth_url !== undefined){
-let data131 = data114.device_auth_url;
-if(typeof data131 === "string"){
-if(!pattern27.test(data131)){
-const err238 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if((typeof data116 == "number") && (isFinite(data116))){
+if(data116 > 10000 || isNaN(data116)){
+const err238 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
 if(vErrors === null){
 vErrors = [err238];
 }
 else {
 vErrors.push(err238);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err239 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data116 < 1 || isNaN(data116)){
+const err239 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err239];
 }
 else {
 vErrors.push(err239);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.custom_login_property !== undefined){
-let data132 = data114.custom_login_property;
-if(typeof data132 === "string"){
-if(func2(data132) < 1){
-const err240 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err240 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err240];
 }
 else {
 vErrors.push(err240);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err241 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.watch !== undefined){
+let data117 = data.watch;
+if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
+for(const key23 in data117){
+if(!((key23 === "event_log_size") || (key23 === "bookmark_interval"))){
+const err241 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err241];
 }
 else {
 vErrors.push(err241);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.groups_claim !== undefined){
-let data133 = data114.groups_claim;
-if(typeof data133 === "string"){
-if(func2(data133) < 1){
-const err242 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data117.event_log_size !== undefined){
+let data118 = data117.event_log_size;
+if(!(((typeof data118 == "number") && (!(data118 % 1) && !isNaN(data118))) && (isFinite(data118)))){
+const err242 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err242];
 }
 else {
 vErrors.push(err242);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err243 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data118 == "number") && (isFinite(data118))){
+if(data118 < 100 || isNaN(data118)){
+const err243 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err243];
 }
 else {
 vErrors.push(err243);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.groups_prefix !== undefined){
-let data134 = data114.groups_prefix;
-if(typeof data134 === "string"){
-if(func2(data134) > 64){
-const err244 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+}
+if(data117.bookmark_interval !== undefined){
+let data119 = data117.bookmark_interval;
+if(typeof data119 === "string"){
+if(func2(data119) < 1){
+const err244 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err244];
 }
 else {
 vErrors.push(err244);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern30.test(data134)){
-const err245 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
+if(!pattern9.test(data119)){
+const err245 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err245];
 }
 else {
 vErrors.push(err245);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err246 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err246 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err246];
 }
 else {
 vErrors.push(err246);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.allowed_groups !== undefined){
-let data135 = data114.allowed_groups;
-if(Array.isArray(data135)){
-if(data135.length > 1000){
-const err247 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+}
+else {
+const err247 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err247];
 }
 else {
 vErrors.push(err247);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-const len17 = data135.length;
-for(let i17=0; i17<len17; i17++){
-let data136 = data135[i17];
-if(typeof data136 === "string"){
-if(func2(data136) > 192){
-const err248 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_groups/" + i17,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+}
+if(data.proxy !== undefined){
+let data120 = data.proxy;
+if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
+for(const key24 in data120){
+if(!((((key24 === "timeout") || (key24 === "max_duration")) || (key24 === "max_concurrent")) || (key24 === "denied_networks"))){
+const err248 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err248];
 }
 else {
 vErrors.push(err248);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data136) < 1){
-const err249 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_groups/" + i17,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data120.timeout !== undefined){
+let data121 = data120.timeout;
+if(typeof data121 === "string"){
+if(func2(data121) < 1){
+const err249 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err249];
 }
 else {
 vErrors.push(err249);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err250 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_groups/" + i17,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data121)){
+const err250 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err250];
 }
 else {
 vErrors.push(err250);
 }
-errors++;
-}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err251 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err251 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err251];
 }
 else {
 vErrors.push(err251);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.role_mappings !== undefined){
-let data137 = data114.role_mappings;
-if(Array.isArray(data137)){
-if(data137.length > 1000){
-const err252 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(data120.max_duration !== undefined){
+let data122 = data120.max_duration;
+if(typeof data122 === "string"){
+if(func2(data122) < 1){
+const err252 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err252];
 }
 else {
 vErrors.push(err252);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-const len18 = data137.length;
-for(let i18=0; i18<len18; i18++){
-let data138 = data137[i18];
-if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
-if(data138.group === undefined){
-const err253 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/required",keyword:"required",params:{missingProperty: "group"},message:"must have required property '"+"group"+"'"};
+if(!pattern9.test(data122)){
+const err253 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err253];
 }
 else {
 vErrors.push(err253);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key23 in data138){
-if(!((((key23 === "group") || (key23 === "global_role")) || (key23 === "project")) || (key23 === "role"))){
-const err254 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+}
+else {
+const err254 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err254];
 }
 else {
 vErrors.push(err254);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data138.group !== undefined){
-let data139 = data138.group;
-if(typeof data139 === "string"){
-if(func2(data139) > 192){
-const err255 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+if(data120.max_concurrent !== undefined){
+let data123 = data120.max_concurrent;
+if(!(((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123))) && (isFinite(data123)))){
+const err255 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err255];
 }
 else {
 vErrors.push(err255);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data139) < 1){
-const err256 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data123 == "number") && (isFinite(data123))){
+if(data123 < 1 || isNaN(data123)){
+const err256 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err256];
 }
 else {
 vErrors.push(err256);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err257 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data120.denied_networks !== undefined){
+let data124 = data120.denied_networks;
+if(Array.isArray(data124)){
+const len14 = data124.length;
+for(let i14=0; i14<len14; i14++){
+let data125 = data124[i14];
+if(typeof data125 === "string"){
+if(!pattern51.test(data125)){
+const err257 = {instancePath:instancePath+"/proxy/denied_networks/" + i14,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err257];
 }
 else {
 vErrors.push(err257);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data138.global_role !== undefined){
-let data140 = data138.global_role;
-if(typeof data140 === "string"){
-if(func2(data140) > 75){
-const err258 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/global_role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+else {
+const err258 = {instancePath:instancePath+"/proxy/denied_networks/" + i14,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err258];
 }
 else {
 vErrors.push(err258);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data140) < 1){
-const err259 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err259 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err259];
 }
 else {
 vErrors.push(err259);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data140)){
-const err260 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+}
+else {
+const err260 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err260];
 }
 else {
 vErrors.push(err260);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err261 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/global_role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.plugin !== undefined){
+let data126 = data.plugin;
+if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
+for(const key25 in data126){
+if(!(key25 === "schemas_dir")){
+const err261 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err261];
 }
 else {
 vErrors.push(err261);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data138.project !== undefined){
-let data141 = data138.project;
-if(typeof data141 === "string"){
-if(func2(data141) > 75){
-const err262 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data126.schemas_dir !== undefined){
+if(typeof data126.schemas_dir !== "string"){
+const err262 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err262];
 }
 else {
 vErrors.push(err262);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data141) < 1){
-const err263 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err263 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err263];
 }
 else {
 vErrors.push(err263);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data141)){
-const err264 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+if(data.http !== undefined){
+let data128 = data.http;
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+for(const key26 in data128){
+if(!((((((((key26 === "body_limit") || (key26 === "max_json_depth")) || (key26 === "max_body_nodes")) || (key26 === "max_object_keys")) || (key26 === "worker_timeout")) || (key26 === "headers_timeout")) || (key26 === "request_timeout")) || (key26 === "shutdown_grace"))){
+const err264 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err264];
 }
 else {
 vErrors.push(err264);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err265 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data128.body_limit !== undefined){
+let data129 = data128.body_limit;
+if(!(((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129))) && (isFinite(data129)))){
+const err265 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err265];
 }
 else {
 vErrors.push(err265);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data138.role !== undefined){
-let data142 = data138.role;
-if(typeof data142 === "string"){
-if(func2(data142) > 75){
-const err266 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if((typeof data129 == "number") && (isFinite(data129))){
+if(data129 < 1024 || isNaN(data129)){
+const err266 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err266];
 }
 else {
 vErrors.push(err266);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data142) < 1){
-const err267 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+if(data128.max_json_depth !== undefined){
+let data130 = data128.max_json_depth;
+if(!(((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130))) && (isFinite(data130)))){
+const err267 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err267];
 }
 else {
 vErrors.push(err267);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data142)){
-const err268 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if((typeof data130 == "number") && (isFinite(data130))){
+if(data130 > 1000 || isNaN(data130)){
+const err268 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err268];
 }
 else {
 vErrors.push(err268);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err269 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data130 < 1 || isNaN(data130)){
+const err269 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err269];
 }
 else {
 vErrors.push(err269);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
-else {
-const err270 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data128.max_body_nodes !== undefined){
+let data131 = data128.max_body_nodes;
+if(!(((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131))) && (isFinite(data131)))){
+const err270 = {instancePath:instancePath+"/http/max_body_nodes",schemaPath:"#/properties/http/properties/max_body_nodes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err270];
 }
 else {
 vErrors.push(err270);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err271 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if((typeof data131 == "number") && (isFinite(data131))){
+if(data131 < 1000 || isNaN(data131)){
+const err271 = {instancePath:instancePath+"/http/max_body_nodes",schemaPath:"#/properties/http/properties/max_body_nodes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
 if(vErrors === null){
 vErrors = [err271];
 }
 else {
 vErrors.push(err271);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.http !== undefined){
-let data143 = data114.http;
-if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
-for(const key24 in data143){
-if(!((key24 === "timeout") || (key24 === "tls_config"))){
-const err272 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+}
+if(data128.max_object_keys !== undefined){
+let data132 = data128.max_object_keys;
+if(!(((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132))) && (isFinite(data132)))){
+const err272 = {instancePath:instancePath+"/http/max_object_keys",schemaPath:"#/properties/http/properties/max_object_keys/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err272];
 }
 else {
 vErrors.push(err272);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data143.timeout !== undefined){
-let data144 = data143.timeout;
-if(typeof data144 === "string"){
-if(func2(data144) < 1){
-const err273 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data132 == "number") && (isFinite(data132))){
+if(data132 < 100 || isNaN(data132)){
+const err273 = {instancePath:instancePath+"/http/max_object_keys",schemaPath:"#/properties/http/properties/max_object_keys/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err273];
 }
 else {
 vErrors.push(err273);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data144)){
-const err274 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+if(data128.worker_timeout !== undefined){
+let data133 = data128.worker_timeout;
+if(typeof data133 === "string"){
+if(func2(data133) < 1){
+const err274 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err274];
 }
 else {
 vErrors.push(err274);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err275 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data133)){
+const err275 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err275];
 }
 else {
 vErrors.push(err275);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data143.tls_config !== undefined){
-let data145 = data143.tls_config;
-if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
-for(const key25 in data145){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties.http.properties.tls_config.properties, key25))){
-const err276 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+else {
+const err276 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err276];
 }
 else {
 vErrors.push(err276);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data145.ca !== undefined){
-if(typeof data145.ca !== "string"){
-const err277 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/ca",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/ca/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data128.headers_timeout !== undefined){
+let data134 = data128.headers_timeout;
+if(typeof data134 === "string"){
+if(func2(data134) < 1){
+const err277 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err277];
 }
 else {
 vErrors.push(err277);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data145.ca_file !== undefined){
-if(typeof data145.ca_file !== "string"){
-const err278 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/ca_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/ca_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data134)){
+const err278 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err278];
 }
 else {
 vErrors.push(err278);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data145.cert !== undefined){
-if(typeof data145.cert !== "string"){
-const err279 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/cert",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/cert/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err279 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err279];
 }
 else {
 vErrors.push(err279);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data145.cert_file !== undefined){
-if(typeof data145.cert_file !== "string"){
-const err280 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/cert_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/cert_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data128.request_timeout !== undefined){
+let data135 = data128.request_timeout;
+if(typeof data135 === "string"){
+if(func2(data135) < 1){
+const err280 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err280];
 }
 else {
 vErrors.push(err280);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data145.key !== undefined){
-if(typeof data145.key !== "string"){
-const err281 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/key",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data135)){
+const err281 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err281];
 }
 else {
 vErrors.push(err281);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data145.key_file !== undefined){
-if(typeof data145.key_file !== "string"){
-const err282 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/key_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/key_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err282 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err282];
 }
 else {
 vErrors.push(err282);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data145.server_name !== undefined){
-if(typeof data145.server_name !== "string"){
-const err283 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/server_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/server_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data128.shutdown_grace !== undefined){
+let data136 = data128.shutdown_grace;
+if(typeof data136 === "string"){
+if(func2(data136) < 1){
+const err283 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err283];
 }
 else {
 vErrors.push(err283);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data145.insecure_skip_verify !== undefined){
-if(typeof data145.insecure_skip_verify !== "boolean"){
-const err284 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/insecure_skip_verify",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/insecure_skip_verify/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern9.test(data136)){
+const err284 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err284];
 }
 else {
 vErrors.push(err284);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data145.min_version !== undefined){
-let data154 = data145.min_version;
-if(typeof data154 !== "string"){
-const err285 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/min_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/min_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err285 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err285];
 }
 else {
 vErrors.push(err285);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!((((data154 === "TLS10") || (data154 === "TLS11")) || (data154 === "TLS12")) || (data154 === "TLS13"))){
-const err286 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/min_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/min_version/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties.http.properties.tls_config.properties.min_version.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err286 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err286];
 }
 else {
 vErrors.push(err286);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data145.max_version !== undefined){
-let data155 = data145.max_version;
-if(typeof data155 !== "string"){
-const err287 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/max_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/max_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.log !== undefined){
+let data137 = data.log;
+if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
+for(const key27 in data137){
+if(!(key27 === "level")){
+const err287 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err287];
 }
 else {
 vErrors.push(err287);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!((((data155 === "TLS10") || (data155 === "TLS11")) || (data155 === "TLS12")) || (data155 === "TLS13"))){
-const err288 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/max_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/max_version/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties.http.properties.tls_config.properties.max_version.enum},message:"must be equal to one of the allowed values"};
+}
+if(data137.level !== undefined){
+let data138 = data137.level;
+if(typeof data138 !== "string"){
+const err288 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err288];
 }
 else {
 vErrors.push(err288);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err289 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((((data138 === "trace") || (data138 === "debug")) || (data138 === "info")) || (data138 === "warn")) || (data138 === "error")) || (data138 === "fatal")) || (data138 === "silent"))){
+const err289 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err289];
 }
 else {
 vErrors.push(err289);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err290 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err290 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err290];
 }
 else {
 vErrors.push(err290);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data114.claims !== undefined){
-let data156 = data114.claims;
-if(Array.isArray(data156)){
-if(data156.length > 1){
-const err291 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/maxItems",keyword:"maxItems",params:{limit: 1},message:"must NOT have more than 1 items"};
+if(data.audit !== undefined){
+let data139 = data.audit;
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+for(const key28 in data139){
+if(!((key28 === "retention") || (key28 === "file"))){
+const err291 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err291];
 }
 else {
 vErrors.push(err291);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-const len19 = data156.length;
-for(let i19=0; i19<len19; i19++){
-let data157 = data156[i19];
-if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
-if(data157.claim_name === undefined){
-const err292 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/required",keyword:"required",params:{missingProperty: "claim_name"},message:"must have required property '"+"claim_name"+"'"};
+}
+if(data139.retention !== undefined){
+let data140 = data139.retention;
+if(typeof data140 === "string"){
+if(func2(data140) < 1){
+const err292 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err292];
 }
 else {
 vErrors.push(err292);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data157.mappings === undefined){
-const err293 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/required",keyword:"required",params:{missingProperty: "mappings"},message:"must have required property '"+"mappings"+"'"};
+if(!pattern9.test(data140)){
+const err293 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err293];
 }
 else {
 vErrors.push(err293);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key26 in data157){
-if(!((key26 === "claim_name") || (key26 === "mappings"))){
-const err294 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+}
+else {
+const err294 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err294];
 }
 else {
 vErrors.push(err294);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data157.claim_name !== undefined){
-let data158 = data157.claim_name;
-if(typeof data158 === "string"){
-if(func2(data158) < 1){
-const err295 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/claim_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/claim_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data139.file !== undefined){
+let data141 = data139.file;
+if(typeof data141 === "string"){
+if(func2(data141) < 1){
+const err295 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err295];
 }
 else {
 vErrors.push(err295);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err296 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/claim_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/claim_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err296 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err296];
 }
 else {
 vErrors.push(err296);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data157.mappings !== undefined){
-let data159 = data157.mappings;
-if(Array.isArray(data159)){
-if(data159.length > 1000){
-const err297 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+}
+else {
+const err297 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err297];
 }
 else {
 vErrors.push(err297);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-const len20 = data159.length;
-for(let i20=0; i20<len20; i20++){
-let data160 = data159[i20];
-if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
-if(data160.claim_value === undefined){
-const err298 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/required",keyword:"required",params:{missingProperty: "claim_value"},message:"must have required property '"+"claim_value"+"'"};
+}
+}
+else {
+const err298 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err298];
 }
 else {
 vErrors.push(err298);
 }
-errors++;
-}
-if(data160.role_name === undefined){
-const err299 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/required",keyword:"required",params:{missingProperty: "role_name"},message:"must have required property '"+"role_name"+"'"};
-if(vErrors === null){
-vErrors = [err299];
-}
-else {
-vErrors.push(err299);
-}
-errors++;
-}
-for(const key27 in data160){
-if(!(((key27 === "claim_value") || (key27 === "role_name")) || (key27 === "project"))){
-const err300 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err300];
-}
-else {
-vErrors.push(err300);
-}
-errors++;
-}
-}
-if(data160.claim_value !== undefined){
-let data161 = data160.claim_value;
-if(typeof data161 === "string"){
-if(func2(data161) > 192){
-const err301 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/properties/claim_value/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
-if(vErrors === null){
-vErrors = [err301];
-}
-else {
-vErrors.push(err301);
-}
-errors++;
-}
-if(func2(data161) < 1){
-const err302 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/properties/claim_value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err302];
-}
-else {
-vErrors.push(err302);
-}
-errors++;
-}
-}
-else {
-const err303 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/properties/claim_value/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err303];
-}
-else {
-vErrors.push(err303);
-}
-errors++;
-}
-}
-if(data160.role_name !== undefined){
-let data162 = data160.role_name;
-if(typeof data162 === "string"){
-if(func2(data162) > 75){
-const err304 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/role_name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
-if(vErrors === null){
-vErrors = [err304];
-}
-else {
-vErrors.push(err304);
-}
-errors++;
-}
-if(func2(data162) < 1){
-const err305 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/role_name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err305];
-}
-else {
-vErrors.push(err305);
-}
-errors++;
-}
-if(!pattern0.test(data162)){
-const err306 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/role_name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err306];
-}
-else {
-vErrors.push(err306);
-}
-errors++;
-}
-}
-else {
-const err307 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/role_name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err307];
-}
-else {
-vErrors.push(err307);
-}
-errors++;
-}
-}
-if(data160.project !== undefined){
-let data163 = data160.project;
-if(typeof data163 === "string"){
-if(func2(data163) > 75){
-const err308 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
-if(vErrors === null){
-vErrors = [err308];
-}
-else {
-vErrors.push(err308);
-}
-errors++;
-}
-if(func2(data163) < 1){
-const err309 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err309];
-}
-else {
-vErrors.push(err309);
-}
-errors++;
-}
-if(!pattern0.test(data163)){
-const err310 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err310];
-}
-else {
-vErrors.push(err310);
-}
-errors++;
-}
-}
-else {
-const err311 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err311];
-}
-else {
-vErrors.push(err311);
-}
-errors++;
-}
-}
-}
-else {
-const err312 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err312];
-}
-else {
-vErrors.push(err312);
-}
-errors++;
-}
-}
-}
-else {
-const err313 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err313];
-}
-else {
-vErrors.push(err313);
-}
-errors++;
-}
-}
-}
-else {
-const err314 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err314];
-}
-else {
-vErrors.push(err314);
-}
-errors++;
-}
-}
-}
-else {
-const err315 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err315];
-}
-else {
-vErrors.push(err315);
-}
-errors++;
-}
-}
-if(data114.device_code !== undefined){
-let data164 = data114.device_code;
-if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
-for(const key28 in data164){
-if(!((((key28 === "client_id") || (key28 === "client_secret")) || (key28 === "client_secret_file")) || (key28 === "scopes"))){
-const err316 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err316];
-}
-else {
-vErrors.push(err316);
-}
-errors++;
-}
-}
-if(data164.client_id !== undefined){
-let data165 = data164.client_id;
-if(typeof data165 === "string"){
-if(func2(data165) < 1){
-const err317 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err317];
-}
-else {
-vErrors.push(err317);
-}
-errors++;
-}
-}
-else {
-const err318 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err318];
-}
-else {
-vErrors.push(err318);
-}
-errors++;
-}
-}
-if(data164.client_secret !== undefined){
-if(typeof data164.client_secret !== "string"){
-const err319 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err319];
-}
-else {
-vErrors.push(err319);
-}
-errors++;
-}
-}
-if(data164.client_secret_file !== undefined){
-if(typeof data164.client_secret_file !== "string"){
-const err320 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err320];
-}
-else {
-vErrors.push(err320);
-}
-errors++;
-}
-}
-if(data164.scopes !== undefined){
-let data168 = data164.scopes;
-if(Array.isArray(data168)){
-const len21 = data168.length;
-for(let i21=0; i21<len21; i21++){
-let data169 = data168[i21];
-if(typeof data169 === "string"){
-if(func2(data169) < 1){
-const err321 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/scopes/" + i21,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err321];
-}
-else {
-vErrors.push(err321);
-}
-errors++;
-}
-}
-else {
-const err322 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/scopes/" + i21,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err322];
-}
-else {
-vErrors.push(err322);
-}
-errors++;
-}
-}
-}
-else {
-const err323 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err323];
-}
-else {
-vErrors.push(err323);
-}
-errors++;
-}
-}
-}
-else {
-const err324 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err324];
-}
-else {
-vErrors.push(err324);
-}
-errors++;
-}
-}
-if(data114.client_credentials !== undefined){
-let data170 = data114.client_credentials;
-if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
-for(const key29 in data170){
-if(!((((key29 === "client_id") || (key29 === "client_secret")) || (key29 === "client_secret_file")) || (key29 === "scopes"))){
-const err325 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err325];
-}
-else {
-vErrors.push(err325);
-}
-errors++;
-}
-}
-if(data170.client_id !== undefined){
-let data171 = data170.client_id;
-if(typeof data171 === "string"){
-if(func2(data171) < 1){
-const err326 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err326];
-}
-else {
-vErrors.push(err326);
-}
-errors++;
-}
-}
-else {
-const err327 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err327];
-}
-else {
-vErrors.push(err327);
-}
-errors++;
-}
-}
-if(data170.client_secret !== undefined){
-if(typeof data170.client_secret !== "string"){
-const err328 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err328];
-}
-else {
-vErrors.push(err328);
-}
-errors++;
-}
-}
-if(data170.client_secret_file !== undefined){
-if(typeof data170.client_secret_file !== "string"){
-const err329 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err329];
-}
-else {
-vErrors.push(err329);
-}
-errors++;
-}
-}
-if(data170.scopes !== undefined){
-let data174 = data170.scopes;
-if(Array.isArray(data174)){
-const len22 = data174.length;
-for(let i22=0; i22<len22; i22++){
-let data175 = data174[i22];
-if(typeof data175 === "string"){
-if(func2(data175) < 1){
-const err330 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/scopes/" + i22,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err330];
-}
-else {
-vErrors.push(err330);
-}
-errors++;
-}
-}
-else {
-const err331 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/scopes/" + i22,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err331];
-}
-else {
-vErrors.push(err331);
-}
-errors++;
-}
-}
-}
-else {
-const err332 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err332];
-}
-else {
-vErrors.push(err332);
-}
-errors++;
-}
-}
-}
-else {
-const err333 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err333];
-}
-else {
-vErrors.push(err333);
-}
-errors++;
-}
-}
-}
-else {
-const err334 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err334];
-}
-else {
-vErrors.push(err334);
-}
-errors++;
-}
-}
-}
-else {
-const err335 = {instancePath:instancePath+"/security/authentication/providers/oauth",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err335];
-}
-else {
-vErrors.push(err335);
-}
-errors++;
-}
-}
-if(data43.kubernetes !== undefined){
-let data176 = data43.kubernetes;
-if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
-for(const key30 in data176){
-if(!(key30 === "enable")){
-const err336 = {instancePath:instancePath+"/security/authentication/providers/kubernetes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/kubernetes/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err336];
-}
-else {
-vErrors.push(err336);
-}
-errors++;
-}
-}
-if(data176.enable !== undefined){
-if(typeof data176.enable !== "boolean"){
-const err337 = {instancePath:instancePath+"/security/authentication/providers/kubernetes/enable",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/kubernetes/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err337];
-}
-else {
-vErrors.push(err337);
-}
-errors++;
-}
-}
-}
-else {
-const err338 = {instancePath:instancePath+"/security/authentication/providers/kubernetes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/kubernetes/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err338];
-}
-else {
-vErrors.push(err338);
-}
-errors++;
-}
-}
-}
-else {
-const err339 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err339];
-}
-else {
-vErrors.push(err339);
-}
-errors++;
-}
-}
-if(data39.password_hash_cost !== undefined){
-let data178 = data39.password_hash_cost;
-if(!(((typeof data178 == "number") && (!(data178 % 1) && !isNaN(data178))) && (isFinite(data178)))){
-const err340 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err340];
-}
-else {
-vErrors.push(err340);
-}
-errors++;
-}
-if((typeof data178 == "number") && (isFinite(data178))){
-if(data178 > 20 || isNaN(data178)){
-const err341 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
-if(vErrors === null){
-vErrors = [err341];
-}
-else {
-vErrors.push(err341);
-}
-errors++;
-}
-if(data178 < 10 || isNaN(data178)){
-const err342 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
-if(vErrors === null){
-vErrors = [err342];
-}
-else {
-vErrors.push(err342);
-}
-errors++;
-}
-}
-}
-if(data39.login_rate_limit !== undefined){
-let data179 = data39.login_rate_limit;
-if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
-for(const key31 in data179){
-if(!(((key31 === "per_login_and_address") || (key31 === "per_address")) || (key31 === "window"))){
-const err343 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err343];
-}
-else {
-vErrors.push(err343);
-}
-errors++;
-}
-}
-if(data179.per_login_and_address !== undefined){
-let data180 = data179.per_login_and_address;
-if(!(((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180))) && (isFinite(data180)))){
-const err344 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err344];
-}
-else {
-vErrors.push(err344);
-}
-errors++;
-}
-if((typeof data180 == "number") && (isFinite(data180))){
-if(data180 < 1 || isNaN(data180)){
-const err345 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err345];
-}
-else {
-vErrors.push(err345);
-}
-errors++;
-}
-}
-}
-if(data179.per_address !== undefined){
-let data181 = data179.per_address;
-if(!(((typeof data181 == "number") && (!(data181 % 1) && !isNaN(data181))) && (isFinite(data181)))){
-const err346 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err346];
-}
-else {
-vErrors.push(err346);
-}
-errors++;
-}
-if((typeof data181 == "number") && (isFinite(data181))){
-if(data181 < 1 || isNaN(data181)){
-const err347 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err347];
-}
-else {
-vErrors.push(err347);
-}
-errors++;
-}
-}
-}
-if(data179.window !== undefined){
-let data182 = data179.window;
-if(typeof data182 === "string"){
-if(func2(data182) < 1){
-const err348 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err348];
-}
-else {
-vErrors.push(err348);
-}
-errors++;
-}
-if(!pattern9.test(data182)){
-const err349 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err349];
-}
-else {
-vErrors.push(err349);
-}
-errors++;
-}
-}
-else {
-const err350 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err350];
-}
-else {
-vErrors.push(err350);
-}
-errors++;
-}
-}
-}
-else {
-const err351 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err351];
-}
-else {
-vErrors.push(err351);
-}
-errors++;
-}
-}
-if(data39.sign_up_rate_limit !== undefined){
-let data183 = data39.sign_up_rate_limit;
-if(data183 && typeof data183 == "object" && !Array.isArray(data183)){
-for(const key32 in data183){
-if(!((key32 === "per_address") || (key32 === "window"))){
-const err352 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err352];
-}
-else {
-vErrors.push(err352);
-}
-errors++;
-}
-}
-if(data183.per_address !== undefined){
-let data184 = data183.per_address;
-if(!(((typeof data184 == "number") && (!(data184 % 1) && !isNaN(data184))) && (isFinite(data184)))){
-const err353 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err353];
-}
-else {
-vErrors.push(err353);
-}
-errors++;
-}
-if((typeof data184 == "number") && (isFinite(data184))){
-if(data184 < 1 || isNaN(data184)){
-const err354 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err354];
-}
-else {
-vErrors.push(err354);
-}
-errors++;
-}
-}
-}
-if(data183.window !== undefined){
-let data185 = data183.window;
-if(typeof data185 === "string"){
-if(func2(data185) < 1){
-const err355 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err355];
-}
-else {
-vErrors.push(err355);
-}
-errors++;
-}
-if(!pattern9.test(data185)){
-const err356 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err356];
-}
-else {
-vErrors.push(err356);
-}
-errors++;
-}
-}
-else {
-const err357 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err357];
-}
-else {
-vErrors.push(err357);
-}
-errors++;
-}
-}
-}
-else {
-const err358 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err358];
-}
-else {
-vErrors.push(err358);
-}
-errors++;
-}
-}
-if(data39.max_token_ttl !== undefined){
-let data186 = data39.max_token_ttl;
-if(typeof data186 === "string"){
-if(func2(data186) < 1){
-const err359 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err359];
-}
-else {
-vErrors.push(err359);
-}
-errors++;
-}
-if(!pattern9.test(data186)){
-const err360 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err360];
-}
-else {
-vErrors.push(err360);
-}
-errors++;
-}
-}
-else {
-const err361 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err361];
-}
-else {
-vErrors.push(err361);
-}
-errors++;
-}
-}
-if(data39.max_tokens_per_owner !== undefined){
-let data187 = data39.max_tokens_per_owner;
-if(!(((typeof data187 == "number") && (!(data187 % 1) && !isNaN(data187))) && (isFinite(data187)))){
-const err362 = {instancePath:instancePath+"/security/authentication/max_tokens_per_owner",schemaPath:"#/properties/security/properties/authentication/properties/max_tokens_per_owner/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err362];
-}
-else {
-vErrors.push(err362);
-}
-errors++;
-}
-if((typeof data187 == "number") && (isFinite(data187))){
-if(data187 < 1 || isNaN(data187)){
-const err363 = {instancePath:instancePath+"/security/authentication/max_tokens_per_owner",schemaPath:"#/properties/security/properties/authentication/properties/max_tokens_per_owner/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err363];
-}
-else {
-vErrors.push(err363);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err364 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err364];
-}
-else {
-vErrors.push(err364);
-}
-errors++;
-}
-}
-if(data16.authorization !== undefined){
-let data188 = data16.authorization;
-if(data188 && typeof data188 == "object" && !Array.isArray(data188)){
-for(const key33 in data188){
-if(!(((key33 === "guest_permissions") || (key33 === "check_latest_update_interval")) || (key33 === "provider"))){
-const err365 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err365];
-}
-else {
-vErrors.push(err365);
-}
-errors++;
-}
-}
-if(data188.guest_permissions !== undefined){
-let data189 = data188.guest_permissions;
-if(Array.isArray(data189)){
-const len23 = data189.length;
-for(let i23=0; i23<len23; i23++){
-if(!(validate66(data189[i23], {instancePath:instancePath+"/security/authorization/guest_permissions/" + i23,parentData:data189,parentDataProperty:i23,rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err366 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err366];
-}
-else {
-vErrors.push(err366);
-}
-errors++;
-}
-}
-if(data188.check_latest_update_interval !== undefined){
-let data191 = data188.check_latest_update_interval;
-if(typeof data191 === "string"){
-if(func2(data191) < 1){
-const err367 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err367];
-}
-else {
-vErrors.push(err367);
-}
-errors++;
-}
-if(!pattern9.test(data191)){
-const err368 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err368];
-}
-else {
-vErrors.push(err368);
-}
-errors++;
-}
-}
-else {
-const err369 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err369];
-}
-else {
-vErrors.push(err369);
-}
-errors++;
-}
-}
-if(data188.provider !== undefined){
-let data192 = data188.provider;
-if(data192 && typeof data192 == "object" && !Array.isArray(data192)){
-for(const key34 in data192){
-if(!((key34 === "native") || (key34 === "kubernetes"))){
-const err370 = {instancePath:instancePath+"/security/authorization/provider",schemaPath:"#/properties/security/properties/authorization/properties/provider/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err370];
-}
-else {
-vErrors.push(err370);
-}
-errors++;
-}
-}
-if(data192.native !== undefined){
-let data193 = data192.native;
-if(data193 && typeof data193 == "object" && !Array.isArray(data193)){
-for(const key35 in data193){
-if(!(((key35 === "enable") || (key35 === "check_latest_update_interval")) || (key35 === "guest_permissions"))){
-const err371 = {instancePath:instancePath+"/security/authorization/provider/native",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err371];
-}
-else {
-vErrors.push(err371);
-}
-errors++;
-}
-}
-if(data193.enable !== undefined){
-if(typeof data193.enable !== "boolean"){
-const err372 = {instancePath:instancePath+"/security/authorization/provider/native/enable",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err372];
-}
-else {
-vErrors.push(err372);
-}
-errors++;
-}
-}
-if(data193.check_latest_update_interval !== undefined){
-let data195 = data193.check_latest_update_interval;
-if(typeof data195 === "string"){
-if(func2(data195) < 1){
-const err373 = {instancePath:instancePath+"/security/authorization/provider/native/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err373];
-}
-else {
-vErrors.push(err373);
-}
-errors++;
-}
-if(!pattern9.test(data195)){
-const err374 = {instancePath:instancePath+"/security/authorization/provider/native/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err374];
-}
-else {
-vErrors.push(err374);
-}
-errors++;
-}
-}
-else {
-const err375 = {instancePath:instancePath+"/security/authorization/provider/native/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err375];
-}
-else {
-vErrors.push(err375);
-}
-errors++;
-}
-}
-if(data193.guest_permissions !== undefined){
-let data196 = data193.guest_permissions;
-if(Array.isArray(data196)){
-const len24 = data196.length;
-for(let i24=0; i24<len24; i24++){
-if(!(validate66(data196[i24], {instancePath:instancePath+"/security/authorization/provider/native/guest_permissions/" + i24,parentData:data196,parentDataProperty:i24,rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err376 = {instancePath:instancePath+"/security/authorization/provider/native/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err376];
-}
-else {
-vErrors.push(err376);
-}
-errors++;
-}
-}
-}
-else {
-const err377 = {instancePath:instancePath+"/security/authorization/provider/native",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err377];
-}
-else {
-vErrors.push(err377);
-}
-errors++;
-}
-}
-if(data192.kubernetes !== undefined){
-let data198 = data192.kubernetes;
-if(data198 && typeof data198 == "object" && !Array.isArray(data198)){
-if(data198.enable !== undefined){
-if(typeof data198.enable !== "boolean"){
-const err378 = {instancePath:instancePath+"/security/authorization/provider/kubernetes/enable",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/kubernetes/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err378];
-}
-else {
-vErrors.push(err378);
-}
-errors++;
-}
-}
-}
-else {
-const err379 = {instancePath:instancePath+"/security/authorization/provider/kubernetes",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/kubernetes/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err379];
-}
-else {
-vErrors.push(err379);
-}
-errors++;
-}
-}
-}
-else {
-const err380 = {instancePath:instancePath+"/security/authorization/provider",schemaPath:"#/properties/security/properties/authorization/properties/provider/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err380];
-}
-else {
-vErrors.push(err380);
-}
-errors++;
-}
-}
-}
-else {
-const err381 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err381];
-}
-else {
-vErrors.push(err381);
-}
-errors++;
-}
-}
-if(data16.bootstrap_admin !== undefined){
-let data200 = data16.bootstrap_admin;
-if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
-if(data200.name === undefined){
-const err382 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err382];
-}
-else {
-vErrors.push(err382);
-}
-errors++;
-}
-for(const key36 in data200){
-if(!(((key36 === "name") || (key36 === "password")) || (key36 === "password_file"))){
-const err383 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err383];
-}
-else {
-vErrors.push(err383);
-}
-errors++;
-}
-}
-if(data200.name !== undefined){
-let data201 = data200.name;
-if(typeof data201 === "string"){
-if(func2(data201) > 75){
-const err384 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
-if(vErrors === null){
-vErrors = [err384];
-}
-else {
-vErrors.push(err384);
-}
-errors++;
-}
-if(func2(data201) < 1){
-const err385 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err385];
-}
-else {
-vErrors.push(err385);
-}
-errors++;
-}
-if(!pattern0.test(data201)){
-const err386 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err386];
-}
-else {
-vErrors.push(err386);
-}
-errors++;
-}
-}
-else {
-const err387 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err387];
-}
-else {
-vErrors.push(err387);
-}
-errors++;
-}
-}
-if(data200.password !== undefined){
-if(typeof data200.password !== "string"){
-const err388 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err388];
-}
-else {
-vErrors.push(err388);
-}
-errors++;
-}
-}
-if(data200.password_file !== undefined){
-if(typeof data200.password_file !== "string"){
-const err389 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err389];
-}
-else {
-vErrors.push(err389);
-}
-errors++;
-}
-}
-}
-else {
-const err390 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err390];
-}
-else {
-vErrors.push(err390);
-}
-errors++;
-}
-}
-}
-else {
-const err391 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err391];
-}
-else {
-vErrors.push(err391);
-}
-errors++;
-}
-}
-if(data.ephemeral_dashboard !== undefined){
-let data204 = data.ephemeral_dashboard;
-if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
-for(const key37 in data204){
-if(!((key37 === "enable") || (key37 === "cleanup_interval"))){
-const err392 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err392];
-}
-else {
-vErrors.push(err392);
-}
-errors++;
-}
-}
-if(data204.enable !== undefined){
-if(typeof data204.enable !== "boolean"){
-const err393 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err393];
-}
-else {
-vErrors.push(err393);
-}
-errors++;
-}
-}
-if(data204.cleanup_interval !== undefined){
-let data206 = data204.cleanup_interval;
-if(typeof data206 === "string"){
-if(func2(data206) < 1){
-const err394 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err394];
-}
-else {
-vErrors.push(err394);
-}
-errors++;
-}
-if(!pattern9.test(data206)){
-const err395 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err395];
-}
-else {
-vErrors.push(err395);
-}
-errors++;
-}
-}
-else {
-const err396 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err396];
-}
-else {
-vErrors.push(err396);
-}
-errors++;
-}
-}
-}
-else {
-const err397 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err397];
-}
-else {
-vErrors.push(err397);
-}
-errors++;
-}
-}
-if(data.ephemeral_dashboards_cleanup_interval !== undefined){
-let data207 = data.ephemeral_dashboards_cleanup_interval;
-if(typeof data207 === "string"){
-if(func2(data207) < 1){
-const err398 = {instancePath:instancePath+"/ephemeral_dashboards_cleanup_interval",schemaPath:"#/properties/ephemeral_dashboards_cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err398];
-}
-else {
-vErrors.push(err398);
-}
-errors++;
-}
-if(!pattern9.test(data207)){
-const err399 = {instancePath:instancePath+"/ephemeral_dashboards_cleanup_interval",schemaPath:"#/properties/ephemeral_dashboards_cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err399];
-}
-else {
-vErrors.push(err399);
-}
-errors++;
-}
-}
-else {
-const err400 = {instancePath:instancePath+"/ephemeral_dashboards_cleanup_interval",schemaPath:"#/properties/ephemeral_dashboards_cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err400];
-}
-else {
-vErrors.push(err400);
-}
-errors++;
-}
-}
-if(data.history !== undefined){
-let data208 = data.history;
-if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
-for(const key38 in data208){
-if(!(key38 === "max_versions")){
-const err401 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err401];
-}
-else {
-vErrors.push(err401);
-}
-errors++;
-}
-}
-if(data208.max_versions !== undefined){
-let data209 = data208.max_versions;
-if(!(((typeof data209 == "number") && (!(data209 % 1) && !isNaN(data209))) && (isFinite(data209)))){
-const err402 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err402];
-}
-else {
-vErrors.push(err402);
-}
-errors++;
-}
-if((typeof data209 == "number") && (isFinite(data209))){
-if(data209 > 10000 || isNaN(data209)){
-const err403 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
-if(vErrors === null){
-vErrors = [err403];
-}
-else {
-vErrors.push(err403);
-}
-errors++;
-}
-if(data209 < 1 || isNaN(data209)){
-const err404 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err404];
-}
-else {
-vErrors.push(err404);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err405 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err405];
-}
-else {
-vErrors.push(err405);
-}
-errors++;
-}
-}
-if(data.watch !== undefined){
-let data210 = data.watch;
-if(data210 && typeof data210 == "object" && !Array.isArray(data210)){
-for(const key39 in data210){
-if(!((((((key39 === "event_log_size") || (key39 === "bookmark_interval")) || (key39 === "max_backlog_bytes")) || (key39 === "max_backlog_events")) || (key39 === "max_streams_per_user")) || (key39 === "kinds"))){
-const err406 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err406];
-}
-else {
-vErrors.push(err406);
-}
-errors++;
-}
-}
-if(data210.event_log_size !== undefined){
-let data211 = data210.event_log_size;
-if(!(((typeof data211 == "number") && (!(data211 % 1) && !isNaN(data211))) && (isFinite(data211)))){
-const err407 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err407];
-}
-else {
-vErrors.push(err407);
-}
-errors++;
-}
-if((typeof data211 == "number") && (isFinite(data211))){
-if(data211 < 100 || isNaN(data211)){
-const err408 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
-if(vErrors === null){
-vErrors = [err408];
-}
-else {
-vErrors.push(err408);
-}
-errors++;
-}
-}
-}
-if(data210.bookmark_interval !== undefined){
-let data212 = data210.bookmark_interval;
-if(typeof data212 === "string"){
-if(func2(data212) < 1){
-const err409 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err409];
-}
-else {
-vErrors.push(err409);
-}
-errors++;
-}
-if(!pattern9.test(data212)){
-const err410 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err410];
-}
-else {
-vErrors.push(err410);
-}
-errors++;
-}
-}
-else {
-const err411 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err411];
-}
-else {
-vErrors.push(err411);
-}
-errors++;
-}
-}
-if(data210.max_backlog_bytes !== undefined){
-let data213 = data210.max_backlog_bytes;
-if(!(((typeof data213 == "number") && (!(data213 % 1) && !isNaN(data213))) && (isFinite(data213)))){
-const err412 = {instancePath:instancePath+"/watch/max_backlog_bytes",schemaPath:"#/properties/watch/properties/max_backlog_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err412];
-}
-else {
-vErrors.push(err412);
-}
-errors++;
-}
-if((typeof data213 == "number") && (isFinite(data213))){
-if(data213 < 1024 || isNaN(data213)){
-const err413 = {instancePath:instancePath+"/watch/max_backlog_bytes",schemaPath:"#/properties/watch/properties/max_backlog_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
-if(vErrors === null){
-vErrors = [err413];
-}
-else {
-vErrors.push(err413);
-}
-errors++;
-}
-}
-}
-if(data210.max_backlog_events !== undefined){
-let data214 = data210.max_backlog_events;
-if(!(((typeof data214 == "number") && (!(data214 % 1) && !isNaN(data214))) && (isFinite(data214)))){
-const err414 = {instancePath:instancePath+"/watch/max_backlog_events",schemaPath:"#/properties/watch/properties/max_backlog_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err414];
-}
-else {
-vErrors.push(err414);
-}
-errors++;
-}
-if((typeof data214 == "number") && (isFinite(data214))){
-if(data214 < 1 || isNaN(data214)){
-const err415 = {instancePath:instancePath+"/watch/max_backlog_events",schemaPath:"#/properties/watch/properties/max_backlog_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err415];
-}
-else {
-vErrors.push(err415);
-}
-errors++;
-}
-}
-}
-if(data210.max_streams_per_user !== undefined){
-let data215 = data210.max_streams_per_user;
-if(!(((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215))) && (isFinite(data215)))){
-const err416 = {instancePath:instancePath+"/watch/max_streams_per_user",schemaPath:"#/properties/watch/properties/max_streams_per_user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err416];
-}
-else {
-vErrors.push(err416);
-}
-errors++;
-}
-if((typeof data215 == "number") && (isFinite(data215))){
-if(data215 < 1 || isNaN(data215)){
-const err417 = {instancePath:instancePath+"/watch/max_streams_per_user",schemaPath:"#/properties/watch/properties/max_streams_per_user/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err417];
-}
-else {
-vErrors.push(err417);
-}
-errors++;
-}
-}
-}
-if(data210.kinds !== undefined){
-let data216 = data210.kinds;
-if(Array.isArray(data216)){
-const len25 = data216.length;
-for(let i25=0; i25<len25; i25++){
-if(typeof data216[i25] !== "string"){
-const err418 = {instancePath:instancePath+"/watch/kinds/" + i25,schemaPath:"#/properties/watch/properties/kinds/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err418];
-}
-else {
-vErrors.push(err418);
-}
-errors++;
-}
-}
-}
-else {
-const err419 = {instancePath:instancePath+"/watch/kinds",schemaPath:"#/properties/watch/properties/kinds/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err419];
-}
-else {
-vErrors.push(err419);
-}
-errors++;
-}
-}
-}
-else {
-const err420 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err420];
-}
-else {
-vErrors.push(err420);
-}
-errors++;
-}
-}
-if(data.proxy !== undefined){
-let data218 = data.proxy;
-if(data218 && typeof data218 == "object" && !Array.isArray(data218)){
-for(const key40 in data218){
-if(!((((((key40 === "timeout") || (key40 === "max_duration")) || (key40 === "max_concurrent")) || (key40 === "denied_networks")) || (key40 === "allow_loopback")) || (key40 === "sql"))){
-const err421 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err421];
-}
-else {
-vErrors.push(err421);
-}
-errors++;
-}
-}
-if(data218.timeout !== undefined){
-let data219 = data218.timeout;
-if(typeof data219 === "string"){
-if(func2(data219) < 1){
-const err422 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err422];
-}
-else {
-vErrors.push(err422);
-}
-errors++;
-}
-if(!pattern9.test(data219)){
-const err423 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err423];
-}
-else {
-vErrors.push(err423);
-}
-errors++;
-}
-}
-else {
-const err424 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err424];
-}
-else {
-vErrors.push(err424);
-}
-errors++;
-}
-}
-if(data218.max_duration !== undefined){
-let data220 = data218.max_duration;
-if(typeof data220 === "string"){
-if(func2(data220) < 1){
-const err425 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err425];
-}
-else {
-vErrors.push(err425);
-}
-errors++;
-}
-if(!pattern9.test(data220)){
-const err426 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err426];
-}
-else {
-vErrors.push(err426);
-}
-errors++;
-}
-}
-else {
-const err427 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err427];
-}
-else {
-vErrors.push(err427);
-}
-errors++;
-}
-}
-if(data218.max_concurrent !== undefined){
-let data221 = data218.max_concurrent;
-if(!(((typeof data221 == "number") && (!(data221 % 1) && !isNaN(data221))) && (isFinite(data221)))){
-const err428 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err428];
-}
-else {
-vErrors.push(err428);
-}
-errors++;
-}
-if((typeof data221 == "number") && (isFinite(data221))){
-if(data221 < 1 || isNaN(data221)){
-const err429 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err429];
-}
-else {
-vErrors.push(err429);
-}
-errors++;
-}
-}
-}
-if(data218.denied_networks !== undefined){
-let data222 = data218.denied_networks;
-if(Array.isArray(data222)){
-const len26 = data222.length;
-for(let i26=0; i26<len26; i26++){
-let data223 = data222[i26];
-if(typeof data223 === "string"){
-if(!pattern62.test(data223)){
-const err430 = {instancePath:instancePath+"/proxy/denied_networks/" + i26,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
-if(vErrors === null){
-vErrors = [err430];
-}
-else {
-vErrors.push(err430);
-}
-errors++;
-}
-}
-else {
-const err431 = {instancePath:instancePath+"/proxy/denied_networks/" + i26,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err431];
-}
-else {
-vErrors.push(err431);
-}
-errors++;
-}
-}
-}
-else {
-const err432 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err432];
-}
-else {
-vErrors.push(err432);
-}
-errors++;
-}
-}
-if(data218.allow_loopback !== undefined){
-if(typeof data218.allow_loopback !== "boolean"){
-const err433 = {instancePath:instancePath+"/proxy/allow_loopback",schemaPath:"#/properties/proxy/properties/allow_loopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err433];
-}
-else {
-vErrors.push(err433);
-}
-errors++;
-}
-}
-if(data218.sql !== undefined){
-let data225 = data218.sql;
-if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
-for(const key41 in data225){
-if(!((((key41 === "statement_timeout") || (key41 === "max_rows")) || (key41 === "max_bytes")) || (key41 === "max_connections"))){
-const err434 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err434];
-}
-else {
-vErrors.push(err434);
-}
-errors++;
-}
-}
-if(data225.statement_timeout !== undefined){
-let data226 = data225.statement_timeout;
-if(typeof data226 === "string"){
-if(func2(data226) < 1){
-const err435 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err435];
-}
-else {
-vErrors.push(err435);
-}
-errors++;
-}
-if(!pattern9.test(data226)){
-const err436 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err436];
-}
-else {
-vErrors.push(err436);
-}
-errors++;
-}
-}
-else {
-const err437 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err437];
-}
-else {
-vErrors.push(err437);
-}
-errors++;
-}
-}
-if(data225.max_rows !== undefined){
-let data227 = data225.max_rows;
-if(!(((typeof data227 == "number") && (!(data227 % 1) && !isNaN(data227))) && (isFinite(data227)))){
-const err438 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err438];
-}
-else {
-vErrors.push(err438);
-}
-errors++;
-}
-if((typeof data227 == "number") && (isFinite(data227))){
-if(data227 > 10000000 || isNaN(data227)){
-const err439 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"};
-if(vErrors === null){
-vErrors = [err439];
-}
-else {
-vErrors.push(err439);
-}
-errors++;
-}
-if(data227 < 1 || isNaN(data227)){
-const err440 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err440];
-}
-else {
-vErrors.push(err440);
-}
-errors++;
-}
-}
-}
-if(data225.max_bytes !== undefined){
-let data228 = data225.max_bytes;
-if(!(((typeof data228 == "number") && (!(data228 % 1) && !isNaN(data228))) && (isFinite(data228)))){
-const err441 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err441];
-}
-else {
-vErrors.push(err441);
-}
-errors++;
-}
-if((typeof data228 == "number") && (isFinite(data228))){
-if(data228 < 1024 || isNaN(data228)){
-const err442 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
-if(vErrors === null){
-vErrors = [err442];
-}
-else {
-vErrors.push(err442);
-}
-errors++;
-}
-}
-}
-if(data225.max_connections !== undefined){
-let data229 = data225.max_connections;
-if(!(((typeof data229 == "number") && (!(data229 % 1) && !isNaN(data229))) && (isFinite(data229)))){
-const err443 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err443];
-}
-else {
-vErrors.push(err443);
-}
-errors++;
-}
-if((typeof data229 == "number") && (isFinite(data229))){
-if(data229 > 100 || isNaN(data229)){
-const err444 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
-if(vErrors === null){
-vErrors = [err444];
-}
-else {
-vErrors.push(err444);
-}
-errors++;
-}
-if(data229 < 1 || isNaN(data229)){
-const err445 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err445];
-}
-else {
-vErrors.push(err445);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err446 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err446];
-}
-else {
-vErrors.push(err446);
-}
-errors++;
-}
-}
-}
-else {
-const err447 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err447];
-}
-else {
-vErrors.push(err447);
-}
-errors++;
-}
-}
-if(data.plugin !== undefined){
-let data230 = data.plugin;
-if(data230 && typeof data230 == "object" && !Array.isArray(data230)){
-for(const key42 in data230){
-if(!(((((((key42 === "schemas_dir") || (key42 === "path")) || (key42 === "archive_path")) || (key42 === "archive_paths")) || (key42 === "enable_dev")) || (key42 === "enabled")) || (key42 === "disabled"))){
-const err448 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err448];
-}
-else {
-vErrors.push(err448);
-}
-errors++;
-}
-}
-if(data230.schemas_dir !== undefined){
-if(typeof data230.schemas_dir !== "string"){
-const err449 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err449];
-}
-else {
-vErrors.push(err449);
-}
-errors++;
-}
-}
-if(data230.path !== undefined){
-if(typeof data230.path !== "string"){
-const err450 = {instancePath:instancePath+"/plugin/path",schemaPath:"#/properties/plugin/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err450];
-}
-else {
-vErrors.push(err450);
-}
-errors++;
-}
-}
-if(data230.archive_path !== undefined){
-if(typeof data230.archive_path !== "string"){
-const err451 = {instancePath:instancePath+"/plugin/archive_path",schemaPath:"#/properties/plugin/properties/archive_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err451];
-}
-else {
-vErrors.push(err451);
-}
-errors++;
-}
-}
-if(data230.archive_paths !== undefined){
-let data234 = data230.archive_paths;
-if(Array.isArray(data234)){
-const len27 = data234.length;
-for(let i27=0; i27<len27; i27++){
-if(typeof data234[i27] !== "string"){
-const err452 = {instancePath:instancePath+"/plugin/archive_paths/" + i27,schemaPath:"#/properties/plugin/properties/archive_paths/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err452];
-}
-else {
-vErrors.push(err452);
-}
-errors++;
-}
-}
-}
-else {
-const err453 = {instancePath:instancePath+"/plugin/archive_paths",schemaPath:"#/properties/plugin/properties/archive_paths/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err453];
-}
-else {
-vErrors.push(err453);
-}
-errors++;
-}
-}
-if(data230.enable_dev !== undefined){
-if(typeof data230.enable_dev !== "boolean"){
-const err454 = {instancePath:instancePath+"/plugin/enable_dev",schemaPath:"#/properties/plugin/properties/enable_dev/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err454];
-}
-else {
-vErrors.push(err454);
-}
-errors++;
-}
-}
-if(data230.enabled !== undefined){
-let data237 = data230.enabled;
-if(Array.isArray(data237)){
-const len28 = data237.length;
-for(let i28=0; i28<len28; i28++){
-if(typeof data237[i28] !== "string"){
-const err455 = {instancePath:instancePath+"/plugin/enabled/" + i28,schemaPath:"#/properties/plugin/properties/enabled/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err455];
-}
-else {
-vErrors.push(err455);
-}
-errors++;
-}
-}
-}
-else {
-const err456 = {instancePath:instancePath+"/plugin/enabled",schemaPath:"#/properties/plugin/properties/enabled/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err456];
-}
-else {
-vErrors.push(err456);
-}
-errors++;
-}
-}
-if(data230.disabled !== undefined){
-let data239 = data230.disabled;
-if(Array.isArray(data239)){
-const len29 = data239.length;
-for(let i29=0; i29<len29; i29++){
-if(typeof data239[i29] !== "string"){
-const err457 = {instancePath:instancePath+"/plugin/disabled/" + i29,schemaPath:"#/properties/plugin/properties/disabled/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err457];
-}
-else {
-vErrors.push(err457);
-}
-errors++;
-}
-}
-}
-else {
-const err458 = {instancePath:instancePath+"/plugin/disabled",schemaPath:"#/properties/plugin/properties/disabled/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err458];
-}
-else {
-vErrors.push(err458);
-}
-errors++;
-}
-}
-}
-else {
-const err459 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err459];
-}
-else {
-vErrors.push(err459);
-}
-errors++;
-}
-}
-if(data.http !== undefined){
-let data241 = data.http;
-if(data241 && typeof data241 == "object" && !Array.isArray(data241)){
-for(const key43 in data241){
-if(!(((((key43 === "body_limit") || (key43 === "max_json_depth")) || (key43 === "headers_timeout")) || (key43 === "request_timeout")) || (key43 === "shutdown_grace"))){
-const err460 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err460];
-}
-else {
-vErrors.push(err460);
-}
-errors++;
-}
-}
-if(data241.body_limit !== undefined){
-let data242 = data241.body_limit;
-if(!(((typeof data242 == "number") && (!(data242 % 1) && !isNaN(data242))) && (isFinite(data242)))){
-const err461 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err461];
-}
-else {
-vErrors.push(err461);
-}
-errors++;
-}
-if((typeof data242 == "number") && (isFinite(data242))){
-if(data242 < 1024 || isNaN(data242)){
-const err462 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
-if(vErrors === null){
-vErrors = [err462];
-}
-else {
-vErrors.push(err462);
-}
-errors++;
-}
-}
-}
-if(data241.max_json_depth !== undefined){
-let data243 = data241.max_json_depth;
-if(!(((typeof data243 == "number") && (!(data243 % 1) && !isNaN(data243))) && (isFinite(data243)))){
-const err463 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err463];
-}
-else {
-vErrors.push(err463);
-}
-errors++;
-}
-if((typeof data243 == "number") && (isFinite(data243))){
-if(data243 > 1000 || isNaN(data243)){
-const err464 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
-if(vErrors === null){
-vErrors = [err464];
-}
-else {
-vErrors.push(err464);
-}
-errors++;
-}
-if(data243 < 1 || isNaN(data243)){
-const err465 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err465];
-}
-else {
-vErrors.push(err465);
-}
-errors++;
-}
-}
-}
-if(data241.headers_timeout !== undefined){
-let data244 = data241.headers_timeout;
-if(typeof data244 === "string"){
-if(func2(data244) < 1){
-const err466 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err466];
-}
-else {
-vErrors.push(err466);
-}
-errors++;
-}
-if(!pattern9.test(data244)){
-const err467 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err467];
-}
-else {
-vErrors.push(err467);
-}
-errors++;
-}
-}
-else {
-const err468 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err468];
-}
-else {
-vErrors.push(err468);
-}
-errors++;
-}
-}
-if(data241.request_timeout !== undefined){
-let data245 = data241.request_timeout;
-if(typeof data245 === "string"){
-if(func2(data245) < 1){
-const err469 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err469];
-}
-else {
-vErrors.push(err469);
-}
-errors++;
-}
-if(!pattern9.test(data245)){
-const err470 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err470];
-}
-else {
-vErrors.push(err470);
-}
-errors++;
-}
-}
-else {
-const err471 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err471];
-}
-else {
-vErrors.push(err471);
-}
-errors++;
-}
-}
-if(data241.shutdown_grace !== undefined){
-let data246 = data241.shutdown_grace;
-if(typeof data246 === "string"){
-if(func2(data246) < 1){
-const err472 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err472];
-}
-else {
-vErrors.push(err472);
-}
-errors++;
-}
-if(!pattern9.test(data246)){
-const err473 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err473];
-}
-else {
-vErrors.push(err473);
-}
-errors++;
-}
-}
-else {
-const err474 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err474];
-}
-else {
-vErrors.push(err474);
-}
-errors++;
-}
-}
-}
-else {
-const err475 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err475];
-}
-else {
-vErrors.push(err475);
-}
-errors++;
-}
-}
-if(data.log !== undefined){
-let data247 = data.log;
-if(data247 && typeof data247 == "object" && !Array.isArray(data247)){
-for(const key44 in data247){
-if(!(key44 === "level")){
-const err476 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err476];
-}
-else {
-vErrors.push(err476);
-}
-errors++;
-}
-}
-if(data247.level !== undefined){
-let data248 = data247.level;
-if(typeof data248 !== "string"){
-const err477 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err477];
-}
-else {
-vErrors.push(err477);
-}
-errors++;
-}
-if(!(((((((data248 === "trace") || (data248 === "debug")) || (data248 === "info")) || (data248 === "warn")) || (data248 === "error")) || (data248 === "fatal")) || (data248 === "silent"))){
-const err478 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err478];
-}
-else {
-vErrors.push(err478);
-}
-errors++;
-}
-}
-}
-else {
-const err479 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err479];
-}
-else {
-vErrors.push(err479);
-}
-errors++;
-}
-}
-if(data.audit !== undefined){
-let data249 = data.audit;
-if(data249 && typeof data249 == "object" && !Array.isArray(data249)){
-for(const key45 in data249){
-if(!(((key45 === "retention") || (key45 === "coalesce_window")) || (key45 === "file"))){
-const err480 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err480];
-}
-else {
-vErrors.push(err480);
-}
-errors++;
-}
-}
-if(data249.retention !== undefined){
-let data250 = data249.retention;
-if(typeof data250 === "string"){
-if(func2(data250) < 1){
-const err481 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err481];
-}
-else {
-vErrors.push(err481);
-}
-errors++;
-}
-if(!pattern9.test(data250)){
-const err482 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err482];
-}
-else {
-vErrors.push(err482);
-}
-errors++;
-}
-}
-else {
-const err483 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err483];
-}
-else {
-vErrors.push(err483);
-}
-errors++;
-}
-}
-if(data249.coalesce_window !== undefined){
-let data251 = data249.coalesce_window;
-if(typeof data251 === "string"){
-if(func2(data251) < 1){
-const err484 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err484];
-}
-else {
-vErrors.push(err484);
-}
-errors++;
-}
-if(!pattern9.test(data251)){
-const err485 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err485];
-}
-else {
-vErrors.push(err485);
-}
-errors++;
-}
-}
-else {
-const err486 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err486];
-}
-else {
-vErrors.push(err486);
-}
-errors++;
-}
-}
-if(data249.file !== undefined){
-let data252 = data249.file;
-if(typeof data252 === "string"){
-if(func2(data252) < 1){
-const err487 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err487];
-}
-else {
-vErrors.push(err487);
-}
-errors++;
-}
-}
-else {
-const err488 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err488];
-}
-else {
-vErrors.push(err488);
-}
-errors++;
-}
-}
-}
-else {
-const err489 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err489];
-}
-else {
-vErrors.push(err489);
-}
-errors++;
-}
-}
-if(data.provisioning !== undefined){
-let data253 = data.provisioning;
-if(data253 && typeof data253 == "object" && !Array.isArray(data253)){
-for(const key46 in data253){
-if(!((((((key46 === "folders") || (key46 === "interval")) || (key46 === "enable_watch")) || (key46 === "git")) || (key46 === "work_dir")) || (key46 === "git_timeout"))){
-const err490 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err490];
-}
-else {
-vErrors.push(err490);
-}
-errors++;
-}
-}
-if(data253.folders !== undefined){
-let data254 = data253.folders;
-if(Array.isArray(data254)){
-const len30 = data254.length;
-for(let i30=0; i30<len30; i30++){
-let data255 = data254[i30];
-if(typeof data255 === "string"){
-if(func2(data255) < 1){
-const err491 = {instancePath:instancePath+"/provisioning/folders/" + i30,schemaPath:"#/properties/provisioning/properties/folders/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err491];
-}
-else {
-vErrors.push(err491);
-}
-errors++;
-}
-}
-else {
-const err492 = {instancePath:instancePath+"/provisioning/folders/" + i30,schemaPath:"#/properties/provisioning/properties/folders/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err492];
-}
-else {
-vErrors.push(err492);
-}
-errors++;
-}
-}
-}
-else {
-const err493 = {instancePath:instancePath+"/provisioning/folders",schemaPath:"#/properties/provisioning/properties/folders/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err493];
-}
-else {
-vErrors.push(err493);
-}
-errors++;
-}
-}
-if(data253.interval !== undefined){
-let data256 = data253.interval;
-if(typeof data256 === "string"){
-if(func2(data256) < 1){
-const err494 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err494];
-}
-else {
-vErrors.push(err494);
-}
-errors++;
-}
-if(!pattern9.test(data256)){
-const err495 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err495];
-}
-else {
-vErrors.push(err495);
-}
-errors++;
-}
-}
-else {
-const err496 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err496];
-}
-else {
-vErrors.push(err496);
-}
-errors++;
-}
-}
-if(data253.enable_watch !== undefined){
-if(typeof data253.enable_watch !== "boolean"){
-const err497 = {instancePath:instancePath+"/provisioning/enable_watch",schemaPath:"#/properties/provisioning/properties/enable_watch/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err497];
-}
-else {
-vErrors.push(err497);
-}
-errors++;
-}
-}
-if(data253.git !== undefined){
-let data258 = data253.git;
-if(Array.isArray(data258)){
-const len31 = data258.length;
-for(let i31=0; i31<len31; i31++){
-let data259 = data258[i31];
-if(data259 && typeof data259 == "object" && !Array.isArray(data259)){
-if(data259.url === undefined){
-const err498 = {instancePath:instancePath+"/provisioning/git/" + i31,schemaPath:"#/properties/provisioning/properties/git/items/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
-if(vErrors === null){
-vErrors = [err498];
-}
-else {
-vErrors.push(err498);
-}
-errors++;
-}
-for(const key47 in data259){
-if(!((((((key47 === "url") || (key47 === "ref")) || (key47 === "path")) || (key47 === "interval")) || (key47 === "username")) || (key47 === "password_file"))){
-const err499 = {instancePath:instancePath+"/provisioning/git/" + i31,schemaPath:"#/properties/provisioning/properties/git/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err499];
-}
-else {
-vErrors.push(err499);
-}
-errors++;
-}
-}
-if(data259.url !== undefined){
-let data260 = data259.url;
-if(typeof data260 === "string"){
-if(func2(data260) < 1){
-const err500 = {instancePath:instancePath+"/provisioning/git/" + i31+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err500];
-}
-else {
-vErrors.push(err500);
-}
-errors++;
-}
-}
-else {
-const err501 = {instancePath:instancePath+"/provisioning/git/" + i31+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err501];
-}
-else {
-vErrors.push(err501);
-}
-errors++;
-}
-}
-if(data259.ref !== undefined){
-let data261 = data259.ref;
-if(typeof data261 === "string"){
-if(func2(data261) < 1){
-const err502 = {instancePath:instancePath+"/provisioning/git/" + i31+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err502];
-}
-else {
-vErrors.push(err502);
-}
-errors++;
-}
-if(!pattern70.test(data261)){
-const err503 = {instancePath:instancePath+"/provisioning/git/" + i31+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/pattern",keyword:"pattern",params:{pattern: "^[^-\\s][^\\s]*$"},message:"must match pattern \""+"^[^-\\s][^\\s]*$"+"\""};
-if(vErrors === null){
-vErrors = [err503];
-}
-else {
-vErrors.push(err503);
-}
-errors++;
-}
-}
-else {
-const err504 = {instancePath:instancePath+"/provisioning/git/" + i31+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err504];
-}
-else {
-vErrors.push(err504);
-}
-errors++;
-}
-}
-if(data259.path !== undefined){
-if(typeof data259.path !== "string"){
-const err505 = {instancePath:instancePath+"/provisioning/git/" + i31+"/path",schemaPath:"#/properties/provisioning/properties/git/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err505];
-}
-else {
-vErrors.push(err505);
-}
-errors++;
-}
-}
-if(data259.interval !== undefined){
-let data263 = data259.interval;
-if(typeof data263 === "string"){
-if(func2(data263) < 1){
-const err506 = {instancePath:instancePath+"/provisioning/git/" + i31+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err506];
-}
-else {
-vErrors.push(err506);
-}
-errors++;
-}
-if(!pattern9.test(data263)){
-const err507 = {instancePath:instancePath+"/provisioning/git/" + i31+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err507];
-}
-else {
-vErrors.push(err507);
-}
-errors++;
-}
-}
-else {
-const err508 = {instancePath:instancePath+"/provisioning/git/" + i31+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err508];
-}
-else {
-vErrors.push(err508);
-}
-errors++;
-}
-}
-if(data259.username !== undefined){
-let data264 = data259.username;
-if(typeof data264 === "string"){
-if(func2(data264) < 1){
-const err509 = {instancePath:instancePath+"/provisioning/git/" + i31+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err509];
-}
-else {
-vErrors.push(err509);
-}
-errors++;
-}
-}
-else {
-const err510 = {instancePath:instancePath+"/provisioning/git/" + i31+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err510];
-}
-else {
-vErrors.push(err510);
-}
-errors++;
-}
-}
-if(data259.password_file !== undefined){
-let data265 = data259.password_file;
-if(typeof data265 === "string"){
-if(func2(data265) < 1){
-const err511 = {instancePath:instancePath+"/provisioning/git/" + i31+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err511];
-}
-else {
-vErrors.push(err511);
-}
-errors++;
-}
-}
-else {
-const err512 = {instancePath:instancePath+"/provisioning/git/" + i31+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err512];
-}
-else {
-vErrors.push(err512);
-}
-errors++;
-}
-}
-}
-else {
-const err513 = {instancePath:instancePath+"/provisioning/git/" + i31,schemaPath:"#/properties/provisioning/properties/git/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err513];
-}
-else {
-vErrors.push(err513);
-}
-errors++;
-}
-}
-}
-else {
-const err514 = {instancePath:instancePath+"/provisioning/git",schemaPath:"#/properties/provisioning/properties/git/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err514];
-}
-else {
-vErrors.push(err514);
-}
-errors++;
-}
-}
-if(data253.work_dir !== undefined){
-let data266 = data253.work_dir;
-if(typeof data266 === "string"){
-if(func2(data266) < 1){
-const err515 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err515];
-}
-else {
-vErrors.push(err515);
-}
-errors++;
-}
-}
-else {
-const err516 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err516];
-}
-else {
-vErrors.push(err516);
-}
-errors++;
-}
-}
-if(data253.git_timeout !== undefined){
-let data267 = data253.git_timeout;
-if(typeof data267 === "string"){
-if(func2(data267) < 1){
-const err517 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err517];
-}
-else {
-vErrors.push(err517);
-}
-errors++;
-}
-if(!pattern9.test(data267)){
-const err518 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err518];
-}
-else {
-vErrors.push(err518);
-}
-errors++;
-}
-}
-else {
-const err519 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err519];
-}
-else {
-vErrors.push(err519);
-}
-errors++;
-}
-}
-}
-else {
-const err520 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err520];
-}
-else {
-vErrors.push(err520);
-}
-errors++;
-}
-}
-if(data.frontend !== undefined){
-let data268 = data.frontend;
-if(data268 && typeof data268 == "object" && !Array.isArray(data268)){
-for(const key48 in data268){
-if(!((((((key48 === "disable") || (key48 === "explorer")) || (key48 === "information")) || (key48 === "important_dashboards")) || (key48 === "time_range")) || (key48 === "banner"))){
-const err521 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err521];
-}
-else {
-vErrors.push(err521);
-}
-errors++;
-}
-}
-if(data268.disable !== undefined){
-if(typeof data268.disable !== "boolean"){
-const err522 = {instancePath:instancePath+"/frontend/disable",schemaPath:"#/properties/frontend/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err522];
-}
-else {
-vErrors.push(err522);
-}
-errors++;
-}
-}
-if(data268.explorer !== undefined){
-let data270 = data268.explorer;
-if(data270 && typeof data270 == "object" && !Array.isArray(data270)){
-for(const key49 in data270){
-if(!(key49 === "enable")){
-const err523 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err523];
-}
-else {
-vErrors.push(err523);
-}
-errors++;
-}
-}
-if(data270.enable !== undefined){
-if(typeof data270.enable !== "boolean"){
-const err524 = {instancePath:instancePath+"/frontend/explorer/enable",schemaPath:"#/properties/frontend/properties/explorer/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err524];
-}
-else {
-vErrors.push(err524);
-}
-errors++;
-}
-}
-}
-else {
-const err525 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err525];
-}
-else {
-vErrors.push(err525);
-}
-errors++;
-}
-}
-if(data268.information !== undefined){
-if(typeof data268.information !== "string"){
-const err526 = {instancePath:instancePath+"/frontend/information",schemaPath:"#/properties/frontend/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err526];
-}
-else {
-vErrors.push(err526);
-}
-errors++;
-}
-}
-if(data268.important_dashboards !== undefined){
-let data273 = data268.important_dashboards;
-if(Array.isArray(data273)){
-const len32 = data273.length;
-for(let i32=0; i32<len32; i32++){
-let data274 = data273[i32];
-if(data274 && typeof data274 == "object" && !Array.isArray(data274)){
-for(const key50 in data274){
-if(!((key50 === "project") || (key50 === "dashboard"))){
-const err527 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32,schemaPath:"#/properties/frontend/properties/important_dashboards/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err527];
-}
-else {
-vErrors.push(err527);
-}
-errors++;
-}
-}
-if(data274.project !== undefined){
-if(typeof data274.project !== "string"){
-const err528 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32+"/project",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err528];
-}
-else {
-vErrors.push(err528);
-}
-errors++;
-}
-}
-if(data274.dashboard !== undefined){
-if(typeof data274.dashboard !== "string"){
-const err529 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32+"/dashboard",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/dashboard/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err529];
-}
-else {
-vErrors.push(err529);
-}
-errors++;
-}
-}
-}
-else {
-const err530 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32,schemaPath:"#/properties/frontend/properties/important_dashboards/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err530];
-}
-else {
-vErrors.push(err530);
-}
-errors++;
-}
-}
-}
-else {
-const err531 = {instancePath:instancePath+"/frontend/important_dashboards",schemaPath:"#/properties/frontend/properties/important_dashboards/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err531];
-}
-else {
-vErrors.push(err531);
-}
-errors++;
-}
-}
-if(data268.time_range !== undefined){
-let data277 = data268.time_range;
-if(data277 && typeof data277 == "object" && !Array.isArray(data277)){
-for(const key51 in data277){
-if(!(((key51 === "options") || (key51 === "disable_custom")) || (key51 === "disable_zoom"))){
-const err532 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err532];
-}
-else {
-vErrors.push(err532);
-}
-errors++;
-}
-}
-if(data277.options !== undefined){
-let data278 = data277.options;
-if(Array.isArray(data278)){
-const len33 = data278.length;
-for(let i33=0; i33<len33; i33++){
-let data279 = data278[i33];
-if(typeof data279 === "string"){
-if(func2(data279) < 1){
-const err533 = {instancePath:instancePath+"/frontend/time_range/options/" + i33,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err533];
-}
-else {
-vErrors.push(err533);
-}
-errors++;
-}
-if(!pattern9.test(data279)){
-const err534 = {instancePath:instancePath+"/frontend/time_range/options/" + i33,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err534];
-}
-else {
-vErrors.push(err534);
-}
-errors++;
-}
-}
-else {
-const err535 = {instancePath:instancePath+"/frontend/time_range/options/" + i33,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err535];
-}
-else {
-vErrors.push(err535);
-}
-errors++;
-}
-}
-}
-else {
-const err536 = {instancePath:instancePath+"/frontend/time_range/options",schemaPath:"#/properties/frontend/properties/time_range/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err536];
-}
-else {
-vErrors.push(err536);
-}
-errors++;
-}
-}
-if(data277.disable_custom !== undefined){
-if(typeof data277.disable_custom !== "boolean"){
-const err537 = {instancePath:instancePath+"/frontend/time_range/disable_custom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_custom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err537];
-}
-else {
-vErrors.push(err537);
-}
-errors++;
-}
-}
-if(data277.disable_zoom !== undefined){
-if(typeof data277.disable_zoom !== "boolean"){
-const err538 = {instancePath:instancePath+"/frontend/time_range/disable_zoom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_zoom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err538];
-}
-else {
-vErrors.push(err538);
-}
-errors++;
-}
-}
-}
-else {
-const err539 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err539];
-}
-else {
-vErrors.push(err539);
-}
-errors++;
-}
-}
-if(data268.banner !== undefined){
-let data282 = data268.banner;
-if(data282 && typeof data282 == "object" && !Array.isArray(data282)){
-for(const key52 in data282){
-if(!((key52 === "severity") || (key52 === "information"))){
-const err540 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err540];
-}
-else {
-vErrors.push(err540);
-}
-errors++;
-}
-}
-if(data282.severity !== undefined){
-let data283 = data282.severity;
-if(typeof data283 !== "string"){
-const err541 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err541];
-}
-else {
-vErrors.push(err541);
-}
-errors++;
-}
-if(!((((data283 === "error") || (data283 === "warning")) || (data283 === "info")) || (data283 === "success"))){
-const err542 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/enum",keyword:"enum",params:{allowedValues: schema89.properties.frontend.properties.banner.properties.severity.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err542];
-}
-else {
-vErrors.push(err542);
-}
-errors++;
-}
-}
-if(data282.information !== undefined){
-if(typeof data282.information !== "string"){
-const err543 = {instancePath:instancePath+"/frontend/banner/information",schemaPath:"#/properties/frontend/properties/banner/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err543];
-}
-else {
-vErrors.push(err543);
-}
-errors++;
-}
-}
-}
-else {
-const err544 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err544];
-}
-else {
-vErrors.push(err544);
-}
-errors++;
-}
-}
-}
-else {
-const err545 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err545];
-}
-else {
-vErrors.push(err545);
-}
-errors++;
-}
-}
-if(data.datasource !== undefined){
-let data285 = data.datasource;
-if(data285 && typeof data285 == "object" && !Array.isArray(data285)){
-for(const key53 in data285){
-if(!(((((key53 === "global") || (key53 === "project")) || (key53 === "disable_local")) || (key53 === "http_proxy")) || (key53 === "cloudwatch"))){
-const err546 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err546];
-}
-else {
-vErrors.push(err546);
-}
-errors++;
-}
-}
-if(data285.global !== undefined){
-let data286 = data285.global;
-if(data286 && typeof data286 == "object" && !Array.isArray(data286)){
-for(const key54 in data286){
-if(!((key54 === "disable") || (key54 === "discovery"))){
-const err547 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key54},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err547];
-}
-else {
-vErrors.push(err547);
-}
-errors++;
-}
-}
-if(data286.disable !== undefined){
-if(typeof data286.disable !== "boolean"){
-const err548 = {instancePath:instancePath+"/datasource/global/disable",schemaPath:"#/properties/datasource/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err548];
-}
-else {
-vErrors.push(err548);
-}
-errors++;
-}
-}
-if(data286.discovery !== undefined){
-let data288 = data286.discovery;
-if(Array.isArray(data288)){
-const len34 = data288.length;
-for(let i34=0; i34<len34; i34++){
-let data289 = data288[i34];
-if(!(data289 && typeof data289 == "object" && !Array.isArray(data289))){
-const err549 = {instancePath:instancePath+"/datasource/global/discovery/" + i34,schemaPath:"#/properties/datasource/properties/global/properties/discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err549];
-}
-else {
-vErrors.push(err549);
-}
-errors++;
-}
-}
-}
-else {
-const err550 = {instancePath:instancePath+"/datasource/global/discovery",schemaPath:"#/properties/datasource/properties/global/properties/discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err550];
-}
-else {
-vErrors.push(err550);
-}
-errors++;
-}
-}
-}
-else {
-const err551 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err551];
-}
-else {
-vErrors.push(err551);
-}
-errors++;
-}
-}
-if(data285.project !== undefined){
-let data290 = data285.project;
-if(data290 && typeof data290 == "object" && !Array.isArray(data290)){
-for(const key55 in data290){
-if(!(key55 === "disable")){
-const err552 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key55},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err552];
-}
-else {
-vErrors.push(err552);
-}
-errors++;
-}
-}
-if(data290.disable !== undefined){
-if(typeof data290.disable !== "boolean"){
-const err553 = {instancePath:instancePath+"/datasource/project/disable",schemaPath:"#/properties/datasource/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err553];
-}
-else {
-vErrors.push(err553);
-}
-errors++;
-}
-}
-}
-else {
-const err554 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err554];
-}
-else {
-vErrors.push(err554);
-}
-errors++;
-}
-}
-if(data285.disable_local !== undefined){
-if(typeof data285.disable_local !== "boolean"){
-const err555 = {instancePath:instancePath+"/datasource/disable_local",schemaPath:"#/properties/datasource/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err555];
-}
-else {
-vErrors.push(err555);
-}
-errors++;
-}
-}
-if(data285.http_proxy !== undefined){
-let data293 = data285.http_proxy;
-if(!(data293 && typeof data293 == "object" && !Array.isArray(data293))){
-const err556 = {instancePath:instancePath+"/datasource/http_proxy",schemaPath:"#/properties/datasource/properties/http_proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err556];
-}
-else {
-vErrors.push(err556);
-}
-errors++;
-}
-}
-if(data285.cloudwatch !== undefined){
-let data294 = data285.cloudwatch;
-if(!(data294 && typeof data294 == "object" && !Array.isArray(data294))){
-const err557 = {instancePath:instancePath+"/datasource/cloudwatch",schemaPath:"#/properties/datasource/properties/cloudwatch/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err557];
-}
-else {
-vErrors.push(err557);
-}
-errors++;
-}
-}
-}
-else {
-const err558 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err558];
-}
-else {
-vErrors.push(err558);
-}
-errors++;
-}
-}
-if(data.variable !== undefined){
-let data295 = data.variable;
-if(data295 && typeof data295 == "object" && !Array.isArray(data295)){
-for(const key56 in data295){
-if(!(((key56 === "global") || (key56 === "project")) || (key56 === "disable_local"))){
-const err559 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key56},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err559];
-}
-else {
-vErrors.push(err559);
-}
-errors++;
-}
-}
-if(data295.global !== undefined){
-let data296 = data295.global;
-if(data296 && typeof data296 == "object" && !Array.isArray(data296)){
-for(const key57 in data296){
-if(!(key57 === "disable")){
-const err560 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key57},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err560];
-}
-else {
-vErrors.push(err560);
-}
-errors++;
-}
-}
-if(data296.disable !== undefined){
-if(typeof data296.disable !== "boolean"){
-const err561 = {instancePath:instancePath+"/variable/global/disable",schemaPath:"#/properties/variable/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err561];
-}
-else {
-vErrors.push(err561);
-}
-errors++;
-}
-}
-}
-else {
-const err562 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err562];
-}
-else {
-vErrors.push(err562);
-}
-errors++;
-}
-}
-if(data295.project !== undefined){
-let data298 = data295.project;
-if(data298 && typeof data298 == "object" && !Array.isArray(data298)){
-for(const key58 in data298){
-if(!(key58 === "disable")){
-const err563 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key58},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err563];
-}
-else {
-vErrors.push(err563);
-}
-errors++;
-}
-}
-if(data298.disable !== undefined){
-if(typeof data298.disable !== "boolean"){
-const err564 = {instancePath:instancePath+"/variable/project/disable",schemaPath:"#/properties/variable/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err564];
-}
-else {
-vErrors.push(err564);
-}
-errors++;
-}
-}
-}
-else {
-const err565 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err565];
-}
-else {
-vErrors.push(err565);
-}
-errors++;
-}
-}
-if(data295.disable_local !== undefined){
-if(typeof data295.disable_local !== "boolean"){
-const err566 = {instancePath:instancePath+"/variable/disable_local",schemaPath:"#/properties/variable/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err566];
-}
-else {
-vErrors.push(err566);
-}
-errors++;
-}
-}
-}
-else {
-const err567 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err567];
-}
-else {
-vErrors.push(err567);
-}
-errors++;
-}
-}
-if(data.dashboard !== undefined){
-let data301 = data.dashboard;
-if(data301 && typeof data301 == "object" && !Array.isArray(data301)){
-for(const key59 in data301){
-if(!(key59 === "custom_lint_rules")){
-const err568 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key59},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err568];
-}
-else {
-vErrors.push(err568);
-}
-errors++;
-}
-}
-if(data301.custom_lint_rules !== undefined){
-let data302 = data301.custom_lint_rules;
-if(Array.isArray(data302)){
-const len35 = data302.length;
-for(let i35=0; i35<len35; i35++){
-let data303 = data302[i35];
-if(data303 && typeof data303 == "object" && !Array.isArray(data303)){
-for(const key60 in data303){
-if(!(((((key60 === "name") || (key60 === "target")) || (key60 === "assertion")) || (key60 === "message")) || (key60 === "disable"))){
-const err569 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key60},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err569];
-}
-else {
-vErrors.push(err569);
-}
-errors++;
-}
-}
-if(data303.name !== undefined){
-if(typeof data303.name !== "string"){
-const err570 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/name",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err570];
-}
-else {
-vErrors.push(err570);
-}
-errors++;
-}
-}
-if(data303.target !== undefined){
-if(typeof data303.target !== "string"){
-const err571 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/target",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err571];
-}
-else {
-vErrors.push(err571);
-}
-errors++;
-}
-}
-if(data303.assertion !== undefined){
-if(typeof data303.assertion !== "string"){
-const err572 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/assertion",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/assertion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err572];
-}
-else {
-vErrors.push(err572);
-}
-errors++;
-}
-}
-if(data303.message !== undefined){
-if(typeof data303.message !== "string"){
-const err573 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/message",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err573];
-}
-else {
-vErrors.push(err573);
-}
-errors++;
-}
-}
-if(data303.disable !== undefined){
-if(typeof data303.disable !== "boolean"){
-const err574 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/disable",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err574];
-}
-else {
-vErrors.push(err574);
-}
-errors++;
-}
-}
-}
-else {
-const err575 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err575];
-}
-else {
-vErrors.push(err575);
-}
-errors++;
-}
-}
-}
-else {
-const err576 = {instancePath:instancePath+"/dashboard/custom_lint_rules",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err576];
-}
-else {
-vErrors.push(err576);
-}
-errors++;
-}
-}
-}
-else {
-const err577 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err577];
-}
-else {
-vErrors.push(err577);
-}
-errors++;
-}
-}
-if(data.search !== undefined){
-let data309 = data.search;
-if(data309 && typeof data309 == "object" && !Array.isArray(data309)){
-for(const key61 in data309){
-if(!(((key61 === "check_latest_update_interval") || (key61 === "excluded_chars")) || (key61 === "index_keys"))){
-const err578 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key61},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err578];
-}
-else {
-vErrors.push(err578);
-}
-errors++;
-}
-}
-if(data309.check_latest_update_interval !== undefined){
-let data310 = data309.check_latest_update_interval;
-if(typeof data310 === "string"){
-if(func2(data310) < 1){
-const err579 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err579];
-}
-else {
-vErrors.push(err579);
-}
-errors++;
-}
-if(!pattern9.test(data310)){
-const err580 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
-if(vErrors === null){
-vErrors = [err580];
-}
-else {
-vErrors.push(err580);
-}
-errors++;
-}
-}
-else {
-const err581 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err581];
-}
-else {
-vErrors.push(err581);
-}
-errors++;
-}
-}
-if(data309.excluded_chars !== undefined){
-let data311 = data309.excluded_chars;
-if(Array.isArray(data311)){
-const len36 = data311.length;
-for(let i36=0; i36<len36; i36++){
-if(typeof data311[i36] !== "string"){
-const err582 = {instancePath:instancePath+"/search/excluded_chars/" + i36,schemaPath:"#/properties/search/properties/excluded_chars/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err582];
-}
-else {
-vErrors.push(err582);
-}
-errors++;
-}
-}
-}
-else {
-const err583 = {instancePath:instancePath+"/search/excluded_chars",schemaPath:"#/properties/search/properties/excluded_chars/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err583];
-}
-else {
-vErrors.push(err583);
-}
-errors++;
-}
-}
-if(data309.index_keys !== undefined){
-let data313 = data309.index_keys;
-if(data313 && typeof data313 == "object" && !Array.isArray(data313)){
-for(const key62 in data313){
-if(!(key62 === "dashboard")){
-const err584 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key62},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err584];
-}
-else {
-vErrors.push(err584);
-}
-errors++;
-}
-}
-if(data313.dashboard !== undefined){
-let data314 = data313.dashboard;
-if(Array.isArray(data314)){
-const len37 = data314.length;
-for(let i37=0; i37<len37; i37++){
-if(typeof data314[i37] !== "string"){
-const err585 = {instancePath:instancePath+"/search/index_keys/dashboard/" + i37,schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err585];
-}
-else {
-vErrors.push(err585);
-}
-errors++;
-}
-}
-}
-else {
-const err586 = {instancePath:instancePath+"/search/index_keys/dashboard",schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err586];
-}
-else {
-vErrors.push(err586);
-}
-errors++;
-}
-}
-}
-else {
-const err587 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err587];
-}
-else {
-vErrors.push(err587);
-}
-errors++;
-}
-}
-}
-else {
-const err588 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err588];
-}
-else {
-vErrors.push(err588);
-}
-errors++;
-}
-}
-if(data.schemas !== undefined){
-let data316 = data.schemas;
-if(!(data316 && typeof data316 == "object" && !Array.isArray(data316))){
-const err589 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err589];
-}
-else {
-vErrors.push(err589);
-}
-errors++;
-}
-}
-if(data.global_datasource_discovery !== undefined){
-let data317 = data.global_datasource_discovery;
-if(Array.isArray(data317)){
-const len38 = data317.length;
-for(let i38=0; i38<len38; i38++){
-let data318 = data317[i38];
-if(!(data318 && typeof data318 == "object" && !Array.isArray(data318))){
-const err590 = {instancePath:instancePath+"/global_datasource_discovery/" + i38,schemaPath:"#/properties/global_datasource_discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err590];
-}
-else {
-vErrors.push(err590);
-}
-errors++;
-}
-}
-}
-else {
-const err591 = {instancePath:instancePath+"/global_datasource_discovery",schemaPath:"#/properties/global_datasource_discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err591];
-}
-else {
-vErrors.push(err591);
-}
-errors++;
-}
-}
-}
-else {
-const err592 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err592];
-}
-else {
-vErrors.push(err592);
-}
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate101.errors = vErrors;
 return errors === 0;
