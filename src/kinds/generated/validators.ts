@@ -8687,10 +8687,13 @@ return errors === 0;
 }
 
 export const ServerConfig = validate101;
-const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"default":"login","description":"Property of the user-info answer that names the dashplane user."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}}}}}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on the resolved address whatever form the URL uses. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] allows everything)."}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"max_body_nodes":{"type":"integer","minimum":1000,"default":100000,"description":"Maximum number of values (objects, arrays, strings, numbers, booleans, nulls) in a JSON or YAML body, a YAML alias counting as a copy of what it names. Checked before a JSON body is parsed and while a YAML body is read. The largest real dashboards hold about 20,000 (a 5 MB body written like them, about 170,000: raise the limit for such bodies)."},"max_object_keys":{"type":"integer","minimum":100,"default":10000,"description":"Maximum number of keys in one object (one YAML mapping) of a JSON or YAML body. Real objects hold at most a few hundred (the panels of a dashboard)."},"worker_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"20s","description":"Longest time the work of one request may take in the server's worker thread, where it runs off the event loop: reading a YAML body larger than 64 KB, migrating a Grafana dashboard. A request whose work takes longer is refused with 413. Duration such as \"20s\"."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}}},"additionalProperties":false};
-const pattern25 = new RegExp("^https?://[^\\s]+$", "u");
-const pattern28 = new RegExp("^[^\\s]*$", "u");
-const pattern51 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
+const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"api_prefix":{"type":"string","pattern":"^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$","description":"Serve the HTTP API, the datasource proxy and the web UI's files under this path (Perses' key), e.g. \"/perses\" behind a reverse proxy that forwards https://example.com/perses/...: the API is then at /perses/api/v1/..., the proxy at /perses/proxy/..., and every other path answers 404 (except /metrics, kept at the root for scrapers). A trailing \"/\" is dropped. The web UI still calls the API at /api: under a prefix, use dashctl or percli (docs/configuration.md, \"Perses configuration\")."},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used. Perses' file and sql keys are refused at start, naming what to use instead.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false},"file":{"type":"object","description":"Perses' file database. Refused: dashplane stores resources in database.level (one directory, path default ./data) or database.postgres; it would not write where this key says. To bring a Perses file database in, start with database.level and apply the folder's files (dashctl apply -f FOLDER, or provisioning.folders)."},"sql":{"type":"object","description":"Perses' SQL (MySQL/MariaDB) database. Refused: dashplane stores resources in database.postgres (PostgreSQL, for several replicas) or database.level; it would not write to the MySQL database this key names. Copy the resources over with dashctl (get from Perses, apply to dashplane)."}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"cors":{"title":"CorsConfig","description":"Cross-origin resource sharing: lets web pages served from other origins call the API from a browser. The keys and answers are Perses' (a Perses configuration's security.cors works unchanged). Off by default: no CORS headers are sent and OPTIONS requests are answered 405. A cookie-authenticated write is accepted from another origin only when allow_credentials is true and the origin is in allow_origins (see docs/security.md).","type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Send CORS headers and answer preflight (OPTIONS) requests with 204."},"allow_origins":{"type":"array","items":{"type":"string","minLength":1},"default":["*"],"description":"Origins (scheme://host[:port], as browsers send them in Origin) allowed to read answers. \"*\" allows every origin and is answered as Access-Control-Allow-Origin: *; \"*\" inside an entry matches any characters and \"?\" one (https://*.example.com). An allowed origin is answered with itself. \"*\" cannot be combined with allow_credentials."},"allow_methods":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z]+$"},"default":[],"description":"Access-Control-Allow-Methods of a preflight answer, joined with \",\". Empty: the methods the requested path is served with (\"OPTIONS, GET, POST\" for /api/v1/projects)."},"allow_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Allow-Headers of a preflight answer, joined with \",\". Empty: the headers the preflight asks for (Access-Control-Request-Headers) are allowed."},"allow_credentials":{"type":"boolean","default":false,"description":"Answer Access-Control-Allow-Credentials: true, so browsers send and expose cookies and Authorization on cross-origin requests. Needs an explicit allow_origins list; cookie-authenticated writes from those origins are then accepted."},"expose_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Expose-Headers of answers to allowed origins (e.g. ETag, Link, X-Dashplane-Version), joined with \",\"."},"max_age":{"type":"integer","default":0,"description":"Access-Control-Max-Age in seconds: how long a browser may reuse a preflight answer. 0 sends no header; a negative value sends 0 (never reuse)."}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"logout":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"logout_redirect_param_name":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: logging out of dashplane ends its session, not the provider's (the provider's own sign-out page does)."}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"description":"Property of the user-info answer that names the dashplane user. Without it, \"login\", then \"username\" (as Perses reads them); a profile with neither is named after its e-mail address (its local part when allowed_email_domains names a single domain). A profile without \"id\" is identified by that login, else its e-mail address (docs/auth.md)."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."}}}},"kubernetes":{"type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Perses' Kubernetes authentication (tokens checked with TokenReview). dashplane has none: true is refused at start (users would not sign in the way the configuration says); use an OIDC provider, such as the cluster's issuer."}},"additionalProperties":false,"description":"Perses' Kubernetes authentication provider."}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.","deprecated":true},"provider":{"type":"object","additionalProperties":false,"description":"Perses' authorization providers.","properties":{"native":{"type":"object","additionalProperties":false,"description":"Perses' native RBAC: what dashplane does.","properties":{"enable":{"type":"boolean","description":"Accepted: dashplane's RBAC is on with security.enable_auth."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."},"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"description":"Where newer Perses versions write guest_permissions: the same as security.authorization.guest_permissions (setting both is refused)."}}},"kubernetes":{"type":"object","description":"Perses' Kubernetes authorization (SubjectAccessReview). dashplane has none: enable: true is refused at start (permissions would not be what the configuration says); use Roles and bindings, or role_mappings.","properties":{"enable":{"type":"boolean","default":false}}}}}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"ephemeral_dashboards_cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Perses' older key (deprecated there): read as ephemeral_dashboard.cleanup_interval when that is not set, with a warning at start."},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."},"max_backlog_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum."},"max_backlog_events":{"type":"integer","minimum":1,"default":1000,"description":"Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log."},"max_streams_per_user":{"type":"integer","minimum":1,"default":100,"description":"Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own)."},"kinds":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' kinds that may be watched; dashplane serves ?watch=true on every list."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL, MySQL, MariaDB). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction, MariaDB's max_statement_time or MySQL's max_execution_time for its session (a statement still running 1 s later is stopped with KILL QUERY); past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: PostgreSQL stops after this many (plus one, to tell; MySQL's and MariaDB's connection is closed there), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a PostgreSQL datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."},"path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of runtime plugins (JavaScript and CUE archives); dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_paths":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folders of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enable_dev":{"type":"boolean","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' plugin development mode; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"disabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins not to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"max_body_nodes":{"type":"integer","minimum":1000,"default":100000,"description":"Maximum number of values (objects, arrays, strings, numbers, booleans, nulls) in a JSON or YAML body, a YAML alias counting as a copy of what it names. Checked before a JSON body is parsed and while a YAML body is read. The largest real dashboards hold about 20,000 (a 5 MB body written like them, about 170,000: raise the limit for such bodies)."},"max_object_keys":{"type":"integer","minimum":100,"default":10000,"description":"Maximum number of keys in one object (one YAML mapping) of a JSON or YAML body. Real objects hold at most a few hundred (the panels of a dashboard)."},"worker_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"20s","description":"Longest time the work of one request may take in the server's worker thread, where it runs off the event loop: reading a YAML body larger than 64 KB, migrating a Grafana dashboard. A request whose work takes longer is refused with 413. Duration such as \"20s\"."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}},"provisioning":{"title":"ProvisioningConfig","description":"Provisioning (Perses' keys, and Git sources): resources read from folders and Git repositories, created or updated at start and again every interval through the same write pipeline as the API, as field manager provisioning. Nothing is ever deleted because it left a file. See docs/provisioning.md.","type":"object","default":{},"additionalProperties":false,"properties":{"folders":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Folders read recursively (*.yaml, *.yml and *.json files; entries whose name starts with \".\" are skipped; symbolic links are followed). A file holds one resource, a list of them (a JSON array or YAML sequence), or several YAML documents."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"1h","description":"How often the folders are read again and applied (a Git source fetches at its own interval, this one by default). Duration such as \"1h\", \"5m\"; more than 0."},"enable_watch":{"type":"boolean","default":false,"description":"Also read a folder again shortly (200 ms) after a file in it changes; the interval still applies."},"git":{"type":"array","default":[],"description":"Git repositories to provision from (dashplane's own): each is cloned with the git program (a shallow clone of one branch or tag), fetched again every interval, and read like a folder.","items":{"title":"ProvisioningGitSource","type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"The repository: https://, http://, ssh:// or file:// URL, user@host:path, or a local path. No password in it: use password_file."},"ref":{"type":"string","minLength":1,"pattern":"^[^-\\s][^\\s]*$","description":"The branch or tag to read (git clone --branch). Unset: the repository's default branch."},"path":{"type":"string","default":"","description":"The folder inside the repository to read (e.g. \"dashboards\"); empty: the whole repository."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How often to fetch and apply this repository. Unset: provisioning.interval. Duration such as \"1m\"; more than 0."},"username":{"type":"string","minLength":1,"default":"git","description":"The user name sent with password_file over HTTP(S) (with an access token, most hosts take any name)."},"password_file":{"type":"string","minLength":1,"description":"A file holding the password or access token for HTTP(S), read before each fetch (so it may be rotated); never logged, never passed on a command line."}}}},"work_dir":{"type":"string","minLength":1,"description":"Where Git sources are cloned, one directory per source, kept across restarts. Unset: provisioning-git in database.level.path with LevelDB; with PostgreSQL, a new temporary directory per process (each replica clones for itself; set it to keep clones across restarts, one per replica)."},"git_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"2m","description":"Longest a git clone or fetch may take before it is stopped and the source reported as failing. Duration such as \"2m\"."}}},"frontend":{"title":"FrontendConfig","type":"object","additionalProperties":false,"default":{},"description":"The web UI (Perses' keys). Settings for Perses' own UI are accepted and shown by GET /api/config, for a Perses UI pointed at this server; dashplane's UI does not read them (a warning at start names each).","properties":{"disable":{"type":"boolean","default":false,"description":"Do not serve the web UI: every path outside /api, /proxy and /metrics answers 404."},"explorer":{"type":"object","additionalProperties":false,"properties":{"enable":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's UI always has its Explore page."},"information":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Markdown for Perses' home page; dashplane's home page does not show it."},"important_dashboards":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"project":{"type":"string"},"dashboard":{"type":"string"}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashboards listed on Perses' home page; dashplane's home page lists each user's recent and starred dashboards."},"time_range":{"type":"object","additionalProperties":false,"properties":{"options":{"type":"array","items":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"}},"disable_custom":{"type":"boolean"},"disable_zoom":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the time ranges of Perses' picker; dashplane's picker has its own."},"banner":{"type":"object","additionalProperties":false,"properties":{"severity":{"type":"string","enum":["error","warning","info","success"]},"information":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: a banner on every page of Perses' UI; dashplane's UI does not show it."}}},"datasource":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalDatasource: its routes and its proxy answer 404 (and so do GlobalVariables', which depend on them)."},"discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane does not discover global datasources (HTTP or Kubernetes service discovery); create them (dashctl apply, provisioning)."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Datasource: its routes and its proxy answer 404 (with global.disable too, Variables' as well)."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define datasources of its own (spec.datasources is refused) and the dashboard datasource proxy answers 404."},"http_proxy":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's proxy has its own limits (proxy.timeout, proxy.max_duration, proxy.max_concurrent)."},"cloudwatch":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane has no CloudWatch proxy, so no datasource can use the server's AWS identity."}},"title":"DatasourceFeatureConfig","description":"Which datasources may exist (Perses' keys)."},"variable":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalVariable: its routes answer 404."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Variable: its routes answer 404."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define variables of its own (spec.variables is refused)."}},"title":"VariableFeatureConfig","description":"Which variables may exist (Perses' keys)."},"dashboard":{"title":"DashboardFeatureConfig","type":"object","additionalProperties":false,"description":"Dashboards (Perses' keys).","properties":{"custom_lint_rules":{"type":"array","description":"Perses' lint rules (a JSONPath target and a CEL assertion each). dashplane does not evaluate CEL: a rule that is not disabled is refused at start, since dashboards it would refuse would be saved. Check dashboards before they are applied instead (e.g. in CI), and remove the rules or set disable: true.","items":{"type":"object","additionalProperties":false,"properties":{"name":{"type":"string"},"target":{"type":"string"},"assertion":{"type":"string"},"message":{"type":"string"},"disable":{"type":"boolean"}}}}}},"search":{"type":"object","additionalProperties":false,"properties":{"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},"excluded_chars":{"type":"array","items":{"type":"string"}},"index_keys":{"type":"object","additionalProperties":false,"properties":{"dashboard":{"type":"array","items":{"type":"string"}}}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads the store and needs no index settings."},"schemas":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' CUE schema folders (deprecated there); dashplane's plugin schemas are JSON Schemas (plugin.schemas_dir)."},"global_datasource_discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the older place of datasource.global.discovery; dashplane does not discover global datasources."}},"additionalProperties":false};
+const pattern22 = new RegExp("^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$", "u");
+const pattern23 = new RegExp("^[A-Za-z]+$", "u");
+const pattern27 = new RegExp("^https?://[^\\s]+$", "u");
+const pattern30 = new RegExp("^[^\\s]*$", "u");
+const pattern62 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
+const pattern71 = new RegExp("^[^-\\s][^\\s]*$", "u");
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
@@ -8734,12 +8737,11 @@ vErrors.push(err2);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.database !== undefined){
-let data1 = data.database;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-for(const key1 in data1){
-if(!((key1 === "level") || (key1 === "postgres"))){
-const err3 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data.api_prefix !== undefined){
+let data1 = data.api_prefix;
+if(typeof data1 === "string"){
+if(!pattern22.test(data1)){
+const err3 = {instancePath:instancePath+"/api_prefix",schemaPath:"#/properties/api_prefix/pattern",keyword:"pattern",params:{pattern: "^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$"},message:"must match pattern \""+"^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8749,12 +8751,8 @@ vErrors.push(err3);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data1.level !== undefined){
-let data2 = data1.level;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-for(const key2 in data2){
-if(!(key2 === "path")){
-const err4 = {instancePath:instancePath+"/database/level",schemaPath:"#/properties/database/properties/level/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+else {
+const err4 = {instancePath:instancePath+"/api_prefix",schemaPath:"#/properties/api_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8764,11 +8762,12 @@ vErrors.push(err4);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data2.path !== undefined){
-let data3 = data2.path;
-if(typeof data3 === "string"){
-if(func2(data3) < 1){
-const err5 = {instancePath:instancePath+"/database/level/path",schemaPath:"#/properties/database/properties/level/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.database !== undefined){
+let data2 = data.database;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+for(const key1 in data2){
+if(!((((key1 === "level") || (key1 === "postgres")) || (key1 === "file")) || (key1 === "sql"))){
+const err5 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8778,8 +8777,12 @@ vErrors.push(err5);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/database/level/path",schemaPath:"#/properties/database/properties/level/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data2.level !== undefined){
+let data3 = data2.level;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+for(const key2 in data3){
+if(!(key2 === "path")){
+const err6 = {instancePath:instancePath+"/database/level",schemaPath:"#/properties/database/properties/level/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8789,9 +8792,11 @@ vErrors.push(err6);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/database/level",schemaPath:"#/properties/database/properties/level/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3.path !== undefined){
+let data4 = data3.path;
+if(typeof data4 === "string"){
+if(func2(data4) < 1){
+const err7 = {instancePath:instancePath+"/database/level/path",schemaPath:"#/properties/database/properties/level/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8801,12 +8806,8 @@ vErrors.push(err7);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data1.postgres !== undefined){
-let data4 = data1.postgres;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-for(const key3 in data4){
-if(!((((((((key3 === "url") || (key3 === "host")) || (key3 === "port")) || (key3 === "user")) || (key3 === "database")) || (key3 === "password_file")) || (key3 === "pool_size")) || (key3 === "tls"))){
-const err8 = {instancePath:instancePath+"/database/postgres",schemaPath:"#/properties/database/properties/postgres/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+else {
+const err8 = {instancePath:instancePath+"/database/level/path",schemaPath:"#/properties/database/properties/level/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8816,9 +8817,9 @@ vErrors.push(err8);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data4.url !== undefined){
-if(typeof data4.url !== "string"){
-const err9 = {instancePath:instancePath+"/database/postgres/url",schemaPath:"#/properties/database/properties/postgres/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err9 = {instancePath:instancePath+"/database/level",schemaPath:"#/properties/database/properties/level/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8828,9 +8829,12 @@ vErrors.push(err9);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data4.host !== undefined){
-if(typeof data4.host !== "string"){
-const err10 = {instancePath:instancePath+"/database/postgres/host",schemaPath:"#/properties/database/properties/postgres/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data2.postgres !== undefined){
+let data5 = data2.postgres;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+for(const key3 in data5){
+if(!((((((((key3 === "url") || (key3 === "host")) || (key3 === "port")) || (key3 === "user")) || (key3 === "database")) || (key3 === "password_file")) || (key3 === "pool_size")) || (key3 === "tls"))){
+const err10 = {instancePath:instancePath+"/database/postgres",schemaPath:"#/properties/database/properties/postgres/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8840,10 +8844,9 @@ vErrors.push(err10);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data4.port !== undefined){
-let data7 = data4.port;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err11 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data5.url !== undefined){
+if(typeof data5.url !== "string"){
+const err11 = {instancePath:instancePath+"/database/postgres/url",schemaPath:"#/properties/database/properties/postgres/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8852,9 +8855,10 @@ vErrors.push(err11);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 > 65535 || isNaN(data7)){
-const err12 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"};
+}
+if(data5.host !== undefined){
+if(typeof data5.host !== "string"){
+const err12 = {instancePath:instancePath+"/database/postgres/host",schemaPath:"#/properties/database/properties/postgres/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8863,8 +8867,11 @@ vErrors.push(err12);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data7 < 1 || isNaN(data7)){
-const err13 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data5.port !== undefined){
+let data8 = data5.port;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err13 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8873,11 +8880,9 @@ vErrors.push(err13);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-if(data4.user !== undefined){
-if(typeof data4.user !== "string"){
-const err14 = {instancePath:instancePath+"/database/postgres/user",schemaPath:"#/properties/database/properties/postgres/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 65535 || isNaN(data8)){
+const err14 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8886,10 +8891,8 @@ vErrors.push(err14);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data4.database !== undefined){
-if(typeof data4.database !== "string"){
-const err15 = {instancePath:instancePath+"/database/postgres/database",schemaPath:"#/properties/database/properties/postgres/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8 < 1 || isNaN(data8)){
+const err15 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8899,9 +8902,10 @@ vErrors.push(err15);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data4.password_file !== undefined){
-if(typeof data4.password_file !== "string"){
-const err16 = {instancePath:instancePath+"/database/postgres/password_file",schemaPath:"#/properties/database/properties/postgres/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data5.user !== undefined){
+if(typeof data5.user !== "string"){
+const err16 = {instancePath:instancePath+"/database/postgres/user",schemaPath:"#/properties/database/properties/postgres/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8911,10 +8915,9 @@ vErrors.push(err16);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data4.pool_size !== undefined){
-let data11 = data4.pool_size;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err17 = {instancePath:instancePath+"/database/postgres/pool_size",schemaPath:"#/properties/database/properties/postgres/properties/pool_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data5.database !== undefined){
+if(typeof data5.database !== "string"){
+const err17 = {instancePath:instancePath+"/database/postgres/database",schemaPath:"#/properties/database/properties/postgres/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8923,9 +8926,10 @@ vErrors.push(err17);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 1 || isNaN(data11)){
-const err18 = {instancePath:instancePath+"/database/postgres/pool_size",schemaPath:"#/properties/database/properties/postgres/properties/pool_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data5.password_file !== undefined){
+if(typeof data5.password_file !== "string"){
+const err18 = {instancePath:instancePath+"/database/postgres/password_file",schemaPath:"#/properties/database/properties/postgres/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -8935,10 +8939,10 @@ vErrors.push(err18);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-if(data4.tls !== undefined){
-if(typeof data4.tls !== "boolean"){
-const err19 = {instancePath:instancePath+"/database/postgres/tls",schemaPath:"#/properties/database/properties/postgres/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data5.pool_size !== undefined){
+let data12 = data5.pool_size;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err19 = {instancePath:instancePath+"/database/postgres/pool_size",schemaPath:"#/properties/database/properties/postgres/properties/pool_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8947,10 +8951,9 @@ vErrors.push(err19);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/database/postgres",schemaPath:"#/properties/database/properties/postgres/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 < 1 || isNaN(data12)){
+const err20 = {instancePath:instancePath+"/database/postgres/pool_size",schemaPath:"#/properties/database/properties/postgres/properties/pool_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8961,8 +8964,9 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
-else {
-const err21 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5.tls !== undefined){
+if(typeof data5.tls !== "boolean"){
+const err21 = {instancePath:instancePath+"/database/postgres/tls",schemaPath:"#/properties/database/properties/postgres/properties/tls/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8972,12 +8976,9 @@ vErrors.push(err21);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.security !== undefined){
-let data13 = data.security;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-for(const key4 in data13){
-if(!(func12.call(schema89.properties.security.properties, key4))){
-const err22 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+}
+else {
+const err22 = {instancePath:instancePath+"/database/postgres",schemaPath:"#/properties/database/properties/postgres/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8987,9 +8988,10 @@ vErrors.push(err22);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data13.enable_auth !== undefined){
-if(typeof data13.enable_auth !== "boolean"){
-const err23 = {instancePath:instancePath+"/security/enable_auth",schemaPath:"#/properties/security/properties/enable_auth/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data2.file !== undefined){
+let data14 = data2.file;
+if(!(data14 && typeof data14 == "object" && !Array.isArray(data14))){
+const err23 = {instancePath:instancePath+"/database/file",schemaPath:"#/properties/database/properties/file/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -8999,9 +9001,10 @@ vErrors.push(err23);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data13.readonly !== undefined){
-if(typeof data13.readonly !== "boolean"){
-const err24 = {instancePath:instancePath+"/security/readonly",schemaPath:"#/properties/security/properties/readonly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data2.sql !== undefined){
+let data15 = data2.sql;
+if(!(data15 && typeof data15 == "object" && !Array.isArray(data15))){
+const err24 = {instancePath:instancePath+"/database/sql",schemaPath:"#/properties/database/properties/sql/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -9011,9 +9014,9 @@ vErrors.push(err24);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data13.encryption_key !== undefined){
-if(typeof data13.encryption_key !== "string"){
-const err25 = {instancePath:instancePath+"/security/encryption_key",schemaPath:"#/properties/security/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err25 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -9023,9 +9026,12 @@ vErrors.push(err25);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data13.encryption_key_file !== undefined){
-if(typeof data13.encryption_key_file !== "string"){
-const err26 = {instancePath:instancePath+"/security/encryption_key_file",schemaPath:"#/properties/security/properties/encryption_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.security !== undefined){
+let data16 = data.security;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+for(const key4 in data16){
+if(!(func12.call(schema89.properties.security.properties, key4))){
+const err26 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -9035,13 +9041,9 @@ vErrors.push(err26);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data13.previous_encryption_keys !== undefined){
-let data18 = data13.previous_encryption_keys;
-if(Array.isArray(data18)){
-const len0 = data18.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data18[i0] !== "string"){
-const err27 = {instancePath:instancePath+"/security/previous_encryption_keys/" + i0,schemaPath:"#/properties/security/properties/previous_encryption_keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16.enable_auth !== undefined){
+if(typeof data16.enable_auth !== "boolean"){
+const err27 = {instancePath:instancePath+"/security/enable_auth",schemaPath:"#/properties/security/properties/enable_auth/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -9051,9 +9053,9 @@ vErrors.push(err27);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/security/previous_encryption_keys",schemaPath:"#/properties/security/properties/previous_encryption_keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data16.readonly !== undefined){
+if(typeof data16.readonly !== "boolean"){
+const err28 = {instancePath:instancePath+"/security/readonly",schemaPath:"#/properties/security/properties/readonly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -9063,9 +9065,9 @@ vErrors.push(err28);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data13.secret_files_dir !== undefined){
-if(typeof data13.secret_files_dir !== "string"){
-const err29 = {instancePath:instancePath+"/security/secret_files_dir",schemaPath:"#/properties/security/properties/secret_files_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16.encryption_key !== undefined){
+if(typeof data16.encryption_key !== "string"){
+const err29 = {instancePath:instancePath+"/security/encryption_key",schemaPath:"#/properties/security/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -9075,12 +9077,9 @@ vErrors.push(err29);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data13.cookie !== undefined){
-let data21 = data13.cookie;
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-for(const key5 in data21){
-if(!((key5 === "same_site") || (key5 === "secure"))){
-const err30 = {instancePath:instancePath+"/security/cookie",schemaPath:"#/properties/security/properties/cookie/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(data16.encryption_key_file !== undefined){
+if(typeof data16.encryption_key_file !== "string"){
+const err30 = {instancePath:instancePath+"/security/encryption_key_file",schemaPath:"#/properties/security/properties/encryption_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -9090,10 +9089,13 @@ vErrors.push(err30);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data21.same_site !== undefined){
-let data22 = data21.same_site;
-if(typeof data22 !== "string"){
-const err31 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16.previous_encryption_keys !== undefined){
+let data21 = data16.previous_encryption_keys;
+if(Array.isArray(data21)){
+const len0 = data21.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data21[i0] !== "string"){
+const err31 = {instancePath:instancePath+"/security/previous_encryption_keys/" + i0,schemaPath:"#/properties/security/properties/previous_encryption_keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -9102,8 +9104,10 @@ vErrors.push(err31);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!(((data22 === "lax") || (data22 === "strict")) || (data22 === "none"))){
-const err32 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/security/previous_encryption_keys",schemaPath:"#/properties/security/properties/previous_encryption_keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -9113,9 +9117,9 @@ vErrors.push(err32);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data21.secure !== undefined){
-if(typeof data21.secure !== "boolean"){
-const err33 = {instancePath:instancePath+"/security/cookie/secure",schemaPath:"#/properties/security/properties/cookie/properties/secure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data16.secret_files_dir !== undefined){
+if(typeof data16.secret_files_dir !== "string"){
+const err33 = {instancePath:instancePath+"/security/secret_files_dir",schemaPath:"#/properties/security/properties/secret_files_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -9125,9 +9129,12 @@ vErrors.push(err33);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err34 = {instancePath:instancePath+"/security/cookie",schemaPath:"#/properties/security/properties/cookie/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data16.cookie !== undefined){
+let data24 = data16.cookie;
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+for(const key5 in data24){
+if(!((key5 === "same_site") || (key5 === "secure"))){
+const err34 = {instancePath:instancePath+"/security/cookie",schemaPath:"#/properties/security/properties/cookie/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -9137,12 +9144,10 @@ vErrors.push(err34);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data13.authentication !== undefined){
-let data24 = data13.authentication;
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-for(const key6 in data24){
-if(!(((((((key6 === "access_token_ttl") || (key6 === "refresh_token_ttl")) || (key6 === "disable_sign_up")) || (key6 === "providers")) || (key6 === "password_hash_cost")) || (key6 === "login_rate_limit")) || (key6 === "max_token_ttl"))){
-const err35 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(data24.same_site !== undefined){
+let data25 = data24.same_site;
+if(typeof data25 !== "string"){
+const err35 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -9151,12 +9156,8 @@ vErrors.push(err35);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data24.access_token_ttl !== undefined){
-let data25 = data24.access_token_ttl;
-if(typeof data25 === "string"){
-if(func2(data25) < 1){
-const err36 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!(((data25 === "lax") || (data25 === "strict")) || (data25 === "none"))){
+const err36 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -9165,8 +9166,10 @@ vErrors.push(err36);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data25)){
-const err37 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data24.secure !== undefined){
+if(typeof data24.secure !== "boolean"){
+const err37 = {instancePath:instancePath+"/security/cookie/secure",schemaPath:"#/properties/security/properties/cookie/properties/secure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -9176,8 +9179,9 @@ vErrors.push(err37);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
+}
 else {
-const err38 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err38 = {instancePath:instancePath+"/security/cookie",schemaPath:"#/properties/security/properties/cookie/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -9187,11 +9191,12 @@ vErrors.push(err38);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data24.refresh_token_ttl !== undefined){
-let data26 = data24.refresh_token_ttl;
-if(typeof data26 === "string"){
-if(func2(data26) < 1){
-const err39 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data16.cors !== undefined){
+let data27 = data16.cors;
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+for(const key6 in data27){
+if(!(((((((key6 === "enable") || (key6 === "allow_origins")) || (key6 === "allow_methods")) || (key6 === "allow_headers")) || (key6 === "allow_credentials")) || (key6 === "expose_headers")) || (key6 === "max_age"))){
+const err39 = {instancePath:instancePath+"/security/cors",schemaPath:"#/properties/security/properties/cors/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -9200,8 +9205,10 @@ vErrors.push(err39);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data26)){
-const err40 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data27.enable !== undefined){
+if(typeof data27.enable !== "boolean"){
+const err40 = {instancePath:instancePath+"/security/cors/enable",schemaPath:"#/properties/security/properties/cors/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -9211,8 +9218,15 @@ vErrors.push(err40);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err41 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data27.allow_origins !== undefined){
+let data29 = data27.allow_origins;
+if(Array.isArray(data29)){
+const len1 = data29.length;
+for(let i1=0; i1<len1; i1++){
+let data30 = data29[i1];
+if(typeof data30 === "string"){
+if(func2(data30) < 1){
+const err41 = {instancePath:instancePath+"/security/cors/allow_origins/" + i1,schemaPath:"#/properties/security/properties/cors/properties/allow_origins/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -9222,9 +9236,8 @@ vErrors.push(err41);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data24.disable_sign_up !== undefined){
-if(typeof data24.disable_sign_up !== "boolean"){
-const err42 = {instancePath:instancePath+"/security/authentication/disable_sign_up",schemaPath:"#/properties/security/properties/authentication/properties/disable_sign_up/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err42 = {instancePath:instancePath+"/security/cors/allow_origins/" + i1,schemaPath:"#/properties/security/properties/cors/properties/allow_origins/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -9234,12 +9247,9 @@ vErrors.push(err42);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data24.providers !== undefined){
-let data28 = data24.providers;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-for(const key7 in data28){
-if(!(((key7 === "enable_native") || (key7 === "oidc")) || (key7 === "oauth"))){
-const err43 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+}
+else {
+const err43 = {instancePath:instancePath+"/security/cors/allow_origins",schemaPath:"#/properties/security/properties/cors/properties/allow_origins/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -9249,9 +9259,15 @@ vErrors.push(err43);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data28.enable_native !== undefined){
-if(typeof data28.enable_native !== "boolean"){
-const err44 = {instancePath:instancePath+"/security/authentication/providers/enable_native",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/enable_native/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data27.allow_methods !== undefined){
+let data31 = data27.allow_methods;
+if(Array.isArray(data31)){
+const len2 = data31.length;
+for(let i2=0; i2<len2; i2++){
+let data32 = data31[i2];
+if(typeof data32 === "string"){
+if(!pattern23.test(data32)){
+const err44 = {instancePath:instancePath+"/security/cors/allow_methods/" + i2,schemaPath:"#/properties/security/properties/cors/properties/allow_methods/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]+$"},message:"must match pattern \""+"^[A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -9261,15 +9277,8 @@ vErrors.push(err44);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data28.oidc !== undefined){
-let data30 = data28.oidc;
-if(Array.isArray(data30)){
-const len1 = data30.length;
-for(let i1=0; i1<len1; i1++){
-let data31 = data30[i1];
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-if(data31.slug_id === undefined){
-const err45 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
+else {
+const err45 = {instancePath:instancePath+"/security/cors/allow_methods/" + i2,schemaPath:"#/properties/security/properties/cors/properties/allow_methods/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -9278,8 +9287,10 @@ vErrors.push(err45);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data31.name === undefined){
-const err46 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/security/cors/allow_methods",schemaPath:"#/properties/security/properties/cors/properties/allow_methods/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -9288,8 +9299,16 @@ vErrors.push(err46);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data31.client_id === undefined){
-const err47 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
+}
+if(data27.allow_headers !== undefined){
+let data33 = data27.allow_headers;
+if(Array.isArray(data33)){
+const len3 = data33.length;
+for(let i3=0; i3<len3; i3++){
+let data34 = data33[i3];
+if(typeof data34 === "string"){
+if(func2(data34) < 1){
+const err47 = {instancePath:instancePath+"/security/cors/allow_headers/" + i3,schemaPath:"#/properties/security/properties/cors/properties/allow_headers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -9298,8 +9317,9 @@ vErrors.push(err47);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data31.issuer === undefined){
-const err48 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
+}
+else {
+const err48 = {instancePath:instancePath+"/security/cors/allow_headers/" + i3,schemaPath:"#/properties/security/properties/cors/properties/allow_headers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -9308,9 +9328,10 @@ vErrors.push(err48);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key8 in data31){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key8))){
-const err49 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/security/cors/allow_headers",schemaPath:"#/properties/security/properties/cors/properties/allow_headers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -9320,11 +9341,9 @@ vErrors.push(err49);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.slug_id !== undefined){
-let data32 = data31.slug_id;
-if(typeof data32 === "string"){
-if(func2(data32) > 75){
-const err50 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data27.allow_credentials !== undefined){
+if(typeof data27.allow_credentials !== "boolean"){
+const err50 = {instancePath:instancePath+"/security/cors/allow_credentials",schemaPath:"#/properties/security/properties/cors/properties/allow_credentials/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -9333,8 +9352,16 @@ vErrors.push(err50);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data32) < 1){
-const err51 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data27.expose_headers !== undefined){
+let data36 = data27.expose_headers;
+if(Array.isArray(data36)){
+const len4 = data36.length;
+for(let i4=0; i4<len4; i4++){
+let data37 = data36[i4];
+if(typeof data37 === "string"){
+if(func2(data37) < 1){
+const err51 = {instancePath:instancePath+"/security/cors/expose_headers/" + i4,schemaPath:"#/properties/security/properties/cors/properties/expose_headers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -9343,8 +9370,9 @@ vErrors.push(err51);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data32)){
-const err52 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+else {
+const err52 = {instancePath:instancePath+"/security/cors/expose_headers/" + i4,schemaPath:"#/properties/security/properties/cors/properties/expose_headers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -9354,8 +9382,9 @@ vErrors.push(err52);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
+}
 else {
-const err53 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err53 = {instancePath:instancePath+"/security/cors/expose_headers",schemaPath:"#/properties/security/properties/cors/properties/expose_headers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -9365,11 +9394,10 @@ vErrors.push(err53);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.name !== undefined){
-let data33 = data31.name;
-if(typeof data33 === "string"){
-if(func2(data33) < 1){
-const err54 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data27.max_age !== undefined){
+let data38 = data27.max_age;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+const err54 = {instancePath:instancePath+"/security/cors/max_age",schemaPath:"#/properties/security/properties/cors/properties/max_age/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -9379,8 +9407,9 @@ vErrors.push(err54);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
+}
 else {
-const err55 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err55 = {instancePath:instancePath+"/security/cors",schemaPath:"#/properties/security/properties/cors/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -9390,11 +9419,12 @@ vErrors.push(err55);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.client_id !== undefined){
-let data34 = data31.client_id;
-if(typeof data34 === "string"){
-if(func2(data34) < 1){
-const err56 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data16.authentication !== undefined){
+let data39 = data16.authentication;
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+for(const key7 in data39){
+if(!(func12.call(schema89.properties.security.properties.authentication.properties, key7))){
+const err56 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -9404,8 +9434,11 @@ vErrors.push(err56);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err57 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data39.access_token_ttl !== undefined){
+let data40 = data39.access_token_ttl;
+if(typeof data40 === "string"){
+if(func2(data40) < 1){
+const err57 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -9414,10 +9447,8 @@ vErrors.push(err57);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data31.client_secret !== undefined){
-if(typeof data31.client_secret !== "string"){
-const err58 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data40)){
+const err58 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -9427,9 +9458,8 @@ vErrors.push(err58);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.client_secret_file !== undefined){
-if(typeof data31.client_secret_file !== "string"){
-const err59 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err59 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -9439,11 +9469,11 @@ vErrors.push(err59);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.redirect_uri !== undefined){
-let data37 = data31.redirect_uri;
-if(typeof data37 === "string"){
-if(!pattern25.test(data37)){
-const err60 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data39.refresh_token_ttl !== undefined){
+let data41 = data39.refresh_token_ttl;
+if(typeof data41 === "string"){
+if(func2(data41) < 1){
+const err60 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -9452,9 +9482,8 @@ vErrors.push(err60);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err61 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data41)){
+const err61 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -9464,15 +9493,8 @@ vErrors.push(err61);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.scopes !== undefined){
-let data38 = data31.scopes;
-if(Array.isArray(data38)){
-const len2 = data38.length;
-for(let i2=0; i2<len2; i2++){
-let data39 = data38[i2];
-if(typeof data39 === "string"){
-if(func2(data39) < 1){
-const err62 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/scopes/" + i2,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err62 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -9482,8 +9504,9 @@ vErrors.push(err62);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err63 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/scopes/" + i2,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data39.disable_sign_up !== undefined){
+if(typeof data39.disable_sign_up !== "boolean"){
+const err63 = {instancePath:instancePath+"/security/authentication/disable_sign_up",schemaPath:"#/properties/security/properties/authentication/properties/disable_sign_up/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -9493,9 +9516,12 @@ vErrors.push(err63);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err64 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data39.providers !== undefined){
+let data43 = data39.providers;
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+for(const key8 in data43){
+if(!((((key8 === "enable_native") || (key8 === "oidc")) || (key8 === "oauth")) || (key8 === "kubernetes"))){
+const err64 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -9505,12 +9531,9 @@ vErrors.push(err64);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.url_params !== undefined){
-let data40 = data31.url_params;
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-for(const key9 in data40){
-if(typeof data40[key9] !== "string"){
-const err65 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/url_params/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.enable_native !== undefined){
+if(typeof data43.enable_native !== "boolean"){
+const err65 = {instancePath:instancePath+"/security/authentication/providers/enable_native",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/enable_native/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -9520,9 +9543,15 @@ vErrors.push(err65);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err66 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data43.oidc !== undefined){
+let data45 = data43.oidc;
+if(Array.isArray(data45)){
+const len5 = data45.length;
+for(let i5=0; i5<len5; i5++){
+let data46 = data45[i5];
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+if(data46.slug_id === undefined){
+const err66 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -9531,16 +9560,8 @@ vErrors.push(err66);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data31.allowed_email_domains !== undefined){
-let data42 = data31.allowed_email_domains;
-if(Array.isArray(data42)){
-const len3 = data42.length;
-for(let i3=0; i3<len3; i3++){
-let data43 = data42[i3];
-if(typeof data43 === "string"){
-if(func2(data43) < 1){
-const err67 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_email_domains/" + i3,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data46.name === undefined){
+const err67 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -9549,9 +9570,8 @@ vErrors.push(err67);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err68 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_email_domains/" + i3,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.client_id === undefined){
+const err68 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -9560,10 +9580,8 @@ vErrors.push(err68);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err69 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data46.issuer === undefined){
+const err69 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -9572,12 +9590,9 @@ vErrors.push(err69);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data31.issuer !== undefined){
-let data44 = data31.issuer;
-if(typeof data44 === "string"){
-if(!pattern25.test(data44)){
-const err70 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+for(const key9 in data46){
+if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key9))){
+const err70 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -9587,8 +9602,11 @@ vErrors.push(err70);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err71 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.slug_id !== undefined){
+let data47 = data46.slug_id;
+if(typeof data47 === "string"){
+if(func2(data47) > 75){
+const err71 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -9597,12 +9615,8 @@ vErrors.push(err71);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data31.discovery_url !== undefined){
-let data45 = data31.discovery_url;
-if(typeof data45 === "string"){
-if(!pattern25.test(data45)){
-const err72 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(func2(data47) < 1){
+const err72 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -9611,9 +9625,8 @@ vErrors.push(err72);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err73 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern0.test(data47)){
+const err73 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -9623,9 +9636,8 @@ vErrors.push(err73);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.disable_pkce !== undefined){
-if(typeof data31.disable_pkce !== "boolean"){
-const err74 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/disable_pkce",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/disable_pkce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err74 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -9635,11 +9647,11 @@ vErrors.push(err74);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.login_claim !== undefined){
-let data47 = data31.login_claim;
-if(typeof data47 === "string"){
-if(func2(data47) < 1){
-const err75 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data46.name !== undefined){
+let data48 = data46.name;
+if(typeof data48 === "string"){
+if(func2(data48) < 1){
+const err75 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -9650,7 +9662,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err76 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err76 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -9660,12 +9672,11 @@ vErrors.push(err76);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.device_code !== undefined){
-let data48 = data31.device_code;
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-for(const key10 in data48){
-if(!((key10 === "scopes") || (key10 === "url_params"))){
-const err77 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+if(data46.client_id !== undefined){
+let data49 = data46.client_id;
+if(typeof data49 === "string"){
+if(func2(data49) < 1){
+const err77 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -9675,15 +9686,8 @@ vErrors.push(err77);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data48.scopes !== undefined){
-let data49 = data48.scopes;
-if(Array.isArray(data49)){
-const len4 = data49.length;
-for(let i4=0; i4<len4; i4++){
-let data50 = data49[i4];
-if(typeof data50 === "string"){
-if(func2(data50) < 1){
-const err78 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/scopes/" + i4,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err78 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -9693,8 +9697,9 @@ vErrors.push(err78);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err79 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/scopes/" + i4,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.client_secret !== undefined){
+if(typeof data46.client_secret !== "string"){
+const err79 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -9704,9 +9709,9 @@ vErrors.push(err79);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err80 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data46.client_secret_file !== undefined){
+if(typeof data46.client_secret_file !== "string"){
+const err80 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -9716,12 +9721,11 @@ vErrors.push(err80);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data48.url_params !== undefined){
-let data51 = data48.url_params;
-if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
-for(const key11 in data51){
-if(typeof data51[key11] !== "string"){
-const err81 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/url_params/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.redirect_uri !== undefined){
+let data52 = data46.redirect_uri;
+if(typeof data52 === "string"){
+if(!pattern27.test(data52)){
+const err81 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -9731,9 +9735,8 @@ vErrors.push(err81);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
 else {
-const err82 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err82 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -9743,9 +9746,15 @@ vErrors.push(err82);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err83 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data46.scopes !== undefined){
+let data53 = data46.scopes;
+if(Array.isArray(data53)){
+const len6 = data53.length;
+for(let i6=0; i6<len6; i6++){
+let data54 = data53[i6];
+if(typeof data54 === "string"){
+if(func2(data54) < 1){
+const err83 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/scopes/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -9755,12 +9764,8 @@ vErrors.push(err83);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.client_credentials !== undefined){
-let data53 = data31.client_credentials;
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-for(const key12 in data53){
-if(!(key12 === "scopes")){
-const err84 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+else {
+const err84 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/scopes/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -9770,15 +9775,9 @@ vErrors.push(err84);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data53.scopes !== undefined){
-let data54 = data53.scopes;
-if(Array.isArray(data54)){
-const len5 = data54.length;
-for(let i5=0; i5<len5; i5++){
-let data55 = data54[i5];
-if(typeof data55 === "string"){
-if(func2(data55) < 1){
-const err85 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials/scopes/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err85 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -9788,8 +9787,12 @@ vErrors.push(err85);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err86 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials/scopes/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.url_params !== undefined){
+let data55 = data46.url_params;
+if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+for(const key10 in data55){
+if(typeof data55[key10] !== "string"){
+const err86 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/url_params/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -9801,7 +9804,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err87 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err87 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -9811,9 +9814,15 @@ vErrors.push(err87);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err88 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data46.allowed_email_domains !== undefined){
+let data57 = data46.allowed_email_domains;
+if(Array.isArray(data57)){
+const len7 = data57.length;
+for(let i7=0; i7<len7; i7++){
+let data58 = data57[i7];
+if(typeof data58 === "string"){
+if(func2(data58) < 1){
+const err88 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_email_domains/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -9823,11 +9832,8 @@ vErrors.push(err88);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.accept_access_tokens !== undefined){
-let data56 = data31.accept_access_tokens;
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
-if(data56.audience === undefined){
-const err89 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/required",keyword:"required",params:{missingProperty: "audience"},message:"must have required property '"+"audience"+"'"};
+else {
+const err89 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_email_domains/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -9836,9 +9842,10 @@ vErrors.push(err89);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key13 in data56){
-if(!(key13 === "audience")){
-const err90 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+}
+else {
+const err90 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -9848,11 +9855,11 @@ vErrors.push(err90);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data56.audience !== undefined){
-let data57 = data56.audience;
-if(typeof data57 === "string"){
-if(func2(data57) < 1){
-const err91 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data46.issuer !== undefined){
+let data59 = data46.issuer;
+if(typeof data59 === "string"){
+if(!pattern27.test(data59)){
+const err91 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -9863,7 +9870,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err92 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err92 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -9873,9 +9880,11 @@ vErrors.push(err92);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err93 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data46.discovery_url !== undefined){
+let data60 = data46.discovery_url;
+if(typeof data60 === "string"){
+if(!pattern27.test(data60)){
+const err93 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -9885,11 +9894,8 @@ vErrors.push(err93);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.groups_claim !== undefined){
-let data58 = data31.groups_claim;
-if(typeof data58 === "string"){
-if(func2(data58) < 1){
-const err94 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err94 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -9899,8 +9905,9 @@ vErrors.push(err94);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err95 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.disable_pkce !== undefined){
+if(typeof data46.disable_pkce !== "boolean"){
+const err95 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/disable_pkce",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/disable_pkce/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -9910,11 +9917,11 @@ vErrors.push(err95);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.groups_prefix !== undefined){
-let data59 = data31.groups_prefix;
-if(typeof data59 === "string"){
-if(func2(data59) > 64){
-const err96 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(data46.login_claim !== undefined){
+let data62 = data46.login_claim;
+if(typeof data62 === "string"){
+if(func2(data62) < 1){
+const err96 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -9923,8 +9930,9 @@ vErrors.push(err96);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern28.test(data59)){
-const err97 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
+}
+else {
+const err97 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/login_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/login_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -9934,8 +9942,12 @@ vErrors.push(err97);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err98 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.device_code !== undefined){
+let data63 = data46.device_code;
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+for(const key11 in data63){
+if(!(((((key11 === "client_id") || (key11 === "client_secret")) || (key11 === "client_secret_file")) || (key11 === "scopes")) || (key11 === "url_params"))){
+const err98 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -9945,11 +9957,11 @@ vErrors.push(err98);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.allowed_groups !== undefined){
-let data60 = data31.allowed_groups;
-if(Array.isArray(data60)){
-if(data60.length > 1000){
-const err99 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(data63.client_id !== undefined){
+let data64 = data63.client_id;
+if(typeof data64 === "string"){
+if(func2(data64) < 1){
+const err99 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -9958,12 +9970,9 @@ vErrors.push(err99);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-const len6 = data60.length;
-for(let i6=0; i6<len6; i6++){
-let data61 = data60[i6];
-if(typeof data61 === "string"){
-if(func2(data61) > 192){
-const err100 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+}
+else {
+const err100 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -9972,8 +9981,10 @@ vErrors.push(err100);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data61) < 1){
-const err101 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data63.client_secret !== undefined){
+if(typeof data63.client_secret !== "string"){
+const err101 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -9983,8 +9994,9 @@ vErrors.push(err101);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err102 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups/" + i6,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data63.client_secret_file !== undefined){
+if(typeof data63.client_secret_file !== "string"){
+const err102 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -9994,9 +10006,15 @@ vErrors.push(err102);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err103 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data63.scopes !== undefined){
+let data67 = data63.scopes;
+if(Array.isArray(data67)){
+const len8 = data67.length;
+for(let i8=0; i8<len8; i8++){
+let data68 = data67[i8];
+if(typeof data68 === "string"){
+if(func2(data68) < 1){
+const err103 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/scopes/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -10006,11 +10024,8 @@ vErrors.push(err103);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data31.role_mappings !== undefined){
-let data62 = data31.role_mappings;
-if(Array.isArray(data62)){
-if(data62.length > 1000){
-const err104 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+else {
+const err104 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/scopes/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -10019,12 +10034,10 @@ vErrors.push(err104);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-const len7 = data62.length;
-for(let i7=0; i7<len7; i7++){
-let data63 = data62[i7];
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-if(data63.group === undefined){
-const err105 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/required",keyword:"required",params:{missingProperty: "group"},message:"must have required property '"+"group"+"'"};
+}
+}
+else {
+const err105 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -10033,9 +10046,13 @@ vErrors.push(err105);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key14 in data63){
-if(!((((key14 === "group") || (key14 === "global_role")) || (key14 === "project")) || (key14 === "role"))){
-const err106 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+if(data63.url_params !== undefined){
+let data69 = data63.url_params;
+if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
+for(const key12 in data69){
+if(typeof data69[key12] !== "string"){
+const err106 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/url_params/" + key12.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -10045,11 +10062,9 @@ vErrors.push(err106);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data63.group !== undefined){
-let data64 = data63.group;
-if(typeof data64 === "string"){
-if(func2(data64) > 192){
-const err107 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+}
+else {
+const err107 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -10058,8 +10073,10 @@ vErrors.push(err107);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data64) < 1){
-const err108 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err108 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/device_code/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -10069,8 +10086,12 @@ vErrors.push(err108);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err109 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.client_credentials !== undefined){
+let data71 = data46.client_credentials;
+if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+for(const key13 in data71){
+if(!((((key13 === "client_id") || (key13 === "client_secret")) || (key13 === "client_secret_file")) || (key13 === "scopes"))){
+const err109 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -10080,11 +10101,11 @@ vErrors.push(err109);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data63.global_role !== undefined){
-let data65 = data63.global_role;
-if(typeof data65 === "string"){
-if(func2(data65) > 75){
-const err110 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data71.client_id !== undefined){
+let data72 = data71.client_id;
+if(typeof data72 === "string"){
+if(func2(data72) < 1){
+const err110 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -10093,8 +10114,9 @@ vErrors.push(err110);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data65) < 1){
-const err111 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err111 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -10103,8 +10125,10 @@ vErrors.push(err111);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data65)){
-const err112 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+if(data71.client_secret !== undefined){
+if(typeof data71.client_secret !== "string"){
+const err112 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -10114,8 +10138,9 @@ vErrors.push(err112);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err113 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/global_role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data71.client_secret_file !== undefined){
+if(typeof data71.client_secret_file !== "string"){
+const err113 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -10125,11 +10150,15 @@ vErrors.push(err113);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data63.project !== undefined){
-let data66 = data63.project;
-if(typeof data66 === "string"){
-if(func2(data66) > 75){
-const err114 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data71.scopes !== undefined){
+let data75 = data71.scopes;
+if(Array.isArray(data75)){
+const len9 = data75.length;
+for(let i9=0; i9<len9; i9++){
+let data76 = data75[i9];
+if(typeof data76 === "string"){
+if(func2(data76) < 1){
+const err114 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/scopes/" + i9,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -10138,8 +10167,9 @@ vErrors.push(err114);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data66) < 1){
-const err115 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err115 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/scopes/" + i9,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -10148,8 +10178,10 @@ vErrors.push(err115);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data66)){
-const err116 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+}
+else {
+const err116 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -10159,8 +10191,9 @@ vErrors.push(err116);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
+}
 else {
-const err117 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err117 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/client_credentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -10170,11 +10203,11 @@ vErrors.push(err117);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data63.role !== undefined){
-let data67 = data63.role;
-if(typeof data67 === "string"){
-if(func2(data67) > 75){
-const err118 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data46.accept_access_tokens !== undefined){
+let data77 = data46.accept_access_tokens;
+if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
+if(data77.audience === undefined){
+const err118 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/required",keyword:"required",params:{missingProperty: "audience"},message:"must have required property '"+"audience"+"'"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -10183,8 +10216,9 @@ vErrors.push(err118);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data67) < 1){
-const err119 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key14 in data77){
+if(!(key14 === "audience")){
+const err119 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -10193,8 +10227,12 @@ vErrors.push(err119);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data67)){
-const err120 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+if(data77.audience !== undefined){
+let data78 = data77.audience;
+if(typeof data78 === "string"){
+if(func2(data78) < 1){
+const err120 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -10205,7 +10243,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err121 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7+"/role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err121 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens/audience",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/properties/audience/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -10217,7 +10255,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err122 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings/" + i7,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err122 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/accept_access_tokens",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/accept_access_tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -10227,9 +10265,11 @@ vErrors.push(err122);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err123 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data46.groups_claim !== undefined){
+let data79 = data46.groups_claim;
+if(typeof data79 === "string"){
+if(func2(data79) < 1){
+const err123 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -10239,9 +10279,8 @@ vErrors.push(err123);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
 else {
-const err124 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i1,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err124 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -10251,9 +10290,11 @@ vErrors.push(err124);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err125 = {instancePath:instancePath+"/security/authentication/providers/oidc",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data46.groups_prefix !== undefined){
+let data80 = data46.groups_prefix;
+if(typeof data80 === "string"){
+if(func2(data80) > 64){
+const err125 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -10262,16 +10303,8 @@ vErrors.push(err125);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data28.oauth !== undefined){
-let data68 = data28.oauth;
-if(Array.isArray(data68)){
-const len8 = data68.length;
-for(let i8=0; i8<len8; i8++){
-let data69 = data68[i8];
-if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
-if(data69.slug_id === undefined){
-const err126 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
+if(!pattern30.test(data80)){
+const err126 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -10280,8 +10313,9 @@ vErrors.push(err126);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data69.name === undefined){
-const err127 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+else {
+const err127 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -10290,8 +10324,12 @@ vErrors.push(err127);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data69.client_id === undefined){
-const err128 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
+}
+if(data46.allowed_groups !== undefined){
+let data81 = data46.allowed_groups;
+if(Array.isArray(data81)){
+if(data81.length > 1000){
+const err128 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -10300,8 +10338,12 @@ vErrors.push(err128);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data69.auth_url === undefined){
-const err129 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "auth_url"},message:"must have required property '"+"auth_url"+"'"};
+const len10 = data81.length;
+for(let i10=0; i10<len10; i10++){
+let data82 = data81[i10];
+if(typeof data82 === "string"){
+if(func2(data82) > 192){
+const err129 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -10310,8 +10352,8 @@ vErrors.push(err129);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data69.token_url === undefined){
-const err130 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "token_url"},message:"must have required property '"+"token_url"+"'"};
+if(func2(data82) < 1){
+const err130 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -10320,8 +10362,9 @@ vErrors.push(err130);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data69.user_infos_url === undefined){
-const err131 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "user_infos_url"},message:"must have required property '"+"user_infos_url"+"'"};
+}
+else {
+const err131 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -10330,9 +10373,10 @@ vErrors.push(err131);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key15 in data69){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key15))){
-const err132 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+}
+}
+else {
+const err132 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -10342,11 +10386,11 @@ vErrors.push(err132);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data69.slug_id !== undefined){
-let data70 = data69.slug_id;
-if(typeof data70 === "string"){
-if(func2(data70) > 75){
-const err133 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data46.role_mappings !== undefined){
+let data83 = data46.role_mappings;
+if(Array.isArray(data83)){
+if(data83.length > 1000){
+const err133 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -10355,8 +10399,12 @@ vErrors.push(err133);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data70) < 1){
-const err134 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len11 = data83.length;
+for(let i11=0; i11<len11; i11++){
+let data84 = data83[i11];
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+if(data84.group === undefined){
+const err134 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/required",keyword:"required",params:{missingProperty: "group"},message:"must have required property '"+"group"+"'"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -10365,8 +10413,9 @@ vErrors.push(err134);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data70)){
-const err135 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+for(const key15 in data84){
+if(!((((key15 === "group") || (key15 === "global_role")) || (key15 === "project")) || (key15 === "role"))){
+const err135 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -10376,8 +10425,11 @@ vErrors.push(err135);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err136 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data84.group !== undefined){
+let data85 = data84.group;
+if(typeof data85 === "string"){
+if(func2(data85) > 192){
+const err136 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -10386,12 +10438,8 @@ vErrors.push(err136);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data69.name !== undefined){
-let data71 = data69.name;
-if(typeof data71 === "string"){
-if(func2(data71) < 1){
-const err137 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func2(data85) < 1){
+const err137 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -10402,7 +10450,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err138 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err138 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -10412,11 +10460,11 @@ vErrors.push(err138);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data69.client_id !== undefined){
-let data72 = data69.client_id;
-if(typeof data72 === "string"){
-if(func2(data72) < 1){
-const err139 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data84.global_role !== undefined){
+let data86 = data84.global_role;
+if(typeof data86 === "string"){
+if(func2(data86) > 75){
+const err139 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -10425,9 +10473,8 @@ vErrors.push(err139);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err140 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data86) < 1){
+const err140 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -10436,10 +10483,8 @@ vErrors.push(err140);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data69.client_secret !== undefined){
-if(typeof data69.client_secret !== "string"){
-const err141 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern0.test(data86)){
+const err141 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -10449,9 +10494,8 @@ vErrors.push(err141);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data69.client_secret_file !== undefined){
-if(typeof data69.client_secret_file !== "string"){
-const err142 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err142 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -10461,11 +10505,11 @@ vErrors.push(err142);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data69.redirect_uri !== undefined){
-let data75 = data69.redirect_uri;
-if(typeof data75 === "string"){
-if(!pattern25.test(data75)){
-const err143 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data84.project !== undefined){
+let data87 = data84.project;
+if(typeof data87 === "string"){
+if(func2(data87) > 75){
+const err143 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -10474,9 +10518,8 @@ vErrors.push(err143);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err144 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data87) < 1){
+const err144 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -10485,16 +10528,8 @@ vErrors.push(err144);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data69.scopes !== undefined){
-let data76 = data69.scopes;
-if(Array.isArray(data76)){
-const len9 = data76.length;
-for(let i9=0; i9<len9; i9++){
-let data77 = data76[i9];
-if(typeof data77 === "string"){
-if(func2(data77) < 1){
-const err145 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/scopes/" + i9,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern0.test(data87)){
+const err145 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -10505,7 +10540,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err146 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/scopes/" + i9,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err146 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -10515,9 +10550,11 @@ vErrors.push(err146);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err147 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data84.role !== undefined){
+let data88 = data84.role;
+if(typeof data88 === "string"){
+if(func2(data88) > 75){
+const err147 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -10526,13 +10563,8 @@ vErrors.push(err147);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data69.url_params !== undefined){
-let data78 = data69.url_params;
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
-for(const key16 in data78){
-if(typeof data78[key16] !== "string"){
-const err148 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/url_params/" + key16.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data88) < 1){
+const err148 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -10541,10 +10573,8 @@ vErrors.push(err148);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err149 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern0.test(data88)){
+const err149 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -10554,15 +10584,8 @@ vErrors.push(err149);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data69.allowed_email_domains !== undefined){
-let data80 = data69.allowed_email_domains;
-if(Array.isArray(data80)){
-const len10 = data80.length;
-for(let i10=0; i10<len10; i10++){
-let data81 = data80[i10];
-if(typeof data81 === "string"){
-if(func2(data81) < 1){
-const err150 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_email_domains/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err150 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -10572,8 +10595,9 @@ vErrors.push(err150);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
+}
 else {
-const err151 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_email_domains/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err151 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -10585,7 +10609,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err152 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err152 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -10595,11 +10619,12 @@ vErrors.push(err152);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data69.auth_url !== undefined){
-let data82 = data69.auth_url;
-if(typeof data82 === "string"){
-if(!pattern25.test(data82)){
-const err153 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data46.http !== undefined){
+let data89 = data46.http;
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+for(const key16 in data89){
+if(!((key16 === "timeout") || (key16 === "tls_config"))){
+const err153 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -10609,8 +10634,11 @@ vErrors.push(err153);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err154 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data89.timeout !== undefined){
+let data90 = data89.timeout;
+if(typeof data90 === "string"){
+if(func2(data90) < 1){
+const err154 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -10619,12 +10647,8 @@ vErrors.push(err154);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data69.token_url !== undefined){
-let data83 = data69.token_url;
-if(typeof data83 === "string"){
-if(!pattern25.test(data83)){
-const err155 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(!pattern9.test(data90)){
+const err155 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -10635,7 +10659,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err156 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err156 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -10645,11 +10669,12 @@ vErrors.push(err156);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data69.user_infos_url !== undefined){
-let data84 = data69.user_infos_url;
-if(typeof data84 === "string"){
-if(!pattern25.test(data84)){
-const err157 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data89.tls_config !== undefined){
+let data91 = data89.tls_config;
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+for(const key17 in data91){
+if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties.http.properties.tls_config.properties, key17))){
+const err157 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -10659,8 +10684,9 @@ vErrors.push(err157);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err158 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data91.ca !== undefined){
+if(typeof data91.ca !== "string"){
+const err158 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/ca",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/ca/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -10670,11 +10696,9 @@ vErrors.push(err158);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data69.logout_url !== undefined){
-let data85 = data69.logout_url;
-if(typeof data85 === "string"){
-if(!pattern25.test(data85)){
-const err159 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data91.ca_file !== undefined){
+if(typeof data91.ca_file !== "string"){
+const err159 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/ca_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/ca_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -10684,8 +10708,9 @@ vErrors.push(err159);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err160 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data91.cert !== undefined){
+if(typeof data91.cert !== "string"){
+const err160 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/cert",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/cert/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -10695,11 +10720,9 @@ vErrors.push(err160);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data69.device_auth_url !== undefined){
-let data86 = data69.device_auth_url;
-if(typeof data86 === "string"){
-if(!pattern25.test(data86)){
-const err161 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(data91.cert_file !== undefined){
+if(typeof data91.cert_file !== "string"){
+const err161 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/cert_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/cert_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -10709,8 +10732,9 @@ vErrors.push(err161);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err162 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data91.key !== undefined){
+if(typeof data91.key !== "string"){
+const err162 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/key",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -10720,11 +10744,9 @@ vErrors.push(err162);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data69.custom_login_property !== undefined){
-let data87 = data69.custom_login_property;
-if(typeof data87 === "string"){
-if(func2(data87) < 1){
-const err163 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data91.key_file !== undefined){
+if(typeof data91.key_file !== "string"){
+const err163 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/key_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/key_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -10734,8 +10756,9 @@ vErrors.push(err163);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err164 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data91.server_name !== undefined){
+if(typeof data91.server_name !== "string"){
+const err164 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/server_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/server_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -10745,11 +10768,9 @@ vErrors.push(err164);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data69.groups_claim !== undefined){
-let data88 = data69.groups_claim;
-if(typeof data88 === "string"){
-if(func2(data88) < 1){
-const err165 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data91.insecure_skip_verify !== undefined){
+if(typeof data91.insecure_skip_verify !== "boolean"){
+const err165 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/insecure_skip_verify",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/insecure_skip_verify/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -10759,8 +10780,10 @@ vErrors.push(err165);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err166 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data91.min_version !== undefined){
+let data100 = data91.min_version;
+if(typeof data100 !== "string"){
+const err166 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/min_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/min_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -10769,12 +10792,8 @@ vErrors.push(err166);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data69.groups_prefix !== undefined){
-let data89 = data69.groups_prefix;
-if(typeof data89 === "string"){
-if(func2(data89) > 64){
-const err167 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!((((data100 === "TLS10") || (data100 === "TLS11")) || (data100 === "TLS12")) || (data100 === "TLS13"))){
+const err167 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/min_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/min_version/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties.http.properties.tls_config.properties.min_version.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -10783,8 +10802,11 @@ vErrors.push(err167);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern28.test(data89)){
-const err168 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
+}
+if(data91.max_version !== undefined){
+let data101 = data91.max_version;
+if(typeof data101 !== "string"){
+const err168 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/max_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/max_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -10793,9 +10815,8 @@ vErrors.push(err168);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err169 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((data101 === "TLS10") || (data101 === "TLS11")) || (data101 === "TLS12")) || (data101 === "TLS13"))){
+const err169 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/max_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/max_version/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties.http.properties.tls_config.properties.max_version.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -10805,11 +10826,9 @@ vErrors.push(err169);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data69.allowed_groups !== undefined){
-let data90 = data69.allowed_groups;
-if(Array.isArray(data90)){
-if(data90.length > 1000){
-const err170 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+}
+else {
+const err170 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -10818,12 +10837,10 @@ vErrors.push(err170);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-const len11 = data90.length;
-for(let i11=0; i11<len11; i11++){
-let data91 = data90[i11];
-if(typeof data91 === "string"){
-if(func2(data91) > 192){
-const err171 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+}
+}
+else {
+const err171 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -10832,8 +10849,12 @@ vErrors.push(err171);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data91) < 1){
-const err172 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data46.claims !== undefined){
+let data102 = data46.claims;
+if(Array.isArray(data102)){
+if(data102.length > 1){
+const err172 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/maxItems",keyword:"maxItems",params:{limit: 1},message:"must NOT have more than 1 items"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -10842,9 +10863,12 @@ vErrors.push(err172);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err173 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups/" + i11,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len12 = data102.length;
+for(let i12=0; i12<len12; i12++){
+let data103 = data102[i12];
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+if(data103.claim_name === undefined){
+const err173 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/required",keyword:"required",params:{missingProperty: "claim_name"},message:"must have required property '"+"claim_name"+"'"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -10853,10 +10877,8 @@ vErrors.push(err173);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err174 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data103.mappings === undefined){
+const err174 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/required",keyword:"required",params:{missingProperty: "mappings"},message:"must have required property '"+"mappings"+"'"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -10865,12 +10887,9 @@ vErrors.push(err174);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data69.role_mappings !== undefined){
-let data92 = data69.role_mappings;
-if(Array.isArray(data92)){
-if(data92.length > 1000){
-const err175 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+for(const key18 in data103){
+if(!((key18 === "claim_name") || (key18 === "mappings"))){
+const err175 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -10879,12 +10898,12 @@ vErrors.push(err175);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-const len12 = data92.length;
-for(let i12=0; i12<len12; i12++){
-let data93 = data92[i12];
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
-if(data93.group === undefined){
-const err176 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/required",keyword:"required",params:{missingProperty: "group"},message:"must have required property '"+"group"+"'"};
+}
+if(data103.claim_name !== undefined){
+let data104 = data103.claim_name;
+if(typeof data104 === "string"){
+if(func2(data104) < 1){
+const err176 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/claim_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/claim_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -10893,9 +10912,9 @@ vErrors.push(err176);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key17 in data93){
-if(!((((key17 === "group") || (key17 === "global_role")) || (key17 === "project")) || (key17 === "role"))){
-const err177 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+}
+else {
+const err177 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/claim_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/claim_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -10905,11 +10924,11 @@ vErrors.push(err177);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data93.group !== undefined){
-let data94 = data93.group;
-if(typeof data94 === "string"){
-if(func2(data94) > 192){
-const err178 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+if(data103.mappings !== undefined){
+let data105 = data103.mappings;
+if(Array.isArray(data105)){
+if(data105.length > 1000){
+const err178 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -10918,8 +10937,12 @@ vErrors.push(err178);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data94) < 1){
-const err179 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len13 = data105.length;
+for(let i13=0; i13<len13; i13++){
+let data106 = data105[i13];
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+if(data106.claim_value === undefined){
+const err179 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/required",keyword:"required",params:{missingProperty: "claim_value"},message:"must have required property '"+"claim_value"+"'"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -10928,9 +10951,8 @@ vErrors.push(err179);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err180 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data106.role_name === undefined){
+const err180 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/required",keyword:"required",params:{missingProperty: "role_name"},message:"must have required property '"+"role_name"+"'"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -10939,12 +10961,9 @@ vErrors.push(err180);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data93.global_role !== undefined){
-let data95 = data93.global_role;
-if(typeof data95 === "string"){
-if(func2(data95) > 75){
-const err181 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+for(const key19 in data106){
+if(!(((key19 === "claim_value") || (key19 === "role_name")) || (key19 === "project"))){
+const err181 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -10953,8 +10972,12 @@ vErrors.push(err181);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data95) < 1){
-const err182 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data106.claim_value !== undefined){
+let data107 = data106.claim_value;
+if(typeof data107 === "string"){
+if(func2(data107) > 192){
+const err182 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/properties/claim_value/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -10963,8 +10986,8 @@ vErrors.push(err182);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data95)){
-const err183 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(func2(data107) < 1){
+const err183 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/properties/claim_value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -10975,7 +10998,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err184 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/global_role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err184 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/properties/claim_value/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -10985,11 +11008,11 @@ vErrors.push(err184);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data93.project !== undefined){
-let data96 = data93.project;
-if(typeof data96 === "string"){
-if(func2(data96) > 75){
-const err185 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data106.role_name !== undefined){
+let data108 = data106.role_name;
+if(typeof data108 === "string"){
+if(func2(data108) > 75){
+const err185 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/role_name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -10998,8 +11021,8 @@ vErrors.push(err185);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data96) < 1){
-const err186 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func2(data108) < 1){
+const err186 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/role_name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -11008,8 +11031,8 @@ vErrors.push(err186);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data96)){
-const err187 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(!pattern0.test(data108)){
+const err187 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/role_name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -11020,7 +11043,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err188 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err188 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/role_name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -11030,11 +11053,11 @@ vErrors.push(err188);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data93.role !== undefined){
-let data97 = data93.role;
-if(typeof data97 === "string"){
-if(func2(data97) > 75){
-const err189 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data106.project !== undefined){
+let data109 = data106.project;
+if(typeof data109 === "string"){
+if(func2(data109) > 75){
+const err189 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -11043,8 +11066,8 @@ vErrors.push(err189);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data97) < 1){
-const err190 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func2(data109) < 1){
+const err190 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -11053,8 +11076,8 @@ vErrors.push(err190);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data97)){
-const err191 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(!pattern0.test(data109)){
+const err191 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -11065,7 +11088,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err192 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12+"/role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err192 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -11077,7 +11100,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err193 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err193 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -11089,7 +11112,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err194 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err194 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -11101,7 +11124,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err195 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i8,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err195 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -11113,7 +11136,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err196 = {instancePath:instancePath+"/security/authentication/providers/oauth",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err196 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -11123,9 +11146,12 @@ vErrors.push(err196);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err197 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data46.logout !== undefined){
+let data110 = data46.logout;
+if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
+for(const key20 in data110){
+if(!((key20 === "enabled") || (key20 === "logout_redirect_param_name"))){
+const err197 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/logout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/logout/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -11135,10 +11161,9 @@ vErrors.push(err197);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data24.password_hash_cost !== undefined){
-let data98 = data24.password_hash_cost;
-if(!(((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98))) && (isFinite(data98)))){
-const err198 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data110.enabled !== undefined){
+if(typeof data110.enabled !== "boolean"){
+const err198 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/logout/enabled",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/logout/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -11147,9 +11172,10 @@ vErrors.push(err198);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data98 == "number") && (isFinite(data98))){
-if(data98 > 20 || isNaN(data98)){
-const err199 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
+}
+if(data110.logout_redirect_param_name !== undefined){
+if(typeof data110.logout_redirect_param_name !== "string"){
+const err199 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/logout/logout_redirect_param_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/logout/properties/logout_redirect_param_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -11158,8 +11184,10 @@ vErrors.push(err199);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data98 < 10 || isNaN(data98)){
-const err200 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+}
+}
+else {
+const err200 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/logout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/logout/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11170,12 +11198,8 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
-if(data24.login_rate_limit !== undefined){
-let data99 = data24.login_rate_limit;
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
-for(const key18 in data99){
-if(!(((key18 === "per_login_and_address") || (key18 === "per_address")) || (key18 === "window"))){
-const err201 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+else {
+const err201 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11185,10 +11209,9 @@ vErrors.push(err201);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data99.per_login_and_address !== undefined){
-let data100 = data99.per_login_and_address;
-if(!(((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100))) && (isFinite(data100)))){
-const err202 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err202 = {instancePath:instancePath+"/security/authentication/providers/oidc",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11197,9 +11220,16 @@ vErrors.push(err202);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data100 == "number") && (isFinite(data100))){
-if(data100 < 1 || isNaN(data100)){
-const err203 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data43.oauth !== undefined){
+let data113 = data43.oauth;
+if(Array.isArray(data113)){
+const len14 = data113.length;
+for(let i14=0; i14<len14; i14++){
+let data114 = data113[i14];
+if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+if(data114.slug_id === undefined){
+const err203 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "slug_id"},message:"must have required property '"+"slug_id"+"'"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11208,12 +11238,8 @@ vErrors.push(err203);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-if(data99.per_address !== undefined){
-let data101 = data99.per_address;
-if(!(((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101))) && (isFinite(data101)))){
-const err204 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data114.name === undefined){
+const err204 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11222,9 +11248,8 @@ vErrors.push(err204);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data101 == "number") && (isFinite(data101))){
-if(data101 < 1 || isNaN(data101)){
-const err205 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data114.client_id === undefined){
+const err205 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11233,13 +11258,8 @@ vErrors.push(err205);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-if(data99.window !== undefined){
-let data102 = data99.window;
-if(typeof data102 === "string"){
-if(func2(data102) < 1){
-const err206 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data114.auth_url === undefined){
+const err206 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "auth_url"},message:"must have required property '"+"auth_url"+"'"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -11248,8 +11268,8 @@ vErrors.push(err206);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data102)){
-const err207 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(data114.token_url === undefined){
+const err207 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "token_url"},message:"must have required property '"+"token_url"+"'"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -11258,9 +11278,8 @@ vErrors.push(err207);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err208 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data114.user_infos_url === undefined){
+const err208 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "user_infos_url"},message:"must have required property '"+"user_infos_url"+"'"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11269,10 +11288,9 @@ vErrors.push(err208);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err209 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key21 in data114){
+if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key21))){
+const err209 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11282,11 +11300,11 @@ vErrors.push(err209);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data24.max_token_ttl !== undefined){
-let data103 = data24.max_token_ttl;
-if(typeof data103 === "string"){
-if(func2(data103) < 1){
-const err210 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data114.slug_id !== undefined){
+let data115 = data114.slug_id;
+if(typeof data115 === "string"){
+if(func2(data115) > 75){
+const err210 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/slug_id",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -11295,8 +11313,8 @@ vErrors.push(err210);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data103)){
-const err211 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(func2(data115) < 1){
+const err211 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -11305,9 +11323,8 @@ vErrors.push(err211);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err212 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern0.test(data115)){
+const err212 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -11317,9 +11334,8 @@ vErrors.push(err212);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
 else {
-const err213 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err213 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/slug_id",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -11329,12 +11345,11 @@ vErrors.push(err213);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data13.authorization !== undefined){
-let data104 = data13.authorization;
-if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
-for(const key19 in data104){
-if(!((key19 === "guest_permissions") || (key19 === "check_latest_update_interval"))){
-const err214 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+if(data114.name !== undefined){
+let data116 = data114.name;
+if(typeof data116 === "string"){
+if(func2(data116) < 1){
+const err214 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -11344,19 +11359,8 @@ vErrors.push(err214);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data104.guest_permissions !== undefined){
-let data105 = data104.guest_permissions;
-if(Array.isArray(data105)){
-const len13 = data105.length;
-for(let i13=0; i13<len13; i13++){
-if(!(validate66(data105[i13], {instancePath:instancePath+"/security/authorization/guest_permissions/" + i13,parentData:data105,parentDataProperty:i13,rootData}))){
-if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
-errors = vErrors.length;
-}
-}
-}
 else {
-const err215 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err215 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -11366,11 +11370,11 @@ vErrors.push(err215);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data104.check_latest_update_interval !== undefined){
-let data107 = data104.check_latest_update_interval;
-if(typeof data107 === "string"){
-if(func2(data107) < 1){
-const err216 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data114.client_id !== undefined){
+let data117 = data114.client_id;
+if(typeof data117 === "string"){
+if(func2(data117) < 1){
+const err216 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -11379,8 +11383,9 @@ vErrors.push(err216);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data107)){
-const err217 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err217 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -11390,8 +11395,9 @@ vErrors.push(err217);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err218 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data114.client_secret !== undefined){
+if(typeof data114.client_secret !== "string"){
+const err218 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -11401,9 +11407,9 @@ vErrors.push(err218);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err219 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data114.client_secret_file !== undefined){
+if(typeof data114.client_secret_file !== "string"){
+const err219 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -11413,11 +11419,11 @@ vErrors.push(err219);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data13.bootstrap_admin !== undefined){
-let data108 = data13.bootstrap_admin;
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
-if(data108.name === undefined){
-const err220 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data114.redirect_uri !== undefined){
+let data120 = data114.redirect_uri;
+if(typeof data120 === "string"){
+if(!pattern27.test(data120)){
+const err220 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -11426,9 +11432,9 @@ vErrors.push(err220);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key20 in data108){
-if(!(((key20 === "name") || (key20 === "password")) || (key20 === "password_file"))){
-const err221 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+}
+else {
+const err221 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -11438,11 +11444,15 @@ vErrors.push(err221);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data108.name !== undefined){
-let data109 = data108.name;
-if(typeof data109 === "string"){
-if(func2(data109) > 75){
-const err222 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(data114.scopes !== undefined){
+let data121 = data114.scopes;
+if(Array.isArray(data121)){
+const len15 = data121.length;
+for(let i15=0; i15<len15; i15++){
+let data122 = data121[i15];
+if(typeof data122 === "string"){
+if(func2(data122) < 1){
+const err222 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/scopes/" + i15,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -11451,8 +11461,9 @@ vErrors.push(err222);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(func2(data109) < 1){
-const err223 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err223 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/scopes/" + i15,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -11461,8 +11472,10 @@ vErrors.push(err223);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern0.test(data109)){
-const err224 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+}
+}
+else {
+const err224 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -11472,8 +11485,12 @@ vErrors.push(err224);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err225 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data114.url_params !== undefined){
+let data123 = data114.url_params;
+if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
+for(const key22 in data123){
+if(typeof data123[key22] !== "string"){
+const err225 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/url_params/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -11483,9 +11500,9 @@ vErrors.push(err225);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data108.password !== undefined){
-if(typeof data108.password !== "string"){
-const err226 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err226 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/url_params",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/url_params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -11495,9 +11512,15 @@ vErrors.push(err226);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data108.password_file !== undefined){
-if(typeof data108.password_file !== "string"){
-const err227 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data114.allowed_email_domains !== undefined){
+let data125 = data114.allowed_email_domains;
+if(Array.isArray(data125)){
+const len16 = data125.length;
+for(let i16=0; i16<len16; i16++){
+let data126 = data125[i16];
+if(typeof data126 === "string"){
+if(func2(data126) < 1){
+const err227 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_email_domains/" + i16,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -11507,9 +11530,8 @@ vErrors.push(err227);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
 else {
-const err228 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err228 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_email_domains/" + i16,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -11521,7 +11543,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err229 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err229 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_email_domains",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_email_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -11531,12 +11553,11 @@ vErrors.push(err229);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.ephemeral_dashboard !== undefined){
-let data112 = data.ephemeral_dashboard;
-if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
-for(const key21 in data112){
-if(!((key21 === "enable") || (key21 === "cleanup_interval"))){
-const err230 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+if(data114.auth_url !== undefined){
+let data127 = data114.auth_url;
+if(typeof data127 === "string"){
+if(!pattern27.test(data127)){
+const err230 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -11546,9 +11567,8 @@ vErrors.push(err230);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data112.enable !== undefined){
-if(typeof data112.enable !== "boolean"){
-const err231 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err231 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -11558,11 +11578,11 @@ vErrors.push(err231);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data112.cleanup_interval !== undefined){
-let data114 = data112.cleanup_interval;
-if(typeof data114 === "string"){
-if(func2(data114) < 1){
-const err232 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data114.token_url !== undefined){
+let data128 = data114.token_url;
+if(typeof data128 === "string"){
+if(!pattern27.test(data128)){
+const err232 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -11571,8 +11591,9 @@ vErrors.push(err232);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data114)){
-const err233 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err233 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -11582,8 +11603,11 @@ vErrors.push(err233);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err234 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data114.user_infos_url !== undefined){
+let data129 = data114.user_infos_url;
+if(typeof data129 === "string"){
+if(!pattern27.test(data129)){
+const err234 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -11593,9 +11617,8 @@ vErrors.push(err234);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
 else {
-const err235 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err235 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -11605,12 +11628,11 @@ vErrors.push(err235);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.history !== undefined){
-let data115 = data.history;
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-for(const key22 in data115){
-if(!(key22 === "max_versions")){
-const err236 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+if(data114.logout_url !== undefined){
+let data130 = data114.logout_url;
+if(typeof data130 === "string"){
+if(!pattern27.test(data130)){
+const err236 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -11620,10 +11642,8 @@ vErrors.push(err236);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data115.max_versions !== undefined){
-let data116 = data115.max_versions;
-if(!(((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116))) && (isFinite(data116)))){
-const err237 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err237 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -11632,9 +11652,12 @@ vErrors.push(err237);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data116 == "number") && (isFinite(data116))){
-if(data116 > 10000 || isNaN(data116)){
-const err238 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+}
+if(data114.device_auth_url !== undefined){
+let data131 = data114.device_auth_url;
+if(typeof data131 === "string"){
+if(!pattern27.test(data131)){
+const err238 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -11643,8 +11666,9 @@ vErrors.push(err238);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data116 < 1 || isNaN(data116)){
-const err239 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err239 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -11654,10 +11678,11 @@ vErrors.push(err239);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-}
-else {
-const err240 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data114.custom_login_property !== undefined){
+let data132 = data114.custom_login_property;
+if(typeof data132 === "string"){
+if(func2(data132) < 1){
+const err240 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -11667,12 +11692,8 @@ vErrors.push(err240);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.watch !== undefined){
-let data117 = data.watch;
-if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
-for(const key23 in data117){
-if(!((key23 === "event_log_size") || (key23 === "bookmark_interval"))){
-const err241 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+else {
+const err241 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/custom_login_property",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/custom_login_property/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -11682,10 +11703,11 @@ vErrors.push(err241);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data117.event_log_size !== undefined){
-let data118 = data117.event_log_size;
-if(!(((typeof data118 == "number") && (!(data118 % 1) && !isNaN(data118))) && (isFinite(data118)))){
-const err242 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data114.groups_claim !== undefined){
+let data133 = data114.groups_claim;
+if(typeof data133 === "string"){
+if(func2(data133) < 1){
+const err242 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -11694,9 +11716,9 @@ vErrors.push(err242);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data118 == "number") && (isFinite(data118))){
-if(data118 < 100 || isNaN(data118)){
-const err243 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+}
+else {
+const err243 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/groups_claim",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -11706,12 +11728,11 @@ vErrors.push(err243);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-if(data117.bookmark_interval !== undefined){
-let data119 = data117.bookmark_interval;
-if(typeof data119 === "string"){
-if(func2(data119) < 1){
-const err244 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data114.groups_prefix !== undefined){
+let data134 = data114.groups_prefix;
+if(typeof data134 === "string"){
+if(func2(data134) > 64){
+const err244 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -11720,8 +11741,8 @@ vErrors.push(err244);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data119)){
-const err245 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(!pattern30.test(data134)){
+const err245 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -11732,7 +11753,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err246 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err246 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -11742,9 +11763,11 @@ vErrors.push(err246);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err247 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data114.allowed_groups !== undefined){
+let data135 = data114.allowed_groups;
+if(Array.isArray(data135)){
+if(data135.length > 1000){
+const err247 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -11753,13 +11776,12 @@ vErrors.push(err247);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data.proxy !== undefined){
-let data120 = data.proxy;
-if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
-for(const key24 in data120){
-if(!((((key24 === "timeout") || (key24 === "max_duration")) || (key24 === "max_concurrent")) || (key24 === "denied_networks"))){
-const err248 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+const len17 = data135.length;
+for(let i17=0; i17<len17; i17++){
+let data136 = data135[i17];
+if(typeof data136 === "string"){
+if(func2(data136) > 192){
+const err248 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_groups/" + i17,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -11768,12 +11790,8 @@ vErrors.push(err248);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data120.timeout !== undefined){
-let data121 = data120.timeout;
-if(typeof data121 === "string"){
-if(func2(data121) < 1){
-const err249 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func2(data136) < 1){
+const err249 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_groups/" + i17,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -11782,8 +11800,9 @@ vErrors.push(err249);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data121)){
-const err250 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err250 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_groups/" + i17,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -11793,8 +11812,9 @@ vErrors.push(err250);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
+}
 else {
-const err251 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err251 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_groups",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -11804,11 +11824,11 @@ vErrors.push(err251);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data120.max_duration !== undefined){
-let data122 = data120.max_duration;
-if(typeof data122 === "string"){
-if(func2(data122) < 1){
-const err252 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data114.role_mappings !== undefined){
+let data137 = data114.role_mappings;
+if(Array.isArray(data137)){
+if(data137.length > 1000){
+const err252 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -11817,8 +11837,12 @@ vErrors.push(err252);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data122)){
-const err253 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+const len18 = data137.length;
+for(let i18=0; i18<len18; i18++){
+let data138 = data137[i18];
+if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
+if(data138.group === undefined){
+const err253 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/required",keyword:"required",params:{missingProperty: "group"},message:"must have required property '"+"group"+"'"};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -11827,9 +11851,9 @@ vErrors.push(err253);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err254 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key23 in data138){
+if(!((((key23 === "group") || (key23 === "global_role")) || (key23 === "project")) || (key23 === "role"))){
+const err254 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -11839,10 +11863,11 @@ vErrors.push(err254);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data120.max_concurrent !== undefined){
-let data123 = data120.max_concurrent;
-if(!(((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123))) && (isFinite(data123)))){
-const err255 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data138.group !== undefined){
+let data139 = data138.group;
+if(typeof data139 === "string"){
+if(func2(data139) > 192){
+const err255 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -11851,9 +11876,8 @@ vErrors.push(err255);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data123 == "number") && (isFinite(data123))){
-if(data123 < 1 || isNaN(data123)){
-const err256 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(func2(data139) < 1){
+const err256 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -11863,16 +11887,8 @@ vErrors.push(err256);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-if(data120.denied_networks !== undefined){
-let data124 = data120.denied_networks;
-if(Array.isArray(data124)){
-const len14 = data124.length;
-for(let i14=0; i14<len14; i14++){
-let data125 = data124[i14];
-if(typeof data125 === "string"){
-if(!pattern51.test(data125)){
-const err257 = {instancePath:instancePath+"/proxy/denied_networks/" + i14,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
+else {
+const err257 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -11882,8 +11898,11 @@ vErrors.push(err257);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err258 = {instancePath:instancePath+"/proxy/denied_networks/" + i14,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data138.global_role !== undefined){
+let data140 = data138.global_role;
+if(typeof data140 === "string"){
+if(func2(data140) > 75){
+const err258 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/global_role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -11892,10 +11911,8 @@ vErrors.push(err258);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err259 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(func2(data140) < 1){
+const err259 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -11904,10 +11921,8 @@ vErrors.push(err259);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err260 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern0.test(data140)){
+const err260 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -11917,12 +11932,8 @@ vErrors.push(err260);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.plugin !== undefined){
-let data126 = data.plugin;
-if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
-for(const key25 in data126){
-if(!(key25 === "schemas_dir")){
-const err261 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+else {
+const err261 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/global_role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -11932,9 +11943,11 @@ vErrors.push(err261);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data126.schemas_dir !== undefined){
-if(typeof data126.schemas_dir !== "string"){
-const err262 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data138.project !== undefined){
+let data141 = data138.project;
+if(typeof data141 === "string"){
+if(func2(data141) > 75){
+const err262 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -11943,10 +11956,8 @@ vErrors.push(err262);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err263 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func2(data141) < 1){
+const err263 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err263];
 }
@@ -11955,13 +11966,8 @@ vErrors.push(err263);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data.http !== undefined){
-let data128 = data.http;
-if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
-for(const key26 in data128){
-if(!((((((((key26 === "body_limit") || (key26 === "max_json_depth")) || (key26 === "max_body_nodes")) || (key26 === "max_object_keys")) || (key26 === "worker_timeout")) || (key26 === "headers_timeout")) || (key26 === "request_timeout")) || (key26 === "shutdown_grace"))){
-const err264 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+if(!pattern0.test(data141)){
+const err264 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err264];
 }
@@ -11971,10 +11977,8 @@ vErrors.push(err264);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data128.body_limit !== undefined){
-let data129 = data128.body_limit;
-if(!(((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129))) && (isFinite(data129)))){
-const err265 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err265 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err265];
 }
@@ -11983,9 +11987,12 @@ vErrors.push(err265);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data129 == "number") && (isFinite(data129))){
-if(data129 < 1024 || isNaN(data129)){
-const err266 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+if(data138.role !== undefined){
+let data142 = data138.role;
+if(typeof data142 === "string"){
+if(func2(data142) > 75){
+const err266 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/role",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
 if(vErrors === null){
 vErrors = [err266];
 }
@@ -11994,12 +12001,8 @@ vErrors.push(err266);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-if(data128.max_json_depth !== undefined){
-let data130 = data128.max_json_depth;
-if(!(((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130))) && (isFinite(data130)))){
-const err267 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(func2(data142) < 1){
+const err267 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err267];
 }
@@ -12008,9 +12011,8 @@ vErrors.push(err267);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data130 == "number") && (isFinite(data130))){
-if(data130 > 1000 || isNaN(data130)){
-const err268 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if(!pattern0.test(data142)){
+const err268 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err268];
 }
@@ -12019,8 +12021,9 @@ vErrors.push(err268);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data130 < 1 || isNaN(data130)){
-const err269 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err269 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/role",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err269];
 }
@@ -12031,10 +12034,8 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
-if(data128.max_body_nodes !== undefined){
-let data131 = data128.max_body_nodes;
-if(!(((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131))) && (isFinite(data131)))){
-const err270 = {instancePath:instancePath+"/http/max_body_nodes",schemaPath:"#/properties/http/properties/max_body_nodes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err270 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err270];
 }
@@ -12043,9 +12044,10 @@ vErrors.push(err270);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data131 == "number") && (isFinite(data131))){
-if(data131 < 1000 || isNaN(data131)){
-const err271 = {instancePath:instancePath+"/http/max_body_nodes",schemaPath:"#/properties/http/properties/max_body_nodes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
+}
+}
+else {
+const err271 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err271];
 }
@@ -12055,11 +12057,12 @@ vErrors.push(err271);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-if(data128.max_object_keys !== undefined){
-let data132 = data128.max_object_keys;
-if(!(((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132))) && (isFinite(data132)))){
-const err272 = {instancePath:instancePath+"/http/max_object_keys",schemaPath:"#/properties/http/properties/max_object_keys/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data114.http !== undefined){
+let data143 = data114.http;
+if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
+for(const key24 in data143){
+if(!((key24 === "timeout") || (key24 === "tls_config"))){
+const err272 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err272];
 }
@@ -12068,9 +12071,12 @@ vErrors.push(err272);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data132 == "number") && (isFinite(data132))){
-if(data132 < 100 || isNaN(data132)){
-const err273 = {instancePath:instancePath+"/http/max_object_keys",schemaPath:"#/properties/http/properties/max_object_keys/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+}
+if(data143.timeout !== undefined){
+let data144 = data143.timeout;
+if(typeof data144 === "string"){
+if(func2(data144) < 1){
+const err273 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err273];
 }
@@ -12079,13 +12085,8 @@ vErrors.push(err273);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-if(data128.worker_timeout !== undefined){
-let data133 = data128.worker_timeout;
-if(typeof data133 === "string"){
-if(func2(data133) < 1){
-const err274 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data144)){
+const err274 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err274];
 }
@@ -12094,8 +12095,9 @@ vErrors.push(err274);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data133)){
-const err275 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err275 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err275];
 }
@@ -12105,8 +12107,12 @@ vErrors.push(err275);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err276 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data143.tls_config !== undefined){
+let data145 = data143.tls_config;
+if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
+for(const key25 in data145){
+if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties.http.properties.tls_config.properties, key25))){
+const err276 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err276];
 }
@@ -12116,11 +12122,9 @@ vErrors.push(err276);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data128.headers_timeout !== undefined){
-let data134 = data128.headers_timeout;
-if(typeof data134 === "string"){
-if(func2(data134) < 1){
-const err277 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data145.ca !== undefined){
+if(typeof data145.ca !== "string"){
+const err277 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/ca",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/ca/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err277];
 }
@@ -12129,8 +12133,10 @@ vErrors.push(err277);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data134)){
-const err278 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data145.ca_file !== undefined){
+if(typeof data145.ca_file !== "string"){
+const err278 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/ca_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/ca_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err278];
 }
@@ -12140,8 +12146,9 @@ vErrors.push(err278);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err279 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data145.cert !== undefined){
+if(typeof data145.cert !== "string"){
+const err279 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/cert",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/cert/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err279];
 }
@@ -12151,11 +12158,9 @@ vErrors.push(err279);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data128.request_timeout !== undefined){
-let data135 = data128.request_timeout;
-if(typeof data135 === "string"){
-if(func2(data135) < 1){
-const err280 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data145.cert_file !== undefined){
+if(typeof data145.cert_file !== "string"){
+const err280 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/cert_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/cert_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err280];
 }
@@ -12164,8 +12169,10 @@ vErrors.push(err280);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data135)){
-const err281 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data145.key !== undefined){
+if(typeof data145.key !== "string"){
+const err281 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/key",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err281];
 }
@@ -12175,8 +12182,9 @@ vErrors.push(err281);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err282 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data145.key_file !== undefined){
+if(typeof data145.key_file !== "string"){
+const err282 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/key_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/key_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err282];
 }
@@ -12186,11 +12194,9 @@ vErrors.push(err282);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data128.shutdown_grace !== undefined){
-let data136 = data128.shutdown_grace;
-if(typeof data136 === "string"){
-if(func2(data136) < 1){
-const err283 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data145.server_name !== undefined){
+if(typeof data145.server_name !== "string"){
+const err283 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/server_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/server_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err283];
 }
@@ -12199,8 +12205,10 @@ vErrors.push(err283);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data136)){
-const err284 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data145.insecure_skip_verify !== undefined){
+if(typeof data145.insecure_skip_verify !== "boolean"){
+const err284 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/insecure_skip_verify",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/insecure_skip_verify/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err284];
 }
@@ -12210,8 +12218,10 @@ vErrors.push(err284);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err285 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data145.min_version !== undefined){
+let data154 = data145.min_version;
+if(typeof data154 !== "string"){
+const err285 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/min_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/min_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err285];
 }
@@ -12220,10 +12230,8 @@ vErrors.push(err285);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err286 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((((data154 === "TLS10") || (data154 === "TLS11")) || (data154 === "TLS12")) || (data154 === "TLS13"))){
+const err286 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/min_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/min_version/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties.http.properties.tls_config.properties.min_version.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err286];
 }
@@ -12233,12 +12241,10 @@ vErrors.push(err286);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.log !== undefined){
-let data137 = data.log;
-if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
-for(const key27 in data137){
-if(!(key27 === "level")){
-const err287 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+if(data145.max_version !== undefined){
+let data155 = data145.max_version;
+if(typeof data155 !== "string"){
+const err287 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/max_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/max_version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err287];
 }
@@ -12247,11 +12253,8 @@ vErrors.push(err287);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data137.level !== undefined){
-let data138 = data137.level;
-if(typeof data138 !== "string"){
-const err288 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((data155 === "TLS10") || (data155 === "TLS11")) || (data155 === "TLS12")) || (data155 === "TLS13"))){
+const err288 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/max_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/max_version/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties.http.properties.tls_config.properties.max_version.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err288];
 }
@@ -12260,8 +12263,10 @@ vErrors.push(err288);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!(((((((data138 === "trace") || (data138 === "debug")) || (data138 === "info")) || (data138 === "warn")) || (data138 === "error")) || (data138 === "fatal")) || (data138 === "silent"))){
-const err289 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err289 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err289];
 }
@@ -12273,7 +12278,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err290 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err290 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err290];
 }
@@ -12283,12 +12288,11 @@ vErrors.push(err290);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.audit !== undefined){
-let data139 = data.audit;
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-for(const key28 in data139){
-if(!((key28 === "retention") || (key28 === "file"))){
-const err291 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
+if(data114.claims !== undefined){
+let data156 = data114.claims;
+if(Array.isArray(data156)){
+if(data156.length > 1){
+const err291 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/maxItems",keyword:"maxItems",params:{limit: 1},message:"must NOT have more than 1 items"};
 if(vErrors === null){
 vErrors = [err291];
 }
@@ -12297,12 +12301,12 @@ vErrors.push(err291);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data139.retention !== undefined){
-let data140 = data139.retention;
-if(typeof data140 === "string"){
-if(func2(data140) < 1){
-const err292 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len19 = data156.length;
+for(let i19=0; i19<len19; i19++){
+let data157 = data156[i19];
+if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
+if(data157.claim_name === undefined){
+const err292 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/required",keyword:"required",params:{missingProperty: "claim_name"},message:"must have required property '"+"claim_name"+"'"};
 if(vErrors === null){
 vErrors = [err292];
 }
@@ -12311,8 +12315,8 @@ vErrors.push(err292);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data140)){
-const err293 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(data157.mappings === undefined){
+const err293 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/required",keyword:"required",params:{missingProperty: "mappings"},message:"must have required property '"+"mappings"+"'"};
 if(vErrors === null){
 vErrors = [err293];
 }
@@ -12321,9 +12325,9 @@ vErrors.push(err293);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err294 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key26 in data157){
+if(!((key26 === "claim_name") || (key26 === "mappings"))){
+const err294 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err294];
 }
@@ -12333,11 +12337,11 @@ vErrors.push(err294);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data139.file !== undefined){
-let data141 = data139.file;
-if(typeof data141 === "string"){
-if(func2(data141) < 1){
-const err295 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data157.claim_name !== undefined){
+let data158 = data157.claim_name;
+if(typeof data158 === "string"){
+if(func2(data158) < 1){
+const err295 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/claim_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/claim_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err295];
 }
@@ -12348,7 +12352,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err296 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err296 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/claim_name",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/claim_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err296];
 }
@@ -12358,9 +12362,11 @@ vErrors.push(err296);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err297 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data157.mappings !== undefined){
+let data159 = data157.mappings;
+if(Array.isArray(data159)){
+if(data159.length > 1000){
+const err297 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err297];
 }
@@ -12369,15 +12375,3803 @@ vErrors.push(err297);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err298 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const len20 = data159.length;
+for(let i20=0; i20<len20; i20++){
+let data160 = data159[i20];
+if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
+if(data160.claim_value === undefined){
+const err298 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/required",keyword:"required",params:{missingProperty: "claim_value"},message:"must have required property '"+"claim_value"+"'"};
 if(vErrors === null){
 vErrors = [err298];
 }
 else {
 vErrors.push(err298);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(data160.role_name === undefined){
+const err299 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/required",keyword:"required",params:{missingProperty: "role_name"},message:"must have required property '"+"role_name"+"'"};
+if(vErrors === null){
+vErrors = [err299];
+}
+else {
+vErrors.push(err299);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+for(const key27 in data160){
+if(!(((key27 === "claim_value") || (key27 === "role_name")) || (key27 === "project"))){
+const err300 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err300];
+}
+else {
+vErrors.push(err300);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data160.claim_value !== undefined){
+let data161 = data160.claim_value;
+if(typeof data161 === "string"){
+if(func2(data161) > 192){
+const err301 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/properties/claim_value/maxLength",keyword:"maxLength",params:{limit: 192},message:"must NOT have more than 192 characters"};
+if(vErrors === null){
+vErrors = [err301];
+}
+else {
+vErrors.push(err301);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(func2(data161) < 1){
+const err302 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/properties/claim_value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err302];
+}
+else {
+vErrors.push(err302);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err303 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/properties/claim_value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err303];
+}
+else {
+vErrors.push(err303);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data160.role_name !== undefined){
+let data162 = data160.role_name;
+if(typeof data162 === "string"){
+if(func2(data162) > 75){
+const err304 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/role_name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(vErrors === null){
+vErrors = [err304];
+}
+else {
+vErrors.push(err304);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(func2(data162) < 1){
+const err305 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/role_name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err305];
+}
+else {
+vErrors.push(err305);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern0.test(data162)){
+const err306 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/role_name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err306];
+}
+else {
+vErrors.push(err306);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err307 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/role_name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err307];
+}
+else {
+vErrors.push(err307);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data160.project !== undefined){
+let data163 = data160.project;
+if(typeof data163 === "string"){
+if(func2(data163) > 75){
+const err308 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/project",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(vErrors === null){
+vErrors = [err308];
+}
+else {
+vErrors.push(err308);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(func2(data163) < 1){
+const err309 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err309];
+}
+else {
+vErrors.push(err309);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern0.test(data163)){
+const err310 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err310];
+}
+else {
+vErrors.push(err310);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err311 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/project",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err311];
+}
+else {
+vErrors.push(err311);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err312 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err312];
+}
+else {
+vErrors.push(err312);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err313 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err313];
+}
+else {
+vErrors.push(err313);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err314 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err314];
+}
+else {
+vErrors.push(err314);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err315 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err315];
+}
+else {
+vErrors.push(err315);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data114.device_code !== undefined){
+let data164 = data114.device_code;
+if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
+for(const key28 in data164){
+if(!((((key28 === "client_id") || (key28 === "client_secret")) || (key28 === "client_secret_file")) || (key28 === "scopes"))){
+const err316 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err316];
+}
+else {
+vErrors.push(err316);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data164.client_id !== undefined){
+let data165 = data164.client_id;
+if(typeof data165 === "string"){
+if(func2(data165) < 1){
+const err317 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err317];
+}
+else {
+vErrors.push(err317);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err318 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err318];
+}
+else {
+vErrors.push(err318);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data164.client_secret !== undefined){
+if(typeof data164.client_secret !== "string"){
+const err319 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err319];
+}
+else {
+vErrors.push(err319);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data164.client_secret_file !== undefined){
+if(typeof data164.client_secret_file !== "string"){
+const err320 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err320];
+}
+else {
+vErrors.push(err320);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data164.scopes !== undefined){
+let data168 = data164.scopes;
+if(Array.isArray(data168)){
+const len21 = data168.length;
+for(let i21=0; i21<len21; i21++){
+let data169 = data168[i21];
+if(typeof data169 === "string"){
+if(func2(data169) < 1){
+const err321 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/scopes/" + i21,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err321];
+}
+else {
+vErrors.push(err321);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err322 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/scopes/" + i21,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err322];
+}
+else {
+vErrors.push(err322);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err323 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err323];
+}
+else {
+vErrors.push(err323);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err324 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_code",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_code/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err324];
+}
+else {
+vErrors.push(err324);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data114.client_credentials !== undefined){
+let data170 = data114.client_credentials;
+if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
+for(const key29 in data170){
+if(!((((key29 === "client_id") || (key29 === "client_secret")) || (key29 === "client_secret_file")) || (key29 === "scopes"))){
+const err325 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err325];
+}
+else {
+vErrors.push(err325);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data170.client_id !== undefined){
+let data171 = data170.client_id;
+if(typeof data171 === "string"){
+if(func2(data171) < 1){
+const err326 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err326];
+}
+else {
+vErrors.push(err326);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err327 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/client_id",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err327];
+}
+else {
+vErrors.push(err327);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data170.client_secret !== undefined){
+if(typeof data170.client_secret !== "string"){
+const err328 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/client_secret",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err328];
+}
+else {
+vErrors.push(err328);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data170.client_secret_file !== undefined){
+if(typeof data170.client_secret_file !== "string"){
+const err329 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/client_secret_file",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/client_secret_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err329];
+}
+else {
+vErrors.push(err329);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data170.scopes !== undefined){
+let data174 = data170.scopes;
+if(Array.isArray(data174)){
+const len22 = data174.length;
+for(let i22=0; i22<len22; i22++){
+let data175 = data174[i22];
+if(typeof data175 === "string"){
+if(func2(data175) < 1){
+const err330 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/scopes/" + i22,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err330];
+}
+else {
+vErrors.push(err330);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err331 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/scopes/" + i22,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err331];
+}
+else {
+vErrors.push(err331);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err332 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials/scopes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err332];
+}
+else {
+vErrors.push(err332);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err333 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/client_credentials",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/client_credentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err333];
+}
+else {
+vErrors.push(err333);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err334 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err334];
+}
+else {
+vErrors.push(err334);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err335 = {instancePath:instancePath+"/security/authentication/providers/oauth",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err335];
+}
+else {
+vErrors.push(err335);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data43.kubernetes !== undefined){
+let data176 = data43.kubernetes;
+if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
+for(const key30 in data176){
+if(!(key30 === "enable")){
+const err336 = {instancePath:instancePath+"/security/authentication/providers/kubernetes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/kubernetes/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err336];
+}
+else {
+vErrors.push(err336);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data176.enable !== undefined){
+if(typeof data176.enable !== "boolean"){
+const err337 = {instancePath:instancePath+"/security/authentication/providers/kubernetes/enable",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/kubernetes/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err337];
+}
+else {
+vErrors.push(err337);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err338 = {instancePath:instancePath+"/security/authentication/providers/kubernetes",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/kubernetes/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err338];
+}
+else {
+vErrors.push(err338);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err339 = {instancePath:instancePath+"/security/authentication/providers",schemaPath:"#/properties/security/properties/authentication/properties/providers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err339];
+}
+else {
+vErrors.push(err339);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data39.password_hash_cost !== undefined){
+let data178 = data39.password_hash_cost;
+if(!(((typeof data178 == "number") && (!(data178 % 1) && !isNaN(data178))) && (isFinite(data178)))){
+const err340 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err340];
+}
+else {
+vErrors.push(err340);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data178 == "number") && (isFinite(data178))){
+if(data178 > 20 || isNaN(data178)){
+const err341 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
+if(vErrors === null){
+vErrors = [err341];
+}
+else {
+vErrors.push(err341);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(data178 < 10 || isNaN(data178)){
+const err342 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err342];
+}
+else {
+vErrors.push(err342);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data39.login_rate_limit !== undefined){
+let data179 = data39.login_rate_limit;
+if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
+for(const key31 in data179){
+if(!(((key31 === "per_login_and_address") || (key31 === "per_address")) || (key31 === "window"))){
+const err343 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err343];
+}
+else {
+vErrors.push(err343);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data179.per_login_and_address !== undefined){
+let data180 = data179.per_login_and_address;
+if(!(((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180))) && (isFinite(data180)))){
+const err344 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err344];
+}
+else {
+vErrors.push(err344);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data180 == "number") && (isFinite(data180))){
+if(data180 < 1 || isNaN(data180)){
+const err345 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_login_and_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_login_and_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err345];
+}
+else {
+vErrors.push(err345);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data179.per_address !== undefined){
+let data181 = data179.per_address;
+if(!(((typeof data181 == "number") && (!(data181 % 1) && !isNaN(data181))) && (isFinite(data181)))){
+const err346 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err346];
+}
+else {
+vErrors.push(err346);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data181 == "number") && (isFinite(data181))){
+if(data181 < 1 || isNaN(data181)){
+const err347 = {instancePath:instancePath+"/security/authentication/login_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err347];
+}
+else {
+vErrors.push(err347);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data179.window !== undefined){
+let data182 = data179.window;
+if(typeof data182 === "string"){
+if(func2(data182) < 1){
+const err348 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err348];
+}
+else {
+vErrors.push(err348);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data182)){
+const err349 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err349];
+}
+else {
+vErrors.push(err349);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err350 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err350];
+}
+else {
+vErrors.push(err350);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err351 = {instancePath:instancePath+"/security/authentication/login_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err351];
+}
+else {
+vErrors.push(err351);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data39.sign_up_rate_limit !== undefined){
+let data183 = data39.sign_up_rate_limit;
+if(data183 && typeof data183 == "object" && !Array.isArray(data183)){
+for(const key32 in data183){
+if(!((key32 === "per_address") || (key32 === "window"))){
+const err352 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err352];
+}
+else {
+vErrors.push(err352);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data183.per_address !== undefined){
+let data184 = data183.per_address;
+if(!(((typeof data184 == "number") && (!(data184 % 1) && !isNaN(data184))) && (isFinite(data184)))){
+const err353 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/per_address/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err353];
+}
+else {
+vErrors.push(err353);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data184 == "number") && (isFinite(data184))){
+if(data184 < 1 || isNaN(data184)){
+const err354 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/per_address",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/per_address/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err354];
+}
+else {
+vErrors.push(err354);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data183.window !== undefined){
+let data185 = data183.window;
+if(typeof data185 === "string"){
+if(func2(data185) < 1){
+const err355 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err355];
+}
+else {
+vErrors.push(err355);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data185)){
+const err356 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err356];
+}
+else {
+vErrors.push(err356);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err357 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err357];
+}
+else {
+vErrors.push(err357);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err358 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err358];
+}
+else {
+vErrors.push(err358);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data39.max_token_ttl !== undefined){
+let data186 = data39.max_token_ttl;
+if(typeof data186 === "string"){
+if(func2(data186) < 1){
+const err359 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err359];
+}
+else {
+vErrors.push(err359);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data186)){
+const err360 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err360];
+}
+else {
+vErrors.push(err360);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err361 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err361];
+}
+else {
+vErrors.push(err361);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data39.max_tokens_per_owner !== undefined){
+let data187 = data39.max_tokens_per_owner;
+if(!(((typeof data187 == "number") && (!(data187 % 1) && !isNaN(data187))) && (isFinite(data187)))){
+const err362 = {instancePath:instancePath+"/security/authentication/max_tokens_per_owner",schemaPath:"#/properties/security/properties/authentication/properties/max_tokens_per_owner/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err362];
+}
+else {
+vErrors.push(err362);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data187 == "number") && (isFinite(data187))){
+if(data187 < 1 || isNaN(data187)){
+const err363 = {instancePath:instancePath+"/security/authentication/max_tokens_per_owner",schemaPath:"#/properties/security/properties/authentication/properties/max_tokens_per_owner/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err363];
+}
+else {
+vErrors.push(err363);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+}
+else {
+const err364 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err364];
+}
+else {
+vErrors.push(err364);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data16.authorization !== undefined){
+let data188 = data16.authorization;
+if(data188 && typeof data188 == "object" && !Array.isArray(data188)){
+for(const key33 in data188){
+if(!(((key33 === "guest_permissions") || (key33 === "check_latest_update_interval")) || (key33 === "provider"))){
+const err365 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err365];
+}
+else {
+vErrors.push(err365);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data188.guest_permissions !== undefined){
+let data189 = data188.guest_permissions;
+if(Array.isArray(data189)){
+const len23 = data189.length;
+for(let i23=0; i23<len23; i23++){
+if(!(validate66(data189[i23], {instancePath:instancePath+"/security/authorization/guest_permissions/" + i23,parentData:data189,parentDataProperty:i23,rootData}))){
+if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err366 = {instancePath:instancePath+"/security/authorization/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err366];
+}
+else {
+vErrors.push(err366);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data188.check_latest_update_interval !== undefined){
+let data191 = data188.check_latest_update_interval;
+if(typeof data191 === "string"){
+if(func2(data191) < 1){
+const err367 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err367];
+}
+else {
+vErrors.push(err367);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data191)){
+const err368 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err368];
+}
+else {
+vErrors.push(err368);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err369 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err369];
+}
+else {
+vErrors.push(err369);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data188.provider !== undefined){
+let data192 = data188.provider;
+if(data192 && typeof data192 == "object" && !Array.isArray(data192)){
+for(const key34 in data192){
+if(!((key34 === "native") || (key34 === "kubernetes"))){
+const err370 = {instancePath:instancePath+"/security/authorization/provider",schemaPath:"#/properties/security/properties/authorization/properties/provider/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err370];
+}
+else {
+vErrors.push(err370);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data192.native !== undefined){
+let data193 = data192.native;
+if(data193 && typeof data193 == "object" && !Array.isArray(data193)){
+for(const key35 in data193){
+if(!(((key35 === "enable") || (key35 === "check_latest_update_interval")) || (key35 === "guest_permissions"))){
+const err371 = {instancePath:instancePath+"/security/authorization/provider/native",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err371];
+}
+else {
+vErrors.push(err371);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data193.enable !== undefined){
+if(typeof data193.enable !== "boolean"){
+const err372 = {instancePath:instancePath+"/security/authorization/provider/native/enable",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err372];
+}
+else {
+vErrors.push(err372);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data193.check_latest_update_interval !== undefined){
+let data195 = data193.check_latest_update_interval;
+if(typeof data195 === "string"){
+if(func2(data195) < 1){
+const err373 = {instancePath:instancePath+"/security/authorization/provider/native/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err373];
+}
+else {
+vErrors.push(err373);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data195)){
+const err374 = {instancePath:instancePath+"/security/authorization/provider/native/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err374];
+}
+else {
+vErrors.push(err374);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err375 = {instancePath:instancePath+"/security/authorization/provider/native/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err375];
+}
+else {
+vErrors.push(err375);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data193.guest_permissions !== undefined){
+let data196 = data193.guest_permissions;
+if(Array.isArray(data196)){
+const len24 = data196.length;
+for(let i24=0; i24<len24; i24++){
+if(!(validate66(data196[i24], {instancePath:instancePath+"/security/authorization/provider/native/guest_permissions/" + i24,parentData:data196,parentDataProperty:i24,rootData}))){
+if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err376 = {instancePath:instancePath+"/security/authorization/provider/native/guest_permissions",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/properties/guest_permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err376];
+}
+else {
+vErrors.push(err376);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err377 = {instancePath:instancePath+"/security/authorization/provider/native",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err377];
+}
+else {
+vErrors.push(err377);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data192.kubernetes !== undefined){
+let data198 = data192.kubernetes;
+if(data198 && typeof data198 == "object" && !Array.isArray(data198)){
+if(data198.enable !== undefined){
+if(typeof data198.enable !== "boolean"){
+const err378 = {instancePath:instancePath+"/security/authorization/provider/kubernetes/enable",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/kubernetes/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err378];
+}
+else {
+vErrors.push(err378);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err379 = {instancePath:instancePath+"/security/authorization/provider/kubernetes",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/kubernetes/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err379];
+}
+else {
+vErrors.push(err379);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err380 = {instancePath:instancePath+"/security/authorization/provider",schemaPath:"#/properties/security/properties/authorization/properties/provider/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err380];
+}
+else {
+vErrors.push(err380);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err381 = {instancePath:instancePath+"/security/authorization",schemaPath:"#/properties/security/properties/authorization/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err381];
+}
+else {
+vErrors.push(err381);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data16.bootstrap_admin !== undefined){
+let data200 = data16.bootstrap_admin;
+if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
+if(data200.name === undefined){
+const err382 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err382];
+}
+else {
+vErrors.push(err382);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+for(const key36 in data200){
+if(!(((key36 === "name") || (key36 === "password")) || (key36 === "password_file"))){
+const err383 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err383];
+}
+else {
+vErrors.push(err383);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data200.name !== undefined){
+let data201 = data200.name;
+if(typeof data201 === "string"){
+if(func2(data201) > 75){
+const err384 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(vErrors === null){
+vErrors = [err384];
+}
+else {
+vErrors.push(err384);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(func2(data201) < 1){
+const err385 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err385];
+}
+else {
+vErrors.push(err385);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern0.test(data201)){
+const err386 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err386];
+}
+else {
+vErrors.push(err386);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err387 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err387];
+}
+else {
+vErrors.push(err387);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data200.password !== undefined){
+if(typeof data200.password !== "string"){
+const err388 = {instancePath:instancePath+"/security/bootstrap_admin/password",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err388];
+}
+else {
+vErrors.push(err388);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data200.password_file !== undefined){
+if(typeof data200.password_file !== "string"){
+const err389 = {instancePath:instancePath+"/security/bootstrap_admin/password_file",schemaPath:"#/properties/security/properties/bootstrap_admin/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err389];
+}
+else {
+vErrors.push(err389);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err390 = {instancePath:instancePath+"/security/bootstrap_admin",schemaPath:"#/properties/security/properties/bootstrap_admin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err390];
+}
+else {
+vErrors.push(err390);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err391 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err391];
+}
+else {
+vErrors.push(err391);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.ephemeral_dashboard !== undefined){
+let data204 = data.ephemeral_dashboard;
+if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
+for(const key37 in data204){
+if(!((key37 === "enable") || (key37 === "cleanup_interval"))){
+const err392 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err392];
+}
+else {
+vErrors.push(err392);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data204.enable !== undefined){
+if(typeof data204.enable !== "boolean"){
+const err393 = {instancePath:instancePath+"/ephemeral_dashboard/enable",schemaPath:"#/properties/ephemeral_dashboard/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err393];
+}
+else {
+vErrors.push(err393);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data204.cleanup_interval !== undefined){
+let data206 = data204.cleanup_interval;
+if(typeof data206 === "string"){
+if(func2(data206) < 1){
+const err394 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err394];
+}
+else {
+vErrors.push(err394);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data206)){
+const err395 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err395];
+}
+else {
+vErrors.push(err395);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err396 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err396];
+}
+else {
+vErrors.push(err396);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err397 = {instancePath:instancePath+"/ephemeral_dashboard",schemaPath:"#/properties/ephemeral_dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err397];
+}
+else {
+vErrors.push(err397);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.ephemeral_dashboards_cleanup_interval !== undefined){
+let data207 = data.ephemeral_dashboards_cleanup_interval;
+if(typeof data207 === "string"){
+if(func2(data207) < 1){
+const err398 = {instancePath:instancePath+"/ephemeral_dashboards_cleanup_interval",schemaPath:"#/properties/ephemeral_dashboards_cleanup_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err398];
+}
+else {
+vErrors.push(err398);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data207)){
+const err399 = {instancePath:instancePath+"/ephemeral_dashboards_cleanup_interval",schemaPath:"#/properties/ephemeral_dashboards_cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err399];
+}
+else {
+vErrors.push(err399);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err400 = {instancePath:instancePath+"/ephemeral_dashboards_cleanup_interval",schemaPath:"#/properties/ephemeral_dashboards_cleanup_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err400];
+}
+else {
+vErrors.push(err400);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.history !== undefined){
+let data208 = data.history;
+if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
+for(const key38 in data208){
+if(!(key38 === "max_versions")){
+const err401 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err401];
+}
+else {
+vErrors.push(err401);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data208.max_versions !== undefined){
+let data209 = data208.max_versions;
+if(!(((typeof data209 == "number") && (!(data209 % 1) && !isNaN(data209))) && (isFinite(data209)))){
+const err402 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err402];
+}
+else {
+vErrors.push(err402);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data209 == "number") && (isFinite(data209))){
+if(data209 > 10000 || isNaN(data209)){
+const err403 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+if(vErrors === null){
+vErrors = [err403];
+}
+else {
+vErrors.push(err403);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(data209 < 1 || isNaN(data209)){
+const err404 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err404];
+}
+else {
+vErrors.push(err404);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+}
+else {
+const err405 = {instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err405];
+}
+else {
+vErrors.push(err405);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.watch !== undefined){
+let data210 = data.watch;
+if(data210 && typeof data210 == "object" && !Array.isArray(data210)){
+for(const key39 in data210){
+if(!((((((key39 === "event_log_size") || (key39 === "bookmark_interval")) || (key39 === "max_backlog_bytes")) || (key39 === "max_backlog_events")) || (key39 === "max_streams_per_user")) || (key39 === "kinds"))){
+const err406 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err406];
+}
+else {
+vErrors.push(err406);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data210.event_log_size !== undefined){
+let data211 = data210.event_log_size;
+if(!(((typeof data211 == "number") && (!(data211 % 1) && !isNaN(data211))) && (isFinite(data211)))){
+const err407 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err407];
+}
+else {
+vErrors.push(err407);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data211 == "number") && (isFinite(data211))){
+if(data211 < 100 || isNaN(data211)){
+const err408 = {instancePath:instancePath+"/watch/event_log_size",schemaPath:"#/properties/watch/properties/event_log_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(vErrors === null){
+vErrors = [err408];
+}
+else {
+vErrors.push(err408);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data210.bookmark_interval !== undefined){
+let data212 = data210.bookmark_interval;
+if(typeof data212 === "string"){
+if(func2(data212) < 1){
+const err409 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err409];
+}
+else {
+vErrors.push(err409);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data212)){
+const err410 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err410];
+}
+else {
+vErrors.push(err410);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err411 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err411];
+}
+else {
+vErrors.push(err411);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data210.max_backlog_bytes !== undefined){
+let data213 = data210.max_backlog_bytes;
+if(!(((typeof data213 == "number") && (!(data213 % 1) && !isNaN(data213))) && (isFinite(data213)))){
+const err412 = {instancePath:instancePath+"/watch/max_backlog_bytes",schemaPath:"#/properties/watch/properties/max_backlog_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err412];
+}
+else {
+vErrors.push(err412);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data213 == "number") && (isFinite(data213))){
+if(data213 < 1024 || isNaN(data213)){
+const err413 = {instancePath:instancePath+"/watch/max_backlog_bytes",schemaPath:"#/properties/watch/properties/max_backlog_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(vErrors === null){
+vErrors = [err413];
+}
+else {
+vErrors.push(err413);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data210.max_backlog_events !== undefined){
+let data214 = data210.max_backlog_events;
+if(!(((typeof data214 == "number") && (!(data214 % 1) && !isNaN(data214))) && (isFinite(data214)))){
+const err414 = {instancePath:instancePath+"/watch/max_backlog_events",schemaPath:"#/properties/watch/properties/max_backlog_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err414];
+}
+else {
+vErrors.push(err414);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data214 == "number") && (isFinite(data214))){
+if(data214 < 1 || isNaN(data214)){
+const err415 = {instancePath:instancePath+"/watch/max_backlog_events",schemaPath:"#/properties/watch/properties/max_backlog_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err415];
+}
+else {
+vErrors.push(err415);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data210.max_streams_per_user !== undefined){
+let data215 = data210.max_streams_per_user;
+if(!(((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215))) && (isFinite(data215)))){
+const err416 = {instancePath:instancePath+"/watch/max_streams_per_user",schemaPath:"#/properties/watch/properties/max_streams_per_user/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err416];
+}
+else {
+vErrors.push(err416);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data215 == "number") && (isFinite(data215))){
+if(data215 < 1 || isNaN(data215)){
+const err417 = {instancePath:instancePath+"/watch/max_streams_per_user",schemaPath:"#/properties/watch/properties/max_streams_per_user/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err417];
+}
+else {
+vErrors.push(err417);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data210.kinds !== undefined){
+let data216 = data210.kinds;
+if(Array.isArray(data216)){
+const len25 = data216.length;
+for(let i25=0; i25<len25; i25++){
+if(typeof data216[i25] !== "string"){
+const err418 = {instancePath:instancePath+"/watch/kinds/" + i25,schemaPath:"#/properties/watch/properties/kinds/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err418];
+}
+else {
+vErrors.push(err418);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err419 = {instancePath:instancePath+"/watch/kinds",schemaPath:"#/properties/watch/properties/kinds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err419];
+}
+else {
+vErrors.push(err419);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err420 = {instancePath:instancePath+"/watch",schemaPath:"#/properties/watch/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err420];
+}
+else {
+vErrors.push(err420);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.proxy !== undefined){
+let data218 = data.proxy;
+if(data218 && typeof data218 == "object" && !Array.isArray(data218)){
+for(const key40 in data218){
+if(!((((((key40 === "timeout") || (key40 === "max_duration")) || (key40 === "max_concurrent")) || (key40 === "denied_networks")) || (key40 === "allow_loopback")) || (key40 === "sql"))){
+const err421 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err421];
+}
+else {
+vErrors.push(err421);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data218.timeout !== undefined){
+let data219 = data218.timeout;
+if(typeof data219 === "string"){
+if(func2(data219) < 1){
+const err422 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err422];
+}
+else {
+vErrors.push(err422);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data219)){
+const err423 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err423];
+}
+else {
+vErrors.push(err423);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err424 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err424];
+}
+else {
+vErrors.push(err424);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data218.max_duration !== undefined){
+let data220 = data218.max_duration;
+if(typeof data220 === "string"){
+if(func2(data220) < 1){
+const err425 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err425];
+}
+else {
+vErrors.push(err425);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data220)){
+const err426 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err426];
+}
+else {
+vErrors.push(err426);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err427 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err427];
+}
+else {
+vErrors.push(err427);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data218.max_concurrent !== undefined){
+let data221 = data218.max_concurrent;
+if(!(((typeof data221 == "number") && (!(data221 % 1) && !isNaN(data221))) && (isFinite(data221)))){
+const err428 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err428];
+}
+else {
+vErrors.push(err428);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data221 == "number") && (isFinite(data221))){
+if(data221 < 1 || isNaN(data221)){
+const err429 = {instancePath:instancePath+"/proxy/max_concurrent",schemaPath:"#/properties/proxy/properties/max_concurrent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err429];
+}
+else {
+vErrors.push(err429);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data218.denied_networks !== undefined){
+let data222 = data218.denied_networks;
+if(Array.isArray(data222)){
+const len26 = data222.length;
+for(let i26=0; i26<len26; i26++){
+let data223 = data222[i26];
+if(typeof data223 === "string"){
+if(!pattern62.test(data223)){
+const err430 = {instancePath:instancePath+"/proxy/denied_networks/" + i26,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
+if(vErrors === null){
+vErrors = [err430];
+}
+else {
+vErrors.push(err430);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err431 = {instancePath:instancePath+"/proxy/denied_networks/" + i26,schemaPath:"#/properties/proxy/properties/denied_networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err431];
+}
+else {
+vErrors.push(err431);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err432 = {instancePath:instancePath+"/proxy/denied_networks",schemaPath:"#/properties/proxy/properties/denied_networks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err432];
+}
+else {
+vErrors.push(err432);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data218.allow_loopback !== undefined){
+if(typeof data218.allow_loopback !== "boolean"){
+const err433 = {instancePath:instancePath+"/proxy/allow_loopback",schemaPath:"#/properties/proxy/properties/allow_loopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err433];
+}
+else {
+vErrors.push(err433);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data218.sql !== undefined){
+let data225 = data218.sql;
+if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
+for(const key41 in data225){
+if(!((((key41 === "statement_timeout") || (key41 === "max_rows")) || (key41 === "max_bytes")) || (key41 === "max_connections"))){
+const err434 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err434];
+}
+else {
+vErrors.push(err434);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data225.statement_timeout !== undefined){
+let data226 = data225.statement_timeout;
+if(typeof data226 === "string"){
+if(func2(data226) < 1){
+const err435 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err435];
+}
+else {
+vErrors.push(err435);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data226)){
+const err436 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err436];
+}
+else {
+vErrors.push(err436);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err437 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err437];
+}
+else {
+vErrors.push(err437);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data225.max_rows !== undefined){
+let data227 = data225.max_rows;
+if(!(((typeof data227 == "number") && (!(data227 % 1) && !isNaN(data227))) && (isFinite(data227)))){
+const err438 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err438];
+}
+else {
+vErrors.push(err438);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data227 == "number") && (isFinite(data227))){
+if(data227 > 10000000 || isNaN(data227)){
+const err439 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"};
+if(vErrors === null){
+vErrors = [err439];
+}
+else {
+vErrors.push(err439);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(data227 < 1 || isNaN(data227)){
+const err440 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err440];
+}
+else {
+vErrors.push(err440);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data225.max_bytes !== undefined){
+let data228 = data225.max_bytes;
+if(!(((typeof data228 == "number") && (!(data228 % 1) && !isNaN(data228))) && (isFinite(data228)))){
+const err441 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err441];
+}
+else {
+vErrors.push(err441);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data228 == "number") && (isFinite(data228))){
+if(data228 < 1024 || isNaN(data228)){
+const err442 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(vErrors === null){
+vErrors = [err442];
+}
+else {
+vErrors.push(err442);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data225.max_connections !== undefined){
+let data229 = data225.max_connections;
+if(!(((typeof data229 == "number") && (!(data229 % 1) && !isNaN(data229))) && (isFinite(data229)))){
+const err443 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err443];
+}
+else {
+vErrors.push(err443);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data229 == "number") && (isFinite(data229))){
+if(data229 > 100 || isNaN(data229)){
+const err444 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err444];
+}
+else {
+vErrors.push(err444);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(data229 < 1 || isNaN(data229)){
+const err445 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err445];
+}
+else {
+vErrors.push(err445);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+}
+else {
+const err446 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err446];
+}
+else {
+vErrors.push(err446);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err447 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err447];
+}
+else {
+vErrors.push(err447);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.plugin !== undefined){
+let data230 = data.plugin;
+if(data230 && typeof data230 == "object" && !Array.isArray(data230)){
+for(const key42 in data230){
+if(!(((((((key42 === "schemas_dir") || (key42 === "path")) || (key42 === "archive_path")) || (key42 === "archive_paths")) || (key42 === "enable_dev")) || (key42 === "enabled")) || (key42 === "disabled"))){
+const err448 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err448];
+}
+else {
+vErrors.push(err448);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data230.schemas_dir !== undefined){
+if(typeof data230.schemas_dir !== "string"){
+const err449 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err449];
+}
+else {
+vErrors.push(err449);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data230.path !== undefined){
+if(typeof data230.path !== "string"){
+const err450 = {instancePath:instancePath+"/plugin/path",schemaPath:"#/properties/plugin/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err450];
+}
+else {
+vErrors.push(err450);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data230.archive_path !== undefined){
+if(typeof data230.archive_path !== "string"){
+const err451 = {instancePath:instancePath+"/plugin/archive_path",schemaPath:"#/properties/plugin/properties/archive_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err451];
+}
+else {
+vErrors.push(err451);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data230.archive_paths !== undefined){
+let data234 = data230.archive_paths;
+if(Array.isArray(data234)){
+const len27 = data234.length;
+for(let i27=0; i27<len27; i27++){
+if(typeof data234[i27] !== "string"){
+const err452 = {instancePath:instancePath+"/plugin/archive_paths/" + i27,schemaPath:"#/properties/plugin/properties/archive_paths/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err452];
+}
+else {
+vErrors.push(err452);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err453 = {instancePath:instancePath+"/plugin/archive_paths",schemaPath:"#/properties/plugin/properties/archive_paths/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err453];
+}
+else {
+vErrors.push(err453);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data230.enable_dev !== undefined){
+if(typeof data230.enable_dev !== "boolean"){
+const err454 = {instancePath:instancePath+"/plugin/enable_dev",schemaPath:"#/properties/plugin/properties/enable_dev/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err454];
+}
+else {
+vErrors.push(err454);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data230.enabled !== undefined){
+let data237 = data230.enabled;
+if(Array.isArray(data237)){
+const len28 = data237.length;
+for(let i28=0; i28<len28; i28++){
+if(typeof data237[i28] !== "string"){
+const err455 = {instancePath:instancePath+"/plugin/enabled/" + i28,schemaPath:"#/properties/plugin/properties/enabled/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err455];
+}
+else {
+vErrors.push(err455);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err456 = {instancePath:instancePath+"/plugin/enabled",schemaPath:"#/properties/plugin/properties/enabled/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err456];
+}
+else {
+vErrors.push(err456);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data230.disabled !== undefined){
+let data239 = data230.disabled;
+if(Array.isArray(data239)){
+const len29 = data239.length;
+for(let i29=0; i29<len29; i29++){
+if(typeof data239[i29] !== "string"){
+const err457 = {instancePath:instancePath+"/plugin/disabled/" + i29,schemaPath:"#/properties/plugin/properties/disabled/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err457];
+}
+else {
+vErrors.push(err457);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err458 = {instancePath:instancePath+"/plugin/disabled",schemaPath:"#/properties/plugin/properties/disabled/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err458];
+}
+else {
+vErrors.push(err458);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err459 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err459];
+}
+else {
+vErrors.push(err459);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.http !== undefined){
+let data241 = data.http;
+if(data241 && typeof data241 == "object" && !Array.isArray(data241)){
+for(const key43 in data241){
+if(!((((((((key43 === "body_limit") || (key43 === "max_json_depth")) || (key43 === "max_body_nodes")) || (key43 === "max_object_keys")) || (key43 === "worker_timeout")) || (key43 === "headers_timeout")) || (key43 === "request_timeout")) || (key43 === "shutdown_grace"))){
+const err460 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err460];
+}
+else {
+vErrors.push(err460);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data241.body_limit !== undefined){
+let data242 = data241.body_limit;
+if(!(((typeof data242 == "number") && (!(data242 % 1) && !isNaN(data242))) && (isFinite(data242)))){
+const err461 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err461];
+}
+else {
+vErrors.push(err461);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data242 == "number") && (isFinite(data242))){
+if(data242 < 1024 || isNaN(data242)){
+const err462 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(vErrors === null){
+vErrors = [err462];
+}
+else {
+vErrors.push(err462);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data241.max_json_depth !== undefined){
+let data243 = data241.max_json_depth;
+if(!(((typeof data243 == "number") && (!(data243 % 1) && !isNaN(data243))) && (isFinite(data243)))){
+const err463 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err463];
+}
+else {
+vErrors.push(err463);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data243 == "number") && (isFinite(data243))){
+if(data243 > 1000 || isNaN(data243)){
+const err464 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if(vErrors === null){
+vErrors = [err464];
+}
+else {
+vErrors.push(err464);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(data243 < 1 || isNaN(data243)){
+const err465 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err465];
+}
+else {
+vErrors.push(err465);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data241.max_body_nodes !== undefined){
+let data244 = data241.max_body_nodes;
+if(!(((typeof data244 == "number") && (!(data244 % 1) && !isNaN(data244))) && (isFinite(data244)))){
+const err466 = {instancePath:instancePath+"/http/max_body_nodes",schemaPath:"#/properties/http/properties/max_body_nodes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err466];
+}
+else {
+vErrors.push(err466);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data244 == "number") && (isFinite(data244))){
+if(data244 < 1000 || isNaN(data244)){
+const err467 = {instancePath:instancePath+"/http/max_body_nodes",schemaPath:"#/properties/http/properties/max_body_nodes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
+if(vErrors === null){
+vErrors = [err467];
+}
+else {
+vErrors.push(err467);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data241.max_object_keys !== undefined){
+let data245 = data241.max_object_keys;
+if(!(((typeof data245 == "number") && (!(data245 % 1) && !isNaN(data245))) && (isFinite(data245)))){
+const err468 = {instancePath:instancePath+"/http/max_object_keys",schemaPath:"#/properties/http/properties/max_object_keys/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err468];
+}
+else {
+vErrors.push(err468);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if((typeof data245 == "number") && (isFinite(data245))){
+if(data245 < 100 || isNaN(data245)){
+const err469 = {instancePath:instancePath+"/http/max_object_keys",schemaPath:"#/properties/http/properties/max_object_keys/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(vErrors === null){
+vErrors = [err469];
+}
+else {
+vErrors.push(err469);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+if(data241.worker_timeout !== undefined){
+let data246 = data241.worker_timeout;
+if(typeof data246 === "string"){
+if(func2(data246) < 1){
+const err470 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err470];
+}
+else {
+vErrors.push(err470);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data246)){
+const err471 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err471];
+}
+else {
+vErrors.push(err471);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err472 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err472];
+}
+else {
+vErrors.push(err472);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data241.headers_timeout !== undefined){
+let data247 = data241.headers_timeout;
+if(typeof data247 === "string"){
+if(func2(data247) < 1){
+const err473 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err473];
+}
+else {
+vErrors.push(err473);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data247)){
+const err474 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err474];
+}
+else {
+vErrors.push(err474);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err475 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err475];
+}
+else {
+vErrors.push(err475);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data241.request_timeout !== undefined){
+let data248 = data241.request_timeout;
+if(typeof data248 === "string"){
+if(func2(data248) < 1){
+const err476 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err476];
+}
+else {
+vErrors.push(err476);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data248)){
+const err477 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err477];
+}
+else {
+vErrors.push(err477);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err478 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err478];
+}
+else {
+vErrors.push(err478);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data241.shutdown_grace !== undefined){
+let data249 = data241.shutdown_grace;
+if(typeof data249 === "string"){
+if(func2(data249) < 1){
+const err479 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err479];
+}
+else {
+vErrors.push(err479);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data249)){
+const err480 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err480];
+}
+else {
+vErrors.push(err480);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err481 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err481];
+}
+else {
+vErrors.push(err481);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err482 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err482];
+}
+else {
+vErrors.push(err482);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.log !== undefined){
+let data250 = data.log;
+if(data250 && typeof data250 == "object" && !Array.isArray(data250)){
+for(const key44 in data250){
+if(!(key44 === "level")){
+const err483 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err483];
+}
+else {
+vErrors.push(err483);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data250.level !== undefined){
+let data251 = data250.level;
+if(typeof data251 !== "string"){
+const err484 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err484];
+}
+else {
+vErrors.push(err484);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!(((((((data251 === "trace") || (data251 === "debug")) || (data251 === "info")) || (data251 === "warn")) || (data251 === "error")) || (data251 === "fatal")) || (data251 === "silent"))){
+const err485 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err485];
+}
+else {
+vErrors.push(err485);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err486 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err486];
+}
+else {
+vErrors.push(err486);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.audit !== undefined){
+let data252 = data.audit;
+if(data252 && typeof data252 == "object" && !Array.isArray(data252)){
+for(const key45 in data252){
+if(!(((key45 === "retention") || (key45 === "coalesce_window")) || (key45 === "file"))){
+const err487 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err487];
+}
+else {
+vErrors.push(err487);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data252.retention !== undefined){
+let data253 = data252.retention;
+if(typeof data253 === "string"){
+if(func2(data253) < 1){
+const err488 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err488];
+}
+else {
+vErrors.push(err488);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data253)){
+const err489 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err489];
+}
+else {
+vErrors.push(err489);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err490 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err490];
+}
+else {
+vErrors.push(err490);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data252.coalesce_window !== undefined){
+let data254 = data252.coalesce_window;
+if(typeof data254 === "string"){
+if(func2(data254) < 1){
+const err491 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err491];
+}
+else {
+vErrors.push(err491);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data254)){
+const err492 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err492];
+}
+else {
+vErrors.push(err492);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err493 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err493];
+}
+else {
+vErrors.push(err493);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data252.file !== undefined){
+let data255 = data252.file;
+if(typeof data255 === "string"){
+if(func2(data255) < 1){
+const err494 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err494];
+}
+else {
+vErrors.push(err494);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err495 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err495];
+}
+else {
+vErrors.push(err495);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err496 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err496];
+}
+else {
+vErrors.push(err496);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.provisioning !== undefined){
+let data256 = data.provisioning;
+if(data256 && typeof data256 == "object" && !Array.isArray(data256)){
+for(const key46 in data256){
+if(!((((((key46 === "folders") || (key46 === "interval")) || (key46 === "enable_watch")) || (key46 === "git")) || (key46 === "work_dir")) || (key46 === "git_timeout"))){
+const err497 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err497];
+}
+else {
+vErrors.push(err497);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data256.folders !== undefined){
+let data257 = data256.folders;
+if(Array.isArray(data257)){
+const len30 = data257.length;
+for(let i30=0; i30<len30; i30++){
+let data258 = data257[i30];
+if(typeof data258 === "string"){
+if(func2(data258) < 1){
+const err498 = {instancePath:instancePath+"/provisioning/folders/" + i30,schemaPath:"#/properties/provisioning/properties/folders/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err498];
+}
+else {
+vErrors.push(err498);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err499 = {instancePath:instancePath+"/provisioning/folders/" + i30,schemaPath:"#/properties/provisioning/properties/folders/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err499];
+}
+else {
+vErrors.push(err499);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err500 = {instancePath:instancePath+"/provisioning/folders",schemaPath:"#/properties/provisioning/properties/folders/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err500];
+}
+else {
+vErrors.push(err500);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data256.interval !== undefined){
+let data259 = data256.interval;
+if(typeof data259 === "string"){
+if(func2(data259) < 1){
+const err501 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err501];
+}
+else {
+vErrors.push(err501);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data259)){
+const err502 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err502];
+}
+else {
+vErrors.push(err502);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err503 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err503];
+}
+else {
+vErrors.push(err503);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data256.enable_watch !== undefined){
+if(typeof data256.enable_watch !== "boolean"){
+const err504 = {instancePath:instancePath+"/provisioning/enable_watch",schemaPath:"#/properties/provisioning/properties/enable_watch/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err504];
+}
+else {
+vErrors.push(err504);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data256.git !== undefined){
+let data261 = data256.git;
+if(Array.isArray(data261)){
+const len31 = data261.length;
+for(let i31=0; i31<len31; i31++){
+let data262 = data261[i31];
+if(data262 && typeof data262 == "object" && !Array.isArray(data262)){
+if(data262.url === undefined){
+const err505 = {instancePath:instancePath+"/provisioning/git/" + i31,schemaPath:"#/properties/provisioning/properties/git/items/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(vErrors === null){
+vErrors = [err505];
+}
+else {
+vErrors.push(err505);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+for(const key47 in data262){
+if(!((((((key47 === "url") || (key47 === "ref")) || (key47 === "path")) || (key47 === "interval")) || (key47 === "username")) || (key47 === "password_file"))){
+const err506 = {instancePath:instancePath+"/provisioning/git/" + i31,schemaPath:"#/properties/provisioning/properties/git/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err506];
+}
+else {
+vErrors.push(err506);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data262.url !== undefined){
+let data263 = data262.url;
+if(typeof data263 === "string"){
+if(func2(data263) < 1){
+const err507 = {instancePath:instancePath+"/provisioning/git/" + i31+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err507];
+}
+else {
+vErrors.push(err507);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err508 = {instancePath:instancePath+"/provisioning/git/" + i31+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err508];
+}
+else {
+vErrors.push(err508);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data262.ref !== undefined){
+let data264 = data262.ref;
+if(typeof data264 === "string"){
+if(func2(data264) < 1){
+const err509 = {instancePath:instancePath+"/provisioning/git/" + i31+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err509];
+}
+else {
+vErrors.push(err509);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern71.test(data264)){
+const err510 = {instancePath:instancePath+"/provisioning/git/" + i31+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/pattern",keyword:"pattern",params:{pattern: "^[^-\\s][^\\s]*$"},message:"must match pattern \""+"^[^-\\s][^\\s]*$"+"\""};
+if(vErrors === null){
+vErrors = [err510];
+}
+else {
+vErrors.push(err510);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err511 = {instancePath:instancePath+"/provisioning/git/" + i31+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err511];
+}
+else {
+vErrors.push(err511);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data262.path !== undefined){
+if(typeof data262.path !== "string"){
+const err512 = {instancePath:instancePath+"/provisioning/git/" + i31+"/path",schemaPath:"#/properties/provisioning/properties/git/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err512];
+}
+else {
+vErrors.push(err512);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data262.interval !== undefined){
+let data266 = data262.interval;
+if(typeof data266 === "string"){
+if(func2(data266) < 1){
+const err513 = {instancePath:instancePath+"/provisioning/git/" + i31+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err513];
+}
+else {
+vErrors.push(err513);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data266)){
+const err514 = {instancePath:instancePath+"/provisioning/git/" + i31+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err514];
+}
+else {
+vErrors.push(err514);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err515 = {instancePath:instancePath+"/provisioning/git/" + i31+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err515];
+}
+else {
+vErrors.push(err515);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data262.username !== undefined){
+let data267 = data262.username;
+if(typeof data267 === "string"){
+if(func2(data267) < 1){
+const err516 = {instancePath:instancePath+"/provisioning/git/" + i31+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err516];
+}
+else {
+vErrors.push(err516);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err517 = {instancePath:instancePath+"/provisioning/git/" + i31+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err517];
+}
+else {
+vErrors.push(err517);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data262.password_file !== undefined){
+let data268 = data262.password_file;
+if(typeof data268 === "string"){
+if(func2(data268) < 1){
+const err518 = {instancePath:instancePath+"/provisioning/git/" + i31+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err518];
+}
+else {
+vErrors.push(err518);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err519 = {instancePath:instancePath+"/provisioning/git/" + i31+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err519];
+}
+else {
+vErrors.push(err519);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err520 = {instancePath:instancePath+"/provisioning/git/" + i31,schemaPath:"#/properties/provisioning/properties/git/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err520];
+}
+else {
+vErrors.push(err520);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err521 = {instancePath:instancePath+"/provisioning/git",schemaPath:"#/properties/provisioning/properties/git/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err521];
+}
+else {
+vErrors.push(err521);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data256.work_dir !== undefined){
+let data269 = data256.work_dir;
+if(typeof data269 === "string"){
+if(func2(data269) < 1){
+const err522 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err522];
+}
+else {
+vErrors.push(err522);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err523 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err523];
+}
+else {
+vErrors.push(err523);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data256.git_timeout !== undefined){
+let data270 = data256.git_timeout;
+if(typeof data270 === "string"){
+if(func2(data270) < 1){
+const err524 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err524];
+}
+else {
+vErrors.push(err524);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data270)){
+const err525 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err525];
+}
+else {
+vErrors.push(err525);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err526 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err526];
+}
+else {
+vErrors.push(err526);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err527 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err527];
+}
+else {
+vErrors.push(err527);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.frontend !== undefined){
+let data271 = data.frontend;
+if(data271 && typeof data271 == "object" && !Array.isArray(data271)){
+for(const key48 in data271){
+if(!((((((key48 === "disable") || (key48 === "explorer")) || (key48 === "information")) || (key48 === "important_dashboards")) || (key48 === "time_range")) || (key48 === "banner"))){
+const err528 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err528];
+}
+else {
+vErrors.push(err528);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data271.disable !== undefined){
+if(typeof data271.disable !== "boolean"){
+const err529 = {instancePath:instancePath+"/frontend/disable",schemaPath:"#/properties/frontend/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err529];
+}
+else {
+vErrors.push(err529);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data271.explorer !== undefined){
+let data273 = data271.explorer;
+if(data273 && typeof data273 == "object" && !Array.isArray(data273)){
+for(const key49 in data273){
+if(!(key49 === "enable")){
+const err530 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err530];
+}
+else {
+vErrors.push(err530);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data273.enable !== undefined){
+if(typeof data273.enable !== "boolean"){
+const err531 = {instancePath:instancePath+"/frontend/explorer/enable",schemaPath:"#/properties/frontend/properties/explorer/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err531];
+}
+else {
+vErrors.push(err531);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err532 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err532];
+}
+else {
+vErrors.push(err532);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data271.information !== undefined){
+if(typeof data271.information !== "string"){
+const err533 = {instancePath:instancePath+"/frontend/information",schemaPath:"#/properties/frontend/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err533];
+}
+else {
+vErrors.push(err533);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data271.important_dashboards !== undefined){
+let data276 = data271.important_dashboards;
+if(Array.isArray(data276)){
+const len32 = data276.length;
+for(let i32=0; i32<len32; i32++){
+let data277 = data276[i32];
+if(data277 && typeof data277 == "object" && !Array.isArray(data277)){
+for(const key50 in data277){
+if(!((key50 === "project") || (key50 === "dashboard"))){
+const err534 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32,schemaPath:"#/properties/frontend/properties/important_dashboards/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err534];
+}
+else {
+vErrors.push(err534);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data277.project !== undefined){
+if(typeof data277.project !== "string"){
+const err535 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32+"/project",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err535];
+}
+else {
+vErrors.push(err535);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data277.dashboard !== undefined){
+if(typeof data277.dashboard !== "string"){
+const err536 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32+"/dashboard",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/dashboard/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err536];
+}
+else {
+vErrors.push(err536);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err537 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32,schemaPath:"#/properties/frontend/properties/important_dashboards/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err537];
+}
+else {
+vErrors.push(err537);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err538 = {instancePath:instancePath+"/frontend/important_dashboards",schemaPath:"#/properties/frontend/properties/important_dashboards/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err538];
+}
+else {
+vErrors.push(err538);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data271.time_range !== undefined){
+let data280 = data271.time_range;
+if(data280 && typeof data280 == "object" && !Array.isArray(data280)){
+for(const key51 in data280){
+if(!(((key51 === "options") || (key51 === "disable_custom")) || (key51 === "disable_zoom"))){
+const err539 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err539];
+}
+else {
+vErrors.push(err539);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data280.options !== undefined){
+let data281 = data280.options;
+if(Array.isArray(data281)){
+const len33 = data281.length;
+for(let i33=0; i33<len33; i33++){
+let data282 = data281[i33];
+if(typeof data282 === "string"){
+if(func2(data282) < 1){
+const err540 = {instancePath:instancePath+"/frontend/time_range/options/" + i33,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err540];
+}
+else {
+vErrors.push(err540);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data282)){
+const err541 = {instancePath:instancePath+"/frontend/time_range/options/" + i33,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err541];
+}
+else {
+vErrors.push(err541);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err542 = {instancePath:instancePath+"/frontend/time_range/options/" + i33,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err542];
+}
+else {
+vErrors.push(err542);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err543 = {instancePath:instancePath+"/frontend/time_range/options",schemaPath:"#/properties/frontend/properties/time_range/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err543];
+}
+else {
+vErrors.push(err543);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data280.disable_custom !== undefined){
+if(typeof data280.disable_custom !== "boolean"){
+const err544 = {instancePath:instancePath+"/frontend/time_range/disable_custom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_custom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err544];
+}
+else {
+vErrors.push(err544);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data280.disable_zoom !== undefined){
+if(typeof data280.disable_zoom !== "boolean"){
+const err545 = {instancePath:instancePath+"/frontend/time_range/disable_zoom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_zoom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err545];
+}
+else {
+vErrors.push(err545);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err546 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err546];
+}
+else {
+vErrors.push(err546);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data271.banner !== undefined){
+let data285 = data271.banner;
+if(data285 && typeof data285 == "object" && !Array.isArray(data285)){
+for(const key52 in data285){
+if(!((key52 === "severity") || (key52 === "information"))){
+const err547 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err547];
+}
+else {
+vErrors.push(err547);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data285.severity !== undefined){
+let data286 = data285.severity;
+if(typeof data286 !== "string"){
+const err548 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err548];
+}
+else {
+vErrors.push(err548);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!((((data286 === "error") || (data286 === "warning")) || (data286 === "info")) || (data286 === "success"))){
+const err549 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/enum",keyword:"enum",params:{allowedValues: schema89.properties.frontend.properties.banner.properties.severity.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err549];
+}
+else {
+vErrors.push(err549);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data285.information !== undefined){
+if(typeof data285.information !== "string"){
+const err550 = {instancePath:instancePath+"/frontend/banner/information",schemaPath:"#/properties/frontend/properties/banner/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err550];
+}
+else {
+vErrors.push(err550);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err551 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err551];
+}
+else {
+vErrors.push(err551);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err552 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err552];
+}
+else {
+vErrors.push(err552);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.datasource !== undefined){
+let data288 = data.datasource;
+if(data288 && typeof data288 == "object" && !Array.isArray(data288)){
+for(const key53 in data288){
+if(!(((((key53 === "global") || (key53 === "project")) || (key53 === "disable_local")) || (key53 === "http_proxy")) || (key53 === "cloudwatch"))){
+const err553 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err553];
+}
+else {
+vErrors.push(err553);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data288.global !== undefined){
+let data289 = data288.global;
+if(data289 && typeof data289 == "object" && !Array.isArray(data289)){
+for(const key54 in data289){
+if(!((key54 === "disable") || (key54 === "discovery"))){
+const err554 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key54},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err554];
+}
+else {
+vErrors.push(err554);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data289.disable !== undefined){
+if(typeof data289.disable !== "boolean"){
+const err555 = {instancePath:instancePath+"/datasource/global/disable",schemaPath:"#/properties/datasource/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err555];
+}
+else {
+vErrors.push(err555);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data289.discovery !== undefined){
+let data291 = data289.discovery;
+if(Array.isArray(data291)){
+const len34 = data291.length;
+for(let i34=0; i34<len34; i34++){
+let data292 = data291[i34];
+if(!(data292 && typeof data292 == "object" && !Array.isArray(data292))){
+const err556 = {instancePath:instancePath+"/datasource/global/discovery/" + i34,schemaPath:"#/properties/datasource/properties/global/properties/discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err556];
+}
+else {
+vErrors.push(err556);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err557 = {instancePath:instancePath+"/datasource/global/discovery",schemaPath:"#/properties/datasource/properties/global/properties/discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err557];
+}
+else {
+vErrors.push(err557);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err558 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err558];
+}
+else {
+vErrors.push(err558);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data288.project !== undefined){
+let data293 = data288.project;
+if(data293 && typeof data293 == "object" && !Array.isArray(data293)){
+for(const key55 in data293){
+if(!(key55 === "disable")){
+const err559 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key55},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err559];
+}
+else {
+vErrors.push(err559);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data293.disable !== undefined){
+if(typeof data293.disable !== "boolean"){
+const err560 = {instancePath:instancePath+"/datasource/project/disable",schemaPath:"#/properties/datasource/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err560];
+}
+else {
+vErrors.push(err560);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err561 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err561];
+}
+else {
+vErrors.push(err561);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data288.disable_local !== undefined){
+if(typeof data288.disable_local !== "boolean"){
+const err562 = {instancePath:instancePath+"/datasource/disable_local",schemaPath:"#/properties/datasource/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err562];
+}
+else {
+vErrors.push(err562);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data288.http_proxy !== undefined){
+let data296 = data288.http_proxy;
+if(!(data296 && typeof data296 == "object" && !Array.isArray(data296))){
+const err563 = {instancePath:instancePath+"/datasource/http_proxy",schemaPath:"#/properties/datasource/properties/http_proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err563];
+}
+else {
+vErrors.push(err563);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data288.cloudwatch !== undefined){
+let data297 = data288.cloudwatch;
+if(!(data297 && typeof data297 == "object" && !Array.isArray(data297))){
+const err564 = {instancePath:instancePath+"/datasource/cloudwatch",schemaPath:"#/properties/datasource/properties/cloudwatch/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err564];
+}
+else {
+vErrors.push(err564);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err565 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err565];
+}
+else {
+vErrors.push(err565);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.variable !== undefined){
+let data298 = data.variable;
+if(data298 && typeof data298 == "object" && !Array.isArray(data298)){
+for(const key56 in data298){
+if(!(((key56 === "global") || (key56 === "project")) || (key56 === "disable_local"))){
+const err566 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key56},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err566];
+}
+else {
+vErrors.push(err566);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data298.global !== undefined){
+let data299 = data298.global;
+if(data299 && typeof data299 == "object" && !Array.isArray(data299)){
+for(const key57 in data299){
+if(!(key57 === "disable")){
+const err567 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key57},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err567];
+}
+else {
+vErrors.push(err567);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data299.disable !== undefined){
+if(typeof data299.disable !== "boolean"){
+const err568 = {instancePath:instancePath+"/variable/global/disable",schemaPath:"#/properties/variable/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err568];
+}
+else {
+vErrors.push(err568);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err569 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err569];
+}
+else {
+vErrors.push(err569);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data298.project !== undefined){
+let data301 = data298.project;
+if(data301 && typeof data301 == "object" && !Array.isArray(data301)){
+for(const key58 in data301){
+if(!(key58 === "disable")){
+const err570 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key58},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err570];
+}
+else {
+vErrors.push(err570);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data301.disable !== undefined){
+if(typeof data301.disable !== "boolean"){
+const err571 = {instancePath:instancePath+"/variable/project/disable",schemaPath:"#/properties/variable/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err571];
+}
+else {
+vErrors.push(err571);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err572 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err572];
+}
+else {
+vErrors.push(err572);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data298.disable_local !== undefined){
+if(typeof data298.disable_local !== "boolean"){
+const err573 = {instancePath:instancePath+"/variable/disable_local",schemaPath:"#/properties/variable/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err573];
+}
+else {
+vErrors.push(err573);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err574 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err574];
+}
+else {
+vErrors.push(err574);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.dashboard !== undefined){
+let data304 = data.dashboard;
+if(data304 && typeof data304 == "object" && !Array.isArray(data304)){
+for(const key59 in data304){
+if(!(key59 === "custom_lint_rules")){
+const err575 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key59},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err575];
+}
+else {
+vErrors.push(err575);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data304.custom_lint_rules !== undefined){
+let data305 = data304.custom_lint_rules;
+if(Array.isArray(data305)){
+const len35 = data305.length;
+for(let i35=0; i35<len35; i35++){
+let data306 = data305[i35];
+if(data306 && typeof data306 == "object" && !Array.isArray(data306)){
+for(const key60 in data306){
+if(!(((((key60 === "name") || (key60 === "target")) || (key60 === "assertion")) || (key60 === "message")) || (key60 === "disable"))){
+const err576 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key60},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err576];
+}
+else {
+vErrors.push(err576);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data306.name !== undefined){
+if(typeof data306.name !== "string"){
+const err577 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/name",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err577];
+}
+else {
+vErrors.push(err577);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data306.target !== undefined){
+if(typeof data306.target !== "string"){
+const err578 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/target",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err578];
+}
+else {
+vErrors.push(err578);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data306.assertion !== undefined){
+if(typeof data306.assertion !== "string"){
+const err579 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/assertion",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/assertion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err579];
+}
+else {
+vErrors.push(err579);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data306.message !== undefined){
+if(typeof data306.message !== "string"){
+const err580 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/message",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err580];
+}
+else {
+vErrors.push(err580);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data306.disable !== undefined){
+if(typeof data306.disable !== "boolean"){
+const err581 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/disable",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err581];
+}
+else {
+vErrors.push(err581);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err582 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err582];
+}
+else {
+vErrors.push(err582);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err583 = {instancePath:instancePath+"/dashboard/custom_lint_rules",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err583];
+}
+else {
+vErrors.push(err583);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err584 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err584];
+}
+else {
+vErrors.push(err584);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.search !== undefined){
+let data312 = data.search;
+if(data312 && typeof data312 == "object" && !Array.isArray(data312)){
+for(const key61 in data312){
+if(!(((key61 === "check_latest_update_interval") || (key61 === "excluded_chars")) || (key61 === "index_keys"))){
+const err585 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key61},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err585];
+}
+else {
+vErrors.push(err585);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data312.check_latest_update_interval !== undefined){
+let data313 = data312.check_latest_update_interval;
+if(typeof data313 === "string"){
+if(func2(data313) < 1){
+const err586 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err586];
+}
+else {
+vErrors.push(err586);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data313)){
+const err587 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err587];
+}
+else {
+vErrors.push(err587);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err588 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err588];
+}
+else {
+vErrors.push(err588);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data312.excluded_chars !== undefined){
+let data314 = data312.excluded_chars;
+if(Array.isArray(data314)){
+const len36 = data314.length;
+for(let i36=0; i36<len36; i36++){
+if(typeof data314[i36] !== "string"){
+const err589 = {instancePath:instancePath+"/search/excluded_chars/" + i36,schemaPath:"#/properties/search/properties/excluded_chars/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err589];
+}
+else {
+vErrors.push(err589);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err590 = {instancePath:instancePath+"/search/excluded_chars",schemaPath:"#/properties/search/properties/excluded_chars/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err590];
+}
+else {
+vErrors.push(err590);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data312.index_keys !== undefined){
+let data316 = data312.index_keys;
+if(data316 && typeof data316 == "object" && !Array.isArray(data316)){
+for(const key62 in data316){
+if(!(key62 === "dashboard")){
+const err591 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key62},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err591];
+}
+else {
+vErrors.push(err591);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data316.dashboard !== undefined){
+let data317 = data316.dashboard;
+if(Array.isArray(data317)){
+const len37 = data317.length;
+for(let i37=0; i37<len37; i37++){
+if(typeof data317[i37] !== "string"){
+const err592 = {instancePath:instancePath+"/search/index_keys/dashboard/" + i37,schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err592];
+}
+else {
+vErrors.push(err592);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err593 = {instancePath:instancePath+"/search/index_keys/dashboard",schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err593];
+}
+else {
+vErrors.push(err593);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err594 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err594];
+}
+else {
+vErrors.push(err594);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err595 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err595];
+}
+else {
+vErrors.push(err595);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.schemas !== undefined){
+let data319 = data.schemas;
+if(!(data319 && typeof data319 == "object" && !Array.isArray(data319))){
+const err596 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err596];
+}
+else {
+vErrors.push(err596);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.global_datasource_discovery !== undefined){
+let data320 = data.global_datasource_discovery;
+if(Array.isArray(data320)){
+const len38 = data320.length;
+for(let i38=0; i38<len38; i38++){
+let data321 = data320[i38];
+if(!(data321 && typeof data321 == "object" && !Array.isArray(data321))){
+const err597 = {instancePath:instancePath+"/global_datasource_discovery/" + i38,schemaPath:"#/properties/global_datasource_discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err597];
+}
+else {
+vErrors.push(err597);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err598 = {instancePath:instancePath+"/global_datasource_discovery",schemaPath:"#/properties/global_datasource_discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err598];
+}
+else {
+vErrors.push(err598);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err599 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err599];
+}
+else {
+vErrors.push(err599);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
