@@ -6,7 +6,7 @@ import { Project } from './generated/validators.js';
 const DEFAULT_ROLES: Record<string, { actions: string[]; scopes: string[] }[]> = {
   owner: [{ actions: ['*'], scopes: ['*'] }],
   editor: [
-    { actions: ['*'], scopes: ['Dashboard', 'Datasource', 'Folder', 'Secret', 'Variable', 'EphemeralDashboard'] },
+    { actions: ['*'], scopes: ['Dashboard', 'Datasource', 'Folder', 'Secret', 'Variable', 'EphemeralDashboard', 'Playlist'] },
     { actions: ['read'], scopes: ['Project', 'Role', 'RoleBinding'] },
   ],
   viewer: [{ actions: ['read'], scopes: ['*'] }],
