@@ -27,14 +27,14 @@ export interface ResourceTableProps {
  * both showing only what the user may do. Dashboards open in view; other objects in their form.
  */
 export function ResourceTable({ kind, project, query = '', folders, extra }: ResourceTableProps) {
-  const { can } = useCan();
+  const { can, ready } = useCan();
   const navigate = useNavigate();
   const refresh = useRefreshLists();
   const queryClient = useQueryClient();
   const items = useQuery(['list', kind.plural, project ?? ''], () => list(kind.plural, project));
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<Resource>();
-  const shown = (items.data ?? []).filter((r) => matches(query, [r.metadata.name, titleOf(kind, r), ...(r.metadata.tags ?? []), kind.summary?.(r)]));
+  const shown = (items.data ?? []).filter((r) => matches(query, [r.metadata.name, titleOf(kind, r), ...(r.metadata.tags ?? []), kind.summary?.(r), ...(kind.columns ?? []).map((c) => c.cell(r))]));
   const mayCreate = can('create', kind.kind, project);
   const mayUpdate = (r: Resource) => can('update', kind.kind, kind.kind === 'Project' ? r.metadata.name : project, r.metadata.name);
 
@@ -47,12 +47,19 @@ export function ResourceTable({ kind, project, query = '', folders, extra }: Res
           </Button>
         </Box>
       )}
-      <ListBody query={items} empty={shown.length > 0 ? undefined : query ? `Nothing matches "${query}".` : project ? `No ${kind.labelPlural} in this project.` : `No ${kind.labelPlural} yet.`}>
+      {/* the list shows once the permissions are known too: a "New" button appearing later would push it down */}
+      <ListBody
+        query={{ isLoading: items.isLoading || !ready, error: items.error }}
+        empty={shown.length > 0 ? undefined : query ? `Nothing matches "${query}".` : project ? `No ${kind.labelPlural} in this project.` : `No ${kind.labelPlural} yet.`}
+      >
         <Table size="small" aria-label={kind.labelPlural}>
           <TableHead>
             <TableRow>
               <TableCell>Name</TableCell>
               {kind.summary && <TableCell>{kind.plural.includes('datasource') ? 'Plugin' : 'Details'}</TableCell>}
+              {kind.columns?.map((c) => (
+                <TableCell key={c.label}>{c.label}</TableCell>
+              ))}
               {extra && <TableCell>{extra.label}</TableCell>}
               <TableCell>Tags</TableCell>
               <TableCell>Version</TableCell>
@@ -84,6 +91,9 @@ export function ResourceTable({ kind, project, query = '', folders, extra }: Res
                     )}
                   </TableCell>
                   {kind.summary && <TableCell>{kind.summary(r)}</TableCell>}
+                  {kind.columns?.map((c) => (
+                    <TableCell key={c.label}>{c.cell(r)}</TableCell>
+                  ))}
                   {extra && <TableCell>{extra.cell(r)}</TableCell>}
                   <TableCell>
                     {(r.metadata.tags ?? []).map((t) => (

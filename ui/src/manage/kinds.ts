@@ -19,10 +19,22 @@ export interface KindUi {
   newSpec(): unknown;
   /** One line about the object for lists (plugin kind, role, subjects...). */
   summary?(r: Resource): string | undefined;
+  /** More columns of lists (a datasource's URL and default flag); searched like the summary. */
+  columns?: { label: string; cell(r: Resource): string }[];
 }
 
 const display = ['spec', 'display', 'name'];
 const pluginKind = (r: Resource) => (r.spec as { plugin?: { kind?: string } }).plugin?.kind;
+/** A datasource's URL: the one the server's proxy calls, or the one browsers call directly. */
+const datasourceUrl = (r: Resource) => {
+  const s = (r.spec as { plugin?: { spec?: { directUrl?: string; proxy?: { spec?: { url?: string } } } } }).plugin?.spec;
+  if (s?.proxy?.spec?.url) return `${s.proxy.spec.url} (through the proxy)`;
+  return s?.directUrl ? `${s.directUrl} (browsers call it)` : '';
+};
+const datasourceColumns = [
+  { label: 'URL', cell: datasourceUrl },
+  { label: 'Default', cell: (r: Resource) => ((r.spec as { default?: boolean }).default ? 'default' : '') },
+];
 const emptyDashboard = () => ({ display: { name: '' }, duration: '1h', panels: {}, layouts: [] });
 const prometheus = () => ({ default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: '' } } } } });
 const textVariable = () => ({ kind: 'TextVariable', spec: { value: '' } });
@@ -81,6 +93,7 @@ export const KINDS: KindUi[] = [
     duplicable: true,
     newSpec: prometheus,
     summary: pluginKind,
+    columns: datasourceColumns,
   },
   {
     kind: 'Variable',
@@ -126,6 +139,7 @@ export const KINDS: KindUi[] = [
     duplicable: true,
     newSpec: prometheus,
     summary: pluginKind,
+    columns: datasourceColumns,
   },
   {
     kind: 'GlobalVariable',
