@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
 import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { getConfig, logout, whoami, type PublicConfig } from './api';
+import { useKioskEscape } from './kiosk';
 import { onSignedOut } from './fetch-refresh';
 import { SessionProvider, useCan } from './permissions';
 import { ADMIN_KINDS } from './manage/kinds-admin';
@@ -101,6 +102,8 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
   const navigate = useNavigate();
   const [searching, setSearching] = useState(false);
   const queryClient = useQueryClient();
+  // ?kiosk (wall screens): no app bar; Escape brings it back
+  const kiosk = useKioskEscape();
   const signOut = async () => {
     try {
       rememberSignIn(false);
@@ -112,7 +115,7 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
   };
   return (
     <Box sx={{ display: 'flex', flexDirection: 'column', minHeight: '100vh' }}>
-      <AppBar position="static" elevation={0} color="primary">
+      <AppBar position="static" elevation={0} color="primary" sx={kiosk ? { display: 'none' } : undefined}>
         <Toolbar variant="dense" sx={{ gap: 2 }}>
           <Link component={RouterLink} to="/" color="inherit" underline="none" sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
             <img src="/favicon.svg" alt="" width={22} height={22} />
