@@ -22,6 +22,7 @@ const HistoryPage = lazy(() => import('./pages/HistoryPage').then((m) => ({ defa
 const ProjectPage = lazy(() => import('./pages/ProjectPage').then((m) => ({ default: m.ProjectPage })));
 const AdminPage = lazy(() => import('./pages/AdminPage').then((m) => ({ default: m.AdminPage })));
 const AccessPage = lazy(() => import('./pages/AccessPage').then((m) => ({ default: m.AccessPage })));
+const PlaylistPlayerPage = lazy(() => import('./pages/PlaylistPlayerPage').then((m) => ({ default: m.PlaylistPlayerPage })));
 const ExplorePage = lazy(() => import('./pages/ExplorePage').then((m) => ({ default: m.ExplorePage })));
 const HomePage = lazy(() => import('./pages/HomePage').then((m) => ({ default: m.HomePage })));
 // the import page previews dashboards: it needs the Perses providers too
@@ -75,6 +76,7 @@ export function App() {
                   <Route path="/import" element={<ImportPage />} />
                   <Route path="/projects/:project/import" element={<ImportPage />} />
                   <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
+                  <Route path="/projects/:project/playlists/:name/play" element={<PlaylistPlayerPage />} />
                   <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
                   <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
                   <Route path="/global/:plural/:name/edit" element={<EditorPage />} />

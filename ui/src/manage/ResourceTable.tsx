@@ -1,6 +1,7 @@
-import { Box, Button, Chip, Link, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
+import { Box, Button, Chip, IconButton, Link, Table, TableBody, TableCell, TableHead, TableRow, Tooltip, Typography } from '@mui/material';
 import { FormDialog } from './lazy-dialogs';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import Play from 'mdi-material-ui/Play';
 import Plus from 'mdi-material-ui/Plus';
 import { type ReactNode, useState } from 'react';
 import { Link as RouterLink, useNavigate } from 'react-router-dom';
@@ -9,7 +10,7 @@ import { pageOf } from '../links';
 import { useCan } from '../permissions';
 import { ListBody, matches, timeAgo, VisuallyHidden } from '../widgets';
 import { titleOf, type KindUi } from './kinds';
-import { RowActions, useRefreshLists } from './RowActions';
+import { basePath, RowActions, useRefreshLists } from './RowActions';
 
 export interface ResourceTableProps {
   kind: KindUi;
@@ -21,6 +22,9 @@ export interface ResourceTableProps {
   /** A column of extra text per row (e.g. the dashboard's folder). */
   extra?: { label: string; cell(r: Resource): ReactNode };
 }
+
+/** Asks the browser for full screen (a click is the user gesture it needs); a refusal leaves the page as it is. */
+const fullScreen = () => void document.documentElement.requestFullscreen?.().catch(() => undefined);
 
 /**
  * The objects of one kind (in a project, or global) with a "New" button and a ⋮ menu per row,
@@ -103,6 +107,13 @@ export function ResourceTable({ kind, project, query = '', folders, extra }: Res
                   <TableCell>{r.metadata.version}</TableCell>
                   <TableCell title={r.metadata.updatedAt}>{timeAgo(r.metadata.updatedAt)}</TableCell>
                   <TableCell align="right">
+                    {kind.playable && (
+                      <Tooltip title="Play (full screen, kiosk mode)">
+                        <IconButton size="small" component={RouterLink} to={`${basePath(kind, r)}/play?kiosk`} onClick={fullScreen} aria-label={`Play ${r.metadata.name}`}>
+                          <Play />
+                        </IconButton>
+                      </Tooltip>
+                    )}
                     <RowActions kind={kind} resource={r} folders={folders} />
                   </TableCell>
                 </TableRow>

@@ -15,6 +15,8 @@ export interface KindUi {
   history?: boolean;
   /** May be copied under a new name (not secrets: their values cannot be read back). */
   duplicable?: boolean;
+  /** Played full-screen at `<object>/play` (playlists). */
+  playable?: boolean;
   /** The spec of a new object. */
   newSpec(): unknown;
   /** One line about the object for lists (plugin kind, role, subjects...). */
@@ -50,6 +52,11 @@ const bindingSummary = (r: Resource) => {
   const s = r.spec as { role?: string; subjects?: { name: string }[] };
   return `${s.role} → ${(s.subjects ?? []).map((x) => x.name).join(', ')}`;
 };
+const playlistSummary = (r: Resource) => {
+  const s = r.spec as { interval?: string; items?: unknown[] };
+  const n = s.items?.length ?? 0;
+  return `${n} item${n === 1 ? '' : 's'}, each shown ${s.interval}`;
+};
 const secretSummary = (r: Resource) => {
   const s = r.spec as Record<string, unknown>;
   return ['basicAuth', 'authorization', 'oauth', 'tlsConfig'].filter((k) => s[k] !== undefined).join(', ') || 'empty';
@@ -80,6 +87,19 @@ export const KINDS: KindUi[] = [
     duplicable: true,
     newSpec: () => ({ ...emptyDashboard(), ttl: '24h' }),
     summary: (r) => `expires ${(r.spec as { ttl?: string }).ttl} after its last update`,
+  },
+  {
+    kind: 'Playlist',
+    plural: 'playlists',
+    label: 'playlist',
+    labelPlural: 'playlists',
+    scope: 'project',
+    displayPath: display,
+    history: true,
+    duplicable: true,
+    playable: true,
+    newSpec: () => ({ display: { name: '' }, interval: '5m', items: [] }),
+    summary: playlistSummary,
   },
   { kind: 'Folder', plural: 'folders', label: 'folder', labelPlural: 'folders', scope: 'project', displayPath: display, history: true, newSpec: () => ({ display: { name: '' }, items: [] }) },
   {
