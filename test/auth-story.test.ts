@@ -24,7 +24,7 @@ const globalDatasource = (name: string) => ({
 const EXPECTED_ROLES: Record<string, { actions: string[]; scopes: string[] }[]> = {
   owner: [{ actions: ['*'], scopes: ['*'] }],
   editor: [
-    { actions: ['*'], scopes: ['Dashboard', 'Datasource', 'Folder', 'Secret', 'Variable', 'EphemeralDashboard', 'Playlist'] },
+    { actions: ['*'], scopes: ['Dashboard', 'Datasource', 'Folder', 'Secret', 'Variable', 'EphemeralDashboard'] },
     { actions: ['read'], scopes: ['Project', 'Role', 'RoleBinding'] },
   ],
   viewer: [{ actions: ['read'], scopes: ['*'] }],

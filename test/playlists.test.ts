@@ -10,6 +10,26 @@ import { bearer, login, loginAdmin, signUp, startAuthServer } from './helpers/au
 import { dashctl, show, summary } from './helpers/dashctl.js';
 import { tempDir, type TestServer } from './helpers/server.js';
 
+/** The role scopes Perses v0.54 knows (pkg/model/api/v1/role/scope.go): any other makes it refuse the role. */
+const PERSES_SCOPES = new Set([
+  '*',
+  'Dashboard',
+  'Datasource',
+  'EphemeralDashboard',
+  'Folder',
+  'GlobalDatasource',
+  'GlobalRole',
+  'GlobalRoleBinding',
+  'GlobalSecret',
+  'GlobalVariable',
+  'Project',
+  'Role',
+  'RoleBinding',
+  'Secret',
+  'User',
+  'Variable',
+]);
+
 const playlist = (spec: Record<string, unknown>, name = 'wall') => ({ kind: 'Playlist', metadata: { name, project: 'ops' }, spec });
 
 describe('Playlist kind (a real server, dashctl as a child process)', function () {
@@ -52,7 +72,7 @@ describe('Playlist kind (a real server, dashctl as a child process)', function (
     expect(empty.text).to.include('spec.items');
   });
 
-  it("a project's editor may write its playlists (the default editor role), a viewer may only read them", async () => {
+  it("a project's owner writes its playlists, a viewer reads them; an editor needs a Role naming Playlist, as the default roles name only Perses' kinds", async () => {
     await signUp(s, 'erin');
     await signUp(s, 'victor');
     for (const [user, role] of [
@@ -62,7 +82,22 @@ describe('Playlist kind (a real server, dashctl as a child process)', function (
       const b = await s.api('POST', '/api/v1/projects/ops/rolebindings', { kind: 'RoleBinding', metadata: { name: role }, spec: { role, subjects: [{ kind: 'User', name: user }] } }, admin);
       expect(b.status, b.text).to.equal(200);
     }
+    // a Perses client (percli, Perses' Go SDK) refuses a role naming a scope it does not know: the default roles stay readable to it
+    const roles = (await s.api('GET', '/api/v1/projects/ops/roles', undefined, admin)).body as { spec: { permissions: { scopes: string[] }[] } }[];
+    const scopes = new Set(roles.flatMap((r) => r.spec.permissions.flatMap((p) => p.scopes)));
+    expect([...scopes].filter((x) => !PERSES_SCOPES.has(x))).to.deep.equal([]);
     const erin = bearer(await login(s, 'erin'));
+    const refused = await s.api('POST', '/api/v1/projects/ops/playlists', playlist({ interval: '1m', items: [{ tag: 'linux' }] }, 'erins'), erin);
+    expect(refused.status, refused.text).to.equal(403);
+    const role = await s.api('POST', '/api/v1/projects/ops/roles', { kind: 'Role', metadata: { name: 'playlists' }, spec: { permissions: [{ actions: ['*'], scopes: ['Playlist'] }] } }, admin);
+    expect(role.status, role.text).to.equal(200);
+    const grant = await s.api(
+      'POST',
+      '/api/v1/projects/ops/rolebindings',
+      { kind: 'RoleBinding', metadata: { name: 'playlists' }, spec: { role: 'playlists', subjects: [{ kind: 'User', name: 'erin' }] } },
+      admin,
+    );
+    expect(grant.status, grant.text).to.equal(200);
     const created = await s.api('POST', '/api/v1/projects/ops/playlists', playlist({ interval: '1m', items: [{ tag: 'linux' }] }, 'erins'), erin);
     expect(created.status, created.text).to.equal(200);
     const victor = bearer(await login(s, 'victor'));
