@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { openPage, type WatchedPage } from './helpers/browser.js';
-import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
+import { resourceRow, rowMenu, signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 
 /** A dashboard of one Markdown panel (nothing to query: the player is what is checked). */
 const dashboard = (name: string, title: string, tags: string[] = []) => ({
@@ -68,8 +68,7 @@ describe('web UI: playlists (Chromium, auth on)', function () {
     await dialog.waitFor({ state: 'detached' });
     const stored = (await stack.api('GET', '/api/v1/projects/wall/playlists/lobby')).body.spec;
     expect(stored).to.deep.equal({ display: { name: 'Lobby' }, interval: '5s', items: [{ tag: 'tv' }, { dashboard: { name: 'gamma' } }] });
-    const row = page.locator('[data-testid="resource-row"][data-name="lobby"]');
-    expect(await row.innerText()).to.include('2 items, each shown 5s');
+    expect(await resourceRow(page, 'lobby').innerText()).to.include('2 items, each shown 5s');
   });
 
   it("Play shows it in kiosk mode, each dashboard for the interval (a tag's by title); Space pauses, ← → and the bar step; Escape leaves kiosk; Stop goes back", async () => {
@@ -133,8 +132,7 @@ describe('web UI: playlists (Chromium, auth on)', function () {
 
   it('deleting a dashboard warns that the playlists naming it will skip it', async () => {
     await page.goto('/projects/wall');
-    await page.getByRole('button', { name: 'Actions for gamma' }).click();
-    await page.getByRole('menuitem', { name: 'Delete', exact: true }).click();
+    await rowMenu(page, 'gamma', 'Delete');
     const dialog = page.getByRole('dialog');
     await dialog.getByText('playlists show it').waitFor();
     expect(await dialog.getByTestId('delete-consequences').innerText()).to.include('2 playlists show it and will skip it: “gaps”, “lobby”.');

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { corpusDashboards, hasGrafanaCorpus, NO_CORPUS } from './helpers/grafana-corpus.js';
-import { panelSection, signIn, startUiStack, waitForPanelData, type UiStack } from './helpers/ui-stack.js';
+import { panelSection, signIn, startUiStack, waitForPanelData, type UiStack, resourceRow, rowMenu } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
 
 /** A Grafana dashboard of the corpus with five stat panels 2 grid rows high and a `$ds_prometheus` datasource variable. */
@@ -23,18 +23,6 @@ const VARIABLES_DASHBOARD = {
     layouts: [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 6, height: 4, content: { $ref: '#/spec/panels/note' } }] } }],
   },
 };
-
-/** The row of an object in a resource table. */
-const row = (page: Page, name: string): Locator => page.locator(`[data-testid="resource-row"][data-name="${name}"]`);
-
-/** Opens an object's ⋮ menu and picks an item. */
-async function menu(page: Page, name: string, item: string): Promise<void> {
-  await page
-    .getByRole('button', { name: `Actions for ${name}` })
-    .first()
-    .click();
-  await page.getByRole('menuitem', { name: item, exact: true }).click();
-}
 
 /** Enters Perses' edit mode and presses Save (Perses then asks about defaults, or saves). */
 async function editAndSave(page: Page): Promise<void> {
@@ -183,11 +171,11 @@ describe('web UI: small fixes of issue 35 (Chromium, auth on, real Prometheus)',
     });
     const { page } = w;
     await page.goto('/projects/fixes');
-    await menu(page, 'T512JVH7z', 'Delete');
+    await rowMenu(page, 'T512JVH7z', 'Delete');
     const dialog = page.getByRole('dialog');
     expect(await dialog.getByRole('heading').innerText()).to.equal('Delete dashboard “Node Exporter BSD” (T512JVH7z)?');
     await dialog.getByRole('button', { name: 'Delete' }).click();
-    await row(page, 'T512JVH7z').waitFor({ state: 'detached' });
+    await resourceRow(page, 'T512JVH7z').waitFor({ state: 'detached' });
     await page.getByRole('tab', { name: 'Recently deleted' }).click();
     const deleted = page.locator('[data-testid="deleted-row"][data-name="T512JVH7z"]');
     const name = deleted.getByRole('cell').first();
@@ -199,8 +187,8 @@ describe('web UI: small fixes of issue 35 (Chromium, auth on, real Prometheus)',
   it("the datasource list shows each datasource's URL and which one is the default", async () => {
     const { page } = w;
     await page.goto('/projects/fixes?tab=datasources');
-    await row(page, 'prometheus-datasource').waitFor();
-    const cells = await row(page, 'prometheus-datasource').getByRole('cell').allInnerTexts();
+    await resourceRow(page, 'prometheus-datasource').waitFor();
+    const cells = await resourceRow(page, 'prometheus-datasource').getByRole('cell').allInnerTexts();
     expect(cells).to.include(`${stack.prom.url} (through the proxy)`);
     expect(cells).to.include('default');
     const headers = await page.getByRole('table', { name: 'datasources' }).getByRole('columnheader').allInnerTexts();
@@ -211,7 +199,7 @@ describe('web UI: small fixes of issue 35 (Chromium, auth on, real Prometheus)',
     await stack.api('POST', '/api/v1/projects/fixes/folders', { kind: 'Folder', metadata: { name: 'ops' }, spec: { display: { name: 'Operations' }, items: [] } });
     const { page } = w;
     await page.goto('/projects/fixes');
-    await menu(page, 'hosts', 'Move to folder');
+    await rowMenu(page, 'hosts', 'Move to folder');
     const dialog = page.getByRole('dialog', { name: 'Move “hosts” to a folder' });
     expect(await dialog.getByRole('button', { name: 'Move' }).isDisabled()).to.equal(true);
     expect(await dialog.innerText()).to.include('It is in no folder: choose the folder to move it to.');
