@@ -90,7 +90,7 @@ describe('web UI: small fixes of issue 35 (Chromium, auth on, real Prometheus)',
       await w.screenshot('small-fixes-01-short-stats');
     });
 
-    it('a migrated $datasource variable is a picker of the project datasources: picking another sends the panels and the variables there', async () => {
+    it('a migrated $datasource variable is a picker of the project datasources: picking another sends the panels, the variables and Explore there', async () => {
       await stack.api('POST', '/api/v1/projects/fixes/datasources', {
         kind: 'Datasource',
         metadata: { name: 'second-prometheus' },
@@ -120,6 +120,13 @@ describe('web UI: small fixes of issue 35 (Chromium, auth on, real Prometheus)',
         100,
       );
       await waitForPanelData(w, 'Uptime');
+      // Explore, from the panel, gets the datasource picked (it has no such variable)
+      const cpu = panelSection(w, 'CPU');
+      await cpu.getByRole('heading', { name: 'CPU', exact: true }).hover();
+      const href = await cpu.getByRole('link', { name: 'Explore CPU' }).getAttribute('href');
+      const explored = JSON.parse(new URL(href!, stack.s.url).searchParams.get('data')!).queries[0].spec.plugin.spec;
+      expect(explored.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'second-prometheus' });
+      expect(explored.query).not.to.match(/\$(node|job)\b/);
       expect(
         w.errors.filter((e) => !e.includes('the server responded with a status of')),
         w.errors.join('\n'),
