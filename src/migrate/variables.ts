@@ -1,4 +1,5 @@
 import { durationOf, msToDuration, UNIT_MS } from './dashboard-settings.js';
+import { datasourcePicker, pickerKind } from './datasource-pickers.js';
 import { normalizeType } from './datasources.js';
 import type { QueryContext } from './queries.js';
 import { arr, defined, isObj, num, obj, quoted, regexSource, str, type Obj } from './read.js';
@@ -169,33 +170,6 @@ function autoInterval(v: Obj, values: (string | Obj)[], range: string): { value:
   return best && { value: best.value, interval: msToDuration(Math.round(target)), count, min };
 }
 
-/**
- * The Perses datasource kind a Grafana datasource variable keeps listing as a DatasourceVariable
- * (a picker its queries name as `"$name"`), when its type's queries take one and the server has
- * the plugin; undefined when its queries are sent to one datasource instead (docs/migrate-grafana.md).
- */
-function pickerKind(v: Obj, ctx: QueryContext): string | undefined {
-  const name = str(v.name);
-  const target = TARGET_PLUGINS[normalizeType(ctx.ds.variables.get(name ?? '')) ?? ''];
-  if (!name || !target?.datasourceVariable || !ctx.hasPlugin('DatasourceVariable')) return undefined;
-  return ctx.ds.keepPicker(name, target.datasource) ? target.datasource : undefined;
-}
-
-/**
- * A Grafana datasource variable as Perses' DatasourceVariable: it lists the project's (and the
- * global) datasources of `kind`, and the queries that used it name it. Grafana's selection names
- * a Grafana datasource, unknown here: the default is the datasource chosen for the migration
- * (`datasource=`), else the variable's first option, the project's default datasource.
- */
-function datasourcePicker(v: Obj, kind: string, ctx: QueryContext, notes: string[], entry: (outcome: ReportEntry['outcome'], result?: string) => ReportEntry): MigratedVariable {
-  const chosen = kind === 'PrometheusDatasource' ? ctx.ds.chosenPrometheus() : undefined;
-  notes.push(`queries that used $${v.name} use the datasource it picks among the project's and the global ${kind}s, by default ${chosen ? `"${chosen}"` : "the project's default"}`);
-  if (v.multi === true || v.includeAll === true) notes.push('several datasources at once (multi-value or All) are not kept: it picks one');
-  if (str(v.regex)) notes.push(`its regex ${quoted(String(v.regex))} filtering the datasources listed is not kept: it lists them all`);
-  const spec = defined({ name: v.name, display: display(v), defaultValue: chosen, plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: kind } } });
-  return { variable: { kind: 'ListVariable', spec }, entry: entry('mapped', 'DatasourceVariable') };
-}
-
 /** One Grafana variable -> Perses variable and report entry; `range`: the migrated dashboard's time range (Perses duration). */
 export function migrateVariable(v: Obj, path: string, ctx: QueryContext, range = '1h'): MigratedVariable {
   const name = str(v.name) ?? '';
@@ -252,7 +226,7 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext, range =
         );
         return { entry: entry('dropped') };
       }
-      if (pickerKind(v, ctx) === kind) return datasourcePicker(v, kind, ctx, notes, entry);
+      if (pickerKind(v, ctx) === kind) return { variable: datasourcePicker(v, kind, display(v), ctx, notes), entry: entry('mapped', 'DatasourceVariable') };
       notes.push(`queries that used $${name} now use ${ctx.ds.target(kind, name)}: the choice among datasources is not kept`);
       return { entry: { ...entry('approximated', `${kind} of the project`), path: undefined } };
     }
