@@ -103,6 +103,11 @@ describe('web UI: playlists (Chromium, auth on)', function () {
     await waitForPlaying(page, 'alpha');
     await bar.getByRole('button', { name: 'play', exact: true }).click();
     expect(await page.getByTestId('player-position').innerText()).to.equal('1 of 3 · every 5s');
+    // Space on the focused bar button is that button's press, not a second toggle
+    await page.keyboard.press('Space');
+    await page.getByTestId('player-position').filter({ hasText: 'paused' }).waitFor();
+    await page.keyboard.press('Space');
+    expect(await page.getByTestId('player-position').innerText()).to.equal('1 of 3 · every 5s');
     await waitForPlaying(page, 'beta');
 
     await page.keyboard.press('Escape');

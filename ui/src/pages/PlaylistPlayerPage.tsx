@@ -52,8 +52,11 @@ export function PlaylistPlayerPage() {
     if (new URLSearchParams(window.location.search).has(KIOSK_PARAM)) next.set(KIOSK_PARAM, '');
     setParams(next, { replace: true });
     const to = ((((index % count) + step) % count) + count) % count;
-    // a new round: the tags may name other dashboards by now
-    if (step > 0 && to === 0) void queue.refetch();
+    // a new round: the playlist may have changed, and its tags may name other dashboards by now
+    if (step > 0 && to === 0) {
+      void playlist.refetch();
+      void queue.refetch();
+    }
     setIndex(to);
   };
   const goRef = useRef(go);
@@ -73,6 +76,8 @@ export function PlaylistPlayerPage() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (isTyping(e) || e.altKey || e.ctrlKey || e.metaKey) return;
+      // Space on a focused button (the bar's) is that button's click
+      if (e.key === ' ' && (e.target as HTMLElement | null)?.closest?.('button, a, [role="button"]')) return;
       if (e.key === ' ') setPaused((p) => !p);
       else if (e.key === 'ArrowRight') goRef.current(1);
       else if (e.key === 'ArrowLeft') goRef.current(-1);
