@@ -1,4 +1,5 @@
 import { durationOf, msToDuration, UNIT_MS } from './dashboard-settings.js';
+import { datasourcePicker, pickerKind } from './datasource-pickers.js';
 import { normalizeType } from './datasources.js';
 import type { QueryContext } from './queries.js';
 import { arr, defined, isObj, num, obj, quoted, regexSource, str, type Obj } from './read.js';
@@ -235,6 +236,7 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext, range =
         );
         return { entry: entry('dropped') };
       }
+      if (pickerKind(v, ctx) === kind) return { variable: datasourcePicker(v, kind, display(v), ctx, notes), entry: entry('mapped', 'DatasourceVariable') };
       notes.push(`queries that used $${name} now use ${ctx.ds.target(kind, name)}: the choice among datasources is not kept`);
       return { entry: { ...entry('approximated', `${kind} of the project`), path: undefined } };
     }
@@ -281,6 +283,8 @@ export function migrateVariables(dashboard: Obj, ctx: QueryContext, range = dura
   const variables: Obj[] = [];
   const entries: ReportEntry[] = [];
   const seen = new Set<string>();
+  // datasource variables first: a variable listed before the one it queries through names it too
+  for (const v of arr(obj(dashboard.templating).list)) if (isObj(v) && v.type === 'datasource') pickerKind(v, ctx);
   for (const v of arr(obj(dashboard.templating).list)) {
     if (!isObj(v)) continue;
     const m = migrateVariable(v, `spec.variables[${variables.length}]`, ctx, range);
