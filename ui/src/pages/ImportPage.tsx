@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource, validationWarnings } from '../api';
 import { DatasourceWarnings } from '../datasource-warnings';
 import { useDatasourceApi } from '../datasource-api';
+import { jsonErrorText, looksLikeJson } from '../json-error';
 import { useCan } from '../permissions';
 import { MigrationReportView, undrawnPanels } from '../migration-report';
 import { ErrorMessage, PageHeader } from '../widgets';
@@ -60,10 +61,12 @@ export function ImportPage() {
   const convert = async (ds = datasource, target = project, wanted = name) => {
     setError(undefined);
     let parsed: unknown;
+    // a Grafana export is JSON: its errors are told as JSON's (a YAML parser's words about flow mappings misled)
+    const json = looksLikeJson(text);
     try {
-      parsed = parse(text);
+      parsed = json ? JSON.parse(text) : parse(text);
     } catch (e) {
-      setError(new Error(`The text is not JSON or YAML: ${(e as Error).message.split('\n')[0]}`));
+      setError(new Error(json ? `The text is not valid JSON: ${jsonErrorText(text, e)}.` : `The text is not JSON or YAML: ${(e as Error).message.split('\n')[0]}`));
       return;
     }
     setBusy(true);

@@ -14,7 +14,6 @@ import {
   EditJsonDialog,
   PanelDrawer,
   PanelGroupDialog,
-  SaveChangesConfirmationDialog,
   useDashboard,
   useDiscardChangesConfirmationDialog,
   useEditMode,
@@ -40,6 +39,7 @@ import { useDashboardDraft } from './dashboard-draft';
 import { MissingDatasourceMessages } from './missing-datasources';
 import { packGrid } from './grid-pack';
 import { minimalEdit } from './minimal-save';
+import { SaveDefaultsDialog } from './SaveDefaultsDialog';
 
 export interface DashboardViewProps {
   dashboardResource: DashboardResource;
@@ -197,7 +197,7 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
         <DeletePanelDialog />
         <DashboardDiscardChangesConfirmationDialog />
         <EditJsonDialog isReadonly={!isEditMode} disableMetadataEdition />
-        <SaveChangesConfirmationDialog />
+        <SaveDefaultsDialog />
       </Box>
     </Box>
   );
