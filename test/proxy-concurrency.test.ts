@@ -64,8 +64,7 @@ describe('proxy under a thousand concurrent requests (REL-15)', function () {
   before(async () => {
     up = await slowUpstream();
     server = await spawnServer({ dataDir: dir.path, env: { DASHPLANE_PROXY_MAX_CONCURRENT: String(CAP), DASHPLANE_PROXY_TIMEOUT: '30s' } });
-    const post = (path: string, body: unknown) =>
-      fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.status);
+    const post = (path: string, body: unknown) => fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.status);
     expect(await post('/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} })).to.equal(200);
     expect(
       await post('/api/v1/projects/p/datasources', {
@@ -102,7 +101,10 @@ describe('proxy under a thousand concurrent requests (REL-15)', function () {
     const byStatus = new Map<number, number>();
     for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
     const summary = JSON.stringify(Object.fromEntries(byStatus));
-    expect(answers.filter((a) => a.status !== 200 && a.status !== 503), `every request answered 200 or 503: ${summary}`).to.deep.equal([]);
+    expect(
+      answers.filter((a) => a.status !== 200 && a.status !== 503),
+      `every request answered 200 or 503: ${summary}`,
+    ).to.deep.equal([]);
     for (const a of answers.filter((x) => x.status === 503)) expect(Number(a.retryAfter), 'a 503 says when to retry').to.be.at.least(1);
     expect(byStatus.get(200) ?? 0, summary).to.be.at.least(CAP);
     expect(byStatus.get(503) ?? 0, summary).to.be.above(0);
