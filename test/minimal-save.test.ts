@@ -151,6 +151,20 @@ describe('saving from Perses: only what the user changed (three-way merge)', () 
     expect(minimalEdit(stored(), loaded(), removed, pack).spec.variables).to.deep.equal([]);
   });
 
+  it("ignores what an editor form fills in for keys the dashboard never had (false, null, []), but keeps a value the user set", () => {
+    const s = stored();
+    s.spec.variables = [{ kind: 'ListVariable', spec: { name: 'ds', plugin: { kind: 'DatasourceVariable', spec: {} } } } as never];
+    const n = loaded();
+    n.spec.variables = structuredClone(s.spec.variables) as never;
+    // Perses' variable editor, relabelling: the label plus its form's fill-ins
+    const e = loaded();
+    e.spec.variables = [{ kind: 'ListVariable', spec: { name: 'ds', display: { name: 'Source' }, allowAllValue: false, allowMultiple: false, defaultValue: null, sort: [], plugin: { kind: 'DatasourceVariable', spec: {} } } } as never];
+    const out = minimalEdit(s, n, e, pack);
+    expect(out.spec.variables).to.deep.equal([{ kind: 'ListVariable', spec: { name: 'ds', plugin: { kind: 'DatasourceVariable', spec: {} }, display: { name: 'Source' } } }]);
+    (e.spec.variables[0] as { spec: Record<string, unknown> }).spec.allowMultiple = true;
+    expect((minimalEdit(s, n, e, pack).spec.variables[0] as { spec: Record<string, unknown> }).spec).to.include({ allowMultiple: true });
+  });
+
   it('adds a panel and a group Perses puts first, keeping the stored group as it was', () => {
     const edited = loaded();
     edited.spec.panels = { ...edited.spec.panels, d: panel('D') } as never;

@@ -43,6 +43,9 @@ export function sameJson(a: unknown, b: unknown): boolean {
 
 const has = (o: Obj, k: string) => Object.hasOwn(o, k) && o[k] !== undefined;
 
+/** A value Perses' schemas read as they read an absent key: false, null, an empty list. */
+const isEmptyDefault = (v: unknown) => v === false || v === null || (Array.isArray(v) && v.length === 0);
+
 /** The stored document with only the changes from `loaded` to `edited` (see the module comment). */
 export function minimalEdit<T>(stored: T, loaded: unknown, edited: unknown, compact: Compact): T {
   return merge(stored, loaded, edited, '', compact) as T;
@@ -73,6 +76,9 @@ function mergeObject(s: Obj, n: Obj, e: Obj, path: string, compact: Compact): Ob
     if (has(s, k) || !has(e, k)) continue;
     // Perses' own addition (e.g. refreshInterval "0s") unless the user changed it
     if (has(n, k) && sameJson(n[k], e[k])) continue;
+    // a form's fill-in of a key neither stored nor loaded had (a list variable's editor writes
+    // allowMultiple: false, allowAllValue: false): the same as absent, so no change
+    if (!has(n, k) && isEmptyDefault(e[k])) continue;
     out[k] = e[k];
   }
   return out;
