@@ -151,14 +151,19 @@ describe('saving from Perses: only what the user changed (three-way merge)', () 
     expect(minimalEdit(stored(), loaded(), removed, pack).spec.variables).to.deep.equal([]);
   });
 
-  it("ignores what an editor form fills in for keys the dashboard never had (false, null, []), but keeps a value the user set", () => {
+  it('ignores what an editor form fills in for keys the dashboard never had (false, null, []), but keeps a value the user set', () => {
     const s = stored();
     s.spec.variables = [{ kind: 'ListVariable', spec: { name: 'ds', plugin: { kind: 'DatasourceVariable', spec: {} } } } as never];
     const n = loaded();
     n.spec.variables = structuredClone(s.spec.variables) as never;
     // Perses' variable editor, relabelling: the label plus its form's fill-ins
     const e = loaded();
-    e.spec.variables = [{ kind: 'ListVariable', spec: { name: 'ds', display: { name: 'Source' }, allowAllValue: false, allowMultiple: false, defaultValue: null, sort: [], plugin: { kind: 'DatasourceVariable', spec: {} } } } as never];
+    e.spec.variables = [
+      {
+        kind: 'ListVariable',
+        spec: { name: 'ds', display: { name: 'Source' }, allowAllValue: false, allowMultiple: false, defaultValue: null, sort: [], plugin: { kind: 'DatasourceVariable', spec: {} } },
+      } as never,
+    ];
     const out = minimalEdit(s, n, e, pack);
     expect(out.spec.variables).to.deep.equal([{ kind: 'ListVariable', spec: { name: 'ds', plugin: { kind: 'DatasourceVariable', spec: {} }, display: { name: 'Source' } } }]);
     (e.spec.variables[0] as { spec: Record<string, unknown> }).spec.allowMultiple = true;

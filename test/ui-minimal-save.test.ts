@@ -9,7 +9,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { openPage, type WatchedPage } from './helpers/browser.js';
-import { GRAFANA_CORPUS, hasGrafanaCorpus } from './helpers/grafana-corpus.js';
+import { parse as parseYaml } from 'yaml';
+import { skipWithoutCorpus } from './helpers/corpus.js';
+import { GRAFANA_CORPUS } from './helpers/grafana-corpus.js';
 import { enterEditMode, renamePanel, saveDashboard } from './helpers/perses-edit.js';
 import { changedPaths } from '../ui/src/perses/minimal-save.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -40,13 +42,20 @@ const shown = (group: Json): Box[] =>
 
 const FIXTURE = join(process.cwd(), 'test/data/grafana/mysql-overview-save.json');
 /** Real dashboards from the corpus: links and list defaults (haproxy), two rows (processes), a layout repeat (MongoDB). */
-const CORPUS_FILES = [
+const GRAFANA_FILES = [
   'rfmoz__grafana-dashboards__prometheus_haproxy.json',
   'percona__grafana-dashboards__dashboards_OS_Processes_Details.json',
   'percona__grafana-dashboards__dashboards_MongoDB_MongoDB_Collections_Overview.json',
 ];
 
-describe('web UI: a save from the dashboard editor stores only the edit (Chromium, imported dashboards)', function () {
+/** Perses-native dashboards: the Demo (short stat panels, collapsed rows, its own datasource), a node-exporter and a Kubernetes mixin. */
+const PERSES_FILES = [
+  'perses/dev/data/9-dashboard.json',
+  'community-mixins/examples/dashboards/perses/node-exporter/node-exporter-nodes.yaml',
+  'community-mixins/examples/dashboards/perses/kubernetes/kubernetes-cluster-resources-overview.yaml',
+];
+
+describe('web UI: a save from the dashboard editor stores only the edit (Chromium, imported and applied dashboards)', function () {
   this.timeout(180_000);
   let s: TestServer;
   let w: WatchedPage;
@@ -175,12 +184,12 @@ describe('web UI: a save from the dashboard editor stores only the edit (Chromiu
   });
 
   describe('real dashboards of the Grafana corpus', () => {
-    const files = CORPUS_FILES.filter((f) => existsSync(join(GRAFANA_CORPUS, 'dashboards', f)));
     before(function () {
-      if (!hasGrafanaCorpus() || files.length === 0) this.skip();
+      skipWithoutCorpus(this, 'corpus-grafana');
+      for (const f of GRAFANA_FILES) expect(existsSync(join(GRAFANA_CORPUS, 'dashboards', f)), `${f} in the corpus`).to.equal(true);
     });
 
-    for (const [k, file] of CORPUS_FILES.entries()) {
+    for (const [k, file] of GRAFANA_FILES.entries()) {
       it(`${file}: renaming its first panel changes that title only`, async () => {
         const name = `corpus-${k}`;
         const imported = await importGrafana(name, JSON.parse(readFileSync(join(GRAFANA_CORPUS, 'dashboards', file), 'utf8')));
@@ -194,7 +203,7 @@ describe('web UI: a save from the dashboard editor stores only the edit (Chromiu
       });
     }
 
-    it(`${CORPUS_FILES[0]}: changing a variable's label changes that label only (its absent default stays absent)`, async () => {
+    it(`${GRAFANA_FILES[0]}: changing a variable's label changes that label only (its absent default stays absent)`, async () => {
       const name = 'corpus-0';
       await open(name);
       const before = await version(name, 1);
@@ -203,7 +212,7 @@ describe('web UI: a save from the dashboard editor stores only the edit (Chromiu
       expect(changedPaths(before, await version(name, 2))).to.deep.equal(['spec.variables[0].spec.display.name']);
     });
 
-    it(`${CORPUS_FILES[1]}: moving a panel changes only the positions of the panels the grid shows elsewhere`, async () => {
+    it(`${GRAFANA_FILES[1]}: moving a panel changes only the positions of the panels the grid shows elsewhere`, async () => {
       const name = 'corpus-1';
       await open(name);
       await enterEditMode(w.page);
@@ -231,6 +240,44 @@ describe('web UI: a save from the dashboard editor stores only the edit (Chromiu
           `item ${i}`,
         ).to.equal(moved);
       });
+    });
+  });
+  describe('real dashboards of the Perses corpus (as dashctl apply stores them)', () => {
+    let dir: string;
+    /** A Perses dashboard of the corpus, stored as it is (apart from its name and project), the way dashctl apply stores it. */
+    const load = (file: string): Json => {
+      const text = readFileSync(join(dir, file), 'utf8');
+      const doc = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+      return Array.isArray(doc) ? doc[0] : doc;
+    };
+    before(function () {
+      dir = skipWithoutCorpus(this, 'corpus');
+    });
+
+    for (const [k, file] of PERSES_FILES.entries()) {
+      it(`${file}: renaming the first panel of its first group changes that title only`, async () => {
+        const name = `perses-${k}`;
+        const doc = load(file);
+        doc.metadata = { name, project: 'imports' };
+        await api('POST', '/api/v1/projects/imports/dashboards', doc);
+        const stored = await version(name, 0);
+        const firstRef = stored.spec.layouts[0].spec.items[0].content.$ref.split('/').pop();
+        const title = stored.spec.panels[firstRef].spec.display.name;
+        await open(name);
+        await enterEditMode(w.page);
+        await renamePanel(w.page, title, `${title} (renamed)`);
+        await saveDashboard(w.page, 1);
+        expect(changedPaths(stored, await version(name, 1))).to.deep.equal([`spec.panels.${firstRef}.spec.display.name`]);
+      });
+    }
+
+    it(`${PERSES_FILES[1]}: changing a variable's label changes that label only`, async () => {
+      const name = 'perses-1';
+      await open(name);
+      const before = await version(name, 1);
+      await relabelVariable(before.spec.variables[0].spec.name, 'Node');
+      await saveDashboard(w.page, 2);
+      expect(changedPaths(before, await version(name, 2))).to.deep.equal(['spec.variables[0].spec.display.name']);
     });
   });
 });

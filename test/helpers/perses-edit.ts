@@ -12,12 +12,16 @@ export async function enterEditMode(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Save', exact: true }).waitFor();
 }
 
-/** Renames a panel with its editor (the pencil in its header, Name, Apply). */
+/**
+ * Renames a panel with its editor (the pencil in its header, Name, Apply). A narrow panel's
+ * header holds its actions in a menu (Perses' 'show panel actions for ...'): it is opened first.
+ */
 export async function renamePanel(page: Page, from: string, to: string): Promise<void> {
-  await page
-    .getByRole('button', { name: `edit panel ${from}`, exact: true })
-    .first()
-    .click();
+  const edit = page.getByRole('button', { name: `edit panel ${from}`, exact: true }).first();
+  const menu = page.getByRole('button', { name: `show panel actions for ${from}`, exact: true }).first();
+  await waitFor(`the edit button or the actions menu of panel ${from}`, async () => (await edit.isVisible()) || (await menu.isVisible()));
+  if (!(await edit.isVisible())) await menu.click();
+  await edit.click();
   const name = page.getByRole('textbox', { name: 'Name' });
   await name.fill(to);
   await page.getByRole('button', { name: 'Apply', exact: true }).click();
