@@ -2,7 +2,7 @@
  * No edit is lost when the session ends while editing (issue 35): a second tab of the same
  * browser signs out; the first tab asks to sign in again over the page and its save goes on, or,
  * reloaded, offers its kept draft back after sign-in. For Perses' dashboard editor, the JSON/YAML
- * editor and a form.
+ * editor, a form and the Import page.
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
@@ -207,6 +207,50 @@ describe('web UI: edits survive the end of the session (Chromium, auth on)', fun
     const stored = await get('/api/v1/projects/ops/datasources/prom');
     expect(stored.spec.plugin.spec.proxy.spec.url).to.equal('http://127.0.0.1:19090');
     expect(stored.metadata.version).to.equal(1);
+  });
+  it('datasource form: reloaded after the session ended, opening the form again offers what was typed', async () => {
+    const { page } = w;
+    await page.goto('/projects/ops?tab=datasources');
+    const edit = async () => {
+      await page.getByRole('button', { name: 'Actions for prom' }).click();
+      await page.getByRole('menuitem', { name: 'Edit', exact: true }).click();
+      return page.getByRole('dialog', { name: /Edit datasource/ });
+    };
+    await (await edit()).getByLabel('Prometheus URL').fill('http://127.0.0.1:29090');
+    await signOutElsewhere();
+    await page.reload();
+    await page.waitForURL(/\/signin\?redirect=/);
+    await page.getByLabel('User name').fill('admin');
+    await page.getByLabel('Password').fill('admin-password');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const form = await edit();
+    const offer = form.getByTestId('draft-offer');
+    expect(await offer.innerText()).to.contain('made to version 1');
+    await offer.getByRole('button', { name: 'Restore' }).click();
+    expect(await form.getByLabel('Prometheus URL').inputValue()).to.equal('http://127.0.0.1:29090');
+    await form.getByRole('button', { name: 'Save', exact: true }).click();
+    await form.waitFor({ state: 'detached' });
+    expect((await get('/api/v1/projects/ops/datasources/prom')).spec.plugin.spec.proxy.spec.url).to.equal('http://127.0.0.1:29090');
+  });
+
+  it('Import: the pasted dashboard is offered back after the session ended and the page was reloaded; restored, it imports', async () => {
+    const { page } = w;
+    await page.goto('/projects/ops/import');
+    const pasted = { ...DASHBOARD, metadata: { name: 'pasted', project: 'ops' }, spec: { ...DASHBOARD.spec, display: { name: 'Pasted' } } };
+    await page.getByLabel('dashboard text').fill(JSON.stringify(pasted, null, 2));
+    await signOutElsewhere();
+    const offer = await reloadAndSignIn(page);
+    expect(await offer.innerText()).to.match(/You have unsaved changes from .*, kept when this page was left\./);
+    expect(await page.getByLabel('dashboard text').inputValue(), 'nothing restored until asked').to.equal('');
+    await offer.getByRole('button', { name: 'Restore' }).click();
+    expect(JSON.parse(await page.getByLabel('dashboard text').inputValue())).to.deep.equal(pasted);
+    await page.getByTestId('import-preview').click();
+    await page.getByTestId('import-preview-dashboard').waitFor();
+    await page.getByTestId('import-save').click();
+    await page.waitForURL(/\/projects\/ops\/dashboards\/pasted$/);
+    expect((await get('/api/v1/projects/ops/dashboards/pasted')).spec.display.name).to.equal('Pasted');
+    // imported: nothing is kept any more
+    expect(await page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.startsWith('dashplane.draft:import')))).to.deep.equal([]);
   });
 });
 

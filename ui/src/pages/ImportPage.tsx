@@ -7,6 +7,8 @@ import { useNavigate, useParams } from 'react-router-dom';
 import { parse } from 'yaml';
 import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource, validationWarnings } from '../api';
 import { DatasourceWarnings } from '../datasource-warnings';
+import { DraftOfferAlert, useDraft } from '../DraftOffer';
+import { draftKey } from '../drafts';
 import { useDatasourceApi } from '../datasource-api';
 import { jsonErrorText, looksLikeJson } from '../json-error';
 import { useCan } from '../permissions';
@@ -19,6 +21,14 @@ interface Preview {
   from: 'Grafana' | 'Perses';
   /** Changes with every conversion, so the Perses components start afresh. */
   seq: number;
+}
+
+/** What the page keeps of an import not yet saved. */
+interface ImportDraft {
+  text: string;
+  project: string;
+  name: string;
+  datasource: string;
 }
 
 const isPersesDashboard = (v: unknown): v is Resource => {
@@ -58,6 +68,10 @@ export function ImportPage() {
     if (!project && projects.data?.length) setProject(projects.data[0].metadata.name);
   }, [project, projects.data]);
 
+  // the pasted text and the choices are kept in the tab until imported (a session that ends, a reload: drafts.ts)
+  const form: ImportDraft = { text, project, name, datasource };
+  const kept = useDraft<ImportDraft>(draftKey('import', 'Dashboard', undefined, ''), form, { ...form, text: '' }, -1);
+
   const convert = async (ds = datasource, target = project, wanted = name) => {
     setError(undefined);
     let parsed: unknown;
@@ -93,6 +107,7 @@ export function ImportPage() {
     setBusy(true);
     try {
       await createResource('dashboards', project, { ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name, project } });
+      kept.forget();
       navigate(`/projects/${enc(project)}/dashboards/${enc(name)}`);
     } catch (e) {
       setError((e as ApiError).status === 409 ? new Error(`A dashboard named "${name}" already exists in ${project}: choose another name.`) : e);
@@ -121,6 +136,16 @@ export function ImportPage() {
     <Box sx={{ display: 'flex', flexDirection: 'column', flexGrow: 1 }}>
       <PageHeader crumbs={[...(fromPath ? [{ label: fromPath, to: `/projects/${enc(fromPath)}` }] : []), { label: 'Import a dashboard' }]} />
       <Stack spacing={2} sx={{ px: 3, pb: 2 }}>
+        <DraftOfferAlert
+          state={kept}
+          onRestore={(d) => {
+            setText(d.value.text);
+            if (d.value.project) setProject(d.value.project);
+            setName(d.value.name);
+            setDatasource(d.value.datasource);
+            setPreview(undefined);
+          }}
+        />
         <TextField
           label="Grafana or Perses dashboard (JSON or YAML)"
           multiline
