@@ -164,4 +164,25 @@ describe('web UI: where Explore starts, and panels whose datasource is missing (
     ]);
     expect(await warning.innerText()).to.match(/^2 queries ask for a datasource that team will not have once this is saved:/);
   });
+  it('starts a new query on the datasource last queried in the project', async () => {
+    const { page } = w;
+    await stack.api('POST', '/api/v1/projects/team/datasources', { kind: 'Datasource', metadata: { name: 'team-second', project: 'team' }, spec: prometheus(stack.prom.url, false) });
+    await w.context.clearCookies();
+    await page.evaluate(() => localStorage.removeItem('dashplane.explore'));
+    await signIn(w, 'dev', 'dev-password');
+    const named = () => JSON.parse(new URL(page.url()).searchParams.get('data') ?? '{}').queries?.[0]?.spec.plugin.spec.datasource?.name;
+    await page.goto('/explore');
+    await waitFor('the first datasource in the URL', async () => named() === 'team-prometheus');
+    // the user picks the other datasource in the query editor and runs a query
+    await page.getByTestId('explore').getByRole('combobox', { name: 'Prometheus Datasource' }).first().click();
+    await page.getByRole('option', { name: /team-second/ }).click();
+    await promql(page).click();
+    await page.keyboard.type('up');
+    await page.getByRole('button', { name: 'Run Query' }).first().click();
+    await waitFor('the picked datasource in the URL', async () => named() === 'team-second');
+    await page.goto('/');
+    await page.getByRole('link', { name: 'Explore', exact: true }).click();
+    await page.waitForURL(/\/projects\/team\/explore\?/);
+    await waitFor('the last queried datasource in the URL', async () => named() === 'team-second');
+  });
 });
