@@ -28,14 +28,14 @@ export interface ReportEntry {
   /** The Grafana element, e.g. `graph "CPU usage"` or `query variable "instance"`. */
   source: string;
   /** Where the result is in the Perses dashboard (`spec.panels.0_1`), absent when nothing was produced. */
-  path?: string;
+  path?: string | undefined;
   /** The plugin or kind it became (`TimeSeriesChart`, `PrometheusLabelValuesVariable`...). */
-  result?: string;
+  result?: string | undefined;
   outcome: Outcome;
   /** What was approximated or lost, one sentence each. */
   notes: string[];
   /** Panels and variables, when the migration knows which plugins the web UI draws: whether it draws this one. */
-  render?: RenderVerdict;
+  render?: RenderVerdict | undefined;
 }
 
 /** Totals of one subject. */

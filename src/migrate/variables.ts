@@ -138,7 +138,7 @@ function typeFromQueryShape(query: unknown): string | undefined {
  * unknown type), what its structured query's fields tell, else Grafana's default datasource as far
  * as the dashboard tells it (the export's only datasource input).
  */
-function sourceOf(v: Obj, ctx: QueryContext): { ref: unknown; type?: string } {
+function sourceOf(v: Obj, ctx: QueryContext): { ref: unknown; type?: string | undefined } {
   const own = v.datasource !== undefined && v.datasource !== null && v.datasource !== '';
   const fallback = own ? undefined : ctx.ds.defaultRef();
   const type = normalizeType(ctx.ds.typeOf(v.datasource) ?? typeFromQueryShape(v.query) ?? fallback?.type);

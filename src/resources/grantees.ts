@@ -13,7 +13,7 @@ export interface Grantee {
   kind: string;
   name: string;
   /** The project of a principal of a project-scoped kind: the binding's own. */
-  project?: string;
+  project?: string | undefined;
 }
 
 /** Above this many new names of one kind, their kind is listed once instead of read name by name. */
