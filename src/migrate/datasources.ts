@@ -11,7 +11,7 @@ export interface DatasourceOptions {
 }
 
 /** `$name`, `${name}`, `${name:format}` or `[[name]]` -> name. */
-export function variableName(text: string): string | undefined {
+function variableName(text: string): string | undefined {
   return /^\$\{(\w+)(?::\w+)?\}$|^\$(\w+)$|^\[\[(\w+)\]\]$/
     .exec(text.trim())
     ?.slice(1)

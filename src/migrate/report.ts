@@ -108,7 +108,7 @@ export function panelsDrawn(report: MigrationReport): string | undefined {
 }
 
 /** One line: `12 panels (10 mapped, 1 approximated, 1 placeholder); 4 variables (4 mapped); ...; the web UI draws 11 of 12 panels`. */
-export function summaryLine(report: MigrationReport): string {
+function summaryLine(report: MigrationReport): string {
   const s = report.summary;
   const drawn = panelsDrawn(report);
   return [counts(s.panels, 'panels'), counts(s.variables, 'variables'), counts(s.queries, 'queries'), counts(s.other, 'other settings'), ...(drawn ? [`the web UI draws ${drawn} panels`] : [])].join(

@@ -181,7 +181,7 @@ function autoInterval(v: Obj, values: (string | Obj)[], range: string): { value:
 }
 
 /** One Grafana variable -> Perses variable and report entry; `range`: the migrated dashboard's time range (Perses duration). */
-export function migrateVariable(v: Obj, path: string, ctx: QueryContext, range = '1h'): MigratedVariable {
+function migrateVariable(v: Obj, path: string, ctx: QueryContext, range = '1h'): MigratedVariable {
   const name = str(v.name) ?? '';
   const notes: string[] = [];
   const entry = (outcome: ReportEntry['outcome'], result?: string): ReportEntry => ({

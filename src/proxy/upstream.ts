@@ -40,7 +40,7 @@ export interface UpstreamTarget {
 }
 
 /** The default target: a datasource's URL. */
-export const DATASOURCE: UpstreamTarget = { url: 'the datasource URL', peer: 'the datasource' };
+const DATASOURCE: UpstreamTarget = { url: 'the datasource URL', peer: 'the datasource' };
 
 export interface UpstreamResponse {
   statusCode: number;

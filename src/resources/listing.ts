@@ -53,7 +53,7 @@ interface Position {
   name: string;
 }
 
-export function encodeContinue(m: Metadata): string {
+function encodeContinue(m: Metadata): string {
   return Buffer.from(JSON.stringify([m.project ?? '', m.name])).toString('base64url');
 }
 

@@ -65,7 +65,7 @@ let driver: typeof pg | undefined;
  * environment went unused with a `url`: it goes into the URL's query instead (pg reads
  * `?password=`), unless the URL holds one of its own.
  */
-export function driverConfig(opts: PostgresStoreOptions): pg.ClientConfig {
+function driverConfig(opts: PostgresStoreOptions): pg.ClientConfig {
   const { eventLogSize: _e, max: _m, url, password, ...rest } = opts;
   if (!url) return { ...rest, ...(password !== undefined ? { password } : {}) };
   return { ...rest, connectionString: password === undefined ? url : withPassword(url, password) };
