@@ -18,7 +18,7 @@ export interface DatasourceSources {
   /** The plugins (their datasource kinds); default: the server's GET /api/v1/plugins. */
   plugins?: PluginEntry[];
   /** Objects the run deletes (apply --prune): their datasources will not exist. */
-  deleted?: readonly { d: { kind: string }; name: string; project?: string }[];
+  deleted?: readonly { d: { kind: string }; name: string; project?: string | undefined }[];
 }
 
 /**
@@ -67,7 +67,7 @@ async function serverPlugins(api: ApiClient): Promise<PluginEntry[]> {
 async function known(targets: readonly Target[], o: DatasourceSources, kind: string, project: string | undefined): Promise<KnownDatasource[] | undefined> {
   const d = KINDS.byName(kind);
   if (!d) return undefined;
-  const inScope = (x: { d: { kind: string }; project?: string }) => x.d.kind === kind && (d.scope === 'global' || x.project === project);
+  const inScope = (x: { d: { kind: string }; project?: string | undefined }) => x.d.kind === kind && (d.scope === 'global' || x.project === project);
   const mine = targets.filter(inScope).map((t) => knownOf(t.name, t.m.object.spec));
   let stored: KnownDatasource[] = [];
   if (o.api) {

@@ -31,7 +31,7 @@ const STATUS: Record<string, number> = { BadRequest: 400, Invalid: 400, Forbidde
 export class OfflineValidator {
   private readonly service: ResourceService;
 
-  constructor(opts: { pluginSchemasDir?: string; secretFilesDir?: string } = {}) {
+  constructor(opts: { pluginSchemasDir?: string | undefined; secretFilesDir?: string | undefined } = {}) {
     const plugins = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'), opts.pluginSchemasDir);
     this.service = new ResourceService({
       registry: KINDS,

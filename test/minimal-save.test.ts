@@ -1,12 +1,12 @@
 /**
- * The three-way merge of a save from Perses' edit mode (ui/src/perses/minimal-save.ts): the
+ * The three-way merge of a save from Perses' edit mode (ui/src/minimal-save.ts): the
  * stored document with only what the user changed, whatever Perses rewrote as it loaded it. The
  * grid is packed by react-grid-layout itself, as in the browser; the Chromium suite
  * (ui-minimal-save.test.ts) drives the same code through Perses' editor.
  */
 import { expect } from 'chai';
 import { createRequire } from 'node:module';
-import { minimalEdit, type GridBox } from '../ui/src/perses/minimal-save.js';
+import { minimalEdit, type GridBox } from '../ui/src/minimal-save.js';
 
 const rgl = createRequire(import.meta.url)('react-grid-layout/build/utils') as {
   compact(l: GridBox[], type: 'vertical', cols: number): GridBox[];

@@ -13,7 +13,7 @@ import { parse as parseYaml } from 'yaml';
 import { skipWithoutCorpus } from './helpers/corpus.js';
 import { GRAFANA_CORPUS } from './helpers/grafana-corpus.js';
 import { enterEditMode, renamePanel, saveDashboard } from './helpers/perses-edit.js';
-import { changedPaths } from '../ui/src/perses/minimal-save.js';
+import { changedPaths } from '../ui/src/minimal-save.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 

@@ -14,7 +14,7 @@ import { makePlan, type Step } from '../plan.js';
 import { insideText } from '../project-contents.js';
 import { untaggedWarning } from '../prune.js';
 import { describeFailure, resolveTargets } from '../targets.js';
-import { unifiedDiff } from '../unified-diff.js';
+import { unifiedDiff } from '../../src/lib/unified-diff.js';
 import { collect } from './apply.js';
 
 /**

@@ -12,10 +12,10 @@ import { collect } from './apply.js';
 
 /** How resources are checked: offline with the server's code, or `online` by the server. */
 export interface CheckFlags {
-  online?: boolean;
-  pluginSchemasDir?: string;
-  secretFilesDir?: string;
-  verbose?: boolean;
+  online?: boolean | undefined;
+  pluginSchemasDir?: string | undefined;
+  secretFilesDir?: string | undefined;
+  verbose?: boolean | undefined;
   output: 'text' | 'json';
 }
 

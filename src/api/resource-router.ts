@@ -64,7 +64,7 @@ export function kindRoutes(d: KindDescriptor): KindRoute[] {
 }
 
 /** The kinds whose routes this configuration serves (a kind may be switched off, e.g. ephemeral dashboards). */
-export function servedKinds(registry: KindRegistry, config: unknown): KindDescriptor[] {
+function servedKinds(registry: KindRegistry, config: unknown): KindDescriptor[] {
   return registry.all().filter((d) => isServed(d, config));
 }
 

@@ -49,9 +49,9 @@ export type DatasourceScope = 'dashboard' | 'project' | 'global';
 
 /** The datasources of each scope; a scope left undefined is not known (its datasources could not be read). */
 export interface DatasourceScopes {
-  dashboard?: KnownDatasource[];
-  project?: KnownDatasource[];
-  global?: KnownDatasource[];
+  dashboard?: KnownDatasource[] | undefined;
+  project?: KnownDatasource[] | undefined;
+  global?: KnownDatasource[] | undefined;
 }
 
 /**

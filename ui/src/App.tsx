@@ -7,7 +7,7 @@ import { getConfig, logout, whoami, type PublicConfig } from './api';
 import { useKioskEscape } from './kiosk';
 import { onSessionEnded, onSignedOut } from './fetch-refresh';
 import { SessionProvider, useCan } from './permissions';
-import { ADMIN_KINDS } from './manage/kinds-admin';
+import { ADMIN_KINDS } from './kinds';
 import { maybeSignedIn, rememberSignIn } from './session';
 import { ReauthDialog } from './ReauthDialog';
 import { SignInPage } from './pages/SignInPage';

@@ -2,7 +2,7 @@ import { Alert, Button } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { type Draft, draftWords, dropDraft, keepDraft, readDraft } from './drafts';
 import { useSession } from './permissions';
-import { sameJson } from './perses/minimal-save';
+import { sameJson } from './minimal-save';
 import { timeAgo } from './widgets';
 
 /** An editor's draft: the one offered back (kept by an earlier visit), and forgetting the current one. */

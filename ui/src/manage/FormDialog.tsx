@@ -1,14 +1,13 @@
 import { Alert, Button, Dialog, DialogActions, DialogContent, DialogTitle, Stack, TextField, ToggleButton, ToggleButtonGroup } from '@mui/material';
 import { useEffect, useRef, useState } from 'react';
-import { putResource, type Resource } from '../api';
+import { createResource, putResource, type Resource } from '../api';
 import { DraftOfferAlert, useDraft } from '../DraftOffer';
 import { draftKey } from '../drafts';
-import { createResource } from '../write-api';
 import { ApiErrorAlert, nameProblem, slug } from './ApiErrorAlert';
 import { testDatasource, testUrl, type TestResult } from './datasource-test';
 import { FORMS } from './forms';
 import { YamlField } from './forms/YamlField';
-import { titleOf, type KindUi } from './kinds';
+import { titleOf, type KindUi } from '../kinds';
 
 export interface FormDialogProps {
   kind: KindUi;

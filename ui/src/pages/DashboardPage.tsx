@@ -5,7 +5,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { type ApiError, displayName, getResource, putResource, type Resource } from '../api';
-import { kindByPlural } from '../manage/kinds';
+import { kindByPlural } from '../kinds';
 import { RowActions } from '../manage/RowActions';
 import { StarButton } from '../StarButton';
 import { ManagedBanner, useConfirmOverwrite, useManagedFromGit } from '../managed';

@@ -38,7 +38,7 @@ import type { CachingDatasourceApi } from '../datasource-api';
 import { useDashboardDraft } from './dashboard-draft';
 import { MissingDatasourceMessages } from './missing-datasources';
 import { packGrid } from './grid-pack';
-import { minimalEdit } from './minimal-save';
+import { minimalEdit } from '../minimal-save';
 import { SaveDefaultsDialog } from './SaveDefaultsDialog';
 
 export interface DashboardViewProps {

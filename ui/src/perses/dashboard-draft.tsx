@@ -7,7 +7,7 @@ import { draftKey, draftWords, dropDraft, keepDraft, readDraft } from '../drafts
 import { useSession } from '../permissions';
 import { timeAgo } from '../widgets';
 import { packGrid } from './grid-pack';
-import { changedPaths, minimalEdit, sameJson } from './minimal-save';
+import { changedPaths, minimalEdit, sameJson } from '../minimal-save';
 
 /** An edit of a dashboard in Perses' editor: Perses' form of the version it started from, and the edit. */
 interface DashboardEdit {

@@ -1,5 +1,5 @@
 import { compact, correctBounds } from 'react-grid-layout/build/utils';
-import type { GridBox } from './minimal-save';
+import type { GridBox } from '../minimal-save';
 
 /**
  * How Perses' grid shows one group's items: react-grid-layout's own bounds correction and
