@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { Alert, Button, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, Stack, TextField } from '@mui/material';
 import { type FormEvent, useEffect, useState } from 'react';
 import { login, type PublicConfig, signInOptions } from './api';
@@ -19,30 +20,22 @@ export interface ReauthDialogProps {
  */
 export function ReauthDialog({ open, config, user, onDone }: ReauthDialogProps) {
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const signIn = useMutation((name: string) => login(name, password), { onSuccess: () => onDone(true) });
+  const { reset } = signIn;
+  const error = (signIn.error as Error | null)?.message;
+  const busy = signIn.isLoading;
   useEffect(() => {
     if (open) {
       setPassword('');
-      setError(undefined);
+      reset();
     }
-  }, [open]);
+  }, [open, reset]);
   const { native, external } = signInOptions(config);
   const here = window.location.pathname + window.location.search;
 
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!user) return;
-    setBusy(true);
-    setError(undefined);
-    try {
-      await login(user, password);
-      onDone(true);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    if (user) signIn.mutate(user);
   };
 
   return (

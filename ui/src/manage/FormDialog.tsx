@@ -1,4 +1,5 @@
 import { Alert, Button, Dialog, DialogActions, DialogContent, DialogTitle, Stack, TextField, ToggleButton, ToggleButtonGroup } from '@mui/material';
+import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { createResource, putResource, type Resource } from '../api';
 import { DraftOfferAlert, useDraft } from '../DraftOffer';
@@ -30,8 +31,6 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
   const [draft, setDraft] = useState<Resource>(() => initial ?? blank());
   const [nameTouched, setNameTouched] = useState(false);
   const [mode, setMode] = useState<'form' | 'yaml'>(FORMS[kind.kind] ? 'form' : 'yaml');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
   // after a Save & test the object exists: later saves update it
   const [stored, setStored] = useState<Resource | undefined>(initial);
   const [test, setTest] = useState<TestResult>();
@@ -41,7 +40,7 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
       setDraft(initial ?? blank());
       setStored(initial);
       setNameTouched(false);
-      setError(undefined);
+      saving.reset();
       setTest(undefined);
       setRestoredOver(undefined);
     }
@@ -66,37 +65,20 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
   const problem = isNew ? nameProblem(draft.metadata.name) : undefined;
   const write = async (): Promise<Resource> =>
     isNew ? createResource(kind.plural, project, draft) : (await putResource(kind.plural, project, draft.metadata.name, draft, `"${stored!.metadata.version}"`)).object;
-  const save = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const saved = await write();
-      kept.forget();
-      onSaved(saved);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
-  // datasources: save, then query it as the dashboards will; the dialog stays open to fix and retry
-  const saveAndTest = async () => {
-    setBusy(true);
-    setError(undefined);
+  // Save closes the dialog; Save & test (datasources) keeps it open to fix and retry, then queries
+  // the datasource as the dashboards will
+  const saving = useMutation(async (andTest: boolean) => {
     setTest(undefined);
-    try {
-      const saved = await write();
-      kept.forget();
-      setStored(saved);
-      setDraft(saved);
-      onChanged?.(saved);
-      setTest(await testDatasource(kind, saved));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    const saved = await write();
+    kept.forget();
+    if (!andTest) return onSaved(saved);
+    setStored(saved);
+    setDraft(saved);
+    onChanged?.(saved);
+    setTest(await testDatasource(kind, saved));
+  });
+  const save = () => saving.mutate(false);
+  const saveAndTest = () => saving.mutate(true);
   const testable = testUrl(kind, draft) !== undefined;
   const resultRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -148,7 +130,7 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
           ) : (
             <YamlField label="spec" minRows={12} value={draft.spec} onChange={(spec) => setDraft({ ...draft, spec: spec as Record<string, unknown> })} />
           )}
-          <ApiErrorAlert error={error} />
+          <ApiErrorAlert error={saving.error} />
           {test && (
             <Alert ref={resultRef} severity={test.ok ? 'success' : test.untested ? 'warning' : 'error'} data-testid="datasource-test" role="status">
               {test.ok ? 'Saved and tested: ' : test.untested ? 'Saved, not tested: ' : 'Saved, but the test failed: '}
@@ -160,11 +142,11 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
       <DialogActions>
         <Button onClick={close}>{test ? 'Close' : 'Cancel'}</Button>
         {testable && (
-          <Button variant="outlined" onClick={saveAndTest} disabled={busy || problem !== undefined}>
+          <Button variant="outlined" onClick={saveAndTest} disabled={saving.isLoading || problem !== undefined}>
             Save &amp; test
           </Button>
         )}
-        <Button variant="contained" onClick={save} disabled={busy || problem !== undefined}>
+        <Button variant="contained" onClick={save} disabled={saving.isLoading || problem !== undefined}>
           {isNew ? 'Create' : 'Save'}
         </Button>
       </DialogActions>

@@ -1,5 +1,5 @@
 import { Alert, Box, Button, List, ListItemButton, ListItemText, Stack, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useParams } from 'react-router-dom';
 import { parse, parseDocument, stringify, YAMLParseError } from 'yaml';
@@ -39,7 +39,6 @@ export function EditorPage() {
   const [problems, setProblems] = useState<Problem[]>([]);
   const [message, setMessage] = useState<{ severity: 'success' | 'error' | 'warning' | 'info'; text: string }>();
   const [conflict, setConflict] = useState(false);
-  const [busy, setBusy] = useState(false);
   const editor = useRef<CodeEditorHandle>(null);
   const fromGit = useManagedFromGit(plural, project, name, versionOf(etag));
   const overwrite = useConfirmOverwrite(fromGit, `this ${plural.replace(/s$/, '')}`);
@@ -79,16 +78,9 @@ export function EditorPage() {
     }
   };
 
-  const submit = async (dryRun: boolean) => {
-    setMessage(undefined);
-    setProblems([]);
-    setConflict(false);
-    const body = parseText();
-    if (body === undefined) return;
-    if (!dryRun && !(await overwrite.confirm())) return;
-    setBusy(true);
-    try {
-      const saved = await putResource(plural, project, name, body, etag, dryRun);
+  // a check (dry run) or a save of the parsed text; the answer is told in `message` and `problems`
+  const sending = useMutation((o: { body: unknown; dryRun: boolean }) => putResource(plural, project, name, o.body, etag, o.dryRun), {
+    onSuccess: (saved, { dryRun }) => {
       if (dryRun) {
         setMessage({ severity: 'success', text: 'Valid: the server accepts this.' });
       } else {
@@ -99,7 +91,8 @@ export function EditorPage() {
         queryClient.setQueryData(key, saved);
         setMessage({ severity: 'success', text: `Saved: version ${saved.object.metadata.version}.` });
       }
-    } catch (e) {
+    },
+    onError: (e, { body }) => {
       const err = e as ApiError;
       if (err.status === 412) {
         setConflict(true);
@@ -112,9 +105,17 @@ export function EditorPage() {
         setProblems((err.details ?? []).map((d) => ({ ...d, line: lineOfPath(text ?? '', d.path, doc) })));
         setMessage({ severity: 'error', text: err.message });
       }
-    } finally {
-      setBusy(false);
-    }
+    },
+  });
+  const busy = sending.isLoading;
+  const submit = async (dryRun: boolean) => {
+    setMessage(undefined);
+    setProblems([]);
+    setConflict(false);
+    const body = parseText();
+    if (body === undefined) return;
+    if (!dryRun && !(await overwrite.confirm())) return;
+    sending.mutate({ body, dryRun });
   };
 
   const reload = async () => {

@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { Alert, Box, Button, Divider, Link, Paper, Stack, TextField, Typography } from '@mui/material';
 import { type FormEvent, useState } from 'react';
 import { Navigate, useSearchParams } from 'react-router-dom';
@@ -14,9 +15,16 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
   const [mode, setMode] = useState<'signin' | 'signup'>('signin');
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
   const [done, setDone] = useState(false);
+  const signIn = useMutation(
+    async () => {
+      if (mode === 'signup') await signUp(name, password);
+      await login(name, password);
+      await onSignedIn();
+    },
+    { onSuccess: () => setDone(true) },
+  );
+  const error = (signIn.error as Error | null)?.message;
 
   const auth = config.security?.authentication;
   const { native, external } = signInOptions(config);
@@ -24,20 +32,9 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
 
   if (!config.security?.enable_auth || done) return <Navigate to={redirect} replace />;
 
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      if (mode === 'signup') await signUp(name, password);
-      await login(name, password);
-      await onSignedIn();
-      setDone(true);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    signIn.mutate();
   };
 
   return (
@@ -68,7 +65,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
                   onChange={(e) => setPassword(e.target.value)}
                   required
                 />
-                <Button type="submit" variant="contained" disabled={busy}>
+                <Button type="submit" variant="contained" disabled={signIn.isLoading}>
                   {mode === 'signin' ? 'Sign in' : 'Sign up'}
                 </Button>
               </Stack>
@@ -87,7 +84,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
                 component="button"
                 type="button"
                 onClick={() => {
-                  setError(undefined); // the other form's message does not belong here
+                  signIn.reset(); // the other form's message does not belong here
                   setMode(mode === 'signin' ? 'signup' : 'signin');
                 }}
               >
