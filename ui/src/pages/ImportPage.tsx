@@ -1,7 +1,7 @@
 import { Alert, Box, Button, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import type { DashboardResource } from '@perses-dev/core';
 import { ViewDashboard } from '@perses-dev/dashboards';
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { parse } from 'yaml';
@@ -60,8 +60,8 @@ export function ImportPage() {
   const [name, setName] = useState('');
   const [datasource, setDatasource] = useState('');
   const [preview, setPreview] = useState<Preview>();
-  // a text that does not parse is told at once; the server's answers are the mutations' errors
-  const [parseError, setParseError] = useState<Error>();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
   const datasourceApi = useDatasourceApi();
 
   useEffect(() => {
@@ -72,47 +72,48 @@ export function ImportPage() {
   const form: ImportDraft = { text, project, name, datasource };
   const kept = useDraft<ImportDraft>(draftKey('import', 'Dashboard', undefined, ''), form, { ...form, text: '' }, -1);
 
-  const converting = useMutation(async (o: { parsed: unknown; ds: string; target: string; wanted: string }) => {
-    const seq = (preview?.seq ?? 0) + 1;
-    if (isPersesDashboard(o.parsed)) {
-      setPreview({ dashboard: o.parsed, from: 'Perses', seq });
-      if (!o.wanted) setName(o.parsed.metadata?.name ?? '');
-    } else {
-      const migrated = await migrateGrafana(o.parsed, { project: o.target, datasource: o.ds, name: o.wanted });
-      setPreview({ ...migrated, from: 'Grafana', seq });
-      setName(migrated.dashboard.metadata.name);
-    }
-  });
-  const convert = (ds = datasource, target = project, wanted = name) => {
-    setParseError(undefined);
-    saving.reset();
+  const convert = async (ds = datasource, target = project, wanted = name) => {
+    setError(undefined);
+    let parsed: unknown;
     // a Grafana export is JSON: its errors are told as JSON's (a YAML parser's words about flow mappings misled)
     const json = looksLikeJson(text);
-    let parsed: unknown;
     try {
       parsed = json ? JSON.parse(text) : parse(text);
     } catch (e) {
-      converting.reset();
-      setParseError(new Error(json ? `The text is not valid JSON: ${jsonErrorText(text, e)}.` : `The text is not JSON or YAML: ${(e as Error).message.split('\n')[0]}`));
+      setError(new Error(json ? `The text is not valid JSON: ${jsonErrorText(text, e)}.` : `The text is not JSON or YAML: ${(e as Error).message.split('\n')[0]}`));
       return;
     }
-    converting.mutate({ parsed, ds, target, wanted });
+    setBusy(true);
+    try {
+      const seq = (preview?.seq ?? 0) + 1;
+      if (isPersesDashboard(parsed)) {
+        setPreview({ dashboard: parsed, from: 'Perses', seq });
+        if (!wanted) setName(parsed.metadata?.name ?? '');
+      } else {
+        const migrated = await migrateGrafana(parsed, { project: target, datasource: ds, name: wanted });
+        setPreview({ ...migrated, from: 'Grafana', seq });
+        setName(migrated.dashboard.metadata.name);
+      }
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
   };
 
-  const saving = useMutation(() => createResource('dashboards', project, { ...preview!.dashboard, metadata: { ...preview!.dashboard.metadata, name, project } }), {
-    onSuccess: () => {
+  const save = async () => {
+    if (!preview) return;
+    setError(undefined);
+    setBusy(true);
+    try {
+      await createResource('dashboards', project, { ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name, project } });
       kept.forget();
       navigate(`/projects/${enc(project)}/dashboards/${enc(name)}`);
-    },
-  });
-  const save = () => {
-    if (!preview) return;
-    setParseError(undefined);
-    saving.mutate();
+    } catch (e) {
+      setError((e as ApiError).status === 409 ? new Error(`A dashboard named "${name}" already exists in ${project}: choose another name.`) : e);
+      setBusy(false);
+    }
   };
-  const saveError = (saving.error as ApiError | null)?.status === 409 ? new Error(`A dashboard named "${name}" already exists in ${project}: choose another name.`) : saving.error;
-  const error = parseError ?? converting.error ?? saveError;
-  const busy = converting.isLoading || saving.isLoading || saving.isSuccess;
 
   const upload = async (file: File | undefined) => {
     if (file) setText(await file.text());
@@ -124,7 +125,7 @@ export function ImportPage() {
     // in another project the derived name may be taken: derive it again
     const wanted = target === project ? name : '';
     if (wanted !== name) setName(wanted);
-    if (preview?.from === 'Grafana') convert(ds, target, wanted);
+    if (preview?.from === 'Grafana') void convert(ds, target, wanted);
   };
   const undrawn = preview?.report ? undrawnPanels(preview.report) : [];
   const shown = preview && ({ ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name: name || preview.dashboard.metadata.name, project } } as unknown as DashboardResource);
@@ -185,10 +186,10 @@ export function ImportPage() {
             ))}
           </TextField>
           <TextField size="small" label="Name" value={name} onChange={(e) => setName(e.target.value)} inputProps={{ 'aria-label': 'dashboard name' }} />
-          <Button variant="contained" disabled={busy || !text.trim() || !project} onClick={() => convert()} data-testid="import-preview">
+          <Button variant="contained" disabled={busy || !text.trim() || !project} onClick={() => void convert()} data-testid="import-preview">
             Preview
           </Button>
-          <Button variant="contained" color="success" disabled={busy || !preview || !name} onClick={() => save()} data-testid="import-save">
+          <Button variant="contained" color="success" disabled={busy || !preview || !name} onClick={() => void save()} data-testid="import-save">
             Save to {project || 'project'}
           </Button>
         </Stack>
