@@ -22,14 +22,9 @@ export function habitHint(cmd: Command, flag: string): string {
   return offers.length ? `did you mean ${offers.join(' or ')}?` : '';
 }
 
-/** Adds the hint to commander's "unknown option" errors of `cmd` and all its subcommands. */
-export function hintHabits(cmd: Command): void {
-  cmd.configureOutput({
-    outputError: (str, write) => {
-      const flag = /unknown option '([^']+)'/.exec(str)?.[1];
-      const hint = flag ? habitHint(cmd, flag) : '';
-      write(hint ? `${str.trimEnd()}; ${hint}\n` : str);
-    },
-  });
-  for (const sub of cmd.commands) hintHabits(sub);
+/** commander's error `str` of `cmd`, with the hint when it is an "unknown option" error. */
+export function withHabitHint(cmd: Command, str: string): string {
+  const flag = /unknown option '([^']+)'/.exec(str)?.[1];
+  const hint = flag ? habitHint(cmd, flag) : '';
+  return hint ? `${str.trimEnd()}; ${hint}\n` : str;
 }

@@ -7,7 +7,7 @@ import { dashctl, show } from './helpers/dashctl.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 
 /**
- * dashctl's kubectl habits, end to end (the built CLI as a child process against a real server):
+ * dashctl's kubectl habits, end to end (dashctl run in process against a real server):
  * exact get, -o name, export with describe, versions, whoami without auth, kind suggestions,
  * history with the current version and diffs, edit in $EDITOR, deleting a project.
  */

@@ -7,7 +7,7 @@ import { dashctl, show } from './helpers/dashctl.js';
 import { GRAFANA_EXPORT } from './helpers/grafana-export.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 
-/** dashctl migrate end to end: the built CLI as a child process, offline and against a real server. */
+/** dashctl migrate end to end: dashctl run in process, offline and against a real server. */
 describe('dashctl migrate', function () {
   this.timeout(60_000);
   const dir = tempDir('dashctl-migrate-');

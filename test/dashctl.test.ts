@@ -12,8 +12,9 @@ import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
 /**
- * dashctl end to end: the built CLI (dist/cli/bin/dashctl.js) as a child process, with its own
- * configuration file in a temporary directory, against a real dashplane server.
+ * dashctl end to end: dashctl run in process (test/helpers/dashctl.ts; `get --watch`, which only a
+ * signal ends, as a child process), with its own configuration file in a temporary directory,
+ * against a real dashplane server.
  */
 
 /** Suites that read it are skipped (with a note at the end of the run) when it is missing. */
@@ -44,7 +45,7 @@ const APPLY_SET = [
   'perses/internal/cli/test/sample_resources/single_resource.json', // Folder without a project
 ];
 
-describe('dashctl (end to end, child processes against a real server)', function () {
+describe('dashctl (end to end, against a real server)', function () {
   this.timeout(120_000);
   let srv: TestServer;
   let tmp: ReturnType<typeof tempDir>;

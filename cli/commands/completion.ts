@@ -56,20 +56,18 @@ const SCRIPTS: Record<string, string> = { bash: BASH, zsh: ZSH, fish: FISH };
  * `dashctl completion bash|zsh|fish`: a script that asks dashctl itself what to offer, so
  * subcommands, options, choices, kind names and context names always match this dashctl.
  */
-export function makeCompletionCommand(_env: Env): Command {
+export function makeCompletionCommand(env: Env): Command {
   return new Command('completion')
     .description('print a shell completion script: source <(dashctl completion bash), or zsh; dashctl completion fish | source')
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(Object.keys(SCRIPTS)))
-    .action((shell: string) => {
-      process.stdout.write(SCRIPTS[shell]);
-    });
+    .action((shell: string) => env.io.out(SCRIPTS[shell]));
 }
 
 /** The answer to `dashctl __complete WORD...`: one candidate a line, from the program's command tree. */
-export function completions(program: Command, words: readonly string[]): string {
+export async function completions(program: Command, words: readonly string[], env: Env): Promise<string> {
   const contexts = () => {
     try {
-      return Object.keys(loadConfig(configPath()).contexts).sort();
+      return Object.keys(loadConfig(configPath(env.io.env, env.io.cwd)).contexts).sort();
     } catch {
       return [];
     }

@@ -6,7 +6,8 @@ import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
 import { collectionPath, objectPath, resolveKind, resourceName } from '../kinds.js';
 import { listAll } from '../listing.js';
-import { age, OUTPUT_FORMATS, paint, table, toYaml, yamlDocuments, type Io, type OutputFormat } from '../output.js';
+import type { Io } from '../io.js';
+import { age, OUTPUT_FORMATS, paint, table, toYaml, yamlDocuments, type OutputFormat } from '../output.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: objects of any kind as the server sent them
 type Obj = Record<string, any>;
@@ -86,7 +87,7 @@ export function printList(io: Io, d: KindDescriptor, items: Obj[], format: Outpu
       io.out(items.map((o) => `${resourceName(d, String(o.metadata?.name), o.metadata?.project ?? project)}\n`).join(''));
       return;
     default:
-      if (items.length) io.out(renderTable(items, cross, io.tty));
+      if (items.length) io.out(renderTable(items, cross, io.colour));
       else io.err(`No ${d.plural} found${project ? ` in project ${project}` : ''}.\n`);
   }
 }
@@ -130,7 +131,7 @@ async function watch(io: Io, api: ApiClient, d: KindDescriptor, path: string, on
     if (format === 'yaml') return io.out(`---\n${toYaml(ev)}`);
     if (format === 'name') return io.out(`${ev.type} ${resourceName(d, String(o.metadata?.name), o.metadata?.project)}\n`);
     const row = [
-      paint(io.tty, colours[ev.type as keyof typeof colours] ?? 'grey', String(ev.type)),
+      paint(io.colour, colours[ev.type as keyof typeof colours] ?? 'grey', String(ev.type)),
       ...(cross ? [String(o.metadata?.project ?? '')] : []),
       String(o.metadata?.name),
       String(o.metadata?.version ?? '-'),

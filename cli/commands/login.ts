@@ -7,8 +7,7 @@ import type { Context } from '../context.js';
 import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
 import { collectionPath, KINDS, objectPath } from '../kinds.js';
-import type { Io } from '../output.js';
-import { ask } from '../prompt.js';
+import type { Io } from '../io.js';
 
 interface LoginFlags {
   username?: string;
@@ -47,12 +46,12 @@ export function makeLoginCommand(env: Env): Command {
       const url = urlArg ? normaliseUrl(urlArg) : ctx.url;
       if (flags.passwordStdin) {
         if (flags.password !== undefined) throw new CliError('give --password or --password-stdin, not both');
-        flags.password = (await readStdin()).replace(/\r?\n$/, '');
+        flags.password = (await ctx.io.stdin()).replace(/\r?\n$/, '');
         if (!flags.password) throw new CliError('--password-stdin read an empty password; pipe it in, e.g. printf %s "$PASSWORD" | dashctl login URL -u NAME --password-stdin');
       }
       if (flags.tokenStdin) {
         if (flags.token !== undefined) throw new CliError('give --token or --token-stdin, not both');
-        flags.token = (await readStdin()).trim();
+        flags.token = (await ctx.io.stdin()).trim();
         if (!flags.token) throw new CliError('--token-stdin read nothing; pipe the token in, e.g. printf %s "$DASHPLANE_TOKEN" | dashctl login URL --token-stdin');
       }
       const api = new ApiClient({ url });
@@ -133,12 +132,6 @@ async function whoami(url: string, token: string | undefined): Promise<string | 
   }
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 async function native(api: ApiClient, info: AuthInfo, flags: LoginFlags, io: Io): Promise<TokenPair> {
   if (!info.native) throw new CliError(`native login is disabled on this server; use --provider ${[...info.providers.keys()].join('|') || 'SLUG'}`);
   let login = flags.username;
@@ -147,8 +140,8 @@ async function native(api: ApiClient, info: AuthInfo, flags: LoginFlags, io: Io)
     const hint = flags.project !== undefined ? ` (-p is --project, as in every dashctl command)` : '';
     throw new CliError(`no terminal to ask on: give -u NAME and --password-stdin or --password PASSWORD (or --token, or --provider)${hint}`);
   }
-  login ||= (await ask('Username: ')).trim();
-  if (password === undefined) password = await ask('Password: ', true);
+  login ||= (await io.ask('Username: ')).trim();
+  if (password === undefined) password = await io.ask('Password: ', true);
   const { body } = await api.call<TokenPair>('POST', '/api/auth/providers/native/login', { body: { login, password }, auth: false });
   return body;
 }
