@@ -10,6 +10,8 @@ const HABITS: { habits: string[]; option: string; what: string }[] = [
   { habits: ['-d', '--dir', '--directory', '-R', '--recursive'], option: '--filename', what: 'a directory is read recursively' },
   { habits: ['--force'], option: '--force-conflicts', what: 'overwrite objects another field manager changed since dashctl applied them' },
   { habits: ['--force'], option: '--force-project', what: 'move objects that name another project into -p' },
+  { habits: ['--prune-allowlist', '--prune-whitelist'], option: '--prune-kind', what: 'prune only objects of this kind; repeatable' },
+  { habits: ['-l', '--selector'], option: '--prune-tag', what: 'objects are selected for pruning by one tag' },
 ];
 
 /** `did you mean -A / --all-projects (every project)?` for an unknown option of `cmd`, or ''. */

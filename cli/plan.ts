@@ -7,7 +7,7 @@ import { dryRunWrite, duplicateClaims, flagGivers } from './flag-claims.js';
 import { collectionPath, KINDS, objectPath } from './kinds.js';
 import { conflictOf, unchangedOnServer } from './ownership.js';
 import { mapPool } from './pool.js';
-import { findPrunable, type Doomed } from './prune.js';
+import { findPrunable, unlistedWarning, type Doomed } from './prune.js';
 import { PROJECT_MISSING } from './listing.js';
 import { phases, type Target } from './targets.js';
 import { granteesOf } from '../src/resources/grantees.js';
@@ -43,6 +43,8 @@ export interface Plan {
   prunes: Doomed[];
   /** What could not be checked (a server without dry runs): one line for stderr. */
   warning?: string;
+  /** Kinds prune was not permitted to list: one line for stderr. */
+  pruneWarning?: string;
 }
 
 export interface PlanOptions {
@@ -53,6 +55,8 @@ export interface PlanOptions {
   concurrency: number;
   /** With --prune: objects carrying this tag and absent from the input are planned for deletion. */
   pruneTag?: string;
+  /** With --prune-kind: only objects of these kinds are pruned (default: every kind). */
+  pruneKinds?: readonly KindDescriptor[];
   /** Called as each object is planned (progress). */
   onStep?(): void;
 }
@@ -140,7 +144,11 @@ export async function makePlan(api: ApiClient, targets: readonly Target[], o: Pl
   await mapPool([...globalPrincipals, ...projectPrincipals], o.concurrency, planOne);
   for (const s of plan.steps) if (s.action === 'create' && s.target?.d.subject === 'principal') pc.newPrincipals.add(principalKey(s.target.d, s.target.name, s.target.project));
   await mapPool([...globals, ...projectScoped], o.concurrency, planOne);
-  if (o.pruneTag !== undefined) plan.prunes = await findPrunable(api, targets, o.pruneTag);
+  if (o.pruneTag !== undefined) {
+    const found = await findPrunable(api, targets, o.pruneTag, o.pruneKinds);
+    plan.prunes = found.doomed;
+    plan.pruneWarning = unlistedWarning(found.unlisted);
+  }
   if (!pc.dryRun) plan.warning = withoutDryRun(api.url, pc.unvalidated);
   const order = new Map(targets.map((t, i) => [t, i]));
   plan.steps.sort((a, b) => (a.target ? order.get(a.target)! : -1) - (b.target ? order.get(b.target)! : -1));

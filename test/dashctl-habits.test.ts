@@ -131,6 +131,11 @@ describe('dashctl kubectl habits (end to end)', function () {
       [['get', 'dash', '-n', 'team-a'], "unknown option '-n'; did you mean -p / --project <name>"],
       [['apply', '-d', 'dir'], "unknown option '-d'; did you mean -f / --filename <path> (a directory is read recursively)?"],
       [['apply', '--force', '-f', 'dir'], "unknown option '--force'; did you mean --force-conflicts (overwrite objects another field manager changed since dashctl applied them) or --force-project"],
+      [
+        ['apply', '-f', 'dir', '--prune', '--prune-allowlist=core/v1/ConfigMap'],
+        "unknown option '--prune-allowlist=core/v1/ConfigMap'; did you mean --prune-kind <kind> (prune only objects of this kind; repeatable)?",
+      ],
+      [['apply', '-f', 'dir', '--prune', '-l', 'gitops'], "unknown option '-l'; did you mean --prune-tag <tag> (objects are selected for pruning by one tag)?"],
     ];
     for (const [args, hint] of cases) {
       const r = await run(args);

@@ -196,7 +196,7 @@ describe('dashctl (end to end, against a real server)', function () {
       expect(r.stderr).to.include(bad).and.include('Dashboard demo/broken').and.include('spec.panels.p.spec.plugin.kind').and.include(`${bad}:12`);
     });
 
-    it('--prune deletes only tagged objects of the applied kinds absent from the input, after listing them', async () => {
+    it('--prune deletes only tagged objects absent from the input, in the projects it touches, after listing them; --prune-kind narrows the kinds', async () => {
       const gitops = join(tmp.path, 'gitops');
       mkdirSync(gitops, { recursive: true });
       const folder = (name: string, tags = '[gitops]') => `kind: Folder\nmetadata: {name: ${name}, project: demo, tags: ${tags}}\nspec: {}\n`;
@@ -213,16 +213,17 @@ describe('dashctl (end to end, against a real server)', function () {
       expect(noTag.code, show(noTag)).to.equal(1);
       expect(noTag.stderr).to.include('--prune-tag');
 
-      const refused = await run(['apply', '-f', gitops, '--prune', '--prune-tag', 'gitops']);
+      const folders = ['--prune', '--prune-tag', 'gitops', '--prune-kind', 'folder'];
+      const refused = await run(['apply', '-f', gitops, ...folders]);
       expect(refused.code, show(refused)).to.equal(1);
       expect(refused.stdout, show(refused)).to.include('Folder demo/drop-me (prune)').and.include('run again with --yes').and.include('nothing applied');
       expect((await srv.api('GET', '/api/v1/projects/demo/folders/drop-me')).status).to.equal(200);
 
-      const dry = await run(['apply', '-f', gitops, '--prune', '--prune-tag', 'gitops', '--dry-run']);
+      const dry = await run(['apply', '-f', gitops, ...folders, '--dry-run']);
       expect(summary(dry), show(dry)).to.deep.equal(counts(0, 0, 1, 1));
       expect((await srv.api('GET', '/api/v1/projects/demo/folders/drop-me')).status).to.equal(200);
 
-      const r = await run(['apply', '-f', gitops, '--prune', '--prune-tag', 'gitops', '--yes']);
+      const r = await run(['apply', '-f', gitops, ...folders, '--yes']);
       expect(r.code, show(r)).to.equal(0);
       expect(summary(r), show(r)).to.deep.equal(counts(0, 0, 1, 1));
       expect(r.stdout).to.include('Folder demo/drop-me pruned');
@@ -235,6 +236,11 @@ describe('dashctl (end to end, against a real server)', function () {
       ]) {
         expect((await srv.api('GET', kept)).status, kept).to.equal(200);
       }
+      // not narrowed: every kind carrying the tag in the touched projects, the Variable too
+      const all = await run(['apply', '-f', gitops, '--prune', '--prune-tag', 'gitops', '--yes']);
+      expect(summary(all), show(all)).to.deep.equal(counts(0, 0, 1, 1));
+      expect(all.stdout).to.include('Variable demo/othervar pruned');
+      expect((await srv.api('GET', '/api/v1/projects/perses/folders/elsewhere')).status, 'another project').to.equal(200);
     });
 
     it('delete -f deletes the objects of the files; delete KIND NAME...; missing objects fail unless --ignore-not-found', async () => {

@@ -11,6 +11,8 @@ import { Progress } from '../progress.js';
 import { confirm } from '../prompt.js';
 import { deleteAll, untaggedWarning } from '../prune.js';
 import { describeFailure, resolveTargets } from '../targets.js';
+import { resolveKind } from '../kinds.js';
+import type { KindDescriptor } from '../../src/kinds/descriptor.js';
 
 interface ApplyFlags {
   filename: string[];
@@ -19,6 +21,7 @@ interface ApplyFlags {
   dryRun?: boolean;
   prune?: boolean;
   pruneTag?: string;
+  pruneKind: string[];
   yes?: boolean;
   concurrency: string;
   quiet?: boolean;
@@ -46,8 +49,9 @@ export function makeApplyCommand(env: Env): Command {
     .option('--force-project', 'with -p: move objects that name another project into -p')
     .option('--create-project', 'create missing projects first')
     .option('--dry-run', 'make and check the plan (dryRun=true on the server: dashplane only), print it, write nothing')
-    .option('--prune', 'delete objects of the applied kinds, in the touched projects, that carry --prune-tag and are absent from the input')
+    .option('--prune', 'delete the objects that carry --prune-tag and are absent from the input: of every kind (global ones, and project ones in the projects the input touches)')
     .option('--prune-tag <tag>', 'only objects with this tag are pruned (required with --prune)')
+    .option('--prune-kind <kind>', 'with --prune: prune only objects of this kind (repeatable; any spelling get accepts)', collect, [])
     .option('-y, --yes', 'carry out a plan that prunes without asking')
     .option('--force-conflicts', 'overwrite objects that another field manager (the web UI, the API...) changed since dashctl last applied them')
     .addOption(new Option('--concurrency <n>', 'requests in flight').default('16'))
@@ -56,7 +60,7 @@ export function makeApplyCommand(env: Env): Command {
       exits(env, async (flags: ApplyFlags) => {
         const ctx = env.ctx();
         const io = ctx.io;
-        if (flags.prune && !flags.pruneTag) throw new CliError('--prune needs --prune-tag TAG: only objects carrying that tag are ever pruned');
+        const pruneKinds = pruneChoice(flags);
         if (flags.forceProject && !flags.project) throw new CliError('--force-project moves objects into the project given with -p PROJECT; add -p');
         // a dry run of a server that ignores dryRun (Perses) would be the real writes
         if (flags.dryRun) await ctx.client().requireDryRun('apply --dry-run', 'dashctl diff -f PATH shows the plan without writing');
@@ -96,11 +100,11 @@ export function makeApplyCommand(env: Env): Command {
           createProject: Boolean(flags.createProject),
           forceConflicts: Boolean(flags.forceConflicts),
           concurrency,
-          ...(flags.prune ? { pruneTag: flags.pruneTag! } : {}),
+          ...(flags.prune ? { pruneTag: flags.pruneTag!, pruneKinds } : {}),
           onStep: () => planning.tick(),
         });
         planning.clear();
-        if (plan.warning) io.err(`warning: ${plan.warning}\n`);
+        for (const w of [plan.warning, plan.pruneWarning]) if (w) io.err(`warning: ${w}\n`);
         printPlan(io, plan, Boolean(flags.quiet));
         for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}${hint(r.error)}\n`);
         if (plan.refused.length) {
@@ -167,6 +171,18 @@ function deletions(plan: Plan): string {
 function hint(error: unknown): string {
   const msg = (error as { message?: string } | undefined)?.message ?? '';
   return /doesn't exist$/.test(msg) ? '\n    (create the project first, or run apply with --create-project)' : '';
+}
+
+/**
+ * The kinds --prune deletes objects of (undefined: every kind), after checking the prune flags go
+ * together: --prune needs --prune-tag, and --prune-kind narrows --prune. `exitCode`: that of the
+ * command's errors (diff's are 2).
+ */
+export function pruneChoice(flags: { prune?: boolean; pruneTag?: string; pruneKind: string[] }, exitCode = 1): KindDescriptor[] | undefined {
+  if (flags.prune && !flags.pruneTag) throw new CliError('--prune needs --prune-tag TAG: only objects carrying that tag are ever pruned', exitCode);
+  if (!flags.pruneKind.length) return undefined;
+  if (!flags.prune) throw new CliError('--prune-kind narrows what --prune deletes: add --prune --prune-tag TAG', exitCode);
+  return [...new Set(flags.pruneKind.map((k) => resolveKind(k)))];
 }
 
 /** commander helper for repeatable options. */

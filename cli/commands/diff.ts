@@ -14,7 +14,7 @@ import { insideText } from '../project-contents.js';
 import { untaggedWarning } from '../prune.js';
 import { describeFailure, resolveTargets } from '../targets.js';
 import { colourDiff, unifiedDiff } from '../unified-diff.js';
-import { collect } from './apply.js';
+import { collect, pruneChoice } from './apply.js';
 
 /**
  * `dashctl diff -f PATH`: what apply would change, as a unified diff of YAML per object
@@ -38,12 +38,13 @@ export function makeDiffCommand(env: Env): Command {
     .option('--create-project', 'as apply --create-project: missing projects are shown as new ones')
     .option('--prune', 'also show the objects apply --prune would delete (needs --prune-tag)')
     .option('--prune-tag <tag>', 'only objects with this tag are pruned')
+    .option('--prune-kind <kind>', 'with --prune: only objects of this kind are pruned (repeatable)', collect, [])
     .action(
-      exits(env, async (flags: { filename: string[]; project?: string; forceProject?: boolean; createProject?: boolean; prune?: boolean; pruneTag?: string }) => {
+      exits(env, async (flags: { filename: string[]; project?: string; forceProject?: boolean; createProject?: boolean; prune?: boolean; pruneTag?: string; pruneKind: string[] }) => {
         const ctx = env.ctx();
         const io = ctx.io;
         try {
-          if (flags.prune && !flags.pruneTag) throw new CliError('--prune needs --prune-tag TAG: only objects carrying that tag are ever pruned', 2);
+          const pruneKinds = pruneChoice(flags, 2);
           const loaded = await loadManifests(flags.filename, io);
           for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
           const { targets, unresolved } = resolveTargets(loaded.manifests, { flag: flags.project, fallback: ctx.project(undefined), force: Boolean(flags.forceProject) });
@@ -56,9 +57,9 @@ export function makeDiffCommand(env: Env): Command {
             createProject: Boolean(flags.createProject),
             forceConflicts: true,
             concurrency: 16,
-            ...(flags.prune ? { pruneTag: flags.pruneTag! } : {}),
+            ...(flags.prune ? { pruneTag: flags.pruneTag!, pruneKinds } : {}),
           });
-          if (plan.warning) io.err(`warning: ${plan.warning}\n`);
+          for (const w of [plan.warning, plan.pruneWarning]) if (w) io.err(`warning: ${w}\n`);
           let errors = plan.refused.length;
           for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}\n`);
           const diffs = await mapPool(
