@@ -40,9 +40,13 @@ export class Context {
     return normaliseUrl(raw);
   }
 
-  /** The client for the configured server, saving refreshed tokens to the configuration file. */
-  client(): ApiClient {
+  /**
+   * The client for the configured server, saving refreshed tokens to the configuration file.
+   * `timeoutMs` (shell completion) limits each request of the client made by the first call.
+   */
+  client(timeoutMs?: number): ApiClient {
     this.apiClient ??= new ApiClient({
+      timeoutMs,
       url: this.url,
       accessToken: this.io.env.DASHCTL_TOKEN || this.config.accessToken,
       refreshToken: this.io.env.DASHCTL_TOKEN ? undefined : this.config.refreshToken,

@@ -1,6 +1,7 @@
 import { Argument, Command } from 'commander';
 import { configPath, loadConfig } from '../config-file.js';
 import { complete } from '../completion.js';
+import { serverValues } from '../completion-names.js';
 import type { Env } from '../env.js';
 import { kindWords } from '../kinds.js';
 
@@ -54,7 +55,8 @@ const SCRIPTS: Record<string, string> = { bash: BASH, zsh: ZSH, fish: FISH };
 
 /**
  * `dashctl completion bash|zsh|fish`: a script that asks dashctl itself what to offer, so
- * subcommands, options, choices, kind names and context names always match this dashctl.
+ * subcommands, options, choices, kind names and context names always match this dashctl, and
+ * projects and object names come from the server (completion-names.ts).
  */
 export function makeCompletionCommand(env: Env): Command {
   return new Command('completion')
@@ -63,7 +65,7 @@ export function makeCompletionCommand(env: Env): Command {
     .action((shell: string) => env.io.out(SCRIPTS[shell]));
 }
 
-/** The answer to `dashctl __complete WORD...`: one candidate a line, from the program's command tree. */
+/** The answer to `dashctl __complete WORD...`: one candidate a line, from the program's command tree and the server. */
 export async function completions(program: Command, words: readonly string[], env: Env): Promise<string> {
   const contexts = () => {
     try {
@@ -72,6 +74,6 @@ export async function completions(program: Command, words: readonly string[], en
       return [];
     }
   };
-  const found = complete(program, words, { kind: kindWords, context: contexts });
+  const found = await complete(program, words, { kind: kindWords, context: contexts, ...serverValues(env) });
   return found.map((w) => `${w}\n`).join('');
 }
