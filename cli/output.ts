@@ -48,6 +48,3 @@ export function toYaml(v: unknown): string {
 export function yamlDocuments(items: unknown[]): string {
   return items.map((i) => toYaml(i)).join('---\n');
 }
-
-export const OUTPUT_FORMATS = ['table', 'json', 'yaml', 'name'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

@@ -4,6 +4,7 @@ import { complete } from '../completion.js';
 import { serverValues } from '../completion-names.js';
 import type { Env } from '../env.js';
 import { kindWords } from '../kinds.js';
+import { OUTPUT_WORDS } from '../printers.js';
 
 /** The hidden word the shell scripts call dashctl with: `dashctl __complete WORD... CURRENT`. */
 export const COMPLETE_COMMAND = '__complete';
@@ -74,6 +75,6 @@ export async function completions(program: Command, words: readonly string[], en
       return [];
     }
   };
-  const found = await complete(program, words, { kind: kindWords, context: contexts, ...serverValues(env) });
+  const found = await complete(program, words, { kind: kindWords, context: contexts, output: () => OUTPUT_WORDS, ...serverValues(env) });
   return found.map((w) => `${w}\n`).join('');
 }

@@ -1,8 +1,10 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { exits, type Env } from '../env.js';
 import { CliError, describeError } from '../errors.js';
 import type { Context } from '../context.js';
-import { label, objectPath, resolveKind } from '../kinds.js';
+import { collectionPath, label, objectPath, resolveKind } from '../kinds.js';
+import { listAll } from '../listing.js';
+import { parseSelector } from '../selector.js';
 import { loadManifests, where } from '../manifests.js';
 import { describeContents, projectContents } from '../project-contents.js';
 import { confirm } from '../prompt.js';
@@ -16,6 +18,7 @@ interface DeleteFlags {
   dryRun?: boolean;
   ignoreNotFound?: boolean;
   yes?: boolean;
+  selector?: (o: Record<string, unknown>) => boolean;
 }
 
 /**
@@ -25,11 +28,12 @@ interface DeleteFlags {
  */
 export function makeDeleteCommand(env: Env): Command {
   return new Command('delete')
-    .description('delete objects by kind and name, or every object of files (-f)')
+    .description('delete objects by kind and name, by kind and tags (-l), or every object of files (-f)')
     .argument('[kind]', 'kind, plural or short name')
     .argument('[names...]', 'object names')
     .option('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', collect, [])
     .option('-p, --project <name>', 'project for project-scoped objects (default: the saved default project)')
+    .addOption(new Option('-l, --selector <tags>', 'every object of KIND with these tags: TAG (carries it), !TAG (does not), comma-separated').argParser(parseSelector))
     .option('--dry-run', 'check (dryRun=true: dashplane only) without deleting')
     .option('--ignore-not-found', 'an object that does not exist is not an error')
     .option('-y, --yes', 'delete projects (and everything in them) without asking')
@@ -44,8 +48,15 @@ export function makeDeleteCommand(env: Env): Command {
           const { targets, unresolved } = resolveTargets(loaded.manifests, { flag: flags.project, fallback: ctx.project(undefined) });
           if (unresolved.length) throw new CliError(unresolved.map((u) => `${where(u.m)}: ${u.message}`).join('\n'));
           doomed = targets.map((t) => ({ d: t.d, name: t.name, project: t.project, label: t.label }));
+        } else if (flags.selector) {
+          if (!kind || names.length) throw new CliError('-l selects the objects of KIND to delete: give dashctl delete KIND -l TAGS, without names');
+          const d = resolveKind(kind);
+          const project = ctx.projectFor(d, flags.project);
+          const items = (await listAll(ctx.client(), collectionPath(d, project), { metadata_only: true })).filter(flags.selector);
+          if (!items.length) io.err(`No ${d.plural} found${project !== undefined ? ` in project ${project}` : ''} with those tags.\n`);
+          doomed = items.map((o) => ({ d, name: String(o.metadata?.name), project, label: label(d, String(o.metadata?.name), project) }));
         } else {
-          if (!kind || !names.length) throw new CliError('usage: dashctl delete KIND NAME... or dashctl delete -f PATH');
+          if (!kind || !names.length) throw new CliError('usage: dashctl delete KIND NAME..., dashctl delete KIND -l TAGS or dashctl delete -f PATH');
           const d = resolveKind(kind);
           const project = ctx.projectFor(d, flags.project);
           doomed = names.map((name) => ({ d, name, project, label: label(d, name, project) }));
