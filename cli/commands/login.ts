@@ -26,7 +26,8 @@ interface LoginFlags {
  * --password-stdin or a prompt), with a token, with client credentials or with the device-code
  * flow of a provider, and saves the server and tokens in a context, which becomes current: the
  * one named by --context, else the current one when it has no server yet or this one, else the
- * context of this server, else a new one named after its host.
+ * context of this server, else a new one named after its host. A change of the current context
+ * is said, with how to go back.
  */
 export function makeLoginCommand(env: Env): Command {
   return new Command('login')
@@ -67,15 +68,20 @@ export function makeLoginCommand(env: Env): Command {
         // a token given as is is checked before it is saved: a typo must not replace a working login
         const checked = flags.token && info.enabled ? await whoami(url, flags.token) : undefined;
         const name = contextFor(ctx, url);
+        const before = ctx.file.currentContext;
         ctx.saveContext(
           name,
           { url, accessToken: tokens?.access_token, refreshToken: tokens?.refresh_token, expiry: tokens?.expiry, ...(flags.project !== undefined ? { project: flags.project } : {}) },
           true,
         );
         const context = ` (context ${name})`;
-        if (!tokens) return ctx.io.out(`${url}: authentication is disabled on this server; saved as the current server${context}\n`);
-        const who = subject(tokens.access_token) ?? checked;
-        ctx.io.out(`Logged in to ${url}${who ? ` as ${who}` : ''}${context}\n`);
+        if (!tokens) ctx.io.out(`${url}: authentication is disabled on this server; saved as the current server${context}\n`);
+        else {
+          const who = subject(tokens.access_token) ?? checked;
+          ctx.io.out(`Logged in to ${url}${who ? ` as ${who}` : ''}${context}\n`);
+        }
+        // kubectl's words for a change of the current context, which every later command follows
+        if (before !== undefined && before !== name) ctx.io.out(`Switched to context "${name}" (it was "${before}"; dashctl config use-context ${before} switches back).\n`);
       } finally {
         await api.close();
       }
