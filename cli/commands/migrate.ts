@@ -6,7 +6,9 @@ import type { MigrationReport } from '../../src/migrate/report.js';
 import { SCHEMAS_DIR } from '../../src/paths.js';
 import type { ApiClient } from '../api-client.js';
 import { exits, type Env } from '../env.js';
+import { withoutServerFields } from '../canonical.js';
 import { CliError, describeError } from '../errors.js';
+import { isObj } from '../../src/lib/is-obj.js';
 import { readGrafanaFiles, type GrafanaFile } from '../grafana-files.js';
 import { toYaml, yamlDocuments } from '../output.js';
 import { collect } from './apply.js';
@@ -114,17 +116,27 @@ export function makeMigrateCommand(env: Env): Command {
             (t) => io.out(t),
             (t) => io.err(t),
           );
-        else if (results.length > 0)
-          io.out(
-            flags.output === 'json'
-              ? `${JSON.stringify(results.length === 1 ? results[0].dashboard : results.map((r) => r.dashboard), null, 2)}\n`
-              : results.length === 1
-                ? toYaml(results[0].dashboard)
-                : yamlDocuments(results.map((r) => r.dashboard)),
-          );
+        else if (results.length > 0) {
+          const printed = results.map((r) => forGit(r.dashboard));
+          io.out(flags.output === 'json' ? `${JSON.stringify(printed.length === 1 ? printed[0] : printed, null, 2)}\n` : printed.length === 1 ? toYaml(printed[0]) : yamlDocuments(printed));
+        }
         return failed > 0 ? 1 : 0;
       }),
     );
+}
+
+/**
+ * A dashboard as it goes into Git: without what the server fills in when it stores it
+ * (`createdAt`, `updatedAt` and `version`, which the migration sets to Perses' zero values) and
+ * without an empty `project` (-p, or the manifest's directory, says where it goes).
+ */
+function forGit(dashboard: Record<string, unknown>): Record<string, unknown> {
+  const out = withoutServerFields(dashboard);
+  if (isObj(out.metadata) && !out.metadata.project) {
+    const { project: _none, ...metadata } = out.metadata;
+    out.metadata = metadata;
+  }
+  return out;
 }
 
 /** POST /api/migrate?report=true: dashplane answers {dashboard, report}, Perses the dashboard alone. */
