@@ -433,6 +433,7 @@ describe('dashctl with authentication on', function () {
     const wrong = await run(['login', srv.url, '-u', 'admin', '--password', 'nope']);
     expect(wrong.code).to.equal(1);
     expect(wrong.stderr).to.include('wrong login or password');
+    expect(wrong.stderr, 'in words, not as an HTTP status').to.equal(`error: wrong login or password for "admin" at ${srv.url}; nothing was saved\n`);
     const r = await run(['login', srv.url, '-u', 'admin', '--password', 'admin-password']);
     expect(r.code, show(r)).to.equal(0);
     expect(r.stdout).to.include('as admin');

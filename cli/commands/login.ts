@@ -148,8 +148,14 @@ async function native(api: ApiClient, info: AuthInfo, flags: LoginFlags, io: Io)
   }
   login ||= (await io.ask('Username: ')).trim();
   if (password === undefined) password = await io.ask('Password: ', true);
-  const { body } = await api.call<TokenPair>('POST', '/api/auth/providers/native/login', { body: { login, password }, auth: false });
-  return body;
+  const path = '/api/auth/providers/native/login';
+  const res = await api.request<TokenPair>('POST', path, { body: { login, password }, auth: false });
+  if (res.status === 200) return res.body;
+  const e = toHttpError('POST', path, res);
+  // the server's one answer for an unknown user and a wrong password (a 400 here, a 401 from Perses): said in words, exit 1
+  if (res.status === 401 || (res.status === 400 && !e.details.length)) throw new CliError(`wrong login or password for "${login}" at ${api.url}; nothing was saved`);
+  if (res.status === 429) throw new CliError(`${e.message}; nothing was saved`);
+  throw e;
 }
 
 async function clientCredentials(api: ApiClient, info: AuthInfo, flags: LoginFlags): Promise<TokenPair> {
