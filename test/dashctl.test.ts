@@ -261,6 +261,34 @@ describe('dashctl (end to end, against a real server)', function () {
   });
 
   describe('get, describe, history', () => {
+    // A server and configuration of their own, holding what these tests read: they used to read
+    // what the corpus suite above had applied, and failed where it was skipped (no corpus).
+    let srv: TestServer;
+    let cfg: string;
+    const run = (args: string[], o?: { env?: Record<string, string>; input?: string }) => dashctl(cfg, args, o);
+    before(async () => {
+      srv = await startTestServer();
+      cfg = join(tmp.path, 'get-describe-history.json');
+      expect((await run(['login', srv.url])).code).to.equal(0);
+      const post = async (path: string, body: unknown) => {
+        const r = await srv.api('POST', path, body);
+        expect(r.status, `${path}: ${r.text}`).to.equal(200);
+      };
+      for (const name of ['demo', 'perses', 'perses-dev', 'IncredibleProject']) await post('/api/v1/projects', { kind: 'Project', metadata: { name }, spec: {} });
+      const prometheus = (name: string, spec: Record<string, unknown>) => ({
+        kind: 'Datasource',
+        metadata: { name, project: 'perses' },
+        spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec } },
+      });
+      await post('/api/v1/projects/perses/datasources', prometheus('PrometheusDemo', { proxy: { kind: 'HTTPProxy', spec: { url: 'http://localhost:9090' } } }));
+      await post('/api/v1/projects/perses/datasources', prometheus('PrometheusDemoBrowser', { directUrl: 'http://localhost:9090' }));
+      const etcd = (title: string) => ({ kind: 'Dashboard', metadata: { name: 'etcd-overview', project: 'perses-dev' }, spec: { display: { name: title }, duration: '1h', panels: {}, layouts: [] } });
+      await post('/api/v1/projects/perses-dev/dashboards', etcd('etcd / Overview'));
+      expect((await srv.api('PUT', '/api/v1/projects/perses-dev/dashboards/etcd-overview', etcd('etcd at a glance'))).status).to.equal(200);
+      await post('/api/v1/projects/demo/folders', { kind: 'Folder', metadata: { name: 'ff15' }, spec: {} });
+    });
+    after(() => srv?.stop());
+
     it('get in every output format, with aliases, prefixes and -A', async () => {
       const table = await run(['get', 'ds', '-p', 'perses']);
       expect(table.code, show(table)).to.equal(0);
@@ -341,6 +369,12 @@ describe('dashctl (end to end, against a real server)', function () {
       const dir = join(tmp.path, 'operator');
       copyCorpus(dir, ['perses-operator/config/samples/v1alpha1/persesdashboard.yaml', 'community-mixins/jsonnet/dashboards/operator/etcd/etcd-overview.json']);
       copyCorpus(join(dir, 'tags'), ['perses-operator/test/e2e/dashboard-tags/02-install.yaml']);
+      // what it reads: project demo, and etcd-overview in perses-dev as the native manifest has it
+      const native = join(tmp.path, 'operator-native');
+      copyCorpus(native, ['community-mixins/examples/perses/project.yaml', 'community-mixins/examples/dashboards/perses/etcd/etcd-overview.yaml']);
+      const setup = await run(['apply', '-f', native]);
+      expect(setup.code, show(setup)).to.equal(0);
+      expect((await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'demo' }, spec: {} })).status).to.be.oneOf([200, 409]);
       const r = await run(['apply', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       expect(summary(r), show(r)).to.deep.equal(counts(2, 0, 1));
