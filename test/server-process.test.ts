@@ -69,9 +69,27 @@ describe('the server process', function () {
       const r = await runToExit(['--config', f]);
       expect(r.code).to.equal(2);
       expect(r.output).to.match(/histroy/);
-      const r2 = await runToExit(['--listen', 'nowhere']);
+      const r2 = await runToExit(['--listen', 'nowhere'], { DASHPLANE_DATABASE_LEVEL_PATH: join(dir.path, 'data') });
       expect(r2.code).to.not.equal(0);
       expect(r2.output).to.match(/HOST:PORT/);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('a bad --listen is refused (exit 2, naming the form) before the data directory is taken: also while a server holds it', async () => {
+    const dir = tempDir();
+    try {
+      const running = await spawnServer({ dataDir: dir.path });
+      const r = await runToExit(['--listen', 'nowhere'], { DASHPLANE_DATABASE_LEVEL_PATH: dir.path });
+      expect(r.code, r.output).to.equal(2);
+      expect(r.output)
+        .to.include('listen "nowhere" must look like HOST:PORT')
+        .and.not.match(/in use by another/);
+      const port = await runToExit(['--listen', '127.0.0.1:70000'], { DASHPLANE_DATABASE_LEVEL_PATH: dir.path });
+      expect(port.code, port.output).to.equal(2);
+      running.child.kill('SIGTERM');
+      expect(await running.exited).to.equal(0);
     } finally {
       dir.remove();
     }
