@@ -5,6 +5,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { DASHCTL_BIN, dashctl } from './helpers/dashctl.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
+import { skipWithoutProgram } from './helpers/programs.js';
 
 /**
  * `dashctl completion bash|zsh|fish`, run in the real shells: each script asks
@@ -68,11 +69,6 @@ describe('dashctl completion (bash, zsh, fish)', function () {
         else resolve(stdout.split('\n').filter(Boolean));
       });
     });
-  const has = (name: string): Promise<boolean> =>
-    shell(name, 'exit 0').then(
-      () => true,
-      () => false,
-    );
   const bash = (line: string, e = env) =>
     shell('bash', `source <(dashctl completion bash); COMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}; _dashctl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`, e);
 
@@ -112,7 +108,7 @@ describe('dashctl completion (bash, zsh, fish)', function () {
   });
 
   it('zsh: the same candidates through compadd, files when there are none', async function () {
-    if (!(await has('zsh'))) this.skip();
+    skipWithoutProgram(this, 'zsh');
     const complete = (words: string[], e = env) =>
       shell(
         'zsh',
@@ -126,7 +122,7 @@ describe('dashctl completion (bash, zsh, fish)', function () {
   });
 
   it('fish: complete -C offers the same candidates, files when there are none', async function () {
-    if (!(await has('fish'))) this.skip();
+    skipWithoutProgram(this, 'fish');
     writeFileSync(join(tmp.path, 'manifest.yaml'), 'kind: Folder\n');
     const complete = (line: string, e = env) => shell('fish', `dashctl completion fish | source; complete -C ${JSON.stringify(line)}`, e);
     expect(await complete('dashctl get dashb')).to.deep.equal(['dashboards']);

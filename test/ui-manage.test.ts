@@ -4,6 +4,7 @@ import { bearer, login, signUp } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** The row of an object in a resource table. */
 const row = (page: Page, name: string): Locator => page.locator(`[data-testid="resource-row"][data-name="${name}"]`);
@@ -48,6 +49,7 @@ function refusedRequests(page: Page): string[] {
 
 /** Create, rename, duplicate, move, delete: projects, dashboards, folders, datasources, variables, secrets, roles, bindings. */
 describe('web UI: create and manage (Chromium, auth on)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(120_000);
   let stack: UiStack;
   let w: WatchedPage;
