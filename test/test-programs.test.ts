@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { PROGRAMS, WITHOUT_ENV, missingProgramsNote, programPath } from './helpers/programs.js';
@@ -55,5 +55,18 @@ describe('the test suite without the programs of its Debian packages', () => {
           .filter((l) => l.startsWith('  - '))
           .map((l) => l.split(' ')[3]),
       ).to.deep.equal(missing);
+  });
+
+  it('every test file starting a program through a helper says it needs the program (needsPrograms or skipWithoutProgram)', () => {
+    // Without that call the suite fails, instead of being skipped and named, where the program is missing.
+    const helpers = /from '\.\.?\/(?:helpers\/|\.\.\/test\/helpers\/)?(browser|ui-stack|prometheus|node-exporter|postgres|mariadb)\.js'/;
+    const silent = ['src', 'test']
+      .flatMap((root) => readdirSync(join(PACKAGE_ROOT, root), { recursive: true }).map((f) => join(root, String(f))))
+      .filter((f) => f.endsWith('.test.ts'))
+      .filter((f) => {
+        const text = readFileSync(join(PACKAGE_ROOT, f), 'utf8');
+        return helpers.test(text) && !/needsPrograms\(|skipWithoutProgram\(/.test(text);
+      });
+    expect(silent).to.deep.equal([]);
   });
 });
