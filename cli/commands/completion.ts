@@ -39,17 +39,17 @@ compdef _dashctl dashctl
 `;
 
 const FISH = `# dashctl completion for fish: dashctl completion fish | source
-function __dashctl_candidates
+# One dashctl run a TAB: fish tries the conditions from the last registered up, so
+# __dashctl_prepare asks dashctl and keeps its answer, then files are offered when it had none.
+function __dashctl_prepare
     set -l tokens (commandline -opc)
     set -e tokens[1]
-    dashctl ${COMPLETE_COMMAND} $tokens (commandline -ct) 2>/dev/null
-end
-function __dashctl_has_candidates
-    test (count (__dashctl_candidates)) -gt 0
+    set -g __dashctl_candidates (dashctl ${COMPLETE_COMMAND} $tokens (commandline -ct) 2>/dev/null)
+    test (count $__dashctl_candidates) -gt 0
 end
 complete -c dashctl -e
-complete -c dashctl -f -n __dashctl_has_candidates -a '(__dashctl_candidates)'
-complete -c dashctl -F -n 'not __dashctl_has_candidates'
+complete -c dashctl -F -n 'test (count $__dashctl_candidates) -eq 0'
+complete -c dashctl -f -n __dashctl_prepare -a '$__dashctl_candidates'
 `;
 
 const SCRIPTS: Record<string, string> = { bash: BASH, zsh: ZSH, fish: FISH };
