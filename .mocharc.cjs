@@ -21,7 +21,7 @@ const SECONDS = {
   'dist/test/reliability.test.js': 105,
   'dist/test/ui-theme.test.js': 100,
   'dist/test/ui-explore.test.js': 80,
-  'dist/test/dashctl-completion.test.js': 100,
+  'dist/test/dashctl-completion.test.js': 35,
   'dist/test/malformed-shapes.test.js': 57,
   'dist/test/ui-manage.test.js': 55,
   'dist/test/dashctl-habits.test.js': 9,
