@@ -209,7 +209,7 @@ function parseFilter(text: string, template: string): Filter {
       throw jsonPathError(template, `${raw} is not a string, a number, true, false or null`);
     }
   }
-  return { left: parsePath(m[1], template), op: m[2] as Filter['op'], right };
+  return { left: parsePath(m[1], template), op: m[2] as NonNullable<Filter['op']>, right };
 }
 
 function jsonPathError(template: string, why: string): CliError {

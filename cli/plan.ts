@@ -5,6 +5,7 @@ import { toHttpError } from './api-client.js';
 import { CliError } from './errors.js';
 import { dryRunWrite, duplicateClaims, flagGivers } from './flag-claims.js';
 import { collectionPath, KINDS, objectPath } from './kinds.js';
+import { datasourceWarnings, type DatasourceWarning } from './datasource-check.js';
 import { conflictOf, unchangedOnServer } from './ownership.js';
 import { mapPool } from './pool.js';
 import { findPrunable, unlistedWarning, type Doomed } from './prune.js';
@@ -44,7 +45,9 @@ export interface Plan {
   /** What could not be checked (a server without dry runs): one line for stderr. */
   warning?: string;
   /** Kinds prune was not permitted to list: one line for stderr. */
-  pruneWarning?: string;
+  pruneWarning?: string | undefined;
+  /** Datasources the planned objects ask for that will not exist (not refused: printed). */
+  datasourceWarnings?: DatasourceWarning[];
 }
 
 export interface PlanOptions {
@@ -56,7 +59,7 @@ export interface PlanOptions {
   /** With --prune: objects carrying this tag and absent from the input are planned for deletion. */
   pruneTag?: string;
   /** With --prune-kind: only objects of these kinds are pruned (default: every kind). */
-  pruneKinds?: readonly KindDescriptor[];
+  pruneKinds?: readonly KindDescriptor[] | undefined;
   /** Called as each object is planned (progress). */
   onStep?(): void;
 }
@@ -94,7 +97,7 @@ interface PlanContext {
  * by `plan.warning`.
  */
 export async function makePlan(api: ApiClient, targets: readonly Target[], o: PlanOptions): Promise<Plan> {
-  const plan: Plan = { steps: [], refused: [], prunes: [] };
+  const plan: Plan = { steps: [], refused: [], prunes: [], datasourceWarnings: [] };
   let dryRun: boolean;
   try {
     dryRun = await api.honoursDryRun();
@@ -149,6 +152,10 @@ export async function makePlan(api: ApiClient, targets: readonly Target[], o: Pl
     plan.prunes = found.doomed;
     plan.pruneWarning = unlistedWarning(found.unlisted);
   }
+  const planned = new Set(plan.steps.map((s) => s.target));
+  // a check of what the objects ask for: when it cannot be made, the plan goes on without it
+  const missing = await datasourceWarnings(targets, { api, deleted: plan.prunes }).catch(() => []);
+  plan.datasourceWarnings = missing.filter((w) => planned.has(w.target));
   if (!pc.dryRun) plan.warning = withoutDryRun(api.url, pc.unvalidated);
   const order = new Map(targets.map((t, i) => [t, i]));
   plan.steps.sort((a, b) => (a.target ? order.get(a.target)! : -1) - (b.target ? order.get(b.target)! : -1));

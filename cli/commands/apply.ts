@@ -5,6 +5,7 @@ import { CliError, describeError } from '../errors.js';
 import { loadManifests, where } from '../manifests.js';
 import type { Io } from '../io.js';
 import { paint, type Colour } from '../output.js';
+import { warningLine } from '../datasource-check.js';
 import { makePlan, planCounts, type Plan } from '../plan.js';
 import { insideText, objectCount } from '../project-contents.js';
 import { Progress } from '../progress.js';
@@ -106,6 +107,7 @@ export function makeApplyCommand(env: Env): Command {
         planning.clear();
         for (const w of [plan.warning, plan.pruneWarning]) if (w) io.err(`warning: ${w}\n`);
         printPlan(io, plan, Boolean(flags.quiet));
+        for (const w of plan.datasourceWarnings ?? []) io.err(warningLine(w));
         for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}${hint(r.error)}\n`);
         if (plan.refused.length) {
           counts.failed = plan.refused.length;

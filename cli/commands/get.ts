@@ -90,7 +90,7 @@ async function watch(
   api: ApiClient,
   d: KindDescriptor,
   path: string,
-  only: { prefix?: string; names?: string[]; selector?: (o: Obj) => boolean },
+  only: { prefix?: string | undefined; names?: string[] | undefined; selector?: ((o: Obj) => boolean) | undefined },
   printer: Printer,
   cross: boolean,
 ): Promise<void> {

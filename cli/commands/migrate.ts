@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { isApiError } from '../../src/errors.js';
 import type { Dashboard, Datasource } from '../../src/kinds/generated/types.js';
 import type { MigrationReport } from '../../src/migrate/report.js';
+import type { MigrateOptions } from '../../src/migrate/dashboard.js';
 import { SCHEMAS_DIR } from '../../src/paths.js';
 import type { ApiClient } from '../api-client.js';
 import { exits, type Env } from '../env.js';
-import { withoutServerFields } from '../canonical.js';
+import { withoutServerFields } from '../../src/lib/canonical.js';
 import { CliError, describeError } from '../errors.js';
 import { isObj } from '../../src/lib/is-obj.js';
 import { readGrafanaFiles, type GrafanaFile } from '../grafana-files.js';
@@ -140,7 +141,7 @@ function forGit(dashboard: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** POST /api/migrate?report=true: dashplane answers {dashboard, report}, Perses the dashboard alone. */
-async function online(api: ApiClient, f: GrafanaFile, o: { input?: Record<string, string>; datasource?: string; useDefaultDatasource?: boolean; project?: string; name?: string }): Promise<Migrated> {
+async function online(api: ApiClient, f: GrafanaFile, o: Pick<MigrateOptions, 'input' | 'datasource' | 'useDefaultDatasource' | 'project' | 'name'>): Promise<Migrated> {
   const res = await api.call('POST', '/api/migrate', {
     query: { report: 'true', project: o.project, datasource: o.datasource, name: o.name },
     body: { grafanaDashboard: f.json, ...(o.input ? { input: o.input } : {}), ...(o.useDefaultDatasource ? { useDefaultDatasource: true } : {}) },

@@ -19,11 +19,11 @@ export interface Run {
 export interface RunOptions {
   env?: Record<string, string>;
   /** Standard input (never a terminal); empty when not given. */
-  input?: string;
-  cwd?: string;
+  input?: string | undefined;
+  cwd?: string | undefined;
   timeoutMs?: number;
   /** Called with everything written to stderr so far, at each write (to act on a prompt's text). */
-  onStderr?(stderr: string): void;
+  onStderr?: ((stderr: string) => void) | undefined;
 }
 
 /** The environment of a run: the test's, without DASHCTL_* settings, with `configFile`, no colour, and `extra`. */
