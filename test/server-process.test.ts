@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { freePort, runToExit, spawnServer } from './helpers/process.js';
+import { freePort, runToExit, spawnServer, stopChild, type ServerProcess } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -17,19 +17,23 @@ describe('the server process', function () {
   it('REL-05: SIGKILL during a project cascade delete of 500 children leaves no orphans after restart', async () => {
     for (const seed of [0, 5, 15]) {
       const dir = tempDir();
+      /** The server running, stopped if an assertion fails. */
+      let running: ServerProcess | undefined;
       try {
-        let srv = await spawnServer({ dataDir: dir.path });
-        for (const p of ['big', 'bigger']) expect((await fetch(`${srv.url}/api/v1/projects`, json(project(p)))).status).to.equal(200);
+        const first = await spawnServer({ dataDir: dir.path });
+        running = first;
+        for (const p of ['big', 'bigger']) expect((await fetch(`${first.url}/api/v1/projects`, json(project(p)))).status).to.equal(200);
         for (let i = 0; i < 500; i += 50) {
-          await Promise.all(Array.from({ length: 50 }, (_, j) => fetch(`${srv.url}/api/v1/projects/big/folders`, json(folder(`f${i + j}`))).then((r) => expect(r.status).to.equal(200))));
+          await Promise.all(Array.from({ length: 50 }, (_, j) => fetch(`${first.url}/api/v1/projects/big/folders`, json(folder(`f${i + j}`))).then((r) => expect(r.status).to.equal(200))));
         }
-        await fetch(`${srv.url}/api/v1/projects/bigger/folders`, json(folder('keep')));
-        const deletion = fetch(`${srv.url}/api/v1/projects/big`, { method: 'DELETE' }).catch(() => undefined);
+        await fetch(`${first.url}/api/v1/projects/bigger/folders`, json(folder('keep')));
+        const deletion = fetch(`${first.url}/api/v1/projects/big`, { method: 'DELETE' }).catch(() => undefined);
         await new Promise((r) => setTimeout(r, seed)); // kill at different points of the cascade
-        srv.child.kill('SIGKILL');
-        await srv.exited;
+        first.child.kill('SIGKILL');
+        await first.exited;
         await deletion;
-        srv = await spawnServer({ dataDir: dir.path });
+        const srv = await spawnServer({ dataDir: dir.path });
+        running = srv;
         const projectStatus = (await fetch(`${srv.url}/api/v1/projects/big`)).status;
         // every project's folders: a list under a project that no longer exists is 400, as in Perses
         const all = (await (await fetch(`${srv.url}/api/v1/folders`)).json()) as { metadata: { project: string } }[];
@@ -40,6 +44,8 @@ describe('the server process', function () {
         srv.child.kill('SIGTERM');
         expect(await srv.exited).to.equal(0);
       } finally {
+        // a failed assertion must not leave the server running
+        if (running) await stopChild(running.child);
         dir.remove();
       }
     }
