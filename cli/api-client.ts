@@ -18,6 +18,8 @@ export interface ApiClientOptions {
   refreshToken?: string | undefined;
   /** Called after an automatic refresh, to save the new pair. */
   onTokens?(tokens: TokenPair): void;
+  /** Give up on a request after this long (shell completion must not hang); no limit when unset. */
+  timeoutMs?: number | undefined;
 }
 
 export interface RequestOptions {
@@ -154,8 +156,9 @@ export class ApiClient {
     if (token && o.auth !== false) headers.authorization = `Bearer ${token}`;
     const target = this.url + path + queryString(o.query);
     try {
-      return await fetch(target, { method, headers, ...(body !== undefined ? { body } : {}) });
+      return await fetch(target, { method, headers, ...(body !== undefined ? { body } : {}), ...(this.opts.timeoutMs ? { signal: AbortSignal.timeout(this.opts.timeoutMs) } : {}) });
     } catch (e) {
+      if ((e as Error).name === 'TimeoutError') throw new CliError(`${this.url} did not answer ${method} ${path} within ${this.opts.timeoutMs} ms`);
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       throw new CliError(`cannot reach ${this.url} (${cause?.code ?? cause?.message ?? (e as Error).message}); is the server running? (dashctl login URL to change it)`);
     }

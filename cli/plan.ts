@@ -8,7 +8,7 @@ import { collectionPath, KINDS, objectPath } from './kinds.js';
 import { datasourceWarnings, type DatasourceWarning } from './datasource-check.js';
 import { conflictOf, unchangedOnServer } from './ownership.js';
 import { mapPool } from './pool.js';
-import { findPrunable, type Doomed } from './prune.js';
+import { findPrunable, unlistedWarning, type Doomed } from './prune.js';
 import { PROJECT_MISSING } from './listing.js';
 import { phases, type Target } from './targets.js';
 import { granteesOf } from '../src/resources/grantees.js';
@@ -44,6 +44,8 @@ export interface Plan {
   prunes: Doomed[];
   /** What could not be checked (a server without dry runs): one line for stderr. */
   warning?: string;
+  /** Kinds prune was not permitted to list: one line for stderr. */
+  pruneWarning?: string | undefined;
   /** Datasources the planned objects ask for that will not exist (not refused: printed). */
   datasourceWarnings?: DatasourceWarning[];
 }
@@ -56,6 +58,8 @@ export interface PlanOptions {
   concurrency: number;
   /** With --prune: objects carrying this tag and absent from the input are planned for deletion. */
   pruneTag?: string;
+  /** With --prune-kind: only objects of these kinds are pruned (default: every kind). */
+  pruneKinds?: readonly KindDescriptor[] | undefined;
   /** Called as each object is planned (progress). */
   onStep?(): void;
 }
@@ -143,7 +147,11 @@ export async function makePlan(api: ApiClient, targets: readonly Target[], o: Pl
   await mapPool([...globalPrincipals, ...projectPrincipals], o.concurrency, planOne);
   for (const s of plan.steps) if (s.action === 'create' && s.target?.d.subject === 'principal') pc.newPrincipals.add(principalKey(s.target.d, s.target.name, s.target.project));
   await mapPool([...globals, ...projectScoped], o.concurrency, planOne);
-  if (o.pruneTag !== undefined) plan.prunes = await findPrunable(api, targets, o.pruneTag);
+  if (o.pruneTag !== undefined) {
+    const found = await findPrunable(api, targets, o.pruneTag, o.pruneKinds);
+    plan.prunes = found.doomed;
+    plan.pruneWarning = unlistedWarning(found.unlisted);
+  }
   const planned = new Set(plan.steps.map((s) => s.target));
   // a check of what the objects ask for: when it cannot be made, the plan goes on without it
   const missing = await datasourceWarnings(targets, { api, deleted: plan.prunes }).catch(() => []);

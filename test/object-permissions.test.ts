@@ -13,6 +13,7 @@ import { AUTH_ENV, bearer, LOOPBACK_UPSTREAMS, login, loginAdmin, signUp, startA
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { WatchStream } from './helpers/watch.js';
+import { needsPrograms } from './helpers/programs.js';
 
 type Auth = Record<string, string>;
 
@@ -209,6 +210,7 @@ describe('object-level permissions: resources and folders (issue 20)', function 
   });
 
   describe('on two PostgreSQL replicas', () => {
+    needsPrograms('postgresql');
     let pg: TestPostgres;
     let db: { url: string; drop(): Promise<void> };
     let a: TestServer;

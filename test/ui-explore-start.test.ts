@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { bearer, login, signUp } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
+import { needsPrograms } from './helpers/programs.js';
 import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -16,6 +17,7 @@ const promql = (page: Page) => page.getByTestId('explore').locator('.cm-content'
 const prometheus = (url: string, isDefault: boolean) => ({ default: isDefault, plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url } } } } });
 
 describe('web UI: where Explore starts, and panels whose datasource is missing (Chromium, real Prometheus)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(150_000);
   let stack: UiStack;
   let w: WatchedPage;

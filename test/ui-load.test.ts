@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { ARTIFACTS_DIR, openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { skipWithoutCorpus } from './helpers/corpus.js';
+import { needsPrograms } from './helpers/programs.js';
 
 interface ScriptLoad {
   /** file name under /assets */
@@ -34,6 +35,7 @@ const HEAVY = /^(echarts|DashboardPage)-/;
  * first three must not load the chart libraries; the figures go to test-artifacts/ui/load.json.
  */
 describe('web UI cold load: split bundle, precompressed assets (Chromium)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(120_000);
   let stack: UiStack;
   const figures: Record<string, unknown> = {};

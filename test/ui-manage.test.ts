@@ -4,6 +4,7 @@ import { bearer, login, signUp } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, type UiStack, resourceRow, rowMenu } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** Shorter names for the shared helpers. */
 const row = resourceRow;
@@ -48,6 +49,7 @@ function refusedRequests(page: Page): string[] {
 const withoutMissingDatasource = (errors: string[]) => errors.filter((e) => !e.includes('MissingDatasourceError: This panel asks for'));
 
 describe('web UI: create and manage (Chromium, auth on)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(120_000);
   let stack: UiStack;
   let w: WatchedPage;

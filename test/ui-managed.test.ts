@@ -11,6 +11,7 @@ import { dashboard as provisioned, project, writeResources } from './helpers/pro
 import { tempDir, type TestServer } from './helpers/server.js';
 import { signIn } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const dashboard = (title: string) => ({
   kind: 'Dashboard',
@@ -25,6 +26,7 @@ const dashboard = (title: string) => ({
 
 /** A dashboard applied with dashctl: a banner says so, and saving over it asks first. */
 describe('web UI: managed from Git (Chromium, real dashctl)', function () {
+  needsPrograms('chromium');
   this.timeout(120_000);
   let s: TestServer;
   let admin: Tokens;

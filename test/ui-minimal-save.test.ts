@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { openPage, type WatchedPage } from './helpers/browser.js';
+import { needsPrograms } from './helpers/programs.js';
 import { parse as parseYaml } from 'yaml';
 import { skipWithoutCorpus } from './helpers/corpus.js';
 import { GRAFANA_CORPUS } from './helpers/grafana-corpus.js';
@@ -56,6 +57,7 @@ const PERSES_FILES = [
 ];
 
 describe('web UI: a save from the dashboard editor stores only the edit (Chromium, imported and applied dashboards)', function () {
+  needsPrograms('chromium');
   this.timeout(180_000);
   let s: TestServer;
   let w: WatchedPage;

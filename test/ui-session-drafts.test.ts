@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import { parse, stringify } from 'yaml';
 import { bearer, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
+import { needsPrograms } from './helpers/programs.js';
 import { editorContent, setEditorText } from './helpers/editor.js';
 import { enterEditMode, renamePanel, saveDashboard } from './helpers/perses-edit.js';
 import type { TestServer } from './helpers/server.js';
@@ -27,6 +28,7 @@ const DASHBOARD = {
 };
 
 describe('web UI: edits survive the end of the session (Chromium, auth on)', function () {
+  needsPrograms('chromium');
   this.timeout(120_000);
   let s: TestServer;
   let admin: Tokens;

@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { corpusDashboards, hasGrafanaCorpus, NO_CORPUS } from './helpers/grafana-corpus.js';
 import { panelSection, signIn, startUiStack, waitForPanelData, type UiStack, resourceRow, rowMenu } from './helpers/ui-stack.js';
+import { needsPrograms } from './helpers/programs.js';
 import { waitFor } from './helpers/wait.js';
 
 /** A Grafana dashboard of the corpus with five stat panels 2 grid rows high and a `$ds_prometheus` datasource variable. */
@@ -37,6 +38,7 @@ async function editAndSave(page: Page): Promise<void> {
  * the home page's layout.
  */
 describe('web UI: small fixes of issue 35 (Chromium, auth on, real Prometheus)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(180_000);
   let stack: UiStack;
   let w: WatchedPage;

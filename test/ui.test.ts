@@ -12,6 +12,7 @@ import { startNodeExporter, type RunningNodeExporter } from './helpers/node-expo
 import { startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
 import type { TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** The suite renders two corpus dashboards; it is skipped (with a note at the end of the run) without the corpus. */
 const CORPUS = corpusDir('corpus') ?? '';
@@ -55,6 +56,7 @@ async function expectPanelWithData(w: WatchedPage, title: string, kind: 'chart' 
 }
 
 describe('web UI in Chromium (auth on, real Prometheus and node exporter)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(180_000);
   let nodeExporter: RunningNodeExporter;
   let prom: RunningPrometheus;

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
+import { resolve } from 'node:path';
 import { toHttpError } from '../api-client.js';
-import type { Env } from '../env.js';
+import { exits, type Env } from '../env.js';
 import type { HttpError } from '../errors.js';
 import { loadManifests, where, type Loaded } from '../manifests.js';
 import { paint } from '../output.js';
@@ -39,20 +40,20 @@ export function makeLintCommand(env: Env): Command {
     .option('--secret-files-dir <dir>', "as the server's security.secret_files_dir (*File secret fields)")
     .option('-v, --verbose', 'also list the valid resources')
     .addOption(new Option('-o, --output <format>', 'text, or json: [{file, index, kind, name, valid, message?, details?, warnings?}]').choices(['text', 'json']).default('text'))
-    .action(async (flags: LintFlags) => checkResources(env, await loadManifests(flags.filename), flags));
+    .action(exits(env, async (flags: LintFlags) => checkResources(env, await loadManifests(flags.filename, env.io), flags)));
 }
 
 /**
  * Checks loaded resources and reports each invalid one with its file and line (for resources
- * built from TypeScript, the line of the code that made the value); exit code 1 when any is
- * invalid. `lint` and `build --check` share it.
+ * built from TypeScript, the line of the code that made the value); answers the exit code, 1 when
+ * any is invalid. `lint` and `build --check` share it.
  */
-export async function checkResources(env: Env, loaded: Loaded, flags: CheckFlags): Promise<void> {
-  const io = env.ctx().io;
+export async function checkResources(env: Env, loaded: Loaded, flags: CheckFlags): Promise<number> {
+  const io = env.io;
   for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
   const { targets, unresolved } = resolveTargets(loaded.manifests, {}, false);
   for (const u of unresolved) io.err(`${where(u.m)}: ${u.message}\n`);
-  const check = flags.online ? online(env) : offline(flags);
+  const check = flags.online ? online(env) : offline(flags, io.cwd);
   const errors = await mapPool(targets, 16, async (t) => check(t));
   const warnings = await datasourceWarnings(
     targets.filter((_t, i) => !errors[i]),
@@ -81,8 +82,7 @@ export async function checkResources(env: Env, loaded: Loaded, flags: CheckFlags
       })),
     ];
     io.out(`${JSON.stringify(report, null, 2)}\n`);
-    if (report.some((r) => !r.valid)) process.exitCode = 1;
-    return;
+    return report.some((r) => !r.valid) ? 1 : 0;
   }
   let invalid = unresolved.length;
   targets.forEach((t, i) => {
@@ -91,19 +91,21 @@ export async function checkResources(env: Env, loaded: Loaded, flags: CheckFlags
       invalid++;
       io.err(`${describeFailure(t, e)}\n`);
     } else if (flags.verbose) {
-      io.out(`${where(t.m)} ${t.label} ${paint(io.tty, 'green', 'valid')}\n`);
+      io.out(`${where(t.m)} ${t.label} ${paint(io.colour, 'green', 'valid')}\n`);
     }
   });
   for (const w of warnings) io.err(warningLine(w));
   const total = targets.length + unresolved.length;
   io.out(`${total} resource(s) checked${flags.online ? ' by the server' : ''}, ${invalid} invalid${warnings.length ? `, ${warnings.length} warning(s)` : ''}\n`);
-  if (invalid) process.exitCode = 1;
+  return invalid ? 1 : 0;
 }
 
-function offline(flags: CheckFlags): (t: Target) => Promise<HttpError | undefined> {
+function offline(flags: CheckFlags, cwd: string): (t: Target) => Promise<HttpError | undefined> {
   // loaded here, not with dashctl: the server's validation code (plugin schemas, the service) is
   // a tenth of a second of start-up that every other command would pay
-  const v = import('../offline-validator.js').then(({ OfflineValidator }) => new OfflineValidator({ pluginSchemasDir: flags.pluginSchemasDir, secretFilesDir: flags.secretFilesDir }));
+  const v = import('../offline-validator.js').then(
+    ({ OfflineValidator }) => new OfflineValidator({ pluginSchemasDir: within(cwd, flags.pluginSchemasDir), secretFilesDir: within(cwd, flags.secretFilesDir) }),
+  );
   return async (t) => (await v).check(t.d, t.m.object);
 }
 
@@ -115,3 +117,6 @@ function online(env: Env): (t: Target) => Promise<HttpError | undefined> {
     return res.status === 200 ? undefined : toHttpError('POST', path, res);
   };
 }
+
+/** A directory given on the command line, relative to the run's working directory. */
+const within = (cwd: string, dir: string | undefined): string | undefined => (dir === undefined ? undefined : resolve(cwd, dir));

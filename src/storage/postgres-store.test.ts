@@ -7,12 +7,14 @@ import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import type { Envelope, StoreEvent } from './store.js';
 import { PostgresStore } from './postgres-store.js';
+import { needsPrograms } from '../../test/helpers/programs.js';
 
 const T0 = '2026-11-26T10:00:00.000Z';
 
 type StoreAndClient = (store: PostgresStore, c: pg.Client) => Promise<void>;
 
 describe('PostgresStore', () => {
+  needsPrograms('postgresql');
   let cluster: TestPostgres;
   before(async function () {
     this.timeout(120_000);
