@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
+import { SEARCH_KINDS } from '../../test/store-contract-search.js';
 import { tempDir } from '../../test/helpers/server.js';
 import { Level } from 'level';
 import { LevelStore } from './level-store.js';
@@ -12,13 +13,13 @@ import type { StoreEvent } from './store.js';
 /** A store on a new directory. */
 async function fixture(): Promise<StoreFixture> {
   const dir = tempDir();
-  let store = new LevelStore(dir.path);
+  let store = new LevelStore(dir.path, { searchKinds: SEARCH_KINDS });
   await store.open();
   return {
     store,
     async reopen() {
       await store.close();
-      store = new LevelStore(dir.path);
+      store = new LevelStore(dir.path, { searchKinds: SEARCH_KINDS });
       await store.open();
       return store;
     },

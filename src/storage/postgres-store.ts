@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
 import { ApiError, unavailable } from '../errors.js';
 import { jsonOf } from '../lib/json-of.js';
+import type { LogFn } from '../lib/log-fn.js';
 import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
 import { KeyedMutex } from './mutex.js';
 import { AUDIT_CHANNEL, PostgresAudit } from './postgres-audit.js';
@@ -22,6 +23,8 @@ import type {
   ListQuery,
   ManagerEntry,
   ObjectKey,
+  SearchCandidate,
+  SearchQuery,
   Store,
   StoreEvent,
   StoredText,
@@ -47,6 +50,10 @@ export interface PostgresStoreOptions {
   ssl?: PoolConfig['ssl'];
   /** Events kept for watches that resume (default 10 000). */
   eventLogSize?: number;
+  /** The kinds whose objects the search index holds (none: no index; see search()). */
+  searchKinds?: readonly string[];
+  /** Where the store's own news goes (the search index's building). */
+  log?: LogFn;
 }
 
 const MAX_ATTEMPTS = 5;
@@ -66,7 +73,7 @@ let driver: typeof pg | undefined;
  * `?password=`), unless the URL holds one of its own.
  */
 export function driverConfig(opts: PostgresStoreOptions): pg.ClientConfig {
-  const { eventLogSize: _e, max: _m, url, password, ...rest } = opts;
+  const { eventLogSize: _e, max: _m, searchKinds: _s, log: _l, url, password, ...rest } = opts;
   if (!url) return { ...rest, ...(password !== undefined ? { password } : {}) };
   return { ...rest, connectionString: password === undefined ? url : withPassword(url, password) };
 }
@@ -368,6 +375,10 @@ export class PostgresStore implements Store {
 
   onAudit(listener: (n: AuditNotice) => void): () => void {
     return this.audit.listen(listener);
+  }
+
+  async search(_q: SearchQuery): Promise<AsyncIterable<SearchCandidate> | undefined> {
+    return undefined;
   }
 
   async revision(): Promise<number> {
