@@ -37,7 +37,12 @@ const QUERIES = [
   'zzz',
   'a',
   'rate(node_cpu',
+  'z',
+  'z cpu',
 ];
+
+/** Words standing for so many terms that a store may leave them to the caller's check (its candidates may lack them). */
+const BROAD = new Set(['z']);
 
 const dash = (project: string, name: string, i: number, extra: Record<string, unknown> = {}): Envelope => ({
   kind: 'Dashboard',
@@ -96,12 +101,14 @@ async function checkAll(store: Store, objects: Map<string, Envelope>, scopes: re
       const t = termsOf(o);
       if (t.overflow) continue;
       const held = [...t.terms.keys()];
-      for (const w of wordsOf(query))
+      for (const w of wordsOf(query)) {
+        if (BROAD.has(w.word)) continue;
         for (const term of w.terms)
           expect(
             held.some((h) => h.startsWith(term)),
             `${query}: ${keyText(o)} holds ${term}`,
           ).to.equal(true);
+      }
     }
     for (let i = 1; i < found.length; i++) {
       const [a, b] = [found[i - 1], found[i]];
@@ -129,6 +136,8 @@ export function describeSearchContract(current: () => Store, fixture: () => Stor
         metadata: { name: 'prom', project: 'ops', createdAt: T, updatedAt: T, version: 0 },
         spec: { plugin: { kind: 'PrometheusDatasource', spec: { url: 'http://prom:9090' } } },
       });
+      // a word standing for more terms than a lazy search follows (z: 40 of them)
+      await put(dash('ops', 'zed', 3, { notes: Array.from({ length: 40 }, (_, i) => `z${i}x`).join(' ') }));
       // not an indexed kind: never a candidate
       await current().create({ kind: 'Secret', metadata: { name: 'cpu', project: 'ops', createdAt: T, updatedAt: T, version: 0 }, spec: { text: 'cpu memory' } });
     });

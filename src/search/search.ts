@@ -55,7 +55,7 @@ export class SearchService {
     };
     if (candidates) {
       for await (const c of candidates as AsyncIterable<SearchCandidate>) {
-        if (!hits.wants(c.bound)) break;
+        if (!hits.wants(c)) break;
         hits.add(check(c.kind, c.text));
         await pause();
       }
@@ -100,7 +100,7 @@ function checked(k: Readable, t: StoredText, words: string[], nowMs: number): Se
   const json = typeof t.text === 'string' ? t.text : t.text.toString('utf8');
   // a word without characters JSON escapes appears as such in the stored text: skip objects without it unparsed
   const lower = json.toLowerCase();
-  if (!words.every((w) => /["\\]/.test(w) || lower.includes(w))) return undefined;
+  if (!words.every((w) => /["\\]/.test(w) || lower.includes(w.replace(/^tag:/, '')))) return undefined;
   const obj = JSON.parse(json) as Envelope;
   if (isExpired(k.d, obj, nowMs)) return undefined;
   return matchObject(k.d, mask(k.d, obj), words);
@@ -112,10 +112,15 @@ class Hits {
 
   constructor(private readonly limit: number) {}
 
-  /** Whether a candidate that scores at most `bound` can still enter the results. */
-  wants(bound: number): boolean {
-    // an equal score may still come first in key order
-    return this.hits.length < this.limit || bound >= this.hits[this.hits.length - 1].score;
+  /**
+   * Whether a candidate can still enter the results (candidates come best bound first, equal
+   * bounds in key order): it may score its bound, and an equal score ranks by key order.
+   */
+  wants(c: SearchCandidate): boolean {
+    if (this.hits.length < this.limit) return true;
+    const last = this.hits[this.hits.length - 1];
+    if (c.bound !== last.score) return c.bound > last.score;
+    return compareKeys([c.kind, c.text.metadata.project ?? '', c.text.metadata.name], [last.kind, last.project ?? '', last.name]) < 0;
   }
 
   add(hit: SearchHit | undefined): void {

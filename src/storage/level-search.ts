@@ -2,7 +2,7 @@ import type { Level } from 'level';
 import type { LogFn } from '../lib/log-fn.js';
 import { termsOf } from '../lib/search-terms.js';
 import { type BatchOp, HIGH, SEARCH_KEY, SEP } from './level-keys.js';
-import { type SearchReads, searchIndex } from './level-search-query.js';
+import { type SearchPlan, type SearchReads, searchIndex } from './level-search-query.js';
 import type { Envelope, ObjectKey, SearchCandidate, SearchQuery } from './store.js';
 import { keyOf } from './store.js';
 
@@ -51,10 +51,12 @@ export class LevelSearch {
   private stopped = false;
   private building?: Promise<void>;
 
+  /** @param plan (tests) the plan every search takes where it applies, instead of the one estimated cheapest */
   constructor(
     private readonly db: Level<string, string>,
     kinds: readonly string[],
     private readonly log: LogFn,
+    private readonly plan?: SearchPlan,
   ) {
     this.kinds = new Set(kinds);
     this.marker = JSON.stringify({ version: INDEX_VERSION, kinds: [...this.kinds].sort() });
@@ -118,7 +120,7 @@ export class LevelSearch {
 
   /** Candidates of `q` from the index; undefined while it is being built. */
   search(q: SearchQuery, reads: SearchReads): AsyncIterable<SearchCandidate> | undefined {
-    return this.ready ? searchIndex(this.db, q, reads) : undefined;
+    return this.ready ? searchIndex(this.db, q, reads, this.plan) : undefined;
   }
 
   /**

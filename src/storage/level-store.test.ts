@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
-import { SEARCH_KINDS } from '../../test/store-contract-search.js';
+import { describeSearchContract, SEARCH_KINDS } from '../../test/store-contract-search.js';
 import { tempDir } from '../../test/helpers/server.js';
 import { Level } from 'level';
 import { LevelStore } from './level-store.js';
@@ -31,6 +31,38 @@ async function fixture(): Promise<StoreFixture> {
 }
 describeStoreContract('LevelStore', fixture);
 describeServiceContract('LevelStore', fixture);
+
+/** The search contract again with each plan taken whatever the estimates say (a small store is always read whole). */
+for (const plan of ['records', 'whole', 'lazy'] as const) {
+  describe(`LevelStore search plan: ${plan}`, () => {
+    let fx: StoreFixture;
+    beforeEach(async () => {
+      const dir = tempDir();
+      let store = new LevelStore(dir.path, { searchKinds: SEARCH_KINDS, searchPlan: plan });
+      await store.open();
+      fx = {
+        get store() {
+          return store;
+        },
+        async reopen() {
+          await store.close();
+          store = new LevelStore(dir.path, { searchKinds: SEARCH_KINDS, searchPlan: plan });
+          await store.open();
+          return store;
+        },
+        async destroy() {
+          await store.close();
+          dir.remove();
+        },
+      };
+    });
+    afterEach(async () => fx.destroy());
+    describeSearchContract(
+      () => fx.store,
+      () => fx,
+    );
+  });
+}
 
 /** A LevelStore on a new directory for `fn`, closed and removed after. */
 async function withStore(fn: (store: LevelStore) => Promise<void>): Promise<void> {

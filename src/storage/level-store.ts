@@ -25,6 +25,7 @@ import {
   tombstoneKey,
 } from './level-keys.js';
 import { docOf, LevelSearch, searchRecordKey } from './level-search.js';
+import type { SearchPlan } from './level-search-query.js';
 import { refuseHeadlessDatabase, translateOpenError, upgradeLevelData } from './level-upgrades.js';
 import { MetadataIndex } from './metadata-index.js';
 import { KeyedMutex, Mutex } from './mutex.js';
@@ -86,17 +87,21 @@ export class LevelStore implements Store {
   private searchIndex!: LevelSearch;
   private readonly searchKinds: readonly string[];
 
+  private readonly searchPlan?: SearchPlan;
+
   /**
    * @param opts.searchKinds the kinds whose objects the search index holds (none: no index; the
    *   store's writes then drop it, and a store opened with kinds builds it again)
+   * @param opts.searchPlan (tests) the plan every search takes where it applies (level-search-query.ts)
    */
   constructor(
     private readonly path: string,
-    opts: { eventLogSize?: number; log?: LogFn; searchKinds?: readonly string[] } = {},
+    opts: { eventLogSize?: number; log?: LogFn; searchKinds?: readonly string[]; searchPlan?: SearchPlan } = {},
   ) {
     this.eventLogSize = opts.eventLogSize ?? 10_000;
     this.log = opts.log ?? consoleLog;
     this.searchKinds = opts.searchKinds ?? [];
+    this.searchPlan = opts.searchPlan;
     this.recovery = new LevelRecovery({ path, db: () => this.db, writes: this.writes, log: this.log });
   }
 
@@ -113,7 +118,7 @@ export class LevelStore implements Store {
     this.db = new Level<string, string>(this.path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
     this.audit = new LevelAudit(this.db);
     this.history = new LevelHistory(this.db);
-    this.searchIndex = new LevelSearch(this.db, this.searchKinds, this.log);
+    this.searchIndex = new LevelSearch(this.db, this.searchKinds, this.log, this.searchPlan);
     try {
       await this.db.open();
     } catch (e) {
