@@ -335,3 +335,30 @@ describe('LevelStore tombstones (a create of a new name reads no history)', () =
     });
   });
 });
+
+describe('LevelStore metadata index', () => {
+  it('loading a kind into the metadata index holds no write: creates and deletes made during the load end before it and are in it', async () => {
+    const dir = tempDir();
+    const store = new LevelStore(dir.path);
+    await store.open();
+    try {
+      await store.create(obj('Project', '', 'p'));
+      for (let i = 0; i < 20_000; i += 1_000) await Promise.all(Array.from({ length: 1_000 }, (_, j) => store.create(obj('Dashboard', 'p', `d${String(i + j).padStart(5, '0')}`))));
+      const order: string[] = [];
+      const listed = store.list({ kind: 'Dashboard', project: 'p', metadataOnly: true }).then((l) => (order.push('list'), l));
+      const writes = (async () => {
+        await store.create(obj('Dashboard', 'p', 'during'));
+        await store.delete({ kind: 'Dashboard', project: 'p', name: 'd00000' });
+        order.push('writes');
+      })();
+      await Promise.all([listed, writes]);
+      expect(order, 'the writes did not wait for the load').to.deep.equal(['writes', 'list']);
+      const names = (await store.list({ kind: 'Dashboard', project: 'p', metadataOnly: true })).map((o) => o.metadata.name);
+      expect(names).to.deep.equal((await store.list({ kind: 'Dashboard', project: 'p' })).map((o) => o.metadata.name));
+      expect(names).to.include('during').and.not.include('d00000');
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+});
