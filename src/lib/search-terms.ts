@@ -58,8 +58,11 @@ export interface Searchable {
 
 const RANK: Readonly<Record<TermClass, number>> = { a: 4, b: 3, p: 2, s: 1 };
 
-/** The terms of `obj`: its name and title (a), tags (b), project (p) and every other string of its spec (s). */
-export function termsOf(obj: Searchable): ObjectTerms {
+/**
+ * The terms of `obj`: its name and title (a), tags (b), project (p) and every other string of its
+ * spec (s); none, `overflow` set, past `max` of them.
+ */
+export function termsOf(obj: Searchable, max = MAX_TERMS): ObjectTerms {
   const terms = new Map<string, TermClass>();
   const add = (text: string, cls: TermClass) =>
     eachTerm(text, (t) => {
@@ -73,7 +76,7 @@ export function termsOf(obj: Searchable): ObjectTerms {
   if (obj.metadata.project) add(obj.metadata.project, 'p');
   walkStrings(obj.spec, (s) => add(s, 's'));
   const exact = [...new Set([obj.metadata.name, title].filter((s): s is string => s !== undefined && isOneWord(s)).map((s) => s.toLowerCase()))];
-  if (terms.size > MAX_TERMS) return { terms: new Map(), exact, overflow: true };
+  if (terms.size > max) return { terms: new Map(), exact, overflow: true };
   return { terms, exact, overflow: false };
 }
 
