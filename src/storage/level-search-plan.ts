@@ -49,10 +49,9 @@ export class Plan {
     return sizes.reduce((a, b) => a + b, 0);
   }
 
-  /** Estimated bytes of the search records the caller may read, when every scope names its places; else undefined. */
-  async restrictedBytes(): Promise<number | undefined> {
+  /** Estimated bytes of the search records of the scopes (of the places they name, or of their whole kinds). */
+  async recordsBytes(): Promise<number> {
     const ranges = this.recordRanges();
-    if (ranges === undefined) return undefined;
     const sizes = await Promise.all(ranges.map((r) => (r.names ? r.names.length * RECORD_BYTES : approximateSize(this.db, r.prefix, r.prefix + TOP))));
     return sizes.reduce((a, b) => a + b, 0);
   }
@@ -65,7 +64,7 @@ export class Plan {
       const c = this.fromRecord(record);
       if (c) out.set(doc, c);
     };
-    for (const r of this.recordRanges()!) {
+    for (const r of this.recordRanges()) {
       if (r.names) {
         for (let i = 0; i < r.names.length; i += RECORDS_STEP) {
           const docs = r.names.slice(i, i + RECORDS_STEP).map((n) => r.prefix.slice(2) + n);
@@ -209,12 +208,12 @@ export class Plan {
     return (!scope.projects || scope.projects.has(doc.slice(i + 1, j))) && (!scope.names || scope.names.has(doc.slice(j + 1)));
   }
 
-  /** The `y` ranges of the places every scope names (names: read by key), or undefined when a scope names none. */
-  private recordRanges(): { prefix: string; names?: string[] }[] | undefined {
+  /** The `y` ranges of the scopes: of the projects a scope names, its names (read by key), or its whole kind. */
+  private recordRanges(): { prefix: string; names?: string[] }[] {
     const out: { prefix: string; names?: string[] }[] = [];
     for (const [kind, s] of this.scopes) {
-      if (!s.projects && !s.names) return undefined;
-      for (const project of s.projects ?? ['']) out.push({ prefix: `y${SEP}${kind}${SEP}${project}${SEP}`, ...(s.names ? { names: [...s.names] } : {}) });
+      if (!s.projects && !s.names) out.push({ prefix: `y${SEP}${kind}${SEP}` });
+      else for (const project of s.projects ?? ['']) out.push({ prefix: `y${SEP}${kind}${SEP}${project}${SEP}`, ...(s.names ? { names: [...s.names] } : {}) });
     }
     return out;
   }

@@ -14,14 +14,15 @@ const RECORD_SCAN_COST = 4;
 
 /** Below this many entries the rarest term is read whole (and the others checked against it); above, the search reads lazily. */
 const DRIVER_MAX = 5_000;
-/** Most search records read whole for a caller who may read only some projects (else the search reads lazily, skipping the others). */
+/** Most search records read whole (those of the places the caller may read, when few: else the search reads lazily, skipping the others). */
 const RECORDS_MAX = 10_000;
 
 /**
  * The candidates of `q` from LevelStore's search index (level-search.ts), best bound first, equal
  * bounds in key order, each with its text. The plan is chosen from LevelDB's estimates of what each
  * reads:
- * - a caller who may read only some projects: the search records of those projects' objects;
+ * - the search records of the objects the caller may read, when they are few (a caller who may
+ *   read a few projects);
  * - a rare term (at most DRIVER_MAX entries): its entries whole, narrowed by the other terms'
  *   entries, or by the candidates' search records when those are fewer to read;
  * - otherwise, lazily (level-search-lazy.ts): for each combination of the words' classes, best first,
@@ -34,10 +35,9 @@ export async function* searchIndex(db: Level<string, string>, q: SearchQuery, re
   const terms = q.words.flatMap((w, i) => w.terms.map((term) => ({ word: i, term })));
   const sizes = await Promise.all(terms.map((t) => plan.entriesBytes(t.term)));
   const order = terms.map((t, i) => ({ ...t, entries: sizes[i] / ENTRY_BYTES })).sort((a, b) => a.entries - b.entries);
-  const restricted = await plan.restrictedBytes();
-  const records = restricted === undefined ? Infinity : restricted / RECORD_BYTES;
+  const records = (await plan.recordsBytes()) / RECORD_BYTES;
   const chosen: SearchPlan =
-    force === 'records' && restricted !== undefined
+    force === 'records'
       ? 'records'
       : force === 'whole' || force === 'lazy'
         ? force

@@ -27,7 +27,7 @@ import {
 import { docOf, LevelSearch, searchRecordKey } from './level-search.js';
 import type { SearchPlan } from './level-search-query.js';
 import { refuseHeadlessDatabase, translateOpenError, upgradeLevelData } from './level-upgrades.js';
-import { MetadataIndex } from './metadata-index.js';
+import { frozen, type IndexEntry, MetadataIndex } from './metadata-index.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import { privateDir } from './private-dir.js';
 import { RecentTexts } from './recent-texts.js';
@@ -81,6 +81,8 @@ export class LevelStore implements Store {
   private readonly group = new GroupCommit(this.writes, (planned) => this.commit(planned));
   /** Bumped by every commit: a read that a commit overtook is not kept in `recent`. */
   private generation = 0;
+  /** When the last commit ended (performance.now()): a load of the metadata index yields to writes going on. */
+  private lastCommit = -Infinity;
   /** After a failed write: writes refused until the database is re-opened; reads go through it. */
   private readonly recovery: LevelRecovery;
   private readonly log: LogFn;
@@ -170,7 +172,7 @@ export class LevelStore implements Store {
   async list(q: ListQuery): Promise<Envelope[]> {
     if (q.metadataOnly) {
       await this.loadIndex(q.kind);
-      return this.index.list(q);
+      return this.withMetadata(q.kind, this.index.list(q));
     }
     return (await this.scan(q, 'utf8')).map((t) => JSON.parse(t) as Envelope);
   }
@@ -185,7 +187,30 @@ export class LevelStore implements Store {
     if (q.namePrefix && q.project !== undefined) await this.loadIndex(q.kind);
     const listed = this.index.has(q.kind) ? this.index.list(q) : undefined;
     if (listed === undefined || listed.length > KEYED_LIST_MAX) return (await this.scan(q, 'buffer')).map(storedText);
-    return (await this.textsOf(listed.map((o) => objectKey(keyOf(o))))).filter((t) => t !== undefined);
+    return (await this.textsOf(listed.map((e) => objectKey({ kind: q.kind, project: e.project, name: e.name })))).filter((t) => t !== undefined);
+  }
+
+  /**
+   * Index entries as listed items (spec `{}`), their metadata read from their records where the
+   * index does not hold it yet (kept there, frozen, unless a commit ran meanwhile: it may have
+   * changed one of them). An object deleted since the index listed it is left out.
+   */
+  private async withMetadata(kind: string, entries: readonly IndexEntry[]): Promise<Envelope[]> {
+    const missing = entries.filter((e) => e.metadata === undefined);
+    if (missing.length) {
+      const generation = this.generation;
+      const raws = await this.recovery.read(() => this.db.getMany(missing.map((e) => metadataRecordKey(objectKey({ kind, project: e.project, name: e.name })))));
+      const read = new Map<IndexEntry, Metadata>();
+      missing.forEach((e, i) => {
+        if (raws[i] !== undefined) read.set(e, frozen(JSON.parse(raws[i]!) as Metadata));
+      });
+      if (generation === this.generation) for (const [e, m] of read) e.metadata = m;
+      return entries.flatMap((e) => {
+        const metadata = e.metadata ?? read.get(e);
+        return metadata ? [{ kind, metadata, spec: EMPTY_SPEC }] : [];
+      });
+    }
+    return entries.map((e) => ({ kind, metadata: e.metadata!, spec: EMPTY_SPEC }));
   }
 
   /** The texts of `keys`, in that order (undefined: gone): from `recent`, the others in one read (kept in `recent` when few). */
@@ -224,21 +249,35 @@ export class LevelStore implements Store {
   }
 
   /**
-   * Reads `kind`'s metadata records from a snapshot taken under the write lock, where the index
-   * starts buffering the kind's events (no commit between the two); the read itself holds no lock,
-   * so writes go on while it runs (at 1,000,000 dashboards it took 2.4-3 s under the lock). The
-   * events committed meanwhile are applied after it.
+   * Reads the keys of `kind`'s metadata records (the objects' places, not their metadata) from a
+   * snapshot taken under the write lock, where the index starts buffering the kind's events (no
+   * commit between the two); the read itself holds no lock, so writes go on while it runs (at
+   * 1,000,000 dashboards the load held it 2.4-3 s). The events committed meanwhile are applied
+   * after it.
    */
   private async loadIndexNow(kind: string): Promise<void> {
     const prefix = metadataRecordKey(`o${SEP}${kind}${SEP}`);
     const records = await this.writes.run(async () => {
       this.index.loadFrom(kind);
       // the iterator's snapshot is taken as it is made
-      return this.db.values({ gte: prefix, lt: prefix + HIGH });
+      return this.db.keys({ gte: prefix, lt: prefix + HIGH });
     });
-    const all: Metadata[] = [];
+    const all: IndexEntry[] = [];
+    // one string per project, not one per object
+    const projects = new Map<string, string>();
     try {
-      for (let batch = await records.nextv(LOAD_STEP); batch.length; batch = await records.nextv(LOAD_STEP)) for (const raw of batch) all.push(JSON.parse(raw) as Metadata);
+      for (let batch = await records.nextv(LOAD_STEP); batch.length; batch = await records.nextv(LOAD_STEP)) {
+        const started = performance.now();
+        for (const key of batch) {
+          const end = key.indexOf(SEP, prefix.length);
+          const p = key.slice(prefix.length, end);
+          let project = projects.get(p);
+          if (project === undefined) projects.set(p, (project = p));
+          all.push({ project, name: key.slice(end + 1) });
+        }
+        // while writes go on, the load takes at most a fifth of the main thread (it waits four times what it worked)
+        if (performance.now() - this.lastCommit < LOAD_SHARE_WINDOW_MS) await new Promise((r) => setTimeout(r, 4 * (performance.now() - started)));
+      }
     } catch (e) {
       this.index.cancel(kind);
       throw e;
@@ -488,6 +527,7 @@ export class LevelStore implements Store {
     const audit = this.audit.number(writes.flatMap((w) => w.audit ?? []));
     await this.batch([...ops, ...eventOps, ...audit.ops, ...trim, { type: 'put', key: REVISION_KEY, value: String(last) }]);
     this.generation++;
+    this.lastCommit = performance.now();
     for (const op of ops) this.recent.delete(op.key);
     this.rev = last;
     this.firstLogged = firstKept;
@@ -514,13 +554,21 @@ const RECENT_TEXT_CHARS = 16 * 1024 * 1024;
 const KEYED_LIST_MAX = 2_000;
 
 /**
- * Metadata records parsed per turn while loading the index: a load of 1,000,000 gives the event
- * loop back every millisecond or so. The records are read from a snapshot of the table files: a
- * scan of the objects themselves read every body (LevelDB reads keys and values together), and
- * the pages of its table files, mapped into memory, stayed in the process's resident memory (68 MB
- * for 100,000 2 KB dashboards).
+ * Keys of metadata records read per turn while loading the index. The records, not the objects: a
+ * scan of the objects read every body (LevelDB reads keys and values together), and the pages of
+ * its table files, mapped into memory, stayed in the process's resident memory (68 MB for 100,000
+ * 2 KB dashboards).
  */
 const LOAD_STEP = 1_000;
+
+/**
+ * A load of the metadata index shares the main thread with writes committed this recently: it
+ * parses 1,000,000 keys in about 0.9 s of CPU, which creates going on at the time otherwise lose.
+ */
+const LOAD_SHARE_WINDOW_MS = 200;
+
+/** The `spec` of every item of a metadata_only list: shared, frozen. */
+const EMPTY_SPEC = Object.freeze({});
 
 /** Objects a list may add to `recent` (a long list must not push out what GETs read). */
 const RECENT_FROM_LIST = 200;

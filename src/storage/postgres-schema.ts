@@ -277,13 +277,14 @@ export const MIGRATIONS: readonly Migration[] = [
 
       -- Migration 8's function with the search column, the parents read before the revision row
       -- and the rows inserted after it (their creation revision written with them: it updated
-      -- every new row, a dead row per create until vacuum), and the log trimmed by range.
+      -- every new row, a dead row per create until vacuum), the log trimmed by range, creates
+      -- without a parent (a project: parent_kinds[i] NULL) and of kinds without history (recorded[i] false).
       DROP FUNCTION dashplane_create_batch(text[], text[], text[], json, integer[], text[], json, text[], text[], text[], text[], text[], bigint, integer[], text[], text[], text[], text[], text[], text[], text, text);
       CREATE FUNCTION dashplane_create_batch(
         kinds text[], projects text[], names text[], documents json, versions integer[], updated text[], managers json,
         parent_kinds text[], parent_projects text[], parent_names text[], writers text[], writer_managers text[],
         log_size bigint, audit_write integer[], audit_time text[], audit_action text[], audit_user text[],
-        audit_kind text[], audit_project text[], audit_entry text[], events_channel text, audit_channel text, searches text[],
+        audit_kind text[], audit_project text[], audit_entry text[], events_channel text, audit_channel text, searches text[], recorded boolean[],
         OUT statuses text[], OUT base bigint, OUT audit_base bigint)
       LANGUAGE plpgsql AS $fn$
       DECLARE
@@ -298,6 +299,7 @@ export const MIGRATIONS: readonly Migration[] = [
         statuses := array_fill(''::text, ARRAY[cardinality(kinds)]);
         -- the parents first, then the revision row, then the rows: the order every write takes its locks in
         FOR i IN 1 .. cardinality(kinds) LOOP
+          CONTINUE WHEN parent_kinds[i] IS NULL;
           PERFORM 1 FROM dashplane_objects
             WHERE kind = parent_kinds[i] COLLATE "C" AND project = parent_projects[i] COLLATE "C" AND name = parent_names[i] COLLATE "C" FOR SHARE;
           IF NOT FOUND THEN
@@ -317,12 +319,15 @@ export const MIGRATIONS: readonly Migration[] = [
             CONTINUE;
           END IF;
           n := n + 1;
-          -- the history of an earlier object of this name goes; the version written is replaced
+          -- the history of an earlier object of this name goes; the version written is replaced (a
+          -- kind without history: recorded[i] false, nothing is kept)
           DELETE FROM dashplane_history
-            WHERE kind = kinds[i] COLLATE "C" AND project = projects[i] COLLATE "C" AND name = names[i] COLLATE "C" AND version <> versions[i];
-          INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc)
-            VALUES (kinds[i], projects[i], names[i], versions[i], writers[i], writer_managers[i], docs[i])
-            ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, manager = EXCLUDED.manager, doc = EXCLUDED.doc;
+            WHERE kind = kinds[i] COLLATE "C" AND project = projects[i] COLLATE "C" AND name = names[i] COLLATE "C" AND (version <> versions[i] OR NOT recorded[i]);
+          IF recorded[i] THEN
+            INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc)
+              VALUES (kinds[i], projects[i], names[i], versions[i], writers[i], writer_managers[i], docs[i])
+              ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, manager = EXCLUDED.manager, doc = EXCLUDED.doc;
+          END IF;
           statuses[i] := 'ok';
           done := done || i;
         END LOOP;

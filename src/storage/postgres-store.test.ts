@@ -13,7 +13,7 @@ const T0 = '2026-11-26T10:00:00.000Z';
 
 /** Takes a database back from schema 9 to 8 (the search column, the range trim, migration 8's create statement). */
 const UNDO_9 = `ALTER TABLE dashplane_objects DROP COLUMN search; DROP FUNCTION dashplane_trim_events(bigint, bigint, bigint);
-  DROP FUNCTION dashplane_create_batch(text[], text[], text[], json, integer[], text[], json, text[], text[], text[], text[], text[], bigint, integer[], text[], text[], text[], text[], text[], text[], text, text, text[]);
+  DROP FUNCTION dashplane_create_batch(text[], text[], text[], json, integer[], text[], json, text[], text[], text[], text[], text[], bigint, integer[], text[], text[], text[], text[], text[], text[], text, text, text[], boolean[]);
   DELETE FROM dashplane_schema WHERE version >= 9;`;
 
 type StoreAndClient = (store: PostgresStore, c: pg.Client) => Promise<void>;
@@ -315,7 +315,7 @@ describe('PostgresStore', () => {
         await c.query('BEGIN');
         try {
           const { rows } = await c.query<{ statuses: string[] }>(
-            `SELECT (dashplane_create_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 100, $13, $14, $15, $16, $17, $18, $19, 'none', 'none', $20)).statuses`,
+            `SELECT (dashplane_create_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 100, $13, $14, $15, $16, $17, $18, $19, 'none', 'none', $20, $21)).statuses`,
             [
               ['Dashboard', 'Dashboard', 'Dashboard'],
               ['p', 'p', 'p'],
@@ -337,6 +337,7 @@ describe('PostgresStore', () => {
               ['p', 'p'],
               ['{"time":"x"}', '{"time":"y"}'],
               ["'scpu'", "'sram'", "'sx'"],
+              [true, true, true],
             ],
           );
           expect(rows[0].statuses).to.deep.equal(['ok', 'ok', 'taken']);

@@ -270,9 +270,11 @@ export class PostgresStore implements Store {
     const writer = opts.writer ?? NOBODY;
     // the usual create: its history started afresh from the version written
     const fresh = plan.dropEarlier && plan.record && plan.dropBelow === undefined;
-    // a new object under its parent, so started, can be made together with others like it in one statement (createBatch)
+    // a new object (under its parent, if it has one), its history started afresh or not kept, can be made together with others like it in one statement (createBatch)
     const batch: BatchCreate | undefined =
-      opts.parent && !opts.also?.length && fresh ? { obj, parent: opts.parent, writer, managers: JSON.stringify(createdManagers(obj, true, opts) ?? []) } : undefined;
+      !opts.also?.length && plan.dropEarlier && plan.dropBelow === undefined
+        ? { obj, parent: opts.parent, writer, managers: JSON.stringify(createdManagers(obj, true, opts) ?? []), recorded: plan.record }
+        : undefined;
     return this.group.write({
       build: async (c) => {
         const all = [obj, ...(opts.also ?? [])];
@@ -604,9 +606,9 @@ export class PostgresStore implements Store {
           creates.map((x) => x.obj.metadata.version),
           creates.map((x) => x.obj.metadata.updatedAt),
           `[${creates.map((x) => x.managers).join(',')}]`,
-          creates.map((x) => x.parent.kind),
-          creates.map((x) => x.parent.project),
-          creates.map((x) => x.parent.name),
+          creates.map((x) => x.parent?.kind ?? null),
+          creates.map((x) => x.parent?.project ?? null),
+          creates.map((x) => x.parent?.name ?? null),
           creates.map((x) => x.writer.by),
           creates.map((x) => x.writer.manager),
           this.events.logSize,
@@ -620,6 +622,7 @@ export class PostgresStore implements Store {
           EVENTS_CHANNEL,
           AUDIT_CHANNEL,
           creates.map((x) => this.vectorOf(x.obj)),
+          creates.map((x) => x.recorded),
         ],
       });
     } catch (e) {
@@ -630,7 +633,7 @@ export class PostgresStore implements Store {
     const outcomes: WriteOutcome[] = creates.map((x, i) => {
       const status = row.statuses[i];
       if (status === 'ok') return { ok: true, events: [{ type: 'ADDED', object: x.obj }] };
-      return { ok: false, error: status === 'missing' ? missing(x.parent) : taken(x.obj) };
+      return { ok: false, error: status === 'missing' && x.parent ? missing(x.parent) : taken(x.obj) };
     });
     if (row.base === null) return { outcomes, last: 0, publish: async () => undefined };
     const passed = outcomes.flatMap((o) => (o.ok ? o.events : []));
@@ -681,17 +684,20 @@ export class PostgresStore implements Store {
   }
 }
 
-/** A create createBatch can make: a new object under its parent, its history started afresh. */
+/** A create createBatch can make: a new object (under its parent, if any), its history started afresh (or not kept). */
 interface BatchCreate {
   obj: Envelope;
-  parent: ObjectKey;
+  /** Absent: a create without a parent (a project). */
+  parent?: ObjectKey;
   writer: { by: string; manager: string };
   /** The managers record, as JSON. */
   managers: string;
+  /** Its first history entry is kept (a kind with history). */
+  recorded: boolean;
 }
 
 /** Migration 9's function, its parameters in the order of its declaration. */
-const CREATE_BATCH_SQL = `SELECT statuses, base, audit_base FROM dashplane_create_batch(${Array.from({ length: 23 }, (_, i) => `$${i + 1}`).join(', ')})`;
+const CREATE_BATCH_SQL = `SELECT statuses, base, audit_base FROM dashplane_create_batch(${Array.from({ length: 24 }, (_, i) => `$${i + 1}`).join(', ')})`;
 
 /** How much object text (in characters) `recent` keeps. */
 const RECENT_TEXT_CHARS = 16 * 1024 * 1024;
