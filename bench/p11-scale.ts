@@ -22,7 +22,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startPostgres } from '../test/helpers/postgres.js';
-import { AUTH_ENV, adminAuth, api, type Child, type Figure, median, percentile, report, startDashplane, tempDir } from './lib.js';
+import { AUTH_ENV, adminAuth, api, type Figure, median, percentile, report, startDashplane, tempDir } from './lib.js';
 import { createLoad, probeLatencies, rateWithin, searchLatencies, searchLoad } from './p11-measure.js';
 import { seed } from './p11-seed.js';
 import { PACKAGE_ROOT } from '../src/paths.js';

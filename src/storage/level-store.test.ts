@@ -345,7 +345,10 @@ describe('LevelStore metadata index', () => {
       await store.create(obj('Project', '', 'p'));
       for (let i = 0; i < 20_000; i += 1_000) await Promise.all(Array.from({ length: 1_000 }, (_, j) => store.create(obj('Dashboard', 'p', `d${String(i + j).padStart(5, '0')}`))));
       const order: string[] = [];
-      const listed = store.list({ kind: 'Dashboard', project: 'p', metadataOnly: true }).then((l) => (order.push('list'), l));
+      const listed = store.list({ kind: 'Dashboard', project: 'p', metadataOnly: true }).then((l) => {
+        order.push('list');
+        return l;
+      });
       const writes = (async () => {
         await store.create(obj('Dashboard', 'p', 'during'));
         await store.delete({ kind: 'Dashboard', project: 'p', name: 'd00000' });

@@ -27,7 +27,7 @@ import {
 import { docOf, LevelSearch, searchRecordKey } from './level-search.js';
 import type { SearchPlan } from './level-search-query.js';
 import { refuseHeadlessDatabase, translateOpenError, upgradeLevelData } from './level-upgrades.js';
-import { frozen, type IndexEntry, MetadataIndex } from './metadata-index.js';
+import { LevelMetadata } from './level-metadata.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import { privateDir } from './private-dir.js';
 import { RecentTexts } from './recent-texts.js';
@@ -69,9 +69,7 @@ export class LevelStore implements Store {
   private readonly locks = new KeyedMutex();
   private readonly hub = new EventHub();
   /** Metadata of the kinds listed with metadataOnly or a name prefix so far, kept current by commit(). */
-  private readonly index = new MetadataIndex();
-  /** The kinds being loaded into `index`. */
-  private readonly indexLoads = new Map<string, Promise<void>>();
+  private readonly metadata: LevelMetadata;
   private readonly eventLogSize: number;
   private rev = 0;
   /** Lowest revision still in the event log. */
@@ -81,8 +79,6 @@ export class LevelStore implements Store {
   private readonly group = new GroupCommit(this.writes, (planned) => this.commit(planned));
   /** Bumped by every commit: a read that a commit overtook is not kept in `recent`. */
   private generation = 0;
-  /** When the last commit ended (performance.now()): a load of the metadata index yields to writes going on. */
-  private lastCommit = -Infinity;
   /** After a failed write: writes refused until the database is re-opened; reads go through it. */
   private readonly recovery: LevelRecovery;
   private readonly log: LogFn;
@@ -107,6 +103,7 @@ export class LevelStore implements Store {
     this.searchKinds = opts.searchKinds ?? [];
     this.searchPlan = opts.searchPlan;
     this.recovery = new LevelRecovery({ path, db: () => this.db, writes: this.writes, log: this.log });
+    this.metadata = new LevelMetadata({ db: () => this.db, writes: this.writes, read: (fn) => this.recovery.read(fn), generation: () => this.generation });
   }
 
   async open(): Promise<void> {
@@ -170,10 +167,7 @@ export class LevelStore implements Store {
   }
 
   async list(q: ListQuery): Promise<Envelope[]> {
-    if (q.metadataOnly) {
-      await this.loadIndex(q.kind);
-      return this.withMetadata(q.kind, this.index.list(q));
-    }
+    if (q.metadataOnly) return this.metadata.list(q);
     return (await this.scan(q, 'utf8')).map((t) => JSON.parse(t) as Envelope);
   }
 
@@ -184,33 +178,10 @@ export class LevelStore implements Store {
    * reads LevelDB's blocks whole, keys and values together, even for keys alone.
    */
   async listText(q: ListQuery): Promise<StoredText[]> {
-    if (q.namePrefix && q.project !== undefined) await this.loadIndex(q.kind);
-    const listed = this.index.has(q.kind) ? this.index.list(q) : undefined;
+    if (q.namePrefix && q.project !== undefined) await this.metadata.load(q.kind);
+    const listed = this.metadata.entries(q);
     if (listed === undefined || listed.length > KEYED_LIST_MAX) return (await this.scan(q, 'buffer')).map(storedText);
     return (await this.textsOf(listed.map((e) => objectKey({ kind: q.kind, project: e.project, name: e.name })))).filter((t) => t !== undefined);
-  }
-
-  /**
-   * Index entries as listed items (spec `{}`), their metadata read from their records where the
-   * index does not hold it yet (kept there, frozen, unless a commit ran meanwhile: it may have
-   * changed one of them). An object deleted since the index listed it is left out.
-   */
-  private async withMetadata(kind: string, entries: readonly IndexEntry[]): Promise<Envelope[]> {
-    const missing = entries.filter((e) => e.metadata === undefined);
-    if (missing.length) {
-      const generation = this.generation;
-      const raws = await this.recovery.read(() => this.db.getMany(missing.map((e) => metadataRecordKey(objectKey({ kind, project: e.project, name: e.name })))));
-      const read = new Map<IndexEntry, Metadata>();
-      missing.forEach((e, i) => {
-        if (raws[i] !== undefined) read.set(e, frozen(JSON.parse(raws[i]!) as Metadata));
-      });
-      if (generation === this.generation) for (const [e, m] of read) e.metadata = m;
-      return entries.flatMap((e) => {
-        const metadata = e.metadata ?? read.get(e);
-        return metadata ? [{ kind, metadata, spec: EMPTY_SPEC }] : [];
-      });
-    }
-    return entries.map((e) => ({ kind, metadata: e.metadata!, spec: EMPTY_SPEC }));
   }
 
   /** The texts of `keys`, in that order (undefined: gone): from `recent`, the others in one read (kept in `recent` when few). */
@@ -235,56 +206,6 @@ export class LevelStore implements Store {
   /** Candidates from the search index (level-search.ts), read as the caller iterates. */
   async search(q: SearchQuery): Promise<AsyncIterable<SearchCandidate> | undefined> {
     return this.searchIndex.search(q, { texts: (keys) => this.recovery.read(() => this.textsOf(keys)) });
-  }
-
-  /** Loads `kind` into the metadata index once (lists asking meanwhile wait for the same load). */
-  private loadIndex(kind: string): Promise<void> {
-    if (this.index.has(kind)) return Promise.resolve();
-    let loading = this.indexLoads.get(kind);
-    if (!loading) {
-      loading = this.loadIndexNow(kind).finally(() => this.indexLoads.delete(kind));
-      this.indexLoads.set(kind, loading);
-    }
-    return loading;
-  }
-
-  /**
-   * Reads the keys of `kind`'s metadata records (the objects' places, not their metadata) from a
-   * snapshot taken under the write lock, where the index starts buffering the kind's events (no
-   * commit between the two); the read itself holds no lock, so writes go on while it runs (at
-   * 1,000,000 dashboards the load held it 2.4-3 s). The events committed meanwhile are applied
-   * after it.
-   */
-  private async loadIndexNow(kind: string): Promise<void> {
-    const prefix = metadataRecordKey(`o${SEP}${kind}${SEP}`);
-    const records = await this.writes.run(async () => {
-      this.index.loadFrom(kind);
-      // the iterator's snapshot is taken as it is made
-      return this.db.keys({ gte: prefix, lt: prefix + HIGH });
-    });
-    const all: IndexEntry[] = [];
-    // one string per project, not one per object
-    const projects = new Map<string, string>();
-    try {
-      for (let batch = await records.nextv(LOAD_STEP); batch.length; batch = await records.nextv(LOAD_STEP)) {
-        const started = performance.now();
-        for (const key of batch) {
-          const end = key.indexOf(SEP, prefix.length);
-          const p = key.slice(prefix.length, end);
-          let project = projects.get(p);
-          if (project === undefined) projects.set(p, (project = p));
-          all.push({ project, name: key.slice(end + 1) });
-        }
-        // while writes go on, the load takes at most a fifth of the main thread (it waits four times what it worked)
-        if (performance.now() - this.lastCommit < LOAD_SHARE_WINDOW_MS) await new Promise((r) => setTimeout(r, 4 * (performance.now() - started)));
-      }
-    } catch (e) {
-      this.index.cancel(kind);
-      throw e;
-    } finally {
-      await records.close();
-    }
-    this.index.load(kind, all);
   }
 
   /** The stored values of a list, in key order (names checked against the prefix from their keys). */
@@ -527,11 +448,10 @@ export class LevelStore implements Store {
     const audit = this.audit.number(writes.flatMap((w) => w.audit ?? []));
     await this.batch([...ops, ...eventOps, ...audit.ops, ...trim, { type: 'put', key: REVISION_KEY, value: String(last) }]);
     this.generation++;
-    this.lastCommit = performance.now();
     for (const op of ops) this.recent.delete(op.key);
     this.rev = last;
     this.firstLogged = firstKept;
-    for (const e of numbered) this.index.apply(e);
+    this.metadata.committed(numbered);
     this.hub.publish(numbered);
     this.audit.committed(audit.entries);
     return revisions;
@@ -552,23 +472,6 @@ const RECENT_TEXT_CHARS = 16 * 1024 * 1024;
  * took 1.3x the time of scanning them; longer lists scan.
  */
 const KEYED_LIST_MAX = 2_000;
-
-/**
- * Keys of metadata records read per turn while loading the index. The records, not the objects: a
- * scan of the objects read every body (LevelDB reads keys and values together), and the pages of
- * its table files, mapped into memory, stayed in the process's resident memory (68 MB for 100,000
- * 2 KB dashboards).
- */
-const LOAD_STEP = 1_000;
-
-/**
- * A load of the metadata index shares the main thread with writes committed this recently: it
- * parses 1,000,000 keys in about 0.9 s of CPU, which creates going on at the time otherwise lose.
- */
-const LOAD_SHARE_WINDOW_MS = 200;
-
-/** The `spec` of every item of a metadata_only list: shared, frozen. */
-const EMPTY_SPEC = Object.freeze({});
 
 /** Objects a list may add to `recent` (a long list must not push out what GETs read). */
 const RECENT_FROM_LIST = 200;

@@ -146,8 +146,10 @@ export class PostgresStore implements Store {
   /** The kinds the search column indexes (none: this store writes NULL, "not indexed", for every object). */
   private readonly searchKinds: ReadonlySet<string>;
   private readonly log: LogFn;
-  /** The background indexing of rows written without the search column (see fillSearch). */
+  /** The background indexing of rows written without the search column (see fillSearch), while it runs. */
   private indexing?: Promise<void>;
+  /** When no row lacked its search column, last checked (performance.now()). */
+  private indexedAt = -Infinity;
   private closing = false;
 
   constructor(private readonly opts: PostgresStoreOptions) {
@@ -206,11 +208,7 @@ export class PostgresStore implements Store {
       throw openError(e, this.where);
     }
     this.closing = false;
-    if (this.searchKinds.size) {
-      this.indexing = this.exclusive(SEARCH_INDEXING_LOCK, () => this.fillSearch()).catch((e) => {
-        if (!this.closing) this.log('warn', `the search index was not completed (searches read every object until it is): ${(e as Error).message}`);
-      });
-    }
+    this.indexedAt = -Infinity;
   }
 
   async close(): Promise<void> {
@@ -400,13 +398,24 @@ export class PostgresStore implements Store {
 
   /**
    * Candidates from the search column (postgres-search.ts); undefined without the index, or while
-   * rows of the kinds searched are not indexed yet (written before the column, or by a store
-   * without it: a replica indexes them in the background).
+   * rows are not indexed yet (written before the column, or by a store without it): this store
+   * then indexes them in the background. Whether any row lacks its column is checked again at most
+   * every UNINDEXED_CHECK_MS.
    */
   async search(q: SearchQuery): Promise<AsyncIterable<SearchCandidate> | undefined> {
     if (!this.searchKinds.size) return undefined;
-    const { rows } = await this.query('SELECT 1 FROM dashplane_objects WHERE search IS NULL AND kind = ANY($1::text[]) LIMIT 1', [q.scopes.map((s) => s.kind)], 'dashplane_unindexed');
-    if (rows.length) return undefined;
+    if (performance.now() - this.indexedAt > UNINDEXED_CHECK_MS) {
+      const { rows } = await this.query('SELECT 1 FROM dashplane_objects WHERE search IS NULL LIMIT 1', [], 'dashplane_unindexed');
+      if (rows.length) {
+        this.indexing ??= this.exclusive(SEARCH_INDEXING_LOCK, () => this.fillSearch())
+          .catch((e) => {
+            if (!this.closing) this.log('warn', `the search index was not completed (searches read every object until it is): ${(e as Error).message}`);
+          })
+          .finally(() => (this.indexing = undefined));
+        return undefined;
+      }
+      this.indexedAt = performance.now();
+    }
     return searchRows((text, values) => this.query(text, values), q);
   }
 
@@ -701,6 +710,9 @@ const CREATE_BATCH_SQL = `SELECT statuses, base, audit_base FROM dashplane_creat
 
 /** How much object text (in characters) `recent` keeps. */
 const RECENT_TEXT_CHARS = 16 * 1024 * 1024;
+
+/** How long a check that every row has its search column holds (rows written by a store without the index are indexed once the next check sees them). */
+const UNINDEXED_CHECK_MS = 10_000;
 
 /** The `exclusive` key of the background indexing: one replica at a time. */
 const SEARCH_INDEXING_LOCK = 'search-index';
