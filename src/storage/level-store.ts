@@ -39,7 +39,6 @@ import type {
   Envelope,
   ListQuery,
   ManagerEntry,
-  Metadata,
   ObjectKey,
   SearchCandidate,
   SearchQuery,
