@@ -16,7 +16,9 @@
  * a table. BENCH_P11_LEVEL / BENCH_P11_PG set the sizes (comma-separated, "" skips a store);
  * BENCH_P11_BUILD names another build's package directory to measure (before/after figures);
  * BENCH_P11_LEVEL_DATA names a directory whose LevelDB data is kept between runs (only what it
- * lacks is stored; each run adds the dashboards its create loads make).
+ * lacks is stored; each run adds the dashboards its create loads make); BENCH_P11_ROUNDS and
+ * BENCH_P11_QUERIES (comma-separated) shorten the searches (an earlier build's search at
+ * 1,000,000 takes seconds each).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,9 +35,9 @@ const LEVEL_SIZES = sizes(process.env.BENCH_P11_LEVEL, [10_000, 100_000, 1_000_0
 const PG_SIZES = sizes(process.env.BENCH_P11_PG, [10_000, 100_000, 200_000]);
 const ROOT = process.env.BENCH_P11_BUILD ?? PACKAGE_ROOT;
 const CREATE_MS = 10_000;
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.BENCH_P11_ROUNDS ?? 5);
 /** The query mix: a service (rare), topics (one in titles of a quarter of the dashboards), prefixes, several words, a tag, a metric, a panel title. */
-export const QUERIES = [
+const ALL_QUERIES = [
   'quagolshi',
   'latency',
   'kafka lag',
@@ -52,6 +54,7 @@ export const QUERIES = [
   'memavailable',
   'zzz',
 ];
+export const QUERIES = process.env.BENCH_P11_QUERIES ? process.env.BENCH_P11_QUERIES.split(',') : ALL_QUERIES;
 const SEARCHABLE = ['Project', 'Dashboard', 'EphemeralDashboard', 'Folder', 'Variable', 'Datasource', 'GlobalVariable', 'GlobalDatasource'];
 
 /** What one size measured. */

@@ -37,8 +37,9 @@ const prefix = (cls: string, term: string) => `${lexeme(cls + term)}:*`;
  * The objects of each bound are those whose words' classes (the best class each word's terms are
  * all found in: CLASS_WEIGHT) add up to it, read a page at a time in key order — one query per
  * page, which the planner answers from the GIN index for rare words or by walking the primary key
- * for common ones — and only while the caller asks. Objects whose whole name or title is a word
- * come first (their bound is higher than their classes say).
+ * for common ones — and only while the caller asks. An object a combination of lower classes also
+ * matches comes again in a lower bound's rows, and is skipped there. Objects whose whole name or
+ * title is a word come first (their bound is higher than their classes say).
  */
 export async function* searchRows(query: Query, q: SearchQuery): AsyncGenerator<SearchCandidate> {
   const words = q.words.slice(0, MAX_WORDS);
@@ -46,17 +47,15 @@ export async function* searchRows(query: Query, q: SearchQuery): AsyncGenerator<
   const exact = q.words.map((w) => lexeme(`e${w.word}`)).join(' | ');
   // in scope, and every other word found in any class
   const base = (p: Params) => [scopeSql(q.scopes, p), ...rest.map((w) => `search @@ ${p.add(all(w.terms, CLASSES))}::tsquery`)];
+  // objects handed out already: each object comes once, under the best bound it has
+  const seen = new Set<string>();
   // the whole names and titles first (holding every word), at the most they can score
   const specials = new Params();
   const found = specials.add(q.words.map((w) => `(${all(w.terms, CLASSES)})`).join(' & '));
-  yield* pages(query, [...base(specials), `search @@ ${specials.add(exact)}::tsquery`, `search @@ ${found}::tsquery`], specials, q.words.length * (CLASS_WEIGHT.a + EXACT_BONUS));
-  const groups = groupsOf(words.length, rest.length);
-  for (const [i, [bound, combos]] of groups.entries()) {
-    const better = groups.slice(0, i).flatMap(([, c]) => c);
+  yield* pages(query, [...base(specials), `search @@ ${specials.add(exact)}::tsquery`, `search @@ ${found}::tsquery`], specials, q.words.length * (CLASS_WEIGHT.a + EXACT_BONUS), seen);
+  for (const [bound, combos] of groupsOf(words.length, rest.length)) {
     const p = new Params();
-    const where = [...base(p), `NOT (search @@ ${p.add(exact)}::tsquery)`, `search @@ ${p.add(combosQuery(words, combos))}::tsquery`];
-    if (better.length) where.push(`NOT (search @@ ${p.add(combosQuery(words, better))}::tsquery)`);
-    yield* pages(query, where, p, bound);
+    yield* pages(query, [...base(p), `search @@ ${p.add(combosQuery(words, combos))}::tsquery`], p, bound, seen);
   }
 }
 
@@ -69,8 +68,8 @@ class Params {
   }
 }
 
-/** The rows matching every condition of `where`, in key order, a page at a time (pages doubling), each with `bound`. */
-async function* pages(query: Query, where: readonly string[], p: Params, bound: number): AsyncGenerator<SearchCandidate> {
+/** The rows matching every condition of `where` and not `seen` (then seen), in key order, a page at a time (pages doubling), each with `bound`. */
+async function* pages(query: Query, where: readonly string[], p: Params, bound: number, seen: Set<string>): AsyncGenerator<SearchCandidate> {
   let after: [string, string, string] | undefined;
   const n = p.values.length;
   const keyset = ` AND (kind, project, name) > ($${n + 1}::text COLLATE "C", $${n + 2}::text COLLATE "C", $${n + 3}::text COLLATE "C")`;
@@ -79,7 +78,12 @@ async function* pages(query: Query, where: readonly string[], p: Params, bound: 
       `SELECT kind, project, name, doc::text AS text FROM dashplane_objects WHERE ${where.join(' AND ')}${after ? keyset : ''} ORDER BY kind, project, name LIMIT ${page}`,
       after ? [...p.values, ...after] : p.values,
     );
-    for (const r of rows) yield { kind: r.kind, text: storedText(r.text), bound };
+    for (const r of rows) {
+      const key = `${r.kind}\u0000${r.project}\u0000${r.name}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      yield { kind: r.kind, text: storedText(r.text), bound };
+    }
     if (rows.length < page) return;
     const last = rows[rows.length - 1];
     after = [last.kind, last.project, last.name];
@@ -106,8 +110,8 @@ function combosQuery(words: SearchQuery['words'], combos: readonly TermClass[][]
 /**
  * A word found in class `cls`: a word of one term, that term in that class; a word of several,
  * each of its terms in that class or a better one (a word's class is the least of its terms'
- * best). An object found in a better class too belongs to a better combination, which the query
- * of a combination excludes.
+ * best). An object found in a better class too belongs to a better combination, which hands it
+ * out first.
  */
 function wordQuery(terms: readonly string[], cls: TermClass): string {
   if (terms.length === 1) return prefix(cls, terms[0]);
