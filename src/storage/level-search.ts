@@ -160,7 +160,7 @@ export class LevelSearch {
 }
 
 /** An object's search record: its entries (class letter and term), joined by NUL. */
-function recordOf(obj: Envelope): string {
+export function recordOf(obj: Envelope): string {
   const t = termsOf(obj);
   const entries = t.overflow ? ['o'] : [...t.terms].map(([term, cls]) => cls + term);
   for (const e of t.exact) entries.push(`e${e}`);

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import { describeSearchContract, SEARCH_KINDS } from '../../test/store-contract-search.js';
+import { searchIndexProblems } from '../../test/helpers/search-index.js';
 import { tempDir } from '../../test/helpers/server.js';
+import { waitFor } from '../../test/helpers/wait.js';
 import { Level } from 'level';
 import { LevelStore } from './level-store.js';
 import type { ApiError } from '../errors.js';
@@ -359,6 +361,51 @@ describe('LevelStore metadata index', () => {
       const names = (await store.list({ kind: 'Dashboard', project: 'p', metadataOnly: true })).map((o) => o.metadata.name);
       expect(names).to.deep.equal((await store.list({ kind: 'Dashboard', project: 'p' })).map((o) => o.metadata.name));
       expect(names).to.include('during').and.not.include('d00000');
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+});
+
+describe('LevelStore search index upgrades', () => {
+  const kinds = ['Project', 'Dashboard'];
+  const names = async (store: LevelStore, word: string) => {
+    const found = await store.search({ words: [{ word, terms: [word] }], scopes: kinds.map((kind) => ({ kind })) });
+    if (!found) return undefined;
+    const out: string[] = [];
+    for await (const c of found) out.push(c.text.metadata.name);
+    return out.sort();
+  };
+
+  it('a directory written without the index (or by a store without it, since) is indexed in the background at open; until then the store answers no candidates', async () => {
+    const dir = tempDir();
+    let store = new LevelStore(dir.path);
+    await store.open();
+    try {
+      await store.create(obj('Project', '', 'p'));
+      for (let i = 0; i < 450; i++) await store.create(obj('Dashboard', 'p', `d${i}`, 0, { display: { name: i === 7 ? 'Kafka lag' : 'Other' } }));
+      await store.close();
+      store = new LevelStore(dir.path, { searchKinds: kinds });
+      await store.open();
+      expect(await waitFor('the index', () => names(store, 'kafka'))).to.deep.equal(['d7']);
+      await store.close();
+      expect(await searchIndexProblems(dir.path, kinds)).to.deep.equal([]);
+      // a store without the index changes an indexed object: its first write drops the marker
+      store = new LevelStore(dir.path);
+      await store.open();
+      await store.update(obj('Dashboard', 'p', 'd8', 1, { display: { name: 'Kafka consumers' } }), { expectedVersion: 0 });
+      await store.close();
+      store = new LevelStore(dir.path, { searchKinds: kinds });
+      await store.open();
+      expect(await waitFor('the index again', () => names(store, 'kafka'))).to.deep.equal(['d7', 'd8']);
+      await store.close();
+      expect(await searchIndexProblems(dir.path, kinds)).to.deep.equal([]);
+      // the check finds an entry gone
+      const raw = new Level<string, string>(dir.path);
+      await raw.del('x\u0000a\u0000kafka\u0000Dashboard\u0000p\u0000d7');
+      await raw.close();
+      expect(await searchIndexProblems(dir.path, kinds)).to.deep.equal(['Dashboard\u0000p\u0000d7: entry "akafka" missing']);
     } finally {
       await store.close();
       dir.remove();
