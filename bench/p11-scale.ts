@@ -72,6 +72,8 @@ interface Point {
   rssAfter: number;
   createLoaded: number;
   createDuringLoad: number;
+  /** The same run's rate in the seconds before the load (a reference on the same warm server). */
+  createBeforeLoad: number;
   loadMs: number;
   perQuery: Map<string, number>;
 }
@@ -223,20 +225,26 @@ async function measure(size: number, o: { dir: string; env: Record<string, strin
     const rssReady = server.rss();
     const auth = await adminAuth(server.url);
     const viewer = await restrictedUser(server.url, auth);
-    await api(server.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: `p11-creates-${size}` }, spec: {} }, auth);
+    // a project of this run's own (a kept data directory holds earlier runs')
+    const creates = `p11-creates-${size}-${Date.now().toString(36)}`;
+    await api(server.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: creates }, spec: {} }, auth);
     // creates while the metadata index of dashboards loads (a metadata_only list loads it), then with it loaded
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    // a warm-up (the JIT, the caches), then creates while the index loads, then with it loaded
+    await createLoad(server.url, auth, { project: creates, first: 10_000_000 + size, connections: 16, stop: sleep(3_000) });
     let loaded!: () => void;
-    const during = createLoad(server.url, auth, { project: `p11-creates-${size}`, first: 20_000_000, connections: 16, stop: new Promise<void>((r) => (loaded = r)).then(() => sleep(1_000)) });
-    await sleep(2_000);
+    const started = performance.now();
+    const during = createLoad(server.url, auth, { project: creates, first: 20_000_000, connections: 16, stop: new Promise<void>((r) => (loaded = r)).then(() => sleep(1_000)) });
+    await sleep(3_000);
     const t0 = performance.now();
     await api(server.url, 'GET', '/api/v1/projects/team-0000/dashboards?metadata_only=true', undefined, auth);
     const loadWindow = [t0, performance.now()];
     loaded();
     const duringDone = await during;
-    const loadedDone = await createLoad(server.url, auth, { project: `p11-creates-${size}`, first: 30_000_000, connections: 16, stop: sleep(CREATE_MS) });
+    const loadedDone = await createLoad(server.url, auth, { project: creates, first: 30_000_000, connections: 16, stop: sleep(CREATE_MS) });
     const createLoaded = (loadedDone.length * 1000) / CREATE_MS;
     const createDuringLoad = rateWithin(duringDone, loadWindow[0], loadWindow[1]);
+    const createBeforeLoad = rateWithin(duringDone, started + 500, loadWindow[0]);
     // searches: one warm-up round, then ROUNDS
     await searchLatencies(server.url, auth, QUERIES, 1);
     const lat = await searchLatencies(server.url, auth, QUERIES, ROUNDS);
@@ -265,11 +273,12 @@ async function measure(size: number, o: { dir: string; env: Record<string, strin
       rssAfter: rssAfter / MB,
       createLoaded,
       createDuringLoad,
+      createBeforeLoad,
       loadMs: loadWindow[1] - loadWindow[0],
       perQuery: new Map([...lat].map(([q, v]) => [q, median(v)])),
     };
     console.log(
-      `${size.toLocaleString('en-US')}: ready ${Math.round(point.readyMs)} ms, RSS ${Math.round(point.rssReady)} -> ${Math.round(point.rssAfter)} MB; search p50 ${point.searchP50.toFixed(1)} ms (p90 ${point.searchP90.toFixed(1)}), one project's reader ${point.restrictedP50.toFixed(1)} ms; GET during ${searched} searches: max ${point.probeMax.toFixed(1)} ms, p99 ${point.probeP99.toFixed(1)} (alone: p50 ${point.probeRef.toFixed(2)}, max ${point.probeRefMax.toFixed(1)}); creates ${Math.round(createLoaded)}/s with the index loaded, ${Math.round(createDuringLoad)}/s during its ${Math.round(point.loadMs)} ms load`,
+      `${size.toLocaleString('en-US')}: ready ${Math.round(point.readyMs)} ms, RSS ${Math.round(point.rssReady)} -> ${Math.round(point.rssAfter)} MB; search p50 ${point.searchP50.toFixed(1)} ms (p90 ${point.searchP90.toFixed(1)}), one project's reader ${point.restrictedP50.toFixed(1)} ms; GET during ${searched} searches: max ${point.probeMax.toFixed(1)} ms, p99 ${point.probeP99.toFixed(1)} (alone: p50 ${point.probeRef.toFixed(2)}, max ${point.probeRefMax.toFixed(1)}); creates ${Math.round(createLoaded)}/s with the index loaded, ${Math.round(createDuringLoad)}/s during its ${Math.round(point.loadMs)} ms load (${Math.round(createBeforeLoad)}/s just before it)`,
     );
     console.log(`  per query (p50 ms): ${[...point.perQuery].map(([q, v]) => `${q} ${v.toFixed(1)}`).join(', ')}`);
     return point;
