@@ -1,21 +1,13 @@
 import { expect } from 'chai';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { bearer, login, signUp } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
-import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
+import { signIn, startUiStack, type UiStack, resourceRow, rowMenu } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
 
-/** The row of an object in a resource table. */
-const row = (page: Page, name: string): Locator => page.locator(`[data-testid="resource-row"][data-name="${name}"]`);
-
-/** Opens an object's ⋮ menu and picks an item. */
-async function menu(page: Page, name: string, item: string): Promise<void> {
-  await page
-    .getByRole('button', { name: `Actions for ${name}` })
-    .first()
-    .click();
-  await page.getByRole('menuitem', { name: item, exact: true }).click();
-}
+/** Shorter names for the shared helpers. */
+const row = resourceRow;
+const menu = rowMenu;
 
 /** A dashboard with one panel on the project's default Prometheus datasource. */
 const OPS_DASHBOARD = {

@@ -16,6 +16,7 @@ import { registerAuditRoutes, type AuditRouteOptions } from './audit-routes.js';
 import { registerAuthRoutes, type AuthRouteOptions } from './auth-routes.js';
 import { registerBackupRoutes } from './backup-routes.js';
 import { registerBodyParsers } from './body-parsers.js';
+import { bodyLimitsOf } from './body-limits.js';
 import { registerExternalAuthRoutes, type ExternalAuthOptions } from './external-auth-routes.js';
 import type { Watcher } from '../controllers/watcher.js';
 import { CorsPolicy } from './cors.js';
@@ -27,6 +28,7 @@ import { registerProvisioningRoutes, type ProvisioningRouteOptions } from './pro
 import type { MountedRoute } from './openapi/document.js';
 import { registerOpenApiRoutes } from './openapi-routes.js';
 import { registerMigrateRoutes } from './migrate-routes.js';
+import { Offload } from './offload.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { VERSION_HEADER } from './headers.js';
 import { registerSchemaRoutes } from './schema-routes.js';
@@ -152,9 +154,12 @@ export function buildApp(o: AppOptions): FastifyInstance {
   });
   registerErrorHandler(app);
   registerMetrics(app, o.metrics);
-  registerBodyParsers(app, http.max_json_depth!);
+  // work that grows with a body (reading large YAML, migrating) runs in a worker thread
+  const offload = new Offload(durationMs(http.worker_timeout));
+  app.addHook('onClose', () => offload.close());
+  registerBodyParsers(app, bodyLimitsOf(http), offload);
   registerSystemRoutes(app, o);
-  registerMigrateRoutes(app, o);
+  registerMigrateRoutes(app, { ...o, offload });
   const watch = o.config.watch;
   // a stream whose client vanished is noticed at its next BOOKMARK at the latest
   const bookmarkMs = durationMs(watch.bookmark_interval);

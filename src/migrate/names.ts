@@ -1,5 +1,6 @@
 import { badRequest } from '../errors.js';
 import { nameProblem } from '../lib/names.js';
+import { trimRuns } from '../lib/trim-runs.js';
 
 const MAX = 75;
 
@@ -10,15 +11,13 @@ export function isValidName(name: string): boolean {
 
 /** A title as a name: lower case, runs of other characters as "-" ("Kubernetes / Pods" -> "kubernetes-pods"). */
 export function slugify(text: string): string {
-  return text
+  const slug = text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9_.-]+/g, '-')
-    .replace(/\.{2,}/g, '.')
-    .replace(/^[-.]+|[-.]+$/g, '')
-    .slice(0, MAX)
-    .replace(/[-.]+$/, '');
+    .replace(/\.{2,}/g, '.');
+  return trimRuns(trimRuns(slug, '-.').slice(0, MAX), '-.', { start: false });
 }
 
 /**

@@ -33,7 +33,8 @@ function splitLastArg(args: string): [string | undefined, string] {
 
 /** The label a Grafana regex extracts from a series text, as in `/.*job="([^"]+)".*\/`. */
 function labelFromRegex(regex: string | undefined): string | undefined {
-  return regex ? /(\w+)\s*=\s*\\?["']\(/.exec(regex)?.[1] : undefined;
+  // \b: a match starts where a word does (a start inside one would rescan it: quadratic in a long word)
+  return regex ? /\b(\w+)\s*=\s*\\?["']\(/.exec(regex)?.[1] : undefined;
 }
 
 /** The label of a `by (label)` clause (the first one when it lists several). */

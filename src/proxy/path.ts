@@ -1,4 +1,5 @@
 import { ApiError, badRequest } from '../errors.js';
+import { trimRuns } from '../lib/trim-runs.js';
 
 /**
  * A request target in origin form: `/path?query` as it came, or the path and query of an
@@ -53,7 +54,7 @@ export function proxySuffix(rawSuffix: string): { raw: string; decoded: string }
  */
 export function upstreamUrl(base: string, suffix: string, query: string): URL {
   const url = new URL(base);
-  const basePath = url.pathname.replace(/\/+$/, '');
+  const basePath = trimRuns(url.pathname, '/', { start: false });
   url.pathname = basePath + suffix;
   const own = url.search.replace(/^\?/, '');
   const asked = query.replace(/^\?/, '');

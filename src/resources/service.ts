@@ -345,12 +345,13 @@ export class ResourceService {
 
   /** Schema, then semantic hooks, then scope-wide rules; every problem at once. */
   private async validate(d: KindDescriptor, obj: Envelope, call: HookCall, checkScope = true): Promise<void> {
-    const problems = [...schemaErrors(d.validate, obj), ...forbiddenProblems(d, obj, this.hookContext.config)];
+    const problems = [...schemaErrors(d.validate, obj, '', d.kind), ...forbiddenProblems(d, obj, this.hookContext.config)];
     const semantic = await this.semanticProblems(d, obj, call, problems.length === 0);
     if (checkScope && problems.length === 0) semantic.push(...(await this.singleFlagProblems(d, obj)));
-    // Every problem at once: schema problems first, then semantic ones at other paths.
+    // Every problem at once: schema problems first, then semantic ones at other paths (a loop:
+    // push(...list) of a hundred thousand would overflow the stack).
     const seen = new Set(problems.map((x) => x.path));
-    problems.push(...semantic.filter((x) => !seen.has(x.path)));
+    for (const x of semantic) if (!seen.has(x.path)) problems.push(x);
     if (problems.length) throw invalid(problems, d.kind);
   }
 

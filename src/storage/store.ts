@@ -129,6 +129,8 @@ export interface VersionEntry {
 /** An object that is gone but whose history is kept (a restore brings it back): its name and last version. */
 export interface DeletedEntry extends VersionEntry {
   name: string;
+  /** The last version's `spec.display.name`, when it has one: lists show what users call it rather than its name. */
+  title?: string;
 }
 
 /** The latest write of one field manager to an object: one entry of its managers record. */

@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
 import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { getConfig, logout, whoami, type PublicConfig } from './api';
+import { useKioskEscape } from './kiosk';
 import { onSignedOut } from './fetch-refresh';
 import { SessionProvider, useCan } from './permissions';
 import { ADMIN_KINDS } from './manage/kinds-admin';
@@ -21,6 +22,7 @@ const HistoryPage = lazy(() => import('./pages/HistoryPage').then((m) => ({ defa
 const ProjectPage = lazy(() => import('./pages/ProjectPage').then((m) => ({ default: m.ProjectPage })));
 const AdminPage = lazy(() => import('./pages/AdminPage').then((m) => ({ default: m.AdminPage })));
 const AccessPage = lazy(() => import('./pages/AccessPage').then((m) => ({ default: m.AccessPage })));
+const PlaylistPlayerPage = lazy(() => import('./pages/PlaylistPlayerPage').then((m) => ({ default: m.PlaylistPlayerPage })));
 const ExplorePage = lazy(() => import('./pages/ExplorePage').then((m) => ({ default: m.ExplorePage })));
 const HomePage = lazy(() => import('./pages/HomePage').then((m) => ({ default: m.HomePage })));
 // the import page previews dashboards: it needs the Perses providers too
@@ -74,6 +76,7 @@ export function App() {
                   <Route path="/import" element={<ImportPage />} />
                   <Route path="/projects/:project/import" element={<ImportPage />} />
                   <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
+                  <Route path="/projects/:project/playlists/:name/play" element={<PlaylistPlayerPage />} />
                   <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
                   <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
                   <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
@@ -101,6 +104,8 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
   const navigate = useNavigate();
   const [searching, setSearching] = useState(false);
   const queryClient = useQueryClient();
+  // ?kiosk (wall screens): no app bar; Escape brings it back
+  const kiosk = useKioskEscape();
   const signOut = async () => {
     try {
       rememberSignIn(false);
@@ -112,7 +117,7 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
   };
   return (
     <Box sx={{ display: 'flex', flexDirection: 'column', minHeight: '100vh' }}>
-      <AppBar position="static" elevation={0} color="primary">
+      <AppBar position="static" elevation={0} color="primary" sx={kiosk ? { display: 'none' } : undefined}>
         <Toolbar variant="dense" sx={{ gap: 2 }}>
           <Link component={RouterLink} to="/" color="inherit" underline="none" sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
             <img src="/favicon.svg" alt="" width={22} height={22} />

@@ -19,9 +19,7 @@ import { DEFAULT_PORTS, hostAndPort, type SQLProxySpec, type SslMode } from './s
  */
 export function sslOptions(mode: SslMode | undefined, hostname: string, tls: UpstreamTls | undefined): false | ConnectionOptions {
   if (tls && (mode === undefined || mode === 'disable')) {
-    throw badRequest(
-      "the datasource's Secret has a tlsConfig but its postgres.sslMode is " + (mode ? 'disable' : 'not set') + ': set proxy.spec.postgres.sslMode to require, verify-ca or verify-full',
-    );
+    throw badRequest(`the datasource's Secret has a tlsConfig but its postgres.sslMode is ${mode ? 'disable' : 'not set'}: set proxy.spec.postgres.sslMode to require, verify-ca or verify-full`);
   }
   const m = mode ?? 'prefer';
   if (m === 'disable') return false;

@@ -5,7 +5,7 @@ import type { Resource } from '../api';
 import { deleteResource } from '../write-api';
 import { ApiErrorAlert } from './ApiErrorAlert';
 import { consequencesOf } from './consequences';
-import type { KindUi } from './kinds';
+import { type KindUi, titleOf } from './kinds';
 
 /**
  * Asks before deleting, saying what goes with the object and what it breaks. A project (which
@@ -17,6 +17,8 @@ export function DeleteDialog({ kind, resource, open, onClose, onDeleted, before 
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const name = resource.metadata.name;
+  // what users call it (a dashboard imported from Grafana is named by its uid, T512JVH7z)
+  const title = titleOf(kind, resource);
   const needsTyping = kind.kind === 'Project';
   const remove = async () => {
     setBusy(true);
@@ -34,7 +36,7 @@ export function DeleteDialog({ kind, resource, open, onClose, onDeleted, before 
   return (
     <Dialog open={open} onClose={onClose} aria-labelledby="delete-dialog-title" maxWidth="sm" fullWidth>
       <DialogTitle id="delete-dialog-title">
-        Delete {kind.label} “{name}”?
+        Delete {kind.label} “{title ?? name}”{title && title !== name ? ` (${name})` : ''}?
       </DialogTitle>
       <DialogContent>
         <Stack spacing={1.5} data-testid="delete-consequences">

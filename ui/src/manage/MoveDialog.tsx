@@ -22,6 +22,8 @@ export function MoveDialog({ dashboard, folders, open, onClose, onMoved }: { das
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open]);
+  // "Move" to where it already is (no folder chosen for a dashboard in none) would close and do nothing
+  const unchanged = target === (current ? keyOf(current.folder, current.path) : NONE);
   const move = async () => {
     setBusy(true);
     try {
@@ -45,7 +47,14 @@ export function MoveDialog({ dashboard, folders, open, onClose, onMoved }: { das
       <DialogTitle id="move-dialog-title">Move “{name}” to a folder</DialogTitle>
       <DialogContent>
         <Stack spacing={2} sx={{ pt: 1 }}>
-          <TextField select size="small" label="Folder" value={target} onChange={(e) => setTarget(e.target.value)}>
+          <TextField
+            select
+            size="small"
+            label="Folder"
+            value={target}
+            onChange={(e) => setTarget(e.target.value)}
+            helperText={unchanged ? (current ? `It is in ${current.label}: choose another folder, or “No folder” to take it out.` : 'It is in no folder: choose the folder to move it to.') : undefined}
+          >
             <MenuItem value={NONE}>
               <em>No folder</em>
             </MenuItem>
@@ -60,7 +69,7 @@ export function MoveDialog({ dashboard, folders, open, onClose, onMoved }: { das
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>Cancel</Button>
-        <Button variant="contained" onClick={move} disabled={busy}>
+        <Button variant="contained" onClick={move} disabled={busy || unchanged}>
           Move
         </Button>
       </DialogActions>

@@ -7,6 +7,7 @@ import { useNavigate, useParams } from 'react-router-dom';
 import { parse } from 'yaml';
 import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource } from '../api';
 import { useDatasourceApi } from '../datasource-api';
+import { jsonErrorText, looksLikeJson } from '../json-error';
 import { useCan } from '../permissions';
 import { MigrationReportView, undrawnPanels } from '../migration-report';
 import { ErrorMessage, PageHeader } from '../widgets';
@@ -59,10 +60,12 @@ export function ImportPage() {
   const convert = async (ds = datasource, target = project, wanted = name) => {
     setError(undefined);
     let parsed: unknown;
+    // a Grafana export is JSON: its errors are told as JSON's (a YAML parser's words about flow mappings misled)
+    const json = looksLikeJson(text);
     try {
-      parsed = parse(text);
+      parsed = json ? JSON.parse(text) : parse(text);
     } catch (e) {
-      setError(new Error(`The text is not JSON or YAML: ${(e as Error).message.split('\n')[0]}`));
+      setError(new Error(json ? `The text is not valid JSON: ${jsonErrorText(text, e)}.` : `The text is not JSON or YAML: ${(e as Error).message.split('\n')[0]}`));
       return;
     }
     setBusy(true);

@@ -14,7 +14,6 @@ import {
   EditJsonDialog,
   PanelDrawer,
   PanelGroupDialog,
-  SaveChangesConfirmationDialog,
   useDashboard,
   useDiscardChangesConfirmationDialog,
   useEditMode,
@@ -36,6 +35,7 @@ import {
   usePluginBuiltinVariableDefinitions,
 } from '@perses-dev/plugin-system';
 import { memo, type ReactNode, useMemo, useState } from 'react';
+import { SaveDefaultsDialog } from './SaveDefaultsDialog';
 
 export interface DashboardViewProps {
   dashboardResource: DashboardResource;
@@ -183,7 +183,7 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
         <DeletePanelDialog />
         <DashboardDiscardChangesConfirmationDialog />
         <EditJsonDialog isReadonly={!isEditMode} disableMetadataEdition />
-        <SaveChangesConfirmationDialog />
+        <SaveDefaultsDialog />
       </Box>
     </Box>
   );
