@@ -16,7 +16,8 @@
  * a table. BENCH_P11_LEVEL / BENCH_P11_PG set the sizes (comma-separated, "" skips a store);
  * BENCH_P11_BUILD names another build's package directory to measure (before/after figures);
  * BENCH_P11_LEVEL_DATA names a directory whose LevelDB data is kept between runs (only what it
- * lacks is stored; each run adds the dashboards its create loads make); BENCH_P11_ROUNDS and
+ * lacks is stored; each run adds the dashboards its create loads make; smaller sizes are grown in a
+ * temporary directory of their own, so a kept 1,000,000 is measured against a fresh 10,000); BENCH_P11_ROUNDS and
  * BENCH_P11_QUERIES (comma-separated) shorten the searches (an earlier build's search at
  * 1,000,000 takes seconds each).
  */
@@ -95,24 +96,27 @@ async function openStore(kind: 'level' | 'postgres', where: string): Promise<Sto
 
 async function levelCurve(): Promise<Figure[]> {
   const kept = process.env.BENCH_P11_LEVEL_DATA;
-  const dir = kept ? { path: kept, cleanup: () => undefined } : tempDir('p11-level');
+  const keptHas = kept && existsSync(join(kept, 'p11-count')) ? Number(readFileSync(join(kept, 'p11-count'), 'utf8')) : 0;
+  // the sizes below what the kept directory holds already grow in a directory of their own
+  const fresh = tempDir('p11-level');
+  const dirs = [{ path: fresh.path, have: 0 }];
+  if (kept) dirs.push({ path: kept, have: keptHas });
   const points: Point[] = [];
-  const countFile = join(dir.path, 'p11-count');
   try {
-    let have = existsSync(countFile) ? Number(readFileSync(countFile, 'utf8')) : 0;
     for (const size of LEVEL_SIZES) {
-      if (size < have) throw new Error(`${dir.path} holds ${have} dashboards already, more than ${size}`);
+      const dir = kept && size >= keptHas ? dirs[1] : dirs[0];
+      if (size < dir.have) throw new Error(`${dir.path} holds ${dir.have} dashboards already, more than ${size}`);
       const store = await openStore('level', join(dir.path, 'data'));
       await store.open();
-      const rates = await seed(store, have, size, { report: 100_000, log: (l) => console.log(`LevelDB: ${l}`) });
+      const rates = await seed(store, dir.have, size, { report: 100_000, log: (l) => console.log(`LevelDB: ${l}`) });
       await store.close();
-      console.log(`LevelDB: ${size.toLocaleString('en-US')} stored (${rates.map((r) => Math.round(r)).join(', ')} creates/s per 100,000)`);
-      have = size;
-      writeFileSync(countFile, String(have));
+      console.log(`LevelDB: ${size.toLocaleString('en-US')} stored in ${dir.path} (${rates.map((r) => Math.round(r)).join(', ')} creates/s per 100,000)`);
+      dir.have = size;
+      writeFileSync(join(dir.path, 'p11-count'), String(size));
       points.push(await measure(size, { dir: dir.path, env: AUTH_ENV }));
     }
   } finally {
-    dir.cleanup();
+    fresh.cleanup();
   }
   return figuresOf('LevelDB', points);
 }

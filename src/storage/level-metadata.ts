@@ -119,7 +119,10 @@ export class LevelMetadata {
           const end = key.indexOf(SEP, prefix.length);
           const p = key.slice(prefix.length, end);
           let project = projects.get(p);
-          if (project === undefined) projects.set(p, (project = p));
+          if (project === undefined) {
+            project = p;
+            projects.set(p, p);
+          }
           all.push({ project, name: key.slice(end + 1) });
         }
         // while writes go on, the load takes at most a fifth of the main thread (it waits four times what it worked)
