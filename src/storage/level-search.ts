@@ -71,7 +71,13 @@ export class LevelSearch {
     return this.kinds.size === 0 || this.kinds.has(kind);
   }
 
-  /** Reads the marker; starts the background build when the index is not complete (`empty`: a new store, complete at once). */
+  /**
+   * Reads the marker; starts the background build when the index is not complete (`empty`: a new
+   * store, complete at once). An index of this version for other kinds (a version that made a kind
+   * searchable, or stopped) is complete for the kinds both index: searches use it at once, and only
+   * the kinds it lacks are indexed in the background (at 1,000,000 dashboards, reading every object
+   * while the whole index was built again took each search minutes and gigabytes).
+   */
   async open(empty: boolean, access: BuildAccess): Promise<void> {
     const stored = await this.db.get(SEARCH_KEY);
     if (this.kinds.size === 0) {
@@ -82,7 +88,14 @@ export class LevelSearch {
     else if (empty) {
       await this.db.put(SEARCH_KEY, this.marker);
       this.ready = true;
-    } else this.building = this.build(access).catch((e) => this.log('warn', `the search index was not built (searches read every object until the next start): ${(e as Error).message}`));
+    } else {
+      const had = indexedKinds(stored);
+      if (had) this.ready = true;
+      const kinds = had ? [...this.kinds].filter((k) => !had.has(k)) : [...this.kinds];
+      this.building = this.build(access, kinds, had !== undefined).catch((e) =>
+        this.log('warn', `the search index was not built (searches read every object until the next start): ${(e as Error).message}`),
+      );
+    }
   }
 
   /** Stops the background build (before the database closes). */
@@ -124,14 +137,16 @@ export class LevelSearch {
   }
 
   /**
-   * Indexes every object of the kinds that has no search record, a chunk at a time: the chunk's
-   * objects are read and their entries made outside the write lock, then written under it for
-   * those still unchanged and still without a record (a write meanwhile indexed it, or deleted it).
+   * Indexes every object of `kinds` that has no search record (`recheck`: every object whose record
+   * is not what it gives, such as one left from when its kind was last searchable), a chunk at a
+   * time: the chunk's objects are read and their entries made outside the write lock, then written
+   * under it for those still unchanged with the record read (a write meanwhile indexed it, or
+   * deleted it).
    */
-  private async build(access: BuildAccess): Promise<void> {
+  private async build(access: BuildAccess, kinds: readonly string[], recheck: boolean): Promise<void> {
     const started = performance.now();
     let indexed = 0;
-    for (const kind of this.kinds) {
+    for (const kind of kinds) {
       const prefix = `o${SEP}${kind}${SEP}`;
       let after: string | undefined;
       for (;;) {
@@ -141,14 +156,15 @@ export class LevelSearch {
         if (!keys.length) break;
         after = keys[keys.length - 1];
         const records = await this.db.getMany(keys.map((k) => searchRecordKey(k.slice(2))));
-        const missing = keys.filter((_, i) => records[i] === undefined);
+        const missing = recheck ? keys : keys.filter((_, i) => records[i] === undefined);
+        const had = recheck ? records : missing.map(() => undefined);
         if (!missing.length) continue;
         const values = await this.db.getMany(missing);
         indexed += await access.locked(async () => {
           const [now, recordsNow] = await Promise.all([this.db.getMany(missing), this.db.getMany(missing.map((k) => searchRecordKey(k.slice(2))))]);
-          const ops = missing.flatMap((_, i) => (values[i] !== undefined && now[i] === values[i] && recordsNow[i] === undefined ? this.writeOps(JSON.parse(values[i]!) as Envelope, undefined) : []));
+          const ops = missing.flatMap((_, i) => (values[i] !== undefined && now[i] === values[i] && recordsNow[i] === had[i] ? this.writeOps(JSON.parse(values[i]!) as Envelope, had[i]) : []));
           await access.batch(ops);
-          return ops.filter((op) => op.key.startsWith('y')).length;
+          return ops.filter((op) => op.key.startsWith('y') && op.type === 'put').length;
         });
       }
     }
@@ -156,6 +172,17 @@ export class LevelSearch {
     await access.locked(() => access.batch([{ type: 'put', key: SEARCH_KEY, value: this.marker }]));
     this.ready = true;
     this.log('info', `search index built: ${indexed} objects added in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+}
+
+/** The kinds a marker of this version says are indexed (undefined: no marker, or another version's). */
+function indexedKinds(stored: string | undefined): Set<string> | undefined {
+  if (stored === undefined) return undefined;
+  try {
+    const m = JSON.parse(stored) as { version?: unknown; kinds?: unknown };
+    return m.version === INDEX_VERSION && Array.isArray(m.kinds) ? new Set(m.kinds as string[]) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

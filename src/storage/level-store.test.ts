@@ -411,4 +411,42 @@ describe('LevelStore search index upgrades', () => {
       dir.remove();
     }
   });
+
+  it('a kind made searchable by a new version is indexed in the background while searches use the index at once; a record left from when it was last searchable is made again', async () => {
+    const dir = tempDir();
+    const withFolders = [...kinds, 'Folder'];
+    const found = async (store: LevelStore, word: string) => {
+      const c = await store.search({ words: [{ word, terms: [word] }], scopes: withFolders.map((kind) => ({ kind })) });
+      if (!c) return undefined;
+      const out: string[] = [];
+      for await (const x of c) out.push(`${x.kind}/${x.text.metadata.name}`);
+      return out.sort();
+    };
+    let store = new LevelStore(dir.path, { searchKinds: withFolders });
+    await store.open();
+    try {
+      await store.create(obj('Project', '', 'p'));
+      await store.create(obj('Dashboard', 'p', 'd1', 0, { display: { name: 'Kafka lag' } }));
+      await store.create(obj('Folder', 'p', 'f1', 0, { display: { name: 'Kafka' } }));
+      await store.close();
+      // a version where folders are not searchable changes the folder: its record is left as it was
+      store = new LevelStore(dir.path, { searchKinds: kinds });
+      await store.open();
+      expect(await found(store, 'kafka'), 'answered at once, from the index').to.deep.equal(['Dashboard/d1', 'Folder/f1']);
+      await store.update(obj('Folder', 'p', 'f1', 1, { display: { name: 'Streams' } }), { expectedVersion: 0 });
+      await store.create(obj('Folder', 'p', 'f2', 0, { display: { name: 'Streams too' } }));
+      await store.close();
+      // folders searchable again: the dashboards are found at once, the folders once they are indexed
+      store = new LevelStore(dir.path, { searchKinds: withFolders });
+      await store.open();
+      expect(await found(store, 'lag'), 'answered at once, from the index').to.deep.equal(['Dashboard/d1']);
+      expect(await waitFor('the folders', async () => ((await found(store, 'streams'))?.length === 2 ? found(store, 'streams') : undefined))).to.deep.equal(['Folder/f1', 'Folder/f2']);
+      expect(await found(store, 'kafka')).to.deep.equal(['Dashboard/d1']);
+      await store.close();
+      expect(await searchIndexProblems(dir.path, withFolders)).to.deep.equal([]);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
 });
