@@ -36,6 +36,8 @@ const LEVEL_SIZES = sizes(process.env.BENCH_P11_LEVEL, [10_000, 100_000, 1_000_0
 const PG_SIZES = sizes(process.env.BENCH_P11_PG, [10_000, 100_000, 200_000]);
 const ROOT = process.env.BENCH_P11_BUILD ?? PACKAGE_ROOT;
 const CREATE_MS = 10_000;
+/** One window of the alternating creates. */
+const CREATE_ROUND_MS = 4_000;
 const ROUNDS = Number(process.env.BENCH_P11_ROUNDS ?? 5);
 /** The query mix: a service (rare), topics (one in titles of a quarter of the dashboards), prefixes, several words, a tag, a metric, a panel title. */
 const ALL_QUERIES = [
@@ -107,14 +109,20 @@ async function openStore(kind: 'level' | 'postgres', where: string): Promise<Sto
 async function levelCurve(): Promise<Figure[]> {
   const kept = process.env.BENCH_P11_LEVEL_DATA;
   const keptHas = kept && existsSync(join(kept, 'p11-count')) ? Number(readFileSync(join(kept, 'p11-count'), 'utf8')) : 0;
-  // the sizes below what the kept directory holds already grow in a directory of their own
-  const fresh = tempDir('p11-level');
-  const dirs = [{ path: fresh.path, have: 0 }];
+  // the first size in a directory of its own (the reference of the interleaved creates, below);
+  // the sizes below what the kept directory holds grow in another
+  const ref = tempDir('p11-level-ref');
+  const grow = tempDir('p11-level');
+  const dirs = [
+    { path: ref.path, have: 0 },
+    { path: grow.path, have: 0 },
+  ];
   if (kept) dirs.push({ path: kept, have: keptHas });
   const points: Point[] = [];
+  const used: string[] = [];
   try {
-    for (const size of LEVEL_SIZES) {
-      const dir = kept && size >= keptHas ? dirs[1] : dirs[0];
+    for (const [i, size] of LEVEL_SIZES.entries()) {
+      const dir = kept && size >= keptHas ? dirs[2] : i === 0 ? dirs[0] : dirs[1];
       if (size < dir.have) throw new Error(`${dir.path} holds ${dir.have} dashboards already, more than ${size}`);
       const store = await openStore('level', join(dir.path, 'data'));
       await store.open();
@@ -124,12 +132,65 @@ async function levelCurve(): Promise<Figure[]> {
       dir.have = size;
       writeFileSync(join(dir.path, 'p11-count'), String(size));
       points.push({ ...(await measure(size, { dir: dir.path, env: AUTH_ENV })), ...(await stalls('level', join(dir.path, 'data'))) });
+      used.push(dir.path);
     }
+    const figures = figuresOf('LevelDB', points);
+    if (points.length > 1 && used[0] !== used[used.length - 1]) figures.push(await interleavedCreates(points[0].size, used[0], points[points.length - 1].size, used[used.length - 1]));
+    return figures;
   } finally {
-    fresh.cleanup();
+    ref.cleanup();
+    grow.cleanup();
   }
-  return figuresOf('LevelDB', points);
 }
+
+/**
+ * Creates on the smallest and the largest size, each server with its metadata index loaded,
+ * in alternating windows (ROUNDS of CREATE_ROUND_MS each): the machine's drift, which moves
+ * sequential runs by a factor of two, falls on both alike. The medians' ratio is the target.
+ */
+async function interleavedCreates(smallSize: number, smallDir: string, bigSize: number, bigDir: string): Promise<Figure> {
+  const servers = await Promise.all([smallDir, bigDir].map((dir) => startDashplane({ dir, env: AUTH_ENV, root: ROOT, timeoutMs: 300_000 })));
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  try {
+    const sides = await Promise.all(
+      servers.map(async (server, i) => {
+        const auth = await adminAuth(server.url);
+        const project = `p11-alternate-${Date.now().toString(36)}-${i}`;
+        await api(server.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: project }, spec: {} }, auth);
+        await api(server.url, 'GET', '/api/v1/projects/team-0000/dashboards?metadata_only=true', undefined, auth);
+        return { server, auth, project, rates: [] as number[], next: 40_000_000 + i * 5_000_000 };
+      }),
+    );
+    for (let round = -1; round < ROUNDS; round++) {
+      for (const side of sideOrder(sides, round)) {
+        const done = await createLoad(side.server.url, side.auth, { project: side.project, first: side.next, connections: 16, stop: sleep(CREATE_ROUND_MS) });
+        side.next += done.length;
+        // round -1 warms both up
+        if (round >= 0) side.rates.push((done.length * 1000) / CREATE_ROUND_MS);
+      }
+    }
+    const [small, big] = sides.map((s) => median(s.rates));
+    console.log(
+      `LevelDB creates, alternating windows of ${CREATE_ROUND_MS / 1000} s, index loaded: ${smallSize.toLocaleString('en-US')} ${sides[0].rates.map(Math.round).join(', ')}/s; ${bigSize.toLocaleString('en-US')} ${sides[1].rates.map(Math.round).join(', ')}/s`,
+    );
+    return report({
+      id: 'P11',
+      what: `LevelDB ${bigSize.toLocaleString('en-US')}: creates, index loaded, alternating with ${smallSize.toLocaleString('en-US')} (median)`,
+      value: big,
+      unit: 'req/s',
+      refWhat: `${smallSize.toLocaleString('en-US')}, same windows`,
+      reference: small,
+      ratio: big / small,
+      target: 'ratio >= 0.80',
+      pass: big / small >= 0.8,
+    });
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+}
+
+/** Which side goes first alternates from round to round. */
+const sideOrder = <T>(sides: readonly T[], round: number): T[] => (round % 2 === 0 ? [...sides] : [...sides].reverse());
 
 async function postgresCurve(): Promise<Figure[]> {
   const dir = tempDir('p11-pg');
