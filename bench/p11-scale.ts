@@ -447,6 +447,8 @@ function figuresOf(store: string, points: readonly Point[]): Figure[] {
   const first = points[0];
   const last = points[points.length - 1];
   const n = last.size.toLocaleString('en-US');
+  // the creates' target is LevelDB's (its metadata index); PostgreSQL's are context
+  const creates = store === 'LevelDB' ? 'ratio >= 0.80' : '-';
   return [
     report({
       id: 'P11',
@@ -522,8 +524,8 @@ function figuresOf(store: string, points: readonly Point[]): Figure[] {
       refWhat: `${first.size.toLocaleString('en-US')}, loaded`,
       reference: first.createLoaded,
       ratio: last.createLoaded / first.createLoaded,
-      target: 'ratio >= 0.80',
-      pass: last.createLoaded / first.createLoaded >= 0.8,
+      target: creates,
+      pass: store === 'LevelDB' ? last.createLoaded / first.createLoaded >= 0.8 : 'context',
     }),
     report({
       id: 'P11',
@@ -533,8 +535,8 @@ function figuresOf(store: string, points: readonly Point[]): Figure[] {
       refWhat: `${first.size.toLocaleString('en-US')}, loaded`,
       reference: first.createLoaded,
       ratio: last.createDuringLoad / first.createLoaded,
-      target: 'ratio >= 0.80',
-      pass: last.createDuringLoad / first.createLoaded >= 0.8,
+      target: creates,
+      pass: store === 'LevelDB' ? last.createDuringLoad / first.createLoaded >= 0.8 : 'context',
     }),
   ];
 }
