@@ -28,7 +28,7 @@ export class TermCursor implements Cursor {
   private pos = 0;
   private step = FIRST_STEP;
   private done = false;
-  private it?: ReturnType<Level<string, string>['keys']>;
+  private it?: ReturnType<Level<string, string>['keys']> | undefined;
 
   constructor(
     private readonly db: Level<string, string>,

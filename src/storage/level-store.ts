@@ -86,7 +86,7 @@ export class LevelStore implements Store {
   private searchIndex!: LevelSearch;
   private readonly searchKinds: readonly string[];
 
-  private readonly searchPlan?: SearchPlan;
+  private readonly searchPlan?: SearchPlan | undefined;
 
   /**
    * @param opts.searchKinds the kinds whose objects the search index holds (none: no index; the
