@@ -70,15 +70,16 @@ function stopper(child: ChildProcess): () => Promise<void> {
 
 /**
  * `node dist/src/bin/dashplane.js --listen 127.0.0.1:<free port>`, logging at the default level
- * into `<dir>/server-<n>.log`; resolves when /api/v1/health answers 200.
+ * into `<dir>/server-<n>.log`; resolves when /api/v1/health answers 200. `root`: another build's
+ * package directory (a figure of an earlier commit, for a before-and-after comparison).
  */
 let serverCount = 0;
-export async function startDashplane(opts: { dir: string; env?: Record<string, string>; nodeArgs?: string[]; timeoutMs?: number }): Promise<Child> {
+export async function startDashplane(opts: { dir: string; env?: Record<string, string>; nodeArgs?: string[]; timeoutMs?: number; root?: string }): Promise<Child> {
   const port = await freePort();
   const log = join(opts.dir, `server-${++serverCount}.log`);
   const fd = openSync(log, 'a');
   const started = performance.now();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js'), '--listen', `127.0.0.1:${port}`], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(opts.root ?? PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js'), '--listen', `127.0.0.1:${port}`], {
     cwd: opts.dir,
     env: { ...process.env, DASHPLANE_DATABASE_LEVEL_PATH: join(opts.dir, 'data'), ...(opts.env ?? {}) },
     stdio: ['ignore', fd, fd],

@@ -133,6 +133,11 @@ export class ResourceService {
     return listTextPage(this.opts.store, d, q, await this.readableFor(p, d, q));
   }
 
+  /** Which objects of `d` the caller may read across projects (as a list of them without a project: Forbidden for a global kind with none). */
+  readableAcross(p: Principal, d: KindDescriptor): Promise<Visible> {
+    return this.readableFor(p, d, {});
+  }
+
   /**
    * Checks the caller may list `d` here (403 when nothing may be read), then that a project named
    * in the URL path exists (400); which objects they may see.
