@@ -2,6 +2,7 @@ import { Alert, Box, Button, Divider, Link, Paper, Stack, TextField, Typography 
 import { type FormEvent, useState } from 'react';
 import { Navigate, useSearchParams } from 'react-router-dom';
 import { login, signUp, type PublicConfig } from '../api';
+import { useDocumentTitle } from '../widgets';
 
 /** Only same-site paths: never send the user to another origin after sign-in. */
 function safeRedirect(value: string | null): string {
@@ -12,6 +13,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
   const [params] = useSearchParams();
   const redirect = safeRedirect(params.get('redirect'));
   const [mode, setMode] = useState<'signin' | 'signup'>('signin');
+  useDocumentTitle(mode === 'signin' ? 'Sign in' : 'Create an account');
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string>();
@@ -43,7 +45,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
   };
 
   return (
-    <Box sx={{ display: 'flex', justifyContent: 'center', alignItems: 'flex-start', minHeight: '100vh', pt: 10, bgcolor: 'background.default' }}>
+    <Box component="main" sx={{ display: 'flex', justifyContent: 'center', alignItems: 'flex-start', minHeight: '100vh', pt: 10, bgcolor: 'background.default' }}>
       <Paper sx={{ p: 4, width: 380 }} elevation={2}>
         <Stack spacing={2}>
           <Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
