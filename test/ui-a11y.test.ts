@@ -34,7 +34,11 @@ async function axe(page: Page, where: string): Promise<Finding[]> {
   await settle(page);
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
-    const r = await (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[]; html: string; failureSummary: string; impact: string }[] }[] }> } }).axe.run(document, { resultTypes: ['violations'] });
+    const r = await (
+      window as unknown as {
+        axe: { run(ctx: Document, o: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[]; html: string; failureSummary: string; impact: string }[] }[] }> };
+      }
+    ).axe.run(document, { resultTypes: ['violations'] });
     return r.violations.flatMap((v) => v.nodes.map((n) => ({ rule: v.id, impact: n.impact ?? v.impact, target: n.target.join(' '), html: n.html.slice(0, 300), summary: n.failureSummary })));
   });
   return violations.map((v) => ({ page: where, ...v }));
@@ -46,7 +50,19 @@ const dashboard = {
   spec: {
     display: { name: 'Shop overview' },
     duration: '1h',
-    variables: [{ kind: 'ListVariable', spec: { name: 'job', display: { name: 'Job' }, allowAllValue: true, allowMultiple: true, defaultValue: ['$__all'], plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: 'job' } } } }],
+    variables: [
+      {
+        kind: 'ListVariable',
+        spec: {
+          name: 'job',
+          display: { name: 'Job' },
+          allowAllValue: true,
+          allowMultiple: true,
+          defaultValue: ['$__all'],
+          plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: 'job' } },
+        },
+      },
+    ],
     panels: {
       about: { kind: 'Panel', spec: { display: { name: 'About' }, plugin: { kind: 'Markdown', spec: { text: '## The shop\nWhat **runs** where.' } } } },
       up: {
@@ -59,7 +75,11 @@ const dashboard = {
       },
       count: {
         kind: 'Panel',
-        spec: { display: { name: 'Target count' }, plugin: { kind: 'StatChart', spec: { calculation: 'last-number' } }, queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'count(up)' } } } }] },
+        spec: {
+          display: { name: 'Target count' },
+          plugin: { kind: 'StatChart', spec: { calculation: 'last-number' } },
+          queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'count(up)' } } } }],
+        },
       },
     },
     layouts: [
@@ -107,7 +127,11 @@ interface Visit {
 
 const dialog = (name: string | RegExp) => (page: Page) => page.getByRole('dialog', { name }).waitFor();
 
-const heading = (name: string | RegExp) => (page: Page) => page.getByRole('heading', { name, exact: typeof name === 'string' }).first().waitFor();
+const heading = (name: string | RegExp) => (page: Page) =>
+  page
+    .getByRole('heading', { name, exact: typeof name === 'string' })
+    .first()
+    .waitFor();
 const tabPanel = (tab: string) => async (page: Page) => {
   await page.getByRole('tab', { name: tab, selected: true }).waitFor();
   await page.locator('table, [data-testid="deleted-list"], p').first().waitFor();
@@ -137,8 +161,24 @@ const VISITS: Visit[] = [
   },
   { name: 'JSON/YAML editor', path: '/projects/shop/dashboards/overview/edit', ready: async (p) => p.locator('.cm-content').first().waitFor() },
   { name: 'history', path: '/projects/shop/dashboards/overview/history', ready: async (p) => p.getByTestId('diff-fold').first().waitFor() },
-  { name: 'explore', path: '/explore', ready: async (p) => p.getByRole('button', { name: /run query/i }).first().waitFor() },
-  { name: 'project explore', path: '/projects/shop/explore', ready: async (p) => p.getByRole('button', { name: /run query/i }).first().waitFor() },
+  {
+    name: 'explore',
+    path: '/explore',
+    ready: async (p) =>
+      p
+        .getByRole('button', { name: /run query/i })
+        .first()
+        .waitFor(),
+  },
+  {
+    name: 'project explore',
+    path: '/projects/shop/explore',
+    ready: async (p) =>
+      p
+        .getByRole('button', { name: /run query/i })
+        .first()
+        .waitFor(),
+  },
   { name: 'import', path: '/import', ready: heading(/Import/) },
   { name: 'project import', path: '/projects/shop/import', ready: heading(/Import/) },
   {
@@ -284,7 +324,11 @@ describe('web UI accessibility (Chromium, axe-core)', function () {
     // a deleted one: the Recently deleted tab lists it
     await stack.api('POST', '/api/v1/projects/shop/dashboards', { ...dashboard, metadata: { name: 'old', project: 'shop' }, spec: { ...dashboard.spec, display: { name: 'Old' } } });
     await stack.api('DELETE', '/api/v1/projects/shop/dashboards/old');
-    await stack.api('POST', '/api/v1/projects/shop/playlists', { kind: 'Playlist', metadata: { name: 'wall', project: 'shop' }, spec: { display: { name: 'Wall' }, interval: '1m', items: [{ dashboard: { name: 'overview' } }] } });
+    await stack.api('POST', '/api/v1/projects/shop/playlists', {
+      kind: 'Playlist',
+      metadata: { name: 'wall', project: 'shop' },
+      spec: { display: { name: 'Wall' }, interval: '1m', items: [{ dashboard: { name: 'overview' } }] },
+    });
     await stack.api('POST', '/api/v1/projects/shop/variables', { kind: 'Variable', metadata: { name: 'env', project: 'shop' }, spec: { kind: 'TextVariable', spec: { name: 'env', value: 'prod' } } });
     await stack.api('POST', '/api/v1/projects/shop/secrets', { kind: 'Secret', metadata: { name: 'basic', project: 'shop' }, spec: { basicAuth: { username: 'u', password: 'p' } } });
     await stack.api('POST', '/api/v1/globaldatasources', {
@@ -335,7 +379,7 @@ describe('web UI accessibility (Chromium, axe-core)', function () {
     });
   }
 
-  it('walks by keyboard only: opens a dashboard, changes the time range, opens a panel\'s actions, edits and saves', async () => {
+  it("walks by keyboard only: opens a dashboard, changes the time range, opens a panel's actions, edits and saves", async () => {
     const w = await openPage(stack.s.url);
     const { page } = w;
     /** The focused element: its role, its name (as a user hears it, roughly), whether it shows a focus mark. */
@@ -345,15 +389,16 @@ describe('web UI accessibility (Chromium, axe-core)', function () {
         if (!el || el === document.body) return { name: '', role: '', ring: false, opacity: '1' };
         const labelled = el.getAttribute('aria-labelledby');
         const name =
-          el.getAttribute('aria-label') ??
-          (labelled ? document.getElementById(labelled)?.textContent : undefined) ??
-          (el as HTMLInputElement).labels?.[0]?.textContent ??
-          el.textContent ??
-          '';
+          el.getAttribute('aria-label') ?? (labelled ? document.getElementById(labelled)?.textContent : undefined) ?? (el as HTMLInputElement).labels?.[0]?.textContent ?? el.textContent ?? '';
         const style = getComputedStyle(el);
         let opacity = 1;
         for (let e: Element | null = el; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
-        return { name: name.trim(), role: el.getAttribute('role') ?? el.tagName.toLowerCase(), ring: style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) >= 2, opacity: String(opacity) };
+        return {
+          name: name.trim(),
+          role: el.getAttribute('role') ?? el.tagName.toLowerCase(),
+          ring: style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) >= 2,
+          opacity: String(opacity),
+        };
       });
     /** Presses Tab until the focus is on what `name` matches (and of `role`, if given; at most `max` times). */
     const tabTo = async (name: RegExp, max = 120, role?: string, key = 'Tab') => {
@@ -428,7 +473,10 @@ describe('web UI accessibility (Chromium, axe-core)', function () {
       await dialog.waitFor();
       await tabTo(/^Save Changes$/, 20);
       await page.keyboard.press('Enter');
-      await page.getByTestId('dashboard-version').filter({ hasText: `version ${before + 1}` }).waitFor();
+      await page
+        .getByTestId('dashboard-version')
+        .filter({ hasText: `version ${before + 1}` })
+        .waitFor();
       const saved = (await stack.api('GET', '/api/v1/projects/shop/dashboards/overview')).body;
       expect(saved.spec.panels.up.spec.display.name).to.equal('Targets answering');
       expect(w.errors, w.errors.join('\n')).to.deep.equal([]);

@@ -37,8 +37,7 @@ const label = (el: Element | null, name: string) => {
 };
 
 /** What a control in a table row acts on: the row's first cell with text. */
-const rowSubject = (el: Element) =>
-  [...(el.closest('tr')?.querySelectorAll('td') ?? [])].map((td) => td.textContent?.trim()).find((t) => t) ?? 'the row';
+const rowSubject = (el: Element) => [...(el.closest('tr')?.querySelectorAll('td') ?? [])].map((td) => td.textContent?.trim()).find((t) => t) ?? 'the row';
 
 /** Perses' unnamed icon buttons, known by their icon (the start of its SVG path, mdi-material-ui). */
 const ICONS: [string, (subject: string) => string][] = [
