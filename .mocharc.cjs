@@ -20,6 +20,9 @@ const SECONDS = {
   'dist/test/reliability.test.js': 105,
   'dist/test/ui-theme.test.js': 100,
   'dist/test/ui-explore.test.js': 80,
+  'dist/test/ui-minimal-save.test.js': 90, // measured alone, 2026-11-28, as the two below
+  'dist/test/ui-explore-start.test.js': 50,
+  'dist/test/ui-session-drafts.test.js': 40,
   'dist/test/dashctl-completion.test.js': 60,
   'dist/test/malformed-shapes.test.js': 57,
   'dist/test/ui-manage.test.js': 55,

@@ -298,7 +298,7 @@ function running(
 }
 
 /** "HOST:PORT", "[::1]:PORT" or ":PORT" (all interfaces). */
-export function parseListen(listen: string): { host: string; port: number } {
+function parseListen(listen: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(listen);
   const port = m ? Number(m[3]) : NaN;
   if (!m || port > 65535) throw new Error(`listen "${listen}" must look like HOST:PORT, e.g. 127.0.0.1:8080`);

@@ -76,6 +76,7 @@ describe('web UI: small fixes of issue 35 (Chromium, auth on, real Prometheus)',
       await page.goto(`/projects/fixes/dashboards/${bsd}?start=5m&refresh=5s`);
       for (const title of ['Uptime', 'CPU Cores']) {
         await waitForPanelData(w, title);
+        await panelSection(w, title).locator('figure h3').waitFor();
         const box = await panelSection(w, title).evaluate((section) => {
           const value = section.querySelector('figure h3') as HTMLElement;
           const figure = section.querySelector('figure')!.getBoundingClientRect();
@@ -138,9 +139,10 @@ describe('web UI: small fixes of issue 35 (Chromium, auth on, real Prometheus)',
     const { page } = w;
     await page.goto('/projects/fixes/dashboards/hosts');
     await page.getByTestId('dashboard-version').filter({ hasText: 'version 0' }).waitFor();
-    // Perses counted the multi-value variable as changed (lists compared by identity) and asked, both boxes ticked
+    // Perses counted the multi-value variable as changed (lists compared by identity) and asked, both boxes ticked;
+    // now it saves without asking, and a save that changes nothing makes no version
     await editAndSave(page);
-    await page.getByTestId('dashboard-version').filter({ hasText: 'version 1' }).waitFor();
+    await page.getByTestId('update-notice').filter({ hasText: 'Nothing changed: version 0 stays as it was.' }).waitFor();
     expect(await page.getByRole('dialog').count()).to.equal(0);
 
     await page.goto('/projects/fixes/dashboards/hosts?start=6h&var-host=a&var-host=b');
@@ -164,7 +166,7 @@ describe('web UI: small fixes of issue 35 (Chromium, auth on, real Prometheus)',
     expect(await dialog.innerText()).to.include('(host, zone)');
     await variablesBox.check();
     await dialog.getByRole('button', { name: 'Save Changes' }).click();
-    await page.getByTestId('dashboard-version').filter({ hasText: 'version 2' }).waitFor();
+    await page.getByTestId('dashboard-version').filter({ hasText: 'version 1' }).waitFor();
     const saved = (await stack.api('GET', '/api/v1/projects/fixes/dashboards/hosts')).body.spec;
     expect(saved.duration).to.equal('1h');
     expect(saved.variables.map((v: { spec: { defaultValue?: unknown } }) => v.spec.defaultValue)).to.deep.equal([['c'], 'us']);

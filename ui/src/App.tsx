@@ -5,10 +5,11 @@ import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
 import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { getConfig, logout, whoami, type PublicConfig } from './api';
 import { useKioskEscape } from './kiosk';
-import { onSignedOut } from './fetch-refresh';
+import { onSessionEnded, onSignedOut } from './fetch-refresh';
 import { SessionProvider, useCan } from './permissions';
-import { ADMIN_KINDS } from './manage/kinds-admin';
+import { ADMIN_KINDS } from './kinds';
 import { maybeSignedIn, rememberSignIn } from './session';
+import { ReauthDialog } from './ReauthDialog';
 import { SignInPage } from './pages/SignInPage';
 import { SearchDialog, searchShortcutLabel } from './search/SearchDialog';
 import { ThemeToggle } from './ThemeToggle';
@@ -55,48 +56,67 @@ export function App() {
     [authOn, navigate, queryClient],
   );
 
+  // a session that ends while signed in: sign in again over the page (the page and its edits stay)
+  const [reauth, setReauth] = useState<{ done(signedIn: boolean): void }>();
+  const user = me.data?.metadata.name;
+  useEffect(() => {
+    if (!authOn || !user) return undefined;
+    return onSessionEnded(() => new Promise<boolean>((done) => setReauth({ done })));
+  }, [authOn, user]);
+
   if (config.isLoading) return <Loading />;
   if (config.error || !config.data) return <ErrorMessage error={config.error} />;
   const signedIn = !authOn || me.data !== undefined;
   const here = location.pathname + location.search;
 
   return (
-    <Routes>
-      <Route path="/signin" element={<SignInPage config={config.data} onSignedIn={() => me.refetch()} />} />
-      <Route
-        path="*"
-        element={
-          signedIn ? (
-            <SessionProvider value={{ authOn, user: me.data?.metadata.name }}>
-              <Layout config={config.data} user={me.data?.metadata.name}>
-                <Routes>
-                  <Route path="/" element={<HomePage />} />
-                  <Route path="/projects" element={<Navigate to="/" replace />} />
-                  <Route path="/projects/:project" element={<ProjectPage />} />
-                  <Route path="/import" element={<ImportPage />} />
-                  <Route path="/projects/:project/import" element={<ImportPage />} />
-                  <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
-                  <Route path="/projects/:project/playlists/:name/play" element={<PlaylistPlayerPage />} />
-                  <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
-                  <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
-                  <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
-                  <Route path="/global/:plural/:name/history" element={<HistoryPage />} />
-                  <Route path="/admin" element={<AdminPage />} />
-                  <Route path="/admin/access" element={<AccessPage />} />
-                  <Route path="/explore" element={<ExplorePage />} />
-                  <Route path="/projects/:project/explore" element={<ExplorePage />} />
-                  <Route path="*" element={<NotFound />} />
-                </Routes>
-              </Layout>
-            </SessionProvider>
-          ) : me.isLoading && me.fetchStatus !== 'idle' ? (
-            <Loading />
-          ) : (
-            <Navigate to={`/signin?redirect=${encodeURIComponent(here)}`} replace />
-          )
-        }
+    <>
+      <ReauthDialog
+        open={reauth !== undefined}
+        config={config.data}
+        user={user}
+        onDone={(signedIn) => {
+          reauth?.done(signedIn);
+          setReauth(undefined);
+        }}
       />
-    </Routes>
+      <Routes>
+        <Route path="/signin" element={<SignInPage config={config.data} onSignedIn={() => me.refetch()} />} />
+        <Route
+          path="*"
+          element={
+            signedIn ? (
+              <SessionProvider value={{ authOn, user: me.data?.metadata.name }}>
+                <Layout config={config.data} user={me.data?.metadata.name}>
+                  <Routes>
+                    <Route path="/" element={<HomePage />} />
+                    <Route path="/projects" element={<Navigate to="/" replace />} />
+                    <Route path="/projects/:project" element={<ProjectPage />} />
+                    <Route path="/import" element={<ImportPage />} />
+                    <Route path="/projects/:project/import" element={<ImportPage />} />
+                    <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
+                    <Route path="/projects/:project/playlists/:name/play" element={<PlaylistPlayerPage />} />
+                    <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
+                    <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
+                    <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
+                    <Route path="/global/:plural/:name/history" element={<HistoryPage />} />
+                    <Route path="/admin" element={<AdminPage />} />
+                    <Route path="/admin/access" element={<AccessPage />} />
+                    <Route path="/explore" element={<ExplorePage />} />
+                    <Route path="/projects/:project/explore" element={<ExplorePage />} />
+                    <Route path="*" element={<NotFound />} />
+                  </Routes>
+                </Layout>
+              </SessionProvider>
+            ) : me.isLoading && me.fetchStatus !== 'idle' ? (
+              <Loading />
+            ) : (
+              <Navigate to={`/signin?redirect=${encodeURIComponent(here)}`} replace />
+            )
+          }
+        />
+      </Routes>
+    </>
   );
 }
 

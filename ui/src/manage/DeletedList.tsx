@@ -6,7 +6,7 @@ import { displayName, enc, getJson, restoreVersion, type Resource, type VersionE
 import { pageOf } from '../links';
 import { useCan } from '../permissions';
 import { ErrorMessage, ListBody, timeAgo, VisuallyHidden } from '../widgets';
-import type { KindUi } from './kinds';
+import type { KindUi } from '../kinds';
 
 interface Deleted extends VersionEntry {
   name: string;

@@ -1,12 +1,13 @@
 import { Alert, Button, Dialog, DialogActions, DialogContent, DialogTitle, Stack, TextField, ToggleButton, ToggleButtonGroup } from '@mui/material';
 import { useEffect, useRef, useState } from 'react';
-import { putResource, type Resource } from '../api';
-import { createResource } from '../write-api';
+import { createResource, putResource, type Resource } from '../api';
+import { DraftOfferAlert, useDraft } from '../DraftOffer';
+import { draftKey } from '../drafts';
 import { ApiErrorAlert, nameProblem, slug } from './ApiErrorAlert';
 import { testDatasource, testUrl, type TestResult } from './datasource-test';
 import { FORMS } from './forms';
 import { YamlField } from './forms/YamlField';
-import { titleOf, type KindUi } from './kinds';
+import { titleOf, type KindUi } from '../kinds';
 
 export interface FormDialogProps {
   kind: KindUi;
@@ -42,9 +43,18 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
       setNameTouched(false);
       setError(undefined);
       setTest(undefined);
+      setRestoredOver(undefined);
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, initial]);
+
+  // the unsaved form is kept in the tab (a session that ends, a reload) and offered when it opens again
+  const kept = useDraft(open ? draftKey('form', kind.kind, project, initial?.metadata.name ?? '') : undefined, draft, initial ?? blank(), stored?.metadata.version ?? -1);
+  const [restoredOver, setRestoredOver] = useState<number>();
+  const close = () => {
+    kept.forget();
+    onClose();
+  };
 
   const title = titleOf(kind, draft);
   // the name follows the display name until the user types one
@@ -60,7 +70,9 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
     setBusy(true);
     setError(undefined);
     try {
-      onSaved(await write());
+      const saved = await write();
+      kept.forget();
+      onSaved(saved);
     } catch (e) {
       setError(e);
     } finally {
@@ -74,6 +86,7 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
     setTest(undefined);
     try {
       const saved = await write();
+      kept.forget();
       setStored(saved);
       setDraft(saved);
       onChanged?.(saved);
@@ -91,10 +104,24 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
   }, [test]);
 
   return (
-    <Dialog open={open} onClose={onClose} fullWidth maxWidth="sm" aria-labelledby="form-dialog-title">
+    <Dialog open={open} onClose={close} fullWidth maxWidth="sm" aria-labelledby="form-dialog-title">
       <DialogTitle id="form-dialog-title">{isNew ? `New ${kind.label}` : `Edit ${kind.label} “${stored!.metadata.name}”`}</DialogTitle>
       <DialogContent>
         <Stack spacing={2} sx={{ pt: 1 }}>
+          <DraftOfferAlert
+            state={kept}
+            current={stored?.metadata.version}
+            onRestore={(d) => {
+              setDraft({ ...d.value, metadata: { ...d.value.metadata, ...(stored ? { version: stored.metadata.version } : {}) } });
+              setNameTouched(isNew);
+              setRestoredOver(d.version >= 0 && stored && d.version !== stored.metadata.version ? stored.metadata.version : undefined);
+            }}
+          />
+          {restoredOver !== undefined && (
+            <Alert severity="info" data-testid="draft-restored">
+              Restored over version {restoredOver}, saved since your changes were made: saving replaces it with what you see here.
+            </Alert>
+          )}
           {isNew && (
             <TextField
               label="Name"
@@ -131,7 +158,7 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
         </Stack>
       </DialogContent>
       <DialogActions>
-        <Button onClick={onClose}>{test ? 'Close' : 'Cancel'}</Button>
+        <Button onClick={close}>{test ? 'Close' : 'Cancel'}</Button>
         {testable && (
           <Button variant="outlined" onClick={saveAndTest} disabled={busy || problem !== undefined}>
             Save &amp; test

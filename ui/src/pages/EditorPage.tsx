@@ -4,6 +4,8 @@ import { useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useParams } from 'react-router-dom';
 import { parse, parseDocument, stringify, YAMLParseError } from 'yaml';
 import { type ApiError, getResource, putResource, type Resource } from '../api';
+import { DraftOfferAlert, useDraft } from '../DraftOffer';
+import { draftKey } from '../drafts';
 import { CodeEditor, type CodeEditorHandle } from '../editor/CodeEditor';
 import { useSchemas } from '../editor/schemas';
 import { ManagedBanner, useConfirmOverwrite, useManagedFromGit } from '../managed';
@@ -39,14 +41,23 @@ export function EditorPage() {
   const [conflict, setConflict] = useState(false);
   const [busy, setBusy] = useState(false);
   const editor = useRef<CodeEditorHandle>(null);
-  const fromGit = useManagedFromGit(plural, project, name, etag === undefined ? undefined : Number(etag.replace(/\D/g, '')));
+  const fromGit = useManagedFromGit(plural, project, name, versionOf(etag));
   const overwrite = useConfirmOverwrite(fromGit, `this ${plural.replace(/s$/, '')}`);
   const schemas = useSchemas(plural);
   const { can } = useCan();
+  // the text as loaded or last saved: a different text is kept in the tab until saved (drafts.ts)
+  const [baseline, setBaseline] = useState<string>();
+  const draft = useDraft<{ text: string; format: Format }>(
+    baseline === undefined ? undefined : draftKey('editor', plural, project, name),
+    text === undefined ? undefined : { text, format },
+    baseline === undefined ? undefined : { text: baseline, format },
+    versionOf(etag),
+  );
 
   useEffect(() => {
     if (loaded.data && text === undefined) {
       setText(serialize(loaded.data.object, format));
+      setBaseline(serialize(loaded.data.object, format));
       setEtag(loaded.data.etag);
     }
   }, [loaded.data, text, format]);
@@ -82,6 +93,8 @@ export function EditorPage() {
         setMessage({ severity: 'success', text: 'Valid: the server accepts this.' });
       } else {
         setEtag(saved.etag);
+        draft.forget();
+        setBaseline(serialize(saved.object, format));
         replaceText(serialize(saved.object, format));
         queryClient.setQueryData(key, saved);
         setMessage({ severity: 'success', text: `Saved: version ${saved.object.metadata.version}.` });
@@ -107,6 +120,8 @@ export function EditorPage() {
   const reload = async () => {
     const fresh = await loaded.refetch();
     if (fresh.data) {
+      draft.forget();
+      setBaseline(serialize(fresh.data.object, format));
       replaceText(serialize(fresh.data.object, format));
       setEtag(fresh.data.etag);
       setConflict(false);
@@ -184,6 +199,17 @@ export function EditorPage() {
       {fromGit && <ManagedBanner writer={fromGit} what={`this ${object.kind}`} />}
       {overwrite.dialog}
       <Box sx={{ px: 3 }}>
+        <DraftOfferAlert
+          state={draft}
+          current={versionOf(etag)}
+          onRestore={(kept) => {
+            setFormat(kept.value.format);
+            replaceText(kept.value.text);
+            // saved with the version it was made to: a newer one answers 412 and the page says so, keeping the text
+            setEtag(`"${kept.version}"`);
+            setMessage({ severity: 'info', text: `Restored your unsaved text, made to version ${kept.version}.` });
+          }}
+        />
         {message && (
           <Alert
             severity={message.severity}
@@ -233,6 +259,11 @@ export function EditorPage() {
       </Box>
     </Box>
   );
+}
+
+/** The version an ETag names (`"4"`). */
+function versionOf(etag: string | undefined): number | undefined {
+  return etag === undefined ? undefined : Number(etag.replace(/\D/g, ''));
 }
 
 function kindOf(body: unknown): string {

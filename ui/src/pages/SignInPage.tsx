@@ -1,7 +1,7 @@
 import { Alert, Box, Button, Divider, Link, Paper, Stack, TextField, Typography } from '@mui/material';
 import { type FormEvent, useState } from 'react';
 import { Navigate, useSearchParams } from 'react-router-dom';
-import { login, signUp, type PublicConfig } from '../api';
+import { login, type PublicConfig, signInOptions, signUp } from '../api';
 import { useDocumentTitle } from '../widgets';
 
 /** Only same-site paths: never send the user to another origin after sign-in. */
@@ -21,9 +21,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
   const [done, setDone] = useState(false);
 
   const auth = config.security?.authentication;
-  const providers = auth?.providers;
-  const native = providers?.enable_native !== false;
-  const external = [...(providers?.oidc ?? []).map((p) => ({ ...p, kind: 'oidc' })), ...(providers?.oauth ?? []).map((p) => ({ ...p, kind: 'oauth' }))];
+  const { native, external } = signInOptions(config);
   const signUpAllowed = native && auth?.disable_sign_up !== true;
 
   if (!config.security?.enable_auth || done) return <Navigate to={redirect} replace />;
@@ -80,7 +78,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
           )}
           {external.length > 0 && native && <Divider>or</Divider>}
           {external.map((p) => (
-            <Button key={`${p.kind}/${p.slug_id}`} variant="outlined" href={`/api/auth/providers/${p.kind}/${encodeURIComponent(p.slug_id)}/login?redirect=${encodeURIComponent(redirect)}`}>
+            <Button key={`${p.kind}/${p.slug_id}`} variant="outlined" href={p.login(redirect)}>
               Sign in with {p.name || p.slug_id}
             </Button>
           ))}
