@@ -51,6 +51,7 @@ const SECONDS = {
   'dist/test/ui-small-fixes.test.js': 30,
   'dist/test/ui-playlists.test.js': 28,
   'dist/test/ui-share.test.js': 17,
+  'dist/test/ui-a11y.test.js': 120,
   // measured alone, 2026-11-28 (each starts its own MariaDB)
   'dist/test/sql-proxy-mariadb-options.test.js': 16,
   'dist/test/sql-proxy-mariadb.test.js': 10,

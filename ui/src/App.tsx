@@ -13,7 +13,7 @@ import { ReauthDialog } from './ReauthDialog';
 import { SignInPage } from './pages/SignInPage';
 import { SearchDialog, searchShortcutLabel } from './search/SearchDialog';
 import { ThemeToggle } from './ThemeToggle';
-import { ErrorMessage, Loading } from './widgets';
+import { ErrorMessage, Loading, useDocumentTitle } from './widgets';
 
 // One chunk per page, loaded when its route is first shown: the sign-in, home and list pages
 // never load the chart libraries that the dashboard page needs.
@@ -152,7 +152,7 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
           <AdminLink />
           <Button color="inherit" size="small" startIcon={<Magnify />} onClick={() => setSearching(true)} aria-keyshortcuts="Control+K Meta+K" sx={{ textTransform: 'none' }}>
             Search
-            <Box component="kbd" sx={{ ml: 1, px: 0.5, border: 1, borderRadius: 0.5, fontSize: 11, opacity: 0.85 }}>
+            <Box component="kbd" sx={{ ml: 1, px: 0.5, border: 1, borderRadius: 0.5, fontSize: 11 }}>
               {searchShortcutLabel()}
             </Box>
           </Button>
@@ -178,9 +178,12 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
 }
 
 function NotFound() {
+  useDocumentTitle('Page not found');
   return (
     <Box sx={{ p: 3 }}>
-      <Typography variant="h5">Page not found</Typography>
+      <Typography variant="h5" component="h1">
+        Page not found
+      </Typography>
       <Link component={RouterLink} to="/">
         Back to the projects
       </Link>

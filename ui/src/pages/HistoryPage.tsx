@@ -8,7 +8,7 @@ import { diffStats, folded, sideBySide, type DiffItem, type DiffRow } from '../d
 import { pageOf } from '../links';
 import { kindByPlural } from '../kinds';
 import { useCan } from '../permissions';
-import { ErrorMessage, Loading, PageHeader, timeAgo } from '../widgets';
+import { ErrorMessage, Loading, PageHeader, timeAgo, VisuallyHidden } from '../widgets';
 
 const enc = encodeURIComponent;
 
@@ -90,7 +90,9 @@ export function HistoryPage() {
               <TableCell>Through</TableCell>
               <TableCell align="center">Left</TableCell>
               <TableCell align="center">Right</TableCell>
-              <TableCell />
+              <TableCell align="right">
+                <VisuallyHidden>Actions</VisuallyHidden>
+              </TableCell>
             </TableRow>
           </TableHead>
           <TableBody>
@@ -144,18 +146,34 @@ function DiffView({ rows }: { rows: DiffRow[] }) {
   const colours: Record<DiffRow['type'], [string, string]> = { same: ['transparent', 'transparent'], removed: [red, 'transparent'], added: ['transparent', green], changed: [red, green] };
   const cell = { whiteSpace: 'pre-wrap', wordBreak: 'break-all', verticalAlign: 'top' } as const;
   const num = { width: 44, color: 'text.secondary', textAlign: 'right', pr: 1, userSelect: 'none', verticalAlign: 'top' } as const;
+  // a line's change is said by a sign (− removed, + added), not by its colour only
+  const sign = { display: 'inline-block', width: '2ch', userSelect: 'none', fontWeight: 'bold' } as const;
+  const leftSign = (r: DiffRow) => (r.type === 'removed' || r.type === 'changed' ? '−' : '');
+  const rightSign = (r: DiffRow) => (r.type === 'added' || r.type === 'changed' ? '+' : '');
   const line = (r: DiffRow, k: number) => (
     <tr key={k} data-diff={r.type}>
       <Box component="td" sx={num}>
         {r.left?.no}
       </Box>
       <Box component="td" sx={{ ...cell, bgcolor: colours[r.type][0], borderRight: 1, borderColor: 'divider' }}>
+        {r.left && (
+          <Box component="span" sx={{ ...sign, color: 'error.main' }}>
+            {leftSign(r)}
+            {leftSign(r) && <VisuallyHidden>removed: </VisuallyHidden>}
+          </Box>
+        )}
         {r.left?.text}
       </Box>
       <Box component="td" sx={num}>
         {r.right?.no}
       </Box>
       <Box component="td" sx={{ ...cell, bgcolor: colours[r.type][1] }}>
+        {r.right && (
+          <Box component="span" sx={{ ...sign, color: 'success.main' }}>
+            {rightSign(r)}
+            {rightSign(r) && <VisuallyHidden>added: </VisuallyHidden>}
+          </Box>
+        )}
         {r.right?.text}
       </Box>
     </tr>

@@ -2,7 +2,7 @@ import { Alert, Box, Button, MenuItem, Stack, TextField, Typography } from '@mui
 import type { DashboardResource } from '@perses-dev/core';
 import { ViewDashboard } from '@perses-dev/dashboards';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { parse } from 'yaml';
 import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource, validationWarnings } from '../api';
@@ -52,6 +52,7 @@ export function ImportPage() {
   const { project: fromPath } = useParams();
   const navigate = useNavigate();
   const projects = useQuery(['list', 'projects'], () => list('projects'));
+  const fileInput = useRef<HTMLInputElement>(null);
   const [project, setProject] = useState(fromPath ?? '');
   const { can, ready } = useCan();
   const readGlobal = can('read', 'GlobalDatasource');
@@ -156,10 +157,11 @@ export function ImportPage() {
           inputProps={{ 'aria-label': 'dashboard text', spellCheck: false, style: { fontFamily: 'monospace', fontSize: 13 } }}
         />
         <Stack direction="row" spacing={2} alignItems="center" flexWrap="wrap" useFlexGap>
-          <Button variant="outlined" component="label">
+          {/* a button that opens the file chooser (a <label> styled as a button was no button to assistive technology) */}
+          <Button variant="outlined" onClick={() => fileInput.current?.click()}>
             Upload a file
-            <input hidden type="file" accept=".json,.yaml,.yml,application/json" data-testid="import-file" onChange={(e) => void upload(e.target.files?.[0])} />
           </Button>
+          <input ref={fileInput} hidden type="file" accept=".json,.yaml,.yml,application/json" data-testid="import-file" onChange={(e) => void upload(e.target.files?.[0])} />
           <TextField select size="small" label="Project" value={project} onChange={(e) => choose(datasource, e.target.value)} sx={{ minWidth: 200 }} inputProps={{ 'data-testid': 'import-project' }}>
             {(projects.data ?? []).map((p) => (
               <MenuItem key={p.metadata.name} value={p.metadata.name}>

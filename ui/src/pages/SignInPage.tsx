@@ -3,6 +3,7 @@ import { Alert, Box, Button, Divider, Link, Paper, Stack, TextField, Typography 
 import { type FormEvent, useState } from 'react';
 import { Navigate, useSearchParams } from 'react-router-dom';
 import { login, type PublicConfig, signInOptions, signUp } from '../api';
+import { useDocumentTitle } from '../widgets';
 
 /** Only same-site paths: never send the user to another origin after sign-in. */
 function safeRedirect(value: string | null): string {
@@ -13,6 +14,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
   const [params] = useSearchParams();
   const redirect = safeRedirect(params.get('redirect'));
   const [mode, setMode] = useState<'signin' | 'signup'>('signin');
+  useDocumentTitle(mode === 'signin' ? 'Sign in' : 'Create an account');
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const [done, setDone] = useState(false);
@@ -38,7 +40,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
   };
 
   return (
-    <Box sx={{ display: 'flex', justifyContent: 'center', alignItems: 'flex-start', minHeight: '100vh', pt: 10, bgcolor: 'background.default' }}>
+    <Box component="main" sx={{ display: 'flex', justifyContent: 'center', alignItems: 'flex-start', minHeight: '100vh', pt: 10, bgcolor: 'background.default' }}>
       <Paper sx={{ p: 4, width: 380 }} elevation={2}>
         <Stack spacing={2}>
           <Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>

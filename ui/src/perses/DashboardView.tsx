@@ -116,6 +116,9 @@ function builtin(name: string, description: string, value: () => string | undefi
 /** `DashboardApp`: toolbar, the dashboard with its panels, and the edit-mode dialogs. */
 function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitleComponent, confirmEdit, mayEdit }: Omit<DashboardViewProps, 'externalVariableDefinitions'>) {
   const chartsTheme = useChartsTheme();
+  // panel actions always in the page, so that Tab reaches them; ./a11y hides them from the eye
+  // until the panel is hovered or holds the focus, as Perses' 'hover' did for the mouse only
+  const options = useMemo<PanelOptions>(() => ({ showIcons: 'always', ...panelOptions }), [panelOptions]);
   const { closeSaveChangesConfirmationDialog } = useSaveChangesConfirmationDialog();
   // Perses' Save button shows nothing when a save fails (e.g. permissions changed meanwhile): the
   // reason is shown here, the edit mode and its changes stay
@@ -187,7 +190,7 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
       )}
       <Box sx={{ paddingTop: 2, paddingX: 2, height: '100%' }}>
         <ErrorBoundary FallbackComponent={ErrorAlert}>
-          <Dashboard emptyDashboardProps={mayEdit ? { onEditButtonClick } : {}} panelOptions={panelOptions} />
+          <Dashboard emptyDashboardProps={mayEdit ? { onEditButtonClick } : {}} panelOptions={options} />
         </ErrorBoundary>
         <ChartsProvider chartsTheme={chartsTheme} enablePinning={false} enableSyncGrouping={false}>
           <PanelDrawer />
