@@ -4,7 +4,7 @@ import type { PoolClient, PoolConfig } from 'pg';
 import { ApiError, unavailable } from '../errors.js';
 import { jsonOf } from '../lib/json-of.js';
 import { consoleLog, type LogFn } from '../lib/log-fn.js';
-import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
+import type { AuditDraft } from './audit-types.js';
 import { KeyedMutex } from './mutex.js';
 import { AUDIT_CHANNEL, PostgresAudit } from './postgres-audit.js';
 import { describeDatabase, isConnectionError, isRetryable, openError, translate } from './postgres-errors.js';
@@ -15,9 +15,9 @@ import { docColumns, TEXT_COLUMNS, listSql } from './postgres-list.js';
 import { migrate } from './postgres-schema.js';
 import { searchRows, searchVector } from './postgres-search.js';
 import { RecentTexts } from './recent-texts.js';
+import { StoreParts } from './store-parts.js';
 import type {
   CreateOptions,
-  DeletedEntry,
   DeleteOptions,
   DumpItem,
   Envelope,
@@ -30,7 +30,6 @@ import type {
   StoreEvent,
   StoredText,
   UpdateOptions,
-  VersionEntry,
   WatchOptions,
 } from './store.js';
 import { keyOf } from './store.js';
@@ -121,12 +120,15 @@ const CREATE_RECORDED_SQL = `WITH ${CHILD_INSERTED},
  * AlreadyExists; lost connections Unavailable (postgres-errors.ts). Events reach other replicas
  * through postgres-events.ts; the rules every driver follows are store-rules.ts.
  */
-export class PostgresStore implements Store {
+export class PostgresStore extends StoreParts implements Store {
   private pool?: pg.Pool | undefined;
   private readonly locks = new KeyedMutex();
   private readonly where: string;
-  private readonly audit = new PostgresAudit((text, values) => this.query(text, values));
-  private readonly history = new PostgresHistory((text, values) => this.query(text, values));
+  protected readonly audit = new PostgresAudit(
+    (text, values) => this.query(text, values),
+    (fn) => this.tx(fn),
+  );
+  protected readonly history = new PostgresHistory((text, values) => this.query(text, values));
   private readonly events: PostgresEvents;
   /**
    * Texts of objects read lately, dropped by any replica's event for them (and all of them when
@@ -153,6 +155,7 @@ export class PostgresStore implements Store {
   private closing = false;
 
   constructor(private readonly opts: PostgresStoreOptions) {
+    super();
     this.where = describeDatabase(opts);
     this.searchKinds = new Set(opts.searchKinds ?? []);
     this.log = opts.log ?? consoleLog;
@@ -358,20 +361,6 @@ export class PostgresStore implements Store {
     }, opts.audit);
   }
 
-  async appendAudit(drafts: readonly AuditDraft[]): Promise<void> {
-    if (!drafts.length) return;
-    const entries = await this.tx((c) => this.audit.insert(c, drafts));
-    this.audit.notify({ lastId: entries[entries.length - 1].id, entries });
-  }
-
-  listAudit(q: AuditQuery): Promise<AuditPage> {
-    return this.audit.list(q);
-  }
-
-  lastAuditId(): Promise<number> {
-    return this.audit.lastId();
-  }
-
   async rewriteLoggedObjects(change: (obj: Envelope) => Envelope | undefined): Promise<number> {
     let rewritten = 0;
     let after = -1;
@@ -386,14 +375,6 @@ export class PostgresStore implements Store {
       }
       after = Number(rows[rows.length - 1].revision);
     }
-  }
-
-  pruneAudit(before: string): Promise<number> {
-    return this.audit.prune(before);
-  }
-
-  onAudit(listener: (n: AuditNotice) => void): () => void {
-    return this.audit.listen(listener);
   }
 
   /**
@@ -489,22 +470,6 @@ export class PostgresStore implements Store {
   async createdRevision(k: ObjectKey): Promise<number | undefined> {
     const { rows } = await this.query<{ created_revision: string }>(`SELECT created_revision FROM dashplane_objects WHERE ${KEY}`, keyValues(k));
     return rows.length ? Number(rows[0].created_revision) : undefined;
-  }
-
-  listVersions(k: ObjectKey): Promise<VersionEntry[]> {
-    return this.history.list(k);
-  }
-
-  listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
-    return this.history.listDeleted(q);
-  }
-
-  managers(k: ObjectKey): Promise<ManagerEntry[]> {
-    return this.history.managers(k);
-  }
-
-  getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
-    return this.history.get(k, version);
   }
 
   /** One REPEATABLE READ, READ ONLY transaction: one snapshot while writes go on (postgres-history.ts). */
