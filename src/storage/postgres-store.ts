@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import { jsonOf } from '../lib/json-of.js';
-import { consoleLog, type LogFn } from '../lib/log-fn.js';
+import { consoleLog } from '../lib/log-fn.js';
 import { KeyedMutex } from './mutex.js';
 import { AUDIT_CHANNEL, PostgresAudit } from './postgres-audit.js';
 import { describeDatabase, openError, translate } from './postgres-errors.js';
@@ -9,7 +9,7 @@ import { PostgresHistory } from './postgres-history.js';
 import { docColumns, TEXT_COLUMNS, listSql } from './postgres-list.js';
 import { driverConfig, pgDriver, PostgresPool, type PostgresStoreOptions } from './postgres-pool.js';
 import { migrate } from './postgres-schema.js';
-import { searchRows, searchVector } from './postgres-search.js';
+import { PostgresSearchIndex } from './postgres-search-index.js';
 import { PostgresWrites } from './postgres-writes.js';
 import { RecentTexts } from './recent-texts.js';
 import { StoreParts } from './store-parts.js';
@@ -46,14 +46,7 @@ export class PostgresStore extends StoreParts implements Store {
   private readonly recent = new RecentTexts(RECENT_TEXT_CHARS);
   /** Bumped by every event: a read that an event overtook is not kept in `recent`. */
   private generation = 0;
-  /** The kinds the search column indexes (none: this store writes NULL, "not indexed", for every object). */
-  private readonly searchKinds: ReadonlySet<string>;
-  private readonly log: LogFn;
-  /** The background indexing of rows written without the search column (see fillSearch), while it runs. */
-  private indexing?: Promise<void> | undefined;
-  /** When no row lacked its search column, last checked (performance.now()). */
-  private indexedAt = -Infinity;
-  private closing = false;
+  private readonly searchIndex: PostgresSearchIndex;
 
   constructor(private readonly opts: PostgresStoreOptions) {
     super();
@@ -64,8 +57,6 @@ export class PostgresStore extends StoreParts implements Store {
       (fn) => db.tx(fn),
     );
     this.history = new PostgresHistory((text, values) => db.query(text, values));
-    this.searchKinds = new Set(opts.searchKinds ?? []);
-    this.log = opts.log ?? consoleLog;
     this.events = new PostgresEvents({
       query: (text, values, name) => db.query(text, values, name),
       client: () => new (pgDriver().Client)(driverConfig(opts)),
@@ -80,7 +71,8 @@ export class PostgresStore extends StoreParts implements Store {
       },
       underway: () => this.writes.underway(),
     });
-    this.writes = new PostgresWrites({ db, events: this.events, audit: this.audit, history: this.history, vectorOf: (obj) => this.vectorOf(obj) });
+    this.searchIndex = new PostgresSearchIndex({ db, kinds: opts.searchKinds ?? [], log: opts.log ?? consoleLog, exclusive: (key, fn) => this.exclusive(key, fn) });
+    this.writes = new PostgresWrites({ db, events: this.events, audit: this.audit, history: this.history, vectorOf: (obj) => this.searchIndex.vectorOf(obj) });
     this.events.listen((e) => {
       this.generation++;
       this.recent.delete(textKey(keyOf(e.object)));
@@ -118,13 +110,11 @@ export class PostgresStore extends StoreParts implements Store {
       await pool.end().catch(() => undefined);
       throw openError(e, this.db.where);
     }
-    this.closing = false;
-    this.indexedAt = -Infinity;
+    this.searchIndex.opened();
   }
 
   async close(): Promise<void> {
-    this.closing = true;
-    await this.indexing;
+    await this.searchIndex.stop();
     await this.events.stop();
     const pool = this.db.pool;
     this.db.pool = undefined;
@@ -202,57 +192,9 @@ export class PostgresStore extends StoreParts implements Store {
     }
   }
 
-  /**
-   * Candidates from the search column (postgres-search.ts); undefined without the index, or while
-   * rows are not indexed yet (written before the column, or by a store without it): this store
-   * then indexes them in the background. Whether any row lacks its column is checked again at most
-   * every UNINDEXED_CHECK_MS.
-   */
-  async search(q: SearchQuery): Promise<AsyncIterable<SearchCandidate> | undefined> {
-    if (!this.searchKinds.size) return undefined;
-    if (performance.now() - this.indexedAt > UNINDEXED_CHECK_MS) {
-      const { rows } = await this.db.query('SELECT 1 FROM dashplane_objects WHERE search IS NULL LIMIT 1', [], 'dashplane_unindexed');
-      if (rows.length) {
-        this.indexing ??= this.exclusive(SEARCH_INDEXING_LOCK, () => this.fillSearch())
-          .catch((e) => {
-            if (!this.closing) this.log('warn', `the search index was not completed (searches read every object until it is): ${(e as Error).message}`);
-          })
-          .finally(() => (this.indexing = undefined));
-        return undefined;
-      }
-      this.indexedAt = performance.now();
-    }
-    return searchRows((text, values) => this.db.query(text, values), q);
-  }
-
-  /** The search column of `obj` (NULL, "not indexed", from a store without the index). */
-  private vectorOf(obj: Envelope): string | null {
-    return this.searchKinds.size ? searchVector(obj, this.searchKinds) : null;
-  }
-
-  /**
-   * Indexes the rows without a search column, a page at a time, on one replica at a time (the
-   * lock): each row is updated only if still unindexed and unchanged (a write meanwhile indexed it,
-   * or changed it and will be read again).
-   */
-  private async fillSearch(): Promise<void> {
-    const started = performance.now();
-    let done = 0;
-    while (!this.closing) {
-      const { rows } = await this.db.query<{ kind: string; project: string; name: string; text: string }>(
-        'SELECT kind, project, name, doc::text AS text FROM dashplane_objects WHERE search IS NULL ORDER BY kind, project, name LIMIT 200',
-      );
-      if (!rows.length) break;
-      const vectors = rows.map((r) => searchVector(JSON.parse(r.text) as Envelope, this.searchKinds));
-      const updated = await this.db.query(
-        `UPDATE dashplane_objects o SET search = v.search::tsvector
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS v(kind, project, name, doc, search)
-          WHERE o.kind = v.kind COLLATE "C" AND o.project = v.project COLLATE "C" AND o.name = v.name COLLATE "C" AND o.search IS NULL AND o.doc::text = v.doc`,
-        [rows.map((r) => r.kind), rows.map((r) => r.project), rows.map((r) => r.name), rows.map((r) => r.text), vectors],
-      );
-      done += updated.rowCount ?? 0;
-    }
-    if (done) this.log('info', `search index: ${done} objects indexed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  /** Candidates from the search column (postgres-search-index.ts). */
+  search(q: SearchQuery): Promise<AsyncIterable<SearchCandidate> | undefined> {
+    return this.searchIndex.search(q);
   }
 
   async revision(): Promise<number> {
@@ -318,11 +260,5 @@ export class PostgresStore extends StoreParts implements Store {
 
 /** How much object text (in characters) `recent` keeps. */
 const RECENT_TEXT_CHARS = 16 * 1024 * 1024;
-
-/** How long a check that every row has its search column holds (rows written by a store without the index are indexed once the next check sees them). */
-const UNINDEXED_CHECK_MS = 10_000;
-
-/** The `exclusive` key of the background indexing: one replica at a time. */
-const SEARCH_INDEXING_LOCK = 'search-index';
 
 const textKey = (k: ObjectKey) => `${k.kind}\u0000${k.project}\u0000${k.name}`;
