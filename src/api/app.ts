@@ -164,7 +164,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   // a stream whose client vanished is noticed at its next BOOKMARK at the latest
   const bookmarkMs = durationMs(watch.bookmark_interval);
   const streams = new LongStreams({ maxPerUser: watch.max_streams_per_user, graceMs: bookmarkMs, retryAfterS: Math.max(1, Math.ceil(bookmarkMs / 1000)) });
-  registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher, streams);
+  registerResourceRoutes(app, o.registry, o.service, o.store, o.config, o.watcher, streams);
   registerAuditRoutes(app, { ...o.audit, streams });
   registerProfileRoutes(app, { registry: o.registry, service: o.service });
   registerSchemaRoutes(app, { registry: o.registry, plugins: o.plugins, schemasDir: SCHEMAS_DIR });

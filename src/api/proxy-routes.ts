@@ -22,7 +22,7 @@ import type { ResourceService } from '../resources/service.js';
 import type { SecretSpec } from '../kinds/generated/types.js';
 import { DecryptError, type SecretBox } from '../secrets/secret-box.js';
 import { unseal } from '../secrets/sealing.js';
-import type { Envelope, ObjectKey, Store } from '../storage/store.js';
+import type { Envelope, ObjectKey, ObjectStore } from '../storage/store.js';
 import type { ResolvedConfig } from '../config.js';
 import { getPath } from '../lib/object-path.js';
 import { isServed } from './resource-router.js';
@@ -30,7 +30,7 @@ import { isServed } from './resource-router.js';
 export interface ProxyRouteOptions {
   registry: KindRegistry;
   service: ResourceService;
-  store: Store;
+  store: ObjectStore;
   secrets: SecretBox;
   upstream: Upstream;
   /** OAuth client-credentials tokens of Secrets with `oauth`. */
