@@ -50,7 +50,8 @@ export async function run(): Promise<Figure[]> {
   writeFileSync(file, body);
   const upstream = await startBare(['static', file, 'application/json']);
   const minimal = await startBare(['proxy-like', upstream.url]);
-  const server = await startDashplane({ dir: dir.path, env: AUTH_ENV });
+  // the upstream listens on 127.0.0.1, which the proxy refuses with auth on unless allowed
+  const server = await startDashplane({ dir: dir.path, env: { ...AUTH_ENV, DASHPLANE_PROXY_ALLOW_LOOPBACK: 'true' } });
   try {
     const auth = await adminAuth(server.url);
     await api(server.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'bench' }, spec: {} }, auth);

@@ -16,7 +16,7 @@ const which = (process.argv[2] ?? 'P1').toUpperCase();
 const dir = tempDir('profile');
 const server = await startDashplane({
   dir: dir.path,
-  env: { ...AUTH_ENV, ...(process.env.PG_URL ? { DASHPLANE_DATABASE_POSTGRES_URL: process.env.PG_URL, DASHPLANE_ENCRYPTION_KEY: 'a'.repeat(64) } : {}) },
+  env: { ...AUTH_ENV, DASHPLANE_PROXY_ALLOW_LOOPBACK: 'true', ...(process.env.PG_URL ? { DASHPLANE_DATABASE_POSTGRES_URL: process.env.PG_URL, DASHPLANE_ENCRYPTION_KEY: 'a'.repeat(64) } : {}) },
   nodeArgs: ['--cpu-prof', '--cpu-prof-dir', join(dir.path, 'prof')],
 });
 try {
