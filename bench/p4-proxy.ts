@@ -72,8 +72,9 @@ export async function run(): Promise<Figure[]> {
     if (check.status !== 200 || (await check.text()) !== body) throw new Error(`the proxy answered ${check.status}, not the upstream's body`);
     const upstreamDirect = await autocannon({ url: direct, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3 });
     assertClean('direct GET', upstreamDirect);
-    // a new query each time: `[<id>]` becomes a new id in every request
-    const unique = '&n=[<id>]';
+    // a new query each time: `[<id>]` becomes a new id in every request (not at the end of an
+    // argument: autocannon's argument parser reads a trailing "]" as the end of a sub-list)
+    const unique = '&n=[<id>]&fresh=1';
     const runs = await interleaved(
       ROUNDS,
       async (warmupS) => {
@@ -94,7 +95,7 @@ export async function run(): Promise<Figure[]> {
     const local = `${server.url}/proxy/projects/bench/dashboards/big/datasources/local/api/v1/query_range`;
     const form = { method: 'POST', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=up&start=1700000000&end=1700003600&step=15' };
     const checkLocal = await fetch(local, form);
-    form.body += '&n=[<id>]'; // each a miss, as above
+    form.body += unique; // each a miss, as above
     if (checkLocal.status !== 200) throw new Error(`the proxy answered ${checkLocal.status} through the dashboard's datasource: ${await checkLocal.text()}`);
     const gotLocal = await autocannon({ url: local, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3, ...form, pid: server.child.pid, idReplacement: true });
     assertClean("proxied POST through a dashboard's datasource", gotLocal);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { ApiError } from '../errors.js';
@@ -17,6 +18,11 @@ export interface Credentials {
   oauth?: OAuthClient;
   tls?: UpstreamTls;
   files?: true;
+  /**
+   * Which credentials these are, for the query cache's keys: the Secret and its stored version,
+   * plus a digest of the values when *File fields were read (a file may change under one version).
+   */
+  identity: string;
 }
 
 /** The Secret a datasource names: its decrypted spec, its identity (kind/project/name) and stored version. */
@@ -69,7 +75,14 @@ export function credentialsOf(secret: SecretSource, filesDir: string | undefined
         ...(t.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
       }
     : undefined;
-  return { ...(authorization ? { authorization } : {}), ...(basic ? { basic } : {}), ...(oauth ? { oauth } : {}), ...(tls ? { tls } : {}), ...(files ? { files: true as const } : {}) };
+  const identity = `${secret.id}@${secret.version}${
+    files
+      ? `#${createHash('sha256')
+          .update(JSON.stringify([authorization, oauth?.clientSecret, tls]))
+          .digest('base64url')}`
+      : ''
+  }`;
+  return { ...(authorization ? { authorization } : {}), ...(basic ? { basic } : {}), ...(oauth ? { oauth } : {}), ...(tls ? { tls } : {}), ...(files ? { files: true as const } : {}), identity };
 }
 
 /** A *File value, read only when its real path is inside security.secret_files_dir. */

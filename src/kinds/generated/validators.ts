@@ -8686,13 +8686,14 @@ return errors === 0;
 }
 
 export const ServerConfig = validate101;
-const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"api_prefix":{"type":"string","pattern":"^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$","description":"Serve the HTTP API, the datasource proxy and the web UI's files under this path (Perses' key), e.g. \"/perses\" behind a reverse proxy that forwards https://example.com/perses/...: the API is then at /perses/api/v1/..., the proxy at /perses/proxy/..., and every other path answers 404 (except /metrics, kept at the root for scrapers). A trailing \"/\" is dropped. The web UI still calls the API at /api: under a prefix, use dashctl or percli (docs/configuration.md, \"Perses configuration\")."},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used. Perses' file and sql keys are refused at start, naming what to use instead.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false},"file":{"type":"object","description":"Perses' file database. Refused: dashplane stores resources in database.level (one directory, path default ./data) or database.postgres; it would not write where this key says. To bring a Perses file database in, start with database.level and apply the folder's files (dashctl apply -f FOLDER, or provisioning.folders)."},"sql":{"type":"object","description":"Perses' SQL (MySQL/MariaDB) database. Refused: dashplane stores resources in database.postgres (PostgreSQL, for several replicas) or database.level; it would not write to the MySQL database this key names. Copy the resources over with dashctl (get from Perses, apply to dashplane)."}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"cors":{"title":"CorsConfig","description":"Cross-origin resource sharing: lets web pages served from other origins call the API from a browser. The keys and answers are Perses' (a Perses configuration's security.cors works unchanged). Off by default: no CORS headers are sent and OPTIONS requests are answered 405. A cookie-authenticated write is accepted from another origin only when allow_credentials is true and the origin is in allow_origins (see docs/security.md).","type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Send CORS headers and answer preflight (OPTIONS) requests with 204."},"allow_origins":{"type":"array","items":{"type":"string","minLength":1},"default":["*"],"description":"Origins (scheme://host[:port], as browsers send them in Origin) allowed to read answers. \"*\" allows every origin and is answered as Access-Control-Allow-Origin: *; \"*\" inside an entry matches any characters and \"?\" one (https://*.example.com). An allowed origin is answered with itself. \"*\" cannot be combined with allow_credentials."},"allow_methods":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z]+$"},"default":[],"description":"Access-Control-Allow-Methods of a preflight answer, joined with \",\". Empty: the methods the requested path is served with (\"OPTIONS, GET, POST\" for /api/v1/projects)."},"allow_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Allow-Headers of a preflight answer, joined with \",\". Empty: the headers the preflight asks for (Access-Control-Request-Headers) are allowed."},"allow_credentials":{"type":"boolean","default":false,"description":"Answer Access-Control-Allow-Credentials: true, so browsers send and expose cookies and Authorization on cross-origin requests. Needs an explicit allow_origins list; cookie-authenticated writes from those origins are then accepted."},"expose_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Expose-Headers of answers to allowed origins (e.g. ETag, Link, X-Dashplane-Version), joined with \",\"."},"max_age":{"type":"integer","default":0,"description":"Access-Control-Max-Age in seconds: how long a browser may reuse a preflight answer. 0 sends no header; a negative value sends 0 (never reuse)."}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"logout":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"logout_redirect_param_name":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: logging out of dashplane ends its session, not the provider's (the provider's own sign-out page does)."}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"description":"Property of the user-info answer that names the dashplane user. Without it, \"login\", then \"username\" (as Perses reads them); a profile with neither is named after its e-mail address (its local part when allowed_email_domains names a single domain). A profile without \"id\" is identified by that login, else its e-mail address (docs/auth.md)."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."}}}},"kubernetes":{"type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Perses' Kubernetes authentication (tokens checked with TokenReview). dashplane has none: true is refused at start (users would not sign in the way the configuration says); use an OIDC provider, such as the cluster's issuer."}},"additionalProperties":false,"description":"Perses' Kubernetes authentication provider."}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.","deprecated":true},"provider":{"type":"object","additionalProperties":false,"description":"Perses' authorization providers.","properties":{"native":{"type":"object","additionalProperties":false,"description":"Perses' native RBAC: what dashplane does.","properties":{"enable":{"type":"boolean","description":"Accepted: dashplane's RBAC is on with security.enable_auth."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."},"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"description":"Where newer Perses versions write guest_permissions: the same as security.authorization.guest_permissions (setting both is refused)."}}},"kubernetes":{"type":"object","description":"Perses' Kubernetes authorization (SubjectAccessReview). dashplane has none: enable: true is refused at start (permissions would not be what the configuration says); use Roles and bindings, or role_mappings.","properties":{"enable":{"type":"boolean","default":false}}}}}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"ephemeral_dashboards_cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Perses' older key (deprecated there): read as ephemeral_dashboard.cleanup_interval when that is not set, with a warning at start."},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."},"max_backlog_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum."},"max_backlog_events":{"type":"integer","minimum":1,"default":1000,"description":"Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log."},"max_streams_per_user":{"type":"integer","minimum":1,"default":100,"description":"Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own)."},"kinds":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' kinds that may be watched; dashplane serves ?watch=true on every list."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL, MySQL, MariaDB). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction, MariaDB's max_statement_time or MySQL's max_execution_time for its session (a statement still running 1 s later is stopped with KILL QUERY); past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: PostgreSQL stops after this many (plus one, to tell; MySQL's and MariaDB's connection is closed there), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a PostgreSQL datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."},"path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of runtime plugins (JavaScript and CUE archives); dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_paths":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folders of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enable_dev":{"type":"boolean","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' plugin development mode; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"disabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins not to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}},"provisioning":{"title":"ProvisioningConfig","description":"Provisioning (Perses' keys, and Git sources): resources read from folders and Git repositories, created or updated at start and again every interval through the same write pipeline as the API, as field manager provisioning. Nothing is ever deleted because it left a file. See docs/provisioning.md.","type":"object","default":{},"additionalProperties":false,"properties":{"folders":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Folders read recursively (*.yaml, *.yml and *.json files; entries whose name starts with \".\" are skipped; symbolic links are followed). A file holds one resource, a list of them (a JSON array or YAML sequence), or several YAML documents."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"1h","description":"How often the folders are read again and applied (a Git source fetches at its own interval, this one by default). Duration such as \"1h\", \"5m\"; more than 0."},"enable_watch":{"type":"boolean","default":false,"description":"Also read a folder again shortly (200 ms) after a file in it changes; the interval still applies."},"git":{"type":"array","default":[],"description":"Git repositories to provision from (dashplane's own): each is cloned with the git program (a shallow clone of one branch or tag), fetched again every interval, and read like a folder.","items":{"title":"ProvisioningGitSource","type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"The repository: https://, http://, ssh:// or file:// URL, user@host:path, or a local path. No password in it: use password_file."},"ref":{"type":"string","minLength":1,"pattern":"^[^-\\s][^\\s]*$","description":"The branch or tag to read (git clone --branch). Unset: the repository's default branch."},"path":{"type":"string","default":"","description":"The folder inside the repository to read (e.g. \"dashboards\"); empty: the whole repository."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How often to fetch and apply this repository. Unset: provisioning.interval. Duration such as \"1m\"; more than 0."},"username":{"type":"string","minLength":1,"default":"git","description":"The user name sent with password_file over HTTP(S) (with an access token, most hosts take any name)."},"password_file":{"type":"string","minLength":1,"description":"A file holding the password or access token for HTTP(S), read before each fetch (so it may be rotated); never logged, never passed on a command line."}}}},"work_dir":{"type":"string","minLength":1,"description":"Where Git sources are cloned, one directory per source, kept across restarts. Unset: provisioning-git in database.level.path with LevelDB; with PostgreSQL, a new temporary directory per process (each replica clones for itself; set it to keep clones across restarts, one per replica)."},"git_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"2m","description":"Longest a git clone or fetch may take before it is stopped and the source reported as failing. Duration such as \"2m\"."}}},"frontend":{"title":"FrontendConfig","type":"object","additionalProperties":false,"default":{},"description":"The web UI (Perses' keys). Settings for Perses' own UI are accepted and shown by GET /api/config, for a Perses UI pointed at this server; dashplane's UI does not read them (a warning at start names each).","properties":{"disable":{"type":"boolean","default":false,"description":"Do not serve the web UI: every path outside /api, /proxy and /metrics answers 404."},"explorer":{"type":"object","additionalProperties":false,"properties":{"enable":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's UI always has its Explore page."},"information":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Markdown for Perses' home page; dashplane's home page does not show it."},"important_dashboards":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"project":{"type":"string"},"dashboard":{"type":"string"}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashboards listed on Perses' home page; dashplane's home page lists each user's recent and starred dashboards."},"time_range":{"type":"object","additionalProperties":false,"properties":{"options":{"type":"array","items":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"}},"disable_custom":{"type":"boolean"},"disable_zoom":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the time ranges of Perses' picker; dashplane's picker has its own."},"banner":{"type":"object","additionalProperties":false,"properties":{"severity":{"type":"string","enum":["error","warning","info","success"]},"information":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: a banner on every page of Perses' UI; dashplane's UI does not show it."}}},"datasource":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalDatasource: its routes and its proxy answer 404 (and so do GlobalVariables', which depend on them)."},"discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane does not discover global datasources (HTTP or Kubernetes service discovery); create them (dashctl apply, provisioning)."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Datasource: its routes and its proxy answer 404 (with global.disable too, Variables' as well)."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define datasources of its own (spec.datasources is refused) and the dashboard datasource proxy answers 404."},"http_proxy":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's proxy has its own limits (proxy.timeout, proxy.max_duration, proxy.max_concurrent)."},"cloudwatch":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane has no CloudWatch proxy, so no datasource can use the server's AWS identity."}},"title":"DatasourceFeatureConfig","description":"Which datasources may exist (Perses' keys)."},"variable":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalVariable: its routes answer 404."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Variable: its routes answer 404."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define variables of its own (spec.variables is refused)."}},"title":"VariableFeatureConfig","description":"Which variables may exist (Perses' keys)."},"dashboard":{"title":"DashboardFeatureConfig","type":"object","additionalProperties":false,"description":"Dashboards (Perses' keys).","properties":{"custom_lint_rules":{"type":"array","description":"Perses' lint rules (a JSONPath target and a CEL assertion each). dashplane does not evaluate CEL: a rule that is not disabled is refused at start, since dashboards it would refuse would be saved. Check dashboards before they are applied instead (e.g. in CI), and remove the rules or set disable: true.","items":{"type":"object","additionalProperties":false,"properties":{"name":{"type":"string"},"target":{"type":"string"},"assertion":{"type":"string"},"message":{"type":"string"},"disable":{"type":"boolean"}}}}}},"search":{"type":"object","additionalProperties":false,"properties":{"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},"excluded_chars":{"type":"array","items":{"type":"string"}},"index_keys":{"type":"object","additionalProperties":false,"properties":{"dashboard":{"type":"array","items":{"type":"string"}}}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads the store and needs no index settings."},"schemas":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' CUE schema folders (deprecated there); dashplane's plugin schemas are JSON Schemas (plugin.schemas_dir)."},"global_datasource_discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the older place of datasource.global.discovery; dashplane does not discover global datasources."}},"additionalProperties":false};
+const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"api_prefix":{"type":"string","pattern":"^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$","description":"Serve the HTTP API, the datasource proxy and the web UI's files under this path (Perses' key), e.g. \"/perses\" behind a reverse proxy that forwards https://example.com/perses/...: the API is then at /perses/api/v1/..., the proxy at /perses/proxy/..., and every other path answers 404 (except /metrics, kept at the root for scrapers). A trailing \"/\" is dropped. The web UI still calls the API at /api: under a prefix, use dashctl or percli (docs/configuration.md, \"Perses configuration\")."},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used. Perses' file and sql keys are refused at start, naming what to use instead.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false},"file":{"type":"object","description":"Perses' file database. Refused: dashplane stores resources in database.level (one directory, path default ./data) or database.postgres; it would not write where this key says. To bring a Perses file database in, start with database.level and apply the folder's files (dashctl apply -f FOLDER, or provisioning.folders)."},"sql":{"type":"object","description":"Perses' SQL (MySQL/MariaDB) database. Refused: dashplane stores resources in database.postgres (PostgreSQL, for several replicas) or database.level; it would not write to the MySQL database this key names. Copy the resources over with dashctl (get from Perses, apply to dashplane)."}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"cors":{"title":"CorsConfig","description":"Cross-origin resource sharing: lets web pages served from other origins call the API from a browser. The keys and answers are Perses' (a Perses configuration's security.cors works unchanged). Off by default: no CORS headers are sent and OPTIONS requests are answered 405. A cookie-authenticated write is accepted from another origin only when allow_credentials is true and the origin is in allow_origins (see docs/security.md).","type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Send CORS headers and answer preflight (OPTIONS) requests with 204."},"allow_origins":{"type":"array","items":{"type":"string","minLength":1},"default":["*"],"description":"Origins (scheme://host[:port], as browsers send them in Origin) allowed to read answers. \"*\" allows every origin and is answered as Access-Control-Allow-Origin: *; \"*\" inside an entry matches any characters and \"?\" one (https://*.example.com). An allowed origin is answered with itself. \"*\" cannot be combined with allow_credentials."},"allow_methods":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z]+$"},"default":[],"description":"Access-Control-Allow-Methods of a preflight answer, joined with \",\". Empty: the methods the requested path is served with (\"OPTIONS, GET, POST\" for /api/v1/projects)."},"allow_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Allow-Headers of a preflight answer, joined with \",\". Empty: the headers the preflight asks for (Access-Control-Request-Headers) are allowed."},"allow_credentials":{"type":"boolean","default":false,"description":"Answer Access-Control-Allow-Credentials: true, so browsers send and expose cookies and Authorization on cross-origin requests. Needs an explicit allow_origins list; cookie-authenticated writes from those origins are then accepted."},"expose_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Expose-Headers of answers to allowed origins (e.g. ETag, Link, X-Dashplane-Version), joined with \",\"."},"max_age":{"type":"integer","default":0,"description":"Access-Control-Max-Age in seconds: how long a browser may reuse a preflight answer. 0 sends no header; a negative value sends 0 (never reuse)."}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"logout":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"logout_redirect_param_name":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: logging out of dashplane ends its session, not the provider's (the provider's own sign-out page does)."}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"description":"Property of the user-info answer that names the dashplane user. Without it, \"login\", then \"username\" (as Perses reads them); a profile with neither is named after its e-mail address (its local part when allowed_email_domains names a single domain). A profile without \"id\" is identified by that login, else its e-mail address (docs/auth.md)."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."}}}},"kubernetes":{"type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Perses' Kubernetes authentication (tokens checked with TokenReview). dashplane has none: true is refused at start (users would not sign in the way the configuration says); use an OIDC provider, such as the cluster's issuer."}},"additionalProperties":false,"description":"Perses' Kubernetes authentication provider."}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.","deprecated":true},"provider":{"type":"object","additionalProperties":false,"description":"Perses' authorization providers.","properties":{"native":{"type":"object","additionalProperties":false,"description":"Perses' native RBAC: what dashplane does.","properties":{"enable":{"type":"boolean","description":"Accepted: dashplane's RBAC is on with security.enable_auth."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."},"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"description":"Where newer Perses versions write guest_permissions: the same as security.authorization.guest_permissions (setting both is refused)."}}},"kubernetes":{"type":"object","description":"Perses' Kubernetes authorization (SubjectAccessReview). dashplane has none: enable: true is refused at start (permissions would not be what the configuration says); use Roles and bindings, or role_mappings.","properties":{"enable":{"type":"boolean","default":false}}}}}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"ephemeral_dashboards_cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Perses' older key (deprecated there): read as ephemeral_dashboard.cleanup_interval when that is not set, with a warning at start."},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."},"max_backlog_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum."},"max_backlog_events":{"type":"integer","minimum":1,"default":1000,"description":"Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log."},"max_streams_per_user":{"type":"integer","minimum":1,"default":100,"description":"Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own)."},"kinds":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' kinds that may be watched; dashplane serves ?watch=true on every list."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"cache":{"title":"ProxyCacheConfig","description":"The query cache of HTTP datasources (docs/datasources.md, \"Query cache\"). Identical reads in flight to one datasource (the same method, path, parameters or form body, and the same credentials) go upstream once and every caller gets the answer; 200 answers are kept for ttl; range queries are aligned to their step and instant queries and label lookups to resolution, so viewers of a dashboard within one step send the same query. Every caller's permission is checked before it gets anything; nothing is shared between datasources or credentials. Each replica keeps its own cache.","type":"object","properties":{"enable":{"type":"boolean","default":true,"description":"Shares and keeps answers of HTTP datasources (false: every request goes upstream, as a plain proxy; answers say X-Dashplane-Cache: bypass)."},"ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"How long an answer is kept and served again: shorter than a dashboard's refresh interval, so a viewer refreshing never gets its previous answer back. \"0s\" keeps nothing (identical requests in flight still share one upstream request). Duration such as \"10s\", \"1m\"."},"max_size_mb":{"type":"number","exclusiveMinimum":0,"default":64,"description":"Most memory the kept answers may take, in MiB (their bodies, headers and keys); the least recently used go first."},"max_entries":{"type":"integer","minimum":1,"default":10000,"description":"Most answers kept; the least recently used go first."},"max_answer_mb":{"type":"number","exclusiveMinimum":0,"default":4,"description":"Largest answer shared or kept, in MiB (at most max_size_mb). A larger one is streamed to its caller alone, never held whole in memory, and callers waiting for it send their own request."},"align":{"type":"boolean","default":true,"description":"Aligns the queries a datasource kind declares (Prometheus' query_range: start down and end up to a multiple of step; its instant query: time up to a multiple of resolution; the start and end of its label and series lookups down and up to it), so viewers whose clocks differ by less than a step send the same query. What a viewer sees then: docs/datasources.md, \"Alignment\"."},"resolution":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"15s","description":"What the times of queries without a step are aligned to when align is on: an instant query's time up to the next multiple, the start of a label or series lookup down and its end up. Duration such as \"15s\"."},"datasources":{"type":"array","default":[],"description":"Settings of some datasources, by the path the proxy serves them under; the first entry whose path matches wins, the keys it leaves out come from above. Kept in the server configuration rather than in the datasource (Perses' HTTPProxy spec has no such field and a Perses server refuses unknown ones).","items":{"title":"ProxyCacheDatasource","type":"object","properties":{"datasource":{"type":"string","pattern":"^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$","description":"globaldatasources/NAME, projects/PROJECT/datasources/NAME or projects/PROJECT/dashboards/DASHBOARD/datasources/NAME, as after /proxy/ in the proxy's URLs; a segment may be * (any name)."},"enable":{"type":"boolean","description":"Shares and keeps this datasource's answers (default: proxy.cache.enable)."},"ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How long this datasource's answers are kept (default: proxy.cache.ttl)."},"align":{"type":"boolean","description":"Aligns this datasource's queries (default: proxy.cache.align)."},"resolution":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"What this datasource's queries without a step are aligned to (default: proxy.cache.resolution)."}},"required":["datasource"],"additionalProperties":false}}},"additionalProperties":false,"default":{}},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL, MySQL, MariaDB). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction, MariaDB's max_statement_time or MySQL's max_execution_time for its session (a statement still running 1 s later is stopped with KILL QUERY); past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: PostgreSQL stops after this many (plus one, to tell; MySQL's and MariaDB's connection is closed there), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a PostgreSQL datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."},"path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of runtime plugins (JavaScript and CUE archives); dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_paths":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folders of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enable_dev":{"type":"boolean","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' plugin development mode; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"disabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins not to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}},"provisioning":{"title":"ProvisioningConfig","description":"Provisioning (Perses' keys, and Git sources): resources read from folders and Git repositories, created or updated at start and again every interval through the same write pipeline as the API, as field manager provisioning. Nothing is ever deleted because it left a file. See docs/provisioning.md.","type":"object","default":{},"additionalProperties":false,"properties":{"folders":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Folders read recursively (*.yaml, *.yml and *.json files; entries whose name starts with \".\" are skipped; symbolic links are followed). A file holds one resource, a list of them (a JSON array or YAML sequence), or several YAML documents."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"1h","description":"How often the folders are read again and applied (a Git source fetches at its own interval, this one by default). Duration such as \"1h\", \"5m\"; more than 0."},"enable_watch":{"type":"boolean","default":false,"description":"Also read a folder again shortly (200 ms) after a file in it changes; the interval still applies."},"git":{"type":"array","default":[],"description":"Git repositories to provision from (dashplane's own): each is cloned with the git program (a shallow clone of one branch or tag), fetched again every interval, and read like a folder.","items":{"title":"ProvisioningGitSource","type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"The repository: https://, http://, ssh:// or file:// URL, user@host:path, or a local path. No password in it: use password_file."},"ref":{"type":"string","minLength":1,"pattern":"^[^-\\s][^\\s]*$","description":"The branch or tag to read (git clone --branch). Unset: the repository's default branch."},"path":{"type":"string","default":"","description":"The folder inside the repository to read (e.g. \"dashboards\"); empty: the whole repository."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How often to fetch and apply this repository. Unset: provisioning.interval. Duration such as \"1m\"; more than 0."},"username":{"type":"string","minLength":1,"default":"git","description":"The user name sent with password_file over HTTP(S) (with an access token, most hosts take any name)."},"password_file":{"type":"string","minLength":1,"description":"A file holding the password or access token for HTTP(S), read before each fetch (so it may be rotated); never logged, never passed on a command line."}}}},"work_dir":{"type":"string","minLength":1,"description":"Where Git sources are cloned, one directory per source, kept across restarts. Unset: provisioning-git in database.level.path with LevelDB; with PostgreSQL, a new temporary directory per process (each replica clones for itself; set it to keep clones across restarts, one per replica)."},"git_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"2m","description":"Longest a git clone or fetch may take before it is stopped and the source reported as failing. Duration such as \"2m\"."}}},"frontend":{"title":"FrontendConfig","type":"object","additionalProperties":false,"default":{},"description":"The web UI (Perses' keys). Settings for Perses' own UI are accepted and shown by GET /api/config, for a Perses UI pointed at this server; dashplane's UI does not read them (a warning at start names each).","properties":{"disable":{"type":"boolean","default":false,"description":"Do not serve the web UI: every path outside /api, /proxy and /metrics answers 404."},"explorer":{"type":"object","additionalProperties":false,"properties":{"enable":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's UI always has its Explore page."},"information":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Markdown for Perses' home page; dashplane's home page does not show it."},"important_dashboards":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"project":{"type":"string"},"dashboard":{"type":"string"}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashboards listed on Perses' home page; dashplane's home page lists each user's recent and starred dashboards."},"time_range":{"type":"object","additionalProperties":false,"properties":{"options":{"type":"array","items":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"}},"disable_custom":{"type":"boolean"},"disable_zoom":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the time ranges of Perses' picker; dashplane's picker has its own."},"banner":{"type":"object","additionalProperties":false,"properties":{"severity":{"type":"string","enum":["error","warning","info","success"]},"information":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: a banner on every page of Perses' UI; dashplane's UI does not show it."}}},"datasource":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalDatasource: its routes and its proxy answer 404 (and so do GlobalVariables', which depend on them)."},"discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane does not discover global datasources (HTTP or Kubernetes service discovery); create them (dashctl apply, provisioning)."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Datasource: its routes and its proxy answer 404 (with global.disable too, Variables' as well)."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define datasources of its own (spec.datasources is refused) and the dashboard datasource proxy answers 404."},"http_proxy":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's proxy has its own limits (proxy.timeout, proxy.max_duration, proxy.max_concurrent)."},"cloudwatch":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane has no CloudWatch proxy, so no datasource can use the server's AWS identity."}},"title":"DatasourceFeatureConfig","description":"Which datasources may exist (Perses' keys)."},"variable":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalVariable: its routes answer 404."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Variable: its routes answer 404."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define variables of its own (spec.variables is refused)."}},"title":"VariableFeatureConfig","description":"Which variables may exist (Perses' keys)."},"dashboard":{"title":"DashboardFeatureConfig","type":"object","additionalProperties":false,"description":"Dashboards (Perses' keys).","properties":{"custom_lint_rules":{"type":"array","description":"Perses' lint rules (a JSONPath target and a CEL assertion each). dashplane does not evaluate CEL: a rule that is not disabled is refused at start, since dashboards it would refuse would be saved. Check dashboards before they are applied instead (e.g. in CI), and remove the rules or set disable: true.","items":{"type":"object","additionalProperties":false,"properties":{"name":{"type":"string"},"target":{"type":"string"},"assertion":{"type":"string"},"message":{"type":"string"},"disable":{"type":"boolean"}}}}}},"search":{"type":"object","additionalProperties":false,"properties":{"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},"excluded_chars":{"type":"array","items":{"type":"string"}},"index_keys":{"type":"object","additionalProperties":false,"properties":{"dashboard":{"type":"array","items":{"type":"string"}}}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads the store and needs no index settings."},"schemas":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' CUE schema folders (deprecated there); dashplane's plugin schemas are JSON Schemas (plugin.schemas_dir)."},"global_datasource_discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the older place of datasource.global.discovery; dashplane does not discover global datasources."}},"additionalProperties":false};
 const pattern22 = new RegExp("^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$", "u");
 const pattern23 = new RegExp("^[A-Za-z]+$", "u");
 const pattern27 = new RegExp("^https?://[^\\s]+$", "u");
 const pattern30 = new RegExp("^[^\\s]*$", "u");
 const pattern62 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
-const pattern70 = new RegExp("^[^-\\s][^\\s]*$", "u");
+const pattern65 = new RegExp("^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$", "u");
+const pattern75 = new RegExp("^[^-\\s][^\\s]*$", "u");
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
@@ -13915,7 +13916,7 @@ if(data.proxy !== undefined){
 let data218 = data.proxy;
 if(data218 && typeof data218 == "object" && !Array.isArray(data218)){
 for(const key40 in data218){
-if(!((((((key40 === "timeout") || (key40 === "max_duration")) || (key40 === "max_concurrent")) || (key40 === "denied_networks")) || (key40 === "allow_loopback")) || (key40 === "sql"))){
+if(!(((((((key40 === "timeout") || (key40 === "max_duration")) || (key40 === "max_concurrent")) || (key40 === "denied_networks")) || (key40 === "allow_loopback")) || (key40 === "cache")) || (key40 === "sql"))){
 const err421 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err421];
@@ -14074,12 +14075,12 @@ vErrors.push(err433);
 errors++;
 }
 }
-if(data218.sql !== undefined){
-let data225 = data218.sql;
+if(data218.cache !== undefined){
+let data225 = data218.cache;
 if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
 for(const key41 in data225){
-if(!((((key41 === "statement_timeout") || (key41 === "max_rows")) || (key41 === "max_bytes")) || (key41 === "max_connections"))){
-const err434 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties"};
+if(!((((((((key41 === "enable") || (key41 === "ttl")) || (key41 === "max_size_mb")) || (key41 === "max_entries")) || (key41 === "max_answer_mb")) || (key41 === "align")) || (key41 === "resolution")) || (key41 === "datasources"))){
+const err434 = {instancePath:instancePath+"/proxy/cache",schemaPath:"#/properties/proxy/properties/cache/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err434];
 }
@@ -14089,11 +14090,9 @@ vErrors.push(err434);
 errors++;
 }
 }
-if(data225.statement_timeout !== undefined){
-let data226 = data225.statement_timeout;
-if(typeof data226 === "string"){
-if(func2(data226) < 1){
-const err435 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data225.enable !== undefined){
+if(typeof data225.enable !== "boolean"){
+const err435 = {instancePath:instancePath+"/proxy/cache/enable",schemaPath:"#/properties/proxy/properties/cache/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err435];
 }
@@ -14102,8 +14101,12 @@ vErrors.push(err435);
 }
 errors++;
 }
-if(!pattern9.test(data226)){
-const err436 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data225.ttl !== undefined){
+let data227 = data225.ttl;
+if(typeof data227 === "string"){
+if(func2(data227) < 1){
+const err436 = {instancePath:instancePath+"/proxy/cache/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err436];
 }
@@ -14112,9 +14115,8 @@ vErrors.push(err436);
 }
 errors++;
 }
-}
-else {
-const err437 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data227)){
+const err437 = {instancePath:instancePath+"/proxy/cache/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err437];
 }
@@ -14124,10 +14126,8 @@ vErrors.push(err437);
 errors++;
 }
 }
-if(data225.max_rows !== undefined){
-let data227 = data225.max_rows;
-if(!(((typeof data227 == "number") && (!(data227 % 1) && !isNaN(data227))) && (isFinite(data227)))){
-const err438 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err438 = {instancePath:instancePath+"/proxy/cache/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err438];
 }
@@ -14136,9 +14136,12 @@ vErrors.push(err438);
 }
 errors++;
 }
-if((typeof data227 == "number") && (isFinite(data227))){
-if(data227 > 10000000 || isNaN(data227)){
-const err439 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"};
+}
+if(data225.max_size_mb !== undefined){
+let data228 = data225.max_size_mb;
+if((typeof data228 == "number") && (isFinite(data228))){
+if(data228 <= 0 || isNaN(data228)){
+const err439 = {instancePath:instancePath+"/proxy/cache/max_size_mb",schemaPath:"#/properties/proxy/properties/cache/properties/max_size_mb/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err439];
 }
@@ -14147,8 +14150,9 @@ vErrors.push(err439);
 }
 errors++;
 }
-if(data227 < 1 || isNaN(data227)){
-const err440 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err440 = {instancePath:instancePath+"/proxy/cache/max_size_mb",schemaPath:"#/properties/proxy/properties/cache/properties/max_size_mb/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err440];
 }
@@ -14158,11 +14162,10 @@ vErrors.push(err440);
 errors++;
 }
 }
-}
-if(data225.max_bytes !== undefined){
-let data228 = data225.max_bytes;
-if(!(((typeof data228 == "number") && (!(data228 % 1) && !isNaN(data228))) && (isFinite(data228)))){
-const err441 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data225.max_entries !== undefined){
+let data229 = data225.max_entries;
+if(!(((typeof data229 == "number") && (!(data229 % 1) && !isNaN(data229))) && (isFinite(data229)))){
+const err441 = {instancePath:instancePath+"/proxy/cache/max_entries",schemaPath:"#/properties/proxy/properties/cache/properties/max_entries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err441];
 }
@@ -14171,9 +14174,9 @@ vErrors.push(err441);
 }
 errors++;
 }
-if((typeof data228 == "number") && (isFinite(data228))){
-if(data228 < 1024 || isNaN(data228)){
-const err442 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if((typeof data229 == "number") && (isFinite(data229))){
+if(data229 < 1 || isNaN(data229)){
+const err442 = {instancePath:instancePath+"/proxy/cache/max_entries",schemaPath:"#/properties/proxy/properties/cache/properties/max_entries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err442];
 }
@@ -14184,10 +14187,11 @@ errors++;
 }
 }
 }
-if(data225.max_connections !== undefined){
-let data229 = data225.max_connections;
-if(!(((typeof data229 == "number") && (!(data229 % 1) && !isNaN(data229))) && (isFinite(data229)))){
-const err443 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data225.max_answer_mb !== undefined){
+let data230 = data225.max_answer_mb;
+if((typeof data230 == "number") && (isFinite(data230))){
+if(data230 <= 0 || isNaN(data230)){
+const err443 = {instancePath:instancePath+"/proxy/cache/max_answer_mb",schemaPath:"#/properties/proxy/properties/cache/properties/max_answer_mb/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err443];
 }
@@ -14196,9 +14200,9 @@ vErrors.push(err443);
 }
 errors++;
 }
-if((typeof data229 == "number") && (isFinite(data229))){
-if(data229 > 100 || isNaN(data229)){
-const err444 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+}
+else {
+const err444 = {instancePath:instancePath+"/proxy/cache/max_answer_mb",schemaPath:"#/properties/proxy/properties/cache/properties/max_answer_mb/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err444];
 }
@@ -14207,8 +14211,10 @@ vErrors.push(err444);
 }
 errors++;
 }
-if(data229 < 1 || isNaN(data229)){
-const err445 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data225.align !== undefined){
+if(typeof data225.align !== "boolean"){
+const err445 = {instancePath:instancePath+"/proxy/cache/align",schemaPath:"#/properties/proxy/properties/cache/properties/align/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err445];
 }
@@ -14218,10 +14224,11 @@ vErrors.push(err445);
 errors++;
 }
 }
-}
-}
-else {
-const err446 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data225.resolution !== undefined){
+let data232 = data225.resolution;
+if(typeof data232 === "string"){
+if(func2(data232) < 1){
+const err446 = {instancePath:instancePath+"/proxy/cache/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/resolution/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err446];
 }
@@ -14230,10 +14237,8 @@ vErrors.push(err446);
 }
 errors++;
 }
-}
-}
-else {
-const err447 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data232)){
+const err447 = {instancePath:instancePath+"/proxy/cache/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/resolution/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err447];
 }
@@ -14243,12 +14248,8 @@ vErrors.push(err447);
 errors++;
 }
 }
-if(data.plugin !== undefined){
-let data230 = data.plugin;
-if(data230 && typeof data230 == "object" && !Array.isArray(data230)){
-for(const key42 in data230){
-if(!(((((((key42 === "schemas_dir") || (key42 === "path")) || (key42 === "archive_path")) || (key42 === "archive_paths")) || (key42 === "enable_dev")) || (key42 === "enabled")) || (key42 === "disabled"))){
-const err448 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties"};
+else {
+const err448 = {instancePath:instancePath+"/proxy/cache/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/resolution/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err448];
 }
@@ -14258,9 +14259,15 @@ vErrors.push(err448);
 errors++;
 }
 }
-if(data230.schemas_dir !== undefined){
-if(typeof data230.schemas_dir !== "string"){
-const err449 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data225.datasources !== undefined){
+let data233 = data225.datasources;
+if(Array.isArray(data233)){
+const len27 = data233.length;
+for(let i27=0; i27<len27; i27++){
+let data234 = data233[i27];
+if(data234 && typeof data234 == "object" && !Array.isArray(data234)){
+if(data234.datasource === undefined){
+const err449 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27,schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/required",keyword:"required",params:{missingProperty: "datasource"},message:"must have required property '"+"datasource"+"'"};
 if(vErrors === null){
 vErrors = [err449];
 }
@@ -14269,10 +14276,9 @@ vErrors.push(err449);
 }
 errors++;
 }
-}
-if(data230.path !== undefined){
-if(typeof data230.path !== "string"){
-const err450 = {instancePath:instancePath+"/plugin/path",schemaPath:"#/properties/plugin/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key42 in data234){
+if(!(((((key42 === "datasource") || (key42 === "enable")) || (key42 === "ttl")) || (key42 === "align")) || (key42 === "resolution"))){
+const err450 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27,schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err450];
 }
@@ -14282,9 +14288,11 @@ vErrors.push(err450);
 errors++;
 }
 }
-if(data230.archive_path !== undefined){
-if(typeof data230.archive_path !== "string"){
-const err451 = {instancePath:instancePath+"/plugin/archive_path",schemaPath:"#/properties/plugin/properties/archive_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data234.datasource !== undefined){
+let data235 = data234.datasource;
+if(typeof data235 === "string"){
+if(!pattern65.test(data235)){
+const err451 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/datasource",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/datasource/pattern",keyword:"pattern",params:{pattern: "^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$"},message:"must match pattern \""+"^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$"+"\""};
 if(vErrors === null){
 vErrors = [err451];
 }
@@ -14294,13 +14302,8 @@ vErrors.push(err451);
 errors++;
 }
 }
-if(data230.archive_paths !== undefined){
-let data234 = data230.archive_paths;
-if(Array.isArray(data234)){
-const len27 = data234.length;
-for(let i27=0; i27<len27; i27++){
-if(typeof data234[i27] !== "string"){
-const err452 = {instancePath:instancePath+"/plugin/archive_paths/" + i27,schemaPath:"#/properties/plugin/properties/archive_paths/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err452 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/datasource",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/datasource/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err452];
 }
@@ -14310,9 +14313,9 @@ vErrors.push(err452);
 errors++;
 }
 }
-}
-else {
-const err453 = {instancePath:instancePath+"/plugin/archive_paths",schemaPath:"#/properties/plugin/properties/archive_paths/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data234.enable !== undefined){
+if(typeof data234.enable !== "boolean"){
+const err453 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/enable",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err453];
 }
@@ -14322,9 +14325,11 @@ vErrors.push(err453);
 errors++;
 }
 }
-if(data230.enable_dev !== undefined){
-if(typeof data230.enable_dev !== "boolean"){
-const err454 = {instancePath:instancePath+"/plugin/enable_dev",schemaPath:"#/properties/plugin/properties/enable_dev/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data234.ttl !== undefined){
+let data237 = data234.ttl;
+if(typeof data237 === "string"){
+if(func2(data237) < 1){
+const err454 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err454];
 }
@@ -14333,14 +14338,8 @@ vErrors.push(err454);
 }
 errors++;
 }
-}
-if(data230.enabled !== undefined){
-let data237 = data230.enabled;
-if(Array.isArray(data237)){
-const len28 = data237.length;
-for(let i28=0; i28<len28; i28++){
-if(typeof data237[i28] !== "string"){
-const err455 = {instancePath:instancePath+"/plugin/enabled/" + i28,schemaPath:"#/properties/plugin/properties/enabled/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data237)){
+const err455 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err455];
 }
@@ -14350,9 +14349,8 @@ vErrors.push(err455);
 errors++;
 }
 }
-}
 else {
-const err456 = {instancePath:instancePath+"/plugin/enabled",schemaPath:"#/properties/plugin/properties/enabled/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err456 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err456];
 }
@@ -14362,13 +14360,9 @@ vErrors.push(err456);
 errors++;
 }
 }
-if(data230.disabled !== undefined){
-let data239 = data230.disabled;
-if(Array.isArray(data239)){
-const len29 = data239.length;
-for(let i29=0; i29<len29; i29++){
-if(typeof data239[i29] !== "string"){
-const err457 = {instancePath:instancePath+"/plugin/disabled/" + i29,schemaPath:"#/properties/plugin/properties/disabled/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data234.align !== undefined){
+if(typeof data234.align !== "boolean"){
+const err457 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/align",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/align/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err457];
 }
@@ -14378,9 +14372,11 @@ vErrors.push(err457);
 errors++;
 }
 }
-}
-else {
-const err458 = {instancePath:instancePath+"/plugin/disabled",schemaPath:"#/properties/plugin/properties/disabled/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data234.resolution !== undefined){
+let data239 = data234.resolution;
+if(typeof data239 === "string"){
+if(func2(data239) < 1){
+const err458 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/resolution/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err458];
 }
@@ -14389,10 +14385,8 @@ vErrors.push(err458);
 }
 errors++;
 }
-}
-}
-else {
-const err459 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data239)){
+const err459 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/resolution/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err459];
 }
@@ -14402,12 +14396,8 @@ vErrors.push(err459);
 errors++;
 }
 }
-if(data.http !== undefined){
-let data241 = data.http;
-if(data241 && typeof data241 == "object" && !Array.isArray(data241)){
-for(const key43 in data241){
-if(!(((((key43 === "body_limit") || (key43 === "max_json_depth")) || (key43 === "headers_timeout")) || (key43 === "request_timeout")) || (key43 === "shutdown_grace"))){
-const err460 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties"};
+else {
+const err460 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/resolution/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err460];
 }
@@ -14417,10 +14407,9 @@ vErrors.push(err460);
 errors++;
 }
 }
-if(data241.body_limit !== undefined){
-let data242 = data241.body_limit;
-if(!(((typeof data242 == "number") && (!(data242 % 1) && !isNaN(data242))) && (isFinite(data242)))){
-const err461 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err461 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27,schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err461];
 }
@@ -14429,9 +14418,10 @@ vErrors.push(err461);
 }
 errors++;
 }
-if((typeof data242 == "number") && (isFinite(data242))){
-if(data242 < 1024 || isNaN(data242)){
-const err462 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+}
+else {
+const err462 = {instancePath:instancePath+"/proxy/cache/datasources",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err462];
 }
@@ -14442,10 +14432,8 @@ errors++;
 }
 }
 }
-if(data241.max_json_depth !== undefined){
-let data243 = data241.max_json_depth;
-if(!(((typeof data243 == "number") && (!(data243 % 1) && !isNaN(data243))) && (isFinite(data243)))){
-const err463 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err463 = {instancePath:instancePath+"/proxy/cache",schemaPath:"#/properties/proxy/properties/cache/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err463];
 }
@@ -14454,9 +14442,13 @@ vErrors.push(err463);
 }
 errors++;
 }
-if((typeof data243 == "number") && (isFinite(data243))){
-if(data243 > 1000 || isNaN(data243)){
-const err464 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+if(data218.sql !== undefined){
+let data240 = data218.sql;
+if(data240 && typeof data240 == "object" && !Array.isArray(data240)){
+for(const key43 in data240){
+if(!((((key43 === "statement_timeout") || (key43 === "max_rows")) || (key43 === "max_bytes")) || (key43 === "max_connections"))){
+const err464 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err464];
 }
@@ -14465,8 +14457,12 @@ vErrors.push(err464);
 }
 errors++;
 }
-if(data243 < 1 || isNaN(data243)){
-const err465 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data240.statement_timeout !== undefined){
+let data241 = data240.statement_timeout;
+if(typeof data241 === "string"){
+if(func2(data241) < 1){
+const err465 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err465];
 }
@@ -14475,13 +14471,8 @@ vErrors.push(err465);
 }
 errors++;
 }
-}
-}
-if(data241.headers_timeout !== undefined){
-let data244 = data241.headers_timeout;
-if(typeof data244 === "string"){
-if(func2(data244) < 1){
-const err466 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data241)){
+const err466 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err466];
 }
@@ -14490,8 +14481,9 @@ vErrors.push(err466);
 }
 errors++;
 }
-if(!pattern9.test(data244)){
-const err467 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err467 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err467];
 }
@@ -14501,8 +14493,10 @@ vErrors.push(err467);
 errors++;
 }
 }
-else {
-const err468 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data240.max_rows !== undefined){
+let data242 = data240.max_rows;
+if(!(((typeof data242 == "number") && (!(data242 % 1) && !isNaN(data242))) && (isFinite(data242)))){
+const err468 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err468];
 }
@@ -14511,12 +14505,9 @@ vErrors.push(err468);
 }
 errors++;
 }
-}
-if(data241.request_timeout !== undefined){
-let data245 = data241.request_timeout;
-if(typeof data245 === "string"){
-if(func2(data245) < 1){
-const err469 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data242 == "number") && (isFinite(data242))){
+if(data242 > 10000000 || isNaN(data242)){
+const err469 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"};
 if(vErrors === null){
 vErrors = [err469];
 }
@@ -14525,8 +14516,8 @@ vErrors.push(err469);
 }
 errors++;
 }
-if(!pattern9.test(data245)){
-const err470 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(data242 < 1 || isNaN(data242)){
+const err470 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err470];
 }
@@ -14536,8 +14527,11 @@ vErrors.push(err470);
 errors++;
 }
 }
-else {
-const err471 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data240.max_bytes !== undefined){
+let data243 = data240.max_bytes;
+if(!(((typeof data243 == "number") && (!(data243 % 1) && !isNaN(data243))) && (isFinite(data243)))){
+const err471 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err471];
 }
@@ -14546,12 +14540,9 @@ vErrors.push(err471);
 }
 errors++;
 }
-}
-if(data241.shutdown_grace !== undefined){
-let data246 = data241.shutdown_grace;
-if(typeof data246 === "string"){
-if(func2(data246) < 1){
-const err472 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data243 == "number") && (isFinite(data243))){
+if(data243 < 1024 || isNaN(data243)){
+const err472 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err472];
 }
@@ -14560,8 +14551,12 @@ vErrors.push(err472);
 }
 errors++;
 }
-if(!pattern9.test(data246)){
-const err473 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+if(data240.max_connections !== undefined){
+let data244 = data240.max_connections;
+if(!(((typeof data244 == "number") && (!(data244 % 1) && !isNaN(data244))) && (isFinite(data244)))){
+const err473 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err473];
 }
@@ -14570,9 +14565,9 @@ vErrors.push(err473);
 }
 errors++;
 }
-}
-else {
-const err474 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data244 == "number") && (isFinite(data244))){
+if(data244 > 100 || isNaN(data244)){
+const err474 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err474];
 }
@@ -14581,10 +14576,8 @@ vErrors.push(err474);
 }
 errors++;
 }
-}
-}
-else {
-const err475 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data244 < 1 || isNaN(data244)){
+const err475 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err475];
 }
@@ -14594,12 +14587,10 @@ vErrors.push(err475);
 errors++;
 }
 }
-if(data.log !== undefined){
-let data247 = data.log;
-if(data247 && typeof data247 == "object" && !Array.isArray(data247)){
-for(const key44 in data247){
-if(!(key44 === "level")){
-const err476 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties"};
+}
+}
+else {
+const err476 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err476];
 }
@@ -14609,10 +14600,9 @@ vErrors.push(err476);
 errors++;
 }
 }
-if(data247.level !== undefined){
-let data248 = data247.level;
-if(typeof data248 !== "string"){
-const err477 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err477 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err477];
 }
@@ -14621,8 +14611,13 @@ vErrors.push(err477);
 }
 errors++;
 }
-if(!(((((((data248 === "trace") || (data248 === "debug")) || (data248 === "info")) || (data248 === "warn")) || (data248 === "error")) || (data248 === "fatal")) || (data248 === "silent"))){
-const err478 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.plugin !== undefined){
+let data245 = data.plugin;
+if(data245 && typeof data245 == "object" && !Array.isArray(data245)){
+for(const key44 in data245){
+if(!(((((((key44 === "schemas_dir") || (key44 === "path")) || (key44 === "archive_path")) || (key44 === "archive_paths")) || (key44 === "enable_dev")) || (key44 === "enabled")) || (key44 === "disabled"))){
+const err478 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err478];
 }
@@ -14632,9 +14627,9 @@ vErrors.push(err478);
 errors++;
 }
 }
-}
-else {
-const err479 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data245.schemas_dir !== undefined){
+if(typeof data245.schemas_dir !== "string"){
+const err479 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err479];
 }
@@ -14644,12 +14639,9 @@ vErrors.push(err479);
 errors++;
 }
 }
-if(data.audit !== undefined){
-let data249 = data.audit;
-if(data249 && typeof data249 == "object" && !Array.isArray(data249)){
-for(const key45 in data249){
-if(!(((key45 === "retention") || (key45 === "coalesce_window")) || (key45 === "file"))){
-const err480 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties"};
+if(data245.path !== undefined){
+if(typeof data245.path !== "string"){
+const err480 = {instancePath:instancePath+"/plugin/path",schemaPath:"#/properties/plugin/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err480];
 }
@@ -14659,11 +14651,9 @@ vErrors.push(err480);
 errors++;
 }
 }
-if(data249.retention !== undefined){
-let data250 = data249.retention;
-if(typeof data250 === "string"){
-if(func2(data250) < 1){
-const err481 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data245.archive_path !== undefined){
+if(typeof data245.archive_path !== "string"){
+const err481 = {instancePath:instancePath+"/plugin/archive_path",schemaPath:"#/properties/plugin/properties/archive_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err481];
 }
@@ -14672,8 +14662,14 @@ vErrors.push(err481);
 }
 errors++;
 }
-if(!pattern9.test(data250)){
-const err482 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data245.archive_paths !== undefined){
+let data249 = data245.archive_paths;
+if(Array.isArray(data249)){
+const len28 = data249.length;
+for(let i28=0; i28<len28; i28++){
+if(typeof data249[i28] !== "string"){
+const err482 = {instancePath:instancePath+"/plugin/archive_paths/" + i28,schemaPath:"#/properties/plugin/properties/archive_paths/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err482];
 }
@@ -14683,8 +14679,9 @@ vErrors.push(err482);
 errors++;
 }
 }
+}
 else {
-const err483 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err483 = {instancePath:instancePath+"/plugin/archive_paths",schemaPath:"#/properties/plugin/properties/archive_paths/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err483];
 }
@@ -14694,11 +14691,9 @@ vErrors.push(err483);
 errors++;
 }
 }
-if(data249.coalesce_window !== undefined){
-let data251 = data249.coalesce_window;
-if(typeof data251 === "string"){
-if(func2(data251) < 1){
-const err484 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data245.enable_dev !== undefined){
+if(typeof data245.enable_dev !== "boolean"){
+const err484 = {instancePath:instancePath+"/plugin/enable_dev",schemaPath:"#/properties/plugin/properties/enable_dev/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err484];
 }
@@ -14707,8 +14702,14 @@ vErrors.push(err484);
 }
 errors++;
 }
-if(!pattern9.test(data251)){
-const err485 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data245.enabled !== undefined){
+let data252 = data245.enabled;
+if(Array.isArray(data252)){
+const len29 = data252.length;
+for(let i29=0; i29<len29; i29++){
+if(typeof data252[i29] !== "string"){
+const err485 = {instancePath:instancePath+"/plugin/enabled/" + i29,schemaPath:"#/properties/plugin/properties/enabled/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err485];
 }
@@ -14718,8 +14719,9 @@ vErrors.push(err485);
 errors++;
 }
 }
+}
 else {
-const err486 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err486 = {instancePath:instancePath+"/plugin/enabled",schemaPath:"#/properties/plugin/properties/enabled/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err486];
 }
@@ -14729,11 +14731,13 @@ vErrors.push(err486);
 errors++;
 }
 }
-if(data249.file !== undefined){
-let data252 = data249.file;
-if(typeof data252 === "string"){
-if(func2(data252) < 1){
-const err487 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data245.disabled !== undefined){
+let data254 = data245.disabled;
+if(Array.isArray(data254)){
+const len30 = data254.length;
+for(let i30=0; i30<len30; i30++){
+if(typeof data254[i30] !== "string"){
+const err487 = {instancePath:instancePath+"/plugin/disabled/" + i30,schemaPath:"#/properties/plugin/properties/disabled/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err487];
 }
@@ -14743,8 +14747,9 @@ vErrors.push(err487);
 errors++;
 }
 }
+}
 else {
-const err488 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err488 = {instancePath:instancePath+"/plugin/disabled",schemaPath:"#/properties/plugin/properties/disabled/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err488];
 }
@@ -14756,7 +14761,7 @@ errors++;
 }
 }
 else {
-const err489 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err489 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err489];
 }
@@ -14766,12 +14771,12 @@ vErrors.push(err489);
 errors++;
 }
 }
-if(data.provisioning !== undefined){
-let data253 = data.provisioning;
-if(data253 && typeof data253 == "object" && !Array.isArray(data253)){
-for(const key46 in data253){
-if(!((((((key46 === "folders") || (key46 === "interval")) || (key46 === "enable_watch")) || (key46 === "git")) || (key46 === "work_dir")) || (key46 === "git_timeout"))){
-const err490 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties"};
+if(data.http !== undefined){
+let data256 = data.http;
+if(data256 && typeof data256 == "object" && !Array.isArray(data256)){
+for(const key45 in data256){
+if(!(((((key45 === "body_limit") || (key45 === "max_json_depth")) || (key45 === "headers_timeout")) || (key45 === "request_timeout")) || (key45 === "shutdown_grace"))){
+const err490 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err490];
 }
@@ -14781,15 +14786,10 @@ vErrors.push(err490);
 errors++;
 }
 }
-if(data253.folders !== undefined){
-let data254 = data253.folders;
-if(Array.isArray(data254)){
-const len30 = data254.length;
-for(let i30=0; i30<len30; i30++){
-let data255 = data254[i30];
-if(typeof data255 === "string"){
-if(func2(data255) < 1){
-const err491 = {instancePath:instancePath+"/provisioning/folders/" + i30,schemaPath:"#/properties/provisioning/properties/folders/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data256.body_limit !== undefined){
+let data257 = data256.body_limit;
+if(!(((typeof data257 == "number") && (!(data257 % 1) && !isNaN(data257))) && (isFinite(data257)))){
+const err491 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err491];
 }
@@ -14798,9 +14798,9 @@ vErrors.push(err491);
 }
 errors++;
 }
-}
-else {
-const err492 = {instancePath:instancePath+"/provisioning/folders/" + i30,schemaPath:"#/properties/provisioning/properties/folders/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data257 == "number") && (isFinite(data257))){
+if(data257 < 1024 || isNaN(data257)){
+const err492 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err492];
 }
@@ -14811,8 +14811,10 @@ errors++;
 }
 }
 }
-else {
-const err493 = {instancePath:instancePath+"/provisioning/folders",schemaPath:"#/properties/provisioning/properties/folders/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data256.max_json_depth !== undefined){
+let data258 = data256.max_json_depth;
+if(!(((typeof data258 == "number") && (!(data258 % 1) && !isNaN(data258))) && (isFinite(data258)))){
+const err493 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err493];
 }
@@ -14821,12 +14823,9 @@ vErrors.push(err493);
 }
 errors++;
 }
-}
-if(data253.interval !== undefined){
-let data256 = data253.interval;
-if(typeof data256 === "string"){
-if(func2(data256) < 1){
-const err494 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data258 == "number") && (isFinite(data258))){
+if(data258 > 1000 || isNaN(data258)){
+const err494 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err494];
 }
@@ -14835,8 +14834,8 @@ vErrors.push(err494);
 }
 errors++;
 }
-if(!pattern9.test(data256)){
-const err495 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(data258 < 1 || isNaN(data258)){
+const err495 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err495];
 }
@@ -14846,8 +14845,12 @@ vErrors.push(err495);
 errors++;
 }
 }
-else {
-const err496 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data256.headers_timeout !== undefined){
+let data259 = data256.headers_timeout;
+if(typeof data259 === "string"){
+if(func2(data259) < 1){
+const err496 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err496];
 }
@@ -14856,10 +14859,8 @@ vErrors.push(err496);
 }
 errors++;
 }
-}
-if(data253.enable_watch !== undefined){
-if(typeof data253.enable_watch !== "boolean"){
-const err497 = {instancePath:instancePath+"/provisioning/enable_watch",schemaPath:"#/properties/provisioning/properties/enable_watch/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern9.test(data259)){
+const err497 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err497];
 }
@@ -14869,15 +14870,8 @@ vErrors.push(err497);
 errors++;
 }
 }
-if(data253.git !== undefined){
-let data258 = data253.git;
-if(Array.isArray(data258)){
-const len31 = data258.length;
-for(let i31=0; i31<len31; i31++){
-let data259 = data258[i31];
-if(data259 && typeof data259 == "object" && !Array.isArray(data259)){
-if(data259.url === undefined){
-const err498 = {instancePath:instancePath+"/provisioning/git/" + i31,schemaPath:"#/properties/provisioning/properties/git/items/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+else {
+const err498 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err498];
 }
@@ -14886,9 +14880,12 @@ vErrors.push(err498);
 }
 errors++;
 }
-for(const key47 in data259){
-if(!((((((key47 === "url") || (key47 === "ref")) || (key47 === "path")) || (key47 === "interval")) || (key47 === "username")) || (key47 === "password_file"))){
-const err499 = {instancePath:instancePath+"/provisioning/git/" + i31,schemaPath:"#/properties/provisioning/properties/git/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties"};
+}
+if(data256.request_timeout !== undefined){
+let data260 = data256.request_timeout;
+if(typeof data260 === "string"){
+if(func2(data260) < 1){
+const err499 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err499];
 }
@@ -14897,12 +14894,8 @@ vErrors.push(err499);
 }
 errors++;
 }
-}
-if(data259.url !== undefined){
-let data260 = data259.url;
-if(typeof data260 === "string"){
-if(func2(data260) < 1){
-const err500 = {instancePath:instancePath+"/provisioning/git/" + i31+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data260)){
+const err500 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err500];
 }
@@ -14913,7 +14906,7 @@ errors++;
 }
 }
 else {
-const err501 = {instancePath:instancePath+"/provisioning/git/" + i31+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err501 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err501];
 }
@@ -14923,11 +14916,11 @@ vErrors.push(err501);
 errors++;
 }
 }
-if(data259.ref !== undefined){
-let data261 = data259.ref;
+if(data256.shutdown_grace !== undefined){
+let data261 = data256.shutdown_grace;
 if(typeof data261 === "string"){
 if(func2(data261) < 1){
-const err502 = {instancePath:instancePath+"/provisioning/git/" + i31+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err502 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err502];
 }
@@ -14936,8 +14929,8 @@ vErrors.push(err502);
 }
 errors++;
 }
-if(!pattern70.test(data261)){
-const err503 = {instancePath:instancePath+"/provisioning/git/" + i31+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/pattern",keyword:"pattern",params:{pattern: "^[^-\\s][^\\s]*$"},message:"must match pattern \""+"^[^-\\s][^\\s]*$"+"\""};
+if(!pattern9.test(data261)){
+const err503 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err503];
 }
@@ -14948,7 +14941,7 @@ errors++;
 }
 }
 else {
-const err504 = {instancePath:instancePath+"/provisioning/git/" + i31+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err504 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err504];
 }
@@ -14958,9 +14951,9 @@ vErrors.push(err504);
 errors++;
 }
 }
-if(data259.path !== undefined){
-if(typeof data259.path !== "string"){
-const err505 = {instancePath:instancePath+"/provisioning/git/" + i31+"/path",schemaPath:"#/properties/provisioning/properties/git/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err505 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err505];
 }
@@ -14970,11 +14963,12 @@ vErrors.push(err505);
 errors++;
 }
 }
-if(data259.interval !== undefined){
-let data263 = data259.interval;
-if(typeof data263 === "string"){
-if(func2(data263) < 1){
-const err506 = {instancePath:instancePath+"/provisioning/git/" + i31+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.log !== undefined){
+let data262 = data.log;
+if(data262 && typeof data262 == "object" && !Array.isArray(data262)){
+for(const key46 in data262){
+if(!(key46 === "level")){
+const err506 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err506];
 }
@@ -14983,8 +14977,11 @@ vErrors.push(err506);
 }
 errors++;
 }
-if(!pattern9.test(data263)){
-const err507 = {instancePath:instancePath+"/provisioning/git/" + i31+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data262.level !== undefined){
+let data263 = data262.level;
+if(typeof data263 !== "string"){
+const err507 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err507];
 }
@@ -14993,9 +14990,8 @@ vErrors.push(err507);
 }
 errors++;
 }
-}
-else {
-const err508 = {instancePath:instancePath+"/provisioning/git/" + i31+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((((data263 === "trace") || (data263 === "debug")) || (data263 === "info")) || (data263 === "warn")) || (data263 === "error")) || (data263 === "fatal")) || (data263 === "silent"))){
+const err508 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err508];
 }
@@ -15005,11 +15001,9 @@ vErrors.push(err508);
 errors++;
 }
 }
-if(data259.username !== undefined){
-let data264 = data259.username;
-if(typeof data264 === "string"){
-if(func2(data264) < 1){
-const err509 = {instancePath:instancePath+"/provisioning/git/" + i31+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err509 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err509];
 }
@@ -15019,8 +15013,12 @@ vErrors.push(err509);
 errors++;
 }
 }
-else {
-const err510 = {instancePath:instancePath+"/provisioning/git/" + i31+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.audit !== undefined){
+let data264 = data.audit;
+if(data264 && typeof data264 == "object" && !Array.isArray(data264)){
+for(const key47 in data264){
+if(!(((key47 === "retention") || (key47 === "coalesce_window")) || (key47 === "file"))){
+const err510 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err510];
 }
@@ -15030,11 +15028,11 @@ vErrors.push(err510);
 errors++;
 }
 }
-if(data259.password_file !== undefined){
-let data265 = data259.password_file;
+if(data264.retention !== undefined){
+let data265 = data264.retention;
 if(typeof data265 === "string"){
 if(func2(data265) < 1){
-const err511 = {instancePath:instancePath+"/provisioning/git/" + i31+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err511 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err511];
 }
@@ -15043,9 +15041,8 @@ vErrors.push(err511);
 }
 errors++;
 }
-}
-else {
-const err512 = {instancePath:instancePath+"/provisioning/git/" + i31+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data265)){
+const err512 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err512];
 }
@@ -15055,9 +15052,8 @@ vErrors.push(err512);
 errors++;
 }
 }
-}
 else {
-const err513 = {instancePath:instancePath+"/provisioning/git/" + i31,schemaPath:"#/properties/provisioning/properties/git/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err513 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err513];
 }
@@ -15067,9 +15063,11 @@ vErrors.push(err513);
 errors++;
 }
 }
-}
-else {
-const err514 = {instancePath:instancePath+"/provisioning/git",schemaPath:"#/properties/provisioning/properties/git/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data264.coalesce_window !== undefined){
+let data266 = data264.coalesce_window;
+if(typeof data266 === "string"){
+if(func2(data266) < 1){
+const err514 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err514];
 }
@@ -15078,12 +15076,8 @@ vErrors.push(err514);
 }
 errors++;
 }
-}
-if(data253.work_dir !== undefined){
-let data266 = data253.work_dir;
-if(typeof data266 === "string"){
-if(func2(data266) < 1){
-const err515 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data266)){
+const err515 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err515];
 }
@@ -15094,7 +15088,7 @@ errors++;
 }
 }
 else {
-const err516 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err516 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err516];
 }
@@ -15104,11 +15098,11 @@ vErrors.push(err516);
 errors++;
 }
 }
-if(data253.git_timeout !== undefined){
-let data267 = data253.git_timeout;
+if(data264.file !== undefined){
+let data267 = data264.file;
 if(typeof data267 === "string"){
 if(func2(data267) < 1){
-const err517 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err517 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err517];
 }
@@ -15117,8 +15111,9 @@ vErrors.push(err517);
 }
 errors++;
 }
-if(!pattern9.test(data267)){
-const err518 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err518 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err518];
 }
@@ -15128,8 +15123,9 @@ vErrors.push(err518);
 errors++;
 }
 }
+}
 else {
-const err519 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err519 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err519];
 }
@@ -15139,9 +15135,12 @@ vErrors.push(err519);
 errors++;
 }
 }
-}
-else {
-const err520 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.provisioning !== undefined){
+let data268 = data.provisioning;
+if(data268 && typeof data268 == "object" && !Array.isArray(data268)){
+for(const key48 in data268){
+if(!((((((key48 === "folders") || (key48 === "interval")) || (key48 === "enable_watch")) || (key48 === "git")) || (key48 === "work_dir")) || (key48 === "git_timeout"))){
+const err520 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err520];
 }
@@ -15151,12 +15150,15 @@ vErrors.push(err520);
 errors++;
 }
 }
-if(data.frontend !== undefined){
-let data268 = data.frontend;
-if(data268 && typeof data268 == "object" && !Array.isArray(data268)){
-for(const key48 in data268){
-if(!((((((key48 === "disable") || (key48 === "explorer")) || (key48 === "information")) || (key48 === "important_dashboards")) || (key48 === "time_range")) || (key48 === "banner"))){
-const err521 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties"};
+if(data268.folders !== undefined){
+let data269 = data268.folders;
+if(Array.isArray(data269)){
+const len31 = data269.length;
+for(let i31=0; i31<len31; i31++){
+let data270 = data269[i31];
+if(typeof data270 === "string"){
+if(func2(data270) < 1){
+const err521 = {instancePath:instancePath+"/provisioning/folders/" + i31,schemaPath:"#/properties/provisioning/properties/folders/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err521];
 }
@@ -15166,9 +15168,8 @@ vErrors.push(err521);
 errors++;
 }
 }
-if(data268.disable !== undefined){
-if(typeof data268.disable !== "boolean"){
-const err522 = {instancePath:instancePath+"/frontend/disable",schemaPath:"#/properties/frontend/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err522 = {instancePath:instancePath+"/provisioning/folders/" + i31,schemaPath:"#/properties/provisioning/properties/folders/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err522];
 }
@@ -15178,12 +15179,9 @@ vErrors.push(err522);
 errors++;
 }
 }
-if(data268.explorer !== undefined){
-let data270 = data268.explorer;
-if(data270 && typeof data270 == "object" && !Array.isArray(data270)){
-for(const key49 in data270){
-if(!(key49 === "enable")){
-const err523 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties"};
+}
+else {
+const err523 = {instancePath:instancePath+"/provisioning/folders",schemaPath:"#/properties/provisioning/properties/folders/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err523];
 }
@@ -15193,9 +15191,11 @@ vErrors.push(err523);
 errors++;
 }
 }
-if(data270.enable !== undefined){
-if(typeof data270.enable !== "boolean"){
-const err524 = {instancePath:instancePath+"/frontend/explorer/enable",schemaPath:"#/properties/frontend/properties/explorer/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data268.interval !== undefined){
+let data271 = data268.interval;
+if(typeof data271 === "string"){
+if(func2(data271) < 1){
+const err524 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err524];
 }
@@ -15204,10 +15204,8 @@ vErrors.push(err524);
 }
 errors++;
 }
-}
-}
-else {
-const err525 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data271)){
+const err525 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err525];
 }
@@ -15217,9 +15215,8 @@ vErrors.push(err525);
 errors++;
 }
 }
-if(data268.information !== undefined){
-if(typeof data268.information !== "string"){
-const err526 = {instancePath:instancePath+"/frontend/information",schemaPath:"#/properties/frontend/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err526 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err526];
 }
@@ -15229,16 +15226,9 @@ vErrors.push(err526);
 errors++;
 }
 }
-if(data268.important_dashboards !== undefined){
-let data273 = data268.important_dashboards;
-if(Array.isArray(data273)){
-const len32 = data273.length;
-for(let i32=0; i32<len32; i32++){
-let data274 = data273[i32];
-if(data274 && typeof data274 == "object" && !Array.isArray(data274)){
-for(const key50 in data274){
-if(!((key50 === "project") || (key50 === "dashboard"))){
-const err527 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32,schemaPath:"#/properties/frontend/properties/important_dashboards/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties"};
+if(data268.enable_watch !== undefined){
+if(typeof data268.enable_watch !== "boolean"){
+const err527 = {instancePath:instancePath+"/provisioning/enable_watch",schemaPath:"#/properties/provisioning/properties/enable_watch/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err527];
 }
@@ -15248,9 +15238,15 @@ vErrors.push(err527);
 errors++;
 }
 }
-if(data274.project !== undefined){
-if(typeof data274.project !== "string"){
-const err528 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32+"/project",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data268.git !== undefined){
+let data273 = data268.git;
+if(Array.isArray(data273)){
+const len32 = data273.length;
+for(let i32=0; i32<len32; i32++){
+let data274 = data273[i32];
+if(data274 && typeof data274 == "object" && !Array.isArray(data274)){
+if(data274.url === undefined){
+const err528 = {instancePath:instancePath+"/provisioning/git/" + i32,schemaPath:"#/properties/provisioning/properties/git/items/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err528];
 }
@@ -15259,10 +15255,9 @@ vErrors.push(err528);
 }
 errors++;
 }
-}
-if(data274.dashboard !== undefined){
-if(typeof data274.dashboard !== "string"){
-const err529 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32+"/dashboard",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/dashboard/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key49 in data274){
+if(!((((((key49 === "url") || (key49 === "ref")) || (key49 === "path")) || (key49 === "interval")) || (key49 === "username")) || (key49 === "password_file"))){
+const err529 = {instancePath:instancePath+"/provisioning/git/" + i32,schemaPath:"#/properties/provisioning/properties/git/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err529];
 }
@@ -15272,9 +15267,11 @@ vErrors.push(err529);
 errors++;
 }
 }
-}
-else {
-const err530 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32,schemaPath:"#/properties/frontend/properties/important_dashboards/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data274.url !== undefined){
+let data275 = data274.url;
+if(typeof data275 === "string"){
+if(func2(data275) < 1){
+const err530 = {instancePath:instancePath+"/provisioning/git/" + i32+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err530];
 }
@@ -15284,9 +15281,8 @@ vErrors.push(err530);
 errors++;
 }
 }
-}
 else {
-const err531 = {instancePath:instancePath+"/frontend/important_dashboards",schemaPath:"#/properties/frontend/properties/important_dashboards/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err531 = {instancePath:instancePath+"/provisioning/git/" + i32+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err531];
 }
@@ -15296,12 +15292,11 @@ vErrors.push(err531);
 errors++;
 }
 }
-if(data268.time_range !== undefined){
-let data277 = data268.time_range;
-if(data277 && typeof data277 == "object" && !Array.isArray(data277)){
-for(const key51 in data277){
-if(!(((key51 === "options") || (key51 === "disable_custom")) || (key51 === "disable_zoom"))){
-const err532 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties"};
+if(data274.ref !== undefined){
+let data276 = data274.ref;
+if(typeof data276 === "string"){
+if(func2(data276) < 1){
+const err532 = {instancePath:instancePath+"/provisioning/git/" + i32+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err532];
 }
@@ -15310,16 +15305,8 @@ vErrors.push(err532);
 }
 errors++;
 }
-}
-if(data277.options !== undefined){
-let data278 = data277.options;
-if(Array.isArray(data278)){
-const len33 = data278.length;
-for(let i33=0; i33<len33; i33++){
-let data279 = data278[i33];
-if(typeof data279 === "string"){
-if(func2(data279) < 1){
-const err533 = {instancePath:instancePath+"/frontend/time_range/options/" + i33,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern75.test(data276)){
+const err533 = {instancePath:instancePath+"/provisioning/git/" + i32+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/pattern",keyword:"pattern",params:{pattern: "^[^-\\s][^\\s]*$"},message:"must match pattern \""+"^[^-\\s][^\\s]*$"+"\""};
 if(vErrors === null){
 vErrors = [err533];
 }
@@ -15328,8 +15315,9 @@ vErrors.push(err533);
 }
 errors++;
 }
-if(!pattern9.test(data279)){
-const err534 = {instancePath:instancePath+"/frontend/time_range/options/" + i33,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err534 = {instancePath:instancePath+"/provisioning/git/" + i32+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err534];
 }
@@ -15339,8 +15327,9 @@ vErrors.push(err534);
 errors++;
 }
 }
-else {
-const err535 = {instancePath:instancePath+"/frontend/time_range/options/" + i33,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data274.path !== undefined){
+if(typeof data274.path !== "string"){
+const err535 = {instancePath:instancePath+"/provisioning/git/" + i32+"/path",schemaPath:"#/properties/provisioning/properties/git/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err535];
 }
@@ -15350,9 +15339,11 @@ vErrors.push(err535);
 errors++;
 }
 }
-}
-else {
-const err536 = {instancePath:instancePath+"/frontend/time_range/options",schemaPath:"#/properties/frontend/properties/time_range/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data274.interval !== undefined){
+let data278 = data274.interval;
+if(typeof data278 === "string"){
+if(func2(data278) < 1){
+const err536 = {instancePath:instancePath+"/provisioning/git/" + i32+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err536];
 }
@@ -15361,10 +15352,8 @@ vErrors.push(err536);
 }
 errors++;
 }
-}
-if(data277.disable_custom !== undefined){
-if(typeof data277.disable_custom !== "boolean"){
-const err537 = {instancePath:instancePath+"/frontend/time_range/disable_custom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_custom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern9.test(data278)){
+const err537 = {instancePath:instancePath+"/provisioning/git/" + i32+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err537];
 }
@@ -15374,9 +15363,8 @@ vErrors.push(err537);
 errors++;
 }
 }
-if(data277.disable_zoom !== undefined){
-if(typeof data277.disable_zoom !== "boolean"){
-const err538 = {instancePath:instancePath+"/frontend/time_range/disable_zoom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_zoom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err538 = {instancePath:instancePath+"/provisioning/git/" + i32+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err538];
 }
@@ -15386,9 +15374,11 @@ vErrors.push(err538);
 errors++;
 }
 }
-}
-else {
-const err539 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data274.username !== undefined){
+let data279 = data274.username;
+if(typeof data279 === "string"){
+if(func2(data279) < 1){
+const err539 = {instancePath:instancePath+"/provisioning/git/" + i32+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err539];
 }
@@ -15398,12 +15388,8 @@ vErrors.push(err539);
 errors++;
 }
 }
-if(data268.banner !== undefined){
-let data282 = data268.banner;
-if(data282 && typeof data282 == "object" && !Array.isArray(data282)){
-for(const key52 in data282){
-if(!((key52 === "severity") || (key52 === "information"))){
-const err540 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties"};
+else {
+const err540 = {instancePath:instancePath+"/provisioning/git/" + i32+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err540];
 }
@@ -15413,10 +15399,11 @@ vErrors.push(err540);
 errors++;
 }
 }
-if(data282.severity !== undefined){
-let data283 = data282.severity;
-if(typeof data283 !== "string"){
-const err541 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data274.password_file !== undefined){
+let data280 = data274.password_file;
+if(typeof data280 === "string"){
+if(func2(data280) < 1){
+const err541 = {instancePath:instancePath+"/provisioning/git/" + i32+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err541];
 }
@@ -15425,8 +15412,9 @@ vErrors.push(err541);
 }
 errors++;
 }
-if(!((((data283 === "error") || (data283 === "warning")) || (data283 === "info")) || (data283 === "success"))){
-const err542 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/enum",keyword:"enum",params:{allowedValues: schema89.properties.frontend.properties.banner.properties.severity.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err542 = {instancePath:instancePath+"/provisioning/git/" + i32+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err542];
 }
@@ -15436,9 +15424,9 @@ vErrors.push(err542);
 errors++;
 }
 }
-if(data282.information !== undefined){
-if(typeof data282.information !== "string"){
-const err543 = {instancePath:instancePath+"/frontend/banner/information",schemaPath:"#/properties/frontend/properties/banner/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err543 = {instancePath:instancePath+"/provisioning/git/" + i32,schemaPath:"#/properties/provisioning/properties/git/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err543];
 }
@@ -15450,7 +15438,7 @@ errors++;
 }
 }
 else {
-const err544 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err544 = {instancePath:instancePath+"/provisioning/git",schemaPath:"#/properties/provisioning/properties/git/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err544];
 }
@@ -15460,9 +15448,11 @@ vErrors.push(err544);
 errors++;
 }
 }
-}
-else {
-const err545 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data268.work_dir !== undefined){
+let data281 = data268.work_dir;
+if(typeof data281 === "string"){
+if(func2(data281) < 1){
+const err545 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err545];
 }
@@ -15472,12 +15462,8 @@ vErrors.push(err545);
 errors++;
 }
 }
-if(data.datasource !== undefined){
-let data285 = data.datasource;
-if(data285 && typeof data285 == "object" && !Array.isArray(data285)){
-for(const key53 in data285){
-if(!(((((key53 === "global") || (key53 === "project")) || (key53 === "disable_local")) || (key53 === "http_proxy")) || (key53 === "cloudwatch"))){
-const err546 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties"};
+else {
+const err546 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err546];
 }
@@ -15487,12 +15473,11 @@ vErrors.push(err546);
 errors++;
 }
 }
-if(data285.global !== undefined){
-let data286 = data285.global;
-if(data286 && typeof data286 == "object" && !Array.isArray(data286)){
-for(const key54 in data286){
-if(!((key54 === "disable") || (key54 === "discovery"))){
-const err547 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key54},message:"must NOT have additional properties"};
+if(data268.git_timeout !== undefined){
+let data282 = data268.git_timeout;
+if(typeof data282 === "string"){
+if(func2(data282) < 1){
+const err547 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err547];
 }
@@ -15501,10 +15486,8 @@ vErrors.push(err547);
 }
 errors++;
 }
-}
-if(data286.disable !== undefined){
-if(typeof data286.disable !== "boolean"){
-const err548 = {instancePath:instancePath+"/datasource/global/disable",schemaPath:"#/properties/datasource/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern9.test(data282)){
+const err548 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err548];
 }
@@ -15514,14 +15497,8 @@ vErrors.push(err548);
 errors++;
 }
 }
-if(data286.discovery !== undefined){
-let data288 = data286.discovery;
-if(Array.isArray(data288)){
-const len34 = data288.length;
-for(let i34=0; i34<len34; i34++){
-let data289 = data288[i34];
-if(!(data289 && typeof data289 == "object" && !Array.isArray(data289))){
-const err549 = {instancePath:instancePath+"/datasource/global/discovery/" + i34,schemaPath:"#/properties/datasource/properties/global/properties/discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+else {
+const err549 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err549];
 }
@@ -15533,7 +15510,7 @@ errors++;
 }
 }
 else {
-const err550 = {instancePath:instancePath+"/datasource/global/discovery",schemaPath:"#/properties/datasource/properties/global/properties/discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err550 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err550];
 }
@@ -15543,9 +15520,12 @@ vErrors.push(err550);
 errors++;
 }
 }
-}
-else {
-const err551 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.frontend !== undefined){
+let data283 = data.frontend;
+if(data283 && typeof data283 == "object" && !Array.isArray(data283)){
+for(const key50 in data283){
+if(!((((((key50 === "disable") || (key50 === "explorer")) || (key50 === "information")) || (key50 === "important_dashboards")) || (key50 === "time_range")) || (key50 === "banner"))){
+const err551 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err551];
 }
@@ -15555,12 +15535,9 @@ vErrors.push(err551);
 errors++;
 }
 }
-if(data285.project !== undefined){
-let data290 = data285.project;
-if(data290 && typeof data290 == "object" && !Array.isArray(data290)){
-for(const key55 in data290){
-if(!(key55 === "disable")){
-const err552 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key55},message:"must NOT have additional properties"};
+if(data283.disable !== undefined){
+if(typeof data283.disable !== "boolean"){
+const err552 = {instancePath:instancePath+"/frontend/disable",schemaPath:"#/properties/frontend/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err552];
 }
@@ -15570,9 +15547,12 @@ vErrors.push(err552);
 errors++;
 }
 }
-if(data290.disable !== undefined){
-if(typeof data290.disable !== "boolean"){
-const err553 = {instancePath:instancePath+"/datasource/project/disable",schemaPath:"#/properties/datasource/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data283.explorer !== undefined){
+let data285 = data283.explorer;
+if(data285 && typeof data285 == "object" && !Array.isArray(data285)){
+for(const key51 in data285){
+if(!(key51 === "enable")){
+const err553 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err553];
 }
@@ -15582,9 +15562,9 @@ vErrors.push(err553);
 errors++;
 }
 }
-}
-else {
-const err554 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data285.enable !== undefined){
+if(typeof data285.enable !== "boolean"){
+const err554 = {instancePath:instancePath+"/frontend/explorer/enable",schemaPath:"#/properties/frontend/properties/explorer/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err554];
 }
@@ -15594,9 +15574,9 @@ vErrors.push(err554);
 errors++;
 }
 }
-if(data285.disable_local !== undefined){
-if(typeof data285.disable_local !== "boolean"){
-const err555 = {instancePath:instancePath+"/datasource/disable_local",schemaPath:"#/properties/datasource/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err555 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err555];
 }
@@ -15606,10 +15586,9 @@ vErrors.push(err555);
 errors++;
 }
 }
-if(data285.http_proxy !== undefined){
-let data293 = data285.http_proxy;
-if(!(data293 && typeof data293 == "object" && !Array.isArray(data293))){
-const err556 = {instancePath:instancePath+"/datasource/http_proxy",schemaPath:"#/properties/datasource/properties/http_proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data283.information !== undefined){
+if(typeof data283.information !== "string"){
+const err556 = {instancePath:instancePath+"/frontend/information",schemaPath:"#/properties/frontend/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err556];
 }
@@ -15619,10 +15598,16 @@ vErrors.push(err556);
 errors++;
 }
 }
-if(data285.cloudwatch !== undefined){
-let data294 = data285.cloudwatch;
-if(!(data294 && typeof data294 == "object" && !Array.isArray(data294))){
-const err557 = {instancePath:instancePath+"/datasource/cloudwatch",schemaPath:"#/properties/datasource/properties/cloudwatch/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data283.important_dashboards !== undefined){
+let data288 = data283.important_dashboards;
+if(Array.isArray(data288)){
+const len33 = data288.length;
+for(let i33=0; i33<len33; i33++){
+let data289 = data288[i33];
+if(data289 && typeof data289 == "object" && !Array.isArray(data289)){
+for(const key52 in data289){
+if(!((key52 === "project") || (key52 === "dashboard"))){
+const err557 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33,schemaPath:"#/properties/frontend/properties/important_dashboards/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err557];
 }
@@ -15632,9 +15617,9 @@ vErrors.push(err557);
 errors++;
 }
 }
-}
-else {
-const err558 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data289.project !== undefined){
+if(typeof data289.project !== "string"){
+const err558 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33+"/project",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err558];
 }
@@ -15644,12 +15629,9 @@ vErrors.push(err558);
 errors++;
 }
 }
-if(data.variable !== undefined){
-let data295 = data.variable;
-if(data295 && typeof data295 == "object" && !Array.isArray(data295)){
-for(const key56 in data295){
-if(!(((key56 === "global") || (key56 === "project")) || (key56 === "disable_local"))){
-const err559 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key56},message:"must NOT have additional properties"};
+if(data289.dashboard !== undefined){
+if(typeof data289.dashboard !== "string"){
+const err559 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33+"/dashboard",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/dashboard/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err559];
 }
@@ -15659,12 +15641,9 @@ vErrors.push(err559);
 errors++;
 }
 }
-if(data295.global !== undefined){
-let data296 = data295.global;
-if(data296 && typeof data296 == "object" && !Array.isArray(data296)){
-for(const key57 in data296){
-if(!(key57 === "disable")){
-const err560 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key57},message:"must NOT have additional properties"};
+}
+else {
+const err560 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33,schemaPath:"#/properties/frontend/properties/important_dashboards/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err560];
 }
@@ -15674,9 +15653,9 @@ vErrors.push(err560);
 errors++;
 }
 }
-if(data296.disable !== undefined){
-if(typeof data296.disable !== "boolean"){
-const err561 = {instancePath:instancePath+"/variable/global/disable",schemaPath:"#/properties/variable/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err561 = {instancePath:instancePath+"/frontend/important_dashboards",schemaPath:"#/properties/frontend/properties/important_dashboards/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err561];
 }
@@ -15686,9 +15665,12 @@ vErrors.push(err561);
 errors++;
 }
 }
-}
-else {
-const err562 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data283.time_range !== undefined){
+let data292 = data283.time_range;
+if(data292 && typeof data292 == "object" && !Array.isArray(data292)){
+for(const key53 in data292){
+if(!(((key53 === "options") || (key53 === "disable_custom")) || (key53 === "disable_zoom"))){
+const err562 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err562];
 }
@@ -15698,12 +15680,15 @@ vErrors.push(err562);
 errors++;
 }
 }
-if(data295.project !== undefined){
-let data298 = data295.project;
-if(data298 && typeof data298 == "object" && !Array.isArray(data298)){
-for(const key58 in data298){
-if(!(key58 === "disable")){
-const err563 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key58},message:"must NOT have additional properties"};
+if(data292.options !== undefined){
+let data293 = data292.options;
+if(Array.isArray(data293)){
+const len34 = data293.length;
+for(let i34=0; i34<len34; i34++){
+let data294 = data293[i34];
+if(typeof data294 === "string"){
+if(func2(data294) < 1){
+const err563 = {instancePath:instancePath+"/frontend/time_range/options/" + i34,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err563];
 }
@@ -15712,10 +15697,8 @@ vErrors.push(err563);
 }
 errors++;
 }
-}
-if(data298.disable !== undefined){
-if(typeof data298.disable !== "boolean"){
-const err564 = {instancePath:instancePath+"/variable/project/disable",schemaPath:"#/properties/variable/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern9.test(data294)){
+const err564 = {instancePath:instancePath+"/frontend/time_range/options/" + i34,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err564];
 }
@@ -15725,9 +15708,8 @@ vErrors.push(err564);
 errors++;
 }
 }
-}
 else {
-const err565 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err565 = {instancePath:instancePath+"/frontend/time_range/options/" + i34,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err565];
 }
@@ -15737,9 +15719,9 @@ vErrors.push(err565);
 errors++;
 }
 }
-if(data295.disable_local !== undefined){
-if(typeof data295.disable_local !== "boolean"){
-const err566 = {instancePath:instancePath+"/variable/disable_local",schemaPath:"#/properties/variable/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err566 = {instancePath:instancePath+"/frontend/time_range/options",schemaPath:"#/properties/frontend/properties/time_range/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err566];
 }
@@ -15749,9 +15731,9 @@ vErrors.push(err566);
 errors++;
 }
 }
-}
-else {
-const err567 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data292.disable_custom !== undefined){
+if(typeof data292.disable_custom !== "boolean"){
+const err567 = {instancePath:instancePath+"/frontend/time_range/disable_custom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_custom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err567];
 }
@@ -15761,12 +15743,9 @@ vErrors.push(err567);
 errors++;
 }
 }
-if(data.dashboard !== undefined){
-let data301 = data.dashboard;
-if(data301 && typeof data301 == "object" && !Array.isArray(data301)){
-for(const key59 in data301){
-if(!(key59 === "custom_lint_rules")){
-const err568 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key59},message:"must NOT have additional properties"};
+if(data292.disable_zoom !== undefined){
+if(typeof data292.disable_zoom !== "boolean"){
+const err568 = {instancePath:instancePath+"/frontend/time_range/disable_zoom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_zoom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err568];
 }
@@ -15776,16 +15755,9 @@ vErrors.push(err568);
 errors++;
 }
 }
-if(data301.custom_lint_rules !== undefined){
-let data302 = data301.custom_lint_rules;
-if(Array.isArray(data302)){
-const len35 = data302.length;
-for(let i35=0; i35<len35; i35++){
-let data303 = data302[i35];
-if(data303 && typeof data303 == "object" && !Array.isArray(data303)){
-for(const key60 in data303){
-if(!(((((key60 === "name") || (key60 === "target")) || (key60 === "assertion")) || (key60 === "message")) || (key60 === "disable"))){
-const err569 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key60},message:"must NOT have additional properties"};
+}
+else {
+const err569 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err569];
 }
@@ -15795,9 +15767,12 @@ vErrors.push(err569);
 errors++;
 }
 }
-if(data303.name !== undefined){
-if(typeof data303.name !== "string"){
-const err570 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/name",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data283.banner !== undefined){
+let data297 = data283.banner;
+if(data297 && typeof data297 == "object" && !Array.isArray(data297)){
+for(const key54 in data297){
+if(!((key54 === "severity") || (key54 === "information"))){
+const err570 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key54},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err570];
 }
@@ -15807,9 +15782,10 @@ vErrors.push(err570);
 errors++;
 }
 }
-if(data303.target !== undefined){
-if(typeof data303.target !== "string"){
-const err571 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/target",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data297.severity !== undefined){
+let data298 = data297.severity;
+if(typeof data298 !== "string"){
+const err571 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err571];
 }
@@ -15818,10 +15794,8 @@ vErrors.push(err571);
 }
 errors++;
 }
-}
-if(data303.assertion !== undefined){
-if(typeof data303.assertion !== "string"){
-const err572 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/assertion",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/assertion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((data298 === "error") || (data298 === "warning")) || (data298 === "info")) || (data298 === "success"))){
+const err572 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/enum",keyword:"enum",params:{allowedValues: schema89.properties.frontend.properties.banner.properties.severity.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err572];
 }
@@ -15831,9 +15805,9 @@ vErrors.push(err572);
 errors++;
 }
 }
-if(data303.message !== undefined){
-if(typeof data303.message !== "string"){
-const err573 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/message",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data297.information !== undefined){
+if(typeof data297.information !== "string"){
+const err573 = {instancePath:instancePath+"/frontend/banner/information",schemaPath:"#/properties/frontend/properties/banner/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err573];
 }
@@ -15843,9 +15817,9 @@ vErrors.push(err573);
 errors++;
 }
 }
-if(data303.disable !== undefined){
-if(typeof data303.disable !== "boolean"){
-const err574 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/disable",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err574 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err574];
 }
@@ -15857,7 +15831,7 @@ errors++;
 }
 }
 else {
-const err575 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err575 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err575];
 }
@@ -15867,9 +15841,12 @@ vErrors.push(err575);
 errors++;
 }
 }
-}
-else {
-const err576 = {instancePath:instancePath+"/dashboard/custom_lint_rules",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.datasource !== undefined){
+let data300 = data.datasource;
+if(data300 && typeof data300 == "object" && !Array.isArray(data300)){
+for(const key55 in data300){
+if(!(((((key55 === "global") || (key55 === "project")) || (key55 === "disable_local")) || (key55 === "http_proxy")) || (key55 === "cloudwatch"))){
+const err576 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key55},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err576];
 }
@@ -15879,9 +15856,12 @@ vErrors.push(err576);
 errors++;
 }
 }
-}
-else {
-const err577 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data300.global !== undefined){
+let data301 = data300.global;
+if(data301 && typeof data301 == "object" && !Array.isArray(data301)){
+for(const key56 in data301){
+if(!((key56 === "disable") || (key56 === "discovery"))){
+const err577 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key56},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err577];
 }
@@ -15891,12 +15871,9 @@ vErrors.push(err577);
 errors++;
 }
 }
-if(data.search !== undefined){
-let data309 = data.search;
-if(data309 && typeof data309 == "object" && !Array.isArray(data309)){
-for(const key61 in data309){
-if(!(((key61 === "check_latest_update_interval") || (key61 === "excluded_chars")) || (key61 === "index_keys"))){
-const err578 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key61},message:"must NOT have additional properties"};
+if(data301.disable !== undefined){
+if(typeof data301.disable !== "boolean"){
+const err578 = {instancePath:instancePath+"/datasource/global/disable",schemaPath:"#/properties/datasource/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err578];
 }
@@ -15906,11 +15883,14 @@ vErrors.push(err578);
 errors++;
 }
 }
-if(data309.check_latest_update_interval !== undefined){
-let data310 = data309.check_latest_update_interval;
-if(typeof data310 === "string"){
-if(func2(data310) < 1){
-const err579 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data301.discovery !== undefined){
+let data303 = data301.discovery;
+if(Array.isArray(data303)){
+const len35 = data303.length;
+for(let i35=0; i35<len35; i35++){
+let data304 = data303[i35];
+if(!(data304 && typeof data304 == "object" && !Array.isArray(data304))){
+const err579 = {instancePath:instancePath+"/datasource/global/discovery/" + i35,schemaPath:"#/properties/datasource/properties/global/properties/discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err579];
 }
@@ -15919,8 +15899,10 @@ vErrors.push(err579);
 }
 errors++;
 }
-if(!pattern9.test(data310)){
-const err580 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err580 = {instancePath:instancePath+"/datasource/global/discovery",schemaPath:"#/properties/datasource/properties/global/properties/discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err580];
 }
@@ -15930,8 +15912,9 @@ vErrors.push(err580);
 errors++;
 }
 }
+}
 else {
-const err581 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err581 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err581];
 }
@@ -15941,13 +15924,12 @@ vErrors.push(err581);
 errors++;
 }
 }
-if(data309.excluded_chars !== undefined){
-let data311 = data309.excluded_chars;
-if(Array.isArray(data311)){
-const len36 = data311.length;
-for(let i36=0; i36<len36; i36++){
-if(typeof data311[i36] !== "string"){
-const err582 = {instancePath:instancePath+"/search/excluded_chars/" + i36,schemaPath:"#/properties/search/properties/excluded_chars/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data300.project !== undefined){
+let data305 = data300.project;
+if(data305 && typeof data305 == "object" && !Array.isArray(data305)){
+for(const key57 in data305){
+if(!(key57 === "disable")){
+const err582 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key57},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err582];
 }
@@ -15957,9 +15939,9 @@ vErrors.push(err582);
 errors++;
 }
 }
-}
-else {
-const err583 = {instancePath:instancePath+"/search/excluded_chars",schemaPath:"#/properties/search/properties/excluded_chars/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data305.disable !== undefined){
+if(typeof data305.disable !== "boolean"){
+const err583 = {instancePath:instancePath+"/datasource/project/disable",schemaPath:"#/properties/datasource/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err583];
 }
@@ -15969,12 +15951,9 @@ vErrors.push(err583);
 errors++;
 }
 }
-if(data309.index_keys !== undefined){
-let data313 = data309.index_keys;
-if(data313 && typeof data313 == "object" && !Array.isArray(data313)){
-for(const key62 in data313){
-if(!(key62 === "dashboard")){
-const err584 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key62},message:"must NOT have additional properties"};
+}
+else {
+const err584 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err584];
 }
@@ -15984,13 +15963,9 @@ vErrors.push(err584);
 errors++;
 }
 }
-if(data313.dashboard !== undefined){
-let data314 = data313.dashboard;
-if(Array.isArray(data314)){
-const len37 = data314.length;
-for(let i37=0; i37<len37; i37++){
-if(typeof data314[i37] !== "string"){
-const err585 = {instancePath:instancePath+"/search/index_keys/dashboard/" + i37,schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data300.disable_local !== undefined){
+if(typeof data300.disable_local !== "boolean"){
+const err585 = {instancePath:instancePath+"/datasource/disable_local",schemaPath:"#/properties/datasource/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err585];
 }
@@ -16000,9 +15975,10 @@ vErrors.push(err585);
 errors++;
 }
 }
-}
-else {
-const err586 = {instancePath:instancePath+"/search/index_keys/dashboard",schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data300.http_proxy !== undefined){
+let data308 = data300.http_proxy;
+if(!(data308 && typeof data308 == "object" && !Array.isArray(data308))){
+const err586 = {instancePath:instancePath+"/datasource/http_proxy",schemaPath:"#/properties/datasource/properties/http_proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err586];
 }
@@ -16012,9 +15988,10 @@ vErrors.push(err586);
 errors++;
 }
 }
-}
-else {
-const err587 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data300.cloudwatch !== undefined){
+let data309 = data300.cloudwatch;
+if(!(data309 && typeof data309 == "object" && !Array.isArray(data309))){
+const err587 = {instancePath:instancePath+"/datasource/cloudwatch",schemaPath:"#/properties/datasource/properties/cloudwatch/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err587];
 }
@@ -16026,7 +16003,7 @@ errors++;
 }
 }
 else {
-const err588 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err588 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err588];
 }
@@ -16036,10 +16013,12 @@ vErrors.push(err588);
 errors++;
 }
 }
-if(data.schemas !== undefined){
-let data316 = data.schemas;
-if(!(data316 && typeof data316 == "object" && !Array.isArray(data316))){
-const err589 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.variable !== undefined){
+let data310 = data.variable;
+if(data310 && typeof data310 == "object" && !Array.isArray(data310)){
+for(const key58 in data310){
+if(!(((key58 === "global") || (key58 === "project")) || (key58 === "disable_local"))){
+const err589 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key58},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err589];
 }
@@ -16049,14 +16028,12 @@ vErrors.push(err589);
 errors++;
 }
 }
-if(data.global_datasource_discovery !== undefined){
-let data317 = data.global_datasource_discovery;
-if(Array.isArray(data317)){
-const len38 = data317.length;
-for(let i38=0; i38<len38; i38++){
-let data318 = data317[i38];
-if(!(data318 && typeof data318 == "object" && !Array.isArray(data318))){
-const err590 = {instancePath:instancePath+"/global_datasource_discovery/" + i38,schemaPath:"#/properties/global_datasource_discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data310.global !== undefined){
+let data311 = data310.global;
+if(data311 && typeof data311 == "object" && !Array.isArray(data311)){
+for(const key59 in data311){
+if(!(key59 === "disable")){
+const err590 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key59},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err590];
 }
@@ -16066,9 +16043,9 @@ vErrors.push(err590);
 errors++;
 }
 }
-}
-else {
-const err591 = {instancePath:instancePath+"/global_datasource_discovery",schemaPath:"#/properties/global_datasource_discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data311.disable !== undefined){
+if(typeof data311.disable !== "boolean"){
+const err591 = {instancePath:instancePath+"/variable/global/disable",schemaPath:"#/properties/variable/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err591];
 }
@@ -16080,12 +16057,404 @@ errors++;
 }
 }
 else {
-const err592 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err592 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err592];
 }
 else {
 vErrors.push(err592);
+}
+errors++;
+}
+}
+if(data310.project !== undefined){
+let data313 = data310.project;
+if(data313 && typeof data313 == "object" && !Array.isArray(data313)){
+for(const key60 in data313){
+if(!(key60 === "disable")){
+const err593 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key60},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err593];
+}
+else {
+vErrors.push(err593);
+}
+errors++;
+}
+}
+if(data313.disable !== undefined){
+if(typeof data313.disable !== "boolean"){
+const err594 = {instancePath:instancePath+"/variable/project/disable",schemaPath:"#/properties/variable/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err594];
+}
+else {
+vErrors.push(err594);
+}
+errors++;
+}
+}
+}
+else {
+const err595 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err595];
+}
+else {
+vErrors.push(err595);
+}
+errors++;
+}
+}
+if(data310.disable_local !== undefined){
+if(typeof data310.disable_local !== "boolean"){
+const err596 = {instancePath:instancePath+"/variable/disable_local",schemaPath:"#/properties/variable/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err596];
+}
+else {
+vErrors.push(err596);
+}
+errors++;
+}
+}
+}
+else {
+const err597 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err597];
+}
+else {
+vErrors.push(err597);
+}
+errors++;
+}
+}
+if(data.dashboard !== undefined){
+let data316 = data.dashboard;
+if(data316 && typeof data316 == "object" && !Array.isArray(data316)){
+for(const key61 in data316){
+if(!(key61 === "custom_lint_rules")){
+const err598 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key61},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err598];
+}
+else {
+vErrors.push(err598);
+}
+errors++;
+}
+}
+if(data316.custom_lint_rules !== undefined){
+let data317 = data316.custom_lint_rules;
+if(Array.isArray(data317)){
+const len36 = data317.length;
+for(let i36=0; i36<len36; i36++){
+let data318 = data317[i36];
+if(data318 && typeof data318 == "object" && !Array.isArray(data318)){
+for(const key62 in data318){
+if(!(((((key62 === "name") || (key62 === "target")) || (key62 === "assertion")) || (key62 === "message")) || (key62 === "disable"))){
+const err599 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key62},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err599];
+}
+else {
+vErrors.push(err599);
+}
+errors++;
+}
+}
+if(data318.name !== undefined){
+if(typeof data318.name !== "string"){
+const err600 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/name",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err600];
+}
+else {
+vErrors.push(err600);
+}
+errors++;
+}
+}
+if(data318.target !== undefined){
+if(typeof data318.target !== "string"){
+const err601 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/target",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err601];
+}
+else {
+vErrors.push(err601);
+}
+errors++;
+}
+}
+if(data318.assertion !== undefined){
+if(typeof data318.assertion !== "string"){
+const err602 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/assertion",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/assertion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err602];
+}
+else {
+vErrors.push(err602);
+}
+errors++;
+}
+}
+if(data318.message !== undefined){
+if(typeof data318.message !== "string"){
+const err603 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/message",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err603];
+}
+else {
+vErrors.push(err603);
+}
+errors++;
+}
+}
+if(data318.disable !== undefined){
+if(typeof data318.disable !== "boolean"){
+const err604 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/disable",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err604];
+}
+else {
+vErrors.push(err604);
+}
+errors++;
+}
+}
+}
+else {
+const err605 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err605];
+}
+else {
+vErrors.push(err605);
+}
+errors++;
+}
+}
+}
+else {
+const err606 = {instancePath:instancePath+"/dashboard/custom_lint_rules",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err606];
+}
+else {
+vErrors.push(err606);
+}
+errors++;
+}
+}
+}
+else {
+const err607 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err607];
+}
+else {
+vErrors.push(err607);
+}
+errors++;
+}
+}
+if(data.search !== undefined){
+let data324 = data.search;
+if(data324 && typeof data324 == "object" && !Array.isArray(data324)){
+for(const key63 in data324){
+if(!(((key63 === "check_latest_update_interval") || (key63 === "excluded_chars")) || (key63 === "index_keys"))){
+const err608 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key63},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err608];
+}
+else {
+vErrors.push(err608);
+}
+errors++;
+}
+}
+if(data324.check_latest_update_interval !== undefined){
+let data325 = data324.check_latest_update_interval;
+if(typeof data325 === "string"){
+if(func2(data325) < 1){
+const err609 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err609];
+}
+else {
+vErrors.push(err609);
+}
+errors++;
+}
+if(!pattern9.test(data325)){
+const err610 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err610];
+}
+else {
+vErrors.push(err610);
+}
+errors++;
+}
+}
+else {
+const err611 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err611];
+}
+else {
+vErrors.push(err611);
+}
+errors++;
+}
+}
+if(data324.excluded_chars !== undefined){
+let data326 = data324.excluded_chars;
+if(Array.isArray(data326)){
+const len37 = data326.length;
+for(let i37=0; i37<len37; i37++){
+if(typeof data326[i37] !== "string"){
+const err612 = {instancePath:instancePath+"/search/excluded_chars/" + i37,schemaPath:"#/properties/search/properties/excluded_chars/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err612];
+}
+else {
+vErrors.push(err612);
+}
+errors++;
+}
+}
+}
+else {
+const err613 = {instancePath:instancePath+"/search/excluded_chars",schemaPath:"#/properties/search/properties/excluded_chars/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err613];
+}
+else {
+vErrors.push(err613);
+}
+errors++;
+}
+}
+if(data324.index_keys !== undefined){
+let data328 = data324.index_keys;
+if(data328 && typeof data328 == "object" && !Array.isArray(data328)){
+for(const key64 in data328){
+if(!(key64 === "dashboard")){
+const err614 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key64},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err614];
+}
+else {
+vErrors.push(err614);
+}
+errors++;
+}
+}
+if(data328.dashboard !== undefined){
+let data329 = data328.dashboard;
+if(Array.isArray(data329)){
+const len38 = data329.length;
+for(let i38=0; i38<len38; i38++){
+if(typeof data329[i38] !== "string"){
+const err615 = {instancePath:instancePath+"/search/index_keys/dashboard/" + i38,schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err615];
+}
+else {
+vErrors.push(err615);
+}
+errors++;
+}
+}
+}
+else {
+const err616 = {instancePath:instancePath+"/search/index_keys/dashboard",schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err616];
+}
+else {
+vErrors.push(err616);
+}
+errors++;
+}
+}
+}
+else {
+const err617 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err617];
+}
+else {
+vErrors.push(err617);
+}
+errors++;
+}
+}
+}
+else {
+const err618 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err618];
+}
+else {
+vErrors.push(err618);
+}
+errors++;
+}
+}
+if(data.schemas !== undefined){
+let data331 = data.schemas;
+if(!(data331 && typeof data331 == "object" && !Array.isArray(data331))){
+const err619 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err619];
+}
+else {
+vErrors.push(err619);
+}
+errors++;
+}
+}
+if(data.global_datasource_discovery !== undefined){
+let data332 = data.global_datasource_discovery;
+if(Array.isArray(data332)){
+const len39 = data332.length;
+for(let i39=0; i39<len39; i39++){
+let data333 = data332[i39];
+if(!(data333 && typeof data333 == "object" && !Array.isArray(data333))){
+const err620 = {instancePath:instancePath+"/global_datasource_discovery/" + i39,schemaPath:"#/properties/global_datasource_discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err620];
+}
+else {
+vErrors.push(err620);
+}
+errors++;
+}
+}
+}
+else {
+const err621 = {instancePath:instancePath+"/global_datasource_discovery",schemaPath:"#/properties/global_datasource_discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err621];
+}
+else {
+vErrors.push(err621);
+}
+errors++;
+}
+}
+}
+else {
+const err622 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err622];
+}
+else {
+vErrors.push(err622);
 }
 errors++;
 }
