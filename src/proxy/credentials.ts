@@ -19,8 +19,9 @@ export interface Credentials {
   tls?: UpstreamTls;
   files?: true;
   /**
-   * Which credentials these are, for the query cache's keys: the Secret and its stored version,
-   * plus a digest of the values when *File fields were read (a file may change under one version).
+   * Which credentials these are, for the query cache's keys: the Secret's identity and a digest of
+   * everything sent from it (a Secret deleted and created again starts at the same version, and a
+   * *File field may change under one version).
    */
   identity: string;
 }
@@ -75,13 +76,9 @@ export function credentialsOf(secret: SecretSource, filesDir: string | undefined
         ...(t.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
       }
     : undefined;
-  const identity = `${secret.id}@${secret.version}${
-    files
-      ? `#${createHash('sha256')
-          .update(JSON.stringify([authorization, oauth?.clientSecret, tls]))
-          .digest('base64url')}`
-      : ''
-  }`;
+  const identity = `${secret.id}#${createHash('sha256')
+    .update(JSON.stringify([authorization, oauth, tls]))
+    .digest('base64url')}`;
   return { ...(authorization ? { authorization } : {}), ...(basic ? { basic } : {}), ...(oauth ? { oauth } : {}), ...(tls ? { tls } : {}), ...(files ? { files: true as const } : {}), identity };
 }
 

@@ -197,13 +197,15 @@ const UNKEYED_FORWARDED = new Set([...REQUEST_ALLOW].filter((n) => !KEYED_REQUES
 
 /**
  * Whether an upstream answer may be shared with the other callers of the same request, and for
- * how long it may be kept (at most `ttlMs`): only a 200, without Set-Cookie, not `private` or
- * `no-store`, not varying on a header outside the key; `no-cache` or `max-age=0` shares it with
- * the callers waiting but keeps nothing, and a shorter `s-maxage` or `max-age` keeps it less long.
+ * how long it may be kept (at most `ttlMs`): only a 200, without Set-Cookie, not an event stream
+ * (it never ends: it is streamed as it comes), not `private` or `no-store`, not varying on a
+ * header outside the key; `no-cache` or `max-age=0` shares it with the callers waiting but keeps
+ * nothing, and a shorter `s-maxage` or `max-age` keeps it less long.
  */
 export function answerSharing(status: number, upstream: Record<string, string | string[] | undefined>, ttlMs: number): { share: boolean; keepMs: number } {
   const no = { share: false, keepMs: 0 };
   if (status !== 200 || upstream['set-cookie'] !== undefined) return no;
+  if (/^\s*text\/event-stream\b/i.test(String(upstream['content-type'] ?? ''))) return no;
   const cc = String(upstream['cache-control'] ?? '').toLowerCase();
   if (/\b(?:private|no-store)\b/.test(cc)) return no;
   const vary = String(upstream.vary ?? '')
