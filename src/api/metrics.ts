@@ -106,8 +106,8 @@ export class Metrics {
     });
   }
 
-  /** Gauges of the query cache: the answers it keeps and the bytes they are counted as. */
-  watchProxyCache(stats: () => { entries: number; bytes: number }): void {
+  /** Gauges of the query cache: the answers it keeps and their bytes, the shared requests in flight and their callers. */
+  watchProxyCache(stats: () => { entries: number; bytes: number; inFlight: number; waiting: number }): void {
     const registers = [this.registry];
     new Gauge({
       name: 'dashplane_proxy_cache_entries',
@@ -123,6 +123,22 @@ export class Metrics {
       registers,
       collect() {
         this.set(stats().bytes);
+      },
+    });
+    new Gauge({
+      name: 'dashplane_proxy_cache_in_flight',
+      help: 'Shared requests of the query cache in flight to their datasources.',
+      registers,
+      collect() {
+        this.set(stats().inFlight);
+      },
+    });
+    new Gauge({
+      name: 'dashplane_proxy_cache_waiting',
+      help: 'Callers waiting on the shared requests in flight (each counts its sender).',
+      registers,
+      collect() {
+        this.set(stats().waiting);
       },
     });
   }

@@ -2,9 +2,9 @@ import { parseDuration } from '../lib/duration.js';
 
 /**
  * Which times of a query alignment moves (a datasource kind's `queries` in
- * schemas/plugins/catalog.json): `range` start down and end up to a multiple of its step (the step
- * written in seconds), `instant` its time up to a multiple of the resolution, `bounds` the start
- * of a lookup without a step down and its end up to a multiple of the resolution.
+ * schemas/plugins/catalog.json): `range` its start and end by its step (see `alignedWindow`; the
+ * step written in seconds), `instant` its time up to a multiple of the resolution, `bounds` the
+ * start and end of a lookup without a step by the resolution, as `range` does.
  */
 export type AlignKind = 'range' | 'instant' | 'bounds';
 
@@ -34,34 +34,56 @@ export function formatSeconds(ms: number): string {
   return (ms / 1000).toFixed(3).replace(/0+$/, '');
 }
 
-const down = (ms: number, unit: number) => Math.floor(ms / unit) * unit;
-const up = (ms: number, unit: number) => Math.ceil(ms / unit) * unit;
+/**
+ * The aligned start and end of a window of times: the end up to the next multiple of `unit` after
+ * it (an end on a multiple moves up a whole unit too), the start that many whole units before it
+ * as cover the window. Every end within the same unit, with the same length of window, gives the
+ * same pair (rounding the end up to the nearest multiple would give one pair to ends on a multiple
+ * and another to the rest); the window only grows, by less than a unit at its end and, when its
+ * length is a multiple of the unit (a dashboard's hour in steps of 15 s), at its start.
+ */
+export function alignedWindow(startMs: number, endMs: number, unit: number): { start: number; end: number } {
+  const units = Math.floor(endMs / unit);
+  const spans = Math.ceil((endMs - startMs) / unit);
+  return { start: (units - spans) * unit, end: (units + 1) * unit };
+}
 
 /**
  * Aligns the times of `params` in place (see AlignKind), writing each it understands as Unix
  * seconds: two viewers whose times differ by less than a step (or the resolution) then send the
- * same parameters. A time it cannot read, or a step of 0 or less, is left as it came (the
- * datasource answers its own error).
+ * same parameters. A time it cannot read, an end before the start, or a step of 0 or less is left
+ * as it came (the datasource answers its own error).
  */
 export function alignParams(params: URLSearchParams, kind: AlignKind, resolutionMs: number): void {
   if (kind === 'range') {
-    const [start, end, step] = [one(params, 'start', parseTimeParam), one(params, 'end', parseTimeParam), one(params, 'step', parseStepParam)];
-    if (start === undefined || end === undefined || step === undefined || step <= 0) return;
-    params.set('start', formatSeconds(down(start, step)));
-    params.set('end', formatSeconds(up(end, step)));
+    const step = one(params, 'step', parseStepParam);
+    if (step === undefined || step <= 0 || !alignWindow(params, step)) return;
     params.set('step', formatSeconds(step));
     return;
   }
   if (resolutionMs <= 0) return;
   if (kind === 'instant') {
     const time = one(params, 'time', parseTimeParam);
-    if (time !== undefined) params.set('time', formatSeconds(up(time, resolutionMs)));
+    if (time !== undefined) params.set('time', formatSeconds(Math.ceil(time / resolutionMs) * resolutionMs));
     return;
   }
+  if (alignWindow(params, resolutionMs)) return;
+  // a lookup bounded on one side only
   const start = one(params, 'start', parseTimeParam);
   const end = one(params, 'end', parseTimeParam);
-  if (start !== undefined) params.set('start', formatSeconds(down(start, resolutionMs)));
-  if (end !== undefined) params.set('end', formatSeconds(up(end, resolutionMs)));
+  if (start !== undefined && end === undefined) params.set('start', formatSeconds(Math.floor(start / resolutionMs) * resolutionMs));
+  if (end !== undefined && start === undefined) params.set('end', formatSeconds((Math.floor(end / resolutionMs) + 1) * resolutionMs));
+}
+
+/** Aligns `start` and `end` by `unit` (alignedWindow) when both are readable and in order; says whether it did. */
+function alignWindow(params: URLSearchParams, unit: number): boolean {
+  const start = one(params, 'start', parseTimeParam);
+  const end = one(params, 'end', parseTimeParam);
+  if (start === undefined || end === undefined || end < start) return false;
+  const w = alignedWindow(start, end, unit);
+  params.set('start', formatSeconds(w.start));
+  params.set('end', formatSeconds(w.end));
+  return true;
 }
 
 /** The value of a parameter given exactly once, read by `parse`; undefined when absent, repeated or unreadable. */

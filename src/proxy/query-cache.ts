@@ -15,6 +15,16 @@ export interface QueryCacheOptions {
   now?: () => number;
 }
 
+/** What the query cache holds now (its gauges in /metrics). */
+export interface QueryCacheStats {
+  entries: number;
+  bytes: number;
+  /** Shared requests in flight upstream. */
+  inFlight: number;
+  /** Callers waiting on them (their senders included). */
+  waiting: number;
+}
+
 /** One shared request: what a caller asks for, how long its answer may be kept, and how to send it upstream. */
 export interface SharedAsk {
   /** Everything the answer depends on (datasource, credentials, method, path, parameters, keyed headers). */
@@ -60,9 +70,11 @@ export class QueryCache {
     return { cache: 'miss', alone: await ask.send(ask.caller) };
   }
 
-  /** Answers kept, and the bytes they are counted as. */
-  stats(): { entries: number; bytes: number } {
-    return { entries: this.answers.size, bytes: this.answers.bytes };
+  /** Answers kept and the bytes they are counted as; requests in flight and the callers waiting on them. */
+  stats(): QueryCacheStats {
+    let waiting = 0;
+    for (const p of this.pending.values()) waiting += p.callers;
+    return { entries: this.answers.size, bytes: this.answers.bytes, inFlight: this.pending.size, waiting };
   }
 
   /** Sends the request for everyone who joins it before its answer is read. */
@@ -158,6 +170,11 @@ class Pending {
       this.reject = reject;
     });
     this.result.catch(() => undefined); // a failure nobody joined is the sender's alone
+  }
+
+  /** The callers waiting on this request (its sender included, until its answer). */
+  get callers(): number {
+    return this.waiters;
   }
 
   /** Waits for the answer: the shared one, or undefined (not shareable: send your own). */

@@ -1805,11 +1805,11 @@ export interface ProxyCacheConfig {
    */
   max_answer_mb?: number;
   /**
-   * Aligns the queries a datasource kind declares (Prometheus' query_range: start down and end up to a multiple of step; its instant query: time up to a multiple of resolution; the start and end of its label and series lookups down and up to it), so viewers whose clocks differ by less than a step send the same query. What a viewer sees then: docs/datasources.md, "Alignment".
+   * Aligns the times of the query calls a datasource kind declares (Prometheus' query_range: the end up to the next multiple of step, the start as many whole steps before it as cover the range; its instant query: the time up to a multiple of resolution; its label and series lookups: like a range, by resolution), so viewers whose clocks differ by less than a step send the same query. The answer holds every point asked for, and up to a step more at each end. What a viewer sees: docs/datasources.md, "Alignment".
    */
   align?: boolean;
   /**
-   * What the times of queries without a step are aligned to when align is on: an instant query's time up to the next multiple, the start of a label or series lookup down and its end up. Duration such as "15s".
+   * What the times of queries without a step are aligned to when align is on: an instant query's time, up to a multiple; the start and end of a label or series lookup, as a range query's by its step. Duration such as "15s".
    */
   resolution?: string;
   datasources?: Datasources;
@@ -2554,11 +2554,11 @@ export interface ResolvedProxyCacheConfig {
    */
   max_answer_mb: number;
   /**
-   * Aligns the queries a datasource kind declares (Prometheus' query_range: start down and end up to a multiple of step; its instant query: time up to a multiple of resolution; the start and end of its label and series lookups down and up to it), so viewers whose clocks differ by less than a step send the same query. What a viewer sees then: docs/datasources.md, "Alignment".
+   * Aligns the times of the query calls a datasource kind declares (Prometheus' query_range: the end up to the next multiple of step, the start as many whole steps before it as cover the range; its instant query: the time up to a multiple of resolution; its label and series lookups: like a range, by resolution), so viewers whose clocks differ by less than a step send the same query. The answer holds every point asked for, and up to a step more at each end. What a viewer sees: docs/datasources.md, "Alignment".
    */
   align: boolean;
   /**
-   * What the times of queries without a step are aligned to when align is on: an instant query's time up to the next multiple, the start of a label or series lookup down and its end up. Duration such as "15s".
+   * What the times of queries without a step are aligned to when align is on: an instant query's time, up to a multiple; the start and end of a label or series lookup, as a range query's by its step. Duration such as "15s".
    */
   resolution: string;
   datasources: Datasources;
