@@ -102,9 +102,14 @@ export async function startDashplane(opts: { dir: string; env?: Record<string, s
 }
 
 /** bench/bare-server.js in its own process: a bare node:http server (see that file for modes). */
-export async function startBare(args: string[]): Promise<Child> {
+export function startBare(args: string[]): Promise<Child> {
+  return startScript('bare-server.js', args);
+}
+
+/** A script of dist/bench/ in its own process, ready when it prints "port N" (its port on 127.0.0.1). */
+export async function startScript(script: string, args: string[]): Promise<Child> {
   const started = performance.now();
-  const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'bench', 'bare-server.js'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'bench', script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (b: Buffer) => {
@@ -112,7 +117,7 @@ export async function startBare(args: string[]): Promise<Child> {
       const m = /port (\d+)/.exec(out);
       if (m) resolve(Number(m[1]));
     });
-    child.once('exit', (code) => reject(new Error(`bare server exited (${code})`)));
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
   });
   return { child, url: `http://127.0.0.1:${port}`, startMs: performance.now() - started, rss: () => rssOf(child.pid!), stop: stopper(child) };
 }

@@ -1,0 +1,230 @@
+/**
+ * P10: what a dashboard on many screens does to its Prometheus (issue 38). 200 viewers of a
+ * 30-panel dashboard (one hour, step 15 s: Perses' step for a datasource scraped every 15 s) refresh
+ * it every 30 s, their clocks spread over 10 s: each viewer sends its panels' range queries as a
+ * browser does (POST query_range, its own end rounded to the second, six at a time), through a
+ * dashplane server with the query cache on (the default) and one with it off, their refreshes
+ * interleaved (15 s apart) so both see the same machine. Upstream is a stand-in for Prometheus that
+ * counts queries and answers each with the parameters it was asked (bench/prometheus-standin.ts).
+ * Targets: upstream queries per refresh <= 2 x 30 (without the cache 6,000); p99 latency with the
+ * cache not above without it; no viewer ever gets the answer to another query. Then the same
+ * against a real Prometheus scraping a node exporter, with the panels of the Perses Demo dashboard
+ * the UI tests draw (when the Perses corpus is there, as for the tests).
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { corpusDir } from '../test/helpers/corpus.js';
+import { startMonitoring } from '../test/helpers/monitoring.js';
+import { panelQueries } from '../test/helpers/viewers.js';
+import { AUTH_ENV, adminAuth, api, type Child, percentile, report, startDashplane, startScript, tempDir, type Figure } from './lib.js';
+
+const VIEWERS = 200;
+const SPREAD_MS = 10_000;
+const REFRESH_MS = 30_000;
+const REFRESHES = Number(process.env.BENCH_P10_REFRESHES ?? 3);
+/** A browser's connections to one origin (HTTP/1.1). */
+const BROWSER_CONNECTIONS = 6;
+const STEP_S = 15;
+
+/** One dashplane server under load: its viewers' connections, what they measured. */
+interface Side {
+  cache: 'on' | 'off';
+  server: Child;
+  /** The proxy path of the datasource (up to the datasource name). */
+  path: string;
+  auth: Record<string, string>;
+  pools: Pool[];
+  /** Milliseconds from sending to the end of the answer, of the answers that came (200). */
+  latencies: number[];
+  /** Answers to another query than the viewer's. */
+  wrong: string[];
+  /** Requests that failed (not 200): the proxy's own limits, such as proxy.max_concurrent. */
+  failed: string[];
+  perRefresh: number[];
+  /** Upstream queries sent so far for this side. */
+  upstream(): Promise<number>;
+}
+
+/** The 30 queries of the dashboard, one per panel (the panels of bench/lib.ts `dashboard`). */
+const PANELS = Array.from({ length: 30 }, (_, p) => `sum by (code) (rate(http_requests_total{job="api-${p}",instance=~".+"}[5m]))`);
+
+/** One refresh of every viewer: each at its own moment within SPREAD_MS sends every panel's query. */
+async function refresh(side: Side, queries: readonly string[], durationS: number, check: (body: string, query: string, start: number, end: number) => string | undefined): Promise<void> {
+  const before = await side.upstream();
+  await Promise.all(
+    side.pools.map(async (pool) => {
+      await new Promise((r) => setTimeout(r, Math.random() * SPREAD_MS));
+      const end = Math.ceil(Date.now() / 1000);
+      const start = end - durationS;
+      await Promise.all(
+        queries.map(async (query) => {
+          const t0 = performance.now();
+          const form = new URLSearchParams({ query, start: String(start), end: String(end), step: String(STEP_S) }).toString();
+          const r = await pool.request({ method: 'POST', path: `${side.path}/api/v1/query_range`, headers: { ...side.auth, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+          const body = await r.body.text();
+          if (r.statusCode !== 200) return void side.failed.push(`${r.statusCode}: ${body.slice(0, 200)}`);
+          side.latencies.push(performance.now() - t0);
+          const problem = check(body, query, start, end);
+          if (problem) side.wrong.push(problem);
+        }),
+      );
+    }),
+  );
+  side.perRefresh.push((await side.upstream()) - before);
+}
+
+/**
+ * The stand-in's answer names what it was asked: the viewer's query and step, a range holding every
+ * point the viewer asked for. Only its head is parsed (`asked` comes first): parsing 6,000 answers
+ * of 18 KB per refresh took the viewers' process most of its time, and its latencies with it.
+ */
+function ownAnswer(body: string, query: string, start: number, end: number): string | undefined {
+  const head = /^\{"asked":(\{.*?\}),"status"/.exec(body);
+  if (!head) return `not an answer of the stand-in: ${body.slice(0, 200)}`;
+  const asked = JSON.parse(head[1]) as { query: string; start: string; end: string; step: string };
+  const [s, e, step] = [Number(asked.start), Number(asked.end), Number(asked.step)];
+  if (asked.query !== query || step !== STEP_S || s > start || start - s >= 2 * step || e < end || e - end > step)
+    return `asked ${JSON.stringify({ query, start, end })}, got ${JSON.stringify(asked)}`;
+  return undefined;
+}
+
+const prometheusAnswer = (body: string) => (body.startsWith('{"status":"success"') ? undefined : body.slice(0, 200));
+
+/** A dashplane server with a project datasource at `url`, the query cache on or off, and its viewers. */
+async function side(dir: string, cache: 'on' | 'off', url: string, counter: (s: Child, auth: Record<string, string>) => () => Promise<number>): Promise<Side> {
+  mkdirSync(dir);
+  const server = await startDashplane({ dir, env: { ...AUTH_ENV, DASHPLANE_PROXY_ALLOW_LOOPBACK: 'true', DASHPLANE_PROXY_CACHE_ENABLE: String(cache === 'on') } });
+  const auth = await adminAuth(server.url);
+  await api(server.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'wall' }, spec: {} }, auth);
+  const spec = { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url } } } } };
+  await api(server.url, 'POST', '/api/v1/projects/wall/datasources', { kind: 'Datasource', metadata: { name: 'prom' }, spec }, auth);
+  const pools = Array.from({ length: VIEWERS }, () => new Pool(server.url, { connections: BROWSER_CONNECTIONS }));
+  return { cache, server, path: '/proxy/projects/wall/datasources/prom', auth, pools, latencies: [], wrong: [], failed: [], perRefresh: [], upstream: counter(server, auth) };
+}
+
+/** Upstream exchanges of the datasource, from the server's own metrics. */
+const exchanges = (s: Child, auth: Record<string, string>) => async () => {
+  const text = await (await fetch(`${s.url}/metrics`, { headers: auth })).text();
+  return [...text.matchAll(/^dashplane_proxy_upstream_duration_seconds_count\{datasource="Datasource\/wall\/prom",status="[^"]*"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+};
+
+/** REFRESHES rounds, the server without the cache refreshing 15 s before the one with it. */
+async function interleavedRefreshes(off: Side, on: Side, queries: readonly string[], durationS: number, check: typeof ownAnswer): Promise<void> {
+  const t0 = Date.now();
+  const at = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, t0 + ms - Date.now())));
+  await Promise.all(
+    Array.from({ length: REFRESHES }, async (_, k) => {
+      await Promise.all([
+        process.env.P10_DIAG === 'on' ? undefined : at(k * REFRESH_MS).then(() => refresh(off, queries, durationS, check)),
+        process.env.P10_DIAG === 'off' ? undefined : at(k * REFRESH_MS + REFRESH_MS / 2).then(() => refresh(on, queries, durationS, check)),
+      ]);
+    }),
+  );
+}
+
+/** The figures of one pair of runs: queries per refresh (the worst refresh), p99 latency, wrong answers. */
+function figures(what: string, panels: number, off: Side, on: Side): Figure[] {
+  const worst = Math.max(...on.perRefresh);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const [p99on, p99off] = [percentile(on.latencies, 99), percentile(off.latencies, 99)];
+  const spread = (s: Side) =>
+    s.latencies.length === 0 ? 'no answers' : `p50 ${percentile(s.latencies, 50).toFixed(1)}, p90 ${percentile(s.latencies, 90).toFixed(0)}, max ${Math.max(...s.latencies).toFixed(0)} ms`;
+  console.log(`P10 ${what}: cache on ${spread(on)}, ${on.failed.length} failed; cache off ${spread(off)}, ${off.failed.length} failed`);
+  return [
+    report({
+      id: 'P10',
+      what: `${what}: upstream queries per refresh, cache on (worst of ${on.perRefresh.join(', ')})`,
+      value: worst,
+      unit: 'queries',
+      refWhat: `cache off (${off.perRefresh.join(', ')}); ratio to the target`,
+      reference: mean(off.perRefresh),
+      ratio: worst / (2 * panels),
+      target: `<= 2 x ${panels}`,
+      pass: worst <= 2 * panels,
+    }),
+    report({
+      id: 'P10',
+      what: `${what}: p99 latency through the proxy, cache on`,
+      value: p99on,
+      unit: 'ms',
+      refWhat: 'cache off',
+      reference: p99off,
+      ratio: p99on / p99off,
+      target: 'ratio <= 1',
+      pass: p99on <= p99off,
+    }),
+    report({
+      id: 'P10',
+      what: `context: ${what}: requests that failed, cache on (the proxy's limits: ${[...new Set(on.failed.map((f) => f.slice(0, 3)))].join(', ') || 'none'})`,
+      value: on.failed.length,
+      unit: 'requests',
+      refWhat: `cache off (${[...new Set(off.failed.map((f) => f.slice(0, 3)))].join(', ') || 'none'})`,
+      reference: off.failed.length,
+      ratio: off.failed.length ? on.failed.length / off.failed.length : 0,
+      target: '-',
+      pass: 'context',
+    }),
+    report({
+      id: 'P10',
+      what: `${what}: answers to another query than the viewer's (of ${on.latencies.length + off.latencies.length})`,
+      value: on.wrong.length + off.wrong.length,
+      unit: 'answers',
+      refWhat: 'none',
+      reference: 0,
+      ratio: 0,
+      target: '0',
+      pass: on.wrong.length + off.wrong.length === 0,
+    }),
+  ];
+}
+
+async function close(...sides: Side[]): Promise<void> {
+  for (const s of sides) {
+    await Promise.all(s.pools.map((p) => p.close()));
+    await s.server.stop();
+  }
+  const problems = sides.flatMap((s) => [...s.wrong.slice(0, 3), ...s.failed.slice(0, 1)]);
+  if (problems.length) console.log(`first problems: ${problems.join('\n')}`);
+}
+
+export async function run(): Promise<Figure[]> {
+  const dir = tempDir('p10');
+  const standin = await startScript('prometheus-standin.js', []);
+  const out: Figure[] = [];
+  try {
+    const count = (prefix: string) => () => async () => ((await (await fetch(`${standin.url}/-/counts`)).json()) as Record<string, number>)[prefix] ?? 0;
+    const off = await side(join(dir.path, 'off'), 'off', `${standin.url}/off`, count('off'));
+    const on = await side(join(dir.path, 'on'), 'on', `${standin.url}/on`, count('on'));
+    try {
+      await interleavedRefreshes(off, on, PANELS, 3600, ownAnswer);
+      out.push(...figures(`stand-in, ${VIEWERS} viewers x ${PANELS.length} panels`, PANELS.length, off, on));
+    } finally {
+      await close(off, on);
+    }
+    const corpus = corpusDir('corpus');
+    if (!corpus) {
+      console.log('P10 against a real Prometheus: skipped, the Perses corpus (the Demo dashboard) is missing; see CONTRIBUTING.md, "Test corpora"');
+      return out;
+    }
+    const demo = JSON.parse(readFileSync(join(corpus, 'perses/dev/data/9-dashboard.json'), 'utf8'))[0];
+    const queries = panelQueries(demo);
+    const monitoring = await startMonitoring();
+    try {
+      const offP = await side(join(dir.path, 'off-p'), 'off', monitoring.prom.url, exchanges);
+      const onP = await side(join(dir.path, 'on-p'), 'on', monitoring.prom.url, exchanges);
+      try {
+        await interleavedRefreshes(offP, onP, queries, 300, prometheusAnswer);
+        out.push(...figures(`real Prometheus, Demo dashboard, ${VIEWERS} viewers x ${queries.length} panels`, queries.length, offP, onP));
+      } finally {
+        await close(offP, onP);
+      }
+    } finally {
+      await monitoring.stop();
+    }
+    return out;
+  } finally {
+    await standin.stop();
+    dir.cleanup();
+  }
+}
