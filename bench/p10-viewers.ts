@@ -115,10 +115,7 @@ async function interleavedRefreshes(off: Side, on: Side, queries: readonly strin
   const at = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, t0 + ms - Date.now())));
   await Promise.all(
     Array.from({ length: REFRESHES }, async (_, k) => {
-      await Promise.all([
-        process.env.P10_DIAG === 'on' ? undefined : at(k * REFRESH_MS).then(() => refresh(off, queries, durationS, check)),
-        process.env.P10_DIAG === 'off' ? undefined : at(k * REFRESH_MS + REFRESH_MS / 2).then(() => refresh(on, queries, durationS, check)),
-      ]);
+      await Promise.all([at(k * REFRESH_MS).then(() => refresh(off, queries, durationS, check)), at(k * REFRESH_MS + REFRESH_MS / 2).then(() => refresh(on, queries, durationS, check))]);
     }),
   );
 }
