@@ -76,7 +76,7 @@ describe('proxy query cache: every viewer gets the answer to its own query (issu
     await up?.stop();
   });
 
-  it('600 requests at once mixing users, datasources, queries, steps and clocks: each gets its own answer or its 403, and each distinct query goes upstream once', async () => {
+  it('PROXY-27: 600 requests at once mixing users, datasources, queries, steps and clocks: each gets its own answer or its 403, and each distinct query goes upstream once', async () => {
     const queries = ['up', 'rate(http_requests_total[5m])', 'sum by (job) (up)', 'node_load1', 'up == 1', 'count(up)'];
     const base = 1_700_000_000;
     const asks = Array.from({ length: 600 }, () => {

@@ -100,10 +100,13 @@ export async function forwardHttp(o: HttpProxyParts, x: HttpCall, req: FastifyRe
   return answer(o, x, reply, served, served.cache);
 }
 
-/** Sends what the caller gets: an answer held whole, or the upstream's streamed. */
+/** Sends what the caller gets: an answer held whole (a kept one with its Age, RFC 9111), or the upstream's streamed. */
 function answer(o: HttpProxyParts, x: HttpCall, reply: FastifyReply, served: Served, cache: Served['cache'] | 'bypass') {
   o.metrics?.countProxyCache(x.label, cache);
-  if ('answer' in served) return reply.code(served.answer.status).headers(served.answer.headers).header(CACHE_HEADER, cache).send(served.answer.body);
+  if ('answer' in served) {
+    if (served.ageMs !== undefined) void reply.header('age', String(Math.floor(served.ageMs / 1000)));
+    return reply.code(served.answer.status).headers(served.answer.headers).header(CACHE_HEADER, cache).send(served.answer.body);
+  }
   const res = served.alone;
   res.body.on('error', () => reply.raw.destroy());
   return reply.code(res.statusCode).headers(callerResponseHeaders(res.statusCode, res.headers)).header(CACHE_HEADER, cache).send(res.body);

@@ -15,7 +15,7 @@ describe('AnswerCache (the query cache kept answers)', () => {
     const a = answer(10);
     c.set('k', a, 5_000);
     now += 4_999;
-    expect(c.get('k')).to.equal(a);
+    expect(c.get('k')).to.deep.equal({ answer: a, ageMs: 4_999 });
     now += 1;
     expect(c.get('k')).to.equal(undefined);
     expect(c.size).to.equal(0);

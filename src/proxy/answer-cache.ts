@@ -5,9 +5,16 @@ export interface StoredAnswer {
   body: Buffer;
 }
 
+/** An answer as the cache serves it, with how long ago it came from upstream. */
+export interface KeptAnswer {
+  answer: StoredAnswer;
+  ageMs: number;
+}
+
 interface Entry {
   answer: StoredAnswer;
-  /** When it stops being served (the clock's milliseconds). */
+  /** When it was kept, and when it stops being served (the clock's milliseconds). */
+  kept: number;
   expires: number;
   bytes: number;
 }
@@ -38,16 +45,17 @@ export class AnswerCache {
   }
 
   /** The answer kept for `key`, when it has not expired. */
-  get(key: string): StoredAnswer | undefined {
+  get(key: string): KeptAnswer | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
     this.entries.delete(key);
-    if (e.expires <= this.now()) {
+    const now = this.now();
+    if (e.expires <= now) {
       this.used -= e.bytes;
       return undefined;
     }
     this.entries.set(key, e);
-    return e.answer;
+    return { answer: e.answer, ageMs: now - e.kept };
   }
 
   /** Keeps `answer` for `ttlMs`, unless it alone is larger than the whole cache. */
@@ -55,9 +63,9 @@ export class AnswerCache {
     this.delete(key);
     const bytes = answer.body.length + key.length * 2 + headerBytes(answer.headers) + ENTRY_OVERHEAD;
     if (ttlMs <= 0 || bytes > this.o.maxBytes) return;
-    this.entries.set(key, { answer, expires: this.now() + ttlMs, bytes });
-    this.used += bytes;
     const now = this.now();
+    this.entries.set(key, { answer, kept: now, expires: now + ttlMs, bytes });
+    this.used += bytes;
     for (const [k, e] of this.entries) {
       if (this.used <= this.o.maxBytes && this.entries.size <= this.o.maxEntries && e.expires > now) break;
       this.entries.delete(k);

@@ -37,11 +37,11 @@ export interface SharedAsk {
 }
 
 /**
- * What a caller gets: an answer held whole (`hit`: kept; `coalesced`: another caller's request in
- * flight; `miss`: its own request, shared with whoever joined it), or its own upstream answer to
- * stream (`miss`, not shareable: not a 200, too large, private).
+ * What a caller gets: an answer held whole (`hit`: kept, `ageMs` ago; `coalesced`: another caller's
+ * request in flight; `miss`: its own request, shared with whoever joined it), or its own upstream
+ * answer to stream (`miss`, not shareable: not a 200, too large, private).
  */
-export type Served = { cache: 'hit' | 'coalesced' | 'miss'; answer: StoredAnswer } | { cache: 'miss'; alone: UpstreamResponse };
+export type Served = { cache: 'hit' | 'coalesced' | 'miss'; answer: StoredAnswer; ageMs?: number } | { cache: 'miss'; alone: UpstreamResponse };
 
 /**
  * The query cache of HTTP datasources: identical requests in flight go upstream once and their
@@ -62,7 +62,7 @@ export class QueryCache {
 
   async serve(ask: SharedAsk): Promise<Served> {
     const kept = this.answers.get(ask.key);
-    if (kept) return { cache: 'hit', answer: kept };
+    if (kept) return { cache: 'hit', ...kept };
     const pending = this.pending.get(ask.key);
     if (!pending) return this.lead(ask);
     const shared = await pending.join(ask.caller);
