@@ -1805,7 +1805,7 @@ export interface ProxyCacheConfig {
    */
   max_answer_mb?: number;
   /**
-   * Aligns the times of the query calls a datasource kind declares (Prometheus' query_range: the end up to the next multiple of step, the start as many whole steps before it as cover the range; its instant query: the time up to a multiple of resolution; its label and series lookups: like a range, by resolution), so viewers whose clocks differ by less than a step send the same query. The answer holds every point asked for, and up to a step more at each end. What a viewer sees: docs/datasources.md, "Alignment".
+   * Aligns the times of the query calls a datasource kind declares (Prometheus' query_range: the end up to the next multiple of step, the start as many whole steps before it as cover the range; its instant query: the time up to a multiple of resolution; its label and series lookups: like a range, by resolution), so viewers whose clocks differ by less than a step send the same query. The answer covers the range asked for and up to a step more at each end, its points on multiples of the step. What a viewer sees: docs/datasources.md, "Alignment".
    */
   align?: boolean;
   /**
@@ -2554,7 +2554,7 @@ export interface ResolvedProxyCacheConfig {
    */
   max_answer_mb: number;
   /**
-   * Aligns the times of the query calls a datasource kind declares (Prometheus' query_range: the end up to the next multiple of step, the start as many whole steps before it as cover the range; its instant query: the time up to a multiple of resolution; its label and series lookups: like a range, by resolution), so viewers whose clocks differ by less than a step send the same query. The answer holds every point asked for, and up to a step more at each end. What a viewer sees: docs/datasources.md, "Alignment".
+   * Aligns the times of the query calls a datasource kind declares (Prometheus' query_range: the end up to the next multiple of step, the start as many whole steps before it as cover the range; its instant query: the time up to a multiple of resolution; its label and series lookups: like a range, by resolution), so viewers whose clocks differ by less than a step send the same query. The answer covers the range asked for and up to a step more at each end, its points on multiples of the step. What a viewer sees: docs/datasources.md, "Alignment".
    */
   align: boolean;
   /**
