@@ -1,11 +1,14 @@
 /**
  * P10: what a dashboard on many screens does to its Prometheus (issue 38). 200 viewers of a
- * 30-panel dashboard (one hour, step 15 s: Perses' step for a datasource scraped every 15 s) refresh
- * it every 30 s, their clocks spread over 10 s: each viewer sends its panels' range queries as a
- * browser does (POST query_range, its own end rounded to the second, six at a time), through a
- * dashplane server with the query cache on (the default) and one with it off, their refreshes
- * interleaved (15 s apart) so both see the same machine. Upstream is a stand-in for Prometheus that
- * counts queries and answers each with the parameters it was asked (bench/prometheus-standin.ts).
+ * 30-panel dashboard (one hour, step 15 s: Perses' step for a datasource scraped every 15 s)
+ * refresh it, their clocks spread over 10 s: each viewer sends its panels' range queries as a
+ * browser does (POST query_range, the end its clock reads rounded to the second, six at a time),
+ * through a dashplane server with the query cache on (the default) and one with it off. The two
+ * servers' refreshes alternate 30 s apart (so each refreshes every 60 s: with a 10 s time to live
+ * nothing kept lasts from one refresh to the next either way), so both see the same machine and
+ * neither sees the other's load. Each server's upstream is a stand-in for Prometheus of its own,
+ * which counts queries and answers each with the parameters it was asked
+ * (bench/prometheus-standin.ts).
  * Targets: upstream queries per refresh <= 2 x 30 (without the cache 6,000); p99 latency with the
  * cache not above without it; no viewer ever gets the answer to another query. Then the same
  * against a real Prometheus scraping a node exporter, with the panels of the Perses Demo dashboard
@@ -21,6 +24,7 @@ import { AUTH_ENV, adminAuth, api, type Child, percentile, report, startDashplan
 
 const VIEWERS = 200;
 const SPREAD_MS = 10_000;
+/** Between one server's refresh and the other's. */
 const REFRESH_MS = 30_000;
 const REFRESHES = Number(process.env.BENCH_P10_REFRESHES ?? 3);
 /** A browser's connections to one origin (HTTP/1.1). */
@@ -52,10 +56,14 @@ const PANELS = Array.from({ length: 30 }, (_, p) => `sum by (code) (rate(http_re
 /** One refresh of every viewer: each at its own moment within SPREAD_MS sends every panel's query. */
 async function refresh(side: Side, queries: readonly string[], durationS: number, check: (body: string, query: string, start: number, end: number) => string | undefined): Promise<void> {
   const before = await side.upstream();
+  const started = Date.now();
   await Promise.all(
     side.pools.map(async (pool) => {
-      await new Promise((r) => setTimeout(r, Math.random() * SPREAD_MS));
-      const end = Math.ceil(Date.now() / 1000);
+      // the viewer's clock reads `due` when its refresh fires: its queries end there, however late
+      // this process gets to send them
+      const due = started + Math.random() * SPREAD_MS;
+      await new Promise((r) => setTimeout(r, due - Date.now()));
+      const end = Math.ceil(due / 1000);
       const start = end - durationS;
       await Promise.all(
         queries.map(async (query) => {
@@ -109,13 +117,13 @@ const exchanges = (s: Child, auth: Record<string, string>) => async () => {
   return [...text.matchAll(/^dashplane_proxy_upstream_duration_seconds_count\{datasource="Datasource\/wall\/prom",status="[^"]*"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
 };
 
-/** REFRESHES rounds, the server without the cache refreshing 15 s before the one with it. */
+/** REFRESHES rounds: the server without the cache refreshes, then 30 s later the one with it. */
 async function interleavedRefreshes(off: Side, on: Side, queries: readonly string[], durationS: number, check: typeof ownAnswer): Promise<void> {
   const t0 = Date.now();
   const at = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, t0 + ms - Date.now())));
   await Promise.all(
     Array.from({ length: REFRESHES }, async (_, k) => {
-      await Promise.all([at(k * REFRESH_MS).then(() => refresh(off, queries, durationS, check)), at(k * REFRESH_MS + REFRESH_MS / 2).then(() => refresh(on, queries, durationS, check))]);
+      await Promise.all([at(2 * k * REFRESH_MS).then(() => refresh(off, queries, durationS, check)), at((2 * k + 1) * REFRESH_MS).then(() => refresh(on, queries, durationS, check))]);
     }),
   );
 }
@@ -187,12 +195,12 @@ async function close(...sides: Side[]): Promise<void> {
 
 export async function run(): Promise<Figure[]> {
   const dir = tempDir('p10');
-  const standin = await startScript('prometheus-standin.js', []);
+  const standins = [await startScript('prometheus-standin.js', []), await startScript('prometheus-standin.js', [])];
   const out: Figure[] = [];
   try {
-    const count = (prefix: string) => () => async () => ((await (await fetch(`${standin.url}/-/counts`)).json()) as Record<string, number>)[prefix] ?? 0;
-    const off = await side(join(dir.path, 'off'), 'off', `${standin.url}/off`, count('off'));
-    const on = await side(join(dir.path, 'on'), 'on', `${standin.url}/on`, count('on'));
+    const count = (url: string, prefix: string) => () => async () => ((await (await fetch(`${url}/-/counts`)).json()) as Record<string, number>)[prefix] ?? 0;
+    const off = await side(join(dir.path, 'off'), 'off', `${standins[0].url}/off`, count(standins[0].url, 'off'));
+    const on = await side(join(dir.path, 'on'), 'on', `${standins[1].url}/on`, count(standins[1].url, 'on'));
     try {
       await interleavedRefreshes(off, on, PANELS, 3600, ownAnswer);
       out.push(...figures(`stand-in, ${VIEWERS} viewers x ${PANELS.length} panels`, PANELS.length, off, on));
@@ -221,7 +229,7 @@ export async function run(): Promise<Figure[]> {
     }
     return out;
   } finally {
-    await standin.stop();
+    for (const s of standins) await s.stop();
     dir.cleanup();
   }
 }
