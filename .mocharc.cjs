@@ -20,11 +20,15 @@ const SECONDS = {
   'dist/test/reliability.test.js': 105,
   'dist/test/ui-theme.test.js': 100,
   'dist/test/ui-explore.test.js': 80,
+  'dist/test/ui-minimal-save.test.js': 90, // measured alone, 2026-11-28, as the two below
+  'dist/test/ui-explore-start.test.js': 50,
+  'dist/test/ui-session-drafts.test.js': 40,
   'dist/test/dashctl-completion.test.js': 60,
   'dist/test/malformed-shapes.test.js': 57,
   'dist/test/ui-manage.test.js': 55,
   'dist/test/dashctl-habits.test.js': 52,
   'dist/test/ui-load.test.js': 48,
+  'dist/test/cost-bounds.test.js': 45,
   'dist/test/server-process.test.js': 45,
   'dist/test/watch-limits.test.js': 45,
   'dist/test/dashctl-contexts.test.js': 43,
@@ -41,6 +45,10 @@ const SECONDS = {
   'dist/test/ui-plugins.test.js': 25,
   'dist/test/replicas-processes.test.js': 25,
   'dist/src/storage/postgres-store.test.js': 25,
+  // measured alone, 2026-11-28, on a busy machine
+  'dist/test/ui-small-fixes.test.js': 30,
+  'dist/test/ui-playlists.test.js': 28,
+  'dist/test/ui-share.test.js': 17,
   // measured alone, 2026-11-28 (each starts its own MariaDB)
   'dist/test/sql-proxy-mariadb-options.test.js': 16,
   'dist/test/sql-proxy-mariadb.test.js': 10,

@@ -142,15 +142,15 @@ export interface LoadResult {
 export async function autocannon(o: {
   url: string | string[];
   connections: number;
-  durationS?: number;
-  amount?: number;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  idReplacement?: boolean;
-  warmupS?: number;
+  durationS?: number | undefined;
+  amount?: number | undefined;
+  method?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  body?: string | undefined;
+  idReplacement?: boolean | undefined;
+  warmupS?: number | undefined;
   /** A server process whose CPU time per request over the measured run goes into `cpuUs`. */
-  pid?: number;
+  pid?: number | undefined;
 }): Promise<LoadResult> {
   if (o.warmupS) await autocannon({ ...o, warmupS: 0, durationS: o.warmupS, amount: undefined, pid: undefined });
   const cpuBefore = o.pid === undefined ? 0 : cpuMsOf(o.pid);

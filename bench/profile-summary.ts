@@ -53,7 +53,7 @@ for (const [k, c] of [...byOwner.entries()].sort((a, b) => b[1] - a[1]).slice(0,
  */
 const STAGES: Record<string, [string, RegExp][]> = {
   create: [
-    ['parse body (JSON.parse, depth scan)', /^(parseJson|parseYamlBody|jsonTextDepthExceeds) .*(body-parsers|nesting)\.js/],
+    ['parse body (JSON.parse, limits scan)', /^(parseJson|scanJson|yamlBodyToJson|checkExpansion) .*(body-parsers|body-limits|yaml-body)\.js/],
     ['checks (unsafe keys, authentication, permissions)', /(hygiene|authorizer|authenticator|grants|api-tokens|read-cache|derived-cache|credentials)\.js/],
     ['validation (schema, rules, plugins)', /^(validate|schemaErrors|validateNow|companionsOf|authorizeSecretRefs|authorizeContents) |\/kinds\/|\/plugins\/|\/schemas\/|node_modules\/ajv/],
     ['history scan (tombstones, managers)', /level-history\.js|^(has|managers|dropOps) .*level-history/],

@@ -14,8 +14,8 @@ export interface TokenPair {
 export interface ApiClientOptions {
   /** Server base URL without a trailing slash. */
   url: string;
-  accessToken?: string;
-  refreshToken?: string;
+  accessToken?: string | undefined;
+  refreshToken?: string | undefined;
   /** Called after an automatic refresh, to save the new pair. */
   onTokens?(tokens: TokenPair): void;
 }
@@ -23,9 +23,9 @@ export interface ApiClientOptions {
 export interface RequestOptions {
   body?: unknown;
   /** Raw body and its content type (e.g. a form), instead of JSON. */
-  raw?: { text: string; contentType: string };
-  query?: Record<string, string | number | boolean | undefined>;
-  headers?: Record<string, string>;
+  raw?: { text: string; contentType: string } | undefined;
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  headers?: Record<string, string> | undefined;
   /** Send the access token (default true). */
   auth?: boolean;
 }
@@ -49,9 +49,9 @@ export interface ApiResponse<T = any> {
  */
 export class ApiClient {
   readonly url: string;
-  private accessToken?: string;
-  private refreshToken?: string;
-  private refreshing?: Promise<void>;
+  private accessToken?: string | undefined;
+  private refreshToken?: string | undefined;
+  private refreshing?: Promise<void> | undefined;
   private dryRunSupport?: Promise<boolean>;
 
   constructor(private readonly opts: ApiClientOptions) {
@@ -154,7 +154,7 @@ export class ApiClient {
     if (token && o.auth !== false) headers.authorization = `Bearer ${token}`;
     const target = this.url + path + queryString(o.query);
     try {
-      return await fetch(target, { method, headers, body });
+      return await fetch(target, { method, headers, ...(body !== undefined ? { body } : {}) });
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       throw new CliError(`cannot reach ${this.url} (${cause?.code ?? cause?.message ?? (e as Error).message}); is the server running? (dashctl login URL to change it)`);

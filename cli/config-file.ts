@@ -7,13 +7,13 @@ import { isObj } from '../src/lib/is-obj.js';
 /** One server as dashctl remembers it (a kubectl context): its address, default project and tokens. */
 export interface ContextSettings {
   /** The server, e.g. http://127.0.0.1:8080 (no trailing slash). */
-  url?: string;
+  url?: string | undefined;
   /** Default project for project-scoped kinds. */
-  project?: string;
-  accessToken?: string;
-  refreshToken?: string;
+  project?: string | undefined;
+  accessToken?: string | undefined;
+  refreshToken?: string | undefined;
   /** When the access token expires (RFC 3339), as the server said. */
-  expiry?: string;
+  expiry?: string | undefined;
 }
 
 /** The configuration file: named contexts and the one commands use unless `--context` says otherwise. */

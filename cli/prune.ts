@@ -10,10 +10,10 @@ import type { Target } from './targets.js';
 export interface Doomed {
   d: KindDescriptor;
   name: string;
-  project?: string;
+  project?: string | undefined;
   label: string;
   /** For a project: what deleting it takes with it (every object in it, tagged or not). */
-  inside?: ProjectContents;
+  inside?: ProjectContents | undefined;
 }
 
 /**

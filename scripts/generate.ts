@@ -8,6 +8,7 @@ import { dirname, join, relative } from 'node:path';
 import { Ajv } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { compile } from 'json-schema-to-typescript';
+import { boundErrorCollection } from '../src/lib/ajv-bounds.js';
 import { PACKAGE_ROOT, SCHEMAS_DIR } from '../src/paths.js';
 import { generateSdk } from './generate-sdk.js';
 
@@ -49,8 +50,9 @@ function validatorsSource(all: Map<string, Schema>, kinds: Schema[], config: Sch
   for (const k of kinds) exports[k.title] = k.$id;
   exports[config.title] = config.$id;
   const standaloneCode = standaloneModule as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
-  const code = standaloneCode(ajv, exports);
-  return `${HEADER}// @ts-nocheck\nimport { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${code.replace(/^"use strict";/, '')}\n`;
+  // errors merged in linear time and collection capped (src/lib/ajv-bounds.ts: COST-02)
+  const code = boundErrorCollection(standaloneCode(ajv, exports).replace(/^"use strict";/, ''));
+  return `${HEADER}// @ts-nocheck\nimport { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${code}\n`;
 }
 
 /** A configuration schema object, as far as `resolvedSchema` reads it. */

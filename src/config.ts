@@ -20,8 +20,8 @@ export type ResolvedConfig = ResolvedServerConfig;
 
 /** Where configuration comes from; later sources win: file, then environment, then flags. */
 export interface ConfigSources {
-  file?: string;
-  listen?: string;
+  file?: string | undefined;
+  listen?: string | undefined;
   env?: Record<string, string | undefined>;
 }
 

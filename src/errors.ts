@@ -50,11 +50,23 @@ export class ApiError extends Error {
 
 export const badRequest = (message: string, details?: ErrorDetail[]) => new ApiError('BadRequest', message, details);
 
-/** A validation failure: the message summarises, `details` lists every problem with its path. */
-export function invalid(details: ErrorDetail[], what?: string): ApiError {
+/**
+ * The most problems an error answer lists: a real object has a few, a hostile one may have a
+ * hundred thousand, and listing them all made answers of 50 MB (COST-02). The message counts them all.
+ */
+export const MAX_DETAILS = 100;
+
+/**
+ * A validation failure: the message counts and summarises, `details` lists the problems with their
+ * paths (every one, up to MAX_DETAILS). `moreThan`: the problems were not all counted, validation
+ * stopped after that many.
+ */
+export function invalid(details: ErrorDetail[], what?: string, moreThan?: number): ApiError {
   const first = details[0];
-  const summary = details.length === 1 ? `${first.path}: ${first.message}` : `${details.length} problems, first: ${first.path}: ${first.message}`;
-  return new ApiError('Invalid', what ? `invalid ${what}: ${summary}` : summary, details);
+  const count = moreThan === undefined ? `${details.length} problems` : `more than ${moreThan} problems`;
+  const listed = details.length > MAX_DETAILS || moreThan !== undefined ? ` (the first ${Math.min(details.length, MAX_DETAILS)} are listed)` : '';
+  const summary = details.length === 1 && moreThan === undefined ? `${first.path}: ${first.message}` : `${count}${listed}, first: ${first.path}: ${first.message}`;
+  return new ApiError('Invalid', what ? `invalid ${what}: ${summary}` : summary, details.length > MAX_DETAILS ? details.slice(0, MAX_DETAILS) : details);
 }
 
 export const notFound = (message: string) => new ApiError('NotFound', message);

@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { assertSharedKey, openStore, usesPostgres } from './admin/open-store.js';
 import { buildApp } from './api/app.js';
-import { parseJson, parseYamlBody } from './api/body-parsers.js';
+import { bodyLimitsOf } from './api/body-limits.js';
+import { parseJson } from './api/body-parsers.js';
+import { yamlBodyToJson } from './api/yaml-body.js';
 import { serverLogger } from './api/log-destination.js';
 import type { AuthRouteOptions } from './api/auth-routes.js';
 import type { ExternalAuthOptions } from './api/external-auth-routes.js';
@@ -134,15 +136,16 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), backlog, ...(revocation ? { revocation } : {}) });
   watcherRef = watcher;
   const provisioningLog = deferredLog();
-  const maxDepth = config.http.max_json_depth!;
+  const bodyLimits = bodyLimitsOf(config.http);
   const provisioner = new Provisioner({
     // with PostgreSQL, each replica clones for itself (a temporary directory unless work_dir is set)
     ...provisioningSettings(config, config.provisioning.work_dir ?? (usesPostgres(config) ? undefined : join(dataDir, 'provisioning-git'))),
     service,
     store,
     registry,
-    // files are read as request bodies are: the same limits and hardening
-    parsers: { json: (text) => parseJson(text, maxDepth), yaml: (text) => parseYamlBody(text, maxDepth) },
+    // files are read as request bodies are: the same limits and hardening (a file is read on the
+    // event loop, one at a time with a turn of the loop between them: YAML costs linear time here)
+    parsers: { json: (text) => parseJson(text, bodyLimits), yaml: (text) => parseJson(yamlBodyToJson(text, bodyLimits), bodyLimits) },
     log: provisioningLog.log,
     onWrite: (source, action) => metrics.provisioningWrites.inc({ source, action }),
   });
@@ -302,7 +305,7 @@ function running(
 }
 
 /** "HOST:PORT", "[::1]:PORT" or ":PORT" (all interfaces). */
-export function parseListen(listen: string): { host: string; port: number } {
+function parseListen(listen: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(listen);
   const port = m ? Number(m[3]) : NaN;
   if (!m || port > 65535) throw new Error(`listen "${listen}" must look like HOST:PORT, e.g. 127.0.0.1:8080`);

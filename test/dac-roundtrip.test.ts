@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonical } from '../cli/canonical.js';
+import { canonical } from '../src/lib/canonical.js';
 import { moduleCode, withoutServerOwned } from '../cli/codegen/module.js';
 import { loadManifests } from '../cli/manifests.js';
 import { buildFile } from '../cli/ts-build.js';

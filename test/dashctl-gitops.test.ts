@@ -28,6 +28,7 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
       'dashboards',
       'ephemeraldashboards',
       'folders',
+      'playlists',
       'variables',
       'datasources',
       'secrets',
@@ -61,14 +62,14 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
   it('apply, then diff exits 0 and a second apply reports every object unchanged (Secrets, GlobalSecrets and Users included), bumping no version', async () => {
     const first = await run(['apply', '-f', dir]);
     expect(first.code, show(first)).to.equal(0);
-    expect(summary(first)).to.deep.include({ created: 18, failed: 0 });
+    expect(summary(first)).to.deep.include({ created: 19, failed: 0 });
     const before = await versions();
     const diff = await run(['diff', '-f', dir]);
     expect(diff.code, show(diff)).to.equal(0);
     expect(diff.stdout).to.equal('');
     const again = await run(['apply', '-f', dir]);
     expect(again.code, show(again)).to.equal(0);
-    expect(summary(again), show(again)).to.deep.equal({ created: 0, configured: 0, unchanged: 18, pruned: 0, failed: 0 });
+    expect(summary(again), show(again)).to.deep.equal({ created: 0, configured: 0, unchanged: 19, pruned: 0, failed: 0 });
     expect(again.stdout).to.include('Secret demo/prometheus-basic-auth unchanged').and.include('User alice unchanged').and.include('GlobalSecret prometheus-global-auth unchanged');
     expect(await versions()).to.deep.equal(before);
     // what dashctl wrote is recorded as dashctl's
@@ -106,7 +107,7 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
 
     const refused = await run(['apply', '-f', dir]);
     expect(refused.code, show(refused)).to.equal(1);
-    expect(refused.stdout, show(refused)).to.include('plan: create 0, configure 0, unchanged 17, prune 0, refused 1');
+    expect(refused.stdout, show(refused)).to.include('plan: create 0, configure 0, unchanged 18, prune 0, refused 1');
     expect(summary(refused), show(refused)).to.deep.equal({ created: 0, configured: 0, unchanged: 0, pruned: 0, failed: 1 });
     expect(refused.stderr).to.include(`Dashboard demo/node-overview: ${who}`).and.include('--force-conflicts');
     expect(refused.stderr.split('Dashboard demo/node-overview').length, 'the label once').to.equal(2);
@@ -114,7 +115,7 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
 
     const forced = await run(['apply', '-f', dir, '--force-conflicts']);
     expect(forced.code, show(forced)).to.equal(0);
-    expect(summary(forced), show(forced)).to.deep.include({ configured: 1, unchanged: 17, failed: 0 });
+    expect(summary(forced), show(forced)).to.deep.include({ configured: 1, unchanged: 18, failed: 0 });
     const now = (await srv.api('GET', DASHBOARD)).body;
     expect(now.spec.display.name).to.equal('Node overview');
     expect((await srv.api('GET', `${DASHBOARD}/versions`)).body.map((v: { version: number; manager: string }) => [v.version, v.manager])).to.deep.equal([

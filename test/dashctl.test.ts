@@ -559,7 +559,7 @@ describe('dashctl login through an identity provider (device code, client creden
   let stub: import('node:http').Server;
   let url: string;
   let tmp: ReturnType<typeof tempDir>;
-  const seen: { path: string; auth?: string; body: string; at: number }[] = [];
+  const seen: { path: string; auth?: string | undefined; body: string; at: number }[] = [];
   let pending = 2;
 
   before(async () => {

@@ -57,8 +57,8 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
     expect(before.stdout).to.include('--- /dev/null');
     const applied = await run(['apply', '-f', repo]);
     expect(applied.code, show(applied)).to.equal(0);
-    expect(applied.stdout).to.include('plan: create 20, configure 0, unchanged 0, prune 0');
-    expect(summary(applied)).to.deep.equal({ created: 20, configured: 0, unchanged: 0, pruned: 0, failed: 0 });
+    expect(applied.stdout).to.include('plan: create 21, configure 0, unchanged 0, prune 0');
+    expect(summary(applied)).to.deep.equal({ created: 21, configured: 0, unchanged: 0, pruned: 0, failed: 0 });
     const after = await run(['diff', '-f', repo]);
     expect(after.code, show(after)).to.equal(0);
     expect(after.stdout).to.equal('');
@@ -71,7 +71,7 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
     expect(diff.code, show(diff)).to.equal(1);
     expect(diff.stdout).to.include('+    name: Node overview (v2)').and.include('-    name: Node overview\n');
     const applied = await run(['apply', '-f', repo]);
-    expect(summary(applied), show(applied)).to.deep.equal({ created: 0, configured: 1, unchanged: 19, pruned: 0, failed: 0 });
+    expect(summary(applied), show(applied)).to.deep.equal({ created: 0, configured: 1, unchanged: 20, pruned: 0, failed: 0 });
     expect((await run(['diff', '-f', repo])).code).to.equal(0);
   });
 
@@ -99,14 +99,14 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
 
     const refused = await run(['apply', '-f', repo, '--prune', '--prune-tag', 'gitops']);
     expect(refused.code, show(refused)).to.equal(1);
-    expect(refused.stdout).to.include('plan: create 1, configure 0, unchanged 19, prune 1').and.include('- Folder demo/team-b (prune)');
+    expect(refused.stdout).to.include('plan: create 1, configure 0, unchanged 20, prune 1').and.include('- Folder demo/team-b (prune)');
     expect(refused.stdout).to.include('created 0, configured 0, unchanged 0, pruned 0, failed 0 (nothing applied: the plan deletes 1 object(s); run again with --yes to carry it out)');
     expect(await status('/api/v1/projects/demo/folders/team-c'), 'the create was not carried out either').to.equal(404);
     expect(await status('/api/v1/projects/demo/folders/team-b')).to.equal(200);
 
     const done = await run(['apply', '-f', repo, '--prune', '--prune-tag', 'gitops', '--yes']);
     expect(done.code, show(done)).to.equal(0);
-    expect(summary(done)).to.deep.equal({ created: 1, configured: 0, unchanged: 19, pruned: 1, failed: 0 });
+    expect(summary(done)).to.deep.equal({ created: 1, configured: 0, unchanged: 20, pruned: 1, failed: 0 });
     expect(await status('/api/v1/projects/demo/folders/team-c')).to.equal(200);
     expect(await status('/api/v1/projects/demo/folders/team-b')).to.equal(404);
     expect((await run(['diff', '-f', repo, '--prune', '--prune-tag', 'gitops'])).code).to.equal(0);

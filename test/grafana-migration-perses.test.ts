@@ -28,10 +28,6 @@ const DIFFERENCES: Record<string, { why: string; patch: Patch }> = {
       return out;
     },
   },
-  datasourcevariable_schemas_migrate_tests_basic: {
-    why: "datasource variables are resolved to one datasource of the target project (the chosen one, else the project's default), as ?datasource= promises",
-    patch: () => undefined,
-  },
   'loki_schemas_queries_loki-log-query_migrate_tests_basic': {
     why: "Grafana datasource uids do not exist in the target project: the project's default Loki datasource is used",
     patch: withoutDatasource,

@@ -200,12 +200,13 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
     expect(formatReport(r.report)).not.to.match(/unknown/);
   });
 
-  it('keeps the Loki variables of a Loki datasource variable as Loki variables (monitoring-mixins couchdb-logs)', () => {
+  it('keeps the Loki variables of a Loki datasource variable as Loki variables on its picker (monitoring-mixins couchdb-logs)', () => {
     const r = migrate('monitoring-mixins__couchdb-logs.json');
     const plugins = (r.dashboard.spec.variables ?? []).filter((v: any) => v.kind === 'ListVariable').map((v: any) => v.spec.plugin);
-    expect(plugins.slice(0, 2)).to.deep.equal([
-      { kind: 'LokiLabelValuesVariable', spec: { labelName: 'job', matchers: [] } },
-      { kind: 'LokiLabelValuesVariable', spec: { labelName: 'couchdb_cluster', matchers: ['{job=~"$job"}'] } },
+    expect(plugins.slice(0, 3)).to.deep.equal([
+      { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'LokiDatasource' } },
+      { kind: 'LokiLabelValuesVariable', spec: { datasource: '$loki_datasource', labelName: 'job', matchers: [] } },
+      { kind: 'LokiLabelValuesVariable', spec: { datasource: '$loki_datasource', labelName: 'couchdb_cluster', matchers: ['{job=~"$job"}'] } },
     ]);
     expect(r.report.entries.filter((e) => e.subject === 'variable' && e.result?.startsWith('LokiLabel')).map((e) => e.outcome)).to.deep.equal(['mapped', 'mapped', 'mapped', 'mapped']);
   });

@@ -31,15 +31,18 @@ describe('Grafana migration of Loki, Tempo and Pyroscope dashboards', () => {
 
   it('makes a traces panel a TracingGanttChart and a table of trace search results a TraceTable, on TempoTraceQuery (traces-profiles-logs)', () => {
     expect(panelOf(r, 'Selected trace').spec.plugin).to.deep.equal({ kind: 'TracingGanttChart', spec: {} });
-    expect(panelOf(r, 'Selected trace').spec.queries).to.deep.equal([{ kind: 'TraceQuery', spec: { plugin: { kind: 'TempoTraceQuery', spec: { query: '${trace_id}', limit: 20 } } } }]);
+    expect(panelOf(r, 'Selected trace').spec.queries).to.deep.equal([
+      { kind: 'TraceQuery', spec: { plugin: { kind: 'TempoTraceQuery', spec: { datasource: '$tempo', query: '${trace_id}', limit: 20 } } } },
+    ]);
     expect(entryOf(r, 'Selected trace').notes).to.deep.equal(['query B is empty and is not migrated']);
     expect(panelOf(r, 'Slow payments').spec.plugin).to.deep.equal({ kind: 'TraceTable', spec: {} });
     expect(plugin(r, 'Slow payments').spec).to.deep.equal({
+      datasource: '$tempo',
       query: '{resource.service.name="checkout" && name=~"POST /pay|POST /refund" && traceDuration>500ms && span.http.status_code>=500}',
       limit: 20,
     });
     expect(entryOf(r, 'Slow payments').notes).to.include('query A: grouping by k8s.pod.name is not carried');
-    expect(plugin(r, 'Failed cart requests').spec).to.deep.equal({ query: '{ span.http.route = "/api/cart" && status = error }', limit: 50 });
+    expect(plugin(r, 'Failed cart requests').spec).to.deep.equal({ datasource: '$tempo', query: '{ span.http.route = "/api/cart" && status = error }', limit: 50 });
     expect(entryOf(r, 'Failed cart requests').notes).to.deep.equal(['query A: the spans per span set (3) are not carried: Perses shows whole traces']);
   });
 
@@ -65,17 +68,17 @@ describe('Grafana migration of Loki, Tempo and Pyroscope dashboards', () => {
 
   it('makes Loki log panels LogsTable on LokiLogQuery and other Loki panels LokiTimeSeriesQuery, noting the legend format it cannot carry', () => {
     expect(panelOf(r, 'Checkout errors').spec.plugin).to.deep.equal({ kind: 'LogsTable', spec: { allowWrap: true, enableDetails: true, showTime: true } });
-    expect(plugin(r, 'Checkout errors')).to.deep.equal({ kind: 'LokiLogQuery', spec: { query: '{app="checkout"} |= "error"' } });
+    expect(plugin(r, 'Checkout errors')).to.deep.equal({ kind: 'LokiLogQuery', spec: { datasource: '$logs', query: '{app="checkout"} |= "error"' } });
     expect(plugin(r, 'Log lines by level').kind).to.equal('LokiTimeSeriesQuery');
     expect(entryOf(r, 'Log lines by level').notes).to.deep.equal(['query A: the legend format "{{level}}" is not carried (LokiTimeSeriesQuery names series by their labels)']);
   });
 
-  it("resolves Tempo, Pyroscope and Loki datasource variables to the project's default of each kind, or to the datasource given as input", () => {
+  it("keeps Tempo and Loki datasource variables as pickers; resolves Pyroscope's (its queries take no datasource variable) to the project's default, and any to the datasource given as input", () => {
     const notes = (res: MigrationResult) => res.report.entries.filter((e) => e.source.startsWith('datasource variable')).map((e) => `${e.result}: ${e.notes.join()}`);
     expect(notes(r)).to.deep.equal([
-      "TempoDatasource of the project: queries that used $tempo now use the project's default TempoDatasource: the choice among datasources is not kept",
+      "DatasourceVariable: queries that used $tempo use the datasource it picks among the project's and the global TempoDatasources, by default the project's default",
       "PyroscopeDatasource of the project: queries that used $profiles now use the project's default PyroscopeDatasource: the choice among datasources is not kept",
-      "LokiDatasource of the project: queries that used $logs now use the project's default LokiDatasource: the choice among datasources is not kept",
+      "DatasourceVariable: queries that used $logs use the datasource it picks among the project's and the global LokiDatasources, by default the project's default",
     ]);
     const named = migrateGrafanaDashboard(load('traces-profiles-logs.json'), { ...SERVER, input: { tempo: 'tempo-eu', profiles: 'pyro-eu' } });
     expect(plugin(named, 'Selected trace').spec.datasource).to.deep.equal({ kind: 'TempoDatasource', name: 'tempo-eu' });
@@ -123,7 +126,7 @@ describe('Grafana migration of Loki, Tempo and Pyroscope dashboards', () => {
         'unrendered   panel logs "Checkout errors" -> LogsTable at spec.panels.6\n             - not drawn by the web UI: the web UI does not bundle the plugins LogsTable (panel), LokiLogQuery (query), LokiDatasource (datasource): the panel shows an error instead',
       );
       expect(text.trim().split('\n').pop()).to.equal(
-        '9 panels (2 approximated, 6 unrendered, 1 placeholder); 4 variables (1 mapped, 3 approximated); 10 queries (6 unrendered, 3 placeholder, 1 dropped); 0 other settings; the web UI draws 0 of 9 panels',
+        '9 panels (2 approximated, 6 unrendered, 1 placeholder); 4 variables (1 mapped, 1 approximated, 2 unrendered); 10 queries (6 unrendered, 3 placeholder, 1 dropped); 0 other settings; the web UI draws 0 of 9 panels',
       );
     });
 
@@ -169,7 +172,7 @@ describe('Grafana migration of Loki, Tempo and Pyroscope dashboards', () => {
         expect(panelOf(now, 'Logs').spec.queries[0].spec.plugin.kind).to.equal('LokiLogQuery');
         expect(now.report.entries.filter((e) => e.render && !e.render.renders)).to.deep.equal([]);
         const before = migrateGrafanaDashboard(grafana, PROMETHEUS_ONLY_UI);
-        expect(before.report.entries.filter((e) => e.outcome === 'unrendered').map((e) => e.source)).to.deep.equal(['timeseries "Log Rate"', 'logs "Logs"']);
+        expect(before.report.entries.filter((e) => e.outcome === 'unrendered').map((e) => e.source)).to.deep.equal(['timeseries "Log Rate"', 'logs "Logs"', 'datasource variable "loki_datasource"']);
         expect(before.report.summary.queries).to.include({ mapped: 8, unrendered: 2 });
       });
     });

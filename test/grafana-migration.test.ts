@@ -141,14 +141,19 @@ describe('Grafana migration over the dashboard corpus', () => {
     for (const unit of units) expect(() => formatValue(1234.5, { unit }), unit).not.to.throw();
   });
 
-  it('names a datasource in queries only when one is chosen', () => {
+  it('queries that used a datasource variable name its picker ("$datasource"), defaulting to the chosen datasource; with the project defaults asked for, they name none', () => {
     const d = dashboards.find((x) => x.file.includes('k8s-views-pods'))!;
     const queries = (r: MigrationResult) =>
       Object.values<any>(r.dashboard.spec.panels)
         .flatMap((p) => p.spec.queries ?? [])
         .map((q) => q.spec.plugin.spec.datasource);
-    expect(queries(results.get(d.file)!).every((ds) => ds === undefined)).to.equal(true);
+    const picker = (r: MigrationResult) => r.dashboard.spec.variables.find((v: any) => v.spec.name === 'datasource').spec;
+    expect(queries(results.get(d.file)!).every((ds) => ds === '$datasource')).to.equal(true);
+    expect(picker(results.get(d.file)!)).to.deep.include({ plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } } });
     const named = migrateGrafanaDashboard(d.json, { datasource: 'prom-main' });
-    expect(queries(named).every((ds) => ds?.name === 'prom-main' && ds.kind === 'PrometheusDatasource')).to.equal(true);
+    expect(queries(named).every((ds) => ds === '$datasource')).to.equal(true);
+    expect(picker(named).defaultValue).to.equal('prom-main');
+    const defaults = migrateGrafanaDashboard(d.json, { useDefaultDatasource: true });
+    expect(queries(defaults).every((ds) => ds === undefined)).to.equal(true);
   });
 });

@@ -106,6 +106,8 @@ describe('POST /api/migrate', () => {
       'panel logs "Checkout errors": drawn',
       'panel timeseries "Log lines by level": drawn',
       'panel nodeGraph "Service graph": only a text placeholder stands for it',
+      'variable datasource variable "tempo": drawn',
+      'variable datasource variable "logs": drawn',
       'variable custom variable "trace_id": drawn',
     ]);
     expect(JSON.parse(r.headers.get('x-migration-summary')!).panels).to.deep.equal({ total: 9, mapped: 2, approximated: 6, unrendered: 0, placeholder: 1, dropped: 0 });

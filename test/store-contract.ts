@@ -400,16 +400,21 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
         await store.update(obj('Dashboard', 'p', name, 1, { v: 1 }), { expectedVersion: 0, ...h });
       }
       await store.create(obj('Dashboard', 'p', 'nohistory'));
-      for (const name of ['gone', 'back', 'again']) await store.delete({ kind: 'Dashboard', project: 'p', name });
+      await store.create(obj('Dashboard', 'p', 'titled', 0, { display: { name: 'Node overview' } }), h);
+      await store.create(obj('Dashboard', 'p', 'blank', 0, { display: { name: '  ' } }), h);
+      for (const name of ['gone', 'back', 'again', 'titled', 'blank']) await store.delete({ kind: 'Dashboard', project: 'p', name });
       await store.delete({ kind: 'Dashboard', project: 'p', name: 'nohistory' });
-      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' })).map((e) => e.name)).to.deep.equal(['again', 'back', 'gone']);
+      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' })).map((e) => e.name)).to.deep.equal(['again', 'back', 'blank', 'gone', 'titled']);
       expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' }))[0]).to.deep.equal({ name: 'again', version: 1, updatedAt: T, updatedBy: 'alice', manager: 'web-ui' });
+      // the title users know it by (spec.display.name), when it has one that is not blank
+      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' })).find((e) => e.name === 'titled')).to.deep.include({ title: 'Node overview', version: 0 });
+      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' })).find((e) => e.name === 'blank')).not.to.have.property('title');
       expect(await store.listDeleted({ kind: 'Secret', project: 'p' })).to.deep.equal([]);
       expect(await store.listDeleted({ kind: 'Dashboard', project: 'other' })).to.deep.equal([]);
       // a restore continues the history; a new object of that name starts another
       await store.create(obj('Dashboard', 'p', 'back', 2, { v: 1 }), { ...h, history: { max: 5, continues: true } });
       await store.create(obj('Dashboard', 'p', 'again'), h);
-      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' })).map((e) => e.name)).to.deep.equal(['gone']);
+      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' })).map((e) => e.name)).to.deep.equal(['blank', 'gone', 'titled']);
       await store.delete({ kind: 'Project', project: '', name: 'p' }, { children: { project: 'p', kinds: ['Dashboard'] } });
       expect(await store.listDeleted({ kind: 'Dashboard', project: 'p' })).to.deep.equal([]);
     });

@@ -55,10 +55,8 @@ describe('web UI Explore (Chromium, real Prometheus)', function () {
   it("runs a PromQL query against the project's default datasource, as a table and as a graph", async () => {
     const { page } = w;
     await page.goto('/');
+    // Explore opens on the first project holding a datasource (test/ui-explore-start.test.ts)
     await page.getByRole('link', { name: 'Explore', exact: true }).click();
-    await page.waitForURL(/\/explore$/);
-    await page.getByLabel('Datasources of').click();
-    await page.getByRole('option', { name: 'Perses demo' }).click();
     await page.waitForURL(/\/projects\/perses\/explore/);
     await page.getByRole('tab', { name: 'Table' }).waitFor();
     await promql(page).click();

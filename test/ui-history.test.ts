@@ -141,7 +141,8 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
     await page.getByRole('tab', { name: 'Recently deleted' }).click();
     const deleted = page.locator('[data-testid="deleted-row"][data-name="big"]');
     await deleted.waitFor();
-    expect((await deleted.innerText()).split('\t').map((c) => c.trim())).to.include.members(['big', 'Dashboard', '2', 'eve', 'web-ui']);
+    // by its title, its name beside it
+    expect((await deleted.innerText()).split('\t').map((c) => c.trim())).to.include.members(['Big (renamed)big', 'Dashboard', '2', 'eve', 'web-ui']);
     await w.screenshot('history-recently-deleted');
     await deleted.getByRole('link', { name: 'History' }).click();
     await page.waitForURL(/\/projects\/h\/dashboards\/big\/history$/);
@@ -149,7 +150,7 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
     await waitFor('three versions', async () => (await page.getByTestId('version-row').count()) === 3);
     expect(await page.getByTestId('restore-2').innerText()).to.match(/^restore \(undelete\)$/i);
     await page.goBack();
-    await page.getByRole('button', { name: 'Restore big' }).click();
+    await page.getByRole('button', { name: 'Restore Big (renamed)' }).click();
     await page.getByTestId('undeleted').waitFor();
     expect(await page.getByTestId('undeleted').innerText()).to.contain('as version 3');
     const back = (await api('GET', '/api/v1/projects/h/dashboards/big')).body;
@@ -166,7 +167,7 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
       await signIn(vic, 'vic', 'vic-password');
       await vic.page.goto('/projects/h?tab=deleted');
       await vic.page.locator('[data-testid="deleted-row"][data-name="big"]').waitFor();
-      expect(await vic.page.getByRole('button', { name: 'Restore big' }).count()).to.equal(0);
+      expect(await vic.page.getByRole('button', { name: /^Restore / }).count()).to.equal(0);
       expect(vic.errors, vic.errors.join('\n')).to.deep.equal([]);
     } finally {
       await vic.close();

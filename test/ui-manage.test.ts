@@ -1,21 +1,13 @@
 import { expect } from 'chai';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { bearer, login, signUp } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
-import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
+import { signIn, startUiStack, type UiStack, resourceRow, rowMenu } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
 
-/** The row of an object in a resource table. */
-const row = (page: Page, name: string): Locator => page.locator(`[data-testid="resource-row"][data-name="${name}"]`);
-
-/** Opens an object's ⋮ menu and picks an item. */
-async function menu(page: Page, name: string, item: string): Promise<void> {
-  await page
-    .getByRole('button', { name: `Actions for ${name}` })
-    .first()
-    .click();
-  await page.getByRole('menuitem', { name: item, exact: true }).click();
-}
+/** Shorter names for the shared helpers. */
+const row = resourceRow;
+const menu = rowMenu;
 
 /** A dashboard with one panel on the project's default Prometheus datasource. */
 const OPS_DASHBOARD = {
@@ -47,6 +39,14 @@ function refusedRequests(page: Page): string[] {
 }
 
 /** Create, rename, duplicate, move, delete: projects, dashboards, folders, datasources, variables, secrets, roles, bindings. */
+/**
+ * Console errors but a panel's missing datasource: the viewer's 'ops' panels ask for the default
+ * Prometheus datasource, which team-rocket lacks (and the global one the viewer may not read). The
+ * panel says so at once (perses/missing-datasources.tsx), and React logs the error its boundary
+ * caught; before, the test ended before Perses' retries ran out.
+ */
+const withoutMissingDatasource = (errors: string[]) => errors.filter((e) => !e.includes('MissingDatasourceError: This panel asks for'));
+
 describe('web UI: create and manage (Chromium, auth on)', function () {
   this.timeout(120_000);
   let stack: UiStack;
@@ -89,6 +89,13 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     // Perses' edit mode: its toolbar offers to add a panel and to save
     await page.getByRole('button', { name: 'Save', exact: true }).waitFor();
     await w.screenshot('manage-new-dashboard-edit-mode');
+    // its first panel (a save stores only a change)
+    await page.getByRole('button', { name: 'Add panel' }).first().click();
+    await page.getByRole('textbox', { name: 'Name' }).fill('Notes');
+    await page.getByRole('combobox', { name: 'Type' }).first().click();
+    await page.getByRole('option', { name: 'Markdown', exact: true }).click();
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Name' }).waitFor({ state: 'detached' });
     // the save's answer arrives after the watch stream's event of the version it made (the order
     // in which the page once stayed in edit mode): hold the real answer until the page shows that version
     const saved = '**/api/v1/projects/team-rocket/dashboards/service-health';
@@ -329,7 +336,7 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
       await page.waitForURL(/\/dashboards\/ops\/edit$/);
       await page.getByTestId('save').waitFor();
       expect(await page.getByTestId('save').isDisabled()).to.equal(true);
-      expect(viewer.errors, viewer.errors.join('\n')).to.deep.equal([]);
+      expect(withoutMissingDatasource(viewer.errors), viewer.errors.join('\n')).to.deep.equal([]);
     } finally {
       await viewer.close();
     }
@@ -353,7 +360,7 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
       await page.getByText('No service accounts you may see.').waitFor();
       await page.getByText('Your permissions do not include reading groups.').waitFor();
       expect(refused, refused.join('\n')).to.deep.equal([]);
-      expect(viewer.errors, viewer.errors.join('\n')).to.deep.equal([]);
+      expect(withoutMissingDatasource(viewer.errors), viewer.errors.join('\n')).to.deep.equal([]);
     } finally {
       await viewer.close();
     }

@@ -6,6 +6,7 @@ import { bearer, loginAdmin, startAuthServer, type Tokens } from './helpers/auth
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { dashctl, show } from './helpers/dashctl.js';
 import { editorContent, setEditorText } from './helpers/editor.js';
+import { renamePanel } from './helpers/perses-edit.js';
 import { dashboard as provisioned, project, writeResources } from './helpers/provisioning.js';
 import { tempDir, type TestServer } from './helpers/server.js';
 import { signIn } from './helpers/ui-stack.js';
@@ -90,6 +91,8 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
     expect(await page.getByRole('button', { name: 'Save', exact: true }).count(), 'still in view mode').to.equal(0);
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
     await dialog.getByRole('button', { name: 'Edit anyway' }).click();
+    // a save stores only a change: make one
+    await renamePanel(page, 'Notes', 'Notes (edited)');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const perses = page.getByRole('button', { name: 'Save Changes' });
     await waitFor('the save confirmation or the saved notice', async () => (await perses.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0);

@@ -4,6 +4,7 @@ import type { Env } from '../env.js';
 import { CliError, describeError } from '../errors.js';
 import { loadManifests, where } from '../manifests.js';
 import { paint, type Colour, type Io } from '../output.js';
+import { warningLine } from '../datasource-check.js';
 import { makePlan, planCounts, type Plan } from '../plan.js';
 import { insideText, objectCount } from '../project-contents.js';
 import { Progress } from '../progress.js';
@@ -100,6 +101,7 @@ export function makeApplyCommand(env: Env): Command {
       planning.clear();
       if (plan.warning) io.err(`warning: ${plan.warning}\n`);
       printPlan(io, plan, Boolean(flags.quiet));
+      for (const w of plan.datasourceWarnings ?? []) io.err(warningLine(w));
       for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}${hint(r.error)}\n`);
       if (plan.refused.length) {
         counts.failed = plan.refused.length;

@@ -9,11 +9,12 @@ import { objectPath } from '../kinds.js';
 import { loadManifests, where } from '../manifests.js';
 import { paint, toYaml } from '../output.js';
 import { mapPool } from '../pool.js';
+import { warningLine } from '../datasource-check.js';
 import { makePlan, type Step } from '../plan.js';
 import { insideText } from '../project-contents.js';
 import { untaggedWarning } from '../prune.js';
 import { describeFailure, resolveTargets } from '../targets.js';
-import { unifiedDiff } from '../unified-diff.js';
+import { unifiedDiff } from '../../src/lib/unified-diff.js';
 import { collect } from './apply.js';
 
 /**
@@ -58,6 +59,7 @@ export function makeDiffCommand(env: Env): Command {
           ...(flags.prune ? { pruneTag: flags.pruneTag! } : {}),
         });
         if (plan.warning) io.err(`warning: ${plan.warning}\n`);
+        for (const w of plan.datasourceWarnings ?? []) io.err(warningLine(w));
         let errors = plan.refused.length;
         for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}\n`);
         const diffs = await mapPool(

@@ -119,7 +119,15 @@ function cell(v: unknown): string {
  * A stream the server ends with an ERROR event (the access token expired, dashctl fell behind) is
  * opened again from the revision it names (refreshing the token), or from the start when it names none.
  */
-async function watch(io: Io, api: ApiClient, d: KindDescriptor, path: string, only: { prefix?: string; names?: string[] }, format: OutputFormat, cross: boolean): Promise<void> {
+async function watch(
+  io: Io,
+  api: ApiClient,
+  d: KindDescriptor,
+  path: string,
+  only: { prefix?: string | undefined; names?: string[] | undefined },
+  format: OutputFormat,
+  cross: boolean,
+): Promise<void> {
   let headerShown = false;
   const colours = { ADDED: 'green', MODIFIED: 'yellow', DELETED: 'red' } as const;
   const prefix = only.names?.length === 1 ? only.names[0] : only.prefix;

@@ -6,7 +6,7 @@ import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
 import { label, objectPath, resolveKind, resourceName } from '../kinds.js';
 import { age, paint, table, toYaml } from '../output.js';
-import { colourDiff, unifiedDiff } from '../unified-diff.js';
+import { colourDiff, unifiedDiff } from '../../src/lib/unified-diff.js';
 
 interface Entry {
   version: number;

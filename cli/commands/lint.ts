@@ -6,15 +6,16 @@ import { loadManifests, where, type Loaded } from '../manifests.js';
 import { paint } from '../output.js';
 import { mapPool } from '../pool.js';
 import { describeFailure, resolveTargets, type Target } from '../targets.js';
+import { datasourceWarnings, warningLine, type DatasourceWarning } from '../datasource-check.js';
 import { isObj } from '../../src/lib/is-obj.js';
 import { collect } from './apply.js';
 
 /** How resources are checked: offline with the server's code, or `online` by the server. */
 export interface CheckFlags {
-  online?: boolean;
-  pluginSchemasDir?: string;
-  secretFilesDir?: string;
-  verbose?: boolean;
+  online?: boolean | undefined;
+  pluginSchemasDir?: string | undefined;
+  secretFilesDir?: string | undefined;
+  verbose?: boolean | undefined;
   output: 'text' | 'json';
 }
 
@@ -25,7 +26,9 @@ interface LintFlags extends CheckFlags {
 /**
  * `dashctl lint -f PATH`: every resource checked with the server's own schemas and semantic rules,
  * offline (the server code, reused) or `--online` (POST /api/validate/<plural>). Exit 1 when any
- * resource is invalid.
+ * resource is invalid. A datasource a dashboard asks for that will not exist is a warning, which
+ * never changes the exit code: online, against the server's datasources and the input's; offline,
+ * only where the input holds the datasources of every scope that could answer it.
  */
 export function makeLintCommand(env: Env): Command {
   return new Command('lint')
@@ -35,7 +38,7 @@ export function makeLintCommand(env: Env): Command {
     .option('--plugin-schemas-dir <dir>', "extra plugin schemas, as the server's plugin.schemas_dir")
     .option('--secret-files-dir <dir>', "as the server's security.secret_files_dir (*File secret fields)")
     .option('-v, --verbose', 'also list the valid resources')
-    .addOption(new Option('-o, --output <format>', 'text, or json: [{file, index, kind, name, valid, message?, details?}]').choices(['text', 'json']).default('text'))
+    .addOption(new Option('-o, --output <format>', 'text, or json: [{file, index, kind, name, valid, message?, details?, warnings?}]').choices(['text', 'json']).default('text'))
     .action(async (flags: LintFlags) => checkResources(env, await loadManifests(flags.filename), flags));
 }
 
@@ -51,6 +54,11 @@ export async function checkResources(env: Env, loaded: Loaded, flags: CheckFlags
   for (const u of unresolved) io.err(`${where(u.m)}: ${u.message}\n`);
   const check = flags.online ? online(env) : offline(flags);
   const errors = await mapPool(targets, 16, async (t) => check(t));
+  const warnings = await datasourceWarnings(
+    targets.filter((_t, i) => !errors[i]),
+    flags.online ? { api: env.ctx().client() } : { plugins: (await import('../offline-validator.js')).pluginEntriesOf(flags.pluginSchemasDir) },
+  );
+  const warningsOf = (t: Target) => warnings.filter((w) => w.target === t).map((w: DatasourceWarning) => ({ path: w.path, message: w.message }));
   if (flags.output === 'json') {
     const report = [
       ...unresolved.map((u) => ({
@@ -69,6 +77,7 @@ export async function checkResources(env: Env, loaded: Loaded, flags: CheckFlags
         name: t.name,
         valid: !errors[i],
         ...(errors[i] ? { message: errors[i]!.message, details: errors[i]!.details } : {}),
+        ...(warningsOf(t).length ? { warnings: warningsOf(t) } : {}),
       })),
     ];
     io.out(`${JSON.stringify(report, null, 2)}\n`);
@@ -85,8 +94,9 @@ export async function checkResources(env: Env, loaded: Loaded, flags: CheckFlags
       io.out(`${where(t.m)} ${t.label} ${paint(io.tty, 'green', 'valid')}\n`);
     }
   });
+  for (const w of warnings) io.err(warningLine(w));
   const total = targets.length + unresolved.length;
-  io.out(`${total} resource(s) checked${flags.online ? ' by the server' : ''}, ${invalid} invalid\n`);
+  io.out(`${total} resource(s) checked${flags.online ? ' by the server' : ''}, ${invalid} invalid${warnings.length ? `, ${warnings.length} warning(s)` : ''}\n`);
   if (invalid) process.exitCode = 1;
 }
 

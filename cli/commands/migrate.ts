@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { isApiError } from '../../src/errors.js';
 import type { Dashboard, Datasource } from '../../src/kinds/generated/types.js';
 import type { MigrationReport } from '../../src/migrate/report.js';
+import type { MigrateOptions } from '../../src/migrate/dashboard.js';
 import { SCHEMAS_DIR } from '../../src/paths.js';
 import type { ApiClient } from '../api-client.js';
 import type { Env } from '../env.js';
@@ -126,7 +127,7 @@ export function makeMigrateCommand(env: Env): Command {
 }
 
 /** POST /api/migrate?report=true: dashplane answers {dashboard, report}, Perses the dashboard alone. */
-async function online(api: ApiClient, f: GrafanaFile, o: { input?: Record<string, string>; datasource?: string; useDefaultDatasource?: boolean; project?: string; name?: string }): Promise<Migrated> {
+async function online(api: ApiClient, f: GrafanaFile, o: Pick<MigrateOptions, 'input' | 'datasource' | 'useDefaultDatasource' | 'project' | 'name'>): Promise<Migrated> {
   const res = await api.call('POST', '/api/migrate', {
     query: { report: 'true', project: o.project, datasource: o.datasource, name: o.name },
     body: { grafanaDashboard: f.json, ...(o.input ? { input: o.input } : {}), ...(o.useDefaultDatasource ? { useDefaultDatasource: true } : {}) },

@@ -67,6 +67,22 @@ export type VariableSpec =
  */
 export type VariableDefaultValue1 = null | string | string[];
 /**
+ * A duration such as "1h", "30m", "1h30m", "2w" or "500ms": digits followed by a unit, units in the order y, w, d, h, m, s, ms, each at most once.
+ */
+export type Duration1 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName1 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName2 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName3 = string;
+/**
  * How numbers are displayed. "unit" selects the family (time, percent, decimal, bits, bytes, throughput, currency, temperature, date); "decimalPlaces" is allowed for every family except dates, "shortValues" (1.2k instead of 1200) only for decimal, bits, bytes and throughput units.
  */
 export type Format = {
@@ -342,6 +358,7 @@ export interface DashplaneSdkTypes {
   GlobalServiceAccount?: GlobalServiceAccount;
   GlobalVariable?: GlobalVariable;
   Group?: Group;
+  Playlist?: Playlist;
   Project?: Project;
   RoleBinding?: RoleBinding;
   Role?: Role;
@@ -1134,6 +1151,46 @@ export interface GroupSpec {
    * @maxItems 10000
    */
   members: ResourceName[];
+}
+/**
+ * A playlist: dashboards shown one after the other on a screen, each for the playlist's interval (dashplane's own kind; Perses has none).
+ */
+export interface Playlist {
+  kind: "Playlist";
+  metadata: ProjectMetadata;
+  spec: PlaylistSpec;
+}
+/**
+ * An ordered list of dashboards, each shown for `interval` before the next, the last followed by the first again.
+ */
+export interface PlaylistSpec {
+  display?: Display;
+  interval: Duration1;
+  /**
+   * What is shown, in order. A dashboard that no longer exists, or that the viewer may not read, is skipped.
+   *
+   * @minItems 1
+   * @maxItems 500
+   */
+  items: [PlaylistItem, ...PlaylistItem[]];
+}
+/**
+ * One dashboard (`dashboard`), or every dashboard carrying a tag (`tag`, with `project` optionally), in the order of their titles. Exactly one of `dashboard` and `tag` (checked by the server).
+ */
+export interface PlaylistItem {
+  dashboard?: PlaylistDashboard;
+  /**
+   * Every dashboard with this tag (metadata.tags), in the order of their titles.
+   */
+  tag?: string;
+  project?: ResourceName3;
+}
+/**
+ * A dashboard by name.
+ */
+export interface PlaylistDashboard {
+  project?: ResourceName1;
+  name: ResourceName2;
 }
 /**
  * A project: the namespace that holds dashboards, datasources, variables, secrets, folders and roles.

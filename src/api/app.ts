@@ -16,6 +16,7 @@ import { registerAuditRoutes, type AuditRouteOptions } from './audit-routes.js';
 import { registerAuthRoutes, type AuthRouteOptions } from './auth-routes.js';
 import { registerBackupRoutes } from './backup-routes.js';
 import { registerBodyParsers } from './body-parsers.js';
+import { bodyLimitsOf } from './body-limits.js';
 import { registerExternalAuthRoutes, type ExternalAuthOptions } from './external-auth-routes.js';
 import type { Watcher } from '../controllers/watcher.js';
 import { CorsPolicy } from './cors.js';
@@ -27,6 +28,7 @@ import { registerProvisioningRoutes, type ProvisioningRouteOptions } from './pro
 import type { MountedRoute } from './openapi/document.js';
 import { registerOpenApiRoutes } from './openapi-routes.js';
 import { registerMigrateRoutes } from './migrate-routes.js';
+import { Offload } from './offload.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { VERSION_HEADER } from './headers.js';
 import { LazyChildLogger, type RequestLines, requestLinesOf } from './log-destination.js';
@@ -106,7 +108,7 @@ const ROOT_PATHS = /^\/metrics(?:[/?]|$)/;
  * api_prefix (Perses' key): every route is served under the prefix, which is taken off before
  * routing; a path outside it is marked to be answered 404 (/metrics aside).
  */
-function prefixRewrite(prefix: string | undefined): ((req: { url?: string }) => string) | undefined {
+function prefixRewrite(prefix: string | undefined): ((req: { url?: string | undefined }) => string) | undefined {
   if (!prefix) return undefined;
   return (req) => {
     const url = req.url ?? '/';
@@ -142,7 +144,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   const routes: MountedRoute[] = [];
   app.decorate('routeTable', routes);
   app.addHook('onRoute', (r) => {
-    routes.push({ method: r.method, url: r.url, config: r.config as MountedRoute['config'] });
+    routes.push({ method: r.method, url: r.url, config: (r.config ?? {}) as MountedRoute['config'] });
   });
   app.addHook('onResponse', async (request, reply) => logRequest(lines, request, reply, reply.statusCode));
   const cors = o.config.security.cors.enable ? new CorsPolicy(o.config.security.cors, routeMethods(routes)) : undefined;
@@ -170,9 +172,12 @@ export function buildApp(o: AppOptions): FastifyInstance {
   });
   registerErrorHandler(app);
   registerMetrics(app, o.metrics);
-  registerBodyParsers(app, http.max_json_depth!);
+  // work that grows with a body (reading large YAML, migrating) runs in a worker thread
+  const offload = new Offload(durationMs(http.worker_timeout));
+  app.addHook('onClose', () => offload.close());
+  registerBodyParsers(app, bodyLimitsOf(http), offload);
   registerSystemRoutes(app, o);
-  registerMigrateRoutes(app, o);
+  registerMigrateRoutes(app, { ...o, offload });
   const watch = o.config.watch;
   // a stream whose client vanished is noticed at its next BOOKMARK at the latest
   const bookmarkMs = durationMs(watch.bookmark_interval);

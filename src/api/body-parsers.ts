@@ -1,8 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createGunzip, createInflate, createBrotliDecompress } from 'node:zlib';
 import { ApiError, badRequest } from '../errors.js';
-import { jsonTextDepthExceeds, NestingError, parseYamlDocuments } from '../lib/nesting.js';
+import { type BodyLimits, scanJson } from './body-limits.js';
 import { assertSafeValue } from './hygiene.js';
+import type { Offload } from './offload.js';
+import { yamlBodyToJson } from './yaml-body.js';
+
+/**
+ * YAML bodies up to this many characters are read on the event loop: js-yaml reads about 10 MB a
+ * second at its slowest (many small values), so 64 KB take about 6 ms. Larger ones, up to the
+ * 5 MB body limit (about half a second), are read in the worker thread.
+ */
+const INLINE_YAML_CHARS = 64 * 1024;
 
 const JSON_TYPES = /^application\/(?:[\w.-]+\+)?json\s*(?:;.*)?$/i;
 const YAML_TYPES = /^(?:application|text)\/(?:x-)?yaml\s*(?:;.*)?$/i;
@@ -10,9 +19,14 @@ const YAML_TYPES = /^(?:application|text)\/(?:x-)?yaml\s*(?:;.*)?$/i;
 /**
  * Request bodies: JSON, or YAML [beyond]; anything else is a 415 (which also stops form and
  * text/plain cross-site posts). Compressed bodies are inflated with the size limit applied to the
- * inflated bytes (413). Every parsed body passes `assertSafeValue`.
+ * inflated bytes (413). Every body is checked against the limits before it is parsed (JSON) or
+ * while it is read (YAML, which is read as the JSON it stands for, large bodies in a worker
+ * thread), and every parsed body passes `assertSafeValue`.
  */
-export function registerBodyParsers(app: FastifyInstance, maxDepth: number): void {
+export function registerBodyParsers(app: FastifyInstance, limits: BodyLimits, offload: Offload): void {
+  const tooLong = `the YAML body took longer than ${offload.limit} to read (http.worker_timeout); send it as JSON, or smaller`;
+  const yamlToJson = (text: string): Promise<string> =>
+    text.length <= INLINE_YAML_CHARS ? Promise.resolve().then(() => yamlBodyToJson(text, limits)) : offload.run('yaml', { text, limits }, tooLong);
   app.removeAllContentTypeParsers();
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (request.method === 'GET' || request.method === 'HEAD') return payload; // no body to check
@@ -33,18 +47,25 @@ export function registerBodyParsers(app: FastifyInstance, maxDepth: number): voi
   app.addContentTypeParser(JSON_TYPES, { parseAs: 'string' }, (_req, text, done) => {
     if ((text as unknown as string).trim() === '') return done(null, undefined);
     try {
-      done(null, parseJson(text as unknown as string, maxDepth));
+      done(null, parseJson(text as unknown as string, limits));
     } catch (e) {
       done(e as Error, undefined);
     }
   });
   app.addContentTypeParser(YAML_TYPES, { parseAs: 'string' }, (_req, text, done) => {
     if ((text as unknown as string).trim() === '') return done(null, undefined);
-    try {
-      done(null, parseYamlBody(text as unknown as string, maxDepth));
-    } catch (e) {
-      done(e as Error, undefined);
-    }
+    yamlToJson(text as unknown as string).then(
+      (json) => {
+        let value: unknown;
+        try {
+          value = parseJson(json, limits);
+        } catch (e) {
+          return done(e as Error, undefined);
+        }
+        done(null, value);
+      },
+      (e: Error) => done(e, undefined),
+    );
   });
 }
 
@@ -56,9 +77,10 @@ function checkCharset(request: FastifyRequest): void {
   }
 }
 
-export function parseJson(text: string, maxDepth: number): unknown {
+/** A JSON body, checked against the limits before it is parsed (so no shape of it costs more than linear time in them). */
+export function parseJson(text: string, limits: BodyLimits): unknown {
   if (text.trim() === '') throw badRequest('the request body is empty; send a JSON object');
-  if (jsonTextDepthExceeds(text, maxDepth)) throw tooDeep(maxDepth);
+  scanJson(text, limits);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -67,38 +89,6 @@ export function parseJson(text: string, maxDepth: number): unknown {
     const where = /at position \d+(?: \(line \d+ column \d+\))?/.exec((e as Error).message)?.[0];
     throw badRequest(`the request body is not valid JSON${where ? ` (${where})` : ''}; check quotes, commas and brackets`);
   }
-  assertSafeValue(value, maxDepth);
+  assertSafeValue(value, limits.maxDepth);
   return value;
-}
-
-/**
- * One YAML document, core schema only (no custom tags), duplicate keys and alias bombs rejected;
- * nesting is bounded while parsing, before the recursive composer sees the text.
- */
-export function parseYamlBody(text: string, maxDepth: number): unknown {
-  if (text.trim() === '') throw badRequest('the request body is empty; send a YAML mapping');
-  let docs;
-  try {
-    docs = parseYamlDocuments(text, maxDepth, { schema: 'core', uniqueKeys: true });
-  } catch (e) {
-    if (e instanceof NestingError) throw tooDeep(maxDepth);
-    throw badRequest(`the request body is not valid YAML: ${(e as Error).message}`);
-  }
-  if (!Array.isArray(docs)) throw badRequest('the request body is not valid YAML');
-  if (docs.length !== 1) throw badRequest(`the request body holds ${docs.length} YAML documents; send exactly one (dashctl apply splits files)`);
-  const doc = docs[0];
-  const problem = doc.errors[0] ?? doc.warnings[0];
-  if (problem) throw badRequest(`the request body is not valid YAML: ${problem.message.split('\n')[0]}`);
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: 100 });
-  } catch (e) {
-    throw badRequest(`the request body is not valid YAML: ${(e as Error).message}`);
-  }
-  assertSafeValue(value, maxDepth);
-  return value;
-}
-
-function tooDeep(maxDepth: number): ApiError {
-  return badRequest(`the body is nested more than ${maxDepth} levels deep (http.max_json_depth); flatten it`);
 }

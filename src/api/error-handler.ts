@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { ApiError, type Reason } from '../errors.js';
+import { ApiError, MAX_DETAILS, type ErrorDetail, type Reason } from '../errors.js';
+import { clip, clipPath } from '../lib/clip.js';
 import { routeMethods } from './route-methods.js';
 
 /** The only table from error reasons to HTTP status codes. */
@@ -51,7 +52,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.debug({ reason: api.reason, message: api.message }, 'request rejected');
     if (api.headers) void reply.headers(api.headers);
-    void reply.code(status).send({ message: api.message, reason: api.reason, ...(api.details ? { details: api.details } : {}) });
+    void reply.code(status).send({ message: clip(api.message), reason: api.reason, ...(api.details ? { details: shown(api.details) } : {}) });
   });
   const methodsOf = routeMethods(app.routeTable ?? []);
   app.setNotFoundHandler((request, reply) => {
@@ -64,6 +65,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     void reply.code(404).send({ message: `no route for ${request.method} ${path}`, reason: 'NotFound' });
   });
+}
+
+/** The details an answer lists: at most MAX_DETAILS, each clipped (`invalid` counts them all in its message). */
+function shown(details: readonly ErrorDetail[]): ErrorDetail[] {
+  return details.slice(0, MAX_DETAILS).map((d) => ({ path: clipPath(d.path), message: clip(d.message) }));
 }
 
 function toApiError(error: unknown): ApiError {

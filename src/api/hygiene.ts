@@ -1,5 +1,5 @@
 import { badRequest } from '../errors.js';
-import { joinPath } from '../lib/object-path.js';
+import { joinPath, pathOfPlace } from '../lib/object-path.js';
 
 /** Keys that could reach Object.prototype through a careless merge: never accepted. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
@@ -10,13 +10,6 @@ interface Node {
   depth: number;
   parent?: Node;
   key?: string | number;
-}
-
-/** The dotted path of a node (`spec.panels.a.kind`), '' for the root. */
-function pathOf(n: Node): string {
-  const keys: (string | number)[] = [];
-  for (let at: Node | undefined = n; at?.parent; at = at.parent) keys.push(at.key!);
-  return keys.reverse().reduce<string>((path, k) => joinPath(path, k), '');
 }
 
 /**
@@ -32,7 +25,7 @@ export function assertSafeValue(root: unknown, maxDepth: number): void {
     const { value, depth } = node;
     if (typeof value === 'number') {
       if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)) || Object.is(value, -0)) {
-        const path = pathOf(node);
+        const path = pathOfPlace(node);
         throw badRequest(`${path || 'body'}: the number is out of range; numbers must be finite, not -0, and integers within ±(2^53 - 1)`, [
           { path: path || '(root)', message: 'number out of range' },
         ]);
@@ -41,7 +34,7 @@ export function assertSafeValue(root: unknown, maxDepth: number): void {
     }
     if (value === null || typeof value !== 'object') continue;
     if (depth >= maxDepth) {
-      const path = pathOf(node);
+      const path = pathOfPlace(node);
       throw badRequest(`the body is nested more than ${maxDepth} levels deep (at ${path || 'the root'}); flatten it`, [{ path: path || '(root)', message: 'too deeply nested' }]);
     }
     if (Array.isArray(value)) {
@@ -50,7 +43,7 @@ export function assertSafeValue(root: unknown, maxDepth: number): void {
     }
     for (const key of Object.keys(value)) {
       if (FORBIDDEN_KEYS.has(key)) {
-        const path = joinPath(pathOf(node), key);
+        const path = joinPath(pathOfPlace(node), key);
         throw badRequest(`the key "${key}" is not allowed anywhere in a request body (at ${path})`, [{ path, message: 'forbidden key' }]);
       }
       stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, parent: node, key });

@@ -5,15 +5,17 @@ import { ApiError, badRequest, isApiError } from '../errors.js';
 import { specOf } from '../kinds/descriptor.js';
 import type { Datasource } from '../kinds/generated/types.js';
 import type { KindRegistry } from '../kinds/registry.js';
+import type { Offload } from './offload.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import type { ResourceService } from '../resources/service.js';
 import { isObj } from '../lib/is-obj.js';
 
-/** What the migrate route needs: the kinds (to list names and check datasources), the plugins and the service. */
+/** What the migrate route needs: the kinds (to list names and check datasources), the plugins, the service and the worker thread. */
 export interface MigrateRouteOptions {
   registry: KindRegistry;
   plugins: PluginRegistry;
   service: ResourceService;
+  offload: Offload;
 }
 
 /** Dashplane's additions to Perses' request, as query parameters (a body percli sends stays Perses' own). */
@@ -83,25 +85,28 @@ export function registerMigrateRoutes(app: FastifyInstance, o: MigrateRouteOptio
       datasource = await defaultPrometheus(o, req.principal, q.project);
       if (!datasource) notes.push(`project "${q.project}" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default`);
     }
-    // the migration code (two dozen modules) is loaded by the first migration, not at start-up
-    const [{ migrateGrafanaDashboard }, { checkInput }, { summaryHeader }] = await Promise.all([
-      import('../migrate/dashboard.js'),
-      import('../migrate/grafana-input.js'),
-      import('../migrate/report.js'),
-    ]);
-    const { dashboard, report } = migrateGrafanaDashboard(body.grafanaDashboard, {
-      input: checkInput(body.input),
-      useDefaultDatasource: body.useDefaultDatasource === true,
-      datasource,
-      notes,
-      project: q.project,
-      name: q.name,
-      takenNames,
-      hasPlugin: (kind) => o.plugins.get(kind) !== undefined,
-      inUi: (kind) => o.plugins.get(kind)?.ui === true,
-    });
-    void reply.header('X-Migration-Summary', summaryHeader(report));
-    return q.report === 'true' ? { dashboard, report } : dashboard;
+    // in the worker thread, which loads the migration code (two dozen modules) with the first one
+    const { text, summary } = await o.offload.run(
+      'migrate',
+      {
+        grafanaDashboard: body.grafanaDashboard,
+        input: body.input,
+        useDefaultDatasource: body.useDefaultDatasource === true,
+        ...(datasource !== undefined ? { datasource } : {}),
+        notes,
+        ...(q.project !== undefined ? { project: q.project } : {}),
+        ...(q.name !== undefined ? { name: q.name } : {}),
+        ...(takenNames ? { takenNames: [...takenNames] } : {}),
+        pluginKinds: o.plugins.all().map((p) => p.kind),
+        uiKinds: o.plugins
+          .all()
+          .filter((p) => p.ui === true)
+          .map((p) => p.kind),
+        report: q.report === 'true',
+      },
+      `the Grafana dashboard took longer than ${o.offload.limit} to migrate (http.worker_timeout); migrate it in parts, or raise the limit`,
+    );
+    return reply.header('X-Migration-Summary', summary).type('application/json; charset=utf-8').send(text);
   });
 }
 

@@ -1,4 +1,5 @@
 import { forbidden } from '../errors.js';
+import { trimRuns } from '../lib/trim-runs.js';
 import { specOf, type KindDescriptor } from '../kinds/descriptor.js';
 import type { OAuthProvider, User } from '../kinds/generated/types.js';
 import { MANAGER } from '../resources/managers.js';
@@ -35,11 +36,7 @@ type OAuthBinding = OAuthProvider;
  * at most 75 characters. Never derived from the e-mail address alone.
  */
 export function loginName(preferred: unknown, subject: string): string {
-  const clean = (v: string) =>
-    v
-      .replace(/[^a-zA-Z0-9_.-]/g, '-')
-      .replace(/^[.]+|[.]+$/g, '')
-      .slice(0, 75);
+  const clean = (v: string) => trimRuns(v.replace(/[^a-zA-Z0-9_.-]/g, '-'), '.').slice(0, 75);
   const first = typeof preferred === 'string' ? clean(preferred) : '';
   return first || clean(subject) || 'user';
 }

@@ -3,6 +3,7 @@ import { dashboard, ephemeralDashboard } from './dashboard.js';
 import { datasource, globalDatasource } from './datasource.js';
 import { folder } from './folder.js';
 import { group } from './group.js';
+import { playlist } from './playlist.js';
 import { project } from './project.js';
 import { KindRegistry } from './registry.js';
 import { globalRole, role } from './role.js';
@@ -20,6 +21,7 @@ export function buildKindRegistry(): KindRegistry {
       dashboard,
       ephemeralDashboard,
       folder,
+      playlist,
       variable,
       datasource,
       secret,

@@ -2,7 +2,11 @@ import type { Envelope } from '../storage/store.js';
 import type { HookCall, KindDescriptor } from './descriptor.js';
 import { Project } from './generated/validators.js';
 
-/** The roles every new project gets (docs/api.md §12). */
+/**
+ * The roles every new project gets (docs/api.md §12). They name only kinds Perses knows: a
+ * Perses client (percli, its Go SDK) refuses to read a role naming a scope it does not know
+ * (`unknown scope "Playlist" used`), and every project's roles would become unreadable to it.
+ */
 const DEFAULT_ROLES: Record<string, { actions: string[]; scopes: string[] }[]> = {
   owner: [{ actions: ['*'], scopes: ['*'] }],
   editor: [

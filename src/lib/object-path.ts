@@ -54,3 +54,16 @@ export function joinPath(base: string, key: string | number): string {
   if (base === '') return seg;
   return seg.startsWith('[') ? base + seg : `${base}.${seg}`;
 }
+
+/** A place in a walk of a value: its parent's place and its key there (the root has no parent). */
+export interface Place {
+  parent?: Place | undefined;
+  key?: string | number | undefined;
+}
+
+/** The dotted path of a place (`spec.panels.a.kind`), '' for the root: spelled out only when a message needs it. */
+export function pathOfPlace(place: Place | undefined): string {
+  const keys: (string | number)[] = [];
+  for (let at = place; at?.parent; at = at.parent) keys.push(at.key!);
+  return keys.reverse().reduce<string>((path, k) => joinPath(path, k), '');
+}

@@ -1,4 +1,6 @@
-import type { ErrorDetail } from '../errors.js';
+import { invalid, type ErrorDetail } from '../errors.js';
+import { isSchemaErrorOverflow, MAX_SCHEMA_ERRORS } from './ajv-bounds.js';
+import { clip, clipPath } from './clip.js';
 import { joinPath } from './object-path.js';
 
 /** A compiled validator (ajv standalone or runtime). */
@@ -19,7 +21,7 @@ export interface AjvLikeError {
 
 /** What the schemas' patterns mean, in words (a pattern alone tells a user little). */
 const PATTERN_WORDS: Record<string, (value: unknown) => string> = {
-  '^(?!__)\\w*[^0-9\\W]\\w*$': (v) =>
+  '^(?!__)[0-9]*[^0-9\\W]\\w*$': (v) =>
     typeof v === 'string' && v.startsWith('__') ? 'must not start with "__": that is the builtin variable prefix' : 'must be letters, digits and "_", not only digits (e.g. "instance", "job_2")',
   '^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$': () => 'must be a duration such as "30s", "5m", "1h30m" or "7d" (units y, w, d, h, m, s, ms, in that order)',
   '^[a-zA-Z0-9_.-]+$': () => 'may only contain a-z, A-Z, 0-9, "_", "-" and "." (no spaces or other characters)',
@@ -29,33 +31,50 @@ const PATTERN_WORDS: Record<string, (value: unknown) => string> = {
   '[1-9]': () => 'must be a duration greater than zero, such as "30m", "24h" or "7d"',
 };
 
-/** Runs a validator and returns every problem as a user-facing detail (empty when valid). */
-export function schemaErrors(validate: ValidateFunction, data: unknown, basePath = ''): ErrorDetail[] {
-  if (validate(data)) return [];
+/**
+ * Runs a validator and returns every problem as a user-facing detail (empty when valid). A
+ * validator that found more than MAX_SCHEMA_ERRORS problems stops (src/lib/ajv-bounds.ts): that is
+ * an `Invalid` error at once, listing the first ones; `what` names the object in its message.
+ */
+export function schemaErrors(validate: ValidateFunction, data: unknown, basePath = '', what?: string): ErrorDetail[] {
+  try {
+    if (validate(data)) return [];
+  } catch (e) {
+    if (!isSchemaErrorOverflow(e)) throw e;
+    throw invalid(toDetails(e.schemaErrors as AjvLikeError[], data, basePath), what, MAX_SCHEMA_ERRORS);
+  }
   return toDetails(validate.errors ?? [], data, basePath);
 }
 
-/** Converts ajv errors into details with dotted JSON paths, dropping combinator noise and duplicates. */
-export function toDetails(errors: readonly AjvLikeError[], data: unknown, basePath = ''): ErrorDetail[] {
+/** Converts ajv errors into details with dotted JSON paths, dropping combinator noise and duplicates (linear in the errors). */
+function toDetails(errors: readonly AjvLikeError[], data: unknown, basePath = ''): ErrorDetail[] {
+  const explained: ErrorDetail[] = [];
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
+  const paths = new Map<string, string>(); // errors at one object share its path
   const respelled = misspelledRequired(errors);
   for (const e of errors) {
     if (e.keyword === 'if') continue; // "must match then schema": the real error is reported too
     if (e.keyword === 'propertyNames') continue; // "property name must be valid": the key's own error is reported too
     if (e.keyword === 'required' && respelled.taken.has(`${e.instancePath}/${String(e.params.missingProperty)}`)) continue; // said with the misspelling
-    const described = describe(e, data, basePath);
+    let at = paths.get(e.instancePath);
+    if (at === undefined) {
+      at = pointerToPath(e.instancePath, data, basePath);
+      paths.set(e.instancePath, at);
+    }
+    const described = describe(e, at, data);
     const meant = e.keyword === 'additionalProperties' ? respelled.meant.get(`${e.instancePath}/${String(e.params.additionalProperty)}`) : undefined;
-    const { path, message } = meant ? { path: described.path, message: `is not a known field here: did you mean "${meant}" (which is required)?` } : described;
+    // clipped here already: a key of megabytes would otherwise be copied into every string below
+    const path = clipPath(described.path);
+    const message = meant ? `is not a known field here: did you mean "${meant}" (which is required)?` : clip(described.message);
     const id = `${path}\u0000${message}`;
     if (seen.has(id)) continue;
     seen.add(id);
     // a misspelling explained goes first: it is the likeliest cause of the other problems (the
     // branches of a oneOf the misspelled key left unmatched)
-    if (meant) out.unshift({ path: path || '(root)', message });
-    else out.push({ path: path || '(root)', message });
+    (meant ? explained : out).push({ path: path || '(root)', message });
   }
-  return out;
+  return explained.length ? explained.concat(out) : out;
 }
 
 /** A key reduced to what spelling variants share: `direct_url`, `directURL` and `directUrl` alike. */
@@ -68,7 +87,12 @@ const loose = (key: string) => key.toLowerCase().replace(/[_-]/g, '');
  */
 function misspelledRequired(errors: readonly AjvLikeError[]): { meant: Map<string, string>; taken: Set<string> } {
   const missing = new Map<string, string[]>();
-  for (const e of errors) if (e.keyword === 'required') missing.set(e.instancePath, [...(missing.get(e.instancePath) ?? []), String(e.params.missingProperty)]);
+  for (const e of errors) {
+    if (e.keyword !== 'required') continue;
+    const list = missing.get(e.instancePath);
+    if (list) list.push(String(e.params.missingProperty));
+    else missing.set(e.instancePath, [String(e.params.missingProperty)]);
+  }
   const meant = new Map<string, string>();
   const taken = new Set<string>();
   for (const e of errors) {
@@ -82,8 +106,8 @@ function misspelledRequired(errors: readonly AjvLikeError[]): { meant: Map<strin
   return { meant, taken };
 }
 
-function describe(e: AjvLikeError, data: unknown, basePath: string): ErrorDetail {
-  const at = pointerToPath(e.instancePath, data, basePath);
+/** The detail of one error at `at`, the dotted path of its instancePath. */
+function describe(e: AjvLikeError, at: string, data: unknown): ErrorDetail {
   // a key that breaks its object's propertyNames rule: the key is at fault, named by its path
   const path = e.propertyName !== undefined ? joinPath(at, e.propertyName) : at;
   const p = e.params;
@@ -118,7 +142,7 @@ function article(type: string): string {
 }
 
 /** `/spec/items/0/x` -> `spec.items[0].x`, using the data to tell array indexes from map keys. */
-export function pointerToPath(pointer: string, data: unknown, basePath = ''): string {
+function pointerToPath(pointer: string, data: unknown, basePath = ''): string {
   let path = basePath;
   let cur: unknown = data;
   if (pointer === '') return path;

@@ -65,4 +65,28 @@ describe('migrate: dashboard', () => {
     expect(text).to.include('placeholder  panel alertlist "Alerts" -> Markdown (placeholder) at spec.panels.1');
     expect(text.trim().split('\n').pop()).to.equal('2 panels (1 mapped, 1 placeholder); 1 variables (1 mapped); 1 queries (1 mapped); 0 other settings');
   });
+
+  it('a Grafana datasource variable becomes a DatasourceVariable that the queries and variables using it name ("$ds"), whatever datasource was chosen', () => {
+    const picking = {
+      ...grafana,
+      __inputs: undefined,
+      templating: {
+        list: [
+          { type: 'datasource', name: 'ds', query: 'prometheus' },
+          { type: 'query', name: 'instance', datasource: { type: 'prometheus', uid: '${ds}' }, query: 'label_values(up, instance)' },
+        ],
+      },
+      panels: [{ ...grafana.panels[0], datasource: { type: 'prometheus', uid: '$ds' } }],
+    };
+    for (const datasource of [undefined, 'prom-eu']) {
+      const { dashboard } = migrateGrafanaDashboard(picking, { datasource });
+      expect(dashboard.spec.variables[0].spec).to.deep.include({ name: 'ds', plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } } });
+      expect(dashboard.spec.variables[0].spec.defaultValue).to.equal(datasource);
+      expect(dashboard.spec.variables[1].spec.plugin.spec.datasource).to.equal('$ds');
+      expect(dashboard.spec.panels['0'].spec.queries[0].spec.plugin.spec.datasource).to.equal('$ds');
+    }
+    const defaults = migrateGrafanaDashboard(picking, { useDefaultDatasource: true }).dashboard;
+    expect(defaults.spec.variables.map((v: { spec: { name: string } }) => v.spec.name)).to.deep.equal(['instance']);
+    expect(defaults.spec.panels['0'].spec.queries[0].spec.plugin.spec).not.to.have.property('datasource');
+  });
 });

@@ -3,15 +3,15 @@ import { arr, isObj, obj, str, type Obj } from './read.js';
 /** How the datasources of a Grafana dashboard become datasources of the target project. */
 export interface DatasourceOptions {
   /** Name of the Prometheus datasource of the target project every Prometheus query uses; absent: the project's default. */
-  datasource?: string;
+  datasource?: string | undefined;
   /** Perses' `useDefaultDatasource`: no datasource names at all, the project's defaults are used. */
-  useDefaultDatasource?: boolean;
+  useDefaultDatasource?: boolean | undefined;
   /** Values of the export's `${DS_X}` inputs (Perses' `input`): a datasource named there is kept by name. */
-  input?: Record<string, string>;
+  input?: Record<string, string> | undefined;
 }
 
 /** `$name`, `${name}`, `${name:format}` or `[[name]]` -> name. */
-export function variableName(text: string): string | undefined {
+function variableName(text: string): string | undefined {
   return /^\$\{(\w+)(?::\w+)?\}$|^\$(\w+)$|^\[\[(\w+)\]\]$/
     .exec(text.trim())
     ?.slice(1)
@@ -45,6 +45,8 @@ export class DatasourceResolver {
   private readonly learned = new Map<string, string>();
   /** The datasource inputs of the export, in order: name -> plugin type. */
   private readonly inputs: [string, string][] = [];
+  /** Datasource variables kept as pickers (DatasourceVariables): name -> the Perses datasource kind they list. */
+  private readonly pickers = new Map<string, string>();
 
   constructor(
     dashboard: Obj,
@@ -120,15 +122,33 @@ export class DatasourceResolver {
     return chosen && chosen !== 'unknown' ? chosen : this.learned.get(text);
   }
 
-  /** The datasource selector a migrated query or variable carries, or undefined for the project's default of `kind`. */
-  selector(kind: string, ref: unknown): Obj | undefined {
+  /**
+   * Whether the datasource variable `name` (listing datasources of the Perses `kind`) is kept as
+   * a picker, a DatasourceVariable its queries name (`"$name"`): not when the caller asked for the
+   * project's defaults, nor when it named the datasource it stands for (`input`).
+   */
+  keepPicker(name: string, kind: string): boolean {
+    if (this.opts.useDefaultDatasource || this.opts.input?.[name] !== undefined) return false;
+    this.pickers.set(name, kind);
+    return true;
+  }
+
+  /** The datasource selector a migrated query or variable carries: an object, a datasource variable (`"$ds"`), or undefined for the project's default of `kind`. */
+  selector(kind: string, ref: unknown): Obj | string | undefined {
     if (this.opts.useDefaultDatasource) return undefined;
     const text = isObj(ref) ? str(ref.uid) : str(ref);
+    const variable = text ? variableName(text) : undefined;
+    if (variable && this.pickers.get(variable) === kind) return `$${variable}`;
     // a datasource the caller named through `input` is kept, even when a project's default or `datasource` is given
     if (text && this.chosen.has(text)) return { kind, name: text };
     if (kind === 'PrometheusDatasource' && this.opts.datasource) return { kind, name: this.opts.datasource };
     if (text && kind === 'PrometheusDatasource' && !variableName(text)) this.prometheusRefs.add(text);
     return undefined;
+  }
+
+  /** The Prometheus datasource the caller chose for every query (`datasource`), if any. */
+  chosenPrometheus(): string | undefined {
+    return this.opts.useDefaultDatasource ? undefined : this.opts.datasource;
   }
 
   /** Human words for where the queries go, for report notes; `variable`: the datasource variable or input they used. */

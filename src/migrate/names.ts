@@ -1,24 +1,23 @@
 import { badRequest } from '../errors.js';
 import { nameProblem } from '../lib/names.js';
+import { trimRuns } from '../lib/trim-runs.js';
 
 const MAX = 75;
 
 /** Whether `name` is a valid resource name (the server's rule: src/lib/names.ts). */
-export function isValidName(name: string): boolean {
+function isValidName(name: string): boolean {
   return nameProblem(name) === undefined;
 }
 
 /** A title as a name: lower case, runs of other characters as "-" ("Kubernetes / Pods" -> "kubernetes-pods"). */
-export function slugify(text: string): string {
-  return text
+function slugify(text: string): string {
+  const slug = text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9_.-]+/g, '-')
-    .replace(/\.{2,}/g, '.')
-    .replace(/^[-.]+|[-.]+$/g, '')
-    .slice(0, MAX)
-    .replace(/[-.]+$/, '');
+    .replace(/\.{2,}/g, '.');
+  return trimRuns(trimRuns(slug, '-.').slice(0, MAX), '-.', { start: false });
 }
 
 /**

@@ -9,10 +9,10 @@ import { datasourceOfPlugin } from './target-plugins.js';
  * plugin and the datasource plugin each query runs on.
  */
 
-/** The datasource plugin a query or variable plugin `{kind, spec}` runs on: the one its spec names, else the one of its kind. */
+/** The datasource plugin a query or variable plugin `{kind, spec}` runs on (or lists, a DatasourceVariable): the one its spec names, else the one of its kind. */
 function datasourceKind(plugin: Obj): string | undefined {
-  const selected = obj(plugin.spec).datasource;
-  return (isObj(selected) ? str(selected.kind) : undefined) ?? datasourceOfPlugin(String(plugin.kind));
+  const spec = obj(plugin.spec);
+  return (isObj(spec.datasource) ? str(spec.datasource.kind) : undefined) ?? str(spec.datasourcePluginKind) ?? datasourceOfPlugin(String(plugin.kind));
 }
 
 /** The plugins the web UI lacks among `needed` (kind, and what it is), in order, each once: `LokiLogQuery (query)`. */

@@ -21,6 +21,8 @@ export interface TargetPlugins {
   others?: readonly string[];
   /** The Grafana panels whose targets of this type are migrated, when time series panels are not among them. */
   panels?: string;
+  /** Its query plugins take a datasource variable for a datasource (`datasource: "$ds"`): a Grafana datasource variable of this type stays a picker. */
+  datasourceVariable?: boolean;
 }
 
 const expr = (t: Obj): string => (typeof t.expr === 'string' ? t.expr : '');
@@ -36,18 +38,21 @@ export const TARGET_PLUGINS: Readonly<Record<string, TargetPlugins>> = {
     text: expr,
     queries: { TimeSeriesQuery: { kind: 'PrometheusTimeSeriesQuery', build: prometheusSpec } },
     others: ['PrometheusLabelValuesVariable', 'PrometheusLabelNamesVariable', 'PrometheusPromQLVariable', 'PrometheusPromQLAnnotation'],
+    datasourceVariable: true,
   },
   loki: {
     datasource: 'LokiDatasource',
     text: expr,
     queries: { TimeSeriesQuery: { kind: 'LokiTimeSeriesQuery', build: lokiMetricSpec }, LogQuery: { kind: 'LokiLogQuery', build: lokiLogSpec } },
     others: ['LokiLabelValuesVariable', 'LokiLabelNamesVariable'],
+    datasourceVariable: true,
   },
   tempo: {
     datasource: 'TempoDatasource',
     text: tempoText,
     queries: { TraceQuery: { kind: 'TempoTraceQuery', build: tempoSpec } },
     panels: 'traces panels and tables of trace search results',
+    datasourceVariable: true,
   },
   pyroscope: {
     datasource: 'PyroscopeDatasource',

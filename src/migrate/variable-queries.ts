@@ -33,7 +33,8 @@ function splitLastArg(args: string): [string | undefined, string] {
 
 /** The label a Grafana regex extracts from a series text, as in `/.*job="([^"]+)".*\/`. */
 function labelFromRegex(regex: string | undefined): string | undefined {
-  return regex ? /(\w+)\s*=\s*\\?["']\(/.exec(regex)?.[1] : undefined;
+  // \b: a match starts where a word does (a start inside one would rescan it: quadratic in a long word)
+  return regex ? /\b(\w+)\s*=\s*\\?["']\(/.exec(regex)?.[1] : undefined;
 }
 
 /** The label of a `by (label)` clause (the first one when it lists several). */
@@ -45,7 +46,7 @@ function labelFromBy(expr: string): string | undefined {
 export interface PrometheusVariable {
   plugin: { kind: string; spec: Obj };
   /** Replaces Grafana's regex: null = no filter, a string = this filter. */
-  capturingRegexp?: string | null;
+  capturingRegexp?: string | null | undefined;
 }
 
 /** Grafana Prometheus variable query (with its regex) -> Perses plugin; undefined when it is not PromQL at all. */

@@ -3,9 +3,9 @@ import { DatasourceResolver } from './datasources.js';
 import { ReportBuilder } from './report.js';
 import { migrateVariables } from './variables.js';
 
-function migrate(list: object[], opts = {}, more: object = {}) {
+function migrate(list: object[], opts = {}, more: object = {}, hasPlugin = (_kind: string) => true) {
   const dashboard = { templating: { list }, ...more };
-  return migrateVariables(dashboard, { ds: new DatasourceResolver(dashboard, opts), report: new ReportBuilder(), hasPlugin: () => true });
+  return migrateVariables(dashboard, { ds: new DatasourceResolver(dashboard, opts), report: new ReportBuilder(), hasPlugin });
 }
 
 describe('migrate: variables', () => {
@@ -117,19 +117,65 @@ describe('migrate: variables', () => {
     expect(odd.entries[0].notes).to.deep.equal(['the "auto" interval option is not supported: the first listed interval is the default']);
   });
 
-  it('routes only Prometheus and Loki datasource variables to a datasource of the project; another type is dropped, saying its queries are placeholders', () => {
-    const { variables, entries } = migrate([
+  it('keeps Prometheus and Loki datasource variables as pickers (DatasourceVariable) that their queries name; another type is dropped, saying its queries are placeholders', () => {
+    const list = [
       { type: 'datasource', name: 'cw', query: 'cloudwatch', current: { text: 'CloudWatch', value: 'CloudWatch' } },
-      { type: 'datasource', name: 'mimir', query: 'grafana-mimir-datasource' },
-      { type: 'datasource', name: 'logs', query: 'loki' },
+      { type: 'query', name: 'job', datasource: { type: 'prometheus', uid: '${mimir}' }, query: 'label_values(up, job)' },
+      { type: 'datasource', name: 'mimir', query: 'grafana-mimir-datasource', label: 'Metrics from', current: { text: 'Mimir EU', value: 'P1809F7CD0C75ACF3' } },
+      { type: 'datasource', name: 'logs', query: 'loki', multi: true, regex: '/loki-.*/' },
+    ];
+    const { variables, entries } = migrate(list);
+    expect(variables).to.deep.equal([
+      {
+        kind: 'ListVariable',
+        spec: {
+          name: 'job',
+          display: { hidden: false },
+          allowAllValue: false,
+          allowMultiple: false,
+          plugin: { kind: 'PrometheusLabelValuesVariable', spec: { datasource: '$mimir', labelName: 'job', matchers: ['up'] } },
+        },
+      },
+      {
+        kind: 'ListVariable',
+        spec: { name: 'mimir', display: { name: 'Metrics from', hidden: false }, plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } } },
+      },
+      { kind: 'ListVariable', spec: { name: 'logs', display: { hidden: false }, plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'LokiDatasource' } } } },
     ]);
-    expect(variables).to.deep.equal([]);
     expect(entries.map((e) => [e.outcome, e.result ?? null])).to.deep.equal([
       ['dropped', null],
-      ['approximated', 'PrometheusDatasource of the project'],
-      ['approximated', 'LokiDatasource of the project'],
+      ['mapped', 'PrometheusLabelValuesVariable'],
+      // Grafana's selection names a Grafana datasource: not kept
+      ['approximated', 'DatasourceVariable'],
+      ['approximated', 'DatasourceVariable'],
     ]);
     expect(entries[0].notes).to.deep.equal(['it chose a cloudwatch datasource, and the migration does not translate cloudwatch queries: the queries that used $cw are kept as placeholder queries']);
+    expect(entries[2].notes).to.deep.equal(["queries that used $mimir use the datasource it picks among the project's and the global PrometheusDatasources, by default the project's default"]);
+    expect(entries[3].notes.slice(1)).to.deep.equal([
+      'several datasources at once (multi-value or All) are not kept: it picks one',
+      'its regex "/loki-.*/" filtering the datasources listed is not kept: it lists them all',
+    ]);
+  });
+
+  it('routes datasource variables to one datasource of the project without the DatasourceVariable plugin, with useDefaultDatasource, or when input names their datasource', () => {
+    const list = [
+      { type: 'datasource', name: 'mimir', query: 'grafana-mimir-datasource' },
+      { type: 'datasource', name: 'logs', query: 'loki' },
+      { type: 'query', name: 'job', datasource: '$mimir', query: 'label_values(up, job)' },
+    ];
+    for (const [opts, hasPlugin] of [
+      [{}, (k: string) => k !== 'DatasourceVariable'],
+      [{ useDefaultDatasource: true }, () => true],
+      [{ input: { mimir: 'prom', logs: 'loki' } }, () => true],
+    ] as const) {
+      const { variables, entries } = migrate(list, opts, {}, hasPlugin);
+      expect(
+        variables.map((v) => [v.spec.name, v.spec.plugin.kind]),
+        JSON.stringify(opts),
+      ).to.deep.equal([['job', 'PrometheusLabelValuesVariable']]);
+      expect(typeof variables[0].spec.plugin.spec.datasource).not.to.equal('string');
+      expect(entries.slice(0, 2).map((e) => e.outcome)).to.deep.equal(['approximated', 'approximated']);
+    }
   });
 
   it('offers the saved selection of a variable whose query cannot run, with its options if any, and says which', () => {
@@ -171,7 +217,7 @@ describe('migrate: variables', () => {
     expect(entries.every((e) => e.outcome === 'placeholder')).to.equal(true);
   });
 
-  it('resolves datasource variables, drops ad hoc filters and duplicates, and keeps other queries as their saved values', () => {
+  it('keeps a datasource variable (defaulting to the chosen datasource), drops ad hoc filters and duplicates, and keeps other queries as their saved values', () => {
     const { variables, entries } = migrate(
       [
         { type: 'datasource', name: 'ds', query: 'prometheus' },
@@ -190,9 +236,12 @@ describe('migrate: variables', () => {
       ],
       { datasource: 'prom' },
     );
-    expect(variables.map((v) => [v.spec.name, v.spec.plugin.kind, v.spec.plugin.spec])).to.deep.equal([['host', 'StaticListVariable', { values: ['a'] }]]);
+    expect(variables.map((v) => [v.spec.name, v.spec.plugin.kind, v.spec.plugin.spec, v.spec.defaultValue])).to.deep.equal([
+      ['ds', 'DatasourceVariable', { datasourcePluginKind: 'PrometheusDatasource' }, 'prom'],
+      ['host', 'StaticListVariable', { values: ['a'] }, undefined],
+    ]);
     expect(entries.map((e) => e.outcome)).to.deep.equal(['approximated', 'dropped', 'placeholder', 'dropped']);
-    expect(entries[0].notes[0]).to.equal('queries that used $ds now use the datasource "prom": the choice among datasources is not kept');
+    expect(entries[0].notes[0]).to.equal('queries that used $ds use the datasource it picks among the project\'s and the global PrometheusDatasources, by default "prom"');
     expect(entries[2].notes[0]).to.match(/unknown query "servers\.\*" cannot run/);
     expect(entries[3].notes.join()).to.match(/same name comes first/);
   });

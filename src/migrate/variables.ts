@@ -1,4 +1,5 @@
 import { durationOf, msToDuration, UNIT_MS } from './dashboard-settings.js';
+import { datasourcePicker, pickerKind } from './datasource-pickers.js';
 import { normalizeType } from './datasources.js';
 import type { QueryContext } from './queries.js';
 import { arr, defined, isObj, num, obj, quoted, regexSource, str, type Obj } from './read.js';
@@ -11,7 +12,7 @@ import { lokiVariable, prometheusVariable } from './variable-queries.js';
 
 /** Grafana sort codes 0-8 -> Perses sort (natural sorting is approximated). */
 const SORTS = [undefined, 'alphabetical-asc', 'alphabetical-desc', 'numerical-asc', 'numerical-desc', 'alphabetical-ci-asc', 'alphabetical-ci-desc', 'alphabetical-ci-asc', 'alphabetical-ci-desc'];
-const VARIABLE_NAME = /^(?!__)\w*[^0-9\W]\w*$/;
+const VARIABLE_NAME = /^(?!__)[0-9]*[^0-9\W]\w*$/;
 const ALL = '$__all';
 
 /** The result for one variable: the Perses variable (absent when nothing is produced) and its entry. */
@@ -39,10 +40,20 @@ function parseCustom(query: string): (string | Obj)[] {
   return (query.match(/(?:\\,|[^,])+/g) ?? [])
     .map((item) => item.replace(/\\,/g, ',').trim())
     .filter((item) => item !== '')
-    .map((item) => {
-      const m = /^(.+?)\s+:\s+(.+)$/.exec(item);
-      return m ? { label: m[1].trim(), value: m[2].trim() } : item;
-    });
+    .map((item) => labelled(item) ?? item);
+}
+
+/**
+ * `text : value` as its label and value: split at the first ":" with white space on both sides, as
+ * /^(.+?)\s+:\s+(.+)$/ would (on one line), but in linear time: that expression rescans a long
+ * run of spaces from each of its positions.
+ */
+function labelled(item: string): Obj | undefined {
+  if (/[\n\r\u2028\u2029]/.test(item)) return undefined;
+  for (let at = item.indexOf(':', 1); at > 0 && at < item.length - 1; at = item.indexOf(':', at + 1)) {
+    if (/\s/.test(item[at - 1]) && /\s/.test(item[at + 1])) return { label: item.slice(0, at).trim(), value: item.slice(at + 1).trim() };
+  }
+  return undefined;
 }
 
 /** The values of a custom or interval variable: its saved options, else its query text. */
@@ -127,7 +138,7 @@ function typeFromQueryShape(query: unknown): string | undefined {
  * unknown type), what its structured query's fields tell, else Grafana's default datasource as far
  * as the dashboard tells it (the export's only datasource input).
  */
-function sourceOf(v: Obj, ctx: QueryContext): { ref: unknown; type?: string } {
+function sourceOf(v: Obj, ctx: QueryContext): { ref: unknown; type?: string | undefined } {
   const own = v.datasource !== undefined && v.datasource !== null && v.datasource !== '';
   const fallback = own ? undefined : ctx.ds.defaultRef();
   const type = normalizeType(ctx.ds.typeOf(v.datasource) ?? typeFromQueryShape(v.query) ?? fallback?.type);
@@ -170,7 +181,7 @@ function autoInterval(v: Obj, values: (string | Obj)[], range: string): { value:
 }
 
 /** One Grafana variable -> Perses variable and report entry; `range`: the migrated dashboard's time range (Perses duration). */
-export function migrateVariable(v: Obj, path: string, ctx: QueryContext, range = '1h'): MigratedVariable {
+function migrateVariable(v: Obj, path: string, ctx: QueryContext, range = '1h'): MigratedVariable {
   const name = str(v.name) ?? '';
   const notes: string[] = [];
   const entry = (outcome: ReportEntry['outcome'], result?: string): ReportEntry => ({
@@ -225,6 +236,7 @@ export function migrateVariable(v: Obj, path: string, ctx: QueryContext, range =
         );
         return { entry: entry('dropped') };
       }
+      if (pickerKind(v, ctx) === kind) return { variable: datasourcePicker(v, kind, display(v), ctx, notes), entry: entry('mapped', 'DatasourceVariable') };
       notes.push(`queries that used $${name} now use ${ctx.ds.target(kind, name)}: the choice among datasources is not kept`);
       return { entry: { ...entry('approximated', `${kind} of the project`), path: undefined } };
     }
@@ -271,6 +283,8 @@ export function migrateVariables(dashboard: Obj, ctx: QueryContext, range = dura
   const variables: Obj[] = [];
   const entries: ReportEntry[] = [];
   const seen = new Set<string>();
+  // datasource variables first: a variable listed before the one it queries through names it too
+  for (const v of arr(obj(dashboard.templating).list)) if (isObj(v) && v.type === 'datasource') pickerKind(v, ctx);
   for (const v of arr(obj(dashboard.templating).list)) {
     if (!isObj(v)) continue;
     const m = migrateVariable(v, `spec.variables[${variables.length}]`, ctx, range);

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { corpusDir, skipWithoutCorpus } from '../../test/helpers/corpus.js';
-import { PACKAGE_ROOT, SCHEMAS_DIR } from '../paths.js';
+import { SCHEMAS_DIR } from '../paths.js';
 import { PluginRegistry } from './registry.js';
 
 /**

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import type { ErrorDetail } from '../errors.js';
+import { boundErrorCollection } from '../lib/ajv-bounds.js';
 import { schemaErrors, type ValidateFunction } from '../lib/schema-errors.js';
 import { joinPath } from '../lib/object-path.js';
 import { promqlProblem } from './promql-check.js';
@@ -80,11 +81,15 @@ interface CatalogEntry {
  */
 export class PluginRegistry {
   private readonly byKind = new Map<string, PluginInfo>();
+  private readonly kindLists = new Map<string, string>();
   readonly queryTypes: ReadonlySet<string>;
+  /** The query types, sorted, as a message lists them. */
+  readonly queryTypeList: string;
 
   private constructor(entries: PluginInfo[]) {
     for (const e of entries) this.byKind.set(e.kind, e);
     this.queryTypes = new Set(entries.map((e) => e.type).filter((t) => t.endsWith('Query')));
+    this.queryTypeList = [...this.queryTypes].sort().join(', ');
   }
 
   /** Loads the built-in catalog from `builtinDir` and, when given, every `*.json` file of `extraDir`. */
@@ -151,20 +156,28 @@ export class PluginRegistry {
     const info = this.byKind.get(kind);
     const kindPath = joinPath(path, 'kind');
     if (!info) {
-      return [{ path: kindPath, message: `unknown ${types.join('/')} plugin kind "${kind}"; known: ${this.kindsOf(types).join(', ')}` }];
+      return [{ path: kindPath, message: `unknown ${types.join('/')} plugin kind "${kind}"; known: ${this.kindsOf(types)}` }];
     }
     if (!types.includes(info.type)) {
       return [{ path: kindPath, message: `plugin "${kind}" is a ${info.type} plugin; a ${types.join('/')} plugin is expected here` }];
     }
     const specPath = joinPath(path, 'spec');
-    return [...(info.validate ? schemaErrors(info.validate, spec ?? {}, specPath) : []), ...languageErrors(info, spec, specPath)];
+    return [...(info.validate ? schemaErrors(info.validate, spec ?? {}, specPath, `${kind} plugin spec`) : []), ...languageErrors(info, spec, specPath)];
   }
 
-  private kindsOf(types: readonly string[]): string[] {
-    return this.all()
-      .filter((p) => types.includes(p.type))
-      .map((p) => p.kind)
-      .sort();
+  /** The known kinds of `types`, as a message lists them (made once per list of types: a dashboard may name thousands of unknown kinds). */
+  private kindsOf(types: readonly string[]): string {
+    const key = types.join('/');
+    let list = this.kindLists.get(key);
+    if (list === undefined) {
+      list = this.all()
+        .filter((p) => types.includes(p.type))
+        .map((p) => p.kind)
+        .sort()
+        .join(', ');
+      this.kindLists.set(key, list);
+    }
+    return list;
   }
 }
 
@@ -191,8 +204,9 @@ function languagesOf(e: CatalogEntry, where: string): Pick<PluginInfo, 'language
   return { languages: Object.freeze({ ...e.languages }) };
 }
 
+/** Every problem of a plugin spec, found in linear time and at most MAX_SCHEMA_ERRORS of them (src/lib/ajv-bounds.ts). */
 function newAjv(): Ajv {
-  return new Ajv({ allErrors: true, strict: true });
+  return new Ajv({ allErrors: true, strict: true, code: { process: boundErrorCollection } });
 }
 
 /** A validator that compiles its schema the first time it runs. */
@@ -201,7 +215,7 @@ function compiledOnFirstUse(compile: () => ValidateFunction): ValidateFunction {
   const validate: ValidateFunction = (data: unknown) => {
     compiled ??= compile();
     const ok = compiled(data);
-    validate.errors = compiled.errors;
+    validate.errors = compiled.errors ?? null;
     return ok;
   };
   return validate;

@@ -1,11 +1,12 @@
 import { ApiError, badRequest } from '../errors.js';
+import { trimRuns } from '../lib/trim-runs.js';
 
 /**
  * A request target in origin form: `/path?query` as it came, or the path and query of an
  * absolute-form target (`http://host/path?query`, RFC 9112 §3.2.2), cut where the router cuts
  * it (the authority ends at the first "/" or "?"), so the route and the proxied path agree.
  */
-export function originForm(target: string): string {
+function originForm(target: string): string {
   if (target.startsWith('/')) return target;
   const m = /^https?:\/\/[^/?#]+/i.exec(target);
   if (!m || target.includes('#')) throw badRequest('the request target must be a path ("/proxy/...") or an absolute http(s) URL');
@@ -53,7 +54,7 @@ export function proxySuffix(rawSuffix: string): { raw: string; decoded: string }
  */
 export function upstreamUrl(base: string, suffix: string, query: string): URL {
   const url = new URL(base);
-  const basePath = url.pathname.replace(/\/+$/, '');
+  const basePath = trimRuns(url.pathname, '/', { start: false });
   url.pathname = basePath + suffix;
   const own = url.search.replace(/^\?/, '');
   const asked = query.replace(/^\?/, '');

@@ -71,7 +71,7 @@ function otherProblems(d: KindDescriptor, obj: Envelope, names: ErrorDetail[]): 
   const meta = copy.metadata as Obj;
   for (const n of names) if (n.path.startsWith('metadata.')) meta[n.path.slice('metadata.'.length)] = 'x'; // already reported
   Object.assign(meta, { createdAt: '1970-01-01T00:00:00Z', updatedAt: '1970-01-01T00:00:00Z', version: 0 });
-  return schemaErrors(d.validate, copy);
+  return schemaErrors(d.validate, copy, '', d.kind);
 }
 
 /** An empty body value takes the path's; a different one is a 400. */

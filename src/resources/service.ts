@@ -23,6 +23,7 @@ import { MANAGER, writerOf } from './managers.js';
 import { auditDraft } from '../audit/drafts.js';
 import type { AuditDraft } from '../storage/audit-types.js';
 import { keepStoredSecrets, sameContent } from './unchanged.js';
+import { datasourceWarnings } from './datasource-warnings.js';
 
 export interface ServiceOptions {
   registry: KindRegistry;
@@ -318,14 +319,24 @@ export class ResourceService {
    * Full validation without storing (POST /api/validate/...): no project existence check. The
    * scope-wide rules (one default datasource per plugin kind) are checked against the named
    * project, or the global scope, when the caller may read that kind there (the route is
-   * anonymous: it must not tell who may not read them what is stored).
+   * anonymous: it must not tell who may not read them what is stored). Answers the warnings of
+   * the valid object (`warnings`; none for a project-scoped object that names no project).
    */
-  async validateOnly(p: Principal, d: KindDescriptor, body: unknown): Promise<void> {
+  async validateOnly(p: Principal, d: KindDescriptor, body: unknown): Promise<ErrorDetail[]> {
     const obj = this.prepare(d, body, {}, { version: 0 }, false);
     const named = obj.metadata.project !== '';
     if (!named) obj.metadata.project = VALIDATE_PROJECT;
     const checkScope = d.singleFlag !== undefined && (d.scope === 'global' || named) && (await this.mayRead(p, d, obj.metadata.project, obj.metadata.name));
     await this.validate(d, obj, { principal: p }, checkScope);
+    return named ? this.warnings(p, d, obj) : [];
+  }
+
+  /**
+   * What is worth telling about a valid object without refusing it, with paths: the datasources it
+   * asks for that no scope `p` may read has (src/resources/datasource-warnings.ts).
+   */
+  warnings(p: Principal, d: KindDescriptor, obj: Envelope): Promise<ErrorDetail[]> {
+    return datasourceWarnings({ store: this.opts.store, authorizer: this.opts.authorizer, plugins: this.opts.plugins }, p, d, obj);
   }
 
   private async mayRead(p: Principal, d: KindDescriptor, project: string | undefined, name: string): Promise<boolean> {
@@ -340,12 +351,13 @@ export class ResourceService {
 
   /** Schema, then semantic hooks, then scope-wide rules; every problem at once. */
   private async validate(d: KindDescriptor, obj: Envelope, call: HookCall, checkScope = true): Promise<void> {
-    const problems = [...schemaErrors(d.validate, obj), ...forbiddenProblems(d, obj, this.hookContext.config)];
+    const problems = [...schemaErrors(d.validate, obj, '', d.kind), ...forbiddenProblems(d, obj, this.hookContext.config)];
     const semantic = await this.semanticProblems(d, obj, call, problems.length === 0);
     if (checkScope && problems.length === 0) semantic.push(...(await this.singleFlagProblems(d, obj)));
-    // Every problem at once: schema problems first, then semantic ones at other paths.
+    // Every problem at once: schema problems first, then semantic ones at other paths (a loop:
+    // push(...list) of a hundred thousand would overflow the stack).
     const seen = new Set(problems.map((x) => x.path));
-    problems.push(...semantic.filter((x) => !seen.has(x.path)));
+    for (const x of semantic) if (!seen.has(x.path)) problems.push(x);
     if (problems.length) throw invalid(problems, d.kind);
   }
 

@@ -3,6 +3,7 @@ import { jsonOf } from '../lib/json-of.js';
 import { type BatchOp, HIGH, SEP, historyKey, historyOwner, historyPrefix, managersKey, pad, REVISION_KEY } from './level-keys.js';
 import type { DeletedEntry, DumpItem, Envelope, ManagerEntry, ObjectKey, VersionEntry, Writer } from './store.js';
 import { keyOf } from './store.js';
+import { displayTitle } from './store-rules.js';
 
 /** A history entry as LevelStore keeps it. */
 interface HistoryRecord {
@@ -68,7 +69,8 @@ export class LevelHistory {
       const [last] = await this.db.values({ gte: historyPrefix(k), lt: historyPrefix(k) + HIGH, reverse: true, limit: 1 }).all();
       if (last === undefined) continue;
       const r = JSON.parse(last) as HistoryRecord;
-      out.push({ name, version: r.object.metadata.version, updatedAt: r.object.metadata.updatedAt, updatedBy: r.updatedBy, manager: r.manager ?? 'unknown' });
+      const title = displayTitle(r.object);
+      out.push({ name, version: r.object.metadata.version, updatedAt: r.object.metadata.updatedAt, updatedBy: r.updatedBy, manager: r.manager ?? 'unknown', ...(title ? { title } : {}) });
     }
     return out;
   }

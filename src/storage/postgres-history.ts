@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import { jsonOf } from '../lib/json-of.js';
 import type { DeletedEntry, DumpItem, Envelope, ManagerEntry, ObjectKey, VersionEntry, Writer } from './store.js';
 import { keyOf } from './store.js';
-import type { HistoryPlan } from './store-rules.js';
+import { displayTitle, type HistoryPlan } from './store-rules.js';
 
 type Query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
 
@@ -52,14 +52,17 @@ export class PostgresHistory {
 
   /** Deleted objects of a scope whose history is kept, with their last entry. */
   async listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
-    const { rows } = await this.query<{ name: string; version: number; updated_at: string; updated_by: string; manager: string }>(
-      `SELECT DISTINCT ON (h.name) h.name, h.version, h.doc->'metadata'->>'updatedAt' AS updated_at, h.updated_by, h.manager FROM dashplane_history h
+    const { rows } = await this.query<{ name: string; version: number; updated_at: string; updated_by: string; manager: string; doc_title: unknown }>(
+      `SELECT DISTINCT ON (h.name) h.name, h.version, h.doc->'metadata'->>'updatedAt' AS updated_at, h.updated_by, h.manager, h.doc->'spec'->'display'->'name' AS doc_title FROM dashplane_history h
        WHERE h.kind = $1 AND h.project = $2
          AND NOT EXISTS (SELECT 1 FROM dashplane_objects o WHERE o.kind = h.kind AND o.project = h.project AND o.name = h.name)
        ORDER BY h.name, h.version DESC`,
       [q.kind, q.project],
     );
-    return rows.map((r) => ({ name: r.name, version: r.version, updatedAt: r.updated_at, updatedBy: r.updated_by, manager: r.manager || 'unknown' }));
+    return rows.map((r) => {
+      const title = displayTitle({ spec: { display: { name: r.doc_title } } });
+      return { name: r.name, version: r.version, updatedAt: r.updated_at, updatedBy: r.updated_by, manager: r.manager || 'unknown', ...(title ? { title } : {}) };
+    });
   }
 
   async managers(k: ObjectKey): Promise<ManagerEntry[]> {

@@ -65,7 +65,7 @@ let driver: typeof pg | undefined;
  * environment went unused with a `url`: it goes into the URL's query instead (pg reads
  * `?password=`), unless the URL holds one of its own.
  */
-export function driverConfig(opts: PostgresStoreOptions): pg.ClientConfig {
+function driverConfig(opts: PostgresStoreOptions): pg.ClientConfig {
   const { eventLogSize: _e, max: _m, url, password, ...rest } = opts;
   if (!url) return { ...rest, ...(password !== undefined ? { password } : {}) };
   return { ...rest, connectionString: password === undefined ? url : withPassword(url, password) };
@@ -114,7 +114,7 @@ const CREATE_RECORDED_SQL = `WITH ${CHILD_INSERTED},
  * through postgres-events.ts; the rules every driver follows are store-rules.ts.
  */
 export class PostgresStore implements Store {
-  private pool?: pg.Pool;
+  private pool?: pg.Pool | undefined;
   private readonly locks = new KeyedMutex();
   private readonly where: string;
   private readonly audit = new PostgresAudit((text, values) => this.query(text, values));
@@ -210,7 +210,7 @@ export class PostgresStore implements Store {
    * The document's text as written (not parsed here), and its metadata: from the texts read
    * lately when no event changed it (shared: frozen), after a `sync`.
    */
-  async getText(key: ObjectKey, opts: { synced?: boolean } = {}): Promise<StoredText | undefined> {
+  async getText(key: ObjectKey, opts: { synced?: boolean | undefined } = {}): Promise<StoredText | undefined> {
     if (!opts.synced) await this.events.sync();
     const k = textKey(key);
     const hit = this.recent.get(k);
@@ -605,7 +605,7 @@ export class PostgresStore implements Store {
   private async query<R extends pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>> {
     if (!this.pool) throw unavailable(`the PostgreSQL store ${this.where} is not open`);
     try {
-      return await this.pool.query<R>(name ? { name, text, values } : text, name ? undefined : values);
+      return await (name ? this.pool.query<R>({ name, text, ...(values ? { values } : {}) }) : this.pool.query<R>(text, values));
     } catch (e) {
       throw translate(e, this.where);
     }

@@ -95,3 +95,10 @@ export function gone(since: number, oldest: number): ApiError {
     `revision ${since} is older than the retained event log (oldest ${oldest}); watch again without since: the stream starts with every current object (an ADDED event each), then goes live`,
   );
 }
+
+/** An object's `spec.display.name`, when it is a non-blank string: the title a deleted object is listed by. */
+export function displayTitle(obj: { spec?: unknown }): string | undefined {
+  const spec = obj.spec as { display?: { name?: unknown } } | undefined;
+  const name = spec?.display?.name;
+  return typeof name === 'string' && name.trim() !== '' ? name : undefined;
+}

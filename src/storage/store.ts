@@ -49,7 +49,7 @@ export interface ObjectKey {
 export interface ListQuery {
   kind: string;
   /** Only this project; absent = every project (or the global scope for global kinds). */
-  project?: string;
+  project?: string | undefined;
   /** Only names starting with this. */
   namePrefix?: string;
   /** Resume strictly after this position (pagination). */
@@ -129,6 +129,8 @@ export interface VersionEntry {
 /** An object that is gone but whose history is kept (a restore brings it back): its name and last version. */
 export interface DeletedEntry extends VersionEntry {
   name: string;
+  /** The last version's `spec.display.name`, when it has one: lists show what users call it rather than its name. */
+  title?: string;
 }
 
 /** The latest write of one field manager to an object: one entry of its managers record. */
@@ -193,7 +195,7 @@ export interface Store {
    * does) unless `synced`: the caller has just called it (Principal.synced), or only checks what
    * a write checks again atomically.
    */
-  getText(key: ObjectKey, opts?: { synced?: boolean }): Promise<StoredText | undefined>;
+  getText(key: ObjectKey, opts?: { synced?: boolean | undefined }): Promise<StoredText | undefined>;
   /** `list` (without metadataOnly), as JSON texts. */
   listText(query: ListQuery): Promise<StoredText[]>;
   /**

@@ -17,7 +17,11 @@ export interface Run {
  * Runs dashctl (the built CLI, or `o.bin`) with `configFile` as its configuration, as a child
  * process; stdin is a pipe (never a terminal) fed with `o.input`.
  */
-export function dashctl(configFile: string, args: string[], o: { env?: Record<string, string>; input?: string; bin?: string; timeoutMs?: number; cwd?: string } = {}): Promise<Run> {
+export function dashctl(
+  configFile: string,
+  args: string[],
+  o: { env?: Record<string, string>; input?: string | undefined; bin?: string; timeoutMs?: number; cwd?: string | undefined } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string | undefined> = { ...process.env, DASHCTL_CONFIG: configFile, NO_COLOR: '1' };
     for (const k of ['DASHCTL_URL', 'DASHCTL_TOKEN', 'DASHCTL_PROJECT', 'DASHCTL_CONTEXT']) delete env[k];

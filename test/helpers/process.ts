@@ -59,6 +59,9 @@ export async function spawnServer(opts: { dataDir: string; env?: Record<string, 
       const m = /listening on (http:\/\/[^\s"]+)/.exec(out);
       if (m) {
         clearTimeout(timer);
+        // no more scans of the whole output at every line a long-running server prints
+        child.stdout!.off('data', check);
+        child.stderr!.off('data', check);
         resolve(m[1]);
       }
     };

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bearer, LOOPBACK_UPSTREAMS, loginAdmin, startAuthServer, type Tokens } from './auth.js';
+import type { Locator, Page } from 'playwright-core';
 import type { WatchedPage } from './browser.js';
 import { CORPUS_ENV, corpusDir } from './corpus.js';
 import { startMonitoring } from './monitoring.js';
@@ -20,7 +21,7 @@ export interface UiStack {
   s: TestServer;
   prom: RunningPrometheus;
   /** The admin's tokens (auth on only). */
-  admin?: Tokens;
+  admin?: Tokens | undefined;
   /** An API call as the admin (or anonymous with auth off); throws on a status >= 300. */
   api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
   /** Creates a project with a default Prometheus datasource `prometheus-datasource`. */
@@ -104,4 +105,18 @@ export async function waitForPanelData(w: WatchedPage, title: string, kind: 'cha
     90_000,
     250,
   );
+}
+
+/** The row of an object in a resource table (ResourceTable's `resource-row`). */
+export function resourceRow(page: Page, name: string): Locator {
+  return page.locator(`[data-testid="resource-row"][data-name="${name}"]`);
+}
+
+/** Opens an object's ⋮ menu and picks an item. */
+export async function rowMenu(page: Page, name: string, item: string): Promise<void> {
+  await page
+    .getByRole('button', { name: `Actions for ${name}` })
+    .first()
+    .click();
+  await page.getByRole('menuitem', { name: item, exact: true }).click();
 }

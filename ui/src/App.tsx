@@ -4,10 +4,12 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
 import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { getConfig, logout, whoami, type PublicConfig } from './api';
-import { onSignedOut } from './fetch-refresh';
+import { useKioskEscape } from './kiosk';
+import { onSessionEnded, onSignedOut } from './fetch-refresh';
 import { SessionProvider, useCan } from './permissions';
-import { ADMIN_KINDS } from './manage/kinds-admin';
+import { ADMIN_KINDS } from './kinds';
 import { maybeSignedIn, rememberSignIn } from './session';
+import { ReauthDialog } from './ReauthDialog';
 import { SignInPage } from './pages/SignInPage';
 import { SearchDialog, searchShortcutLabel } from './search/SearchDialog';
 import { ThemeToggle } from './ThemeToggle';
@@ -21,6 +23,7 @@ const HistoryPage = lazy(() => import('./pages/HistoryPage').then((m) => ({ defa
 const ProjectPage = lazy(() => import('./pages/ProjectPage').then((m) => ({ default: m.ProjectPage })));
 const AdminPage = lazy(() => import('./pages/AdminPage').then((m) => ({ default: m.AdminPage })));
 const AccessPage = lazy(() => import('./pages/AccessPage').then((m) => ({ default: m.AccessPage })));
+const PlaylistPlayerPage = lazy(() => import('./pages/PlaylistPlayerPage').then((m) => ({ default: m.PlaylistPlayerPage })));
 const ExplorePage = lazy(() => import('./pages/ExplorePage').then((m) => ({ default: m.ExplorePage })));
 const HomePage = lazy(() => import('./pages/HomePage').then((m) => ({ default: m.HomePage })));
 // the import page previews dashboards: it needs the Perses providers too
@@ -53,47 +56,67 @@ export function App() {
     [authOn, navigate, queryClient],
   );
 
+  // a session that ends while signed in: sign in again over the page (the page and its edits stay)
+  const [reauth, setReauth] = useState<{ done(signedIn: boolean): void }>();
+  const user = me.data?.metadata.name;
+  useEffect(() => {
+    if (!authOn || !user) return undefined;
+    return onSessionEnded(() => new Promise<boolean>((done) => setReauth({ done })));
+  }, [authOn, user]);
+
   if (config.isLoading) return <Loading />;
   if (config.error || !config.data) return <ErrorMessage error={config.error} />;
   const signedIn = !authOn || me.data !== undefined;
   const here = location.pathname + location.search;
 
   return (
-    <Routes>
-      <Route path="/signin" element={<SignInPage config={config.data} onSignedIn={() => me.refetch()} />} />
-      <Route
-        path="*"
-        element={
-          signedIn ? (
-            <SessionProvider value={{ authOn, user: me.data?.metadata.name }}>
-              <Layout config={config.data} user={me.data?.metadata.name}>
-                <Routes>
-                  <Route path="/" element={<HomePage />} />
-                  <Route path="/projects" element={<Navigate to="/" replace />} />
-                  <Route path="/projects/:project" element={<ProjectPage />} />
-                  <Route path="/import" element={<ImportPage />} />
-                  <Route path="/projects/:project/import" element={<ImportPage />} />
-                  <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
-                  <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
-                  <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
-                  <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
-                  <Route path="/global/:plural/:name/history" element={<HistoryPage />} />
-                  <Route path="/admin" element={<AdminPage />} />
-                  <Route path="/admin/access" element={<AccessPage />} />
-                  <Route path="/explore" element={<ExplorePage />} />
-                  <Route path="/projects/:project/explore" element={<ExplorePage />} />
-                  <Route path="*" element={<NotFound />} />
-                </Routes>
-              </Layout>
-            </SessionProvider>
-          ) : me.isLoading && me.fetchStatus !== 'idle' ? (
-            <Loading />
-          ) : (
-            <Navigate to={`/signin?redirect=${encodeURIComponent(here)}`} replace />
-          )
-        }
+    <>
+      <ReauthDialog
+        open={reauth !== undefined}
+        config={config.data}
+        user={user}
+        onDone={(signedIn) => {
+          reauth?.done(signedIn);
+          setReauth(undefined);
+        }}
       />
-    </Routes>
+      <Routes>
+        <Route path="/signin" element={<SignInPage config={config.data} onSignedIn={() => me.refetch()} />} />
+        <Route
+          path="*"
+          element={
+            signedIn ? (
+              <SessionProvider value={{ authOn, user: me.data?.metadata.name }}>
+                <Layout config={config.data} user={me.data?.metadata.name}>
+                  <Routes>
+                    <Route path="/" element={<HomePage />} />
+                    <Route path="/projects" element={<Navigate to="/" replace />} />
+                    <Route path="/projects/:project" element={<ProjectPage />} />
+                    <Route path="/import" element={<ImportPage />} />
+                    <Route path="/projects/:project/import" element={<ImportPage />} />
+                    <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
+                    <Route path="/projects/:project/playlists/:name/play" element={<PlaylistPlayerPage />} />
+                    <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
+                    <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
+                    <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
+                    <Route path="/global/:plural/:name/history" element={<HistoryPage />} />
+                    <Route path="/admin" element={<AdminPage />} />
+                    <Route path="/admin/access" element={<AccessPage />} />
+                    <Route path="/explore" element={<ExplorePage />} />
+                    <Route path="/projects/:project/explore" element={<ExplorePage />} />
+                    <Route path="*" element={<NotFound />} />
+                  </Routes>
+                </Layout>
+              </SessionProvider>
+            ) : me.isLoading && me.fetchStatus !== 'idle' ? (
+              <Loading />
+            ) : (
+              <Navigate to={`/signin?redirect=${encodeURIComponent(here)}`} replace />
+            )
+          }
+        />
+      </Routes>
+    </>
   );
 }
 
@@ -101,6 +124,8 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
   const navigate = useNavigate();
   const [searching, setSearching] = useState(false);
   const queryClient = useQueryClient();
+  // ?kiosk (wall screens): no app bar; Escape brings it back
+  const kiosk = useKioskEscape();
   const signOut = async () => {
     try {
       rememberSignIn(false);
@@ -112,7 +137,7 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
   };
   return (
     <Box sx={{ display: 'flex', flexDirection: 'column', minHeight: '100vh' }}>
-      <AppBar position="static" elevation={0} color="primary">
+      <AppBar position="static" elevation={0} color="primary" sx={kiosk ? { display: 'none' } : undefined}>
         <Toolbar variant="dense" sx={{ gap: 2 }}>
           <Link component={RouterLink} to="/" color="inherit" underline="none" sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
             <img src="/favicon.svg" alt="" width={22} height={22} />

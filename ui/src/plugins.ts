@@ -10,6 +10,7 @@ import * as markdown from '@perses-dev/markdown-plugin';
 import * as pieChart from '@perses-dev/pie-chart-plugin';
 import { dynamicImportPluginLoader, type PluginModuleResource } from '@perses-dev/plugin-system';
 import * as prometheus from '@perses-dev/prometheus-plugin';
+import { withDatasourceVariable } from './perses/datasource-variables';
 import lokiVariables from './perses/loki-variables.module.json';
 import * as pyroscopeDatasource from '@perses-dev/pyroscope-plugin/lib/plugins/pyroscope-datasource';
 import * as pyroscope from '@perses-dev/pyroscope-plugin/package.json';
@@ -63,6 +64,17 @@ function lazy(pkg: PackageJson, which: { types?: string[]; except?: string[] }, 
 }
 
 /**
+ * The Prometheus package with its variables resolving a datasource variable (`datasource:
+ * "$ds"`), which its 0.53 queries do and its variables do not yet (perses/plugins does now).
+ */
+const prometheusPackage = {
+  ...prometheus,
+  PrometheusLabelNamesVariable: withDatasourceVariable(prometheus.PrometheusLabelNamesVariable, 'PrometheusDatasource'),
+  PrometheusLabelValuesVariable: withDatasourceVariable(prometheus.PrometheusLabelValuesVariable, 'PrometheusDatasource'),
+  PrometheusPromQLVariable: withDatasourceVariable(prometheus.PrometheusPromQLVariable, 'PrometheusDatasource'),
+};
+
+/**
  * Every plugin package of the UI (no module federation at run time), and dashplane's own module
  * of Loki variables. The server's plugin catalog (schemas/plugins/catalog.json) marks each kind
  * they hold with `"ui": true`; test/plugins-ui.test.ts reads this file and checks that the two agree.
@@ -82,7 +94,7 @@ const PACKAGES: Loadable[] = [
   bundled(scatterChart),
   bundled(staticListVariable),
   bundled(datasourceVariable),
-  bundled(prometheus),
+  bundled(prometheusPackage),
   lazy(loki, { types: ['Datasource'] }, () => Promise.resolve(lokiDatasource)),
   lazy(loki, { except: ['Datasource'] }, () => import('@perses-dev/loki-plugin')),
   // the Loki variables, which the Loki package 0.2 lacks: dashplane's own (ui/src/perses/loki-variables.ts)

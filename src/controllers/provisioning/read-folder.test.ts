@@ -2,7 +2,11 @@ import { expect } from 'chai';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../../test/helpers/server.js';
-import { parseJson, parseYamlBody } from '../../api/body-parsers.js';
+import { bodyLimitsOf } from '../../api/body-limits.js';
+import { parseJson } from '../../api/body-parsers.js';
+import { yamlBodyToJson } from '../../api/yaml-body.js';
+
+const LIMITS = bodyLimitsOf({ max_json_depth: 100, max_body_nodes: 100_000, max_object_keys: 10_000, body_limit: 5 * 1024 * 1024 });
 import { FolderReader, type ManifestParsers } from './read-folder.js';
 
 /** The server's own parsers, counting the texts they are given. */
@@ -11,11 +15,11 @@ function counted(): ManifestParsers & { calls: number } {
     calls: 0,
     json: (text: string) => {
       p.calls++;
-      return parseJson(text, 100);
+      return parseJson(text, LIMITS);
     },
     yaml: (text: string) => {
       p.calls++;
-      return parseYamlBody(text, 100);
+      return parseJson(yamlBodyToJson(text, LIMITS), LIMITS);
     },
   };
   return p;

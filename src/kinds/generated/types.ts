@@ -41,6 +41,10 @@ export type VariableSpec = {
  */
 export type Duration = string;
 /**
+ * A duration such as "1h", "30m", "1h30m", "2w" or "500ms": digits followed by a unit, units in the order y, w, d, h, m, s, ms, each at most once.
+ */
+export type Duration1 = string;
+/**
  * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
  */
 export type ResourceName1 = string;
@@ -61,10 +65,6 @@ export type ResourceName4 = string;
  */
 export type ResourceName5 = string;
 /**
- * OpenID Connect providers.
- */
-export type Oidc = OIDCProviderConfig[];
-/**
  * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
  */
 export type ResourceName6 = string;
@@ -77,6 +77,10 @@ export type ResourceName7 = string;
  */
 export type ResourceName8 = string;
 /**
+ * OpenID Connect providers.
+ */
+export type Oidc = OIDCProviderConfig[];
+/**
  * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
  */
 export type ResourceName9 = string;
@@ -85,13 +89,25 @@ export type ResourceName9 = string;
  */
 export type ResourceName10 = string;
 /**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName11 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName12 = string;
+/**
+ * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
+ */
+export type ResourceName13 = string;
+/**
  * OAuth 2.0 providers.
  */
 export type Oauth = OAuthProviderConfig[];
 /**
  * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
  */
-export type ResourceName11 = string;
+export type ResourceName14 = string;
 /**
  * Settings of some datasources, by the path the proxy serves them under; the first entry whose path matches wins, the keys it leaves out come from above. Kept in the server configuration rather than in the datasource (Perses' HTTPProxy spec has no such field and a Perses server refuses unknown ones).
  */
@@ -103,7 +119,7 @@ export type Git = ProvisioningGitSource[];
 /**
  * Name of a resource (metadata.name, metadata.project, references to other resources): 1 to 75 characters among letters, digits, "_", "." and "-". It must not start or end with a dot, nor hold ".." anywhere (checked by the server). Names are case-sensitive.
  */
-export type ResourceName12 = string;
+export type ResourceName15 = string;
 
 export interface DashplaneSchemas {
   Dashboard?: Dashboard;
@@ -117,6 +133,7 @@ export interface DashplaneSchemas {
   GlobalServiceAccount?: GlobalServiceAccount;
   GlobalVariable?: GlobalVariable;
   Group?: Group;
+  Playlist?: Playlist;
   Project?: Project;
   RoleBinding?: RoleBinding;
   Role?: Role;
@@ -817,6 +834,46 @@ export interface GroupSpec {
   members: ResourceName[];
 }
 /**
+ * A playlist: dashboards shown one after the other on a screen, each for the playlist's interval (dashplane's own kind; Perses has none).
+ */
+export interface Playlist {
+  kind: "Playlist";
+  metadata: ProjectMetadata;
+  spec: PlaylistSpec;
+}
+/**
+ * An ordered list of dashboards, each shown for `interval` before the next, the last followed by the first again.
+ */
+export interface PlaylistSpec {
+  display?: Display;
+  interval: Duration1;
+  /**
+   * What is shown, in order. A dashboard that no longer exists, or that the viewer may not read, is skipped.
+   *
+   * @minItems 1
+   * @maxItems 500
+   */
+  items: [PlaylistItem, ...PlaylistItem[]];
+}
+/**
+ * One dashboard (`dashboard`), or every dashboard carrying a tag (`tag`, with `project` optionally), in the order of their titles. Exactly one of `dashboard` and `tag` (checked by the server).
+ */
+export interface PlaylistItem {
+  dashboard?: PlaylistDashboard;
+  /**
+   * Every dashboard with this tag (metadata.tags), in the order of their titles.
+   */
+  tag?: string;
+  project?: ResourceName3;
+}
+/**
+ * A dashboard by name.
+ */
+export interface PlaylistDashboard {
+  project?: ResourceName1;
+  name: ResourceName2;
+}
+/**
  * A project: the namespace that holds dashboards, datasources, variables, secrets, folders and roles.
  */
 export interface Project {
@@ -1378,8 +1435,8 @@ export interface OIDCProviderConfig {
        * A value of the claim.
        */
       claim_value: string;
-      role_name: ResourceName4;
-      project?: ResourceName5;
+      role_name: ResourceName7;
+      project?: ResourceName8;
     }[];
   }[];
   /**
@@ -1396,9 +1453,9 @@ export interface RoleMapping {
    * A group as the provider reports it.
    */
   group: string;
-  global_role?: ResourceName1;
-  project?: ResourceName2;
-  role?: ResourceName3;
+  global_role?: ResourceName4;
+  project?: ResourceName5;
+  role?: ResourceName6;
 }
 /**
  * An OAuth 2.0 provider with explicit endpoints.
@@ -1555,8 +1612,8 @@ export interface OAuthProviderConfig {
        * A value of the claim.
        */
       claim_value: string;
-      role_name: ResourceName9;
-      project?: ResourceName10;
+      role_name: ResourceName12;
+      project?: ResourceName13;
     }[];
   }[];
   /**
@@ -1610,9 +1667,9 @@ export interface RoleMapping1 {
    * A group as the provider reports it.
    */
   group: string;
-  global_role?: ResourceName6;
-  project?: ResourceName7;
-  role?: ResourceName8;
+  global_role?: ResourceName9;
+  project?: ResourceName10;
+  role?: ResourceName11;
 }
 /**
  * Failed native logins allowed before 429 with Retry-After.
@@ -1691,7 +1748,7 @@ export interface AuthorizationConfig {
  * First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole "admin" (* on *) and a GlobalRoleBinding "admin" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.
  */
 export interface AdminConfig {
-  name: ResourceName11;
+  name: ResourceName14;
   /**
    * Password of the administrator.
    */
@@ -1908,6 +1965,18 @@ export interface HTTPConfig {
    * Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000).
    */
   max_json_depth?: number;
+  /**
+   * Maximum number of values (objects, arrays, strings, numbers, booleans, nulls) in a JSON or YAML body, a YAML alias counting as a copy of what it names. Checked before a JSON body is parsed and while a YAML body is read. The largest real dashboards hold about 20,000 (a 5 MB body written like them, about 170,000: raise the limit for such bodies).
+   */
+  max_body_nodes?: number;
+  /**
+   * Maximum number of keys in one object (one YAML mapping) of a JSON or YAML body. Real objects hold at most a few hundred (the panels of a dashboard).
+   */
+  max_object_keys?: number;
+  /**
+   * Longest time the work of one request may take in the server's worker thread, where it runs off the event loop: reading a YAML body larger than 64 KB, migrating a Grafana dashboard. A request whose work takes longer is refused with 413. Duration such as "20s".
+   */
+  worker_timeout?: string;
   /**
    * Time allowed to receive the request headers. Duration such as "30s", "15m", "1h30m".
    */
@@ -2440,7 +2509,7 @@ export interface ResolvedAuthorizationConfig {
  * First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole "admin" (* on *) and a GlobalRoleBinding "admin" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.
  */
 export interface ResolvedAdminConfig {
-  name: ResourceName12;
+  name: ResourceName15;
   /**
    * Password of the administrator.
    */
@@ -2635,6 +2704,18 @@ export interface ResolvedHTTPConfig {
    * Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000).
    */
   max_json_depth: number;
+  /**
+   * Maximum number of values (objects, arrays, strings, numbers, booleans, nulls) in a JSON or YAML body, a YAML alias counting as a copy of what it names. Checked before a JSON body is parsed and while a YAML body is read. The largest real dashboards hold about 20,000 (a 5 MB body written like them, about 170,000: raise the limit for such bodies).
+   */
+  max_body_nodes: number;
+  /**
+   * Maximum number of keys in one object (one YAML mapping) of a JSON or YAML body. Real objects hold at most a few hundred (the panels of a dashboard).
+   */
+  max_object_keys: number;
+  /**
+   * Longest time the work of one request may take in the server's worker thread, where it runs off the event loop: reading a YAML body larger than 64 KB, migrating a Grafana dashboard. A request whose work takes longer is refused with 413. Duration such as "20s".
+   */
+  worker_timeout: string;
   /**
    * Time allowed to receive the request headers. Duration such as "30s", "15m", "1h30m".
    */

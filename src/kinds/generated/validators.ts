@@ -2,6 +2,7 @@
 // @ts-nocheck
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
+function schemaErrorOverflow(errors) { const e = new Error("schema error overflow"); e.schemaErrors = errors; return e; }
 
 export const Dashboard = validate10;
 const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/dashboard.json","title":"Dashboard","description":"A dashboard.","type":"object","properties":{"kind":{"const":"Dashboard"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/dashboard-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
@@ -25,7 +26,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.project === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
@@ -35,7 +36,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.createdAt === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
@@ -45,7 +46,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.updatedAt === undefined){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
@@ -55,7 +56,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.version === undefined){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
@@ -65,7 +66,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "createdAt")) || (key0 === "updatedAt")) || (key0 === "version")) || (key0 === "tags")) || (key0 === "project"))){
@@ -76,7 +77,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -90,7 +91,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data0) < 1){
 const err7 = {instancePath:instancePath+"/name",schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -100,7 +101,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data0)){
 const err8 = {instancePath:instancePath+"/name",schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -110,7 +111,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -121,7 +122,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.createdAt !== undefined){
@@ -133,7 +134,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.updatedAt !== undefined){
@@ -145,7 +146,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.version !== undefined){
@@ -158,7 +159,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
@@ -169,7 +170,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -184,7 +185,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -198,7 +199,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data5) < 1){
 const err16 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"./metadata.json#/definitions/MetadataTags/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -208,7 +209,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern2.test(data5)){
 const err17 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"./metadata.json#/definitions/MetadataTags/items/pattern",keyword:"pattern",params:{pattern: "^\\S(?:.*\\S)?$"},message:"must match pattern \""+"^\\S(?:.*\\S)?$"+"\""};
@@ -218,7 +219,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -229,7 +230,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -241,7 +242,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.project !== undefined){
@@ -255,7 +256,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data6) < 1){
 const err21 = {instancePath:instancePath+"/project",schemaPath:"#/properties/project/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -265,7 +266,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data6)){
 const err22 = {instancePath:instancePath+"/project",schemaPath:"#/properties/project/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -275,7 +276,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -286,7 +287,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -298,7 +299,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate11.errors = vErrors;
 return errors === 0;
@@ -325,7 +326,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "display") || (key0 === "default")) || (key0 === "plugin"))){
@@ -336,7 +337,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -351,7 +352,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -363,7 +364,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -375,7 +376,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -387,7 +388,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.default !== undefined){
@@ -399,7 +400,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -413,7 +414,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.spec === undefined){
 const err8 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -423,7 +424,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data4){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -434,7 +435,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.kind !== undefined){
@@ -448,7 +449,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -459,7 +460,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.metadata !== undefined){
@@ -474,7 +475,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.version !== undefined){
@@ -486,7 +487,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.registry !== undefined){
@@ -498,7 +499,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -510,7 +511,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.spec !== undefined){
@@ -525,7 +526,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -537,7 +538,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -549,7 +550,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate15.errors = vErrors;
 return errors === 0;
@@ -557,11 +558,11 @@ return errors === 0;
 
 const schema31 = {"title":"DashboardVariable","description":"A variable declared inside a dashboard: a VariableSpec whose spec.name is required.","type":"object","allOf":[{"$ref":"#"},{"type":"object","properties":{"spec":{"type":"object","properties":{"name":{"description":"Required for variables declared in a dashboard."}},"required":["name"]}}}]};
 const root1 = {validate: validate17};
-const schema23 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/variable-spec.json","title":"VariableSpec","description":"A dashboard variable: either a free-text variable (TextVariable) or a list of values computed by a plugin (ListVariable). Used in dashboards and as the spec of Variable and GlobalVariable resources.","type":"object","properties":{"kind":{"type":"string","enum":["TextVariable","ListVariable"],"description":"Type of the variable; decides the shape of \"spec\"."},"spec":{"type":"object","description":"Variable definition; see TextVariableSpec and ListVariableSpec."}},"required":["kind","spec"],"additionalProperties":false,"allOf":[{"if":{"properties":{"kind":{"const":"TextVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/TextVariableSpec"}}}},{"if":{"properties":{"kind":{"const":"ListVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/ListVariableSpec"}}}}],"definitions":{"VariableName":{"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)\\w*[^0-9\\W]\\w*$"},"VariableDisplay":{"title":"VariableDisplay","description":"How the variable is presented in the dashboard.","type":"object","properties":{"name":{"type":"string","description":"Label shown next to the variable selector."},"description":{"type":"string","description":"Help text for the variable."},"hidden":{"type":"boolean","description":"Hide the variable selector (the variable still has a value).","default":false}},"additionalProperties":false},"TextVariableSpec":{"title":"TextVariableSpec","description":"A variable whose value is typed by the user.","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"value":{"type":"string","description":"Initial value of the variable (may be empty)."},"constant":{"type":"boolean","description":"When true, the value cannot be changed from the dashboard."}},"required":["value"],"additionalProperties":false},"ListVariableSpec":{"title":"ListVariableSpec","description":"A variable whose possible values come from a plugin (a query, a static list, the list of datasources...).","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"defaultValue":{"title":"VariableDefaultValue","description":"Value selected by default: one value, or a list of values when allowMultiple is true. null (what the Perses UI saves for a variable without a value) means none.","anyOf":[{"type":"null"},{"type":"string"},{"type":"array","items":{"type":"string"}}]},"allowAllValue":{"type":"boolean","description":"Add an \"All\" entry that selects every value at once.","default":false},"allowMultiple":{"type":"boolean","description":"Allow selecting several values.","default":false},"customAllValue":{"type":"string","description":"Value used instead of the list of all values when \"All\" is selected (requires allowAllValue)."},"capturingRegexp":{"type":"string","description":"Regular expression applied to every value returned by the plugin: values that do not match are dropped, and the first capturing group (if any) becomes the value. Empty means keep everything."},"sort":{"type":"string","enum":["none","alphabetical-asc","alphabetical-desc","numerical-asc","numerical-desc","alphabetical-ci-asc","alphabetical-ci-desc"],"description":"Order in which values are listed (\"ci\" = case-insensitive)."},"plugin":{"$ref":"./plugin.json"}},"required":["plugin"],"additionalProperties":false},"DashboardVariable":{"title":"DashboardVariable","description":"A variable declared inside a dashboard: a VariableSpec whose spec.name is required.","type":"object","allOf":[{"$ref":"#"},{"type":"object","properties":{"spec":{"type":"object","properties":{"name":{"description":"Required for variables declared in a dashboard."}},"required":["name"]}}}]}}};
+const schema23 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/variable-spec.json","title":"VariableSpec","description":"A dashboard variable: either a free-text variable (TextVariable) or a list of values computed by a plugin (ListVariable). Used in dashboards and as the spec of Variable and GlobalVariable resources.","type":"object","properties":{"kind":{"type":"string","enum":["TextVariable","ListVariable"],"description":"Type of the variable; decides the shape of \"spec\"."},"spec":{"type":"object","description":"Variable definition; see TextVariableSpec and ListVariableSpec."}},"required":["kind","spec"],"additionalProperties":false,"allOf":[{"if":{"properties":{"kind":{"const":"TextVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/TextVariableSpec"}}}},{"if":{"properties":{"kind":{"const":"ListVariable"}},"required":["kind"]},"then":{"properties":{"spec":{"$ref":"#/definitions/ListVariableSpec"}}}}],"definitions":{"VariableName":{"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)[0-9]*[^0-9\\W]\\w*$"},"VariableDisplay":{"title":"VariableDisplay","description":"How the variable is presented in the dashboard.","type":"object","properties":{"name":{"type":"string","description":"Label shown next to the variable selector."},"description":{"type":"string","description":"Help text for the variable."},"hidden":{"type":"boolean","description":"Hide the variable selector (the variable still has a value).","default":false}},"additionalProperties":false},"TextVariableSpec":{"title":"TextVariableSpec","description":"A variable whose value is typed by the user.","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"value":{"type":"string","description":"Initial value of the variable (may be empty)."},"constant":{"type":"boolean","description":"When true, the value cannot be changed from the dashboard."}},"required":["value"],"additionalProperties":false},"ListVariableSpec":{"title":"ListVariableSpec","description":"A variable whose possible values come from a plugin (a query, a static list, the list of datasources...).","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"defaultValue":{"title":"VariableDefaultValue","description":"Value selected by default: one value, or a list of values when allowMultiple is true. null (what the Perses UI saves for a variable without a value) means none.","anyOf":[{"type":"null"},{"type":"string"},{"type":"array","items":{"type":"string"}}]},"allowAllValue":{"type":"boolean","description":"Add an \"All\" entry that selects every value at once.","default":false},"allowMultiple":{"type":"boolean","description":"Allow selecting several values.","default":false},"customAllValue":{"type":"string","description":"Value used instead of the list of all values when \"All\" is selected (requires allowAllValue)."},"capturingRegexp":{"type":"string","description":"Regular expression applied to every value returned by the plugin: values that do not match are dropped, and the first capturing group (if any) becomes the value. Empty means keep everything."},"sort":{"type":"string","enum":["none","alphabetical-asc","alphabetical-desc","numerical-asc","numerical-desc","alphabetical-ci-asc","alphabetical-ci-desc"],"description":"Order in which values are listed (\"ci\" = case-insensitive)."},"plugin":{"$ref":"./plugin.json"}},"required":["plugin"],"additionalProperties":false},"DashboardVariable":{"title":"DashboardVariable","description":"A variable declared inside a dashboard: a VariableSpec whose spec.name is required.","type":"object","allOf":[{"$ref":"#"},{"type":"object","properties":{"spec":{"type":"object","properties":{"name":{"description":"Required for variables declared in a dashboard."}},"required":["name"]}}}]}}};
 const schema24 = {"title":"TextVariableSpec","description":"A variable whose value is typed by the user.","type":"object","properties":{"name":{"$ref":"#/definitions/VariableName"},"display":{"$ref":"#/definitions/VariableDisplay"},"value":{"type":"string","description":"Initial value of the variable (may be empty)."},"constant":{"type":"boolean","description":"When true, the value cannot be changed from the dashboard."}},"required":["value"],"additionalProperties":false};
-const schema25 = {"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)\\w*[^0-9\\W]\\w*$"};
+const schema25 = {"title":"VariableName","description":"Name used to reference the variable ($name): letters, digits and \"_\", not only digits, not starting with \"__\". Unique within a dashboard.","type":"string","pattern":"^(?!__)[0-9]*[^0-9\\W]\\w*$"};
 const schema26 = {"title":"VariableDisplay","description":"How the variable is presented in the dashboard.","type":"object","properties":{"name":{"type":"string","description":"Label shown next to the variable selector."},"description":{"type":"string","description":"Help text for the variable."},"hidden":{"type":"boolean","description":"Hide the variable selector (the variable still has a value).","default":false}},"additionalProperties":false};
-const pattern5 = new RegExp("^(?!__)\\w*[^0-9\\W]\\w*$", "u");
+const pattern5 = new RegExp("^(?!__)[0-9]*[^0-9\\W]\\w*$", "u");
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -575,7 +576,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((key0 === "name") || (key0 === "display")) || (key0 === "value")) || (key0 === "constant"))){
@@ -586,21 +587,21 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/definitions/VariableName/pattern",keyword:"pattern",params:{pattern: "^(?!__)\\w*[^0-9\\W]\\w*$"},message:"must match pattern \""+"^(?!__)\\w*[^0-9\\W]\\w*$"+"\""};
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/definitions/VariableName/pattern",keyword:"pattern",params:{pattern: "^(?!__)[0-9]*[^0-9\\W]\\w*$"},message:"must match pattern \""+"^(?!__)[0-9]*[^0-9\\W]\\w*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -611,7 +612,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -626,7 +627,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.name !== undefined){
@@ -638,7 +639,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.description !== undefined){
@@ -650,7 +651,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.hidden !== undefined){
@@ -662,7 +663,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -674,7 +675,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.value !== undefined){
@@ -686,7 +687,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.constant !== undefined){
@@ -698,7 +699,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -710,7 +711,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate18.errors = vErrors;
 return errors === 0;
@@ -730,7 +731,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(func12.call(schema27.properties, key0))){
@@ -741,21 +742,21 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/definitions/VariableName/pattern",keyword:"pattern",params:{pattern: "^(?!__)\\w*[^0-9\\W]\\w*$"},message:"must match pattern \""+"^(?!__)\\w*[^0-9\\W]\\w*$"+"\""};
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/definitions/VariableName/pattern",keyword:"pattern",params:{pattern: "^(?!__)[0-9]*[^0-9\\W]\\w*$"},message:"must match pattern \""+"^(?!__)[0-9]*[^0-9\\W]\\w*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -766,7 +767,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -781,7 +782,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.name !== undefined){
@@ -793,7 +794,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.description !== undefined){
@@ -805,7 +806,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.hidden !== undefined){
@@ -817,7 +818,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -829,7 +830,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.defaultValue !== undefined){
@@ -845,7 +846,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 var _valid0 = _errs17 === errors;
 valid4 = valid4 || _valid0;
@@ -859,7 +860,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 var _valid0 = _errs19 === errors;
 valid4 = valid4 || _valid0;
@@ -876,7 +877,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -888,7 +889,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 var _valid0 = _errs21 === errors;
 valid4 = valid4 || _valid0;
@@ -902,7 +903,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 else {
 errors = _errs16;
@@ -925,7 +926,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.allowMultiple !== undefined){
@@ -937,7 +938,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.customAllValue !== undefined){
@@ -949,7 +950,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.capturingRegexp !== undefined){
@@ -961,7 +962,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.sort !== undefined){
@@ -974,7 +975,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((((((data11 === "none") || (data11 === "alphabetical-asc")) || (data11 === "alphabetical-desc")) || (data11 === "numerical-asc")) || (data11 === "numerical-desc")) || (data11 === "alphabetical-ci-asc")) || (data11 === "alphabetical-ci-desc"))){
 const err19 = {instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/enum",keyword:"enum",params:{allowedValues: schema27.properties.sort.enum},message:"must be equal to one of the allowed values"};
@@ -984,7 +985,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -998,7 +999,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data12.spec === undefined){
 const err21 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1008,7 +1009,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data12){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -1019,7 +1020,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.kind !== undefined){
@@ -1033,7 +1034,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1044,7 +1045,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.metadata !== undefined){
@@ -1059,7 +1060,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data14.version !== undefined){
@@ -1071,7 +1072,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data14.registry !== undefined){
@@ -1083,7 +1084,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1095,7 +1096,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.spec !== undefined){
@@ -1110,7 +1111,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1122,7 +1123,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1134,7 +1135,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate20.errors = vErrors;
 return errors === 0;
@@ -1158,7 +1159,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 else {
 if(data.kind !== undefined){
@@ -1170,7 +1171,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1190,7 +1191,7 @@ const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.spec !== undefined){
 if(!(validate18(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+if (vErrors === null) vErrors = validate18.errors; else for (const e of validate18.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -1206,7 +1207,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const _errs8 = errors;
 let valid4 = true;
@@ -1221,7 +1222,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 else {
 if(data.kind !== undefined){
@@ -1233,7 +1234,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1253,7 +1254,7 @@ const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.spec !== undefined){
 if(!(validate20(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
+if (vErrors === null) vErrors = validate20.errors; else for (const e of validate20.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -1269,7 +1270,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.kind === undefined){
@@ -1280,7 +1281,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1290,7 +1291,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -1301,7 +1302,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -1314,7 +1315,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((data4 === "TextVariable") || (data4 === "ListVariable"))){
 const err10 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema23.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -1324,7 +1325,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
@@ -1337,7 +1338,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1349,7 +1350,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate17.errors = vErrors;
 return errors === 0;
@@ -1367,10 +1368,10 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(root1.validate(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? root1.validate.errors : vErrors.concat(root1.validate.errors);
+if (vErrors === null) vErrors = root1.validate.errors; else for (const e of root1.validate.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1385,7 +1386,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1396,7 +1397,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1408,7 +1409,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate22.errors = vErrors;
 return errors === 0;
@@ -1430,7 +1431,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1440,7 +1441,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -1451,7 +1452,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -1465,7 +1466,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1476,7 +1477,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
@@ -1490,7 +1491,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data1){
 if(!((key1 === "name") || (key1 === "plugin"))){
@@ -1501,7 +1502,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.name !== undefined){
@@ -1513,7 +1514,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data1.plugin !== undefined){
@@ -1527,7 +1528,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data3.spec === undefined){
 const err9 = {instancePath:instancePath+"/spec/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1537,7 +1538,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -1548,7 +1549,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.kind !== undefined){
@@ -1562,7 +1563,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1573,7 +1574,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.metadata !== undefined){
@@ -1588,7 +1589,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.version !== undefined){
@@ -1600,7 +1601,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.registry !== undefined){
@@ -1612,7 +1613,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1624,7 +1625,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.spec !== undefined){
@@ -1639,7 +1640,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1651,7 +1652,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1663,7 +1664,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1675,7 +1676,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate26.errors = vErrors;
 return errors === 0;
@@ -1694,7 +1695,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((key0 === "display") || (key0 === "plugin")) || (key0 === "queries")) || (key0 === "links"))){
@@ -1705,7 +1706,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -1720,7 +1721,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -1732,7 +1733,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -1744,7 +1745,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1756,7 +1757,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -1770,7 +1771,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data3.spec === undefined){
 const err7 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -1780,7 +1781,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -1791,7 +1792,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.kind !== undefined){
@@ -1805,7 +1806,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1816,7 +1817,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.metadata !== undefined){
@@ -1831,7 +1832,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.version !== undefined){
@@ -1843,7 +1844,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.registry !== undefined){
@@ -1855,7 +1856,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1867,7 +1868,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.spec !== undefined){
@@ -1882,7 +1883,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -1894,7 +1895,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.queries !== undefined){
@@ -1903,7 +1904,7 @@ if(Array.isArray(data9)){
 const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate26(data9[i0], {instancePath:instancePath+"/queries/" + i0,parentData:data9,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+if (vErrors === null) vErrors = validate26.errors; else for (const e of validate26.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -1916,7 +1917,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.links !== undefined){
@@ -1934,7 +1935,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key4 in data12){
 if(!(((((key4 === "name") || (key4 === "url")) || (key4 === "tooltip")) || (key4 === "renderVariables")) || (key4 === "targetBlank"))){
@@ -1945,7 +1946,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.name !== undefined){
@@ -1957,7 +1958,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.url !== undefined){
@@ -1971,7 +1972,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -1982,7 +1983,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.tooltip !== undefined){
@@ -1994,7 +1995,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.renderVariables !== undefined){
@@ -2006,7 +2007,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data12.targetBlank !== undefined){
@@ -2018,7 +2019,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2030,7 +2031,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2042,7 +2043,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2054,7 +2055,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate25.errors = vErrors;
 return errors === 0;
@@ -2074,7 +2075,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -2084,7 +2085,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -2095,7 +2096,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -2107,12 +2108,12 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
 if(!(validate25(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if (vErrors === null) vErrors = validate25.errors; else for (const e of validate25.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -2125,7 +2126,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate24.errors = vErrors;
 return errors === 0;
@@ -2148,7 +2149,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.y === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "y"},message:"must have required property '"+"y"+"'"};
@@ -2158,7 +2159,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.width === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "width"},message:"must have required property '"+"width"+"'"};
@@ -2168,7 +2169,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.height === undefined){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "height"},message:"must have required property '"+"height"+"'"};
@@ -2178,7 +2179,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.content === undefined){
 const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'"};
@@ -2188,7 +2189,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((((key0 === "x") || (key0 === "y")) || (key0 === "width")) || (key0 === "height")) || (key0 === "content")) || (key0 === "repeatVariable"))){
@@ -2199,7 +2200,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.x !== undefined){
@@ -2212,7 +2213,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
@@ -2223,7 +2224,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2237,7 +2238,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
@@ -2248,7 +2249,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2262,7 +2263,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
@@ -2273,7 +2274,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2287,7 +2288,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
@@ -2298,7 +2299,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2313,7 +2314,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data4){
 if(!(key1 === "$ref")){
@@ -2324,7 +2325,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data4.$ref !== undefined){
@@ -2338,7 +2339,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -2349,7 +2350,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2361,7 +2362,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.repeatVariable !== undefined){
@@ -2375,7 +2376,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data6){
 if(!(((key2 === "value") || (key2 === "alignment")) || (key2 === "maxPer"))){
@@ -2386,7 +2387,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.value !== undefined){
@@ -2398,7 +2399,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.alignment !== undefined){
@@ -2411,7 +2412,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((data8 === "horizontal") || (data8 === "vertical"))){
 const err23 = {instancePath:instancePath+"/repeatVariable/alignment",schemaPath:"#/properties/repeatVariable/properties/alignment/enum",keyword:"enum",params:{allowedValues: schema41.properties.repeatVariable.properties.alignment.enum},message:"must be equal to one of the allowed values"};
@@ -2421,7 +2422,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.maxPer !== undefined){
@@ -2434,7 +2435,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
@@ -2445,7 +2446,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2458,7 +2459,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2470,7 +2471,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate32.errors = vErrors;
 return errors === 0;
@@ -2489,7 +2490,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "display") || (key0 === "items")) || (key0 === "repeatVariable"))){
@@ -2500,7 +2501,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -2514,7 +2515,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data0){
 if(!((key1 === "title") || (key1 === "collapse"))){
@@ -2525,7 +2526,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.title !== undefined){
@@ -2537,7 +2538,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.collapse !== undefined){
@@ -2551,7 +2552,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data2){
 if(!(key2 === "open")){
@@ -2562,7 +2563,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.open !== undefined){
@@ -2574,7 +2575,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2586,7 +2587,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2598,7 +2599,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.items !== undefined){
@@ -2607,7 +2608,7 @@ if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate32(data4[i0], {instancePath:instancePath+"/items/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if (vErrors === null) vErrors = validate32.errors; else for (const e of validate32.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -2620,7 +2621,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.repeatVariable !== undefined){
@@ -2632,7 +2633,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2644,7 +2645,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate31.errors = vErrors;
 return errors === 0;
@@ -2664,7 +2665,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -2674,7 +2675,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "kind") || (key0 === "spec"))){
@@ -2685,7 +2686,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -2697,12 +2698,12 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.spec !== undefined){
 if(!(validate31(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if (vErrors === null) vErrors = validate31.errors; else for (const e of validate31.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -2715,7 +2716,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate30.errors = vErrors;
 return errors === 0;
@@ -2736,7 +2737,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.plugin === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "plugin"},message:"must have required property '"+"plugin"+"'"};
@@ -2746,7 +2747,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "display") || (key0 === "color")) || (key0 === "plugin"))){
@@ -2757,7 +2758,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -2771,7 +2772,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data0){
 if(!((((key1 === "name") || (key1 === "description")) || (key1 === "hidden")) || (key1 === "color"))){
@@ -2782,7 +2783,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -2796,7 +2797,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -2807,7 +2808,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -2819,7 +2820,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.hidden !== undefined){
@@ -2831,7 +2832,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.color !== undefined){
@@ -2843,7 +2844,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2855,7 +2856,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.color !== undefined){
@@ -2867,7 +2868,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -2881,7 +2882,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data6.spec === undefined){
 const err13 = {instancePath:instancePath+"/plugin",schemaPath:"./plugin.json/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -2891,7 +2892,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data6){
 if(!(((key2 === "kind") || (key2 === "metadata")) || (key2 === "spec"))){
@@ -2902,7 +2903,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.kind !== undefined){
@@ -2916,7 +2917,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -2927,7 +2928,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.metadata !== undefined){
@@ -2942,7 +2943,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.version !== undefined){
@@ -2954,7 +2955,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.registry !== undefined){
@@ -2966,7 +2967,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -2978,7 +2979,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data6.spec !== undefined){
@@ -2993,7 +2994,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3005,7 +3006,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3017,7 +3018,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate36.errors = vErrors;
 return errors === 0;
@@ -3038,7 +3039,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.layouts === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "layouts"},message:"must have required property '"+"layouts"+"'"};
@@ -3048,7 +3049,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(func12.call(schema18.properties, key0))){
@@ -3059,7 +3060,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -3074,7 +3075,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -3086,7 +3087,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -3098,7 +3099,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3110,7 +3111,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.datasources !== undefined){
@@ -3118,7 +3119,7 @@ let data3 = data.datasources;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key2 in data3){
 if(!(validate15(data3[key2], {instancePath:instancePath+"/datasources/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3131,7 +3132,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.variables !== undefined){
@@ -3140,7 +3141,7 @@ if(Array.isArray(data5)){
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate22(data5[i0], {instancePath:instancePath+"/variables/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if (vErrors === null) vErrors = validate22.errors; else for (const e of validate22.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3153,7 +3154,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.panels !== undefined){
@@ -3170,7 +3171,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(key3)){
 const err10 = {instancePath:instancePath+"/panels",schemaPath:"#/properties/panels/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\"",propertyName:key3};
@@ -3180,7 +3181,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 var valid6 = _errs19 === errors;
@@ -3192,12 +3193,12 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 for(const key4 in data7){
 if(!(validate24(data7[key4], {instancePath:instancePath+"/panels/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data7,parentDataProperty:key4,rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if (vErrors === null) vErrors = validate24.errors; else for (const e of validate24.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3210,7 +3211,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.layouts !== undefined){
@@ -3219,7 +3220,7 @@ if(Array.isArray(data9)){
 const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 if(!(validate30(data9[i1], {instancePath:instancePath+"/layouts/" + i1,parentData:data9,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+if (vErrors === null) vErrors = validate30.errors; else for (const e of validate30.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3232,7 +3233,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.duration !== undefined){
@@ -3246,7 +3247,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data11)){
 const err15 = {instancePath:instancePath+"/duration",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3256,7 +3257,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3267,7 +3268,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.refreshInterval !== undefined){
@@ -3281,7 +3282,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data12)){
 const err18 = {instancePath:instancePath+"/refreshInterval",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3291,7 +3292,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3302,7 +3303,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.timezone !== undefined){
@@ -3314,7 +3315,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.links !== undefined){
@@ -3332,7 +3333,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key5 in data15){
 if(!(((((key5 === "name") || (key5 === "url")) || (key5 === "tooltip")) || (key5 === "renderVariables")) || (key5 === "targetBlank"))){
@@ -3343,7 +3344,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.name !== undefined){
@@ -3355,7 +3356,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.url !== undefined){
@@ -3369,7 +3370,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3380,7 +3381,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.tooltip !== undefined){
@@ -3392,7 +3393,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.renderVariables !== undefined){
@@ -3404,7 +3405,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.targetBlank !== undefined){
@@ -3416,7 +3417,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3428,7 +3429,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3440,7 +3441,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.annotations !== undefined){
@@ -3449,7 +3450,7 @@ if(Array.isArray(data21)){
 const len3 = data21.length;
 for(let i3=0; i3<len3; i3++){
 if(!(validate36(data21[i3], {instancePath:instancePath+"/annotations/" + i3,parentData:data21,parentDataProperty:i3,rootData}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+if (vErrors === null) vErrors = validate36.errors; else for (const e of validate36.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3462,7 +3463,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3474,7 +3475,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate14.errors = vErrors;
 return errors === 0;
@@ -3494,7 +3495,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -3504,7 +3505,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -3514,7 +3515,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -3525,7 +3526,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -3537,18 +3538,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate14(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate14.errors : vErrors.concat(validate14.errors);
+if (vErrors === null) vErrors = validate14.errors; else for (const e of validate14.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3561,7 +3562,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate10.errors = vErrors;
 return errors === 0;
@@ -3583,7 +3584,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -3593,7 +3594,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -3603,7 +3604,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -3614,7 +3615,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -3626,18 +3627,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate15(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3650,7 +3651,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate39.errors = vErrors;
 return errors === 0;
@@ -3671,10 +3672,10 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(root1.validate(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? root1.validate.errors : vErrors.concat(root1.validate.errors);
+if (vErrors === null) vErrors = root1.validate.errors; else for (const e of root1.validate.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3689,7 +3690,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3700,7 +3701,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3712,7 +3713,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate46.errors = vErrors;
 return errors === 0;
@@ -3733,7 +3734,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.panels === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "panels"},message:"must have required property '"+"panels"+"'"};
@@ -3743,7 +3744,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.layouts === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "layouts"},message:"must have required property '"+"layouts"+"'"};
@@ -3753,7 +3754,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(func12.call(schema49.properties, key0))){
@@ -3764,7 +3765,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -3779,7 +3780,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -3791,7 +3792,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -3803,7 +3804,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -3815,7 +3816,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.datasources !== undefined){
@@ -3823,7 +3824,7 @@ let data3 = data.datasources;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key2 in data3){
 if(!(validate15(data3[key2], {instancePath:instancePath+"/datasources/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3836,7 +3837,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.variables !== undefined){
@@ -3845,7 +3846,7 @@ if(Array.isArray(data5)){
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate46(data5[i0], {instancePath:instancePath+"/variables/" + i0,parentData:data5,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if (vErrors === null) vErrors = validate46.errors; else for (const e of validate46.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3858,7 +3859,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.panels !== undefined){
@@ -3875,7 +3876,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(key3)){
 const err11 = {instancePath:instancePath+"/panels",schemaPath:"#/properties/panels/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\"",propertyName:key3};
@@ -3885,7 +3886,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 var valid6 = _errs19 === errors;
@@ -3897,12 +3898,12 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 for(const key4 in data7){
 if(!(validate24(data7[key4], {instancePath:instancePath+"/panels/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data7,parentDataProperty:key4,rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if (vErrors === null) vErrors = validate24.errors; else for (const e of validate24.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3915,7 +3916,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.layouts !== undefined){
@@ -3924,7 +3925,7 @@ if(Array.isArray(data9)){
 const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 if(!(validate30(data9[i1], {instancePath:instancePath+"/layouts/" + i1,parentData:data9,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+if (vErrors === null) vErrors = validate30.errors; else for (const e of validate30.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -3937,7 +3938,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.duration !== undefined){
@@ -3951,7 +3952,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data11)){
 const err16 = {instancePath:instancePath+"/duration",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3961,7 +3962,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -3972,7 +3973,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.refreshInterval !== undefined){
@@ -3986,7 +3987,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data12)){
 const err19 = {instancePath:instancePath+"/refreshInterval",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -3996,7 +3997,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4007,7 +4008,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.timezone !== undefined){
@@ -4019,7 +4020,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.links !== undefined){
@@ -4037,7 +4038,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key5 in data15){
 if(!(((((key5 === "name") || (key5 === "url")) || (key5 === "tooltip")) || (key5 === "renderVariables")) || (key5 === "targetBlank"))){
@@ -4048,7 +4049,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.name !== undefined){
@@ -4060,7 +4061,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.url !== undefined){
@@ -4074,7 +4075,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4085,7 +4086,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.tooltip !== undefined){
@@ -4097,7 +4098,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.renderVariables !== undefined){
@@ -4109,7 +4110,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data15.targetBlank !== undefined){
@@ -4121,7 +4122,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4133,7 +4134,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4145,7 +4146,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.annotations !== undefined){
@@ -4154,7 +4155,7 @@ if(Array.isArray(data21)){
 const len3 = data21.length;
 for(let i3=0; i3<len3; i3++){
 if(!(validate36(data21[i3], {instancePath:instancePath+"/annotations/" + i3,parentData:data21,parentDataProperty:i3,rootData}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+if (vErrors === null) vErrors = validate36.errors; else for (const e of validate36.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4167,7 +4168,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.ttl !== undefined){
@@ -4180,7 +4181,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(typeof data23 === "string"){
 if(func2(data23) < 1){
@@ -4191,7 +4192,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data23)){
 const err35 = {instancePath:instancePath+"/ttl",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -4201,7 +4202,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4212,7 +4213,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(typeof data23 === "string"){
 if(!pattern15.test(data23)){
@@ -4223,7 +4224,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4234,7 +4235,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4246,7 +4247,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate44.errors = vErrors;
 return errors === 0;
@@ -4266,7 +4267,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -4276,7 +4277,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -4286,7 +4287,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -4297,7 +4298,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -4309,18 +4310,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate44(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+if (vErrors === null) vErrors = validate44.errors; else for (const e of validate44.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4333,7 +4334,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate42.errors = vErrors;
 return errors === 0;
@@ -4361,7 +4362,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 else {
 if(data.kind !== undefined){
@@ -4373,7 +4374,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4402,7 +4403,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4413,7 +4414,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4428,7 +4429,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.kind === undefined){
@@ -4439,7 +4440,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.name === undefined){
 const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -4449,7 +4450,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "name")) || (key0 === "items"))){
@@ -4460,7 +4461,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -4473,7 +4474,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((data2 === "Dashboard") || (data2 === "Folder"))){
 const err9 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema58.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -4483,7 +4484,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -4497,7 +4498,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4508,7 +4509,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.items !== undefined){
@@ -4517,7 +4518,7 @@ if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(!(wrapper0.validate(data4[i0], {instancePath:instancePath+"/items/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);
+if (vErrors === null) vErrors = wrapper0.validate.errors; else for (const e of wrapper0.validate.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4530,7 +4531,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4542,7 +4543,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate55.errors = vErrors;
 return errors === 0;
@@ -4563,7 +4564,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -4578,7 +4579,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -4590,7 +4591,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4602,7 +4603,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.items !== undefined){
@@ -4611,7 +4612,7 @@ if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate55(data2[i0], {instancePath:instancePath+"/items/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if (vErrors === null) vErrors = validate55.errors; else for (const e of validate55.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4624,7 +4625,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4636,7 +4637,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate54.errors = vErrors;
 return errors === 0;
@@ -4656,7 +4657,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -4666,7 +4667,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -4676,7 +4677,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -4687,7 +4688,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -4699,18 +4700,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate54(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if (vErrors === null) vErrors = validate54.errors; else for (const e of validate54.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -4723,7 +4724,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate52.errors = vErrors;
 return errors === 0;
@@ -4746,7 +4747,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.createdAt === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
@@ -4756,7 +4757,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.updatedAt === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
@@ -4766,7 +4767,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.version === undefined){
 const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
@@ -4776,7 +4777,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((((key0 === "name") || (key0 === "createdAt")) || (key0 === "updatedAt")) || (key0 === "version")) || (key0 === "tags"))){
@@ -4787,7 +4788,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.name !== undefined){
@@ -4801,7 +4802,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data0) < 1){
 const err6 = {instancePath:instancePath+"/name",schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -4811,7 +4812,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data0)){
 const err7 = {instancePath:instancePath+"/name",schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -4821,7 +4822,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4832,7 +4833,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.createdAt !== undefined){
@@ -4844,7 +4845,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.updatedAt !== undefined){
@@ -4856,7 +4857,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.version !== undefined){
@@ -4869,7 +4870,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
@@ -4880,7 +4881,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4895,7 +4896,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -4909,7 +4910,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data5) < 1){
 const err15 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/definitions/MetadataTags/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -4919,7 +4920,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern2.test(data5)){
 const err16 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/definitions/MetadataTags/items/pattern",keyword:"pattern",params:{pattern: "^\\S(?:.*\\S)?$"},message:"must match pattern \""+"^\\S(?:.*\\S)?$"+"\""};
@@ -4929,7 +4930,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -4940,7 +4941,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4952,7 +4953,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -4964,7 +4965,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate12.errors = vErrors;
 return errors === 0;
@@ -4984,7 +4985,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -4994,7 +4995,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5004,7 +5005,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5015,7 +5016,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5027,18 +5028,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate15(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if (vErrors === null) vErrors = validate15.errors; else for (const e of validate15.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5051,7 +5052,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate58.errors = vErrors;
 return errors === 0;
@@ -5074,7 +5075,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -5084,7 +5085,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5094,7 +5095,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5105,7 +5106,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5117,12 +5118,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5137,7 +5138,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data2.subjects === undefined){
 const err6 = {instancePath:instancePath+"/spec",schemaPath:"../defs/role-binding-spec.json/required",keyword:"required",params:{missingProperty: "subjects"},message:"must have required property '"+"subjects"+"'"};
@@ -5147,7 +5148,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data2){
 if(!((key1 === "role") || (key1 === "subjects"))){
@@ -5158,7 +5159,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.role !== undefined){
@@ -5172,7 +5173,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data3) < 1){
 const err9 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5182,7 +5183,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data3)){
 const err10 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -5192,7 +5193,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5203,7 +5204,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.subjects !== undefined){
@@ -5217,7 +5218,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.length < 1){
 const err13 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -5227,7 +5228,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -5241,7 +5242,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data5.name === undefined){
 const err15 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -5251,7 +5252,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data5){
 if(!((key2 === "kind") || (key2 === "name"))){
@@ -5262,7 +5263,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.kind !== undefined){
@@ -5275,7 +5276,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data6 === "User") || (data6 === "Group")) || (data6 === "ServiceAccount")) || (data6 === "GlobalServiceAccount"))){
 const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema61.properties.subjects.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -5285,7 +5286,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.name !== undefined){
@@ -5299,7 +5300,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data7) < 1){
 const err20 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5309,7 +5310,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5320,7 +5321,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5332,7 +5333,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5344,7 +5345,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5356,7 +5357,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5368,7 +5369,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate61.errors = vErrors;
 return errors === 0;
@@ -5394,7 +5395,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.scopes === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
@@ -5404,7 +5405,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((((key0 === "actions") || (key0 === "scopes")) || (key0 === "resources")) || (key0 === "folders"))){
@@ -5415,7 +5416,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.actions !== undefined){
@@ -5429,7 +5430,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
@@ -5442,7 +5443,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((((data1 === "create") || (data1 === "read")) || (data1 === "update")) || (data1 === "delete")) || (data1 === "*"))){
 const err5 = {instancePath:instancePath+"/actions/" + i0,schemaPath:"#/properties/actions/items/enum",keyword:"enum",params:{allowedValues: schema64.properties.actions.items.enum},message:"must be equal to one of the allowed values"};
@@ -5452,7 +5453,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5464,7 +5465,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.scopes !== undefined){
@@ -5478,7 +5479,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
@@ -5492,7 +5493,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5503,7 +5504,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5515,7 +5516,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.resources !== undefined){
@@ -5529,7 +5530,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.length < 1){
 const err12 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -5539,7 +5540,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len2 = data4.length;
 for(let i2=0; i2<len2; i2++){
@@ -5553,7 +5554,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data5) < 1){
 const err14 = {instancePath:instancePath+"/resources/" + i2,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5563,7 +5564,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data5)){
 const err15 = {instancePath:instancePath+"/resources/" + i2,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -5573,7 +5574,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5584,7 +5585,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 let i3 = data4.length;
@@ -5601,7 +5602,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 break outer0;
 }
 }
@@ -5616,7 +5617,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.folders !== undefined){
@@ -5630,7 +5631,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data6.length < 1){
 const err20 = {instancePath:instancePath+"/folders",schemaPath:"#/properties/folders/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -5640,7 +5641,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len3 = data6.length;
 for(let i4=0; i4<len3; i4++){
@@ -5654,7 +5655,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data7) < 1){
 const err22 = {instancePath:instancePath+"/folders/" + i4,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -5664,7 +5665,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data7)){
 const err23 = {instancePath:instancePath+"/folders/" + i4,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -5674,7 +5675,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -5685,7 +5686,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 let i5 = data6.length;
@@ -5702,7 +5703,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 break outer1;
 }
 }
@@ -5717,7 +5718,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5729,7 +5730,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate66.errors = vErrors;
 return errors === 0;
@@ -5749,7 +5750,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(key0 === "permissions")){
@@ -5760,7 +5761,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.permissions !== undefined){
@@ -5769,7 +5770,7 @@ if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate66(data0[i0], {instancePath:instancePath+"/permissions/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5782,7 +5783,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -5794,7 +5795,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate65.errors = vErrors;
 return errors === 0;
@@ -5814,7 +5815,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -5824,7 +5825,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5834,7 +5835,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5845,7 +5846,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5857,18 +5858,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate65(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if (vErrors === null) vErrors = validate65.errors; else for (const e of validate65.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5881,7 +5882,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate63.errors = vErrors;
 return errors === 0;
@@ -5904,7 +5905,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -5914,7 +5915,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -5924,7 +5925,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -5935,7 +5936,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -5947,12 +5948,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -5968,7 +5969,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.basicAuth !== undefined){
@@ -5982,7 +5983,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "username") || (key2 === "password")) || (key2 === "passwordFile"))){
@@ -5993,7 +5994,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.username !== undefined){
@@ -6005,7 +6006,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.password !== undefined){
@@ -6017,7 +6018,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.passwordFile !== undefined){
@@ -6029,7 +6030,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6041,7 +6042,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.authorization !== undefined){
@@ -6056,7 +6057,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.type !== undefined){
@@ -6068,7 +6069,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentials !== undefined){
@@ -6080,7 +6081,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentialsFile !== undefined){
@@ -6092,7 +6093,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6104,7 +6105,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.oauth !== undefined){
@@ -6118,7 +6119,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data11.tokenURL === undefined){
 const err18 = {instancePath:instancePath+"/spec/oauth",schemaPath:"../defs/secret-spec.json/properties/oauth/required",keyword:"required",params:{missingProperty: "tokenURL"},message:"must have required property '"+"tokenURL"+"'"};
@@ -6128,7 +6129,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key4 in data11){
 if(!(((((((key4 === "clientID") || (key4 === "clientSecret")) || (key4 === "clientSecretFile")) || (key4 === "tokenURL")) || (key4 === "scopes")) || (key4 === "endpointParams")) || (key4 === "authStyle"))){
@@ -6139,7 +6140,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientID !== undefined){
@@ -6151,7 +6152,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecret !== undefined){
@@ -6163,7 +6164,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecretFile !== undefined){
@@ -6175,7 +6176,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.tokenURL !== undefined){
@@ -6187,7 +6188,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.scopes !== undefined){
@@ -6203,7 +6204,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6215,7 +6216,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.endpointParams !== undefined){
@@ -6234,7 +6235,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6246,7 +6247,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6258,7 +6259,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.authStyle !== undefined){
@@ -6271,7 +6272,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((data21 === 0) || (data21 === 1)) || (data21 === 2))){
 const err30 = {instancePath:instancePath+"/spec/oauth/authStyle",schemaPath:"../defs/secret-spec.json/properties/oauth/properties/authStyle/enum",keyword:"enum",params:{allowedValues: schema68.properties.oauth.properties.authStyle.enum},message:"must be equal to one of the allowed values"};
@@ -6281,7 +6282,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6293,7 +6294,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.tlsConfig !== undefined){
@@ -6308,7 +6309,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.ca !== undefined){
@@ -6320,7 +6321,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.caFile !== undefined){
@@ -6332,7 +6333,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.cert !== undefined){
@@ -6344,7 +6345,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.certFile !== undefined){
@@ -6356,7 +6357,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.key !== undefined){
@@ -6368,7 +6369,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.keyFile !== undefined){
@@ -6380,7 +6381,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.serverName !== undefined){
@@ -6392,7 +6393,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.insecureSkipVerify !== undefined){
@@ -6404,7 +6405,7 @@ vErrors = [err40];
 else {
 vErrors.push(err40);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.minVersion !== undefined){
@@ -6417,7 +6418,7 @@ vErrors = [err41];
 else {
 vErrors.push(err41);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data31 === "TLS10") || (data31 === "TLS11")) || (data31 === "TLS12")) || (data31 === "TLS13"))){
 const err42 = {instancePath:instancePath+"/spec/tlsConfig/minVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/minVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.minVersion.enum},message:"must be equal to one of the allowed values"};
@@ -6427,7 +6428,7 @@ vErrors = [err42];
 else {
 vErrors.push(err42);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.maxVersion !== undefined){
@@ -6440,7 +6441,7 @@ vErrors = [err43];
 else {
 vErrors.push(err43);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data32 === "TLS10") || (data32 === "TLS11")) || (data32 === "TLS12")) || (data32 === "TLS13"))){
 const err44 = {instancePath:instancePath+"/spec/tlsConfig/maxVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/maxVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.maxVersion.enum},message:"must be equal to one of the allowed values"};
@@ -6450,7 +6451,7 @@ vErrors = [err44];
 else {
 vErrors.push(err44);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6462,7 +6463,7 @@ vErrors = [err45];
 else {
 vErrors.push(err45);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6474,7 +6475,7 @@ vErrors = [err46];
 else {
 vErrors.push(err46);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6486,7 +6487,7 @@ vErrors = [err47];
 else {
 vErrors.push(err47);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate69.errors = vErrors;
 return errors === 0;
@@ -6510,7 +6511,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -6525,7 +6526,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -6537,7 +6538,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -6549,7 +6550,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6561,7 +6562,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6573,7 +6574,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate73.errors = vErrors;
 return errors === 0;
@@ -6593,7 +6594,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -6603,7 +6604,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -6613,7 +6614,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -6624,7 +6625,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -6636,18 +6637,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate73(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if (vErrors === null) vErrors = validate73.errors; else for (const e of validate73.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -6660,7 +6661,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate71.errors = vErrors;
 return errors === 0;
@@ -6682,7 +6683,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -6692,7 +6693,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -6702,7 +6703,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -6713,7 +6714,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -6725,18 +6726,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate17(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+if (vErrors === null) vErrors = validate17.errors; else for (const e of validate17.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -6749,7 +6750,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate75.errors = vErrors;
 return errors === 0;
@@ -6772,7 +6773,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!((key0 === "display") || (key0 === "members"))){
@@ -6783,7 +6784,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -6798,7 +6799,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -6810,7 +6811,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -6822,7 +6823,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6834,7 +6835,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.members !== undefined){
@@ -6848,7 +6849,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
@@ -6862,7 +6863,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data4) < 1){
 const err8 = {instancePath:instancePath+"/members/" + i0,schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -6872,7 +6873,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data4)){
 const err9 = {instancePath:instancePath+"/members/" + i0,schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -6882,7 +6883,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -6893,7 +6894,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 let i1 = data3.length;
@@ -6910,7 +6911,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 break outer0;
 }
 }
@@ -6925,7 +6926,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -6937,7 +6938,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate80.errors = vErrors;
 return errors === 0;
@@ -6957,7 +6958,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -6967,7 +6968,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -6977,7 +6978,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -6988,7 +6989,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7000,18 +7001,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate80(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if (vErrors === null) vErrors = validate80.errors; else for (const e of validate80.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7024,17 +7025,518 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 validate78.errors = vErrors;
 return errors === 0;
 }
 
-export const Project = validate82;
-const schema77 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/project.json","title":"Project","description":"A project: the namespace that holds dashboards, datasources, variables, secrets, folders and roles.","type":"object","properties":{"kind":{"const":"Project"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/project-spec.json"}},"required":["kind","metadata"],"additionalProperties":false};
-const schema78 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/project-spec.json","title":"ProjectSpec","description":"Content of a project.","type":"object","properties":{"display":{"$ref":"./display.json"}},"additionalProperties":false};
+export const Playlist = validate82;
+const schema77 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/playlist.json","title":"Playlist","description":"A playlist: dashboards shown one after the other on a screen, each for the playlist's interval (dashplane's own kind; Perses has none).","type":"object","properties":{"kind":{"const":"Playlist"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/playlist-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+const schema78 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/playlist-spec.json","title":"PlaylistSpec","description":"An ordered list of dashboards, each shown for `interval` before the next, the last followed by the first again.","type":"object","properties":{"display":{"$ref":"./display.json"},"interval":{"$ref":"./duration.json","description":"How long each dashboard is shown, e.g. \"5m\" (at least 5s)."},"items":{"type":"array","description":"What is shown, in order. A dashboard that no longer exists, or that the viewer may not read, is skipped.","minItems":1,"maxItems":500,"items":{"$ref":"#/definitions/PlaylistItem"}}},"required":["interval","items"],"additionalProperties":false,"definitions":{"PlaylistItem":{"title":"PlaylistItem","description":"One dashboard (`dashboard`), or every dashboard carrying a tag (`tag`, with `project` optionally), in the order of their titles. Exactly one of `dashboard` and `tag` (checked by the server).","type":"object","properties":{"dashboard":{"title":"PlaylistDashboard","type":"object","description":"A dashboard by name.","properties":{"project":{"$ref":"./name.json","description":"The dashboard's project; absent: the playlist's own."},"name":{"$ref":"./name.json","description":"The dashboard's name (metadata.name)."}},"required":["name"],"additionalProperties":false},"tag":{"type":"string","minLength":1,"description":"Every dashboard with this tag (metadata.tags), in the order of their titles."},"project":{"$ref":"./name.json","description":"With `tag`: the project whose dashboards are meant; absent: the playlist's own."}},"additionalProperties":false}}};
+const schema81 = {"title":"PlaylistItem","description":"One dashboard (`dashboard`), or every dashboard carrying a tag (`tag`, with `project` optionally), in the order of their titles. Exactly one of `dashboard` and `tag` (checked by the server).","type":"object","properties":{"dashboard":{"title":"PlaylistDashboard","type":"object","description":"A dashboard by name.","properties":{"project":{"$ref":"./name.json","description":"The dashboard's project; absent: the playlist's own."},"name":{"$ref":"./name.json","description":"The dashboard's name (metadata.name)."}},"required":["name"],"additionalProperties":false},"tag":{"type":"string","minLength":1,"description":"Every dashboard with this tag (metadata.tags), in the order of their titles."},"project":{"$ref":"./name.json","description":"With `tag`: the project whose dashboards are meant; absent: the playlist's own."}},"additionalProperties":false};
+
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(((key0 === "dashboard") || (key0 === "tag")) || (key0 === "project"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.dashboard !== undefined){
+let data0 = data.dashboard;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.name === undefined){
+const err1 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+for(const key1 in data0){
+if(!((key1 === "project") || (key1 === "name"))){
+const err2 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data0.project !== undefined){
+let data1 = data0.project;
+if(typeof data1 === "string"){
+if(func2(data1) > 75){
+const err3 = {instancePath:instancePath+"/dashboard/project",schemaPath:"./name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(func2(data1) < 1){
+const err4 = {instancePath:instancePath+"/dashboard/project",schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern0.test(data1)){
+const err5 = {instancePath:instancePath+"/dashboard/project",schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/dashboard/project",schemaPath:"./name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data0.name !== undefined){
+let data2 = data0.name;
+if(typeof data2 === "string"){
+if(func2(data2) > 75){
+const err7 = {instancePath:instancePath+"/dashboard/name",schemaPath:"./name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(func2(data2) < 1){
+const err8 = {instancePath:instancePath+"/dashboard/name",schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern0.test(data2)){
+const err9 = {instancePath:instancePath+"/dashboard/name",schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/dashboard/name",schemaPath:"./name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.tag !== undefined){
+let data3 = data.tag;
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+const err12 = {instancePath:instancePath+"/tag",schemaPath:"#/properties/tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/tag",schemaPath:"#/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.project !== undefined){
+let data4 = data.project;
+if(typeof data4 === "string"){
+if(func2(data4) > 75){
+const err14 = {instancePath:instancePath+"/project",schemaPath:"./name.json/maxLength",keyword:"maxLength",params:{limit: 75},message:"must NOT have more than 75 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(func2(data4) < 1){
+const err15 = {instancePath:instancePath+"/project",schemaPath:"./name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern0.test(data4)){
+const err16 = {instancePath:instancePath+"/project",schemaPath:"./name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/project",schemaPath:"./name.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+validate85.errors = vErrors;
+return errors === 0;
+}
+
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="https://dashplane.dev/schemas/defs/playlist-spec.json" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.interval === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "interval"},message:"must have required property '"+"interval"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(data.items === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "items"},message:"must have required property '"+"items"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+for(const key0 in data){
+if(!(((key0 === "display") || (key0 === "interval")) || (key0 === "items"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.display !== undefined){
+let data0 = data.display;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+for(const key1 in data0){
+if(!((key1 === "name") || (key1 === "description"))){
+const err3 = {instancePath:instancePath+"/display",schemaPath:"./display.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data0.name !== undefined){
+if(typeof data0.name !== "string"){
+const err4 = {instancePath:instancePath+"/display/name",schemaPath:"./display.json/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data0.description !== undefined){
+if(typeof data0.description !== "string"){
+const err5 = {instancePath:instancePath+"/display/description",schemaPath:"./display.json/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/display",schemaPath:"./display.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.interval !== undefined){
+let data3 = data.interval;
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+const err7 = {instancePath:instancePath+"/interval",schemaPath:"./duration.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data3)){
+const err8 = {instancePath:instancePath+"/interval",schemaPath:"./duration.json/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/interval",schemaPath:"./duration.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.items !== undefined){
+let data4 = data.items;
+if(Array.isArray(data4)){
+if(data4.length > 500){
+const err10 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(data4.length < 1){
+const err11 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate85(data4[i0], {instancePath:instancePath+"/items/" + i0,parentData:data4,parentDataProperty:i0,rootData}))){
+if (vErrors === null) vErrors = validate85.errors; else for (const e of validate85.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+validate84.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="https://dashplane.dev/schemas/kinds/playlist.json" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.kind === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(data.metadata === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(data.spec === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+for(const key0 in data){
+if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.kind !== undefined){
+if("Playlist" !== data.kind){
+const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "Playlist"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.metadata !== undefined){
+if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
+errors = vErrors.length;
+}
+}
+if(data.spec !== undefined){
+if(!(validate84(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+if (vErrors === null) vErrors = validate84.errors; else for (const e of validate84.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+validate82.errors = vErrors;
+return errors === 0;
+}
+
+export const Project = validate88;
+const schema85 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/project.json","title":"Project","description":"A project: the namespace that holds dashboards, datasources, variables, secrets, folders and roles.","type":"object","properties":{"kind":{"const":"Project"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/project-spec.json"}},"required":["kind","metadata"],"additionalProperties":false};
+const schema86 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/project-spec.json","title":"ProjectSpec","description":"Content of a project.","type":"object","properties":{"display":{"$ref":"./display.json"}},"additionalProperties":false};
+
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/defs/project-spec.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7048,7 +7550,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.display !== undefined){
@@ -7063,7 +7565,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.name !== undefined){
@@ -7075,7 +7577,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data0.description !== undefined){
@@ -7087,7 +7589,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7099,7 +7601,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7111,14 +7613,14 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-validate84.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/project.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7131,7 +7633,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7141,7 +7643,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7152,7 +7654,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7164,18 +7666,18 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
-if(!(validate84(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate90(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
+if (vErrors === null) vErrors = validate90.errors; else for (const e of validate90.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7188,16 +7690,16 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-validate82.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
 
-export const RoleBinding = validate86;
-const schema80 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role-binding.json","title":"RoleBinding","description":"Grants a Role of the project to users.","type":"object","properties":{"kind":{"const":"RoleBinding"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-binding-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const RoleBinding = validate92;
+const schema88 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role-binding.json","title":"RoleBinding","description":"Grants a Role of the project to users.","type":"object","properties":{"kind":{"const":"RoleBinding"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-binding-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/role-binding.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7210,7 +7712,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7220,7 +7722,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -7230,7 +7732,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7241,7 +7743,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7253,12 +7755,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7273,7 +7775,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data2.subjects === undefined){
 const err6 = {instancePath:instancePath+"/spec",schemaPath:"../defs/role-binding-spec.json/required",keyword:"required",params:{missingProperty: "subjects"},message:"must have required property '"+"subjects"+"'"};
@@ -7283,7 +7785,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key1 in data2){
 if(!((key1 === "role") || (key1 === "subjects"))){
@@ -7294,7 +7796,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.role !== undefined){
@@ -7308,7 +7810,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data3) < 1){
 const err9 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -7318,7 +7820,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data3)){
 const err10 = {instancePath:instancePath+"/spec/role",schemaPath:"../defs/role-binding-spec.json/properties/role/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -7328,7 +7830,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -7339,7 +7841,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.subjects !== undefined){
@@ -7353,7 +7855,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data4.length < 1){
 const err13 = {instancePath:instancePath+"/spec/subjects",schemaPath:"../defs/role-binding-spec.json/properties/subjects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
@@ -7363,7 +7865,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
@@ -7377,7 +7879,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data5.name === undefined){
 const err15 = {instancePath:instancePath+"/spec/subjects/" + i0,schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -7387,7 +7889,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data5){
 if(!((key2 === "kind") || (key2 === "name"))){
@@ -7398,7 +7900,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.kind !== undefined){
@@ -7411,7 +7913,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data6 === "User") || (data6 === "Group")) || (data6 === "ServiceAccount")) || (data6 === "GlobalServiceAccount"))){
 const err18 = {instancePath:instancePath+"/spec/subjects/" + i0+"/kind",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema61.properties.subjects.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
@@ -7421,7 +7923,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.name !== undefined){
@@ -7435,7 +7937,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data7) < 1){
 const err20 = {instancePath:instancePath+"/spec/subjects/" + i0+"/name",schemaPath:"../defs/role-binding-spec.json/properties/subjects/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -7445,7 +7947,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -7456,7 +7958,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7468,7 +7970,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7480,7 +7982,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7492,7 +7994,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7504,16 +8006,16 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-validate86.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
 
-export const Role = validate88;
-const schema82 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role.json","title":"Role","description":"A set of permissions within a project.","type":"object","properties":{"kind":{"const":"Role"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const Role = validate94;
+const schema90 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/role.json","title":"Role","description":"A set of permissions within a project.","type":"object","properties":{"kind":{"const":"Role"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/role-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/role.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7526,7 +8028,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7536,7 +8038,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -7546,7 +8048,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7557,7 +8059,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7569,18 +8071,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate65(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if (vErrors === null) vErrors = validate65.errors; else for (const e of validate65.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7593,16 +8095,16 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-validate88.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
 
-export const Secret = validate91;
-const schema83 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/secret.json","title":"Secret","description":"Credentials usable by the datasources of a project.","type":"object","properties":{"kind":{"const":"Secret"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/secret-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const Secret = validate97;
+const schema91 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/secret.json","title":"Secret","description":"Credentials usable by the datasources of a project.","type":"object","properties":{"kind":{"const":"Secret"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/secret-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/secret.json" */;
 let vErrors = null;
 let errors = 0;
@@ -7615,7 +8117,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -7625,7 +8127,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -7635,7 +8137,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -7646,7 +8148,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -7658,12 +8160,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -7679,7 +8181,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.basicAuth !== undefined){
@@ -7693,7 +8195,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key2 in data3){
 if(!(((key2 === "username") || (key2 === "password")) || (key2 === "passwordFile"))){
@@ -7704,7 +8206,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.username !== undefined){
@@ -7716,7 +8218,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.password !== undefined){
@@ -7728,7 +8230,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.passwordFile !== undefined){
@@ -7740,7 +8242,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7752,7 +8254,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.authorization !== undefined){
@@ -7767,7 +8269,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.type !== undefined){
@@ -7779,7 +8281,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentials !== undefined){
@@ -7791,7 +8293,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data7.credentialsFile !== undefined){
@@ -7803,7 +8305,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7815,7 +8317,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.oauth !== undefined){
@@ -7829,7 +8331,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data11.tokenURL === undefined){
 const err18 = {instancePath:instancePath+"/spec/oauth",schemaPath:"../defs/secret-spec.json/properties/oauth/required",keyword:"required",params:{missingProperty: "tokenURL"},message:"must have required property '"+"tokenURL"+"'"};
@@ -7839,7 +8341,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key4 in data11){
 if(!(((((((key4 === "clientID") || (key4 === "clientSecret")) || (key4 === "clientSecretFile")) || (key4 === "tokenURL")) || (key4 === "scopes")) || (key4 === "endpointParams")) || (key4 === "authStyle"))){
@@ -7850,7 +8352,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientID !== undefined){
@@ -7862,7 +8364,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecret !== undefined){
@@ -7874,7 +8376,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.clientSecretFile !== undefined){
@@ -7886,7 +8388,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.tokenURL !== undefined){
@@ -7898,7 +8400,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.scopes !== undefined){
@@ -7914,7 +8416,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7926,7 +8428,7 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.endpointParams !== undefined){
@@ -7945,7 +8447,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7957,7 +8459,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -7969,7 +8471,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data11.authStyle !== undefined){
@@ -7982,7 +8484,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((data21 === 0) || (data21 === 1)) || (data21 === 2))){
 const err30 = {instancePath:instancePath+"/spec/oauth/authStyle",schemaPath:"../defs/secret-spec.json/properties/oauth/properties/authStyle/enum",keyword:"enum",params:{allowedValues: schema68.properties.oauth.properties.authStyle.enum},message:"must be equal to one of the allowed values"};
@@ -7992,7 +8494,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8004,7 +8506,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.tlsConfig !== undefined){
@@ -8019,7 +8521,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.ca !== undefined){
@@ -8031,7 +8533,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.caFile !== undefined){
@@ -8043,7 +8545,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.cert !== undefined){
@@ -8055,7 +8557,7 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.certFile !== undefined){
@@ -8067,7 +8569,7 @@ vErrors = [err36];
 else {
 vErrors.push(err36);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.key !== undefined){
@@ -8079,7 +8581,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.keyFile !== undefined){
@@ -8091,7 +8593,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.serverName !== undefined){
@@ -8103,7 +8605,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.insecureSkipVerify !== undefined){
@@ -8115,7 +8617,7 @@ vErrors = [err40];
 else {
 vErrors.push(err40);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.minVersion !== undefined){
@@ -8128,7 +8630,7 @@ vErrors = [err41];
 else {
 vErrors.push(err41);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data31 === "TLS10") || (data31 === "TLS11")) || (data31 === "TLS12")) || (data31 === "TLS13"))){
 const err42 = {instancePath:instancePath+"/spec/tlsConfig/minVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/minVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.minVersion.enum},message:"must be equal to one of the allowed values"};
@@ -8138,7 +8640,7 @@ vErrors = [err42];
 else {
 vErrors.push(err42);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data22.maxVersion !== undefined){
@@ -8151,7 +8653,7 @@ vErrors = [err43];
 else {
 vErrors.push(err43);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data32 === "TLS10") || (data32 === "TLS11")) || (data32 === "TLS12")) || (data32 === "TLS13"))){
 const err44 = {instancePath:instancePath+"/spec/tlsConfig/maxVersion",schemaPath:"../defs/secret-spec.json/properties/tlsConfig/properties/maxVersion/enum",keyword:"enum",params:{allowedValues: schema68.properties.tlsConfig.properties.maxVersion.enum},message:"must be equal to one of the allowed values"};
@@ -8161,7 +8663,7 @@ vErrors = [err44];
 else {
 vErrors.push(err44);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8173,7 +8675,7 @@ vErrors = [err45];
 else {
 vErrors.push(err45);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8185,7 +8687,7 @@ vErrors = [err46];
 else {
 vErrors.push(err46);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8197,16 +8699,16 @@ vErrors = [err47];
 else {
 vErrors.push(err47);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-validate91.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
 
-export const ServiceAccount = validate93;
-const schema85 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/service-account.json","title":"ServiceAccount","description":"A machine identity of a project: RoleBindings of the project name it as {kind: ServiceAccount, name}.","type":"object","properties":{"kind":{"const":"ServiceAccount"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/service-account-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const ServiceAccount = validate99;
+const schema93 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/service-account.json","title":"ServiceAccount","description":"A machine identity of a project: RoleBindings of the project name it as {kind: ServiceAccount, name}.","type":"object","properties":{"kind":{"const":"ServiceAccount"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/service-account-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/service-account.json" */;
 let vErrors = null;
 let errors = 0;
@@ -8219,7 +8721,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -8229,7 +8731,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -8239,7 +8741,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -8250,7 +8752,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -8262,18 +8764,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate73(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if (vErrors === null) vErrors = validate73.errors; else for (const e of validate73.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -8286,17 +8788,17 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-validate93.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
 
-export const User = validate96;
-const schema86 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/user.json","title":"User","description":"A user account.","type":"object","properties":{"kind":{"const":"User"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/user-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
-const schema87 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/user-spec.json","title":"UserSpec","description":"Profile and login methods of a user. A user signs in either with a password (nativeProvider) or through external providers (oauthProviders), not both.","type":"object","properties":{"firstName":{"type":"string","description":"First name."},"lastName":{"type":"string","description":"Last name."},"nativeProvider":{"title":"NativeProvider","description":"Password login.","type":"object","properties":{"password":{"type":"string","description":"Password; stored hashed and never returned.","writeOnly":true}},"additionalProperties":false},"oauthProviders":{"type":"array","description":"External identities linked to this user (filled by the server on OIDC/OAuth login).","items":{"title":"OAuthProvider","type":"object","properties":{"issuer":{"type":"string","description":"Issuer (OIDC) or provider URL."},"email":{"type":"string","description":"E-mail address given by the provider."},"subject":{"type":"string","description":"Identifier of the user at the provider."},"groups":{"type":"array","maxItems":1000,"items":{"type":"string","maxLength":192},"description":"Groups the provider reported at the last login or token refresh (groups_claim, before the prefix). Recorded by the server."}},"additionalProperties":false}}},"additionalProperties":false};
+export const User = validate102;
+const schema94 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/user.json","title":"User","description":"A user account.","type":"object","properties":{"kind":{"const":"User"},"metadata":{"$ref":"../defs/metadata.json"},"spec":{"$ref":"../defs/user-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+const schema95 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/defs/user-spec.json","title":"UserSpec","description":"Profile and login methods of a user. A user signs in either with a password (nativeProvider) or through external providers (oauthProviders), not both.","type":"object","properties":{"firstName":{"type":"string","description":"First name."},"lastName":{"type":"string","description":"Last name."},"nativeProvider":{"title":"NativeProvider","description":"Password login.","type":"object","properties":{"password":{"type":"string","description":"Password; stored hashed and never returned.","writeOnly":true}},"additionalProperties":false},"oauthProviders":{"type":"array","description":"External identities linked to this user (filled by the server on OIDC/OAuth login).","items":{"title":"OAuthProvider","type":"object","properties":{"issuer":{"type":"string","description":"Issuer (OIDC) or provider URL."},"email":{"type":"string","description":"E-mail address given by the provider."},"subject":{"type":"string","description":"Identifier of the user at the provider."},"groups":{"type":"array","maxItems":1000,"items":{"type":"string","maxLength":192},"description":"Groups the provider reported at the last login or token refresh (groups_claim, before the prefix). Recorded by the server."}},"additionalProperties":false}}},"additionalProperties":false};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/user.json" */;
 let vErrors = null;
 let errors = 0;
@@ -8309,7 +8811,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -8319,7 +8821,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -8329,7 +8831,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -8340,7 +8842,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -8352,12 +8854,12 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate12(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if (vErrors === null) vErrors = validate12.errors; else for (const e of validate12.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -8373,7 +8875,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.firstName !== undefined){
@@ -8385,7 +8887,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.lastName !== undefined){
@@ -8397,7 +8899,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.nativeProvider !== undefined){
@@ -8412,7 +8914,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.password !== undefined){
@@ -8424,7 +8926,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8436,7 +8938,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.oauthProviders !== undefined){
@@ -8455,7 +8957,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.issuer !== undefined){
@@ -8467,7 +8969,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.email !== undefined){
@@ -8479,7 +8981,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.subject !== undefined){
@@ -8491,7 +8993,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data8.groups !== undefined){
@@ -8505,7 +9007,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len1 = data12.length;
 for(let i1=0; i1<len1; i1++){
@@ -8519,7 +9021,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -8530,7 +9032,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8542,7 +9044,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8554,7 +9056,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8566,7 +9068,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8578,7 +9080,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8590,16 +9092,16 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-validate96.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
 
-export const Variable = validate98;
-const schema88 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/variable.json","title":"Variable","description":"A variable shared by every dashboard of a project.","type":"object","properties":{"kind":{"const":"Variable"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/variable-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
+export const Variable = validate104;
+const schema96 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/kinds/variable.json","title":"Variable","description":"A variable shared by every dashboard of a project.","type":"object","properties":{"kind":{"const":"Variable"},"metadata":{"$ref":"../defs/project-metadata.json"},"spec":{"$ref":"../defs/variable-spec.json"}},"required":["kind","metadata","spec"],"additionalProperties":false};
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/kinds/variable.json" */;
 let vErrors = null;
 let errors = 0;
@@ -8612,7 +9114,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.metadata === undefined){
 const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
@@ -8622,7 +9124,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data.spec === undefined){
 const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spec"},message:"must have required property '"+"spec"+"'"};
@@ -8632,7 +9134,7 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "metadata")) || (key0 === "spec"))){
@@ -8643,7 +9145,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.kind !== undefined){
@@ -8655,18 +9157,18 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.metadata !== undefined){
 if(!(validate11(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+if (vErrors === null) vErrors = validate11.errors; else for (const e of validate11.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
 if(data.spec !== undefined){
 if(!(validate17(data.spec, {instancePath:instancePath+"/spec",parentData:data,parentDataProperty:"spec",rootData}))){
-vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+if (vErrors === null) vErrors = validate17.errors; else for (const e of validate17.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -8679,29 +9181,29 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-validate98.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
 
-export const ServerConfig = validate101;
-const schema89 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"api_prefix":{"type":"string","pattern":"^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$","description":"Serve the HTTP API, the datasource proxy and the web UI's files under this path (Perses' key), e.g. \"/perses\" behind a reverse proxy that forwards https://example.com/perses/...: the API is then at /perses/api/v1/..., the proxy at /perses/proxy/..., and every other path answers 404 (except /metrics, kept at the root for scrapers). A trailing \"/\" is dropped. The web UI still calls the API at /api: under a prefix, use dashctl or percli (docs/configuration.md, \"Perses configuration\")."},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used. Perses' file and sql keys are refused at start, naming what to use instead.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false},"file":{"type":"object","description":"Perses' file database. Refused: dashplane stores resources in database.level (one directory, path default ./data) or database.postgres; it would not write where this key says. To bring a Perses file database in, start with database.level and apply the folder's files (dashctl apply -f FOLDER, or provisioning.folders)."},"sql":{"type":"object","description":"Perses' SQL (MySQL/MariaDB) database. Refused: dashplane stores resources in database.postgres (PostgreSQL, for several replicas) or database.level; it would not write to the MySQL database this key names. Copy the resources over with dashctl (get from Perses, apply to dashplane)."}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"cors":{"title":"CorsConfig","description":"Cross-origin resource sharing: lets web pages served from other origins call the API from a browser. The keys and answers are Perses' (a Perses configuration's security.cors works unchanged). Off by default: no CORS headers are sent and OPTIONS requests are answered 405. A cookie-authenticated write is accepted from another origin only when allow_credentials is true and the origin is in allow_origins (see docs/security.md).","type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Send CORS headers and answer preflight (OPTIONS) requests with 204."},"allow_origins":{"type":"array","items":{"type":"string","minLength":1},"default":["*"],"description":"Origins (scheme://host[:port], as browsers send them in Origin) allowed to read answers. \"*\" allows every origin and is answered as Access-Control-Allow-Origin: *; \"*\" inside an entry matches any characters and \"?\" one (https://*.example.com). An allowed origin is answered with itself. \"*\" cannot be combined with allow_credentials."},"allow_methods":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z]+$"},"default":[],"description":"Access-Control-Allow-Methods of a preflight answer, joined with \",\". Empty: the methods the requested path is served with (\"OPTIONS, GET, POST\" for /api/v1/projects)."},"allow_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Allow-Headers of a preflight answer, joined with \",\". Empty: the headers the preflight asks for (Access-Control-Request-Headers) are allowed."},"allow_credentials":{"type":"boolean","default":false,"description":"Answer Access-Control-Allow-Credentials: true, so browsers send and expose cookies and Authorization on cross-origin requests. Needs an explicit allow_origins list; cookie-authenticated writes from those origins are then accepted."},"expose_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Expose-Headers of answers to allowed origins (e.g. ETag, Link, X-Dashplane-Version), joined with \",\"."},"max_age":{"type":"integer","default":0,"description":"Access-Control-Max-Age in seconds: how long a browser may reuse a preflight answer. 0 sends no header; a negative value sends 0 (never reuse)."}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"logout":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"logout_redirect_param_name":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: logging out of dashplane ends its session, not the provider's (the provider's own sign-out page does)."}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"description":"Property of the user-info answer that names the dashplane user. Without it, \"login\", then \"username\" (as Perses reads them); a profile with neither is named after its e-mail address (its local part when allowed_email_domains names a single domain). A profile without \"id\" is identified by that login, else its e-mail address (docs/auth.md)."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."}}}},"kubernetes":{"type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Perses' Kubernetes authentication (tokens checked with TokenReview). dashplane has none: true is refused at start (users would not sign in the way the configuration says); use an OIDC provider, such as the cluster's issuer."}},"additionalProperties":false,"description":"Perses' Kubernetes authentication provider."}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.","deprecated":true},"provider":{"type":"object","additionalProperties":false,"description":"Perses' authorization providers.","properties":{"native":{"type":"object","additionalProperties":false,"description":"Perses' native RBAC: what dashplane does.","properties":{"enable":{"type":"boolean","description":"Accepted: dashplane's RBAC is on with security.enable_auth."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."},"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"description":"Where newer Perses versions write guest_permissions: the same as security.authorization.guest_permissions (setting both is refused)."}}},"kubernetes":{"type":"object","description":"Perses' Kubernetes authorization (SubjectAccessReview). dashplane has none: enable: true is refused at start (permissions would not be what the configuration says); use Roles and bindings, or role_mappings.","properties":{"enable":{"type":"boolean","default":false}}}}}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"ephemeral_dashboards_cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Perses' older key (deprecated there): read as ephemeral_dashboard.cleanup_interval when that is not set, with a warning at start."},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."},"max_backlog_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum."},"max_backlog_events":{"type":"integer","minimum":1,"default":1000,"description":"Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log."},"max_streams_per_user":{"type":"integer","minimum":1,"default":100,"description":"Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own)."},"kinds":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' kinds that may be watched; dashplane serves ?watch=true on every list."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"cache":{"title":"ProxyCacheConfig","description":"The query cache of HTTP datasources (docs/datasources.md, \"Query cache\"). Identical reads in flight to one datasource (the same method, path, parameters or form body, and the same credentials) go upstream once and every caller gets the answer; 200 answers are kept for ttl; range queries are aligned to their step and instant queries and label lookups to resolution, so viewers of a dashboard within one step send the same query. Every caller's permission is checked before it gets anything; nothing is shared between datasources or credentials. Each replica keeps its own cache.","type":"object","properties":{"enable":{"type":"boolean","default":true,"description":"Shares and keeps answers of HTTP datasources (false: every request goes upstream, as a plain proxy; answers say X-Dashplane-Cache: bypass)."},"ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"How long an answer is kept and served again: shorter than a dashboard's refresh interval, so a viewer refreshing never gets its previous answer back. \"0s\" keeps nothing (identical requests in flight still share one upstream request). Duration such as \"10s\", \"1m\"."},"max_size_mb":{"type":"number","exclusiveMinimum":0,"default":64,"description":"Most memory the kept answers may take, in MiB (their bodies, headers and keys); the least recently used go first."},"max_entries":{"type":"integer","minimum":1,"default":10000,"description":"Most answers kept; the least recently used go first."},"max_answer_mb":{"type":"number","exclusiveMinimum":0,"default":4,"description":"Largest answer shared or kept, in MiB (at most max_size_mb). A larger one is streamed to its caller alone, never held whole in memory, and callers waiting for it send their own request."},"align":{"type":"boolean","default":true,"description":"Aligns the times of the query calls a datasource kind declares (Prometheus' query_range: the end up to the next multiple of step, the start as many whole steps before it as cover the range; its instant query: the time up to a multiple of resolution; its label and series lookups: like a range, by resolution), so viewers whose clocks differ by less than a step send the same query. The answer covers the range asked for and up to a step more at each end, its points on multiples of the step. What a viewer sees: docs/datasources.md, \"Alignment\"."},"resolution":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"15s","description":"What the times of queries without a step are aligned to when align is on: an instant query's time, up to a multiple; the start and end of a label or series lookup, as a range query's by its step. Duration such as \"15s\"."},"datasources":{"type":"array","default":[],"description":"Settings of some datasources, by the path the proxy serves them under; the first entry whose path matches wins, the keys it leaves out come from above. Kept in the server configuration rather than in the datasource (Perses' HTTPProxy spec has no such field and a Perses server refuses unknown ones).","items":{"title":"ProxyCacheDatasource","type":"object","properties":{"datasource":{"type":"string","pattern":"^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$","description":"globaldatasources/NAME, projects/PROJECT/datasources/NAME or projects/PROJECT/dashboards/DASHBOARD/datasources/NAME, as after /proxy/ in the proxy's URLs; a segment may be * (any name)."},"enable":{"type":"boolean","description":"Shares and keeps this datasource's answers (default: proxy.cache.enable)."},"ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How long this datasource's answers are kept (default: proxy.cache.ttl)."},"align":{"type":"boolean","description":"Aligns this datasource's queries (default: proxy.cache.align)."},"resolution":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"What this datasource's queries without a step are aligned to (default: proxy.cache.resolution)."}},"required":["datasource"],"additionalProperties":false}}},"additionalProperties":false,"default":{}},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL, MySQL, MariaDB). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction, MariaDB's max_statement_time or MySQL's max_execution_time for its session (a statement still running 1 s later is stopped with KILL QUERY); past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: PostgreSQL stops after this many (plus one, to tell; MySQL's and MariaDB's connection is closed there), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a PostgreSQL datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."},"path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of runtime plugins (JavaScript and CUE archives); dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_paths":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folders of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enable_dev":{"type":"boolean","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' plugin development mode; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"disabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins not to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}},"provisioning":{"title":"ProvisioningConfig","description":"Provisioning (Perses' keys, and Git sources): resources read from folders and Git repositories, created or updated at start and again every interval through the same write pipeline as the API, as field manager provisioning. Nothing is ever deleted because it left a file. See docs/provisioning.md.","type":"object","default":{},"additionalProperties":false,"properties":{"folders":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Folders read recursively (*.yaml, *.yml and *.json files; entries whose name starts with \".\" are skipped; symbolic links are followed). A file holds one resource, a list of them (a JSON array or YAML sequence), or several YAML documents."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"1h","description":"How often the folders are read again and applied (a Git source fetches at its own interval, this one by default). Duration such as \"1h\", \"5m\"; more than 0."},"enable_watch":{"type":"boolean","default":false,"description":"Also read a folder again shortly (200 ms) after a file in it changes; the interval still applies."},"git":{"type":"array","default":[],"description":"Git repositories to provision from (dashplane's own): each is cloned with the git program (a shallow clone of one branch or tag), fetched again every interval, and read like a folder.","items":{"title":"ProvisioningGitSource","type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"The repository: https://, http://, ssh:// or file:// URL, user@host:path, or a local path. No password in it: use password_file."},"ref":{"type":"string","minLength":1,"pattern":"^[^-\\s][^\\s]*$","description":"The branch or tag to read (git clone --branch). Unset: the repository's default branch."},"path":{"type":"string","default":"","description":"The folder inside the repository to read (e.g. \"dashboards\"); empty: the whole repository."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How often to fetch and apply this repository. Unset: provisioning.interval. Duration such as \"1m\"; more than 0."},"username":{"type":"string","minLength":1,"default":"git","description":"The user name sent with password_file over HTTP(S) (with an access token, most hosts take any name)."},"password_file":{"type":"string","minLength":1,"description":"A file holding the password or access token for HTTP(S), read before each fetch (so it may be rotated); never logged, never passed on a command line."}}}},"work_dir":{"type":"string","minLength":1,"description":"Where Git sources are cloned, one directory per source, kept across restarts. Unset: provisioning-git in database.level.path with LevelDB; with PostgreSQL, a new temporary directory per process (each replica clones for itself; set it to keep clones across restarts, one per replica)."},"git_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"2m","description":"Longest a git clone or fetch may take before it is stopped and the source reported as failing. Duration such as \"2m\"."}}},"frontend":{"title":"FrontendConfig","type":"object","additionalProperties":false,"default":{},"description":"The web UI (Perses' keys). Settings for Perses' own UI are accepted and shown by GET /api/config, for a Perses UI pointed at this server; dashplane's UI does not read them (a warning at start names each).","properties":{"disable":{"type":"boolean","default":false,"description":"Do not serve the web UI: every path outside /api, /proxy and /metrics answers 404."},"explorer":{"type":"object","additionalProperties":false,"properties":{"enable":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's UI always has its Explore page."},"information":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Markdown for Perses' home page; dashplane's home page does not show it."},"important_dashboards":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"project":{"type":"string"},"dashboard":{"type":"string"}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashboards listed on Perses' home page; dashplane's home page lists each user's recent and starred dashboards."},"time_range":{"type":"object","additionalProperties":false,"properties":{"options":{"type":"array","items":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"}},"disable_custom":{"type":"boolean"},"disable_zoom":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the time ranges of Perses' picker; dashplane's picker has its own."},"banner":{"type":"object","additionalProperties":false,"properties":{"severity":{"type":"string","enum":["error","warning","info","success"]},"information":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: a banner on every page of Perses' UI; dashplane's UI does not show it."}}},"datasource":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalDatasource: its routes and its proxy answer 404 (and so do GlobalVariables', which depend on them)."},"discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane does not discover global datasources (HTTP or Kubernetes service discovery); create them (dashctl apply, provisioning)."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Datasource: its routes and its proxy answer 404 (with global.disable too, Variables' as well)."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define datasources of its own (spec.datasources is refused) and the dashboard datasource proxy answers 404."},"http_proxy":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's proxy has its own limits (proxy.timeout, proxy.max_duration, proxy.max_concurrent)."},"cloudwatch":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane has no CloudWatch proxy, so no datasource can use the server's AWS identity."}},"title":"DatasourceFeatureConfig","description":"Which datasources may exist (Perses' keys)."},"variable":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalVariable: its routes answer 404."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Variable: its routes answer 404."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define variables of its own (spec.variables is refused)."}},"title":"VariableFeatureConfig","description":"Which variables may exist (Perses' keys)."},"dashboard":{"title":"DashboardFeatureConfig","type":"object","additionalProperties":false,"description":"Dashboards (Perses' keys).","properties":{"custom_lint_rules":{"type":"array","description":"Perses' lint rules (a JSONPath target and a CEL assertion each). dashplane does not evaluate CEL: a rule that is not disabled is refused at start, since dashboards it would refuse would be saved. Check dashboards before they are applied instead (e.g. in CI), and remove the rules or set disable: true.","items":{"type":"object","additionalProperties":false,"properties":{"name":{"type":"string"},"target":{"type":"string"},"assertion":{"type":"string"},"message":{"type":"string"},"disable":{"type":"boolean"}}}}}},"search":{"type":"object","additionalProperties":false,"properties":{"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},"excluded_chars":{"type":"array","items":{"type":"string"}},"index_keys":{"type":"object","additionalProperties":false,"properties":{"dashboard":{"type":"array","items":{"type":"string"}}}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads the store and needs no index settings."},"schemas":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' CUE schema folders (deprecated there); dashplane's plugin schemas are JSON Schemas (plugin.schemas_dir)."},"global_datasource_discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the older place of datasource.global.discovery; dashplane does not discover global datasources."}},"additionalProperties":false};
-const pattern22 = new RegExp("^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$", "u");
-const pattern23 = new RegExp("^[A-Za-z]+$", "u");
-const pattern27 = new RegExp("^https?://[^\\s]+$", "u");
-const pattern30 = new RegExp("^[^\\s]*$", "u");
-const pattern62 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
-const pattern65 = new RegExp("^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$", "u");
-const pattern75 = new RegExp("^[^-\\s][^\\s]*$", "u");
+export const ServerConfig = validate107;
+const schema97 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"api_prefix":{"type":"string","pattern":"^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$","description":"Serve the HTTP API, the datasource proxy and the web UI's files under this path (Perses' key), e.g. \"/perses\" behind a reverse proxy that forwards https://example.com/perses/...: the API is then at /perses/api/v1/..., the proxy at /perses/proxy/..., and every other path answers 404 (except /metrics, kept at the root for scrapers). A trailing \"/\" is dropped. The web UI still calls the API at /api: under a prefix, use dashctl or percli (docs/configuration.md, \"Perses configuration\")."},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used. Perses' file and sql keys are refused at start, naming what to use instead.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false},"file":{"type":"object","description":"Perses' file database. Refused: dashplane stores resources in database.level (one directory, path default ./data) or database.postgres; it would not write where this key says. To bring a Perses file database in, start with database.level and apply the folder's files (dashctl apply -f FOLDER, or provisioning.folders)."},"sql":{"type":"object","description":"Perses' SQL (MySQL/MariaDB) database. Refused: dashplane stores resources in database.postgres (PostgreSQL, for several replicas) or database.level; it would not write to the MySQL database this key names. Copy the resources over with dashctl (get from Perses, apply to dashplane)."}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"cors":{"title":"CorsConfig","description":"Cross-origin resource sharing: lets web pages served from other origins call the API from a browser. The keys and answers are Perses' (a Perses configuration's security.cors works unchanged). Off by default: no CORS headers are sent and OPTIONS requests are answered 405. A cookie-authenticated write is accepted from another origin only when allow_credentials is true and the origin is in allow_origins (see docs/security.md).","type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Send CORS headers and answer preflight (OPTIONS) requests with 204."},"allow_origins":{"type":"array","items":{"type":"string","minLength":1},"default":["*"],"description":"Origins (scheme://host[:port], as browsers send them in Origin) allowed to read answers. \"*\" allows every origin and is answered as Access-Control-Allow-Origin: *; \"*\" inside an entry matches any characters and \"?\" one (https://*.example.com). An allowed origin is answered with itself. \"*\" cannot be combined with allow_credentials."},"allow_methods":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z]+$"},"default":[],"description":"Access-Control-Allow-Methods of a preflight answer, joined with \",\". Empty: the methods the requested path is served with (\"OPTIONS, GET, POST\" for /api/v1/projects)."},"allow_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Allow-Headers of a preflight answer, joined with \",\". Empty: the headers the preflight asks for (Access-Control-Request-Headers) are allowed."},"allow_credentials":{"type":"boolean","default":false,"description":"Answer Access-Control-Allow-Credentials: true, so browsers send and expose cookies and Authorization on cross-origin requests. Needs an explicit allow_origins list; cookie-authenticated writes from those origins are then accepted."},"expose_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Expose-Headers of answers to allowed origins (e.g. ETag, Link, X-Dashplane-Version), joined with \",\"."},"max_age":{"type":"integer","default":0,"description":"Access-Control-Max-Age in seconds: how long a browser may reuse a preflight answer. 0 sends no header; a negative value sends 0 (never reuse)."}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"logout":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"logout_redirect_param_name":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: logging out of dashplane ends its session, not the provider's (the provider's own sign-out page does)."}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"description":"Property of the user-info answer that names the dashplane user. Without it, \"login\", then \"username\" (as Perses reads them); a profile with neither is named after its e-mail address (its local part when allowed_email_domains names a single domain). A profile without \"id\" is identified by that login, else its e-mail address (docs/auth.md)."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."}}}},"kubernetes":{"type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Perses' Kubernetes authentication (tokens checked with TokenReview). dashplane has none: true is refused at start (users would not sign in the way the configuration says); use an OIDC provider, such as the cluster's issuer."}},"additionalProperties":false,"description":"Perses' Kubernetes authentication provider."}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.","deprecated":true},"provider":{"type":"object","additionalProperties":false,"description":"Perses' authorization providers.","properties":{"native":{"type":"object","additionalProperties":false,"description":"Perses' native RBAC: what dashplane does.","properties":{"enable":{"type":"boolean","description":"Accepted: dashplane's RBAC is on with security.enable_auth."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."},"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"description":"Where newer Perses versions write guest_permissions: the same as security.authorization.guest_permissions (setting both is refused)."}}},"kubernetes":{"type":"object","description":"Perses' Kubernetes authorization (SubjectAccessReview). dashplane has none: enable: true is refused at start (permissions would not be what the configuration says); use Roles and bindings, or role_mappings.","properties":{"enable":{"type":"boolean","default":false}}}}}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"ephemeral_dashboards_cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Perses' older key (deprecated there): read as ephemeral_dashboard.cleanup_interval when that is not set, with a warning at start."},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."},"max_backlog_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum."},"max_backlog_events":{"type":"integer","minimum":1,"default":1000,"description":"Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log."},"max_streams_per_user":{"type":"integer","minimum":1,"default":100,"description":"Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own)."},"kinds":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' kinds that may be watched; dashplane serves ?watch=true on every list."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"cache":{"title":"ProxyCacheConfig","description":"The query cache of HTTP datasources (docs/datasources.md, \"Query cache\"). Identical reads in flight to one datasource (the same method, path, parameters or form body, and the same credentials) go upstream once and every caller gets the answer; 200 answers are kept for ttl; range queries are aligned to their step and instant queries and label lookups to resolution, so viewers of a dashboard within one step send the same query. Every caller's permission is checked before it gets anything; nothing is shared between datasources or credentials. Each replica keeps its own cache.","type":"object","properties":{"enable":{"type":"boolean","default":true,"description":"Shares and keeps answers of HTTP datasources (false: every request goes upstream, as a plain proxy; answers say X-Dashplane-Cache: bypass)."},"ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"How long an answer is kept and served again: shorter than a dashboard's refresh interval, so a viewer refreshing never gets its previous answer back. \"0s\" keeps nothing (identical requests in flight still share one upstream request). Duration such as \"10s\", \"1m\"."},"max_size_mb":{"type":"number","exclusiveMinimum":0,"default":64,"description":"Most memory the kept answers may take, in MiB (their bodies, headers and keys); the least recently used go first."},"max_entries":{"type":"integer","minimum":1,"default":10000,"description":"Most answers kept; the least recently used go first."},"max_answer_mb":{"type":"number","exclusiveMinimum":0,"default":4,"description":"Largest answer shared or kept, in MiB (at most max_size_mb). A larger one is streamed to its caller alone, never held whole in memory, and callers waiting for it send their own request."},"align":{"type":"boolean","default":true,"description":"Aligns the times of the query calls a datasource kind declares (Prometheus' query_range: the end up to the next multiple of step, the start as many whole steps before it as cover the range; its instant query: the time up to a multiple of resolution; its label and series lookups: like a range, by resolution), so viewers whose clocks differ by less than a step send the same query. The answer covers the range asked for and up to a step more at each end, its points on multiples of the step. What a viewer sees: docs/datasources.md, \"Alignment\"."},"resolution":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"15s","description":"What the times of queries without a step are aligned to when align is on: an instant query's time, up to a multiple; the start and end of a label or series lookup, as a range query's by its step. Duration such as \"15s\"."},"datasources":{"type":"array","default":[],"description":"Settings of some datasources, by the path the proxy serves them under; the first entry whose path matches wins, the keys it leaves out come from above. Kept in the server configuration rather than in the datasource (Perses' HTTPProxy spec has no such field and a Perses server refuses unknown ones).","items":{"title":"ProxyCacheDatasource","type":"object","properties":{"datasource":{"type":"string","pattern":"^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$","description":"globaldatasources/NAME, projects/PROJECT/datasources/NAME or projects/PROJECT/dashboards/DASHBOARD/datasources/NAME, as after /proxy/ in the proxy's URLs; a segment may be * (any name)."},"enable":{"type":"boolean","description":"Shares and keeps this datasource's answers (default: proxy.cache.enable)."},"ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How long this datasource's answers are kept (default: proxy.cache.ttl)."},"align":{"type":"boolean","description":"Aligns this datasource's queries (default: proxy.cache.align)."},"resolution":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"What this datasource's queries without a step are aligned to (default: proxy.cache.resolution)."}},"required":["datasource"],"additionalProperties":false}}},"additionalProperties":false,"default":{}},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL, MySQL, MariaDB). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction, MariaDB's max_statement_time or MySQL's max_execution_time for its session (a statement still running 1 s later is stopped with KILL QUERY); past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: PostgreSQL stops after this many (plus one, to tell; MySQL's and MariaDB's connection is closed there), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a PostgreSQL datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."},"path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of runtime plugins (JavaScript and CUE archives); dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_paths":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folders of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enable_dev":{"type":"boolean","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' plugin development mode; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"disabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins not to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"max_body_nodes":{"type":"integer","minimum":1000,"default":100000,"description":"Maximum number of values (objects, arrays, strings, numbers, booleans, nulls) in a JSON or YAML body, a YAML alias counting as a copy of what it names. Checked before a JSON body is parsed and while a YAML body is read. The largest real dashboards hold about 20,000 (a 5 MB body written like them, about 170,000: raise the limit for such bodies)."},"max_object_keys":{"type":"integer","minimum":100,"default":10000,"description":"Maximum number of keys in one object (one YAML mapping) of a JSON or YAML body. Real objects hold at most a few hundred (the panels of a dashboard)."},"worker_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"20s","description":"Longest time the work of one request may take in the server's worker thread, where it runs off the event loop: reading a YAML body larger than 64 KB, migrating a Grafana dashboard. A request whose work takes longer is refused with 413. Duration such as \"20s\"."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}},"provisioning":{"title":"ProvisioningConfig","description":"Provisioning (Perses' keys, and Git sources): resources read from folders and Git repositories, created or updated at start and again every interval through the same write pipeline as the API, as field manager provisioning. Nothing is ever deleted because it left a file. See docs/provisioning.md.","type":"object","default":{},"additionalProperties":false,"properties":{"folders":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Folders read recursively (*.yaml, *.yml and *.json files; entries whose name starts with \".\" are skipped; symbolic links are followed). A file holds one resource, a list of them (a JSON array or YAML sequence), or several YAML documents."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"1h","description":"How often the folders are read again and applied (a Git source fetches at its own interval, this one by default). Duration such as \"1h\", \"5m\"; more than 0."},"enable_watch":{"type":"boolean","default":false,"description":"Also read a folder again shortly (200 ms) after a file in it changes; the interval still applies."},"git":{"type":"array","default":[],"description":"Git repositories to provision from (dashplane's own): each is cloned with the git program (a shallow clone of one branch or tag), fetched again every interval, and read like a folder.","items":{"title":"ProvisioningGitSource","type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"The repository: https://, http://, ssh:// or file:// URL, user@host:path, or a local path. No password in it: use password_file."},"ref":{"type":"string","minLength":1,"pattern":"^[^-\\s][^\\s]*$","description":"The branch or tag to read (git clone --branch). Unset: the repository's default branch."},"path":{"type":"string","default":"","description":"The folder inside the repository to read (e.g. \"dashboards\"); empty: the whole repository."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How often to fetch and apply this repository. Unset: provisioning.interval. Duration such as \"1m\"; more than 0."},"username":{"type":"string","minLength":1,"default":"git","description":"The user name sent with password_file over HTTP(S) (with an access token, most hosts take any name)."},"password_file":{"type":"string","minLength":1,"description":"A file holding the password or access token for HTTP(S), read before each fetch (so it may be rotated); never logged, never passed on a command line."}}}},"work_dir":{"type":"string","minLength":1,"description":"Where Git sources are cloned, one directory per source, kept across restarts. Unset: provisioning-git in database.level.path with LevelDB; with PostgreSQL, a new temporary directory per process (each replica clones for itself; set it to keep clones across restarts, one per replica)."},"git_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"2m","description":"Longest a git clone or fetch may take before it is stopped and the source reported as failing. Duration such as \"2m\"."}}},"frontend":{"title":"FrontendConfig","type":"object","additionalProperties":false,"default":{},"description":"The web UI (Perses' keys). Settings for Perses' own UI are accepted and shown by GET /api/config, for a Perses UI pointed at this server; dashplane's UI does not read them (a warning at start names each).","properties":{"disable":{"type":"boolean","default":false,"description":"Do not serve the web UI: every path outside /api, /proxy and /metrics answers 404."},"explorer":{"type":"object","additionalProperties":false,"properties":{"enable":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's UI always has its Explore page."},"information":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Markdown for Perses' home page; dashplane's home page does not show it."},"important_dashboards":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"project":{"type":"string"},"dashboard":{"type":"string"}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashboards listed on Perses' home page; dashplane's home page lists each user's recent and starred dashboards."},"time_range":{"type":"object","additionalProperties":false,"properties":{"options":{"type":"array","items":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"}},"disable_custom":{"type":"boolean"},"disable_zoom":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the time ranges of Perses' picker; dashplane's picker has its own."},"banner":{"type":"object","additionalProperties":false,"properties":{"severity":{"type":"string","enum":["error","warning","info","success"]},"information":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: a banner on every page of Perses' UI; dashplane's UI does not show it."}}},"datasource":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalDatasource: its routes and its proxy answer 404 (and so do GlobalVariables', which depend on them)."},"discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane does not discover global datasources (HTTP or Kubernetes service discovery); create them (dashctl apply, provisioning)."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Datasource: its routes and its proxy answer 404 (with global.disable too, Variables' as well)."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define datasources of its own (spec.datasources is refused) and the dashboard datasource proxy answers 404."},"http_proxy":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's proxy has its own limits (proxy.timeout, proxy.max_duration, proxy.max_concurrent)."},"cloudwatch":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane has no CloudWatch proxy, so no datasource can use the server's AWS identity."}},"title":"DatasourceFeatureConfig","description":"Which datasources may exist (Perses' keys)."},"variable":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalVariable: its routes answer 404."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Variable: its routes answer 404."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define variables of its own (spec.variables is refused)."}},"title":"VariableFeatureConfig","description":"Which variables may exist (Perses' keys)."},"dashboard":{"title":"DashboardFeatureConfig","type":"object","additionalProperties":false,"description":"Dashboards (Perses' keys).","properties":{"custom_lint_rules":{"type":"array","description":"Perses' lint rules (a JSONPath target and a CEL assertion each). dashplane does not evaluate CEL: a rule that is not disabled is refused at start, since dashboards it would refuse would be saved. Check dashboards before they are applied instead (e.g. in CI), and remove the rules or set disable: true.","items":{"type":"object","additionalProperties":false,"properties":{"name":{"type":"string"},"target":{"type":"string"},"assertion":{"type":"string"},"message":{"type":"string"},"disable":{"type":"boolean"}}}}}},"search":{"type":"object","additionalProperties":false,"properties":{"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},"excluded_chars":{"type":"array","items":{"type":"string"}},"index_keys":{"type":"object","additionalProperties":false,"properties":{"dashboard":{"type":"array","items":{"type":"string"}}}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads the store and needs no index settings."},"schemas":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' CUE schema folders (deprecated there); dashplane's plugin schemas are JSON Schemas (plugin.schemas_dir)."},"global_datasource_discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the older place of datasource.global.discovery; dashplane does not discover global datasources."}},"additionalProperties":false};
+const pattern26 = new RegExp("^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$", "u");
+const pattern27 = new RegExp("^[A-Za-z]+$", "u");
+const pattern31 = new RegExp("^https?://[^\\s]+$", "u");
+const pattern34 = new RegExp("^[^\\s]*$", "u");
+const pattern66 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
+const pattern69 = new RegExp("^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$", "u");
+const pattern80 = new RegExp("^[^-\\s][^\\s]*$", "u");
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(func12.call(schema89.properties, key0))){
+if(!(func12.call(schema97.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -8709,7 +9211,7 @@ vErrors = [err0];
 else {
 vErrors.push(err0);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.listen !== undefined){
@@ -8723,7 +9225,7 @@ vErrors = [err1];
 else {
 vErrors.push(err1);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -8734,13 +9236,13 @@ vErrors = [err2];
 else {
 vErrors.push(err2);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.api_prefix !== undefined){
 let data1 = data.api_prefix;
 if(typeof data1 === "string"){
-if(!pattern22.test(data1)){
+if(!pattern26.test(data1)){
 const err3 = {instancePath:instancePath+"/api_prefix",schemaPath:"#/properties/api_prefix/pattern",keyword:"pattern",params:{pattern: "^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$"},message:"must match pattern \""+"^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -8748,7 +9250,7 @@ vErrors = [err3];
 else {
 vErrors.push(err3);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -8759,7 +9261,7 @@ vErrors = [err4];
 else {
 vErrors.push(err4);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.database !== undefined){
@@ -8774,7 +9276,7 @@ vErrors = [err5];
 else {
 vErrors.push(err5);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.level !== undefined){
@@ -8789,7 +9291,7 @@ vErrors = [err6];
 else {
 vErrors.push(err6);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data3.path !== undefined){
@@ -8803,7 +9305,7 @@ vErrors = [err7];
 else {
 vErrors.push(err7);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -8814,7 +9316,7 @@ vErrors = [err8];
 else {
 vErrors.push(err8);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8826,7 +9328,7 @@ vErrors = [err9];
 else {
 vErrors.push(err9);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.postgres !== undefined){
@@ -8841,7 +9343,7 @@ vErrors = [err10];
 else {
 vErrors.push(err10);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.url !== undefined){
@@ -8853,7 +9355,7 @@ vErrors = [err11];
 else {
 vErrors.push(err11);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.host !== undefined){
@@ -8865,7 +9367,7 @@ vErrors = [err12];
 else {
 vErrors.push(err12);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.port !== undefined){
@@ -8878,7 +9380,7 @@ vErrors = [err13];
 else {
 vErrors.push(err13);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 65535 || isNaN(data8)){
@@ -8889,7 +9391,7 @@ vErrors = [err14];
 else {
 vErrors.push(err14);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data8 < 1 || isNaN(data8)){
 const err15 = {instancePath:instancePath+"/database/postgres/port",schemaPath:"#/properties/database/properties/postgres/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
@@ -8899,7 +9401,7 @@ vErrors = [err15];
 else {
 vErrors.push(err15);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8912,7 +9414,7 @@ vErrors = [err16];
 else {
 vErrors.push(err16);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.database !== undefined){
@@ -8924,7 +9426,7 @@ vErrors = [err17];
 else {
 vErrors.push(err17);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.password_file !== undefined){
@@ -8936,7 +9438,7 @@ vErrors = [err18];
 else {
 vErrors.push(err18);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data5.pool_size !== undefined){
@@ -8949,7 +9451,7 @@ vErrors = [err19];
 else {
 vErrors.push(err19);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 1 || isNaN(data12)){
@@ -8960,7 +9462,7 @@ vErrors = [err20];
 else {
 vErrors.push(err20);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8973,7 +9475,7 @@ vErrors = [err21];
 else {
 vErrors.push(err21);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -8985,7 +9487,7 @@ vErrors = [err22];
 else {
 vErrors.push(err22);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.file !== undefined){
@@ -8998,7 +9500,7 @@ vErrors = [err23];
 else {
 vErrors.push(err23);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data2.sql !== undefined){
@@ -9011,7 +9513,7 @@ vErrors = [err24];
 else {
 vErrors.push(err24);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9023,14 +9525,14 @@ vErrors = [err25];
 else {
 vErrors.push(err25);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.security !== undefined){
 let data16 = data.security;
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 for(const key4 in data16){
-if(!(func12.call(schema89.properties.security.properties, key4))){
+if(!(func12.call(schema97.properties.security.properties, key4))){
 const err26 = {instancePath:instancePath+"/security",schemaPath:"#/properties/security/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err26];
@@ -9038,7 +9540,7 @@ vErrors = [err26];
 else {
 vErrors.push(err26);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data16.enable_auth !== undefined){
@@ -9050,7 +9552,7 @@ vErrors = [err27];
 else {
 vErrors.push(err27);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data16.readonly !== undefined){
@@ -9062,7 +9564,7 @@ vErrors = [err28];
 else {
 vErrors.push(err28);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data16.encryption_key !== undefined){
@@ -9074,7 +9576,7 @@ vErrors = [err29];
 else {
 vErrors.push(err29);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data16.encryption_key_file !== undefined){
@@ -9086,7 +9588,7 @@ vErrors = [err30];
 else {
 vErrors.push(err30);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data16.previous_encryption_keys !== undefined){
@@ -9102,7 +9604,7 @@ vErrors = [err31];
 else {
 vErrors.push(err31);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9114,7 +9616,7 @@ vErrors = [err32];
 else {
 vErrors.push(err32);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data16.secret_files_dir !== undefined){
@@ -9126,7 +9628,7 @@ vErrors = [err33];
 else {
 vErrors.push(err33);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data16.cookie !== undefined){
@@ -9141,7 +9643,7 @@ vErrors = [err34];
 else {
 vErrors.push(err34);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.same_site !== undefined){
@@ -9154,17 +9656,17 @@ vErrors = [err35];
 else {
 vErrors.push(err35);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!(((data25 === "lax") || (data25 === "strict")) || (data25 === "none"))){
-const err36 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
+const err36 = {instancePath:instancePath+"/security/cookie/same_site",schemaPath:"#/properties/security/properties/cookie/properties/same_site/enum",keyword:"enum",params:{allowedValues: schema97.properties.security.properties.cookie.properties.same_site.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
 else {
 vErrors.push(err36);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data24.secure !== undefined){
@@ -9176,7 +9678,7 @@ vErrors = [err37];
 else {
 vErrors.push(err37);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9188,7 +9690,7 @@ vErrors = [err38];
 else {
 vErrors.push(err38);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data16.cors !== undefined){
@@ -9203,7 +9705,7 @@ vErrors = [err39];
 else {
 vErrors.push(err39);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data27.enable !== undefined){
@@ -9215,7 +9717,7 @@ vErrors = [err40];
 else {
 vErrors.push(err40);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data27.allow_origins !== undefined){
@@ -9233,7 +9735,7 @@ vErrors = [err41];
 else {
 vErrors.push(err41);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9244,7 +9746,7 @@ vErrors = [err42];
 else {
 vErrors.push(err42);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9256,7 +9758,7 @@ vErrors = [err43];
 else {
 vErrors.push(err43);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data27.allow_methods !== undefined){
@@ -9266,7 +9768,7 @@ const len2 = data31.length;
 for(let i2=0; i2<len2; i2++){
 let data32 = data31[i2];
 if(typeof data32 === "string"){
-if(!pattern23.test(data32)){
+if(!pattern27.test(data32)){
 const err44 = {instancePath:instancePath+"/security/cors/allow_methods/" + i2,schemaPath:"#/properties/security/properties/cors/properties/allow_methods/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]+$"},message:"must match pattern \""+"^[A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
@@ -9274,7 +9776,7 @@ vErrors = [err44];
 else {
 vErrors.push(err44);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9285,7 +9787,7 @@ vErrors = [err45];
 else {
 vErrors.push(err45);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9297,7 +9799,7 @@ vErrors = [err46];
 else {
 vErrors.push(err46);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data27.allow_headers !== undefined){
@@ -9315,7 +9817,7 @@ vErrors = [err47];
 else {
 vErrors.push(err47);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9326,7 +9828,7 @@ vErrors = [err48];
 else {
 vErrors.push(err48);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9338,7 +9840,7 @@ vErrors = [err49];
 else {
 vErrors.push(err49);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data27.allow_credentials !== undefined){
@@ -9350,7 +9852,7 @@ vErrors = [err50];
 else {
 vErrors.push(err50);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data27.expose_headers !== undefined){
@@ -9368,7 +9870,7 @@ vErrors = [err51];
 else {
 vErrors.push(err51);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9379,7 +9881,7 @@ vErrors = [err52];
 else {
 vErrors.push(err52);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9391,7 +9893,7 @@ vErrors = [err53];
 else {
 vErrors.push(err53);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data27.max_age !== undefined){
@@ -9404,7 +9906,7 @@ vErrors = [err54];
 else {
 vErrors.push(err54);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9416,14 +9918,14 @@ vErrors = [err55];
 else {
 vErrors.push(err55);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data16.authentication !== undefined){
 let data39 = data16.authentication;
 if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
 for(const key7 in data39){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties, key7))){
+if(!(func12.call(schema97.properties.security.properties.authentication.properties, key7))){
 const err56 = {instancePath:instancePath+"/security/authentication",schemaPath:"#/properties/security/properties/authentication/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err56];
@@ -9431,7 +9933,7 @@ vErrors = [err56];
 else {
 vErrors.push(err56);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data39.access_token_ttl !== undefined){
@@ -9445,7 +9947,7 @@ vErrors = [err57];
 else {
 vErrors.push(err57);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data40)){
 const err58 = {instancePath:instancePath+"/security/authentication/access_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/access_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -9455,7 +9957,7 @@ vErrors = [err58];
 else {
 vErrors.push(err58);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9466,7 +9968,7 @@ vErrors = [err59];
 else {
 vErrors.push(err59);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data39.refresh_token_ttl !== undefined){
@@ -9480,7 +9982,7 @@ vErrors = [err60];
 else {
 vErrors.push(err60);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data41)){
 const err61 = {instancePath:instancePath+"/security/authentication/refresh_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/refresh_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -9490,7 +9992,7 @@ vErrors = [err61];
 else {
 vErrors.push(err61);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9501,7 +10003,7 @@ vErrors = [err62];
 else {
 vErrors.push(err62);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data39.disable_sign_up !== undefined){
@@ -9513,7 +10015,7 @@ vErrors = [err63];
 else {
 vErrors.push(err63);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data39.providers !== undefined){
@@ -9528,7 +10030,7 @@ vErrors = [err64];
 else {
 vErrors.push(err64);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data43.enable_native !== undefined){
@@ -9540,7 +10042,7 @@ vErrors = [err65];
 else {
 vErrors.push(err65);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data43.oidc !== undefined){
@@ -9558,7 +10060,7 @@ vErrors = [err66];
 else {
 vErrors.push(err66);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data46.name === undefined){
 const err67 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -9568,7 +10070,7 @@ vErrors = [err67];
 else {
 vErrors.push(err67);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data46.client_id === undefined){
 const err68 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
@@ -9578,7 +10080,7 @@ vErrors = [err68];
 else {
 vErrors.push(err68);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data46.issuer === undefined){
 const err69 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
@@ -9588,10 +10090,10 @@ vErrors = [err69];
 else {
 vErrors.push(err69);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key9 in data46){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key9))){
+if(!(func12.call(schema97.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties, key9))){
 const err70 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err70];
@@ -9599,7 +10101,7 @@ vErrors = [err70];
 else {
 vErrors.push(err70);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.slug_id !== undefined){
@@ -9613,7 +10115,7 @@ vErrors = [err71];
 else {
 vErrors.push(err71);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data47) < 1){
 const err72 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -9623,7 +10125,7 @@ vErrors = [err72];
 else {
 vErrors.push(err72);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data47)){
 const err73 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -9633,7 +10135,7 @@ vErrors = [err73];
 else {
 vErrors.push(err73);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9644,7 +10146,7 @@ vErrors = [err74];
 else {
 vErrors.push(err74);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.name !== undefined){
@@ -9658,7 +10160,7 @@ vErrors = [err75];
 else {
 vErrors.push(err75);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9669,7 +10171,7 @@ vErrors = [err76];
 else {
 vErrors.push(err76);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.client_id !== undefined){
@@ -9683,7 +10185,7 @@ vErrors = [err77];
 else {
 vErrors.push(err77);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9694,7 +10196,7 @@ vErrors = [err78];
 else {
 vErrors.push(err78);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.client_secret !== undefined){
@@ -9706,7 +10208,7 @@ vErrors = [err79];
 else {
 vErrors.push(err79);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.client_secret_file !== undefined){
@@ -9718,13 +10220,13 @@ vErrors = [err80];
 else {
 vErrors.push(err80);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.redirect_uri !== undefined){
 let data52 = data46.redirect_uri;
 if(typeof data52 === "string"){
-if(!pattern27.test(data52)){
+if(!pattern31.test(data52)){
 const err81 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err81];
@@ -9732,7 +10234,7 @@ vErrors = [err81];
 else {
 vErrors.push(err81);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9743,7 +10245,7 @@ vErrors = [err82];
 else {
 vErrors.push(err82);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.scopes !== undefined){
@@ -9761,7 +10263,7 @@ vErrors = [err83];
 else {
 vErrors.push(err83);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9772,7 +10274,7 @@ vErrors = [err84];
 else {
 vErrors.push(err84);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9784,7 +10286,7 @@ vErrors = [err85];
 else {
 vErrors.push(err85);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.url_params !== undefined){
@@ -9799,7 +10301,7 @@ vErrors = [err86];
 else {
 vErrors.push(err86);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9811,7 +10313,7 @@ vErrors = [err87];
 else {
 vErrors.push(err87);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.allowed_email_domains !== undefined){
@@ -9829,7 +10331,7 @@ vErrors = [err88];
 else {
 vErrors.push(err88);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9840,7 +10342,7 @@ vErrors = [err89];
 else {
 vErrors.push(err89);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -9852,13 +10354,13 @@ vErrors = [err90];
 else {
 vErrors.push(err90);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.issuer !== undefined){
 let data59 = data46.issuer;
 if(typeof data59 === "string"){
-if(!pattern27.test(data59)){
+if(!pattern31.test(data59)){
 const err91 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/issuer",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err91];
@@ -9866,7 +10368,7 @@ vErrors = [err91];
 else {
 vErrors.push(err91);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9877,13 +10379,13 @@ vErrors = [err92];
 else {
 vErrors.push(err92);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.discovery_url !== undefined){
 let data60 = data46.discovery_url;
 if(typeof data60 === "string"){
-if(!pattern27.test(data60)){
+if(!pattern31.test(data60)){
 const err93 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/discovery_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/discovery_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err93];
@@ -9891,7 +10393,7 @@ vErrors = [err93];
 else {
 vErrors.push(err93);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9902,7 +10404,7 @@ vErrors = [err94];
 else {
 vErrors.push(err94);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.disable_pkce !== undefined){
@@ -9914,7 +10416,7 @@ vErrors = [err95];
 else {
 vErrors.push(err95);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.login_claim !== undefined){
@@ -9928,7 +10430,7 @@ vErrors = [err96];
 else {
 vErrors.push(err96);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9939,7 +10441,7 @@ vErrors = [err97];
 else {
 vErrors.push(err97);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.device_code !== undefined){
@@ -9954,7 +10456,7 @@ vErrors = [err98];
 else {
 vErrors.push(err98);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data63.client_id !== undefined){
@@ -9968,7 +10470,7 @@ vErrors = [err99];
 else {
 vErrors.push(err99);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -9979,7 +10481,7 @@ vErrors = [err100];
 else {
 vErrors.push(err100);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data63.client_secret !== undefined){
@@ -9991,7 +10493,7 @@ vErrors = [err101];
 else {
 vErrors.push(err101);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data63.client_secret_file !== undefined){
@@ -10003,7 +10505,7 @@ vErrors = [err102];
 else {
 vErrors.push(err102);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data63.scopes !== undefined){
@@ -10021,7 +10523,7 @@ vErrors = [err103];
 else {
 vErrors.push(err103);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10032,7 +10534,7 @@ vErrors = [err104];
 else {
 vErrors.push(err104);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10044,7 +10546,7 @@ vErrors = [err105];
 else {
 vErrors.push(err105);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data63.url_params !== undefined){
@@ -10059,7 +10561,7 @@ vErrors = [err106];
 else {
 vErrors.push(err106);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10071,7 +10573,7 @@ vErrors = [err107];
 else {
 vErrors.push(err107);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10083,7 +10585,7 @@ vErrors = [err108];
 else {
 vErrors.push(err108);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.client_credentials !== undefined){
@@ -10098,7 +10600,7 @@ vErrors = [err109];
 else {
 vErrors.push(err109);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data71.client_id !== undefined){
@@ -10112,7 +10614,7 @@ vErrors = [err110];
 else {
 vErrors.push(err110);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10123,7 +10625,7 @@ vErrors = [err111];
 else {
 vErrors.push(err111);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data71.client_secret !== undefined){
@@ -10135,7 +10637,7 @@ vErrors = [err112];
 else {
 vErrors.push(err112);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data71.client_secret_file !== undefined){
@@ -10147,7 +10649,7 @@ vErrors = [err113];
 else {
 vErrors.push(err113);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data71.scopes !== undefined){
@@ -10165,7 +10667,7 @@ vErrors = [err114];
 else {
 vErrors.push(err114);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10176,7 +10678,7 @@ vErrors = [err115];
 else {
 vErrors.push(err115);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10188,7 +10690,7 @@ vErrors = [err116];
 else {
 vErrors.push(err116);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10200,7 +10702,7 @@ vErrors = [err117];
 else {
 vErrors.push(err117);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.accept_access_tokens !== undefined){
@@ -10214,7 +10716,7 @@ vErrors = [err118];
 else {
 vErrors.push(err118);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key14 in data77){
 if(!(key14 === "audience")){
@@ -10225,7 +10727,7 @@ vErrors = [err119];
 else {
 vErrors.push(err119);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data77.audience !== undefined){
@@ -10239,7 +10741,7 @@ vErrors = [err120];
 else {
 vErrors.push(err120);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10250,7 +10752,7 @@ vErrors = [err121];
 else {
 vErrors.push(err121);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10262,7 +10764,7 @@ vErrors = [err122];
 else {
 vErrors.push(err122);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.groups_claim !== undefined){
@@ -10276,7 +10778,7 @@ vErrors = [err123];
 else {
 vErrors.push(err123);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10287,7 +10789,7 @@ vErrors = [err124];
 else {
 vErrors.push(err124);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.groups_prefix !== undefined){
@@ -10301,9 +10803,9 @@ vErrors = [err125];
 else {
 vErrors.push(err125);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern30.test(data80)){
+if(!pattern34.test(data80)){
 const err126 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
 if(vErrors === null){
 vErrors = [err126];
@@ -10311,7 +10813,7 @@ vErrors = [err126];
 else {
 vErrors.push(err126);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10322,7 +10824,7 @@ vErrors = [err127];
 else {
 vErrors.push(err127);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.allowed_groups !== undefined){
@@ -10336,7 +10838,7 @@ vErrors = [err128];
 else {
 vErrors.push(err128);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len10 = data81.length;
 for(let i10=0; i10<len10; i10++){
@@ -10350,7 +10852,7 @@ vErrors = [err129];
 else {
 vErrors.push(err129);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data82) < 1){
 const err130 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/allowed_groups/" + i10,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10360,7 +10862,7 @@ vErrors = [err130];
 else {
 vErrors.push(err130);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10371,7 +10873,7 @@ vErrors = [err131];
 else {
 vErrors.push(err131);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10383,7 +10885,7 @@ vErrors = [err132];
 else {
 vErrors.push(err132);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.role_mappings !== undefined){
@@ -10397,7 +10899,7 @@ vErrors = [err133];
 else {
 vErrors.push(err133);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len11 = data83.length;
 for(let i11=0; i11<len11; i11++){
@@ -10411,7 +10913,7 @@ vErrors = [err134];
 else {
 vErrors.push(err134);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key15 in data84){
 if(!((((key15 === "group") || (key15 === "global_role")) || (key15 === "project")) || (key15 === "role"))){
@@ -10422,7 +10924,7 @@ vErrors = [err135];
 else {
 vErrors.push(err135);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data84.group !== undefined){
@@ -10436,7 +10938,7 @@ vErrors = [err136];
 else {
 vErrors.push(err136);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data85) < 1){
 const err137 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10446,7 +10948,7 @@ vErrors = [err137];
 else {
 vErrors.push(err137);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10457,7 +10959,7 @@ vErrors = [err138];
 else {
 vErrors.push(err138);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data84.global_role !== undefined){
@@ -10471,7 +10973,7 @@ vErrors = [err139];
 else {
 vErrors.push(err139);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data86) < 1){
 const err140 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10481,7 +10983,7 @@ vErrors = [err140];
 else {
 vErrors.push(err140);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data86)){
 const err141 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -10491,7 +10993,7 @@ vErrors = [err141];
 else {
 vErrors.push(err141);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10502,7 +11004,7 @@ vErrors = [err142];
 else {
 vErrors.push(err142);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data84.project !== undefined){
@@ -10516,7 +11018,7 @@ vErrors = [err143];
 else {
 vErrors.push(err143);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data87) < 1){
 const err144 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10526,7 +11028,7 @@ vErrors = [err144];
 else {
 vErrors.push(err144);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data87)){
 const err145 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -10536,7 +11038,7 @@ vErrors = [err145];
 else {
 vErrors.push(err145);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10547,7 +11049,7 @@ vErrors = [err146];
 else {
 vErrors.push(err146);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data84.role !== undefined){
@@ -10561,7 +11063,7 @@ vErrors = [err147];
 else {
 vErrors.push(err147);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data88) < 1){
 const err148 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10571,7 +11073,7 @@ vErrors = [err148];
 else {
 vErrors.push(err148);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data88)){
 const err149 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/role_mappings/" + i11+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -10581,7 +11083,7 @@ vErrors = [err149];
 else {
 vErrors.push(err149);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10592,7 +11094,7 @@ vErrors = [err150];
 else {
 vErrors.push(err150);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10604,7 +11106,7 @@ vErrors = [err151];
 else {
 vErrors.push(err151);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10616,7 +11118,7 @@ vErrors = [err152];
 else {
 vErrors.push(err152);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.http !== undefined){
@@ -10631,7 +11133,7 @@ vErrors = [err153];
 else {
 vErrors.push(err153);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data89.timeout !== undefined){
@@ -10645,7 +11147,7 @@ vErrors = [err154];
 else {
 vErrors.push(err154);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data90)){
 const err155 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -10655,7 +11157,7 @@ vErrors = [err155];
 else {
 vErrors.push(err155);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10666,14 +11168,14 @@ vErrors = [err156];
 else {
 vErrors.push(err156);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data89.tls_config !== undefined){
 let data91 = data89.tls_config;
 if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
 for(const key17 in data91){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties.http.properties.tls_config.properties, key17))){
+if(!(func12.call(schema97.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties.http.properties.tls_config.properties, key17))){
 const err157 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err157];
@@ -10681,7 +11183,7 @@ vErrors = [err157];
 else {
 vErrors.push(err157);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data91.ca !== undefined){
@@ -10693,7 +11195,7 @@ vErrors = [err158];
 else {
 vErrors.push(err158);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data91.ca_file !== undefined){
@@ -10705,7 +11207,7 @@ vErrors = [err159];
 else {
 vErrors.push(err159);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data91.cert !== undefined){
@@ -10717,7 +11219,7 @@ vErrors = [err160];
 else {
 vErrors.push(err160);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data91.cert_file !== undefined){
@@ -10729,7 +11231,7 @@ vErrors = [err161];
 else {
 vErrors.push(err161);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data91.key !== undefined){
@@ -10741,7 +11243,7 @@ vErrors = [err162];
 else {
 vErrors.push(err162);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data91.key_file !== undefined){
@@ -10753,7 +11255,7 @@ vErrors = [err163];
 else {
 vErrors.push(err163);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data91.server_name !== undefined){
@@ -10765,7 +11267,7 @@ vErrors = [err164];
 else {
 vErrors.push(err164);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data91.insecure_skip_verify !== undefined){
@@ -10777,7 +11279,7 @@ vErrors = [err165];
 else {
 vErrors.push(err165);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data91.min_version !== undefined){
@@ -10790,17 +11292,17 @@ vErrors = [err166];
 else {
 vErrors.push(err166);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data100 === "TLS10") || (data100 === "TLS11")) || (data100 === "TLS12")) || (data100 === "TLS13"))){
-const err167 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/min_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/min_version/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties.http.properties.tls_config.properties.min_version.enum},message:"must be equal to one of the allowed values"};
+const err167 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/min_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/min_version/enum",keyword:"enum",params:{allowedValues: schema97.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties.http.properties.tls_config.properties.min_version.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err167];
 }
 else {
 vErrors.push(err167);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data91.max_version !== undefined){
@@ -10813,17 +11315,17 @@ vErrors = [err168];
 else {
 vErrors.push(err168);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data101 === "TLS10") || (data101 === "TLS11")) || (data101 === "TLS12")) || (data101 === "TLS13"))){
-const err169 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/max_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/max_version/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties.http.properties.tls_config.properties.max_version.enum},message:"must be equal to one of the allowed values"};
+const err169 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/http/tls_config/max_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/http/properties/tls_config/properties/max_version/enum",keyword:"enum",params:{allowedValues: schema97.properties.security.properties.authentication.properties.providers.properties.oidc.items.properties.http.properties.tls_config.properties.max_version.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err169];
 }
 else {
 vErrors.push(err169);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10835,7 +11337,7 @@ vErrors = [err170];
 else {
 vErrors.push(err170);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -10847,7 +11349,7 @@ vErrors = [err171];
 else {
 vErrors.push(err171);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.claims !== undefined){
@@ -10861,7 +11363,7 @@ vErrors = [err172];
 else {
 vErrors.push(err172);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len12 = data102.length;
 for(let i12=0; i12<len12; i12++){
@@ -10875,7 +11377,7 @@ vErrors = [err173];
 else {
 vErrors.push(err173);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data103.mappings === undefined){
 const err174 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/required",keyword:"required",params:{missingProperty: "mappings"},message:"must have required property '"+"mappings"+"'"};
@@ -10885,7 +11387,7 @@ vErrors = [err174];
 else {
 vErrors.push(err174);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key18 in data103){
 if(!((key18 === "claim_name") || (key18 === "mappings"))){
@@ -10896,7 +11398,7 @@ vErrors = [err175];
 else {
 vErrors.push(err175);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data103.claim_name !== undefined){
@@ -10910,7 +11412,7 @@ vErrors = [err176];
 else {
 vErrors.push(err176);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -10921,7 +11423,7 @@ vErrors = [err177];
 else {
 vErrors.push(err177);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data103.mappings !== undefined){
@@ -10935,7 +11437,7 @@ vErrors = [err178];
 else {
 vErrors.push(err178);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len13 = data105.length;
 for(let i13=0; i13<len13; i13++){
@@ -10949,7 +11451,7 @@ vErrors = [err179];
 else {
 vErrors.push(err179);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data106.role_name === undefined){
 const err180 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/required",keyword:"required",params:{missingProperty: "role_name"},message:"must have required property '"+"role_name"+"'"};
@@ -10959,7 +11461,7 @@ vErrors = [err180];
 else {
 vErrors.push(err180);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key19 in data106){
 if(!(((key19 === "claim_value") || (key19 === "role_name")) || (key19 === "project"))){
@@ -10970,7 +11472,7 @@ vErrors = [err181];
 else {
 vErrors.push(err181);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data106.claim_value !== undefined){
@@ -10984,7 +11486,7 @@ vErrors = [err182];
 else {
 vErrors.push(err182);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data107) < 1){
 const err183 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oidc/items/properties/claims/items/properties/mappings/items/properties/claim_value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -10994,7 +11496,7 @@ vErrors = [err183];
 else {
 vErrors.push(err183);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11005,7 +11507,7 @@ vErrors = [err184];
 else {
 vErrors.push(err184);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data106.role_name !== undefined){
@@ -11019,7 +11521,7 @@ vErrors = [err185];
 else {
 vErrors.push(err185);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data108) < 1){
 const err186 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/role_name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -11029,7 +11531,7 @@ vErrors = [err186];
 else {
 vErrors.push(err186);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data108)){
 const err187 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/role_name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -11039,7 +11541,7 @@ vErrors = [err187];
 else {
 vErrors.push(err187);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11050,7 +11552,7 @@ vErrors = [err188];
 else {
 vErrors.push(err188);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data106.project !== undefined){
@@ -11064,7 +11566,7 @@ vErrors = [err189];
 else {
 vErrors.push(err189);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data109) < 1){
 const err190 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -11074,7 +11576,7 @@ vErrors = [err190];
 else {
 vErrors.push(err190);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data109)){
 const err191 = {instancePath:instancePath+"/security/authentication/providers/oidc/" + i5+"/claims/" + i12+"/mappings/" + i13+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -11084,7 +11586,7 @@ vErrors = [err191];
 else {
 vErrors.push(err191);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11095,7 +11597,7 @@ vErrors = [err192];
 else {
 vErrors.push(err192);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11107,7 +11609,7 @@ vErrors = [err193];
 else {
 vErrors.push(err193);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11119,7 +11621,7 @@ vErrors = [err194];
 else {
 vErrors.push(err194);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11131,7 +11633,7 @@ vErrors = [err195];
 else {
 vErrors.push(err195);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11143,7 +11645,7 @@ vErrors = [err196];
 else {
 vErrors.push(err196);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data46.logout !== undefined){
@@ -11158,7 +11660,7 @@ vErrors = [err197];
 else {
 vErrors.push(err197);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data110.enabled !== undefined){
@@ -11170,7 +11672,7 @@ vErrors = [err198];
 else {
 vErrors.push(err198);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data110.logout_redirect_param_name !== undefined){
@@ -11182,7 +11684,7 @@ vErrors = [err199];
 else {
 vErrors.push(err199);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11194,7 +11696,7 @@ vErrors = [err200];
 else {
 vErrors.push(err200);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11206,7 +11708,7 @@ vErrors = [err201];
 else {
 vErrors.push(err201);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11218,7 +11720,7 @@ vErrors = [err202];
 else {
 vErrors.push(err202);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data43.oauth !== undefined){
@@ -11236,7 +11738,7 @@ vErrors = [err203];
 else {
 vErrors.push(err203);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data114.name === undefined){
 const err204 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
@@ -11246,7 +11748,7 @@ vErrors = [err204];
 else {
 vErrors.push(err204);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data114.client_id === undefined){
 const err205 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'"};
@@ -11256,7 +11758,7 @@ vErrors = [err205];
 else {
 vErrors.push(err205);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data114.auth_url === undefined){
 const err206 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "auth_url"},message:"must have required property '"+"auth_url"+"'"};
@@ -11266,7 +11768,7 @@ vErrors = [err206];
 else {
 vErrors.push(err206);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data114.token_url === undefined){
 const err207 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "token_url"},message:"must have required property '"+"token_url"+"'"};
@@ -11276,7 +11778,7 @@ vErrors = [err207];
 else {
 vErrors.push(err207);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data114.user_infos_url === undefined){
 const err208 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/required",keyword:"required",params:{missingProperty: "user_infos_url"},message:"must have required property '"+"user_infos_url"+"'"};
@@ -11286,10 +11788,10 @@ vErrors = [err208];
 else {
 vErrors.push(err208);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key21 in data114){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key21))){
+if(!(func12.call(schema97.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties, key21))){
 const err209 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err209];
@@ -11297,7 +11799,7 @@ vErrors = [err209];
 else {
 vErrors.push(err209);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.slug_id !== undefined){
@@ -11311,7 +11813,7 @@ vErrors = [err210];
 else {
 vErrors.push(err210);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data115) < 1){
 const err211 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/slug_id",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -11321,7 +11823,7 @@ vErrors = [err211];
 else {
 vErrors.push(err211);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data115)){
 const err212 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/slug_id",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -11331,7 +11833,7 @@ vErrors = [err212];
 else {
 vErrors.push(err212);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11342,7 +11844,7 @@ vErrors = [err213];
 else {
 vErrors.push(err213);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.name !== undefined){
@@ -11356,7 +11858,7 @@ vErrors = [err214];
 else {
 vErrors.push(err214);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11367,7 +11869,7 @@ vErrors = [err215];
 else {
 vErrors.push(err215);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.client_id !== undefined){
@@ -11381,7 +11883,7 @@ vErrors = [err216];
 else {
 vErrors.push(err216);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11392,7 +11894,7 @@ vErrors = [err217];
 else {
 vErrors.push(err217);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.client_secret !== undefined){
@@ -11404,7 +11906,7 @@ vErrors = [err218];
 else {
 vErrors.push(err218);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.client_secret_file !== undefined){
@@ -11416,13 +11918,13 @@ vErrors = [err219];
 else {
 vErrors.push(err219);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.redirect_uri !== undefined){
 let data120 = data114.redirect_uri;
 if(typeof data120 === "string"){
-if(!pattern27.test(data120)){
+if(!pattern31.test(data120)){
 const err220 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/redirect_uri",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err220];
@@ -11430,7 +11932,7 @@ vErrors = [err220];
 else {
 vErrors.push(err220);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11441,7 +11943,7 @@ vErrors = [err221];
 else {
 vErrors.push(err221);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.scopes !== undefined){
@@ -11459,7 +11961,7 @@ vErrors = [err222];
 else {
 vErrors.push(err222);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11470,7 +11972,7 @@ vErrors = [err223];
 else {
 vErrors.push(err223);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11482,7 +11984,7 @@ vErrors = [err224];
 else {
 vErrors.push(err224);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.url_params !== undefined){
@@ -11497,7 +11999,7 @@ vErrors = [err225];
 else {
 vErrors.push(err225);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11509,7 +12011,7 @@ vErrors = [err226];
 else {
 vErrors.push(err226);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.allowed_email_domains !== undefined){
@@ -11527,7 +12029,7 @@ vErrors = [err227];
 else {
 vErrors.push(err227);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11538,7 +12040,7 @@ vErrors = [err228];
 else {
 vErrors.push(err228);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11550,13 +12052,13 @@ vErrors = [err229];
 else {
 vErrors.push(err229);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.auth_url !== undefined){
 let data127 = data114.auth_url;
 if(typeof data127 === "string"){
-if(!pattern27.test(data127)){
+if(!pattern31.test(data127)){
 const err230 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err230];
@@ -11564,7 +12066,7 @@ vErrors = [err230];
 else {
 vErrors.push(err230);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11575,13 +12077,13 @@ vErrors = [err231];
 else {
 vErrors.push(err231);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.token_url !== undefined){
 let data128 = data114.token_url;
 if(typeof data128 === "string"){
-if(!pattern27.test(data128)){
+if(!pattern31.test(data128)){
 const err232 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/token_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/token_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err232];
@@ -11589,7 +12091,7 @@ vErrors = [err232];
 else {
 vErrors.push(err232);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11600,13 +12102,13 @@ vErrors = [err233];
 else {
 vErrors.push(err233);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.user_infos_url !== undefined){
 let data129 = data114.user_infos_url;
 if(typeof data129 === "string"){
-if(!pattern27.test(data129)){
+if(!pattern31.test(data129)){
 const err234 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/user_infos_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/user_infos_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err234];
@@ -11614,7 +12116,7 @@ vErrors = [err234];
 else {
 vErrors.push(err234);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11625,13 +12127,13 @@ vErrors = [err235];
 else {
 vErrors.push(err235);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.logout_url !== undefined){
 let data130 = data114.logout_url;
 if(typeof data130 === "string"){
-if(!pattern27.test(data130)){
+if(!pattern31.test(data130)){
 const err236 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/logout_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/logout_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err236];
@@ -11639,7 +12141,7 @@ vErrors = [err236];
 else {
 vErrors.push(err236);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11650,13 +12152,13 @@ vErrors = [err237];
 else {
 vErrors.push(err237);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.device_auth_url !== undefined){
 let data131 = data114.device_auth_url;
 if(typeof data131 === "string"){
-if(!pattern27.test(data131)){
+if(!pattern31.test(data131)){
 const err238 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/device_auth_url",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/device_auth_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err238];
@@ -11664,7 +12166,7 @@ vErrors = [err238];
 else {
 vErrors.push(err238);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11675,7 +12177,7 @@ vErrors = [err239];
 else {
 vErrors.push(err239);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.custom_login_property !== undefined){
@@ -11689,7 +12191,7 @@ vErrors = [err240];
 else {
 vErrors.push(err240);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11700,7 +12202,7 @@ vErrors = [err241];
 else {
 vErrors.push(err241);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.groups_claim !== undefined){
@@ -11714,7 +12216,7 @@ vErrors = [err242];
 else {
 vErrors.push(err242);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11725,7 +12227,7 @@ vErrors = [err243];
 else {
 vErrors.push(err243);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.groups_prefix !== undefined){
@@ -11739,9 +12241,9 @@ vErrors = [err244];
 else {
 vErrors.push(err244);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern30.test(data134)){
+if(!pattern34.test(data134)){
 const err245 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/groups_prefix",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/groups_prefix/pattern",keyword:"pattern",params:{pattern: "^[^\\s]*$"},message:"must match pattern \""+"^[^\\s]*$"+"\""};
 if(vErrors === null){
 vErrors = [err245];
@@ -11749,7 +12251,7 @@ vErrors = [err245];
 else {
 vErrors.push(err245);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11760,7 +12262,7 @@ vErrors = [err246];
 else {
 vErrors.push(err246);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.allowed_groups !== undefined){
@@ -11774,7 +12276,7 @@ vErrors = [err247];
 else {
 vErrors.push(err247);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len17 = data135.length;
 for(let i17=0; i17<len17; i17++){
@@ -11788,7 +12290,7 @@ vErrors = [err248];
 else {
 vErrors.push(err248);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data136) < 1){
 const err249 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/allowed_groups/" + i17,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/allowed_groups/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -11798,7 +12300,7 @@ vErrors = [err249];
 else {
 vErrors.push(err249);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11809,7 +12311,7 @@ vErrors = [err250];
 else {
 vErrors.push(err250);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -11821,7 +12323,7 @@ vErrors = [err251];
 else {
 vErrors.push(err251);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.role_mappings !== undefined){
@@ -11835,7 +12337,7 @@ vErrors = [err252];
 else {
 vErrors.push(err252);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len18 = data137.length;
 for(let i18=0; i18<len18; i18++){
@@ -11849,7 +12351,7 @@ vErrors = [err253];
 else {
 vErrors.push(err253);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key23 in data138){
 if(!((((key23 === "group") || (key23 === "global_role")) || (key23 === "project")) || (key23 === "role"))){
@@ -11860,7 +12362,7 @@ vErrors = [err254];
 else {
 vErrors.push(err254);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data138.group !== undefined){
@@ -11874,7 +12376,7 @@ vErrors = [err255];
 else {
 vErrors.push(err255);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data139) < 1){
 const err256 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/group",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/role_mappings/items/properties/group/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -11884,7 +12386,7 @@ vErrors = [err256];
 else {
 vErrors.push(err256);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11895,7 +12397,7 @@ vErrors = [err257];
 else {
 vErrors.push(err257);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data138.global_role !== undefined){
@@ -11909,7 +12411,7 @@ vErrors = [err258];
 else {
 vErrors.push(err258);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data140) < 1){
 const err259 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/global_role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -11919,7 +12421,7 @@ vErrors = [err259];
 else {
 vErrors.push(err259);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data140)){
 const err260 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/global_role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -11929,7 +12431,7 @@ vErrors = [err260];
 else {
 vErrors.push(err260);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11940,7 +12442,7 @@ vErrors = [err261];
 else {
 vErrors.push(err261);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data138.project !== undefined){
@@ -11954,7 +12456,7 @@ vErrors = [err262];
 else {
 vErrors.push(err262);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data141) < 1){
 const err263 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -11964,7 +12466,7 @@ vErrors = [err263];
 else {
 vErrors.push(err263);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data141)){
 const err264 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -11974,7 +12476,7 @@ vErrors = [err264];
 else {
 vErrors.push(err264);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -11985,7 +12487,7 @@ vErrors = [err265];
 else {
 vErrors.push(err265);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data138.role !== undefined){
@@ -11999,7 +12501,7 @@ vErrors = [err266];
 else {
 vErrors.push(err266);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data142) < 1){
 const err267 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/role",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -12009,7 +12511,7 @@ vErrors = [err267];
 else {
 vErrors.push(err267);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data142)){
 const err268 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/role_mappings/" + i18+"/role",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -12019,7 +12521,7 @@ vErrors = [err268];
 else {
 vErrors.push(err268);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12030,7 +12532,7 @@ vErrors = [err269];
 else {
 vErrors.push(err269);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12042,7 +12544,7 @@ vErrors = [err270];
 else {
 vErrors.push(err270);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12054,7 +12556,7 @@ vErrors = [err271];
 else {
 vErrors.push(err271);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.http !== undefined){
@@ -12069,7 +12571,7 @@ vErrors = [err272];
 else {
 vErrors.push(err272);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data143.timeout !== undefined){
@@ -12083,7 +12585,7 @@ vErrors = [err273];
 else {
 vErrors.push(err273);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data144)){
 const err274 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/timeout",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -12093,7 +12595,7 @@ vErrors = [err274];
 else {
 vErrors.push(err274);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12104,14 +12606,14 @@ vErrors = [err275];
 else {
 vErrors.push(err275);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data143.tls_config !== undefined){
 let data145 = data143.tls_config;
 if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
 for(const key25 in data145){
-if(!(func12.call(schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties.http.properties.tls_config.properties, key25))){
+if(!(func12.call(schema97.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties.http.properties.tls_config.properties, key25))){
 const err276 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err276];
@@ -12119,7 +12621,7 @@ vErrors = [err276];
 else {
 vErrors.push(err276);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data145.ca !== undefined){
@@ -12131,7 +12633,7 @@ vErrors = [err277];
 else {
 vErrors.push(err277);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data145.ca_file !== undefined){
@@ -12143,7 +12645,7 @@ vErrors = [err278];
 else {
 vErrors.push(err278);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data145.cert !== undefined){
@@ -12155,7 +12657,7 @@ vErrors = [err279];
 else {
 vErrors.push(err279);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data145.cert_file !== undefined){
@@ -12167,7 +12669,7 @@ vErrors = [err280];
 else {
 vErrors.push(err280);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data145.key !== undefined){
@@ -12179,7 +12681,7 @@ vErrors = [err281];
 else {
 vErrors.push(err281);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data145.key_file !== undefined){
@@ -12191,7 +12693,7 @@ vErrors = [err282];
 else {
 vErrors.push(err282);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data145.server_name !== undefined){
@@ -12203,7 +12705,7 @@ vErrors = [err283];
 else {
 vErrors.push(err283);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data145.insecure_skip_verify !== undefined){
@@ -12215,7 +12717,7 @@ vErrors = [err284];
 else {
 vErrors.push(err284);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data145.min_version !== undefined){
@@ -12228,17 +12730,17 @@ vErrors = [err285];
 else {
 vErrors.push(err285);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data154 === "TLS10") || (data154 === "TLS11")) || (data154 === "TLS12")) || (data154 === "TLS13"))){
-const err286 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/min_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/min_version/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties.http.properties.tls_config.properties.min_version.enum},message:"must be equal to one of the allowed values"};
+const err286 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/min_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/min_version/enum",keyword:"enum",params:{allowedValues: schema97.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties.http.properties.tls_config.properties.min_version.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err286];
 }
 else {
 vErrors.push(err286);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data145.max_version !== undefined){
@@ -12251,17 +12753,17 @@ vErrors = [err287];
 else {
 vErrors.push(err287);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!((((data155 === "TLS10") || (data155 === "TLS11")) || (data155 === "TLS12")) || (data155 === "TLS13"))){
-const err288 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/max_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/max_version/enum",keyword:"enum",params:{allowedValues: schema89.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties.http.properties.tls_config.properties.max_version.enum},message:"must be equal to one of the allowed values"};
+const err288 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/http/tls_config/max_version",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/http/properties/tls_config/properties/max_version/enum",keyword:"enum",params:{allowedValues: schema97.properties.security.properties.authentication.properties.providers.properties.oauth.items.properties.http.properties.tls_config.properties.max_version.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err288];
 }
 else {
 vErrors.push(err288);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12273,7 +12775,7 @@ vErrors = [err289];
 else {
 vErrors.push(err289);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12285,7 +12787,7 @@ vErrors = [err290];
 else {
 vErrors.push(err290);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.claims !== undefined){
@@ -12299,7 +12801,7 @@ vErrors = [err291];
 else {
 vErrors.push(err291);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len19 = data156.length;
 for(let i19=0; i19<len19; i19++){
@@ -12313,7 +12815,7 @@ vErrors = [err292];
 else {
 vErrors.push(err292);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data157.mappings === undefined){
 const err293 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/required",keyword:"required",params:{missingProperty: "mappings"},message:"must have required property '"+"mappings"+"'"};
@@ -12323,7 +12825,7 @@ vErrors = [err293];
 else {
 vErrors.push(err293);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key26 in data157){
 if(!((key26 === "claim_name") || (key26 === "mappings"))){
@@ -12334,7 +12836,7 @@ vErrors = [err294];
 else {
 vErrors.push(err294);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data157.claim_name !== undefined){
@@ -12348,7 +12850,7 @@ vErrors = [err295];
 else {
 vErrors.push(err295);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12359,7 +12861,7 @@ vErrors = [err296];
 else {
 vErrors.push(err296);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data157.mappings !== undefined){
@@ -12373,7 +12875,7 @@ vErrors = [err297];
 else {
 vErrors.push(err297);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 const len20 = data159.length;
 for(let i20=0; i20<len20; i20++){
@@ -12387,7 +12889,7 @@ vErrors = [err298];
 else {
 vErrors.push(err298);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data160.role_name === undefined){
 const err299 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20,schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/required",keyword:"required",params:{missingProperty: "role_name"},message:"must have required property '"+"role_name"+"'"};
@@ -12397,7 +12899,7 @@ vErrors = [err299];
 else {
 vErrors.push(err299);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key27 in data160){
 if(!(((key27 === "claim_value") || (key27 === "role_name")) || (key27 === "project"))){
@@ -12408,7 +12910,7 @@ vErrors = [err300];
 else {
 vErrors.push(err300);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data160.claim_value !== undefined){
@@ -12422,7 +12924,7 @@ vErrors = [err301];
 else {
 vErrors.push(err301);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data161) < 1){
 const err302 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/claim_value",schemaPath:"#/properties/security/properties/authentication/properties/providers/properties/oauth/items/properties/claims/items/properties/mappings/items/properties/claim_value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -12432,7 +12934,7 @@ vErrors = [err302];
 else {
 vErrors.push(err302);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12443,7 +12945,7 @@ vErrors = [err303];
 else {
 vErrors.push(err303);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data160.role_name !== undefined){
@@ -12457,7 +12959,7 @@ vErrors = [err304];
 else {
 vErrors.push(err304);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data162) < 1){
 const err305 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/role_name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -12467,7 +12969,7 @@ vErrors = [err305];
 else {
 vErrors.push(err305);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data162)){
 const err306 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/role_name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -12477,7 +12979,7 @@ vErrors = [err306];
 else {
 vErrors.push(err306);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12488,7 +12990,7 @@ vErrors = [err307];
 else {
 vErrors.push(err307);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data160.project !== undefined){
@@ -12502,7 +13004,7 @@ vErrors = [err308];
 else {
 vErrors.push(err308);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data163) < 1){
 const err309 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/project",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -12512,7 +13014,7 @@ vErrors = [err309];
 else {
 vErrors.push(err309);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data163)){
 const err310 = {instancePath:instancePath+"/security/authentication/providers/oauth/" + i14+"/claims/" + i19+"/mappings/" + i20+"/project",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -12522,7 +13024,7 @@ vErrors = [err310];
 else {
 vErrors.push(err310);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12533,7 +13035,7 @@ vErrors = [err311];
 else {
 vErrors.push(err311);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12545,7 +13047,7 @@ vErrors = [err312];
 else {
 vErrors.push(err312);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12557,7 +13059,7 @@ vErrors = [err313];
 else {
 vErrors.push(err313);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12569,7 +13071,7 @@ vErrors = [err314];
 else {
 vErrors.push(err314);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12581,7 +13083,7 @@ vErrors = [err315];
 else {
 vErrors.push(err315);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.device_code !== undefined){
@@ -12596,7 +13098,7 @@ vErrors = [err316];
 else {
 vErrors.push(err316);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data164.client_id !== undefined){
@@ -12610,7 +13112,7 @@ vErrors = [err317];
 else {
 vErrors.push(err317);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12621,7 +13123,7 @@ vErrors = [err318];
 else {
 vErrors.push(err318);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data164.client_secret !== undefined){
@@ -12633,7 +13135,7 @@ vErrors = [err319];
 else {
 vErrors.push(err319);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data164.client_secret_file !== undefined){
@@ -12645,7 +13147,7 @@ vErrors = [err320];
 else {
 vErrors.push(err320);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data164.scopes !== undefined){
@@ -12663,7 +13165,7 @@ vErrors = [err321];
 else {
 vErrors.push(err321);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12674,7 +13176,7 @@ vErrors = [err322];
 else {
 vErrors.push(err322);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12686,7 +13188,7 @@ vErrors = [err323];
 else {
 vErrors.push(err323);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12698,7 +13200,7 @@ vErrors = [err324];
 else {
 vErrors.push(err324);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data114.client_credentials !== undefined){
@@ -12713,7 +13215,7 @@ vErrors = [err325];
 else {
 vErrors.push(err325);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data170.client_id !== undefined){
@@ -12727,7 +13229,7 @@ vErrors = [err326];
 else {
 vErrors.push(err326);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12738,7 +13240,7 @@ vErrors = [err327];
 else {
 vErrors.push(err327);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data170.client_secret !== undefined){
@@ -12750,7 +13252,7 @@ vErrors = [err328];
 else {
 vErrors.push(err328);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data170.client_secret_file !== undefined){
@@ -12762,7 +13264,7 @@ vErrors = [err329];
 else {
 vErrors.push(err329);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data170.scopes !== undefined){
@@ -12780,7 +13282,7 @@ vErrors = [err330];
 else {
 vErrors.push(err330);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -12791,7 +13293,7 @@ vErrors = [err331];
 else {
 vErrors.push(err331);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12803,7 +13305,7 @@ vErrors = [err332];
 else {
 vErrors.push(err332);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12815,7 +13317,7 @@ vErrors = [err333];
 else {
 vErrors.push(err333);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12827,7 +13329,7 @@ vErrors = [err334];
 else {
 vErrors.push(err334);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12839,7 +13341,7 @@ vErrors = [err335];
 else {
 vErrors.push(err335);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data43.kubernetes !== undefined){
@@ -12854,7 +13356,7 @@ vErrors = [err336];
 else {
 vErrors.push(err336);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data176.enable !== undefined){
@@ -12866,7 +13368,7 @@ vErrors = [err337];
 else {
 vErrors.push(err337);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12878,7 +13380,7 @@ vErrors = [err338];
 else {
 vErrors.push(err338);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12890,7 +13392,7 @@ vErrors = [err339];
 else {
 vErrors.push(err339);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data39.password_hash_cost !== undefined){
@@ -12903,7 +13405,7 @@ vErrors = [err340];
 else {
 vErrors.push(err340);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data178 == "number") && (isFinite(data178))){
 if(data178 > 20 || isNaN(data178)){
@@ -12914,7 +13416,7 @@ vErrors = [err341];
 else {
 vErrors.push(err341);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data178 < 10 || isNaN(data178)){
 const err342 = {instancePath:instancePath+"/security/authentication/password_hash_cost",schemaPath:"#/properties/security/properties/authentication/properties/password_hash_cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
@@ -12924,7 +13426,7 @@ vErrors = [err342];
 else {
 vErrors.push(err342);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12940,7 +13442,7 @@ vErrors = [err343];
 else {
 vErrors.push(err343);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data179.per_login_and_address !== undefined){
@@ -12953,7 +13455,7 @@ vErrors = [err344];
 else {
 vErrors.push(err344);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data180 == "number") && (isFinite(data180))){
 if(data180 < 1 || isNaN(data180)){
@@ -12964,7 +13466,7 @@ vErrors = [err345];
 else {
 vErrors.push(err345);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -12978,7 +13480,7 @@ vErrors = [err346];
 else {
 vErrors.push(err346);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data181 == "number") && (isFinite(data181))){
 if(data181 < 1 || isNaN(data181)){
@@ -12989,7 +13491,7 @@ vErrors = [err347];
 else {
 vErrors.push(err347);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13004,7 +13506,7 @@ vErrors = [err348];
 else {
 vErrors.push(err348);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data182)){
 const err349 = {instancePath:instancePath+"/security/authentication/login_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/login_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -13014,7 +13516,7 @@ vErrors = [err349];
 else {
 vErrors.push(err349);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -13025,7 +13527,7 @@ vErrors = [err350];
 else {
 vErrors.push(err350);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13037,7 +13539,7 @@ vErrors = [err351];
 else {
 vErrors.push(err351);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data39.sign_up_rate_limit !== undefined){
@@ -13052,7 +13554,7 @@ vErrors = [err352];
 else {
 vErrors.push(err352);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data183.per_address !== undefined){
@@ -13065,7 +13567,7 @@ vErrors = [err353];
 else {
 vErrors.push(err353);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data184 == "number") && (isFinite(data184))){
 if(data184 < 1 || isNaN(data184)){
@@ -13076,7 +13578,7 @@ vErrors = [err354];
 else {
 vErrors.push(err354);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13091,7 +13593,7 @@ vErrors = [err355];
 else {
 vErrors.push(err355);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data185)){
 const err356 = {instancePath:instancePath+"/security/authentication/sign_up_rate_limit/window",schemaPath:"#/properties/security/properties/authentication/properties/sign_up_rate_limit/properties/window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -13101,7 +13603,7 @@ vErrors = [err356];
 else {
 vErrors.push(err356);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -13112,7 +13614,7 @@ vErrors = [err357];
 else {
 vErrors.push(err357);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13124,7 +13626,7 @@ vErrors = [err358];
 else {
 vErrors.push(err358);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data39.max_token_ttl !== undefined){
@@ -13138,7 +13640,7 @@ vErrors = [err359];
 else {
 vErrors.push(err359);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data186)){
 const err360 = {instancePath:instancePath+"/security/authentication/max_token_ttl",schemaPath:"#/properties/security/properties/authentication/properties/max_token_ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -13148,7 +13650,7 @@ vErrors = [err360];
 else {
 vErrors.push(err360);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -13159,7 +13661,7 @@ vErrors = [err361];
 else {
 vErrors.push(err361);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data39.max_tokens_per_owner !== undefined){
@@ -13172,7 +13674,7 @@ vErrors = [err362];
 else {
 vErrors.push(err362);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data187 == "number") && (isFinite(data187))){
 if(data187 < 1 || isNaN(data187)){
@@ -13183,7 +13685,7 @@ vErrors = [err363];
 else {
 vErrors.push(err363);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13196,7 +13698,7 @@ vErrors = [err364];
 else {
 vErrors.push(err364);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data16.authorization !== undefined){
@@ -13211,7 +13713,7 @@ vErrors = [err365];
 else {
 vErrors.push(err365);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data188.guest_permissions !== undefined){
@@ -13220,7 +13722,7 @@ if(Array.isArray(data189)){
 const len23 = data189.length;
 for(let i23=0; i23<len23; i23++){
 if(!(validate66(data189[i23], {instancePath:instancePath+"/security/authorization/guest_permissions/" + i23,parentData:data189,parentDataProperty:i23,rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -13233,7 +13735,7 @@ vErrors = [err366];
 else {
 vErrors.push(err366);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data188.check_latest_update_interval !== undefined){
@@ -13247,7 +13749,7 @@ vErrors = [err367];
 else {
 vErrors.push(err367);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data191)){
 const err368 = {instancePath:instancePath+"/security/authorization/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -13257,7 +13759,7 @@ vErrors = [err368];
 else {
 vErrors.push(err368);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -13268,7 +13770,7 @@ vErrors = [err369];
 else {
 vErrors.push(err369);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data188.provider !== undefined){
@@ -13283,7 +13785,7 @@ vErrors = [err370];
 else {
 vErrors.push(err370);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data192.native !== undefined){
@@ -13298,7 +13800,7 @@ vErrors = [err371];
 else {
 vErrors.push(err371);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data193.enable !== undefined){
@@ -13310,7 +13812,7 @@ vErrors = [err372];
 else {
 vErrors.push(err372);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data193.check_latest_update_interval !== undefined){
@@ -13324,7 +13826,7 @@ vErrors = [err373];
 else {
 vErrors.push(err373);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data195)){
 const err374 = {instancePath:instancePath+"/security/authorization/provider/native/check_latest_update_interval",schemaPath:"#/properties/security/properties/authorization/properties/provider/properties/native/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -13334,7 +13836,7 @@ vErrors = [err374];
 else {
 vErrors.push(err374);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -13345,7 +13847,7 @@ vErrors = [err375];
 else {
 vErrors.push(err375);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data193.guest_permissions !== undefined){
@@ -13354,7 +13856,7 @@ if(Array.isArray(data196)){
 const len24 = data196.length;
 for(let i24=0; i24<len24; i24++){
 if(!(validate66(data196[i24], {instancePath:instancePath+"/security/authorization/provider/native/guest_permissions/" + i24,parentData:data196,parentDataProperty:i24,rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if (vErrors === null) vErrors = validate66.errors; else for (const e of validate66.errors) vErrors.push(e); if (vErrors.length > 1000) throw schemaErrorOverflow(vErrors);
 errors = vErrors.length;
 }
 }
@@ -13367,7 +13869,7 @@ vErrors = [err376];
 else {
 vErrors.push(err376);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13379,7 +13881,7 @@ vErrors = [err377];
 else {
 vErrors.push(err377);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data192.kubernetes !== undefined){
@@ -13394,7 +13896,7 @@ vErrors = [err378];
 else {
 vErrors.push(err378);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13406,7 +13908,7 @@ vErrors = [err379];
 else {
 vErrors.push(err379);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13418,7 +13920,7 @@ vErrors = [err380];
 else {
 vErrors.push(err380);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13430,7 +13932,7 @@ vErrors = [err381];
 else {
 vErrors.push(err381);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data16.bootstrap_admin !== undefined){
@@ -13444,7 +13946,7 @@ vErrors = [err382];
 else {
 vErrors.push(err382);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key36 in data200){
 if(!(((key36 === "name") || (key36 === "password")) || (key36 === "password_file"))){
@@ -13455,7 +13957,7 @@ vErrors = [err383];
 else {
 vErrors.push(err383);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data200.name !== undefined){
@@ -13469,7 +13971,7 @@ vErrors = [err384];
 else {
 vErrors.push(err384);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(func2(data201) < 1){
 const err385 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
@@ -13479,7 +13981,7 @@ vErrors = [err385];
 else {
 vErrors.push(err385);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern0.test(data201)){
 const err386 = {instancePath:instancePath+"/security/bootstrap_admin/name",schemaPath:"./defs/name.json/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9_.-]+$"+"\""};
@@ -13489,7 +13991,7 @@ vErrors = [err386];
 else {
 vErrors.push(err386);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -13500,7 +14002,7 @@ vErrors = [err387];
 else {
 vErrors.push(err387);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data200.password !== undefined){
@@ -13512,7 +14014,7 @@ vErrors = [err388];
 else {
 vErrors.push(err388);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data200.password_file !== undefined){
@@ -13524,7 +14026,7 @@ vErrors = [err389];
 else {
 vErrors.push(err389);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13536,7 +14038,7 @@ vErrors = [err390];
 else {
 vErrors.push(err390);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13548,7 +14050,7 @@ vErrors = [err391];
 else {
 vErrors.push(err391);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.ephemeral_dashboard !== undefined){
@@ -13563,7 +14065,7 @@ vErrors = [err392];
 else {
 vErrors.push(err392);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data204.enable !== undefined){
@@ -13575,7 +14077,7 @@ vErrors = [err393];
 else {
 vErrors.push(err393);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data204.cleanup_interval !== undefined){
@@ -13589,7 +14091,7 @@ vErrors = [err394];
 else {
 vErrors.push(err394);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data206)){
 const err395 = {instancePath:instancePath+"/ephemeral_dashboard/cleanup_interval",schemaPath:"#/properties/ephemeral_dashboard/properties/cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -13599,7 +14101,7 @@ vErrors = [err395];
 else {
 vErrors.push(err395);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -13610,7 +14112,7 @@ vErrors = [err396];
 else {
 vErrors.push(err396);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13622,7 +14124,7 @@ vErrors = [err397];
 else {
 vErrors.push(err397);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.ephemeral_dashboards_cleanup_interval !== undefined){
@@ -13636,7 +14138,7 @@ vErrors = [err398];
 else {
 vErrors.push(err398);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data207)){
 const err399 = {instancePath:instancePath+"/ephemeral_dashboards_cleanup_interval",schemaPath:"#/properties/ephemeral_dashboards_cleanup_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -13646,7 +14148,7 @@ vErrors = [err399];
 else {
 vErrors.push(err399);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -13657,7 +14159,7 @@ vErrors = [err400];
 else {
 vErrors.push(err400);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.history !== undefined){
@@ -13672,7 +14174,7 @@ vErrors = [err401];
 else {
 vErrors.push(err401);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data208.max_versions !== undefined){
@@ -13685,7 +14187,7 @@ vErrors = [err402];
 else {
 vErrors.push(err402);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data209 == "number") && (isFinite(data209))){
 if(data209 > 10000 || isNaN(data209)){
@@ -13696,7 +14198,7 @@ vErrors = [err403];
 else {
 vErrors.push(err403);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data209 < 1 || isNaN(data209)){
 const err404 = {instancePath:instancePath+"/history/max_versions",schemaPath:"#/properties/history/properties/max_versions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
@@ -13706,7 +14208,7 @@ vErrors = [err404];
 else {
 vErrors.push(err404);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13719,7 +14221,7 @@ vErrors = [err405];
 else {
 vErrors.push(err405);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.watch !== undefined){
@@ -13734,7 +14236,7 @@ vErrors = [err406];
 else {
 vErrors.push(err406);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data210.event_log_size !== undefined){
@@ -13747,7 +14249,7 @@ vErrors = [err407];
 else {
 vErrors.push(err407);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data211 == "number") && (isFinite(data211))){
 if(data211 < 100 || isNaN(data211)){
@@ -13758,7 +14260,7 @@ vErrors = [err408];
 else {
 vErrors.push(err408);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13773,7 +14275,7 @@ vErrors = [err409];
 else {
 vErrors.push(err409);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data212)){
 const err410 = {instancePath:instancePath+"/watch/bookmark_interval",schemaPath:"#/properties/watch/properties/bookmark_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -13783,7 +14285,7 @@ vErrors = [err410];
 else {
 vErrors.push(err410);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -13794,7 +14296,7 @@ vErrors = [err411];
 else {
 vErrors.push(err411);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data210.max_backlog_bytes !== undefined){
@@ -13807,7 +14309,7 @@ vErrors = [err412];
 else {
 vErrors.push(err412);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data213 == "number") && (isFinite(data213))){
 if(data213 < 1024 || isNaN(data213)){
@@ -13818,7 +14320,7 @@ vErrors = [err413];
 else {
 vErrors.push(err413);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13832,7 +14334,7 @@ vErrors = [err414];
 else {
 vErrors.push(err414);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data214 == "number") && (isFinite(data214))){
 if(data214 < 1 || isNaN(data214)){
@@ -13843,7 +14345,7 @@ vErrors = [err415];
 else {
 vErrors.push(err415);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13857,7 +14359,7 @@ vErrors = [err416];
 else {
 vErrors.push(err416);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data215 == "number") && (isFinite(data215))){
 if(data215 < 1 || isNaN(data215)){
@@ -13868,7 +14370,7 @@ vErrors = [err417];
 else {
 vErrors.push(err417);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13885,7 +14387,7 @@ vErrors = [err418];
 else {
 vErrors.push(err418);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13897,7 +14399,7 @@ vErrors = [err419];
 else {
 vErrors.push(err419);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -13909,7 +14411,7 @@ vErrors = [err420];
 else {
 vErrors.push(err420);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.proxy !== undefined){
@@ -13924,7 +14426,7 @@ vErrors = [err421];
 else {
 vErrors.push(err421);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data218.timeout !== undefined){
@@ -13938,7 +14440,7 @@ vErrors = [err422];
 else {
 vErrors.push(err422);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data219)){
 const err423 = {instancePath:instancePath+"/proxy/timeout",schemaPath:"#/properties/proxy/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -13948,7 +14450,7 @@ vErrors = [err423];
 else {
 vErrors.push(err423);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -13959,7 +14461,7 @@ vErrors = [err424];
 else {
 vErrors.push(err424);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data218.max_duration !== undefined){
@@ -13973,7 +14475,7 @@ vErrors = [err425];
 else {
 vErrors.push(err425);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data220)){
 const err426 = {instancePath:instancePath+"/proxy/max_duration",schemaPath:"#/properties/proxy/properties/max_duration/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -13983,7 +14485,7 @@ vErrors = [err426];
 else {
 vErrors.push(err426);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -13994,7 +14496,7 @@ vErrors = [err427];
 else {
 vErrors.push(err427);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data218.max_concurrent !== undefined){
@@ -14007,7 +14509,7 @@ vErrors = [err428];
 else {
 vErrors.push(err428);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data221 == "number") && (isFinite(data221))){
 if(data221 < 1 || isNaN(data221)){
@@ -14018,7 +14520,7 @@ vErrors = [err429];
 else {
 vErrors.push(err429);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14029,7 +14531,7 @@ const len26 = data222.length;
 for(let i26=0; i26<len26; i26++){
 let data223 = data222[i26];
 if(typeof data223 === "string"){
-if(!pattern62.test(data223)){
+if(!pattern66.test(data223)){
 const err430 = {instancePath:instancePath+"/proxy/denied_networks/" + i26,schemaPath:"#/properties/proxy/properties/denied_networks/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/\\d{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/\\d{1,3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err430];
@@ -14037,7 +14539,7 @@ vErrors = [err430];
 else {
 vErrors.push(err430);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -14048,7 +14550,7 @@ vErrors = [err431];
 else {
 vErrors.push(err431);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14060,7 +14562,7 @@ vErrors = [err432];
 else {
 vErrors.push(err432);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data218.allow_loopback !== undefined){
@@ -14072,7 +14574,7 @@ vErrors = [err433];
 else {
 vErrors.push(err433);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data218.cache !== undefined){
@@ -14087,7 +14589,7 @@ vErrors = [err434];
 else {
 vErrors.push(err434);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data225.enable !== undefined){
@@ -14099,7 +14601,7 @@ vErrors = [err435];
 else {
 vErrors.push(err435);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data225.ttl !== undefined){
@@ -14113,7 +14615,7 @@ vErrors = [err436];
 else {
 vErrors.push(err436);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data227)){
 const err437 = {instancePath:instancePath+"/proxy/cache/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -14123,7 +14625,7 @@ vErrors = [err437];
 else {
 vErrors.push(err437);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -14134,7 +14636,7 @@ vErrors = [err438];
 else {
 vErrors.push(err438);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data225.max_size_mb !== undefined){
@@ -14148,7 +14650,7 @@ vErrors = [err439];
 else {
 vErrors.push(err439);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -14159,7 +14661,7 @@ vErrors = [err440];
 else {
 vErrors.push(err440);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data225.max_entries !== undefined){
@@ -14172,7 +14674,7 @@ vErrors = [err441];
 else {
 vErrors.push(err441);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data229 == "number") && (isFinite(data229))){
 if(data229 < 1 || isNaN(data229)){
@@ -14183,7 +14685,7 @@ vErrors = [err442];
 else {
 vErrors.push(err442);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14198,7 +14700,7 @@ vErrors = [err443];
 else {
 vErrors.push(err443);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -14209,7 +14711,7 @@ vErrors = [err444];
 else {
 vErrors.push(err444);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data225.align !== undefined){
@@ -14221,7 +14723,7 @@ vErrors = [err445];
 else {
 vErrors.push(err445);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data225.resolution !== undefined){
@@ -14235,7 +14737,7 @@ vErrors = [err446];
 else {
 vErrors.push(err446);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data232)){
 const err447 = {instancePath:instancePath+"/proxy/cache/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/resolution/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -14245,7 +14747,7 @@ vErrors = [err447];
 else {
 vErrors.push(err447);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -14256,7 +14758,7 @@ vErrors = [err448];
 else {
 vErrors.push(err448);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data225.datasources !== undefined){
@@ -14274,7 +14776,7 @@ vErrors = [err449];
 else {
 vErrors.push(err449);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 for(const key42 in data234){
 if(!(((((key42 === "datasource") || (key42 === "enable")) || (key42 === "ttl")) || (key42 === "align")) || (key42 === "resolution"))){
@@ -14285,13 +14787,13 @@ vErrors = [err450];
 else {
 vErrors.push(err450);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data234.datasource !== undefined){
 let data235 = data234.datasource;
 if(typeof data235 === "string"){
-if(!pattern65.test(data235)){
+if(!pattern69.test(data235)){
 const err451 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/datasource",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/datasource/pattern",keyword:"pattern",params:{pattern: "^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$"},message:"must match pattern \""+"^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$"+"\""};
 if(vErrors === null){
 vErrors = [err451];
@@ -14299,7 +14801,7 @@ vErrors = [err451];
 else {
 vErrors.push(err451);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -14310,7 +14812,7 @@ vErrors = [err452];
 else {
 vErrors.push(err452);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data234.enable !== undefined){
@@ -14322,7 +14824,7 @@ vErrors = [err453];
 else {
 vErrors.push(err453);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data234.ttl !== undefined){
@@ -14336,7 +14838,7 @@ vErrors = [err454];
 else {
 vErrors.push(err454);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data237)){
 const err455 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -14346,7 +14848,7 @@ vErrors = [err455];
 else {
 vErrors.push(err455);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -14357,7 +14859,7 @@ vErrors = [err456];
 else {
 vErrors.push(err456);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data234.align !== undefined){
@@ -14369,7 +14871,7 @@ vErrors = [err457];
 else {
 vErrors.push(err457);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data234.resolution !== undefined){
@@ -14383,7 +14885,7 @@ vErrors = [err458];
 else {
 vErrors.push(err458);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data239)){
 const err459 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/resolution/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -14393,7 +14895,7 @@ vErrors = [err459];
 else {
 vErrors.push(err459);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -14404,7 +14906,7 @@ vErrors = [err460];
 else {
 vErrors.push(err460);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14416,7 +14918,7 @@ vErrors = [err461];
 else {
 vErrors.push(err461);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14428,7 +14930,7 @@ vErrors = [err462];
 else {
 vErrors.push(err462);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14440,7 +14942,7 @@ vErrors = [err463];
 else {
 vErrors.push(err463);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data218.sql !== undefined){
@@ -14455,7 +14957,7 @@ vErrors = [err464];
 else {
 vErrors.push(err464);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data240.statement_timeout !== undefined){
@@ -14469,7 +14971,7 @@ vErrors = [err465];
 else {
 vErrors.push(err465);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(!pattern9.test(data241)){
 const err466 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
@@ -14479,7 +14981,7 @@ vErrors = [err466];
 else {
 vErrors.push(err466);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
@@ -14490,7 +14992,7 @@ vErrors = [err467];
 else {
 vErrors.push(err467);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data240.max_rows !== undefined){
@@ -14503,7 +15005,7 @@ vErrors = [err468];
 else {
 vErrors.push(err468);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data242 == "number") && (isFinite(data242))){
 if(data242 > 10000000 || isNaN(data242)){
@@ -14514,7 +15016,7 @@ vErrors = [err469];
 else {
 vErrors.push(err469);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data242 < 1 || isNaN(data242)){
 const err470 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
@@ -14524,7 +15026,7 @@ vErrors = [err470];
 else {
 vErrors.push(err470);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14538,7 +15040,7 @@ vErrors = [err471];
 else {
 vErrors.push(err471);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data243 == "number") && (isFinite(data243))){
 if(data243 < 1024 || isNaN(data243)){
@@ -14549,7 +15051,7 @@ vErrors = [err472];
 else {
 vErrors.push(err472);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14563,7 +15065,7 @@ vErrors = [err473];
 else {
 vErrors.push(err473);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data244 == "number") && (isFinite(data244))){
 if(data244 > 100 || isNaN(data244)){
@@ -14574,7 +15076,7 @@ vErrors = [err474];
 else {
 vErrors.push(err474);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data244 < 1 || isNaN(data244)){
 const err475 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
@@ -14584,7 +15086,7 @@ vErrors = [err475];
 else {
 vErrors.push(err475);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14597,7 +15099,7 @@ vErrors = [err476];
 else {
 vErrors.push(err476);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14609,7 +15111,7 @@ vErrors = [err477];
 else {
 vErrors.push(err477);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.plugin !== undefined){
@@ -14624,7 +15126,7 @@ vErrors = [err478];
 else {
 vErrors.push(err478);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data245.schemas_dir !== undefined){
@@ -14636,7 +15138,7 @@ vErrors = [err479];
 else {
 vErrors.push(err479);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data245.path !== undefined){
@@ -14648,7 +15150,7 @@ vErrors = [err480];
 else {
 vErrors.push(err480);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data245.archive_path !== undefined){
@@ -14660,7 +15162,7 @@ vErrors = [err481];
 else {
 vErrors.push(err481);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data245.archive_paths !== undefined){
@@ -14676,7 +15178,7 @@ vErrors = [err482];
 else {
 vErrors.push(err482);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14688,7 +15190,7 @@ vErrors = [err483];
 else {
 vErrors.push(err483);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data245.enable_dev !== undefined){
@@ -14700,7 +15202,7 @@ vErrors = [err484];
 else {
 vErrors.push(err484);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data245.enabled !== undefined){
@@ -14716,7 +15218,7 @@ vErrors = [err485];
 else {
 vErrors.push(err485);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14728,7 +15230,7 @@ vErrors = [err486];
 else {
 vErrors.push(err486);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data245.disabled !== undefined){
@@ -14744,7 +15246,7 @@ vErrors = [err487];
 else {
 vErrors.push(err487);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14756,7 +15258,7 @@ vErrors = [err488];
 else {
 vErrors.push(err488);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14768,14 +15270,14 @@ vErrors = [err489];
 else {
 vErrors.push(err489);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data.http !== undefined){
 let data256 = data.http;
 if(data256 && typeof data256 == "object" && !Array.isArray(data256)){
 for(const key45 in data256){
-if(!(((((key45 === "body_limit") || (key45 === "max_json_depth")) || (key45 === "headers_timeout")) || (key45 === "request_timeout")) || (key45 === "shutdown_grace"))){
+if(!((((((((key45 === "body_limit") || (key45 === "max_json_depth")) || (key45 === "max_body_nodes")) || (key45 === "max_object_keys")) || (key45 === "worker_timeout")) || (key45 === "headers_timeout")) || (key45 === "request_timeout")) || (key45 === "shutdown_grace"))){
 const err490 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err490];
@@ -14783,7 +15285,7 @@ vErrors = [err490];
 else {
 vErrors.push(err490);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 if(data256.body_limit !== undefined){
@@ -14796,7 +15298,7 @@ vErrors = [err491];
 else {
 vErrors.push(err491);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data257 == "number") && (isFinite(data257))){
 if(data257 < 1024 || isNaN(data257)){
@@ -14807,7 +15309,7 @@ vErrors = [err492];
 else {
 vErrors.push(err492);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
@@ -14821,7 +15323,7 @@ vErrors = [err493];
 else {
 vErrors.push(err493);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if((typeof data258 == "number") && (isFinite(data258))){
 if(data258 > 1000 || isNaN(data258)){
@@ -14832,7 +15334,7 @@ vErrors = [err494];
 else {
 vErrors.push(err494);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 if(data258 < 1 || isNaN(data258)){
 const err495 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
@@ -14842,1623 +15344,1708 @@ vErrors = [err495];
 else {
 vErrors.push(err495);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
-if(data256.headers_timeout !== undefined){
-let data259 = data256.headers_timeout;
-if(typeof data259 === "string"){
-if(func2(data259) < 1){
-const err496 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data256.max_body_nodes !== undefined){
+let data259 = data256.max_body_nodes;
+if(!(((typeof data259 == "number") && (!(data259 % 1) && !isNaN(data259))) && (isFinite(data259)))){
+const err496 = {instancePath:instancePath+"/http/max_body_nodes",schemaPath:"#/properties/http/properties/max_body_nodes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err496];
 }
 else {
 vErrors.push(err496);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data259)){
-const err497 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if((typeof data259 == "number") && (isFinite(data259))){
+if(data259 < 1000 || isNaN(data259)){
+const err497 = {instancePath:instancePath+"/http/max_body_nodes",schemaPath:"#/properties/http/properties/max_body_nodes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
 if(vErrors === null){
 vErrors = [err497];
 }
 else {
 vErrors.push(err497);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err498 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data256.max_object_keys !== undefined){
+let data260 = data256.max_object_keys;
+if(!(((typeof data260 == "number") && (!(data260 % 1) && !isNaN(data260))) && (isFinite(data260)))){
+const err498 = {instancePath:instancePath+"/http/max_object_keys",schemaPath:"#/properties/http/properties/max_object_keys/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err498];
 }
 else {
 vErrors.push(err498);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data256.request_timeout !== undefined){
-let data260 = data256.request_timeout;
-if(typeof data260 === "string"){
-if(func2(data260) < 1){
-const err499 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data260 == "number") && (isFinite(data260))){
+if(data260 < 100 || isNaN(data260)){
+const err499 = {instancePath:instancePath+"/http/max_object_keys",schemaPath:"#/properties/http/properties/max_object_keys/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err499];
 }
 else {
 vErrors.push(err499);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data260)){
-const err500 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+if(data256.worker_timeout !== undefined){
+let data261 = data256.worker_timeout;
+if(typeof data261 === "string"){
+if(func2(data261) < 1){
+const err500 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err500];
 }
 else {
 vErrors.push(err500);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err501 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data261)){
+const err501 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err501];
 }
 else {
 vErrors.push(err501);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data256.shutdown_grace !== undefined){
-let data261 = data256.shutdown_grace;
-if(typeof data261 === "string"){
-if(func2(data261) < 1){
-const err502 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err502 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err502];
 }
 else {
 vErrors.push(err502);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data261)){
-const err503 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data256.headers_timeout !== undefined){
+let data262 = data256.headers_timeout;
+if(typeof data262 === "string"){
+if(func2(data262) < 1){
+const err503 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err503];
 }
 else {
 vErrors.push(err503);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err504 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data262)){
+const err504 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err504];
 }
 else {
 vErrors.push(err504);
 }
-errors++;
-}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err505 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err505 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err505];
 }
 else {
 vErrors.push(err505);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.log !== undefined){
-let data262 = data.log;
-if(data262 && typeof data262 == "object" && !Array.isArray(data262)){
-for(const key46 in data262){
-if(!(key46 === "level")){
-const err506 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties"};
+if(data256.request_timeout !== undefined){
+let data263 = data256.request_timeout;
+if(typeof data263 === "string"){
+if(func2(data263) < 1){
+const err506 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err506];
 }
 else {
 vErrors.push(err506);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data262.level !== undefined){
-let data263 = data262.level;
-if(typeof data263 !== "string"){
-const err507 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data263)){
+const err507 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err507];
 }
 else {
 vErrors.push(err507);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!(((((((data263 === "trace") || (data263 === "debug")) || (data263 === "info")) || (data263 === "warn")) || (data263 === "error")) || (data263 === "fatal")) || (data263 === "silent"))){
-const err508 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema89.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err508 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err508];
 }
 else {
 vErrors.push(err508);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err509 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data256.shutdown_grace !== undefined){
+let data264 = data256.shutdown_grace;
+if(typeof data264 === "string"){
+if(func2(data264) < 1){
+const err509 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err509];
 }
 else {
 vErrors.push(err509);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data.audit !== undefined){
-let data264 = data.audit;
-if(data264 && typeof data264 == "object" && !Array.isArray(data264)){
-for(const key47 in data264){
-if(!(((key47 === "retention") || (key47 === "coalesce_window")) || (key47 === "file"))){
-const err510 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties"};
+if(!pattern9.test(data264)){
+const err510 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err510];
 }
 else {
 vErrors.push(err510);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data264.retention !== undefined){
-let data265 = data264.retention;
-if(typeof data265 === "string"){
-if(func2(data265) < 1){
-const err511 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err511 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err511];
 }
 else {
 vErrors.push(err511);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data265)){
-const err512 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err512 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err512];
 }
 else {
 vErrors.push(err512);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err513 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.log !== undefined){
+let data265 = data.log;
+if(data265 && typeof data265 == "object" && !Array.isArray(data265)){
+for(const key46 in data265){
+if(!(key46 === "level")){
+const err513 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err513];
 }
 else {
 vErrors.push(err513);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data264.coalesce_window !== undefined){
-let data266 = data264.coalesce_window;
-if(typeof data266 === "string"){
-if(func2(data266) < 1){
-const err514 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data265.level !== undefined){
+let data266 = data265.level;
+if(typeof data266 !== "string"){
+const err514 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err514];
 }
 else {
 vErrors.push(err514);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data266)){
-const err515 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(!(((((((data266 === "trace") || (data266 === "debug")) || (data266 === "info")) || (data266 === "warn")) || (data266 === "error")) || (data266 === "fatal")) || (data266 === "silent"))){
+const err515 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema97.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err515];
 }
 else {
 vErrors.push(err515);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
 }
 }
 else {
-const err516 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err516 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err516];
 }
 else {
 vErrors.push(err516);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data264.file !== undefined){
-let data267 = data264.file;
-if(typeof data267 === "string"){
-if(func2(data267) < 1){
-const err517 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.audit !== undefined){
+let data267 = data.audit;
+if(data267 && typeof data267 == "object" && !Array.isArray(data267)){
+for(const key47 in data267){
+if(!(((key47 === "retention") || (key47 === "coalesce_window")) || (key47 === "file"))){
+const err517 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err517];
 }
 else {
 vErrors.push(err517);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err518 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data267.retention !== undefined){
+let data268 = data267.retention;
+if(typeof data268 === "string"){
+if(func2(data268) < 1){
+const err518 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err518];
 }
 else {
 vErrors.push(err518);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err519 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data268)){
+const err519 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err519];
 }
 else {
 vErrors.push(err519);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.provisioning !== undefined){
-let data268 = data.provisioning;
-if(data268 && typeof data268 == "object" && !Array.isArray(data268)){
-for(const key48 in data268){
-if(!((((((key48 === "folders") || (key48 === "interval")) || (key48 === "enable_watch")) || (key48 === "git")) || (key48 === "work_dir")) || (key48 === "git_timeout"))){
-const err520 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties"};
+else {
+const err520 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err520];
 }
 else {
 vErrors.push(err520);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data268.folders !== undefined){
-let data269 = data268.folders;
-if(Array.isArray(data269)){
-const len31 = data269.length;
-for(let i31=0; i31<len31; i31++){
-let data270 = data269[i31];
-if(typeof data270 === "string"){
-if(func2(data270) < 1){
-const err521 = {instancePath:instancePath+"/provisioning/folders/" + i31,schemaPath:"#/properties/provisioning/properties/folders/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data267.coalesce_window !== undefined){
+let data269 = data267.coalesce_window;
+if(typeof data269 === "string"){
+if(func2(data269) < 1){
+const err521 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err521];
 }
 else {
 vErrors.push(err521);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err522 = {instancePath:instancePath+"/provisioning/folders/" + i31,schemaPath:"#/properties/provisioning/properties/folders/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data269)){
+const err522 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err522];
 }
 else {
 vErrors.push(err522);
 }
-errors++;
-}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err523 = {instancePath:instancePath+"/provisioning/folders",schemaPath:"#/properties/provisioning/properties/folders/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err523 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err523];
 }
 else {
 vErrors.push(err523);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data268.interval !== undefined){
-let data271 = data268.interval;
-if(typeof data271 === "string"){
-if(func2(data271) < 1){
-const err524 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data267.file !== undefined){
+let data270 = data267.file;
+if(typeof data270 === "string"){
+if(func2(data270) < 1){
+const err524 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err524];
 }
 else {
 vErrors.push(err524);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data271)){
-const err525 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err525 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err525];
 }
 else {
 vErrors.push(err525);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
 }
 }
 else {
-const err526 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err526 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err526];
 }
 else {
 vErrors.push(err526);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data268.enable_watch !== undefined){
-if(typeof data268.enable_watch !== "boolean"){
-const err527 = {instancePath:instancePath+"/provisioning/enable_watch",schemaPath:"#/properties/provisioning/properties/enable_watch/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.provisioning !== undefined){
+let data271 = data.provisioning;
+if(data271 && typeof data271 == "object" && !Array.isArray(data271)){
+for(const key48 in data271){
+if(!((((((key48 === "folders") || (key48 === "interval")) || (key48 === "enable_watch")) || (key48 === "git")) || (key48 === "work_dir")) || (key48 === "git_timeout"))){
+const err527 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err527];
 }
 else {
 vErrors.push(err527);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data268.git !== undefined){
-let data273 = data268.git;
-if(Array.isArray(data273)){
-const len32 = data273.length;
-for(let i32=0; i32<len32; i32++){
-let data274 = data273[i32];
-if(data274 && typeof data274 == "object" && !Array.isArray(data274)){
-if(data274.url === undefined){
-const err528 = {instancePath:instancePath+"/provisioning/git/" + i32,schemaPath:"#/properties/provisioning/properties/git/items/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(data271.folders !== undefined){
+let data272 = data271.folders;
+if(Array.isArray(data272)){
+const len31 = data272.length;
+for(let i31=0; i31<len31; i31++){
+let data273 = data272[i31];
+if(typeof data273 === "string"){
+if(func2(data273) < 1){
+const err528 = {instancePath:instancePath+"/provisioning/folders/" + i31,schemaPath:"#/properties/provisioning/properties/folders/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err528];
 }
 else {
 vErrors.push(err528);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key49 in data274){
-if(!((((((key49 === "url") || (key49 === "ref")) || (key49 === "path")) || (key49 === "interval")) || (key49 === "username")) || (key49 === "password_file"))){
-const err529 = {instancePath:instancePath+"/provisioning/git/" + i32,schemaPath:"#/properties/provisioning/properties/git/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties"};
+}
+else {
+const err529 = {instancePath:instancePath+"/provisioning/folders/" + i31,schemaPath:"#/properties/provisioning/properties/folders/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err529];
 }
 else {
 vErrors.push(err529);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data274.url !== undefined){
-let data275 = data274.url;
-if(typeof data275 === "string"){
-if(func2(data275) < 1){
-const err530 = {instancePath:instancePath+"/provisioning/git/" + i32+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err530 = {instancePath:instancePath+"/provisioning/folders",schemaPath:"#/properties/provisioning/properties/folders/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err530];
 }
 else {
 vErrors.push(err530);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err531 = {instancePath:instancePath+"/provisioning/git/" + i32+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data271.interval !== undefined){
+let data274 = data271.interval;
+if(typeof data274 === "string"){
+if(func2(data274) < 1){
+const err531 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err531];
 }
 else {
 vErrors.push(err531);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data274.ref !== undefined){
-let data276 = data274.ref;
-if(typeof data276 === "string"){
-if(func2(data276) < 1){
-const err532 = {instancePath:instancePath+"/provisioning/git/" + i32+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data274)){
+const err532 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err532];
 }
 else {
 vErrors.push(err532);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern75.test(data276)){
-const err533 = {instancePath:instancePath+"/provisioning/git/" + i32+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/pattern",keyword:"pattern",params:{pattern: "^[^-\\s][^\\s]*$"},message:"must match pattern \""+"^[^-\\s][^\\s]*$"+"\""};
+}
+else {
+const err533 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err533];
 }
 else {
 vErrors.push(err533);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err534 = {instancePath:instancePath+"/provisioning/git/" + i32+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data271.enable_watch !== undefined){
+if(typeof data271.enable_watch !== "boolean"){
+const err534 = {instancePath:instancePath+"/provisioning/enable_watch",schemaPath:"#/properties/provisioning/properties/enable_watch/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err534];
 }
 else {
 vErrors.push(err534);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data274.path !== undefined){
-if(typeof data274.path !== "string"){
-const err535 = {instancePath:instancePath+"/provisioning/git/" + i32+"/path",schemaPath:"#/properties/provisioning/properties/git/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data271.git !== undefined){
+let data276 = data271.git;
+if(Array.isArray(data276)){
+const len32 = data276.length;
+for(let i32=0; i32<len32; i32++){
+let data277 = data276[i32];
+if(data277 && typeof data277 == "object" && !Array.isArray(data277)){
+if(data277.url === undefined){
+const err535 = {instancePath:instancePath+"/provisioning/git/" + i32,schemaPath:"#/properties/provisioning/properties/git/items/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err535];
 }
 else {
 vErrors.push(err535);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data274.interval !== undefined){
-let data278 = data274.interval;
-if(typeof data278 === "string"){
-if(func2(data278) < 1){
-const err536 = {instancePath:instancePath+"/provisioning/git/" + i32+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key49 in data277){
+if(!((((((key49 === "url") || (key49 === "ref")) || (key49 === "path")) || (key49 === "interval")) || (key49 === "username")) || (key49 === "password_file"))){
+const err536 = {instancePath:instancePath+"/provisioning/git/" + i32,schemaPath:"#/properties/provisioning/properties/git/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err536];
 }
 else {
 vErrors.push(err536);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data278)){
-const err537 = {instancePath:instancePath+"/provisioning/git/" + i32+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data277.url !== undefined){
+let data278 = data277.url;
+if(typeof data278 === "string"){
+if(func2(data278) < 1){
+const err537 = {instancePath:instancePath+"/provisioning/git/" + i32+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err537];
 }
 else {
 vErrors.push(err537);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err538 = {instancePath:instancePath+"/provisioning/git/" + i32+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err538 = {instancePath:instancePath+"/provisioning/git/" + i32+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err538];
 }
 else {
 vErrors.push(err538);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data274.username !== undefined){
-let data279 = data274.username;
+if(data277.ref !== undefined){
+let data279 = data277.ref;
 if(typeof data279 === "string"){
 if(func2(data279) < 1){
-const err539 = {instancePath:instancePath+"/provisioning/git/" + i32+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err539 = {instancePath:instancePath+"/provisioning/git/" + i32+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err539];
 }
 else {
 vErrors.push(err539);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err540 = {instancePath:instancePath+"/provisioning/git/" + i32+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern80.test(data279)){
+const err540 = {instancePath:instancePath+"/provisioning/git/" + i32+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/pattern",keyword:"pattern",params:{pattern: "^[^-\\s][^\\s]*$"},message:"must match pattern \""+"^[^-\\s][^\\s]*$"+"\""};
 if(vErrors === null){
 vErrors = [err540];
 }
 else {
 vErrors.push(err540);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data274.password_file !== undefined){
-let data280 = data274.password_file;
-if(typeof data280 === "string"){
-if(func2(data280) < 1){
-const err541 = {instancePath:instancePath+"/provisioning/git/" + i32+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err541 = {instancePath:instancePath+"/provisioning/git/" + i32+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err541];
 }
 else {
 vErrors.push(err541);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err542 = {instancePath:instancePath+"/provisioning/git/" + i32+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data277.path !== undefined){
+if(typeof data277.path !== "string"){
+const err542 = {instancePath:instancePath+"/provisioning/git/" + i32+"/path",schemaPath:"#/properties/provisioning/properties/git/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err542];
 }
 else {
 vErrors.push(err542);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err543 = {instancePath:instancePath+"/provisioning/git/" + i32,schemaPath:"#/properties/provisioning/properties/git/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data277.interval !== undefined){
+let data281 = data277.interval;
+if(typeof data281 === "string"){
+if(func2(data281) < 1){
+const err543 = {instancePath:instancePath+"/provisioning/git/" + i32+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err543];
 }
 else {
 vErrors.push(err543);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err544 = {instancePath:instancePath+"/provisioning/git",schemaPath:"#/properties/provisioning/properties/git/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!pattern9.test(data281)){
+const err544 = {instancePath:instancePath+"/provisioning/git/" + i32+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err544];
 }
 else {
 vErrors.push(err544);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data268.work_dir !== undefined){
-let data281 = data268.work_dir;
-if(typeof data281 === "string"){
-if(func2(data281) < 1){
-const err545 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err545 = {instancePath:instancePath+"/provisioning/git/" + i32+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err545];
 }
 else {
 vErrors.push(err545);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err546 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data277.username !== undefined){
+let data282 = data277.username;
+if(typeof data282 === "string"){
+if(func2(data282) < 1){
+const err546 = {instancePath:instancePath+"/provisioning/git/" + i32+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err546];
 }
 else {
 vErrors.push(err546);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data268.git_timeout !== undefined){
-let data282 = data268.git_timeout;
-if(typeof data282 === "string"){
-if(func2(data282) < 1){
-const err547 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err547 = {instancePath:instancePath+"/provisioning/git/" + i32+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err547];
 }
 else {
 vErrors.push(err547);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data282)){
-const err548 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data277.password_file !== undefined){
+let data283 = data277.password_file;
+if(typeof data283 === "string"){
+if(func2(data283) < 1){
+const err548 = {instancePath:instancePath+"/provisioning/git/" + i32+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err548];
 }
 else {
 vErrors.push(err548);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err549 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err549 = {instancePath:instancePath+"/provisioning/git/" + i32+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err549];
 }
 else {
 vErrors.push(err549);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err550 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err550 = {instancePath:instancePath+"/provisioning/git/" + i32,schemaPath:"#/properties/provisioning/properties/git/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err550];
 }
 else {
 vErrors.push(err550);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.frontend !== undefined){
-let data283 = data.frontend;
-if(data283 && typeof data283 == "object" && !Array.isArray(data283)){
-for(const key50 in data283){
-if(!((((((key50 === "disable") || (key50 === "explorer")) || (key50 === "information")) || (key50 === "important_dashboards")) || (key50 === "time_range")) || (key50 === "banner"))){
-const err551 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties"};
+}
+else {
+const err551 = {instancePath:instancePath+"/provisioning/git",schemaPath:"#/properties/provisioning/properties/git/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err551];
 }
 else {
 vErrors.push(err551);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data283.disable !== undefined){
-if(typeof data283.disable !== "boolean"){
-const err552 = {instancePath:instancePath+"/frontend/disable",schemaPath:"#/properties/frontend/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data271.work_dir !== undefined){
+let data284 = data271.work_dir;
+if(typeof data284 === "string"){
+if(func2(data284) < 1){
+const err552 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err552];
 }
 else {
 vErrors.push(err552);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data283.explorer !== undefined){
-let data285 = data283.explorer;
-if(data285 && typeof data285 == "object" && !Array.isArray(data285)){
-for(const key51 in data285){
-if(!(key51 === "enable")){
-const err553 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties"};
+else {
+const err553 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err553];
 }
 else {
 vErrors.push(err553);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data285.enable !== undefined){
-if(typeof data285.enable !== "boolean"){
-const err554 = {instancePath:instancePath+"/frontend/explorer/enable",schemaPath:"#/properties/frontend/properties/explorer/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data271.git_timeout !== undefined){
+let data285 = data271.git_timeout;
+if(typeof data285 === "string"){
+if(func2(data285) < 1){
+const err554 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err554];
 }
 else {
 vErrors.push(err554);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err555 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data285)){
+const err555 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err555];
 }
 else {
 vErrors.push(err555);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data283.information !== undefined){
-if(typeof data283.information !== "string"){
-const err556 = {instancePath:instancePath+"/frontend/information",schemaPath:"#/properties/frontend/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err556 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err556];
 }
 else {
 vErrors.push(err556);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data283.important_dashboards !== undefined){
-let data288 = data283.important_dashboards;
-if(Array.isArray(data288)){
-const len33 = data288.length;
-for(let i33=0; i33<len33; i33++){
-let data289 = data288[i33];
-if(data289 && typeof data289 == "object" && !Array.isArray(data289)){
-for(const key52 in data289){
-if(!((key52 === "project") || (key52 === "dashboard"))){
-const err557 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33,schemaPath:"#/properties/frontend/properties/important_dashboards/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties"};
+}
+else {
+const err557 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err557];
 }
 else {
 vErrors.push(err557);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data289.project !== undefined){
-if(typeof data289.project !== "string"){
-const err558 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33+"/project",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.frontend !== undefined){
+let data286 = data.frontend;
+if(data286 && typeof data286 == "object" && !Array.isArray(data286)){
+for(const key50 in data286){
+if(!((((((key50 === "disable") || (key50 === "explorer")) || (key50 === "information")) || (key50 === "important_dashboards")) || (key50 === "time_range")) || (key50 === "banner"))){
+const err558 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err558];
 }
 else {
 vErrors.push(err558);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data289.dashboard !== undefined){
-if(typeof data289.dashboard !== "string"){
-const err559 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33+"/dashboard",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/dashboard/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data286.disable !== undefined){
+if(typeof data286.disable !== "boolean"){
+const err559 = {instancePath:instancePath+"/frontend/disable",schemaPath:"#/properties/frontend/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err559];
 }
 else {
 vErrors.push(err559);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err560 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33,schemaPath:"#/properties/frontend/properties/important_dashboards/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data286.explorer !== undefined){
+let data288 = data286.explorer;
+if(data288 && typeof data288 == "object" && !Array.isArray(data288)){
+for(const key51 in data288){
+if(!(key51 === "enable")){
+const err560 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err560];
 }
 else {
 vErrors.push(err560);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err561 = {instancePath:instancePath+"/frontend/important_dashboards",schemaPath:"#/properties/frontend/properties/important_dashboards/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data288.enable !== undefined){
+if(typeof data288.enable !== "boolean"){
+const err561 = {instancePath:instancePath+"/frontend/explorer/enable",schemaPath:"#/properties/frontend/properties/explorer/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err561];
 }
 else {
 vErrors.push(err561);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data283.time_range !== undefined){
-let data292 = data283.time_range;
-if(data292 && typeof data292 == "object" && !Array.isArray(data292)){
-for(const key53 in data292){
-if(!(((key53 === "options") || (key53 === "disable_custom")) || (key53 === "disable_zoom"))){
-const err562 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties"};
+}
+else {
+const err562 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err562];
 }
 else {
 vErrors.push(err562);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data292.options !== undefined){
-let data293 = data292.options;
-if(Array.isArray(data293)){
-const len34 = data293.length;
-for(let i34=0; i34<len34; i34++){
-let data294 = data293[i34];
-if(typeof data294 === "string"){
-if(func2(data294) < 1){
-const err563 = {instancePath:instancePath+"/frontend/time_range/options/" + i34,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data286.information !== undefined){
+if(typeof data286.information !== "string"){
+const err563 = {instancePath:instancePath+"/frontend/information",schemaPath:"#/properties/frontend/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err563];
 }
 else {
 vErrors.push(err563);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data294)){
-const err564 = {instancePath:instancePath+"/frontend/time_range/options/" + i34,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data286.important_dashboards !== undefined){
+let data291 = data286.important_dashboards;
+if(Array.isArray(data291)){
+const len33 = data291.length;
+for(let i33=0; i33<len33; i33++){
+let data292 = data291[i33];
+if(data292 && typeof data292 == "object" && !Array.isArray(data292)){
+for(const key52 in data292){
+if(!((key52 === "project") || (key52 === "dashboard"))){
+const err564 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33,schemaPath:"#/properties/frontend/properties/important_dashboards/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err564];
 }
 else {
 vErrors.push(err564);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err565 = {instancePath:instancePath+"/frontend/time_range/options/" + i34,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data292.project !== undefined){
+if(typeof data292.project !== "string"){
+const err565 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33+"/project",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err565];
 }
 else {
 vErrors.push(err565);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err566 = {instancePath:instancePath+"/frontend/time_range/options",schemaPath:"#/properties/frontend/properties/time_range/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data292.dashboard !== undefined){
+if(typeof data292.dashboard !== "string"){
+const err566 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33+"/dashboard",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/dashboard/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err566];
 }
 else {
 vErrors.push(err566);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data292.disable_custom !== undefined){
-if(typeof data292.disable_custom !== "boolean"){
-const err567 = {instancePath:instancePath+"/frontend/time_range/disable_custom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_custom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err567 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33,schemaPath:"#/properties/frontend/properties/important_dashboards/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err567];
 }
 else {
 vErrors.push(err567);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data292.disable_zoom !== undefined){
-if(typeof data292.disable_zoom !== "boolean"){
-const err568 = {instancePath:instancePath+"/frontend/time_range/disable_zoom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_zoom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err568 = {instancePath:instancePath+"/frontend/important_dashboards",schemaPath:"#/properties/frontend/properties/important_dashboards/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err568];
 }
 else {
 vErrors.push(err568);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err569 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data286.time_range !== undefined){
+let data295 = data286.time_range;
+if(data295 && typeof data295 == "object" && !Array.isArray(data295)){
+for(const key53 in data295){
+if(!(((key53 === "options") || (key53 === "disable_custom")) || (key53 === "disable_zoom"))){
+const err569 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err569];
 }
 else {
 vErrors.push(err569);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data283.banner !== undefined){
-let data297 = data283.banner;
-if(data297 && typeof data297 == "object" && !Array.isArray(data297)){
-for(const key54 in data297){
-if(!((key54 === "severity") || (key54 === "information"))){
-const err570 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key54},message:"must NOT have additional properties"};
+if(data295.options !== undefined){
+let data296 = data295.options;
+if(Array.isArray(data296)){
+const len34 = data296.length;
+for(let i34=0; i34<len34; i34++){
+let data297 = data296[i34];
+if(typeof data297 === "string"){
+if(func2(data297) < 1){
+const err570 = {instancePath:instancePath+"/frontend/time_range/options/" + i34,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err570];
 }
 else {
 vErrors.push(err570);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data297.severity !== undefined){
-let data298 = data297.severity;
-if(typeof data298 !== "string"){
-const err571 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data297)){
+const err571 = {instancePath:instancePath+"/frontend/time_range/options/" + i34,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err571];
 }
 else {
 vErrors.push(err571);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!((((data298 === "error") || (data298 === "warning")) || (data298 === "info")) || (data298 === "success"))){
-const err572 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/enum",keyword:"enum",params:{allowedValues: schema89.properties.frontend.properties.banner.properties.severity.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err572 = {instancePath:instancePath+"/frontend/time_range/options/" + i34,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err572];
 }
 else {
 vErrors.push(err572);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data297.information !== undefined){
-if(typeof data297.information !== "string"){
-const err573 = {instancePath:instancePath+"/frontend/banner/information",schemaPath:"#/properties/frontend/properties/banner/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err573 = {instancePath:instancePath+"/frontend/time_range/options",schemaPath:"#/properties/frontend/properties/time_range/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err573];
 }
 else {
 vErrors.push(err573);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err574 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data295.disable_custom !== undefined){
+if(typeof data295.disable_custom !== "boolean"){
+const err574 = {instancePath:instancePath+"/frontend/time_range/disable_custom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_custom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err574];
 }
 else {
 vErrors.push(err574);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err575 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data295.disable_zoom !== undefined){
+if(typeof data295.disable_zoom !== "boolean"){
+const err575 = {instancePath:instancePath+"/frontend/time_range/disable_zoom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_zoom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err575];
 }
 else {
 vErrors.push(err575);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.datasource !== undefined){
-let data300 = data.datasource;
-if(data300 && typeof data300 == "object" && !Array.isArray(data300)){
-for(const key55 in data300){
-if(!(((((key55 === "global") || (key55 === "project")) || (key55 === "disable_local")) || (key55 === "http_proxy")) || (key55 === "cloudwatch"))){
-const err576 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key55},message:"must NOT have additional properties"};
+}
+else {
+const err576 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err576];
 }
 else {
 vErrors.push(err576);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data300.global !== undefined){
-let data301 = data300.global;
-if(data301 && typeof data301 == "object" && !Array.isArray(data301)){
-for(const key56 in data301){
-if(!((key56 === "disable") || (key56 === "discovery"))){
-const err577 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key56},message:"must NOT have additional properties"};
+if(data286.banner !== undefined){
+let data300 = data286.banner;
+if(data300 && typeof data300 == "object" && !Array.isArray(data300)){
+for(const key54 in data300){
+if(!((key54 === "severity") || (key54 === "information"))){
+const err577 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key54},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err577];
 }
 else {
 vErrors.push(err577);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data301.disable !== undefined){
-if(typeof data301.disable !== "boolean"){
-const err578 = {instancePath:instancePath+"/datasource/global/disable",schemaPath:"#/properties/datasource/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data300.severity !== undefined){
+let data301 = data300.severity;
+if(typeof data301 !== "string"){
+const err578 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err578];
 }
 else {
 vErrors.push(err578);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data301.discovery !== undefined){
-let data303 = data301.discovery;
-if(Array.isArray(data303)){
-const len35 = data303.length;
-for(let i35=0; i35<len35; i35++){
-let data304 = data303[i35];
-if(!(data304 && typeof data304 == "object" && !Array.isArray(data304))){
-const err579 = {instancePath:instancePath+"/datasource/global/discovery/" + i35,schemaPath:"#/properties/datasource/properties/global/properties/discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((((data301 === "error") || (data301 === "warning")) || (data301 === "info")) || (data301 === "success"))){
+const err579 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/enum",keyword:"enum",params:{allowedValues: schema97.properties.frontend.properties.banner.properties.severity.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err579];
 }
 else {
 vErrors.push(err579);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err580 = {instancePath:instancePath+"/datasource/global/discovery",schemaPath:"#/properties/datasource/properties/global/properties/discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data300.information !== undefined){
+if(typeof data300.information !== "string"){
+const err580 = {instancePath:instancePath+"/frontend/banner/information",schemaPath:"#/properties/frontend/properties/banner/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err580];
 }
 else {
 vErrors.push(err580);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err581 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err581 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err581];
 }
 else {
 vErrors.push(err581);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data300.project !== undefined){
-let data305 = data300.project;
-if(data305 && typeof data305 == "object" && !Array.isArray(data305)){
-for(const key57 in data305){
-if(!(key57 === "disable")){
-const err582 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key57},message:"must NOT have additional properties"};
+}
+else {
+const err582 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err582];
 }
 else {
 vErrors.push(err582);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data305.disable !== undefined){
-if(typeof data305.disable !== "boolean"){
-const err583 = {instancePath:instancePath+"/datasource/project/disable",schemaPath:"#/properties/datasource/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.datasource !== undefined){
+let data303 = data.datasource;
+if(data303 && typeof data303 == "object" && !Array.isArray(data303)){
+for(const key55 in data303){
+if(!(((((key55 === "global") || (key55 === "project")) || (key55 === "disable_local")) || (key55 === "http_proxy")) || (key55 === "cloudwatch"))){
+const err583 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key55},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err583];
 }
 else {
 vErrors.push(err583);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err584 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data303.global !== undefined){
+let data304 = data303.global;
+if(data304 && typeof data304 == "object" && !Array.isArray(data304)){
+for(const key56 in data304){
+if(!((key56 === "disable") || (key56 === "discovery"))){
+const err584 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key56},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err584];
 }
 else {
 vErrors.push(err584);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data300.disable_local !== undefined){
-if(typeof data300.disable_local !== "boolean"){
-const err585 = {instancePath:instancePath+"/datasource/disable_local",schemaPath:"#/properties/datasource/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data304.disable !== undefined){
+if(typeof data304.disable !== "boolean"){
+const err585 = {instancePath:instancePath+"/datasource/global/disable",schemaPath:"#/properties/datasource/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err585];
 }
 else {
 vErrors.push(err585);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data300.http_proxy !== undefined){
-let data308 = data300.http_proxy;
-if(!(data308 && typeof data308 == "object" && !Array.isArray(data308))){
-const err586 = {instancePath:instancePath+"/datasource/http_proxy",schemaPath:"#/properties/datasource/properties/http_proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data304.discovery !== undefined){
+let data306 = data304.discovery;
+if(Array.isArray(data306)){
+const len35 = data306.length;
+for(let i35=0; i35<len35; i35++){
+let data307 = data306[i35];
+if(!(data307 && typeof data307 == "object" && !Array.isArray(data307))){
+const err586 = {instancePath:instancePath+"/datasource/global/discovery/" + i35,schemaPath:"#/properties/datasource/properties/global/properties/discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err586];
 }
 else {
 vErrors.push(err586);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data300.cloudwatch !== undefined){
-let data309 = data300.cloudwatch;
-if(!(data309 && typeof data309 == "object" && !Array.isArray(data309))){
-const err587 = {instancePath:instancePath+"/datasource/cloudwatch",schemaPath:"#/properties/datasource/properties/cloudwatch/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+else {
+const err587 = {instancePath:instancePath+"/datasource/global/discovery",schemaPath:"#/properties/datasource/properties/global/properties/discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err587];
 }
 else {
 vErrors.push(err587);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err588 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err588 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err588];
 }
 else {
 vErrors.push(err588);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.variable !== undefined){
-let data310 = data.variable;
-if(data310 && typeof data310 == "object" && !Array.isArray(data310)){
-for(const key58 in data310){
-if(!(((key58 === "global") || (key58 === "project")) || (key58 === "disable_local"))){
-const err589 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key58},message:"must NOT have additional properties"};
+if(data303.project !== undefined){
+let data308 = data303.project;
+if(data308 && typeof data308 == "object" && !Array.isArray(data308)){
+for(const key57 in data308){
+if(!(key57 === "disable")){
+const err589 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key57},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err589];
 }
 else {
 vErrors.push(err589);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data310.global !== undefined){
-let data311 = data310.global;
-if(data311 && typeof data311 == "object" && !Array.isArray(data311)){
-for(const key59 in data311){
-if(!(key59 === "disable")){
-const err590 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key59},message:"must NOT have additional properties"};
+if(data308.disable !== undefined){
+if(typeof data308.disable !== "boolean"){
+const err590 = {instancePath:instancePath+"/datasource/project/disable",schemaPath:"#/properties/datasource/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err590];
 }
 else {
 vErrors.push(err590);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data311.disable !== undefined){
-if(typeof data311.disable !== "boolean"){
-const err591 = {instancePath:instancePath+"/variable/global/disable",schemaPath:"#/properties/variable/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err591 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err591];
 }
 else {
 vErrors.push(err591);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err592 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data303.disable_local !== undefined){
+if(typeof data303.disable_local !== "boolean"){
+const err592 = {instancePath:instancePath+"/datasource/disable_local",schemaPath:"#/properties/datasource/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err592];
 }
 else {
 vErrors.push(err592);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data310.project !== undefined){
-let data313 = data310.project;
-if(data313 && typeof data313 == "object" && !Array.isArray(data313)){
-for(const key60 in data313){
-if(!(key60 === "disable")){
-const err593 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key60},message:"must NOT have additional properties"};
+if(data303.http_proxy !== undefined){
+let data311 = data303.http_proxy;
+if(!(data311 && typeof data311 == "object" && !Array.isArray(data311))){
+const err593 = {instancePath:instancePath+"/datasource/http_proxy",schemaPath:"#/properties/datasource/properties/http_proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err593];
 }
 else {
 vErrors.push(err593);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data313.disable !== undefined){
-if(typeof data313.disable !== "boolean"){
-const err594 = {instancePath:instancePath+"/variable/project/disable",schemaPath:"#/properties/variable/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data303.cloudwatch !== undefined){
+let data312 = data303.cloudwatch;
+if(!(data312 && typeof data312 == "object" && !Array.isArray(data312))){
+const err594 = {instancePath:instancePath+"/datasource/cloudwatch",schemaPath:"#/properties/datasource/properties/cloudwatch/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err594];
 }
 else {
 vErrors.push(err594);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err595 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err595 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err595];
 }
 else {
 vErrors.push(err595);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data310.disable_local !== undefined){
-if(typeof data310.disable_local !== "boolean"){
-const err596 = {instancePath:instancePath+"/variable/disable_local",schemaPath:"#/properties/variable/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.variable !== undefined){
+let data313 = data.variable;
+if(data313 && typeof data313 == "object" && !Array.isArray(data313)){
+for(const key58 in data313){
+if(!(((key58 === "global") || (key58 === "project")) || (key58 === "disable_local"))){
+const err596 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key58},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err596];
 }
 else {
 vErrors.push(err596);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err597 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data313.global !== undefined){
+let data314 = data313.global;
+if(data314 && typeof data314 == "object" && !Array.isArray(data314)){
+for(const key59 in data314){
+if(!(key59 === "disable")){
+const err597 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key59},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err597];
 }
 else {
 vErrors.push(err597);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.dashboard !== undefined){
-let data316 = data.dashboard;
-if(data316 && typeof data316 == "object" && !Array.isArray(data316)){
-for(const key61 in data316){
-if(!(key61 === "custom_lint_rules")){
-const err598 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key61},message:"must NOT have additional properties"};
+if(data314.disable !== undefined){
+if(typeof data314.disable !== "boolean"){
+const err598 = {instancePath:instancePath+"/variable/global/disable",schemaPath:"#/properties/variable/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err598];
 }
 else {
 vErrors.push(err598);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data316.custom_lint_rules !== undefined){
-let data317 = data316.custom_lint_rules;
-if(Array.isArray(data317)){
-const len36 = data317.length;
-for(let i36=0; i36<len36; i36++){
-let data318 = data317[i36];
-if(data318 && typeof data318 == "object" && !Array.isArray(data318)){
-for(const key62 in data318){
-if(!(((((key62 === "name") || (key62 === "target")) || (key62 === "assertion")) || (key62 === "message")) || (key62 === "disable"))){
-const err599 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key62},message:"must NOT have additional properties"};
+}
+else {
+const err599 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err599];
 }
 else {
 vErrors.push(err599);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data318.name !== undefined){
-if(typeof data318.name !== "string"){
-const err600 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/name",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data313.project !== undefined){
+let data316 = data313.project;
+if(data316 && typeof data316 == "object" && !Array.isArray(data316)){
+for(const key60 in data316){
+if(!(key60 === "disable")){
+const err600 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key60},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err600];
 }
 else {
 vErrors.push(err600);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data318.target !== undefined){
-if(typeof data318.target !== "string"){
-const err601 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/target",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data316.disable !== undefined){
+if(typeof data316.disable !== "boolean"){
+const err601 = {instancePath:instancePath+"/variable/project/disable",schemaPath:"#/properties/variable/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err601];
 }
 else {
 vErrors.push(err601);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data318.assertion !== undefined){
-if(typeof data318.assertion !== "string"){
-const err602 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/assertion",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/assertion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err602 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err602];
 }
 else {
 vErrors.push(err602);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data318.message !== undefined){
-if(typeof data318.message !== "string"){
-const err603 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/message",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data313.disable_local !== undefined){
+if(typeof data313.disable_local !== "boolean"){
+const err603 = {instancePath:instancePath+"/variable/disable_local",schemaPath:"#/properties/variable/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err603];
 }
 else {
 vErrors.push(err603);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data318.disable !== undefined){
-if(typeof data318.disable !== "boolean"){
-const err604 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/disable",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err604 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err604];
 }
 else {
 vErrors.push(err604);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err605 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.dashboard !== undefined){
+let data319 = data.dashboard;
+if(data319 && typeof data319 == "object" && !Array.isArray(data319)){
+for(const key61 in data319){
+if(!(key61 === "custom_lint_rules")){
+const err605 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key61},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err605];
 }
 else {
 vErrors.push(err605);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err606 = {instancePath:instancePath+"/dashboard/custom_lint_rules",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data319.custom_lint_rules !== undefined){
+let data320 = data319.custom_lint_rules;
+if(Array.isArray(data320)){
+const len36 = data320.length;
+for(let i36=0; i36<len36; i36++){
+let data321 = data320[i36];
+if(data321 && typeof data321 == "object" && !Array.isArray(data321)){
+for(const key62 in data321){
+if(!(((((key62 === "name") || (key62 === "target")) || (key62 === "assertion")) || (key62 === "message")) || (key62 === "disable"))){
+const err606 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key62},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err606];
 }
 else {
 vErrors.push(err606);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err607 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data321.name !== undefined){
+if(typeof data321.name !== "string"){
+const err607 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/name",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err607];
 }
 else {
 vErrors.push(err607);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.search !== undefined){
-let data324 = data.search;
-if(data324 && typeof data324 == "object" && !Array.isArray(data324)){
-for(const key63 in data324){
-if(!(((key63 === "check_latest_update_interval") || (key63 === "excluded_chars")) || (key63 === "index_keys"))){
-const err608 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key63},message:"must NOT have additional properties"};
+if(data321.target !== undefined){
+if(typeof data321.target !== "string"){
+const err608 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/target",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err608];
 }
 else {
 vErrors.push(err608);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data324.check_latest_update_interval !== undefined){
-let data325 = data324.check_latest_update_interval;
-if(typeof data325 === "string"){
-if(func2(data325) < 1){
-const err609 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data321.assertion !== undefined){
+if(typeof data321.assertion !== "string"){
+const err609 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/assertion",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/assertion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err609];
 }
 else {
 vErrors.push(err609);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data325)){
-const err610 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data321.message !== undefined){
+if(typeof data321.message !== "string"){
+const err610 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/message",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err610];
 }
 else {
 vErrors.push(err610);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err611 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data321.disable !== undefined){
+if(typeof data321.disable !== "boolean"){
+const err611 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/disable",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err611];
 }
 else {
 vErrors.push(err611);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data324.excluded_chars !== undefined){
-let data326 = data324.excluded_chars;
-if(Array.isArray(data326)){
-const len37 = data326.length;
-for(let i37=0; i37<len37; i37++){
-if(typeof data326[i37] !== "string"){
-const err612 = {instancePath:instancePath+"/search/excluded_chars/" + i37,schemaPath:"#/properties/search/properties/excluded_chars/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err612 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err612];
 }
 else {
 vErrors.push(err612);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
 else {
-const err613 = {instancePath:instancePath+"/search/excluded_chars",schemaPath:"#/properties/search/properties/excluded_chars/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err613 = {instancePath:instancePath+"/dashboard/custom_lint_rules",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err613];
 }
 else {
 vErrors.push(err613);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data324.index_keys !== undefined){
-let data328 = data324.index_keys;
-if(data328 && typeof data328 == "object" && !Array.isArray(data328)){
-for(const key64 in data328){
-if(!(key64 === "dashboard")){
-const err614 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key64},message:"must NOT have additional properties"};
+}
+else {
+const err614 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err614];
 }
 else {
 vErrors.push(err614);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data328.dashboard !== undefined){
-let data329 = data328.dashboard;
-if(Array.isArray(data329)){
-const len38 = data329.length;
-for(let i38=0; i38<len38; i38++){
-if(typeof data329[i38] !== "string"){
-const err615 = {instancePath:instancePath+"/search/index_keys/dashboard/" + i38,schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.search !== undefined){
+let data327 = data.search;
+if(data327 && typeof data327 == "object" && !Array.isArray(data327)){
+for(const key63 in data327){
+if(!(((key63 === "check_latest_update_interval") || (key63 === "excluded_chars")) || (key63 === "index_keys"))){
+const err615 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key63},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err615];
 }
 else {
 vErrors.push(err615);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err616 = {instancePath:instancePath+"/search/index_keys/dashboard",schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data327.check_latest_update_interval !== undefined){
+let data328 = data327.check_latest_update_interval;
+if(typeof data328 === "string"){
+if(func2(data328) < 1){
+const err616 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err616];
 }
 else {
 vErrors.push(err616);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err617 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data328)){
+const err617 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err617];
 }
 else {
 vErrors.push(err617);
 }
-errors++;
-}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err618 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err618 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err618];
 }
 else {
 vErrors.push(err618);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.schemas !== undefined){
-let data331 = data.schemas;
-if(!(data331 && typeof data331 == "object" && !Array.isArray(data331))){
-const err619 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data327.excluded_chars !== undefined){
+let data329 = data327.excluded_chars;
+if(Array.isArray(data329)){
+const len37 = data329.length;
+for(let i37=0; i37<len37; i37++){
+if(typeof data329[i37] !== "string"){
+const err619 = {instancePath:instancePath+"/search/excluded_chars/" + i37,schemaPath:"#/properties/search/properties/excluded_chars/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err619];
 }
 else {
 vErrors.push(err619);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.global_datasource_discovery !== undefined){
-let data332 = data.global_datasource_discovery;
-if(Array.isArray(data332)){
-const len39 = data332.length;
-for(let i39=0; i39<len39; i39++){
-let data333 = data332[i39];
-if(!(data333 && typeof data333 == "object" && !Array.isArray(data333))){
-const err620 = {instancePath:instancePath+"/global_datasource_discovery/" + i39,schemaPath:"#/properties/global_datasource_discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+else {
+const err620 = {instancePath:instancePath+"/search/excluded_chars",schemaPath:"#/properties/search/properties/excluded_chars/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err620];
 }
 else {
 vErrors.push(err620);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err621 = {instancePath:instancePath+"/global_datasource_discovery",schemaPath:"#/properties/global_datasource_discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data327.index_keys !== undefined){
+let data331 = data327.index_keys;
+if(data331 && typeof data331 == "object" && !Array.isArray(data331)){
+for(const key64 in data331){
+if(!(key64 === "dashboard")){
+const err621 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key64},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err621];
 }
 else {
 vErrors.push(err621);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err622 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data331.dashboard !== undefined){
+let data332 = data331.dashboard;
+if(Array.isArray(data332)){
+const len38 = data332.length;
+for(let i38=0; i38<len38; i38++){
+if(typeof data332[i38] !== "string"){
+const err622 = {instancePath:instancePath+"/search/index_keys/dashboard/" + i38,schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err622];
 }
 else {
 vErrors.push(err622);
 }
-errors++;
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-validate101.errors = vErrors;
+}
+}
+else {
+const err623 = {instancePath:instancePath+"/search/index_keys/dashboard",schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err623];
+}
+else {
+vErrors.push(err623);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err624 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err624];
+}
+else {
+vErrors.push(err624);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err625 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err625];
+}
+else {
+vErrors.push(err625);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.schemas !== undefined){
+let data334 = data.schemas;
+if(!(data334 && typeof data334 == "object" && !Array.isArray(data334))){
+const err626 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err626];
+}
+else {
+vErrors.push(err626);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.global_datasource_discovery !== undefined){
+let data335 = data.global_datasource_discovery;
+if(Array.isArray(data335)){
+const len39 = data335.length;
+for(let i39=0; i39<len39; i39++){
+let data336 = data335[i39];
+if(!(data336 && typeof data336 == "object" && !Array.isArray(data336))){
+const err627 = {instancePath:instancePath+"/global_datasource_discovery/" + i39,schemaPath:"#/properties/global_datasource_discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err627];
+}
+else {
+vErrors.push(err627);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err628 = {instancePath:instancePath+"/global_datasource_discovery",schemaPath:"#/properties/global_datasource_discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err628];
+}
+else {
+vErrors.push(err628);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err629 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err629];
+}
+else {
+vErrors.push(err629);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+validate107.errors = vErrors;
 return errors === 0;
 }
 

@@ -1,15 +1,17 @@
-import { Alert, Box, Button, Link, Table, TableBody, TableCell, TableHead, TableRow } from '@mui/material';
+import { Alert, Box, Button, Link, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
-import { enc, getJson, restoreVersion, type Resource, type VersionEntry } from '../api';
+import { displayName, enc, getJson, restoreVersion, type Resource, type VersionEntry } from '../api';
 import { pageOf } from '../links';
 import { useCan } from '../permissions';
 import { ErrorMessage, ListBody, timeAgo } from '../widgets';
-import type { KindUi } from './kinds';
+import type { KindUi } from '../kinds';
 
 interface Deleted extends VersionEntry {
   name: string;
+  /** The last version's display name, when it has one. */
+  title?: string;
   kind: KindUi;
 }
 
@@ -25,7 +27,7 @@ export function DeletedList({ kinds, project }: { kinds: KindUi[]; project?: str
   const queryClient = useQueryClient();
   const readable = kinds.filter((k) => k.history && can('read', k.kind, project));
   const deleted = useQuery(['deleted', project ?? '', readable.map((k) => k.plural).join(',')], async () => {
-    const lists = await Promise.all(readable.map(async (k) => (await getJson<(VersionEntry & { name: string })[]>(deletedUrl(k.plural, project))).map((e) => ({ ...e, kind: k }))));
+    const lists = await Promise.all(readable.map(async (k) => (await getJson<(VersionEntry & { name: string; title?: string })[]>(deletedUrl(k.plural, project))).map((e) => ({ ...e, kind: k }))));
     return lists.flat().sort((a, b) => ((a.updatedAt ?? '') < (b.updatedAt ?? '') ? 1 : -1)) as Deleted[];
   });
   const [restored, setRestored] = useState<Resource & { plural: string }>();
@@ -47,7 +49,7 @@ export function DeletedList({ kinds, project }: { kinds: KindUi[]; project?: str
     <Box>
       {restored && (
         <Alert severity="success" sx={{ mb: 1 }} onClose={() => setRestored(undefined)} data-testid="undeleted">
-          Restored {restored.kind} “{restored.metadata.name}” as version {restored.metadata.version}.{' '}
+          Restored {restored.kind} “{displayName(restored)}” as version {restored.metadata.version}.{' '}
           <Link component={RouterLink} to={pageOf(restored.plural, restored)}>
             Open it
           </Link>
@@ -70,7 +72,14 @@ export function DeletedList({ kinds, project }: { kinds: KindUi[]; project?: str
           <TableBody>
             {items.map((d) => (
               <TableRow key={`${d.kind.kind}/${d.name}`} data-testid="deleted-row" data-name={d.name}>
-                <TableCell>{d.name}</TableCell>
+                <TableCell>
+                  {d.title ?? d.name}
+                  {d.title && d.title !== d.name && (
+                    <Typography variant="caption" color="text.secondary" sx={{ ml: 1 }}>
+                      {d.name}
+                    </Typography>
+                  )}
+                </TableCell>
                 <TableCell>{d.kind.kind}</TableCell>
                 <TableCell>{d.version}</TableCell>
                 <TableCell title={d.updatedAt}>{timeAgo(d.updatedAt)}</TableCell>
@@ -81,7 +90,7 @@ export function DeletedList({ kinds, project }: { kinds: KindUi[]; project?: str
                     History
                   </Button>
                   {can('create', d.kind.kind, project) && (
-                    <Button size="small" onClick={() => void restore(d)} aria-label={`Restore ${d.name}`}>
+                    <Button size="small" onClick={() => void restore(d)} aria-label={`Restore ${d.title ?? d.name}`}>
                       Restore
                     </Button>
                   )}

@@ -1,6 +1,7 @@
-import { Box, Button, Chip, Link, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
+import { Box, Button, Chip, IconButton, Link, Table, TableBody, TableCell, TableHead, TableRow, Tooltip, Typography } from '@mui/material';
 import { FormDialog } from './lazy-dialogs';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import Play from 'mdi-material-ui/Play';
 import Plus from 'mdi-material-ui/Plus';
 import { type ReactNode, useState } from 'react';
 import { Link as RouterLink, useNavigate } from 'react-router-dom';
@@ -8,8 +9,8 @@ import { list, type Resource } from '../api';
 import { pageOf } from '../links';
 import { useCan } from '../permissions';
 import { ListBody, matches, timeAgo, VisuallyHidden } from '../widgets';
-import { titleOf, type KindUi } from './kinds';
-import { RowActions, useRefreshLists } from './RowActions';
+import { titleOf, type KindUi } from '../kinds';
+import { basePath, RowActions, useRefreshLists } from './RowActions';
 
 export interface ResourceTableProps {
   kind: KindUi;
@@ -22,19 +23,22 @@ export interface ResourceTableProps {
   extra?: { label: string; cell(r: Resource): ReactNode };
 }
 
+/** Asks the browser for full screen (a click is the user gesture it needs); a refusal leaves the page as it is. */
+const fullScreen = () => void document.documentElement.requestFullscreen?.().catch(() => undefined);
+
 /**
  * The objects of one kind (in a project, or global) with a "New" button and a ⋮ menu per row,
  * both showing only what the user may do. Dashboards open in view; other objects in their form.
  */
 export function ResourceTable({ kind, project, query = '', folders, extra }: ResourceTableProps) {
-  const { can } = useCan();
+  const { can, ready } = useCan();
   const navigate = useNavigate();
   const refresh = useRefreshLists();
   const queryClient = useQueryClient();
   const items = useQuery(['list', kind.plural, project ?? ''], () => list(kind.plural, project));
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<Resource>();
-  const shown = (items.data ?? []).filter((r) => matches(query, [r.metadata.name, titleOf(kind, r), ...(r.metadata.tags ?? []), kind.summary?.(r)]));
+  const shown = (items.data ?? []).filter((r) => matches(query, [r.metadata.name, titleOf(kind, r), ...(r.metadata.tags ?? []), kind.summary?.(r), ...(kind.columns ?? []).map((c) => c.cell(r))]));
   const mayCreate = can('create', kind.kind, project);
   const mayUpdate = (r: Resource) => can('update', kind.kind, kind.kind === 'Project' ? r.metadata.name : project, r.metadata.name);
 
@@ -47,12 +51,19 @@ export function ResourceTable({ kind, project, query = '', folders, extra }: Res
           </Button>
         </Box>
       )}
-      <ListBody query={items} empty={shown.length > 0 ? undefined : query ? `Nothing matches "${query}".` : project ? `No ${kind.labelPlural} in this project.` : `No ${kind.labelPlural} yet.`}>
+      {/* the list shows once the permissions are known too: a "New" button appearing later would push it down */}
+      <ListBody
+        query={{ isLoading: items.isLoading || !ready, error: items.error }}
+        empty={shown.length > 0 ? undefined : query ? `Nothing matches "${query}".` : project ? `No ${kind.labelPlural} in this project.` : `No ${kind.labelPlural} yet.`}
+      >
         <Table size="small" aria-label={kind.labelPlural}>
           <TableHead>
             <TableRow>
               <TableCell>Name</TableCell>
               {kind.summary && <TableCell>{kind.plural.includes('datasource') ? 'Plugin' : 'Details'}</TableCell>}
+              {kind.columns?.map((c) => (
+                <TableCell key={c.label}>{c.label}</TableCell>
+              ))}
               {extra && <TableCell>{extra.label}</TableCell>}
               <TableCell>Tags</TableCell>
               <TableCell>Version</TableCell>
@@ -84,6 +95,9 @@ export function ResourceTable({ kind, project, query = '', folders, extra }: Res
                     )}
                   </TableCell>
                   {kind.summary && <TableCell>{kind.summary(r)}</TableCell>}
+                  {kind.columns?.map((c) => (
+                    <TableCell key={c.label}>{c.cell(r)}</TableCell>
+                  ))}
                   {extra && <TableCell>{extra.cell(r)}</TableCell>}
                   <TableCell>
                     {(r.metadata.tags ?? []).map((t) => (
@@ -93,6 +107,13 @@ export function ResourceTable({ kind, project, query = '', folders, extra }: Res
                   <TableCell>{r.metadata.version}</TableCell>
                   <TableCell title={r.metadata.updatedAt}>{timeAgo(r.metadata.updatedAt)}</TableCell>
                   <TableCell align="right">
+                    {kind.playable && (
+                      <Tooltip title="Play (full screen, kiosk mode)">
+                        <IconButton size="small" component={RouterLink} to={`${basePath(kind, r)}/play?kiosk`} onClick={fullScreen} aria-label={`Play ${r.metadata.name}`}>
+                          <Play />
+                        </IconButton>
+                      </Tooltip>
+                    )}
                     <RowActions kind={kind} resource={r} folders={folders} />
                   </TableCell>
                 </TableRow>

@@ -1,7 +1,7 @@
 import { getJson, list, type Resource } from '../api';
 import { dashboardUses, implicitDatasourceKinds, type PluginModuleInfo } from './datasource-users';
 import { whereIs } from './folders';
-import { KINDS, type KindUi } from './kinds';
+import { KINDS, type KindUi } from '../kinds';
 
 /** What deleting an object takes with it or breaks, in sentences for the confirmation. */
 export interface Consequences {
@@ -56,6 +56,11 @@ export async function consequencesOf(k: KindUi, r: Resource): Promise<Consequenc
       const folders = (await tryList('folders', project)) ?? [];
       const where = whereIs(folders, name);
       if (where.length) out.affects.push(`It is removed from the folder${where.length > 1 ? 's' : ''} ${where.map((w) => `“${w.label}”`).join(', ')}.`);
+      // the playlists of every project the user may read that name it (a tag's dashboards come and go)
+      const shownBy = ((await tryList('playlists')) ?? []).filter((p) =>
+        ((p.spec as { items?: { dashboard?: { name: string; project?: string } }[] }).items ?? []).some((i) => i.dashboard?.name === name && (i.dashboard.project ?? p.metadata.project) === project),
+      );
+      if (shownBy.length) out.affects.push(`${plural(shownBy.length, 'playlist shows', 'playlists show')} it and will skip it: ${names(shownBy)}.`);
       break;
     }
     case 'Datasource':

@@ -5,7 +5,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { type ApiError, displayName, getResource, putResource, type Resource } from '../api';
-import { kindByPlural } from '../manage/kinds';
+import { kindByPlural } from '../kinds';
 import { RowActions } from '../manage/RowActions';
 import { StarButton } from '../StarButton';
 import { ManagedBanner, useConfirmOverwrite, useManagedFromGit } from '../managed';
@@ -16,6 +16,8 @@ import { DashboardView } from '../perses/DashboardView';
 import { useExternalVariables } from '../perses/external-variables';
 import { ExploreAction } from '../perses/ExploreAction';
 import { PersesProviders } from '../perses/PersesProviders';
+import { useKiosk } from '../kiosk';
+import { KIOSK_SX, ShareActions } from '../share/ShareActions';
 import { watchObject } from '../watch';
 import { ErrorMessage, Loading, PageHeader } from '../widgets';
 
@@ -58,6 +60,7 @@ function Dashboard() {
   const externalVariables = useExternalVariables(project);
   const location = useLocation();
   const navigate = useNavigate();
+  const kiosk = useKiosk();
   // ?edit=true: the version first shown opens in Perses' edit mode (a new dashboard, to add its
   // first panel). Every later version (the one a save made, which can arrive by the watch stream
   // before the save's answer, or someone else's) opens in view mode.
@@ -135,8 +138,9 @@ function Dashboard() {
         next.delete('edit');
         setParams(next, { replace: true });
       }
+      const unchanged = saved.object.metadata.version === dashboard.data?.object.metadata.version;
       queryClient.setQueryData(key, saved);
-      setNotice(`Saved: version ${saved.object.metadata.version}.`);
+      setNotice(unchanged ? `Nothing changed: version ${saved.object.metadata.version} stays as it was.` : `Saved: version ${saved.object.metadata.version}.`);
       return saved.object;
     } catch (e) {
       if ((e as ApiError).status === 412) throw new Error('Someone else saved this dashboard first: reload the page to see their version, then apply your change again.');
@@ -151,12 +155,13 @@ function Dashboard() {
   const base = `/projects/${encodeURIComponent(project)}/${plural}/${encodeURIComponent(name)}`;
 
   return (
-    <Box sx={{ display: 'flex', flexDirection: 'column', flexGrow: 1 }}>
+    <Box sx={{ display: 'flex', flexDirection: 'column', flexGrow: 1, ...(kiosk ? KIOSK_SX : {}) }}>
       <PageHeader
         crumbs={[{ label: project, to: `/projects/${encodeURIComponent(project)}${plural === 'dashboards' ? '' : `?tab=${plural}`}` }, { label: displayName(dashboard.data.object) }]}
         actions={
           <Stack direction="row" spacing={1} alignItems="center">
             <StarButton target={{ kind: resource.kind, project, name }} />
+            <ShareActions dashboard={resource} />
             <Typography variant="caption" color="text.secondary" data-testid="dashboard-version">
               version {resource.metadata.version}
             </Typography>

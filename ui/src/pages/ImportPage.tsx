@@ -1,12 +1,16 @@
 import { Alert, Box, Button, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import type { DashboardResource } from '@perses-dev/core';
 import { ViewDashboard } from '@perses-dev/dashboards';
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { parse } from 'yaml';
-import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource } from '../api';
+import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource, validationWarnings } from '../api';
+import { DatasourceWarnings } from '../datasource-warnings';
+import { DraftOfferAlert, useDraft } from '../DraftOffer';
+import { draftKey } from '../drafts';
 import { useDatasourceApi } from '../datasource-api';
+import { jsonErrorText, looksLikeJson } from '../json-error';
 import { useCan } from '../permissions';
 import { MigrationReportView, undrawnPanels } from '../migration-report';
 import { ErrorMessage, PageHeader } from '../widgets';
@@ -17,6 +21,14 @@ interface Preview {
   from: 'Grafana' | 'Perses';
   /** Changes with every conversion, so the Perses components start afresh. */
   seq: number;
+}
+
+/** What the page keeps of an import not yet saved. */
+interface ImportDraft {
+  text: string;
+  project: string;
+  name: string;
+  datasource: string;
 }
 
 const isPersesDashboard = (v: unknown): v is Resource => {
@@ -48,53 +60,59 @@ export function ImportPage() {
   const [name, setName] = useState('');
   const [datasource, setDatasource] = useState('');
   const [preview, setPreview] = useState<Preview>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  // a text that does not parse is told at once; the server's answers are the mutations' errors
+  const [parseError, setParseError] = useState<Error>();
   const datasourceApi = useDatasourceApi();
 
   useEffect(() => {
     if (!project && projects.data?.length) setProject(projects.data[0].metadata.name);
   }, [project, projects.data]);
 
-  const convert = async (ds = datasource, target = project, wanted = name) => {
-    setError(undefined);
+  // the pasted text and the choices are kept in the tab until imported (a session that ends, a reload: drafts.ts)
+  const form: ImportDraft = { text, project, name, datasource };
+  const kept = useDraft<ImportDraft>(draftKey('import', 'Dashboard', undefined, ''), form, { ...form, text: '' }, -1);
+
+  const converting = useMutation(async (o: { parsed: unknown; ds: string; target: string; wanted: string }) => {
+    const seq = (preview?.seq ?? 0) + 1;
+    if (isPersesDashboard(o.parsed)) {
+      setPreview({ dashboard: o.parsed, from: 'Perses', seq });
+      if (!o.wanted) setName(o.parsed.metadata?.name ?? '');
+    } else {
+      const migrated = await migrateGrafana(o.parsed, { project: o.target, datasource: o.ds, name: o.wanted });
+      setPreview({ ...migrated, from: 'Grafana', seq });
+      setName(migrated.dashboard.metadata.name);
+    }
+  });
+  const convert = (ds = datasource, target = project, wanted = name) => {
+    setParseError(undefined);
+    saving.reset();
+    // a Grafana export is JSON: its errors are told as JSON's (a YAML parser's words about flow mappings misled)
+    const json = looksLikeJson(text);
     let parsed: unknown;
     try {
-      parsed = parse(text);
+      parsed = json ? JSON.parse(text) : parse(text);
     } catch (e) {
-      setError(new Error(`The text is not JSON or YAML: ${(e as Error).message.split('\n')[0]}`));
+      converting.reset();
+      setParseError(new Error(json ? `The text is not valid JSON: ${jsonErrorText(text, e)}.` : `The text is not JSON or YAML: ${(e as Error).message.split('\n')[0]}`));
       return;
     }
-    setBusy(true);
-    try {
-      const seq = (preview?.seq ?? 0) + 1;
-      if (isPersesDashboard(parsed)) {
-        setPreview({ dashboard: parsed, from: 'Perses', seq });
-        if (!wanted) setName(parsed.metadata?.name ?? '');
-      } else {
-        const migrated = await migrateGrafana(parsed, { project: target, datasource: ds, name: wanted });
-        setPreview({ ...migrated, from: 'Grafana', seq });
-        setName(migrated.dashboard.metadata.name);
-      }
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    converting.mutate({ parsed, ds, target, wanted });
   };
 
-  const save = async () => {
-    if (!preview) return;
-    setError(undefined);
-    setBusy(true);
-    try {
-      await createResource('dashboards', project, { ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name, project } });
+  const saving = useMutation(() => createResource('dashboards', project, { ...preview!.dashboard, metadata: { ...preview!.dashboard.metadata, name, project } }), {
+    onSuccess: () => {
+      kept.forget();
       navigate(`/projects/${enc(project)}/dashboards/${enc(name)}`);
-    } catch (e) {
-      setError((e as ApiError).status === 409 ? new Error(`A dashboard named "${name}" already exists in ${project}: choose another name.`) : e);
-      setBusy(false);
-    }
+    },
+  });
+  const save = () => {
+    if (!preview) return;
+    setParseError(undefined);
+    saving.mutate();
   };
+  const saveError = (saving.error as ApiError | null)?.status === 409 ? new Error(`A dashboard named "${name}" already exists in ${project}: choose another name.`) : saving.error;
+  const error = parseError ?? converting.error ?? saveError;
+  const busy = converting.isLoading || saving.isLoading || saving.isSuccess;
 
   const upload = async (file: File | undefined) => {
     if (file) setText(await file.text());
@@ -106,15 +124,27 @@ export function ImportPage() {
     // in another project the derived name may be taken: derive it again
     const wanted = target === project ? name : '';
     if (wanted !== name) setName(wanted);
-    if (preview?.from === 'Grafana') void convert(ds, target, wanted);
+    if (preview?.from === 'Grafana') convert(ds, target, wanted);
   };
   const undrawn = preview?.report ? undrawnPanels(preview.report) : [];
   const shown = preview && ({ ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name: name || preview.dashboard.metadata.name, project } } as unknown as DashboardResource);
+  // the datasources its queries ask for that the project will not have (the server's warnings)
+  const warnings = useQuery(['import-warnings', project, preview?.seq], () => validationWarnings('dashboards', shown), { enabled: !!shown && project !== '' });
 
   return (
     <Box sx={{ display: 'flex', flexDirection: 'column', flexGrow: 1 }}>
       <PageHeader crumbs={[...(fromPath ? [{ label: fromPath, to: `/projects/${enc(fromPath)}` }] : []), { label: 'Import a dashboard' }]} />
       <Stack spacing={2} sx={{ px: 3, pb: 2 }}>
+        <DraftOfferAlert
+          state={kept}
+          onRestore={(d) => {
+            setText(d.value.text);
+            if (d.value.project) setProject(d.value.project);
+            setName(d.value.name);
+            setDatasource(d.value.datasource);
+            setPreview(undefined);
+          }}
+        />
         <TextField
           label="Grafana or Perses dashboard (JSON or YAML)"
           multiline
@@ -155,16 +185,17 @@ export function ImportPage() {
             ))}
           </TextField>
           <TextField size="small" label="Name" value={name} onChange={(e) => setName(e.target.value)} inputProps={{ 'aria-label': 'dashboard name' }} />
-          <Button variant="contained" disabled={busy || !text.trim() || !project} onClick={() => void convert()} data-testid="import-preview">
+          <Button variant="contained" disabled={busy || !text.trim() || !project} onClick={() => convert()} data-testid="import-preview">
             Preview
           </Button>
-          <Button variant="contained" color="success" disabled={busy || !preview || !name} onClick={() => void save()} data-testid="import-save">
+          <Button variant="contained" color="success" disabled={busy || !preview || !name} onClick={() => save()} data-testid="import-save">
             Save to {project || 'project'}
           </Button>
         </Stack>
         {!!error && <ErrorMessage error={error} />}
         {preview?.from === 'Perses' && <Alert severity="info">This is already a Perses dashboard: it is imported as it is.</Alert>}
         {preview?.report && <MigrationReportView report={preview.report} />}
+        {shown && warnings.data && <DatasourceWarnings dashboard={shown as unknown as Resource} warnings={warnings.data} project={project} />}
         {undrawn.length > 0 && (
           <Alert severity="warning" data-testid="import-not-drawn">
             {undrawn.length === 1 ? 'One panel is' : `${undrawn.length} panels are`} not drawn by this web UI (the report says why): {undrawn.map((e) => e.source).join(', ')}.

@@ -1,7 +1,8 @@
+import { useMutation } from '@tanstack/react-query';
 import { Alert, Box, Button, Divider, Link, Paper, Stack, TextField, Typography } from '@mui/material';
 import { type FormEvent, useState } from 'react';
 import { Navigate, useSearchParams } from 'react-router-dom';
-import { login, signUp, type PublicConfig } from '../api';
+import { login, type PublicConfig, signInOptions, signUp } from '../api';
 
 /** Only same-site paths: never send the user to another origin after sign-in. */
 function safeRedirect(value: string | null): string {
@@ -14,32 +15,26 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
   const [mode, setMode] = useState<'signin' | 'signup'>('signin');
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
   const [done, setDone] = useState(false);
+  const signIn = useMutation(
+    async () => {
+      if (mode === 'signup') await signUp(name, password);
+      await login(name, password);
+      await onSignedIn();
+    },
+    { onSuccess: () => setDone(true) },
+  );
+  const error = (signIn.error as Error | null)?.message;
 
   const auth = config.security?.authentication;
-  const providers = auth?.providers;
-  const native = providers?.enable_native !== false;
-  const external = [...(providers?.oidc ?? []).map((p) => ({ ...p, kind: 'oidc' })), ...(providers?.oauth ?? []).map((p) => ({ ...p, kind: 'oauth' }))];
+  const { native, external } = signInOptions(config);
   const signUpAllowed = native && auth?.disable_sign_up !== true;
 
   if (!config.security?.enable_auth || done) return <Navigate to={redirect} replace />;
 
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      if (mode === 'signup') await signUp(name, password);
-      await login(name, password);
-      await onSignedIn();
-      setDone(true);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    signIn.mutate();
   };
 
   return (
@@ -70,7 +65,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
                   onChange={(e) => setPassword(e.target.value)}
                   required
                 />
-                <Button type="submit" variant="contained" disabled={busy}>
+                <Button type="submit" variant="contained" disabled={signIn.isLoading}>
                   {mode === 'signin' ? 'Sign in' : 'Sign up'}
                 </Button>
               </Stack>
@@ -78,7 +73,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
           )}
           {external.length > 0 && native && <Divider>or</Divider>}
           {external.map((p) => (
-            <Button key={`${p.kind}/${p.slug_id}`} variant="outlined" href={`/api/auth/providers/${p.kind}/${encodeURIComponent(p.slug_id)}/login?redirect=${encodeURIComponent(redirect)}`}>
+            <Button key={`${p.kind}/${p.slug_id}`} variant="outlined" href={p.login(redirect)}>
               Sign in with {p.name || p.slug_id}
             </Button>
           ))}
@@ -89,7 +84,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
                 component="button"
                 type="button"
                 onClick={() => {
-                  setError(undefined); // the other form's message does not belong here
+                  signIn.reset(); // the other form's message does not belong here
                   setMode(mode === 'signin' ? 'signup' : 'signin');
                 }}
               >

@@ -14,13 +14,11 @@ import {
   EditJsonDialog,
   PanelDrawer,
   PanelGroupDialog,
-  SaveChangesConfirmationDialog,
   useDashboard,
   useDiscardChangesConfirmationDialog,
   useEditMode,
   useSaveChangesConfirmationDialog,
   VariableProviderWithQueryParams,
-  type DatasourceApi,
   type ExternalVariableDefinition,
   type OnSaveDashboard,
   type PanelOptions,
@@ -36,10 +34,16 @@ import {
   usePluginBuiltinVariableDefinitions,
 } from '@perses-dev/plugin-system';
 import { memo, type ReactNode, useMemo, useState } from 'react';
+import type { CachingDatasourceApi } from '../datasource-api';
+import { useDashboardDraft } from './dashboard-draft';
+import { MissingDatasourceMessages } from './missing-datasources';
+import { packGrid } from './grid-pack';
+import { minimalEdit } from '../minimal-save';
+import { SaveDefaultsDialog } from './SaveDefaultsDialog';
 
 export interface DashboardViewProps {
   dashboardResource: DashboardResource;
-  datasourceApi: DatasourceApi;
+  datasourceApi: CachingDatasourceApi;
   /** Open in edit mode (ignored when `mayEdit` is false). */
   isEditing: boolean;
   /**
@@ -88,17 +92,19 @@ export const DashboardView = memo(function DashboardView(props: DashboardViewPro
   );
   return (
     <DatasourceStoreProvider dashboardResource={dashboardResource} datasourceApi={props.datasourceApi}>
-      <DashboardProviderWithQueryParams initialState={{ isEditMode: props.isEditing && props.mayEdit, dashboardResource }}>
-        <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>
-          <VariableProviderWithQueryParams initialVariableDefinitions={spec.variables} externalVariableDefinitions={props.externalVariableDefinitions} builtinVariableDefinitions={builtins}>
-            <Box sx={{ display: 'flex', width: '100%', height: '100%', position: 'relative', overflow: 'hidden' }}>
-              <ErrorBoundary FallbackComponent={ErrorAlert}>
-                <DashboardBody {...props} />
-              </ErrorBoundary>
-            </Box>
-          </VariableProviderWithQueryParams>
-        </TimeRangeProviderWithQueryParams>
-      </DashboardProviderWithQueryParams>
+      <MissingDatasourceMessages api={props.datasourceApi} project={dashboardResource.metadata.project}>
+        <DashboardProviderWithQueryParams initialState={{ isEditMode: props.isEditing && props.mayEdit, dashboardResource }}>
+          <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>
+            <VariableProviderWithQueryParams initialVariableDefinitions={spec.variables} externalVariableDefinitions={props.externalVariableDefinitions} builtinVariableDefinitions={builtins}>
+              <Box sx={{ display: 'flex', width: '100%', height: '100%', position: 'relative', overflow: 'hidden' }}>
+                <ErrorBoundary FallbackComponent={ErrorAlert}>
+                  <DashboardBody {...props} />
+                </ErrorBoundary>
+              </Box>
+            </VariableProviderWithQueryParams>
+          </TimeRangeProviderWithQueryParams>
+        </DashboardProviderWithQueryParams>
+      </MissingDatasourceMessages>
     </DatasourceStoreProvider>
   );
 });
@@ -114,19 +120,25 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
   // Perses' Save button shows nothing when a save fails (e.g. permissions changed meanwhile): the
   // reason is shown here, the edit mode and its changes stay
   const [saveError, setSaveError] = useState<string>();
+  const { dashboard, setDashboard } = useDashboard();
+  // Perses' own form of the version shown, before any edit: a save stores only what differs from it
+  const [loaded] = useState(() => JSON.parse(JSON.stringify(dashboard)) as typeof dashboard);
+  const [original, setOriginal] = useState<typeof dashboard>();
+  // the edit is kept in the tab until saved or discarded, and offered back when the page opens again
+  const draft = useDashboardDraft(dashboardResource, loaded as DashboardResource, confirmEdit, () => setOriginal(loaded));
   const save: OnSaveDashboard = async (entity) => {
     setSaveError(undefined);
+    draft.forget();
     try {
-      return await onSave(entity);
+      return await onSave(minimalEdit(dashboardResource, loaded, entity, packGrid));
     } catch (e) {
+      draft.keep();
       setSaveError((e as Error).message);
       closeSaveChangesConfirmationDialog();
       throw e;
     }
   };
   const { isEditMode, setEditMode } = useEditMode();
-  const { dashboard, setDashboard } = useDashboard();
-  const [original, setOriginal] = useState<typeof dashboard>();
   const { setSavedDatasources } = useDatasourceStore();
   const { openDiscardChangesConfirmationDialog, closeDiscardChangesConfirmationDialog } = useDiscardChangesConfirmationDialog();
   const onEditButtonClick = async () => {
@@ -143,6 +155,7 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
     }
     openDiscardChangesConfirmationDialog({
       onDiscardChanges: () => {
+        draft.forget();
         if (original) setDashboard(original);
         setEditMode(false);
         closeDiscardChangesConfirmationDialog();
@@ -166,6 +179,7 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
       ) : (
         <ViewOnlyToolbar dashboardTitleComponent={dashboardTitleComponent} />
       )}
+      {draft.banner}
       {saveError !== undefined && (
         <Alert severity="error" sx={{ mx: 2, mt: 1 }} onClose={() => setSaveError(undefined)} data-testid="save-error">
           Not saved: {saveError}
@@ -183,7 +197,7 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
         <DeletePanelDialog />
         <DashboardDiscardChangesConfirmationDialog />
         <EditJsonDialog isReadonly={!isEditMode} disableMetadataEdition />
-        <SaveChangesConfirmationDialog />
+        <SaveDefaultsDialog />
       </Box>
     </Box>
   );

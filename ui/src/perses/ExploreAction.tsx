@@ -1,7 +1,17 @@
 import { IconButton, Tooltip } from '@mui/material';
 import { isRelativeTimeRange, type QueryDefinition } from '@perses-dev/core';
 import type { PanelExtraProps } from '@perses-dev/dashboards';
-import { replaceVariables, useAllVariableValues, useTimeRange, type VariableStateMap } from '@perses-dev/plugin-system';
+import {
+  type DatasourceSelectItemGroup,
+  type DatasourceSelectValue,
+  datasourceSelectValueToSelector,
+  isVariableDatasource,
+  replaceVariables,
+  useAllVariableValues,
+  useListDatasourceSelectItems,
+  useTimeRange,
+  type VariableStateMap,
+} from '@perses-dev/plugin-system';
 import Compass from 'mdi-material-ui/CompassOutline';
 import { Link as RouterLink } from 'react-router-dom';
 import { PROMETHEUS_EXPLORER } from '../plugins';
@@ -14,6 +24,19 @@ function resolved<T>(value: T, vars: VariableStateMap): T {
   if (Array.isArray(value)) return value.map((v) => resolved(v, vars)) as T;
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolved(v, vars)])) as T;
+}
+
+/**
+ * A query whose datasource is a datasource variable (`"$ds"`, a DatasourceVariable's pick) with
+ * the datasource it picked: Explore has no such variable, and the variable's value is the name
+ * shown in the picker, not a selector. Resolved before the other variables are put in.
+ */
+function pickedDatasource(q: QueryDefinition, vars: VariableStateMap, items: DatasourceSelectItemGroup[] | undefined): QueryDefinition {
+  const spec = q.spec.plugin.spec as { datasource?: DatasourceSelectValue };
+  if (!isVariableDatasource(spec.datasource)) return q;
+  const { datasource, ...rest } = spec;
+  const selector = datasourceSelectValueToSelector(datasource, vars, items);
+  return { ...q, spec: { ...q.spec, plugin: { ...q.spec.plugin, spec: selector ? { ...rest, datasource: selector } : rest } } };
 }
 
 /** The Explore page for these queries, with the dashboard's time range (and its local datasources). */
@@ -32,7 +55,8 @@ export function exploreUrl(o: { project: string; dashboard?: string; queries: Qu
 export function ExploreAction({ panelDefinition, project, dashboard }: PanelExtraProps & { project: string; dashboard: string }) {
   const vars = useAllVariableValues();
   const { timeRange } = useTimeRange();
-  const queries = (panelDefinition?.spec.queries ?? []).filter((q) => q.kind === 'TimeSeriesQuery');
+  const { data: items } = useListDatasourceSelectItems('PrometheusDatasource');
+  const queries = (panelDefinition?.spec.queries ?? []).filter((q) => q.kind === 'TimeSeriesQuery').map((q) => pickedDatasource(q, vars, items));
   if (queries.length === 0) return null;
   const title = panelDefinition?.spec.display?.name ?? 'this panel';
   const range = isRelativeTimeRange(timeRange) ? { start: timeRange.pastDuration } : { start: String(timeRange.start.getTime()), end: String(timeRange.end.getTime()) };

@@ -3,7 +3,7 @@ import type { ExternalVariableDefinition } from '@perses-dev/dashboards';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { enc, list, type Resource } from '../api';
-import { kindByPlural } from '../manage/kinds';
+import { kindByPlural } from '../kinds';
 import { useCan } from '../permissions';
 
 /** A Variable or GlobalVariable object: its spec is a dashboard variable definition. */

@@ -2,6 +2,7 @@ import type { ComponentType } from 'react';
 import type { FormProps } from './common';
 import { DatasourceForm } from './DatasourceForm';
 import { DisplayForm } from './DisplayForm';
+import { PlaylistForm } from './PlaylistForm';
 import { RoleBindingForm } from './RoleBindingForm';
 import { RoleForm } from './RoleForm';
 import { SecretForm } from './SecretForm';
@@ -14,6 +15,7 @@ export const FORMS: Record<string, ComponentType<FormProps>> = {
   Dashboard: DisplayForm,
   EphemeralDashboard: DisplayForm,
   Folder: DisplayForm,
+  Playlist: PlaylistForm,
   Datasource: DatasourceForm,
   GlobalDatasource: DatasourceForm,
   Variable: VariableForm,

@@ -1,6 +1,9 @@
-import type { Resource } from '../api';
+import type { Resource } from './api';
 
-/** How the UI presents and edits one kind (the server's kinds, docs/api.md §1). */
+/**
+ * How the UI presents and edits one kind. Every kind the server serves (docs/api.md §1) is here,
+ * with the same plural and scope: test/ui-kinds.test.ts checks this list against the server's.
+ */
 export interface KindUi {
   kind: string;
   plural: string;
@@ -15,14 +18,30 @@ export interface KindUi {
   history?: boolean;
   /** May be copied under a new name (not secrets: their values cannot be read back). */
   duplicable?: boolean;
+  /** Played full-screen at `<object>/play` (playlists). */
+  playable?: boolean;
+  /** Managed on a page of its own (this path), not in the project and admin tables. */
+  elsewhere?: string;
   /** The spec of a new object. */
   newSpec(): unknown;
   /** One line about the object for lists (plugin kind, role, subjects...). */
   summary?(r: Resource): string | undefined;
+  /** More columns of lists (a datasource's URL and default flag); searched like the summary. */
+  columns?: { label: string; cell(r: Resource): string }[];
 }
 
 const display = ['spec', 'display', 'name'];
 const pluginKind = (r: Resource) => (r.spec as { plugin?: { kind?: string } }).plugin?.kind;
+/** A datasource's URL: the one the server's proxy calls, or the one browsers call directly. */
+const datasourceUrl = (r: Resource) => {
+  const s = (r.spec as { plugin?: { spec?: { directUrl?: string; proxy?: { spec?: { url?: string } } } } }).plugin?.spec;
+  if (s?.proxy?.spec?.url) return `${s.proxy.spec.url} (through the proxy)`;
+  return s?.directUrl ? `${s.directUrl} (browsers call it)` : '';
+};
+const datasourceColumns = [
+  { label: 'URL', cell: datasourceUrl },
+  { label: 'Default', cell: (r: Resource) => ((r.spec as { default?: boolean }).default ? 'default' : '') },
+];
 const emptyDashboard = () => ({ display: { name: '' }, duration: '1h', panels: {}, layouts: [] });
 const prometheus = () => ({ default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: '' } } } } });
 const textVariable = () => ({ kind: 'TextVariable', spec: { value: '' } });
@@ -37,6 +56,11 @@ const roleSummary = (r: Resource) => {
 const bindingSummary = (r: Resource) => {
   const s = r.spec as { role?: string; subjects?: { name: string }[] };
   return `${s.role} → ${(s.subjects ?? []).map((x) => x.name).join(', ')}`;
+};
+const playlistSummary = (r: Resource) => {
+  const s = r.spec as { interval?: string; items?: unknown[] };
+  const n = s.items?.length ?? 0;
+  return `${n} item${n === 1 ? '' : 's'}, each shown ${s.interval}`;
 };
 const secretSummary = (r: Resource) => {
   const s = r.spec as Record<string, unknown>;
@@ -69,6 +93,19 @@ export const KINDS: KindUi[] = [
     newSpec: () => ({ ...emptyDashboard(), ttl: '24h' }),
     summary: (r) => `expires ${(r.spec as { ttl?: string }).ttl} after its last update`,
   },
+  {
+    kind: 'Playlist',
+    plural: 'playlists',
+    label: 'playlist',
+    labelPlural: 'playlists',
+    scope: 'project',
+    displayPath: display,
+    history: true,
+    duplicable: true,
+    playable: true,
+    newSpec: () => ({ display: { name: '' }, interval: '5m', items: [] }),
+    summary: playlistSummary,
+  },
   { kind: 'Folder', plural: 'folders', label: 'folder', labelPlural: 'folders', scope: 'project', displayPath: display, history: true, newSpec: () => ({ display: { name: '' }, items: [] }) },
   {
     kind: 'Datasource',
@@ -81,6 +118,7 @@ export const KINDS: KindUi[] = [
     duplicable: true,
     newSpec: prometheus,
     summary: pluginKind,
+    columns: datasourceColumns,
   },
   {
     kind: 'Variable',
@@ -126,6 +164,7 @@ export const KINDS: KindUi[] = [
     duplicable: true,
     newSpec: prometheus,
     summary: pluginKind,
+    columns: datasourceColumns,
   },
   {
     kind: 'GlobalVariable',
@@ -169,6 +208,18 @@ export const KINDS: KindUi[] = [
     newSpec: () => ({ nativeProvider: { password: '' } }),
     summary: (r) => [(r.spec as { firstName?: string }).firstName, (r.spec as { lastName?: string }).lastName].filter(Boolean).join(' ') || undefined,
   },
+  // Teams and robots have the Access page (groups, service accounts and their tokens).
+  { kind: 'Group', plural: 'groups', label: 'group', labelPlural: 'groups', scope: 'global', elsewhere: '/admin/access', newSpec: () => ({ members: [] }) },
+  { kind: 'ServiceAccount', plural: 'serviceaccounts', label: 'service account', labelPlural: 'service accounts', scope: 'project', elsewhere: '/admin/access', newSpec: () => ({}) },
+  {
+    kind: 'GlobalServiceAccount',
+    plural: 'globalserviceaccounts',
+    label: 'global service account',
+    labelPlural: 'global service accounts',
+    scope: 'global',
+    elsewhere: '/admin/access',
+    newSpec: () => ({}),
+  },
 ];
 
 export function kindByPlural(plural: string): KindUi {
@@ -205,3 +256,6 @@ export function withTitle(k: KindUi, r: Resource, title: string): Resource {
   else delete cur[path[path.length - 1]];
   return copy;
 }
+
+/** Global kinds managed on /admin (Project is on the home page). */
+export const ADMIN_KINDS = KINDS.filter((k) => k.scope === 'global' && k.kind !== 'Project' && !k.elsewhere).map((k) => k.kind);
