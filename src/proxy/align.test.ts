@@ -44,14 +44,21 @@ describe('query alignment (the query cache)', () => {
     expect([...odd]).to.deep.equal(['end=1700000015&query=up&start=1699999903&step=7']);
   });
 
-  it('the aligned range covers the range asked for, within a step at its end and two at its start, for any start, end and step', () => {
+  it('the aligned range covers the range asked for, with at most a step more at its end and under two at its start, for any start, end and step', () => {
     for (let i = 0; i < 2_000; i++) {
       const step = [1, 7, 15, 60, 3_600][i % 5] * 1000;
       const end = 1_700_000_000_000 + Math.floor(Math.random() * 10_000_000);
       const start = end - Math.floor(Math.random() * 40 * step);
       const w = alignedWindow(start, end, step);
       expect(w.start <= start && w.end > end && w.start % step === 0 && w.end % step === 0, `${start} ${end} ${step}: ${w.start} ${w.end}`).to.equal(true);
-      expect(end - w.end > -step && start - w.start < 2 * step).to.equal(true);
+      // an end on a multiple moves up a whole step
+      expect(w.end - end <= step && start - w.start < 2 * step, `${start} ${end} ${step}: ${w.start} ${w.end}`).to.equal(true);
+    }
+    // ends on a multiple of the step, which random ends in milliseconds seldom are
+    for (const step of [1_000, 15_000]) {
+      const w = alignedWindow(1_700_000_010_000 - 3_600_000, 1_700_000_010_000, step);
+      expect(w.end - 1_700_000_010_000).to.equal(step);
+      expect(w.start).to.equal(1_700_000_010_000 - 3_600_000);
     }
   });
 
