@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { bearer, LOOPBACK_UPSTREAMS, login, loginAdmin, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
 import { skipWithoutCorpus } from './helpers/corpus.js';
 import { type Answered, type CountingUpstream, startCountingUpstream } from './helpers/counting-upstream.js';
+import { needsPrograms } from './helpers/programs.js';
 import type { TestServer } from './helpers/server.js';
 import { startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { panelQueries, panelQuery, viewerWindow } from './helpers/viewers.js';
@@ -127,6 +128,7 @@ describe('proxy query cache: every viewer gets the answer to its own query (issu
 
 describe('proxy query cache against a real Prometheus: viewers of the Demo dashboard (issue 38)', function () {
   this.timeout(120_000);
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   let stack: UiStack;
   let queries: string[];
 

@@ -263,8 +263,9 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
           }
         }
       });
-      const slow = Array.from({ length: 20 }, () =>
-        fetch(`${url}/proxy/projects/p/datasources/slow/api/v1/query?query=up`).then(async (r) => ({ status: r.status, text: await r.text(), at: Date.now() })),
+      // 20 different queries: identical ones in flight are sent upstream once (the query cache)
+      const slow = Array.from({ length: 20 }, (_, i) =>
+        fetch(`${url}/proxy/projects/p/datasources/slow/api/v1/query?query=up%3D%3D${i}`).then(async (r) => ({ status: r.status, text: await r.text(), at: Date.now() })),
       );
       await waitFor('20 proxy calls at the upstream', () => received >= 20, 10_000, 5);
       await waitFor('some acknowledged writes', () => ledger.ackCount >= 20, 10_000, 5);

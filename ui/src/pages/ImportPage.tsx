@@ -108,13 +108,28 @@ export function ImportPage() {
     setBusy(true);
     try {
       await createResource('dashboards', project, { ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name, project } });
-      kept.forget();
-      navigate(`/projects/${enc(project)}/dashboards/${enc(name)}`);
+      // the preview goes first: its time range and variables write the URL's query a tick after each
+      // change (use-query-params), from this page's location, and such a write landing after the
+      // navigation took the browser back here (the effect below navigates once it is gone)
+      setPreview(undefined);
+      setSavedTo(`/projects/${enc(project)}/dashboards/${enc(name)}`);
     } catch (e) {
       setError((e as ApiError).status === 409 ? new Error(`A dashboard named "${name}" already exists in ${project}: choose another name.`) : e);
       setBusy(false);
     }
   };
+
+  const [savedTo, setSavedTo] = useState<string>();
+  const keptNow = useRef(kept);
+  keptNow.current = kept;
+  useEffect(() => {
+    if (!savedTo) return;
+    const timer = setTimeout(() => {
+      keptNow.current.forget(); // here: the render without the preview kept the form again
+      navigate(savedTo);
+    }, 0);
+    return () => clearTimeout(timer);
+  }, [savedTo, navigate]);
 
   const upload = async (file: File | undefined) => {
     if (file) setText(await file.text());
