@@ -10,6 +10,7 @@ import { SessionProvider, useCan } from './permissions';
 import { ADMIN_KINDS } from './manage/kinds-admin';
 import { maybeSignedIn, rememberSignIn } from './session';
 import { SignInPage } from './pages/SignInPage';
+import { RoutePrefetch } from './route-prefetch';
 import { SearchDialog, searchShortcutLabel } from './search/SearchDialog';
 import { ThemeToggle } from './ThemeToggle';
 import { ErrorMessage, Loading } from './widgets';
@@ -68,6 +69,7 @@ export function App() {
         element={
           signedIn ? (
             <SessionProvider value={{ authOn, user: me.data?.metadata.name }}>
+              <RoutePrefetch />
               <Layout config={config.data} user={me.data?.metadata.name}>
                 <Routes>
                   <Route path="/" element={<HomePage />} />
