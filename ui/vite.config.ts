@@ -86,6 +86,70 @@ function persesDownloadOnDemand(): Plugin {
 }
 
 /**
+ * `import { toUpper } from 'lodash'` (@perses-dev/core's currency units, two plugins) brings the
+ * whole of lodash (CommonJS, which Rollup cannot tree-shake) into the dashboard page: about 70 KB
+ * minified for one function. Each named import becomes the import of that function's own module
+ * (`lodash/toUpper`), as the other Perses modules already write it.
+ */
+function lodashPerMethod(): Plugin {
+  const IMPORT = /^import \{([^}]*)\} from 'lodash';$/gm;
+  return {
+    name: 'dashplane:lodash-per-method',
+    transform(code, id) {
+      if (!code.includes("from 'lodash';")) return undefined;
+      const out = code.replace(IMPORT, (_all, names: string) =>
+        names
+          .split(',')
+          .map((n) => n.trim())
+          .filter(Boolean)
+          .map((n) => {
+            const [name, local = name] = n.split(/\s+as\s+/);
+            if (!/^\w+$/.test(name) || !/^\w+$/.test(local)) this.error(`${id}: cannot rewrite the lodash import of ${n}`);
+            return `import ${local} from 'lodash/${name}.js';`;
+          })
+          .join('\n'),
+      );
+      return out === code ? undefined : { code: out, map: null };
+    },
+  };
+}
+
+/**
+ * @perses-dev/core 0.52 builds a mathjs instance for one function, `gcd` (the common step of a
+ * panel's series): mathjs' typed functions with decimal.js, complex.js and fraction.js, about
+ * 100 KB minified, evaluated (the instance built) on every dashboard load. The module becomes
+ * mathjs' own algorithm for numbers (Euclid's, integers only, the same error otherwise). The build
+ * fails if the module is not the expected one (another Perses version): check, then adapt or drop.
+ */
+function persesGcdWithoutMathjs(): Plugin {
+  const FILE = /[\\/]@perses-dev[\\/]core[\\/]dist[\\/]utils[\\/]mathjs\.js$/;
+  const EXPECTED = /^import \{ gcdDependencies, create \} from 'mathjs';$[\s\S]*const \{ gcd \} = create\(\{\s*gcdDependencies\s*\}\);\s*export \{ gcd \};/m;
+  return {
+    name: 'dashplane:perses-gcd-without-mathjs',
+    transform(code, id) {
+      if (!FILE.test(id)) return undefined;
+      if (!EXPECTED.test(code)) this.error(`${id}: not the mathjs module of @perses-dev/core 0.52 (create({ gcdDependencies }) not found)`);
+      return {
+        code: `function gcd2(a, b) {
+  if (!Number.isInteger(a) || !Number.isInteger(b)) throw new Error('Parameters in function gcd must be integer numbers');
+  while (b !== 0) {
+    const r = a % b;
+    a = b;
+    b = r;
+  }
+  return a < 0 ? -a : a;
+}
+export function gcd(...values) {
+  return values.reduce(gcd2);
+}
+`,
+        map: null,
+      };
+    },
+  };
+}
+
+/**
  * An import of React components that only editing shows, made lazy: `import { A, B } from './x'`
  * becomes components of the same names that load './x' (a chunk of its own) when first rendered,
  * inside a Suspense boundary of their own that shows nothing meanwhile. Perses' plugins name
@@ -213,7 +277,7 @@ const NOISE = new Set(['INVALID_ANNOTATION', 'MODULE_LEVEL_DIRECTIVE']);
 
 // `global` is Node's name; @perses-dev/core calls global.fetch, which browsers only have as globalThis.fetch.
 export default defineConfig({
-  plugins: [react(), persesPanelActionsOnHover(), flameChartEchartsCore(), lazyImports(LAZY_IMPORTS), persesDownloadOnDemand()],
+  plugins: [react(), persesPanelActionsOnHover(), flameChartEchartsCore(), lazyImports(LAZY_IMPORTS), persesDownloadOnDemand(), lodashPerMethod(), persesGcdWithoutMathjs()],
   define: { global: 'globalThis' },
   build: {
     outDir: 'dist',
