@@ -2,8 +2,9 @@
 // config, the session, then the dashboard page's code, then the dashboard, then (once Perses had
 // drawn it) the datasource lists, and only then were the panels' queries sent. What the page is
 // sure to ask for is asked for here as soon as it can be: its code at once, the dashboard as soon
-// as a session is in sight, the variable and datasource lists as soon as the permissions say the
-// user may read them. The page then finds the answers there (api.ts `prefetch`).
+// as a session is in sight, the datasource lists as soon as the permissions say the user may read
+// them (the page asks for the variable lists at that moment itself). The page then finds the
+// answers there (api.ts `prefetch`).
 import { useEffect } from 'react';
 import { prefetch, resourcePath } from './api';
 import { useCan } from './permissions';
@@ -51,8 +52,9 @@ let listsAsked = false;
 
 /**
  * Inside the signed-in app: once the permissions are known, the dashboard (with auth off there was
- * no session to wait for) and the lists the dashboard page asks for, each only if the user may
- * read it (so no request answers 403 that the page would not have made). Renders nothing.
+ * no session to wait for) and the datasource lists the dashboard's panels ask for once drawn, each
+ * only if the user may read it (so no request answers 403 that the page would not have made).
+ * Renders nothing.
  */
 export function RoutePrefetch() {
   const { can, ready } = useCan();
@@ -65,8 +67,6 @@ export function RoutePrefetch() {
     if (!dashboardAsked) prefetch(resourcePath(plural, project, name));
     if (can('read', 'Datasource', project)) prefetch(resourcePath('datasources', project));
     if (can('read', 'GlobalDatasource')) prefetch(resourcePath('globaldatasources'));
-    if (can('read', 'Variable', project)) prefetch(resourcePath('variables', project));
-    if (can('read', 'GlobalVariable')) prefetch(resourcePath('globalvariables'));
   }, [can, ready]);
   return null;
 }
