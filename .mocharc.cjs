@@ -11,30 +11,35 @@ const { join } = require('node:path');
 
 const ROOTS = ['dist/src', 'dist/sdk', 'dist/cli', 'dist/test'];
 
-// Seconds each slow file took in a run of the whole suite (2-core AMD EPYC VM, 2026-11-26).
+// Seconds each slow file took in a run of the whole suite (2-core AMD EPYC VM, 2026-11-26; the
+// dashctl files scaled on 2026-11-28 by their time alone before and after dashctl ran in process).
 // Files not listed count as DEFAULT_SECONDS. A stale figure only changes the order, never what runs.
 const SECONDS = {
   'dist/test/ui.test.js': 150,
-  'dist/test/dashctl.test.js': 145,
+  'dist/test/dashctl.test.js': 41,
   'dist/test/ui-import.test.js': 120,
   'dist/test/reliability.test.js': 105,
   'dist/test/ui-theme.test.js': 100,
   'dist/test/ui-explore.test.js': 80,
-  'dist/test/dashctl-completion.test.js': 60,
+  'dist/test/ui-minimal-save.test.js': 90, // measured alone, 2026-11-28, as the two below
+  'dist/test/ui-explore-start.test.js': 50,
+  'dist/test/ui-session-drafts.test.js': 40,
+  'dist/test/dashctl-completion.test.js': 35,
   'dist/test/malformed-shapes.test.js': 57,
   'dist/test/ui-manage.test.js': 55,
-  'dist/test/dashctl-habits.test.js': 52,
+  'dist/test/dashctl-habits.test.js': 9,
+  'dist/test/dashctl-bin.test.js': 29,
   'dist/test/ui-load.test.js': 48,
   'dist/test/cost-bounds.test.js': 45,
   'dist/test/server-process.test.js': 45,
   'dist/test/watch-limits.test.js': 45,
-  'dist/test/dashctl-contexts.test.js': 43,
+  'dist/test/dashctl-contexts.test.js': 8,
   'dist/test/secrets.test.js': 41,
   'dist/test/ui-home.test.js': 40,
-  'dist/test/gitops-loop.test.js': 40,
+  'dist/test/gitops-loop.test.js': 8,
   'dist/test/backup.test.js': 35,
   'dist/test/login-hardening.test.js': 32,
-  'dist/test/dashctl-gitops.test.js': 29,
+  'dist/test/dashctl-gitops.test.js': 14,
   'dist/test/provisioning.test.js': 22,
   'dist/test/provisioning-replicas.test.js': 20,
   'dist/test/ui-admin.test.js': 28,
@@ -46,6 +51,7 @@ const SECONDS = {
   'dist/test/ui-small-fixes.test.js': 30,
   'dist/test/ui-playlists.test.js': 28,
   'dist/test/ui-share.test.js': 17,
+  'dist/test/ui-a11y.test.js': 120,
   // measured alone, 2026-11-28 (each starts its own MariaDB)
   'dist/test/sql-proxy-mariadb-options.test.js': 16,
   'dist/test/sql-proxy-mariadb.test.js': 10,

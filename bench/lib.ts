@@ -70,15 +70,16 @@ function stopper(child: ChildProcess): () => Promise<void> {
 
 /**
  * `node dist/src/bin/dashplane.js --listen 127.0.0.1:<free port>`, logging at the default level
- * into `<dir>/server-<n>.log`; resolves when /api/v1/health answers 200.
+ * into `<dir>/server-<n>.log`; resolves when /api/v1/health answers 200. `root`: another build's
+ * package directory (a figure of an earlier commit, for a before-and-after comparison).
  */
 let serverCount = 0;
-export async function startDashplane(opts: { dir: string; env?: Record<string, string>; nodeArgs?: string[]; timeoutMs?: number }): Promise<Child> {
+export async function startDashplane(opts: { dir: string; env?: Record<string, string>; nodeArgs?: string[]; timeoutMs?: number; root?: string }): Promise<Child> {
   const port = await freePort();
   const log = join(opts.dir, `server-${++serverCount}.log`);
   const fd = openSync(log, 'a');
   const started = performance.now();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js'), '--listen', `127.0.0.1:${port}`], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(opts.root ?? PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js'), '--listen', `127.0.0.1:${port}`], {
     cwd: opts.dir,
     env: { ...process.env, DASHPLANE_DATABASE_LEVEL_PATH: join(opts.dir, 'data'), ...(opts.env ?? {}) },
     stdio: ['ignore', fd, fd],
@@ -137,15 +138,15 @@ export interface LoadResult {
 export async function autocannon(o: {
   url: string | string[];
   connections: number;
-  durationS?: number;
-  amount?: number;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  idReplacement?: boolean;
-  warmupS?: number;
+  durationS?: number | undefined;
+  amount?: number | undefined;
+  method?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  body?: string | undefined;
+  idReplacement?: boolean | undefined;
+  warmupS?: number | undefined;
   /** A server process whose CPU time per request over the measured run goes into `cpuUs`. */
-  pid?: number;
+  pid?: number | undefined;
 }): Promise<LoadResult> {
   if (o.warmupS) await autocannon({ ...o, warmupS: 0, durationS: o.warmupS, amount: undefined, pid: undefined });
   const cpuBefore = o.pid === undefined ? 0 : cpuMsOf(o.pid);

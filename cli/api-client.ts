@@ -14,18 +14,20 @@ export interface TokenPair {
 export interface ApiClientOptions {
   /** Server base URL without a trailing slash. */
   url: string;
-  accessToken?: string;
-  refreshToken?: string;
+  accessToken?: string | undefined;
+  refreshToken?: string | undefined;
   /** Called after an automatic refresh, to save the new pair. */
   onTokens?(tokens: TokenPair): void;
+  /** Give up on a request after this long (shell completion must not hang); no limit when unset. */
+  timeoutMs?: number | undefined;
 }
 
 export interface RequestOptions {
   body?: unknown;
   /** Raw body and its content type (e.g. a form), instead of JSON. */
-  raw?: { text: string; contentType: string };
-  query?: Record<string, string | number | boolean | undefined>;
-  headers?: Record<string, string>;
+  raw?: { text: string; contentType: string } | undefined;
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  headers?: Record<string, string> | undefined;
   /** Send the access token (default true). */
   auth?: boolean;
 }
@@ -49,9 +51,9 @@ export interface ApiResponse<T = any> {
  */
 export class ApiClient {
   readonly url: string;
-  private accessToken?: string;
-  private refreshToken?: string;
-  private refreshing?: Promise<void>;
+  private accessToken?: string | undefined;
+  private refreshToken?: string | undefined;
+  private refreshing?: Promise<void> | undefined;
   private dryRunSupport?: Promise<boolean>;
 
   constructor(private readonly opts: ApiClientOptions) {
@@ -154,8 +156,9 @@ export class ApiClient {
     if (token && o.auth !== false) headers.authorization = `Bearer ${token}`;
     const target = this.url + path + queryString(o.query);
     try {
-      return await fetch(target, { method, headers, body });
+      return await fetch(target, { method, headers, ...(body !== undefined ? { body } : {}), ...(this.opts.timeoutMs ? { signal: AbortSignal.timeout(this.opts.timeoutMs) } : {}) });
     } catch (e) {
+      if ((e as Error).name === 'TimeoutError') throw new CliError(`${this.url} did not answer ${method} ${path} within ${this.opts.timeoutMs} ms`);
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       throw new CliError(`cannot reach ${this.url} (${cause?.code ?? cause?.message ?? (e as Error).message}); is the server running? (dashctl login URL to change it)`);
     }

@@ -2,12 +2,12 @@ import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import { getPath } from '../src/lib/object-path.js';
 import { mask, SECRET_MASK } from '../src/resources/masking.js';
 import type { Envelope } from '../src/storage/store.js';
-import { withoutServerFields } from './canonical.js';
+import { withoutServerFields } from '../src/lib/canonical.js';
 import { isObj, type Obj } from '../src/lib/is-obj.js';
 
 export { sameJson } from '../src/lib/same-json.js';
 
-export { canonical, SERVER_OWNED, withoutServerFields } from './canonical.js';
+export { canonical, SERVER_OWNED, withoutServerFields } from '../src/lib/canonical.js';
 
 /**
  * What the server would store for this input, as far as it can be known offline: canonical kind,

@@ -1,50 +1,83 @@
 import type { Argument, Command, Option } from 'commander';
 
-/** Values of arguments and options by their name (`kind`, `context`), computed when asked. */
-export type ValueSources = Record<string, () => string[]>;
+/** The command line as far as the word being completed: what a value source may complete from. */
+export interface Line {
+  /** The (sub)command the words name. */
+  command: Command;
+  /** Its positional arguments before the word being completed. */
+  args: string[];
+  /** The values of the options given, by attribute name (`project`, `context`), program options included. */
+  options: Record<string, string>;
+  /** The (possibly empty) word being completed. */
+  current: string;
+}
+
+/** Values of arguments and options by their name (`kind`, `context`, `project`, `names`), computed when asked. */
+export type ValueSources = Record<string, (line: Line) => string[] | Promise<string[]>>;
 
 /**
  * What to offer for the word under the cursor, from the commander tree itself: `words` are the
  * words after the program name, the last one being the (possibly empty) word being completed.
  * Subcommands, then long options (the command's and its parents'), option choices, argument
- * choices, and dynamic values by argument or option name (`values`). An empty answer lets the
- * shell complete file names.
+ * choices, and dynamic values by argument or option name (`values`, given the line: a source that
+ * fails offers nothing). An empty answer lets the shell complete file names.
  */
-export function complete(program: Command, words: readonly string[], values: ValueSources = {}): string[] {
+export async function complete(program: Command, words: readonly string[], values: ValueSources = {}): Promise<string[]> {
   let cmd = program;
-  let positional = 0;
   let pending: Option | undefined;
-  const cur = words.length ? words[words.length - 1] : '';
+  const args: string[] = [];
+  const options: Record<string, string> = {};
+  const current = words.length ? words[words.length - 1] : '';
   for (const w of words.slice(0, -1)) {
     if (pending) {
+      options[pending.attributeName()] = w;
       pending = undefined;
       continue;
     }
     if (w.startsWith('-') && w.length > 1) {
-      const opt = w.includes('=') ? undefined : findOption(cmd, w);
-      if (opt && (opt.required || opt.optional)) pending = opt;
+      const [flag, value] = w.includes('=') ? [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)] : [w, undefined];
+      const opt = findOption(cmd, flag);
+      if (opt && value !== undefined) options[opt.attributeName()] = value;
+      else if (opt && (opt.required || opt.optional)) pending = opt;
       continue;
     }
-    const sub = positional === 0 ? findCommand(cmd, w) : undefined;
+    const sub = args.length === 0 ? findCommand(cmd, w) : undefined;
     if (sub) {
       cmd = sub;
       continue;
     }
-    positional++;
+    args.push(w);
   }
-  return matching(candidates(cmd, positional, pending, cur, values), cur);
+  // `--project=te`: the value of the option, offered with the option in front
+  const eq = !pending && current.startsWith('--') ? current.indexOf('=') : -1;
+  const inline = eq > 0 ? findOption(cmd, current.slice(0, eq)) : undefined;
+  if (inline && (inline.required || inline.optional)) {
+    const value = current.slice(eq + 1);
+    const found = await candidates({ command: cmd, args, options, current: value }, inline, values);
+    return matching(found, value).map((v) => `${current.slice(0, eq + 1)}${v}`);
+  }
+  const line: Line = { command: cmd, args, options, current };
+  return matching(await candidates(line, pending, values), current);
 }
 
-function candidates(cmd: Command, positional: number, pending: Option | undefined, cur: string, values: ValueSources): string[] {
-  if (pending) return pending.argChoices ?? values[pending.attributeName()]?.() ?? [];
-  if (cur.startsWith('-')) return optionsOf(cmd).flatMap((o) => (o.long ? [o.long] : []));
+async function candidates(line: Line, pending: Option | undefined, values: ValueSources): Promise<string[]> {
+  const { command: cmd, args, current } = line;
+  const ask = async (name: string) => {
+    try {
+      return (await values[name]?.(line)) ?? [];
+    } catch {
+      return [];
+    }
+  };
+  if (pending) return pending.argChoices ?? ask(pending.attributeName());
+  if (current.startsWith('-')) return optionsOf(cmd).flatMap((o) => (o.long ? [o.long] : []));
   const subs = cmd.createHelp().visibleCommands(cmd);
-  if (subs.length && positional === 0) return subs.map((c) => c.name());
-  const args = cmd.registeredArguments;
-  const last = args[args.length - 1] as Argument | undefined;
-  const arg = args[positional] ?? (last?.variadic ? last : undefined);
+  if (subs.length && args.length === 0) return subs.map((c) => c.name());
+  const registered = cmd.registeredArguments;
+  const last = registered[registered.length - 1] as Argument | undefined;
+  const arg = registered[args.length] ?? (last?.variadic ? last : undefined);
   if (!arg) return [];
-  return arg.argChoices ?? values[arg.name()]?.() ?? [];
+  return arg.argChoices ?? ask(arg.name());
 }
 
 /** Visible options of a command and every command above it (program options apply everywhere). */

@@ -1,19 +1,19 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { CliError } from './errors.js';
 import { isObj } from '../src/lib/is-obj.js';
 
 /** One server as dashctl remembers it (a kubectl context): its address, default project and tokens. */
 export interface ContextSettings {
   /** The server, e.g. http://127.0.0.1:8080 (no trailing slash). */
-  url?: string;
+  url?: string | undefined;
   /** Default project for project-scoped kinds. */
-  project?: string;
-  accessToken?: string;
-  refreshToken?: string;
+  project?: string | undefined;
+  accessToken?: string | undefined;
+  refreshToken?: string | undefined;
   /** When the access token expires (RFC 3339), as the server said. */
-  expiry?: string;
+  expiry?: string | undefined;
 }
 
 /** The configuration file: named contexts and the one commands use unless `--context` says otherwise. */
@@ -30,9 +30,9 @@ export const DEFAULT_CONTEXT = 'default';
 
 const LEGACY_KEYS: readonly (keyof ContextSettings)[] = ['url', 'project', 'accessToken', 'refreshToken', 'expiry'];
 
-/** `$DASHCTL_CONFIG`, else `~/.dashctl/config.json`. */
-export function configPath(): string {
-  return process.env.DASHCTL_CONFIG || join(homedir(), '.dashctl', 'config.json');
+/** `$DASHCTL_CONFIG` (relative to `cwd`), else `~/.dashctl/config.json` (`$HOME` of `env`). */
+export function configPath(env: Readonly<Record<string, string | undefined>>, cwd: string): string {
+  return env.DASHCTL_CONFIG ? resolve(cwd, env.DASHCTL_CONFIG) : join(env.HOME || homedir(), '.dashctl', 'config.json');
 }
 
 /**
@@ -40,7 +40,7 @@ export function configPath(): string {
  * dashctl (one server: `{url, project, accessToken, ...}`) is read as the context "default",
  * which is then current; the next save writes the new form.
  */
-export function loadConfig(file = configPath()): CliConfigFile {
+export function loadConfig(file: string): CliConfigFile {
   if (!existsSync(file)) return { contexts: {} };
   let parsed: unknown;
   try {
@@ -65,7 +65,7 @@ function migrate(legacy: Record<string, unknown>): CliConfigFile {
  * Writes the configuration with mode 0600 (it holds tokens), atomically: a crash leaves either
  * the old or the new file, never half of one.
  */
-export function saveConfig(config: CliConfigFile, file = configPath()): void {
+export function saveConfig(config: CliConfigFile, file: string): void {
   const dir = dirname(file);
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;

@@ -1,10 +1,10 @@
 import { ApiClient } from './api-client.js';
-import { configPath, DEFAULT_CONTEXT, loadConfig, normaliseUrl, saveConfig, type CliConfigFile, type ContextSettings } from './config-file.js';
+import { DEFAULT_CONTEXT, loadConfig, normaliseUrl, saveConfig, type CliConfigFile, type ContextSettings } from './config-file.js';
 import { CliError } from './errors.js';
-import { processIo, type Io } from './output.js';
+import type { Io } from './io.js';
 
 /**
- * What every command gets: output, the saved configuration, the context this run uses
+ * What every command gets: the run's Io, the saved configuration, the context this run uses
  * (`--context`, else `$DASHCTL_CONTEXT`, else the current one) and one API client made on demand.
  */
 export class Context {
@@ -17,13 +17,13 @@ export class Context {
   private apiClient?: ApiClient;
 
   constructor(
-    readonly io: Io = processIo(),
-    configFile = configPath(),
+    readonly io: Io,
+    configFile: string,
     contextName?: string,
   ) {
     this.configFile = configFile;
     this.file = loadConfig(configFile);
-    const chosen = contextName || process.env.DASHCTL_CONTEXT || undefined;
+    const chosen = contextName || io.env.DASHCTL_CONTEXT || undefined;
     this.explicit = chosen !== undefined;
     this.name = chosen ?? this.file.currentContext ?? (Object.keys(this.file.contexts).length ? undefined : DEFAULT_CONTEXT);
   }
@@ -35,17 +35,21 @@ export class Context {
 
   /** The server: `$DASHCTL_URL`, else the one of the context. */
   get url(): string {
-    const raw = process.env.DASHCTL_URL || this.checked().url;
+    const raw = this.io.env.DASHCTL_URL || this.checked().url;
     if (!raw) throw new CliError(`no server configured${this.name && this.name !== DEFAULT_CONTEXT ? ` in context "${this.name}"` : ''}; run dashctl login URL first (or set DASHCTL_URL)`);
     return normaliseUrl(raw);
   }
 
-  /** The client for the configured server, saving refreshed tokens to the configuration file. */
-  client(): ApiClient {
+  /**
+   * The client for the configured server, saving refreshed tokens to the configuration file.
+   * `timeoutMs` (shell completion) limits each request of the client made by the first call.
+   */
+  client(timeoutMs?: number): ApiClient {
     this.apiClient ??= new ApiClient({
+      timeoutMs,
       url: this.url,
-      accessToken: process.env.DASHCTL_TOKEN || this.config.accessToken,
-      refreshToken: process.env.DASHCTL_TOKEN ? undefined : this.config.refreshToken,
+      accessToken: this.io.env.DASHCTL_TOKEN || this.config.accessToken,
+      refreshToken: this.io.env.DASHCTL_TOKEN ? undefined : this.config.refreshToken,
       onTokens: (t) => this.save({ accessToken: t.access_token, refreshToken: t.refresh_token ?? this.config.refreshToken, expiry: t.expiry }),
     });
     return this.apiClient;
@@ -86,7 +90,7 @@ export class Context {
 
   /** The project for project-scoped objects that do not name one: `--project`, else the saved default. */
   project(flag: string | undefined): string | undefined {
-    return flag || process.env.DASHCTL_PROJECT || this.config.project || undefined;
+    return flag || this.io.env.DASHCTL_PROJECT || this.config.project || undefined;
   }
 
   /** A project-scoped kind needs a project: the flag or the saved default. */

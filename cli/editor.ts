@@ -1,19 +1,25 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { yamlModule } from '../src/lib/yaml-module.js';
 import { CliError } from './errors.js';
 
 /** The editor a user chose: `$EDITOR`, else `$VISUAL`, else `vi` (a command line: it may carry arguments). */
-export function editorCommand(env: NodeJS.ProcessEnv = process.env): string {
+export function editorCommand(env: Readonly<Record<string, string | undefined>>): string {
   return env.EDITOR?.trim() || env.VISUAL?.trim() || 'vi';
 }
 
 /**
- * Opens `file` in the editor on this terminal and waits for it. The editor line runs in a shell
- * (so `code --wait` works) with the file as a separate, quoted argument.
+ * Opens `file` in the editor on this terminal and waits for it (without blocking: the event loop
+ * runs on meanwhile). The editor line runs in a shell (so `code --wait` works) with the file as a
+ * separate, quoted argument, and the run's environment `env`.
  */
-export function runEditor(file: string, editor = editorCommand()): void {
-  const r =
-    process.platform === 'win32' ? spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true }) : spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'dashctl-editor', file], { stdio: 'inherit' });
+export async function runEditor(file: string, env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  const editor = editorCommand(env);
+  const child =
+    process.platform === 'win32' ? spawn(`${editor} "${file}"`, { stdio: 'inherit', shell: true, env }) : spawn('/bin/sh', ['-c', `${editor} "$1"`, 'dashctl-editor', file], { stdio: 'inherit', env });
+  const r = await new Promise<{ status: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+    child.once('error', (error) => resolve({ status: null, signal: null, error }));
+    child.once('exit', (status, signal) => resolve({ status, signal }));
+  });
   if (r.error) throw new CliError(`cannot start the editor "${editor}" (${r.error.message}); set EDITOR`);
   if (r.status === 127) throw new CliError(`the editor "${editor}" was not found; set EDITOR (or VISUAL) to an installed editor`);
   if (r.status !== 0) throw new CliError(`the editor "${editor}" exited with ${r.status ?? r.signal}; nothing was saved`);

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DEFAULT_MAX_DEPTH, jsonTextDepthExceeds, NestingError, parseYamlDocuments, valueDepthExceeds } from '../src/lib/nesting.js';
 import { CliError } from './errors.js';
-import { readStdin } from './manifests.js';
+import type { Input } from './manifests.js';
 
 /** One Grafana dashboard read from a file (a file may hold an array of them). */
 export interface GrafanaFile {
@@ -13,17 +13,17 @@ export interface GrafanaFile {
 
 const EXTENSIONS = /\.(json|ya?ml)$/i;
 
-function expand(path: string): string[] {
+function expand(path: string, cwd: string): string[] {
   let st;
   try {
-    st = statSync(path);
+    st = statSync(resolve(cwd, path));
   } catch {
     throw new CliError(`${path}: no such file or directory`);
   }
   if (!st.isDirectory()) return [path];
   const files: string[] = [];
   const walk = (dir: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    for (const e of readdirSync(resolve(cwd, dir), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (e.name.startsWith('.')) continue;
       if (e.isDirectory()) walk(join(dir, e.name));
       else if (EXTENSIONS.test(e.name)) files.push(join(dir, e.name));
@@ -67,13 +67,13 @@ function parseText(label: string, text: string): GrafanaFile[] {
   return [{ label, json: value }];
 }
 
-/** The Grafana dashboards of the given paths: files, directories (recursively) and `-` for standard input. */
-export async function readGrafanaFiles(paths: readonly string[], stdin: () => Promise<string> = readStdin): Promise<GrafanaFile[]> {
+/** The Grafana dashboards of the given paths: files, directories (recursively) and `-` for standard input; relative paths from `input.cwd`. */
+export async function readGrafanaFiles(paths: readonly string[], input: Input): Promise<GrafanaFile[]> {
   if (paths.length === 0) throw new CliError('no input: give -f GRAFANA.json, -f DIRECTORY or -f - (standard input)');
   const out: GrafanaFile[] = [];
   for (const p of paths) {
-    if (p === '-') out.push(...parseText('<stdin>', await stdin()));
-    else for (const file of expand(p)) out.push(...parseText(file, readFileSync(file, 'utf8')));
+    if (p === '-') out.push(...parseText('<stdin>', await input.stdin()));
+    else for (const file of expand(p, input.cwd)) out.push(...parseText(file, readFileSync(resolve(input.cwd, file), 'utf8')));
   }
   return out;
 }

@@ -10,6 +10,8 @@ const HABITS: { habits: string[]; option: string; what: string }[] = [
   { habits: ['-d', '--dir', '--directory', '-R', '--recursive'], option: '--filename', what: 'a directory is read recursively' },
   { habits: ['--force'], option: '--force-conflicts', what: 'overwrite objects another field manager changed since dashctl applied them' },
   { habits: ['--force'], option: '--force-project', what: 'move objects that name another project into -p' },
+  { habits: ['--prune-allowlist', '--prune-whitelist'], option: '--prune-kind', what: 'prune only objects of this kind; repeatable' },
+  { habits: ['-l', '--selector'], option: '--prune-tag', what: 'objects are selected for pruning by one tag' },
 ];
 
 /** `did you mean -A / --all-projects (every project)?` for an unknown option of `cmd`, or ''. */
@@ -22,14 +24,9 @@ export function habitHint(cmd: Command, flag: string): string {
   return offers.length ? `did you mean ${offers.join(' or ')}?` : '';
 }
 
-/** Adds the hint to commander's "unknown option" errors of `cmd` and all its subcommands. */
-export function hintHabits(cmd: Command): void {
-  cmd.configureOutput({
-    outputError: (str, write) => {
-      const flag = /unknown option '([^']+)'/.exec(str)?.[1];
-      const hint = flag ? habitHint(cmd, flag) : '';
-      write(hint ? `${str.trimEnd()}; ${hint}\n` : str);
-    },
-  });
-  for (const sub of cmd.commands) hintHabits(sub);
+/** commander's error `str` of `cmd`, with the hint when it is an "unknown option" error. */
+export function withHabitHint(cmd: Command, str: string): string {
+  const flag = /unknown option '([^']+)'/.exec(str)?.[1];
+  const hint = flag ? habitHint(cmd, flag) : '';
+  return hint ? `${str.trimEnd()}; ${hint}\n` : str;
 }

@@ -6,6 +6,7 @@ import { resolveConfig } from '../src/config.js';
 import { ApiError } from '../src/errors.js';
 import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import { SCHEMAS_DIR } from '../src/paths.js';
+import type { PluginEntry } from '../src/lib/datasource-refs.js';
 import { PluginRegistry } from '../src/plugins/registry.js';
 import { ResourceService } from '../src/resources/service.js';
 import { SecretBox } from '../src/secrets/secret-box.js';
@@ -30,7 +31,7 @@ const STATUS: Record<string, number> = { BadRequest: 400, Invalid: 400, Forbidde
 export class OfflineValidator {
   private readonly service: ResourceService;
 
-  constructor(opts: { pluginSchemasDir?: string; secretFilesDir?: string } = {}) {
+  constructor(opts: { pluginSchemasDir?: string | undefined; secretFilesDir?: string | undefined } = {}) {
     const plugins = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'), opts.pluginSchemasDir);
     this.service = new ResourceService({
       registry: KINDS,
@@ -53,4 +54,11 @@ export class OfflineValidator {
       return new HttpError(STATUS[e.reason] ?? 400, e.message, 'POST', `/api/validate/${d.plural}`, e.reason, e.details ?? []);
     }
   }
+}
+
+/** The plugins the offline validator knows (built-in catalog plus `pluginSchemasDir`), as datasource resolution reads them. */
+export function pluginEntriesOf(pluginSchemasDir?: string): PluginEntry[] {
+  return PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'), pluginSchemasDir)
+    .all()
+    .map((p) => ({ module: p.module, type: p.type, kind: p.kind }));
 }

@@ -1,33 +1,11 @@
 import { yamlModule } from '../src/lib/yaml-module.js';
 
-/** Where a command writes, and whether that is a terminal (colour, prompts, progress). */
-export interface Io {
-  out(text: string): void;
-  err(text: string): void;
-  /** stdout is a terminal. */
-  tty: boolean;
-  /** stderr is a terminal (progress lines go there). */
-  errTty: boolean;
-  /** stdin is a terminal (prompts). */
-  inTty: boolean;
-}
-
-export function processIo(): Io {
-  return {
-    out: (t) => void process.stdout.write(t),
-    err: (t) => void process.stderr.write(t),
-    tty: Boolean(process.stdout.isTTY),
-    errTty: Boolean(process.stderr.isTTY),
-    inTty: Boolean(process.stdin.isTTY),
-  };
-}
-
 const CODES = { red: 31, green: 32, yellow: 33, blue: 34, cyan: 36, grey: 90, bold: 1 } as const;
 export type Colour = keyof typeof CODES;
 
-/** ANSI colour only on a terminal, and never with NO_COLOR set. */
+/** `text` in ANSI colour when `on` (the run's `Io.colour`: a terminal, and NO_COLOR unset). */
 export function paint(on: boolean, colour: Colour, text: string): string {
-  if (!on || process.env.NO_COLOR) return text;
+  if (!on) return text;
   return `\x1b[${CODES[colour]}m${text}\x1b[0m`;
 }
 
@@ -70,6 +48,3 @@ export function toYaml(v: unknown): string {
 export function yamlDocuments(items: unknown[]): string {
   return items.map((i) => toYaml(i)).join('---\n');
 }
-
-export const OUTPUT_FORMATS = ['table', 'json', 'yaml', 'name'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

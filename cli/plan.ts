@@ -5,9 +5,10 @@ import { toHttpError } from './api-client.js';
 import { CliError } from './errors.js';
 import { dryRunWrite, duplicateClaims, flagGivers } from './flag-claims.js';
 import { collectionPath, KINDS, objectPath } from './kinds.js';
+import { datasourceWarnings, type DatasourceWarning } from './datasource-check.js';
 import { conflictOf, unchangedOnServer } from './ownership.js';
 import { mapPool } from './pool.js';
-import { findPrunable, type Doomed } from './prune.js';
+import { findPrunable, unlistedWarning, type Doomed } from './prune.js';
 import { PROJECT_MISSING } from './listing.js';
 import { phases, type Target } from './targets.js';
 import { granteesOf } from '../src/resources/grantees.js';
@@ -43,6 +44,10 @@ export interface Plan {
   prunes: Doomed[];
   /** What could not be checked (a server without dry runs): one line for stderr. */
   warning?: string;
+  /** Kinds prune was not permitted to list: one line for stderr. */
+  pruneWarning?: string | undefined;
+  /** Datasources the planned objects ask for that will not exist (not refused: printed). */
+  datasourceWarnings?: DatasourceWarning[];
 }
 
 export interface PlanOptions {
@@ -53,6 +58,8 @@ export interface PlanOptions {
   concurrency: number;
   /** With --prune: objects carrying this tag and absent from the input are planned for deletion. */
   pruneTag?: string;
+  /** With --prune-kind: only objects of these kinds are pruned (default: every kind). */
+  pruneKinds?: readonly KindDescriptor[] | undefined;
   /** Called as each object is planned (progress). */
   onStep?(): void;
 }
@@ -90,7 +97,7 @@ interface PlanContext {
  * by `plan.warning`.
  */
 export async function makePlan(api: ApiClient, targets: readonly Target[], o: PlanOptions): Promise<Plan> {
-  const plan: Plan = { steps: [], refused: [], prunes: [] };
+  const plan: Plan = { steps: [], refused: [], prunes: [], datasourceWarnings: [] };
   let dryRun: boolean;
   try {
     dryRun = await api.honoursDryRun();
@@ -140,7 +147,15 @@ export async function makePlan(api: ApiClient, targets: readonly Target[], o: Pl
   await mapPool([...globalPrincipals, ...projectPrincipals], o.concurrency, planOne);
   for (const s of plan.steps) if (s.action === 'create' && s.target?.d.subject === 'principal') pc.newPrincipals.add(principalKey(s.target.d, s.target.name, s.target.project));
   await mapPool([...globals, ...projectScoped], o.concurrency, planOne);
-  if (o.pruneTag !== undefined) plan.prunes = await findPrunable(api, targets, o.pruneTag);
+  if (o.pruneTag !== undefined) {
+    const found = await findPrunable(api, targets, o.pruneTag, o.pruneKinds);
+    plan.prunes = found.doomed;
+    plan.pruneWarning = unlistedWarning(found.unlisted);
+  }
+  const planned = new Set(plan.steps.map((s) => s.target));
+  // a check of what the objects ask for: when it cannot be made, the plan goes on without it
+  const missing = await datasourceWarnings(targets, { api, deleted: plan.prunes }).catch(() => []);
+  plan.datasourceWarnings = missing.filter((w) => planned.has(w.target));
   if (!pc.dryRun) plan.warning = withoutDryRun(api.url, pc.unvalidated);
   const order = new Map(targets.map((t, i) => [t, i]));
   plan.steps.sort((a, b) => (a.target ? order.get(a.target)! : -1) - (b.target ? order.get(b.target)! : -1));

@@ -1,4 +1,4 @@
-import type { Io } from './output.js';
+import type { Io } from './io.js';
 
 /**
  * A one-line "[n/total] verb..." status on a terminal's stderr, redrawn at most every 100 ms and

@@ -1,6 +1,6 @@
 import type { KindDescriptor } from '../src/kinds/descriptor.js';
 import type { ApiClient } from './api-client.js';
-import { collectionPath, label, objectPath, PHASES, phaseOf } from './kinds.js';
+import { collectionPath, KINDS, label, objectPath, PHASES, phaseOf } from './kinds.js';
 import { isProjectMissing, listAll } from './listing.js';
 import { mapPool } from './pool.js';
 import { projectContents, type ProjectContents } from './project-contents.js';
@@ -10,20 +10,32 @@ import type { Target } from './targets.js';
 export interface Doomed {
   d: KindDescriptor;
   name: string;
-  project?: string;
+  project?: string | undefined;
   label: string;
   /** For a project: what deleting it takes with it (every object in it, tagged or not). */
-  inside?: ProjectContents;
+  inside?: ProjectContents | undefined;
+}
+
+/** What prune found: the objects to delete, and the kinds it was not permitted to list. */
+export interface Prunable {
+  doomed: Doomed[];
+  /** `roles in team-a`, `users`: listing them was refused (403), so their tagged objects stay. */
+  unlisted: string[];
 }
 
 /**
- * Objects of the applied kinds, in the projects the input touches (global kinds: everywhere),
- * that carry `tag` and are absent from the input. A project that objects of the input are in is
- * never pruned (deleting it would delete them), and a pruned project carries what is in it.
+ * Objects of every kind (or of the kinds `only` names: --prune-kind), in the projects the input
+ * touches (global kinds: everywhere), that carry `tag` and are absent from the input: a kind whose
+ * last object left the input is pruned too. A project that objects of the input are in is never
+ * pruned (deleting it would delete them), and a pruned project carries what is in it. A kind the
+ * user may not list is left alone and named in `unlisted`, unless the input holds objects of it
+ * (then the refusal is an error, as it always was).
  */
-export async function findPrunable(api: ApiClient, targets: readonly Target[], tag: string): Promise<Doomed[]> {
+export async function findPrunable(api: ApiClient, targets: readonly Target[], tag: string, only?: readonly KindDescriptor[]): Promise<Prunable> {
   const wanted = new Set(targets.map((t) => t.key));
-  const kinds = new Map<string, KindDescriptor>(targets.map((t) => [t.d.kind, t.d]));
+  const applied = new Set(targets.map((t) => t.d.kind));
+  const kinds = only ?? KINDS.all();
+  const unlisted: string[] = [];
   const projects = new Set<string>();
   const holdingInput = new Set<string>();
   for (const t of targets) {
@@ -34,15 +46,18 @@ export async function findPrunable(api: ApiClient, targets: readonly Target[], t
     if (t.d.isProjectScope) projects.add(t.name);
   }
   const scopes: { d: KindDescriptor; project?: string }[] = [];
-  for (const d of kinds.values()) {
+  for (const d of kinds) {
     if (d.scope === 'project') for (const p of [...projects].sort()) scopes.push({ d, project: p });
     else scopes.push({ d });
   }
   const found = await mapPool(scopes, 8, async ({ d, project }) => {
-    const items = await listAll(api, collectionPath(d, project)).catch((e: unknown) => {
+    const items = await listAll(api, collectionPath(d, project), { metadata_only: true }).catch((e: unknown) => {
+      const status = (e as { status?: number }).status;
       // A project this run could not create (or a kind switched off) has nothing to prune.
-      if ((e as { status?: number }).status === 404 || isProjectMissing(e)) return [];
-      throw e;
+      if (status === 404 || isProjectMissing(e)) return [];
+      if (status !== 403 || applied.has(d.kind)) throw e;
+      unlisted.push(`${d.plural}${project !== undefined ? ` in ${project}` : ''}`);
+      return [];
     });
     return items
       .filter((o) => Array.isArray(o.metadata?.tags) && o.metadata.tags.includes(tag))
@@ -50,11 +65,18 @@ export async function findPrunable(api: ApiClient, targets: readonly Target[], t
       .filter((o) => !wanted.has([d.kind, o.project ?? '', o.name].join('\u0000')))
       .filter((o) => !(d.isProjectScope && holdingInput.has(o.name)));
   });
-  return mapPool(found.flat(), 4, async (o) => ({
+  const doomed = await mapPool(found.flat(), 4, async (o) => ({
     ...o,
     label: label(o.d, o.name, o.project),
     ...(o.d.isProjectScope ? { inside: await projectContents(api, o.name, { versions: false }) } : {}),
   }));
+  return { doomed, unlisted };
+}
+
+/** The warning for kinds prune could not list (undefined when it listed them all). */
+export function unlistedWarning(unlisted: readonly string[]): string | undefined {
+  if (!unlisted.length) return undefined;
+  return `--prune was not permitted to list ${unlisted.join(', ')}: tagged objects there are not pruned (name the kinds to prune with --prune-kind KIND to look at those only)`;
 }
 
 /**

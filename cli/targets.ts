@@ -26,11 +26,11 @@ export interface Unresolved {
 /** Where project-scoped objects go. */
 export interface ProjectChoice {
   /** `-p/--project` as given on the command line. */
-  flag?: string;
+  flag?: string | undefined;
   /** The project when neither the manifest nor the flag names one (the context's default). */
-  fallback?: string;
+  fallback?: string | undefined;
   /** `--force-project`: move objects that name another project into `flag`. */
-  force?: boolean;
+  force?: boolean | undefined;
 }
 
 /**

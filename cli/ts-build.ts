@@ -19,6 +19,20 @@ export interface BuiltFile {
 export const isTypeScript = (file: string): boolean => /\.m?ts$/i.test(file) && !/\.d\.m?ts$/i.test(file);
 
 let registered = false;
+let generations = 0;
+
+/** The query parameter that tells one build's modules from another's (ts-hooks.ts carries it to their imports). */
+export const GENERATION_PARAM = 'dashctl-build';
+
+/**
+ * A new build generation. Node keeps every module it evaluated: a second build in the same
+ * process (runs made in process, as the tests make them) of a file changed since would get the
+ * first one's module. The first generation imports files by their plain URL; each later one adds
+ * `?dashctl-build=N` to the URLs of its TypeScript files, so they are evaluated afresh.
+ */
+export function nextGeneration(): number {
+  return generations++;
+}
 
 /** Turns on the TypeScript hooks (once per process) and source-mapped stack traces. */
 function registerHooks(): void {
@@ -33,18 +47,25 @@ function registerHooks(): void {
 const OWN_DIRS = [...SDK_DIRS, ...withSources(dirname(fileURLToPath(import.meta.url)))];
 
 /**
- * Runs `file` and returns the resources of its default export: a resource, an array of them, or
- * a function (sync or async, given `{file, dir}`) returning either. `required`: a file without a
- * default export is an error (else it is a library module, skipped with no resources).
+ * Runs `file` (relative to `run.cwd`, of build `run.generation`) and returns the resources of its
+ * default export: a resource, an array of them, or a function (sync or async, given `{file, dir}`)
+ * returning either. `required`: a file without a default export is an error (else it is a library
+ * module, skipped with no resources). Files are named relative to `run.cwd` in errors.
  */
-export async function buildFile(file: string, required: boolean): Promise<BuiltFile | undefined> {
+export async function buildFile(file: string, required: boolean, run: { cwd: string; generation: number }): Promise<BuiltFile | undefined> {
   registerHooks();
-  const abs = resolvePath(file);
+  const abs = resolvePath(run.cwd, file);
+  const url = pathToFileURL(abs);
+  if (run.generation > 0) url.searchParams.set(GENERATION_PARAM, String(run.generation));
+  const shown = (f: string): string => {
+    const rel = relative(run.cwd, f);
+    return rel.startsWith('..') ? f : rel;
+  };
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
+    mod = (await import(url.href)) as Record<string, unknown>;
   } catch (e) {
-    throw new CliError(failure(file, e));
+    throw new CliError(failure(file, e, shown));
   }
   if (!('default' in mod)) {
     if (!required) return undefined;
@@ -54,7 +75,7 @@ export async function buildFile(file: string, required: boolean): Promise<BuiltF
   try {
     if (typeof value === 'function') value = await (value as (ctx: { file: string; dir: string }) => unknown)({ file: abs, dir: dirname(abs) });
   } catch (e) {
-    throw new CliError(failure(file, e));
+    throw new CliError(failure(file, e, shown));
   }
   const list = Array.isArray(value) ? value : [value];
   list.forEach((r, i) => {
@@ -65,12 +86,12 @@ export async function buildFile(file: string, required: boolean): Promise<BuiltF
   return {
     file,
     resources: originals.map((r) => JSON.parse(JSON.stringify(r)) as Record<string, unknown>),
-    sourceOf: (index, path) => sourceAt(originals[index], path),
+    sourceOf: (index, path) => sourceAt(originals[index], path, shown),
   };
 }
 
-/** The deepest builder-made object on `path` in `root`, as `file:line` relative to the working directory. */
-function sourceAt(root: unknown, path: string): string | undefined {
+/** The deepest builder-made object on `path` in `root`, as `file:line` (`shown`: relative to the working directory). */
+function sourceAt(root: unknown, path: string, shown: (file: string) => string): string | undefined {
   let at = root;
   let best = originOf(root);
   for (const key of splitPath(path)) {
@@ -81,11 +102,6 @@ function sourceAt(root: unknown, path: string): string | undefined {
   return best ? `${shown(best.file)}:${best.line}` : undefined;
 }
 
-const shown = (file: string): string => {
-  const rel = relative(process.cwd(), file);
-  return rel.startsWith('..') ? file : rel;
-};
-
 function describe(v: unknown): string {
   if (v === undefined) return 'undefined';
   if (v === null) return 'null';
@@ -94,7 +110,7 @@ function describe(v: unknown): string {
 }
 
 /** An error of a file's code or syntax, named by the TypeScript file and line it comes from. */
-function failure(file: string, e: unknown): string {
+function failure(file: string, e: unknown, shown: (file: string) => string): string {
   const err = e as Error & { errors?: { text: string; location?: { file: string; line: number; column: number } }[] };
   const syntax = err.errors?.[0];
   if (syntax?.location) return `${shown(syntax.location.file)}:${syntax.location.line}:${syntax.location.column + 1}: ${syntax.text}`;

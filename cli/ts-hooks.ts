@@ -3,7 +3,10 @@
  * files are transpiled by esbuild (types stripped, an inline source map so stack traces name the
  * TypeScript line), imports written the TypeScript way (`./panels.js` for `panels.ts`, or no
  * extension) find their file, and `dashplane/sdk` resolves to the project's installed dashplane,
- * else to the one dashctl ships. Runs on Node's hooks thread; no type checking (that is tsc's).
+ * else to the one dashctl ships. A TypeScript file imported with `?dashctl-build=N` (a later build
+ * in the same process, ts-build.ts) passes the parameter on to the TypeScript files it imports, so
+ * that the whole build is evaluated afresh. Runs on Node's hooks thread; no type checking (that is
+ * tsc's).
  */
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -28,8 +31,20 @@ export function initialize(data: HookData): void {
 }
 
 const TS = /\.m?ts$/;
+/** ts-build.ts's GENERATION_PARAM (this module runs on its own thread and imports nothing of dashctl). */
+const GENERATION = 'dashctl-build';
 
 export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<{ url: string; format?: string | null; shortCircuit?: boolean }> {
+  const resolved = await resolveTs(specifier, context, next);
+  const generation = context.parentURL?.startsWith('file:') ? new URL(context.parentURL).searchParams.get(GENERATION) : null;
+  if (generation === null || !resolved.url.startsWith('file:')) return resolved;
+  const url = new URL(resolved.url);
+  if (!TS.test(url.pathname)) return resolved;
+  url.searchParams.set(GENERATION, generation);
+  return { ...resolved, url: url.href, shortCircuit: true };
+}
+
+async function resolveTs(specifier: string, context: ResolveContext, next: NextResolve): Promise<{ url: string; format?: string | null; shortCircuit?: boolean }> {
   try {
     return await next(specifier, context);
   } catch (e) {

@@ -12,8 +12,8 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 const UI = join(PACKAGE_ROOT, 'ui');
 const DIST = join(UI, 'dist');
 const STAMP = join(DIST, '.build-stamp');
-// ui/src/diff.ts uses dashctl's edit script
-const INPUTS = ['index.html', 'vite.config.ts', 'package.json', 'tsconfig.json', 'src', 'public', '../cli/unified-diff.ts', '../cli/canonical.ts', '../scripts/build-ui.ts'];
+// the UI bundles shared helpers of src/lib (the edit script, the canonical form, datasource resolution)
+const INPUTS = ['index.html', 'vite.config.ts', 'package.json', 'tsconfig.json', 'src', 'public', '../src/lib', '../scripts/build-ui.ts'];
 
 /** Text files worth compressing; fonts (woff2) and images are compressed already. */
 const COMPRESSIBLE = new Set(['.js', '.mjs', '.css', '.html', '.svg', '.json', '.map', '.txt', '.woff', '.ttf']);

@@ -26,9 +26,9 @@ export interface PanelOptions {
 
 /** How a panel asks to be laid out; kept beside it, never in the resource. */
 export interface PanelHints {
-  key?: string;
-  width?: number;
-  height?: number;
+  key?: string | undefined;
+  width?: number | undefined;
+  height?: number | undefined;
 }
 
 const HINTS = Symbol.for('dashplane.sdk.panelHints');

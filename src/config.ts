@@ -8,6 +8,7 @@ import { SCHEMAS_DIR } from './paths.js';
 import { parseDuration } from './lib/duration.js';
 import { isObj } from './lib/is-obj.js';
 import { parseCidr } from './lib/ip-address.js';
+import { parseListen } from './lib/listen.js';
 import { ignoredKeyWarnings, persesRefusals, translatePerses } from './config-perses.js';
 
 export type { ServerConfig };
@@ -20,8 +21,8 @@ export type ResolvedConfig = ResolvedServerConfig;
 
 /** Where configuration comes from; later sources win: file, then environment, then flags. */
 export interface ConfigSources {
-  file?: string;
-  listen?: string;
+  file?: string | undefined;
+  listen?: string | undefined;
   env?: Record<string, string | undefined>;
 }
 
@@ -137,6 +138,7 @@ export function resolveConfig(written: Readonly<ServerConfig> = {}): Readonly<Re
   if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
   // checked against the schema and every default filled in: what ResolvedConfig describes
   const config = raw as unknown as ResolvedConfig;
+  checkListen(config);
   checkTimeouts(config);
   checkNetworks(config);
   checkCors(config);
@@ -154,6 +156,15 @@ function applyShortcutEnv(raw: Record<string, unknown>, env: Record<string, stri
     });
   } else if (env.DASHPLANE_ADMIN_PASSWORD) {
     throw new ConfigError('DASHPLANE_ADMIN_PASSWORD is set without DASHPLANE_ADMIN_USER; set both to create the first administrator');
+  }
+}
+
+/** `listen` is an address to listen on: checked here, before the server takes its data directory. */
+function checkListen(config: ResolvedConfig): void {
+  try {
+    parseListen(config.listen);
+  } catch (e) {
+    throw new ConfigError(`invalid configuration: ${(e as Error).message} (--listen, DASHPLANE_LISTEN or listen in the file)`);
   }
 }
 

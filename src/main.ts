@@ -38,6 +38,7 @@ import { DeniedNetworks } from './proxy/denied-networks.js';
 import { OAuthTokens } from './proxy/oauth-tokens.js';
 import { SqlProxy } from './proxy/sql/sql-proxy.js';
 import { durationMs } from './lib/duration.js';
+import { parseListen } from './lib/listen.js';
 import { deferredLog, type LogFn } from './lib/log-fn.js';
 import type { CredentialChange } from './resources/credentials.js';
 import { ResourceService, type ServiceOptions } from './resources/service.js';
@@ -295,12 +296,4 @@ function running(
         await store.close();
       })()),
   };
-}
-
-/** "HOST:PORT", "[::1]:PORT" or ":PORT" (all interfaces). */
-export function parseListen(listen: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(listen);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65535) throw new Error(`listen "${listen}" must look like HOST:PORT, e.g. 127.0.0.1:8080`);
-  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }

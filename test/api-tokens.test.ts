@@ -9,6 +9,7 @@ import { AUTH_ENV, bearer, login, loginAdmin, signUp, startAuthServer } from './
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 type Auth = Record<string, string>;
 const TOKEN = /^dp_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/;
@@ -277,6 +278,7 @@ describe('service accounts and API tokens (issue 20)', function () {
   });
 
   describe('on two PostgreSQL replicas', () => {
+    needsPrograms('postgresql');
     let pg: TestPostgres;
     let db: { url: string; drop(): Promise<void> };
     let a: TestServer;

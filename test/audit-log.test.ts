@@ -15,6 +15,7 @@ import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { WatchStream } from './helpers/watch.js';
+import { needsPrograms } from './helpers/programs.js';
 
 type Auth = Record<string, string>;
 type Entry = Record<string, any>;
@@ -242,6 +243,7 @@ describe('audit log (issue 20)', function () {
   });
 
   describe('on two PostgreSQL replicas', () => {
+    needsPrograms('postgresql');
     let pg: TestPostgres;
     let db: { url: string; drop(): Promise<void> };
     let a: TestServer;

@@ -15,6 +15,7 @@ import { spawnServer, stopChild, type ServerProcess } from './helpers/process.js
 import { callJson, tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { WatchStream } from './helpers/watch.js';
+import { needsPrograms } from './helpers/programs.js';
 
 type Auth = Record<string, string>;
 type Entry = Record<string, any>;
@@ -207,6 +208,7 @@ describe('audit volume: one caller flooding refused requests (VOLUME-01)', funct
   });
 
   describe('on PostgreSQL', () => {
+    needsPrograms('postgresql');
     let pg: TestPostgres;
     let db: { url: string; drop(): Promise<void> };
     before(async () => {

@@ -8,6 +8,7 @@ import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { runToExit, spawnServer, stopChild, type ServerProcess } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const registry = buildKindRegistry();
 const CANARY = 'canary-Backup-7f3a';
@@ -226,6 +227,7 @@ describe('dashplane backup and restore', function () {
   });
 
   describe('PostgreSQL: a backup straight from the database while a replica takes writes', () => {
+    needsPrograms('postgresql');
     let pg: TestPostgres;
     before(async () => {
       pg = await startPostgres();

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonical } from '../cli/canonical.js';
+import { canonical } from '../src/lib/canonical.js';
 import { moduleCode, withoutServerOwned } from '../cli/codegen/module.js';
 import { loadManifests } from '../cli/manifests.js';
 import { buildFile } from '../cli/ts-build.js';
@@ -49,7 +49,7 @@ async function roundTrip(cases: Case[], dir: string, srv: TestServer, exceptions
   for (const c of cases) {
     let built: Obj | undefined;
     try {
-      built = (await buildFile(join(dir, c.file), true))!.resources[0];
+      built = (await buildFile(join(dir, c.file), true, { cwd: dir, generation: 0 }))!.resources[0];
     } catch (e) {
       if (!exceptions.built[c.source]) failed.push(`${c.source}: ${(e as Error).message}`);
       continue;
@@ -96,7 +96,7 @@ describe('dashctl generate then build gives back every dashboard of the corpora'
     const files = [...new Set(index.resources.filter((r) => r.kind === 'Dashboard').map((r) => r.file))];
     const cases: Case[] = [];
     for (const f of files) {
-      const { manifests } = await loadManifests([join(corpus, f)]);
+      const { manifests } = await loadManifests([join(corpus, f)], { cwd: corpus, stdin: async () => '' });
       for (const m of manifests.filter((x) => x.object.kind === 'Dashboard')) cases.push({ source: `${f}#${m.index}`, input: m.object, file: `perses_${cases.length}.ts` });
     }
     expect(cases.length).to.be.greaterThan(100);

@@ -30,8 +30,9 @@ export default dashboard({
 `;
 
 /**
- * `dashctl build`, and `.ts` files given to apply, diff and lint: real TypeScript files run by the
- * built dashctl in child processes, against a real server where one is needed.
+ * `dashctl build`, and `.ts` files given to apply, diff and lint: real TypeScript files run by
+ * dashctl (in process, each run with its own working directory), against a real server where one
+ * is needed.
  */
 describe('dashctl build: dashboards as TypeScript', function () {
   this.timeout(120_000);

@@ -84,8 +84,13 @@ describe('dashctl contexts and login (end to end, authentication on)', function 
       expect(r.code, show(r)).to.equal(0);
       const name = new URL(other.url).host;
       expect(r.stdout).to.include(`(context ${name})`);
+      expect(r.stdout).to.include(`Switched to context "${name}" (it was "default"; dashctl config use-context default switches back).`);
       expect(file().currentContext).to.equal(name);
       expect(file().contexts.default.url).to.equal(srv.url);
+      const again = await run(['login', other.url]);
+      expect(again.stdout, 'the same context again: no switch to tell').to.not.include('Switched');
+      const back = await run(['login', srv.url, '-u', 'admin', '--password-stdin'], { input: 'admin-password' });
+      expect(back.stdout, show(back)).to.include('(context default)').and.include(`Switched to context "default" (it was "${name}";`);
     } finally {
       await other.stop();
     }

@@ -7,7 +7,7 @@ import { dashctl, show } from './helpers/dashctl.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 
 /**
- * dashctl's kubectl habits, end to end (the built CLI as a child process against a real server):
+ * dashctl's kubectl habits, end to end (dashctl run in process against a real server):
  * exact get, -o name, export with describe, versions, whoami without auth, kind suggestions,
  * history with the current version and diffs, edit in $EDITOR, deleting a project.
  */
@@ -131,6 +131,11 @@ describe('dashctl kubectl habits (end to end)', function () {
       [['get', 'dash', '-n', 'team-a'], "unknown option '-n'; did you mean -p / --project <name>"],
       [['apply', '-d', 'dir'], "unknown option '-d'; did you mean -f / --filename <path> (a directory is read recursively)?"],
       [['apply', '--force', '-f', 'dir'], "unknown option '--force'; did you mean --force-conflicts (overwrite objects another field manager changed since dashctl applied them) or --force-project"],
+      [
+        ['apply', '-f', 'dir', '--prune', '--prune-allowlist=core/v1/ConfigMap'],
+        "unknown option '--prune-allowlist=core/v1/ConfigMap'; did you mean --prune-kind <kind> (prune only objects of this kind; repeatable)?",
+      ],
+      [['apply', '-f', 'dir', '--prune', '-l', 'gitops'], "unknown option '-l'; did you mean --prune-tag <tag> (objects are selected for pruning by one tag)?"],
     ];
     for (const [args, hint] of cases) {
       const r = await run(args);
@@ -253,5 +258,46 @@ describe('dashctl kubectl habits (end to end)', function () {
     expect(missing.stderr).to.include('Project team-x').and.include('not found').and.not.include('--yes');
     const ignored = await run(['delete', 'project', 'team-x', '--ignore-not-found']);
     expect(ignored.code, show(ignored)).to.equal(0);
+  });
+
+  it('get -o wide, -o jsonpath=, -o custom-columns= and -l TAG, as kubectl users write them', async () => {
+    await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'team-l' }, spec: {} });
+    for (const [name, tags] of [
+      ['net', ['gitops', 'team=net']],
+      ['disk', ['gitops']],
+      ['old', ['legacy']],
+    ] as const) {
+      const d = dashboard(name, 'team-l', name.toUpperCase());
+      expect((await srv.api('POST', '/api/v1/projects/team-l/dashboards', { ...d, metadata: { ...d.metadata, tags } })).status).to.equal(200);
+    }
+    const wide = await run(['get', 'dash', '-p', 'team-l', '-o', 'wide']);
+    expect(wide.code, show(wide)).to.equal(0);
+    expect(wide.stdout.split('\n')[0]).to.match(/^NAME\s+DISPLAY\s+VERSION\s+AGE\s+TAGS\s+UPDATED$/);
+    expect(wide.stdout).to.match(/^net\s+NET\s+0\s+\d+[sm]\s+gitops,team=net\s+\d+[sm]$/m);
+    const names = await run(['get', 'dash', '-p', 'team-l', '-o', 'jsonpath={range .items[*]}{.metadata.name}{"\\n"}{end}']);
+    expect(names.stdout, show(names)).to.equal('disk\nnet\nold\n');
+    const one = await run(['get', 'dash', 'net', '-p', 'team-l', '-o=jsonpath={.metadata.tags[1]}']);
+    expect(one.stdout, 'one object named: the object itself').to.equal('team=net');
+    const columns = await run(['get', 'dash', '-A', '-l', 'gitops', '-o', 'custom-columns=PROJECT:.metadata.project,NAME:.metadata.name,TAGS:.metadata.tags,NOPE:.spec.nope']);
+    expect(columns.stdout, show(columns)).to.match(/^PROJECT\s+NAME\s+TAGS\s+NOPE\nteam-l\s+disk\s+gitops\s+<none>\nteam-l\s+net\s+gitops,team=net\s+<none>\n$/);
+    const selected = await run(['get', 'dash', '-p', 'team-l', '--selector', 'gitops,!team=net', '-o', 'name']);
+    expect(selected.stdout, show(selected)).to.equal('dashboard/team-l/disk\n');
+    const none = await run(['get', 'dash', '-p', 'team-l', '-l', 'nothing-has-it']);
+    expect(none.code).to.equal(0);
+    expect(none.stderr).to.equal('No dashboards found in project team-l.\n');
+    for (const [args, message] of [
+      [['-o', 'wider'], '-o wider: unknown output format; use table, wide, json, yaml, name, jsonpath=TEMPLATE'],
+      [['-o', 'jsonpath={.items[}'], '-o jsonpath={.items[}: unclosed ['],
+      [['-l', 'env in (a,b)'], 'is not a tag requirement'],
+      [['net', '-l', 'gitops'], 'give either NAME... or -l SELECTOR, not both'],
+    ] as const) {
+      const r = await run(['get', 'dash', '-p', 'team-l', ...args]);
+      expect(r.code, show(r)).to.equal(1);
+      expect(r.stderr, show(r)).to.include(message);
+    }
+    const deleted = await run(['delete', 'dash', '-p', 'team-l', '-l', 'legacy']);
+    expect(deleted.stdout, show(deleted)).to.equal('Dashboard team-l/old deleted\n');
+    expect((await srv.api('GET', '/api/v1/projects/team-l/dashboards/old')).status).to.equal(404);
+    expect((await srv.api('GET', '/api/v1/projects/team-l/dashboards/net')).status).to.equal(200);
   });
 });

@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { dashctl } from './helpers/dashctl.js';
+import { dashctlProcess } from './helpers/dashctl.js';
 import { tempDir } from './helpers/server.js';
 import { sdkProject, typeErrors } from './helpers/typecheck.js';
 import { waitFor } from './helpers/wait.js';
@@ -67,7 +67,7 @@ describe('npm pack + npm install -g of the tarball puts dashctl and dashplane on
     try {
       await waitFor('the installed server to listen', () => /dashplane listening on (http:\/\/\S+?)"/.test(log), 30_000);
       const url = /dashplane listening on (http:\/\/\S+?)"/.exec(log)![1];
-      const r = await dashctl(join(tmp.path, 'config.json'), ['version'], { bin: bin('dashctl'), env: { DASHCTL_URL: url } });
+      const r = await dashctlProcess(join(tmp.path, 'config.json'), ['version'], { bin: bin('dashctl'), env: { DASHCTL_URL: url } });
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout).to.include(`Client Version: ${VERSION}`).and.include(`Server Version: ${VERSION} at ${url}`);
       const page = await (await fetch(`${url}/`)).text();

@@ -7,7 +7,7 @@ import { dashctl, show } from './helpers/dashctl.js';
 import { GRAFANA_EXPORT } from './helpers/grafana-export.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 
-/** dashctl migrate end to end: the built CLI as a child process, offline and against a real server. */
+/** dashctl migrate end to end: dashctl run in process, offline and against a real server. */
 describe('dashctl migrate', function () {
   this.timeout(60_000);
   const dir = tempDir('dashctl-migrate-');
@@ -36,6 +36,8 @@ describe('dashctl migrate', function () {
     const dashboard = parse(r.stdout);
     expect(dashboard.kind).to.equal('Dashboard');
     expect(dashboard.metadata.name).to.equal('svc-overview');
+    expect(r.stdout, 'nothing the server fills in, in YAML meant for Git').not.to.match(/createdAt|updatedAt|version:|0001-01-01|project: ""/);
+    expect(Object.keys(dashboard.metadata)).to.deep.equal(['name', 'tags']);
     expect(dashboard.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'prom' });
     expect(r.stderr).to.include(`# ${exportFile} -> Dashboard svc-overview`);
     expect(r.stderr.trim().split('\n').pop()).to.equal('2 panels (2 mapped); 1 variables (1 mapped); 2 queries (2 mapped); 0 other settings; the web UI draws 2 of 2 panels');
@@ -159,6 +161,7 @@ describe('dashctl migrate', function () {
     const online = await dashctl(config, ['migrate', '-f', exportFile, '-o', 'json', '--online'], withServer());
     expect(online.code, show(online)).to.equal(0);
     expect(JSON.parse(online.stdout)).to.deep.equal(JSON.parse(local.stdout));
+    expect(Object.keys(JSON.parse(online.stdout).metadata)).to.deep.equal(['name', 'tags']);
     expect(online.stderr).to.equal(local.stderr);
   });
 });

@@ -1,13 +1,10 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/paths.js';
 import { AUTH_ENV } from './helpers/auth.js';
+import { dashctl, type Run } from './helpers/dashctl.js';
 import { startOidcProvider, type TestOidcProvider } from './helpers/oidc-provider.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
-
-const BIN = join(PACKAGE_ROOT, 'dist', 'cli', 'bin', 'dashctl.js');
 
 /** dashctl login against a real OIDC provider (oidc-provider on loopback). */
 describe('dashctl login through an OIDC provider', function () {
@@ -32,19 +29,7 @@ describe('dashctl login through an OIDC provider', function () {
     dir.remove();
   });
 
-  function run(args: string[], onStderr?: (text: string) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, DASHCTL_CONFIG: cfg, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-      child.stderr.on('data', (b: Buffer) => {
-        stderr += b.toString();
-        onStderr?.(stderr);
-      });
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const run = (args: string[], onStderr?: (text: string) => void): Promise<Run> => dashctl(cfg, args, { onStderr });
 
   it('device code: prints the verification URL and user code, waits for approval, then is logged in', async () => {
     let approved = false;

@@ -62,6 +62,14 @@ describe('dashctl token and login --token-stdin (end to end)', function () {
     expect(login.code, show(login)).to.equal(0);
     expect(login.stdout).to.include('as ServiceAccount team/ci');
     expect((await dashctl(robot, ['get', 'dash'])).stdout).to.include('d');
+    // --prune looks at every kind: those the token may not list are named, not an error
+    const manifest = JSON.stringify({ kind: 'Dashboard', metadata: { name: 'd', project: 'team' }, spec: { display: { name: 'd' }, duration: '1h', panels: {}, layouts: [] } });
+    const pruned = await dashctl(robot, ['diff', '-f', '-', '--prune', '--prune-tag', 'gitops'], { input: manifest });
+    expect(pruned.code, show(pruned)).to.equal(0);
+    expect(pruned.stderr, show(pruned)).to.include('warning: --prune was not permitted to list ').and.include('folders in team').and.include('globaldatasources');
+    const narrowed = await dashctl(robot, ['diff', '-f', '-', '--prune', '--prune-tag', 'gitops', '--prune-kind', 'dash'], { input: manifest });
+    expect(narrowed.code, show(narrowed)).to.equal(0);
+    expect(narrowed.stderr).to.not.include('not permitted');
     const write = await dashctl(robot, ['delete', 'dash', 'd']);
     expect(write.code, show(write)).to.not.equal(0);
     expect(write.stderr).to.include('narrowed');

@@ -12,8 +12,9 @@ import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
 /**
- * dashctl end to end: the built CLI (dist/cli/bin/dashctl.js) as a child process, with its own
- * configuration file in a temporary directory, against a real dashplane server.
+ * dashctl end to end: dashctl run in process (test/helpers/dashctl.ts; `get --watch`, which only a
+ * signal ends, as a child process), with its own configuration file in a temporary directory,
+ * against a real dashplane server.
  */
 
 /** Suites that read it are skipped (with a note at the end of the run) when it is missing. */
@@ -44,7 +45,7 @@ const APPLY_SET = [
   'perses/internal/cli/test/sample_resources/single_resource.json', // Folder without a project
 ];
 
-describe('dashctl (end to end, child processes against a real server)', function () {
+describe('dashctl (end to end, against a real server)', function () {
   this.timeout(120_000);
   let srv: TestServer;
   let tmp: ReturnType<typeof tempDir>;
@@ -195,7 +196,7 @@ describe('dashctl (end to end, child processes against a real server)', function
       expect(r.stderr).to.include(bad).and.include('Dashboard demo/broken').and.include('spec.panels.p.spec.plugin.kind').and.include(`${bad}:12`);
     });
 
-    it('--prune deletes only tagged objects of the applied kinds absent from the input, after listing them', async () => {
+    it('--prune deletes only tagged objects absent from the input, in the projects it touches, after listing them; --prune-kind narrows the kinds', async () => {
       const gitops = join(tmp.path, 'gitops');
       mkdirSync(gitops, { recursive: true });
       const folder = (name: string, tags = '[gitops]') => `kind: Folder\nmetadata: {name: ${name}, project: demo, tags: ${tags}}\nspec: {}\n`;
@@ -212,16 +213,17 @@ describe('dashctl (end to end, child processes against a real server)', function
       expect(noTag.code, show(noTag)).to.equal(1);
       expect(noTag.stderr).to.include('--prune-tag');
 
-      const refused = await run(['apply', '-f', gitops, '--prune', '--prune-tag', 'gitops']);
+      const folders = ['--prune', '--prune-tag', 'gitops', '--prune-kind', 'folder'];
+      const refused = await run(['apply', '-f', gitops, ...folders]);
       expect(refused.code, show(refused)).to.equal(1);
       expect(refused.stdout, show(refused)).to.include('Folder demo/drop-me (prune)').and.include('run again with --yes').and.include('nothing applied');
       expect((await srv.api('GET', '/api/v1/projects/demo/folders/drop-me')).status).to.equal(200);
 
-      const dry = await run(['apply', '-f', gitops, '--prune', '--prune-tag', 'gitops', '--dry-run']);
+      const dry = await run(['apply', '-f', gitops, ...folders, '--dry-run']);
       expect(summary(dry), show(dry)).to.deep.equal(counts(0, 0, 1, 1));
       expect((await srv.api('GET', '/api/v1/projects/demo/folders/drop-me')).status).to.equal(200);
 
-      const r = await run(['apply', '-f', gitops, '--prune', '--prune-tag', 'gitops', '--yes']);
+      const r = await run(['apply', '-f', gitops, ...folders, '--yes']);
       expect(r.code, show(r)).to.equal(0);
       expect(summary(r), show(r)).to.deep.equal(counts(0, 0, 1, 1));
       expect(r.stdout).to.include('Folder demo/drop-me pruned');
@@ -234,6 +236,11 @@ describe('dashctl (end to end, child processes against a real server)', function
       ]) {
         expect((await srv.api('GET', kept)).status, kept).to.equal(200);
       }
+      // not narrowed: every kind carrying the tag in the touched projects, the Variable too
+      const all = await run(['apply', '-f', gitops, '--prune', '--prune-tag', 'gitops', '--yes']);
+      expect(summary(all), show(all)).to.deep.equal(counts(0, 0, 1, 1));
+      expect(all.stdout).to.include('Variable demo/othervar pruned');
+      expect((await srv.api('GET', '/api/v1/projects/perses/folders/elsewhere')).status, 'another project').to.equal(200);
     });
 
     it('delete -f deletes the objects of the files; delete KIND NAME...; missing objects fail unless --ignore-not-found', async () => {
@@ -254,6 +261,34 @@ describe('dashctl (end to end, child processes against a real server)', function
   });
 
   describe('get, describe, history', () => {
+    // A server and configuration of their own, holding what these tests read: they used to read
+    // what the corpus suite above had applied, and failed where it was skipped (no corpus).
+    let srv: TestServer;
+    let cfg: string;
+    const run = (args: string[], o?: { env?: Record<string, string>; input?: string }) => dashctl(cfg, args, o);
+    before(async () => {
+      srv = await startTestServer();
+      cfg = join(tmp.path, 'get-describe-history.json');
+      expect((await run(['login', srv.url])).code).to.equal(0);
+      const post = async (path: string, body: unknown) => {
+        const r = await srv.api('POST', path, body);
+        expect(r.status, `${path}: ${r.text}`).to.equal(200);
+      };
+      for (const name of ['demo', 'perses', 'perses-dev', 'IncredibleProject']) await post('/api/v1/projects', { kind: 'Project', metadata: { name }, spec: {} });
+      const prometheus = (name: string, spec: Record<string, unknown>) => ({
+        kind: 'Datasource',
+        metadata: { name, project: 'perses' },
+        spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec } },
+      });
+      await post('/api/v1/projects/perses/datasources', prometheus('PrometheusDemo', { proxy: { kind: 'HTTPProxy', spec: { url: 'http://localhost:9090' } } }));
+      await post('/api/v1/projects/perses/datasources', prometheus('PrometheusDemoBrowser', { directUrl: 'http://localhost:9090' }));
+      const etcd = (title: string) => ({ kind: 'Dashboard', metadata: { name: 'etcd-overview', project: 'perses-dev' }, spec: { display: { name: title }, duration: '1h', panels: {}, layouts: [] } });
+      await post('/api/v1/projects/perses-dev/dashboards', etcd('etcd / Overview'));
+      expect((await srv.api('PUT', '/api/v1/projects/perses-dev/dashboards/etcd-overview', etcd('etcd at a glance'))).status).to.equal(200);
+      await post('/api/v1/projects/demo/folders', { kind: 'Folder', metadata: { name: 'ff15' }, spec: {} });
+    });
+    after(() => srv?.stop());
+
     it('get in every output format, with aliases, prefixes and -A', async () => {
       const table = await run(['get', 'ds', '-p', 'perses']);
       expect(table.code, show(table)).to.equal(0);
@@ -334,6 +369,12 @@ describe('dashctl (end to end, child processes against a real server)', function
       const dir = join(tmp.path, 'operator');
       copyCorpus(dir, ['perses-operator/config/samples/v1alpha1/persesdashboard.yaml', 'community-mixins/jsonnet/dashboards/operator/etcd/etcd-overview.json']);
       copyCorpus(join(dir, 'tags'), ['perses-operator/test/e2e/dashboard-tags/02-install.yaml']);
+      // what it reads: project demo, and etcd-overview in perses-dev as the native manifest has it
+      const native = join(tmp.path, 'operator-native');
+      copyCorpus(native, ['community-mixins/examples/perses/project.yaml', 'community-mixins/examples/dashboards/perses/etcd/etcd-overview.yaml']);
+      const setup = await run(['apply', '-f', native]);
+      expect(setup.code, show(setup)).to.equal(0);
+      expect((await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'demo' }, spec: {} })).status).to.be.oneOf([200, 409]);
       const r = await run(['apply', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       expect(summary(r), show(r)).to.deep.equal(counts(2, 0, 1));
@@ -426,6 +467,7 @@ describe('dashctl with authentication on', function () {
     const wrong = await run(['login', srv.url, '-u', 'admin', '--password', 'nope']);
     expect(wrong.code).to.equal(1);
     expect(wrong.stderr).to.include('wrong login or password');
+    expect(wrong.stderr, 'in words, not as an HTTP status').to.equal(`error: wrong login or password for "admin" at ${srv.url}; nothing was saved\n`);
     const r = await run(['login', srv.url, '-u', 'admin', '--password', 'admin-password']);
     expect(r.code, show(r)).to.equal(0);
     expect(r.stdout).to.include('as admin');
@@ -559,7 +601,7 @@ describe('dashctl login through an identity provider (device code, client creden
   let stub: import('node:http').Server;
   let url: string;
   let tmp: ReturnType<typeof tempDir>;
-  const seen: { path: string; auth?: string; body: string; at: number }[] = [];
+  const seen: { path: string; auth?: string | undefined; body: string; at: number }[] = [];
   let pending = 2;
 
   before(async () => {

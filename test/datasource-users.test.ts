@@ -14,7 +14,7 @@ const dashboard = (queries: unknown[], extra: Record<string, unknown> = {}) => (
 
 describe('delete confirmation: the dashboards a datasource serves', () => {
   let s: TestServer;
-  let implicit: Map<string, string[]>;
+  let implicit: Map<string, string>;
   const prom = { pluginKind: 'PrometheusDatasource', name: 'prometheus-datasource', isDefault: true };
   before(async () => {
     s = await startTestServer();

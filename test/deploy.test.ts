@@ -10,6 +10,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { loadConfig } from '../src/config.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { tempDir } from './helpers/server.js';
+import { programPath, skipWithoutProgram } from './helpers/programs.js';
 
 const run = promisify(execFile);
 const K8S = join(PACKAGE_ROOT, 'deploy', 'kubernetes');
@@ -175,11 +176,8 @@ describe('deployment files (deploy/, Dockerfile)', function () {
   describe('systemd unit (deploy/systemd/dashplane.service)', () => {
     let analyze: string | undefined;
     before(function () {
-      analyze = ['/usr/bin/systemd-analyze', '/bin/systemd-analyze'].find(existsSync);
-      if (!analyze) {
-        console.log('    (skipped: systemd-analyze is not installed; .ci/run installs the Debian package systemd)');
-        this.skip();
-      }
+      skipWithoutProgram(this, 'systemd-analyze');
+      analyze = programPath('systemd-analyze');
     });
 
     it('passes `systemd-analyze verify` without a warning', async () => {

@@ -112,9 +112,36 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
     expect((await run(['diff', '-f', repo, '--prune', '--prune-tag', 'gitops'])).code).to.equal(0);
     // the examples do not carry the tag (a warning says so); the team folders all do
     expect(done.stderr).to.include('do not carry tag "gitops"');
+    for (const r of [refused, done, diff]) expect(r.stderr.split('do not carry tag').length - 1, `the warning once: ${show(r)}`).to.equal(1);
     const tagged = await run(['diff', '-f', join(repo, 'team'), '--prune', '--prune-tag', 'gitops']);
     expect(tagged.code, show(tagged)).to.equal(0);
     expect(tagged.stderr).to.not.include('do not carry tag');
+  });
+
+  it('commit 5: the last Variable manifest leaves the input: apply --prune deletes the tagged Variable (every kind carrying the tag is pruned); --prune-kind folder leaves it', async () => {
+    const team = join(repo, 'team');
+    writeFileSync(join(team, 'var.yaml'), 'kind: Variable\nmetadata:\n  name: team-var\n  project: demo\n  tags: [gitops]\nspec:\n  kind: TextVariable\n  spec: {value: x}\n');
+    commit('a variable');
+    const added = await run(['apply', '-f', team, '--prune', '--prune-tag', 'gitops', '--yes']);
+    expect(summary(added), show(added)).to.deep.equal({ created: 1, configured: 0, unchanged: 2, pruned: 0, failed: 0 });
+    rmSync(join(team, 'var.yaml'));
+    commit('the variable goes: no Variable is left in the input');
+
+    const narrowed = await run(['diff', '-f', team, '--prune', '--prune-tag', 'gitops', '--prune-kind', 'folder']);
+    expect(narrowed.code, show(narrowed)).to.equal(0);
+    const diff = await run(['diff', '-f', team, '--prune', '--prune-tag', 'gitops']);
+    expect(diff.code, show(diff)).to.equal(1);
+    expect(diff.stdout).to.include('# PRUNE: Variable/demo/team-var carries tag "gitops" and is not in the input');
+    const refused = await run(['apply', '-f', team, '--prune', '--prune-tag', 'gitops']);
+    expect(refused.code, show(refused)).to.equal(1);
+    expect(refused.stdout).to.include('plan: create 0, configure 0, unchanged 2, prune 1').and.include('- Variable demo/team-var (prune)');
+    const done = await run(['apply', '-f', team, '--prune', '--prune-tag', 'gitops', '--yes']);
+    expect(summary(done), show(done)).to.deep.equal({ created: 0, configured: 0, unchanged: 2, pruned: 1, failed: 0 });
+    expect(await status('/api/v1/projects/demo/variables/team-var')).to.equal(404);
+    expect(await status('/api/v1/projects/demo/variables/job'), 'the untagged Variable of the examples stays').to.equal(200);
+    const misuse = await run(['apply', '-f', team, '--prune-kind', 'variable']);
+    expect(misuse.code, show(misuse)).to.equal(1);
+    expect(misuse.stderr).to.include('--prune-kind narrows what --prune deletes: add --prune --prune-tag TAG');
   });
 
   it('an edit in the web UI between two applies: the next apply refuses and writes nothing, naming who; --force-conflicts takes it back', async () => {

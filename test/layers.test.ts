@@ -1,10 +1,10 @@
 /**
- * Every import of src/, sdk/ and cli/ runs downward through the layers of docs/architecture.md
+ * Every import of src/, sdk/, cli/ and the web UI (ui/src/) runs downward through the layers of docs/architecture.md
  * ("Layers"), and no module reaches itself through its imports. The table below is that section's;
  * a test also checks the two agree.
  */
 import { expect } from 'chai';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
 
@@ -26,7 +26,17 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/api/'],
   ['src/main.ts+src/compose-auth.ts'],
   ['src/bin/', 'cli/'],
+  // the web UI (bundled by vite): it reaches below its own lines only into src/lib/ (a test below)
+  ['ui/src/'],
+  ['ui/src/perses/+ui/src/plugins.ts', 'ui/src/editor/', 'ui/src/search/', 'ui/src/share/'],
+  ['ui/src/playlists/'],
+  ['ui/src/manage/'],
+  ['ui/src/pages/'],
+  ['ui/src/App.tsx+ui/src/main.tsx'],
 ];
+
+/** What the web UI may import from outside ui/: the dependency-free shared helpers. */
+const UI_MAY_REACH = ['src/lib/'];
 
 interface Unit {
   name: string;
@@ -51,7 +61,7 @@ function unitOf(path: string): Unit | undefined {
 /** Product modules (tests and generated-test helpers aside) under `dir`, as repository paths. */
 function modules(dir: string): string[] {
   return readdirSync(join(PACKAGE_ROOT, dir), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && !e.name.endsWith('.d.ts'))
+    .filter((e) => e.isFile() && /\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts'))
     .map((e) => relative(PACKAGE_ROOT, join(e.parentPath, e.name)).split('\\').join('/'));
 }
 
@@ -162,17 +172,28 @@ function importsOf(source: string): string[] {
   return out.filter((s) => s.startsWith('.'));
 }
 
+/**
+ * The module a relative specifier of `from` names: Node's `./x.js` is `./x.ts`; the UI's
+ * extensionless `./x` (vite resolves it) is `./x.ts`, `./x.tsx` or `./x/index.ts(x)`.
+ */
+function resolve(from: string, specifier: string): string {
+  const base = normalize(join(dirname(from), specifier))
+    .split('\\')
+    .join('/');
+  if (base.endsWith('.js')) return base.replace(/\.js$/, '.ts');
+  if (/\.tsx?$/.test(base)) return base;
+  const candidates = [`${base}.ts`, `${base}.tsx`, `${base}/index.ts`, `${base}/index.tsx`];
+  return candidates.find((c) => existsSync(join(PACKAGE_ROOT, c))) ?? `${base}.ts`;
+}
+
 /** Every import edge between product modules: from -> to, both repository paths. */
 function edges(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of [...modules('src'), ...modules('sdk'), ...modules('cli')]) {
-    const targets = importsOf(readFileSync(join(PACKAGE_ROOT, file), 'utf8')).map((s) =>
-      normalize(join(dirname(file), s))
-        .split('\\')
-        .join('/')
-        .replace(/\.js$/, '.ts'),
+  for (const file of [...modules('src'), ...modules('sdk'), ...modules('cli'), ...modules('ui/src')]) {
+    graph.set(
+      file,
+      importsOf(readFileSync(join(PACKAGE_ROOT, file), 'utf8')).map((s) => resolve(file, s)),
     );
-    graph.set(file, targets);
   }
   return graph;
 }
@@ -229,6 +250,16 @@ describe('Layers (docs/architecture.md)', () => {
       }
     }
     expect(upward).to.deep.equal([]);
+  });
+
+  it('the web UI reaches outside ui/ only into the shared helpers of src/lib/', () => {
+    const outside: string[] = [];
+    for (const [from, targets] of graph) {
+      if (!from.startsWith('ui/')) continue;
+      for (const to of targets) if (!to.startsWith('ui/') && !UI_MAY_REACH.some((p) => to.startsWith(p))) outside.push(`${from} -> ${to}`);
+    }
+    expect(outside).to.deep.equal([]);
+    expect([...graph.keys()].filter((f) => f.startsWith('ui/src/')).length, 'the UI modules are read').to.be.greaterThan(50);
   });
 
   it('no import cycle between modules', () => {

@@ -7,6 +7,7 @@ import { skipWithoutCorpus } from './helpers/corpus.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { runToExit, spawnServer, type ServerProcess } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const registry = buildKindRegistry();
 const json = (method: string, body?: unknown) => ({ method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
@@ -34,6 +35,7 @@ async function stop(p: ServerProcess): Promise<void> {
 }
 
 describe('dashplane migrate-store', function () {
+  needsPrograms('postgresql');
   this.timeout(120_000);
   let pg: TestPostgres;
   before(async () => {

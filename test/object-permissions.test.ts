@@ -13,6 +13,7 @@ import { AUTH_ENV, bearer, LOOPBACK_UPSTREAMS, login, loginAdmin, signUp, startA
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { WatchStream } from './helpers/watch.js';
+import { needsPrograms } from './helpers/programs.js';
 
 type Auth = Record<string, string>;
 
@@ -141,6 +142,18 @@ describe('object-level permissions: resources and folders (issue 20)', function 
       }
     });
 
+    it('search: only the folder, its dashboards and the named datasource are found', async () => {
+      const found = async (query: string, auth: Auth) => (await must(s, auth, 'GET', `/api/v1/search?query=${encodeURIComponent(query)}`)).map((h: any) => `${h.kind}:${h.name}`).sort();
+      expect(await found('ops', olga)).to.deep.equal(['Dashboard:ops-1', 'Dashboard:ops-2', 'Folder:ops']);
+      expect(await found('ops', admin)).to.deep.equal(['Dashboard:ops-1', 'Dashboard:ops-2', 'Folder:ops']);
+      expect(await found('web', olga)).to.deep.equal([]);
+      expect(await found('lonely', olga)).to.deep.equal([]);
+      // the dashboards' own datasources are PrometheusDatasources
+      expect(await found('prom', olga)).to.deep.equal(['Dashboard:ops-1', 'Dashboard:ops-2', 'Datasource:prom']);
+      expect(await found('other', olga)).to.deep.equal([]);
+      expect(await found('web', admin)).to.deep.equal(['Dashboard:web-1', 'Folder:web']);
+    });
+
     it('history: versions, a version and restore of covered dashboards only', async () => {
       expect(await status(s, olga, 'GET', `${P}/dashboards/ops-1/versions`)).to.equal(200);
       expect(await status(s, olga, 'GET', `${P}/dashboards/ops-1/versions/0`)).to.equal(200);
@@ -209,6 +222,7 @@ describe('object-level permissions: resources and folders (issue 20)', function 
   });
 
   describe('on two PostgreSQL replicas', () => {
+    needsPrograms('postgresql');
     let pg: TestPostgres;
     let db: { url: string; drop(): Promise<void> };
     let a: TestServer;

@@ -12,6 +12,7 @@ import { startAuthServer } from './helpers/auth.js';
 import { openPage, scrollUntilPresent } from './helpers/browser.js';
 import { readResources } from './helpers/manifests.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { skipWithoutProgram } from './helpers/programs.js';
 
 type Doc = { openapi: string; paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } } & Record<string, any>;
 
@@ -188,6 +189,7 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
   });
 
   it('/api/docs works in Chromium under that policy: the operations are listed, no CSP violation or script error', async function () {
+    skipWithoutProgram(this, 'chromium');
     this.timeout(120_000);
     const w = await openPage(srv.url);
     try {

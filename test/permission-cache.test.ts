@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { AUTH_ENV, bearer, login, loginAdmin, signUp, startAuthServer } from './helpers/auth.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /**
  * Permissions are cached between requests (issue 10); every role or binding change must still
@@ -57,6 +58,7 @@ describe('permission cache', function () {
   });
 
   describe('on two PostgreSQL replicas', () => {
+    needsPrograms('postgresql');
     let pg: TestPostgres;
     let db: { url: string; drop(): Promise<void> };
     let a: TestServer;

@@ -12,6 +12,7 @@ import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
 import { tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 describe('Perses e2e replay: CORS (api/cors_test.go)', function () {
   this.timeout(30_000);
@@ -63,6 +64,7 @@ describe('Perses e2e replay: CORS (api/cors_test.go)', function () {
 });
 
 describe('Perses e2e replay: datasource proxy (api/proxy_test.go)', function () {
+  needsPrograms('prometheus');
   this.timeout(60_000);
   let prometheus: RunningPrometheus;
   let s: TestServer;
@@ -116,6 +118,7 @@ describe('Perses e2e replay: datasource proxy (api/proxy_test.go)', function () 
  * and a Secret do (dashplane takes credentials from Secrets only).
  */
 describe('Perses e2e replay: SQL datasource proxy (api/proxy_test.go)', function () {
+  needsPrograms('postgresql');
   this.timeout(60_000);
   let cluster: TestPostgres;
   let db: { host: string; port: number; database: string };

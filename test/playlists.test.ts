@@ -32,7 +32,7 @@ const PERSES_SCOPES = new Set([
 
 const playlist = (spec: Record<string, unknown>, name = 'wall') => ({ kind: 'Playlist', metadata: { name, project: 'ops' }, spec });
 
-describe('Playlist kind (a real server, dashctl as a child process)', function () {
+describe('Playlist kind (a real server, dashctl in process)', function () {
   this.timeout(120_000);
   let s: TestServer;
   let admin: Record<string, string>;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { runToExit, spawnServer, stopChild } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /**
  * A database that requires a password, as production ones do (the other PostgreSQL tests use
@@ -11,6 +12,7 @@ import { tempDir } from './helpers/server.js';
  * host/port/user/database, and a wrong one stops the server with a clear message.
  */
 describe('PostgreSQL with password authentication', function () {
+  needsPrograms('postgresql');
   this.timeout(120_000);
   let cluster: TestPostgres;
   let db: { host: string; port: number; database: string };

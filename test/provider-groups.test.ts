@@ -11,6 +11,7 @@ import { AUTH_ENV, bearer, loginAdmin, startAuthServer, type Tokens } from './he
 import { browserLogin, startOidcProvider, type TestOidcProvider } from './helpers/oidc-provider.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { needsPrograms } from './helpers/programs.js';
 
 type Auth = Record<string, string>;
 
@@ -166,6 +167,7 @@ describe('groups from an identity provider (issue 20)', function () {
   });
 
   describe('on two PostgreSQL replicas', () => {
+    needsPrograms('postgresql');
     let pg: TestPostgres;
     let db: { url: string; drop(): Promise<void> };
     let a: TestServer;

@@ -10,11 +10,13 @@ import { dashboard, passes, project, sources, TestRepo, writeResources } from '.
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { WatchStream } from './helpers/watch.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const DASHBOARDS = 20;
 const titles = (prefix: string) => Array.from({ length: DASHBOARDS }, (_, i) => dashboard('shared', `d${String(i).padStart(2, '0')}`, `${prefix} ${i}`));
 
 describe('provisioning on replicas sharing one PostgreSQL database', function () {
+  needsPrograms('postgresql');
   this.timeout(120_000);
   let pg: TestPostgres;
   let db: { url: string; drop(): Promise<void> };

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { bearer, LOOPBACK_UPSTREAMS, login, loginAdmin, signUp, startAuthServer, type Tokens } from './helpers/auth.js';
 import { PERSES_EDITOR_ALLOWED_ENDPOINTS, startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
 import { startTestServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
@@ -121,6 +122,7 @@ async function startEcho(): Promise<{ url: string; seen: Seen[]; close(): Promis
 }
 
 describe('datasource proxy against a real Prometheus', function () {
+  needsPrograms('prometheus');
   this.timeout(30_000);
   let prom: RunningPrometheus;
 

@@ -19,6 +19,7 @@ import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { WatchStream } from './helpers/watch.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const CANARY = 'OLD-PROJECT-CANARY-5d1e';
 const P = 'reborn';
@@ -69,6 +70,7 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
     let liveAdmin: WatchStream;
     const opened: WatchStream[] = [];
 
+    if (backend === 'PostgreSQL') needsPrograms('postgresql');
     before(async () => {
       const env: Record<string, string> = { ...AUTH_ENV, DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s', DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
       if (backend === 'PostgreSQL') {

@@ -16,7 +16,9 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
+import { searchableKinds } from '../src/admin/open-store.js';
 import { runToExit, spawnServer, type ServerProcess } from './helpers/process.js';
+import { searchIndexProblems } from './helpers/search-index.js';
 import { callJson, startTestServer, tempDir, type ApiResponse, type TestServer } from './helpers/server.js';
 import { WatchStream } from './helpers/watch.js';
 import { waitFor } from './helpers/wait.js';
@@ -157,6 +159,8 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       expect(ledger.ackCount).to.be.greaterThan(100);
       srv.child.kill('SIGTERM');
       expect(await srv.exited).to.equal(0);
+      // the search index was written in the same batches: no kill left it disagreeing with the objects
+      expect(await searchIndexProblems(dir.path, searchableKinds())).to.deep.equal([]);
     } finally {
       await kill(srv);
       dir.remove();

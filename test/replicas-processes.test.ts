@@ -6,6 +6,7 @@ import { spawnServer, type ServerProcess } from './helpers/process.js';
 import { callJson, tempDir } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { WatchStream, type WatchEvent } from './helpers/watch.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** A response: status, ETag, text and parsed JSON. */
 interface Res {
@@ -36,6 +37,7 @@ const textOf = (o: any): string => o?.spec?.panels?.a?.spec?.plugin?.spec?.text;
 
 /** Three dashplane processes on one PostgreSQL database (issue 8). */
 describe('three dashplane processes on one PostgreSQL database', function () {
+  needsPrograms('postgresql');
   this.timeout(90_000);
   let pg: TestPostgres;
   let db: { url: string; drop(): Promise<void> };
@@ -329,6 +331,7 @@ describe('three dashplane processes on one PostgreSQL database', function () {
 });
 
 describe('three dashplane processes started at once on an empty PostgreSQL database', function () {
+  needsPrograms('postgresql');
   this.timeout(60_000);
   let pg: TestPostgres;
   const dir = tempDir('dashplane-replicas-');

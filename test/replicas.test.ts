@@ -7,9 +7,11 @@ import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { WatchStream } from './helpers/watch.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** Several dashplane replicas on one PostgreSQL database (issue 8). */
 describe('replicas on one PostgreSQL database', function () {
+  needsPrograms('postgresql');
   this.timeout(60_000);
   let pg: TestPostgres;
   let db: { url: string; drop(): Promise<void> };

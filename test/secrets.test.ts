@@ -12,6 +12,7 @@ import { startPostgres } from './helpers/postgres.js';
 import { runToExit, spawnServer, type ServerProcess } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
 import { WatchStream } from './helpers/watch.js';
+import { skipWithoutProgram } from './helpers/programs.js';
 
 const CANARY = `CANARY-${randomBytes(6).toString('hex')}`;
 const json = (method: string, body?: unknown) => ({ method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
@@ -193,6 +194,7 @@ describe('secrets at rest (SECRET-*)', function () {
   });
 
   it('SECRET-09 on PostgreSQL: `secrets rotate` re-encrypts the database the configuration names (it used to open ./data)', async function () {
+    skipWithoutProgram(this, 'postgresql');
     this.timeout(60_000);
     const cluster = await startPostgres();
     const dir = tempDir();

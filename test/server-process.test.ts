@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { freePort, runToExit, spawnServer } from './helpers/process.js';
+import { freePort, runToExit, spawnServer, stopChild, type ServerProcess } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -17,27 +17,35 @@ describe('the server process', function () {
   it('REL-05: SIGKILL during a project cascade delete of 500 children leaves no orphans after restart', async () => {
     for (const seed of [0, 5, 15]) {
       const dir = tempDir();
+      /** The server running, stopped if an assertion fails. */
+      let running: ServerProcess | undefined;
       try {
-        let srv = await spawnServer({ dataDir: dir.path });
-        for (const p of ['big', 'bigger']) expect((await fetch(`${srv.url}/api/v1/projects`, json(project(p)))).status).to.equal(200);
+        const first = await spawnServer({ dataDir: dir.path });
+        running = first;
+        for (const p of ['big', 'bigger']) expect((await fetch(`${first.url}/api/v1/projects`, json(project(p)))).status).to.equal(200);
         for (let i = 0; i < 500; i += 50) {
-          await Promise.all(Array.from({ length: 50 }, (_, j) => fetch(`${srv.url}/api/v1/projects/big/folders`, json(folder(`f${i + j}`))).then((r) => expect(r.status).to.equal(200))));
+          await Promise.all(Array.from({ length: 50 }, (_, j) => fetch(`${first.url}/api/v1/projects/big/folders`, json(folder(`f${i + j}`))).then((r) => expect(r.status).to.equal(200))));
         }
-        await fetch(`${srv.url}/api/v1/projects/bigger/folders`, json(folder('keep')));
-        const deletion = fetch(`${srv.url}/api/v1/projects/big`, { method: 'DELETE' }).catch(() => undefined);
+        await fetch(`${first.url}/api/v1/projects/bigger/folders`, json(folder('keep')));
+        const deletion = fetch(`${first.url}/api/v1/projects/big`, { method: 'DELETE' }).catch(() => undefined);
         await new Promise((r) => setTimeout(r, seed)); // kill at different points of the cascade
-        srv.child.kill('SIGKILL');
-        await srv.exited;
+        first.child.kill('SIGKILL');
+        await first.exited;
         await deletion;
-        srv = await spawnServer({ dataDir: dir.path });
+        const srv = await spawnServer({ dataDir: dir.path });
+        running = srv;
         const projectStatus = (await fetch(`${srv.url}/api/v1/projects/big`)).status;
-        const children = (await (await fetch(`${srv.url}/api/v1/projects/big/folders`)).json()) as unknown[];
+        // every project's folders: a list under a project that no longer exists is 400, as in Perses
+        const all = (await (await fetch(`${srv.url}/api/v1/folders`)).json()) as { metadata: { project: string } }[];
+        const children = all.filter((f) => f.metadata.project === 'big');
         if (projectStatus === 404) expect(children, `seed ${seed}: orphans left`).to.have.length(0);
         else expect(children, `seed ${seed}: partial cascade`).to.have.length(500);
         expect(((await (await fetch(`${srv.url}/api/v1/projects/bigger/folders`)).json()) as unknown[]).length).to.equal(1);
         srv.child.kill('SIGTERM');
         expect(await srv.exited).to.equal(0);
       } finally {
+        // a failed assertion must not leave the server running
+        if (running) await stopChild(running.child);
         dir.remove();
       }
     }
@@ -69,9 +77,27 @@ describe('the server process', function () {
       const r = await runToExit(['--config', f]);
       expect(r.code).to.equal(2);
       expect(r.output).to.match(/histroy/);
-      const r2 = await runToExit(['--listen', 'nowhere']);
+      const r2 = await runToExit(['--listen', 'nowhere'], { DASHPLANE_DATABASE_LEVEL_PATH: join(dir.path, 'data') });
       expect(r2.code).to.not.equal(0);
       expect(r2.output).to.match(/HOST:PORT/);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('a bad --listen is refused (exit 2, naming the form) before the data directory is taken: also while a server holds it', async () => {
+    const dir = tempDir();
+    try {
+      const running = await spawnServer({ dataDir: dir.path });
+      const r = await runToExit(['--listen', 'nowhere'], { DASHPLANE_DATABASE_LEVEL_PATH: dir.path });
+      expect(r.code, r.output).to.equal(2);
+      expect(r.output)
+        .to.include('listen "nowhere" must look like HOST:PORT')
+        .and.not.match(/in use by another/);
+      const port = await runToExit(['--listen', '127.0.0.1:70000'], { DASHPLANE_DATABASE_LEVEL_PATH: dir.path });
+      expect(port.code, port.output).to.equal(2);
+      running.child.kill('SIGTERM');
+      expect(await running.exited).to.equal(0);
     } finally {
       dir.remove();
     }
@@ -99,7 +125,9 @@ describe('the server process', function () {
     }
   });
 
-  it('`npm start -- --config F --listen A` passes its arguments through to the server', async () => {
+  it('`npm start -- --config F --listen A` passes its arguments through to the server', async function () {
+    // prestart builds the server and the UI first: 40 s on an idle 2-core machine, 85 s on a loaded one
+    this.timeout(300_000);
     const dir = tempDir();
     const port = await freePort();
     const cfg = join(dir.path, 'c.yaml');
@@ -116,7 +144,7 @@ describe('the server process', function () {
             return undefined;
           }
         },
-        60_000,
+        240_000,
         100,
       );
       if (!config) throw new Error('no config');

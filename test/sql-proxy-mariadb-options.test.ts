@@ -17,7 +17,8 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bearer, LOOPBACK_UPSTREAMS, loginAdmin, startAuthServer } from './helpers/auth.js';
 import { startHostileMysql } from './helpers/hostile-mysql.js';
-import { skipWithoutMariaDb, startMariaDb, type TestMariaDb } from './helpers/mariadb.js';
+import { startMariaDb, type TestMariaDb } from './helpers/mariadb.js';
+import { skipWithoutProgram } from './helpers/programs.js';
 import { type TestServer, tempDir } from './helpers/server.js';
 import { basicSecret, ok, sqlDatasource } from './helpers/sql-datasources.js';
 import { waitFor } from './helpers/wait.js';
@@ -61,7 +62,7 @@ describe('SQL proxy (MySQL and MariaDB): TLS, params, KILL QUERY, LOCAL INFILE',
   const sleeping = (seconds: number) => db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT SLEEP(${seconds})%'`).then((r) => Number(r[0].n));
 
   before(async function () {
-    skipWithoutMariaDb(this);
+    skipWithoutProgram(this, 'mariadb');
     ({ ca } = makeCertificates(certs.path));
     db = await startMariaDb({ args: [`--ssl-ca=${join(certs.path, 'ca.crt')}`, `--ssl-cert=${join(certs.path, 'server.crt')}`, `--ssl-key=${join(certs.path, 'server.key')}`] });
     await db.query('CREATE DATABASE dpdb');

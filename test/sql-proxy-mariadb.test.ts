@@ -17,7 +17,8 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bearer, LOOPBACK_UPSTREAMS, login, loginAdmin, signUp, startAuthServer } from './helpers/auth.js';
-import { skipWithoutMariaDb, startMariaDb, type TestMariaDb } from './helpers/mariadb.js';
+import { startMariaDb, type TestMariaDb } from './helpers/mariadb.js';
+import { skipWithoutProgram } from './helpers/programs.js';
 import type { TestServer } from './helpers/server.js';
 import { basicSecret, ok, sqlDatasource } from './helpers/sql-datasources.js';
 import { waitFor } from './helpers/wait.js';
@@ -38,7 +39,7 @@ describe('SQL proxy (MySQL and MariaDB, against MariaDB)', function () {
   const count = async (sql: string) => Number((await db.query<{ n: number }>(sql))[0].n);
 
   before(async function () {
-    skipWithoutMariaDb(this);
+    skipWithoutProgram(this, 'mariadb');
     db = await startMariaDb();
     await db.query('CREATE DATABASE dpdb');
     await db.query(`CREATE USER 'dpreader'@'127.0.0.1' IDENTIFIED BY '${PASSWORD}'`);

@@ -21,6 +21,7 @@ import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import type { TestServer } from './helpers/server.js';
 import { basicSecret, ok, sqlDatasource } from './helpers/sql-datasources.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 const LIMITS = { DASHPLANE_PROXY_SQL_MAX_ROWS: '50', DASHPLANE_PROXY_SQL_MAX_BYTES: '262144', DASHPLANE_PROXY_SQL_STATEMENT_TIMEOUT: '1s' };
@@ -29,6 +30,7 @@ const LIMITS = { DASHPLANE_PROXY_SQL_MAX_ROWS: '50', DASHPLANE_PROXY_SQL_MAX_BYT
 const pgDatasource = (name: string, spec: Record<string, unknown>, kind = 'Datasource', plugin = 'PostgresDatasource') => sqlDatasource(name, spec, kind, plugin);
 
 describe('SQL proxy (PostgreSQL)', function () {
+  needsPrograms('postgresql');
   this.timeout(60_000);
   let cluster: TestPostgres;
   let db: { host: string; port: number; database: string };
@@ -286,6 +288,7 @@ describe('SQL proxy (PostgreSQL)', function () {
 });
 
 describe('SQL proxy: the denylist on the database host', function () {
+  needsPrograms('postgresql');
   this.timeout(60_000);
   let cluster: TestPostgres;
   let port: number;

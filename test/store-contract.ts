@@ -8,6 +8,7 @@ import { ApiError } from '../src/errors.js';
 import { MAX_MANAGERS, type DumpItem, type Envelope, type ListQuery, type Store, type StoreEvent } from '../src/storage/store.js';
 import type { AuditDraft, AuditQuery } from '../src/storage/audit-types.js';
 import { describeEventsContract } from './store-contract-events.js';
+import { describeSearchContract } from './store-contract-search.js';
 import { describeKeyOrderContract } from './store-contract-text.js';
 
 export interface StoreFixture {
@@ -573,6 +574,10 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       () => fx,
     );
     describeAuditContract(
+      () => store,
+      () => fx,
+    );
+    describeSearchContract(
       () => store,
       () => fx,
     );

@@ -3,9 +3,11 @@ import { bearer, loginAdmin, signUp, startAuthServer } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import type { TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** The admin page of the web UI (issue 20): groups, service accounts, API tokens with a one-time display, the audit log. */
 describe('web UI: teams, tokens and audit page (Chromium)', function () {
+  needsPrograms('chromium');
   this.timeout(120_000);
   let s: TestServer;
   let w: WatchedPage;

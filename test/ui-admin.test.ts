@@ -4,6 +4,7 @@ import { signUp } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const row = (page: Page, name: string) => page.locator(`[data-testid="resource-row"][data-name="${name}"]`);
 const dialogTitled = async (page: Page, title: string | RegExp) => {
@@ -14,6 +15,7 @@ const dialogTitled = async (page: Page, title: string | RegExp) => {
 
 /** Administration: global datasources, variables, secrets, roles, bindings and users, with forms, for those allowed. */
 describe('web UI administration (Chromium, auth on)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(120_000);
   let stack: UiStack;
   let w: WatchedPage;

@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** The UI as `npm start` serves it: auth off, no sign-in, straight to the projects. */
 describe('web UI with authentication off (Chromium)', function () {
+  needsPrograms('chromium');
   this.timeout(60_000);
   let s: TestServer;
   let w: WatchedPage;

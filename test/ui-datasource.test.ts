@@ -4,11 +4,13 @@ import { freePort } from './helpers/process.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const row = (page: Page, name: string) => page.locator(`[data-testid="resource-row"][data-name="${name}"]`);
 
 /** The datasource form (Prometheus: URL, proxy or direct, allowed endpoints, headers, secret) and Save & test. */
 describe('web UI datasource form and Save & test (Chromium, real Prometheus)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(120_000);
   let stack: UiStack;
   let w: WatchedPage;

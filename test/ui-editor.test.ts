@@ -4,6 +4,7 @@ import { openPage, type WatchedPage } from './helpers/browser.js';
 import { editorContent, setEditorText } from './helpers/editor.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const TEXT = `kind: Dashboard
 metadata:
@@ -48,6 +49,7 @@ const completions = (page: Page) => page.locator('.cm-tooltip-autocomplete li');
 
 /** The resource editor: CodeMirror with highlighting, folding, brackets, and completion and hover from the server's schemas. */
 describe('web UI resource editor (Chromium, CodeMirror + JSON Schema)', function () {
+  needsPrograms('chromium');
   this.timeout(60_000);
   let s: TestServer;
   let w: WatchedPage;

@@ -4,6 +4,7 @@ import { openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
 import { skipWithoutCorpus } from './helpers/corpus.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** The PromQL editor of the n-th query (CodeMirror). */
 const promql = (page: Page, n = 0) => page.getByTestId('explore').locator('.cm-content').nth(n);
@@ -28,6 +29,7 @@ async function runUntilTableShows(page: Page, metric: string): Promise<void> {
 
 /** Explore: ad-hoc PromQL as a table and a graph against the project's or the global datasources; a panel's Explore action. */
 describe('web UI Explore (Chromium, real Prometheus)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(150_000);
   let stack: UiStack;
   let w: WatchedPage;
@@ -55,10 +57,8 @@ describe('web UI Explore (Chromium, real Prometheus)', function () {
   it("runs a PromQL query against the project's default datasource, as a table and as a graph", async () => {
     const { page } = w;
     await page.goto('/');
+    // Explore opens on the first project holding a datasource (test/ui-explore-start.test.ts)
     await page.getByRole('link', { name: 'Explore', exact: true }).click();
-    await page.waitForURL(/\/explore$/);
-    await page.getByLabel('Datasources of').click();
-    await page.getByRole('option', { name: 'Perses demo' }).click();
     await page.waitForURL(/\/projects\/perses\/explore/);
     await page.getByRole('tab', { name: 'Table' }).waitFor();
     await promql(page).click();

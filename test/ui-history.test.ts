@@ -6,6 +6,7 @@ import { setEditorText, editorContent } from './helpers/editor.js';
 import type { TestServer } from './helpers/server.js';
 import { signIn } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** A dashboard of many Markdown panels: a long YAML text. */
 function bigDashboard(title: string) {
@@ -31,6 +32,7 @@ function reversedKeys(v: unknown): unknown {
 
 /** History: a diff that ignores key order and folds what did not change, who and through what on every row, recently deleted with undelete. */
 describe('web UI history and recently deleted (Chromium, auth on)', function () {
+  needsPrograms('chromium');
   this.timeout(90_000);
   let s: TestServer;
   let admin: Tokens;

@@ -4,9 +4,11 @@ import { openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
 import { skipWithoutCorpus } from './helpers/corpus.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** Home: search across projects (Ctrl-K anywhere), starred and recently viewed dashboards kept per user on the server. */
 describe('web UI home, search and Ctrl-K (Chromium, auth on)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(120_000);
   let stack: UiStack;
   let w: WatchedPage;

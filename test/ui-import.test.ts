@@ -10,6 +10,7 @@ import { corpusDashboards, hasGrafanaCorpus, NO_CORPUS } from './helpers/grafana
 import { startMonitoring, type Monitoring } from './helpers/monitoring.js';
 import { tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** Corpus dashboards rendered in Chromium after migration: legacy rows, singlestats, tables, pies, heatmaps, state timelines. */
 const SAMPLE = [
@@ -55,6 +56,7 @@ async function scrollThrough(page: Page, settled: () => Promise<void>): Promise<
 }
 
 describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(240_000);
   let monitoring: Monitoring;
   let s: TestServer;

@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { ARTIFACTS_DIR, openPage, type WatchedPage } from './helpers/browser.js';
 import { panelSection, signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { skipWithoutCorpus } from './helpers/corpus.js';
+import { needsPrograms } from './helpers/programs.js';
 
 interface ScriptLoad {
   /** file name under /assets */
@@ -41,6 +42,7 @@ const ON_DEMAND = /^(dashboard-editing|PromQLEditor|PrometheusTimeSeriesQueryEdi
  * first three must not load the chart libraries; the figures go to test-artifacts/ui/load.json.
  */
 describe('web UI cold load: split bundle, precompressed assets (Chromium)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(120_000);
   let stack: UiStack;
   const figures: Record<string, unknown> = {};

@@ -4,6 +4,7 @@ import { bearer, login, signUp } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, type UiStack, resourceRow, rowMenu } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** Shorter names for the shared helpers. */
 const row = resourceRow;
@@ -39,7 +40,16 @@ function refusedRequests(page: Page): string[] {
 }
 
 /** Create, rename, duplicate, move, delete: projects, dashboards, folders, datasources, variables, secrets, roles, bindings. */
+/**
+ * Console errors but a panel's missing datasource: the viewer's 'ops' panels ask for the default
+ * Prometheus datasource, which team-rocket lacks (and the global one the viewer may not read). The
+ * panel says so at once (perses/missing-datasources.tsx), and React logs the error its boundary
+ * caught; before, the test ended before Perses' retries ran out.
+ */
+const withoutMissingDatasource = (errors: string[]) => errors.filter((e) => !e.includes('MissingDatasourceError: This panel asks for'));
+
 describe('web UI: create and manage (Chromium, auth on)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(120_000);
   let stack: UiStack;
   let w: WatchedPage;
@@ -81,6 +91,13 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     // Perses' edit mode: its toolbar offers to add a panel and to save
     await page.getByRole('button', { name: 'Save', exact: true }).waitFor();
     await w.screenshot('manage-new-dashboard-edit-mode');
+    // its first panel (a save stores only a change)
+    await page.getByRole('button', { name: 'Add panel' }).first().click();
+    await page.getByRole('textbox', { name: 'Name' }).fill('Notes');
+    await page.getByRole('combobox', { name: 'Type' }).first().click();
+    await page.getByRole('option', { name: 'Markdown', exact: true }).click();
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Name' }).waitFor({ state: 'detached' });
     // the save's answer arrives after the watch stream's event of the version it made (the order
     // in which the page once stayed in edit mode): hold the real answer until the page shows that version
     const saved = '**/api/v1/projects/team-rocket/dashboards/service-health';
@@ -321,7 +338,7 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
       await page.waitForURL(/\/dashboards\/ops\/edit$/);
       await page.getByTestId('save').waitFor();
       expect(await page.getByTestId('save').isDisabled()).to.equal(true);
-      expect(viewer.errors, viewer.errors.join('\n')).to.deep.equal([]);
+      expect(withoutMissingDatasource(viewer.errors), viewer.errors.join('\n')).to.deep.equal([]);
     } finally {
       await viewer.close();
     }
@@ -345,7 +362,7 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
       await page.getByText('No service accounts you may see.').waitFor();
       await page.getByText('Your permissions do not include reading groups.').waitFor();
       expect(refused, refused.join('\n')).to.deep.equal([]);
-      expect(viewer.errors, viewer.errors.join('\n')).to.deep.equal([]);
+      expect(withoutMissingDatasource(viewer.errors), viewer.errors.join('\n')).to.deep.equal([]);
     } finally {
       await viewer.close();
     }

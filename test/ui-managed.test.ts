@@ -6,10 +6,12 @@ import { bearer, loginAdmin, startAuthServer, type Tokens } from './helpers/auth
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { dashctl, show } from './helpers/dashctl.js';
 import { editorContent, setEditorText } from './helpers/editor.js';
+import { renamePanel } from './helpers/perses-edit.js';
 import { dashboard as provisioned, project, writeResources } from './helpers/provisioning.js';
 import { tempDir, type TestServer } from './helpers/server.js';
 import { signIn } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const dashboard = (title: string) => ({
   kind: 'Dashboard',
@@ -24,6 +26,7 @@ const dashboard = (title: string) => ({
 
 /** A dashboard applied with dashctl: a banner says so, and saving over it asks first. */
 describe('web UI: managed from Git (Chromium, real dashctl)', function () {
+  needsPrograms('chromium');
   this.timeout(120_000);
   let s: TestServer;
   let admin: Tokens;
@@ -90,6 +93,8 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
     expect(await page.getByRole('button', { name: 'Save', exact: true }).count(), 'still in view mode').to.equal(0);
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
     await dialog.getByRole('button', { name: 'Edit anyway' }).click();
+    // a save stores only a change: make one
+    await renamePanel(page, 'Notes', 'Notes (edited)');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const perses = page.getByRole('button', { name: 'Save Changes' });
     await waitFor('the save confirmation or the saved notice', async () => (await perses.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0);

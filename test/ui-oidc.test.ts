@@ -3,9 +3,11 @@ import { startAuthServer } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { startOidcProvider, type TestOidcProvider } from './helpers/oidc-provider.js';
 import type { TestServer } from './helpers/server.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** Signing in to the web UI through a real OpenID Connect provider (oidc-provider on loopback). */
 describe('web UI sign-in with an OIDC provider (Chromium)', function () {
+  needsPrograms('chromium');
   this.timeout(60_000);
   let idp: TestOidcProvider;
   let s: TestServer;

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { resourceRow, rowMenu, signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** A dashboard of one Markdown panel (nothing to query: the player is what is checked). */
 const dashboard = (name: string, title: string, tags: string[] = []) => ({
@@ -31,6 +32,7 @@ async function waitForPlaying(page: Page, name: string, timeoutMs = 20_000): Pro
 
 /** Playlists (docs/ui.md): made with their form in a project's Playlists tab, played full screen in kiosk mode. */
 describe('web UI: playlists (Chromium, auth on)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(180_000);
   let stack: UiStack;
   let w: WatchedPage;

@@ -18,6 +18,7 @@ import { startFakePyroscope } from './helpers/fake-pyroscope.js';
 import { fakeTraces, startFakeTempo } from './helpers/fake-tempo.js';
 import { panelSection, signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CPU = 'process_cpu:cpu:nanoseconds:cpu:nanoseconds';
@@ -121,6 +122,7 @@ async function waitForShown(w: WatchedPage, title: string, what: RegExp | 'canva
 }
 
 describe('web UI: Loki, Tempo and Pyroscope panels and the datasource variable (Chromium, fakes of their HTTP APIs)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(180_000);
   let stack: UiStack;
   const fakes: RunningFake[] = [];

@@ -11,6 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const ANSWERS: Record<string, [string, string]> = {
   '/evil.js': ['text/javascript', "window.__proxied = 'ran';"],
@@ -20,6 +21,7 @@ const ANSWERS: Record<string, [string, string]> = {
 };
 
 describe('proxied answers never act on the UI origin (Chromium): PROXY-23', function () {
+  needsPrograms('chromium');
   this.timeout(90_000);
   let upstream: http.Server;
   let s: TestServer;

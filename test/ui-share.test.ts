@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { startUiStack, type UiStack } from './helpers/ui-stack.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const markdown = (title: string, text: string) => ({ kind: 'Panel', spec: { display: { name: title }, plugin: { kind: 'Markdown', spec: { text } } } });
 
@@ -32,6 +33,7 @@ const heading = (page: Page, title: string) => page.getByRole('heading', { name:
 
 /** Share (a link to what is shown) and kiosk mode (no app chrome) on a dashboard page, in Chromium. */
 describe('web UI: share a dashboard, kiosk mode (Chromium)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(120_000);
   let stack: UiStack;
   let w: WatchedPage;

@@ -4,6 +4,7 @@ import { openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, waitForPanelData, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
 import { skipWithoutCorpus } from './helpers/corpus.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** Relative luminance (0 black .. 1 white) of a CSS rgb() colour. */
 function luminance(rgb: string): number {
@@ -47,6 +48,7 @@ const bodyColours = (page: Page) => page.evaluate(() => ({ bg: getComputedStyle(
 
 /** Dark mode: the OS preference by default, a toggle remembered per user on the server, Perses components following. */
 describe('web UI dark mode (Chromium)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(120_000);
   let stack: UiStack;
 

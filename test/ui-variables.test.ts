@@ -4,6 +4,7 @@ import { signUp } from './helpers/auth.js';
 import { openPage, type WatchedPage } from './helpers/browser.js';
 import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 const text = (name: string, value: string) => ({ kind: 'TextVariable', spec: { name, value } });
 
@@ -54,6 +55,7 @@ async function waitForQuery(seen: { queries: string[] }, w: WatchedPage): Promis
 
 /** Issue 9/18: a project's Variables and the GlobalVariables reach its dashboards, as in Perses' own UI. */
 describe('web UI: project and global variables in dashboards (Chromium, real Prometheus)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(180_000);
   let stack: UiStack;
 

@@ -7,10 +7,12 @@ import { editorContent, editorTopText, setEditorText } from './helpers/editor.js
 import { bearer, LOOPBACK_UPSTREAMS, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
 import { openPage, scrollUntilPresent, type WatchedPage } from './helpers/browser.js';
 import { corpusDir, skipWithoutCorpus } from './helpers/corpus.js';
+import { enterEditMode, renamePanel } from './helpers/perses-edit.js';
 import { startNodeExporter, type RunningNodeExporter } from './helpers/node-exporter.js';
 import { startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
 import type { TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
+import { needsPrograms } from './helpers/programs.js';
 
 /** The suite renders two corpus dashboards; it is skipped (with a note at the end of the run) without the corpus. */
 const CORPUS = corpusDir('corpus') ?? '';
@@ -54,6 +56,7 @@ async function expectPanelWithData(w: WatchedPage, title: string, kind: 'chart' 
 }
 
 describe('web UI in Chromium (auth on, real Prometheus and node exporter)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(180_000);
   let nodeExporter: RunningNodeExporter;
   let prom: RunningPrometheus;
@@ -372,7 +375,9 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     const before = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body.metadata.version;
     await page.goto('/projects/perses/dashboards/Demo?var-job=node');
     await page.getByRole('heading', { name: 'Demo, applied from Git', exact: true }).waitFor();
-    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    await enterEditMode(page);
+    // an edit: a save that changes nothing makes no version (the three-way merge gives back the stored document)
+    await renamePanel(page, 'RAM Used', 'RAM in use');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     // Perses asks whether to keep the current variable values / time range as the defaults
     const confirm = page.getByRole('button', { name: 'Save Changes' });
@@ -392,6 +397,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     const after = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body;
     expect(after.metadata.version).to.equal(before + 1);
     expect(after.spec.display.name).to.equal('Demo, applied from Git');
+    expect(after.spec.panels.statRAM.spec.display.name).to.equal('RAM in use');
     expect(await page.getByTestId('dashboard-version').innerText()).to.equal(`version ${before + 1}`);
   });
 

@@ -15,7 +15,7 @@ export interface Item {
 }
 
 /** A grid layout the groups can express, read; undefined when it needs writing out. */
-export function readGrid(layout: unknown, panels: Obj): { title?: string; collapsed?: boolean; repeatVariable?: string; items: Item[] } | undefined {
+export function readGrid(layout: unknown, panels: Obj): { title?: string | undefined; collapsed?: boolean | undefined; repeatVariable?: string | undefined; items: Item[] } | undefined {
   if (!isObj(layout) || layout.kind !== 'Grid' || !hasOnly(layout, ['kind', 'spec'], ['kind', 'spec']) || !isObj(layout.spec)) return undefined;
   const s = layout.spec;
   if (!hasOnly(s, ['display', 'items', 'repeatVariable'], ['items']) || !Array.isArray(s.items)) return undefined;

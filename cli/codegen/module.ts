@@ -1,4 +1,4 @@
-import { SERVER_OWNED } from '../canonical.js';
+import { SERVER_OWNED } from '../../src/lib/canonical.js';
 import { isObj, type Obj } from '../../src/lib/is-obj.js';
 import { dashboardCode, type CodeParts } from './dashboard.js';
 import { hasOnly, withPlugins } from './plugins.js';

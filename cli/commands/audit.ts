@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
 import { resolveKind } from '../kinds.js';
-import type { Io } from '../output.js';
+import type { Io } from '../io.js';
 import { table, toYaml } from '../output.js';
 
 interface AuditFlags {

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Env } from '../env.js';
+import { join, resolve } from 'node:path';
+import { exits, type Env } from '../env.js';
 import { CliError } from '../errors.js';
 import { loadManifests, type Manifest } from '../manifests.js';
 import { toYaml, yamlDocuments } from '../output.js';
@@ -34,21 +34,20 @@ export function makeBuildCommand(env: Env): Command {
     .option('--check', 'validate the resources (offline, with the server schemas) and report each problem with its .ts file and line')
     .option('--online', 'with --check: ask the server (POST /api/validate/<plural>)')
     .option('--plugin-schemas-dir <dir>', "with --check: extra plugin schemas, as the server's plugin.schemas_dir")
-    .action(async (flags: BuildFlags) => {
-      const io = env.ctx().io;
-      const loaded = await loadManifests(flags.filename);
-      if (flags.check) {
-        await checkResources(env, loaded, { online: flags.online, pluginSchemasDir: flags.pluginSchemasDir, output: 'text' });
-        return;
-      }
-      const objects = loaded.manifests.map((m) => m.object);
-      if (flags.outputDir) return writeAll(flags.outputDir, loaded.manifests, flags.output, (t) => io.out(t));
-      io.out(flags.output === 'json' ? `${JSON.stringify(objects.length === 1 ? objects[0] : objects, null, 2)}\n` : yamlDocuments(objects));
-    });
+    .action(
+      exits(env, async (flags: BuildFlags) => {
+        const io = env.io;
+        const loaded = await loadManifests(flags.filename, io);
+        if (flags.check) return checkResources(env, loaded, { online: flags.online, pluginSchemasDir: flags.pluginSchemasDir, output: 'text' });
+        const objects = loaded.manifests.map((m) => m.object);
+        if (flags.outputDir) return writeAll(flags.outputDir, resolve(io.cwd, flags.outputDir), loaded.manifests, flags.output, (t) => io.out(t));
+        io.out(flags.output === 'json' ? `${JSON.stringify(objects.length === 1 ? objects[0] : objects, null, 2)}\n` : yamlDocuments(objects));
+      }),
+    );
 }
 
-/** One file per resource under `dir`; two resources that would share a file are an error naming both. */
-function writeAll(dir: string, manifests: readonly Manifest[], format: 'yaml' | 'json', say: (text: string) => void): void {
+/** One file per resource under `dir` (at `path`); two resources that would share a file are an error naming both. */
+function writeAll(dir: string, path: string, manifests: readonly Manifest[], format: 'yaml' | 'json', say: (text: string) => void): void {
   const written = new Map<string, Manifest>();
   for (const m of manifests) {
     const meta = isObj(m.object.metadata) ? m.object.metadata : {};
@@ -58,8 +57,8 @@ function writeAll(dir: string, manifests: readonly Manifest[], format: 'yaml' | 
     written.set(file, m);
   }
   for (const [file, m] of written) {
-    mkdirSync(join(dir, file, '..'), { recursive: true });
-    writeFileSync(join(dir, file), format === 'json' ? `${JSON.stringify(m.object, null, 2)}\n` : toYaml(m.object));
+    mkdirSync(join(path, file, '..'), { recursive: true });
+    writeFileSync(join(path, file), format === 'json' ? `${JSON.stringify(m.object, null, 2)}\n` : toYaml(m.object));
   }
   say(`wrote ${written.size} resource(s) to ${dir}\n`);
 }

@@ -1,8 +1,10 @@
 import { Argument, Command } from 'commander';
 import { configPath, loadConfig } from '../config-file.js';
 import { complete } from '../completion.js';
+import { serverValues } from '../completion-names.js';
 import type { Env } from '../env.js';
 import { kindWords } from '../kinds.js';
+import { OUTPUT_WORDS } from '../printers.js';
 
 /** The hidden word the shell scripts call dashctl with: `dashctl __complete WORD... CURRENT`. */
 export const COMPLETE_COMMAND = '__complete';
@@ -37,43 +39,42 @@ compdef _dashctl dashctl
 `;
 
 const FISH = `# dashctl completion for fish: dashctl completion fish | source
-function __dashctl_candidates
+# One dashctl run a TAB: fish tries the conditions from the last registered up, so
+# __dashctl_prepare asks dashctl and keeps its answer, then files are offered when it had none.
+function __dashctl_prepare
     set -l tokens (commandline -opc)
     set -e tokens[1]
-    dashctl ${COMPLETE_COMMAND} $tokens (commandline -ct) 2>/dev/null
-end
-function __dashctl_has_candidates
-    test (count (__dashctl_candidates)) -gt 0
+    set -g __dashctl_candidates (dashctl ${COMPLETE_COMMAND} $tokens (commandline -ct) 2>/dev/null)
+    test (count $__dashctl_candidates) -gt 0
 end
 complete -c dashctl -e
-complete -c dashctl -f -n __dashctl_has_candidates -a '(__dashctl_candidates)'
-complete -c dashctl -F -n 'not __dashctl_has_candidates'
+complete -c dashctl -F -n 'test (count $__dashctl_candidates) -eq 0'
+complete -c dashctl -f -n __dashctl_prepare -a '$__dashctl_candidates'
 `;
 
 const SCRIPTS: Record<string, string> = { bash: BASH, zsh: ZSH, fish: FISH };
 
 /**
  * `dashctl completion bash|zsh|fish`: a script that asks dashctl itself what to offer, so
- * subcommands, options, choices, kind names and context names always match this dashctl.
+ * subcommands, options, choices, kind names and context names always match this dashctl, and
+ * projects and object names come from the server (completion-names.ts).
  */
-export function makeCompletionCommand(_env: Env): Command {
+export function makeCompletionCommand(env: Env): Command {
   return new Command('completion')
     .description('print a shell completion script: source <(dashctl completion bash), or zsh; dashctl completion fish | source')
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(Object.keys(SCRIPTS)))
-    .action((shell: string) => {
-      process.stdout.write(SCRIPTS[shell]);
-    });
+    .action((shell: string) => env.io.out(SCRIPTS[shell]));
 }
 
-/** The answer to `dashctl __complete WORD...`: one candidate a line, from the program's command tree. */
-export function completions(program: Command, words: readonly string[]): string {
+/** The answer to `dashctl __complete WORD...`: one candidate a line, from the program's command tree and the server. */
+export async function completions(program: Command, words: readonly string[], env: Env): Promise<string> {
   const contexts = () => {
     try {
-      return Object.keys(loadConfig(configPath()).contexts).sort();
+      return Object.keys(loadConfig(configPath(env.io.env, env.io.cwd)).contexts).sort();
     } catch {
       return [];
     }
   };
-  const found = complete(program, words, { kind: kindWords, context: contexts });
+  const found = await complete(program, words, { kind: kindWords, context: contexts, output: () => OUTPUT_WORDS, ...serverValues(env) });
   return found.map((w) => `${w}\n`).join('');
 }

@@ -39,11 +39,11 @@ export function makeDescribeCommand(env: Env): Command {
         ['Updated', `${m.updatedAt ?? '-'} (${age(m.updatedAt)} ago)`],
         ['Tags', Array.isArray(m.tags) && m.tags.length ? m.tags.join(', ') : '<none>'],
       ];
-      for (const [k, v] of rows) io.out(`${paint(io.tty, 'bold', `${k}:`.padEnd(9))} ${v}\n`);
+      for (const [k, v] of rows) io.out(`${paint(io.colour, 'bold', `${k}:`.padEnd(9))} ${v}\n`);
       const versions = await api.request('GET', `${path}/versions`);
       if (versions.status === 200 && Array.isArray(versions.body)) {
         const recent = versions.body.slice(0, 5) as VersionEntry[];
-        io.out(`${paint(io.tty, 'bold', 'History:')}  ${versions.body.length} earlier version(s)${versions.body.length > 5 ? ', latest 5' : ''}\n`);
+        io.out(`${paint(io.colour, 'bold', 'History:')}  ${versions.body.length} earlier version(s)${versions.body.length > 5 ? ', latest 5' : ''}\n`);
         if (recent.length)
           io.out(
             indent(
@@ -54,7 +54,7 @@ export function makeDescribeCommand(env: Env): Command {
             ),
           );
       }
-      io.out(`${paint(io.tty, 'bold', 'Spec:')}\n${indent(toYaml(obj.spec ?? {}))}`);
+      io.out(`${paint(io.colour, 'bold', 'Spec:')}\n${indent(toYaml(obj.spec ?? {}))}`);
     });
 }
 

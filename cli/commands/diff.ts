@@ -3,18 +3,19 @@ import { isObj } from '../../src/lib/is-obj.js';
 import type { ApiClient } from '../api-client.js';
 import { canonical, desiredForm, hasUnverifiableSecrets, withoutServerFields } from '../compare.js';
 import { conflictOf, secretsCheck } from '../ownership.js';
-import type { Env } from '../env.js';
+import { exits, type Env } from '../env.js';
 import { CliError, describeError } from '../errors.js';
 import { objectPath } from '../kinds.js';
 import { loadManifests, where } from '../manifests.js';
 import { paint, toYaml } from '../output.js';
 import { mapPool } from '../pool.js';
+import { warningLine } from '../datasource-check.js';
 import { makePlan, type Step } from '../plan.js';
 import { insideText } from '../project-contents.js';
 import { untaggedWarning } from '../prune.js';
 import { describeFailure, resolveTargets } from '../targets.js';
-import { unifiedDiff } from '../unified-diff.js';
-import { collect } from './apply.js';
+import { colourDiff, unifiedDiff } from '../../src/lib/unified-diff.js';
+import { collect, pruneChoice } from './apply.js';
 
 /**
  * `dashctl diff -f PATH`: what apply would change, as a unified diff of YAML per object
@@ -38,65 +39,69 @@ export function makeDiffCommand(env: Env): Command {
     .option('--create-project', 'as apply --create-project: missing projects are shown as new ones')
     .option('--prune', 'also show the objects apply --prune would delete (needs --prune-tag)')
     .option('--prune-tag <tag>', 'only objects with this tag are pruned')
-    .action(async (flags: { filename: string[]; project?: string; forceProject?: boolean; createProject?: boolean; prune?: boolean; pruneTag?: string }) => {
-      const ctx = env.ctx();
-      const io = ctx.io;
-      try {
-        if (flags.prune && !flags.pruneTag) throw new CliError('--prune needs --prune-tag TAG: only objects carrying that tag are ever pruned', 2);
-        const loaded = await loadManifests(flags.filename);
-        for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
-        const { targets, unresolved } = resolveTargets(loaded.manifests, { flag: flags.project, fallback: ctx.project(undefined), force: Boolean(flags.forceProject) });
-        if (unresolved.length) throw new CliError(unresolved.map((u) => `${where(u.m)}: ${u.message}`).join('\n'), 2);
-        const untagged = flags.prune ? untaggedWarning(targets, flags.pruneTag!) : undefined;
-        if (untagged) io.err(`warning: ${untagged}\n`);
-        const api = ctx.client();
-        // conflicts are shown (headed # CONFLICT), not refused: diff checks them itself
-        const plan = await makePlan(api, targets, {
-          createProject: Boolean(flags.createProject),
-          forceConflicts: true,
-          concurrency: 16,
-          ...(flags.prune ? { pruneTag: flags.pruneTag! } : {}),
-        });
-        if (plan.warning) io.err(`warning: ${plan.warning}\n`);
-        let errors = plan.refused.length;
-        for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}\n`);
-        const diffs = await mapPool(
-          plan.steps.filter((s) => s.action !== 'unchanged'),
-          16,
-          async (s) => {
-            try {
-              return await diffStep(api, s);
-            } catch (e) {
-              errors++;
-              io.err(`error: ${s.target ? describeFailure(s.target, e) : `${s.label}: ${describeError(e)}`}\n`);
-              return '';
-            }
-          },
-        );
-        let changed = 0;
-        for (const d of diffs.filter(Boolean)) {
-          changed++;
-          io.out(colourDiff(d, io.tty));
+    .option('--prune-kind <kind>', 'with --prune: only objects of this kind are pruned (repeatable)', collect, [])
+    .action(
+      exits(env, async (flags: { filename: string[]; project?: string; forceProject?: boolean; createProject?: boolean; prune?: boolean; pruneTag?: string; pruneKind: string[] }) => {
+        const ctx = env.ctx();
+        const io = ctx.io;
+        try {
+          const pruneKinds = pruneChoice(flags, 2);
+          const loaded = await loadManifests(flags.filename, io);
+          for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
+          const { targets, unresolved } = resolveTargets(loaded.manifests, { flag: flags.project, fallback: ctx.project(undefined), force: Boolean(flags.forceProject) });
+          if (unresolved.length) throw new CliError(unresolved.map((u) => `${where(u.m)}: ${u.message}`).join('\n'), 2);
+          const untagged = flags.prune ? untaggedWarning(targets, flags.pruneTag!) : undefined;
+          if (untagged) io.err(`warning: ${untagged}\n`);
+          const api = ctx.client();
+          // conflicts are shown (headed # CONFLICT), not refused: diff checks them itself
+          const plan = await makePlan(api, targets, {
+            createProject: Boolean(flags.createProject),
+            forceConflicts: true,
+            concurrency: 16,
+            ...(flags.prune ? { pruneTag: flags.pruneTag!, pruneKinds } : {}),
+          });
+          for (const w of [plan.warning, plan.pruneWarning]) if (w) io.err(`warning: ${w}\n`);
+          for (const w of plan.datasourceWarnings ?? []) io.err(warningLine(w));
+          let errors = plan.refused.length;
+          for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}\n`);
+          const diffs = await mapPool(
+            plan.steps.filter((s) => s.action !== 'unchanged'),
+            16,
+            async (s) => {
+              try {
+                return await diffStep(api, s);
+              } catch (e) {
+                errors++;
+                io.err(`error: ${s.target ? describeFailure(s.target, e) : `${s.label}: ${describeError(e)}`}\n`);
+                return '';
+              }
+            },
+          );
+          let changed = 0;
+          for (const d of diffs.filter(Boolean)) {
+            changed++;
+            io.out(colourDiff(d, (c, t) => paint(io.colour, c, t)));
+          }
+          const removed = await mapPool(plan.prunes, 16, async (x) => {
+            const path = objectPath(x.d, x.name, x.project);
+            const live = await api.call('GET', path);
+            const name = x.label.replace(' ', '/');
+            return `# PRUNE: ${name} carries tag "${flags.pruneTag}" and is not in the input; apply --prune would delete it${x.inside ? `, with ${insideText(x.inside)}` : ''}\n${unifiedDiff(toYaml(canonical(withoutServerFields(live.body))), '', { from: `live/${name}`, to: '/dev/null' })}`;
+          });
+          for (const d of removed) {
+            changed++;
+            io.out(colourDiff(d, (c, t) => paint(io.colour, c, t)));
+          }
+          if (plan.refused.length) io.err(`error: apply would refuse ${plan.refused.length} object(s), reported above, and write nothing\n`);
+          if (errors) return 2;
+          return changed ? 1 : 0;
+        } catch (e) {
+          if (e instanceof CliError && e.exitCode === 1) throw new CliError(e.message, 2);
+          if (!(e instanceof CliError)) throw new CliError(e instanceof Error ? e.message : String(e), 2);
+          throw e;
         }
-        const removed = await mapPool(plan.prunes, 16, async (x) => {
-          const path = objectPath(x.d, x.name, x.project);
-          const live = await api.call('GET', path);
-          const name = x.label.replace(' ', '/');
-          return `# PRUNE: ${name} carries tag "${flags.pruneTag}" and is not in the input; apply --prune would delete it${x.inside ? `, with ${insideText(x.inside)}` : ''}\n${unifiedDiff(toYaml(canonical(withoutServerFields(live.body))), '', { from: `live/${name}`, to: '/dev/null' })}`;
-        });
-        for (const d of removed) {
-          changed++;
-          io.out(colourDiff(d, io.tty));
-        }
-        if (plan.refused.length) io.err(`error: apply would refuse ${plan.refused.length} object(s), reported above, and write nothing\n`);
-        if (errors) process.exitCode = 2;
-        else process.exitCode = changed ? 1 : 0;
-      } catch (e) {
-        if (e instanceof CliError && e.exitCode === 1) throw new CliError(e.message, 2);
-        if (!(e instanceof CliError)) throw new CliError(e instanceof Error ? e.message : String(e), 2);
-        throw e;
-      }
-    });
+      }),
+    );
 }
 
 /** The diff of one planned create or update ('' when only server-side forms differ). */
@@ -120,22 +125,4 @@ async function diffStep(api: ApiClient, s: Step): Promise<string> {
   if (!out) return '';
   const conflict = await conflictOf(api, path, Number(isObj(s.live.metadata) ? s.live.metadata.version : undefined));
   return conflict ? `# CONFLICT: ${name} ${conflict}\n${out}` : out;
-}
-
-function colourDiff(text: string, on: boolean): string {
-  if (!on) return text;
-  return text
-    .split('\n')
-    .map((l) =>
-      l.startsWith('+++') || l.startsWith('---')
-        ? paint(on, 'bold', l)
-        : l.startsWith('+')
-          ? paint(on, 'green', l)
-          : l.startsWith('-')
-            ? paint(on, 'red', l)
-            : l.startsWith('@@')
-              ? paint(on, 'cyan', l)
-              : l,
-    )
-    .join('\n');
 }

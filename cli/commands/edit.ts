@@ -50,7 +50,7 @@ export function makeEditCommand(env: Env): Command {
         let failed: string | undefined;
         for (;;) {
           writeFileSync(file, editHeader(what, errors) + body, { mode: 0o600 });
-          runEditor(file);
+          await runEditor(file, io.env);
           const edited = withoutComments(readFileSync(file, 'utf8'));
           const parsed = edited.trim() ? parseEdited(edited) : undefined;
           if (!parsed || ('value' in parsed && sameJson(parsed.value, original))) return io.out('Edit cancelled, no changes made.\n');

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
 import { objectPath, resolveKind } from '../kinds.js';
@@ -35,23 +35,24 @@ export function makeGenerateCommand(env: Env): Command {
     .option('--output-dir <dir>', 'write one NAME.ts per resource instead of printing one module')
     .option('--sdk <module>', 'the module the code imports the SDK from', 'dashplane/sdk')
     .action(async (flags: GenerateFlags) => {
-      const io = env.ctx().io;
+      const io = env.io;
       if (!flags.fromServer && !flags.filename.length) throw new CliError('give -f FILE (a manifest or a Grafana dashboard) or --from-server KIND/NAME');
       const resources: Obj[] = [];
       if (flags.fromServer) resources.push(await fromServer(env, flags.fromServer, flags.project));
       if (flags.filename.length) {
-        const loaded = await loadManifests(flags.filename);
+        const loaded = await loadManifests(flags.filename, io);
         for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
         for (const m of loaded.manifests) resources.push(isGrafana(m.object) ? await migrated(m.object, m.file, io.err) : m.object);
       }
       if (!flags.outputDir) return io.out(moduleCode(resources, flags.sdk));
-      mkdirSync(flags.outputDir, { recursive: true });
+      const dir = resolve(io.cwd, flags.outputDir);
+      mkdirSync(dir, { recursive: true });
       const names = new Set<string>();
       for (const r of resources) {
         const name = String((r.metadata as Obj | undefined)?.name ?? r.kind);
         if (names.has(name)) throw new CliError(`two resources are named "${name}"; generate them into separate directories`);
         names.add(name);
-        writeFileSync(join(flags.outputDir, `${name}.ts`), moduleCode([r], flags.sdk));
+        writeFileSync(join(dir, `${name}.ts`), moduleCode([r], flags.sdk));
       }
       io.out(`wrote ${names.size} file(s) to ${flags.outputDir}\n`);
     });

@@ -6,7 +6,7 @@ import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
 import { label, objectPath, resolveKind, resourceName } from '../kinds.js';
 import { age, paint, table, toYaml } from '../output.js';
-import { colourDiff, unifiedDiff } from '../unified-diff.js';
+import { colourDiff, unifiedDiff } from '../../src/lib/unified-diff.js';
 
 interface Entry {
   version: number;
@@ -44,7 +44,7 @@ export function makeHistoryCommand(env: Env): Command {
         return io.out(`${label(d, name, project)}: version ${flags.restore} restored as version ${res.body?.metadata?.version ?? '?'}\n`);
       }
       if (flags.show !== undefined) return io.out(toYaml(await version(api, path, flags.show)));
-      if (flags.diff !== undefined) return io.out(await diffVersions(api, d, name, project, path, flags.diff, io.tty));
+      if (flags.diff !== undefined) return io.out(await diffVersions(api, d, name, project, path, flags.diff, io.colour));
       const current = await api.request('GET', path);
       if (current.status !== 200 && current.status !== 404) throw toHttpError('GET', path, current);
       const { body: earlier } = await api.call<Entry[]>('GET', `${path}/versions`);
@@ -81,7 +81,7 @@ async function version(api: ApiClient, path: string, which: string): Promise<Obj
   throw toHttpError('GET', `${path}/versions/${which}`, res);
 }
 
-async function diffVersions(api: ApiClient, d: KindDescriptor, name: string, project: string | undefined, path: string, which: string[], tty: boolean): Promise<string> {
+async function diffVersions(api: ApiClient, d: KindDescriptor, name: string, project: string | undefined, path: string, which: string[], colour: boolean): Promise<string> {
   if (which.length !== 2) throw new CliError(`--diff takes two versions, e.g. --diff 3 current (got ${which.length})`);
   const [a, b] = await Promise.all(which.map((w) => version(api, path, w)));
   const text = (o: Obj) => toYaml(canonical(withoutServerFields(o)));
@@ -89,5 +89,5 @@ async function diffVersions(api: ApiClient, d: KindDescriptor, name: string, pro
   const tag = (w: string, o: Obj) => `${id} version ${o.metadata?.version ?? w}${w === 'current' ? ' (current)' : ''}`;
   const out = unifiedDiff(text(a), text(b), { from: tag(which[0], a), to: tag(which[1], b) });
   if (!out) return `# ${id}: versions ${which[0]} and ${which[1]} have the same content\n`;
-  return colourDiff(out, (c, s) => paint(tty, c, s));
+  return colourDiff(out, (c, s) => paint(colour, c, s));
 }

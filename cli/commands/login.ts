@@ -7,8 +7,7 @@ import type { Context } from '../context.js';
 import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
 import { collectionPath, KINDS, objectPath } from '../kinds.js';
-import type { Io } from '../output.js';
-import { ask } from '../prompt.js';
+import type { Io } from '../io.js';
 
 interface LoginFlags {
   username?: string;
@@ -27,7 +26,8 @@ interface LoginFlags {
  * --password-stdin or a prompt), with a token, with client credentials or with the device-code
  * flow of a provider, and saves the server and tokens in a context, which becomes current: the
  * one named by --context, else the current one when it has no server yet or this one, else the
- * context of this server, else a new one named after its host.
+ * context of this server, else a new one named after its host. A change of the current context
+ * is said, with how to go back.
  */
 export function makeLoginCommand(env: Env): Command {
   return new Command('login')
@@ -47,12 +47,12 @@ export function makeLoginCommand(env: Env): Command {
       const url = urlArg ? normaliseUrl(urlArg) : ctx.url;
       if (flags.passwordStdin) {
         if (flags.password !== undefined) throw new CliError('give --password or --password-stdin, not both');
-        flags.password = (await readStdin()).replace(/\r?\n$/, '');
+        flags.password = (await ctx.io.stdin()).replace(/\r?\n$/, '');
         if (!flags.password) throw new CliError('--password-stdin read an empty password; pipe it in, e.g. printf %s "$PASSWORD" | dashctl login URL -u NAME --password-stdin');
       }
       if (flags.tokenStdin) {
         if (flags.token !== undefined) throw new CliError('give --token or --token-stdin, not both');
-        flags.token = (await readStdin()).trim();
+        flags.token = (await ctx.io.stdin()).trim();
         if (!flags.token) throw new CliError('--token-stdin read nothing; pipe the token in, e.g. printf %s "$DASHPLANE_TOKEN" | dashctl login URL --token-stdin');
       }
       const api = new ApiClient({ url });
@@ -68,15 +68,20 @@ export function makeLoginCommand(env: Env): Command {
         // a token given as is is checked before it is saved: a typo must not replace a working login
         const checked = flags.token && info.enabled ? await whoami(url, flags.token) : undefined;
         const name = contextFor(ctx, url);
+        const before = ctx.file.currentContext;
         ctx.saveContext(
           name,
           { url, accessToken: tokens?.access_token, refreshToken: tokens?.refresh_token, expiry: tokens?.expiry, ...(flags.project !== undefined ? { project: flags.project } : {}) },
           true,
         );
         const context = ` (context ${name})`;
-        if (!tokens) return ctx.io.out(`${url}: authentication is disabled on this server; saved as the current server${context}\n`);
-        const who = subject(tokens.access_token) ?? checked;
-        ctx.io.out(`Logged in to ${url}${who ? ` as ${who}` : ''}${context}\n`);
+        if (!tokens) ctx.io.out(`${url}: authentication is disabled on this server; saved as the current server${context}\n`);
+        else {
+          const who = subject(tokens.access_token) ?? checked;
+          ctx.io.out(`Logged in to ${url}${who ? ` as ${who}` : ''}${context}\n`);
+        }
+        // kubectl's words for a change of the current context, which every later command follows
+        if (before !== undefined && before !== name) ctx.io.out(`Switched to context "${name}" (it was "${before}"; dashctl config use-context ${before} switches back).\n`);
       } finally {
         await api.close();
       }
@@ -133,12 +138,6 @@ async function whoami(url: string, token: string | undefined): Promise<string | 
   }
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 async function native(api: ApiClient, info: AuthInfo, flags: LoginFlags, io: Io): Promise<TokenPair> {
   if (!info.native) throw new CliError(`native login is disabled on this server; use --provider ${[...info.providers.keys()].join('|') || 'SLUG'}`);
   let login = flags.username;
@@ -147,10 +146,16 @@ async function native(api: ApiClient, info: AuthInfo, flags: LoginFlags, io: Io)
     const hint = flags.project !== undefined ? ` (-p is --project, as in every dashctl command)` : '';
     throw new CliError(`no terminal to ask on: give -u NAME and --password-stdin or --password PASSWORD (or --token, or --provider)${hint}`);
   }
-  login ||= (await ask('Username: ')).trim();
-  if (password === undefined) password = await ask('Password: ', true);
-  const { body } = await api.call<TokenPair>('POST', '/api/auth/providers/native/login', { body: { login, password }, auth: false });
-  return body;
+  login ||= (await io.ask('Username: ')).trim();
+  if (password === undefined) password = await io.ask('Password: ', true);
+  const path = '/api/auth/providers/native/login';
+  const res = await api.request<TokenPair>('POST', path, { body: { login, password }, auth: false });
+  if (res.status === 200) return res.body;
+  const e = toHttpError('POST', path, res);
+  // the server's one answer for an unknown user and a wrong password (a 400 here, a 401 from Perses): said in words, exit 1
+  if (res.status === 401 || (res.status === 400 && !e.details.length)) throw new CliError(`wrong login or password for "${login}" at ${api.url}; nothing was saved`);
+  if (res.status === 429) throw new CliError(`${e.message}; nothing was saved`);
+  throw e;
 }
 
 async function clientCredentials(api: ApiClient, info: AuthInfo, flags: LoginFlags): Promise<TokenPair> {

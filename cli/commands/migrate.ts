@@ -3,10 +3,13 @@ import { join } from 'node:path';
 import { isApiError } from '../../src/errors.js';
 import type { Dashboard, Datasource } from '../../src/kinds/generated/types.js';
 import type { MigrationReport } from '../../src/migrate/report.js';
+import type { MigrateOptions } from '../../src/migrate/dashboard.js';
 import { SCHEMAS_DIR } from '../../src/paths.js';
 import type { ApiClient } from '../api-client.js';
-import type { Env } from '../env.js';
+import { exits, type Env } from '../env.js';
+import { withoutServerFields } from '../../src/lib/canonical.js';
 import { CliError, describeError } from '../errors.js';
+import { isObj } from '../../src/lib/is-obj.js';
 import { readGrafanaFiles, type GrafanaFile } from '../grafana-files.js';
 import { toYaml, yamlDocuments } from '../output.js';
 import { collect } from './apply.js';
@@ -58,75 +61,87 @@ export function makeMigrateCommand(env: Env): Command {
     .option('--input <KEY=VALUE>', 'value of an export input, e.g. DS_PROMETHEUS=prometheus (repeatable)', collect, [])
     .option('--use-default-datasource', 'name no datasource: every query uses the default of its kind')
     .option('-v, --verbose', 'report every element, also those that map as they are')
-    .action(async (flags: MigrateFlags) => {
-      const ctx = env.ctx();
-      const io = ctx.io;
-      const files = await readGrafanaFiles(flags.filename);
-      if (flags.name !== undefined && files.length > 1) throw new CliError(`--name names one dashboard, but ${files.length} were given`);
-      const input = inputMap(flags.input);
-      const project = flags.apply ? ctx.requiredProject(flags.project, 'Dashboard') : flags.project;
-      const api = project || flags.online ? ctx.client() : undefined;
-      const taken = project ? await dashboardNames(api!, project) : new Set<string>();
-      // the migration and the plugin schemas load with this command, not with every dashctl run
-      const [{ migrateGrafanaDashboard }, { formatReport }, { PluginRegistry }] = await Promise.all([
-        import('../../src/migrate/dashboard.js'),
-        import('../../src/migrate/report.js'),
-        import('../../src/plugins/registry.js'),
-      ]);
-      const plugins = flags.online ? undefined : PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'));
-      // in a project, queries name its default Prometheus datasource (the server does the same with --online)
-      const notes: string[] = [];
-      let datasource = flags.datasource;
-      if (project && !flags.online && datasource === undefined && !flags.useDefaultDatasource) {
-        datasource = await defaultPrometheus(api!, project);
-        if (!datasource) notes.push(`project "${project}" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default`);
-      }
-      const results: Migrated[] = [];
-      let failed = 0;
-      for (const f of files) {
-        try {
-          const options = { input, datasource, useDefaultDatasource: flags.useDefaultDatasource, project, name: flags.name };
-          const m =
-            api && flags.online
-              ? await online(api, f, options)
-              : migrateGrafanaDashboard(f.json, {
-                  ...options,
-                  notes,
-                  source: 'the file',
-                  takenNames: taken,
-                  hasPlugin: (k) => plugins!.get(k) !== undefined,
-                  inUi: (k) => plugins!.get(k)?.ui === true,
-                });
-          taken.add(m.dashboard.metadata.name);
-          results.push(m);
-          io.err(`# ${f.label} -> Dashboard ${m.dashboard.metadata.name}\n${m.report ? formatReport(m.report, flags.verbose) : '(the server sent no report)\n'}`);
-        } catch (e) {
-          failed++;
-          io.err(`error: ${f.label}: ${isApiError(e) ? e.message : describeError(e)}\n`);
+    .action(
+      exits(env, async (flags: MigrateFlags) => {
+        const ctx = env.ctx();
+        const io = ctx.io;
+        const files = await readGrafanaFiles(flags.filename, io);
+        if (flags.name !== undefined && files.length > 1) throw new CliError(`--name names one dashboard, but ${files.length} were given`);
+        const input = inputMap(flags.input);
+        const project = flags.apply ? ctx.requiredProject(flags.project, 'Dashboard') : flags.project;
+        const api = project || flags.online ? ctx.client() : undefined;
+        const taken = project ? await dashboardNames(api!, project) : new Set<string>();
+        // the migration and the plugin schemas load with this command, not with every dashctl run
+        const [{ migrateGrafanaDashboard }, { formatReport }, { PluginRegistry }] = await Promise.all([
+          import('../../src/migrate/dashboard.js'),
+          import('../../src/migrate/report.js'),
+          import('../../src/plugins/registry.js'),
+        ]);
+        const plugins = flags.online ? undefined : PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'));
+        // in a project, queries name its default Prometheus datasource (the server does the same with --online)
+        const notes: string[] = [];
+        let datasource = flags.datasource;
+        if (project && !flags.online && datasource === undefined && !flags.useDefaultDatasource) {
+          datasource = await defaultPrometheus(api!, project);
+          if (!datasource) notes.push(`project "${project}" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default`);
         }
-      }
-      if (flags.apply)
-        failed += await create(
-          api!,
-          project!,
-          results,
-          (t) => io.out(t),
-          (t) => io.err(t),
-        );
-      else if (results.length > 0)
-        io.out(
-          flags.output === 'json'
-            ? `${JSON.stringify(results.length === 1 ? results[0].dashboard : results.map((r) => r.dashboard), null, 2)}\n`
-            : results.length === 1
-              ? toYaml(results[0].dashboard)
-              : yamlDocuments(results.map((r) => r.dashboard)),
-        );
-      if (failed > 0) process.exitCode = 1;
-    });
+        const results: Migrated[] = [];
+        let failed = 0;
+        for (const f of files) {
+          try {
+            const options = { input, datasource, useDefaultDatasource: flags.useDefaultDatasource, project, name: flags.name };
+            const m =
+              api && flags.online
+                ? await online(api, f, options)
+                : migrateGrafanaDashboard(f.json, {
+                    ...options,
+                    notes,
+                    source: 'the file',
+                    takenNames: taken,
+                    hasPlugin: (k) => plugins!.get(k) !== undefined,
+                    inUi: (k) => plugins!.get(k)?.ui === true,
+                  });
+            taken.add(m.dashboard.metadata.name);
+            results.push(m);
+            io.err(`# ${f.label} -> Dashboard ${m.dashboard.metadata.name}\n${m.report ? formatReport(m.report, flags.verbose) : '(the server sent no report)\n'}`);
+          } catch (e) {
+            failed++;
+            io.err(`error: ${f.label}: ${isApiError(e) ? e.message : describeError(e)}\n`);
+          }
+        }
+        if (flags.apply)
+          failed += await create(
+            api!,
+            project!,
+            results,
+            (t) => io.out(t),
+            (t) => io.err(t),
+          );
+        else if (results.length > 0) {
+          const printed = results.map((r) => forGit(r.dashboard));
+          io.out(flags.output === 'json' ? `${JSON.stringify(printed.length === 1 ? printed[0] : printed, null, 2)}\n` : printed.length === 1 ? toYaml(printed[0]) : yamlDocuments(printed));
+        }
+        return failed > 0 ? 1 : 0;
+      }),
+    );
+}
+
+/**
+ * A dashboard as it goes into Git: without what the server fills in when it stores it
+ * (`createdAt`, `updatedAt` and `version`, which the migration sets to Perses' zero values) and
+ * without an empty `project` (-p, or the manifest's directory, says where it goes).
+ */
+function forGit(dashboard: Record<string, unknown>): Record<string, unknown> {
+  const out = withoutServerFields(dashboard);
+  if (isObj(out.metadata) && !out.metadata.project) {
+    const { project: _none, ...metadata } = out.metadata;
+    out.metadata = metadata;
+  }
+  return out;
 }
 
 /** POST /api/migrate?report=true: dashplane answers {dashboard, report}, Perses the dashboard alone. */
-async function online(api: ApiClient, f: GrafanaFile, o: { input?: Record<string, string>; datasource?: string; useDefaultDatasource?: boolean; project?: string; name?: string }): Promise<Migrated> {
+async function online(api: ApiClient, f: GrafanaFile, o: Pick<MigrateOptions, 'input' | 'datasource' | 'useDefaultDatasource' | 'project' | 'name'>): Promise<Migrated> {
   const res = await api.call('POST', '/api/migrate', {
     query: { report: 'true', project: o.project, datasource: o.datasource, name: o.name },
     body: { grafanaDashboard: f.json, ...(o.input ? { input: o.input } : {}), ...(o.useDefaultDatasource ? { useDefaultDatasource: true } : {}) },

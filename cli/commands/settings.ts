@@ -63,7 +63,7 @@ function show(env: Env): void {
 export function makeProjectCommand(env: Env): Command {
   return new Command('project')
     .description('show the default project, or set it')
-    .argument('[name]', 'project to use by default')
+    .argument('[project]', 'project to use by default')
     .action(async (name: string | undefined) => {
       const ctx = env.ctx();
       if (!name) return ctx.io.out(ctx.config.project ? `${ctx.config.project}\n` : 'no default project (dashctl project NAME)\n');

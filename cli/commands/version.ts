@@ -22,7 +22,7 @@ export function makeVersionCommand(env: Env): Command {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['json', 'yaml']))
     .action(async (flags: { client?: boolean; output?: 'json' | 'yaml' }) => {
       const client = readBuildInfo();
-      const io = env.ctx().io;
+      const io = env.io;
       let server: (BuildInfo & { url: string }) | undefined;
       let failure: unknown;
       if (!flags.client) {

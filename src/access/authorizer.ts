@@ -65,8 +65,10 @@ export interface AuthzTarget {
 /**
  * Which objects of a kind a principal may read: '*' for every one in question, else a test of
  * (project, name) — the project is "" for a global kind, and a Project's own name for a Project.
+ * A test may say which projects it can pass at all (`projects`): a search of thousands of
+ * projects then reads only those.
  */
-export type Visible = '*' | ((project: string, name: string) => boolean);
+export type Visible = '*' | (((project: string, name: string) => boolean) & { readonly projects?: ReadonlySet<string> });
 
 /** Permission checks; implementations throw `ApiError` Unauthorized or Forbidden. */
 export interface Authorizer {

@@ -6,7 +6,7 @@ import type { Principal } from './authorizer.js';
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** How a stream opened by `p` ends when its credential expires. */
-export function expiredEnd(p: Principal): StreamEnd {
+function expiredEnd(p: Principal): StreamEnd {
   const at = new Date(p.expiresAt ?? 0).toISOString();
   if (p.token) return new StreamEnd('Unauthorized', `the API token of this stream expired at ${at}`, 'use a token that is still valid');
   if (p.sessionId) return new StreamEnd('Unauthorized', `the access token of this stream expired at ${at}`, 'refresh it (POST /api/auth/refresh) or sign in again');

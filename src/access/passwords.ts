@@ -16,7 +16,7 @@ const PREFIX = 'scrypt:';
 export class PasswordHasher {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
-  private dummy?: Promise<string>;
+  private dummy?: Promise<string> | undefined;
 
   constructor(private readonly opts: { logN: number; concurrency: number; maxQueue: number }) {}
 

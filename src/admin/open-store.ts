@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerConfig } from '../config.js';
+import { buildKindRegistry } from '../kinds/index.js';
 import type { LogFn } from '../lib/log-fn.js';
 import { LevelStore } from '../storage/level-store.js';
 import { PostgresStore } from '../storage/postgres-store.js';
@@ -20,12 +21,14 @@ export type StoreConfig = Pick<ServerConfig, 'database' | 'watch'>;
  * embedded LevelDB. The server and every offline command (`secrets rotate`, `migrate-store`,
  * backup, restore) open it through here, so they all work on the same data. `env` supplies the
  * PostgreSQL password when no password_file is configured; `log` hears the store's own news (a
- * LevelDB write failure and its recovery, a data directory narrowed to its owner).
+ * LevelDB write failure and its recovery, a data directory narrowed to its owner). Every store
+ * opened here keeps the search index of the searchable kinds.
  */
 export function openStore(config: Readonly<StoreConfig>, env: Readonly<Record<string, string | undefined>> = process.env, o: { log?: LogFn } = {}): Store {
   const eventLogSize = config.watch?.event_log_size ?? 10_000;
   const pg = config.database?.postgres;
-  if (!pg || !usesPostgres(config)) return new LevelStore(config.database?.level?.path ?? './data', { eventLogSize, ...(o.log ? { log: o.log } : {}) });
+  const searchKinds = searchableKinds();
+  if (!pg || !usesPostgres(config)) return new LevelStore(config.database?.level?.path ?? './data', { eventLogSize, searchKinds, ...(o.log ? { log: o.log } : {}) });
   const password = pg.password_file ? readFileSync(pg.password_file, 'utf8').trim() : env.DASHPLANE_DATABASE_POSTGRES_PASSWORD;
   return new PostgresStore({
     ...(pg.url ? { url: pg.url } : {}),
@@ -37,7 +40,17 @@ export function openStore(config: Readonly<StoreConfig>, env: Readonly<Record<st
     max: pg.pool_size ?? 10,
     ...(pg.tls ? { ssl: { rejectUnauthorized: true } } : {}),
     eventLogSize,
+    searchKinds,
+    ...(o.log ? { log: o.log } : {}),
   });
+}
+
+/** The kinds the web UI's search looks into (`searchable`): what a store's search index holds. */
+export function searchableKinds(): string[] {
+  return buildKindRegistry()
+    .all()
+    .filter((d) => d.searchable)
+    .map((d) => d.kind);
 }
 
 /**

@@ -93,7 +93,7 @@ const ROOT_PATHS = /^\/metrics(?:[/?]|$)/;
  * api_prefix (Perses' key): every route is served under the prefix, which is taken off before
  * routing; a path outside it is marked to be answered 404 (/metrics aside).
  */
-function prefixRewrite(prefix: string | undefined): ((req: { url?: string }) => string) | undefined {
+function prefixRewrite(prefix: string | undefined): ((req: { url?: string | undefined }) => string) | undefined {
   if (!prefix) return undefined;
   return (req) => {
     const url = req.url ?? '/';
@@ -126,7 +126,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   const routes: MountedRoute[] = [];
   app.decorate('routeTable', routes);
   app.addHook('onRoute', (r) => {
-    routes.push({ method: r.method, url: r.url, config: r.config as MountedRoute['config'] });
+    routes.push({ method: r.method, url: r.url, config: (r.config ?? {}) as MountedRoute['config'] });
   });
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply, reply.statusCode));
   const cors = o.config.security.cors.enable ? new CorsPolicy(o.config.security.cors, routeMethods(routes)) : undefined;

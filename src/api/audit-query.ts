@@ -3,7 +3,7 @@ import { AUDIT_ACTIONS, type AuditQuery } from '../storage/audit-types.js';
 import { nameParam, positiveInt, single, type Query } from './request-options.js';
 
 /** Largest page of the audit log. */
-export const MAX_AUDIT_PAGE = 1000;
+const MAX_AUDIT_PAGE = 1000;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** The filters of `GET /api/v1/audit` (user, kind, project, action, from, to), each checked. */

@@ -13,7 +13,7 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
  * never stops the server. (pino's own asynchronous destination, sonic-boom 4, spins forever in
  * its synchronous flush when the disk is full, so it cannot be flushed safely at exit.)
  */
-export class BatchedLines {
+class BatchedLines {
   private pending: string[] = [];
   private scheduled = false;
 

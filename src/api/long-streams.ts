@@ -120,7 +120,7 @@ export class LongStreams {
  * `{"type":"ERROR","revision"?:R,"object":{"kind":"Status","code","reason","message"}}`, with the
  * revision to resume from with since (absent: the client lists again).
  */
-export function errorLine(error: ApiError, revision?: number): string {
+function errorLine(error: ApiError, revision?: number): string {
   const status = { kind: 'Status', code: statusOf(error.reason), reason: error.reason, message: error.message };
   return `${JSON.stringify({ type: 'ERROR', ...(revision !== undefined ? { revision } : {}), object: status })}\n`;
 }

@@ -39,8 +39,8 @@ interface Job {
  * worker has, is a 413 and the worker is replaced.
  */
 export class Offload {
-  private worker?: Worker;
-  private running?: Job;
+  private worker?: Worker | undefined;
+  private running?: Job | undefined;
   private readonly waiting: Job[] = [];
 
   constructor(private readonly timeoutMs: number) {}

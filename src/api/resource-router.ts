@@ -10,6 +10,7 @@ import { jsonOf } from '../lib/json-of.js';
 import type { ResourceService, UpdateResult } from '../resources/service.js';
 import type { StoredText } from '../storage/store.js';
 import { UNCHANGED_HEADER } from './headers.js';
+import { sendWarnings } from './warning-header.js';
 import { fieldManager, flag, ifMatch, nameParam, positiveInt, single, skipUnchanged, type Query } from './request-options.js';
 import type { WatchEvent, Watcher, WatchQuery } from '../controllers/watcher.js';
 import type { LongStreams, StreamLine } from './long-streams.js';
@@ -63,7 +64,7 @@ export function kindRoutes(d: KindDescriptor): KindRoute[] {
 }
 
 /** The kinds whose routes this configuration serves (a kind may be switched off, e.g. ephemeral dashboards). */
-export function servedKinds(registry: KindRegistry, config: unknown): KindDescriptor[] {
+function servedKinds(registry: KindRegistry, config: unknown): KindDescriptor[] {
   return registry.all().filter((d) => isServed(d, config));
 }
 
@@ -181,6 +182,7 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
       const manager = fieldManager(req.headers, req.query);
       const obj = await service.create(req.principal, d, req.body, project !== undefined ? { project } : {}, { dryRun: flag(req.query, 'dryRun'), ...(manager ? { manager } : {}) });
       void reply.header('ETag', `"${obj.metadata.version}"`);
+      sendWarnings(reply, await service.warnings(req.principal, d, obj));
       return sendJsonText(reply, jsonOf(obj));
     },
 
@@ -198,6 +200,7 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
           skipUnchanged: skipUnchanged(req.headers),
         },
       );
+      sendWarnings(reply, await service.warnings(req.principal, d, done.object));
       return sendWritten(reply, done);
     },
 

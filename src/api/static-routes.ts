@@ -72,7 +72,7 @@ export interface StaticRouteOptions {
 }
 
 /** True for paths the UI answers without credentials (the page must load to show sign-in). */
-export function isUiPath(url: string): boolean {
+function isUiPath(url: string): boolean {
   return !RESERVED.test(url);
 }
 
@@ -159,7 +159,7 @@ function loadAssets(dir: string): Map<string, Asset> {
  * The preferred coding the client accepts (RFC 9110 §12.5.3: q-values, `*`, `q=0` refuses) among
  * those built for the file; undefined means the file as it is.
  */
-export function pickCoding(header: string | string[] | undefined, available: Partial<Record<Coding, Buffer>>): Coding | undefined {
+function pickCoding(header: string | string[] | undefined, available: Partial<Record<Coding, Buffer>>): Coding | undefined {
   const q = new Map<string, number>();
   for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')) {
     const [token, ...params] = part.trim().toLowerCase().split(';');

@@ -8,6 +8,7 @@ import type { PluginRegistry } from '../plugins/registry.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Store } from '../storage/store.js';
 import { documented } from './route-doc.js';
+import { sendWarnings } from './warning-header.js';
 import type { BuildInfo } from '../build-info.js';
 
 export interface SystemRouteOptions {
@@ -110,7 +111,11 @@ export function registerSystemRoutes(app: FastifyInstance, o: SystemRouteOptions
         params: { plural: "The kind's plural path segment, e.g. dashboards" },
         body: { description: 'The object, as it would be created', schema: { type: 'object' }, required: true },
         responses: {
-          200: { description: 'Valid (empty body)' },
+          200: {
+            description:
+              'Valid: an empty body, or `{"warnings": [{"path", "message"}]}` for what does not refuse it (a datasource the object asks for that its project and the global scope lack, where the caller may read them), each also as a `Warning: 299 - "<path>: <message>"` header',
+            schema: { type: 'object', properties: { warnings: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } } } },
+          },
           400: { description: 'Invalid: every problem with its JSON path', schema: 'Error' },
           404: { description: 'Unknown plural', schema: 'Error' },
         },
@@ -118,8 +123,10 @@ export function registerSystemRoutes(app: FastifyInstance, o: SystemRouteOptions
       true,
     ),
     async (req, reply) => {
-      await o.service.validateOnly(req.principal, o.registry.requirePlural(req.params.plural), req.body);
-      return reply.code(200).send();
+      const warnings = await o.service.validateOnly(req.principal, o.registry.requirePlural(req.params.plural), req.body);
+      if (!warnings.length) return reply.code(200).send();
+      sendWarnings(reply, warnings);
+      return reply.code(200).send({ warnings });
     },
   );
 

@@ -76,8 +76,8 @@ function withSchema(module: JsYaml): { module: JsYaml; schema: InstanceType<JsYa
 /** A container met on the walk, its place (for messages) and where its count started. */
 interface Frame {
   value: object;
-  parent?: Frame;
-  key?: string | number;
+  parent?: Frame | undefined;
+  key?: string | number | undefined;
   children: unknown[];
   next: number;
   nodes: number;

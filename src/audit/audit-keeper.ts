@@ -15,7 +15,7 @@ const MIN_PRUNE_EVERY_MS = 1000;
 export class AuditKeeper {
   private timer?: NodeJS.Timeout;
   private unsubscribe?: () => void;
-  private out?: WriteStream;
+  private out?: WriteStream | undefined;
 
   constructor(private readonly o: { store: Store; retentionMs: number; file?: string; log: (msg: string, err?: unknown) => void; now?: () => number }) {}
 

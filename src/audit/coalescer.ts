@@ -34,7 +34,7 @@ interface Tally {
 export class AuditCoalescer {
   private readonly tallies = new Map<string, Tally>();
   private readonly perCaller = new Map<string, number>();
-  private timer?: NodeJS.Timeout;
+  private timer?: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(

@@ -20,7 +20,7 @@ export const API_TOKEN_KIND = 'ApiToken';
 export const API_TOKEN_PREFIX = 'dp_';
 const FORMAT = /^dp_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 /** Last-used times are written at most this often per token (not one write per request). */
-export const LAST_USED_EVERY_MS = 60_000;
+const LAST_USED_EVERY_MS = 60_000;
 
 export interface TokenOwner {
   kind: string;
@@ -59,7 +59,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest();
 const key = (id: string) => ({ kind: API_TOKEN_KIND, project: '', name: id });
 
 /** The stored token record as shown to its managers. */
-export function infoOf(t: ApiToken): TokenInfo {
+function infoOf(t: ApiToken): TokenInfo {
   const s = t.spec;
   return {
     id: t.metadata.name,

@@ -7,7 +7,7 @@ import type { Store } from '../storage/store.js';
  * so a change holds on the very next request on any replica.
  */
 export class DerivedCache<T> {
-  private current?: Promise<T>;
+  private current?: Promise<T> | undefined;
   /** Bumped by every relevant event: a computation started before one is not kept. */
   private generation = 0;
 

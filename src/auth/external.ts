@@ -8,7 +8,7 @@ import { OAuthProvider } from './oauth-provider.js';
 import { OidcProvider } from './oidc-provider.js';
 import type { ExternalProvider, ProviderKind } from './provider.js';
 
-/** The `iss` of a JWT without verifying it (to pick the provider that must verify it). */
+/** Hosts where a provider may be reached over plain http (a provider on this machine, as in tests). */
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/;
 
 /** Validates the provider list at start: unique slugs, URLs, a readable secret file. */

@@ -45,7 +45,7 @@ export function decodeKey(text: string, where: string): Buffer {
  * security.encryption_key_file; otherwise generates one once and keeps it, mode 0600, in the
  * data directory. There is never a built-in key.
  */
-export function loadKeyRing(opts: { key?: string; keyFile?: string; previous?: readonly string[]; dataDir: string }): KeyRing {
+export function loadKeyRing(opts: { key?: string | undefined; keyFile?: string | undefined; previous?: readonly string[]; dataDir: string }): KeyRing {
   let master: Buffer;
   let source: string;
   if (opts.key) {

@@ -6,7 +6,7 @@ import { isObj } from '../lib/is-obj.js';
  * requires it; some providers leave it out, and Perses relays their answer as it is). dashctl
  * assumes the same.
  */
-export const DEVICE_CODE_DEFAULT_TTL_S = 600;
+const DEVICE_CODE_DEFAULT_TTL_S = 600;
 
 /**
  * The fetch of an identity provider's configuration, reading provider answers as Perses (Go's

@@ -6,7 +6,7 @@ const actionMatches = (actions: readonly string[], action: Action) => actions.in
 const kindMatches = (scopes: readonly string[], kind: string) => scopes.includes(kind) || scopes.includes('*');
 
 /** Whether a permission names objects (resources, folders) rather than a whole kind. */
-export function isObjectScoped(p: Permission): boolean {
+function isObjectScoped(p: Permission): boolean {
   return p.resources !== undefined || p.folders !== undefined;
 }
 

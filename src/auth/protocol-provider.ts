@@ -19,7 +19,7 @@ export type TokenResponse = oidc.TokenEndpointResponse & oidc.TokenEndpointRespo
  */
 export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProviderConfig> implements ExternalProvider {
   abstract readonly kind: ProviderKind;
-  private config?: Promise<oidc.Configuration>;
+  private config?: Promise<oidc.Configuration> | undefined;
   readonly groups: GroupPolicy | undefined;
 
   constructor(

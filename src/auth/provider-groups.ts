@@ -1,7 +1,7 @@
 import type { OAuthProviderConfig, OIDCProviderConfig, UserSpec } from '../kinds/generated/types.js';
 
 /** Most groups kept from one provider answer (a claim listing more is cut). */
-export const MAX_GROUPS = 1000;
+const MAX_GROUPS = 1000;
 /** Longest group name kept (a binding subject holds at most 256 characters, prefix included). */
 const MAX_GROUP_LENGTH = 192;
 

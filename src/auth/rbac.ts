@@ -134,11 +134,13 @@ export class RbacAuthorizer implements Authorizer {
     }
     if (at === undefined && opts.requireSome && !whole.size && !partial.size && !(globalScoped.length && allowed(undefined))) throw await this.refusal(p, 'read', { kind });
     const contents = await this.contentsFor(p, [...globalScoped, ...[...partial.values()].flat()]);
-    return (project, name) => {
+    const test = (project: string, name: string) => {
       if (whole.has(project)) return true;
       const t = { kind, name, ...(project ? { project } : {}) };
       return allowed(project || undefined) && [...globalScoped, ...(partial.get(project) ?? [])].some((x) => permits(x, 'read', t, contents));
     };
+    // without a global permission naming objects, nothing outside these projects passes
+    return globalScoped.length ? test : Object.assign(test, { projects: new Set([...whole, ...partial.keys()]) });
   }
 
   /** Whether any binding or group names `s` (as the store is now, every replica's writes included). */

@@ -43,7 +43,7 @@ const KEEP_ATTEMPTS = 5;
 
 /** Reads of objects; `synced`: the caller has just called `Store.sync()` (see ReadCache). */
 export interface Reads {
-  get(key: ObjectKey, opts?: { synced?: boolean }): Promise<Envelope | undefined>;
+  get(key: ObjectKey, opts?: { synced?: boolean | undefined }): Promise<Envelope | undefined>;
 }
 
 const key = (id: string) => ({ kind: SESSION_KIND, project: '', name: id });

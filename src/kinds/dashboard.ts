@@ -12,8 +12,9 @@ type AnyDashboard = DashboardObject | EphemeralDashboardObject;
 /** The longest accepted EphemeralDashboard ttl. */
 const MAX_TTL_MS = 365 * 86_400_000;
 
-/** Dashboard-local datasources: the proxy serves them, and their secrets are the project's. */
+/** Dashboard-local datasources: the proxy serves them, and their secrets are the project's. Its queries ask for datasources of these kinds. */
 const localDatasources = {
+  usesDatasources: { project: 'Datasource', global: 'GlobalDatasource' },
   secretKind: 'Secret',
   secretRefs: (obj: AnyDashboard) =>
     Object.values(localSpecs(obj))

@@ -164,6 +164,12 @@ export interface KindDescriptor<T extends Envelope = Envelope> {
   forbiddenBy?: readonly { key: string; field: string; message: string }[];
   /** Dotted path of a duration after which the object expires (counted from updatedAt). */
   ttlPath?: string;
+  /**
+   * Objects of this kind ask for datasources in their spec (a dashboard's queries and variables):
+   * the kinds of the datasources of its project and of the global scope. A request that none of
+   * them (nor the object's own `spec.datasources`) answers is a warning (src/resources/datasource-warnings.ts).
+   */
+  usesDatasources?: { project: string; global: string };
 }
 
 /**

@@ -39,6 +39,8 @@ export const variable: KindDescriptor = {
   history: true,
   searchable: true,
   hooks,
+  // its plugin may ask for a datasource of the project or a global one
+  usesDatasources: { project: 'Datasource', global: 'GlobalDatasource' },
   // as in Perses: project variables need some datasource to query
   disabledBy: [['variable.project.disable'], ['datasource.global.disable', 'datasource.project.disable']],
 };

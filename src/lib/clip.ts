@@ -1,5 +1,5 @@
 /** The longest message or path an error answer carries: a message may quote a value of megabytes (COST-02). */
-export const MAX_TEXT = 1000;
+const MAX_TEXT = 1000;
 
 /** A message cut to MAX_TEXT characters, saying how many more there were. */
 export function clip(text: string): string {

@@ -57,8 +57,8 @@ export function joinPath(base: string, key: string | number): string {
 
 /** A place in a walk of a value: its parent's place and its key there (the root has no parent). */
 export interface Place {
-  parent?: Place;
-  key?: string | number;
+  parent?: Place | undefined;
+  key?: string | number | undefined;
 }
 
 /** The dotted path of a place (`spec.panels.a.kind`), '' for the root: spelled out only when a message needs it. */

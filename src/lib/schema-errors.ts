@@ -47,7 +47,7 @@ export function schemaErrors(validate: ValidateFunction, data: unknown, basePath
 }
 
 /** Converts ajv errors into details with dotted JSON paths, dropping combinator noise and duplicates (linear in the errors). */
-export function toDetails(errors: readonly AjvLikeError[], data: unknown, basePath = ''): ErrorDetail[] {
+function toDetails(errors: readonly AjvLikeError[], data: unknown, basePath = ''): ErrorDetail[] {
   const explained: ErrorDetail[] = [];
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
@@ -142,7 +142,7 @@ function article(type: string): string {
 }
 
 /** `/spec/items/0/x` -> `spec.items[0].x`, using the data to tell array indexes from map keys. */
-export function pointerToPath(pointer: string, data: unknown, basePath = ''): string {
+function pointerToPath(pointer: string, data: unknown, basePath = ''): string {
   let path = basePath;
   let cur: unknown = data;
   if (pointer === '') return path;

@@ -13,19 +13,19 @@ import { migrateVariables } from './variables.js';
 /** Everything the migration needs besides the Grafana dashboard. */
 export interface MigrateOptions extends DatasourceOptions {
   /** The project the dashboard is for (metadata.project; "" when not known). */
-  project?: string;
+  project?: string | undefined;
   /** The dashboard's name; default: the Grafana uid, or the title as a slug. */
-  name?: string;
+  name?: string | undefined;
   /** Dashboard names already used in the project: a derived name avoids them. */
-  takenNames?: ReadonlySet<string>;
+  takenNames?: ReadonlySet<string> | undefined;
   /** Whether the server knows a plugin kind; a panel whose plugin is unknown becomes a placeholder. Default: every kind. */
-  hasPlugin?: (kind: string) => boolean;
+  hasPlugin?: ((kind: string) => boolean) | undefined;
   /**
    * Whether the web UI draws a plugin kind (the catalog's `ui` flag). When given, each panel and
    * variable gets a render verdict, and what the UI would show as an error counts as "unrendered",
    * not "mapped". Default: no verdicts.
    */
-  inUi?: (kind: string) => boolean;
+  inUi?: ((kind: string) => boolean) | undefined;
   /** "Now", for tests of absolute time ranges. */
   now?: number;
   /** How error messages name the input (default "grafanaDashboard", the API field). */

@@ -3,15 +3,15 @@ import { arr, isObj, obj, str, type Obj } from './read.js';
 /** How the datasources of a Grafana dashboard become datasources of the target project. */
 export interface DatasourceOptions {
   /** Name of the Prometheus datasource of the target project every Prometheus query uses; absent: the project's default. */
-  datasource?: string;
+  datasource?: string | undefined;
   /** Perses' `useDefaultDatasource`: no datasource names at all, the project's defaults are used. */
-  useDefaultDatasource?: boolean;
+  useDefaultDatasource?: boolean | undefined;
   /** Values of the export's `${DS_X}` inputs (Perses' `input`): a datasource named there is kept by name. */
-  input?: Record<string, string>;
+  input?: Record<string, string> | undefined;
 }
 
 /** `$name`, `${name}`, `${name:format}` or `[[name]]` -> name. */
-export function variableName(text: string): string | undefined {
+function variableName(text: string): string | undefined {
   return /^\$\{(\w+)(?::\w+)?\}$|^\$(\w+)$|^\[\[(\w+)\]\]$/
     .exec(text.trim())
     ?.slice(1)

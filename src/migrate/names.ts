@@ -5,12 +5,12 @@ import { trimRuns } from '../lib/trim-runs.js';
 const MAX = 75;
 
 /** Whether `name` is a valid resource name (the server's rule: src/lib/names.ts). */
-export function isValidName(name: string): boolean {
+function isValidName(name: string): boolean {
   return nameProblem(name) === undefined;
 }
 
 /** A title as a name: lower case, runs of other characters as "-" ("Kubernetes / Pods" -> "kubernetes-pods"). */
-export function slugify(text: string): string {
+function slugify(text: string): string {
   const slug = text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

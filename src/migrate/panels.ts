@@ -52,9 +52,6 @@ const NO_EQUIVALENT: Record<string, string> = {
 /** Panel types whose Grafana 6 settings (`options-gauge`, `options.valueOptions`, `options.fieldOptions`) are upgraded first. */
 const FIELD_OPTIONS_TYPES = new Set(['gauge', 'bargauge', 'stat']);
 
-/** The Grafana panel types that have a mapper. */
-export const MAPPED_PANEL_TYPES: readonly string[] = Object.keys(MAPPERS);
-
 /**
  * Whether a panel is a reference to a Grafana library panel whose definition is not in the file:
  * no type, or no queries and no options (Grafana saves only the reference, its grid place and

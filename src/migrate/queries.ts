@@ -10,13 +10,13 @@ export interface QueryContext {
   /** Whether the server knows a plugin kind (LokiLogQuery...). */
   hasPlugin(kind: string): boolean;
   /** Whether the web UI draws a plugin kind; absent: the report gives no render verdicts. */
-  inUi?(kind: string): boolean;
+  inUi?: ((kind: string) => boolean) | undefined;
 }
 
 /** A kept query: its Grafana refId and legend, and its index among the Perses queries. */
 export interface QueryRef {
-  refId?: string;
-  legend?: string;
+  refId?: string | undefined;
+  legend?: string | undefined;
   index: number;
 }
 

@@ -28,14 +28,14 @@ export interface ReportEntry {
   /** The Grafana element, e.g. `graph "CPU usage"` or `query variable "instance"`. */
   source: string;
   /** Where the result is in the Perses dashboard (`spec.panels.0_1`), absent when nothing was produced. */
-  path?: string;
+  path?: string | undefined;
   /** The plugin or kind it became (`TimeSeriesChart`, `PrometheusLabelValuesVariable`...). */
-  result?: string;
+  result?: string | undefined;
   outcome: Outcome;
   /** What was approximated or lost, one sentence each. */
   notes: string[];
   /** Panels and variables, when the migration knows which plugins the web UI draws: whether it draws this one. */
-  render?: RenderVerdict;
+  render?: RenderVerdict | undefined;
 }
 
 /** Totals of one subject. */
@@ -108,7 +108,7 @@ export function panelsDrawn(report: MigrationReport): string | undefined {
 }
 
 /** One line: `12 panels (10 mapped, 1 approximated, 1 placeholder); 4 variables (4 mapped); ...; the web UI draws 11 of 12 panels`. */
-export function summaryLine(report: MigrationReport): string {
+function summaryLine(report: MigrationReport): string {
   const s = report.summary;
   const drawn = panelsDrawn(report);
   return [counts(s.panels, 'panels'), counts(s.variables, 'variables'), counts(s.queries, 'queries'), counts(s.other, 'other settings'), ...(drawn ? [`the web UI draws ${drawn} panels`] : [])].join(

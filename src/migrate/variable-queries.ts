@@ -46,7 +46,7 @@ function labelFromBy(expr: string): string | undefined {
 export interface PrometheusVariable {
   plugin: { kind: string; spec: Obj };
   /** Replaces Grafana's regex: null = no filter, a string = this filter. */
-  capturingRegexp?: string | null;
+  capturingRegexp?: string | null | undefined;
 }
 
 /** Grafana Prometheus variable query (with its regex) -> Perses plugin; undefined when it is not PromQL at all. */

@@ -138,7 +138,7 @@ function typeFromQueryShape(query: unknown): string | undefined {
  * unknown type), what its structured query's fields tell, else Grafana's default datasource as far
  * as the dashboard tells it (the export's only datasource input).
  */
-function sourceOf(v: Obj, ctx: QueryContext): { ref: unknown; type?: string } {
+function sourceOf(v: Obj, ctx: QueryContext): { ref: unknown; type?: string | undefined } {
   const own = v.datasource !== undefined && v.datasource !== null && v.datasource !== '';
   const fallback = own ? undefined : ctx.ds.defaultRef();
   const type = normalizeType(ctx.ds.typeOf(v.datasource) ?? typeFromQueryShape(v.query) ?? fallback?.type);
@@ -181,7 +181,7 @@ function autoInterval(v: Obj, values: (string | Obj)[], range: string): { value:
 }
 
 /** One Grafana variable -> Perses variable and report entry; `range`: the migrated dashboard's time range (Perses duration). */
-export function migrateVariable(v: Obj, path: string, ctx: QueryContext, range = '1h'): MigratedVariable {
+function migrateVariable(v: Obj, path: string, ctx: QueryContext, range = '1h'): MigratedVariable {
   const name = str(v.name) ?? '';
   const notes: string[] = [];
   const entry = (outcome: ReportEntry['outcome'], result?: string): ReportEntry => ({

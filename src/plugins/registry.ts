@@ -191,7 +191,7 @@ function compiledOnFirstUse(compile: () => ValidateFunction): ValidateFunction {
   const validate: ValidateFunction = (data: unknown) => {
     compiled ??= compile();
     const ok = compiled(data);
-    validate.errors = compiled.errors;
+    validate.errors = compiled.errors ?? null;
     return ok;
   };
   return validate;

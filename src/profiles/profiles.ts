@@ -60,7 +60,7 @@ export interface ProfileView {
 }
 
 export class ProfileService {
-  private readonly principalKind?: KindDescriptor;
+  private readonly principalKind?: KindDescriptor | undefined;
 
   constructor(private readonly o: { store: Store; registry: KindRegistry; service: ResourceService; now?: () => Date }) {
     this.principalKind = o.registry.all().find((d) => d.isPrincipal);

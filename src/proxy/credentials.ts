@@ -73,7 +73,7 @@ export function credentialsOf(secret: SecretSource, filesDir: string | undefined
 }
 
 /** A *File value, read only when its real path is inside security.secret_files_dir. */
-export function readSecretFile(dir: string | undefined, path: string): string {
+function readSecretFile(dir: string | undefined, path: string): string {
   const refused = new ApiError('BadGateway', "a file named by the datasource's secret cannot be used; see the server configuration (security.secret_files_dir)");
   if (!dir) throw refused;
   try {

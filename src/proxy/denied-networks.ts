@@ -6,7 +6,7 @@ import { contains, type IpAddress, type IpNetwork, mappedIPv4, parseCidr, parseI
 export type DenyReason = 'listed' | 'loopback';
 
 /** Loopback and unspecified networks: what reaches this host (0.0.0.0 and :: connect to it on Linux). */
-export const LOOPBACK_NETWORKS: readonly string[] = ['127.0.0.0/8', '::1/128', '0.0.0.0/8', '::/128'];
+const LOOPBACK_NETWORKS: readonly string[] = ['127.0.0.0/8', '::1/128', '0.0.0.0/8', '::/128'];
 
 /** Why loopback is or is not denied, as the start-up log says it. */
 export type LoopbackRule = 'denied' | 'allowed-by-config' | 'allowed-auth-off';

@@ -41,8 +41,8 @@ interface Token {
 }
 interface Entry {
   fingerprint: string;
-  token?: Token;
-  pending?: Promise<Token>;
+  token?: Token | undefined;
+  pending?: Promise<Token> | undefined;
   /** The client authentication that worked, when the Secret asks for auto-detection (authStyle 0). */
   style?: 1 | 2;
 }

@@ -6,7 +6,7 @@ import { trimRuns } from '../lib/trim-runs.js';
  * absolute-form target (`http://host/path?query`, RFC 9112 §3.2.2), cut where the router cuts
  * it (the authority ends at the first "/" or "?"), so the route and the proxied path agree.
  */
-export function originForm(target: string): string {
+function originForm(target: string): string {
   if (target.startsWith('/')) return target;
   const m = /^https?:\/\/[^/?#]+/i.exec(target);
   if (!m || target.includes('#')) throw badRequest('the request target must be a path ("/proxy/...") or an absolute http(s) URL');

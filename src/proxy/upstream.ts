@@ -14,11 +14,11 @@ const undici = (): typeof import('undici') => (lib ??= createRequire(import.meta
 
 /** TLS settings for the upstream connection (from the datasource's Secret). */
 export interface UpstreamTls {
-  ca?: string;
-  cert?: string;
-  key?: string;
-  serverName?: string;
-  insecureSkipVerify?: boolean;
+  ca?: string | undefined;
+  cert?: string | undefined;
+  key?: string | undefined;
+  serverName?: string | undefined;
+  insecureSkipVerify?: boolean | undefined;
 }
 
 export interface UpstreamOptions {
@@ -40,7 +40,7 @@ export interface UpstreamTarget {
 }
 
 /** The default target: a datasource's URL. */
-export const DATASOURCE: UpstreamTarget = { url: 'the datasource URL', peer: 'the datasource' };
+const DATASOURCE: UpstreamTarget = { url: 'the datasource URL', peer: 'the datasource' };
 
 export interface UpstreamResponse {
   statusCode: number;

@@ -13,7 +13,7 @@ export interface Grantee {
   kind: string;
   name: string;
   /** The project of a principal of a project-scoped kind: the binding's own. */
-  project?: string;
+  project?: string | undefined;
 }
 
 /** Above this many new names of one kind, their kind is listed once instead of read name by name. */
@@ -53,7 +53,7 @@ export function namesGrantees(d: KindDescriptor): boolean {
  * at its path. Names kept from `current` are not read again, so a binding written before this
  * rule can still be edited.
  */
-export async function missingGrantees(o: { store: Pick<Store, 'get' | 'list'>; registry: KindRegistry }, d: KindDescriptor, obj: Envelope, current?: Envelope): Promise<ErrorDetail[]> {
+async function missingGrantees(o: { store: Pick<Store, 'get' | 'list'>; registry: KindRegistry }, d: KindDescriptor, obj: Envelope, current?: Envelope): Promise<ErrorDetail[]> {
   const before = new Set((current ? granteesOf(o.registry, d, current) : []).map(keyOf));
   const added = granteesOf(o.registry, d, obj).filter((g) => !before.has(keyOf(g)));
   const exists = await existing(o, added);

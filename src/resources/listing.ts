@@ -8,7 +8,7 @@ import { getPath } from '../lib/object-path.js';
 /** A list request after the HTTP layer parsed and checked its query. */
 export interface ListOptions {
   /** Only this project (project kinds). */
-  project?: string;
+  project?: string | undefined;
   namePrefix?: string;
   /** Descriptor list filters by query parameter name (e.g. kind, default). */
   filters?: Record<string, string>;
@@ -53,7 +53,7 @@ interface Position {
   name: string;
 }
 
-export function encodeContinue(m: Metadata): string {
+function encodeContinue(m: Metadata): string {
   return Buffer.from(JSON.stringify([m.project ?? '', m.name])).toString('base64url');
 }
 

@@ -23,6 +23,7 @@ import { MANAGER, writerOf } from './managers.js';
 import { auditDraft } from '../audit/drafts.js';
 import type { AuditDraft } from '../storage/audit-types.js';
 import { keepStoredSecrets, sameContent } from './unchanged.js';
+import { datasourceWarnings } from './datasource-warnings.js';
 
 export interface ServiceOptions {
   registry: KindRegistry;
@@ -130,6 +131,11 @@ export class ResourceService {
       return { ...page, items: page.items.map(shown) };
     }
     return listTextPage(this.opts.store, d, q, await this.readableFor(p, d, q));
+  }
+
+  /** Which objects of `d` the caller may read across projects (as a list of them without a project: Forbidden for a global kind with none). */
+  readableAcross(p: Principal, d: KindDescriptor): Promise<Visible> {
+    return this.readableFor(p, d, {});
   }
 
   /**
@@ -318,14 +324,24 @@ export class ResourceService {
    * Full validation without storing (POST /api/validate/...): no project existence check. The
    * scope-wide rules (one default datasource per plugin kind) are checked against the named
    * project, or the global scope, when the caller may read that kind there (the route is
-   * anonymous: it must not tell who may not read them what is stored).
+   * anonymous: it must not tell who may not read them what is stored). Answers the warnings of
+   * the valid object (`warnings`; none for a project-scoped object that names no project).
    */
-  async validateOnly(p: Principal, d: KindDescriptor, body: unknown): Promise<void> {
+  async validateOnly(p: Principal, d: KindDescriptor, body: unknown): Promise<ErrorDetail[]> {
     const obj = this.prepare(d, body, {}, { version: 0 }, false);
     const named = obj.metadata.project !== '';
     if (!named) obj.metadata.project = VALIDATE_PROJECT;
     const checkScope = d.singleFlag !== undefined && (d.scope === 'global' || named) && (await this.mayRead(p, d, obj.metadata.project, obj.metadata.name));
     await this.validate(d, obj, { principal: p }, checkScope);
+    return named ? this.warnings(p, d, obj) : [];
+  }
+
+  /**
+   * What is worth telling about a valid object without refusing it, with paths: the datasources it
+   * asks for that no scope `p` may read has (src/resources/datasource-warnings.ts).
+   */
+  warnings(p: Principal, d: KindDescriptor, obj: Envelope): Promise<ErrorDetail[]> {
+    return datasourceWarnings({ store: this.opts.store, authorizer: this.opts.authorizer, plugins: this.opts.plugins }, p, d, obj);
   }
 
   private async mayRead(p: Principal, d: KindDescriptor, project: string | undefined, name: string): Promise<boolean> {

@@ -1,128 +1,149 @@
-import type { Principal } from '../access/authorizer.js';
+import type { Principal, Visible } from '../access/authorizer.js';
 import { ApiError } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { getPath, joinPath } from '../lib/object-path.js';
+import { wordTerms } from '../lib/search-terms.js';
+import { isExpired } from '../resources/listing.js';
+import { mask } from '../resources/masking.js';
 import type { ResourceService } from '../resources/service.js';
-import type { Envelope, StoredText } from '../storage/store.js';
+import type { Envelope, SearchCandidate, SearchScope, StoredText } from '../storage/store.js';
+import { matchObject, type SearchHit } from './search-match.js';
 
-/** One object that matches every word of a search. */
-export interface SearchHit {
-  kind: string;
-  /** The kind's path segment, so clients build URLs without a table of kinds. */
-  plural: string;
-  project?: string;
-  name: string;
-  title?: string;
-  tags?: string[];
-  /** Where a word matched when it was not the name or the title: the field's path and its text. */
-  match?: { path: string; text: string };
-  score: number;
+export type { SearchHit };
+
+/** Most words of a query used. */
+const MAX_WORDS = 10;
+/** Checking candidates gives the event loop back after this long (other requests wait no longer). */
+const SLICE_MS = 10;
+
+/** A kind the caller may read, and which of its objects. */
+interface Readable {
+  d: KindDescriptor;
+  visible: Visible;
 }
-
-/** Longest text shown around a match. */
-const SNIPPET = 120;
-/** Field weights: a word in the name or title counts more than one deep inside the spec. */
-const WEIGHT = { name: 4, title: 4, tag: 3, project: 2, field: 1 };
 
 /**
  * Searches every kind marked `searchable` that the caller may read (across projects) for objects
- * matching every word of the query in their name, `spec.display.name`, tags, project or any text inside
- * the spec (panel titles, query expressions, descriptions...). Generic: it knows no kind.
+ * matching every word of the query (search-match.ts), best first, equal scores in key order
+ * (kind, project, name). Generic: it knows no kind. The store's search index hands out
+ * candidates, each with the most it can score, best first; each is checked here, and the search
+ * stops once no candidate left can enter the results. While a store builds its index, the
+ * objects are read instead (as the search did before there was one).
  */
 export class SearchService {
-  constructor(private readonly o: { registry: KindRegistry; service: ResourceService }) {}
+  constructor(private readonly o: { registry: KindRegistry; service: ResourceService; now?: () => Date }) {}
 
   async search(p: Principal, query: string, limit: number): Promise<SearchHit[]> {
-    const words = query.toLowerCase().split(/\s+/).filter(Boolean).slice(0, 10);
-    if (words.length === 0) return [];
-    // a word without characters JSON escapes appears as such in the stored text: skip objects without it unparsed
-    const raw = words.filter((w) => !/["\\]/.test(w));
-    const hits: SearchHit[] = [];
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean).slice(0, MAX_WORDS);
+    const looked = words.map((word) => ({ word, terms: wordTerms(word) })).filter((w) => w.terms.length > 0);
+    // a query of neither letters nor digits finds nothing: every match starts where a word does
+    if (looked.length === 0) return [];
+    const kinds = await this.readable(p);
+    if (kinds.size === 0) return [];
+    const candidates = await this.o.service.store.search({ words: looked, scopes: [...kinds.values()].map(scopeOf) });
+    const hits = new Hits(limit);
+    const nowMs = (this.o.now?.() ?? new Date()).getTime();
+    const check = (kind: string, text: StoredText) => {
+      const k = kinds.get(kind);
+      return k ? checked(k, text, words, nowMs) : undefined;
+    };
+    let sliceStart = performance.now();
+    const pause = async () => {
+      if (performance.now() - sliceStart < SLICE_MS) return;
+      await new Promise((r) => setImmediate(r));
+      sliceStart = performance.now();
+    };
+    if (candidates) {
+      for await (const c of candidates as AsyncIterable<SearchCandidate>) {
+        if (!hits.wants(c)) break;
+        hits.add(check(c.kind, c.text));
+        await pause();
+      }
+      return hits.result();
+    }
+    for (const k of kinds.values()) {
+      for (const text of (await this.o.service.listText(p, k.d, {})).items) {
+        hits.add(check(k.d.kind, text));
+        await pause();
+      }
+    }
+    return hits.result();
+  }
+
+  /** The searchable kinds the caller may read something of, by kind. */
+  private async readable(p: Principal): Promise<Map<string, Readable>> {
+    const out = new Map<string, Readable>();
     for (const d of this.o.registry.all().filter((k) => k.searchable)) {
-      let texts: StoredText[];
       try {
-        texts = (await this.o.service.listText(p, d, {})).items;
+        out.set(d.kind, { d, visible: await this.o.service.readableAcross(p, d) });
       } catch (e) {
         if (e instanceof ApiError && (e.reason === 'Forbidden' || e.reason === 'Unauthorized')) continue; // a kind the caller may not read
         throw e;
       }
-      for (const t of texts) {
-        const text = (typeof t.text === 'string' ? t.text : t.text.toString('utf8')).toLowerCase();
-        if (!raw.every((w) => text.includes(w))) continue;
-        const hit = matchObject(d, JSON.parse(typeof t.text === 'string' ? t.text : t.text.toString('utf8')) as Envelope, words);
-        if (hit) hits.push(hit);
-      }
     }
-    return hits.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name)).slice(0, limit);
+    return out;
   }
 }
 
-function matchObject(d: KindDescriptor, obj: Envelope, words: string[]): SearchHit | undefined {
-  const title = getPath(obj, 'spec.display.name');
-  const titleText = typeof title === 'string' ? title : undefined;
-  const tags = obj.metadata.tags ?? [];
-  let score = 0;
-  const fieldWords: string[] = [];
-  for (const w of words) {
-    const best = [
-      obj.metadata.name.toLowerCase().includes(w) ? WEIGHT.name : 0,
-      titleText?.toLowerCase().includes(w) ? WEIGHT.title : 0,
-      tags.some((t) => t.toLowerCase().includes(w.replace(/^tag:/, ''))) ? WEIGHT.tag : 0,
-      obj.metadata.project?.toLowerCase().includes(w) ? WEIGHT.project : 0,
-    ].reduce((a, b) => Math.max(a, b), 0);
-    if (best > 0) {
-      score += best + (obj.metadata.name.toLowerCase() === w || titleText?.toLowerCase() === w ? 2 : 0);
-      continue;
-    }
-    if (!findText(obj.spec, 'spec', [w], 'spec.display.name')) return undefined;
-    score += WEIGHT.field;
-    fieldWords.push(w);
+/** Where the store looks for a kind: the projects (or, for projects themselves, the names) the caller may read, when the permissions say. */
+function scopeOf(k: Readable): SearchScope {
+  const projects = k.visible === '*' ? undefined : k.visible.projects;
+  if (!projects) return { kind: k.d.kind };
+  if (k.d.isProjectScope) return { kind: k.d.kind, names: [...projects] };
+  return k.d.scope === 'project' ? { kind: k.d.kind, projects: [...projects] } : { kind: k.d.kind };
+}
+
+/** The hit a stored object is, when the caller may read it, it has not expired and it matches every word. */
+function checked(k: Readable, t: StoredText, words: string[], nowMs: number): SearchHit | undefined {
+  const m = t.metadata;
+  if (k.visible !== '*' && !k.visible(k.d.isProjectScope ? m.name : (m.project ?? ''), m.name)) return undefined;
+  const json = typeof t.text === 'string' ? t.text : t.text.toString('utf8');
+  // a word without characters JSON escapes appears as such in the stored text: skip objects without it unparsed
+  const lower = json.toLowerCase();
+  if (!words.every((w) => /["\\]/.test(w) || lower.includes(w.replace(/^tag:/, '')))) return undefined;
+  const obj = JSON.parse(json) as Envelope;
+  if (isExpired(k.d, obj, nowMs)) return undefined;
+  return matchObject(k.d, mask(k.d, obj), words);
+}
+
+/** The best `limit` hits so far, best first, equal scores in key order. */
+class Hits {
+  private readonly hits: SearchHit[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  /**
+   * Whether a candidate can still enter the results (candidates come best bound first, equal
+   * bounds in key order): it may score its bound, and an equal score ranks by key order.
+   */
+  wants(c: SearchCandidate): boolean {
+    if (this.hits.length < this.limit) return true;
+    const last = this.hits[this.hits.length - 1];
+    if (c.bound !== last.score) return c.bound > last.score;
+    return compareKeys([c.kind, c.text.metadata.project ?? '', c.text.metadata.name], [last.kind, last.project ?? '', last.name]) < 0;
   }
-  // the reason shown: the field holding the most of the words found only in the spec ("RAM Total" is
-  // the panel titled so, not the first field holding "ram")
-  const found = fieldWords.length ? findText(obj.spec, 'spec', fieldWords, 'spec.display.name') : undefined;
-  const match = found ? { path: found.path, text: snippet(found.text, fieldWords.find((w) => found.text.toLowerCase().includes(w)) ?? fieldWords[0]) } : undefined;
-  return {
-    kind: d.kind,
-    plural: d.plural,
-    ...(d.scope === 'project' ? { project: obj.metadata.project } : {}),
-    name: obj.metadata.name,
-    ...(titleText ? { title: titleText } : {}),
-    ...(tags.length ? { tags } : {}),
-    ...(match ? { match } : {}),
-    score,
-  };
+
+  add(hit: SearchHit | undefined): void {
+    if (!hit) return;
+    let i = this.hits.length;
+    while (i > 0 && before(hit, this.hits[i - 1])) i--;
+    if (i >= this.limit) return;
+    this.hits.splice(i, 0, hit);
+    if (this.hits.length > this.limit) this.hits.pop();
+  }
+
+  result(): SearchHit[] {
+    return this.hits;
+  }
 }
 
-/**
- * The string inside `value` (depth first, keys in order) holding the most of `words`, the first of
- * those when several hold as many; undefined when none holds any.
- */
-function findText(value: unknown, path: string, words: string[], skip: string): { path: string; text: string } | undefined {
-  let best: { path: string; text: string; count: number } | undefined;
-  const walk = (v: unknown, at: string, depth: number): void => {
-    if (depth > 40 || best?.count === words.length) return;
-    if (typeof v === 'string') {
-      if (at === skip) return;
-      const lower = v.toLowerCase();
-      const count = words.filter((w) => lower.includes(w)).length;
-      if (count > 0 && count > (best?.count ?? 0)) best = { path: at, text: v, count };
-    } else if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) walk(v[i], joinPath(at, i), depth + 1);
-    } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) walk(x, joinPath(at, k), depth + 1);
-    }
-  };
-  walk(value, path, 0);
-  return best ? { path: best.path, text: best.text } : undefined;
+/** Whether `a` ranks before `b`: a higher score, or an equal one earlier in key order (byte-wise). */
+function before(a: SearchHit, b: SearchHit): boolean {
+  if (a.score !== b.score) return a.score > b.score;
+  return compareKeys([a.kind, a.project ?? '', a.name], [b.kind, b.project ?? '', b.name]) < 0;
 }
 
-/** The text around the first occurrence of `word`, on one line. */
-function snippet(text: string, word: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat.length <= SNIPPET) return flat;
-  const at = Math.max(0, flat.toLowerCase().indexOf(word) - 40);
-  const cut = flat.slice(at, at + SNIPPET);
-  return `${at > 0 ? '…' : ''}${cut}${at + SNIPPET < flat.length ? '…' : ''}`;
+function compareKeys(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
 }

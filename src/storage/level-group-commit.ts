@@ -8,7 +8,7 @@ export interface Planned {
   ops: BatchOp[];
   events: Omit<StoreEvent, 'revision'>[];
   /** Audit entries committed with it (numbered at commit). */
-  audit?: readonly AuditDraft[];
+  audit?: readonly AuditDraft[] | undefined;
 }
 
 interface PendingWrite {

@@ -11,6 +11,8 @@ import type { ObjectKey } from './store.js';
  * - `t` kind project name: a tombstone (a deleted object whose history is kept)
  * - `i` kind project name: the object's metadata JSON, written with the object (what the
  *   metadata index loads without reading every body)
+ * - `x` class term kind project name: a search index entry (level-search.ts), empty
+ * - `y` kind project name: the object's search terms, as indexed (what an update or delete removes)
  * - `e` revision: an event of the log
  * - `a` id: an audit entry (level-audit.ts)
  * - `m` ...: the store's own records (revision, upgrades done)
@@ -23,6 +25,9 @@ export const REVISION_KEY = `m${SEP}revision`;
 export const CREATIONS_KEY = `m${SEP}creations`;
 /** Present once every kept history of a deleted object has its tombstone (level-upgrades.ts). */
 export const TOMBSTONES_KEY = `m${SEP}tombstones`;
+
+/** The search index's format and kinds, present once every object of those kinds is in it (level-search.ts). */
+export const SEARCH_KEY = `m${SEP}search`;
 
 /** Present once every object has its metadata record (level-upgrades.ts). */
 export const METADATA_RECORDS_KEY = `m${SEP}metadata`;

@@ -31,7 +31,7 @@ const PROBE_FILE = 'dashplane-space-probe';
  */
 export class LevelRecovery {
   private readonly gate = new Gate();
-  private episode?: { reason: 'InsufficientStorage' | 'Unavailable'; message: string; since: number; logged: boolean };
+  private episode?: { reason: 'InsufficientStorage' | 'Unavailable'; message: string; since: number; logged: boolean } | undefined;
   private timer?: NodeJS.Timeout;
   private delayMs = PROBE_MS;
   private lastTry = 0;

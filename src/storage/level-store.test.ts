@@ -3,7 +3,10 @@ import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
+import { describeSearchContract, SEARCH_KINDS } from '../../test/store-contract-search.js';
+import { searchIndexProblems } from '../../test/helpers/search-index.js';
 import { tempDir } from '../../test/helpers/server.js';
+import { waitFor } from '../../test/helpers/wait.js';
 import { Level } from 'level';
 import { LevelStore } from './level-store.js';
 import type { ApiError } from '../errors.js';
@@ -12,13 +15,13 @@ import type { StoreEvent } from './store.js';
 /** A store on a new directory. */
 async function fixture(): Promise<StoreFixture> {
   const dir = tempDir();
-  let store = new LevelStore(dir.path);
+  let store = new LevelStore(dir.path, { searchKinds: SEARCH_KINDS });
   await store.open();
   return {
     store,
     async reopen() {
       await store.close();
-      store = new LevelStore(dir.path);
+      store = new LevelStore(dir.path, { searchKinds: SEARCH_KINDS });
       await store.open();
       return store;
     },
@@ -30,6 +33,38 @@ async function fixture(): Promise<StoreFixture> {
 }
 describeStoreContract('LevelStore', fixture);
 describeServiceContract('LevelStore', fixture);
+
+/** The search contract again with each plan taken whatever the estimates say (a small store is always read whole). */
+for (const plan of ['records', 'whole', 'lazy'] as const) {
+  describe(`LevelStore search plan: ${plan}`, () => {
+    let fx: StoreFixture;
+    beforeEach(async () => {
+      const dir = tempDir();
+      let store = new LevelStore(dir.path, { searchKinds: SEARCH_KINDS, searchPlan: plan });
+      await store.open();
+      fx = {
+        get store() {
+          return store;
+        },
+        async reopen() {
+          await store.close();
+          store = new LevelStore(dir.path, { searchKinds: SEARCH_KINDS, searchPlan: plan });
+          await store.open();
+          return store;
+        },
+        async destroy() {
+          await store.close();
+          dir.remove();
+        },
+      };
+    });
+    afterEach(async () => fx.destroy());
+    describeSearchContract(
+      () => fx.store,
+      () => fx,
+    );
+  });
+}
 
 /** A LevelStore on a new directory for `fn`, closed and removed after. */
 async function withStore(fn: (store: LevelStore) => Promise<void>): Promise<void> {
@@ -300,5 +335,118 @@ describe('LevelStore tombstones (a create of a new name reads no history)', () =
       await store.create(obj('Dashboard', 'p', 'd'), h);
       expect((await store.listVersions(key)).map((v) => v.version)).to.deep.equal([0]);
     });
+  });
+});
+
+describe('LevelStore metadata index', () => {
+  it('loading a kind into the metadata index holds no write: creates and deletes made during the load end before it and are in it', async () => {
+    const dir = tempDir();
+    const store = new LevelStore(dir.path);
+    await store.open();
+    try {
+      await store.create(obj('Project', '', 'p'));
+      for (let i = 0; i < 20_000; i += 1_000) await Promise.all(Array.from({ length: 1_000 }, (_, j) => store.create(obj('Dashboard', 'p', `d${String(i + j).padStart(5, '0')}`))));
+      const order: string[] = [];
+      const listed = store.list({ kind: 'Dashboard', project: 'p', metadataOnly: true }).then((l) => {
+        order.push('list');
+        return l;
+      });
+      const writes = (async () => {
+        await store.create(obj('Dashboard', 'p', 'during'));
+        await store.delete({ kind: 'Dashboard', project: 'p', name: 'd00000' });
+        order.push('writes');
+      })();
+      await Promise.all([listed, writes]);
+      expect(order, 'the writes did not wait for the load').to.deep.equal(['writes', 'list']);
+      const names = (await store.list({ kind: 'Dashboard', project: 'p', metadataOnly: true })).map((o) => o.metadata.name);
+      expect(names).to.deep.equal((await store.list({ kind: 'Dashboard', project: 'p' })).map((o) => o.metadata.name));
+      expect(names).to.include('during').and.not.include('d00000');
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+});
+
+describe('LevelStore search index upgrades', () => {
+  const kinds = ['Project', 'Dashboard'];
+  const names = async (store: LevelStore, word: string) => {
+    const found = await store.search({ words: [{ word, terms: [word] }], scopes: kinds.map((kind) => ({ kind })) });
+    if (!found) return undefined;
+    const out: string[] = [];
+    for await (const c of found) out.push(c.text.metadata.name);
+    return out.sort();
+  };
+
+  it('a directory written without the index (or by a store without it, since) is indexed in the background at open; until then the store answers no candidates', async () => {
+    const dir = tempDir();
+    let store = new LevelStore(dir.path);
+    await store.open();
+    try {
+      await store.create(obj('Project', '', 'p'));
+      for (let i = 0; i < 450; i++) await store.create(obj('Dashboard', 'p', `d${i}`, 0, { display: { name: i === 7 ? 'Kafka lag' : 'Other' } }));
+      await store.close();
+      store = new LevelStore(dir.path, { searchKinds: kinds });
+      await store.open();
+      expect(await waitFor('the index', () => names(store, 'kafka'))).to.deep.equal(['d7']);
+      await store.close();
+      expect(await searchIndexProblems(dir.path, kinds)).to.deep.equal([]);
+      // a store without the index changes an indexed object: its first write drops the marker
+      store = new LevelStore(dir.path);
+      await store.open();
+      await store.update(obj('Dashboard', 'p', 'd8', 1, { display: { name: 'Kafka consumers' } }), { expectedVersion: 0 });
+      await store.close();
+      store = new LevelStore(dir.path, { searchKinds: kinds });
+      await store.open();
+      expect(await waitFor('the index again', () => names(store, 'kafka'))).to.deep.equal(['d7', 'd8']);
+      await store.close();
+      expect(await searchIndexProblems(dir.path, kinds)).to.deep.equal([]);
+      // the check finds an entry gone
+      const raw = new Level<string, string>(dir.path);
+      await raw.del('x\u0000a\u0000kafka\u0000Dashboard\u0000p\u0000d7');
+      await raw.close();
+      expect(await searchIndexProblems(dir.path, kinds)).to.deep.equal(['Dashboard\u0000p\u0000d7: entry "akafka" missing']);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+
+  it('a kind made searchable by a new version is indexed in the background while searches use the index at once; a record left from when it was last searchable is made again', async () => {
+    const dir = tempDir();
+    const withFolders = [...kinds, 'Folder'];
+    const found = async (store: LevelStore, word: string) => {
+      const c = await store.search({ words: [{ word, terms: [word] }], scopes: withFolders.map((kind) => ({ kind })) });
+      if (!c) return undefined;
+      const out: string[] = [];
+      for await (const x of c) out.push(`${x.kind}/${x.text.metadata.name}`);
+      return out.sort();
+    };
+    let store = new LevelStore(dir.path, { searchKinds: withFolders });
+    await store.open();
+    try {
+      await store.create(obj('Project', '', 'p'));
+      await store.create(obj('Dashboard', 'p', 'd1', 0, { display: { name: 'Kafka lag' } }));
+      await store.create(obj('Folder', 'p', 'f1', 0, { display: { name: 'Kafka' } }));
+      await store.close();
+      // a version where folders are not searchable changes the folder: its record is left as it was
+      store = new LevelStore(dir.path, { searchKinds: kinds });
+      await store.open();
+      expect(await found(store, 'kafka'), 'answered at once, from the index').to.deep.equal(['Dashboard/d1', 'Folder/f1']);
+      await store.update(obj('Folder', 'p', 'f1', 1, { display: { name: 'Streams' } }), { expectedVersion: 0 });
+      await store.create(obj('Folder', 'p', 'f2', 0, { display: { name: 'Streams too' } }));
+      await store.close();
+      // folders searchable again: the dashboards are found at once, the folders once they are indexed
+      store = new LevelStore(dir.path, { searchKinds: withFolders });
+      await store.open();
+      expect(await found(store, 'lag'), 'answered at once, from the index').to.deep.equal(['Dashboard/d1']);
+      expect(await waitFor('the folders', async () => ((await found(store, 'streams'))?.length === 2 ? found(store, 'streams') : undefined))).to.deep.equal(['Folder/f1', 'Folder/f2']);
+      expect(await found(store, 'kafka')).to.deep.equal(['Dashboard/d1']);
+      await store.close();
+      expect(await searchIndexProblems(dir.path, withFolders)).to.deep.equal([]);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
   });
 });

@@ -24,8 +24,10 @@ import {
   scopePrefix,
   tombstoneKey,
 } from './level-keys.js';
+import { docOf, LevelSearch, searchRecordKey } from './level-search.js';
+import type { SearchPlan } from './level-search-query.js';
 import { refuseHeadlessDatabase, translateOpenError, upgradeLevelData } from './level-upgrades.js';
-import { MetadataIndex } from './metadata-index.js';
+import { LevelMetadata } from './level-metadata.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import { privateDir } from './private-dir.js';
 import { RecentTexts } from './recent-texts.js';
@@ -37,8 +39,9 @@ import type {
   Envelope,
   ListQuery,
   ManagerEntry,
-  Metadata,
   ObjectKey,
+  SearchCandidate,
+  SearchQuery,
   Store,
   StoreEvent,
   WatchOptions,
@@ -65,7 +68,7 @@ export class LevelStore implements Store {
   private readonly locks = new KeyedMutex();
   private readonly hub = new EventHub();
   /** Metadata of the kinds listed with metadataOnly or a name prefix so far, kept current by commit(). */
-  private readonly index = new MetadataIndex();
+  private readonly metadata: LevelMetadata;
   private readonly eventLogSize: number;
   private rev = 0;
   /** Lowest revision still in the event log. */
@@ -80,14 +83,26 @@ export class LevelStore implements Store {
   private readonly log: LogFn;
   private audit!: LevelAudit;
   private history!: LevelHistory;
+  private searchIndex!: LevelSearch;
+  private readonly searchKinds: readonly string[];
 
+  private readonly searchPlan?: SearchPlan | undefined;
+
+  /**
+   * @param opts.searchKinds the kinds whose objects the search index holds (none: no index; the
+   *   store's writes then drop it, and a store opened with kinds builds it again)
+   * @param opts.searchPlan (tests) the plan every search takes where it applies (level-search-query.ts)
+   */
   constructor(
     private readonly path: string,
-    opts: { eventLogSize?: number; log?: LogFn } = {},
+    opts: { eventLogSize?: number; log?: LogFn; searchKinds?: readonly string[]; searchPlan?: SearchPlan } = {},
   ) {
     this.eventLogSize = opts.eventLogSize ?? 10_000;
     this.log = opts.log ?? consoleLog;
+    this.searchKinds = opts.searchKinds ?? [];
+    this.searchPlan = opts.searchPlan;
     this.recovery = new LevelRecovery({ path, db: () => this.db, writes: this.writes, log: this.log });
+    this.metadata = new LevelMetadata({ db: () => this.db, writes: this.writes, read: (fn) => this.recovery.read(fn), generation: () => this.generation });
   }
 
   async open(): Promise<void> {
@@ -103,6 +118,7 @@ export class LevelStore implements Store {
     this.db = new Level<string, string>(this.path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
     this.audit = new LevelAudit(this.db);
     this.history = new LevelHistory(this.db);
+    this.searchIndex = new LevelSearch(this.db, this.searchKinds, this.log, this.searchPlan);
     try {
       await this.db.open();
     } catch (e) {
@@ -114,11 +130,13 @@ export class LevelStore implements Store {
     this.firstLogged = first.length ? Number(first[0].slice(2)) : this.rev + 1;
     await upgradeLevelData(this.db);
     await this.audit.open();
+    await this.searchIndex.open(this.rev === 0, { locked: (fn) => this.writes.run(fn), batch: (ops) => this.batch(ops) });
   }
 
   async close(): Promise<void> {
     this.recovery.stop();
     if (!this.db) return; // never opened
+    await this.searchIndex?.stop();
     await this.writes.run(() => this.db.close());
   }
 
@@ -148,10 +166,7 @@ export class LevelStore implements Store {
   }
 
   async list(q: ListQuery): Promise<Envelope[]> {
-    if (q.metadataOnly) {
-      await this.loadIndex(q.kind);
-      return this.index.list(q);
-    }
+    if (q.metadataOnly) return this.metadata.list(q);
     return (await this.scan(q, 'utf8')).map((t) => JSON.parse(t) as Envelope);
   }
 
@@ -162,36 +177,34 @@ export class LevelStore implements Store {
    * reads LevelDB's blocks whole, keys and values together, even for keys alone.
    */
   async listText(q: ListQuery): Promise<StoredText[]> {
-    if (q.namePrefix && q.project !== undefined) await this.loadIndex(q.kind);
-    const listed = this.index.has(q.kind) ? this.index.list(q) : undefined;
+    if (q.namePrefix && q.project !== undefined) await this.metadata.load(q.kind);
+    const listed = this.metadata.entries(q);
     if (listed === undefined || listed.length > KEYED_LIST_MAX) return (await this.scan(q, 'buffer')).map(storedText);
-    return this.textsOf(listed.map((o) => objectKey(keyOf(o))));
+    return (await this.textsOf(listed.map((e) => objectKey({ kind: q.kind, project: e.project, name: e.name })))).filter((t) => t !== undefined);
   }
 
-  /** The texts of `keys` that exist, in that order: from `recent`, the others in one read (kept in `recent` when few). */
-  private async textsOf(keys: readonly string[]): Promise<StoredText[]> {
+  /** The texts of `keys`, in that order (undefined: gone): from `recent`, the others in one read (kept in `recent` when few). */
+  private async textsOf(keys: readonly string[]): Promise<(StoredText | undefined)[]> {
     const generation = this.generation;
     const found = keys.map((k) => this.recent.get(k));
     const missing = keys.filter((_, i) => found[i] === undefined);
-    if (missing.length === 0) return found as StoredText[];
+    if (missing.length === 0) return found;
     const raws = await this.recovery.read(() => this.db.getMany<string, Buffer>(missing, { valueEncoding: 'buffer' }));
     const keep = generation === this.generation && missing.length <= RECENT_FROM_LIST;
     let j = 0;
-    const out: StoredText[] = [];
-    found.forEach((hit, i) => {
-      if (hit !== undefined) return void out.push(hit);
+    return found.map((hit, i) => {
+      if (hit !== undefined) return hit;
       const raw = raws[j++];
-      if (raw === undefined) return; // deleted since the index listed it
+      if (raw === undefined) return undefined; // deleted since the index listed it
       const text = frozenText(storedText(raw));
       if (keep) this.recent.set(keys[i], text);
-      out.push(text);
+      return text;
     });
-    return out;
   }
 
-  /** Loads `kind` into the metadata index once, under the write lock: no commit between the scan and the index taking events. */
-  private async loadIndex(kind: string): Promise<void> {
-    if (!this.index.has(kind)) await this.writes.run(async () => this.index.has(kind) || this.index.load(kind, await this.metadataOf(kind)));
+  /** Candidates from the search index (level-search.ts), read as the caller iterates. */
+  async search(q: SearchQuery): Promise<AsyncIterable<SearchCandidate> | undefined> {
+    return this.searchIndex.search(q, { texts: (keys) => this.recovery.read(() => this.textsOf(keys)) });
   }
 
   /** The stored values of a list, in key order (names checked against the prefix from their keys). */
@@ -218,19 +231,6 @@ export class LevelStore implements Store {
     });
   }
 
-  /**
-   * Kind and metadata of every object of `kind`, in list order, from the metadata records: a scan
-   * of the objects themselves read every body (LevelDB reads keys and values together), and the
-   * pages of its table files, mapped into memory, stayed in the process's resident memory
-   * (68 MB for 100,000 2 KB dashboards).
-   */
-  private async metadataOf(kind: string): Promise<Metadata[]> {
-    const out: Metadata[] = [];
-    const prefix = metadataRecordKey(`o${SEP}${kind}${SEP}`);
-    for await (const raw of this.db.values({ gte: prefix, lt: prefix + HIGH })) out.push(JSON.parse(raw) as Metadata);
-    return out;
-  }
-
   snapshot(q: ListQuery): Promise<{ items: Envelope[]; revision: number }> {
     return this.writes.run(async () => ({ items: await this.list(q), revision: this.rev }));
   }
@@ -248,7 +248,7 @@ export class LevelStore implements Store {
       });
       if (opts.parent && found[all.length + 1] === undefined) throw missing(opts.parent);
       const ops: BatchOp[] = all.map((o, i) => ({ type: 'put' as const, key: keys[i], value: jsonOf(o) }));
-      all.forEach((o, i) => ops.push(...this.history.managersOps(o, createdManagers(o, i === 0, opts))));
+      all.forEach((o, i) => ops.push(...this.history.managersOps(o, createdManagers(o, i === 0, opts)), ...this.searchIndex.writeOps(o, undefined)));
       const plan = historyPlan(obj, opts.history, 'create');
       if (found[all.length] !== undefined) {
         ops.push({ type: 'del', key: tombstone });
@@ -265,7 +265,8 @@ export class LevelStore implements Store {
     return this.group.write([key], false, async () => {
       // the metadata only, not the 10 KB body; usually from `recent` (the caller has just read it)
       checkUpdate(obj, (await this.getText(keyOf(obj)))?.metadata, opts.expectedVersion);
-      const ops: BatchOp[] = [{ type: 'put', key, value: jsonOf(obj) }];
+      const record = this.searchIndex.tracks(obj.kind) ? await this.db.get(searchRecordKey(docOf(keyOf(obj)))) : undefined;
+      const ops: BatchOp[] = [{ type: 'put', key, value: jsonOf(obj) }, ...this.searchIndex.writeOps(obj, record)];
       ops.push(...this.history.managersOps(obj, await updatedManagers(obj, opts, () => this.history.managers(keyOf(obj)))));
       const plan = historyPlan(obj, opts.history, 'update');
       if (plan.record) ops.push(this.history.entryOp(obj, opts.writer ?? NOBODY));
@@ -278,10 +279,10 @@ export class LevelStore implements Store {
   delete(k: ObjectKey, opts: DeleteOptions = {}): Promise<number> {
     const key = objectKey(k);
     return this.group.write([key], true, async () => {
-      const current = await this.db.get(key);
+      const [current, record] = await this.db.getMany([key, searchRecordKey(docOf(k))]);
       const obj = current === undefined ? undefined : (JSON.parse(current) as Envelope);
       checkDelete(k, obj?.metadata, opts);
-      const ops: BatchOp[] = [];
+      const ops: BatchOp[] = this.searchIndex.deleteOps(docOf(k), record);
       const events: Omit<StoreEvent, 'revision'>[] = [];
       for (const kind of opts.children?.kinds ?? []) {
         const project = opts.children!.project;
@@ -290,6 +291,8 @@ export class LevelStore implements Store {
           ops.push({ type: 'del', key: childKey });
           events.push({ type: 'DELETED', object: JSON.parse(raw) as Envelope });
         }
+        const records = searchRecordKey(prefix.slice(2));
+        for await (const [recordKey, rec] of this.db.iterator({ gte: records, lt: records + HIGH })) ops.push(...this.searchIndex.deleteOps(recordKey.slice(2), rec));
         for (const p of projectRecordPrefixes(kind, project)) ops.push(...(await this.db.keys({ gte: p, lt: p + HIGH }).all()).map((hk) => ({ type: 'del' as const, key: hk })));
       }
       ops.push({ type: 'del', key }, { type: 'del', key: managersKey(k) });
@@ -440,13 +443,14 @@ export class LevelStore implements Store {
     const trim: BatchOp[] = [];
     for (let r = this.firstLogged; r < firstKept; r++) trim.push({ type: 'del', key: eventKey(r) });
     const ops = withMetadataRecords(writes.flatMap((w) => w.ops));
+    ops.push(...this.searchIndex.commitOps());
     const audit = this.audit.number(writes.flatMap((w) => w.audit ?? []));
     await this.batch([...ops, ...eventOps, ...audit.ops, ...trim, { type: 'put', key: REVISION_KEY, value: String(last) }]);
     this.generation++;
     for (const op of ops) this.recent.delete(op.key);
     this.rev = last;
     this.firstLogged = firstKept;
-    for (const e of numbered) this.index.apply(e);
+    this.metadata.committed(numbered);
     this.hub.publish(numbered);
     this.audit.committed(audit.entries);
     return revisions;

@@ -32,8 +32,8 @@ export class KeyedMutex {
  */
 export class Gate {
   private readers = 0;
-  private shut?: Promise<void>;
-  private drained?: () => void;
+  private shut?: Promise<void> | undefined;
+  private drained?: (() => void) | undefined;
 
   async run<T>(fn: () => Promise<T>): Promise<T> {
     while (this.shut) await this.shut;

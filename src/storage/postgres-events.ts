@@ -49,9 +49,9 @@ export class PostgresEvents {
   /** Serialises publication: events reach subscribers once each, in revision order. */
   private readonly publishing = new Mutex();
   /** The revision read of `sync` in flight, and the one queued behind it. */
-  private syncing?: Promise<void>;
-  private nextSync?: Promise<void>;
-  private listener?: pg.Client;
+  private syncing?: Promise<void> | undefined;
+  private nextSync?: Promise<void> | undefined;
+  private listener?: pg.Client | undefined;
   private closed = false;
   private reconnectTimer?: NodeJS.Timeout;
 

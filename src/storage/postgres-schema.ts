@@ -15,7 +15,7 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     description: 'objects, event log, history, store-wide revision',
@@ -231,6 +231,114 @@ export const MIGRATIONS: readonly Migration[] = [
             WHERE kind = kinds[done[j]] COLLATE "C" AND project = projects[done[j]] COLLATE "C" AND name = names[done[j]] COLLATE "C";
         END LOOP;
         DELETE FROM dashplane_events WHERE revision <= base + n - log_size;
+        audited := (SELECT count(*) FROM unnest(audit_write) AS w WHERE w = ANY (done));
+        IF audited > 0 THEN
+          UPDATE dashplane_audit_seq SET last = last + audited WHERE id = 1 RETURNING last - audited INTO audit_base;
+          INSERT INTO dashplane_audit (id, time, action, "user", kind, project, entry)
+            SELECT audit_base + k, d.time::timestamptz, d.action, d.usr, d.kind, d.project, ('{"id":' || (audit_base + k) || ',' || substr(d.entry, 2))::json
+              FROM (SELECT a.*, row_number() OVER (ORDER BY a.i) AS k
+                      FROM unnest(audit_write, audit_time, audit_action, audit_user, audit_kind, audit_project, audit_entry)
+                           WITH ORDINALITY AS a(w, time, action, usr, kind, project, entry, i)
+                     WHERE a.w = ANY (done)) AS d;
+          PERFORM pg_notify(audit_channel, (audit_base + audited)::text);
+        END IF;
+        PERFORM pg_notify(events_channel, (base + n)::text);
+      END
+      $fn$;
+    `,
+  },
+  {
+    version: 9,
+    description: 'search index; creates written once; the event log trimmed by revision range',
+    sql: `
+      -- The search index (postgres-search.ts): each object's terms as lexemes, its class letter
+      -- first (a name or title, b tag, p project, s spec; e a whole name or title), written with
+      -- the object. NULL: not indexed yet (a row written before, or by a store without the index),
+      -- which a replica indexes in the background; '' for kinds the search does not look into.
+      ALTER TABLE dashplane_objects ADD COLUMN search tsvector;
+      CREATE INDEX dashplane_objects_search ON dashplane_objects USING gin (search);
+      CREATE INDEX dashplane_objects_unindexed ON dashplane_objects (kind) WHERE search IS NULL;
+
+      -- The log trimmed by revision range: the events a write's revisions push out of the last
+      -- log_size, from the oldest a write with the same log_size left. A DELETE of every revision
+      -- below a bound walked the index from its start, over every dead row earlier trims left
+      -- until vacuum came (a 100,000 load in four chunks: 3,645 -> 1,255 creates/s). Once every
+      -- 1,024 revisions the whole log below the bound goes (replicas with other log sizes, a
+      -- log size lowered since).
+      CREATE FUNCTION dashplane_trim_events(base bigint, n bigint, log_size bigint) RETURNS void LANGUAGE plpgsql AS $fn$
+      BEGIN
+        IF (base + n) / 1024 > base / 1024 THEN
+          DELETE FROM dashplane_events WHERE revision <= base + n - log_size;
+        ELSE
+          DELETE FROM dashplane_events WHERE revision > base - log_size AND revision <= base + n - log_size;
+        END IF;
+      END
+      $fn$;
+
+      -- Migration 8's function with the search column, the parents read before the revision row
+      -- and the rows inserted after it (their creation revision written with them: it updated
+      -- every new row, a dead row per create until vacuum), the log trimmed by range, creates
+      -- without a parent (a project: parent_kinds[i] NULL) and of kinds without history (recorded[i] false).
+      DROP FUNCTION dashplane_create_batch(text[], text[], text[], json, integer[], text[], json, text[], text[], text[], text[], text[], bigint, integer[], text[], text[], text[], text[], text[], text[], text, text);
+      CREATE FUNCTION dashplane_create_batch(
+        kinds text[], projects text[], names text[], documents json, versions integer[], updated text[], managers json,
+        parent_kinds text[], parent_projects text[], parent_names text[], writers text[], writer_managers text[],
+        log_size bigint, audit_write integer[], audit_time text[], audit_action text[], audit_user text[],
+        audit_kind text[], audit_project text[], audit_entry text[], events_channel text, audit_channel text, searches text[], recorded boolean[],
+        OUT statuses text[], OUT base bigint, OUT audit_base bigint)
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        docs json[];
+        mans json[];
+        done integer[] := '{}';
+        n integer;
+        audited integer;
+      BEGIN
+        SELECT array_agg(value ORDER BY i) INTO docs FROM json_array_elements(documents) WITH ORDINALITY AS t(value, i);
+        SELECT array_agg(value ORDER BY i) INTO mans FROM json_array_elements(managers) WITH ORDINALITY AS t(value, i);
+        statuses := array_fill(''::text, ARRAY[cardinality(kinds)]);
+        -- the parents first, then the revision row, then the rows: the order every write takes its locks in
+        FOR i IN 1 .. cardinality(kinds) LOOP
+          CONTINUE WHEN parent_kinds[i] IS NULL;
+          PERFORM 1 FROM dashplane_objects
+            WHERE kind = parent_kinds[i] COLLATE "C" AND project = parent_projects[i] COLLATE "C" AND name = parent_names[i] COLLATE "C" FOR SHARE;
+          IF NOT FOUND THEN
+            statuses[i] := 'missing';
+          END IF;
+        END LOOP;
+        SELECT revision INTO base FROM dashplane_meta WHERE id = 1 FOR UPDATE;
+        n := 0;
+        FOR i IN 1 .. cardinality(kinds) LOOP
+          CONTINUE WHEN statuses[i] = 'missing';
+          -- the row as it stays: its creation revision known now (no update after, no dead row per create)
+          INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers, created_revision, search)
+            VALUES (kinds[i], projects[i], names[i], docs[i], versions[i], updated[i], mans[i], base + n + 1, searches[i]::tsvector)
+            ON CONFLICT (kind, project, name) DO NOTHING;
+          IF NOT FOUND THEN
+            statuses[i] := 'taken';
+            CONTINUE;
+          END IF;
+          n := n + 1;
+          -- the history of an earlier object of this name goes; the version written is replaced (a
+          -- kind without history: recorded[i] false, nothing is kept)
+          DELETE FROM dashplane_history
+            WHERE kind = kinds[i] COLLATE "C" AND project = projects[i] COLLATE "C" AND name = names[i] COLLATE "C" AND (version <> versions[i] OR NOT recorded[i]);
+          IF recorded[i] THEN
+            INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc)
+              VALUES (kinds[i], projects[i], names[i], versions[i], writers[i], writer_managers[i], docs[i])
+              ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, manager = EXCLUDED.manager, doc = EXCLUDED.doc;
+          END IF;
+          statuses[i] := 'ok';
+          done := done || i;
+        END LOOP;
+        IF n = 0 THEN
+          base := NULL;
+          RETURN;
+        END IF;
+        UPDATE dashplane_meta SET revision = base + n WHERE id = 1;
+        INSERT INTO dashplane_events (revision, type, object)
+          SELECT base + j, 'ADDED', docs[done[j]] FROM generate_subscripts(done, 1) AS j;
+        PERFORM dashplane_trim_events(base, n, log_size);
         audited := (SELECT count(*) FROM unnest(audit_write) AS w WHERE w = ANY (done));
         IF audited > 0 THEN
           UPDATE dashplane_audit_seq SET last = last + audited WHERE id = 1 RETURNING last - audited INTO audit_base;

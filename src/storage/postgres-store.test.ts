@@ -5,14 +5,22 @@ import type { ApiError } from '../errors.js';
 import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
 import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
+import { SEARCH_KINDS } from '../../test/store-contract-search.js';
 import type { Envelope, StoreEvent } from './store.js';
 import { PostgresStore } from './postgres-store.js';
+import { needsPrograms } from '../../test/helpers/programs.js';
 
 const T0 = '2026-11-26T10:00:00.000Z';
+
+/** Takes a database back from schema 9 to 8 (the search column, the range trim, migration 8's create statement). */
+const UNDO_9 = `ALTER TABLE dashplane_objects DROP COLUMN search; DROP FUNCTION dashplane_trim_events(bigint, bigint, bigint);
+  DROP FUNCTION dashplane_create_batch(text[], text[], text[], json, integer[], text[], json, text[], text[], text[], text[], text[], bigint, integer[], text[], text[], text[], text[], text[], text[], text, text, text[], boolean[]);
+  DELETE FROM dashplane_schema WHERE version >= 9;`;
 
 type StoreAndClient = (store: PostgresStore, c: pg.Client) => Promise<void>;
 
 describe('PostgresStore', () => {
+  needsPrograms('postgresql');
   let cluster: TestPostgres;
   before(async function () {
     this.timeout(120_000);
@@ -23,19 +31,19 @@ describe('PostgresStore', () => {
   /** A store on a new database. */
   const fixture = async (): Promise<StoreFixture> => {
     const db = await cluster.createDatabase();
-    let store = new PostgresStore({ url: db.url });
+    let store = new PostgresStore({ url: db.url, searchKinds: SEARCH_KINDS });
     await store.open();
     const peers: PostgresStore[] = [];
     return {
       store,
       async reopen() {
         await store.close();
-        store = new PostgresStore({ url: db.url });
+        store = new PostgresStore({ url: db.url, searchKinds: SEARCH_KINDS });
         await store.open();
         return store;
       },
       async peer() {
-        const peer = new PostgresStore({ url: db.url });
+        const peer = new PostgresStore({ url: db.url, searchKinds: SEARCH_KINDS });
         peers.push(peer);
         await peer.open();
         return peer;
@@ -90,7 +98,7 @@ describe('PostgresStore', () => {
         await c.connect();
         const { rows } = await c.query('SELECT version FROM dashplane_schema');
         await c.end();
-        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);
+        expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9]);
       } finally {
         await a.close();
         await b.close();
@@ -108,7 +116,7 @@ describe('PostgresStore', () => {
         // back to what schema 1 held
         const c = new pg.Client({ connectionString: db.url });
         await c.connect();
-        await c.query(`ALTER TABLE dashplane_objects DROP COLUMN created_revision, DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager;
+        await c.query(`${UNDO_9} ALTER TABLE dashplane_objects DROP COLUMN created_revision, DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager;
           DROP TABLE dashplane_audit, dashplane_audit_seq; DELETE FROM dashplane_schema WHERE version >= 2`);
         await c.end();
         store = new PostgresStore({ url: db.url, eventLogSize: 3 });
@@ -133,7 +141,7 @@ describe('PostgresStore', () => {
         const c = new pg.Client({ connectionString: db.url });
         await c.connect();
         await c.query(
-          'ALTER TABLE dashplane_objects DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager; DROP TABLE dashplane_audit, dashplane_audit_seq; DELETE FROM dashplane_schema WHERE version >= 3',
+          `${UNDO_9} ALTER TABLE dashplane_objects DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager; DROP TABLE dashplane_audit, dashplane_audit_seq; DELETE FROM dashplane_schema WHERE version >= 3`,
         );
         await c.end();
         store = new PostgresStore({ url: db.url });
@@ -161,7 +169,7 @@ describe('PostgresStore', () => {
         // back to what schema 4 held: jsonb, keys in its order
         const c = new pg.Client({ connectionString: db.url });
         await c.connect();
-        await c.query(`ALTER TABLE dashplane_objects ALTER COLUMN doc TYPE jsonb USING doc::jsonb, ALTER COLUMN managers DROP DEFAULT,
+        await c.query(`${UNDO_9} ALTER TABLE dashplane_objects ALTER COLUMN doc TYPE jsonb USING doc::jsonb, ALTER COLUMN managers DROP DEFAULT,
             ALTER COLUMN managers TYPE jsonb USING managers::jsonb, ALTER COLUMN managers SET DEFAULT '[]'::jsonb;
           ALTER TABLE dashplane_history ALTER COLUMN doc TYPE jsonb USING doc::jsonb;
           ALTER TABLE dashplane_events ALTER COLUMN object TYPE jsonb USING object::jsonb;
@@ -294,7 +302,7 @@ describe('PostgresStore', () => {
       });
     });
 
-    it("migration 8's create statement finds every row by its key: no sequential scan of objects, history or events, however many there are", async () => {
+    it('the create statement finds every row by its key (no sequential scan of objects, history or events, however many there are) and writes each new row once (no update: no dead row)', async () => {
       await withStoreAndClient(async (store, c) => {
         await store.create(obj('Project', '', 'p'));
         await c.query(
@@ -309,7 +317,7 @@ describe('PostgresStore', () => {
         await c.query('BEGIN');
         try {
           const { rows } = await c.query<{ statuses: string[] }>(
-            `SELECT (dashplane_create_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 100, $13, $14, $15, $16, $17, $18, $19, 'none', 'none')).statuses`,
+            `SELECT (dashplane_create_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 100, $13, $14, $15, $16, $17, $18, $19, 'none', 'none', $20, $21)).statuses`,
             [
               ['Dashboard', 'Dashboard', 'Dashboard'],
               ['p', 'p', 'p'],
@@ -330,16 +338,31 @@ describe('PostgresStore', () => {
               ['Dashboard', 'Dashboard'],
               ['p', 'p'],
               ['{"time":"x"}', '{"time":"y"}'],
+              ["'scpu'", "'sram'", "'sx'"],
+              [true, true, true],
             ],
           );
           expect(rows[0].statuses).to.deep.equal(['ok', 'ok', 'taken']);
-          const scans = await c.query<{ relname: string; seq_scan: string }>(
-            "SELECT relname, seq_scan FROM pg_stat_xact_user_tables WHERE relname IN ('dashplane_objects', 'dashplane_history', 'dashplane_events') ORDER BY relname",
+          const scans = await c.query<{ relname: string; seq_scan: string; n_tup_upd: string }>(
+            "SELECT relname, seq_scan, n_tup_upd FROM pg_stat_xact_user_tables WHERE relname IN ('dashplane_objects', 'dashplane_history', 'dashplane_events') ORDER BY relname",
           );
           expect(scans.rows.map((r) => [r.relname, Number(r.seq_scan)])).to.deep.equal([
             ['dashplane_events', 0],
             ['dashplane_history', 0],
             ['dashplane_objects', 0],
+          ]);
+          // the new rows as they stay: their creation revision and search column written with them
+          expect(
+            scans.rows.filter((r) => r.relname === 'dashplane_objects').map((r) => Number(r.n_tup_upd)),
+            'rows of objects updated',
+          ).to.deep.equal([0]);
+          const made = await c.query<{ name: string; created_revision: string; search: string }>(
+            "SELECT name, created_revision, search::text FROM dashplane_objects WHERE name IN ('a', 'b') ORDER BY name",
+          );
+          const base = Number(made.rows[0].created_revision);
+          expect(made.rows.map((r) => [r.name, Number(r.created_revision) - base, r.search])).to.deep.equal([
+            ['a', 0, "'scpu'"],
+            ['b', 1, "'sram'"],
           ]);
         } finally {
           await c.query('ROLLBACK');

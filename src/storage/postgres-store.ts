@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
 import { ApiError, unavailable } from '../errors.js';
 import { jsonOf } from '../lib/json-of.js';
+import { consoleLog, type LogFn } from '../lib/log-fn.js';
 import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
 import { KeyedMutex } from './mutex.js';
 import { AUDIT_CHANNEL, PostgresAudit } from './postgres-audit.js';
@@ -12,6 +13,7 @@ import { type Batched, type Finished, type GroupedWrite, type PendingEvent, Post
 import { PostgresHistory } from './postgres-history.js';
 import { docColumns, TEXT_COLUMNS, listSql } from './postgres-list.js';
 import { migrate } from './postgres-schema.js';
+import { searchRows, searchVector } from './postgres-search.js';
 import { RecentTexts } from './recent-texts.js';
 import type {
   CreateOptions,
@@ -22,6 +24,8 @@ import type {
   ListQuery,
   ManagerEntry,
   ObjectKey,
+  SearchCandidate,
+  SearchQuery,
   Store,
   StoreEvent,
   StoredText,
@@ -47,11 +51,15 @@ export interface PostgresStoreOptions {
   ssl?: PoolConfig['ssl'];
   /** Events kept for watches that resume (default 10 000). */
   eventLogSize?: number;
+  /** The kinds whose objects the search index holds (none: no index; see search()). */
+  searchKinds?: readonly string[];
+  /** Where the store's own news goes (the search index's building). */
+  log?: LogFn;
 }
 
 const MAX_ATTEMPTS = 5;
 const KEY = 'kind = $1 AND project = $2 AND name = $3';
-const INSERT_OBJECT = 'INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers)';
+const INSERT_OBJECT = 'INSERT INTO dashplane_objects (kind, project, name, doc, version, updated_at, managers, search)';
 const keyValues = (k: ObjectKey) => [k.kind, k.project, k.name];
 
 /**
@@ -65,8 +73,8 @@ let driver: typeof pg | undefined;
  * environment went unused with a `url`: it goes into the URL's query instead (pg reads
  * `?password=`), unless the URL holds one of its own.
  */
-export function driverConfig(opts: PostgresStoreOptions): pg.ClientConfig {
-  const { eventLogSize: _e, max: _m, url, password, ...rest } = opts;
+function driverConfig(opts: PostgresStoreOptions): pg.ClientConfig {
+  const { eventLogSize: _e, max: _m, searchKinds: _s, log: _l, url, password, ...rest } = opts;
   if (!url) return { ...rest, ...(password !== undefined ? { password } : {}) };
   return { ...rest, connectionString: password === undefined ? url : withPassword(url, password) };
 }
@@ -85,9 +93,9 @@ function withPassword(url: string, password: string): string {
 
 const pgDriver = (): typeof pg => (driver ??= createRequire(import.meta.url)('pg') as typeof pg);
 
-/** A child's create ($1-$7 the object's row, $8-$10 the parent's key): the parent read FOR SHARE, the insert only when it was found. */
-const CHILD_INSERTED = `parent AS (SELECT 1 FROM dashplane_objects WHERE kind = $8 AND project = $9 AND name = $10 FOR SHARE),
-  inserted AS (${INSERT_OBJECT} SELECT $1, $2, $3, $4::json, $5, $6, $7::json WHERE EXISTS (SELECT 1 FROM parent) ON CONFLICT (kind, project, name) DO NOTHING RETURNING 1)`;
+/** A child's create ($1-$8 the object's row, $9-$11 the parent's key): the parent read FOR SHARE, the insert only when it was found. */
+const CHILD_INSERTED = `parent AS (SELECT 1 FROM dashplane_objects WHERE kind = $9 AND project = $10 AND name = $11 FOR SHARE),
+  inserted AS (${INSERT_OBJECT} SELECT $1, $2, $3, $4::json, $5, $6, $7::json, $8::tsvector WHERE EXISTS (SELECT 1 FROM parent) ON CONFLICT (kind, project, name) DO NOTHING RETURNING 1)`;
 /** What a create statement answers: whether the parent was found, whether the object was inserted. */
 const CREATE_ANSWER = 'SELECT (SELECT count(*) FROM parent)::int AS parent, (SELECT count(*) FROM inserted)::int AS inserted';
 
@@ -95,12 +103,12 @@ const CREATE_CHILD_SQL = `WITH ${CHILD_INSERTED} ${CREATE_ANSWER}`;
 
 /**
  * CREATE_CHILD_SQL and, when inserted, the name's history started afresh: earlier entries (of a
- * deleted object of this name) dropped, the first recorded ($11 by, $12 manager). The delete spares
+ * deleted object of this name) dropped, the first recorded ($12 by, $13 manager). The delete spares
  * the version written, which the insert replaces (one statement must not touch a row twice).
  */
 const CREATE_RECORDED_SQL = `WITH ${CHILD_INSERTED},
   earlier AS (DELETE FROM dashplane_history WHERE ${KEY} AND version <> $5 AND EXISTS (SELECT 1 FROM inserted)),
-  recorded AS (INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc) SELECT $1, $2, $3, $5, $11, $12, $4::json WHERE EXISTS (SELECT 1 FROM inserted)
+  recorded AS (INSERT INTO dashplane_history (kind, project, name, version, updated_by, manager, doc) SELECT $1, $2, $3, $5, $12, $13, $4::json WHERE EXISTS (SELECT 1 FROM inserted)
     ON CONFLICT (kind, project, name, version) DO UPDATE SET updated_by = EXCLUDED.updated_by, manager = EXCLUDED.manager, doc = EXCLUDED.doc)
   ${CREATE_ANSWER}`;
 
@@ -114,7 +122,7 @@ const CREATE_RECORDED_SQL = `WITH ${CHILD_INSERTED},
  * through postgres-events.ts; the rules every driver follows are store-rules.ts.
  */
 export class PostgresStore implements Store {
-  private pool?: pg.Pool;
+  private pool?: pg.Pool | undefined;
   private readonly locks = new KeyedMutex();
   private readonly where: string;
   private readonly audit = new PostgresAudit((text, values) => this.query(text, values));
@@ -135,8 +143,19 @@ export class PostgresStore implements Store {
     (writes) => this.createBatch(writes),
   );
 
+  /** The kinds the search column indexes (none: this store writes NULL, "not indexed", for every object). */
+  private readonly searchKinds: ReadonlySet<string>;
+  private readonly log: LogFn;
+  /** The background indexing of rows written without the search column (see fillSearch), while it runs. */
+  private indexing?: Promise<void> | undefined;
+  /** When no row lacked its search column, last checked (performance.now()). */
+  private indexedAt = -Infinity;
+  private closing = false;
+
   constructor(private readonly opts: PostgresStoreOptions) {
     this.where = describeDatabase(opts);
+    this.searchKinds = new Set(opts.searchKinds ?? []);
+    this.log = opts.log ?? consoleLog;
     this.events = new PostgresEvents({
       query: (text, values, name) => this.query(text, values, name),
       client: () => new (pgDriver().Client)(driverConfig(opts)),
@@ -188,9 +207,13 @@ export class PostgresStore implements Store {
       await pool.end().catch(() => undefined);
       throw openError(e, this.where);
     }
+    this.closing = false;
+    this.indexedAt = -Infinity;
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    await this.indexing;
     await this.events.stop();
     const pool = this.pool;
     this.pool = undefined;
@@ -210,7 +233,7 @@ export class PostgresStore implements Store {
    * The document's text as written (not parsed here), and its metadata: from the texts read
    * lately when no event changed it (shared: frozen), after a `sync`.
    */
-  async getText(key: ObjectKey, opts: { synced?: boolean } = {}): Promise<StoredText | undefined> {
+  async getText(key: ObjectKey, opts: { synced?: boolean | undefined } = {}): Promise<StoredText | undefined> {
     if (!opts.synced) await this.events.sync();
     const k = textKey(key);
     const hit = this.recent.get(k);
@@ -245,15 +268,17 @@ export class PostgresStore implements Store {
     const writer = opts.writer ?? NOBODY;
     // the usual create: its history started afresh from the version written
     const fresh = plan.dropEarlier && plan.record && plan.dropBelow === undefined;
-    // a new object under its parent, so started, can be made together with others like it in one statement (createBatch)
+    // a new object (under its parent, if it has one), its history started afresh or not kept, can be made together with others like it in one statement (createBatch)
     const batch: BatchCreate | undefined =
-      opts.parent && !opts.also?.length && fresh ? { obj, parent: opts.parent, writer, managers: JSON.stringify(createdManagers(obj, true, opts) ?? []) } : undefined;
+      !opts.also?.length && plan.dropEarlier && plan.dropBelow === undefined
+        ? { obj, parent: opts.parent, writer, managers: JSON.stringify(createdManagers(obj, true, opts) ?? []), recorded: plan.record }
+        : undefined;
     return this.group.write({
       build: async (c) => {
         const all = [obj, ...(opts.also ?? [])];
         let recorded = false;
         for (const [i, o] of all.entries()) {
-          const row = [...keyValues(keyOf(o)), jsonOf(o), o.metadata.version, o.metadata.updatedAt, JSON.stringify(createdManagers(o, i === 0, opts) ?? [])];
+          const row = [...keyValues(keyOf(o)), jsonOf(o), o.metadata.version, o.metadata.updatedAt, JSON.stringify(createdManagers(o, i === 0, opts) ?? []), this.vectorOf(o)];
           if (i === 0 && opts.parent) {
             // one round trip: the parent read FOR SHARE (it cannot be deleted until this write
             // commits, and a delete that committed first makes the read find nothing), the insert
@@ -271,7 +296,7 @@ export class PostgresStore implements Store {
           }
           const inserted = await c.query({
             name: 'dashplane_create',
-            text: `${INSERT_OBJECT} VALUES ($1, $2, $3, $4::json, $5, $6, $7::json) ON CONFLICT (kind, project, name) DO NOTHING`,
+            text: `${INSERT_OBJECT} VALUES ($1, $2, $3, $4::json, $5, $6, $7::json, $8::tsvector) ON CONFLICT (kind, project, name) DO NOTHING`,
             values: row,
           });
           if (!inserted.rowCount) throw taken(o);
@@ -292,12 +317,13 @@ export class PostgresStore implements Store {
       const { rows } = await c.query<{ version: number; managers: ManagerEntry[] }>(`SELECT version, managers FROM dashplane_objects WHERE ${KEY} FOR UPDATE`, keyValues(k));
       checkUpdate(obj, rows[0] && { ...obj.metadata, version: rows[0].version }, opts.expectedVersion);
       const managers = (await updatedManagers(obj, opts, async () => rows[0].managers)) ?? rows[0].managers;
-      await c.query(`UPDATE dashplane_objects SET doc = $4::json, version = $5, updated_at = $6, managers = $7::json WHERE ${KEY}`, [
+      await c.query(`UPDATE dashplane_objects SET doc = $4::json, version = $5, updated_at = $6, managers = $7::json, search = $8::tsvector WHERE ${KEY}`, [
         ...keyValues(k),
         jsonOf(obj),
         obj.metadata.version,
         obj.metadata.updatedAt,
         JSON.stringify(managers),
+        this.vectorOf(obj),
       ]);
       await this.history.apply(c, obj, historyPlan(obj, opts.history, 'update'), opts.writer ?? NOBODY);
       return [{ type: 'MODIFIED' as const, object: obj }];
@@ -368,6 +394,59 @@ export class PostgresStore implements Store {
 
   onAudit(listener: (n: AuditNotice) => void): () => void {
     return this.audit.listen(listener);
+  }
+
+  /**
+   * Candidates from the search column (postgres-search.ts); undefined without the index, or while
+   * rows are not indexed yet (written before the column, or by a store without it): this store
+   * then indexes them in the background. Whether any row lacks its column is checked again at most
+   * every UNINDEXED_CHECK_MS.
+   */
+  async search(q: SearchQuery): Promise<AsyncIterable<SearchCandidate> | undefined> {
+    if (!this.searchKinds.size) return undefined;
+    if (performance.now() - this.indexedAt > UNINDEXED_CHECK_MS) {
+      const { rows } = await this.query('SELECT 1 FROM dashplane_objects WHERE search IS NULL LIMIT 1', [], 'dashplane_unindexed');
+      if (rows.length) {
+        this.indexing ??= this.exclusive(SEARCH_INDEXING_LOCK, () => this.fillSearch())
+          .catch((e) => {
+            if (!this.closing) this.log('warn', `the search index was not completed (searches read every object until it is): ${(e as Error).message}`);
+          })
+          .finally(() => (this.indexing = undefined));
+        return undefined;
+      }
+      this.indexedAt = performance.now();
+    }
+    return searchRows((text, values) => this.query(text, values), q);
+  }
+
+  /** The search column of `obj` (NULL, "not indexed", from a store without the index). */
+  private vectorOf(obj: Envelope): string | null {
+    return this.searchKinds.size ? searchVector(obj, this.searchKinds) : null;
+  }
+
+  /**
+   * Indexes the rows without a search column, a page at a time, on one replica at a time (the
+   * lock): each row is updated only if still unindexed and unchanged (a write meanwhile indexed it,
+   * or changed it and will be read again).
+   */
+  private async fillSearch(): Promise<void> {
+    const started = performance.now();
+    let done = 0;
+    while (!this.closing) {
+      const { rows } = await this.query<{ kind: string; project: string; name: string; text: string }>(
+        'SELECT kind, project, name, doc::text AS text FROM dashplane_objects WHERE search IS NULL ORDER BY kind, project, name LIMIT 200',
+      );
+      if (!rows.length) break;
+      const vectors = rows.map((r) => searchVector(JSON.parse(r.text) as Envelope, this.searchKinds));
+      const updated = await this.query(
+        `UPDATE dashplane_objects o SET search = v.search::tsvector
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS v(kind, project, name, doc, search)
+          WHERE o.kind = v.kind COLLATE "C" AND o.project = v.project COLLATE "C" AND o.name = v.name COLLATE "C" AND o.search IS NULL AND o.doc::text = v.doc`,
+        [rows.map((r) => r.kind), rows.map((r) => r.project), rows.map((r) => r.name), rows.map((r) => r.text), vectors],
+      );
+      done += updated.rowCount ?? 0;
+    }
+    if (done) this.log('info', `search index: ${done} objects indexed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
 
   async revision(): Promise<number> {
@@ -536,9 +615,9 @@ export class PostgresStore implements Store {
           creates.map((x) => x.obj.metadata.version),
           creates.map((x) => x.obj.metadata.updatedAt),
           `[${creates.map((x) => x.managers).join(',')}]`,
-          creates.map((x) => x.parent.kind),
-          creates.map((x) => x.parent.project),
-          creates.map((x) => x.parent.name),
+          creates.map((x) => x.parent?.kind ?? null),
+          creates.map((x) => x.parent?.project ?? null),
+          creates.map((x) => x.parent?.name ?? null),
           creates.map((x) => x.writer.by),
           creates.map((x) => x.writer.manager),
           this.events.logSize,
@@ -551,6 +630,8 @@ export class PostgresStore implements Store {
           audit.map((a) => JSON.stringify(a.d)),
           EVENTS_CHANNEL,
           AUDIT_CHANNEL,
+          creates.map((x) => this.vectorOf(x.obj)),
+          creates.map((x) => x.recorded),
         ],
       });
     } catch (e) {
@@ -561,7 +642,7 @@ export class PostgresStore implements Store {
     const outcomes: WriteOutcome[] = creates.map((x, i) => {
       const status = row.statuses[i];
       if (status === 'ok') return { ok: true, events: [{ type: 'ADDED', object: x.obj }] };
-      return { ok: false, error: status === 'missing' ? missing(x.parent) : taken(x.obj) };
+      return { ok: false, error: status === 'missing' && x.parent ? missing(x.parent) : taken(x.obj) };
     });
     if (row.base === null) return { outcomes, last: 0, publish: async () => undefined };
     const passed = outcomes.flatMap((o) => (o.ok ? o.events : []));
@@ -605,27 +686,36 @@ export class PostgresStore implements Store {
   private async query<R extends pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>> {
     if (!this.pool) throw unavailable(`the PostgreSQL store ${this.where} is not open`);
     try {
-      return await this.pool.query<R>(name ? { name, text, values } : text, name ? undefined : values);
+      return await (name ? this.pool.query<R>({ name, text, ...(values ? { values } : {}) }) : this.pool.query<R>(text, values));
     } catch (e) {
       throw translate(e, this.where);
     }
   }
 }
 
-/** A create createBatch can make: a new object under its parent, its history started afresh. */
+/** A create createBatch can make: a new object (under its parent, if any), its history started afresh (or not kept). */
 interface BatchCreate {
   obj: Envelope;
-  parent: ObjectKey;
+  /** Absent: a create without a parent (a project). */
+  parent?: ObjectKey | undefined;
   writer: { by: string; manager: string };
   /** The managers record, as JSON. */
   managers: string;
+  /** Its first history entry is kept (a kind with history). */
+  recorded: boolean;
 }
 
-/** Migration 8's function, its parameters in the order of its declaration. */
-const CREATE_BATCH_SQL = `SELECT statuses, base, audit_base FROM dashplane_create_batch(${Array.from({ length: 22 }, (_, i) => `$${i + 1}`).join(', ')})`;
+/** Migration 9's function, its parameters in the order of its declaration. */
+const CREATE_BATCH_SQL = `SELECT statuses, base, audit_base FROM dashplane_create_batch(${Array.from({ length: 24 }, (_, i) => `$${i + 1}`).join(', ')})`;
 
 /** How much object text (in characters) `recent` keeps. */
 const RECENT_TEXT_CHARS = 16 * 1024 * 1024;
+
+/** How long a check that every row has its search column holds (rows written by a store without the index are indexed once the next check sees them). */
+const UNINDEXED_CHECK_MS = 10_000;
+
+/** The `exclusive` key of the background indexing: one replica at a time. */
+const SEARCH_INDEXING_LOCK = 'search-index';
 
 const textKey = (k: ObjectKey) => `${k.kind}\u0000${k.project}\u0000${k.name}`;
 
@@ -649,7 +739,6 @@ const FINISH_SQL = `
       FROM m, unnest($4::text[], $5::text[], $6::text[], $7::bigint[]) AS x(kind, project, name, i)
      WHERE o.kind = x.kind COLLATE "C" AND o.project = x.project COLLATE "C" AND o.name = x.name COLLATE "C"
   ),
-  tr AS (DELETE FROM dashplane_events WHERE revision <= (SELECT base FROM m) + $1 - $8),
   a AS (UPDATE dashplane_audit_seq SET last = last + $9 WHERE id = 1 AND $9 > 0 RETURNING last - $9 AS base),
   ai AS (
     INSERT INTO dashplane_audit (id, time, action, "user", kind, project, entry)
@@ -657,6 +746,7 @@ const FINISH_SQL = `
       FROM a, unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[]) WITH ORDINALITY AS d(time, action, usr, kind, project, entry, i)
   )
   SELECT m.base, (SELECT base FROM a) AS audit_base,
+         dashplane_trim_events(m.base, $1, $8),
          pg_notify($16, (m.base + $1)::text),
          CASE WHEN $9 > 0 THEN pg_notify($17, ((SELECT base FROM a) + $9)::text) END
     FROM m`;

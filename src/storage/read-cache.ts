@@ -30,7 +30,7 @@ export class ReadCache {
    * `store.get`, from memory when nothing changed the object since it was last read. `synced`:
    * the caller has just called `store.sync()` itself (one round trip for several reads).
    */
-  async get(key: ObjectKey, opts: { synced?: boolean } = {}): Promise<Envelope | undefined> {
+  async get(key: ObjectKey, opts: { synced?: boolean | undefined } = {}): Promise<Envelope | undefined> {
     if (!this.kinds.has(key.kind)) return this.store.get(key);
     if (!opts.synced) await this.store.sync();
     const k = cacheKey(key.kind, key.project, key.name);

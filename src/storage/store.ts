@@ -49,7 +49,7 @@ export interface ObjectKey {
 export interface ListQuery {
   kind: string;
   /** Only this project; absent = every project (or the global scope for global kinds). */
-  project?: string;
+  project?: string | undefined;
   /** Only names starting with this. */
   namePrefix?: string;
   /** Resume strictly after this position (pagination). */
@@ -179,6 +179,33 @@ export type DumpItem =
   | { type: 'version'; updatedBy: string; manager?: string; object: Envelope }
   | { type: 'object'; object: Envelope; managers: ManagerEntry[] };
 
+/** One kind a search looks into, and where: what the caller may read, when that names places. */
+export interface SearchScope {
+  kind: string;
+  /** Only objects in these projects (absent: in every project). */
+  projects?: readonly string[];
+  /** Only objects of these names (absent: any name). */
+  names?: readonly string[];
+}
+
+/** A search as a store answers it from its index: candidates, not checked matches. */
+export interface SearchQuery {
+  /**
+   * The query's words (lowercased), each with the terms it is looked up by (`wordTerms` of
+   * src/lib/search-terms.ts, at least one): an object matching the word holds, for each, a term
+   * starting with it.
+   */
+  words: readonly { word: string; terms: readonly string[] }[];
+  scopes: readonly SearchScope[];
+}
+
+/** An object that may match a search, and the most it can score (its score once checked is at most that). */
+export interface SearchCandidate {
+  kind: string;
+  text: StoredText;
+  bound: number;
+}
+
 /** The storage contract (see test/store-contract.ts for the shared suite). */
 export interface Store {
   /** Open the store; rejects with a clear message when the data is locked or unreadable. */
@@ -195,7 +222,7 @@ export interface Store {
    * does) unless `synced`: the caller has just called it (Principal.synced), or only checks what
    * a write checks again atomically.
    */
-  getText(key: ObjectKey, opts?: { synced?: boolean }): Promise<StoredText | undefined>;
+  getText(key: ObjectKey, opts?: { synced?: boolean | undefined }): Promise<StoredText | undefined>;
   /** `list` (without metadataOnly), as JSON texts. */
   listText(query: ListQuery): Promise<StoredText[]>;
   /**
@@ -275,6 +302,16 @@ export interface Store {
   rewriteLoggedObjects(change: (obj: Envelope) => Envelope | undefined): Promise<number>;
   /** Calls `listener` after every audit commit: this process's (with the entries) and other replicas'. */
   onAudit(listener: (n: AuditNotice) => void): () => void;
+  /**
+   * The objects of the scopes that may match every word of `q`, from the store's search index
+   * (kept by every write, in the same atomic write as the object), without reading the others:
+   * each with the most it can score (search-terms.ts: CLASS_WEIGHT of the best place each word
+   * is found in, EXACT_BONUS for a word that is a whole name or title), highest first, equal ones
+   * in key order (kind, project, name). Every object matching every word is among them; others
+   * may be too (the caller checks). Objects are read as the caller iterates. Undefined when the
+   * store has no index of these kinds, or while it is being built (the caller reads the objects).
+   */
+  search(q: SearchQuery): Promise<AsyncIterable<SearchCandidate> | undefined>;
 }
 
 /** The key of an envelope. */

@@ -1,29 +1,17 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { PACKAGE_ROOT } from '../../src/paths.js';
+import { requireProgram } from './programs.js';
 import { waitFor } from './wait.js';
 
 /** Where screenshots go (kept by CI as test artifacts; ignored by git). */
 export const ARTIFACTS_DIR = join(PACKAGE_ROOT, 'test-artifacts', 'ui');
 
-/** Debian's chromium (installed by .ci/run); never a downloaded browser. $CHROMIUM_BIN overrides. */
-function chromiumPath(): string {
-  const candidates = [process.env.CHROMIUM_BIN, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((c): c is string => !!c);
-  for (const c of candidates) {
-    try {
-      accessSync(c, constants.X_OK);
-      return c;
-    } catch {
-      // next
-    }
-  }
-  throw new Error('chromium was not found (looked at $CHROMIUM_BIN, /usr/bin/chromium). .ci/run installs the Debian package `chromium`; install it the same way to run the UI tests.');
-}
-
 async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
-    executablePath: chromiumPath(),
+    // Debian's chromium (installed by .ci/run); never a downloaded browser. $CHROMIUM_BIN overrides.
+    executablePath: requireProgram('chromium'),
     headless: true,
     // this machine has no network beyond loopback: keep Chromium from calling home
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Io } from '../../cli/io.js';
+import { runDashctl } from '../../cli/run.js';
 import { PACKAGE_ROOT } from '../../src/paths.js';
 
 /** The built CLI. */
@@ -13,20 +15,76 @@ export interface Run {
   stderr: string;
 }
 
+/** How a test runs dashctl: extra environment variables, standard input, working directory. */
+export interface RunOptions {
+  env?: Record<string, string>;
+  /** Standard input (never a terminal); empty when not given. */
+  input?: string | undefined;
+  cwd?: string | undefined;
+  timeoutMs?: number;
+  /** Called with everything written to stderr so far, at each write (to act on a prompt's text). */
+  onStderr?: ((stderr: string) => void) | undefined;
+}
+
+/** The environment of a run: the test's, without DASHCTL_* settings, with `configFile`, no colour, and `extra`. */
+function runEnv(configFile: string, extra: Record<string, string> = {}): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env, DASHCTL_CONFIG: configFile, NO_COLOR: '1' };
+  for (const k of ['DASHCTL_URL', 'DASHCTL_TOKEN', 'DASHCTL_PROJECT', 'DASHCTL_CONTEXT', 'DASHCTL_DEBUG']) delete env[k];
+  return Object.assign(env, extra);
+}
+
 /**
- * Runs dashctl (the built CLI, or `o.bin`) with `configFile` as its configuration, as a child
- * process; stdin is a pipe (never a terminal) fed with `o.input`.
+ * Runs dashctl in this process (cli/run.ts, as Perses tests percli) with `configFile` as its
+ * configuration: its own environment (the test's, see runEnv, plus `o.env`), working directory
+ * and standard input (`o.input`, not a terminal), and its output captured. No terminal: no
+ * colour, no prompts. The bin itself (exit codes, signals, pipes) is tested with dashctlProcess.
  */
-export function dashctl(configFile: string, args: string[], o: { env?: Record<string, string>; input?: string; bin?: string; timeoutMs?: number; cwd?: string } = {}): Promise<Run> {
+export async function dashctl(configFile: string, args: string[], o: RunOptions = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const io: Io = {
+    out: (t) => {
+      stdout += t;
+    },
+    err: (t) => {
+      stderr += t;
+      o.onStderr?.(stderr);
+    },
+    tty: false,
+    errTty: false,
+    inTty: false,
+    colour: false,
+    env: runEnv(configFile, o.env),
+    cwd: o.cwd ?? process.cwd(),
+    stdin: async () => o.input ?? '',
+    ask: () => Promise.reject(new Error('dashctl asked on a terminal it does not have')),
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`dashctl ${args.join(' ')} did not end in time\n${stdout}\n${stderr}`)), o.timeoutMs ?? 50_000);
+  });
+  try {
+    const code = await Promise.race([runDashctl(args, io), timeout]);
+    return { code, stdout, stderr };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Runs dashctl (the built CLI, or `o.bin`) as a child process, with `configFile` as its
+ * configuration; stdin is a pipe (never a terminal) fed with `o.input`.
+ */
+export function dashctlProcess(configFile: string, args: string[], o: RunOptions & { bin?: string } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, DASHCTL_CONFIG: configFile, NO_COLOR: '1' };
-    for (const k of ['DASHCTL_URL', 'DASHCTL_TOKEN', 'DASHCTL_PROJECT', 'DASHCTL_CONTEXT']) delete env[k];
-    Object.assign(env, o.env ?? {});
-    const child = spawn(process.execPath, [o.bin ?? DASHCTL_BIN, ...args], { env, cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [o.bin ?? DASHCTL_BIN, ...args], { env: runEnv(configFile, o.env), cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+      o.onStderr?.(stderr);
+    });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`dashctl ${args.join(' ')} did not exit in time\n${stdout}\n${stderr}`));

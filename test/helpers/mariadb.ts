@@ -1,10 +1,9 @@
 import { execFile, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
-import { skipFor } from './corpus.js';
 import { exited, freePort } from './process.js';
 
 const run = promisify(execFile);
@@ -21,12 +20,6 @@ export interface TestMariaDb {
   query<T = Record<string, unknown>>(sql: string): Promise<T[]>;
   /** Stops the server at once and removes its directory. */
   stop(): Promise<void>;
-}
-
-/** In a `before` hook (a `function`, not an arrow): skips the suite, with a note at the end of the run, when the MariaDB server is not installed. */
-export function skipWithoutMariaDb(ctx: Mocha.Context): void {
-  if (!existsSync(MARIADBD) || !existsSync(INSTALL_DB))
-    skipFor(ctx, MARIADBD, 'The MySQL/MariaDB SQL proxy suites need a MariaDB server: apt-get install mariadb-server (.ci/run installs it), or set MARIADBD_BIN.');
 }
 
 /**

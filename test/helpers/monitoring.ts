@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NODE_EXPORTER_BIN, startNodeExporter } from './node-exporter.js';
-import { prometheusBinary, prometheusConfig, startPrometheus, type RunningPrometheus } from './prometheus.js';
+import { startNodeExporter } from './node-exporter.js';
+import { programPath } from './programs.js';
+import { prometheusConfig, startPrometheus, type RunningPrometheus } from './prometheus.js';
 import { freePort, stopChild } from './process.js';
 import { tempDir } from './server.js';
 import { waitFor } from './wait.js';
@@ -39,20 +40,16 @@ let started: { children: ChildProcess[]; dir: ReturnType<typeof tempDir> } | und
  * reports the missing package when it starts its own.
  */
 export async function startSharedMonitoring(): Promise<void> {
-  let prometheus: string;
-  try {
-    prometheus = prometheusBinary();
-    accessSync(NODE_EXPORTER_BIN, constants.X_OK);
-  } catch {
-    return;
-  }
+  const prometheus = programPath('prometheus');
+  const nodeExporter = programPath('node-exporter');
+  if (!prometheus || !nodeExporter) return;
   const dir = tempDir('dashplane-monitoring-');
   const nodeExporterTarget = `127.0.0.1:${await freePort()}`;
   const port = await freePort();
   const config = join(dir.path, 'prometheus.yml');
   writeFileSync(config, prometheusConfig(port, [{ job: 'node', target: nodeExporterTarget }]));
   const children = [
-    spawn(NODE_EXPORTER_BIN, [`--web.listen-address=${nodeExporterTarget}`, '--log.level=warn'], { stdio: 'ignore' }),
+    spawn(nodeExporter, [`--web.listen-address=${nodeExporterTarget}`, '--log.level=warn'], { stdio: 'ignore' }),
     spawn(prometheus, [`--config.file=${config}`, `--storage.tsdb.path=${join(dir.path, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--storage.tsdb.retention.time=1h', '--log.level=warn'], {
       cwd: dir.path,
       stdio: 'ignore',

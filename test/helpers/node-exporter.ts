@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { freePort, stopChild } from './process.js';
+import { requireProgram } from './programs.js';
 import { waitFor } from './wait.js';
 
 /** Debian's prometheus-node-exporter on 127.0.0.1: real node_* metrics for dashboards such as the Perses Demo. */
@@ -10,18 +10,11 @@ export interface RunningNodeExporter {
   stop(): Promise<void>;
 }
 
-/** $NODE_EXPORTER_BIN, else Debian's. */
-export const NODE_EXPORTER_BIN = process.env.NODE_EXPORTER_BIN ?? '/usr/bin/prometheus-node-exporter';
-
 export async function startNodeExporter(): Promise<RunningNodeExporter> {
-  try {
-    accessSync(NODE_EXPORTER_BIN, constants.X_OK);
-  } catch {
-    throw new Error(`${NODE_EXPORTER_BIN} was not found. .ci/run installs the Debian package prometheus-node-exporter; install it the same way (or set NODE_EXPORTER_BIN).`);
-  }
+  const bin = requireProgram('node-exporter');
   const port = await freePort();
   const target = `127.0.0.1:${port}`;
-  const child = spawn(NODE_EXPORTER_BIN, [`--web.listen-address=${target}`, '--log.level=warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(bin, [`--web.listen-address=${target}`, '--log.level=warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let out = '';
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
   const stop = () => stopChild(child);

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from './process.js';
+import { POSTGRES_BIN as BIN, requireProgram } from './programs.js';
 
 const run = promisify(execFile);
-const BIN = '/usr/lib/postgresql/15/bin';
 
 export interface TestPostgres {
   /** postgres://postgres@127.0.0.1:<port>/dashplane_test (trust auth, no password). */
@@ -48,11 +48,7 @@ let counter = 0;
  * auth, no fsync), run as the `postgres` user when the tests run as root.
  */
 export async function startPostgres(opts: { timeoutMs?: number } = {}): Promise<TestPostgres> {
-  for (const b of ['initdb', 'pg_ctl', 'pg_isready']) {
-    if (!existsSync(join(BIN, b))) {
-      throw new Error(`${join(BIN, b)} is missing: the PostgreSQL store tests need the postgresql-15 server binaries; .ci/run installs postgresql-15 (apt-get install postgresql-15)`);
-    }
-  }
+  requireProgram('postgresql');
   const dir = mkdtempSync(join(tmpdir(), 'dashplane-pg-'));
   const data = join(dir, 'data');
   const log = join(dir, 'postgres.log');

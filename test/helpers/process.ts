@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../../src/paths.js';
 
@@ -75,14 +77,20 @@ export async function spawnServer(opts: { dataDir: string; env?: Record<string, 
   return { child, url, output: () => out, exited };
 }
 
-/** Runs the server binary expecting it to exit; returns code and output. */
+/**
+ * Runs the server binary expecting it to exit; returns code and output. It runs in an empty
+ * directory of its own, removed afterwards: a run that names no data directory gets `./data`
+ * there, never the checkout's (which `npm start` may be using).
+ */
 export function runToExit(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<{ code: number | string; output: string }> {
   return new Promise((resolve, reject) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dashplane-run-'));
     const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js'), ...args], {
-      cwd: PACKAGE_ROOT,
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    child.on('close', () => rmSync(cwd, { recursive: true, force: true }));
     let output = '';
     child.stdout.on('data', (b: Buffer) => (output += b.toString()));
     child.stderr.on('data', (b: Buffer) => (output += b.toString()));

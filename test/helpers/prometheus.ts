@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { requireProgram } from './programs.js';
 import { freePort, stopChild } from './process.js';
 import { tempDir } from './server.js';
 
@@ -25,28 +26,9 @@ export interface RunningPrometheus {
   stop(): Promise<void>;
 }
 
-/** The prometheus binary: $PROMETHEUS_BIN, else the first `prometheus` on $PATH, else /usr/bin/prometheus. */
+/** The prometheus binary: $PROMETHEUS_BIN, else the first `prometheus` on $PATH, else /usr/bin/prometheus (helpers/programs.ts). */
 export function prometheusBinary(): string {
-  const candidates = [
-    ...(process.env.PROMETHEUS_BIN ? [process.env.PROMETHEUS_BIN] : []),
-    ...(process.env.PATH ?? '')
-      .split(delimiter)
-      .filter(Boolean)
-      .map((d) => join(d, 'prometheus')),
-    '/usr/bin/prometheus',
-  ];
-  for (const c of candidates) {
-    try {
-      accessSync(c, constants.X_OK);
-      return c;
-    } catch {
-      // next
-    }
-  }
-  throw new Error(
-    'the prometheus binary was not found (looked at $PROMETHEUS_BIN, $PATH and /usr/bin/prometheus). ' +
-      '.ci/run installs the Debian package `prometheus` (apt-get install --no-install-recommends prometheus); install it the same way to run these tests.',
-  );
+  return requireProgram('prometheus');
 }
 
 /** A configuration scraping Prometheus itself (on `port`) and `scrape`, every second. */

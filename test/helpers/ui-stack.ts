@@ -21,7 +21,7 @@ export interface UiStack {
   s: TestServer;
   prom: RunningPrometheus;
   /** The admin's tokens (auth on only). */
-  admin?: Tokens;
+  admin?: Tokens | undefined;
   /** An API call as the admin (or anonymous with auth off); throws on a status >= 300. */
   api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
   /** Creates a project with a default Prometheus datasource `prometheus-datasource`. */

@@ -5,15 +5,16 @@ import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
 import { Link as RouterLink, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { getConfig, logout, whoami, type PublicConfig } from './api';
 import { useKioskEscape } from './kiosk';
-import { onSignedOut } from './fetch-refresh';
+import { onSessionEnded, onSignedOut } from './fetch-refresh';
 import { SessionProvider, useCan } from './permissions';
-import { ADMIN_KINDS } from './manage/kinds-admin';
+import { ADMIN_KINDS } from './kinds';
 import { maybeSignedIn, rememberSignIn } from './session';
+import { ReauthDialog } from './ReauthDialog';
 import { SignInPage } from './pages/SignInPage';
 import { RoutePrefetch } from './route-prefetch';
 import { SearchDialog, searchShortcutLabel } from './search/SearchDialog';
 import { ThemeToggle } from './ThemeToggle';
-import { ErrorMessage, Loading } from './widgets';
+import { ErrorMessage, Loading, useDocumentTitle } from './widgets';
 
 // One chunk per page, loaded when its route is first shown: the sign-in, home and list pages
 // never load the chart libraries that the dashboard page needs.
@@ -56,49 +57,68 @@ export function App() {
     [authOn, navigate, queryClient],
   );
 
+  // a session that ends while signed in: sign in again over the page (the page and its edits stay)
+  const [reauth, setReauth] = useState<{ done(signedIn: boolean): void }>();
+  const user = me.data?.metadata.name;
+  useEffect(() => {
+    if (!authOn || !user) return undefined;
+    return onSessionEnded(() => new Promise<boolean>((done) => setReauth({ done })));
+  }, [authOn, user]);
+
   if (config.isLoading) return <Loading />;
   if (config.error || !config.data) return <ErrorMessage error={config.error} />;
   const signedIn = !authOn || me.data !== undefined;
   const here = location.pathname + location.search;
 
   return (
-    <Routes>
-      <Route path="/signin" element={<SignInPage config={config.data} onSignedIn={() => me.refetch()} />} />
-      <Route
-        path="*"
-        element={
-          signedIn ? (
-            <SessionProvider value={{ authOn, user: me.data?.metadata.name }}>
-              <RoutePrefetch />
-              <Layout config={config.data} user={me.data?.metadata.name}>
-                <Routes>
-                  <Route path="/" element={<HomePage />} />
-                  <Route path="/projects" element={<Navigate to="/" replace />} />
-                  <Route path="/projects/:project" element={<ProjectPage />} />
-                  <Route path="/import" element={<ImportPage />} />
-                  <Route path="/projects/:project/import" element={<ImportPage />} />
-                  <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
-                  <Route path="/projects/:project/playlists/:name/play" element={<PlaylistPlayerPage />} />
-                  <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
-                  <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
-                  <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
-                  <Route path="/global/:plural/:name/history" element={<HistoryPage />} />
-                  <Route path="/admin" element={<AdminPage />} />
-                  <Route path="/admin/access" element={<AccessPage />} />
-                  <Route path="/explore" element={<ExplorePage />} />
-                  <Route path="/projects/:project/explore" element={<ExplorePage />} />
-                  <Route path="*" element={<NotFound />} />
-                </Routes>
-              </Layout>
-            </SessionProvider>
-          ) : me.isLoading && me.fetchStatus !== 'idle' ? (
-            <Loading />
-          ) : (
-            <Navigate to={`/signin?redirect=${encodeURIComponent(here)}`} replace />
-          )
-        }
+    <>
+      <ReauthDialog
+        open={reauth !== undefined}
+        config={config.data}
+        user={user}
+        onDone={(signedIn) => {
+          reauth?.done(signedIn);
+          setReauth(undefined);
+        }}
       />
-    </Routes>
+      <Routes>
+        <Route path="/signin" element={<SignInPage config={config.data} onSignedIn={() => me.refetch()} />} />
+        <Route
+          path="*"
+          element={
+            signedIn ? (
+              <SessionProvider value={{ authOn, user: me.data?.metadata.name }}>
+                <RoutePrefetch />
+                <Layout config={config.data} user={me.data?.metadata.name}>
+                  <Routes>
+                    <Route path="/" element={<HomePage />} />
+                    <Route path="/projects" element={<Navigate to="/" replace />} />
+                    <Route path="/projects/:project" element={<ProjectPage />} />
+                    <Route path="/import" element={<ImportPage />} />
+                    <Route path="/projects/:project/import" element={<ImportPage />} />
+                    <Route path="/projects/:project/:plural/:name" element={<DashboardPage />} />
+                    <Route path="/projects/:project/playlists/:name/play" element={<PlaylistPlayerPage />} />
+                    <Route path="/projects/:project/:plural/:name/history" element={<HistoryPage />} />
+                    <Route path="/projects/:project/:plural/:name/edit" element={<EditorPage />} />
+                    <Route path="/global/:plural/:name/edit" element={<EditorPage />} />
+                    <Route path="/global/:plural/:name/history" element={<HistoryPage />} />
+                    <Route path="/admin" element={<AdminPage />} />
+                    <Route path="/admin/access" element={<AccessPage />} />
+                    <Route path="/explore" element={<ExplorePage />} />
+                    <Route path="/projects/:project/explore" element={<ExplorePage />} />
+                    <Route path="*" element={<NotFound />} />
+                  </Routes>
+                </Layout>
+              </SessionProvider>
+            ) : me.isLoading && me.fetchStatus !== 'idle' ? (
+              <Loading />
+            ) : (
+              <Navigate to={`/signin?redirect=${encodeURIComponent(here)}`} replace />
+            )
+          }
+        />
+      </Routes>
+    </>
   );
 }
 
@@ -134,7 +154,7 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
           <AdminLink />
           <Button color="inherit" size="small" startIcon={<Magnify />} onClick={() => setSearching(true)} aria-keyshortcuts="Control+K Meta+K" sx={{ textTransform: 'none' }}>
             Search
-            <Box component="kbd" sx={{ ml: 1, px: 0.5, border: 1, borderRadius: 0.5, fontSize: 11, opacity: 0.85 }}>
+            <Box component="kbd" sx={{ ml: 1, px: 0.5, border: 1, borderRadius: 0.5, fontSize: 11 }}>
               {searchShortcutLabel()}
             </Box>
           </Button>
@@ -160,9 +180,12 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
 }
 
 function NotFound() {
+  useDocumentTitle('Page not found');
   return (
     <Box sx={{ p: 3 }}>
-      <Typography variant="h5">Page not found</Typography>
+      <Typography variant="h5" component="h1">
+        Page not found
+      </Typography>
       <Link component={RouterLink} to="/">
         Back to the projects
       </Link>

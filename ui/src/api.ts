@@ -121,6 +121,22 @@ export interface PublicConfig {
 }
 
 export const getConfig = () => getJson<PublicConfig>('/api/config');
+
+/** An OIDC or OAuth provider of the configuration, and where its sign-in starts (back to `redirect` after). */
+export interface ExternalProvider {
+  kind: 'oidc' | 'oauth';
+  slug_id: string;
+  name?: string;
+  login(redirect: string): string;
+}
+
+/** The ways to sign in the configuration offers: the native form (user name and password), and a button per provider. */
+export function signInOptions(config: PublicConfig): { native: boolean; external: ExternalProvider[] } {
+  const providers = config.security?.authentication?.providers;
+  const external = (kind: 'oidc' | 'oauth') =>
+    (providers?.[kind] ?? []).map((p) => ({ ...p, kind, login: (redirect: string) => `/api/auth/providers/${kind}/${enc(p.slug_id)}/login?redirect=${enc(redirect)}` }));
+  return { native: providers?.enable_native !== false, external: [...external('oidc'), ...external('oauth')] };
+}
 export const whoami = () => getJson<Resource>('/api/v1/user/whoami');
 
 export async function login(login: string, password: string): Promise<void> {
@@ -185,9 +201,28 @@ export function displayName(r: Resource): string {
   return display?.trim() ? display : r.metadata.name;
 }
 
-/** POST a new resource; answers the stored object (400 with details when invalid, 409 when the name is taken). */
-export async function createResource<T = Resource>(plural: string, project: string | undefined, body: unknown): Promise<T> {
-  return (await call('POST', resourcePath(plural, project), body)).json() as Promise<T>;
+/** POST /api/validate/{plural}: nothing stored; the warnings of a valid object (none: []), or an ApiError. */
+export async function validationWarnings(plural: string, body: unknown): Promise<ErrorDetail[]> {
+  const text = await (await call('POST', `/api/validate/${plural}`, body)).text();
+  return text ? ((JSON.parse(text) as { warnings?: ErrorDetail[] }).warnings ?? []) : [];
+}
+
+/**
+ * POST a new resource; answers the stored object (400 with details when invalid, 409 when the name
+ * is taken). `dryRun` validates only.
+ */
+export async function createResource<T = Resource>(plural: string, project: string | undefined, body: unknown, dryRun = false): Promise<T> {
+  return (await call('POST', resourcePath(plural, project) + (dryRun ? '?dryRun=true' : ''), body)).json() as Promise<T>;
+}
+
+/** DELETE, with If-Match when the version the user saw is known. */
+export async function deleteResource(plural: string, project: string | undefined, name: string, version?: number): Promise<void> {
+  await call('DELETE', resourcePath(plural, project, name), undefined, version !== undefined ? { 'If-Match': `"${version}"` } : {});
+}
+
+/** A copy of an object for a new name (and project): server metadata dropped. */
+export function copyOf(r: Resource, name: string, project?: string): Resource {
+  return { kind: r.kind, metadata: { name, ...(project ? { project } : {}), ...(r.metadata.tags ? { tags: r.metadata.tags } : {}) }, spec: structuredClone(r.spec) };
 }
 
 /** One element of a migration report (see the server's src/migrate/report.ts). */

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { canonical, withoutServerFields } from '../../cli/canonical';
+import { canonical, withoutServerFields } from '../../src/lib/canonical';
 import type { Resource } from './api';
 
 /**

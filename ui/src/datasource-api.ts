@@ -1,6 +1,7 @@
 import type { DatasourceResource, DatasourceSelector, GlobalDatasourceResource } from '@perses-dev/core';
 import type { DatasourceApi } from '@perses-dev/dashboards';
 import { useMemo } from 'react';
+import { pickDatasource } from '../../src/lib/datasource-refs.js';
 import { enc, list } from './api';
 import { useCan } from './permissions';
 
@@ -19,14 +20,15 @@ type AnyDatasource = DatasourceResource | GlobalDatasourceResource;
  * project (and one for global datasources) serves every panel of the page;
  * selectors without a name mean the default datasource of that plugin kind, and names match
  * exactly first, then case-insensitively (Perses lower-cases names; dashplane keeps them).
- * `readGlobal` false (the user's permissions say a list of global datasources would answer 403)
+ * `readsGlobal` false (the user's permissions say a list of global datasources would answer 403)
  * sends no such request: there are none for this user.
  */
 export class CachingDatasourceApi implements DatasourceApi {
   private readonly projectLists = new Map<string, Cached<DatasourceResource>>();
   private globalList?: Cached<GlobalDatasourceResource>;
 
-  constructor(private readonly readGlobal = true) {}
+  /** `readsGlobal` false: the user may not read global datasources, and none is asked for. */
+  constructor(readonly readsGlobal = true) {}
 
   buildProxyUrl = ({ project, dashboard, name }: { project?: string; dashboard?: string; name: string }): string => {
     if (project && dashboard) return `/proxy/projects/${enc(project)}/dashboards/${enc(dashboard)}/datasources/${enc(name)}`;
@@ -56,7 +58,7 @@ export class CachingDatasourceApi implements DatasourceApi {
   }
 
   private globalDatasources(): Promise<GlobalDatasourceResource[]> {
-    if (!this.readGlobal) return Promise.resolve([]);
+    if (!this.readsGlobal) return Promise.resolve([]);
     const hit = this.globalList;
     if (hit && Date.now() - hit.at < LIST_TTL_MS) return hit.value;
     const value = list<GlobalDatasourceResource>('globaldatasources').catch((e) => {
@@ -81,8 +83,10 @@ export function useDatasourceApi(scope = ''): CachingDatasourceApi | undefined {
   return useMemo(() => (ready ? new CachingDatasourceApi(readGlobal) : undefined), [ready, readGlobal, scope]);
 }
 
+/** The datasource a selector picks in one scope's list (src/lib/datasource-refs.ts: Perses' rules). */
 function pick<T extends AnyDatasource>(all: T[], selector: DatasourceSelector): T | undefined {
-  const ofKind = all.filter((d) => d.spec.plugin.kind === selector.kind);
-  if (selector.name === undefined || selector.name === '') return ofKind.find((d) => d.spec.default);
-  return ofKind.find((d) => d.metadata.name === selector.name) ?? ofKind.find((d) => d.metadata.name.toLowerCase() === selector.name!.toLowerCase());
+  return pickDatasource(
+    all.map((resource) => ({ name: resource.metadata.name, kind: resource.spec.plugin.kind, isDefault: resource.spec.default === true, resource })),
+    selector,
+  )?.resource;
 }

@@ -1,4 +1,4 @@
-import { editScript } from '../../cli/unified-diff';
+import { editScript } from '../../src/lib/unified-diff';
 
 export interface DiffRow {
   type: 'same' | 'removed' | 'added' | 'changed';

@@ -1,5 +1,5 @@
 import { Alert, Box, Breadcrumbs, CircularProgress, Link, TextField, Typography } from '@mui/material';
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
 import type { ApiError } from './api';
 
@@ -40,13 +40,32 @@ export interface Crumb {
   to?: string;
 }
 
+/** Names the page in the browser's tab, history and window list: "<what> · dashplane". */
+export function useDocumentTitle(...parts: (string | undefined)[]) {
+  const title = [...parts.filter(Boolean), 'dashplane'].join(' · ');
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
+}
+
+/**
+ * The page's breadcrumbs, its last crumb the page's heading (h1; "Home" on the home page), and its
+ * actions. It names the page in the browser's title too, the most specific crumb first.
+ */
 export function PageHeader({ crumbs, actions }: { crumbs: Crumb[]; actions?: ReactNode }) {
+  useDocumentTitle(...crumbs.map((c) => c.label).reverse());
   return (
     <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, px: 3, pt: 2, pb: 1, flexWrap: 'wrap' }}>
       <Breadcrumbs aria-label="breadcrumb" sx={{ flexGrow: 1 }}>
-        <Link component={RouterLink} to="/" underline="hover" color="inherit">
-          Home
-        </Link>
+        {crumbs.length === 0 ? (
+          <Typography color="text.primary" component="h1" variant="h6">
+            Home
+          </Typography>
+        ) : (
+          <Link component={RouterLink} to="/" underline="hover" color="inherit">
+            Home
+          </Link>
+        )}
         {crumbs.map((c, i) =>
           c.to && i < crumbs.length - 1 ? (
             <Link key={i} component={RouterLink} to={c.to} underline="hover" color="inherit">

@@ -12,7 +12,7 @@ type Json = Record<string, unknown>;
 export interface MountedRoute {
   method: string | string[];
   url: string;
-  config?: { doc?: RouteDoc; resource?: { kind: string; op: ResourceOp }; anonymous?: unknown };
+  config?: { doc?: RouteDoc; resource?: { kind: string; op: ResourceOp }; anonymous?: unknown } | undefined;
 }
 
 export interface OpenApiOptions {

@@ -73,7 +73,7 @@ export class Provisioner {
   private readonly applier: Applier;
   private readonly due = new Set<Source>();
   private readonly abort = new AbortController();
-  private running?: Promise<void>;
+  private running?: Promise<void> | undefined;
   private stopped = false;
   /** The temporary directory of the clones, when no workDir is configured. */
   private readonly tempDir?: string;

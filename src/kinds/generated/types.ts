@@ -1011,7 +1011,7 @@ export interface ServerConfig {
   dashboard?: DashboardFeatureConfig;
   /**
    * @deprecated
-   * Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads the store and needs no index settings.
+   * Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads an index of its own, which every write keeps, and needs no settings.
    */
   search?: {
     check_latest_update_interval?: string;
@@ -2158,7 +2158,7 @@ export interface ResolvedServerConfig {
   dashboard?: ResolvedDashboardFeatureConfig;
   /**
    * @deprecated
-   * Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads the store and needs no index settings.
+   * Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads an index of its own, which every write keeps, and needs no settings.
    */
   search?: {
     check_latest_update_interval?: string;

@@ -19,7 +19,7 @@ const MYSQL_PROGRAM_NAME = 'dashplane-sql-proxy';
  * address against the certificate's IP names); `insecureSkipVerify` turns both off. A Secret with
  * a tlsConfig and `tls: false` is a 400: one of them is a mistake.
  */
-export function mysqlSsl(mode: TlsParam | undefined, tls: UpstreamTls | undefined, plain: boolean): SslOptions | undefined {
+function mysqlSsl(mode: TlsParam | undefined, tls: UpstreamTls | undefined, plain: boolean): SslOptions | undefined {
   if (tls && mode === 'false') {
     throw badRequest("the datasource's Secret has a tlsConfig but its params.tls is false: remove params.tls (TLS is then required) or set it to true, skip-verify or preferred");
   }

@@ -91,7 +91,7 @@ export function mysqlParamProblems(params: Record<string, string>, path: string)
 
 /** What a checked `mysql`/`mariadb` block asks for: `params` win over the block's fields, as they do in Go's DSN. */
 export interface MysqlSettings {
-  tls?: TlsParam;
+  tls?: TlsParam | undefined;
   timeoutMs?: number;
   readTimeoutMs?: number;
   writeTimeoutMs?: number;

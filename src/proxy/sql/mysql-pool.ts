@@ -10,7 +10,7 @@ const mysqlDriver = (): typeof import('mysql2') => (driver ??= createRequire(imp
 export const isMysqlNoTls = (e: unknown): boolean => (e as { code?: string })?.code === 'HANDSHAKE_NO_SSL_SUPPORT';
 
 /** A new connection, once the server accepted the login; it is closed again when it fails. */
-export function connectMysql(options: ConnectionOptions): Promise<Connection> {
+function connectMysql(options: ConnectionOptions): Promise<Connection> {
   return new Promise((resolve, reject) => {
     const c = mysqlDriver().createConnection(options);
     // a connection fails on its own (the server closes it, the network): its command, if any, is told

@@ -17,7 +17,7 @@ import { DEFAULT_PORTS, hostAndPort, type SQLProxySpec, type SslMode } from './s
  * Secret's serverName, else the host). insecureSkipVerify turns every check off. As in Perses, a
  * Secret with tlsConfig needs an sslMode other than disable.
  */
-export function sslOptions(mode: SslMode | undefined, hostname: string, tls: UpstreamTls | undefined): false | ConnectionOptions {
+function sslOptions(mode: SslMode | undefined, hostname: string, tls: UpstreamTls | undefined): false | ConnectionOptions {
   if (tls && (mode === undefined || mode === 'disable')) {
     throw badRequest(`the datasource's Secret has a tlsConfig but its postgres.sslMode is ${mode ? 'disable' : 'not set'}: set proxy.spec.postgres.sslMode to require, verify-ca or verify-full`);
   }

@@ -62,6 +62,13 @@ const errorLines = StateField.define<DecorationSet>({
 });
 
 /**
+ * The editable text's attributes: its name, and an explicit tab stop (a contenteditable is one
+ * already; the attribute says so to checkers such as axe-core, which otherwise take the scrolling
+ * box around it for a region no keyboard can reach).
+ */
+const contentAttributes = (label: string) => ({ 'aria-label': label, 'aria-multiline': 'true', tabindex: '0' });
+
+/**
  * A CodeMirror 6 editor for YAML or JSON: highlighting, line numbers, folding, bracket matching
  * and closing, search, undo; completion and hover from the kind's JSON Schema; the server's
  * errors as lint markers and marked lines, each on the line its path points to.
@@ -119,7 +126,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
           keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...foldKeymap, ...completionKeymap, ...lintKeymap]),
           language.current.of(format === 'json' ? json() : yaml()),
           look.current.of(lookOf(dark)),
-          attributes.current.of(EditorView.contentAttributes.of({ 'aria-label': label, 'aria-multiline': 'true' })),
+          attributes.current.of(EditorView.contentAttributes.of(contentAttributes(label))),
           EditorView.updateListener.of((u) => {
             if (u.docChanged) onChangeRef.current(u.state.doc.toString());
           }),
@@ -136,7 +143,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
     view.current?.dispatch({ effects: language.current.reconfigure(format === 'json' ? json() : yaml()) });
   }, [format]);
   useEffect(() => {
-    view.current?.dispatch({ effects: attributes.current.reconfigure(EditorView.contentAttributes.of({ 'aria-label': label, 'aria-multiline': 'true' })) });
+    view.current?.dispatch({ effects: attributes.current.reconfigure(EditorView.contentAttributes.of(contentAttributes(label))) });
   }, [label]);
   useEffect(() => {
     view.current?.dispatch({ effects: look.current.reconfigure(lookOf(dark)) });

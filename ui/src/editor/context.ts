@@ -9,7 +9,7 @@ export interface CursorContext {
   /** Typing a key of `parent` (else a value of `key`). */
   atKey: boolean;
   /** The key (or array index) whose value is being typed (value position). */
-  key?: Segment;
+  key?: Segment | undefined;
   /** What is typed so far of the key or value, and where it starts. */
   prefix: string;
   from: number;
@@ -112,7 +112,7 @@ export function yamlContext(text: string, pos: number): CursorContext {
 
 interface Frame {
   type: 'object' | 'array';
-  key?: string;
+  key?: string | undefined;
   index: number;
   /** object: the next string is a key */
   expectKey: boolean;

@@ -134,8 +134,8 @@ export async function schemasAt(root: Schema, path: Segment[], data: unknown, pl
 /** One key that fits an object, with what the schema says about it. */
 export interface KeySuggestion {
   key: string;
-  description?: string;
-  type?: string;
+  description?: string | undefined;
+  type?: string | undefined;
   required: boolean;
 }
 

@@ -1,11 +1,10 @@
 import { Alert, Button, CircularProgress, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, Stack, TextField, Typography } from '@mui/material';
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { Resource } from '../api';
-import { deleteResource } from '../write-api';
+import { deleteResource, type Resource } from '../api';
 import { ApiErrorAlert } from './ApiErrorAlert';
 import { consequencesOf } from './consequences';
-import { type KindUi, titleOf } from './kinds';
+import { type KindUi, titleOf } from '../kinds';
 
 /**
  * Asks before deleting, saying what goes with the object and what it breaks. A project (which
@@ -14,25 +13,17 @@ import { type KindUi, titleOf } from './kinds';
 export function DeleteDialog({ kind, resource, open, onClose, onDeleted, before }: { kind: KindUi; resource: Resource; open: boolean; onClose(): void; onDeleted(): void; before?(): Promise<void> }) {
   const c = useQuery(['consequences', kind.kind, resource.metadata.project ?? '', resource.metadata.name, resource.metadata.version], () => consequencesOf(kind, resource), { enabled: open });
   const [typed, setTyped] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
   const name = resource.metadata.name;
   // what users call it (a dashboard imported from Grafana is named by its uid, T512JVH7z)
   const title = titleOf(kind, resource);
   const needsTyping = kind.kind === 'Project';
-  const remove = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const remove = useMutation(
+    async () => {
       await before?.();
       await deleteResource(kind.plural, resource.metadata.project, name, resource.metadata.version);
-      onDeleted();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    { onSuccess: onDeleted },
+  );
   return (
     <Dialog open={open} onClose={onClose} aria-labelledby="delete-dialog-title" maxWidth="sm" fullWidth>
       <DialogTitle id="delete-dialog-title">
@@ -69,12 +60,12 @@ export function DeleteDialog({ kind, resource, open, onClose, onDeleted, before 
             </>
           )}
           {needsTyping && <TextField size="small" label={`Type “${name}” to confirm`} value={typed} onChange={(e) => setTyped(e.target.value)} autoFocus />}
-          <ApiErrorAlert error={error} />
+          <ApiErrorAlert error={remove.error} />
         </Stack>
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>Cancel</Button>
-        <Button color="error" variant="contained" onClick={remove} disabled={busy || c.isLoading || (needsTyping && typed !== name)}>
+        <Button color="error" variant="contained" onClick={() => remove.mutate()} disabled={remove.isLoading || c.isLoading || (needsTyping && typed !== name)}>
           Delete
         </Button>
       </DialogActions>

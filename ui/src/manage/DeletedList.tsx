@@ -5,8 +5,8 @@ import { Link as RouterLink } from 'react-router-dom';
 import { displayName, enc, getJson, restoreVersion, type Resource, type VersionEntry } from '../api';
 import { pageOf } from '../links';
 import { useCan } from '../permissions';
-import { ErrorMessage, ListBody, timeAgo } from '../widgets';
-import type { KindUi } from './kinds';
+import { ErrorMessage, ListBody, timeAgo, VisuallyHidden } from '../widgets';
+import type { KindUi } from '../kinds';
 
 interface Deleted extends VersionEntry {
   name: string;
@@ -66,7 +66,9 @@ export function DeletedList({ kinds, project }: { kinds: KindUi[]; project?: str
               <TableCell>Saved</TableCell>
               <TableCell>By</TableCell>
               <TableCell>Through</TableCell>
-              <TableCell />
+              <TableCell align="right">
+                <VisuallyHidden>Actions</VisuallyHidden>
+              </TableCell>
             </TableRow>
           </TableHead>
           <TableBody>

@@ -1,11 +1,10 @@
 import { Button, Dialog, DialogActions, DialogContent, DialogTitle, MenuItem, Stack, TextField } from '@mui/material';
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { displayName, list, type Resource } from '../api';
+import { copyOf, createResource, displayName, list, type Resource } from '../api';
 import { useCan } from '../permissions';
-import { copyOf, createResource } from '../write-api';
 import { ApiErrorAlert, nameProblem } from './ApiErrorAlert';
-import { titleOf, withTitle, type KindUi } from './kinds';
+import { titleOf, withTitle, type KindUi } from '../kinds';
 
 /** Copies an object under a new name, in the same project or another one the user may create it in. */
 export function DuplicateDialog({ kind, resource, open, onClose, onCreated }: { kind: KindUi; resource: Resource; open: boolean; onClose(): void; onCreated(r: Resource): void }) {
@@ -15,29 +14,24 @@ export function DuplicateDialog({ kind, resource, open, onClose, onCreated }: { 
   const [project, setProject] = useState(resource.metadata.project ?? '');
   const [name, setName] = useState('');
   const [title, setTitle] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const create = useMutation(
+    () => {
+      let copy = copyOf(resource, name, kind.scope === 'project' ? project : undefined);
+      if (kind.displayPath && title) copy = withTitle(kind, copy, title);
+      return createResource(kind.plural, kind.scope === 'project' ? project : undefined, copy);
+    },
+    { onSuccess: onCreated },
+  );
+  const { reset } = create;
   useEffect(() => {
     if (!open) return;
     setProject(resource.metadata.project ?? '');
     setName(`${resource.metadata.name}-copy`);
     const t = titleOf(kind, resource);
     setTitle(t ? `${t} (copy)` : '');
-    setError(undefined);
-  }, [open, kind, resource]);
+    reset();
+  }, [open, kind, resource, reset]);
   const problem = nameProblem(name);
-  const create = async () => {
-    setBusy(true);
-    try {
-      let copy = copyOf(resource, name, kind.scope === 'project' ? project : undefined);
-      if (kind.displayPath && title) copy = withTitle(kind, copy, title);
-      onCreated(await createResource(kind.plural, kind.scope === 'project' ? project : undefined, copy));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <Dialog open={open} onClose={onClose} aria-labelledby="duplicate-dialog-title" maxWidth="xs" fullWidth>
       <DialogTitle id="duplicate-dialog-title">Duplicate “{resource.metadata.name}”</DialogTitle>
@@ -54,12 +48,12 @@ export function DuplicateDialog({ kind, resource, open, onClose, onCreated }: { 
           )}
           <TextField size="small" label="New name" value={name} onChange={(e) => setName(e.target.value)} error={problem !== undefined} helperText={problem} />
           {kind.displayPath && <TextField size="small" label="Display name" value={title} onChange={(e) => setTitle(e.target.value)} />}
-          <ApiErrorAlert error={error} />
+          <ApiErrorAlert error={create.error} />
         </Stack>
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>Cancel</Button>
-        <Button variant="contained" onClick={create} disabled={busy || problem !== undefined || (!project && kind.scope === 'project')}>
+        <Button variant="contained" onClick={() => create.mutate()} disabled={create.isLoading || problem !== undefined || (!project && kind.scope === 'project')}>
           Duplicate
         </Button>
       </DialogActions>

@@ -11,7 +11,7 @@ import { Link as RouterLink } from 'react-router-dom';
 import { displayName, type Resource } from '../api';
 import { useCan } from '../permissions';
 import type { FolderItem, FolderSpec } from './folders';
-import { kindByPlural } from './kinds';
+import { kindByPlural } from '../kinds';
 import { RowActions, useRefreshLists } from './RowActions';
 
 const enc = encodeURIComponent;

@@ -1,12 +1,14 @@
 import { Alert, Button, Dialog, DialogActions, DialogContent, DialogTitle, Stack, TextField, ToggleButton, ToggleButtonGroup } from '@mui/material';
+import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { putResource, type Resource } from '../api';
-import { createResource } from '../write-api';
+import { createResource, putResource, type Resource } from '../api';
+import { DraftOfferAlert, useDraft } from '../DraftOffer';
+import { draftKey } from '../drafts';
 import { ApiErrorAlert, nameProblem, slug } from './ApiErrorAlert';
 import { testDatasource, testUrl, type TestResult } from './datasource-test';
 import { FORMS } from './forms';
 import { YamlField } from './forms/YamlField';
-import { titleOf, type KindUi } from './kinds';
+import { titleOf, type KindUi } from '../kinds';
 
 export interface FormDialogProps {
   kind: KindUi;
@@ -29,8 +31,6 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
   const [draft, setDraft] = useState<Resource>(() => initial ?? blank());
   const [nameTouched, setNameTouched] = useState(false);
   const [mode, setMode] = useState<'form' | 'yaml'>(FORMS[kind.kind] ? 'form' : 'yaml');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
   // after a Save & test the object exists: later saves update it
   const [stored, setStored] = useState<Resource | undefined>(initial);
   const [test, setTest] = useState<TestResult>();
@@ -40,11 +40,20 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
       setDraft(initial ?? blank());
       setStored(initial);
       setNameTouched(false);
-      setError(undefined);
+      saving.reset();
       setTest(undefined);
+      setRestoredOver(undefined);
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, initial]);
+
+  // the unsaved form is kept in the tab (a session that ends, a reload) and offered when it opens again
+  const kept = useDraft(open ? draftKey('form', kind.kind, project, initial?.metadata.name ?? '') : undefined, draft, initial ?? blank(), stored?.metadata.version ?? -1);
+  const [restoredOver, setRestoredOver] = useState<number>();
+  const close = () => {
+    kept.forget();
+    onClose();
+  };
 
   const title = titleOf(kind, draft);
   // the name follows the display name until the user types one
@@ -56,34 +65,20 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
   const problem = isNew ? nameProblem(draft.metadata.name) : undefined;
   const write = async (): Promise<Resource> =>
     isNew ? createResource(kind.plural, project, draft) : (await putResource(kind.plural, project, draft.metadata.name, draft, `"${stored!.metadata.version}"`)).object;
-  const save = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      onSaved(await write());
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
-  // datasources: save, then query it as the dashboards will; the dialog stays open to fix and retry
-  const saveAndTest = async () => {
-    setBusy(true);
-    setError(undefined);
+  // Save closes the dialog; Save & test (datasources) keeps it open to fix and retry, then queries
+  // the datasource as the dashboards will
+  const saving = useMutation(async (andTest: boolean) => {
     setTest(undefined);
-    try {
-      const saved = await write();
-      setStored(saved);
-      setDraft(saved);
-      onChanged?.(saved);
-      setTest(await testDatasource(kind, saved));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    const saved = await write();
+    kept.forget();
+    if (!andTest) return onSaved(saved);
+    setStored(saved);
+    setDraft(saved);
+    onChanged?.(saved);
+    setTest(await testDatasource(kind, saved));
+  });
+  const save = () => saving.mutate(false);
+  const saveAndTest = () => saving.mutate(true);
   const testable = testUrl(kind, draft) !== undefined;
   const resultRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -91,10 +86,24 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
   }, [test]);
 
   return (
-    <Dialog open={open} onClose={onClose} fullWidth maxWidth="sm" aria-labelledby="form-dialog-title">
+    <Dialog open={open} onClose={close} fullWidth maxWidth="sm" aria-labelledby="form-dialog-title">
       <DialogTitle id="form-dialog-title">{isNew ? `New ${kind.label}` : `Edit ${kind.label} “${stored!.metadata.name}”`}</DialogTitle>
       <DialogContent>
         <Stack spacing={2} sx={{ pt: 1 }}>
+          <DraftOfferAlert
+            state={kept}
+            current={stored?.metadata.version}
+            onRestore={(d) => {
+              setDraft({ ...d.value, metadata: { ...d.value.metadata, ...(stored ? { version: stored.metadata.version } : {}) } });
+              setNameTouched(isNew);
+              setRestoredOver(d.version >= 0 && stored && d.version !== stored.metadata.version ? stored.metadata.version : undefined);
+            }}
+          />
+          {restoredOver !== undefined && (
+            <Alert severity="info" data-testid="draft-restored">
+              Restored over version {restoredOver}, saved since your changes were made: saving replaces it with what you see here.
+            </Alert>
+          )}
           {isNew && (
             <TextField
               label="Name"
@@ -121,7 +130,7 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
           ) : (
             <YamlField label="spec" minRows={12} value={draft.spec} onChange={(spec) => setDraft({ ...draft, spec: spec as Record<string, unknown> })} />
           )}
-          <ApiErrorAlert error={error} />
+          <ApiErrorAlert error={saving.error} />
           {test && (
             <Alert ref={resultRef} severity={test.ok ? 'success' : test.untested ? 'warning' : 'error'} data-testid="datasource-test" role="status">
               {test.ok ? 'Saved and tested: ' : test.untested ? 'Saved, not tested: ' : 'Saved, but the test failed: '}
@@ -131,13 +140,13 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
         </Stack>
       </DialogContent>
       <DialogActions>
-        <Button onClick={onClose}>{test ? 'Close' : 'Cancel'}</Button>
+        <Button onClick={close}>{test ? 'Close' : 'Cancel'}</Button>
         {testable && (
-          <Button variant="outlined" onClick={saveAndTest} disabled={busy || problem !== undefined}>
+          <Button variant="outlined" onClick={saveAndTest} disabled={saving.isLoading || problem !== undefined}>
             Save &amp; test
           </Button>
         )}
-        <Button variant="contained" onClick={save} disabled={busy || problem !== undefined}>
+        <Button variant="contained" onClick={save} disabled={saving.isLoading || problem !== undefined}>
           {isNew ? 'Create' : 'Save'}
         </Button>
       </DialogActions>

@@ -1,4 +1,5 @@
 import { Button, Dialog, DialogActions, DialogContent, DialogTitle, MenuItem, Stack, TextField } from '@mui/material';
+import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { putResource, type Resource } from '../api';
 import { ApiErrorAlert } from './ApiErrorAlert';
@@ -13,20 +14,8 @@ export function MoveDialog({ dashboard, folders, open, onClose, onMoved }: { das
   const project = dashboard.metadata.project!;
   const current = whereIs(folders, name)[0];
   const [target, setTarget] = useState(NONE);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    if (open) {
-      setTarget(current ? keyOf(current.folder, current.path) : NONE);
-      setError(undefined);
-    }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [open]);
-  // "Move" to where it already is (no folder chosen for a dashboard in none) would close and do nothing
-  const unchanged = target === (current ? keyOf(current.folder, current.path) : NONE);
-  const move = async () => {
-    setBusy(true);
-    try {
+  const move = useMutation(
+    async () => {
       const [folder, ...path]: (string | undefined)[] = target === NONE ? [undefined] : (JSON.parse(target) as string[]);
       for (const f of folders) {
         let spec = f.spec as FolderSpec;
@@ -35,13 +24,18 @@ export function MoveDialog({ dashboard, folders, open, onClose, onMoved }: { das
         if (f.metadata.name === folder) spec = withDashboard(spec, path as string[], name);
         if (had || f.metadata.name === folder) await putResource('folders', project, f.metadata.name, { ...f, spec }, `"${f.metadata.version}"`);
       }
-      onMoved();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
+    },
+    { onSuccess: onMoved },
+  );
+  useEffect(() => {
+    if (open) {
+      setTarget(current ? keyOf(current.folder, current.path) : NONE);
+      move.reset();
     }
-  };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open]);
+  // "Move" to where it already is (no folder chosen for a dashboard in none) would close and do nothing
+  const unchanged = target === (current ? keyOf(current.folder, current.path) : NONE);
   return (
     <Dialog open={open} onClose={onClose} aria-labelledby="move-dialog-title" maxWidth="xs" fullWidth>
       <DialogTitle id="move-dialog-title">Move “{name}” to a folder</DialogTitle>
@@ -64,12 +58,12 @@ export function MoveDialog({ dashboard, folders, open, onClose, onMoved }: { das
               </MenuItem>
             ))}
           </TextField>
-          <ApiErrorAlert error={error} />
+          <ApiErrorAlert error={move.error} />
         </Stack>
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>Cancel</Button>
-        <Button variant="contained" onClick={move} disabled={busy || unchanged}>
+        <Button variant="contained" onClick={() => move.mutate()} disabled={move.isLoading || unchanged}>
           Move
         </Button>
       </DialogActions>

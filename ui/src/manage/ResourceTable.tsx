@@ -9,7 +9,7 @@ import { list, type Resource } from '../api';
 import { pageOf } from '../links';
 import { useCan } from '../permissions';
 import { ListBody, matches, timeAgo, VisuallyHidden } from '../widgets';
-import { titleOf, type KindUi } from './kinds';
+import { titleOf, type KindUi } from '../kinds';
 import { basePath, RowActions, useRefreshLists } from './RowActions';
 
 export interface ResourceTableProps {

@@ -16,7 +16,7 @@ import { pageOf } from '../links';
 import { useCan } from '../permissions';
 import { whereIs, withoutDashboard, type FolderSpec } from './folders';
 import { putResource } from '../api';
-import type { KindUi } from './kinds';
+import type { KindUi } from '../kinds';
 
 type Open = 'edit' | 'rename' | 'duplicate' | 'move' | 'delete' | undefined;
 

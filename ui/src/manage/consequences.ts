@@ -1,7 +1,7 @@
 import { getJson, list, type Resource } from '../api';
 import { dashboardUses, implicitDatasourceKinds, type PluginModuleInfo } from './datasource-users';
 import { whereIs } from './folders';
-import { KINDS, type KindUi } from './kinds';
+import { KINDS, type KindUi } from '../kinds';
 
 /** What deleting an object takes with it or breaks, in sentences for the confirmation. */
 export interface Consequences {

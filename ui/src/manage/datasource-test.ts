@@ -1,5 +1,5 @@
 import type { Resource } from '../api';
-import type { KindUi } from './kinds';
+import type { KindUi } from '../kinds';
 
 /** What a connection test found. */
 export interface TestResult {

@@ -1,7 +1,6 @@
 import { Box, Button, Tab, Tabs, Typography } from '@mui/material';
 import { Link as RouterLink, useSearchParams } from 'react-router-dom';
-import { KINDS } from '../manage/kinds';
-import { ADMIN_KINDS } from '../manage/kinds-admin';
+import { ADMIN_KINDS, KINDS } from '../kinds';
 import { DeletedList } from '../manage/DeletedList';
 import { ResourceTable } from '../manage/ResourceTable';
 import { useCan } from '../permissions';

@@ -5,7 +5,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { type ApiError, displayName, getResource, putResource, type Resource } from '../api';
-import { kindByPlural } from '../manage/kinds';
+import { kindByPlural } from '../kinds';
 import { RowActions } from '../manage/RowActions';
 import { StarButton } from '../StarButton';
 import { ManagedBanner, useConfirmOverwrite, useManagedFromGit } from '../managed';
@@ -138,8 +138,9 @@ function Dashboard() {
         next.delete('edit');
         setParams(next, { replace: true });
       }
+      const unchanged = saved.object.metadata.version === dashboard.data?.object.metadata.version;
       queryClient.setQueryData(key, saved);
-      setNotice(`Saved: version ${saved.object.metadata.version}.`);
+      setNotice(unchanged ? `Nothing changed: version ${saved.object.metadata.version} stays as it was.` : `Saved: version ${saved.object.metadata.version}.`);
       return saved.object;
     } catch (e) {
       if ((e as ApiError).status === 412) throw new Error('Someone else saved this dashboard first: reload the page to see their version, then apply your change again.');

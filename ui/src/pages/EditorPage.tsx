@@ -1,9 +1,11 @@
 import { Alert, Box, Button, List, ListItemButton, ListItemText, Stack, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useParams } from 'react-router-dom';
 import { parse, parseDocument, stringify, YAMLParseError } from 'yaml';
 import { type ApiError, getResource, putResource, type Resource } from '../api';
+import { DraftOfferAlert, useDraft } from '../DraftOffer';
+import { draftKey } from '../drafts';
 import { CodeEditor, type CodeEditorHandle } from '../editor/CodeEditor';
 import { useSchemas } from '../editor/schemas';
 import { ManagedBanner, useConfirmOverwrite, useManagedFromGit } from '../managed';
@@ -37,16 +39,24 @@ export function EditorPage() {
   const [problems, setProblems] = useState<Problem[]>([]);
   const [message, setMessage] = useState<{ severity: 'success' | 'error' | 'warning' | 'info'; text: string }>();
   const [conflict, setConflict] = useState(false);
-  const [busy, setBusy] = useState(false);
   const editor = useRef<CodeEditorHandle>(null);
-  const fromGit = useManagedFromGit(plural, project, name, etag === undefined ? undefined : Number(etag.replace(/\D/g, '')));
+  const fromGit = useManagedFromGit(plural, project, name, versionOf(etag));
   const overwrite = useConfirmOverwrite(fromGit, `this ${plural.replace(/s$/, '')}`);
   const schemas = useSchemas(plural);
   const { can } = useCan();
+  // the text as loaded or last saved: a different text is kept in the tab until saved (drafts.ts)
+  const [baseline, setBaseline] = useState<string>();
+  const draft = useDraft<{ text: string; format: Format }>(
+    baseline === undefined ? undefined : draftKey('editor', plural, project, name),
+    text === undefined ? undefined : { text, format },
+    baseline === undefined ? undefined : { text: baseline, format },
+    versionOf(etag),
+  );
 
   useEffect(() => {
     if (loaded.data && text === undefined) {
       setText(serialize(loaded.data.object, format));
+      setBaseline(serialize(loaded.data.object, format));
       setEtag(loaded.data.etag);
     }
   }, [loaded.data, text, format]);
@@ -68,25 +78,21 @@ export function EditorPage() {
     }
   };
 
-  const submit = async (dryRun: boolean) => {
-    setMessage(undefined);
-    setProblems([]);
-    setConflict(false);
-    const body = parseText();
-    if (body === undefined) return;
-    if (!dryRun && !(await overwrite.confirm())) return;
-    setBusy(true);
-    try {
-      const saved = await putResource(plural, project, name, body, etag, dryRun);
+  // a check (dry run) or a save of the parsed text; the answer is told in `message` and `problems`
+  const sending = useMutation((o: { body: unknown; dryRun: boolean }) => putResource(plural, project, name, o.body, etag, o.dryRun), {
+    onSuccess: (saved, { dryRun }) => {
       if (dryRun) {
         setMessage({ severity: 'success', text: 'Valid: the server accepts this.' });
       } else {
         setEtag(saved.etag);
+        draft.forget();
+        setBaseline(serialize(saved.object, format));
         replaceText(serialize(saved.object, format));
         queryClient.setQueryData(key, saved);
         setMessage({ severity: 'success', text: `Saved: version ${saved.object.metadata.version}.` });
       }
-    } catch (e) {
+    },
+    onError: (e, { body }) => {
       const err = e as ApiError;
       if (err.status === 412) {
         setConflict(true);
@@ -99,14 +105,24 @@ export function EditorPage() {
         setProblems((err.details ?? []).map((d) => ({ ...d, line: lineOfPath(text ?? '', d.path, doc) })));
         setMessage({ severity: 'error', text: err.message });
       }
-    } finally {
-      setBusy(false);
-    }
+    },
+  });
+  const busy = sending.isLoading;
+  const submit = async (dryRun: boolean) => {
+    setMessage(undefined);
+    setProblems([]);
+    setConflict(false);
+    const body = parseText();
+    if (body === undefined) return;
+    if (!dryRun && !(await overwrite.confirm())) return;
+    sending.mutate({ body, dryRun });
   };
 
   const reload = async () => {
     const fresh = await loaded.refetch();
     if (fresh.data) {
+      draft.forget();
+      setBaseline(serialize(fresh.data.object, format));
       replaceText(serialize(fresh.data.object, format));
       setEtag(fresh.data.etag);
       setConflict(false);
@@ -184,6 +200,17 @@ export function EditorPage() {
       {fromGit && <ManagedBanner writer={fromGit} what={`this ${object.kind}`} />}
       {overwrite.dialog}
       <Box sx={{ px: 3 }}>
+        <DraftOfferAlert
+          state={draft}
+          current={versionOf(etag)}
+          onRestore={(kept) => {
+            setFormat(kept.value.format);
+            replaceText(kept.value.text);
+            // saved with the version it was made to: a newer one answers 412 and the page says so, keeping the text
+            setEtag(`"${kept.version}"`);
+            setMessage({ severity: 'info', text: `Restored your unsaved text, made to version ${kept.version}.` });
+          }}
+        />
         {message && (
           <Alert
             severity={message.severity}
@@ -233,6 +260,11 @@ export function EditorPage() {
       </Box>
     </Box>
   );
+}
+
+/** The version an ETag names (`"4"`). */
+function versionOf(etag: string | undefined): number | undefined {
+  return etag === undefined ? undefined : Number(etag.replace(/\D/g, ''));
 }
 
 function kindOf(body: unknown): string {

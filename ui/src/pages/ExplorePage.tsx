@@ -1,4 +1,4 @@
-import { Box, Button, MenuItem, Stack, TextField, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
+import { Alert, Box, Button, MenuItem, Stack, TextField, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
 import type { DashboardResource } from '@perses-dev/core';
 import { DatasourceStoreProvider, VariableProvider } from '@perses-dev/dashboards';
 import { ExplorerManagerProviderWithQueryParams, ExploreToolbar, useExplorerManagerContext } from '@perses-dev/explore';
@@ -9,6 +9,9 @@ import { type ComponentType, lazy, Suspense } from 'react';
 import { Link as RouterLink, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { displayName, getResource, list } from '../api';
 import { useDatasourceApi } from '../datasource-api';
+import { useCan } from '../permissions';
+import { loadQueryable, rememberProject } from './explore-start';
+import { useExploreStart } from './use-explore-start';
 import { PersesProviders } from '../perses/PersesProviders';
 import { PROMETHEUS_EXPLORER } from '../plugins';
 import { ErrorMessage, Loading, PageHeader } from '../widgets';
@@ -20,10 +23,22 @@ const enc = encodeURIComponent;
  * @perses-dev/explore names them, and as the Tempo plugin's trace links write it). Tempo's and
  * Pyroscope's load with their packages, when chosen.
  */
-const EXPLORERS: { id: string; label: string; title: string; component: ComponentType }[] = [
-  { id: PROMETHEUS_EXPLORER, label: 'Metrics', title: 'Prometheus', component: PrometheusExplorer },
-  { id: 'Tempo-TempoExplorer', label: 'Traces', title: 'Tempo', component: lazy(() => import('@perses-dev/tempo-plugin').then((m) => ({ default: m.TempoExplorer }))) },
-  { id: 'Pyroscope-PyroscopeExplorer', label: 'Profiles', title: 'Pyroscope', component: lazy(() => import('@perses-dev/pyroscope-plugin').then((m) => ({ default: m.PyroscopeExplorer }))) },
+const EXPLORERS: { id: string; label: string; title: string; datasourceKind: string; component: ComponentType }[] = [
+  { id: PROMETHEUS_EXPLORER, label: 'Metrics', title: 'Prometheus', datasourceKind: 'PrometheusDatasource', component: PrometheusExplorer },
+  {
+    id: 'Tempo-TempoExplorer',
+    label: 'Traces',
+    title: 'Tempo',
+    datasourceKind: 'TempoDatasource',
+    component: lazy(() => import('@perses-dev/tempo-plugin').then((m) => ({ default: m.TempoExplorer }))),
+  },
+  {
+    id: 'Pyroscope-PyroscopeExplorer',
+    label: 'Profiles',
+    title: 'Pyroscope',
+    datasourceKind: 'PyroscopeDatasource',
+    component: lazy(() => import('@perses-dev/pyroscope-plugin').then((m) => ({ default: m.PyroscopeExplorer }))),
+  },
 ];
 
 /**
@@ -51,14 +66,25 @@ function Explore() {
   const datasourceApi = useDatasourceApi();
   const initialTimeRange = useInitialTimeRange('1h');
   const initialRefreshInterval = useInitialRefreshInterval('0s');
+  const { can, ready } = useCan();
+  const queryable = useQuery(['explore-queryable', can('read', 'GlobalDatasource')], () => loadQueryable(can('read', 'GlobalDatasource')), { enabled: ready });
+  const chosen = EXPLORERS.find((e) => e.id === params.get('explorer')) ?? EXPLORERS[0];
+  const start = useExploreStart(
+    project,
+    dashboardName,
+    queryable.data,
+    EXPLORERS.map((e) => e.datasourceKind),
+    chosen.id === PROMETHEUS_EXPLORER ? chosen.datasourceKind : undefined,
+  );
 
   const switchProject = (p: string) => {
     // the query and time range stay; a dashboard of another project does not
     const next = new URLSearchParams(params);
     next.delete('dashboard');
+    if (!p) rememberProject('');
     navigate(`${p ? `/projects/${enc(p)}` : ''}/explore?${next}`);
   };
-  if (!datasourceApi || (dashboardName && dashboard.isLoading)) return <Loading />;
+  if (!datasourceApi || (dashboardName && dashboard.isLoading) || (start.waiting && !queryable.isError)) return <Loading />;
   if (dashboard.error) return <ErrorMessage error={dashboard.error} />;
   const dashboardResource = dashboard.data?.object as unknown as DashboardResource | undefined;
 
@@ -86,6 +112,11 @@ function Explore() {
           </Stack>
         }
       />
+      {start.hint && (
+        <Alert severity="info" sx={{ mx: 3, mb: 1 }} data-testid="explore-hint">
+          {start.hint}
+        </Alert>
+      )}
       <Box sx={{ flexGrow: 1, display: 'flex' }} data-testid="explore">
         <DatasourceStoreProvider datasourceApi={datasourceApi} projectName={project} dashboardResource={dashboardResource} key={`${project}/${dashboardName}`}>
           <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>

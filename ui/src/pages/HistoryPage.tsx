@@ -1,14 +1,14 @@
 import { alpha, Alert, Box, Button, Paper, Radio, Table, TableBody, TableCell, TableHead, TableRow, Typography, useTheme } from '@mui/material';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { displayName, getVersion, list, listManagers, listVersions, restoreVersion } from '../api';
 import { canonicalLines } from '../canonical-text';
 import { diffStats, folded, sideBySide, type DiffItem, type DiffRow } from '../diff';
 import { pageOf } from '../links';
-import { kindByPlural } from '../manage/kinds';
+import { kindByPlural } from '../kinds';
 import { useCan } from '../permissions';
-import { ErrorMessage, Loading, PageHeader, timeAgo } from '../widgets';
+import { ErrorMessage, Loading, PageHeader, timeAgo, VisuallyHidden } from '../widgets';
 
 const enc = encodeURIComponent;
 
@@ -39,8 +39,6 @@ export function HistoryPage() {
   const newest = latest ?? older[0]?.version ?? 0;
   const leftVersion = left ?? (latest !== undefined ? older[0]?.version : older[1]?.version) ?? newest;
   const rightVersion = right ?? newest;
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
 
   const load = (v: number) => (v === latest && current.data ? Promise.resolve(current.data.object) : getVersion(plural, project, name, v));
   const ready = current.isSuccess;
@@ -50,20 +48,12 @@ export function HistoryPage() {
   // restoring an existing object updates it; restoring a deleted one creates it again
   const mayRestore = can(deleted ? 'create' : 'update', kind.kind, project, name);
 
-  const restore = async (version: number) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const restored = await restoreVersion(plural, project, name, version);
+  const restore = useMutation((version: number) => restoreVersion(plural, project, name, version), {
+    onSuccess: async (restored) => {
       for (const k of ['resource', 'versions', 'managers', 'list', 'deleted']) await queryClient.invalidateQueries([k]);
-      const page = pageOf(plural, restored);
-      navigate(page, { state: { restored: restored.metadata.version } });
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+      navigate(pageOf(plural, restored), { state: { restored: restored.metadata.version } });
+    },
+  });
 
   if (current.isLoading || versions.isLoading) return <Loading />;
   if (current.error || versions.error) return <ErrorMessage error={current.error ?? versions.error} />;
@@ -84,7 +74,7 @@ export function HistoryPage() {
   return (
     <Box sx={{ pb: 4 }}>
       <PageHeader crumbs={crumbs} />
-      {error !== undefined && <ErrorMessage error={error} />}
+      {restore.error !== null && <ErrorMessage error={restore.error} />}
       <Box sx={{ px: 3 }}>
         {deleted && (
           <Alert severity="warning" sx={{ mb: 2, maxWidth: 1000 }} data-testid="deleted-banner">
@@ -100,7 +90,9 @@ export function HistoryPage() {
               <TableCell>Through</TableCell>
               <TableCell align="center">Left</TableCell>
               <TableCell align="center">Right</TableCell>
-              <TableCell />
+              <TableCell align="right">
+                <VisuallyHidden>Actions</VisuallyHidden>
+              </TableCell>
             </TableRow>
           </TableHead>
           <TableBody>
@@ -121,7 +113,7 @@ export function HistoryPage() {
                 </TableCell>
                 <TableCell align="right">
                   {!v.isCurrent && mayRestore && (
-                    <Button size="small" disabled={busy} onClick={() => restore(v.version)} data-testid={`restore-${v.version}`}>
+                    <Button size="small" disabled={restore.isLoading} onClick={() => restore.mutate(v.version)} data-testid={`restore-${v.version}`}>
                       {deleted ? 'Restore (undelete)' : 'Restore'}
                     </Button>
                   )}
@@ -154,18 +146,34 @@ function DiffView({ rows }: { rows: DiffRow[] }) {
   const colours: Record<DiffRow['type'], [string, string]> = { same: ['transparent', 'transparent'], removed: [red, 'transparent'], added: ['transparent', green], changed: [red, green] };
   const cell = { whiteSpace: 'pre-wrap', wordBreak: 'break-all', verticalAlign: 'top' } as const;
   const num = { width: 44, color: 'text.secondary', textAlign: 'right', pr: 1, userSelect: 'none', verticalAlign: 'top' } as const;
+  // a line's change is said by a sign (− removed, + added), not by its colour only
+  const sign = { display: 'inline-block', width: '2ch', userSelect: 'none', fontWeight: 'bold' } as const;
+  const leftSign = (r: DiffRow) => (r.type === 'removed' || r.type === 'changed' ? '−' : '');
+  const rightSign = (r: DiffRow) => (r.type === 'added' || r.type === 'changed' ? '+' : '');
   const line = (r: DiffRow, k: number) => (
     <tr key={k} data-diff={r.type}>
       <Box component="td" sx={num}>
         {r.left?.no}
       </Box>
       <Box component="td" sx={{ ...cell, bgcolor: colours[r.type][0], borderRight: 1, borderColor: 'divider' }}>
+        {r.left && (
+          <Box component="span" sx={{ ...sign, color: 'error.main' }}>
+            {leftSign(r)}
+            {leftSign(r) && <VisuallyHidden>removed: </VisuallyHidden>}
+          </Box>
+        )}
         {r.left?.text}
       </Box>
       <Box component="td" sx={num}>
         {r.right?.no}
       </Box>
       <Box component="td" sx={{ ...cell, bgcolor: colours[r.type][1] }}>
+        {r.right && (
+          <Box component="span" sx={{ ...sign, color: 'success.main' }}>
+            {rightSign(r)}
+            {rightSign(r) && <VisuallyHidden>added: </VisuallyHidden>}
+          </Box>
+        )}
         {r.right?.text}
       </Box>
     </tr>

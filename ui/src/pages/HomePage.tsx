@@ -2,7 +2,7 @@ import { Box, Button, Card, CardContent, Link, List, ListItem, ListItemText, Pap
 import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
 import { objectPath } from '../links';
-import { kindByPlural } from '../manage/kinds';
+import { kindByPlural } from '../kinds';
 import { ResourceTable } from '../manage/ResourceTable';
 import { useProfile } from '../profile';
 import type { ObjectRef } from '../profile-api';

@@ -2,10 +2,13 @@ import { Alert, Box, Button, MenuItem, Stack, TextField, Typography } from '@mui
 import type { DashboardResource } from '@perses-dev/core';
 import { ViewDashboard } from '@perses-dev/dashboards';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { parse } from 'yaml';
-import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource } from '../api';
+import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource, validationWarnings } from '../api';
+import { DatasourceWarnings } from '../datasource-warnings';
+import { DraftOfferAlert, useDraft } from '../DraftOffer';
+import { draftKey } from '../drafts';
 import { useDatasourceApi } from '../datasource-api';
 import { jsonErrorText, looksLikeJson } from '../json-error';
 import { useCan } from '../permissions';
@@ -18,6 +21,14 @@ interface Preview {
   from: 'Grafana' | 'Perses';
   /** Changes with every conversion, so the Perses components start afresh. */
   seq: number;
+}
+
+/** What the page keeps of an import not yet saved. */
+interface ImportDraft {
+  text: string;
+  project: string;
+  name: string;
+  datasource: string;
 }
 
 const isPersesDashboard = (v: unknown): v is Resource => {
@@ -41,6 +52,7 @@ export function ImportPage() {
   const { project: fromPath } = useParams();
   const navigate = useNavigate();
   const projects = useQuery(['list', 'projects'], () => list('projects'));
+  const fileInput = useRef<HTMLInputElement>(null);
   const [project, setProject] = useState(fromPath ?? '');
   const { can, ready } = useCan();
   const readGlobal = can('read', 'GlobalDatasource');
@@ -56,6 +68,10 @@ export function ImportPage() {
   useEffect(() => {
     if (!project && projects.data?.length) setProject(projects.data[0].metadata.name);
   }, [project, projects.data]);
+
+  // the pasted text and the choices are kept in the tab until imported (a session that ends, a reload: drafts.ts)
+  const form: ImportDraft = { text, project, name, datasource };
+  const kept = useDraft<ImportDraft>(draftKey('import', 'Dashboard', undefined, ''), form, { ...form, text: '' }, -1);
 
   const convert = async (ds = datasource, target = project, wanted = name) => {
     setError(undefined);
@@ -92,6 +108,7 @@ export function ImportPage() {
     setBusy(true);
     try {
       await createResource('dashboards', project, { ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name, project } });
+      kept.forget();
       navigate(`/projects/${enc(project)}/dashboards/${enc(name)}`);
     } catch (e) {
       setError((e as ApiError).status === 409 ? new Error(`A dashboard named "${name}" already exists in ${project}: choose another name.`) : e);
@@ -113,11 +130,23 @@ export function ImportPage() {
   };
   const undrawn = preview?.report ? undrawnPanels(preview.report) : [];
   const shown = preview && ({ ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name: name || preview.dashboard.metadata.name, project } } as unknown as DashboardResource);
+  // the datasources its queries ask for that the project will not have (the server's warnings)
+  const warnings = useQuery(['import-warnings', project, preview?.seq], () => validationWarnings('dashboards', shown), { enabled: !!shown && project !== '' });
 
   return (
     <Box sx={{ display: 'flex', flexDirection: 'column', flexGrow: 1 }}>
       <PageHeader crumbs={[...(fromPath ? [{ label: fromPath, to: `/projects/${enc(fromPath)}` }] : []), { label: 'Import a dashboard' }]} />
       <Stack spacing={2} sx={{ px: 3, pb: 2 }}>
+        <DraftOfferAlert
+          state={kept}
+          onRestore={(d) => {
+            setText(d.value.text);
+            if (d.value.project) setProject(d.value.project);
+            setName(d.value.name);
+            setDatasource(d.value.datasource);
+            setPreview(undefined);
+          }}
+        />
         <TextField
           label="Grafana or Perses dashboard (JSON or YAML)"
           multiline
@@ -128,10 +157,11 @@ export function ImportPage() {
           inputProps={{ 'aria-label': 'dashboard text', spellCheck: false, style: { fontFamily: 'monospace', fontSize: 13 } }}
         />
         <Stack direction="row" spacing={2} alignItems="center" flexWrap="wrap" useFlexGap>
-          <Button variant="outlined" component="label">
+          {/* a button that opens the file chooser (a <label> styled as a button was no button to assistive technology) */}
+          <Button variant="outlined" onClick={() => fileInput.current?.click()}>
             Upload a file
-            <input hidden type="file" accept=".json,.yaml,.yml,application/json" data-testid="import-file" onChange={(e) => void upload(e.target.files?.[0])} />
           </Button>
+          <input ref={fileInput} hidden type="file" accept=".json,.yaml,.yml,application/json" data-testid="import-file" onChange={(e) => void upload(e.target.files?.[0])} />
           <TextField select size="small" label="Project" value={project} onChange={(e) => choose(datasource, e.target.value)} sx={{ minWidth: 200 }} inputProps={{ 'data-testid': 'import-project' }}>
             {(projects.data ?? []).map((p) => (
               <MenuItem key={p.metadata.name} value={p.metadata.name}>
@@ -168,6 +198,7 @@ export function ImportPage() {
         {!!error && <ErrorMessage error={error} />}
         {preview?.from === 'Perses' && <Alert severity="info">This is already a Perses dashboard: it is imported as it is.</Alert>}
         {preview?.report && <MigrationReportView report={preview.report} />}
+        {shown && warnings.data && <DatasourceWarnings dashboard={shown as unknown as Resource} warnings={warnings.data} project={project} />}
         {undrawn.length > 0 && (
           <Alert severity="warning" data-testid="import-not-drawn">
             {undrawn.length === 1 ? 'One panel is' : `${undrawn.length} panels are`} not drawn by this web UI (the report says why): {undrawn.map((e) => e.source).join(', ')}.

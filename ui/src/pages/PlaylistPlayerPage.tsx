@@ -10,7 +10,7 @@ import { PlayedDashboard } from '../playlists/PlayedDashboard';
 import { PlayerControls } from '../playlists/PlayerControls';
 import { type PlaylistSpec, resolveQueue } from '../playlists/queue';
 import { PersesProviders } from '../perses/PersesProviders';
-import { ErrorMessage, Loading } from '../widgets';
+import { ErrorMessage, Loading, useDocumentTitle } from '../widgets';
 
 /** How long each dashboard stays: the playlist's interval (the server refuses one that is not a duration). */
 function intervalMs(text: string | undefined): number {
@@ -42,6 +42,7 @@ export function PlaylistPlayerPage() {
   const current = count > 0 ? entries[index % count] : undefined;
   const title = playlist.data?.object.spec.display?.name?.trim() || name;
   const interval = intervalMs(playlist.data?.object.spec.interval);
+  useDocumentTitle(current?.title, title);
 
   // each dashboard starts from a URL of its own: the last one's time range and variables go.
   // The latest `go` is read through a ref: the timer restarts only when the dashboard changes,

@@ -7,7 +7,7 @@ import { displayName, getResource, list, type Resource } from '../api';
 import { DeletedList } from '../manage/DeletedList';
 import { FolderTree } from '../manage/FolderTree';
 import { listedDashboards, whereIs } from '../manage/folders';
-import { KINDS, kindByPlural } from '../manage/kinds';
+import { KINDS, kindByPlural } from '../kinds';
 import { ResourceTable } from '../manage/ResourceTable';
 import { useRefreshLists } from '../manage/RowActions';
 import { useCan } from '../permissions';
@@ -15,7 +15,7 @@ import { StarButton } from '../StarButton';
 import { ErrorMessage, PageHeader, SearchField } from '../widgets';
 
 /** The kinds shown as tabs (folders are shown as a tree on the dashboards tab). */
-const TABS = KINDS.filter((k) => k.scope === 'project' && k.kind !== 'Folder');
+const TABS = KINDS.filter((k) => k.scope === 'project' && k.kind !== 'Folder' && !k.elsewhere);
 
 /**
  * A project: a tab per kind the user may read, each searchable, with create, edit, rename,

@@ -1,7 +1,9 @@
+import { useMutation } from '@tanstack/react-query';
 import { Alert, Box, Button, Divider, Link, Paper, Stack, TextField, Typography } from '@mui/material';
 import { type FormEvent, useState } from 'react';
 import { Navigate, useSearchParams } from 'react-router-dom';
-import { login, signUp, type PublicConfig } from '../api';
+import { login, type PublicConfig, signInOptions, signUp } from '../api';
+import { useDocumentTitle } from '../widgets';
 
 /** Only same-site paths: never send the user to another origin after sign-in. */
 function safeRedirect(value: string | null): string {
@@ -12,38 +14,33 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
   const [params] = useSearchParams();
   const redirect = safeRedirect(params.get('redirect'));
   const [mode, setMode] = useState<'signin' | 'signup'>('signin');
+  useDocumentTitle(mode === 'signin' ? 'Sign in' : 'Create an account');
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
   const [done, setDone] = useState(false);
+  const signIn = useMutation(
+    async () => {
+      if (mode === 'signup') await signUp(name, password);
+      await login(name, password);
+      await onSignedIn();
+    },
+    { onSuccess: () => setDone(true) },
+  );
+  const error = (signIn.error as Error | null)?.message;
 
   const auth = config.security?.authentication;
-  const providers = auth?.providers;
-  const native = providers?.enable_native !== false;
-  const external = [...(providers?.oidc ?? []).map((p) => ({ ...p, kind: 'oidc' })), ...(providers?.oauth ?? []).map((p) => ({ ...p, kind: 'oauth' }))];
+  const { native, external } = signInOptions(config);
   const signUpAllowed = native && auth?.disable_sign_up !== true;
 
   if (!config.security?.enable_auth || done) return <Navigate to={redirect} replace />;
 
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      if (mode === 'signup') await signUp(name, password);
-      await login(name, password);
-      await onSignedIn();
-      setDone(true);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    signIn.mutate();
   };
 
   return (
-    <Box sx={{ display: 'flex', justifyContent: 'center', alignItems: 'flex-start', minHeight: '100vh', pt: 10, bgcolor: 'background.default' }}>
+    <Box component="main" sx={{ display: 'flex', justifyContent: 'center', alignItems: 'flex-start', minHeight: '100vh', pt: 10, bgcolor: 'background.default' }}>
       <Paper sx={{ p: 4, width: 380 }} elevation={2}>
         <Stack spacing={2}>
           <Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
@@ -70,7 +67,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
                   onChange={(e) => setPassword(e.target.value)}
                   required
                 />
-                <Button type="submit" variant="contained" disabled={busy}>
+                <Button type="submit" variant="contained" disabled={signIn.isLoading}>
                   {mode === 'signin' ? 'Sign in' : 'Sign up'}
                 </Button>
               </Stack>
@@ -78,7 +75,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
           )}
           {external.length > 0 && native && <Divider>or</Divider>}
           {external.map((p) => (
-            <Button key={`${p.kind}/${p.slug_id}`} variant="outlined" href={`/api/auth/providers/${p.kind}/${encodeURIComponent(p.slug_id)}/login?redirect=${encodeURIComponent(redirect)}`}>
+            <Button key={`${p.kind}/${p.slug_id}`} variant="outlined" href={p.login(redirect)}>
               Sign in with {p.name || p.slug_id}
             </Button>
           ))}
@@ -89,7 +86,7 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
                 component="button"
                 type="button"
                 onClick={() => {
-                  setError(undefined); // the other form's message does not belong here
+                  signIn.reset(); // the other form's message does not belong here
                   setMode(mode === 'signin' ? 'signup' : 'signin');
                 }}
               >

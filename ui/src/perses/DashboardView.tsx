@@ -13,7 +13,6 @@ import {
   useEditMode,
   useSaveChangesConfirmationDialog,
   VariableProviderWithQueryParams,
-  type DatasourceApi,
   type ExternalVariableDefinition,
   type OnSaveDashboard,
   type PanelOptions,
@@ -29,13 +28,18 @@ import {
   usePluginBuiltinVariableDefinitions,
 } from '@perses-dev/plugin-system';
 import { memo, type ReactNode, useMemo, useState } from 'react';
+import type { CachingDatasourceApi } from '../datasource-api';
+import { useDashboardDraft } from './dashboard-draft';
+import { MissingDatasourceMessages } from './missing-datasources';
+import { packGrid } from './grid-pack';
+import { minimalEdit } from '../minimal-save';
 // the edit-mode and JSON dialogs: their code is loaded when they are first shown
 import { DashboardDiscardChangesConfirmationDialog, DeletePanelDialog, DeletePanelGroupDialog, EditJsonDialog, PanelDrawer, PanelGroupDialog } from './edit-on-demand';
 import { SaveDefaultsDialog } from './SaveDefaultsDialog';
 
 export interface DashboardViewProps {
   dashboardResource: DashboardResource;
-  datasourceApi: DatasourceApi;
+  datasourceApi: CachingDatasourceApi;
   /** Open in edit mode (ignored when `mayEdit` is false). */
   isEditing: boolean;
   /**
@@ -84,17 +88,19 @@ export const DashboardView = memo(function DashboardView(props: DashboardViewPro
   );
   return (
     <DatasourceStoreProvider dashboardResource={dashboardResource} datasourceApi={props.datasourceApi}>
-      <DashboardProviderWithQueryParams initialState={{ isEditMode: props.isEditing && props.mayEdit, dashboardResource }}>
-        <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>
-          <VariableProviderWithQueryParams initialVariableDefinitions={spec.variables} externalVariableDefinitions={props.externalVariableDefinitions} builtinVariableDefinitions={builtins}>
-            <Box sx={{ display: 'flex', width: '100%', height: '100%', position: 'relative', overflow: 'hidden' }}>
-              <ErrorBoundary FallbackComponent={ErrorAlert}>
-                <DashboardBody {...props} />
-              </ErrorBoundary>
-            </Box>
-          </VariableProviderWithQueryParams>
-        </TimeRangeProviderWithQueryParams>
-      </DashboardProviderWithQueryParams>
+      <MissingDatasourceMessages api={props.datasourceApi} project={dashboardResource.metadata.project}>
+        <DashboardProviderWithQueryParams initialState={{ isEditMode: props.isEditing && props.mayEdit, dashboardResource }}>
+          <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>
+            <VariableProviderWithQueryParams initialVariableDefinitions={spec.variables} externalVariableDefinitions={props.externalVariableDefinitions} builtinVariableDefinitions={builtins}>
+              <Box sx={{ display: 'flex', width: '100%', height: '100%', position: 'relative', overflow: 'hidden' }}>
+                <ErrorBoundary FallbackComponent={ErrorAlert}>
+                  <DashboardBody {...props} />
+                </ErrorBoundary>
+              </Box>
+            </VariableProviderWithQueryParams>
+          </TimeRangeProviderWithQueryParams>
+        </DashboardProviderWithQueryParams>
+      </MissingDatasourceMessages>
     </DatasourceStoreProvider>
   );
 });
@@ -106,23 +112,32 @@ function builtin(name: string, description: string, value: () => string | undefi
 /** `DashboardApp`: toolbar, the dashboard with its panels, and the edit-mode dialogs. */
 function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitleComponent, confirmEdit, mayEdit }: Omit<DashboardViewProps, 'externalVariableDefinitions'>) {
   const chartsTheme = useChartsTheme();
+  // panel actions always in the page, so that Tab reaches them; ./a11y hides them from the eye
+  // until the panel is hovered or holds the focus, as Perses' 'hover' did for the mouse only
+  const options = useMemo<PanelOptions>(() => ({ showIcons: 'always', ...panelOptions }), [panelOptions]);
   const { closeSaveChangesConfirmationDialog } = useSaveChangesConfirmationDialog();
   // Perses' Save button shows nothing when a save fails (e.g. permissions changed meanwhile): the
   // reason is shown here, the edit mode and its changes stay
   const [saveError, setSaveError] = useState<string>();
+  const { dashboard, setDashboard } = useDashboard();
+  // Perses' own form of the version shown, before any edit: a save stores only what differs from it
+  const [loaded] = useState(() => JSON.parse(JSON.stringify(dashboard)) as typeof dashboard);
+  const [original, setOriginal] = useState<typeof dashboard>();
+  // the edit is kept in the tab until saved or discarded, and offered back when the page opens again
+  const draft = useDashboardDraft(dashboardResource, loaded as DashboardResource, confirmEdit, () => setOriginal(loaded));
   const save: OnSaveDashboard = async (entity) => {
     setSaveError(undefined);
+    draft.forget();
     try {
-      return await onSave(entity);
+      return await onSave(minimalEdit(dashboardResource, loaded, entity, packGrid));
     } catch (e) {
+      draft.keep();
       setSaveError((e as Error).message);
       closeSaveChangesConfirmationDialog();
       throw e;
     }
   };
   const { isEditMode, setEditMode } = useEditMode();
-  const { dashboard, setDashboard } = useDashboard();
-  const [original, setOriginal] = useState<typeof dashboard>();
   const { setSavedDatasources } = useDatasourceStore();
   const { openDiscardChangesConfirmationDialog, closeDiscardChangesConfirmationDialog } = useDiscardChangesConfirmationDialog();
   const onEditButtonClick = async () => {
@@ -139,6 +154,7 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
     }
     openDiscardChangesConfirmationDialog({
       onDiscardChanges: () => {
+        draft.forget();
         if (original) setDashboard(original);
         setEditMode(false);
         closeDiscardChangesConfirmationDialog();
@@ -162,6 +178,7 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
       ) : (
         <ViewOnlyToolbar dashboardTitleComponent={dashboardTitleComponent} />
       )}
+      {draft.banner}
       {saveError !== undefined && (
         <Alert severity="error" sx={{ mx: 2, mt: 1 }} onClose={() => setSaveError(undefined)} data-testid="save-error">
           Not saved: {saveError}
@@ -169,7 +186,7 @@ function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitle
       )}
       <Box sx={{ paddingTop: 2, paddingX: 2, height: '100%' }}>
         <ErrorBoundary FallbackComponent={ErrorAlert}>
-          <Dashboard emptyDashboardProps={mayEdit ? { onEditButtonClick } : {}} panelOptions={panelOptions} />
+          <Dashboard emptyDashboardProps={mayEdit ? { onEditButtonClick } : {}} panelOptions={options} />
         </ErrorBoundary>
         <ChartsProvider chartsTheme={chartsTheme} enablePinning={false} enableSyncGrouping={false}>
           <PanelDrawer />

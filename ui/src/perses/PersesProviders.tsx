@@ -3,6 +3,7 @@ import { PluginRegistry, ValidationProvider } from '@perses-dev/plugin-system';
 import { GlobalStyles, useTheme } from '@mui/material';
 import { type ReactNode, useMemo } from 'react';
 import { defaultPluginKinds, pluginLoader } from '../plugins';
+import { PersesA11yStyles, usePersesA11y } from './a11y';
 
 /**
  * Panels at most 80 px high (2 grid rows, the height of many stat panels migrated from Grafana)
@@ -20,15 +21,18 @@ const SHORT_PANELS = {
 
 /**
  * What the Perses dashboard and explore components need around them: the charts theme (from the
- * current MUI theme, so it follows dark mode), the plugin registry, the edit-mode validation, and the compact header of short panels.
+ * current MUI theme, so it follows dark mode), the plugin registry, the edit-mode validation, the compact header of short panels,
+ * and the accessibility fixes of the Perses components (./a11y).
  * Only the pages that render Perses components load this module (and the chart libraries).
  */
 export function PersesProviders({ children }: { children: ReactNode }) {
   const muiTheme = useTheme();
   const chartsTheme = useMemo(() => generateChartsTheme(muiTheme, {}), [muiTheme]);
+  usePersesA11y();
   return (
     <ChartsProvider chartsTheme={chartsTheme}>
       <GlobalStyles styles={SHORT_PANELS} />
+      <PersesA11yStyles />
       <PluginRegistry pluginLoader={pluginLoader} defaultPluginKinds={defaultPluginKinds}>
         <ValidationProvider>{children}</ValidationProvider>
       </PluginRegistry>

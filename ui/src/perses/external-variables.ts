@@ -2,8 +2,8 @@ import type { VariableDefinition } from '@perses-dev/core';
 import type { ExternalVariableDefinition } from '@perses-dev/dashboards';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { enc, list, type Resource } from '../api';
-import { kindByPlural } from '../manage/kinds';
+import { list, type Resource } from '../api';
+import { kindByPlural } from '../kinds';
 import { useCan } from '../permissions';
 
 /** A Variable or GlobalVariable object: its spec is a dashboard variable definition. */
@@ -16,8 +16,6 @@ const SCOPES = [
     plural: 'variables',
     title: 'Project scope variables',
     description: 'Variables of this project. A dashboard variable of the same name overrides them.',
-    /** where the UI lists them (the link of the variable editor's section) */
-    editLink: (project: string) => `/projects/${enc(project)}?tab=variables`,
     projectScoped: true,
   },
   {
@@ -25,7 +23,6 @@ const SCOPES = [
     plural: 'globalvariables',
     title: 'Global scope variables',
     description: 'Variables of the whole server. A dashboard or project variable of the same name overrides them.',
-    editLink: (_project: string) => '/admin?tab=globalvariables',
     projectScoped: false,
   },
 ] as const;
@@ -76,7 +73,9 @@ export function useExternalVariables(project: string): ExternalVariables {
     return SCOPES.map((s, i) => ({
       source: s.source,
       tooltip: { title: s.title, description: s.description },
-      editLink: s.editLink(project),
+      // no editLink: Perses draws it as a link inside the section's fold button, which neither
+      // keyboard nor screen reader can use (axe-core: nested-interactive); the project's
+      // Variables tab and Administration list them
       definitions: ([projectData, globalData][i] ?? []).map(toDefinition),
     }));
   }, [settled, project, projectData, globalData]);

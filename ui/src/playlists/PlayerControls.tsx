@@ -73,7 +73,7 @@ export function PlayerControls(p: PlayerControlsProps) {
       }}
     >
       <Box sx={{ mr: 1, minWidth: 0 }}>
-        <Typography variant="body2" noWrap data-testid="player-title" sx={{ maxWidth: 320, fontWeight: 600 }}>
+        <Typography variant="body2" component="h1" noWrap data-testid="player-title" sx={{ maxWidth: 320, fontWeight: 600 }}>
           {p.title}
         </Typography>
         <Typography variant="caption" color="text.secondary" data-testid="player-position">

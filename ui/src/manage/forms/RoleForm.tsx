@@ -1,7 +1,7 @@
 import { Autocomplete, Box, Button, Checkbox, FormControlLabel, FormGroup, IconButton, Paper, Stack, TextField, Typography } from '@mui/material';
 import DeleteOutline from 'mdi-material-ui/DeleteOutline';
 import Plus from 'mdi-material-ui/Plus';
-import { ALL_KIND_NAMES, PROJECT_KIND_NAMES } from '../kinds';
+import { ALL_KIND_NAMES, PROJECT_KIND_NAMES } from '../../kinds';
 import { specOf, withSpec, type FormProps } from './common';
 
 interface Permission {

@@ -1,6 +1,6 @@
 import { TextField, type TextFieldProps } from '@mui/material';
 import type { Resource } from '../../api';
-import type { KindUi } from '../kinds';
+import type { KindUi } from '../../kinds';
 
 /** What every kind's form gets: the whole draft object, and a way to replace it. */
 export interface FormProps {

@@ -1,6 +1,9 @@
-import type { Resource } from '../api';
+import type { Resource } from './api';
 
-/** How the UI presents and edits one kind (the server's kinds, docs/api.md §1). */
+/**
+ * How the UI presents and edits one kind. Every kind the server serves (docs/api.md §1) is here,
+ * with the same plural and scope: test/ui-kinds.test.ts checks this list against the server's.
+ */
 export interface KindUi {
   kind: string;
   plural: string;
@@ -17,6 +20,8 @@ export interface KindUi {
   duplicable?: boolean;
   /** Played full-screen at `<object>/play` (playlists). */
   playable?: boolean;
+  /** Managed on a page of its own (this path), not in the project and admin tables. */
+  elsewhere?: string;
   /** The spec of a new object. */
   newSpec(): unknown;
   /** One line about the object for lists (plugin kind, role, subjects...). */
@@ -203,6 +208,18 @@ export const KINDS: KindUi[] = [
     newSpec: () => ({ nativeProvider: { password: '' } }),
     summary: (r) => [(r.spec as { firstName?: string }).firstName, (r.spec as { lastName?: string }).lastName].filter(Boolean).join(' ') || undefined,
   },
+  // Teams and robots have the Access page (groups, service accounts and their tokens).
+  { kind: 'Group', plural: 'groups', label: 'group', labelPlural: 'groups', scope: 'global', elsewhere: '/admin/access', newSpec: () => ({ members: [] }) },
+  { kind: 'ServiceAccount', plural: 'serviceaccounts', label: 'service account', labelPlural: 'service accounts', scope: 'project', elsewhere: '/admin/access', newSpec: () => ({}) },
+  {
+    kind: 'GlobalServiceAccount',
+    plural: 'globalserviceaccounts',
+    label: 'global service account',
+    labelPlural: 'global service accounts',
+    scope: 'global',
+    elsewhere: '/admin/access',
+    newSpec: () => ({}),
+  },
 ];
 
 export function kindByPlural(plural: string): KindUi {
@@ -239,3 +256,6 @@ export function withTitle(k: KindUi, r: Resource, title: string): Resource {
   else delete cur[path[path.length - 1]];
   return copy;
 }
+
+/** Global kinds managed on /admin (Project is on the home page). */
+export const ADMIN_KINDS = KINDS.filter((k) => k.scope === 'global' && k.kind !== 'Project' && !k.elsewhere).map((k) => k.kind);

@@ -2,7 +2,7 @@
 // in a fixed order and no server-owned metadata, so only real changes show. The web UI bundles
 // this file: it imports only dependency-free modules.
 
-import { isObj, type Obj } from '../src/lib/is-obj.js';
+import { isObj, type Obj } from './is-obj.js';
 
 /** Metadata the server owns (with older Perses exports' spellings): never part of a comparison or a diff. */
 export const SERVER_OWNED = ['createdAt', 'updatedAt', 'version', 'created_at', 'updated_at'] as const;
