@@ -103,9 +103,14 @@ export async function startDashplane(opts: { dir: string; env?: Record<string, s
 }
 
 /** bench/bare-server.js in its own process: a bare node:http server (see that file for modes). */
-export async function startBare(args: string[]): Promise<Child> {
+export function startBare(args: string[]): Promise<Child> {
+  return startScript('bare-server.js', args);
+}
+
+/** A script of dist/bench/ in its own process, ready when it prints "port N" (its port on 127.0.0.1). */
+export async function startScript(script: string, args: string[]): Promise<Child> {
   const started = performance.now();
-  const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'bench', 'bare-server.js'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'bench', script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (b: Buffer) => {
@@ -113,7 +118,7 @@ export async function startBare(args: string[]): Promise<Child> {
       const m = /port (\d+)/.exec(out);
       if (m) resolve(Number(m[1]));
     });
-    child.once('exit', (code) => reject(new Error(`bare server exited (${code})`)));
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
   });
   return { child, url: `http://127.0.0.1:${port}`, startMs: performance.now() - started, rss: () => rssOf(child.pid!), stop: stopper(child) };
 }
@@ -255,17 +260,20 @@ export function median(values: readonly number[]): number {
 
 /**
  * Latencies (ms, sub-millisecond resolution) of `n` sequential GETs over one keep-alive
- * connection, after `warmup` unmeasured ones; throws on a non-200.
+ * connection, after `warmup` unmeasured ones; throws on a non-200. `url` may be a function
+ * giving each request its own URL.
  */
-export async function sequentialLatency(url: string, headers: Record<string, string>, n: number, warmup = Math.min(50, n)): Promise<number[]> {
+export async function sequentialLatency(url: string | (() => string), headers: Record<string, string>, n: number, warmup = Math.min(50, n)): Promise<number[]> {
   const { Agent, request } = await import('node:http');
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const next = typeof url === 'string' ? () => url : url;
   const once = () =>
     new Promise<number>((resolve, reject) => {
       const t0 = performance.now();
-      const req = request(url, { agent, headers }, (res) => {
+      const target = next();
+      const req = request(target, { agent, headers }, (res) => {
         res.on('data', () => undefined);
-        res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`GET ${url} answered ${res.statusCode}`))));
+        res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`GET ${target} answered ${res.statusCode}`))));
       });
       req.on('error', reject);
       req.end();
@@ -279,6 +287,37 @@ export async function sequentialLatency(url: string, headers: Record<string, str
     agent.destroy();
   }
 }
+
+/** How many interleaved rounds a ratio target takes the median of (BENCH_ROUNDS, default 5). */
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+/** Per-round load results of a measured side and its reference, and the per-round ratios. */
+export interface Interleaved {
+  got: LoadResult[];
+  ref: LoadResult[];
+  /** got.rps / ref.rps of each round. */
+  ratios: number[];
+}
+
+/**
+ * `rounds` runs of the reference and of the measured load, alternating (reference first), so a
+ * drift of the machine's speed during the benchmark touches both sides alike; the first run of
+ * each has its warm-up (`warmupS` of the options), the others start warm.
+ */
+export async function interleaved(rounds: number, ref: (warmupS: number) => Promise<LoadResult>, got: (warmupS: number) => Promise<LoadResult>, warmupS = 3): Promise<Interleaved> {
+  const out: Interleaved = { got: [], ref: [], ratios: [] };
+  for (let i = 0; i < rounds; i++) {
+    const r = await ref(i === 0 ? warmupS : 0);
+    const g = await got(i === 0 ? warmupS : 0);
+    out.ref.push(r);
+    out.got.push(g);
+    out.ratios.push(g.rps / r.rps);
+  }
+  return out;
+}
+
+/** "min-max" of figures, formatted as the report formats them. */
+export const range = (values: readonly number[], digits = 0) => `${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)}`;
 
 /** Figures measured earlier in this run, for benchmarks whose reference is another's figure (P8). */
 export const measured = new Map<string, number>();

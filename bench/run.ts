@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- P1 P3 ...]`: runs the benchmarks P1-P9, P11 and P12 (all, or the ones named) one after
+ * `npm run bench [-- P1 P3 ...]`: runs the benchmarks P1-P12 (all, or the ones named) one after
  * the other and prints a summary table. Each starts its own servers on 127.0.0.1 and loads them
  * from other processes. BENCH_DURATION (seconds, default 10) sets the length of each load run.
  */
@@ -16,6 +16,7 @@ const ALL: Record<string, () => Promise<{ run(): Promise<Figure[]> }>> = {
   P7: () => import('./p7-apply.js'),
   P8: () => import('./p8-postgres.js'),
   P9: () => import('./p9-ui.js'),
+  P10: () => import('./p10-viewers.js'),
   P11: () => import('./p11-scale.js'),
   P12: () => import('./p12-build.js'),
 };

@@ -141,6 +141,7 @@ export function resolveConfig(written: Readonly<ServerConfig> = {}): Readonly<Re
   checkListen(config);
   checkTimeouts(config);
   checkNetworks(config);
+  checkProxyCache(config);
   checkCors(config);
   checkProvisioning(config);
   return deepFreeze(config);
@@ -184,6 +185,22 @@ function checkNetworks(config: ResolvedConfig): void {
     const list = bad.map(([n, i]) => `  - proxy.denied_networks[${i}]: "${n}" is not an address or CIDR network; write it like 10.0.0.0/8, 192.168.1.5 or fd00::/8`);
     throw new ConfigError(`invalid configuration:\n${list.join('\n')}`);
   }
+}
+
+/** The largest shared answer fits in the cache; a datasource is listed once. */
+function checkProxyCache(config: ResolvedConfig): void {
+  const c = config.proxy.cache;
+  const problems: string[] = [];
+  if (c.max_answer_mb > c.max_size_mb)
+    problems.push(`  - proxy.cache.max_answer_mb (${c.max_answer_mb}) must not be more than proxy.cache.max_size_mb (${c.max_size_mb}): an answer larger than the cache could never be kept`);
+  c.datasources.forEach((e, i) => {
+    const first = c.datasources.findIndex((o) => o.datasource === e.datasource);
+    if (first < i)
+      problems.push(
+        `  - proxy.cache.datasources[${i}].datasource: "${e.datasource}" is already listed at proxy.cache.datasources[${first}]; the first entry that matches wins, so this one would never apply`,
+      );
+  });
+  if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
 }
 
 /**

@@ -37,6 +37,8 @@ import { Upstream } from './proxy/upstream.js';
 import { DeniedNetworks } from './proxy/denied-networks.js';
 import { OAuthTokens } from './proxy/oauth-tokens.js';
 import { SqlProxy } from './proxy/sql/sql-proxy.js';
+import { CachePolicies } from './proxy/cache-policies.js';
+import { QueryCache } from './proxy/query-cache.js';
 import { durationMs } from './lib/duration.js';
 import { parseListen } from './lib/listen.js';
 import { deferredLog, type LogFn } from './lib/log-fn.js';
@@ -166,6 +168,9 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     denied,
     onEvent: (listener) => store.onEvent(listener),
   });
+  const MiB = 1024 * 1024;
+  const answers = new QueryCache({ maxBytes: px.cache.max_size_mb * MiB, maxEntries: px.cache.max_entries, maxAnswerBytes: px.cache.max_answer_mb * MiB });
+  metrics.watchProxyCache(() => answers.stats());
   /** The proxies' connections: undici's agents, the SQL pools. */
   const proxies = { close: () => Promise.all([upstream.close(), sql.close()]).then(() => undefined) };
   const app = buildApp({
@@ -190,6 +195,8 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
       tokens: new OAuthTokens(upstream),
       sql,
       metrics,
+      queriesOf: (kind) => plugins.queriesOf(kind),
+      cache: { answers, policies: new CachePolicies(px.cache) },
       config,
       ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}),
     },

@@ -96,6 +96,29 @@ describe('missing datasources are warnings: /api/validate, write headers, dashct
       expect(r.body.warnings.map((w: { path: string }) => w.path)).to.deep.equal([PATH0]);
     });
 
+    it('keeps the Warning headers bounded: one per message naming its places, at most 4 KB, the rest counted (a corpus dashboard of 84 references failed clients)', async () => {
+      // 300 queries asking for one missing datasource, and 60 more asking for 60 different ones
+      const queries = [
+        ...Array.from({ length: 300 }, () => query({ kind: 'PrometheusDatasource', name: 'prometheus-datasource' })),
+        ...Array.from({ length: 60 }, (_, i) => query({ kind: 'PrometheusDatasource', name: `missing-${i}` })),
+      ];
+      const body = dashboard('apps', queries);
+      const v = await validate(body);
+      expect(v.body.warnings, 'the validate answer lists every one').to.have.length(360);
+      const created = await s.api('POST', '/api/v1/projects/apps/dashboards', body, as(admin));
+      expect(created.status, created.text).to.equal(200);
+      const header = created.headers.get('warning') ?? '';
+      expect(header.length).to.be.within(1000, 4096);
+      const texts = warningTexts(header);
+      expect(texts[0]).to.match(
+        /^spec\.panels\.cpu\.spec\.queries\[0\]\.spec\.plugin\.spec\.datasource and 299 more place\(s\) \(spec\.panels\.cpu\.spec\.queries\[1\]\S*, \S*queries\[2\]\S*, \.\.\.\): asks for datasource "prometheus-datasource"/,
+      );
+      expect(texts.at(-1)).to.match(/^\d+ more warning\(s\) left out of these headers: POST the object to \/api\/validate/);
+      const left = Number(/^(\d+)/.exec(texts.at(-1)!)![1]);
+      expect(texts.length - 1 + left, 'every distinct message is shown or counted').to.equal(61);
+      expect((await s.api('DELETE', '/api/v1/projects/apps/dashboards/board', undefined, as(admin))).status).to.equal(204);
+    });
+
     it('warns on a dry run and on a real write (Warning headers), which succeed', async () => {
       const body = dashboard('apps', [query({ kind: 'PrometheusDatasource', name: 'prometheus-typo' })]);
       const dry = await s.api('POST', '/api/v1/projects/apps/dashboards?dryRun=true', body, as(admin));

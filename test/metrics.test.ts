@@ -72,7 +72,7 @@ describe('GET /metrics (auth off): watch, proxy, reaper', function () {
     await waitFor('the stream to be counted closed', async () => sample(await metrics(), 'dashplane_watch_streams') === 0, 5_000);
   });
 
-  it('proxy exchanges are timed by datasource and status', async () => {
+  it('proxy exchanges are timed by datasource and status; the query cache counts hits, coalesced, misses and bypasses, and its entries and bytes', async () => {
     const upstream = createServer((_req, res) => res.end('{}'));
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
     try {
@@ -82,13 +82,27 @@ describe('GET /metrics (auth off): watch, proxy, reaper', function () {
         metadata: { name: 'echo' },
         spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url } } } } },
       });
-      expect((await s.raw('GET', '/proxy/projects/p/datasources/echo/api/v1/query')).status).to.equal(200);
+      const query = (q: string) => s.raw('GET', `/proxy/projects/p/datasources/echo/api/v1/query?query=${q}`);
+      const cache = async (result: string) => sample(await metrics(), 'dashplane_proxy_cache_requests_total', { datasource: 'Datasource/p/echo', result }) ?? 0;
+      expect((await query('a')).status).to.equal(200);
       expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: '200' })).to.equal(1);
-      expect((await s.raw('GET', '/proxy/projects/p/datasources/echo/api/v1/query')).status).to.equal(200);
+      // the same query again is answered by the query cache: no exchange, a hit
+      const again = await query('a');
+      expect(again.status).to.equal(200);
+      expect(again.headers.get('x-dashplane-cache')).to.equal('hit');
+      expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: '200' })).to.equal(1);
+      expect([await cache('miss'), await cache('hit'), await cache('coalesced'), await cache('bypass')]).to.deep.equal([1, 1, 0, 0]);
+      expect((await query('b')).status).to.equal(200);
       expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: '200' })).to.equal(2);
+      // a request that is not shared (no-cache) is counted as bypass
+      expect((await s.raw('GET', '/proxy/projects/p/datasources/echo/api/v1/query?query=a', undefined, { 'cache-control': 'no-cache' })).headers.get('x-dashplane-cache')).to.equal('bypass');
+      expect(await cache('bypass')).to.equal(1);
+      const kept = await metrics();
+      expect(sample(kept, 'dashplane_proxy_cache_entries', {})).to.equal(2);
+      expect(sample(kept, 'dashplane_proxy_cache_bytes', {})).to.be.above(2 * 256);
       // a failed exchange is counted under the error kind
       await new Promise((r) => upstream.close(r));
-      expect((await s.raw('GET', '/proxy/projects/p/datasources/echo/api/v1/query')).status).to.equal(502);
+      expect((await query('c')).status).to.equal(502);
       expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: 'BadGateway' })).to.equal(1);
     } finally {
       upstream.close();

@@ -352,9 +352,11 @@ describe('proxy: answer types, absolute-form targets and Content-Length (PROXY-2
     const host = new URL(s.url).host;
     const cases: [string, string][] = [
       ['/proxy/projects/p/datasources/d/api/v1/query?query=up', '/base/api/v1/query?query=up'],
-      [`http://${host}/proxy/projects/p/datasources/d/api/v1/query?query=up`, '/base/api/v1/query?query=up'],
+      // another query than the first (the query cache would answer the same one again itself)
+      [`http://${host}/proxy/projects/p/datasources/d/api/v1/query?query=down`, '/base/api/v1/query?query=down'],
       [`HTTP://${host}/proxy/projects/p/datasources/d/api/v1/labels`, '/base/api/v1/labels'],
-      [`http://other.example:1234/proxy/globaldatasources/g/api/v1/series?match[]=up`, '/base/api/v1/series?match[]=up'],
+      // the parameters of a Prometheus query call go upstream sorted and form-encoded (the query cache's key)
+      [`http://other.example:1234/proxy/globaldatasources/g/api/v1/series?match[]=up`, '/base/api/v1/series?match%5B%5D=up'],
       [`http://${host}/proxy/projects/p/datasources/d`, '/base'],
     ];
     for (const [target, expected] of cases) {

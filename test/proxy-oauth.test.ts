@@ -95,7 +95,9 @@ describe('proxy: Secrets with OAuth client credentials (PROXY-26)', function () 
   let srv: ServerProcess;
   const call = (method: string, path: string, body?: unknown) => callJson(srv.url, method, path, body);
   const secret = (name: string, oauth: Record<string, unknown>) => ({ kind: 'Secret', metadata: { name }, spec: { oauth } });
-  const proxied = (ds: string) => call('GET', `/proxy/projects/p/datasources/${ds}/api/v1/query?query=up`);
+  // each request a different query, so each goes upstream (the query cache would answer a repeated one)
+  let queries = 0;
+  const proxied = (ds: string) => call('GET', `/proxy/projects/p/datasources/${ds}/api/v1/query?query=up&n=${++queries}`);
 
   async function datasource(name: string, secretName: string): Promise<void> {
     const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { ARTIFACTS_DIR, openPage, type WatchedPage } from './helpers/browser.js';
+import { needsPrograms } from './helpers/programs.js';
 import { panelSection, signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -309,6 +310,7 @@ for (const v of VISITS) if (v.open) OVERLAYS.add(v.name);
  * the light and the dark colour modes, and a walk through the everyday work by keyboard only.
  */
 describe('web UI accessibility (Chromium, axe-core)', function () {
+  needsPrograms('chromium', 'prometheus', 'node-exporter');
   this.timeout(300_000);
   let stack: UiStack;
 

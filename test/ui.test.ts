@@ -247,7 +247,7 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await page.getByRole('option', { name: 'prometheus', exact: true }).click();
     await page.waitForURL(/var-job=prometheus/);
     // the time range: last 5 minutes -> last 1 hour
-    await page.getByLabel(/^Select time range/).click();
+    await page.getByRole('combobox', { name: /^Time range: / }).click();
     await page.getByRole('option', { name: 'Last 1 hour' }).click();
     await page.waitForURL(/start=1h/);
     await w.screenshot('07-demo-variables-time-range');

@@ -2,7 +2,7 @@ import { SESSION_KIND } from '../auth/sessions.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { getPath } from '../lib/object-path.js';
 import { assertEmpty, copyObject, type Version } from './migrate-store.js';
-import type { Envelope, ManagerEntry, Store } from '../storage/store.js';
+import type { Envelope, MaintenanceStore, ManagerEntry, ObjectStore } from '../storage/store.js';
 
 /** The first line of a backup file. */
 export interface BackupHeader {
@@ -38,7 +38,7 @@ export interface BackupOptions {
  * managers record), then an `end` line with the counts and
  * the ids of the encryption keys the secrets need. Secret values stay encrypted, as stored.
  */
-export async function* backupLines(store: Store, registry: KindRegistry, o: BackupOptions): AsyncIterable<string> {
+export async function* backupLines(store: Pick<MaintenanceStore, 'dump'>, registry: KindRegistry, o: BackupOptions): AsyncIterable<string> {
   const history = o.history !== false;
   const sessions = o.sessions !== false;
   const keyIds = new Set<string>();
@@ -106,7 +106,12 @@ export async function checkBackup(lines: AsyncIterable<string>): Promise<{ heade
  * `dashplane restore`: writes a checked backup into an empty store, each object with its history
  * (same versions, timestamps, authors and encrypted values, as `migrate-store` copies them).
  */
-export async function restoreBackup(lines: () => AsyncIterable<string>, target: () => Store, registry: KindRegistry, log: (line: string) => void): Promise<{ objects: number; versions: number }> {
+export async function restoreBackup(
+  lines: () => AsyncIterable<string>,
+  target: () => ObjectStore & MaintenanceStore,
+  registry: KindRegistry,
+  log: (line: string) => void,
+): Promise<{ objects: number; versions: number }> {
   const { header, end } = await checkBackup(lines());
   log(`backup of ${header.createdAt} (revision ${header.revision}, dashplane ${header.writtenBy}): ${end.objects} objects, ${end.versions} versions`);
   if (end.encryptionKeyIds.length) log(`its secrets need the encryption key(s) ${end.encryptionKeyIds.join(', ')}: start the restored server with the same key`);

@@ -1,5 +1,5 @@
 import { buildKindRegistry } from '../kinds/index.js';
-import type { Envelope, ManagerEntry, Store } from '../storage/store.js';
+import type { AuditStore, Envelope, HistoryStore, ManagerEntry, ObjectStore, Store } from '../storage/store.js';
 import { SESSION_KIND } from '../auth/sessions.js';
 import { API_TOKEN_KIND } from '../auth/api-tokens.js';
 import { PROFILE_KIND } from '../profiles/profiles.js';
@@ -50,7 +50,7 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
 }
 
 /** The target of a copy must hold nothing of these kinds. */
-export async function assertEmpty(to: Store, kinds: readonly string[]): Promise<void> {
+export async function assertEmpty(to: ObjectStore, kinds: readonly string[]): Promise<void> {
   for (const kind of kinds) {
     if ((await to.list({ kind, limit: 1 })).length > 0) throw new Error(`the target already holds ${kind} objects; copy into an empty store`);
   }
@@ -65,7 +65,7 @@ export interface Version {
 }
 
 /** The audit log, oldest first, in the same order (the target numbers the entries anew). */
-async function copyAudit(from: Store, to: Store): Promise<number> {
+async function copyAudit(from: AuditStore, to: AuditStore): Promise<number> {
   let n = 0;
   for (let after = 0; ; ) {
     const page = await from.listAudit({ afterId: after, limit: 1000 });
@@ -78,7 +78,7 @@ async function copyAudit(from: Store, to: Store): Promise<number> {
 }
 
 /** One object with its history and managers record, read from `from` and written into `to`. */
-async function copyOne(from: Store, to: Store, obj: Envelope): Promise<number> {
+async function copyOne(from: HistoryStore, to: ObjectStore, obj: Envelope): Promise<number> {
   const key = { kind: obj.kind, project: obj.metadata.project ?? '', name: obj.metadata.name };
   const versions: Version[] = [];
   for (const e of (await from.listVersions(key)).reverse()) {
@@ -93,7 +93,7 @@ async function copyOne(from: Store, to: Store, obj: Envelope): Promise<number> {
  * authors, managers, timestamps), then the current state with its managers record. Returns how
  * many history entries were written.
  */
-export async function copyObject(to: Store, obj: Envelope, versions: readonly Version[], managers?: ManagerEntry[]): Promise<number> {
+export async function copyObject(to: ObjectStore, obj: Envelope, versions: readonly Version[], managers?: ManagerEntry[]): Promise<number> {
   let last: Envelope | undefined;
   for (const v of versions) {
     const record = { writer: { by: v.updatedBy, manager: v.manager ?? 'unknown' }, history: { max: COPY_ALL_VERSIONS, continues: true } };

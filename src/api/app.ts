@@ -31,6 +31,7 @@ import { registerMigrateRoutes } from './migrate-routes.js';
 import { Offload } from './offload.js';
 import { registerProxyRoutes, type ProxyRouteOptions } from './proxy-routes.js';
 import { VERSION_HEADER } from './headers.js';
+import { LazyChildLogger, type RequestLines, requestLinesOf } from './log-destination.js';
 import { registerSchemaRoutes } from './schema-routes.js';
 import { registerResourceRoutes } from './resource-router.js';
 import { routeMethods } from './route-methods.js';
@@ -79,9 +80,23 @@ export interface AppOptions {
 /** The status logged for a request whose client left before any answer (nginx's "client closed request"). */
 const CLIENT_CLOSED_REQUEST = 499;
 
-/** The one log line of a request: who, what (the route template), its status and how long it took. */
-function logRequest(request: FastifyRequest, reply: FastifyReply, status: number, extra: { abandoned?: true } = {}): void {
-  request.log.info({ user: request.principal?.name, method: request.method, route: request.routeOptions.url ?? 'unmatched', status, ms: Math.round(reply.elapsedTime * 10) / 10, ...extra }, 'request');
+/**
+ * The one log line of a request: who, what (the route template), its status and how long it took.
+ * With the server's logger it goes straight to the batched writer in a fixed shape (RequestLines:
+ * a request's child logger and pino's serialiser were most of the line's cost); with another
+ * logger (tests, a pino configuration) through `request.log`.
+ */
+function logRequest(lines: RequestLines | undefined, request: FastifyRequest, reply: FastifyReply, status: number, abandoned?: true): void {
+  const line = {
+    user: request.principal?.name,
+    method: request.method,
+    route: request.routeOptions.url ?? 'unmatched',
+    status,
+    ms: Math.round(reply.elapsedTime * 10) / 10,
+    ...(abandoned ? { abandoned } : {}),
+  };
+  if (lines) lines.write({ reqId: request.id, ...line });
+  else request.log.info(line, 'request');
 }
 
 /** Set on a request whose path is outside api_prefix: answered 404 before anything else. */
@@ -107,9 +122,12 @@ function prefixRewrite(prefix: string | undefined): ((req: { url?: string | unde
 export function buildApp(o: AppOptions): FastifyInstance {
   const http = o.config.http;
   const rewriteUrl = prefixRewrite(o.config.api_prefix);
+  const lines = requestLinesOf(o.logger);
   const app = Fastify({
     ...(rewriteUrl ? { rewriteUrl } : {}),
     ...(isLogger(o.logger) ? { loggerInstance: o.logger as unknown as FastifyBaseLogger } : { logger: o.logger as never }),
+    // a request's own logger is made only when something logs through it
+    ...(lines ? { childLoggerFactory: (logger, bindings, options) => new LazyChildLogger(logger as unknown as Logger, bindings, options) as unknown as FastifyBaseLogger } : {}),
     bodyLimit: http.body_limit,
     routerOptions: { caseSensitive: false, maxParamLength: 1000, ignoreTrailingSlash: true, querystringParser: parseQuery },
     // Against slowloris: headers must arrive within headers_timeout, the whole request within request_timeout.
@@ -128,7 +146,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   app.addHook('onRoute', (r) => {
     routes.push({ method: r.method, url: r.url, config: (r.config ?? {}) as MountedRoute['config'] });
   });
-  app.addHook('onResponse', async (request, reply) => logRequest(request, reply, reply.statusCode));
+  app.addHook('onResponse', async (request, reply) => logRequest(lines, request, reply, reply.statusCode));
   const cors = o.config.security.cors.enable ? new CorsPolicy(o.config.security.cors, routeMethods(routes)) : undefined;
   app.addHook('onRequest', async (request, reply) => {
     if ((request.raw as unknown as Record<symbol, unknown>)[OUTSIDE_PREFIX]) {
@@ -139,7 +157,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
     reply.raw.once('close', () => {
       if (reply.raw.writableFinished || reply.raw.errored) return; // answered (or failed): onResponse has it
       const status = reply.raw.headersSent ? reply.statusCode : CLIENT_CLOSED_REQUEST;
-      logRequest(request, reply, status, { abandoned: true });
+      logRequest(lines, request, reply, status, true);
       o.metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, status, reply.elapsedTime / 1000);
     });
     void reply.header('X-Request-Id', request.id);
@@ -164,7 +182,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
   // a stream whose client vanished is noticed at its next BOOKMARK at the latest
   const bookmarkMs = durationMs(watch.bookmark_interval);
   const streams = new LongStreams({ maxPerUser: watch.max_streams_per_user, graceMs: bookmarkMs, retryAfterS: Math.max(1, Math.ceil(bookmarkMs / 1000)) });
-  registerResourceRoutes(app, o.registry, o.service, o.config, o.watcher, streams);
+  registerResourceRoutes(app, o.registry, o.service, o.store, o.config, o.watcher, streams);
   registerAuditRoutes(app, { ...o.audit, streams });
   registerProfileRoutes(app, { registry: o.registry, service: o.service });
   registerSchemaRoutes(app, { registry: o.registry, plugins: o.plugins, schemasDir: SCHEMAS_DIR });

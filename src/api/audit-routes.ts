@@ -6,14 +6,15 @@ import { badRequest } from '../errors.js';
 import { streamEndOf } from '../lib/stream-end.js';
 import { AUDIT_KIND } from '../kinds/audit-event.js';
 import type { AuditEntry, AuditQuery } from '../storage/audit-types.js';
-import type { Store } from '../storage/store.js';
+import type { AuditStore, ObjectStore } from '../storage/store.js';
 import { auditFilters, auditPage, continueToken } from './audit-query.js';
 import { flag, single, type Query } from './request-options.js';
 import type { LongStreams, StreamLine } from './long-streams.js';
 import { documented } from './route-doc.js';
 
 export interface AuditRouteOptions {
-  store: Store;
+  /** The audit log, and the events that may end a watcher's authentication (`revocation`). */
+  store: AuditStore & Pick<ObjectStore, 'onEvent'>;
   authorizer: Authorizer;
   /** Longest silence of a watch before a BOOKMARK. */
   bookmarkMs: number;

@@ -3,14 +3,14 @@ import { Readable } from 'node:stream';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { ResourceService } from '../resources/service.js';
 import { backupLines } from '../admin/backup.js';
-import type { Store } from '../storage/store.js';
+import type { MaintenanceStore } from '../storage/store.js';
 import { flag, type Query } from './request-options.js';
 import { documented } from './route-doc.js';
 
 export interface BackupRouteOptions {
   registry: KindRegistry;
   service: ResourceService;
-  store: Store;
+  store: MaintenanceStore;
   version: string;
 }
 

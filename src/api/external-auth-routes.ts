@@ -8,7 +8,7 @@ import type { ExternalIdentity } from '../auth/user-sync.js';
 import { badRequest, notFound } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { ResourceService } from '../resources/service.js';
-import type { Store } from '../storage/store.js';
+import type { ObjectStore } from '../storage/store.js';
 import { sendTokens, tokenCookies, TOKENS } from './auth-routes.js';
 import { statusOf } from './error-handler.js';
 import { documented, type RouteDoc } from './route-doc.js';
@@ -17,7 +17,7 @@ export interface ExternalAuthOptions {
   providers: Map<string, ExternalProvider>;
   auth: AuthService;
   service: ResourceService;
-  store: Store;
+  store: ObjectStore;
   userKind: KindDescriptor;
   cookie: CookieOptions;
   /** HMAC key of the login-state cookie. */

@@ -19,3 +19,11 @@ export const SKIP_UNCHANGED_HEADER = 'X-Dashplane-Skip-Unchanged';
  * ignores (carrying the write out); dashctl checks it before relying on a dry run.
  */
 export const VERSION_HEADER = 'X-Dashplane-Version';
+
+/**
+ * Response header of an answer through an HTTP datasource's proxy: where it came from. `hit` kept
+ * by the query cache, `coalesced` shared with an identical request in flight, `miss` sent upstream
+ * for this request (and shared with any that joined it), `bypass` sent upstream as it came, never
+ * shared (the cache is off for the datasource, or the request is not a shareable read).
+ */
+export const CACHE_HEADER = 'X-Dashplane-Cache';

@@ -1,5 +1,5 @@
 import { writeSync } from 'node:fs';
-import { pino, type Logger } from 'pino';
+import { pino, type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
 
 /** Longest wait for a full pipe (EAGAIN) before a batch of lines is dropped. */
 const MAX_BUSY_MS = 100;
@@ -48,7 +48,51 @@ class BatchedLines {
   }
 }
 
+/** A request's log line: who asked, what (the route template), the status and how long it took. */
+export interface RequestLine {
+  reqId: string;
+  user: string | undefined;
+  method: string;
+  route: string;
+  status: number;
+  ms: number;
+  /** The client left before the answer ended. */
+  abandoned?: true;
+}
+
+/**
+ * The one line every request writes, made as text in the shape pino gives it (level, time, pid,
+ * hostname, reqId, the fields, msg) and handed to the batched writer directly: no per-request
+ * child logger, no generic serialiser. A request's line and the server's other lines go through
+ * the same writer, in order. Written only while the logger's level lets `info` lines through.
+ */
+export class RequestLines {
+  private readonly bindings: string;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly lines: BatchedLines,
+  ) {
+    // what pino writes after the time: its bindings (`,"pid":1,"hostname":"h"`), made once
+    this.bindings = (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym];
+  }
+
+  write(l: RequestLine): void {
+    if (this.logger.levelVal > INFO) return;
+    const user = l.user === undefined ? '' : `,"user":${JSON.stringify(l.user)}`;
+    const abandoned = l.abandoned ? ',"abandoned":true' : '';
+    this.lines.write(
+      `{"level":30,"time":${Date.now()}${this.bindings},"reqId":${JSON.stringify(l.reqId)}${user},"method":${JSON.stringify(l.method)},"route":${JSON.stringify(l.route)},"status":${l.status},"ms":${l.ms}${abandoned},"msg":"request"}\n`,
+    );
+  }
+}
+
+/** pino's level number of `info`. */
+const INFO = 30;
+
 const open = new Set<BatchedLines>();
+/** The request lines of each logger serverLogger made. */
+const requestLines = new WeakMap<Logger, RequestLines>();
 
 /**
  * The server's logger: pino writing JSON lines to stdout in batches (above). One synchronous
@@ -60,5 +104,66 @@ export function serverLogger(level: string, fd = 1): Logger {
   const lines = new BatchedLines(fd);
   if (open.size === 0) process.on('exit', () => open.forEach((l) => l.flush()));
   open.add(lines);
-  return pino({ level }, lines);
+  const logger = pino({ level }, lines);
+  requestLines.set(logger, new RequestLines(logger, lines));
+  return logger;
+}
+
+/** The request lines of a logger serverLogger made (undefined for any other: its request lines go through the logger). */
+export function requestLinesOf(logger: unknown): RequestLines | undefined {
+  return typeof logger === 'object' && logger !== null ? requestLines.get(logger as Logger) : undefined;
+}
+
+type LogArgs = [obj: unknown, msg?: string, ...args: unknown[]];
+
+/**
+ * Fastify's logger of one request (`request.log`), made when first used: Fastify makes a child
+ * logger for every request (pino writes its bindings out at once), and most requests log nothing
+ * but their line (RequestLines). A request that does log gets the child pino would have made.
+ */
+export class LazyChildLogger {
+  private made?: Logger;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  private get log(): Logger {
+    this.made ??= this.parent.child(this.bindings, this.options);
+    return this.made;
+  }
+
+  get level(): string {
+    return this.made?.level ?? this.options.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.log.level = level;
+  }
+
+  fatal(...a: LogArgs): void {
+    (this.log.fatal as (...x: LogArgs) => void)(...a);
+  }
+  error(...a: LogArgs): void {
+    (this.log.error as (...x: LogArgs) => void)(...a);
+  }
+  warn(...a: LogArgs): void {
+    (this.log.warn as (...x: LogArgs) => void)(...a);
+  }
+  info(...a: LogArgs): void {
+    (this.log.info as (...x: LogArgs) => void)(...a);
+  }
+  debug(...a: LogArgs): void {
+    (this.log.debug as (...x: LogArgs) => void)(...a);
+  }
+  trace(...a: LogArgs): void {
+    (this.log.trace as (...x: LogArgs) => void)(...a);
+  }
+  silent(): void {}
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): Logger {
+    return this.log.child(bindings, options);
+  }
 }

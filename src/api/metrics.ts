@@ -33,6 +33,14 @@ export class Metrics {
     [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 30],
     this.registry,
   );
+  private readonly proxyCache = new Counter({
+    name: 'dashplane_proxy_cache_requests_total',
+    help: 'Requests through HTTP datasources by datasource and where their answer came from: hit (kept by the query cache), coalesced (shared with an identical request in flight), miss (sent upstream), bypass (sent upstream unshared).',
+    labelNames: ['datasource', 'result'],
+    registers: [this.registry],
+  });
+  /** The query cache counter's children by label values (prom-client hashes the labels of every call otherwise). */
+  private readonly proxyCacheChildren = new Map<string, { inc(): void }>();
   readonly reaperDeletions = new Counter({ name: 'dashplane_reaper_deletions_total', help: 'Expired objects deleted by the reaper.', registers: [this.registry] });
   readonly loginFailures = new Counter({ name: 'dashplane_login_failures_total', help: 'Failed native logins.', registers: [this.registry] });
   readonly loginRateLimited = new Counter({ name: 'dashplane_login_rate_limited_total', help: 'Native logins refused by the rate limit (429).', registers: [this.registry] });
@@ -96,6 +104,54 @@ export class Metrics {
         for (const s of status()) if (s.lastPassAt) this.set({ source: s.source }, Date.parse(s.lastPassAt) / 1000 + (s.lastPassSeconds ?? 0));
       },
     });
+  }
+
+  /** Gauges of the query cache: the answers it keeps and their bytes, the shared requests in flight and their callers. */
+  watchProxyCache(stats: () => { entries: number; bytes: number; inFlight: number; waiting: number }): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'dashplane_proxy_cache_entries',
+      help: 'Answers the query cache of HTTP datasources keeps (proxy.cache.max_entries at most).',
+      registers,
+      collect() {
+        this.set(stats().entries);
+      },
+    });
+    new Gauge({
+      name: 'dashplane_proxy_cache_bytes',
+      help: 'Bytes the answers the query cache keeps are counted as: bodies, headers and keys (proxy.cache.max_size_mb at most).',
+      registers,
+      collect() {
+        this.set(stats().bytes);
+      },
+    });
+    new Gauge({
+      name: 'dashplane_proxy_cache_in_flight',
+      help: 'Shared requests of the query cache in flight to their datasources.',
+      registers,
+      collect() {
+        this.set(stats().inFlight);
+      },
+    });
+    new Gauge({
+      name: 'dashplane_proxy_cache_waiting',
+      help: 'Callers waiting on the shared requests in flight (each counts its sender).',
+      registers,
+      collect() {
+        this.set(stats().waiting);
+      },
+    });
+  }
+
+  /** One request through an HTTP datasource and where its answer came from (hit, coalesced, miss, bypass). */
+  countProxyCache(datasource: string, result: string): void {
+    const key = `${datasource}\x00${result}`;
+    let child = this.proxyCacheChildren.get(key);
+    if (!child) {
+      child = this.proxyCache.labels(datasource, result);
+      this.proxyCacheChildren.set(key, child);
+    }
+    child.inc();
   }
 
   /** Times `fn` into the store histogram. */

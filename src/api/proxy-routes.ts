@@ -4,16 +4,14 @@ import { ApiError, badRequest, notFound } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { Readable } from 'node:stream';
+import { datasourcePath } from '../proxy/cache-policies.js';
 import { type Credentials, credentialsOf } from '../proxy/credentials.js';
-import { callerResponseHeaders, upstreamRequestHeaders } from '../proxy/headers.js';
-import type { OAuthTokens } from '../proxy/oauth-tokens.js';
-import { proxySuffix, splitTarget, upstreamUrl } from '../proxy/path.js';
-import { checkAllowed, type DatasourceSpec, DerivedCache, type HttpPlan, type ProxyPlan, proxyPlan } from '../proxy/plan.js';
+import { splitTarget } from '../proxy/path.js';
+import { type DatasourceSpec, DerivedCache, type ProxyPlan, proxyPlan, type QueryEndpoint } from '../proxy/plan.js';
 import type { PoolOwner } from '../proxy/sql/sql-pools.js';
 import type { SqlProxy } from '../proxy/sql/sql-proxy.js';
 import { unsavedRequest } from '../proxy/unsaved-request.js';
-import { callerGone, cancelledByCaller, Cut, type Upstream } from '../proxy/upstream.js';
-import type { Metrics } from './metrics.js';
+import { forwardHttp, type HttpProxyParts } from './proxy-http.js';
 import { answerSql } from './sql-proxy-route.js';
 import { documented } from './route-doc.js';
 import { type Family, proxyDoc, unsavedDoc } from './proxy-docs.js';
@@ -22,24 +20,22 @@ import type { ResourceService } from '../resources/service.js';
 import type { SecretSpec } from '../kinds/generated/types.js';
 import { DecryptError, type SecretBox } from '../secrets/secret-box.js';
 import { unseal } from '../secrets/sealing.js';
-import type { Envelope, ObjectKey, Store } from '../storage/store.js';
+import type { Envelope, ObjectKey, ObjectStore } from '../storage/store.js';
 import type { ResolvedConfig } from '../config.js';
 import { getPath } from '../lib/object-path.js';
 import { isServed } from './resource-router.js';
 
-export interface ProxyRouteOptions {
+export interface ProxyRouteOptions extends HttpProxyParts {
   registry: KindRegistry;
   service: ResourceService;
-  store: Store;
+  store: ObjectStore;
   secrets: SecretBox;
-  upstream: Upstream;
-  /** OAuth client-credentials tokens of Secrets with `oauth`. */
-  tokens: OAuthTokens;
+  /** The read-only query calls of a datasource plugin kind (the plugin catalog's `queries`), for the query cache. */
+  queriesOf?: (pluginKind: string) => readonly QueryEndpoint[] | undefined;
   /** Queries of SQL datasources (`{kind: SQLProxy}`). */
   sql: SqlProxy;
   /** security.secret_files_dir, for *File secret fields. */
   secretFilesDir?: string;
-  metrics?: Metrics;
   /** The server configuration: which datasource families are served. */
   config?: Readonly<ResolvedConfig>;
 }
@@ -56,6 +52,9 @@ function servedFamilies(o: ProxyRouteOptions): { f: Family; d: KindDescriptor }[
 }
 
 type Params = { project?: string; dashboard?: string; name: string };
+
+/** What a datasource without a Secret sends: nothing. */
+const NO_CREDENTIALS: Credentials = Object.freeze({ identity: '' });
 
 /** What the proxy keeps of stored objects while they are unchanged (see DerivedCache). */
 interface Caches {
@@ -96,13 +95,14 @@ async function proxy(o: ProxyRouteOptions, caches: Caches, d: KindDescriptor, f:
     const holder = JSON.parse(stored.text.toString()) as Envelope;
     const spec = d.datasourceSpec!(holder, name) as DatasourceSpec | undefined;
     if (!spec) throw notFound(`dashboard "${dashboard}" has no datasource "${name}"`);
-    return proxyPlan(name, spec);
+    return proxyPlan(name, spec, o.queriesOf);
   });
   const { suffix, query } = splitTarget(req.raw.url ?? '', f.suffixAt);
   const hasBody =
     req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined);
   const owner = { holder: `${d.kind}/${project ?? ''}/${dashboard ?? name}`, name };
-  return serve(o, caches, { d, project, name, plan, method: req.method, suffix, query, headers: req.headers, owner, ...(hasBody ? { body: req.raw } : {}) }, req, reply);
+  const datasource = datasourcePath(project, dashboard, name);
+  return serve(o, caches, { d, project, name, plan, method: req.method, suffix, query, headers: req.headers, owner, datasource, ...(hasBody ? { body: req.raw } : {}) }, req, reply);
 }
 
 /**
@@ -127,7 +127,13 @@ async function unsaved(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: 
   const body = b.body !== undefined ? Readable.from([Buffer.from(b.body)]) : undefined;
   // The caller's Content-* headers describe the JSON envelope, not the upstream body.
   const headers = Object.fromEntries(Object.entries(req.headers).filter(([n]) => !n.startsWith('content-')));
-  return serve(o, undefined, { d, project, name: 'unsaved', plan: proxyPlan('unsaved', b.spec as DatasourceSpec), method: b.method, suffix, query, headers, ...(body ? { body } : {}) }, req, reply);
+  return serve(
+    o,
+    undefined,
+    { d, project, name: 'unsaved', plan: proxyPlan('unsaved', b.spec as DatasourceSpec, o.queriesOf), method: b.method, suffix, query, headers, ...(body ? { body } : {}) },
+    req,
+    reply,
+  );
 }
 
 interface Exchange<P extends ProxyPlan = ProxyPlan> {
@@ -137,6 +143,8 @@ interface Exchange<P extends ProxyPlan = ProxyPlan> {
   plan: P;
   /** The stored datasource (its SQL connection pool); none for an unsaved one. */
   owner?: Omit<PoolOwner, 'secret'>;
+  /** The stored datasource as its URLs name it (the query cache's settings and keys); none for an unsaved one. */
+  datasource?: string;
   method: string;
   /** Raw (still encoded) path after the datasource name. */
   suffix: string;
@@ -149,7 +157,25 @@ interface Exchange<P extends ProxyPlan = ProxyPlan> {
 /** Serves an exchange with the proxy of its datasource's proxy block: HTTP (forward) or SQL (answerSql). */
 function serve(o: ProxyRouteOptions, caches: Caches | undefined, x: Exchange, req: FastifyRequest, reply: FastifyReply) {
   const { plan } = x;
-  if (plan.kind === 'HTTPProxy') return forward(o, caches, { ...x, plan }, req, reply);
+  if (plan.kind === 'HTTPProxy') {
+    const secret = plan.proxy.secret;
+    return forwardHttp(
+      o,
+      {
+        plan,
+        label: `${x.d.kind}/${x.project ?? ''}/${x.name}`,
+        ...(x.datasource !== undefined ? { datasource: x.datasource } : {}),
+        method: x.method,
+        suffix: x.suffix,
+        query: x.query,
+        headers: x.headers,
+        ...(x.body ? { body: x.body } : {}),
+        credentials: async () => (secret !== undefined ? secretCredentials(o, caches, x.d, x.project, secret, req) : NO_CREDENTIALS),
+      },
+      req,
+      reply,
+    );
+  }
   const secret = plan.proxy.secret;
   const key = secret === undefined ? undefined : secretKey(o, x.d, x.project, secret);
   return answerSql(
@@ -166,40 +192,6 @@ function serve(o: ProxyRouteOptions, caches: Caches | undefined, x: Exchange, re
     reply,
     o.metrics,
   );
-}
-
-/** The common part of HTTP datasources: path checks, credentials, the upstream call, the answer. */
-async function forward(o: ProxyRouteOptions, caches: Caches | undefined, x: Exchange<HttpPlan>, req: FastifyRequest, reply: FastifyReply) {
-  const suffix = proxySuffix(x.suffix);
-  checkAllowed(x.plan, x.method, suffix.decoded);
-  const url = upstreamUrl(x.plan.proxy.url, suffix.raw, x.query);
-  const credentials = x.plan.proxy.secret !== undefined ? await secretCredentials(o, caches, x.d, x.project, x.plan.proxy.secret, req) : {};
-  const { oauth } = credentials;
-  const cut = new Cut();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) cut.abort(callerGone());
-  });
-  const started = performance.now();
-  const observe = (status: string) => o.metrics?.observeProxy(`${x.d.kind}/${x.project ?? ''}/${x.name}`, status, (performance.now() - started) / 1000);
-  let res;
-  try {
-    const authorization = oauth ? await o.tokens.authorization(oauth, credentials.tls, (fields, msg) => req.log.warn(fields, msg)) : credentials.authorization;
-    res = await o.upstream.send(url, {
-      method: x.method,
-      headers: upstreamRequestHeaders(x.headers, x.plan.proxy.headers, authorization),
-      ...(x.body ? { body: x.body } : {}),
-      ...(credentials.tls ? { tls: credentials.tls } : {}),
-      cut,
-    });
-  } catch (e) {
-    observe(cancelledByCaller(cut) ? 'cancelled' : ((e as { reason?: string }).reason ?? 'error'));
-    throw e;
-  }
-  observe(String(res.statusCode));
-  // a token the datasource refuses (revoked before it expired) is not used again
-  if (oauth && res.statusCode === 401) o.tokens.forget(oauth);
-  res.body.on('error', () => reply.raw.destroy());
-  return reply.code(res.statusCode).headers(callerResponseHeaders(res.statusCode, res.headers)).send(res.body);
 }
 
 function refuseLoop(req: FastifyRequest): void {

@@ -8,7 +8,7 @@ import { getPath } from '../lib/object-path.js';
 import { HistoryService } from '../resources/history.js';
 import { jsonOf } from '../lib/json-of.js';
 import type { ResourceService, UpdateResult } from '../resources/service.js';
-import type { StoredText } from '../storage/store.js';
+import type { HistoryStore, ObjectStore, StoredText } from '../storage/store.js';
 import { UNCHANGED_HEADER } from './headers.js';
 import { sendWarnings } from './warning-header.js';
 import { fieldManager, flag, ifMatch, nameParam, positiveInt, single, skipUnchanged, type Query } from './request-options.js';
@@ -74,9 +74,20 @@ export function isServed(d: KindDescriptor, config: unknown): boolean {
   return !d.disabledBy?.some((keys) => keys.every((k) => getPath(config, k) === true));
 }
 
-/** Mounts the routes of `kindRoutes` for every served kind, from the registry. */
-export function registerResourceRoutes(app: FastifyInstance, registry: KindRegistry, service: ResourceService, config: unknown, watcher: Watcher, streams: LongStreams): void {
-  const history = new HistoryService({ service, store: service.store });
+/**
+ * Mounts the routes of `kindRoutes` for every served kind, from the registry. `store`: what the
+ * history routes read (writes go through `service`).
+ */
+export function registerResourceRoutes(
+  app: FastifyInstance,
+  registry: KindRegistry,
+  service: ResourceService,
+  store: HistoryStore & Pick<ObjectStore, 'get'>,
+  config: unknown,
+  watcher: Watcher,
+  streams: LongStreams,
+): void {
+  const history = new HistoryService({ service, store });
   for (const d of servedKinds(registry, config)) {
     const h = handlers(d, service, history, watcher, streams);
     const byOp: Record<ResourceOp, (req: Req, reply: FastifyReply) => unknown> = {

@@ -6,7 +6,7 @@ import { assertName } from '../lib/names.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import type { ResourceService } from '../resources/service.js';
-import type { Store } from '../storage/store.js';
+import type { MaintenanceStore } from '../storage/store.js';
 import { documented } from './route-doc.js';
 import { sendWarnings } from './warning-header.js';
 import type { BuildInfo } from '../build-info.js';
@@ -16,7 +16,7 @@ export interface SystemRouteOptions {
   registry: KindRegistry;
   plugins: PluginRegistry;
   service: ResourceService;
-  store: Store;
+  store: Pick<MaintenanceStore, 'ping'>;
   build: BuildInfo;
 }
 

@@ -7,14 +7,14 @@ import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { assertName } from '../lib/names.js';
 import type { ResourceService } from '../resources/service.js';
-import type { Envelope, Store } from '../storage/store.js';
+import type { Envelope, ObjectStore } from '../storage/store.js';
 import { documented, type RouteDoc } from './route-doc.js';
 
 export interface TokenRouteOptions {
   tokens: ApiTokens;
   service: ResourceService;
   registry: KindRegistry;
-  store: Store;
+  store: ObjectStore;
   /** security.authentication.max_token_ttl, as written and in ms. */
   maxTtl: string;
   maxTtlMs: number;

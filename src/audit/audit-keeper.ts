@@ -1,7 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { AUDIT_KIND } from '../kinds/audit-event.js';
 import type { AuditNotice } from '../storage/audit-types.js';
-import type { Store } from '../storage/store.js';
+import type { AuditStore } from '../storage/store.js';
 
 /** Longest pause between two retention passes. */
 const MAX_PRUNE_EVERY_MS = 3_600_000;
@@ -17,7 +17,7 @@ export class AuditKeeper {
   private unsubscribe?: () => void;
   private out?: WriteStream | undefined;
 
-  constructor(private readonly o: { store: Store; retentionMs: number; file?: string; log: (msg: string, err?: unknown) => void; now?: () => number }) {}
+  constructor(private readonly o: { store: AuditStore; retentionMs: number; file?: string; log: (msg: string, err?: unknown) => void; now?: () => number }) {}
 
   async start(): Promise<void> {
     if (this.o.file) this.ship(this.o.file);

@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../storage/audit-types.js';
-import type { Store } from '../storage/store.js';
+import type { AuditStore } from '../storage/store.js';
 
 /** Entries of the project kind read per page while looking for creations and deletions. */
 const PAGE = 500;
@@ -27,7 +27,7 @@ export class AuditIncarnations {
   private from = Infinity;
   private to = 0;
 
-  constructor(private readonly o: { store: Store; projectKind: string }) {}
+  constructor(private readonly o: { store: AuditStore; projectKind: string }) {}
 
   /** `entries` without those of an earlier project of the same name (entries about no project stay). */
   async current(entries: readonly AuditEntry[]): Promise<AuditEntry[]> {

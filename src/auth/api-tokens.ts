@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError, forbidden, notFound, unauthorized } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import type { Envelope, Store } from '../storage/store.js';
+import type { Envelope, ObjectStore } from '../storage/store.js';
 import type { NarrowedPermission, Principal } from '../access/authorizer.js';
 import type { Reads } from './sessions.js';
 import type { TokenRequest } from './token-request.js';
@@ -77,7 +77,7 @@ function infoOf(t: ApiToken): TokenInfo {
 export class ApiTokens {
   constructor(
     private readonly o: {
-      store: Store;
+      store: ObjectStore;
       /** Reads of tokens and owners (a ReadCache in the server). */
       reads: Reads;
       registry: KindRegistry;

@@ -1,5 +1,5 @@
 import type { KindDescriptor } from '../kinds/descriptor.js';
-import type { Store } from '../storage/store.js';
+import type { ObjectStore } from '../storage/store.js';
 import { DerivedCache } from './derived-cache.js';
 
 /**
@@ -25,7 +25,7 @@ export class ContentsIndex {
 export class ContentsCache {
   private readonly cache: DerivedCache<ContentsIndex>;
 
-  constructor(private readonly o: { store: Store; containers: readonly KindDescriptor[] }) {
+  constructor(private readonly o: { store: ObjectStore; containers: readonly KindDescriptor[] }) {
     this.cache = new DerivedCache(
       o.store,
       o.containers.map((d) => d.kind),

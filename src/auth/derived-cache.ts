@@ -1,4 +1,4 @@
-import type { Store } from '../storage/store.js';
+import type { ObjectStore } from '../storage/store.js';
 
 /**
  * A value computed from every object of a few kinds (all roles and bindings; all folders), kept
@@ -12,7 +12,7 @@ export class DerivedCache<T> {
   private generation = 0;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: ObjectStore,
     kinds: Iterable<string>,
     private readonly compute: () => Promise<T>,
   ) {

@@ -1,7 +1,7 @@
 import type { Principal } from '../access/authorizer.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { ResourceService } from '../resources/service.js';
-import type { Store } from '../storage/store.js';
+import type { ObjectStore } from '../storage/store.js';
 import type { AuthService } from './login.js';
 import { OAuthError, type ExternalProvider } from './provider.js';
 import type { IssuedTokens } from './tokens.js';
@@ -17,7 +17,7 @@ const HARMLESS: ReadonlySet<string> = new Set(['grant_type', 'error', 'error_des
 export interface ExternalSignInOptions {
   auth: AuthService;
   service: ResourceService;
-  store: Store;
+  store: ObjectStore;
   userKind: KindDescriptor;
 }
 

@@ -1,7 +1,7 @@
 import { specOf, type KindDescriptor, type Scope } from '../kinds/descriptor.js';
 import type { Role } from '../kinds/generated/types.js';
 import { getPath } from '../lib/object-path.js';
-import type { Envelope, Store } from '../storage/store.js';
+import type { Envelope, ObjectStore } from '../storage/store.js';
 import { DerivedCache } from './derived-cache.js';
 
 /**
@@ -70,7 +70,7 @@ interface Binding {
 export class GrantsCache {
   private readonly cache: DerivedCache<Grants>;
 
-  constructor(private readonly o: GrantKinds & { store: Store }) {
+  constructor(private readonly o: GrantKinds & { store: ObjectStore }) {
     const kinds = [o.globalRole, o.globalBinding, o.projectRole, o.projectBinding, ...o.groups].map((d) => d.kind);
     this.cache = new DerivedCache(o.store, kinds, () => this.compute());
   }

@@ -2,7 +2,7 @@ import { ApiError, badRequest, unauthorized } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import { credentialStamp } from '../resources/credentials.js';
 import { getPath } from '../lib/object-path.js';
-import type { Envelope, Store } from '../storage/store.js';
+import type { Envelope, ObjectStore } from '../storage/store.js';
 import type { PasswordHasher } from '../access/passwords.js';
 import { FailureLimiter } from './rate-limit.js';
 import { CREDENTIALS_CHANGED, holdsCredential, type Session, type SessionStore } from './sessions.js';
@@ -36,7 +36,7 @@ export class AuthService {
 
   constructor(
     private readonly o: {
-      store: Store;
+      store: ObjectStore;
       userKind: KindDescriptor;
       passwords: PasswordHasher;
       sessions: SessionStore;

@@ -1,7 +1,7 @@
 import { forbidden, unauthorized } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { getPath } from '../lib/object-path.js';
-import type { Store } from '../storage/store.js';
+import type { ObjectStore } from '../storage/store.js';
 import type { Action, Authorizer, AuthzTarget, Principal, Visible } from '../access/authorizer.js';
 import { ContentsCache, type ContentsIndex } from './contents.js';
 import type { ResolvedConfig } from '../config.js';
@@ -37,7 +37,7 @@ export class RbacAuthorizer implements Authorizer {
 
   constructor(
     private readonly opts: {
-      store: Store;
+      store: ObjectStore;
       registry: KindRegistry;
       guest: readonly Permission[];
       config: Readonly<ResolvedConfig>;

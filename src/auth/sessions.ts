@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import type { CredentialChange } from '../resources/credentials.js';
-import type { Envelope, ObjectKey, Store } from '../storage/store.js';
+import type { Envelope, ObjectKey, ObjectStore } from '../storage/store.js';
 
 /**
  * Sessions live in the store (every replica sees them) as objects of the internal kind
@@ -51,7 +51,7 @@ const key = (id: string) => ({ kind: SESSION_KIND, project: '', name: id });
 export class SessionStore {
   /** `reads` serves `get` (a ReadCache in the server; the store itself by default). */
   constructor(
-    private readonly store: Store,
+    private readonly store: ObjectStore,
     private readonly reads: Reads = store,
     private readonly now: () => number = Date.now,
   ) {}

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { missingJwt, unauthorized } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import { credentialStamp } from '../resources/credentials.js';
-import type { Envelope, Store } from '../storage/store.js';
+import type { Envelope, ObjectStore } from '../storage/store.js';
 import { API_TOKEN_PREFIX, type ApiTokens } from './api-tokens.js';
 import type { Authenticator } from './authenticator.js';
 import type { Principal, Revocation } from '../access/authorizer.js';
@@ -22,7 +22,7 @@ export class TokenAuthenticator implements Authenticator {
     private readonly o: {
       tokens: TokenService;
       sessions: SessionStore;
-      store: Store;
+      store: ObjectStore;
       /** Reads sessions' users (a ReadCache in the server). */
       reads: Reads;
       userKind: KindDescriptor;

@@ -3,7 +3,7 @@ import { specOf, type KindDescriptor } from '../kinds/descriptor.js';
 import type { User } from '../kinds/generated/types.js';
 import type { ResourceService } from '../resources/service.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import type { Store } from '../storage/store.js';
+import type { ObjectStore } from '../storage/store.js';
 import { OAuthError, type ExternalProvider } from './provider.js';
 import type { Session } from './sessions.js';
 import { syncUser } from './user-sync.js';
@@ -15,7 +15,7 @@ import { syncUser } from './user-sync.js';
  * refresh on. A provider refusing the token (user removed, access revoked) ends the session.
  */
 export class UpstreamRefresher {
-  constructor(private readonly o: { providers: ReadonlyMap<string, ExternalProvider>; box: SecretBox; store: Store; service: () => ResourceService; userKind: KindDescriptor }) {}
+  constructor(private readonly o: { providers: ReadonlyMap<string, ExternalProvider>; box: SecretBox; store: ObjectStore; service: () => ResourceService; userKind: KindDescriptor }) {}
 
   /** The provider refresh token as the session keeps it: encrypted, bound to the user. */
   seal(user: string, token: string): string {

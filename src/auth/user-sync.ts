@@ -4,7 +4,7 @@ import { specOf, type KindDescriptor } from '../kinds/descriptor.js';
 import type { OAuthProvider, User } from '../kinds/generated/types.js';
 import { MANAGER } from '../resources/managers.js';
 import type { ResourceService } from '../resources/service.js';
-import type { Envelope, Store } from '../storage/store.js';
+import type { Envelope, ObjectStore } from '../storage/store.js';
 import { SYSTEM } from '../access/authorizer.js';
 
 /** The field manager of the writes a sign-in makes. */
@@ -60,7 +60,7 @@ export function subjectOf(value: unknown): string | undefined {
  * this provider (`{"issuer"}` without a subject, no password) is bound to the first identity of
  * that provider signing in under its name.
  */
-export async function syncUser(id: ExternalIdentity, o: { store: Store; service: ResourceService; userKind: KindDescriptor }): Promise<Envelope> {
+export async function syncUser(id: ExternalIdentity, o: { store: ObjectStore; service: ResourceService; userKind: KindDescriptor }): Promise<Envelope> {
   const binding: OAuthBinding = { issuer: id.issuer, subject: id.subject, ...(id.email ? { email: id.email } : {}), ...(id.groups ? { groups: id.groups } : {}) };
   const profile = { ...(id.firstName ? { firstName: id.firstName } : {}), ...(id.lastName ? { lastName: id.lastName } : {}) };
   const existing = await o.store.get({ kind: o.userKind.kind, project: '', name: id.login });
@@ -86,7 +86,7 @@ export async function syncUser(id: ExternalIdentity, o: { store: Store; service:
  * The existing user `id` signs in as: named `id.login`, bound to (issuer, subject), without a
  * native password. Undefined for anyone else; nothing is written.
  */
-export async function boundUser(id: Pick<ExternalIdentity, 'login' | 'issuer' | 'subject'>, o: { store: Store; userKind: KindDescriptor }): Promise<Envelope | undefined> {
+export async function boundUser(id: Pick<ExternalIdentity, 'login' | 'issuer' | 'subject'>, o: { store: ObjectStore; userKind: KindDescriptor }): Promise<Envelope | undefined> {
   const existing = await o.store.get({ kind: o.userKind.kind, project: '', name: id.login });
   const spec = existing && specOf<User>(existing);
   const bound = (spec?.oauthProviders ?? []).some((b) => b.issuer === id.issuer && b.subject === id.subject);
@@ -97,6 +97,6 @@ export async function boundUser(id: Pick<ExternalIdentity, 'login' | 'issuer' | 
  * The user a provider token stands for: the existing user bound to (issuer, subject) without
  * writing anything, else a new or refused user as at login.
  */
-export async function principalUser(id: ExternalIdentity, o: { store: Store; service: ResourceService; userKind: KindDescriptor }): Promise<Envelope> {
+export async function principalUser(id: ExternalIdentity, o: { store: ObjectStore; service: ResourceService; userKind: KindDescriptor }): Promise<Envelope> {
   return (await boundUser(id, o)) ?? syncUser(id, o);
 }

@@ -1,4 +1,4 @@
-import type { Store, StoreEvent } from '../storage/store.js';
+import type { ObjectStore, StoreEvent } from '../storage/store.js';
 
 /**
  * When the current project of each name was created, for one watch stream. A project can be
@@ -16,7 +16,7 @@ export class Incarnations {
   /** Project name -> revision its current incarnation was created at; null: no such project. */
   private readonly starts = new Map<string, number | null>();
 
-  constructor(private readonly o: { store: Store; projectKind: string }) {}
+  constructor(private readonly o: { store: ObjectStore; projectKind: string }) {}
 
   /** The revision the current project named `project` was created at (null: none exists), if known. */
   known(project: string): number | null | undefined {

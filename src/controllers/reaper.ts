@@ -6,7 +6,7 @@ import type { KindRegistry } from '../kinds/registry.js';
 import { parseDuration } from '../lib/duration.js';
 import { getPath } from '../lib/object-path.js';
 import type { ResourceService } from '../resources/service.js';
-import type { Envelope, Store, StoreEvent } from '../storage/store.js';
+import type { Envelope, ObjectStore, StoreEvent } from '../storage/store.js';
 
 /** setTimeout's limit; longer waits are re-armed. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -36,7 +36,15 @@ export class Reaper {
   private stopped = false;
 
   constructor(
-    private readonly o: { store: Store; registry: KindRegistry; service: ResourceService; sweepMs: number; log: (msg: string, err?: unknown) => void; onDeleted?: () => void; now?: () => number },
+    private readonly o: {
+      store: ObjectStore;
+      registry: KindRegistry;
+      service: ResourceService;
+      sweepMs: number;
+      log: (msg: string, err?: unknown) => void;
+      onDeleted?: () => void;
+      now?: () => number;
+    },
   ) {
     this.kinds = new Map(
       o.registry

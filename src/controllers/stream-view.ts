@@ -1,6 +1,6 @@
 import type { Visible } from '../access/authorizer.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
-import type { Envelope, Store, StoreEvent } from '../storage/store.js';
+import type { Envelope, ObjectStore, StoreEvent } from '../storage/store.js';
 import { Incarnations } from './incarnations.js';
 
 /**
@@ -24,7 +24,7 @@ export class StreamView {
       d: KindDescriptor;
       /** The watch's query (WatchQuery): which objects, and whether it resumed from `since`. */
       q: { project?: string; namePrefix?: string; since?: number };
-      store: Store;
+      store: ObjectStore;
       projectKind: string;
       /** The permissions when the stream opened. */
       readable: Visible;

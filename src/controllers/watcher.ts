@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import { StreamEnd, streamEndOf } from '../lib/stream-end.js';
 import { filterPredicate, isExpired, requireProject } from '../resources/listing.js';
 import { mask } from '../resources/masking.js';
-import type { Envelope, ListQuery, Store, StoreEvent } from '../storage/store.js';
+import type { Envelope, ListQuery, ObjectStore, StoreEvent } from '../storage/store.js';
 import { FilterMoves } from './filter-moves.js';
 import { StreamView } from './stream-view.js';
 
@@ -59,7 +59,7 @@ export class Watcher {
 
   constructor(
     private readonly o: {
-      store: Store;
+      store: ObjectStore;
       registry: KindRegistry;
       authorizer: Authorizer;
       bookmarkMs: number;

@@ -4,13 +4,13 @@ import type { ResolvedConfig } from '../config.js';
 import type { ErrorDetail } from '../errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import type { ValidateFunction } from '../lib/schema-errors.js';
-import type { Envelope, Store } from '../storage/store.js';
+import type { Envelope, ObjectStore } from '../storage/store.js';
 
 export type Scope = 'global' | 'project';
 
 /** What semantic validation hooks may consult. */
 export interface HookContext {
-  store: Pick<Store, 'get' | 'list'>;
+  store: Pick<ObjectStore, 'get' | 'list'>;
   plugins: PluginRegistry;
   /** Every registered kind with its scope. */
   kinds: ReadonlyMap<string, Scope>;

@@ -34,12 +34,27 @@ export interface PluginInfo {
   allowedEndpoints?: readonly AllowedEndpoint[];
   /** Fields of the spec written in a query language, checked when the spec is: field -> language (`promql`). */
   languages?: Readonly<Record<string, string>>;
+  /**
+   * A datasource kind's read-only query calls (GET, and POST with a form body that is the whole
+   * query): the proxy's query cache shares and keeps their answers and sorts their parameters;
+   * `align` names which times it may align. Other GETs are shared and kept as they come.
+   */
+  queries?: readonly QueryEndpoint[];
 }
 
 /** One `allowedEndpoints` entry of an HTTPProxy block. */
 export interface AllowedEndpoint {
   endpointPattern: string;
   method: string;
+}
+
+/**
+ * A read-only query call of a datasource kind: its method and path pattern (matched against the
+ * whole decoded path, as allowedEndpoints are), and which of its times alignment moves: `range`
+ * (start, end and step), `instant` (time), `bounds` (start and end of a lookup without a step).
+ */
+export interface QueryEndpoint extends AllowedEndpoint {
+  align?: 'range' | 'instant' | 'bounds';
 }
 
 /** A catalog entry as written in schemas/plugins/catalog.json or a plugin.schemas_dir file. */
@@ -56,6 +71,8 @@ interface CatalogEntry {
   allowedEndpoints?: AllowedEndpoint[];
   /** Spec fields written in a query language (a key of LANGUAGES), e.g. `{"query": "promql"}`. */
   languages?: Record<string, string>;
+  /** Built-in catalog only: a datasource kind's read-only query calls (the proxy's query cache). */
+  queries?: QueryEndpoint[];
 }
 
 /**
@@ -106,6 +123,7 @@ export class PluginRegistry {
       ...(typeof e.schema === 'string' ? byFile(e.schema) : {}),
       ...(e.ui === true ? { ui: true as const } : {}),
       ...(e.allowedEndpoints ? { allowedEndpoints: Object.freeze(e.allowedEndpoints.map((x) => Object.freeze({ ...x }))) } : {}),
+      ...(e.queries ? { queries: Object.freeze(e.queries.map((x) => Object.freeze({ ...x }))) } : {}),
       ...languagesOf(e, 'schemas/plugins/catalog.json'),
     }));
     // a plugin.schemas_dir schema may $ref a built-in one
@@ -115,6 +133,12 @@ export class PluginRegistry {
 
   get(kind: string): PluginInfo | undefined {
     return this.byKind.get(kind);
+  }
+
+  /** The read-only query calls of a datasource kind (of the kind it is a synonym of), or none. */
+  queriesOf(kind: string): readonly QueryEndpoint[] | undefined {
+    const info = this.byKind.get(kind);
+    return info?.queries ?? (info?.synonymOf ? this.byKind.get(info.synonymOf)?.queries : undefined);
   }
 
   all(): PluginInfo[] {

@@ -5,7 +5,7 @@ import type { KindRegistry } from '../kinds/registry.js';
 import { assertName } from '../lib/names.js';
 import { getPath } from '../lib/object-path.js';
 import type { ResourceService } from '../resources/service.js';
-import type { Envelope, ObjectKey, Store } from '../storage/store.js';
+import type { Envelope, ObjectKey, ObjectStore } from '../storage/store.js';
 
 /**
  * Per-user data of the web UI — recently viewed objects, starred objects, preferences such as
@@ -62,7 +62,7 @@ export interface ProfileView {
 export class ProfileService {
   private readonly principalKind?: KindDescriptor | undefined;
 
-  constructor(private readonly o: { store: Store; registry: KindRegistry; service: ResourceService; now?: () => Date }) {
+  constructor(private readonly o: { store: ObjectStore; registry: KindRegistry; service: ResourceService; now?: () => Date }) {
     this.principalKind = o.registry.all().find((d) => d.isPrincipal);
   }
 

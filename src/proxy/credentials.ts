@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { ApiError } from '../errors.js';
@@ -17,6 +18,12 @@ export interface Credentials {
   oauth?: OAuthClient;
   tls?: UpstreamTls;
   files?: true;
+  /**
+   * Which credentials these are, for the query cache's keys: the Secret's identity and a digest of
+   * everything sent from it (a Secret deleted and created again starts at the same version, and a
+   * *File field may change under one version).
+   */
+  identity: string;
 }
 
 /** The Secret a datasource names: its decrypted spec, its identity (kind/project/name) and stored version. */
@@ -69,7 +76,10 @@ export function credentialsOf(secret: SecretSource, filesDir: string | undefined
         ...(t.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
       }
     : undefined;
-  return { ...(authorization ? { authorization } : {}), ...(basic ? { basic } : {}), ...(oauth ? { oauth } : {}), ...(tls ? { tls } : {}), ...(files ? { files: true as const } : {}) };
+  const identity = `${secret.id}#${createHash('sha256')
+    .update(JSON.stringify([authorization, oauth, tls]))
+    .digest('base64url')}`;
+  return { ...(authorization ? { authorization } : {}), ...(basic ? { basic } : {}), ...(oauth ? { oauth } : {}), ...(tls ? { tls } : {}), ...(files ? { files: true as const } : {}), identity };
 }
 
 /** A *File value, read only when its real path is inside security.secret_files_dir. */

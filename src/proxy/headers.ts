@@ -169,3 +169,51 @@ export function callerResponseHeaders(status: number, upstream: Record<string, s
   out['cross-origin-resource-policy'] = 'same-origin';
   return out;
 }
+
+/**
+ * Forwarded caller headers that may change an answer: they are part of a shared request's key
+ * (an answer gzipped for one caller never reaches one that did not ask for gzip). The other
+ * forwarded ones (User-Agent, trace context, Cache-Control, Pragma) do not change what a datasource
+ * answers; a request with a conditional or range header is never shared.
+ */
+const KEYED_REQUEST = ['accept', 'accept-encoding', 'accept-language', 'content-type', 'content-language'];
+/** Caller headers whose requests go upstream alone: partial and conditional requests, and a body's encoding the proxy cannot read. */
+const UNSHARED_REQUEST = ['range', 'if-range', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since', 'content-encoding'];
+
+/** The keyed headers of a request, as one text for its key; undefined when the request must not be shared (see UNSHARED_REQUEST, and Cache-Control or Pragma no-cache). */
+export function sharedRequestHeaders(incoming: IncomingHttpHeaders): string | undefined {
+  for (const n of UNSHARED_REQUEST) if (incoming[n] !== undefined) return undefined;
+  if (/\b(?:no-cache|no-store|max-age=0)\b/i.test(String(incoming['cache-control'] ?? '')) || /\bno-cache\b/i.test(String(incoming.pragma ?? ''))) return undefined;
+  let out = '';
+  for (const n of KEYED_REQUEST) {
+    const v = incoming[n];
+    if (v !== undefined) out += `${n}:${Array.isArray(v) ? v.join(', ') : v}\n`;
+  }
+  return out;
+}
+
+/** Forwarded caller headers that are not keyed: an answer varying on one of them is not shared. */
+const UNKEYED_FORWARDED = new Set([...REQUEST_ALLOW].filter((n) => !KEYED_REQUEST.includes(n)));
+
+/**
+ * Whether an upstream answer may be shared with the other callers of the same request, and for
+ * how long it may be kept (at most `ttlMs`): only a 200, without Set-Cookie, not an event stream
+ * (it never ends: it is streamed as it comes), not `private` or `no-store`, not varying on a
+ * header outside the key; `no-cache` or `max-age=0` shares it with the callers waiting but keeps
+ * nothing, and a shorter `s-maxage` or `max-age` keeps it less long.
+ */
+export function answerSharing(status: number, upstream: Record<string, string | string[] | undefined>, ttlMs: number): { share: boolean; keepMs: number } {
+  const no = { share: false, keepMs: 0 };
+  if (status !== 200 || upstream['set-cookie'] !== undefined) return no;
+  if (/^\s*text\/event-stream\b/i.test(String(upstream['content-type'] ?? ''))) return no;
+  const cc = String(upstream['cache-control'] ?? '').toLowerCase();
+  if (/\b(?:private|no-store)\b/.test(cc)) return no;
+  const vary = String(upstream.vary ?? '')
+    .split(',')
+    .map((v) => v.trim().toLowerCase())
+    .filter(Boolean);
+  if (vary.some((v) => v === '*' || UNKEYED_FORWARDED.has(v))) return no;
+  if (/\bno-cache\b/.test(cc)) return { share: true, keepMs: 0 };
+  const age = /\bs-maxage=(\d+)/.exec(cc) ?? /\bmax-age=(\d+)/.exec(cc);
+  return { share: true, keepMs: age ? Math.min(ttlMs, Number(age[1]) * 1000) : ttlMs };
+}

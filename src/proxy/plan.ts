@@ -1,6 +1,7 @@
 import { badRequest, forbidden } from '../errors.js';
 import { endpointRegExp, type HTTPProxySpec } from './http-proxy.js';
 import { findProxy, proxyProblems } from './proxy-block.js';
+import type { AlignKind } from './align.js';
 import type { SQLProxySpec } from './sql/sql-proxy-spec.js';
 
 /** A datasource spec as the proxy reads it. */
@@ -14,12 +15,30 @@ interface AllowedEndpoint {
   pattern: RegExp;
 }
 
+/** A read-only query call of the datasource's kind (its plugin's catalog entry), its pattern compiled. */
+export interface QueryRule {
+  method: string;
+  pattern: RegExp;
+  align?: AlignKind;
+}
+
+/** A query call as a datasource kind declares it (schemas/plugins/catalog.json `queries`). */
+export interface QueryEndpoint {
+  method: string;
+  endpointPattern: string;
+  align?: AlignKind;
+}
+
 /** What the HTTP proxy needs of one datasource: its checked HTTPProxy block, its compiled endpoint rules. */
 export interface HttpPlan {
   kind: 'HTTPProxy';
   proxy: HTTPProxySpec;
   /** Undefined or empty: every method and path may go through. */
   allowed?: readonly AllowedEndpoint[];
+  /** What the answers depend on besides the request: the URL, the configured headers, the Secret's name. */
+  upstream: string;
+  /** The read-only query calls of the datasource's plugin kind (none: only GETs are shared, as they come). */
+  queries: readonly QueryRule[];
 }
 
 /** What the SQL proxy needs of one datasource: its checked SQLProxy block. */
@@ -36,7 +55,7 @@ export type ProxyPlan = HttpPlan | SqlPlan;
  * may hold shapes it refuses: nothing is used before this), its endpoint patterns compiled.
  * Throws the 400 a request through it gets when the block is invalid or missing.
  */
-export function proxyPlan(name: string, spec: DatasourceSpec): ProxyPlan {
+export function proxyPlan(name: string, spec: DatasourceSpec, queriesOf: (pluginKind: string) => readonly QueryEndpoint[] | undefined = () => undefined): ProxyPlan {
   const problems = proxyProblems(spec.plugin?.spec);
   if (problems.length) throw badRequest(`the datasource's proxy block is not valid: ${problems[0].path}: ${problems[0].message}`, problems);
   const found = findProxy(spec.plugin?.spec);
@@ -48,9 +67,23 @@ export function proxyPlan(name: string, spec: DatasourceSpec): ProxyPlan {
     );
   }
   if (found.kind === 'SQLProxy') return { kind: 'SQLProxy', proxy: found.spec };
-  const rules = found.spec.allowedEndpoints;
-  // proxyProblems refused any pattern that does not compile
-  return { kind: 'HTTPProxy', proxy: found.spec, ...(rules?.length ? { allowed: rules.map((r) => ({ method: r.method, pattern: endpointRegExp(r.endpointPattern)! })) } : {}) };
+  const { url, headers, secret, allowedEndpoints: rules } = found.spec;
+  const kind = spec.plugin?.kind;
+  const queries = (typeof kind === 'string' ? queriesOf(kind) : undefined) ?? [];
+  // proxyProblems refused any pattern that does not compile (and the catalog's are tested)
+  return {
+    kind: 'HTTPProxy',
+    proxy: found.spec,
+    ...(rules?.length ? { allowed: rules.map((r) => ({ method: r.method, pattern: endpointRegExp(r.endpointPattern)! })) } : {}),
+    upstream: JSON.stringify([url, headers ?? null, secret ?? null]),
+    queries: queries.map((q) => ({ method: q.method, pattern: endpointRegExp(q.endpointPattern)!, ...(q.align ? { align: q.align } : {}) })),
+  };
+}
+
+/** The query rule of the datasource's kind a call matches (same rule as allowedEndpoints: exact method, whole decoded path). */
+export function queryRule(plan: HttpPlan, method: string, decodedPath: string): QueryRule | undefined {
+  for (const r of plan.queries) if (r.method === method && r.pattern.test(decodedPath)) return r;
+  return undefined;
 }
 
 /** `allowedEndpoints`, when present: exact method and a pattern matching the whole decoded path (403 otherwise). */

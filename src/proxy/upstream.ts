@@ -163,6 +163,12 @@ export function deniedError(reason: DenyReason, target: UpstreamTarget): ApiErro
   );
 }
 
+/** A failure while reading an answer's body (the query cache reads shared answers whole), as an API error. */
+export function answerBodyError(e: unknown, cut: Cut, target: UpstreamTarget = DATASOURCE): ApiError {
+  const translated = translate(e, cut, false, target);
+  return translated.reason === 'BadGateway' ? new ApiError('BadGateway', `${target.peer} broke off its answer before the end`) : translated;
+}
+
 /** Upstream failures as API errors, never echoing the upstream URL (it may hold secrets). */
 function translate(e: unknown, cut: Cut, https: boolean, target: UpstreamTarget): ApiError {
   const err = e as { code?: string; name?: string; denied?: DenyReason; cause?: { code?: string; denied?: DenyReason } };

@@ -4,11 +4,11 @@ import type { KindDescriptor } from '../kinds/descriptor.js';
 import { fallbackDatasourceKinds, type KnownDatasource, missingDatasources } from '../lib/datasource-refs.js';
 import { isObj } from '../lib/is-obj.js';
 import type { PluginRegistry } from '../plugins/registry.js';
-import type { Envelope, Store } from '../storage/store.js';
+import type { Envelope, ObjectStore } from '../storage/store.js';
 
 /** What the warnings need: the stored datasources, who may read them, the plugins' datasource kinds. */
 export interface WarningDeps {
-  store: Pick<Store, 'list'>;
+  store: Pick<ObjectStore, 'list'>;
   authorizer: Pick<Authorizer, 'readable'>;
   plugins: PluginRegistry;
 }

@@ -3,7 +3,7 @@ import { SYSTEM, type Principal } from '../access/authorizer.js';
 import type { AuditDraft } from '../storage/audit-types.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { keyOf, type Envelope, type Store } from '../storage/store.js';
+import { keyOf, type Envelope, type ObjectStore } from '../storage/store.js';
 import { MANAGER } from './managers.js';
 import { SUBJECTS_PATH } from './grantees.js';
 import { getPath, setPathIfParentExists } from '../lib/object-path.js';
@@ -19,7 +19,7 @@ interface SubjectRef {
  * subjects is deleted; a group may be left empty. A principal of a project-scoped kind is only
  * named by bindings of its own project.
  */
-export async function forgetSubject(o: { store: Store; registry: KindRegistry; now: () => Date }, d: KindDescriptor, project: string | undefined, name: string, by: Principal): Promise<void> {
+export async function forgetSubject(o: { store: ObjectStore; registry: KindRegistry; now: () => Date }, d: KindDescriptor, project: string | undefined, name: string, by: Principal): Promise<void> {
   // dashplane's own writes, audited with the request that caused them
   const self: Principal = { ...SYSTEM, ...(by.origin ? { origin: by.origin } : {}) };
   const audit = (action: 'update' | 'delete', obj: Envelope) => [
@@ -63,7 +63,7 @@ export async function forgetSubject(o: { store: Store; registry: KindRegistry; n
 }
 
 /** Stores `obj` with `value` at `path`, as dashplane's own write. */
-async function rewrite(o: { store: Store; now: () => Date }, obj: Envelope, path: string, value: unknown, audit: AuditDraft[]): Promise<void> {
+async function rewrite(o: { store: ObjectStore; now: () => Date }, obj: Envelope, path: string, value: unknown, audit: AuditDraft[]): Promise<void> {
   const version = obj.metadata.version;
   const next = structuredClone(obj);
   next.metadata = { ...next.metadata, version: version + 1, updatedAt: o.now().toISOString() };

@@ -2,7 +2,7 @@ import { ApiError, invalid, type ErrorDetail } from '../errors.js';
 import type { HookCall, KindDescriptor } from '../kinds/descriptor.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { getPath } from '../lib/object-path.js';
-import type { Envelope, Store } from '../storage/store.js';
+import type { Envelope, ObjectStore } from '../storage/store.js';
 
 /** Where a binding kind (`authz: 'binding'`) lists its subjects, `{kind, name}` each. */
 export const SUBJECTS_PATH = 'spec.subjects';
@@ -53,7 +53,7 @@ export function namesGrantees(d: KindDescriptor): boolean {
  * at its path. Names kept from `current` are not read again, so a binding written before this
  * rule can still be edited.
  */
-async function missingGrantees(o: { store: Pick<Store, 'get' | 'list'>; registry: KindRegistry }, d: KindDescriptor, obj: Envelope, current?: Envelope): Promise<ErrorDetail[]> {
+async function missingGrantees(o: { store: Pick<ObjectStore, 'get' | 'list'>; registry: KindRegistry }, d: KindDescriptor, obj: Envelope, current?: Envelope): Promise<ErrorDetail[]> {
   const before = new Set((current ? granteesOf(o.registry, d, current) : []).map(keyOf));
   const added = granteesOf(o.registry, d, obj).filter((g) => !before.has(keyOf(g)));
   const exists = await existing(o, added);
@@ -62,7 +62,7 @@ async function missingGrantees(o: { store: Pick<Store, 'get' | 'list'>; registry
 
 /** What `grantProblems` reads: the store, the kinds, and the RBAC grants' named subjects (with auth on). */
 export interface GrantChecks {
-  store: Pick<Store, 'get' | 'list'>;
+  store: Pick<ObjectStore, 'get' | 'list'>;
   registry: KindRegistry;
   /** Whether a binding or a group names this principal (as stored now). */
   namedByGrants?(s: { kind: string; name: string; project?: string }): Promise<boolean>;
@@ -91,7 +91,7 @@ export async function grantProblems(o: GrantChecks, d: KindDescriptor, obj: Enve
 }
 
 /** The keys of those of `grantees` that exist: read one by one, or (many of a kind) in one list. */
-async function existing(o: { store: Pick<Store, 'get' | 'list'>; registry: KindRegistry }, grantees: readonly Grantee[]): Promise<Set<string>> {
+async function existing(o: { store: Pick<ObjectStore, 'get' | 'list'>; registry: KindRegistry }, grantees: readonly Grantee[]): Promise<Set<string>> {
   const out = new Set<string>();
   const byScope = new Map<string, Grantee[]>();
   for (const g of grantees) {

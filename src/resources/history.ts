@@ -1,7 +1,7 @@
 import type { Principal } from '../access/authorizer.js';
 import { notFound, preconditionFailed } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
-import type { DeletedEntry, Envelope, ManagerEntry, ObjectKey, Store, VersionEntry } from '../storage/store.js';
+import type { DeletedEntry, Envelope, HistoryStore, ManagerEntry, ObjectKey, ObjectStore, VersionEntry } from '../storage/store.js';
 import { MANAGER } from './managers.js';
 import { mask } from './masking.js';
 import type { ResourceService, UpdateResult, WriteOptions } from './service.js';
@@ -13,7 +13,8 @@ import type { ResourceService, UpdateResult, WriteOptions } from './service.js';
  * like any update (by the manager `restore`).
  */
 export class HistoryService {
-  constructor(private readonly o: { service: ResourceService; store: Store }) {}
+  /** `store`: its history, and the objects as they are now (`get`); writes go through `service`. */
+  constructor(private readonly o: { service: ResourceService; store: HistoryStore & Pick<ObjectStore, 'get'> }) {}
 
   /** Versions kept for an object, newest first, without the current one. */
   async listVersions(p: Principal, d: KindDescriptor, project: string, name: string): Promise<VersionEntry[]> {

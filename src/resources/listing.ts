@@ -1,7 +1,7 @@
 import type { Visible } from '../access/authorizer.js';
 import { type ApiError, badRequest } from '../errors.js';
 import type { KindDescriptor } from '../kinds/descriptor.js';
-import type { Envelope, ListQuery, Metadata, Store, StoredText } from '../storage/store.js';
+import type { Envelope, ListQuery, Metadata, ObjectStore, StoredText } from '../storage/store.js';
 import { parseDuration } from '../lib/duration.js';
 import { getPath } from '../lib/object-path.js';
 
@@ -31,7 +31,7 @@ export function projectMissing(project: string, path = 'metadata.project'): ApiE
  * Perses answers, not an empty list: the caller named a wrong project. Called after the permission
  * check, so whoever may not read there learns nothing about which projects exist.
  */
-export async function requireProject(store: Store, projectKind: string, project: string, synced: boolean | undefined): Promise<void> {
+export async function requireProject(store: ObjectStore, projectKind: string, project: string, synced: boolean | undefined): Promise<void> {
   if (!(await store.getText({ kind: projectKind, project: '', name: project }, { synced: synced === true }))) throw projectMissing(project, 'project');
 }
 
@@ -86,7 +86,7 @@ export function filterPredicate(d: KindDescriptor, filters: Record<string, strin
  * One page of a list: the store's sorted scan, then expiry, descriptor filters and the caller's
  * readable projects; reads further batches until the page is full or the scan ends.
  */
-export async function listPage(store: Store, d: KindDescriptor, q: ListOptions, readable: Visible, nowMs: number): Promise<ListResult> {
+export async function listPage(store: ObjectStore, d: KindDescriptor, q: ListOptions, readable: Visible, nowMs: number): Promise<ListResult> {
   const matches = filterPredicate(d, q.filters);
   // Without expiry or a spec filter to check, the store may answer from its metadata index.
   const metadataOnly = q.metadataOnly === true && needsNoSpec(d, q);
@@ -110,7 +110,7 @@ export function needsNoSpec(d: KindDescriptor, q: ListOptions): boolean {
 }
 
 /** `listPage` as stored JSON texts, for a list that `needsNoSpec`. */
-export async function listTextPage(store: Store, d: KindDescriptor, q: ListOptions, readable: Visible): Promise<{ items: StoredText[]; continueToken?: string }> {
+export async function listTextPage(store: ObjectStore, d: KindDescriptor, q: ListOptions, readable: Visible): Promise<{ items: StoredText[]; continueToken?: string }> {
   return pageOf(
     (sq) => store.listText(sq),
     (t) => t.metadata,

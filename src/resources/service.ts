@@ -8,7 +8,7 @@ import type { HookCall, HookContext, KindDescriptor } from '../kinds/descriptor.
 import type { KindRegistry } from '../kinds/registry.js';
 import { schemaErrors } from '../lib/schema-errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
-import { keyOf, type Envelope, type Metadata, type ObjectKey, type Store, type StoredText, type WriteRecordOptions } from '../storage/store.js';
+import { keyOf, type Envelope, type Metadata, type ObjectKey, type ObjectStore, type StoredText, type WriteRecordOptions } from '../storage/store.js';
 import { isObj } from '../lib/is-obj.js';
 import { jsonOf } from '../lib/json-of.js';
 import { KeyedMutex } from '../storage/mutex.js';
@@ -27,7 +27,7 @@ import { datasourceWarnings } from './datasource-warnings.js';
 
 export interface ServiceOptions {
   registry: KindRegistry;
-  store: Store;
+  store: ObjectStore;
   plugins: PluginRegistry;
   authorizer: Authorizer;
   passwords: PasswordHasher;
@@ -91,7 +91,7 @@ export class ResourceService {
   private readonly grantChecks: GrantChecks;
 
   /** The store the service writes to (for read-only companions such as history). */
-  get store(): Store {
+  get store(): ObjectStore {
     return this.opts.store;
   }
 

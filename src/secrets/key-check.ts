@@ -1,5 +1,5 @@
 import type { KindRegistry } from '../kinds/registry.js';
-import type { Store } from '../storage/store.js';
+import type { ObjectStore } from '../storage/store.js';
 import { SecretBox } from './secret-box.js';
 import { locationOf, sealedValues } from './sealing.js';
 
@@ -9,7 +9,7 @@ import { locationOf, sealedValues } from './sealing.js';
  * serve secrets it cannot use). A single damaged value does not stop the server: it fails where
  * it is used. Returns the number of values that did not decrypt with a working key.
  */
-export async function checkSecretKeys(store: Store, registry: KindRegistry, box: SecretBox): Promise<number> {
+export async function checkSecretKeys(store: ObjectStore, registry: KindRegistry, box: SecretBox): Promise<number> {
   const working = new Set<string>();
   const failing = new Map<string, { where: string; reason: string; count: number }>();
   for (const d of registry.all().filter((k) => k.encrypted?.length)) {

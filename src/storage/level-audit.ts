@@ -1,5 +1,6 @@
 import type { Level } from 'level';
 import { auditMatches, type AuditDraft, type AuditEntry, type AuditNotice, type AuditPage, type AuditQuery } from './audit-types.js';
+import type { AuditStore } from './store.js';
 
 const SEP = '\x00';
 const HIGH = '\xff';
@@ -10,23 +11,41 @@ const SCAN_BUDGET = 50_000;
 /** Entry times follow ids closely (taken just before commit): scans stop this far past a time bound. */
 const TIME_SLACK_MS = 60_000;
 
+/** How LevelAudit reads and writes as the store does. */
+export interface LevelAuditIo {
+  /** A read of the database, as the store's reads run. */
+  read: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Commits entries of their own through the store's writer (numbered in commit order, as a write's). */
+  append: (drafts: readonly AuditDraft[]) => Promise<void>;
+  /** Deletes these keys, as the store's writes run (under the write lock). */
+  del: (keys: string[]) => Promise<void>;
+}
+
 /**
- * The audit log inside LevelStore: entries under `a\0<id>`, numbered by the store's single writer
- * in commit order (so a write's entries are in the same atomic batch as the write).
+ * The audit log inside LevelStore (its AuditStore part): entries under `a\0<id>`, numbered by the
+ * store's single writer in commit order (so a write's entries are in the same atomic batch as the
+ * write).
  */
-export class LevelAudit {
+export class LevelAudit implements AuditStore {
   private last = 0;
   private readonly listeners = new Set<(n: AuditNotice) => void>();
 
-  constructor(private readonly db: Level<string, string>) {}
+  constructor(
+    private readonly db: Level<string, string>,
+    private readonly io: LevelAuditIo,
+  ) {}
 
   async open(): Promise<void> {
     const last = await this.db.keys({ gte: PREFIX, lt: PREFIX + HIGH, reverse: true, limit: 1 }).all();
     this.last = last.length ? Number(last[0].slice(PREFIX.length)) : 0;
   }
 
-  get lastId(): number {
+  async lastAuditId(): Promise<number> {
     return this.last;
+  }
+
+  async appendAudit(drafts: readonly AuditDraft[]): Promise<void> {
+    if (drafts.length) await this.io.append(drafts);
   }
 
   /** Numbers the drafts of one commit (call under the writer); the puts to add to its batch. */
@@ -43,12 +62,16 @@ export class LevelAudit {
     for (const l of this.listeners) l(notice);
   }
 
-  listen(listener: (n: AuditNotice) => void): () => void {
+  onAudit(listener: (n: AuditNotice) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  async list(q: AuditQuery): Promise<AuditPage> {
+  listAudit(q: AuditQuery): Promise<AuditPage> {
+    return this.io.read(() => this.page(q));
+  }
+
+  private async page(q: AuditQuery): Promise<AuditPage> {
     const ascending = q.afterId !== undefined;
     const range = ascending ? { gt: keyOf(q.afterId!), lt: PREFIX + HIGH } : { gte: PREFIX, lt: q.beforeId !== undefined ? keyOf(q.beforeId) : PREFIX + HIGH, reverse: true };
     const bound = ascending ? (q.until ? Date.parse(q.until) + TIME_SLACK_MS : Infinity) : q.since ? Date.parse(q.since) - TIME_SLACK_MS : -Infinity;
@@ -67,16 +90,13 @@ export class LevelAudit {
     return { entries };
   }
 
-  /**
-   * Deletes entries older than `before`, oldest first, a page at a time: `read` finds a page (as
-   * the store's reads run), `del` deletes it (as its writes run).
-   */
-  async prune(before: string, io: { read: <T>(fn: () => Promise<T>) => Promise<T>; del: (keys: string[]) => Promise<void> }): Promise<number> {
+  /** Deletes entries older than `before`, oldest first, a page at a time: each page is found as a read, then deleted as a write. */
+  async pruneAudit(before: string): Promise<number> {
     const limit = Date.parse(before);
     let n = 0;
     let from = PREFIX;
     for (;;) {
-      const page = await io.read(async () => {
+      const page = await this.io.read(async () => {
         const keys: string[] = [];
         let last: string | undefined;
         for await (const [key, raw] of this.db.iterator({ gt: from, lt: PREFIX + HIGH })) {
@@ -88,7 +108,7 @@ export class LevelAudit {
         }
         return { keys, last: undefined };
       });
-      if (page.keys.length) await io.del(page.keys);
+      if (page.keys.length) await this.io.del(page.keys);
       n += page.keys.length;
       if (page.last === undefined) return n;
       from = page.last;

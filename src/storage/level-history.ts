@@ -1,7 +1,7 @@
 import type { Level } from 'level';
 import { jsonOf } from '../lib/json-of.js';
 import { type BatchOp, HIGH, SEP, historyKey, historyOwner, historyPrefix, managersKey, pad, REVISION_KEY } from './level-keys.js';
-import type { DeletedEntry, DumpItem, Envelope, ManagerEntry, ObjectKey, VersionEntry, Writer } from './store.js';
+import type { DeletedEntry, DumpItem, Envelope, HistoryStore, ManagerEntry, ObjectKey, VersionEntry, Writer } from './store.js';
 import { keyOf } from './store.js';
 import { displayTitle } from './store-rules.js';
 
@@ -15,10 +15,14 @@ interface HistoryRecord {
 
 /**
  * LevelStore's history entries (`h` keys) and managers records (`w` keys): the batch operations a
- * write adds for them, their reads, and the dump that reads them with the objects.
+ * write adds for them, their reads (its HistoryStore part, each read as the store's reads run:
+ * `read`), and the dump that reads them with the objects.
  */
-export class LevelHistory {
-  constructor(private readonly db: Level<string, string>) {}
+export class LevelHistory implements HistoryStore {
+  constructor(
+    private readonly db: Level<string, string>,
+    private readonly read: <T>(fn: () => Promise<T>) => Promise<T>,
+  ) {}
 
   /** The entry of a write of `obj` by `writer`; the object's JSON is made once per write (`jsonOf`), not once per copy. */
   entryOp(obj: Envelope, writer: Writer): BatchOp {
@@ -39,7 +43,11 @@ export class LevelHistory {
     return (await this.db.keys({ gte: prefix, lt: prefix + HIGH, limit: 1 }).all()).length > 0;
   }
 
-  async list(k: ObjectKey): Promise<VersionEntry[]> {
+  listVersions(k: ObjectKey): Promise<VersionEntry[]> {
+    return this.read(() => this.versionsOf(k));
+  }
+
+  private async versionsOf(k: ObjectKey): Promise<VersionEntry[]> {
     const prefix = historyPrefix(k);
     const out: VersionEntry[] = [];
     for await (const raw of this.db.values({ gte: prefix, lt: prefix + HIGH, reverse: true })) {
@@ -49,9 +57,11 @@ export class LevelHistory {
     return out;
   }
 
-  async get(k: ObjectKey, version: number): Promise<Envelope | undefined> {
-    const raw = await this.db.get(historyKey(k, version));
-    return raw === undefined ? undefined : (JSON.parse(raw) as HistoryRecord).object;
+  getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
+    return this.read(async () => {
+      const raw = await this.db.get(historyKey(k, version));
+      return raw === undefined ? undefined : (JSON.parse(raw) as HistoryRecord).object;
+    });
   }
 
   /** Stores (or, without one, leaves alone) the managers record of `obj`. */
@@ -60,7 +70,11 @@ export class LevelHistory {
   }
 
   /** Deleted objects of a scope whose history is kept (their names have a tombstone), with their last entry. */
-  async listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
+  listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
+    return this.read(() => this.deletedIn(q));
+  }
+
+  private async deletedIn(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
     const prefix = `t${SEP}${q.kind}${SEP}${q.project}${SEP}`;
     const out: DeletedEntry[] = [];
     for await (const key of this.db.keys({ gte: prefix, lt: prefix + HIGH })) {
@@ -75,7 +89,12 @@ export class LevelHistory {
     return out;
   }
 
-  async managers(k: ObjectKey): Promise<ManagerEntry[]> {
+  managers(k: ObjectKey): Promise<ManagerEntry[]> {
+    return this.read(() => this.managersRecord(k));
+  }
+
+  /** `managers`, inside a write (under the write lock, not as a read). */
+  async managersRecord(k: ObjectKey): Promise<ManagerEntry[]> {
     const raw = await this.db.get(managersKey(k));
     return raw === undefined ? [] : (JSON.parse(raw) as ManagerEntry[]);
   }

@@ -2,7 +2,6 @@ import { Level } from 'level';
 import { ApiError } from '../errors.js';
 import { jsonOf } from '../lib/json-of.js';
 import { consoleLog, type LogFn } from '../lib/log-fn.js';
-import type { AuditDraft, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
 import { EventHub, replayThenLive } from './event-hub.js';
 import { LevelAudit } from './level-audit.js';
 import { GroupCommit, type Planned } from './level-group-commit.js';
@@ -31,24 +30,8 @@ import { LevelMetadata } from './level-metadata.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import { privateDir } from './private-dir.js';
 import { RecentTexts } from './recent-texts.js';
-import type {
-  CreateOptions,
-  DeletedEntry,
-  DeleteOptions,
-  DumpItem,
-  Envelope,
-  ListQuery,
-  ManagerEntry,
-  ObjectKey,
-  SearchCandidate,
-  SearchQuery,
-  Store,
-  StoreEvent,
-  WatchOptions,
-  StoredText,
-  UpdateOptions,
-  VersionEntry,
-} from './store.js';
+import { StoreParts } from './store-parts.js';
+import type { CreateOptions, DeleteOptions, DumpItem, Envelope, ListQuery, ObjectKey, SearchCandidate, SearchQuery, Store, StoreEvent, WatchOptions, StoredText, UpdateOptions } from './store.js';
 import { keyOf } from './store.js';
 import { NOBODY, checkDelete, checkUpdate, checkWatchFrom, createdManagers, historyPlan, missing, taken, updatedManagers } from './store-rules.js';
 import { frozenText, metadataText, storedText } from './stored-text.js';
@@ -61,7 +44,7 @@ import { frozenText, metadataText, storedText } from './stored-text.js';
  * keeps the last `eventLogSize` events for watches that resume. The key layout is level-keys.ts;
  * the rules every driver follows are store-rules.ts.
  */
-export class LevelStore implements Store {
+export class LevelStore extends StoreParts implements Store {
   /** Made by open(), not by the constructor (see there). */
   private db!: Level<string, string>;
   private readonly writes = new Mutex();
@@ -81,8 +64,8 @@ export class LevelStore implements Store {
   /** After a failed write: writes refused until the database is re-opened; reads go through it. */
   private readonly recovery: LevelRecovery;
   private readonly log: LogFn;
-  private audit!: LevelAudit;
-  private history!: LevelHistory;
+  protected audit!: LevelAudit;
+  protected history!: LevelHistory;
   private searchIndex!: LevelSearch;
   private readonly searchKinds: readonly string[];
 
@@ -97,6 +80,7 @@ export class LevelStore implements Store {
     private readonly path: string,
     opts: { eventLogSize?: number; log?: LogFn; searchKinds?: readonly string[]; searchPlan?: SearchPlan } = {},
   ) {
+    super();
     this.eventLogSize = opts.eventLogSize ?? 10_000;
     this.log = opts.log ?? consoleLog;
     this.searchKinds = opts.searchKinds ?? [];
@@ -116,8 +100,15 @@ export class LevelStore implements Store {
     // damaged, and a damaged directory was "created" over (a new MANIFEST and CURRENT written
     // beside its old files) before the check could refuse it.
     this.db = new Level<string, string>(this.path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
-    this.audit = new LevelAudit(this.db);
-    this.history = new LevelHistory(this.db);
+    const read = <T>(fn: () => Promise<T>) => this.recovery.read(fn);
+    // entries of their own go through the writer too: they are numbered in commit order; an old
+    // page is deleted as a write (under the write lock, as every write)
+    this.audit = new LevelAudit(this.db, {
+      read,
+      append: async (entries) => void (await this.group.write([], false, async () => ({ ops: [], events: [], audit: entries }))),
+      del: (keys) => this.writes.run(() => this.batch(keys.map((key) => ({ type: 'del' as const, key })))),
+    });
+    this.history = new LevelHistory(this.db, read);
     this.searchIndex = new LevelSearch(this.db, this.searchKinds, this.log, this.searchPlan);
     try {
       await this.db.open();
@@ -267,7 +258,7 @@ export class LevelStore implements Store {
       checkUpdate(obj, (await this.getText(keyOf(obj)))?.metadata, opts.expectedVersion);
       const record = this.searchIndex.tracks(obj.kind) ? await this.db.get(searchRecordKey(docOf(keyOf(obj)))) : undefined;
       const ops: BatchOp[] = [{ type: 'put', key, value: jsonOf(obj) }, ...this.searchIndex.writeOps(obj, record)];
-      ops.push(...this.history.managersOps(obj, await updatedManagers(obj, opts, () => this.history.managers(keyOf(obj)))));
+      ops.push(...this.history.managersOps(obj, await updatedManagers(obj, opts, () => this.history.managersRecord(keyOf(obj)))));
       const plan = historyPlan(obj, opts.history, 'update');
       if (plan.record) ops.push(this.history.entryOp(obj, opts.writer ?? NOBODY));
       if (plan.dropBelow !== undefined) ops.push(...(await this.history.dropOps(keyOf(obj), plan.dropBelow)));
@@ -305,31 +296,6 @@ export class LevelStore implements Store {
 
   async revision(): Promise<number> {
     return this.rev;
-  }
-
-  /** Entries of their own go through the writer too: they are numbered in commit order. */
-  async appendAudit(entries: readonly AuditDraft[]): Promise<void> {
-    if (entries.length) await this.group.write([], false, async () => ({ ops: [], events: [], audit: entries }));
-  }
-
-  listAudit(q: AuditQuery): Promise<AuditPage> {
-    return this.recovery.read(() => this.audit.list(q));
-  }
-
-  async lastAuditId(): Promise<number> {
-    return this.audit.lastId;
-  }
-
-  /** Each page of old entries is found as a read, then deleted as a write (under the write lock, as every write). */
-  pruneAudit(before: string): Promise<number> {
-    return this.audit.prune(before, {
-      read: (fn) => this.recovery.read(fn),
-      del: (keys) => this.writes.run(() => this.batch(keys.map((key) => ({ type: 'del' as const, key })))),
-    });
-  }
-
-  onAudit(listener: (n: AuditNotice) => void): () => void {
-    return this.audit.listen(listener);
   }
 
   watch(opts: WatchOptions): AsyncIterable<StoreEvent> {
@@ -386,24 +352,8 @@ export class LevelStore implements Store {
     return created === undefined ? 0 : Number(created);
   }
 
-  listVersions(k: ObjectKey): Promise<VersionEntry[]> {
-    return this.recovery.read(() => this.history.list(k));
-  }
-
-  listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
-    return this.recovery.read(() => this.history.listDeleted(q));
-  }
-
-  managers(k: ObjectKey): Promise<ManagerEntry[]> {
-    return this.recovery.read(() => this.history.managers(k));
-  }
-
   dump(): AsyncIterable<DumpItem> {
     return this.recovery.iterate(() => this.history.dump());
-  }
-
-  getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
-    return this.recovery.read(() => this.history.get(k, version));
   }
 
   /**

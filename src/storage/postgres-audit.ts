@@ -1,24 +1,36 @@
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import type { AuditDraft, AuditEntry, AuditNotice, AuditPage, AuditQuery } from './audit-types.js';
+import type { AuditStore } from './store.js';
 
 /** The NOTIFY channel carrying the last audit id of each commit. */
 export const AUDIT_CHANNEL = 'dashplane_audit';
 
 type Query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
+type Transaction = <T>(fn: (c: PoolClient) => Promise<T>) => Promise<T>;
 
 /**
  * The audit log inside PostgresStore: rows of `dashplane_audit`, numbered from the one row of
  * `dashplane_audit_seq`, whose lock (held to commit) makes id order commit order without gaps.
- * A write's entries are inserted in the write's own transaction.
+ * A write's entries are inserted in the write's own transaction (postgres-writes.ts); entries of
+ * their own, in one of theirs (`tx`).
  */
-export class PostgresAudit {
+export class PostgresAudit implements AuditStore {
   private readonly listeners = new Set<(n: AuditNotice) => void>();
 
-  constructor(private readonly query: Query) {}
+  constructor(
+    private readonly query: Query,
+    private readonly tx: Transaction,
+  ) {}
+
+  async appendAudit(drafts: readonly AuditDraft[]): Promise<void> {
+    if (!drafts.length) return;
+    const entries = await this.tx((c) => this.insert(c, drafts));
+    this.notify({ lastId: entries[entries.length - 1].id, entries });
+  }
 
   /** Numbers and inserts entries inside transaction `c`; notifies every replica at commit. */
-  async insert(c: PoolClient, drafts: readonly AuditDraft[]): Promise<AuditEntry[]> {
+  private async insert(c: PoolClient, drafts: readonly AuditDraft[]): Promise<AuditEntry[]> {
     if (!drafts.length) return [];
     const { rows } = await c.query<{ last: string }>('UPDATE dashplane_audit_seq SET last = last + $1 WHERE id = 1 RETURNING last', [drafts.length]);
     const first = Number(rows[0].last) - drafts.length + 1;
@@ -39,17 +51,17 @@ export class PostgresAudit {
     for (const l of this.listeners) l(n);
   }
 
-  listen(listener: (n: AuditNotice) => void): () => void {
+  onAudit(listener: (n: AuditNotice) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  async lastId(): Promise<number> {
+  async lastAuditId(): Promise<number> {
     const { rows } = await this.query<{ last: string }>('SELECT last FROM dashplane_audit_seq WHERE id = 1');
     return Number(rows[0].last);
   }
 
-  async list(q: AuditQuery): Promise<AuditPage> {
+  async listAudit(q: AuditQuery): Promise<AuditPage> {
     const values: unknown[] = [];
     const where: string[] = [];
     const add = (sql: string, v: unknown) => {
@@ -71,7 +83,7 @@ export class PostgresAudit {
     return { entries: rows.map((r) => r.entry) };
   }
 
-  async prune(before: string): Promise<number> {
+  async pruneAudit(before: string): Promise<number> {
     const r = await this.query('DELETE FROM dashplane_audit WHERE time < $1::timestamptz', [before]);
     return r.rowCount ?? 0;
   }

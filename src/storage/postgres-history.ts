@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import { jsonOf } from '../lib/json-of.js';
-import type { DeletedEntry, DumpItem, Envelope, ManagerEntry, ObjectKey, VersionEntry, Writer } from './store.js';
+import type { DeletedEntry, DumpItem, Envelope, HistoryStore, ManagerEntry, ObjectKey, VersionEntry, Writer } from './store.js';
 import { keyOf } from './store.js';
 import { displayTitle, type HistoryPlan } from './store-rules.js';
 
@@ -15,9 +15,10 @@ const keyValues = (k: ObjectKey) => [k.kind, k.project, k.name];
 
 /**
  * PostgresStore's history entries (`dashplane_history`) and managers records (a column of
- * `dashplane_objects`): what a write does to them inside its transaction, their reads, and the dump.
+ * `dashplane_objects`): what a write does to them inside its transaction, their reads (its
+ * HistoryStore part), and the dump.
  */
-export class PostgresHistory {
+export class PostgresHistory implements HistoryStore {
   constructor(private readonly query: Query) {}
 
   /** Carries out a write's history plan (store-rules.ts) inside its transaction `c`. */
@@ -37,7 +38,7 @@ export class PostgresHistory {
     if (plan.dropBelow !== undefined) await c.query(`DELETE FROM dashplane_history WHERE ${KEY} AND version < $4`, [...keyValues(k), plan.dropBelow]);
   }
 
-  async list(k: ObjectKey): Promise<VersionEntry[]> {
+  async listVersions(k: ObjectKey): Promise<VersionEntry[]> {
     const { rows } = await this.query<{ version: number; updated_at: string; updated_by: string; manager: string }>(
       `SELECT version, doc->'metadata'->>'updatedAt' AS updated_at, updated_by, manager FROM dashplane_history WHERE ${KEY} ORDER BY version DESC`,
       keyValues(k),
@@ -45,7 +46,7 @@ export class PostgresHistory {
     return rows.map((r) => ({ version: r.version, updatedAt: r.updated_at, updatedBy: r.updated_by, manager: r.manager || 'unknown' }));
   }
 
-  async get(k: ObjectKey, version: number): Promise<Envelope | undefined> {
+  async getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
     const { rows } = await this.query<{ doc: Envelope }>(`SELECT doc FROM dashplane_history WHERE ${KEY} AND version = $4`, [...keyValues(k), version]);
     return rows[0]?.doc;
   }

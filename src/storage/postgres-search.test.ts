@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
+import { needsPrograms } from '../../test/helpers/programs.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { obj } from '../../test/store-contract.js';
 import { wordTerms } from '../lib/search-terms.js';
@@ -18,6 +19,7 @@ async function names(store: Store, query: string): Promise<string[] | undefined>
 }
 
 describe('PostgresStore search column and event log', () => {
+  needsPrograms('postgresql');
   let cluster: TestPostgres;
   before(async function () {
     this.timeout(120_000);

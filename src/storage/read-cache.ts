@@ -1,4 +1,4 @@
-import type { Envelope, ObjectKey, Store } from './store.js';
+import type { Envelope, ObjectKey, ObjectStore } from './store.js';
 
 /**
  * Objects of a few small, often-read kinds (sessions and users: every authenticated request reads
@@ -14,7 +14,7 @@ export class ReadCache {
   private readonly kinds: ReadonlySet<string>;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: ObjectStore,
     kinds: readonly string[],
     private readonly maxEntries = 10_000,
   ) {

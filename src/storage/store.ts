@@ -206,13 +206,12 @@ export interface SearchCandidate {
   bound: number;
 }
 
-/** The storage contract (see test/store-contract.ts for the shared suite). */
-export interface Store {
-  /** Open the store; rejects with a clear message when the data is locked or unreadable. */
-  open(): Promise<void>;
-  close(): Promise<void>;
-  /** Throws when the store cannot serve (health check). */
-  ping(): Promise<void>;
+/**
+ * The objects: reads, writes, the store-wide revision and the events that follow it, and the
+ * search index kept by every write. What most of the server needs (services, authentication,
+ * controllers).
+ */
+export interface ObjectStore {
   get(key: ObjectKey): Promise<Envelope | undefined>;
   list(query: ListQuery): Promise<Envelope[]>;
   /**
@@ -267,42 +266,6 @@ export interface Store {
    */
   createdRevision(key: ObjectKey): Promise<number | undefined>;
   /**
-   * The managers record of the object stored now under `key`: the latest write of each field
-   * manager, newest first ([] when it has none, or does not exist). Deleted with the object.
-   */
-  managers(key: ObjectKey): Promise<ManagerEntry[]>;
-  /** History entries of an object (present or deleted), newest first. */
-  listVersions(key: ObjectKey): Promise<VersionEntry[]>;
-  /** The object as it was at `version`, if kept. */
-  getVersion(key: ObjectKey, version: number): Promise<Envelope | undefined>;
-  /** Deleted objects of `kind` in `project` ("" for global kinds) whose history is kept, by name, each with its last version. */
-  listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]>;
-  /**
-   * Everything the store holds, read from one consistent snapshot while writes go on (backups):
-   * the snapshot's revision, then objects of every kind in key order, each preceded by its kept
-   * history entries. The history of deleted objects is left out.
-   */
-  dump(): AsyncIterable<DumpItem>;
-  /** Appends audit entries (logins, denials) on their own; a write's entries go with the write (`audit` options). */
-  appendAudit(entries: readonly AuditDraft[]): Promise<void>;
-  /** A page of the audit log (see AuditQuery). */
-  listAudit(q: AuditQuery): Promise<AuditPage>;
-  /** The id of the last audit entry (0 for none). */
-  lastAuditId(): Promise<number>;
-  /** Deletes the audit entries older than `before` (RFC 3339); returns how many. */
-  pruneAudit(before: string): Promise<number>;
-  /**
-   * Rewrites the objects held by the retained event log, for an administrator's command run
-   * while no server uses the store (`secrets rotate`: no copy of a value sealed with a retired key
-   * may outlive the rotation there). `change` gets each event's object and returns its
-   * replacement, or undefined to keep it; revisions, types and order are unchanged. Returns how
-   * many events were rewritten. LevelStore then compacts its files, so the replaced values are
-   * gone from the disk too.
-   */
-  rewriteLoggedObjects(change: (obj: Envelope) => Envelope | undefined): Promise<number>;
-  /** Calls `listener` after every audit commit: this process's (with the entries) and other replicas'. */
-  onAudit(listener: (n: AuditNotice) => void): () => void;
-  /**
    * The objects of the scopes that may match every word of `q`, from the store's search index
    * (kept by every write, in the same atomic write as the object), without reading the others:
    * each with the most it can score (search-terms.ts: CLASS_WEIGHT of the best place each word
@@ -313,6 +276,65 @@ export interface Store {
    */
   search(q: SearchQuery): Promise<AsyncIterable<SearchCandidate> | undefined>;
 }
+
+/** What the store keeps about objects besides the objects: their field managers and version history. */
+export interface HistoryStore {
+  /**
+   * The managers record of the object stored now under `key`: the latest write of each field
+   * manager, newest first ([] when it has none, or does not exist). Deleted with the object.
+   */
+  managers(key: ObjectKey): Promise<ManagerEntry[]>;
+  /** History entries of an object (present or deleted), newest first. */
+  listVersions(key: ObjectKey): Promise<VersionEntry[]>;
+  /** The object as it was at `version`, if kept. */
+  getVersion(key: ObjectKey, version: number): Promise<Envelope | undefined>;
+  /** Deleted objects of `kind` in `project` ("" for global kinds) whose history is kept, by name, each with its last version. */
+  listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]>;
+}
+
+/** The audit log: entries appended on their own or with a write (`audit` options of ObjectStore's writes). */
+export interface AuditStore {
+  /** Appends audit entries (logins, denials) on their own; a write's entries go with the write (`audit` options). */
+  appendAudit(entries: readonly AuditDraft[]): Promise<void>;
+  /** A page of the audit log (see AuditQuery). */
+  listAudit(q: AuditQuery): Promise<AuditPage>;
+  /** The id of the last audit entry (0 for none). */
+  lastAuditId(): Promise<number>;
+  /** Deletes the audit entries older than `before` (RFC 3339); returns how many. */
+  pruneAudit(before: string): Promise<number>;
+  /** Calls `listener` after every audit commit: this process's (with the entries) and other replicas'. */
+  onAudit(listener: (n: AuditNotice) => void): () => void;
+}
+
+/** The store as a whole: its life cycle, health, a consistent dump of everything (backups), offline rewrites. */
+export interface MaintenanceStore {
+  /** Open the store; rejects with a clear message when the data is locked or unreadable. */
+  open(): Promise<void>;
+  close(): Promise<void>;
+  /** Throws when the store cannot serve (health check). */
+  ping(): Promise<void>;
+  /**
+   * Everything the store holds, read from one consistent snapshot while writes go on (backups):
+   * the snapshot's revision, then objects of every kind in key order, each preceded by its kept
+   * history entries. The history of deleted objects is left out.
+   */
+  dump(): AsyncIterable<DumpItem>;
+  /**
+   * Rewrites the objects held by the retained event log, for an administrator's command run
+   * while no server uses the store (`secrets rotate`: no copy of a value sealed with a retired key
+   * may outlive the rotation there). `change` gets each event's object and returns its
+   * replacement, or undefined to keep it; revisions, types and order are unchanged. Returns how
+   * many events were rewritten. LevelStore then compacts its files, so the replaced values are
+   * gone from the disk too.
+   */
+  rewriteLoggedObjects(change: (obj: Envelope) => Envelope | undefined): Promise<number>;
+}
+
+/**
+ * The storage contract every driver implements, the sum of its parts (see
+ * test/store-contract.ts for the shared suite). Code that uses one part takes that part only.
+ */
+export interface Store extends ObjectStore, HistoryStore, AuditStore, MaintenanceStore {}
 
 /** The key of an envelope. */
 export function keyOf(obj: Envelope): ObjectKey {

@@ -122,7 +122,7 @@ export function App() {
   );
 }
 
-function Layout({ config, user, children }: { config: PublicConfig; user?: string; children: ReactNode }) {
+function Layout({ config, user, children }: { config: PublicConfig; user?: string | undefined; children: ReactNode }) {
   const navigate = useNavigate();
   const [searching, setSearching] = useState(false);
   const queryClient = useQueryClient();
@@ -139,7 +139,7 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
   };
   return (
     <Box sx={{ display: 'flex', flexDirection: 'column', minHeight: '100vh' }}>
-      <AppBar position="static" elevation={0} color="primary" sx={kiosk ? { display: 'none' } : undefined}>
+      <AppBar position="static" elevation={0} color="primary" {...(kiosk ? { sx: { display: 'none' } } : {})}>
         <Toolbar variant="dense" sx={{ gap: 2 }}>
           <Link component={RouterLink} to="/" color="inherit" underline="none" sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
             <img src="/favicon.svg" alt="" width={22} height={22} />

@@ -7,7 +7,7 @@ import { timeAgo } from './widgets';
 
 /** An editor's draft: the one offered back (kept by an earlier visit), and forgetting the current one. */
 export interface DraftState<T> {
-  offer?: Draft<T>;
+  offer?: Draft<T> | undefined;
   /** Saved, reloaded or discarded: nothing to keep. */
   forget(): void;
   /** The offer was taken or declined. */
@@ -21,7 +21,7 @@ export interface DraftState<T> {
  */
 export function useDraft<T>(key: string | undefined, value: T | undefined, baseline: T | undefined, version: number | undefined): DraftState<T> {
   const { user } = useSession();
-  const [offer, setOffer] = useState<{ key: string; draft?: Draft<T> }>();
+  const [offer, setOffer] = useState<{ key: string; draft?: Draft<T> | undefined }>();
   useEffect(() => {
     if (key !== undefined && offer?.key !== key) setOffer({ key, draft: readDraft<T>(key, user) });
   }, [key, offer?.key, user]);
@@ -39,7 +39,7 @@ export function useDraft<T>(key: string | undefined, value: T | undefined, basel
 }
 
 /** The offer of a kept draft, with Restore and Discard (Discard forgets it). */
-export function DraftOfferAlert<T>({ state, current, onRestore, detail }: { state: DraftState<T>; current?: number; onRestore(draft: Draft<T>): void; detail?: string }) {
+export function DraftOfferAlert<T>({ state, current, onRestore, detail }: { state: DraftState<T>; current?: number | undefined; onRestore(draft: Draft<T>): void; detail?: string }) {
   const { offer } = state;
   if (!offer) return null;
   return (

@@ -7,7 +7,7 @@ export interface ReauthDialogProps {
   open: boolean;
   config: PublicConfig;
   /** The user whose session ended: they sign in again as themselves (another user goes through the sign-in page). */
-  user?: string;
+  user?: string | undefined;
   /** true once signed in again; false to leave for the sign-in page. */
   onDone(signedIn: boolean): void;
 }

@@ -96,7 +96,7 @@ export async function call(method: string, url: string, body?: unknown, headers:
       method,
       credentials: 'same-origin',
       headers: { Accept: 'application/json', ...WRITE_HEADERS, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     }));
   if (!res.ok) throw await toError(res);
   return res;

@@ -25,7 +25,7 @@ type AnyDatasource = DatasourceResource | GlobalDatasourceResource;
  */
 export class CachingDatasourceApi implements DatasourceApi {
   private readonly projectLists = new Map<string, Cached<DatasourceResource>>();
-  private globalList?: Cached<GlobalDatasourceResource>;
+  private globalList?: Cached<GlobalDatasourceResource> | undefined;
 
   /** `readsGlobal` false: the user may not read global datasources, and none is asked for. */
   constructor(readonly readsGlobal = true) {}

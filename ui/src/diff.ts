@@ -2,8 +2,8 @@ import { editScript } from '../../src/lib/unified-diff';
 
 export interface DiffRow {
   type: 'same' | 'removed' | 'added' | 'changed';
-  left?: { no: number; text: string };
-  right?: { no: number; text: string };
+  left?: { no: number; text: string } | undefined;
+  right?: { no: number; text: string } | undefined;
 }
 
 /**

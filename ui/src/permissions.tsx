@@ -11,7 +11,7 @@ interface Permission {
 /** Who is signed in: `user` undefined with auth off (everything is allowed then). */
 export interface Session {
   authOn: boolean;
-  user?: string;
+  user?: string | undefined;
 }
 
 const SessionContext = createContext<Session>({ authOn: false });

@@ -22,7 +22,7 @@ export function Loading() {
 }
 
 /** A list query's spinner, its error, or `empty` (the text shown for no items); else `children`. */
-export function ListBody({ query, empty, children }: { query: { isLoading: boolean; error: unknown }; empty?: string; children: ReactNode }) {
+export function ListBody({ query, empty, children }: { query: { isLoading: boolean; error: unknown }; empty?: string | undefined; children: ReactNode }) {
   if (query.isLoading) return <Loading />;
   if (query.error) return <ErrorMessage error={query.error} />;
   if (empty !== undefined) {

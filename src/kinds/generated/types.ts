@@ -109,6 +109,10 @@ export type Oauth = OAuthProviderConfig[];
  */
 export type ResourceName14 = string;
 /**
+ * Settings of some datasources, by the path the proxy serves them under; the first entry whose path matches wins, the keys it leaves out come from above. Kept in the server configuration rather than in the datasource (Perses' HTTPProxy spec has no such field and a Perses server refuses unknown ones).
+ */
+export type Datasources = ProxyCacheDatasource[];
+/**
  * Git repositories to provision from (dashplane's own): each is cloned with the git program (a shallow clone of one branch or tag), fetched again every interval, and read like a folder.
  */
 export type Git = ProvisioningGitSource[];
@@ -1830,7 +1834,64 @@ export interface ProxyConfig {
    * With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied.
    */
   allow_loopback?: boolean;
+  cache?: ProxyCacheConfig;
   sql?: SQLProxyConfig;
+}
+/**
+ * The query cache of HTTP datasources (docs/datasources.md, "Query cache"). Identical reads in flight to one datasource (the same method, path, parameters or form body, and the same credentials) go upstream once and every caller gets the answer; 200 answers are kept for ttl; range queries are aligned to their step and instant queries and label lookups to resolution, so viewers of a dashboard within one step send the same query. Every caller's permission is checked before it gets anything; nothing is shared between datasources or credentials. Each replica keeps its own cache.
+ */
+export interface ProxyCacheConfig {
+  /**
+   * Shares and keeps answers of HTTP datasources (false: every request goes upstream, as a plain proxy; answers say X-Dashplane-Cache: bypass).
+   */
+  enable?: boolean;
+  /**
+   * How long an answer is kept and served again: shorter than a dashboard's refresh interval, so a viewer refreshing never gets its previous answer back. "0s" keeps nothing (identical requests in flight still share one upstream request). Duration such as "10s", "1m".
+   */
+  ttl?: string;
+  /**
+   * Most memory the kept answers may take, in MiB (their bodies, headers and keys); the least recently used go first.
+   */
+  max_size_mb?: number;
+  /**
+   * Most answers kept; the least recently used go first.
+   */
+  max_entries?: number;
+  /**
+   * Largest answer shared or kept, in MiB (at most max_size_mb). A larger one is streamed to its caller alone, never held whole in memory, and callers waiting for it send their own request.
+   */
+  max_answer_mb?: number;
+  /**
+   * Aligns the times of the query calls a datasource kind declares (Prometheus' query_range: the end up to the next multiple of step, the start as many whole steps before it as cover the range; its instant query: the time up to a multiple of resolution; its label and series lookups: like a range, by resolution), so viewers whose clocks differ by less than a step send the same query. The answer covers the range asked for and up to a step more at each end, its points on multiples of the step. What a viewer sees: docs/datasources.md, "Alignment".
+   */
+  align?: boolean;
+  /**
+   * What the times of queries without a step are aligned to when align is on: an instant query's time, up to a multiple; the start and end of a label or series lookup, as a range query's by its step. Duration such as "15s".
+   */
+  resolution?: string;
+  datasources?: Datasources;
+}
+export interface ProxyCacheDatasource {
+  /**
+   * globaldatasources/NAME, projects/PROJECT/datasources/NAME or projects/PROJECT/dashboards/DASHBOARD/datasources/NAME, as after /proxy/ in the proxy's URLs; a segment may be * (any name).
+   */
+  datasource: string;
+  /**
+   * Shares and keeps this datasource's answers (default: proxy.cache.enable).
+   */
+  enable?: boolean;
+  /**
+   * How long this datasource's answers are kept (default: proxy.cache.ttl).
+   */
+  ttl?: string;
+  /**
+   * Aligns this datasource's queries (default: proxy.cache.align).
+   */
+  align?: boolean;
+  /**
+   * What this datasource's queries without a step are aligned to (default: proxy.cache.resolution).
+   */
+  resolution?: string;
 }
 /**
  * The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL, MySQL, MariaDB). Every query runs in a read-only transaction; these bound what one query may cost.
@@ -2534,7 +2595,42 @@ export interface ResolvedProxyConfig {
    * With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied.
    */
   allow_loopback: boolean;
+  cache: ResolvedProxyCacheConfig;
   sql: ResolvedSQLProxyConfig;
+}
+/**
+ * The query cache of HTTP datasources (docs/datasources.md, "Query cache"). Identical reads in flight to one datasource (the same method, path, parameters or form body, and the same credentials) go upstream once and every caller gets the answer; 200 answers are kept for ttl; range queries are aligned to their step and instant queries and label lookups to resolution, so viewers of a dashboard within one step send the same query. Every caller's permission is checked before it gets anything; nothing is shared between datasources or credentials. Each replica keeps its own cache.
+ */
+export interface ResolvedProxyCacheConfig {
+  /**
+   * Shares and keeps answers of HTTP datasources (false: every request goes upstream, as a plain proxy; answers say X-Dashplane-Cache: bypass).
+   */
+  enable: boolean;
+  /**
+   * How long an answer is kept and served again: shorter than a dashboard's refresh interval, so a viewer refreshing never gets its previous answer back. "0s" keeps nothing (identical requests in flight still share one upstream request). Duration such as "10s", "1m".
+   */
+  ttl: string;
+  /**
+   * Most memory the kept answers may take, in MiB (their bodies, headers and keys); the least recently used go first.
+   */
+  max_size_mb: number;
+  /**
+   * Most answers kept; the least recently used go first.
+   */
+  max_entries: number;
+  /**
+   * Largest answer shared or kept, in MiB (at most max_size_mb). A larger one is streamed to its caller alone, never held whole in memory, and callers waiting for it send their own request.
+   */
+  max_answer_mb: number;
+  /**
+   * Aligns the times of the query calls a datasource kind declares (Prometheus' query_range: the end up to the next multiple of step, the start as many whole steps before it as cover the range; its instant query: the time up to a multiple of resolution; its label and series lookups: like a range, by resolution), so viewers whose clocks differ by less than a step send the same query. The answer covers the range asked for and up to a step more at each end, its points on multiples of the step. What a viewer sees: docs/datasources.md, "Alignment".
+   */
+  align: boolean;
+  /**
+   * What the times of queries without a step are aligned to when align is on: an instant query's time, up to a multiple; the start and end of a label or series lookup, as a range query's by its step. Duration such as "15s".
+   */
+  resolution: string;
+  datasources: Datasources;
 }
 /**
  * The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL, MySQL, MariaDB). Every query runs in a read-only transaction; these bound what one query may cost.

@@ -9188,13 +9188,14 @@ return errors === 0;
 }
 
 export const ServerConfig = validate107;
-const schema97 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"api_prefix":{"type":"string","pattern":"^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$","description":"Serve the HTTP API, the datasource proxy and the web UI's files under this path (Perses' key), e.g. \"/perses\" behind a reverse proxy that forwards https://example.com/perses/...: the API is then at /perses/api/v1/..., the proxy at /perses/proxy/..., and every other path answers 404 (except /metrics, kept at the root for scrapers). A trailing \"/\" is dropped. The web UI still calls the API at /api: under a prefix, use dashctl or percli (docs/configuration.md, \"Perses configuration\")."},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used. Perses' file and sql keys are refused at start, naming what to use instead.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false},"file":{"type":"object","description":"Perses' file database. Refused: dashplane stores resources in database.level (one directory, path default ./data) or database.postgres; it would not write where this key says. To bring a Perses file database in, start with database.level and apply the folder's files (dashctl apply -f FOLDER, or provisioning.folders)."},"sql":{"type":"object","description":"Perses' SQL (MySQL/MariaDB) database. Refused: dashplane stores resources in database.postgres (PostgreSQL, for several replicas) or database.level; it would not write to the MySQL database this key names. Copy the resources over with dashctl (get from Perses, apply to dashplane)."}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"cors":{"title":"CorsConfig","description":"Cross-origin resource sharing: lets web pages served from other origins call the API from a browser. The keys and answers are Perses' (a Perses configuration's security.cors works unchanged). Off by default: no CORS headers are sent and OPTIONS requests are answered 405. A cookie-authenticated write is accepted from another origin only when allow_credentials is true and the origin is in allow_origins (see docs/security.md).","type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Send CORS headers and answer preflight (OPTIONS) requests with 204."},"allow_origins":{"type":"array","items":{"type":"string","minLength":1},"default":["*"],"description":"Origins (scheme://host[:port], as browsers send them in Origin) allowed to read answers. \"*\" allows every origin and is answered as Access-Control-Allow-Origin: *; \"*\" inside an entry matches any characters and \"?\" one (https://*.example.com). An allowed origin is answered with itself. \"*\" cannot be combined with allow_credentials."},"allow_methods":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z]+$"},"default":[],"description":"Access-Control-Allow-Methods of a preflight answer, joined with \",\". Empty: the methods the requested path is served with (\"OPTIONS, GET, POST\" for /api/v1/projects)."},"allow_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Allow-Headers of a preflight answer, joined with \",\". Empty: the headers the preflight asks for (Access-Control-Request-Headers) are allowed."},"allow_credentials":{"type":"boolean","default":false,"description":"Answer Access-Control-Allow-Credentials: true, so browsers send and expose cookies and Authorization on cross-origin requests. Needs an explicit allow_origins list; cookie-authenticated writes from those origins are then accepted."},"expose_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Expose-Headers of answers to allowed origins (e.g. ETag, Link, X-Dashplane-Version), joined with \",\"."},"max_age":{"type":"integer","default":0,"description":"Access-Control-Max-Age in seconds: how long a browser may reuse a preflight answer. 0 sends no header; a negative value sends 0 (never reuse)."}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"logout":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"logout_redirect_param_name":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: logging out of dashplane ends its session, not the provider's (the provider's own sign-out page does)."}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"description":"Property of the user-info answer that names the dashplane user. Without it, \"login\", then \"username\" (as Perses reads them); a profile with neither is named after its e-mail address (its local part when allowed_email_domains names a single domain). A profile without \"id\" is identified by that login, else its e-mail address (docs/auth.md)."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."}}}},"kubernetes":{"type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Perses' Kubernetes authentication (tokens checked with TokenReview). dashplane has none: true is refused at start (users would not sign in the way the configuration says); use an OIDC provider, such as the cluster's issuer."}},"additionalProperties":false,"description":"Perses' Kubernetes authentication provider."}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.","deprecated":true},"provider":{"type":"object","additionalProperties":false,"description":"Perses' authorization providers.","properties":{"native":{"type":"object","additionalProperties":false,"description":"Perses' native RBAC: what dashplane does.","properties":{"enable":{"type":"boolean","description":"Accepted: dashplane's RBAC is on with security.enable_auth."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."},"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"description":"Where newer Perses versions write guest_permissions: the same as security.authorization.guest_permissions (setting both is refused)."}}},"kubernetes":{"type":"object","description":"Perses' Kubernetes authorization (SubjectAccessReview). dashplane has none: enable: true is refused at start (permissions would not be what the configuration says); use Roles and bindings, or role_mappings.","properties":{"enable":{"type":"boolean","default":false}}}}}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"ephemeral_dashboards_cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Perses' older key (deprecated there): read as ephemeral_dashboard.cleanup_interval when that is not set, with a warning at start."},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."},"max_backlog_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum."},"max_backlog_events":{"type":"integer","minimum":1,"default":1000,"description":"Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log."},"max_streams_per_user":{"type":"integer","minimum":1,"default":100,"description":"Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own)."},"kinds":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' kinds that may be watched; dashplane serves ?watch=true on every list."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL, MySQL, MariaDB). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction, MariaDB's max_statement_time or MySQL's max_execution_time for its session (a statement still running 1 s later is stopped with KILL QUERY); past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: PostgreSQL stops after this many (plus one, to tell; MySQL's and MariaDB's connection is closed there), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a PostgreSQL datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."},"path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of runtime plugins (JavaScript and CUE archives); dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_paths":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folders of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enable_dev":{"type":"boolean","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' plugin development mode; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"disabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins not to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"max_body_nodes":{"type":"integer","minimum":1000,"default":100000,"description":"Maximum number of values (objects, arrays, strings, numbers, booleans, nulls) in a JSON or YAML body, a YAML alias counting as a copy of what it names. Checked before a JSON body is parsed and while a YAML body is read. The largest real dashboards hold about 20,000 (a 5 MB body written like them, about 170,000: raise the limit for such bodies)."},"max_object_keys":{"type":"integer","minimum":100,"default":10000,"description":"Maximum number of keys in one object (one YAML mapping) of a JSON or YAML body. Real objects hold at most a few hundred (the panels of a dashboard)."},"worker_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"20s","description":"Longest time the work of one request may take in the server's worker thread, where it runs off the event loop: reading a YAML body larger than 64 KB, migrating a Grafana dashboard. A request whose work takes longer is refused with 413. Duration such as \"20s\"."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}},"provisioning":{"title":"ProvisioningConfig","description":"Provisioning (Perses' keys, and Git sources): resources read from folders and Git repositories, created or updated at start and again every interval through the same write pipeline as the API, as field manager provisioning. Nothing is ever deleted because it left a file. See docs/provisioning.md.","type":"object","default":{},"additionalProperties":false,"properties":{"folders":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Folders read recursively (*.yaml, *.yml and *.json files; entries whose name starts with \".\" are skipped; symbolic links are followed). A file holds one resource, a list of them (a JSON array or YAML sequence), or several YAML documents."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"1h","description":"How often the folders are read again and applied (a Git source fetches at its own interval, this one by default). Duration such as \"1h\", \"5m\"; more than 0."},"enable_watch":{"type":"boolean","default":false,"description":"Also read a folder again shortly (200 ms) after a file in it changes; the interval still applies."},"git":{"type":"array","default":[],"description":"Git repositories to provision from (dashplane's own): each is cloned with the git program (a shallow clone of one branch or tag), fetched again every interval, and read like a folder.","items":{"title":"ProvisioningGitSource","type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"The repository: https://, http://, ssh:// or file:// URL, user@host:path, or a local path. No password in it: use password_file."},"ref":{"type":"string","minLength":1,"pattern":"^[^-\\s][^\\s]*$","description":"The branch or tag to read (git clone --branch). Unset: the repository's default branch."},"path":{"type":"string","default":"","description":"The folder inside the repository to read (e.g. \"dashboards\"); empty: the whole repository."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How often to fetch and apply this repository. Unset: provisioning.interval. Duration such as \"1m\"; more than 0."},"username":{"type":"string","minLength":1,"default":"git","description":"The user name sent with password_file over HTTP(S) (with an access token, most hosts take any name)."},"password_file":{"type":"string","minLength":1,"description":"A file holding the password or access token for HTTP(S), read before each fetch (so it may be rotated); never logged, never passed on a command line."}}}},"work_dir":{"type":"string","minLength":1,"description":"Where Git sources are cloned, one directory per source, kept across restarts. Unset: provisioning-git in database.level.path with LevelDB; with PostgreSQL, a new temporary directory per process (each replica clones for itself; set it to keep clones across restarts, one per replica)."},"git_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"2m","description":"Longest a git clone or fetch may take before it is stopped and the source reported as failing. Duration such as \"2m\"."}}},"frontend":{"title":"FrontendConfig","type":"object","additionalProperties":false,"default":{},"description":"The web UI (Perses' keys). Settings for Perses' own UI are accepted and shown by GET /api/config, for a Perses UI pointed at this server; dashplane's UI does not read them (a warning at start names each).","properties":{"disable":{"type":"boolean","default":false,"description":"Do not serve the web UI: every path outside /api, /proxy and /metrics answers 404."},"explorer":{"type":"object","additionalProperties":false,"properties":{"enable":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's UI always has its Explore page."},"information":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Markdown for Perses' home page; dashplane's home page does not show it."},"important_dashboards":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"project":{"type":"string"},"dashboard":{"type":"string"}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashboards listed on Perses' home page; dashplane's home page lists each user's recent and starred dashboards."},"time_range":{"type":"object","additionalProperties":false,"properties":{"options":{"type":"array","items":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"}},"disable_custom":{"type":"boolean"},"disable_zoom":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the time ranges of Perses' picker; dashplane's picker has its own."},"banner":{"type":"object","additionalProperties":false,"properties":{"severity":{"type":"string","enum":["error","warning","info","success"]},"information":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: a banner on every page of Perses' UI; dashplane's UI does not show it."}}},"datasource":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalDatasource: its routes and its proxy answer 404 (and so do GlobalVariables', which depend on them)."},"discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane does not discover global datasources (HTTP or Kubernetes service discovery); create them (dashctl apply, provisioning)."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Datasource: its routes and its proxy answer 404 (with global.disable too, Variables' as well)."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define datasources of its own (spec.datasources is refused) and the dashboard datasource proxy answers 404."},"http_proxy":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's proxy has its own limits (proxy.timeout, proxy.max_duration, proxy.max_concurrent)."},"cloudwatch":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane has no CloudWatch proxy, so no datasource can use the server's AWS identity."}},"title":"DatasourceFeatureConfig","description":"Which datasources may exist (Perses' keys)."},"variable":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalVariable: its routes answer 404."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Variable: its routes answer 404."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define variables of its own (spec.variables is refused)."}},"title":"VariableFeatureConfig","description":"Which variables may exist (Perses' keys)."},"dashboard":{"title":"DashboardFeatureConfig","type":"object","additionalProperties":false,"description":"Dashboards (Perses' keys).","properties":{"custom_lint_rules":{"type":"array","description":"Perses' lint rules (a JSONPath target and a CEL assertion each). dashplane does not evaluate CEL: a rule that is not disabled is refused at start, since dashboards it would refuse would be saved. Check dashboards before they are applied instead (e.g. in CI), and remove the rules or set disable: true.","items":{"type":"object","additionalProperties":false,"properties":{"name":{"type":"string"},"target":{"type":"string"},"assertion":{"type":"string"},"message":{"type":"string"},"disable":{"type":"boolean"}}}}}},"search":{"type":"object","additionalProperties":false,"properties":{"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},"excluded_chars":{"type":"array","items":{"type":"string"}},"index_keys":{"type":"object","additionalProperties":false,"properties":{"dashboard":{"type":"array","items":{"type":"string"}}}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads an index of its own, which every write keeps, and needs no settings."},"schemas":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' CUE schema folders (deprecated there); dashplane's plugin schemas are JSON Schemas (plugin.schemas_dir)."},"global_datasource_discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the older place of datasource.global.discovery; dashplane does not discover global datasources."}},"additionalProperties":false};
+const schema97 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://dashplane.dev/schemas/config.json","title":"ServerConfig","description":"Configuration file of the dashplane server (YAML or JSON). Every key is optional; defaults are shown.","type":"object","properties":{"listen":{"type":"string","description":"Address and port the HTTP server listens on.","default":"127.0.0.1:8080","minLength":1},"api_prefix":{"type":"string","pattern":"^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$","description":"Serve the HTTP API, the datasource proxy and the web UI's files under this path (Perses' key), e.g. \"/perses\" behind a reverse proxy that forwards https://example.com/perses/...: the API is then at /perses/api/v1/..., the proxy at /perses/proxy/..., and every other path answers 404 (except /metrics, kept at the root for scrapers). A trailing \"/\" is dropped. The web UI still calls the API at /api: under a prefix, use dashctl or percli (docs/configuration.md, \"Perses configuration\")."},"database":{"title":"DatabaseConfig","description":"Where resources are stored: an embedded LevelDB directory (level) or PostgreSQL (postgres). Configure one of them; without either, level with its default path is used. Perses' file and sql keys are refused at start, naming what to use instead.","type":"object","properties":{"level":{"title":"LevelDatabaseConfig","description":"Embedded key-value store on the local disk (single replica).","type":"object","default":{},"properties":{"path":{"type":"string","description":"Directory of the database.","default":"./data","minLength":1}},"additionalProperties":false},"postgres":{"title":"PostgresDatabaseConfig","description":"PostgreSQL database (required for several replicas). Give either url, or host/port/user/database with password_file.","type":"object","properties":{"url":{"type":"string","description":"Connection URL, e.g. postgres://user:password@host:5432/dashplane. May contain the password.","writeOnly":true},"host":{"type":"string","description":"Server host name."},"port":{"type":"integer","minimum":1,"maximum":65535,"description":"Server port."},"user":{"type":"string","description":"User name."},"database":{"type":"string","description":"Database name."},"password_file":{"type":"string","description":"File holding the password."},"pool_size":{"type":"integer","minimum":1,"default":10,"description":"Maximum number of connections."},"tls":{"type":"boolean","description":"Connect with TLS."}},"additionalProperties":false},"file":{"type":"object","description":"Perses' file database. Refused: dashplane stores resources in database.level (one directory, path default ./data) or database.postgres; it would not write where this key says. To bring a Perses file database in, start with database.level and apply the folder's files (dashctl apply -f FOLDER, or provisioning.folders)."},"sql":{"type":"object","description":"Perses' SQL (MySQL/MariaDB) database. Refused: dashplane stores resources in database.postgres (PostgreSQL, for several replicas) or database.level; it would not write to the MySQL database this key names. Copy the resources over with dashctl (get from Perses, apply to dashplane)."}},"additionalProperties":false,"default":{}},"security":{"title":"SecurityConfig","description":"Authentication, authorization and secret protection.","type":"object","properties":{"enable_auth":{"type":"boolean","description":"Require authentication and enforce permissions. When false every request is anonymous and allowed.","default":false},"readonly":{"type":"boolean","description":"Reject every create, update and delete.","default":false},"encryption_key":{"type":"string","description":"Key used to encrypt secrets at rest: 32 bytes as 64 hex characters, as base64, or (as Perses writes it) a string of exactly 32 bytes used as it is. Prefer encryption_key_file or the environment, and a random key (openssl rand -hex 32).","writeOnly":true},"encryption_key_file":{"type":"string","description":"File holding the encryption key."},"previous_encryption_keys":{"type":"array","items":{"type":"string","writeOnly":true},"default":[],"description":"Keys that encrypted secrets before the current one (each written as encryption_key is): still read, never written. After `dashplane secrets rotate` they can be removed."},"secret_files_dir":{"type":"string","description":"Directory under which the *File fields of secrets (passwordFile, caFile...) must be; without it such fields are rejected."},"cookie":{"title":"CookieConfig","description":"Attributes of the authentication cookies.","type":"object","properties":{"same_site":{"type":"string","enum":["lax","strict","none"],"default":"lax","description":"SameSite attribute."},"secure":{"type":"boolean","description":"Secure attribute (send cookies over HTTPS only).","default":false}},"additionalProperties":false,"default":{}},"cors":{"title":"CorsConfig","description":"Cross-origin resource sharing: lets web pages served from other origins call the API from a browser. The keys and answers are Perses' (a Perses configuration's security.cors works unchanged). Off by default: no CORS headers are sent and OPTIONS requests are answered 405. A cookie-authenticated write is accepted from another origin only when allow_credentials is true and the origin is in allow_origins (see docs/security.md).","type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Send CORS headers and answer preflight (OPTIONS) requests with 204."},"allow_origins":{"type":"array","items":{"type":"string","minLength":1},"default":["*"],"description":"Origins (scheme://host[:port], as browsers send them in Origin) allowed to read answers. \"*\" allows every origin and is answered as Access-Control-Allow-Origin: *; \"*\" inside an entry matches any characters and \"?\" one (https://*.example.com). An allowed origin is answered with itself. \"*\" cannot be combined with allow_credentials."},"allow_methods":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z]+$"},"default":[],"description":"Access-Control-Allow-Methods of a preflight answer, joined with \",\". Empty: the methods the requested path is served with (\"OPTIONS, GET, POST\" for /api/v1/projects)."},"allow_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Allow-Headers of a preflight answer, joined with \",\". Empty: the headers the preflight asks for (Access-Control-Request-Headers) are allowed."},"allow_credentials":{"type":"boolean","default":false,"description":"Answer Access-Control-Allow-Credentials: true, so browsers send and expose cookies and Authorization on cross-origin requests. Needs an explicit allow_origins list; cookie-authenticated writes from those origins are then accepted."},"expose_headers":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Access-Control-Expose-Headers of answers to allowed origins (e.g. ETag, Link, X-Dashplane-Version), joined with \",\"."},"max_age":{"type":"integer","default":0,"description":"Access-Control-Max-Age in seconds: how long a browser may reuse a preflight answer. 0 sends no header; a negative value sends 0 (never reuse)."}},"additionalProperties":false,"default":{}},"authentication":{"title":"AuthenticationConfig","description":"Login and tokens.","type":"object","properties":{"access_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of access tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"15m"},"refresh_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Lifetime of refresh tokens. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"24h"},"disable_sign_up":{"type":"boolean","description":"Forbid anonymous creation of users (POST /api/v1/users).","default":false},"providers":{"title":"AuthProvidersConfig","description":"Identity providers.","type":"object","properties":{"enable_native":{"type":"boolean","description":"Allow login with a user name and password.","default":true},"oidc":{"type":"array","default":[],"description":"OpenID Connect providers.","items":{"title":"OIDCProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","issuer"],"description":"An OpenID Connect provider (discovery from the issuer).","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"issuer":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Issuer URL; discovery reads <issuer>/.well-known/openid-configuration. http is accepted only for loopback addresses."},"discovery_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Discovery document URL when it is not under the issuer."},"disable_pkce":{"type":"boolean","default":false,"description":"Do not send PKCE (only for providers that reject it)."},"login_claim":{"type":"string","minLength":1,"default":"preferred_username","description":"ID token / userinfo claim that names the dashplane user (falls back to sub)."},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."},"accept_access_tokens":{"type":"object","additionalProperties":false,"required":["audience"],"description":"Also accept access tokens this issuer signs (JWT, verified with its JWKS) as Bearer tokens, so CI robots can call the API with a provider token. The user is the token's login claim (or client id), bound like a login.","properties":{"audience":{"type":"string","minLength":1,"description":"Required `aud` of accepted tokens (the API's identifier at the provider)."}}},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"logout":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"logout_redirect_param_name":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: logging out of dashplane ends its session, not the provider's (the provider's own sign-out page does)."}}}},"oauth":{"type":"array","default":[],"description":"OAuth 2.0 providers.","items":{"title":"OAuthProviderConfig","type":"object","additionalProperties":false,"required":["slug_id","name","client_id","auth_url","token_url","user_infos_url"],"description":"An OAuth 2.0 provider with explicit endpoints.","properties":{"slug_id":{"$ref":"./defs/name.json"},"name":{"type":"string","minLength":1,"description":"Shown on the login page."},"client_id":{"type":"string","minLength":1,"description":"dashplane's client id at the provider."},"client_secret":{"type":"string","writeOnly":true,"description":"dashplane's client secret at the provider."},"client_secret_file":{"type":"string","description":"File holding the client secret."},"redirect_uri":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Callback URL registered at the provider; default: <the request's origin>/api/auth/providers/<kind>/<slug_id>/callback."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."},"url_params":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra query parameters for the authorization request."},"allowed_email_domains":{"type":"array","items":{"type":"string","minLength":1},"description":"When set, only users whose e-mail (verified, for OIDC) is in one of these domains may log in."},"auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Authorization endpoint."},"token_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Token endpoint."},"user_infos_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Endpoint answering the user's profile (JSON) for an access token."},"logout_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Provider logout endpoint (informative)."},"device_auth_url":{"type":"string","pattern":"^https?://[^\\s]+$","description":"Device authorization endpoint (enables the device-code flow)."},"custom_login_property":{"type":"string","minLength":1,"description":"Property of the user-info answer that names the dashplane user. Without it, \"login\", then \"username\" (as Perses reads them); a profile with neither is named after its e-mail address (its local part when allowed_email_domains names a single domain). A profile without \"id\" is identified by that login, else its e-mail address (docs/auth.md)."},"groups_claim":{"type":"string","minLength":1,"description":"Claim (ID token, user info or OAuth profile) listing the user's groups: an array of strings or one string. Read at every login and at every token refresh (with the provider's refresh token), kept on the user, and named in bindings as subjects of kind Group. Unset: no groups are read."},"groups_prefix":{"type":"string","maxLength":64,"pattern":"^[^\\s]*$","default":"","description":"Put before every group the provider reports (e.g. \"corp:\", so a binding names Group \"corp:sre\"): keeps them apart from native Group objects and from other providers' groups."},"allowed_groups":{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":192},"description":"When set, only these provider groups (as the provider names them, before the prefix) are kept; the others are ignored."},"role_mappings":{"type":"array","maxItems":1000,"description":"Roles given to members of provider groups without a binding per group: each maps a group (as the provider names it, before the prefix) to a GlobalRole (global_role) or to a Role of a project (project + role). Applied on every request from the groups of the user's last login or refresh.","items":{"title":"RoleMapping","type":"object","additionalProperties":false,"required":["group"],"properties":{"group":{"type":"string","minLength":1,"maxLength":192,"description":"A group as the provider reports it."},"global_role":{"$ref":"./defs/name.json","description":"A GlobalRole given to its members."},"project":{"$ref":"./defs/name.json","description":"The project of `role`."},"role":{"$ref":"./defs/name.json","description":"A Role of `project` given to its members."}}}},"http":{"type":"object","additionalProperties":false,"description":"The HTTP client talking to the provider (Perses' keys): discovery, tokens, user info, keys.","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of each request to the provider (discovery, tokens, user info, keys). Duration such as \"30s\"; unset: 30s."},"tls_config":{"type":"object","additionalProperties":false,"description":"TLS towards the provider: a private CA, a client certificate, a server name.","properties":{"ca":{"type":"string","description":"CA certificates (PEM) trusted for the provider, instead of the system's."},"ca_file":{"type":"string","description":"File holding ca."},"cert":{"type":"string","description":"Client certificate (PEM)."},"cert_file":{"type":"string","description":"File holding cert."},"key":{"type":"string","writeOnly":true,"description":"Client certificate key (PEM)."},"key_file":{"type":"string","description":"File holding key."},"server_name":{"type":"string","description":"Name checked in the provider's certificate (and sent as SNI), when it differs from the URL's host."},"insecure_skip_verify":{"type":"boolean","default":false,"description":"Do not check the provider's certificate (tests only: anyone on the path could pose as the provider)."},"min_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Lowest TLS version."},"max_version":{"type":"string","enum":["TLS10","TLS11","TLS12","TLS13"],"description":"Highest TLS version."}}}}},"claims":{"type":"array","maxItems":1,"description":"Perses' role mappings from a claim: [{claim_name, mappings: [{claim_value, role_name, project?}]}]. Read as groups_claim: claim_name and role_mappings: each claim_value is a group, given the GlobalRole role_name (no project) or the Role role_name of project. One claim name per provider; a provider that also sets groups_claim to another claim is refused.","items":{"type":"object","additionalProperties":false,"required":["claim_name","mappings"],"properties":{"claim_name":{"type":"string","minLength":1,"description":"The claim listing the values (an array of strings or one string)."},"mappings":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["claim_value","role_name"],"properties":{"claim_value":{"type":"string","minLength":1,"maxLength":192,"description":"A value of the claim."},"role_name":{"$ref":"./defs/name.json","description":"A GlobalRole, or with project a Role of that project."},"project":{"$ref":"./defs/name.json","description":"The project of role_name."}}}}}}},"device_code":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"The client the device-code flow uses instead of client_id (e.g. a public client registered for devices)."},"client_secret":{"type":"string","writeOnly":true,"description":"The secret of device_code.client_id (a public client has none)."},"client_secret_file":{"type":"string","description":"File holding device_code.client_secret."},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the device-code flow."},"client_credentials":{"type":"object","additionalProperties":false,"properties":{"client_id":{"type":"string","minLength":1,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret":{"type":"string","writeOnly":true,"description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"client_secret_file":{"type":"string","description":"Accepted for Perses compatibility and ignored: in the client-credentials grant the caller signs in as its own client (HTTP Basic client_id:client_secret), and that client is the one the provider checks.","deprecated":true},"scopes":{"type":"array","items":{"type":"string","minLength":1},"description":"Scopes to ask for."}},"description":"Overrides for the client-credentials flow."}}}},"kubernetes":{"type":"object","properties":{"enable":{"type":"boolean","default":false,"description":"Perses' Kubernetes authentication (tokens checked with TokenReview). dashplane has none: true is refused at start (users would not sign in the way the configuration says); use an OIDC provider, such as the cluster's issuer."}},"additionalProperties":false,"description":"Perses' Kubernetes authentication provider."}},"additionalProperties":false,"default":{}},"password_hash_cost":{"type":"integer","minimum":10,"maximum":20,"default":15,"description":"scrypt cost of password hashes as log2(N): 15 (32 MiB, about 0.1 s) is the recommended minimum; each step doubles time and memory. Existing hashes keep their own cost."},"login_rate_limit":{"title":"LoginRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Failed native logins allowed before 429 with Retry-After.","properties":{"per_login_and_address":{"type":"integer","minimum":1,"default":10,"description":"Failures allowed for one login from one client address in a window."},"per_address":{"type":"integer","minimum":1,"default":50,"description":"Failures allowed from one client address in a window, whatever the login."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"sign_up_rate_limit":{"title":"SignUpRateLimitConfig","type":"object","additionalProperties":false,"default":{},"description":"Self-service sign-ups (a User created by someone no permission allows to create users) allowed from one client address before 429 with Retry-After. Every attempt counts, made or refused; an administrator's creations do not.","properties":{"per_address":{"type":"integer","minimum":1,"default":20,"description":"Sign-ups allowed from one client address in a window."},"window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10m","description":"Length of the counting window. Duration such as \"30s\", \"15m\", \"1h30m\"."}}},"max_token_ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Longest lifetime of an API token (service account tokens and personal access tokens): every token must have an expiry, at most this far ahead. Duration such as \"30d\", \"720h\".","default":"90d"},"max_tokens_per_owner":{"type":"integer","minimum":1,"default":100,"description":"Unexpired API tokens one user or service account may hold: creating another answers 429 (Retry-After: until the first of them expires) until one is revoked or expires."}},"additionalProperties":false,"default":{}},"authorization":{"title":"AuthorizationConfig","description":"Permissions.","type":"object","properties":{"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"default":[{"actions":["create"],"scopes":["Project"]}],"description":"Permissions every authenticated user has."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request.","deprecated":true},"provider":{"type":"object","additionalProperties":false,"description":"Perses' authorization providers.","properties":{"native":{"type":"object","additionalProperties":false,"description":"Perses' native RBAC: what dashplane does.","properties":{"enable":{"type":"boolean","description":"Accepted: dashplane's RBAC is on with security.enable_auth."},"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane applies permission changes on the next request."},"guest_permissions":{"type":"array","items":{"$ref":"./defs/permission.json"},"description":"Where newer Perses versions write guest_permissions: the same as security.authorization.guest_permissions (setting both is refused)."}}},"kubernetes":{"type":"object","description":"Perses' Kubernetes authorization (SubjectAccessReview). dashplane has none: enable: true is refused at start (permissions would not be what the configuration says); use Roles and bindings, or role_mappings.","properties":{"enable":{"type":"boolean","default":false}}}}}},"additionalProperties":false,"default":{}},"bootstrap_admin":{"title":"AdminConfig","description":"First administrator: at start, when no user of this name exists, dashplane creates it, a GlobalRole \"admin\" (* on *) and a GlobalRoleBinding \"admin\" for it. The environment variables DASHPLANE_ADMIN_USER and DASHPLANE_ADMIN_PASSWORD do the same.","type":"object","properties":{"name":{"$ref":"./defs/name.json","description":"Login of the administrator (/api/config shows \"<secret>\": an anonymous caller learns nothing of it).","writeOnly":true},"password":{"type":"string","description":"Password of the administrator.","writeOnly":true},"password_file":{"type":"string","description":"File holding the password of the administrator."}},"required":["name"],"additionalProperties":false}},"additionalProperties":false,"default":{}},"ephemeral_dashboard":{"title":"EphemeralDashboardConfig","description":"Ephemeral dashboards.","type":"object","properties":{"enable":{"type":"boolean","description":"Serve the ephemeraldashboards endpoints.","default":true},"cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Upper bound between two sweeps for expired ephemeral dashboards (a timer on the nearest expiry also runs). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"1m"}},"additionalProperties":false,"default":{}},"ephemeral_dashboards_cleanup_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Perses' older key (deprecated there): read as ephemeral_dashboard.cleanup_interval when that is not set, with a warning at start."},"history":{"title":"HistoryConfig","description":"Retention of previous versions.","type":"object","properties":{"max_versions":{"type":"integer","minimum":1,"maximum":10000,"default":50,"description":"Number of previous versions kept per object."}},"additionalProperties":false,"default":{}},"watch":{"title":"WatchConfig","type":"object","additionalProperties":false,"default":{},"description":"Watch streams (?watch=true).","properties":{"event_log_size":{"type":"integer","minimum":100,"default":10000,"description":"Events kept for watches that resume with since=<revision>; an older revision answers 410."},"bookmark_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest silence on a watch stream before a BOOKMARK event. Duration such as \"30s\"."},"max_backlog_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most JSON (in bytes) of the events a watch stream may have waiting for its client when the next write's events arrive (one write's events, such as a project's deletion with its objects, never pass it by themselves; the event being written is not counted). A client that falls further behind is sent a final ERROR event (410, with the revision to resume from with since) and its stream ends. Every stream is sent the same events in the same order, so the events waiting for all streams together are those of the one furthest behind: this also bounds their sum."},"max_backlog_events":{"type":"integer","minimum":1,"default":1000,"description":"Most events a watch stream may have waiting for its client, as for max_backlog_bytes. Keep it well below event_log_size: a client cut off resumes from the event log."},"max_streams_per_user":{"type":"integer","minimum":1,"default":100,"description":"Most watch streams (resource and audit watches together) one user, service account or, with authentication off, one client address may hold open on this server; one more is answered 429 with Retry-After. Counted per server process (each replica counts its own)."},"kinds":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' kinds that may be watched; dashplane serves ?watch=true on every list."}}},"proxy":{"title":"ProxyConfig","description":"Datasource proxy.","type":"object","properties":{"timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Timeout of an upstream request (504 when exceeded). Duration such as \"30s\", \"15m\", \"1h30m\".","default":"30s"},"max_duration":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"5m","description":"Longest a proxied exchange may last, body included (a slow upstream is cut off). Duration such as \"30s\", \"15m\", \"1h30m\"."},"max_concurrent":{"type":"integer","minimum":1,"default":256,"description":"Most upstream requests in flight at once; beyond that the proxy answers 503."},"denied_networks":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/\\d{1,3})?$"},"default":["169.254.0.0/16","fe80::/10","fd00:ec2::254/128","100.100.100.200/32","168.63.129.16/32"],"description":"Addresses or CIDR networks the proxy never connects to, checked on every form of the address: the URL's literal (decimal, octal, hex, short forms, IPv6 embedding an IPv4 address: ::ffff:, ::a.b.c.d, NAT64, 6to4, Teredo) and every address a name resolves to. The default denies link-local addresses, where clouds serve instance metadata and credentials (169.254.169.254 on AWS, GCP, Azure and Oracle, fd00:ec2::254 on AWS, 100.100.100.200 on Alibaba, 168.63.129.16 on Azure). Setting the key replaces the whole list: keep these entries in your list unless a datasource really lives there ([] denies none of them). Loopback is decided by proxy.allow_loopback."},"allow_loopback":{"type":"boolean","default":false,"description":"With security.enable_auth on, the proxy refuses loopback and unspecified addresses (127.0.0.0/8, ::1, 0.0.0.0/8, ::: this host, where a signed-up user must not reach the services that listen only locally) unless this is true. Set it to proxy to a service on the same host, such as a local Prometheus at 127.0.0.1:9090. With authentication off loopback is allowed whatever this says (every caller may already do everything; list 127.0.0.0/8 and ::1/128 in proxy.denied_networks to refuse it then). The start-up log names the networks denied."},"cache":{"title":"ProxyCacheConfig","description":"The query cache of HTTP datasources (docs/datasources.md, \"Query cache\"). Identical reads in flight to one datasource (the same method, path, parameters or form body, and the same credentials) go upstream once and every caller gets the answer; 200 answers are kept for ttl; range queries are aligned to their step and instant queries and label lookups to resolution, so viewers of a dashboard within one step send the same query. Every caller's permission is checked before it gets anything; nothing is shared between datasources or credentials. Each replica keeps its own cache.","type":"object","properties":{"enable":{"type":"boolean","default":true,"description":"Shares and keeps answers of HTTP datasources (false: every request goes upstream, as a plain proxy; answers say X-Dashplane-Cache: bypass)."},"ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"How long an answer is kept and served again: shorter than a dashboard's refresh interval, so a viewer refreshing never gets its previous answer back. \"0s\" keeps nothing (identical requests in flight still share one upstream request). Duration such as \"10s\", \"1m\"."},"max_size_mb":{"type":"number","exclusiveMinimum":0,"default":64,"description":"Most memory the kept answers may take, in MiB (their bodies, headers and keys); the least recently used go first."},"max_entries":{"type":"integer","minimum":1,"default":10000,"description":"Most answers kept; the least recently used go first."},"max_answer_mb":{"type":"number","exclusiveMinimum":0,"default":4,"description":"Largest answer shared or kept, in MiB (at most max_size_mb). A larger one is streamed to its caller alone, never held whole in memory, and callers waiting for it send their own request."},"align":{"type":"boolean","default":true,"description":"Aligns the times of the query calls a datasource kind declares (Prometheus' query_range: the end up to the next multiple of step, the start as many whole steps before it as cover the range; its instant query: the time up to a multiple of resolution; its label and series lookups: like a range, by resolution), so viewers whose clocks differ by less than a step send the same query. The answer covers the range asked for and up to a step more at each end, its points on multiples of the step. What a viewer sees: docs/datasources.md, \"Alignment\"."},"resolution":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"15s","description":"What the times of queries without a step are aligned to when align is on: an instant query's time, up to a multiple; the start and end of a label or series lookup, as a range query's by its step. Duration such as \"15s\"."},"datasources":{"type":"array","default":[],"description":"Settings of some datasources, by the path the proxy serves them under; the first entry whose path matches wins, the keys it leaves out come from above. Kept in the server configuration rather than in the datasource (Perses' HTTPProxy spec has no such field and a Perses server refuses unknown ones).","items":{"title":"ProxyCacheDatasource","type":"object","properties":{"datasource":{"type":"string","pattern":"^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$","description":"globaldatasources/NAME, projects/PROJECT/datasources/NAME or projects/PROJECT/dashboards/DASHBOARD/datasources/NAME, as after /proxy/ in the proxy's URLs; a segment may be * (any name)."},"enable":{"type":"boolean","description":"Shares and keeps this datasource's answers (default: proxy.cache.enable)."},"ttl":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How long this datasource's answers are kept (default: proxy.cache.ttl)."},"align":{"type":"boolean","description":"Aligns this datasource's queries (default: proxy.cache.align)."},"resolution":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"What this datasource's queries without a step are aligned to (default: proxy.cache.resolution)."}},"required":["datasource"],"additionalProperties":false}}},"additionalProperties":false,"default":{}},"sql":{"title":"SQLProxyConfig","description":"The SQL proxy: queries through datasources with an SQLProxy block (PostgreSQL, MySQL, MariaDB). Every query runs in a read-only transaction; these bound what one query may cost.","type":"object","properties":{"statement_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"30s","description":"Longest a query may run: PostgreSQL's statement_timeout (and idle_in_transaction_session_timeout) for each query's transaction, MariaDB's max_statement_time or MySQL's max_execution_time for its session (a statement still running 1 s later is stopped with KILL QUERY); past it the query is cancelled and the proxy answers 504. Duration such as \"10s\", \"1m\"."},"max_rows":{"type":"integer","minimum":1,"maximum":10000000,"default":10000,"description":"Most rows a query answers: PostgreSQL stops after this many (plus one, to tell; MySQL's and MariaDB's connection is closed there), and the answer says it was cut (\"truncated\")."},"max_bytes":{"type":"integer","minimum":1024,"default":16777216,"description":"Most bytes of result a query may read from the database (16 MiB by default); past it the connection is closed and the rows read so far are answered, marked \"truncated\"."},"max_connections":{"type":"integer","minimum":1,"maximum":100,"default":4,"description":"Connections of each SQL datasource's pool, at most (a PostgreSQL datasource's postgres.maxConns may lower it, not raise it). An unused connection closes after 30 s; a pool closes when its datasource or Secret changes or is deleted."}},"additionalProperties":false,"default":{}}},"additionalProperties":false,"default":{}},"plugin":{"title":"PluginConfig","description":"Plugins.","type":"object","properties":{"schemas_dir":{"type":"string","description":"Directory with additional plugin schemas to load."},"path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of runtime plugins (JavaScript and CUE archives); dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_path":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folder of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"archive_paths":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' folders of plugin archives; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enable_dev":{"type":"boolean","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' plugin development mode; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"enabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."},"disabled":{"type":"array","items":{"type":"string"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' list of the plugins not to load; dashplane knows its plugins from JSON Schemas (its catalog and plugin.schemas_dir)."}},"additionalProperties":false,"default":{}},"http":{"title":"HTTPConfig","description":"HTTP server limits.","type":"object","properties":{"body_limit":{"type":"integer","minimum":1024,"default":5242880,"description":"Maximum request body size in bytes."},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Maximum nesting depth of a JSON or YAML body (checked while parsing, before anything is built; at most 1000)."},"max_body_nodes":{"type":"integer","minimum":1000,"default":100000,"description":"Maximum number of values (objects, arrays, strings, numbers, booleans, nulls) in a JSON or YAML body, a YAML alias counting as a copy of what it names. Checked before a JSON body is parsed and while a YAML body is read. The largest real dashboards hold about 20,000 (a 5 MB body written like them, about 170,000: raise the limit for such bodies)."},"max_object_keys":{"type":"integer","minimum":100,"default":10000,"description":"Maximum number of keys in one object (one YAML mapping) of a JSON or YAML body. Real objects hold at most a few hundred (the panels of a dashboard)."},"worker_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"20s","description":"Longest time the work of one request may take in the server's worker thread, where it runs off the event loop: reading a YAML body larger than 64 KB, migrating a Grafana dashboard. A request whose work takes longer is refused with 413. Duration such as \"20s\"."},"headers_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive the request headers. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"10s"},"request_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"Time allowed to receive a whole request. Duration such as \"30s\", \"15m\", \"1h30m\".","default":"60s"},"shutdown_grace":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"On SIGTERM, how long in-flight requests may take to finish before connections are closed. Duration such as \"10s\"."}},"additionalProperties":false,"default":{}},"log":{"title":"LogConfig","description":"Logging.","type":"object","properties":{"level":{"type":"string","enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info","description":"Minimum level of the messages written."}},"additionalProperties":false,"default":{}},"audit":{"title":"AuditConfig","description":"The audit log: every write, login, failed login, token creation, use and revocation, and permission denial (GET /api/v1/audit).","type":"object","default":{},"additionalProperties":false,"properties":{"retention":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"90d","description":"How long entries are kept in the store; older ones are deleted (checked at start and then every tenth of this, at most hourly). Duration such as \"90d\"."},"coalesce_window":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"10s","description":"Repeated refusals (a user's permission denials of the same action, kind and project; failed logins from one address) are written as one entry per this window, with a count, after the first one, which is written at once; a user has at most 16 kinds counted apart, more are counted together. \"0s\" writes every refusal as its own entry. Duration such as \"10s\"."},"file":{"type":"string","minLength":1,"description":"Also append each entry this server records, as one JSON line, to this file (\"-\": standard output), for shipping to a log system. Unset: the store only."}}},"provisioning":{"title":"ProvisioningConfig","description":"Provisioning (Perses' keys, and Git sources): resources read from folders and Git repositories, created or updated at start and again every interval through the same write pipeline as the API, as field manager provisioning. Nothing is ever deleted because it left a file. See docs/provisioning.md.","type":"object","default":{},"additionalProperties":false,"properties":{"folders":{"type":"array","items":{"type":"string","minLength":1},"default":[],"description":"Folders read recursively (*.yaml, *.yml and *.json files; entries whose name starts with \".\" are skipped; symbolic links are followed). A file holds one resource, a list of them (a JSON array or YAML sequence), or several YAML documents."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"1h","description":"How often the folders are read again and applied (a Git source fetches at its own interval, this one by default). Duration such as \"1h\", \"5m\"; more than 0."},"enable_watch":{"type":"boolean","default":false,"description":"Also read a folder again shortly (200 ms) after a file in it changes; the interval still applies."},"git":{"type":"array","default":[],"description":"Git repositories to provision from (dashplane's own): each is cloned with the git program (a shallow clone of one branch or tag), fetched again every interval, and read like a folder.","items":{"title":"ProvisioningGitSource","type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"The repository: https://, http://, ssh:// or file:// URL, user@host:path, or a local path. No password in it: use password_file."},"ref":{"type":"string","minLength":1,"pattern":"^[^-\\s][^\\s]*$","description":"The branch or tag to read (git clone --branch). Unset: the repository's default branch."},"path":{"type":"string","default":"","description":"The folder inside the repository to read (e.g. \"dashboards\"); empty: the whole repository."},"interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","description":"How often to fetch and apply this repository. Unset: provisioning.interval. Duration such as \"1m\"; more than 0."},"username":{"type":"string","minLength":1,"default":"git","description":"The user name sent with password_file over HTTP(S) (with an access token, most hosts take any name)."},"password_file":{"type":"string","minLength":1,"description":"A file holding the password or access token for HTTP(S), read before each fetch (so it may be rotated); never logged, never passed on a command line."}}}},"work_dir":{"type":"string","minLength":1,"description":"Where Git sources are cloned, one directory per source, kept across restarts. Unset: provisioning-git in database.level.path with LevelDB; with PostgreSQL, a new temporary directory per process (each replica clones for itself; set it to keep clones across restarts, one per replica)."},"git_timeout":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$","default":"2m","description":"Longest a git clone or fetch may take before it is stopped and the source reported as failing. Duration such as \"2m\"."}}},"frontend":{"title":"FrontendConfig","type":"object","additionalProperties":false,"default":{},"description":"The web UI (Perses' keys). Settings for Perses' own UI are accepted and shown by GET /api/config, for a Perses UI pointed at this server; dashplane's UI does not read them (a warning at start names each).","properties":{"disable":{"type":"boolean","default":false,"description":"Do not serve the web UI: every path outside /api, /proxy and /metrics answers 404."},"explorer":{"type":"object","additionalProperties":false,"properties":{"enable":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's UI always has its Explore page."},"information":{"type":"string","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Markdown for Perses' home page; dashplane's home page does not show it."},"important_dashboards":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"project":{"type":"string"},"dashboard":{"type":"string"}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashboards listed on Perses' home page; dashplane's home page lists each user's recent and starred dashboards."},"time_range":{"type":"object","additionalProperties":false,"properties":{"options":{"type":"array","items":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"}},"disable_custom":{"type":"boolean"},"disable_zoom":{"type":"boolean"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the time ranges of Perses' picker; dashplane's picker has its own."},"banner":{"type":"object","additionalProperties":false,"properties":{"severity":{"type":"string","enum":["error","warning","info","success"]},"information":{"type":"string"}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: a banner on every page of Perses' UI; dashplane's UI does not show it."}}},"datasource":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalDatasource: its routes and its proxy answer 404 (and so do GlobalVariables', which depend on them)."},"discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane does not discover global datasources (HTTP or Kubernetes service discovery); create them (dashctl apply, provisioning)."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Datasource: its routes and its proxy answer 404 (with global.disable too, Variables' as well)."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define datasources of its own (spec.datasources is refused) and the dashboard datasource proxy answers 404."},"http_proxy":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's proxy has its own limits (proxy.timeout, proxy.max_duration, proxy.max_concurrent)."},"cloudwatch":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane has no CloudWatch proxy, so no datasource can use the server's AWS identity."}},"title":"DatasourceFeatureConfig","description":"Which datasources may exist (Perses' keys)."},"variable":{"type":"object","additionalProperties":false,"default":{},"properties":{"global":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No GlobalVariable: its routes answer 404."}}},"project":{"type":"object","additionalProperties":false,"default":{},"properties":{"disable":{"type":"boolean","default":false,"description":"No project Variable: its routes answer 404."}}},"disable_local":{"type":"boolean","default":false,"description":"A dashboard may not define variables of its own (spec.variables is refused)."}},"title":"VariableFeatureConfig","description":"Which variables may exist (Perses' keys)."},"dashboard":{"title":"DashboardFeatureConfig","type":"object","additionalProperties":false,"description":"Dashboards (Perses' keys).","properties":{"custom_lint_rules":{"type":"array","description":"Perses' lint rules (a JSONPath target and a CEL assertion each). dashplane does not evaluate CEL: a rule that is not disabled is refused at start, since dashboards it would refuse would be saved. Check dashboards before they are applied instead (e.g. in CI), and remove the rules or set disable: true.","items":{"type":"object","additionalProperties":false,"properties":{"name":{"type":"string"},"target":{"type":"string"},"assertion":{"type":"string"},"message":{"type":"string"},"disable":{"type":"boolean"}}}}}},"search":{"type":"object","additionalProperties":false,"properties":{"check_latest_update_interval":{"type":"string","minLength":1,"pattern":"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},"excluded_chars":{"type":"array","items":{"type":"string"}},"index_keys":{"type":"object","additionalProperties":false,"properties":{"dashboard":{"type":"array","items":{"type":"string"}}}}},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: dashplane's search (GET /api/v1/search) reads an index of its own, which every write keeps, and needs no settings."},"schemas":{"type":"object","deprecated":true,"description":"Accepted for Perses compatibility and ignored: Perses' CUE schema folders (deprecated there); dashplane's plugin schemas are JSON Schemas (plugin.schemas_dir)."},"global_datasource_discovery":{"type":"array","items":{"type":"object"},"deprecated":true,"description":"Accepted for Perses compatibility and ignored: the older place of datasource.global.discovery; dashplane does not discover global datasources."}},"additionalProperties":false};
 const pattern26 = new RegExp("^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*/?$", "u");
 const pattern27 = new RegExp("^[A-Za-z]+$", "u");
 const pattern31 = new RegExp("^https?://[^\\s]+$", "u");
 const pattern34 = new RegExp("^[^\\s]*$", "u");
 const pattern66 = new RegExp("^[0-9a-fA-F:.]+(/\\d{1,3})?$", "u");
-const pattern75 = new RegExp("^[^-\\s][^\\s]*$", "u");
+const pattern69 = new RegExp("^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$", "u");
+const pattern80 = new RegExp("^[^-\\s][^\\s]*$", "u");
 
 function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://dashplane.dev/schemas/config.json" */;
@@ -14417,7 +14418,7 @@ if(data.proxy !== undefined){
 let data218 = data.proxy;
 if(data218 && typeof data218 == "object" && !Array.isArray(data218)){
 for(const key40 in data218){
-if(!((((((key40 === "timeout") || (key40 === "max_duration")) || (key40 === "max_concurrent")) || (key40 === "denied_networks")) || (key40 === "allow_loopback")) || (key40 === "sql"))){
+if(!(((((((key40 === "timeout") || (key40 === "max_duration")) || (key40 === "max_concurrent")) || (key40 === "denied_networks")) || (key40 === "allow_loopback")) || (key40 === "cache")) || (key40 === "sql"))){
 const err421 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err421];
@@ -14576,12 +14577,12 @@ vErrors.push(err433);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data218.sql !== undefined){
-let data225 = data218.sql;
+if(data218.cache !== undefined){
+let data225 = data218.cache;
 if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
 for(const key41 in data225){
-if(!((((key41 === "statement_timeout") || (key41 === "max_rows")) || (key41 === "max_bytes")) || (key41 === "max_connections"))){
-const err434 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties"};
+if(!((((((((key41 === "enable") || (key41 === "ttl")) || (key41 === "max_size_mb")) || (key41 === "max_entries")) || (key41 === "max_answer_mb")) || (key41 === "align")) || (key41 === "resolution")) || (key41 === "datasources"))){
+const err434 = {instancePath:instancePath+"/proxy/cache",schemaPath:"#/properties/proxy/properties/cache/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err434];
 }
@@ -14591,11 +14592,9 @@ vErrors.push(err434);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data225.statement_timeout !== undefined){
-let data226 = data225.statement_timeout;
-if(typeof data226 === "string"){
-if(func2(data226) < 1){
-const err435 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data225.enable !== undefined){
+if(typeof data225.enable !== "boolean"){
+const err435 = {instancePath:instancePath+"/proxy/cache/enable",schemaPath:"#/properties/proxy/properties/cache/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err435];
 }
@@ -14604,8 +14603,12 @@ vErrors.push(err435);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data226)){
-const err436 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data225.ttl !== undefined){
+let data227 = data225.ttl;
+if(typeof data227 === "string"){
+if(func2(data227) < 1){
+const err436 = {instancePath:instancePath+"/proxy/cache/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err436];
 }
@@ -14614,9 +14617,8 @@ vErrors.push(err436);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err437 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data227)){
+const err437 = {instancePath:instancePath+"/proxy/cache/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err437];
 }
@@ -14626,10 +14628,8 @@ vErrors.push(err437);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data225.max_rows !== undefined){
-let data227 = data225.max_rows;
-if(!(((typeof data227 == "number") && (!(data227 % 1) && !isNaN(data227))) && (isFinite(data227)))){
-const err438 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err438 = {instancePath:instancePath+"/proxy/cache/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err438];
 }
@@ -14638,9 +14638,12 @@ vErrors.push(err438);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data227 == "number") && (isFinite(data227))){
-if(data227 > 10000000 || isNaN(data227)){
-const err439 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"};
+}
+if(data225.max_size_mb !== undefined){
+let data228 = data225.max_size_mb;
+if((typeof data228 == "number") && (isFinite(data228))){
+if(data228 <= 0 || isNaN(data228)){
+const err439 = {instancePath:instancePath+"/proxy/cache/max_size_mb",schemaPath:"#/properties/proxy/properties/cache/properties/max_size_mb/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err439];
 }
@@ -14649,8 +14652,9 @@ vErrors.push(err439);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data227 < 1 || isNaN(data227)){
-const err440 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err440 = {instancePath:instancePath+"/proxy/cache/max_size_mb",schemaPath:"#/properties/proxy/properties/cache/properties/max_size_mb/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err440];
 }
@@ -14660,11 +14664,10 @@ vErrors.push(err440);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-if(data225.max_bytes !== undefined){
-let data228 = data225.max_bytes;
-if(!(((typeof data228 == "number") && (!(data228 % 1) && !isNaN(data228))) && (isFinite(data228)))){
-const err441 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data225.max_entries !== undefined){
+let data229 = data225.max_entries;
+if(!(((typeof data229 == "number") && (!(data229 % 1) && !isNaN(data229))) && (isFinite(data229)))){
+const err441 = {instancePath:instancePath+"/proxy/cache/max_entries",schemaPath:"#/properties/proxy/properties/cache/properties/max_entries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err441];
 }
@@ -14673,9 +14676,9 @@ vErrors.push(err441);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data228 == "number") && (isFinite(data228))){
-if(data228 < 1024 || isNaN(data228)){
-const err442 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if((typeof data229 == "number") && (isFinite(data229))){
+if(data229 < 1 || isNaN(data229)){
+const err442 = {instancePath:instancePath+"/proxy/cache/max_entries",schemaPath:"#/properties/proxy/properties/cache/properties/max_entries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err442];
 }
@@ -14686,10 +14689,11 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
-if(data225.max_connections !== undefined){
-let data229 = data225.max_connections;
-if(!(((typeof data229 == "number") && (!(data229 % 1) && !isNaN(data229))) && (isFinite(data229)))){
-const err443 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data225.max_answer_mb !== undefined){
+let data230 = data225.max_answer_mb;
+if((typeof data230 == "number") && (isFinite(data230))){
+if(data230 <= 0 || isNaN(data230)){
+const err443 = {instancePath:instancePath+"/proxy/cache/max_answer_mb",schemaPath:"#/properties/proxy/properties/cache/properties/max_answer_mb/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err443];
 }
@@ -14698,9 +14702,9 @@ vErrors.push(err443);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data229 == "number") && (isFinite(data229))){
-if(data229 > 100 || isNaN(data229)){
-const err444 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+}
+else {
+const err444 = {instancePath:instancePath+"/proxy/cache/max_answer_mb",schemaPath:"#/properties/proxy/properties/cache/properties/max_answer_mb/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err444];
 }
@@ -14709,8 +14713,10 @@ vErrors.push(err444);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data229 < 1 || isNaN(data229)){
-const err445 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data225.align !== undefined){
+if(typeof data225.align !== "boolean"){
+const err445 = {instancePath:instancePath+"/proxy/cache/align",schemaPath:"#/properties/proxy/properties/cache/properties/align/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err445];
 }
@@ -14720,10 +14726,11 @@ vErrors.push(err445);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-}
-else {
-const err446 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data225.resolution !== undefined){
+let data232 = data225.resolution;
+if(typeof data232 === "string"){
+if(func2(data232) < 1){
+const err446 = {instancePath:instancePath+"/proxy/cache/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/resolution/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err446];
 }
@@ -14732,10 +14739,8 @@ vErrors.push(err446);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err447 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data232)){
+const err447 = {instancePath:instancePath+"/proxy/cache/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/resolution/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err447];
 }
@@ -14745,12 +14750,8 @@ vErrors.push(err447);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.plugin !== undefined){
-let data230 = data.plugin;
-if(data230 && typeof data230 == "object" && !Array.isArray(data230)){
-for(const key42 in data230){
-if(!(((((((key42 === "schemas_dir") || (key42 === "path")) || (key42 === "archive_path")) || (key42 === "archive_paths")) || (key42 === "enable_dev")) || (key42 === "enabled")) || (key42 === "disabled"))){
-const err448 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties"};
+else {
+const err448 = {instancePath:instancePath+"/proxy/cache/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/resolution/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err448];
 }
@@ -14760,9 +14761,15 @@ vErrors.push(err448);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data230.schemas_dir !== undefined){
-if(typeof data230.schemas_dir !== "string"){
-const err449 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data225.datasources !== undefined){
+let data233 = data225.datasources;
+if(Array.isArray(data233)){
+const len27 = data233.length;
+for(let i27=0; i27<len27; i27++){
+let data234 = data233[i27];
+if(data234 && typeof data234 == "object" && !Array.isArray(data234)){
+if(data234.datasource === undefined){
+const err449 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27,schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/required",keyword:"required",params:{missingProperty: "datasource"},message:"must have required property '"+"datasource"+"'"};
 if(vErrors === null){
 vErrors = [err449];
 }
@@ -14771,10 +14778,9 @@ vErrors.push(err449);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data230.path !== undefined){
-if(typeof data230.path !== "string"){
-const err450 = {instancePath:instancePath+"/plugin/path",schemaPath:"#/properties/plugin/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key42 in data234){
+if(!(((((key42 === "datasource") || (key42 === "enable")) || (key42 === "ttl")) || (key42 === "align")) || (key42 === "resolution"))){
+const err450 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27,schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err450];
 }
@@ -14784,9 +14790,11 @@ vErrors.push(err450);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data230.archive_path !== undefined){
-if(typeof data230.archive_path !== "string"){
-const err451 = {instancePath:instancePath+"/plugin/archive_path",schemaPath:"#/properties/plugin/properties/archive_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data234.datasource !== undefined){
+let data235 = data234.datasource;
+if(typeof data235 === "string"){
+if(!pattern69.test(data235)){
+const err451 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/datasource",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/datasource/pattern",keyword:"pattern",params:{pattern: "^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$"},message:"must match pattern \""+"^(?:globaldatasources/[^/]+|projects/[^/]+/datasources/[^/]+|projects/[^/]+/dashboards/[^/]+/datasources/[^/]+)$"+"\""};
 if(vErrors === null){
 vErrors = [err451];
 }
@@ -14796,13 +14804,8 @@ vErrors.push(err451);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data230.archive_paths !== undefined){
-let data234 = data230.archive_paths;
-if(Array.isArray(data234)){
-const len27 = data234.length;
-for(let i27=0; i27<len27; i27++){
-if(typeof data234[i27] !== "string"){
-const err452 = {instancePath:instancePath+"/plugin/archive_paths/" + i27,schemaPath:"#/properties/plugin/properties/archive_paths/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err452 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/datasource",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/datasource/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err452];
 }
@@ -14812,9 +14815,9 @@ vErrors.push(err452);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err453 = {instancePath:instancePath+"/plugin/archive_paths",schemaPath:"#/properties/plugin/properties/archive_paths/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data234.enable !== undefined){
+if(typeof data234.enable !== "boolean"){
+const err453 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/enable",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err453];
 }
@@ -14824,9 +14827,11 @@ vErrors.push(err453);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data230.enable_dev !== undefined){
-if(typeof data230.enable_dev !== "boolean"){
-const err454 = {instancePath:instancePath+"/plugin/enable_dev",schemaPath:"#/properties/plugin/properties/enable_dev/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data234.ttl !== undefined){
+let data237 = data234.ttl;
+if(typeof data237 === "string"){
+if(func2(data237) < 1){
+const err454 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/ttl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err454];
 }
@@ -14835,14 +14840,8 @@ vErrors.push(err454);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data230.enabled !== undefined){
-let data237 = data230.enabled;
-if(Array.isArray(data237)){
-const len28 = data237.length;
-for(let i28=0; i28<len28; i28++){
-if(typeof data237[i28] !== "string"){
-const err455 = {instancePath:instancePath+"/plugin/enabled/" + i28,schemaPath:"#/properties/plugin/properties/enabled/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data237)){
+const err455 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/ttl/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err455];
 }
@@ -14852,9 +14851,8 @@ vErrors.push(err455);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
 else {
-const err456 = {instancePath:instancePath+"/plugin/enabled",schemaPath:"#/properties/plugin/properties/enabled/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err456 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/ttl",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/ttl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err456];
 }
@@ -14864,13 +14862,9 @@ vErrors.push(err456);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data230.disabled !== undefined){
-let data239 = data230.disabled;
-if(Array.isArray(data239)){
-const len29 = data239.length;
-for(let i29=0; i29<len29; i29++){
-if(typeof data239[i29] !== "string"){
-const err457 = {instancePath:instancePath+"/plugin/disabled/" + i29,schemaPath:"#/properties/plugin/properties/disabled/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data234.align !== undefined){
+if(typeof data234.align !== "boolean"){
+const err457 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/align",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/align/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err457];
 }
@@ -14880,9 +14874,11 @@ vErrors.push(err457);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err458 = {instancePath:instancePath+"/plugin/disabled",schemaPath:"#/properties/plugin/properties/disabled/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data234.resolution !== undefined){
+let data239 = data234.resolution;
+if(typeof data239 === "string"){
+if(func2(data239) < 1){
+const err458 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/resolution/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err458];
 }
@@ -14891,10 +14887,8 @@ vErrors.push(err458);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err459 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data239)){
+const err459 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/resolution/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err459];
 }
@@ -14904,12 +14898,8 @@ vErrors.push(err459);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.http !== undefined){
-let data241 = data.http;
-if(data241 && typeof data241 == "object" && !Array.isArray(data241)){
-for(const key43 in data241){
-if(!((((((((key43 === "body_limit") || (key43 === "max_json_depth")) || (key43 === "max_body_nodes")) || (key43 === "max_object_keys")) || (key43 === "worker_timeout")) || (key43 === "headers_timeout")) || (key43 === "request_timeout")) || (key43 === "shutdown_grace"))){
-const err460 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties"};
+else {
+const err460 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27+"/resolution",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/properties/resolution/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err460];
 }
@@ -14919,10 +14909,9 @@ vErrors.push(err460);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data241.body_limit !== undefined){
-let data242 = data241.body_limit;
-if(!(((typeof data242 == "number") && (!(data242 % 1) && !isNaN(data242))) && (isFinite(data242)))){
-const err461 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err461 = {instancePath:instancePath+"/proxy/cache/datasources/" + i27,schemaPath:"#/properties/proxy/properties/cache/properties/datasources/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err461];
 }
@@ -14931,9 +14920,10 @@ vErrors.push(err461);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data242 == "number") && (isFinite(data242))){
-if(data242 < 1024 || isNaN(data242)){
-const err462 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+}
+else {
+const err462 = {instancePath:instancePath+"/proxy/cache/datasources",schemaPath:"#/properties/proxy/properties/cache/properties/datasources/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err462];
 }
@@ -14944,10 +14934,8 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
-if(data241.max_json_depth !== undefined){
-let data243 = data241.max_json_depth;
-if(!(((typeof data243 == "number") && (!(data243 % 1) && !isNaN(data243))) && (isFinite(data243)))){
-const err463 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err463 = {instancePath:instancePath+"/proxy/cache",schemaPath:"#/properties/proxy/properties/cache/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err463];
 }
@@ -14956,9 +14944,13 @@ vErrors.push(err463);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data243 == "number") && (isFinite(data243))){
-if(data243 > 1000 || isNaN(data243)){
-const err464 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+if(data218.sql !== undefined){
+let data240 = data218.sql;
+if(data240 && typeof data240 == "object" && !Array.isArray(data240)){
+for(const key43 in data240){
+if(!((((key43 === "statement_timeout") || (key43 === "max_rows")) || (key43 === "max_bytes")) || (key43 === "max_connections"))){
+const err464 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err464];
 }
@@ -14967,8 +14959,12 @@ vErrors.push(err464);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(data243 < 1 || isNaN(data243)){
-const err465 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data240.statement_timeout !== undefined){
+let data241 = data240.statement_timeout;
+if(typeof data241 === "string"){
+if(func2(data241) < 1){
+const err465 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err465];
 }
@@ -14977,12 +14973,8 @@ vErrors.push(err465);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-if(data241.max_body_nodes !== undefined){
-let data244 = data241.max_body_nodes;
-if(!(((typeof data244 == "number") && (!(data244 % 1) && !isNaN(data244))) && (isFinite(data244)))){
-const err466 = {instancePath:instancePath+"/http/max_body_nodes",schemaPath:"#/properties/http/properties/max_body_nodes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern9.test(data241)){
+const err466 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err466];
 }
@@ -14991,9 +14983,9 @@ vErrors.push(err466);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data244 == "number") && (isFinite(data244))){
-if(data244 < 1000 || isNaN(data244)){
-const err467 = {instancePath:instancePath+"/http/max_body_nodes",schemaPath:"#/properties/http/properties/max_body_nodes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
+}
+else {
+const err467 = {instancePath:instancePath+"/proxy/sql/statement_timeout",schemaPath:"#/properties/proxy/properties/sql/properties/statement_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err467];
 }
@@ -15003,11 +14995,10 @@ vErrors.push(err467);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-if(data241.max_object_keys !== undefined){
-let data245 = data241.max_object_keys;
-if(!(((typeof data245 == "number") && (!(data245 % 1) && !isNaN(data245))) && (isFinite(data245)))){
-const err468 = {instancePath:instancePath+"/http/max_object_keys",schemaPath:"#/properties/http/properties/max_object_keys/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data240.max_rows !== undefined){
+let data242 = data240.max_rows;
+if(!(((typeof data242 == "number") && (!(data242 % 1) && !isNaN(data242))) && (isFinite(data242)))){
+const err468 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err468];
 }
@@ -15016,9 +15007,9 @@ vErrors.push(err468);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if((typeof data245 == "number") && (isFinite(data245))){
-if(data245 < 100 || isNaN(data245)){
-const err469 = {instancePath:instancePath+"/http/max_object_keys",schemaPath:"#/properties/http/properties/max_object_keys/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if((typeof data242 == "number") && (isFinite(data242))){
+if(data242 > 10000000 || isNaN(data242)){
+const err469 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"};
 if(vErrors === null){
 vErrors = [err469];
 }
@@ -15027,13 +15018,8 @@ vErrors.push(err469);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-if(data241.worker_timeout !== undefined){
-let data246 = data241.worker_timeout;
-if(typeof data246 === "string"){
-if(func2(data246) < 1){
-const err470 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data242 < 1 || isNaN(data242)){
+const err470 = {instancePath:instancePath+"/proxy/sql/max_rows",schemaPath:"#/properties/proxy/properties/sql/properties/max_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err470];
 }
@@ -15042,8 +15028,12 @@ vErrors.push(err470);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data246)){
-const err471 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+if(data240.max_bytes !== undefined){
+let data243 = data240.max_bytes;
+if(!(((typeof data243 == "number") && (!(data243 % 1) && !isNaN(data243))) && (isFinite(data243)))){
+const err471 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err471];
 }
@@ -15052,9 +15042,9 @@ vErrors.push(err471);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err472 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data243 == "number") && (isFinite(data243))){
+if(data243 < 1024 || isNaN(data243)){
+const err472 = {instancePath:instancePath+"/proxy/sql/max_bytes",schemaPath:"#/properties/proxy/properties/sql/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err472];
 }
@@ -15064,11 +15054,11 @@ vErrors.push(err472);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data241.headers_timeout !== undefined){
-let data247 = data241.headers_timeout;
-if(typeof data247 === "string"){
-if(func2(data247) < 1){
-const err473 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data240.max_connections !== undefined){
+let data244 = data240.max_connections;
+if(!(((typeof data244 == "number") && (!(data244 % 1) && !isNaN(data244))) && (isFinite(data244)))){
+const err473 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err473];
 }
@@ -15077,8 +15067,9 @@ vErrors.push(err473);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data247)){
-const err474 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if((typeof data244 == "number") && (isFinite(data244))){
+if(data244 > 100 || isNaN(data244)){
+const err474 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err474];
 }
@@ -15087,9 +15078,8 @@ vErrors.push(err474);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err475 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data244 < 1 || isNaN(data244)){
+const err475 = {instancePath:instancePath+"/proxy/sql/max_connections",schemaPath:"#/properties/proxy/properties/sql/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err475];
 }
@@ -15099,11 +15089,10 @@ vErrors.push(err475);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data241.request_timeout !== undefined){
-let data248 = data241.request_timeout;
-if(typeof data248 === "string"){
-if(func2(data248) < 1){
-const err476 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err476 = {instancePath:instancePath+"/proxy/sql",schemaPath:"#/properties/proxy/properties/sql/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err476];
 }
@@ -15112,8 +15101,10 @@ vErrors.push(err476);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data248)){
-const err477 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err477 = {instancePath:instancePath+"/proxy",schemaPath:"#/properties/proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err477];
 }
@@ -15123,8 +15114,12 @@ vErrors.push(err477);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err478 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.plugin !== undefined){
+let data245 = data.plugin;
+if(data245 && typeof data245 == "object" && !Array.isArray(data245)){
+for(const key44 in data245){
+if(!(((((((key44 === "schemas_dir") || (key44 === "path")) || (key44 === "archive_path")) || (key44 === "archive_paths")) || (key44 === "enable_dev")) || (key44 === "enabled")) || (key44 === "disabled"))){
+const err478 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err478];
 }
@@ -15134,11 +15129,9 @@ vErrors.push(err478);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data241.shutdown_grace !== undefined){
-let data249 = data241.shutdown_grace;
-if(typeof data249 === "string"){
-if(func2(data249) < 1){
-const err479 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data245.schemas_dir !== undefined){
+if(typeof data245.schemas_dir !== "string"){
+const err479 = {instancePath:instancePath+"/plugin/schemas_dir",schemaPath:"#/properties/plugin/properties/schemas_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err479];
 }
@@ -15147,8 +15140,10 @@ vErrors.push(err479);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data249)){
-const err480 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data245.path !== undefined){
+if(typeof data245.path !== "string"){
+const err480 = {instancePath:instancePath+"/plugin/path",schemaPath:"#/properties/plugin/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err480];
 }
@@ -15158,8 +15153,9 @@ vErrors.push(err480);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err481 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data245.archive_path !== undefined){
+if(typeof data245.archive_path !== "string"){
+const err481 = {instancePath:instancePath+"/plugin/archive_path",schemaPath:"#/properties/plugin/properties/archive_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err481];
 }
@@ -15169,9 +15165,13 @@ vErrors.push(err481);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err482 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data245.archive_paths !== undefined){
+let data249 = data245.archive_paths;
+if(Array.isArray(data249)){
+const len28 = data249.length;
+for(let i28=0; i28<len28; i28++){
+if(typeof data249[i28] !== "string"){
+const err482 = {instancePath:instancePath+"/plugin/archive_paths/" + i28,schemaPath:"#/properties/plugin/properties/archive_paths/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err482];
 }
@@ -15181,12 +15181,9 @@ vErrors.push(err482);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.log !== undefined){
-let data250 = data.log;
-if(data250 && typeof data250 == "object" && !Array.isArray(data250)){
-for(const key44 in data250){
-if(!(key44 === "level")){
-const err483 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties"};
+}
+else {
+const err483 = {instancePath:instancePath+"/plugin/archive_paths",schemaPath:"#/properties/plugin/properties/archive_paths/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err483];
 }
@@ -15196,10 +15193,9 @@ vErrors.push(err483);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data250.level !== undefined){
-let data251 = data250.level;
-if(typeof data251 !== "string"){
-const err484 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data245.enable_dev !== undefined){
+if(typeof data245.enable_dev !== "boolean"){
+const err484 = {instancePath:instancePath+"/plugin/enable_dev",schemaPath:"#/properties/plugin/properties/enable_dev/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err484];
 }
@@ -15208,8 +15204,14 @@ vErrors.push(err484);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!(((((((data251 === "trace") || (data251 === "debug")) || (data251 === "info")) || (data251 === "warn")) || (data251 === "error")) || (data251 === "fatal")) || (data251 === "silent"))){
-const err485 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema97.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+if(data245.enabled !== undefined){
+let data252 = data245.enabled;
+if(Array.isArray(data252)){
+const len29 = data252.length;
+for(let i29=0; i29<len29; i29++){
+if(typeof data252[i29] !== "string"){
+const err485 = {instancePath:instancePath+"/plugin/enabled/" + i29,schemaPath:"#/properties/plugin/properties/enabled/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err485];
 }
@@ -15221,7 +15223,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err486 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err486 = {instancePath:instancePath+"/plugin/enabled",schemaPath:"#/properties/plugin/properties/enabled/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err486];
 }
@@ -15231,12 +15233,13 @@ vErrors.push(err486);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.audit !== undefined){
-let data252 = data.audit;
-if(data252 && typeof data252 == "object" && !Array.isArray(data252)){
-for(const key45 in data252){
-if(!(((key45 === "retention") || (key45 === "coalesce_window")) || (key45 === "file"))){
-const err487 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties"};
+if(data245.disabled !== undefined){
+let data254 = data245.disabled;
+if(Array.isArray(data254)){
+const len30 = data254.length;
+for(let i30=0; i30<len30; i30++){
+if(typeof data254[i30] !== "string"){
+const err487 = {instancePath:instancePath+"/plugin/disabled/" + i30,schemaPath:"#/properties/plugin/properties/disabled/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err487];
 }
@@ -15246,11 +15249,9 @@ vErrors.push(err487);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data252.retention !== undefined){
-let data253 = data252.retention;
-if(typeof data253 === "string"){
-if(func2(data253) < 1){
-const err488 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err488 = {instancePath:instancePath+"/plugin/disabled",schemaPath:"#/properties/plugin/properties/disabled/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err488];
 }
@@ -15259,8 +15260,10 @@ vErrors.push(err488);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data253)){
-const err489 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err489 = {instancePath:instancePath+"/plugin",schemaPath:"#/properties/plugin/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err489];
 }
@@ -15270,8 +15273,12 @@ vErrors.push(err489);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err490 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.http !== undefined){
+let data256 = data.http;
+if(data256 && typeof data256 == "object" && !Array.isArray(data256)){
+for(const key45 in data256){
+if(!((((((((key45 === "body_limit") || (key45 === "max_json_depth")) || (key45 === "max_body_nodes")) || (key45 === "max_object_keys")) || (key45 === "worker_timeout")) || (key45 === "headers_timeout")) || (key45 === "request_timeout")) || (key45 === "shutdown_grace"))){
+const err490 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err490];
 }
@@ -15281,11 +15288,10 @@ vErrors.push(err490);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data252.coalesce_window !== undefined){
-let data254 = data252.coalesce_window;
-if(typeof data254 === "string"){
-if(func2(data254) < 1){
-const err491 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data256.body_limit !== undefined){
+let data257 = data256.body_limit;
+if(!(((typeof data257 == "number") && (!(data257 % 1) && !isNaN(data257))) && (isFinite(data257)))){
+const err491 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err491];
 }
@@ -15294,8 +15300,9 @@ vErrors.push(err491);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data254)){
-const err492 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if((typeof data257 == "number") && (isFinite(data257))){
+if(data257 < 1024 || isNaN(data257)){
+const err492 = {instancePath:instancePath+"/http/body_limit",schemaPath:"#/properties/http/properties/body_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err492];
 }
@@ -15305,8 +15312,11 @@ vErrors.push(err492);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err493 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data256.max_json_depth !== undefined){
+let data258 = data256.max_json_depth;
+if(!(((typeof data258 == "number") && (!(data258 % 1) && !isNaN(data258))) && (isFinite(data258)))){
+const err493 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err493];
 }
@@ -15315,12 +15325,9 @@ vErrors.push(err493);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data252.file !== undefined){
-let data255 = data252.file;
-if(typeof data255 === "string"){
-if(func2(data255) < 1){
-const err494 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data258 == "number") && (isFinite(data258))){
+if(data258 > 1000 || isNaN(data258)){
+const err494 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err494];
 }
@@ -15329,9 +15336,8 @@ vErrors.push(err494);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err495 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data258 < 1 || isNaN(data258)){
+const err495 = {instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err495];
 }
@@ -15342,8 +15348,10 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
-else {
-const err496 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data256.max_body_nodes !== undefined){
+let data259 = data256.max_body_nodes;
+if(!(((typeof data259 == "number") && (!(data259 % 1) && !isNaN(data259))) && (isFinite(data259)))){
+const err496 = {instancePath:instancePath+"/http/max_body_nodes",schemaPath:"#/properties/http/properties/max_body_nodes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err496];
 }
@@ -15352,13 +15360,9 @@ vErrors.push(err496);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data.provisioning !== undefined){
-let data256 = data.provisioning;
-if(data256 && typeof data256 == "object" && !Array.isArray(data256)){
-for(const key46 in data256){
-if(!((((((key46 === "folders") || (key46 === "interval")) || (key46 === "enable_watch")) || (key46 === "git")) || (key46 === "work_dir")) || (key46 === "git_timeout"))){
-const err497 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties"};
+if((typeof data259 == "number") && (isFinite(data259))){
+if(data259 < 1000 || isNaN(data259)){
+const err497 = {instancePath:instancePath+"/http/max_body_nodes",schemaPath:"#/properties/http/properties/max_body_nodes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
 if(vErrors === null){
 vErrors = [err497];
 }
@@ -15368,15 +15372,11 @@ vErrors.push(err497);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data256.folders !== undefined){
-let data257 = data256.folders;
-if(Array.isArray(data257)){
-const len30 = data257.length;
-for(let i30=0; i30<len30; i30++){
-let data258 = data257[i30];
-if(typeof data258 === "string"){
-if(func2(data258) < 1){
-const err498 = {instancePath:instancePath+"/provisioning/folders/" + i30,schemaPath:"#/properties/provisioning/properties/folders/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data256.max_object_keys !== undefined){
+let data260 = data256.max_object_keys;
+if(!(((typeof data260 == "number") && (!(data260 % 1) && !isNaN(data260))) && (isFinite(data260)))){
+const err498 = {instancePath:instancePath+"/http/max_object_keys",schemaPath:"#/properties/http/properties/max_object_keys/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err498];
 }
@@ -15385,9 +15385,9 @@ vErrors.push(err498);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err499 = {instancePath:instancePath+"/provisioning/folders/" + i30,schemaPath:"#/properties/provisioning/properties/folders/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data260 == "number") && (isFinite(data260))){
+if(data260 < 100 || isNaN(data260)){
+const err499 = {instancePath:instancePath+"/http/max_object_keys",schemaPath:"#/properties/http/properties/max_object_keys/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err499];
 }
@@ -15398,8 +15398,11 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 }
-else {
-const err500 = {instancePath:instancePath+"/provisioning/folders",schemaPath:"#/properties/provisioning/properties/folders/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data256.worker_timeout !== undefined){
+let data261 = data256.worker_timeout;
+if(typeof data261 === "string"){
+if(func2(data261) < 1){
+const err500 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err500];
 }
@@ -15408,12 +15411,8 @@ vErrors.push(err500);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data256.interval !== undefined){
-let data259 = data256.interval;
-if(typeof data259 === "string"){
-if(func2(data259) < 1){
-const err501 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data261)){
+const err501 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err501];
 }
@@ -15422,8 +15421,9 @@ vErrors.push(err501);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data259)){
-const err502 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err502 = {instancePath:instancePath+"/http/worker_timeout",schemaPath:"#/properties/http/properties/worker_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err502];
 }
@@ -15433,8 +15433,11 @@ vErrors.push(err502);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err503 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data256.headers_timeout !== undefined){
+let data262 = data256.headers_timeout;
+if(typeof data262 === "string"){
+if(func2(data262) < 1){
+const err503 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err503];
 }
@@ -15443,10 +15446,8 @@ vErrors.push(err503);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data256.enable_watch !== undefined){
-if(typeof data256.enable_watch !== "boolean"){
-const err504 = {instancePath:instancePath+"/provisioning/enable_watch",schemaPath:"#/properties/provisioning/properties/enable_watch/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern9.test(data262)){
+const err504 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err504];
 }
@@ -15456,15 +15457,8 @@ vErrors.push(err504);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data256.git !== undefined){
-let data261 = data256.git;
-if(Array.isArray(data261)){
-const len31 = data261.length;
-for(let i31=0; i31<len31; i31++){
-let data262 = data261[i31];
-if(data262 && typeof data262 == "object" && !Array.isArray(data262)){
-if(data262.url === undefined){
-const err505 = {instancePath:instancePath+"/provisioning/git/" + i31,schemaPath:"#/properties/provisioning/properties/git/items/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+else {
+const err505 = {instancePath:instancePath+"/http/headers_timeout",schemaPath:"#/properties/http/properties/headers_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err505];
 }
@@ -15473,9 +15467,12 @@ vErrors.push(err505);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-for(const key47 in data262){
-if(!((((((key47 === "url") || (key47 === "ref")) || (key47 === "path")) || (key47 === "interval")) || (key47 === "username")) || (key47 === "password_file"))){
-const err506 = {instancePath:instancePath+"/provisioning/git/" + i31,schemaPath:"#/properties/provisioning/properties/git/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties"};
+}
+if(data256.request_timeout !== undefined){
+let data263 = data256.request_timeout;
+if(typeof data263 === "string"){
+if(func2(data263) < 1){
+const err506 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err506];
 }
@@ -15484,12 +15481,8 @@ vErrors.push(err506);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data262.url !== undefined){
-let data263 = data262.url;
-if(typeof data263 === "string"){
-if(func2(data263) < 1){
-const err507 = {instancePath:instancePath+"/provisioning/git/" + i31+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data263)){
+const err507 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err507];
 }
@@ -15500,7 +15493,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err508 = {instancePath:instancePath+"/provisioning/git/" + i31+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err508 = {instancePath:instancePath+"/http/request_timeout",schemaPath:"#/properties/http/properties/request_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err508];
 }
@@ -15510,11 +15503,11 @@ vErrors.push(err508);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data262.ref !== undefined){
-let data264 = data262.ref;
+if(data256.shutdown_grace !== undefined){
+let data264 = data256.shutdown_grace;
 if(typeof data264 === "string"){
 if(func2(data264) < 1){
-const err509 = {instancePath:instancePath+"/provisioning/git/" + i31+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err509 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err509];
 }
@@ -15523,8 +15516,8 @@ vErrors.push(err509);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern75.test(data264)){
-const err510 = {instancePath:instancePath+"/provisioning/git/" + i31+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/pattern",keyword:"pattern",params:{pattern: "^[^-\\s][^\\s]*$"},message:"must match pattern \""+"^[^-\\s][^\\s]*$"+"\""};
+if(!pattern9.test(data264)){
+const err510 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err510];
 }
@@ -15535,7 +15528,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err511 = {instancePath:instancePath+"/provisioning/git/" + i31+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err511 = {instancePath:instancePath+"/http/shutdown_grace",schemaPath:"#/properties/http/properties/shutdown_grace/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err511];
 }
@@ -15545,9 +15538,9 @@ vErrors.push(err511);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data262.path !== undefined){
-if(typeof data262.path !== "string"){
-const err512 = {instancePath:instancePath+"/provisioning/git/" + i31+"/path",schemaPath:"#/properties/provisioning/properties/git/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err512 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err512];
 }
@@ -15557,11 +15550,12 @@ vErrors.push(err512);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data262.interval !== undefined){
-let data266 = data262.interval;
-if(typeof data266 === "string"){
-if(func2(data266) < 1){
-const err513 = {instancePath:instancePath+"/provisioning/git/" + i31+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.log !== undefined){
+let data265 = data.log;
+if(data265 && typeof data265 == "object" && !Array.isArray(data265)){
+for(const key46 in data265){
+if(!(key46 === "level")){
+const err513 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err513];
 }
@@ -15570,8 +15564,11 @@ vErrors.push(err513);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data266)){
-const err514 = {instancePath:instancePath+"/provisioning/git/" + i31+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+if(data265.level !== undefined){
+let data266 = data265.level;
+if(typeof data266 !== "string"){
+const err514 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err514];
 }
@@ -15580,9 +15577,8 @@ vErrors.push(err514);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err515 = {instancePath:instancePath+"/provisioning/git/" + i31+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((((data266 === "trace") || (data266 === "debug")) || (data266 === "info")) || (data266 === "warn")) || (data266 === "error")) || (data266 === "fatal")) || (data266 === "silent"))){
+const err515 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema97.properties.log.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err515];
 }
@@ -15592,11 +15588,9 @@ vErrors.push(err515);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data262.username !== undefined){
-let data267 = data262.username;
-if(typeof data267 === "string"){
-if(func2(data267) < 1){
-const err516 = {instancePath:instancePath+"/provisioning/git/" + i31+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err516 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err516];
 }
@@ -15606,8 +15600,12 @@ vErrors.push(err516);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err517 = {instancePath:instancePath+"/provisioning/git/" + i31+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.audit !== undefined){
+let data267 = data.audit;
+if(data267 && typeof data267 == "object" && !Array.isArray(data267)){
+for(const key47 in data267){
+if(!(((key47 === "retention") || (key47 === "coalesce_window")) || (key47 === "file"))){
+const err517 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err517];
 }
@@ -15617,11 +15615,11 @@ vErrors.push(err517);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data262.password_file !== undefined){
-let data268 = data262.password_file;
+if(data267.retention !== undefined){
+let data268 = data267.retention;
 if(typeof data268 === "string"){
 if(func2(data268) < 1){
-const err518 = {instancePath:instancePath+"/provisioning/git/" + i31+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err518 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err518];
 }
@@ -15630,9 +15628,8 @@ vErrors.push(err518);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-else {
-const err519 = {instancePath:instancePath+"/provisioning/git/" + i31+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data268)){
+const err519 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err519];
 }
@@ -15642,9 +15639,8 @@ vErrors.push(err519);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
 else {
-const err520 = {instancePath:instancePath+"/provisioning/git/" + i31,schemaPath:"#/properties/provisioning/properties/git/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err520 = {instancePath:instancePath+"/audit/retention",schemaPath:"#/properties/audit/properties/retention/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err520];
 }
@@ -15654,9 +15650,11 @@ vErrors.push(err520);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err521 = {instancePath:instancePath+"/provisioning/git",schemaPath:"#/properties/provisioning/properties/git/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data267.coalesce_window !== undefined){
+let data269 = data267.coalesce_window;
+if(typeof data269 === "string"){
+if(func2(data269) < 1){
+const err521 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err521];
 }
@@ -15665,12 +15663,8 @@ vErrors.push(err521);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data256.work_dir !== undefined){
-let data269 = data256.work_dir;
-if(typeof data269 === "string"){
-if(func2(data269) < 1){
-const err522 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern9.test(data269)){
+const err522 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err522];
 }
@@ -15681,7 +15675,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err523 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err523 = {instancePath:instancePath+"/audit/coalesce_window",schemaPath:"#/properties/audit/properties/coalesce_window/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err523];
 }
@@ -15691,11 +15685,11 @@ vErrors.push(err523);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data256.git_timeout !== undefined){
-let data270 = data256.git_timeout;
+if(data267.file !== undefined){
+let data270 = data267.file;
 if(typeof data270 === "string"){
 if(func2(data270) < 1){
-const err524 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err524 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err524];
 }
@@ -15704,8 +15698,9 @@ vErrors.push(err524);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data270)){
-const err525 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err525 = {instancePath:instancePath+"/audit/file",schemaPath:"#/properties/audit/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err525];
 }
@@ -15715,8 +15710,9 @@ vErrors.push(err525);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
+}
 else {
-const err526 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err526 = {instancePath:instancePath+"/audit",schemaPath:"#/properties/audit/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err526];
 }
@@ -15726,9 +15722,12 @@ vErrors.push(err526);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err527 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.provisioning !== undefined){
+let data271 = data.provisioning;
+if(data271 && typeof data271 == "object" && !Array.isArray(data271)){
+for(const key48 in data271){
+if(!((((((key48 === "folders") || (key48 === "interval")) || (key48 === "enable_watch")) || (key48 === "git")) || (key48 === "work_dir")) || (key48 === "git_timeout"))){
+const err527 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err527];
 }
@@ -15738,12 +15737,15 @@ vErrors.push(err527);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.frontend !== undefined){
-let data271 = data.frontend;
-if(data271 && typeof data271 == "object" && !Array.isArray(data271)){
-for(const key48 in data271){
-if(!((((((key48 === "disable") || (key48 === "explorer")) || (key48 === "information")) || (key48 === "important_dashboards")) || (key48 === "time_range")) || (key48 === "banner"))){
-const err528 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties"};
+if(data271.folders !== undefined){
+let data272 = data271.folders;
+if(Array.isArray(data272)){
+const len31 = data272.length;
+for(let i31=0; i31<len31; i31++){
+let data273 = data272[i31];
+if(typeof data273 === "string"){
+if(func2(data273) < 1){
+const err528 = {instancePath:instancePath+"/provisioning/folders/" + i31,schemaPath:"#/properties/provisioning/properties/folders/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err528];
 }
@@ -15753,9 +15755,8 @@ vErrors.push(err528);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data271.disable !== undefined){
-if(typeof data271.disable !== "boolean"){
-const err529 = {instancePath:instancePath+"/frontend/disable",schemaPath:"#/properties/frontend/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err529 = {instancePath:instancePath+"/provisioning/folders/" + i31,schemaPath:"#/properties/provisioning/properties/folders/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err529];
 }
@@ -15765,12 +15766,9 @@ vErrors.push(err529);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data271.explorer !== undefined){
-let data273 = data271.explorer;
-if(data273 && typeof data273 == "object" && !Array.isArray(data273)){
-for(const key49 in data273){
-if(!(key49 === "enable")){
-const err530 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties"};
+}
+else {
+const err530 = {instancePath:instancePath+"/provisioning/folders",schemaPath:"#/properties/provisioning/properties/folders/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err530];
 }
@@ -15780,9 +15778,11 @@ vErrors.push(err530);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data273.enable !== undefined){
-if(typeof data273.enable !== "boolean"){
-const err531 = {instancePath:instancePath+"/frontend/explorer/enable",schemaPath:"#/properties/frontend/properties/explorer/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data271.interval !== undefined){
+let data274 = data271.interval;
+if(typeof data274 === "string"){
+if(func2(data274) < 1){
+const err531 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err531];
 }
@@ -15791,10 +15791,8 @@ vErrors.push(err531);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-}
-else {
-const err532 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern9.test(data274)){
+const err532 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err532];
 }
@@ -15804,9 +15802,8 @@ vErrors.push(err532);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data271.information !== undefined){
-if(typeof data271.information !== "string"){
-const err533 = {instancePath:instancePath+"/frontend/information",schemaPath:"#/properties/frontend/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err533 = {instancePath:instancePath+"/provisioning/interval",schemaPath:"#/properties/provisioning/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err533];
 }
@@ -15816,16 +15813,9 @@ vErrors.push(err533);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data271.important_dashboards !== undefined){
-let data276 = data271.important_dashboards;
-if(Array.isArray(data276)){
-const len32 = data276.length;
-for(let i32=0; i32<len32; i32++){
-let data277 = data276[i32];
-if(data277 && typeof data277 == "object" && !Array.isArray(data277)){
-for(const key50 in data277){
-if(!((key50 === "project") || (key50 === "dashboard"))){
-const err534 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32,schemaPath:"#/properties/frontend/properties/important_dashboards/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties"};
+if(data271.enable_watch !== undefined){
+if(typeof data271.enable_watch !== "boolean"){
+const err534 = {instancePath:instancePath+"/provisioning/enable_watch",schemaPath:"#/properties/provisioning/properties/enable_watch/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err534];
 }
@@ -15835,9 +15825,15 @@ vErrors.push(err534);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data277.project !== undefined){
-if(typeof data277.project !== "string"){
-const err535 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32+"/project",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data271.git !== undefined){
+let data276 = data271.git;
+if(Array.isArray(data276)){
+const len32 = data276.length;
+for(let i32=0; i32<len32; i32++){
+let data277 = data276[i32];
+if(data277 && typeof data277 == "object" && !Array.isArray(data277)){
+if(data277.url === undefined){
+const err535 = {instancePath:instancePath+"/provisioning/git/" + i32,schemaPath:"#/properties/provisioning/properties/git/items/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err535];
 }
@@ -15846,10 +15842,9 @@ vErrors.push(err535);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data277.dashboard !== undefined){
-if(typeof data277.dashboard !== "string"){
-const err536 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32+"/dashboard",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/dashboard/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key49 in data277){
+if(!((((((key49 === "url") || (key49 === "ref")) || (key49 === "path")) || (key49 === "interval")) || (key49 === "username")) || (key49 === "password_file"))){
+const err536 = {instancePath:instancePath+"/provisioning/git/" + i32,schemaPath:"#/properties/provisioning/properties/git/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err536];
 }
@@ -15859,9 +15854,11 @@ vErrors.push(err536);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err537 = {instancePath:instancePath+"/frontend/important_dashboards/" + i32,schemaPath:"#/properties/frontend/properties/important_dashboards/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data277.url !== undefined){
+let data278 = data277.url;
+if(typeof data278 === "string"){
+if(func2(data278) < 1){
+const err537 = {instancePath:instancePath+"/provisioning/git/" + i32+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err537];
 }
@@ -15871,9 +15868,8 @@ vErrors.push(err537);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
 else {
-const err538 = {instancePath:instancePath+"/frontend/important_dashboards",schemaPath:"#/properties/frontend/properties/important_dashboards/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err538 = {instancePath:instancePath+"/provisioning/git/" + i32+"/url",schemaPath:"#/properties/provisioning/properties/git/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err538];
 }
@@ -15883,12 +15879,11 @@ vErrors.push(err538);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data271.time_range !== undefined){
-let data280 = data271.time_range;
-if(data280 && typeof data280 == "object" && !Array.isArray(data280)){
-for(const key51 in data280){
-if(!(((key51 === "options") || (key51 === "disable_custom")) || (key51 === "disable_zoom"))){
-const err539 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties"};
+if(data277.ref !== undefined){
+let data279 = data277.ref;
+if(typeof data279 === "string"){
+if(func2(data279) < 1){
+const err539 = {instancePath:instancePath+"/provisioning/git/" + i32+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err539];
 }
@@ -15897,16 +15892,8 @@ vErrors.push(err539);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data280.options !== undefined){
-let data281 = data280.options;
-if(Array.isArray(data281)){
-const len33 = data281.length;
-for(let i33=0; i33<len33; i33++){
-let data282 = data281[i33];
-if(typeof data282 === "string"){
-if(func2(data282) < 1){
-const err540 = {instancePath:instancePath+"/frontend/time_range/options/" + i33,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern80.test(data279)){
+const err540 = {instancePath:instancePath+"/provisioning/git/" + i32+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/pattern",keyword:"pattern",params:{pattern: "^[^-\\s][^\\s]*$"},message:"must match pattern \""+"^[^-\\s][^\\s]*$"+"\""};
 if(vErrors === null){
 vErrors = [err540];
 }
@@ -15915,8 +15902,9 @@ vErrors.push(err540);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data282)){
-const err541 = {instancePath:instancePath+"/frontend/time_range/options/" + i33,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+else {
+const err541 = {instancePath:instancePath+"/provisioning/git/" + i32+"/ref",schemaPath:"#/properties/provisioning/properties/git/items/properties/ref/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err541];
 }
@@ -15926,8 +15914,9 @@ vErrors.push(err541);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-else {
-const err542 = {instancePath:instancePath+"/frontend/time_range/options/" + i33,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data277.path !== undefined){
+if(typeof data277.path !== "string"){
+const err542 = {instancePath:instancePath+"/provisioning/git/" + i32+"/path",schemaPath:"#/properties/provisioning/properties/git/items/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err542];
 }
@@ -15937,9 +15926,11 @@ vErrors.push(err542);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err543 = {instancePath:instancePath+"/frontend/time_range/options",schemaPath:"#/properties/frontend/properties/time_range/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data277.interval !== undefined){
+let data281 = data277.interval;
+if(typeof data281 === "string"){
+if(func2(data281) < 1){
+const err543 = {instancePath:instancePath+"/provisioning/git/" + i32+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err543];
 }
@@ -15948,10 +15939,8 @@ vErrors.push(err543);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data280.disable_custom !== undefined){
-if(typeof data280.disable_custom !== "boolean"){
-const err544 = {instancePath:instancePath+"/frontend/time_range/disable_custom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_custom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern9.test(data281)){
+const err544 = {instancePath:instancePath+"/provisioning/git/" + i32+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err544];
 }
@@ -15961,9 +15950,8 @@ vErrors.push(err544);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data280.disable_zoom !== undefined){
-if(typeof data280.disable_zoom !== "boolean"){
-const err545 = {instancePath:instancePath+"/frontend/time_range/disable_zoom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_zoom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err545 = {instancePath:instancePath+"/provisioning/git/" + i32+"/interval",schemaPath:"#/properties/provisioning/properties/git/items/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err545];
 }
@@ -15973,9 +15961,11 @@ vErrors.push(err545);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err546 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data277.username !== undefined){
+let data282 = data277.username;
+if(typeof data282 === "string"){
+if(func2(data282) < 1){
+const err546 = {instancePath:instancePath+"/provisioning/git/" + i32+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err546];
 }
@@ -15985,12 +15975,8 @@ vErrors.push(err546);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data271.banner !== undefined){
-let data285 = data271.banner;
-if(data285 && typeof data285 == "object" && !Array.isArray(data285)){
-for(const key52 in data285){
-if(!((key52 === "severity") || (key52 === "information"))){
-const err547 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties"};
+else {
+const err547 = {instancePath:instancePath+"/provisioning/git/" + i32+"/username",schemaPath:"#/properties/provisioning/properties/git/items/properties/username/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err547];
 }
@@ -16000,10 +15986,11 @@ vErrors.push(err547);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data285.severity !== undefined){
-let data286 = data285.severity;
-if(typeof data286 !== "string"){
-const err548 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data277.password_file !== undefined){
+let data283 = data277.password_file;
+if(typeof data283 === "string"){
+if(func2(data283) < 1){
+const err548 = {instancePath:instancePath+"/provisioning/git/" + i32+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err548];
 }
@@ -16012,8 +15999,9 @@ vErrors.push(err548);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!((((data286 === "error") || (data286 === "warning")) || (data286 === "info")) || (data286 === "success"))){
-const err549 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/enum",keyword:"enum",params:{allowedValues: schema97.properties.frontend.properties.banner.properties.severity.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err549 = {instancePath:instancePath+"/provisioning/git/" + i32+"/password_file",schemaPath:"#/properties/provisioning/properties/git/items/properties/password_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err549];
 }
@@ -16023,9 +16011,9 @@ vErrors.push(err549);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data285.information !== undefined){
-if(typeof data285.information !== "string"){
-const err550 = {instancePath:instancePath+"/frontend/banner/information",schemaPath:"#/properties/frontend/properties/banner/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err550 = {instancePath:instancePath+"/provisioning/git/" + i32,schemaPath:"#/properties/provisioning/properties/git/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err550];
 }
@@ -16037,7 +16025,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err551 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err551 = {instancePath:instancePath+"/provisioning/git",schemaPath:"#/properties/provisioning/properties/git/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err551];
 }
@@ -16047,9 +16035,11 @@ vErrors.push(err551);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err552 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data271.work_dir !== undefined){
+let data284 = data271.work_dir;
+if(typeof data284 === "string"){
+if(func2(data284) < 1){
+const err552 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err552];
 }
@@ -16059,12 +16049,8 @@ vErrors.push(err552);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.datasource !== undefined){
-let data288 = data.datasource;
-if(data288 && typeof data288 == "object" && !Array.isArray(data288)){
-for(const key53 in data288){
-if(!(((((key53 === "global") || (key53 === "project")) || (key53 === "disable_local")) || (key53 === "http_proxy")) || (key53 === "cloudwatch"))){
-const err553 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties"};
+else {
+const err553 = {instancePath:instancePath+"/provisioning/work_dir",schemaPath:"#/properties/provisioning/properties/work_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err553];
 }
@@ -16074,12 +16060,11 @@ vErrors.push(err553);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data288.global !== undefined){
-let data289 = data288.global;
-if(data289 && typeof data289 == "object" && !Array.isArray(data289)){
-for(const key54 in data289){
-if(!((key54 === "disable") || (key54 === "discovery"))){
-const err554 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key54},message:"must NOT have additional properties"};
+if(data271.git_timeout !== undefined){
+let data285 = data271.git_timeout;
+if(typeof data285 === "string"){
+if(func2(data285) < 1){
+const err554 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err554];
 }
@@ -16088,10 +16073,8 @@ vErrors.push(err554);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data289.disable !== undefined){
-if(typeof data289.disable !== "boolean"){
-const err555 = {instancePath:instancePath+"/datasource/global/disable",schemaPath:"#/properties/datasource/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern9.test(data285)){
+const err555 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err555];
 }
@@ -16101,14 +16084,8 @@ vErrors.push(err555);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data289.discovery !== undefined){
-let data291 = data289.discovery;
-if(Array.isArray(data291)){
-const len34 = data291.length;
-for(let i34=0; i34<len34; i34++){
-let data292 = data291[i34];
-if(!(data292 && typeof data292 == "object" && !Array.isArray(data292))){
-const err556 = {instancePath:instancePath+"/datasource/global/discovery/" + i34,schemaPath:"#/properties/datasource/properties/global/properties/discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+else {
+const err556 = {instancePath:instancePath+"/provisioning/git_timeout",schemaPath:"#/properties/provisioning/properties/git_timeout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err556];
 }
@@ -16120,7 +16097,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err557 = {instancePath:instancePath+"/datasource/global/discovery",schemaPath:"#/properties/datasource/properties/global/properties/discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err557 = {instancePath:instancePath+"/provisioning",schemaPath:"#/properties/provisioning/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err557];
 }
@@ -16130,9 +16107,12 @@ vErrors.push(err557);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err558 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.frontend !== undefined){
+let data286 = data.frontend;
+if(data286 && typeof data286 == "object" && !Array.isArray(data286)){
+for(const key50 in data286){
+if(!((((((key50 === "disable") || (key50 === "explorer")) || (key50 === "information")) || (key50 === "important_dashboards")) || (key50 === "time_range")) || (key50 === "banner"))){
+const err558 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err558];
 }
@@ -16142,12 +16122,9 @@ vErrors.push(err558);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data288.project !== undefined){
-let data293 = data288.project;
-if(data293 && typeof data293 == "object" && !Array.isArray(data293)){
-for(const key55 in data293){
-if(!(key55 === "disable")){
-const err559 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key55},message:"must NOT have additional properties"};
+if(data286.disable !== undefined){
+if(typeof data286.disable !== "boolean"){
+const err559 = {instancePath:instancePath+"/frontend/disable",schemaPath:"#/properties/frontend/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err559];
 }
@@ -16157,9 +16134,12 @@ vErrors.push(err559);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data293.disable !== undefined){
-if(typeof data293.disable !== "boolean"){
-const err560 = {instancePath:instancePath+"/datasource/project/disable",schemaPath:"#/properties/datasource/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data286.explorer !== undefined){
+let data288 = data286.explorer;
+if(data288 && typeof data288 == "object" && !Array.isArray(data288)){
+for(const key51 in data288){
+if(!(key51 === "enable")){
+const err560 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err560];
 }
@@ -16169,9 +16149,9 @@ vErrors.push(err560);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err561 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data288.enable !== undefined){
+if(typeof data288.enable !== "boolean"){
+const err561 = {instancePath:instancePath+"/frontend/explorer/enable",schemaPath:"#/properties/frontend/properties/explorer/properties/enable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err561];
 }
@@ -16181,9 +16161,9 @@ vErrors.push(err561);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data288.disable_local !== undefined){
-if(typeof data288.disable_local !== "boolean"){
-const err562 = {instancePath:instancePath+"/datasource/disable_local",schemaPath:"#/properties/datasource/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err562 = {instancePath:instancePath+"/frontend/explorer",schemaPath:"#/properties/frontend/properties/explorer/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err562];
 }
@@ -16193,10 +16173,9 @@ vErrors.push(err562);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data288.http_proxy !== undefined){
-let data296 = data288.http_proxy;
-if(!(data296 && typeof data296 == "object" && !Array.isArray(data296))){
-const err563 = {instancePath:instancePath+"/datasource/http_proxy",schemaPath:"#/properties/datasource/properties/http_proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data286.information !== undefined){
+if(typeof data286.information !== "string"){
+const err563 = {instancePath:instancePath+"/frontend/information",schemaPath:"#/properties/frontend/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err563];
 }
@@ -16206,10 +16185,16 @@ vErrors.push(err563);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data288.cloudwatch !== undefined){
-let data297 = data288.cloudwatch;
-if(!(data297 && typeof data297 == "object" && !Array.isArray(data297))){
-const err564 = {instancePath:instancePath+"/datasource/cloudwatch",schemaPath:"#/properties/datasource/properties/cloudwatch/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data286.important_dashboards !== undefined){
+let data291 = data286.important_dashboards;
+if(Array.isArray(data291)){
+const len33 = data291.length;
+for(let i33=0; i33<len33; i33++){
+let data292 = data291[i33];
+if(data292 && typeof data292 == "object" && !Array.isArray(data292)){
+for(const key52 in data292){
+if(!((key52 === "project") || (key52 === "dashboard"))){
+const err564 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33,schemaPath:"#/properties/frontend/properties/important_dashboards/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err564];
 }
@@ -16219,9 +16204,9 @@ vErrors.push(err564);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err565 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data292.project !== undefined){
+if(typeof data292.project !== "string"){
+const err565 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33+"/project",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err565];
 }
@@ -16231,12 +16216,9 @@ vErrors.push(err565);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.variable !== undefined){
-let data298 = data.variable;
-if(data298 && typeof data298 == "object" && !Array.isArray(data298)){
-for(const key56 in data298){
-if(!(((key56 === "global") || (key56 === "project")) || (key56 === "disable_local"))){
-const err566 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key56},message:"must NOT have additional properties"};
+if(data292.dashboard !== undefined){
+if(typeof data292.dashboard !== "string"){
+const err566 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33+"/dashboard",schemaPath:"#/properties/frontend/properties/important_dashboards/items/properties/dashboard/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err566];
 }
@@ -16246,12 +16228,9 @@ vErrors.push(err566);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data298.global !== undefined){
-let data299 = data298.global;
-if(data299 && typeof data299 == "object" && !Array.isArray(data299)){
-for(const key57 in data299){
-if(!(key57 === "disable")){
-const err567 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key57},message:"must NOT have additional properties"};
+}
+else {
+const err567 = {instancePath:instancePath+"/frontend/important_dashboards/" + i33,schemaPath:"#/properties/frontend/properties/important_dashboards/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err567];
 }
@@ -16261,9 +16240,9 @@ vErrors.push(err567);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data299.disable !== undefined){
-if(typeof data299.disable !== "boolean"){
-const err568 = {instancePath:instancePath+"/variable/global/disable",schemaPath:"#/properties/variable/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err568 = {instancePath:instancePath+"/frontend/important_dashboards",schemaPath:"#/properties/frontend/properties/important_dashboards/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err568];
 }
@@ -16273,9 +16252,12 @@ vErrors.push(err568);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err569 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data286.time_range !== undefined){
+let data295 = data286.time_range;
+if(data295 && typeof data295 == "object" && !Array.isArray(data295)){
+for(const key53 in data295){
+if(!(((key53 === "options") || (key53 === "disable_custom")) || (key53 === "disable_zoom"))){
+const err569 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err569];
 }
@@ -16285,12 +16267,15 @@ vErrors.push(err569);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data298.project !== undefined){
-let data301 = data298.project;
-if(data301 && typeof data301 == "object" && !Array.isArray(data301)){
-for(const key58 in data301){
-if(!(key58 === "disable")){
-const err570 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key58},message:"must NOT have additional properties"};
+if(data295.options !== undefined){
+let data296 = data295.options;
+if(Array.isArray(data296)){
+const len34 = data296.length;
+for(let i34=0; i34<len34; i34++){
+let data297 = data296[i34];
+if(typeof data297 === "string"){
+if(func2(data297) < 1){
+const err570 = {instancePath:instancePath+"/frontend/time_range/options/" + i34,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err570];
 }
@@ -16299,10 +16284,8 @@ vErrors.push(err570);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data301.disable !== undefined){
-if(typeof data301.disable !== "boolean"){
-const err571 = {instancePath:instancePath+"/variable/project/disable",schemaPath:"#/properties/variable/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern9.test(data297)){
+const err571 = {instancePath:instancePath+"/frontend/time_range/options/" + i34,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
 if(vErrors === null){
 vErrors = [err571];
 }
@@ -16312,9 +16295,8 @@ vErrors.push(err571);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
 else {
-const err572 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err572 = {instancePath:instancePath+"/frontend/time_range/options/" + i34,schemaPath:"#/properties/frontend/properties/time_range/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err572];
 }
@@ -16324,9 +16306,9 @@ vErrors.push(err572);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data298.disable_local !== undefined){
-if(typeof data298.disable_local !== "boolean"){
-const err573 = {instancePath:instancePath+"/variable/disable_local",schemaPath:"#/properties/variable/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err573 = {instancePath:instancePath+"/frontend/time_range/options",schemaPath:"#/properties/frontend/properties/time_range/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err573];
 }
@@ -16336,9 +16318,9 @@ vErrors.push(err573);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err574 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data295.disable_custom !== undefined){
+if(typeof data295.disable_custom !== "boolean"){
+const err574 = {instancePath:instancePath+"/frontend/time_range/disable_custom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_custom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err574];
 }
@@ -16348,12 +16330,9 @@ vErrors.push(err574);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.dashboard !== undefined){
-let data304 = data.dashboard;
-if(data304 && typeof data304 == "object" && !Array.isArray(data304)){
-for(const key59 in data304){
-if(!(key59 === "custom_lint_rules")){
-const err575 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key59},message:"must NOT have additional properties"};
+if(data295.disable_zoom !== undefined){
+if(typeof data295.disable_zoom !== "boolean"){
+const err575 = {instancePath:instancePath+"/frontend/time_range/disable_zoom",schemaPath:"#/properties/frontend/properties/time_range/properties/disable_zoom/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err575];
 }
@@ -16363,16 +16342,9 @@ vErrors.push(err575);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data304.custom_lint_rules !== undefined){
-let data305 = data304.custom_lint_rules;
-if(Array.isArray(data305)){
-const len35 = data305.length;
-for(let i35=0; i35<len35; i35++){
-let data306 = data305[i35];
-if(data306 && typeof data306 == "object" && !Array.isArray(data306)){
-for(const key60 in data306){
-if(!(((((key60 === "name") || (key60 === "target")) || (key60 === "assertion")) || (key60 === "message")) || (key60 === "disable"))){
-const err576 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key60},message:"must NOT have additional properties"};
+}
+else {
+const err576 = {instancePath:instancePath+"/frontend/time_range",schemaPath:"#/properties/frontend/properties/time_range/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err576];
 }
@@ -16382,9 +16354,12 @@ vErrors.push(err576);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data306.name !== undefined){
-if(typeof data306.name !== "string"){
-const err577 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/name",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data286.banner !== undefined){
+let data300 = data286.banner;
+if(data300 && typeof data300 == "object" && !Array.isArray(data300)){
+for(const key54 in data300){
+if(!((key54 === "severity") || (key54 === "information"))){
+const err577 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key54},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err577];
 }
@@ -16394,9 +16369,10 @@ vErrors.push(err577);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data306.target !== undefined){
-if(typeof data306.target !== "string"){
-const err578 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/target",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data300.severity !== undefined){
+let data301 = data300.severity;
+if(typeof data301 !== "string"){
+const err578 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err578];
 }
@@ -16405,10 +16381,8 @@ vErrors.push(err578);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-}
-if(data306.assertion !== undefined){
-if(typeof data306.assertion !== "string"){
-const err579 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/assertion",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/assertion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((data301 === "error") || (data301 === "warning")) || (data301 === "info")) || (data301 === "success"))){
+const err579 = {instancePath:instancePath+"/frontend/banner/severity",schemaPath:"#/properties/frontend/properties/banner/properties/severity/enum",keyword:"enum",params:{allowedValues: schema97.properties.frontend.properties.banner.properties.severity.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err579];
 }
@@ -16418,9 +16392,9 @@ vErrors.push(err579);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data306.message !== undefined){
-if(typeof data306.message !== "string"){
-const err580 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/message",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data300.information !== undefined){
+if(typeof data300.information !== "string"){
+const err580 = {instancePath:instancePath+"/frontend/banner/information",schemaPath:"#/properties/frontend/properties/banner/properties/information/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err580];
 }
@@ -16430,9 +16404,9 @@ vErrors.push(err580);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data306.disable !== undefined){
-if(typeof data306.disable !== "boolean"){
-const err581 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35+"/disable",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err581 = {instancePath:instancePath+"/frontend/banner",schemaPath:"#/properties/frontend/properties/banner/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err581];
 }
@@ -16444,7 +16418,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err582 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i35,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err582 = {instancePath:instancePath+"/frontend",schemaPath:"#/properties/frontend/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err582];
 }
@@ -16454,9 +16428,12 @@ vErrors.push(err582);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err583 = {instancePath:instancePath+"/dashboard/custom_lint_rules",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.datasource !== undefined){
+let data303 = data.datasource;
+if(data303 && typeof data303 == "object" && !Array.isArray(data303)){
+for(const key55 in data303){
+if(!(((((key55 === "global") || (key55 === "project")) || (key55 === "disable_local")) || (key55 === "http_proxy")) || (key55 === "cloudwatch"))){
+const err583 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key55},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err583];
 }
@@ -16466,9 +16443,12 @@ vErrors.push(err583);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err584 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data303.global !== undefined){
+let data304 = data303.global;
+if(data304 && typeof data304 == "object" && !Array.isArray(data304)){
+for(const key56 in data304){
+if(!((key56 === "disable") || (key56 === "discovery"))){
+const err584 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key56},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err584];
 }
@@ -16478,12 +16458,9 @@ vErrors.push(err584);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.search !== undefined){
-let data312 = data.search;
-if(data312 && typeof data312 == "object" && !Array.isArray(data312)){
-for(const key61 in data312){
-if(!(((key61 === "check_latest_update_interval") || (key61 === "excluded_chars")) || (key61 === "index_keys"))){
-const err585 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key61},message:"must NOT have additional properties"};
+if(data304.disable !== undefined){
+if(typeof data304.disable !== "boolean"){
+const err585 = {instancePath:instancePath+"/datasource/global/disable",schemaPath:"#/properties/datasource/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err585];
 }
@@ -16493,11 +16470,14 @@ vErrors.push(err585);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data312.check_latest_update_interval !== undefined){
-let data313 = data312.check_latest_update_interval;
-if(typeof data313 === "string"){
-if(func2(data313) < 1){
-const err586 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data304.discovery !== undefined){
+let data306 = data304.discovery;
+if(Array.isArray(data306)){
+const len35 = data306.length;
+for(let i35=0; i35<len35; i35++){
+let data307 = data306[i35];
+if(!(data307 && typeof data307 == "object" && !Array.isArray(data307))){
+const err586 = {instancePath:instancePath+"/datasource/global/discovery/" + i35,schemaPath:"#/properties/datasource/properties/global/properties/discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err586];
 }
@@ -16506,8 +16486,10 @@ vErrors.push(err586);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
-if(!pattern9.test(data313)){
-const err587 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+}
+}
+else {
+const err587 = {instancePath:instancePath+"/datasource/global/discovery",schemaPath:"#/properties/datasource/properties/global/properties/discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err587];
 }
@@ -16517,8 +16499,9 @@ vErrors.push(err587);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
+}
 else {
-const err588 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err588 = {instancePath:instancePath+"/datasource/global",schemaPath:"#/properties/datasource/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err588];
 }
@@ -16528,13 +16511,12 @@ vErrors.push(err588);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data312.excluded_chars !== undefined){
-let data314 = data312.excluded_chars;
-if(Array.isArray(data314)){
-const len36 = data314.length;
-for(let i36=0; i36<len36; i36++){
-if(typeof data314[i36] !== "string"){
-const err589 = {instancePath:instancePath+"/search/excluded_chars/" + i36,schemaPath:"#/properties/search/properties/excluded_chars/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data303.project !== undefined){
+let data308 = data303.project;
+if(data308 && typeof data308 == "object" && !Array.isArray(data308)){
+for(const key57 in data308){
+if(!(key57 === "disable")){
+const err589 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key57},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err589];
 }
@@ -16544,9 +16526,9 @@ vErrors.push(err589);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err590 = {instancePath:instancePath+"/search/excluded_chars",schemaPath:"#/properties/search/properties/excluded_chars/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data308.disable !== undefined){
+if(typeof data308.disable !== "boolean"){
+const err590 = {instancePath:instancePath+"/datasource/project/disable",schemaPath:"#/properties/datasource/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err590];
 }
@@ -16556,12 +16538,9 @@ vErrors.push(err590);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data312.index_keys !== undefined){
-let data316 = data312.index_keys;
-if(data316 && typeof data316 == "object" && !Array.isArray(data316)){
-for(const key62 in data316){
-if(!(key62 === "dashboard")){
-const err591 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key62},message:"must NOT have additional properties"};
+}
+else {
+const err591 = {instancePath:instancePath+"/datasource/project",schemaPath:"#/properties/datasource/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err591];
 }
@@ -16571,13 +16550,9 @@ vErrors.push(err591);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data316.dashboard !== undefined){
-let data317 = data316.dashboard;
-if(Array.isArray(data317)){
-const len37 = data317.length;
-for(let i37=0; i37<len37; i37++){
-if(typeof data317[i37] !== "string"){
-const err592 = {instancePath:instancePath+"/search/index_keys/dashboard/" + i37,schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data303.disable_local !== undefined){
+if(typeof data303.disable_local !== "boolean"){
+const err592 = {instancePath:instancePath+"/datasource/disable_local",schemaPath:"#/properties/datasource/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err592];
 }
@@ -16587,9 +16562,10 @@ vErrors.push(err592);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err593 = {instancePath:instancePath+"/search/index_keys/dashboard",schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data303.http_proxy !== undefined){
+let data311 = data303.http_proxy;
+if(!(data311 && typeof data311 == "object" && !Array.isArray(data311))){
+const err593 = {instancePath:instancePath+"/datasource/http_proxy",schemaPath:"#/properties/datasource/properties/http_proxy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err593];
 }
@@ -16599,9 +16575,10 @@ vErrors.push(err593);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err594 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data303.cloudwatch !== undefined){
+let data312 = data303.cloudwatch;
+if(!(data312 && typeof data312 == "object" && !Array.isArray(data312))){
+const err594 = {instancePath:instancePath+"/datasource/cloudwatch",schemaPath:"#/properties/datasource/properties/cloudwatch/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err594];
 }
@@ -16613,7 +16590,7 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err595 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err595 = {instancePath:instancePath+"/datasource",schemaPath:"#/properties/datasource/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err595];
 }
@@ -16623,10 +16600,12 @@ vErrors.push(err595);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.schemas !== undefined){
-let data319 = data.schemas;
-if(!(data319 && typeof data319 == "object" && !Array.isArray(data319))){
-const err596 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.variable !== undefined){
+let data313 = data.variable;
+if(data313 && typeof data313 == "object" && !Array.isArray(data313)){
+for(const key58 in data313){
+if(!(((key58 === "global") || (key58 === "project")) || (key58 === "disable_local"))){
+const err596 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key58},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err596];
 }
@@ -16636,14 +16615,12 @@ vErrors.push(err596);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-if(data.global_datasource_discovery !== undefined){
-let data320 = data.global_datasource_discovery;
-if(Array.isArray(data320)){
-const len38 = data320.length;
-for(let i38=0; i38<len38; i38++){
-let data321 = data320[i38];
-if(!(data321 && typeof data321 == "object" && !Array.isArray(data321))){
-const err597 = {instancePath:instancePath+"/global_datasource_discovery/" + i38,schemaPath:"#/properties/global_datasource_discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data313.global !== undefined){
+let data314 = data313.global;
+if(data314 && typeof data314 == "object" && !Array.isArray(data314)){
+for(const key59 in data314){
+if(!(key59 === "disable")){
+const err597 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key59},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err597];
 }
@@ -16653,9 +16630,9 @@ vErrors.push(err597);
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
-}
-else {
-const err598 = {instancePath:instancePath+"/global_datasource_discovery",schemaPath:"#/properties/global_datasource_discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data314.disable !== undefined){
+if(typeof data314.disable !== "boolean"){
+const err598 = {instancePath:instancePath+"/variable/global/disable",schemaPath:"#/properties/variable/properties/global/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err598];
 }
@@ -16667,12 +16644,404 @@ if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }
 }
 else {
-const err599 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err599 = {instancePath:instancePath+"/variable/global",schemaPath:"#/properties/variable/properties/global/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err599];
 }
 else {
 vErrors.push(err599);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data313.project !== undefined){
+let data316 = data313.project;
+if(data316 && typeof data316 == "object" && !Array.isArray(data316)){
+for(const key60 in data316){
+if(!(key60 === "disable")){
+const err600 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key60},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err600];
+}
+else {
+vErrors.push(err600);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data316.disable !== undefined){
+if(typeof data316.disable !== "boolean"){
+const err601 = {instancePath:instancePath+"/variable/project/disable",schemaPath:"#/properties/variable/properties/project/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err601];
+}
+else {
+vErrors.push(err601);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err602 = {instancePath:instancePath+"/variable/project",schemaPath:"#/properties/variable/properties/project/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err602];
+}
+else {
+vErrors.push(err602);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data313.disable_local !== undefined){
+if(typeof data313.disable_local !== "boolean"){
+const err603 = {instancePath:instancePath+"/variable/disable_local",schemaPath:"#/properties/variable/properties/disable_local/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err603];
+}
+else {
+vErrors.push(err603);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err604 = {instancePath:instancePath+"/variable",schemaPath:"#/properties/variable/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err604];
+}
+else {
+vErrors.push(err604);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.dashboard !== undefined){
+let data319 = data.dashboard;
+if(data319 && typeof data319 == "object" && !Array.isArray(data319)){
+for(const key61 in data319){
+if(!(key61 === "custom_lint_rules")){
+const err605 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key61},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err605];
+}
+else {
+vErrors.push(err605);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data319.custom_lint_rules !== undefined){
+let data320 = data319.custom_lint_rules;
+if(Array.isArray(data320)){
+const len36 = data320.length;
+for(let i36=0; i36<len36; i36++){
+let data321 = data320[i36];
+if(data321 && typeof data321 == "object" && !Array.isArray(data321)){
+for(const key62 in data321){
+if(!(((((key62 === "name") || (key62 === "target")) || (key62 === "assertion")) || (key62 === "message")) || (key62 === "disable"))){
+const err606 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key62},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err606];
+}
+else {
+vErrors.push(err606);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data321.name !== undefined){
+if(typeof data321.name !== "string"){
+const err607 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/name",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err607];
+}
+else {
+vErrors.push(err607);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data321.target !== undefined){
+if(typeof data321.target !== "string"){
+const err608 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/target",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err608];
+}
+else {
+vErrors.push(err608);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data321.assertion !== undefined){
+if(typeof data321.assertion !== "string"){
+const err609 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/assertion",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/assertion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err609];
+}
+else {
+vErrors.push(err609);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data321.message !== undefined){
+if(typeof data321.message !== "string"){
+const err610 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/message",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err610];
+}
+else {
+vErrors.push(err610);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data321.disable !== undefined){
+if(typeof data321.disable !== "boolean"){
+const err611 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36+"/disable",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/properties/disable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err611];
+}
+else {
+vErrors.push(err611);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err612 = {instancePath:instancePath+"/dashboard/custom_lint_rules/" + i36,schemaPath:"#/properties/dashboard/properties/custom_lint_rules/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err612];
+}
+else {
+vErrors.push(err612);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err613 = {instancePath:instancePath+"/dashboard/custom_lint_rules",schemaPath:"#/properties/dashboard/properties/custom_lint_rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err613];
+}
+else {
+vErrors.push(err613);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err614 = {instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err614];
+}
+else {
+vErrors.push(err614);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.search !== undefined){
+let data327 = data.search;
+if(data327 && typeof data327 == "object" && !Array.isArray(data327)){
+for(const key63 in data327){
+if(!(((key63 === "check_latest_update_interval") || (key63 === "excluded_chars")) || (key63 === "index_keys"))){
+const err615 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key63},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err615];
+}
+else {
+vErrors.push(err615);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data327.check_latest_update_interval !== undefined){
+let data328 = data327.check_latest_update_interval;
+if(typeof data328 === "string"){
+if(func2(data328) < 1){
+const err616 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err616];
+}
+else {
+vErrors.push(err616);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+if(!pattern9.test(data328)){
+const err617 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/pattern",keyword:"pattern",params:{pattern: "^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"},message:"must match pattern \""+"^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$"+"\""};
+if(vErrors === null){
+vErrors = [err617];
+}
+else {
+vErrors.push(err617);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+else {
+const err618 = {instancePath:instancePath+"/search/check_latest_update_interval",schemaPath:"#/properties/search/properties/check_latest_update_interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err618];
+}
+else {
+vErrors.push(err618);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data327.excluded_chars !== undefined){
+let data329 = data327.excluded_chars;
+if(Array.isArray(data329)){
+const len37 = data329.length;
+for(let i37=0; i37<len37; i37++){
+if(typeof data329[i37] !== "string"){
+const err619 = {instancePath:instancePath+"/search/excluded_chars/" + i37,schemaPath:"#/properties/search/properties/excluded_chars/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err619];
+}
+else {
+vErrors.push(err619);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err620 = {instancePath:instancePath+"/search/excluded_chars",schemaPath:"#/properties/search/properties/excluded_chars/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err620];
+}
+else {
+vErrors.push(err620);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data327.index_keys !== undefined){
+let data331 = data327.index_keys;
+if(data331 && typeof data331 == "object" && !Array.isArray(data331)){
+for(const key64 in data331){
+if(!(key64 === "dashboard")){
+const err621 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key64},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err621];
+}
+else {
+vErrors.push(err621);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data331.dashboard !== undefined){
+let data332 = data331.dashboard;
+if(Array.isArray(data332)){
+const len38 = data332.length;
+for(let i38=0; i38<len38; i38++){
+if(typeof data332[i38] !== "string"){
+const err622 = {instancePath:instancePath+"/search/index_keys/dashboard/" + i38,schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err622];
+}
+else {
+vErrors.push(err622);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err623 = {instancePath:instancePath+"/search/index_keys/dashboard",schemaPath:"#/properties/search/properties/index_keys/properties/dashboard/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err623];
+}
+else {
+vErrors.push(err623);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err624 = {instancePath:instancePath+"/search/index_keys",schemaPath:"#/properties/search/properties/index_keys/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err624];
+}
+else {
+vErrors.push(err624);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err625 = {instancePath:instancePath+"/search",schemaPath:"#/properties/search/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err625];
+}
+else {
+vErrors.push(err625);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.schemas !== undefined){
+let data334 = data.schemas;
+if(!(data334 && typeof data334 == "object" && !Array.isArray(data334))){
+const err626 = {instancePath:instancePath+"/schemas",schemaPath:"#/properties/schemas/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err626];
+}
+else {
+vErrors.push(err626);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+if(data.global_datasource_discovery !== undefined){
+let data335 = data.global_datasource_discovery;
+if(Array.isArray(data335)){
+const len39 = data335.length;
+for(let i39=0; i39<len39; i39++){
+let data336 = data335[i39];
+if(!(data336 && typeof data336 == "object" && !Array.isArray(data336))){
+const err627 = {instancePath:instancePath+"/global_datasource_discovery/" + i39,schemaPath:"#/properties/global_datasource_discovery/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err627];
+}
+else {
+vErrors.push(err627);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err628 = {instancePath:instancePath+"/global_datasource_discovery",schemaPath:"#/properties/global_datasource_discovery/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err628];
+}
+else {
+vErrors.push(err628);
+}
+if (++errors > 1000) throw schemaErrorOverflow(vErrors);
+}
+}
+}
+else {
+const err629 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err629];
+}
+else {
+vErrors.push(err629);
 }
 if (++errors > 1000) throw schemaErrorOverflow(vErrors);
 }

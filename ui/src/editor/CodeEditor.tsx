@@ -32,7 +32,7 @@ export interface CodeEditorProps {
   onChange(text: string): void;
   problems: EditorProblem[];
   /** JSON Schema completion and hover; absent until it is loaded. */
-  assist?: Omit<AssistSource, 'format'>;
+  assist?: Omit<AssistSource, 'format'> | undefined;
   label: string;
 }
 

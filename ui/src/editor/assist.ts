@@ -44,7 +44,7 @@ export function schemaCompletion(get: () => AssistSource | undefined) {
               label: k.key,
               type: 'property',
               detail: `${k.type ?? ''}${k.required ? ' · required' : ''}`,
-              info: k.description,
+              ...(k.description !== undefined ? { info: k.description } : {}),
               apply: applyKey(k.key, src.format, c.quoted === true),
               boost: k.required ? 1 : 0,
             })),
@@ -56,7 +56,7 @@ export function schemaCompletion(get: () => AssistSource | undefined) {
         return {
           from: c.from,
           validFor: /^"?[\w$.-]*"?$/,
-          options: values.map((v) => ({ label: scalar(v.value, src.format), type: 'enum', info: v.description })),
+          options: values.map((v) => ({ label: scalar(v.value, src.format), type: 'enum', ...(v.description !== undefined ? { info: v.description } : {}) })),
         };
       },
     ],

@@ -10,7 +10,21 @@ import { type KindUi, titleOf } from '../kinds';
  * Asks before deleting, saying what goes with the object and what it breaks. A project (which
  * takes everything in it) needs its name typed. Deletes with If-Match on the version shown.
  */
-export function DeleteDialog({ kind, resource, open, onClose, onDeleted, before }: { kind: KindUi; resource: Resource; open: boolean; onClose(): void; onDeleted(): void; before?(): Promise<void> }) {
+export function DeleteDialog({
+  kind,
+  resource,
+  open,
+  onClose,
+  onDeleted,
+  before,
+}: {
+  kind: KindUi;
+  resource: Resource;
+  open: boolean;
+  onClose(): void;
+  onDeleted(): void;
+  before?: (() => Promise<void>) | undefined;
+}) {
   const c = useQuery(['consequences', kind.kind, resource.metadata.project ?? '', resource.metadata.name, resource.metadata.version], () => consequencesOf(kind, resource), { enabled: open });
   const [typed, setTyped] = useState('');
   const name = resource.metadata.name;

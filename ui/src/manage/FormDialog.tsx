@@ -12,7 +12,7 @@ import { titleOf, type KindUi } from '../kinds';
 
 export interface FormDialogProps {
   kind: KindUi;
-  project?: string;
+  project?: string | undefined;
   /** The object to edit; absent: create a new one. */
   initial?: Resource;
   open: boolean;

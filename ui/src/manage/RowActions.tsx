@@ -37,7 +37,7 @@ export function useRefreshLists() {
  * The ⋮ menu of one object: only what the user may do. Edit (form), rename, duplicate, move to
  * a folder (dashboards, when `folders` is given), history, edit as JSON/YAML, delete.
  */
-export function RowActions({ kind, resource, folders, onDeleted }: { kind: KindUi; resource: Resource; folders?: Resource[]; onDeleted?(): void }) {
+export function RowActions({ kind, resource, folders, onDeleted }: { kind: KindUi; resource: Resource; folders?: Resource[] | undefined; onDeleted?(): void }) {
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
   const [open, setOpen] = useState<Open>();
   // the object as it was when a dialog opened: a list refresh meanwhile must not reset the dialog

@@ -18,7 +18,7 @@ type Format = 'yaml' | 'json';
 interface Problem {
   path: string;
   message: string;
-  line?: number;
+  line?: number | undefined;
 }
 
 const serialize = (obj: unknown, format: Format) => (format === 'json' ? `${JSON.stringify(obj, null, 2)}\n` : stringify(obj));

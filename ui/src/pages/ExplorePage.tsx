@@ -118,7 +118,12 @@ function Explore() {
         </Alert>
       )}
       <Box sx={{ flexGrow: 1, display: 'flex' }} data-testid="explore">
-        <DatasourceStoreProvider datasourceApi={datasourceApi} projectName={project} dashboardResource={dashboardResource} key={`${project}/${dashboardName}`}>
+        <DatasourceStoreProvider
+          datasourceApi={datasourceApi}
+          {...(project !== undefined ? { projectName: project } : {})}
+          {...(dashboardResource ? { dashboardResource } : {})}
+          key={`${project}/${dashboardName}`}
+        >
           <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>
             <VariableProvider>
               <ExplorerManagerProviderWithQueryParams>

@@ -45,7 +45,7 @@ export function HomePage() {
   );
 }
 
-function RefList({ title, refs, query, empty, testid }: { title: string; refs?: ObjectRef[]; query: { isLoading: boolean; error: unknown }; empty: string; testid: string }) {
+function RefList({ title, refs, query, empty, testid }: { title: string; refs?: ObjectRef[] | undefined; query: { isLoading: boolean; error: unknown }; empty: string; testid: string }) {
   return (
     <Card variant="outlined" sx={{ height: '100%' }}>
       <CardContent>

@@ -91,7 +91,11 @@ export const DashboardView = memo(function DashboardView(props: DashboardViewPro
       <MissingDatasourceMessages api={props.datasourceApi} project={dashboardResource.metadata.project}>
         <DashboardProviderWithQueryParams initialState={{ isEditMode: props.isEditing && props.mayEdit, dashboardResource }}>
           <TimeRangeProviderWithQueryParams initialTimeRange={initialTimeRange} initialRefreshInterval={initialRefreshInterval}>
-            <VariableProviderWithQueryParams initialVariableDefinitions={spec.variables} externalVariableDefinitions={props.externalVariableDefinitions} builtinVariableDefinitions={builtins}>
+            <VariableProviderWithQueryParams
+              initialVariableDefinitions={spec.variables}
+              {...(props.externalVariableDefinitions ? { externalVariableDefinitions: props.externalVariableDefinitions } : {})}
+              builtinVariableDefinitions={builtins}
+            >
               <Box sx={{ display: 'flex', width: '100%', height: '100%', position: 'relative', overflow: 'hidden' }}>
                 <ErrorBoundary FallbackComponent={ErrorAlert}>
                   <DashboardBody {...props} />

@@ -39,7 +39,7 @@ function toDefinition(v: VariableResource): VariableDefinition {
 
 export interface ExternalVariables {
   /** The definitions for Perses' VariableProvider (project, then global); undefined until settled. */
-  definitions?: ExternalVariableDefinition[];
+  definitions?: ExternalVariableDefinition[] | undefined;
   /** The scopes whose list could not be fetched, with the reason (the dashboard shows without them). */
   failures: string[];
 }

@@ -47,7 +47,7 @@ export function SearchBox({ autoFocus, onOpen, initial = '' }: { autoFocus?: boo
     <Box>
       <TextField
         fullWidth
-        autoFocus={autoFocus}
+        autoFocus={autoFocus === true}
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={onKeyDown}

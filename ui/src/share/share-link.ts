@@ -7,7 +7,7 @@ export interface ShareOptions {
   /** The time range as two instants (now minus the relative range, and now), not "the last hour". */
   absolute: boolean;
   /** Key of the panel the link opens alone (Perses' view-panel form, `viewPanelRef`); absent: the whole dashboard. */
-  panel?: string;
+  panel?: string | undefined;
   kiosk: boolean;
 }
 

@@ -10,19 +10,19 @@ import { YamlField } from './YamlField';
 
 interface ProxySpec {
   url: string;
-  allowedEndpoints?: Endpoint[];
-  headers?: Record<string, string>;
-  secret?: string;
+  allowedEndpoints?: Endpoint[] | undefined;
+  headers?: Record<string, string> | undefined;
+  secret?: string | undefined;
 }
 /** The spec of a datasource of an HTTP API (Prometheus, Loki, Tempo, Pyroscope): a direct URL or a proxy block. */
 interface HttpSpec {
   directUrl?: string;
   proxy?: { kind: 'HTTPProxy'; spec: ProxySpec };
-  scrapeInterval?: string;
+  scrapeInterval?: string | undefined;
   [other: string]: unknown;
 }
 interface DatasourceSpec {
-  display?: { name?: string; description?: string };
+  display?: { name?: string | undefined; description?: string };
   default?: boolean;
   plugin: { kind: string; spec: Record<string, unknown> };
 }
@@ -82,7 +82,7 @@ interface HttpFieldsProps {
   spec: HttpSpec;
   onChange(s: HttpSpec): void;
   scope: 'project' | 'global';
-  project?: string;
+  project?: string | undefined;
 }
 
 function HttpFields({ pluginKind, suggested, spec, onChange, scope, project }: HttpFieldsProps) {

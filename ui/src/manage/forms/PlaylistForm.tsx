@@ -5,7 +5,7 @@ import ArrowUp from 'mdi-material-ui/ArrowUp';
 import Close from 'mdi-material-ui/Close';
 import { displayName, list } from '../../api';
 import type { PlaylistItem, PlaylistSpec } from '../../playlists/queue';
-import { Field, specOf, withSpec, type FormProps } from './common';
+import { autocompleteInput, Field, specOf, withSpec, type FormProps } from './common';
 
 /** `dashboard ops/hosts`, `tag linux`: an item in words, for labels. */
 const itemWords = (item: PlaylistItem) => (item.dashboard ? `dashboard ${item.dashboard.project ? `${item.dashboard.project}/` : ''}${item.dashboard.name}` : `tag ${item.tag ?? ''}`);
@@ -59,7 +59,7 @@ export function PlaylistForm({ value, onChange, project }: FormProps) {
                   options={tags}
                   value={item.tag}
                   onInputChange={(_e, v) => setItems(items.map((x, j) => (j === i ? { ...x, tag: v } : x)))}
-                  renderInput={(params) => <TextField {...params} label="Every dashboard tagged" />}
+                  renderInput={(params) => <TextField {...autocompleteInput(params)} label="Every dashboard tagged" />}
                 />
               ) : (
                 <Typography sx={{ flexGrow: 1 }}>{itemWords(item)}</Typography>

@@ -2,7 +2,7 @@ import { Autocomplete, MenuItem, Stack, TextField } from '@mui/material';
 import { useQuery } from '@tanstack/react-query';
 import { list } from '../../api';
 import { useCan } from '../../permissions';
-import { Field, specOf, withSpec, type FormProps } from './common';
+import { autocompleteInput, Field, specOf, withSpec, type FormProps } from './common';
 
 interface BindingSpec {
   role?: string;
@@ -46,7 +46,7 @@ export function RoleBindingForm({ value, onChange, kind, isNew, project }: FormP
         options={(users.data ?? []).map((u) => u.metadata.name)}
         value={names}
         onChange={(_e, v) => set({ subjects: v.map((name) => ({ kind: 'User', name })) })}
-        renderInput={(params) => <TextField {...params} label="Users" helperText="Type a user name and press Enter." />}
+        renderInput={(params) => <TextField {...autocompleteInput(params)} label="Users" helperText="Type a user name and press Enter." />}
       />
     </Stack>
   );

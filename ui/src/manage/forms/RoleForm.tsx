@@ -2,7 +2,7 @@ import { Autocomplete, Box, Button, Checkbox, FormControlLabel, FormGroup, IconB
 import DeleteOutline from 'mdi-material-ui/DeleteOutline';
 import Plus from 'mdi-material-ui/Plus';
 import { ALL_KIND_NAMES, PROJECT_KIND_NAMES } from '../../kinds';
-import { specOf, withSpec, type FormProps } from './common';
+import { autocompleteInput, specOf, withSpec, type FormProps } from './common';
 
 interface Permission {
   actions: string[];
@@ -43,7 +43,7 @@ export function RoleForm({ value, onChange, kind }: FormProps) {
                 options={scopes}
                 value={p.scopes}
                 onChange={(_e, v) => setRow(i, { ...p, scopes: v })}
-                renderInput={(params) => <TextField {...params} label={`Kinds of permission ${i + 1}`} />}
+                renderInput={(params) => <TextField {...autocompleteInput(params)} label={`Kinds of permission ${i + 1}`} />}
               />
             </Box>
             <IconButton aria-label={`Remove permission ${i + 1}`} onClick={() => set(perms.filter((_x, j) => j !== i))}>

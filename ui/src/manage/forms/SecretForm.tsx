@@ -6,8 +6,8 @@ import { Field, specOf, withSpec, type FormProps } from './common';
 export const SECRET_MASK = '<secret>';
 
 interface SecretSpec {
-  basicAuth?: { username?: string; password?: string };
-  authorization?: { type?: string; credentials?: string };
+  basicAuth?: { username?: string; password?: string | undefined };
+  authorization?: { type?: string; credentials?: string | undefined };
   tlsConfig?: { ca?: string; cert?: string; key?: string; serverName?: string; insecureSkipVerify?: boolean };
   [other: string]: unknown;
 }
@@ -64,21 +64,19 @@ export function SecretForm({ value, onChange }: FormProps) {
 }
 
 /** A field for a write-only value: "stored" when the server holds one (the mask), empty keeps it. */
-function WriteOnly({ label, stored, onChange, multiline }: { label: string; stored?: string; onChange(v: string | undefined): void; multiline?: boolean }) {
+function WriteOnly({ label, stored, onChange, multiline }: { label: string; stored?: string | undefined; onChange(v: string | undefined): void; multiline?: boolean }) {
   const isStored = stored === SECRET_MASK;
   const [wasStored] = useState(isStored);
   return (
     <Field
       label={label}
       type={multiline ? 'text' : 'password'}
-      multiline={multiline}
-      minRows={multiline ? 2 : undefined}
+      {...(multiline ? { multiline, minRows: 2 } : {})}
       autoComplete="new-password"
       value={isStored ? '' : stored}
       placeholder={isStored ? 'stored — leave empty to keep' : ''}
-      helperText={isStored ? 'A value is stored.' : undefined}
+      {...(isStored ? { helperText: 'A value is stored.', InputLabelProps: { shrink: true } } : {})}
       onChange={(v) => onChange(v === '' ? (wasStored ? SECRET_MASK : undefined) : v)}
-      InputLabelProps={isStored ? { shrink: true } : undefined}
     />
   );
 }

@@ -3,8 +3,8 @@ import { useState } from 'react';
 import { Field, specOf, withSpec, type FormProps } from './common';
 
 interface UserSpec {
-  firstName?: string;
-  lastName?: string;
+  firstName?: string | undefined;
+  lastName?: string | undefined;
   nativeProvider?: { password?: string };
   [other: string]: unknown;
 }

@@ -6,11 +6,11 @@ import { YamlField } from './YamlField';
 interface VariableSpec {
   kind: 'TextVariable' | 'ListVariable';
   spec: {
-    display?: { name?: string; hidden?: boolean };
+    display?: { name?: string | undefined; hidden?: boolean } | undefined;
     value?: string;
-    constant?: boolean;
-    allowMultiple?: boolean;
-    allowAllValue?: boolean;
+    constant?: boolean | undefined;
+    allowMultiple?: boolean | undefined;
+    allowAllValue?: boolean | undefined;
     plugin?: { kind: string; spec: Record<string, unknown> };
     [other: string]: unknown;
   };

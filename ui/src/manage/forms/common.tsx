@@ -1,4 +1,4 @@
-import { TextField, type TextFieldProps } from '@mui/material';
+import { type AutocompleteRenderInputParams, TextField, type TextFieldProps } from '@mui/material';
 import type { Resource } from '../../api';
 import type { KindUi } from '../../kinds';
 
@@ -8,7 +8,7 @@ export interface FormProps {
   onChange(next: Resource): void;
   kind: KindUi;
   isNew: boolean;
-  project?: string;
+  project?: string | undefined;
 }
 
 /** The spec as a record, to read fields from. */
@@ -38,4 +38,13 @@ export function pruned<T>(value: T): T {
     out[k] = p;
   }
   return out as T;
+}
+
+/**
+ * An Autocomplete's input props for a TextField: MUI types `size` as possibly undefined, which
+ * TextField's own props (checked with exactOptionalPropertyTypes) leave out instead.
+ */
+export function autocompleteInput(params: AutocompleteRenderInputParams): TextFieldProps {
+  const { size, ...rest } = params;
+  return { ...rest, ...(size !== undefined ? { size } : {}) } as TextFieldProps;
 }
