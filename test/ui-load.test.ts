@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { ARTIFACTS_DIR, openPage, type WatchedPage } from './helpers/browser.js';
-import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
+import { panelSection, signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { skipWithoutCorpus } from './helpers/corpus.js';
 import { needsPrograms } from './helpers/programs.js';
 
@@ -29,6 +29,13 @@ const sum = (list: ScriptLoad[], field: 'transferred' | 'decoded') => list.reduc
 const kb = (n: number) => Math.round(n / 1024);
 /** The chart libraries' chunk (ui/vite.config.ts names it) and the dashboard page's chunk. */
 const HEAVY = /^(echarts|DashboardPage)-/;
+/**
+ * Chunks of what only editing (or a rare action) needs, which the dashboard page loads on demand:
+ * the edit-mode dialogs, the PromQL editor (CodeMirror) and the query editor, the variable and
+ * datasource editors, the custom time range calendar, the download serializer (yaml), the
+ * Markdown panel (ui/src/perses/edit-on-demand.tsx, ui/vite.config.ts).
+ */
+const ON_DEMAND = /^(dashboard-editing|PromQLEditor|PrometheusTimeSeriesQueryEditor|EditVariablesButton|EditDatasourcesButton|DateTimeRangePicker|serializeDashboard|MarkdownPanel)-/;
 
 /**
  * Cold loads (a new browser, empty cache) of the sign-in, home, project and dashboard pages: the
@@ -101,6 +108,36 @@ describe('web UI cold load: split bundle, precompressed assets (Chromium)', func
       };
       expect(loaded.map((s) => s.file).filter((f) => HEAVY.test(f))).to.have.length(2);
       await w.screenshot('load-demo');
+      expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('views a dashboard without the code of editing; edit mode and the panel editor load it when used', async () => {
+    const { w, loaded } = await cold(
+      '/projects/perses/dashboards/Demo?var-job=node',
+      (x) => x.page.waitForFunction(() => document.querySelector('section[data-testid="panel"] canvas') !== null, undefined, { timeout: 60_000 }),
+      true,
+    );
+    try {
+      expect(loaded.map((s) => s.file).filter((f) => ON_DEMAND.test(f))).to.deep.equal([]);
+      // 3,345 KB decoded when the dashboard page loaded the editors, CodeMirror, yaml, the date pickers and mathjs with it
+      expect(sum(loaded, 'decoded')).to.be.lessThan(2500 * 1024);
+      const { page } = w;
+      await page.getByRole('button', { name: 'Edit', exact: true }).click();
+      await panelSection(w, 'Single Query').hover();
+      await page.getByRole('button', { name: 'edit panel Single Query' }).click();
+      // the query editor: PromQL in CodeMirror, holding the panel's query
+      await page.locator('.cm-editor').first().waitFor({ timeout: 30_000 });
+      const now = (await scripts(page)).map((s) => s.file);
+      for (const chunk of ['dashboard-editing', 'PrometheusTimeSeriesQueryEditor', 'PromQLEditor']) {
+        expect(
+          now.some((f) => f.startsWith(`${chunk}-`)),
+          `${chunk} loaded: ${now.join(' ')}`,
+        ).to.equal(true);
+      }
+      await w.screenshot('load-demo-panel-editor');
       expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
     } finally {
       await w.close();

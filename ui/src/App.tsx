@@ -11,6 +11,7 @@ import { ADMIN_KINDS } from './kinds';
 import { maybeSignedIn, rememberSignIn } from './session';
 import { ReauthDialog } from './ReauthDialog';
 import { SignInPage } from './pages/SignInPage';
+import { RoutePrefetch } from './route-prefetch';
 import { SearchDialog, searchShortcutLabel } from './search/SearchDialog';
 import { ThemeToggle } from './ThemeToggle';
 import { ErrorMessage, Loading, useDocumentTitle } from './widgets';
@@ -87,6 +88,7 @@ export function App() {
           element={
             signedIn ? (
               <SessionProvider value={{ authOn, user: me.data?.metadata.name }}>
+                <RoutePrefetch />
                 <Layout config={config.data} user={me.data?.metadata.name}>
                   <Routes>
                     <Route path="/" element={<HomePage />} />

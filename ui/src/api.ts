@@ -57,14 +57,47 @@ async function toError(res: Response): Promise<ApiError> {
  */
 const WRITE_HEADERS = { 'X-Dashplane-Manager': 'web-ui', 'X-Dashplane-Skip-Unchanged': 'true' };
 
+/** GETs started before the page asks for them (route-prefetch.ts), by URL; each answer is taken once. */
+const early = new Map<string, { at: number; answer: Promise<Response> }>();
+/** When the page last sent a GET of each URL itself (a prefetch after it would be a second request). */
+const asked = new Map<string, number>();
+/** An early answer older than this is not used (the page asks again). */
+const EARLY_TTL_MS = 10_000;
+
+/**
+ * Starts a GET that the page is about to make, so that it runs beside the loading of the page's
+ * code instead of after it: the next `call('GET', url)` (without extra headers) takes its answer,
+ * once, within 10 s. Only for what the page would ask for anyway, with the same permissions. The
+ * answer is read whole at once (an answer nobody takes leaves no request open).
+ */
+export function prefetch(url: string): void {
+  if (early.has(url) || Date.now() - (asked.get(url) ?? -Infinity) < EARLY_TTL_MS) return;
+  const answer = fetch(url, { method: 'GET', credentials: 'same-origin', headers: { Accept: 'application/json', ...WRITE_HEADERS } }).then(
+    async (r) => new Response(await r.arrayBuffer(), { status: r.status, statusText: r.statusText, headers: r.headers }),
+  );
+  answer.catch(() => undefined); // the call that takes it sees the failure and asks again
+  early.set(url, { at: Date.now(), answer });
+}
+
+async function earlyAnswer(url: string): Promise<Response | undefined> {
+  const e = early.get(url);
+  asked.set(url, Date.now());
+  if (!e) return undefined;
+  early.delete(url);
+  if (Date.now() - e.at > EARLY_TTL_MS) return undefined;
+  return e.answer.catch(() => undefined);
+}
+
 /** Every call of the UI to the API: cookies, JSON, the write headers; a non-2xx answer throws an ApiError. */
 export async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  const res = await fetch(url, {
-    method,
-    credentials: 'same-origin',
-    headers: { Accept: 'application/json', ...WRITE_HEADERS, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  const res =
+    (method === 'GET' && body === undefined && Object.keys(headers).length === 0 ? await earlyAnswer(url) : undefined) ??
+    (await fetch(url, {
+      method,
+      credentials: 'same-origin',
+      headers: { Accept: 'application/json', ...WRITE_HEADERS, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }));
   if (!res.ok) throw await toError(res);
   return res;
 }

@@ -9,9 +9,11 @@ import { QueryParamProvider } from 'use-query-params';
 import { ReactRouter6Adapter } from 'use-query-params/adapters/react-router-6';
 import { App } from './App';
 import { installFetchRefresh } from './fetch-refresh';
+import { startRouteLoad } from './route-prefetch';
 import { ThemeModeProvider } from './theme-mode';
 
 installFetchRefresh();
+startRouteLoad();
 
 const queryClient = new QueryClient({
   defaultOptions: {

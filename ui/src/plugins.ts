@@ -1,50 +1,70 @@
-import * as barChart from '@perses-dev/bar-chart-plugin';
-import * as datasourceVariable from '@perses-dev/datasource-variable-plugin';
+import * as barChart from '@perses-dev/bar-chart-plugin/package.json';
+import { BarChart } from '@perses-dev/bar-chart-plugin';
+import * as datasourceVariable from '@perses-dev/datasource-variable-plugin/package.json';
+import { DatasourceVariable } from '@perses-dev/datasource-variable-plugin';
 import * as flameChart from '@perses-dev/flame-chart-plugin/package.json';
-import * as gaugeChart from '@perses-dev/gauge-chart-plugin';
-import * as heatmapChart from '@perses-dev/heatmap-chart-plugin';
-import * as histogramChart from '@perses-dev/histogram-chart-plugin';
+import * as gaugeChart from '@perses-dev/gauge-chart-plugin/package.json';
+import { GaugeChart } from '@perses-dev/gauge-chart-plugin';
+import * as heatmapChart from '@perses-dev/heatmap-chart-plugin/package.json';
+import { HeatMapChart } from '@perses-dev/heatmap-chart-plugin';
+import * as histogramChart from '@perses-dev/histogram-chart-plugin/package.json';
+import { HistogramChart } from '@perses-dev/histogram-chart-plugin';
 import * as lokiDatasource from '@perses-dev/loki-plugin/lib/datasources/loki-datasource/LokiDatasource';
 import * as loki from '@perses-dev/loki-plugin/package.json';
-import * as markdown from '@perses-dev/markdown-plugin';
-import * as pieChart from '@perses-dev/pie-chart-plugin';
+import * as markdown from '@perses-dev/markdown-plugin/package.json';
+import { Markdown } from '@perses-dev/markdown-plugin';
+import * as pieChart from '@perses-dev/pie-chart-plugin/package.json';
+import { PieChart } from '@perses-dev/pie-chart-plugin';
 import { dynamicImportPluginLoader, type PluginModuleResource } from '@perses-dev/plugin-system';
-import * as prometheus from '@perses-dev/prometheus-plugin';
+import * as prometheus from '@perses-dev/prometheus-plugin/package.json';
+import { PrometheusDatasource, PrometheusLabelNamesVariable, PrometheusLabelValuesVariable, PrometheusPromQLVariable, PrometheusTimeSeriesQuery } from '@perses-dev/prometheus-plugin';
 import { withDatasourceVariable } from './perses/datasource-variables';
 import lokiVariables from './perses/loki-variables.module.json';
 import * as pyroscopeDatasource from '@perses-dev/pyroscope-plugin/lib/plugins/pyroscope-datasource';
 import * as pyroscope from '@perses-dev/pyroscope-plugin/package.json';
-import * as scatterChart from '@perses-dev/scatter-chart-plugin';
-import * as statChart from '@perses-dev/stat-chart-plugin';
-import * as staticListVariable from '@perses-dev/static-list-variable-plugin';
-import * as statusHistoryChart from '@perses-dev/status-history-chart-plugin';
-import * as table from '@perses-dev/table-plugin';
+import * as scatterChart from '@perses-dev/scatter-chart-plugin/package.json';
+import { ScatterChart } from '@perses-dev/scatter-chart-plugin';
+import * as statChart from '@perses-dev/stat-chart-plugin/package.json';
+import { StatChart } from '@perses-dev/stat-chart-plugin';
+import * as staticListVariable from '@perses-dev/static-list-variable-plugin/package.json';
+import { StaticListVariable } from '@perses-dev/static-list-variable-plugin';
+import * as statusHistoryChart from '@perses-dev/status-history-chart-plugin/package.json';
+import { StatusHistoryChart } from '@perses-dev/status-history-chart-plugin';
+import * as table from '@perses-dev/table-plugin/package.json';
+import { Table } from '@perses-dev/table-plugin';
 import * as tempoDatasource from '@perses-dev/tempo-plugin/lib/plugins/tempo-datasource';
 import * as tempo from '@perses-dev/tempo-plugin/package.json';
-import * as timeseriesChart from '@perses-dev/timeseries-chart-plugin';
-import * as timeseriesTable from '@perses-dev/timeseries-table-plugin';
+import * as timeseriesChart from '@perses-dev/timeseries-chart-plugin/package.json';
+import { TimeSeriesChart } from '@perses-dev/timeseries-chart-plugin';
+import * as timeseriesTable from '@perses-dev/timeseries-table-plugin/package.json';
+import { TimeSeriesTable } from '@perses-dev/timeseries-table-plugin';
 import * as traceTable from '@perses-dev/trace-table-plugin/package.json';
 import * as tracingGanttChart from '@perses-dev/tracing-gantt-chart-plugin/package.json';
 
-interface PluginPackage {
-  getPluginModule(): unknown;
-}
 type Loadable = { resource: PluginModuleResource; importPlugin: () => Promise<Record<string, never>> };
 
 /**
- * A plugin package in the UI's Perses chunk: Prometheus and the chart packages, which nearly
- * every dashboard uses (a dynamic import each would only add a round trip before the first
- * panel: measured with bench/p9-ui.ts, docs/performance.md).
+ * Plugins in the UI's Perses chunk: Prometheus and the charts, which nearly every dashboard uses
+ * (a dynamic import each would only add a round trip before the first panel: measured with
+ * bench/p9-ui.ts, docs/performance.md). Named one by one, not as the package's namespace, so the
+ * build keeps only these objects (and what they use) of each package, not its every export; their
+ * option editors are chunks loaded when an editor first shows (ui/vite.config.ts, LAZY_IMPORTS).
+ * The resource lists the package's plugins of these names.
  */
-function bundled(p: PluginPackage): Loadable {
-  return { resource: p.getPluginModule() as PluginModuleResource, importPlugin: () => Promise.resolve(p as unknown as Record<string, never>) };
+function bundled(pkg: PackageJson, plugins: Record<string, unknown>): Loadable {
+  const names = Object.keys(plugins);
+  const spec = { ...pkg.perses, plugins: pkg.perses.plugins.filter((p) => names.includes(p.spec.name)) };
+  return {
+    resource: { kind: 'PluginModule', metadata: { name: pkg.name, version: pkg.version }, spec } as PluginModuleResource,
+    importPlugin: () => Promise.resolve(plugins as Record<string, never>),
+  };
 }
 
 /** A package's package.json fields that make its plugin module resource (what its own getPluginModule() returns). */
 interface PackageJson {
   name: string;
   version: string;
-  perses: { plugins: { kind: string }[] };
+  perses: { plugins: { kind: string; spec: { name: string } }[] };
 }
 
 /**
@@ -64,14 +84,15 @@ function lazy(pkg: PackageJson, which: { types?: string[]; except?: string[] }, 
 }
 
 /**
- * The Prometheus package with its variables resolving a datasource variable (`datasource:
- * "$ds"`), which its 0.53 queries do and its variables do not yet (perses/plugins does now).
+ * The Prometheus plugins that draw dashboards, its variables resolving a datasource variable
+ * (`datasource: "$ds"`), which its 0.53 queries do and its variables do not yet (perses/plugins does now).
  */
-const prometheusPackage = {
-  ...prometheus,
-  PrometheusLabelNamesVariable: withDatasourceVariable(prometheus.PrometheusLabelNamesVariable, 'PrometheusDatasource'),
-  PrometheusLabelValuesVariable: withDatasourceVariable(prometheus.PrometheusLabelValuesVariable, 'PrometheusDatasource'),
-  PrometheusPromQLVariable: withDatasourceVariable(prometheus.PrometheusPromQLVariable, 'PrometheusDatasource'),
+const prometheusPlugins = {
+  PrometheusDatasource,
+  PrometheusTimeSeriesQuery,
+  PrometheusLabelNamesVariable: withDatasourceVariable(PrometheusLabelNamesVariable, 'PrometheusDatasource'),
+  PrometheusLabelValuesVariable: withDatasourceVariable(PrometheusLabelValuesVariable, 'PrometheusDatasource'),
+  PrometheusPromQLVariable: withDatasourceVariable(PrometheusPromQLVariable, 'PrometheusDatasource'),
 };
 
 /**
@@ -80,21 +101,23 @@ const prometheusPackage = {
  * they hold with `"ui": true`; test/plugins-ui.test.ts reads this file and checks that the two agree.
  */
 const PACKAGES: Loadable[] = [
-  bundled(timeseriesChart),
-  bundled(statChart),
-  bundled(gaugeChart),
-  bundled(barChart),
-  bundled(markdown),
-  bundled(table),
-  bundled(timeseriesTable),
-  bundled(pieChart),
-  bundled(statusHistoryChart),
-  bundled(heatmapChart),
-  bundled(histogramChart),
-  bundled(scatterChart),
-  bundled(staticListVariable),
-  bundled(datasourceVariable),
-  bundled(prometheusPackage),
+  bundled(timeseriesChart, { TimeSeriesChart }),
+  bundled(statChart, { StatChart }),
+  bundled(gaugeChart, { GaugeChart }),
+  bundled(barChart, { BarChart }),
+  bundled(markdown, { Markdown }),
+  bundled(table, { Table }),
+  bundled(timeseriesTable, { TimeSeriesTable }),
+  bundled(pieChart, { PieChart }),
+  bundled(statusHistoryChart, { StatusHistoryChart }),
+  bundled(heatmapChart, { HeatMapChart }),
+  bundled(histogramChart, { HistogramChart }),
+  bundled(scatterChart, { ScatterChart }),
+  bundled(staticListVariable, { StaticListVariable }),
+  bundled(datasourceVariable, { DatasourceVariable }),
+  bundled(prometheus, prometheusPlugins),
+  // the Prometheus explorer: the Explore page's, a chunk of its own
+  lazy(prometheus, { types: ['Explore'] }, () => import('@perses-dev/prometheus-plugin')),
   lazy(loki, { types: ['Datasource'] }, () => Promise.resolve(lokiDatasource)),
   lazy(loki, { except: ['Datasource'] }, () => import('@perses-dev/loki-plugin')),
   // the Loki variables, which the Loki package 0.2 lacks: dashplane's own (ui/src/perses/loki-variables.ts)
@@ -112,7 +135,7 @@ const PACKAGES: Loadable[] = [
 export const pluginLoader = dynamicImportPluginLoader(PACKAGES);
 
 /** The Prometheus explorer's id in the Explore page's `explorer` URL parameter (`<module>-<plugin>`, as @perses-dev/explore names it). */
-export const PROMETHEUS_EXPLORER = `${(prometheus.getPluginModule() as { metadata: { name: string } }).metadata.name}-PrometheusExplorer`;
+export const PROMETHEUS_EXPLORER = `${prometheus.name}-PrometheusExplorer`;
 
 export const defaultPluginKinds = {
   Panel: 'TimeSeriesChart',

@@ -3,17 +3,11 @@ import { ChartsProvider, ErrorAlert, ErrorBoundary, useChartsTheme } from '@pers
 import { DEFAULT_DASHBOARD_DURATION, DEFAULT_REFRESH_INTERVAL, type BuiltinVariableDefinition, type DashboardResource } from '@perses-dev/core';
 import {
   Dashboard,
-  DashboardDiscardChangesConfirmationDialog,
   DashboardStickyToolbar,
   DashboardToolbar,
   DatasourceStoreProvider,
-  DeletePanelDialog,
-  DeletePanelGroupDialog,
   DownloadButton,
   EditJsonButton,
-  EditJsonDialog,
-  PanelDrawer,
-  PanelGroupDialog,
   useDashboard,
   useDiscardChangesConfirmationDialog,
   useEditMode,
@@ -39,6 +33,8 @@ import { useDashboardDraft } from './dashboard-draft';
 import { MissingDatasourceMessages } from './missing-datasources';
 import { packGrid } from './grid-pack';
 import { minimalEdit } from '../minimal-save';
+// the edit-mode and JSON dialogs: their code is loaded when they are first shown
+import { DashboardDiscardChangesConfirmationDialog, DeletePanelDialog, DeletePanelGroupDialog, EditJsonDialog, PanelDrawer, PanelGroupDialog } from './edit-on-demand';
 import { SaveDefaultsDialog } from './SaveDefaultsDialog';
 
 export interface DashboardViewProps {
